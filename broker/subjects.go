@@ -1,0 +1,45 @@
+package broker
+
+// Every NATS subject Corral uses, in one place. Subjects are lowercase, general to specific,
+// ids last. A name ending in T is a template for fmt.Sprintf; its wildcard twin has no T.
+const (
+	// Prefix is the root of every Corral subject.
+	Prefix = "corral.v1"
+
+	// NodeService is the nats micro service name every edge node registers, so operators see
+	// nodes with `nats micro ls` and `nats micro info corral-node`.
+	NodeService = "corral-node"
+
+	// NodeGroupT is the micro endpoint group of one node: corral.v1.node.<node>.
+	NodeGroupT = Prefix + ".node.%s"
+	// Endpoint names under a node's group.
+	EndpointTask    = "task"    // run a tool call on a device (TaskRequest → TaskResult)
+	EndpointAcquire = "acquire" // take a lease (AcquireRequest → LeaseAnswer)
+	EndpointRelease = "release" // give a lease back (ReleaseRequest → LeaseAnswer)
+	EndpointAbort   = "abort"   // cancel running/queued tasks (AbortRequest → AbortAnswer)
+	EndpointLeases  = "leases"  // list this node's leases and queues (LeasesRequest → LeasesAnswer)
+
+	// Heartbeats: every node publishes one every HeartbeatInterval.
+	Heartbeats  = Prefix + ".heartbeat.*"
+	HeartbeatT  = Prefix + ".heartbeat.%s"
+	ProgressT   = Prefix + ".progress.%s" // task progress for a task id, published by the node
+	Events      = Prefix + ".events.>"
+	EventTaskT  = Prefix + ".events.task.%s"      // a finished task's record, by task id
+	EventTasks  = Prefix + ".events.task.*"       //
+	EventDevT   = Prefix + ".events.device.%s.%s" // device state change: serial, state
+	EventLeaseT = Prefix + ".events.lease.%s.%s"  // lease change: serial, granted|released|expired|revoked
+	EventNodeT  = Prefix + ".events.node.%s.%s"   // node change: node, up|lost|down
+	EventNodes  = Prefix + ".events.node.*.*"     //
+)
+
+// JetStream names. Created idempotently at start by EnsureStreams.
+const (
+	// RegistryBucket holds one DeviceEntry per device, keyed by serial.
+	RegistryBucket = "corral_devices"
+	// LeaseBucket mirrors the explicit leases, keyed by serial; the owner node is the authority.
+	LeaseBucket = "corral_leases"
+	// SessionBucket holds the default device of MCP protocol sessions, keyed by session id.
+	SessionBucket = "corral_sessions"
+	// EventStream keeps device, lease and node events and task records.
+	EventStream = "CORRAL_EVENTS"
+)

@@ -1,0 +1,247 @@
+package broker
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// WireVersion is the version of every payload in this file. A receiver refuses a newer major
+// version with a clear error instead of guessing.
+const WireVersion = 1
+
+// Device states (SCHEDULER.md).
+const (
+	StateOnline    = "online"
+	StateLeased    = "leased"
+	StateBusy      = "busy"
+	StateUnhealthy = "unhealthy"
+	StateOffline   = "offline"
+)
+
+// States lists the device states in a fixed order (metrics keep a zero for each).
+var States = []string{StateOnline, StateLeased, StateBusy, StateUnhealthy, StateOffline}
+
+// Task outcomes (SCHEDULER.md).
+const (
+	OutcomeSucceeded = "succeeded"
+	OutcomeFailed    = "failed"
+	OutcomeAborted   = "aborted"
+	OutcomeTimedOut  = "timed_out"
+	OutcomeRefused   = "refused"
+	OutcomeLost      = "lost"
+)
+
+// Outcomes lists the task outcomes in a fixed order.
+var Outcomes = []string{OutcomeSucceeded, OutcomeFailed, OutcomeAborted, OutcomeTimedOut, OutcomeRefused, OutcomeLost}
+
+// Refusal and failure codes: stable words an agent or a script can switch on.
+const (
+	CodeBusy          = "busy"           // another holder has the device; see Lease and QueueLen
+	CodeUnknownDevice = "unknown_device" // no device has this serial
+	CodeBadInput      = "bad_input"      // the arguments are wrong; nothing ran
+	CodeUnsupported   = "unsupported"    // the device's driver cannot do this
+	CodeUnhealthy     = "unhealthy"      // the device failed a health check
+	CodeOffline       = "offline"        // the device is gone
+	CodeStaleLease    = "stale_lease"    // the lease handle is unknown, expired or fenced
+	CodeNodeLost      = "node_lost"      // the node that owns the device stopped answering
+	CodeWaitExpired   = "wait_expired"   // waited wait_seconds in the queue without getting the device
+	CodeDisconnected  = "disconnected"   // the device went away during the task
+	CodeDriver        = "driver_error"   // the driver reported an error
+	CodePanic         = "driver_panic"   // the driver panicked; its actor was restarted
+)
+
+// DeviceEntry is one device in the registry bucket.
+type DeviceEntry struct {
+	V        int               `json:"v"`
+	Serial   string            `json:"serial"`
+	Platform string            `json:"platform"`
+	Model    string            `json:"model,omitempty"`
+	Brand    string            `json:"brand,omitempty"`
+	Release  string            `json:"release,omitempty"`
+	SDK      string            `json:"sdk,omitempty"`
+	Tags     []string          `json:"tags,omitempty"`
+	Extra    map[string]string `json:"extra,omitempty"`
+	Node     string            `json:"node"`
+	State    string            `json:"state"`
+	Reason   string            `json:"reason,omitempty"` // why unhealthy/offline
+	Epoch    uint64            `json:"epoch"`            // lease epoch of the device, fencing stale holders
+	Holder   string            `json:"holder,omitempty"`
+	Updated  time.Time         `json:"updated"`
+}
+
+// Holder names who holds or asks: the principal (token owner, "anonymous" without auth) and
+// a client label (the MCP client's name, a CLI user).
+type Holder struct {
+	Principal string `json:"principal"`
+	Client    string `json:"client,omitempty"`
+}
+
+func (h Holder) String() string {
+	if h.Client == "" {
+		return h.Principal
+	}
+	return h.Principal + " (" + h.Client + ")"
+}
+
+// Lease is an explicit lease as the owner node keeps it and mirrors it to KV.
+type Lease struct {
+	V          int       `json:"v"`
+	Handle     string    `json:"handle,omitempty"` // secret to the holder; blanked when shown to others
+	Serial     string    `json:"serial"`
+	Node       string    `json:"node"`
+	Holder     Holder    `json:"holder"`
+	Epoch      uint64    `json:"epoch"`
+	AcquiredAt time.Time `json:"acquired_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+	MaxUntil   time.Time `json:"max_until"`
+	QueueLen   int       `json:"queue_len"`
+}
+
+// Public returns the lease without its handle, for anyone but the holder.
+func (l Lease) Public() Lease {
+	l.Handle = ""
+	return l
+}
+
+// TaskRequest asks a node to run one tool call on one device.
+type TaskRequest struct {
+	V      int             `json:"v"`
+	ID     string          `json:"id"`     // assigned by the caller, so it can abort before the answer
+	Serial string          `json:"serial"` //
+	Tool   string          `json:"tool"`   // the op the node runs (an MCP tool name)
+	Args   json.RawMessage `json:"args,omitempty"`
+	Lease  string          `json:"lease,omitempty"` // lease handle; empty for an implicit lease
+	Holder Holder          `json:"holder"`
+	// TimeoutMS overrides the tool's default deadline (0 = default), capped by the node.
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// WaitMS is how long the task may wait in the device's queue when another holder has it
+	// (0 = refuse at once with busy).
+	WaitMS int64 `json:"wait_ms,omitempty"`
+	// Progress asks the node to publish progress on ProgressT for this task id.
+	Progress bool `json:"progress,omitempty"`
+}
+
+// TaskResult is the answer to a TaskRequest, and the task record kept in the event stream.
+type TaskResult struct {
+	V       int    `json:"v"`
+	ID      string `json:"id"`
+	Serial  string `json:"serial"`
+	Node    string `json:"node"`
+	Tool    string `json:"tool"`
+	Holder  Holder `json:"holder"`
+	Outcome string `json:"outcome"`
+	Code    string `json:"code,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Data is the tool's structured result (JSON object); Text its human summary.
+	Data json.RawMessage `json:"data,omitempty"`
+	Text string          `json:"text,omitempty"`
+	// Image is JPEG bytes for screenshot tools; never written to the event stream.
+	Image     []byte `json:"image,omitempty"`
+	ImageType string `json:"image_type,omitempty"`
+	// Lease tells a refused caller who holds the device (handle blanked) and the queue length.
+	Lease      *Lease    `json:"lease,omitempty"`
+	QueuePos   int       `json:"queue_pos,omitempty"`
+	Submitted  time.Time `json:"submitted"`
+	Started    time.Time `json:"started,omitzero"`
+	Finished   time.Time `json:"finished"`
+	AbortedBy  string    `json:"aborted_by,omitempty"`
+	LeaseEpoch uint64    `json:"lease_epoch,omitempty"`
+}
+
+// Record returns the result as kept in the event stream: without image bytes.
+func (r TaskResult) Record() TaskResult {
+	r.Image = nil
+	return r
+}
+
+// Progress is one progress report of a running task.
+type Progress struct {
+	TaskID   string  `json:"task_id"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+	Message  string  `json:"message,omitempty"`
+}
+
+// AcquireRequest asks for a lease on one device.
+type AcquireRequest struct {
+	V      int    `json:"v"`
+	Serial string `json:"serial"`
+	Holder Holder `json:"holder"`
+	WaitMS int64  `json:"wait_ms,omitempty"`
+	// TTLMS and MaxMS ask for a shorter idle TTL or hard maximum than the node's defaults.
+	TTLMS int64 `json:"ttl_ms,omitempty"`
+	MaxMS int64 `json:"max_ms,omitempty"`
+}
+
+// ReleaseRequest gives a lease back. Force (operators) releases whoever holds it.
+type ReleaseRequest struct {
+	V      int    `json:"v"`
+	Serial string `json:"serial"`
+	Handle string `json:"handle,omitempty"`
+	Force  bool   `json:"force,omitempty"`
+	By     string `json:"by,omitempty"`
+}
+
+// LeaseAnswer answers acquire and release.
+type LeaseAnswer struct {
+	V        int    `json:"v"`
+	OK       bool   `json:"ok"`
+	Code     string `json:"code,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Lease    *Lease `json:"lease,omitempty"`
+	QueuePos int    `json:"queue_pos,omitempty"`
+}
+
+// AbortRequest cancels the running task of a device, chosen by serial, task id or lease handle.
+// All also clears that holder's queued tasks.
+type AbortRequest struct {
+	V      int    `json:"v"`
+	Serial string `json:"serial,omitempty"`
+	TaskID string `json:"task_id,omitempty"`
+	Lease  string `json:"lease,omitempty"`
+	All    bool   `json:"all,omitempty"`
+	By     string `json:"by,omitempty"`
+}
+
+// AbortAnswer says what was cancelled.
+type AbortAnswer struct {
+	V       int      `json:"v"`
+	Aborted []string `json:"aborted"` // task ids cancelled (running or queued)
+	Error   string   `json:"error,omitempty"`
+	Code    string   `json:"code,omitempty"`
+}
+
+// LeasesAnswer lists the explicit leases of one node, handles blanked.
+type LeasesAnswer struct {
+	V      int     `json:"v"`
+	Leases []Lease `json:"leases"`
+}
+
+// Heartbeat is published by every node every HeartbeatInterval.
+type Heartbeat struct {
+	V       int       `json:"v"`
+	Node    string    `json:"node"`
+	Boot    string    `json:"boot"` // changes on every node start
+	Devices int       `json:"devices"`
+	Sent    time.Time `json:"sent"`
+}
+
+// Event is a device, lease or node event on the event stream.
+type Event struct {
+	V      int       `json:"v"`
+	Kind   string    `json:"kind"` // device|lease|node
+	Serial string    `json:"serial,omitempty"`
+	Node   string    `json:"node,omitempty"`
+	What   string    `json:"what"` // new state, or granted/released/expired/revoked, or up/lost/down
+	Reason string    `json:"reason,omitempty"`
+	Holder string    `json:"holder,omitempty"`
+	Epoch  uint64    `json:"epoch,omitempty"`
+	At     time.Time `json:"at"`
+}
+
+// SessionDefault is the device an MCP protocol session selected with select_device.
+type SessionDefault struct {
+	Serial   string `json:"serial"`
+	Platform string `json:"platform,omitempty"`
+	Lease    string `json:"lease,omitempty"`
+}

@@ -1,0 +1,214 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes"
+)
+
+// Common arguments of every device tool. platform and serial are as in the HttpRunner seed.
+const (
+	argPlatform    = "platform"
+	argSerial      = "serial"
+	argLease       = "lease"
+	argTimeoutMS   = "timeout_ms"
+	argWaitSeconds = "wait_seconds"
+)
+
+// Limits on the common arguments.
+const (
+	maxSerialLen   = 256
+	maxWaitSeconds = 3600
+	maxTimeoutMS   = 24 * 3600 * 1000
+)
+
+// deviceArgs are the common arguments after validation.
+type deviceArgs struct {
+	Platform  string
+	Serial    string
+	Lease     string
+	TimeoutMS int64
+	WaitMS    int64
+}
+
+// deviceParams returns the schema options of the common arguments.
+func deviceParams() []mcpgo.ToolOption {
+	return []mcpgo.ToolOption{
+		mcpgo.WithString(argPlatform, mcpgo.Enum(nodes.PlatformAndroid, nodes.PlatformIOS, nodes.PlatformWeb, "harmony", nodes.PlatformArm),
+			mcpgo.Description("Device platform. Optional: the serial decides; if given it must match the device.")),
+		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
+			mcpgo.Description("Device serial (Android serial, iOS UDID, browser id). Optional after select_device in a session.")),
+		mcpgo.WithString(argLease, mcpgo.MaxLength(128),
+			mcpgo.Description("Lease handle from acquire_device or select_device. Without one, a free device runs the call under a lease for this call alone.")),
+		mcpgo.WithInteger(argTimeoutMS, mcpgo.Min(1), mcpgo.Max(maxTimeoutMS),
+			mcpgo.Description("Deadline for this call in milliseconds (default: the tool's own; capped per tool).")),
+		mcpgo.WithNumber(argWaitSeconds, mcpgo.Min(0), mcpgo.Max(maxWaitSeconds),
+			mcpgo.Description("If another holder has the device, wait up to this many seconds in its FIFO queue instead of being refused as busy.")),
+	}
+}
+
+// newDeviceTool builds a tool that runs op name on a device. A is the tool's argument struct
+// (shared with the node's op, with a Check method); Out describes its structured result.
+func newDeviceTool[A any, Out any](name, description string, hints mcpgo.ToolOption, params ...mcpgo.ToolOption) toolDef {
+	opts := []mcpgo.ToolOption{mcpgo.WithDescription(description), hints, mcpgo.WithOutputSchema[Out]()}
+	opts = append(opts, params...)
+	opts = append(opts, deviceParams()...)
+	return toolDef{
+		tool: mcpgo.NewTool(name, opts...),
+		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+			return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				var a A
+				raw, common, err := splitArgs(req.GetArguments(), &a)
+				if err != nil {
+					return g.refuse(ctx, err.Error()), nil
+				}
+				return g.runOnDevice(ctx, req, name, common, raw), nil
+			}
+		},
+	}
+}
+
+// splitArgs separates the common arguments from the tool's own, decodes the tool's own into a
+// strictly (unknown fields, wrong types and failed checks are errors) and returns them as JSON.
+func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
+	var common deviceArgs
+	own := make(map[string]any, len(all))
+	for k, v := range all {
+		switch k {
+		case argPlatform, argSerial, argLease:
+			s, ok := v.(string)
+			if !ok && v != nil {
+				return nil, common, fmt.Errorf("%s must be a string, got %s", k, jsonType(v))
+			}
+			if len(s) > maxSerialLen {
+				return nil, common, fmt.Errorf("%s is %d bytes long; at most %d", k, len(s), maxSerialLen)
+			}
+			switch k {
+			case argPlatform:
+				common.Platform = strings.ToLower(s)
+			case argSerial:
+				common.Serial = s
+			default:
+				common.Lease = s
+			}
+		case argTimeoutMS:
+			f, err := number(k, v, 1, maxTimeoutMS)
+			if err != nil {
+				return nil, common, err
+			}
+			common.TimeoutMS = int64(f)
+		case argWaitSeconds:
+			f, err := number(k, v, 0, maxWaitSeconds)
+			if err != nil {
+				return nil, common, err
+			}
+			common.WaitMS = int64(f * 1000)
+		default:
+			own[k] = v
+		}
+	}
+	raw, err := json.Marshal(own)
+	if err != nil {
+		return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
+	}
+	if err := nodes.DecodeArgs(raw, a); err != nil {
+		return nil, common, err
+	}
+	raw, err = json.Marshal(a)
+	if err != nil {
+		return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
+	}
+	return raw, common, nil
+}
+
+// number checks that v is a finite JSON number within [lo, hi].
+func number(name string, v any, lo, hi float64) (float64, error) {
+	f, ok := v.(float64)
+	if !ok {
+		if n, isNum := v.(json.Number); isNum {
+			var err error
+			if f, err = n.Float64(); err != nil {
+				return 0, fmt.Errorf("%s must be a number, got %q", name, n)
+			}
+		} else {
+			return 0, fmt.Errorf("%s must be a number, got %s", name, jsonType(v))
+		}
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
+		return 0, fmt.Errorf("%s must be between %g and %g, got %g", name, lo, hi, f)
+	}
+	return f, nil
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// runOnDevice resolves the device, runs the task on its node and turns the answer into a result.
+func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, tool string, common deviceArgs, args json.RawMessage) *mcpgo.CallToolResult {
+	dev, lease, errRes := g.resolveDevice(ctx, common)
+	if errRes != nil {
+		return errRes
+	}
+	task := broker.TaskRequest{
+		V: broker.WireVersion, ID: broker.NewTaskID(), Serial: dev.Serial, Tool: tool, Args: args,
+		Lease: lease, Holder: holderFrom(ctx), TimeoutMS: common.TimeoutMS, WaitMS: common.WaitMS,
+	}
+	progress := g.progressSink(ctx, req)
+	task.Progress = progress != nil
+	res, err := g.farm.Run(ctx, task, progress)
+	if err != nil {
+		setOutcome(ctx, broker.OutcomeLost)
+		return errorResult(fmt.Sprintf("%s on %s: %v", tool, dev.Serial, err))
+	}
+	return g.toolResult(ctx, res)
+}
+
+// resolveDevice finds the device a call is for: its serial, else the session's selection.
+func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.DeviceEntry, string, *mcpgo.CallToolResult) {
+	serial, lease := common.Serial, common.Lease
+	if serial == "" {
+		if s := mcpserver.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
+			if d, ok := g.farm.SessionDevice(ctx, s.SessionID()); ok {
+				serial = d.Serial
+				if lease == "" {
+					lease = d.Lease
+				}
+			}
+		}
+	}
+	if serial == "" {
+		return broker.DeviceEntry{}, "", g.refuse(ctx, "serial is required: call list_available_devices to see the devices, then pass serial (or call select_device once in a session)")
+	}
+	dev, ok := g.farm.Device(serial)
+	if !ok {
+		setOutcome(ctx, broker.OutcomeRefused)
+		return dev, "", errorResult(fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial))
+	}
+	if common.Platform != "" && common.Platform != dev.Platform {
+		return dev, "", g.refuse(ctx, fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", serial, dev.Platform, common.Platform, dev.Platform))
+	}
+	return dev, lease, nil
+}

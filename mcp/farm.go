@@ -1,0 +1,34 @@
+// Package mcp is Corral's front door: an MCP server (streamable HTTP, and stdio through a
+// bridge) whose tools route each call to the node that owns the device. The gateway keeps no
+// state of its own: devices, leases and sessions live in NATS, reached through a Farm.
+//
+// Adding a tool is one file plus one line in catalog.go; see docs/adding-a-tool.md.
+package mcp
+
+import (
+	"context"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// Farm is what the front door needs from the rest of Corral. broker.Client implements it over
+// NATS; tests may pass their own.
+type Farm interface {
+	// Devices lists the registry; Device looks one up by serial.
+	Devices() []broker.DeviceEntry
+	Device(serial string) (broker.DeviceEntry, bool)
+	// Run sends a task to the device's owner node and waits for its result. The error is for
+	// what went wrong around the task (node lost, no answer); refusals and driver failures come
+	// back as a result with their outcome. progress may be nil.
+	Run(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error)
+	Acquire(ctx context.Context, req broker.AcquireRequest) (broker.LeaseAnswer, error)
+	Release(ctx context.Context, req broker.ReleaseRequest) (broker.LeaseAnswer, error)
+	Abort(ctx context.Context, req broker.AbortRequest) (broker.AbortAnswer, error)
+	// Leases lists the explicit leases of every node, handles blanked.
+	Leases(ctx context.Context) ([]broker.Lease, error)
+	// TaskRecord reads a finished task's record from the event stream.
+	TaskRecord(ctx context.Context, id string) (broker.TaskResult, error)
+	// SessionDevice and SetSessionDevice keep a protocol session's default device and lease.
+	SessionDevice(ctx context.Context, session string) (broker.SessionDefault, bool)
+	SetSessionDevice(ctx context.Context, session string, d broker.SessionDefault) error
+}

@@ -1,0 +1,94 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// toolResult turns a node's answer into an MCP result: structured content mirrored as text,
+// image content for screenshots, and for anything but success an isError result that says what
+// happened and what to do.
+func (g *Gateway) toolResult(ctx context.Context, res broker.TaskResult) *mcpgo.CallToolResult {
+	setOutcome(ctx, res.Outcome)
+	if res.Outcome != broker.OutcomeSucceeded {
+		return errorResult(failureText(res))
+	}
+	var structured any
+	text := res.Text
+	if len(res.Data) > 0 {
+		structured = json.RawMessage(res.Data)
+		text = string(res.Data)
+	}
+	out := &mcpgo.CallToolResult{StructuredContent: structured}
+	if len(res.Image) > 0 {
+		out.Content = append(out.Content, mcpgo.NewImageContent(base64.StdEncoding.EncodeToString(res.Image), res.ImageType))
+	}
+	out.Content = append(out.Content, mcpgo.NewTextContent(text))
+	return out
+}
+
+// failureText explains a failed or refused task in words an agent can act on.
+func failureText(res broker.TaskResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s on %s %s", res.Tool, res.Serial, strings.ReplaceAll(res.Outcome, "_", " "))
+	if res.Code != "" {
+		fmt.Fprintf(&b, " (%s)", res.Code)
+	}
+	if res.Error != "" {
+		fmt.Fprintf(&b, ": %s", res.Error)
+	}
+	if res.Code == broker.CodeBusy && res.Lease != nil {
+		l := res.Lease
+		fmt.Fprintf(&b, ". Held by %s until %s (in %s, at most until %s); %d waiting.",
+			l.Holder, l.ExpiresAt.UTC().Format(time.RFC3339), time.Until(l.ExpiresAt).Round(time.Second),
+			l.MaxUntil.UTC().Format(time.RFC3339), l.QueueLen)
+		b.WriteString(" Call acquire_device with wait_seconds to queue for it, pass wait_seconds on this call, or use another device.")
+	}
+	if res.ID != "" {
+		fmt.Fprintf(&b, " [task %s]", res.ID)
+	}
+	return b.String()
+}
+
+// errorResult is an isError result with one text.
+func errorResult(msg string) *mcpgo.CallToolResult {
+	return mcpgo.NewToolResultError(msg)
+}
+
+// refuse answers bad input: nothing ran.
+func (g *Gateway) refuse(ctx context.Context, msg string) *mcpgo.CallToolResult {
+	setOutcome(ctx, broker.OutcomeRefused)
+	return errorResult(msg)
+}
+
+// structuredResult is a successful result whose structured content is v, mirrored as text.
+func structuredResult(ctx context.Context, v any) *mcpgo.CallToolResult {
+	setOutcome(ctx, broker.OutcomeSucceeded)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errorResult(fmt.Sprintf("result cannot be encoded: %v", err))
+	}
+	return mcpgo.NewToolResultStructured(json.RawMessage(b), string(b))
+}
+
+// outcomeKey carries a per-call slot in which handlers record the outcome for metrics.
+type outcomeKey struct{}
+
+func withOutcomeSlot(ctx context.Context) (context.Context, *string) {
+	s := new(string)
+	return context.WithValue(ctx, outcomeKey{}, s), s
+}
+
+func setOutcome(ctx context.Context, outcome string) {
+	if s, ok := ctx.Value(outcomeKey{}).(*string); ok {
+		*s = outcome
+	}
+}

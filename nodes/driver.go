@@ -1,0 +1,93 @@
+// Package nodes is the edge node runtime: it discovers devices, gives each one a supervised
+// actor, serves the node's NATS endpoints and keeps the registry current. Device drivers plug in
+// behind the small interfaces of this file; a driver implements only the abilities it has.
+package nodes
+
+import (
+	"context"
+	"image"
+	"time"
+)
+
+// Platform names as the HttpRunner seed spells them.
+const (
+	PlatformAndroid = "android"
+	PlatformIOS     = "ios"
+	PlatformWeb     = "web"
+	PlatformArm     = "arm"
+)
+
+// DeviceInfo describes a device as the registry shows it.
+type DeviceInfo struct {
+	Serial   string            `json:"serial"`
+	Platform string            `json:"platform"`
+	Model    string            `json:"model,omitempty"`
+	Brand    string            `json:"brand,omitempty"`
+	Release  string            `json:"release,omitempty"` // OS version, e.g. "14"
+	SDK      string            `json:"sdk,omitempty"`
+	Tags     []string          `json:"tags,omitempty"`
+	Extra    map[string]string `json:"extra,omitempty"`
+}
+
+// Size is a screen size in pixels.
+type Size struct {
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// Point is a position in pixels of the device's screen.
+type Point struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+// Driver is what every device driver does. All coordinates a driver sees are pixels of its own
+// screen; the node converts relative coordinates and bboxes before calling it.
+// Every method must return promptly once ctx is cancelled.
+type Driver interface {
+	Info() DeviceInfo
+	ScreenSize(ctx context.Context) (Size, error)
+	Screenshot(ctx context.Context) (image.Image, error)
+	// Tap touches p; hold is how long the finger stays down (0 means a plain tap).
+	Tap(ctx context.Context, p Point, hold time.Duration) error
+}
+
+// Optional abilities. A driver that lacks one simply does not implement it, and the tool that
+// needs it answers that this platform cannot do it.
+type (
+	// DoubleTapper taps twice quickly at one point.
+	DoubleTapper interface {
+		DoubleTap(ctx context.Context, p Point) error
+	}
+	// Swiper moves a finger from one point to another over d. A drag is a swipe that holds
+	// first (hold > 0).
+	Swiper interface {
+		Swipe(ctx context.Context, from, to Point, d, hold time.Duration) error
+	}
+	// TextInputter types text into the focused element.
+	TextInputter interface {
+		InputText(ctx context.Context, text string) error
+	}
+	// KeyPresser presses a named key: HOME, BACK, ENTER, VOLUME_UP, VOLUME_DOWN, POWER, ...
+	KeyPresser interface {
+		PressKey(ctx context.Context, key string) error
+	}
+	// AppManager lists, launches and stops apps by package name (bundle id on iOS).
+	AppManager interface {
+		ListPackages(ctx context.Context) ([]string, error)
+		LaunchApp(ctx context.Context, pkg string) error
+		TerminateApp(ctx context.Context, pkg string) error
+	}
+	// SourceDumper returns the UI hierarchy as XML whose bounds are pixels of the screenshot.
+	SourceDumper interface {
+		Source(ctx context.Context) (string, error)
+	}
+	// HealthChecker answers whether the device can take work; it runs after an actor restart.
+	HealthChecker interface {
+		Health(ctx context.Context) error
+	}
+	// Closer releases what the driver holds when its device leaves the node.
+	Closer interface {
+		Close() error
+	}
+)

@@ -1,0 +1,86 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// TapXYArgs are tap_xy's arguments: relative coordinates 0-1 (HttpRunner seed).
+type TapXYArgs struct {
+	X        *float64 `json:"x"`
+	Y        *float64 `json:"y"`
+	Duration float64  `json:"duration,omitempty"` // seconds the finger stays down
+	AntiRisk bool     `json:"anti_risk,omitempty"`
+}
+
+// Check validates the arguments.
+func (a *TapXYArgs) Check() error {
+	if err := checkRelative("x", a.X); err != nil {
+		return err
+	}
+	if err := checkRelative("y", a.Y); err != nil {
+		return err
+	}
+	return checkDuration("duration", a.Duration, 60)
+}
+
+// MessageResult is the structured result of actions that only confirm (HttpRunner seed).
+type MessageResult struct {
+	Message string `json:"message" jsonschema:"Success message confirming the operation"`
+}
+
+func opTapXY() Op {
+	return Op{Name: "tap_xy", Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a TapXYArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			p, err := relativePoint(ctx, t.Driver, *a.X, *a.Y)
+			if err != nil {
+				return Output{}, err
+			}
+			if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y)}}, nil
+		}}
+}
+
+// checkRelative requires a relative coordinate in [0, 1]; zero is valid.
+func checkRelative(name string, v *float64) error {
+	if v == nil {
+		return fmt.Errorf("%s is required: a relative coordinate between 0 and 1", name)
+	}
+	if math.IsNaN(*v) || *v < 0 || *v > 1 {
+		return fmt.Errorf("%s must be between 0 and 1 (relative to the screen), got %v; use tap_abs_xy for pixels", name, *v)
+	}
+	return nil
+}
+
+// checkDuration requires 0 <= v <= max seconds.
+func checkDuration(name string, v, max float64) error {
+	if math.IsNaN(v) || v < 0 || v > max {
+		return fmt.Errorf("%s must be between 0 and %g seconds, got %v", name, max, v)
+	}
+	return nil
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// relativePoint converts relative coordinates to pixels of the driver's screen.
+func relativePoint(ctx context.Context, d Driver, x, y float64) (Point, error) {
+	s, err := d.ScreenSize(ctx)
+	if err != nil {
+		return Point{}, err
+	}
+	return Point{X: scale(x, s.Width), Y: scale(y, s.Height)}, nil
+}
+
+// scale maps a relative coordinate in [0,1] to a pixel in [0, n-1].
+func scale(v float64, n int) int {
+	p := int(math.Round(v * float64(n-1)))
+	return max(0, min(n-1, p))
+}
