@@ -4,10 +4,37 @@ package mcp
 // one file and one line here.
 func catalog() []toolDef {
 	return []toolDef{
+		// Devices, leases and tasks (gateway only).
 		toolListAvailableDevices(),
+		toolGetDeviceStatus(),
+		toolSelectDevice(),
+		toolAcquireDevice(),
+		toolReleaseDevice(),
+		toolListLeases(),
+		toolAbortTask(),
+		toolGetTaskResult(),
+		// Screen.
 		toolGetScreenSize(),
 		toolScreenshot(),
 		toolTakeScreenshot(),
+		toolGetSource(),
+		// Touch.
 		toolTapXY(),
+		toolTapAbsXY(),
+		toolDoubleTapXY(),
+		toolSwipe(),
+		toolDrag(),
+		// Keys and text.
+		toolInput(),
+		toolPressButton(),
+		toolHome(),
+		toolBack(),
+		// Apps.
+		toolListPackages(),
+		toolAppLaunch(),
+		toolAppTerminate(),
+		// Time.
+		toolSleep(),
+		toolSleepMS(),
 	}
 }

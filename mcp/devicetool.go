@@ -42,8 +42,7 @@ type deviceArgs struct {
 // deviceParams returns the schema options of the common arguments.
 func deviceParams() []mcpgo.ToolOption {
 	return []mcpgo.ToolOption{
-		mcpgo.WithString(argPlatform, mcpgo.Enum(nodes.PlatformAndroid, nodes.PlatformIOS, nodes.PlatformWeb, "harmony", nodes.PlatformArm),
-			mcpgo.Description("Device platform. Optional: the serial decides; if given it must match the device.")),
+		platformParam(),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
 			mcpgo.Description("Device serial (Android serial, iOS UDID, browser id). Optional after select_device in a session.")),
 		mcpgo.WithString(argLease, mcpgo.MaxLength(128),
@@ -61,14 +60,20 @@ func newDeviceTool[A any, Out any](name, description string, hints mcpgo.ToolOpt
 	opts := []mcpgo.ToolOption{mcpgo.WithDescription(description), hints, mcpgo.WithOutputSchema[Out]()}
 	opts = append(opts, params...)
 	opts = append(opts, deviceParams()...)
+	tool := mcpgo.NewTool(name, opts...)
 	return toolDef{
-		tool: mcpgo.NewTool(name, opts...),
+		tool: tool,
 		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 			return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				if a := req.Params.Arguments; a != nil {
+					if _, ok := a.(map[string]any); !ok {
+						return g.refuse(ctx, fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(a))), nil
+					}
+				}
 				var a A
 				raw, common, err := splitArgs(req.GetArguments(), &a)
 				if err != nil {
-					return g.refuse(ctx, err.Error()), nil
+					return g.refuse(ctx, argError(tool, err).Error()), nil
 				}
 				return g.runOnDevice(ctx, req, name, common, raw), nil
 			}

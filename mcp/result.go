@@ -45,7 +45,7 @@ func failureText(res broker.TaskResult) string {
 	if res.Error != "" {
 		fmt.Fprintf(&b, ": %s", res.Error)
 	}
-	if res.Code == broker.CodeBusy && res.Lease != nil {
+	if (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil {
 		l := res.Lease
 		fmt.Fprintf(&b, ". Held by %s until %s (in %s, at most until %s); %d waiting.",
 			l.Holder, l.ExpiresAt.UTC().Format(time.RFC3339), time.Until(l.ExpiresAt).Round(time.Second),

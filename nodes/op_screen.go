@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // NoArgs is the argument struct of tools that take only the common device arguments.
@@ -53,5 +54,60 @@ func opScreenshot(name string) Op {
 			b := img.Bounds()
 			return Output{Image: img, Data: ScreenshotResult{Name: "screenshot", Type: "image/jpeg",
 				Width: b.Dx(), Height: b.Dy()}}, nil
+		}}
+}
+
+// MaxSourceBytes bounds the UI source a result carries; a longer one is cut (at a character
+// boundary) and the message says so.
+const MaxSourceBytes = 512 << 10
+
+// SourceArgs are get_source's arguments (HttpRunner seed).
+type SourceArgs struct {
+	PackageName string `json:"packageName,omitempty"`
+}
+
+// Check validates the arguments.
+func (a *SourceArgs) Check() error {
+	if a.PackageName == "" {
+		return nil
+	}
+	return checkPackageName(a.PackageName)
+}
+
+// SourceResult is get_source's structured result (HttpRunner seed).
+type SourceResult struct {
+	Message     string `json:"message" jsonschema:"Success message confirming the UI source was retrieved"`
+	PackageName string `json:"packageName" jsonschema:"Package name of the app whose source was asked for (empty: the screen as a whole)"`
+	Source      string `json:"source" jsonschema:"UI hierarchy/source tree as XML; element bounds are pixels of the screenshot"`
+}
+
+func opGetSource() Op {
+	return Op{Name: "get_source", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a SourceArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(SourceDumper)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "dump its UI source")
+			}
+			src, err := d.Source(ctx)
+			if err != nil {
+				return Output{}, err
+			}
+			msg := fmt.Sprintf("UI source of the current screen: %d bytes", len(src))
+			if len(src) > MaxSourceBytes {
+				n := MaxSourceBytes
+				for n > 0 && !utf8.RuneStart(src[n]) {
+					n--
+				}
+				msg = fmt.Sprintf("UI source of the current screen, cut to its first %d of %d bytes (the XML is incomplete)", n, len(src))
+				src = src[:n]
+			}
+			if a.PackageName != "" {
+				msg += "; it shows whatever is on screen, launch " + a.PackageName + " first to see that app"
+			}
+			return Output{Data: SourceResult{Message: msg, PackageName: a.PackageName, Source: src}}, nil
 		}}
 }

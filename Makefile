@@ -1,0 +1,42 @@
+# Corral — make help lists the targets.
+SHELL := /bin/bash
+GO ?= go
+TOOLS := $(CURDIR)/.tools/bin
+export PATH := $(TOOLS):$(PATH)
+# Tests that need a tool fail (instead of skipping) when it is missing.
+export CORRAL_REQUIRE_TOOLS := 1
+
+.PHONY: help setup run build test test-short bench fuzz lint clean
+
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+setup: ## install what the tests need (idempotent): natscli
+	@./scripts/setup.sh
+
+build: ## build bin/corral (static, CGO_ENABLED=0)
+	CGO_ENABLED=0 $(GO) build -o bin/corral ./cmd/corral
+
+run: build ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.0.0.1:8420
+	./bin/corral up --data data
+
+test: setup ## vet, format check, and every test under -race
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+test-short: ## unit tests only (no farm), quick
+	$(GO) test -race -short ./...
+
+bench: ## run the benchmarks and print the report the README quotes
+	@./scripts/bench.sh
+
+fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
+	@./scripts/fuzz.sh $${FUZZTIME:-30s}
+
+lint: ## go vet and gofmt
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
+
+clean: ## remove build output and local data
+	rm -rf bin data

@@ -1,0 +1,140 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// Device is what a device actor drives: the node's binding of a driver to its ops.
+type Device interface {
+	Info() broker.DeviceEntry
+	// Deadline returns how long a task of tool may run: its default, or askedMS within the cap.
+	// It fails for a tool the node does not know.
+	Deadline(tool string, askedMS int64) (time.Duration, error)
+	// Execute runs the task and fills in Outcome, Code, Error, Data, Text and Image. It returns
+	// promptly once ctx is done, or the device is marked unhealthy.
+	Execute(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult
+	// Health answers whether the device can take work.
+	Health(ctx context.Context) error
+}
+
+// Messages of the device actor.
+type (
+	// runTask asks the device actor to run a task under ctx.
+	runTask struct {
+		id       string
+		req      broker.TaskRequest
+		ctx      context.Context
+		progress func(broker.Progress)
+	}
+	// workDone is sent by the worker goroutine when Execute returns or panics.
+	workDone struct {
+		id     string
+		result broker.TaskResult
+		panic  any
+		stack  []byte
+	}
+	// graceOver is sent when a cancelled task has not returned within the grace period.
+	graceOver struct{ id string }
+	// healthDone carries the result of the health check run after (re)start.
+	healthDone struct{ err error }
+)
+
+// Messages from a device actor to its scheduler.
+type (
+	// taskFinished reports the end of a task; stuck is set when the driver ignored cancellation.
+	taskFinished struct {
+		serial string
+		id     string
+		result broker.TaskResult
+	}
+	// deviceHealth reports the device's health after a (re)start or a failure.
+	deviceHealth struct {
+		serial string
+		err    error
+	}
+)
+
+// errDriverStuck marks a task whose driver ignored cancellation past the grace period.
+var errDriverStuck = errors.New("the driver did not stop after cancellation")
+
+// deviceActor runs one device's tasks, one at a time, each in a worker goroutine.
+type deviceActor struct {
+	dev     Device
+	grace   time.Duration
+	current string // id of the running task, "" when idle
+}
+
+// Receive handles the device actor's messages.
+func (a *deviceActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.checkHealth(ctx)
+	case healthDone:
+		ctx.Send(ctx.Parent(), deviceHealth{serial: a.dev.Info().Serial, err: m.err})
+	case runTask:
+		a.run(ctx, m)
+	case workDone:
+		if m.id != a.current {
+			return // a task abandoned before a restart finished at last
+		}
+		a.current = ""
+		if m.panic != nil {
+			res := m.result
+			res.Outcome, res.Code = broker.OutcomeFailed, broker.CodePanic
+			res.Error = fmt.Sprintf("the driver panicked (%v); the device's actor was restarted, try again", m.panic)
+			ctx.Send(ctx.Parent(), taskFinished{serial: a.dev.Info().Serial, id: m.id, result: res})
+			panic(fmt.Sprintf("device %s: driver panic: %v\n%s", a.dev.Info().Serial, m.panic, m.stack))
+		}
+		ctx.Send(ctx.Parent(), taskFinished{serial: a.dev.Info().Serial, id: m.id, result: m.result})
+	case graceOver:
+		if m.id != a.current {
+			return
+		}
+		a.current = ""
+		serial := a.dev.Info().Serial
+		ctx.Send(ctx.Parent(), deviceHealth{serial: serial, err: errDriverStuck})
+		ctx.Send(ctx.Parent(), taskFinished{serial: serial, id: m.id, result: broker.TaskResult{Code: broker.CodeUnhealthy,
+			Error: "the driver did not stop after cancellation; the device is marked unhealthy and its actor restarted"}})
+		panic(fmt.Sprintf("device %s: %v (task %s)", serial, errDriverStuck, m.id))
+	}
+}
+
+func (a *deviceActor) checkHealth(ctx actor.Context) {
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	dev, timeout := a.dev, a.grace*10
+	go func() {
+		hctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		root.Send(self, healthDone{err: dev.Health(hctx)})
+	}()
+}
+
+// run starts the task in a worker goroutine and arms the grace timer for when it is cancelled.
+func (a *deviceActor) run(ctx actor.Context, m runTask) {
+	a.current = m.id
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	dev, grace := a.dev, a.grace
+	// When the task's context ends (abort, deadline) the driver has grace to return.
+	stopGrace := context.AfterFunc(m.ctx, func() {
+		time.AfterFunc(grace, func() { root.Send(self, graceOver{id: m.id}) })
+	})
+	go func() {
+		done := workDone{id: m.id}
+		defer func() {
+			if p := recover(); p != nil {
+				done.panic, done.stack = p, debug.Stack()
+			}
+			stopGrace()
+			root.Send(self, done)
+		}()
+		done.result = dev.Execute(m.ctx, m.req, m.progress)
+	}()
+}

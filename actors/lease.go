@@ -1,0 +1,228 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// acquire grants a lease now, queues the request, or refuses it as busy.
+func (s *Scheduler) acquire(m AcquireLease) {
+	sl, ok := s.slots[m.Req.Serial]
+	if !ok {
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeUnknownDevice,
+			Error: fmt.Sprintf("no device %q on node %s; call list_available_devices", m.Req.Serial, s.cfg.Node)})
+		return
+	}
+	if sl.health != broker.StateOnline {
+		code := broker.CodeUnhealthy
+		if sl.health == broker.StateOffline {
+			code = broker.CodeOffline
+		}
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: code,
+			Error: fmt.Sprintf("device %s is %s (%s); pick another device", sl.info.Serial, sl.health, sl.reason)})
+		return
+	}
+	if sl.lease == nil && sl.running == nil && len(sl.queue) == 0 {
+		s.grant(sl, &m, 0)
+		return
+	}
+	if m.Req.WaitMS <= 0 {
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeBusy, Lease: sl.holderView(),
+			Error: fmt.Sprintf("device %s is busy", sl.info.Serial)})
+		return
+	}
+	s.enqueue(sl, &waiter{acquire: &m}, time.Duration(m.Req.WaitMS)*time.Millisecond)
+}
+
+// grant makes m's caller the holder of the device's lease.
+func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
+	now := time.Now()
+	ttl, maxLife := s.cfg.LeaseTTL, s.cfg.LeaseMax
+	if d := time.Duration(m.Req.TTLMS) * time.Millisecond; d > 0 && d < ttl {
+		ttl = d
+	}
+	if d := time.Duration(m.Req.MaxMS) * time.Millisecond; d > 0 && d < maxLife {
+		maxLife = d
+	}
+	sl.epoch++
+	l := &broker.Lease{V: broker.WireVersion, Handle: broker.NewLeaseHandle(), Serial: sl.info.Serial, Node: s.cfg.Node,
+		Holder: m.Req.Holder, Epoch: sl.epoch, AcquiredAt: now, MaxUntil: now.Add(maxLife)}
+	l.ExpiresAt = minTime(now.Add(ttl), l.MaxUntil)
+	sl.lease = l
+	s.armLease(sl)
+	s.cfg.Metrics.leaseGranted(s.cfg.Node, waited)
+	s.cfg.Mirror.Lease(l.Serial, l)
+	s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: l.Serial, Node: s.cfg.Node,
+		What: "granted", Holder: l.Holder.String(), Epoch: l.Epoch, At: now})
+	s.show(sl)
+	answer := *l
+	answer.QueueLen = len(sl.queue)
+	m.Reply(broker.LeaseAnswer{V: broker.WireVersion, OK: true, Lease: &answer})
+}
+
+// renew pushes the lease's expiry to now + TTL, never past its maximum.
+func (s *Scheduler) renew(sl *slot) {
+	l := sl.lease
+	ttl := l.ExpiresAt.Sub(l.AcquiredAt)
+	if ttl > s.cfg.LeaseTTL || ttl <= 0 {
+		ttl = s.cfg.LeaseTTL
+	}
+	l.ExpiresAt = minTime(time.Now().Add(ttl), l.MaxUntil)
+	s.cfg.Mirror.Lease(l.Serial, l)
+}
+
+// armLease sets a timer for the lease's expiry; the timer re-checks, so renewals need no re-arm.
+func (s *Scheduler) armLease(sl *slot) {
+	l := sl.lease
+	serial, epoch := l.Serial, l.Epoch
+	time.AfterFunc(time.Until(l.ExpiresAt), func() { s.root.Send(s.self, leaseTimer{serial: serial, epoch: epoch}) })
+}
+
+func (s *Scheduler) leaseTimer(m leaseTimer) {
+	sl, ok := s.slots[m.serial]
+	if !ok || sl.lease == nil || sl.lease.Epoch != m.epoch {
+		return
+	}
+	now := time.Now()
+	if sl.running != nil && !sl.running.implicit && now.Before(sl.lease.MaxUntil) {
+		// The holder's task is running: the lease lives until the task ends and renews it.
+		time.AfterFunc(s.cfg.LeaseTTL/10+time.Millisecond, func() { s.root.Send(s.self, m) })
+		return
+	}
+	if now.Before(sl.lease.ExpiresAt) {
+		s.armLease(sl)
+		return
+	}
+	reason := "idle for the lease's TTL"
+	if !now.Before(sl.lease.MaxUntil) {
+		reason = "reached the lease's maximum"
+		if sl.running != nil {
+			sl.running.cancel(&cause{outcome: broker.OutcomeAborted, msg: "the lease reached its maximum"})
+		}
+	}
+	s.endLease(sl, "expired", reason)
+	s.show(sl)
+	s.dispatch(sl)
+}
+
+// release gives a lease back, by its holder (handle) or by force.
+func (s *Scheduler) release(req broker.ReleaseRequest) broker.LeaseAnswer {
+	sl, ok := s.slots[req.Serial]
+	if !ok {
+		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeUnknownDevice,
+			Error: fmt.Sprintf("no device %q on node %s", req.Serial, s.cfg.Node)}
+	}
+	if sl.lease == nil {
+		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeStaleLease,
+			Error: fmt.Sprintf("device %s has no lease to release (it expired, was released or revoked)", req.Serial)}
+	}
+	if !req.Force && sl.lease.Handle != req.Handle {
+		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeStaleLease, Lease: sl.holderView(),
+			Error: fmt.Sprintf("lease %s is not the current lease of %s; only its holder (or an operator with force) can release it", redact(req.Handle), req.Serial)}
+	}
+	l := *sl.lease
+	how := "released"
+	if req.Force {
+		how = "released by force by " + req.By
+	}
+	s.endLease(sl, "released", how)
+	s.show(sl)
+	s.dispatch(sl)
+	l.Handle = ""
+	return broker.LeaseAnswer{V: broker.WireVersion, OK: true, Lease: &l}
+}
+
+// endLease drops the device's lease; the holder's queued tasks are refused.
+func (s *Scheduler) endLease(sl *slot, what, reason string) {
+	l := sl.lease
+	if l == nil {
+		return
+	}
+	sl.lease = nil
+	handle := l.Handle
+	s.failQueue(sl, func(w *waiter) bool { return w.task != nil && w.task.req.Lease == handle },
+		broker.OutcomeRefused, broker.CodeStaleLease, fmt.Sprintf("your lease of %s was %s (%s) while this task waited", l.Serial, what, reason))
+	s.cfg.Metrics.leaseEnded(s.cfg.Node, what)
+	s.cfg.Mirror.Lease(l.Serial, nil)
+	s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: l.Serial, Node: s.cfg.Node,
+		What: what, Reason: reason, Holder: l.Holder.String(), Epoch: l.Epoch, At: time.Now()})
+}
+
+// leases lists the node's explicit leases with their queue lengths, handles blanked.
+func (s *Scheduler) leases() broker.LeasesAnswer {
+	out := broker.LeasesAnswer{V: broker.WireVersion, Leases: []broker.Lease{}}
+	for _, sl := range s.slots {
+		if sl.lease != nil {
+			l := sl.lease.Public()
+			l.QueueLen = len(sl.queue)
+			out.Leases = append(out.Leases, l)
+		}
+	}
+	return out
+}
+
+// holderView describes who has the device, for a busy answer: the lease (handle blanked), or
+// the running task's implicit lease.
+func (sl *slot) holderView() *broker.Lease {
+	if sl.lease != nil {
+		l := sl.lease.Public()
+		l.QueueLen = len(sl.queue)
+		return &l
+	}
+	if sl.running != nil {
+		t := sl.running
+		return &broker.Lease{V: broker.WireVersion, Serial: sl.info.Serial, Node: sl.info.Node, Holder: t.req.Holder,
+			Epoch: t.epoch, AcquiredAt: t.started, ExpiresAt: t.deadline, MaxUntil: t.deadline, QueueLen: len(sl.queue)}
+	}
+	return &broker.Lease{V: broker.WireVersion, Serial: sl.info.Serial, Node: sl.info.Node, QueueLen: len(sl.queue)}
+}
+
+// abort cancels the running task chosen by serial, task id or lease; with All also the queued
+// tasks of the same holder. It never waits for the task it aborts.
+func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
+	out := broker.AbortAnswer{V: broker.WireVersion, Aborted: []string{}}
+	by := req.By
+	if by == "" {
+		by = "abort_task"
+	}
+	c := &cause{outcome: broker.OutcomeAborted, msg: "aborted by " + by}
+	for serial, sl := range s.slots {
+		if req.Serial != "" && serial != req.Serial {
+			continue
+		}
+		var handle string
+		var holder broker.Holder
+		if t := sl.running; t != nil && (req.TaskID == "" || t.req.ID == req.TaskID) && (req.Lease == "" || t.req.Lease == req.Lease) {
+			t.cancel(c)
+			out.Aborted = append(out.Aborted, t.req.ID)
+			handle, holder = t.req.Lease, t.req.Holder
+		}
+		if req.Lease != "" {
+			handle = req.Lease
+		}
+		match := func(w *waiter) bool {
+			switch {
+			case w.task == nil:
+				return false
+			case req.TaskID != "":
+				return w.task.req.ID == req.TaskID
+			case !req.All:
+				return false
+			case handle != "":
+				return w.task.req.Lease == handle
+			}
+			return w.task.req.Lease == "" && w.task.req.Holder == holder
+		}
+		out.Aborted = append(out.Aborted, s.failQueue(sl, match, broker.OutcomeAborted, "", c.msg)...)
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,47 @@
+package actors
+
+import "github.com/corral-farm/corral/broker"
+
+// Messages the scheduler accepts from the node runtime. Reply functions must not block: the
+// node's implementation answers over NATS.
+type (
+	// SubmitTask asks to run a task on a device, now or after a wait in its queue.
+	SubmitTask struct {
+		Req      broker.TaskRequest
+		Reply    func(broker.TaskResult)
+		Progress func(broker.Progress) // nil without a progress subscriber
+	}
+	// AcquireLease asks for an explicit lease.
+	AcquireLease struct {
+		Req   broker.AcquireRequest
+		Reply func(broker.LeaseAnswer)
+	}
+	// ReleaseLease gives a lease back.
+	ReleaseLease struct {
+		Req   broker.ReleaseRequest
+		Reply func(broker.LeaseAnswer)
+	}
+	// AbortTasks cancels running (and with All, queued) tasks.
+	AbortTasks struct {
+		Req   broker.AbortRequest
+		Reply func(broker.AbortAnswer)
+	}
+	// ListLeases asks for the node's explicit leases, handles blanked.
+	ListLeases struct {
+		Reply func(broker.LeasesAnswer)
+	}
+	// AddDevice brings a device under the scheduler; its actor is spawned and health-checked.
+	AddDevice struct {
+		Device Device
+	}
+	// RemoveDevice marks a device offline (unplugged): its task fails, its lease is revoked.
+	RemoveDevice struct {
+		Serial string
+		Reason string
+	}
+	// RevokeAll revokes every lease and fails every queued caller: the node was declared lost
+	// or is shutting down. Epochs move on, so holders of the old ones are fenced.
+	RevokeAll struct {
+		Reason string
+	}
+)

@@ -1,0 +1,495 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// Internal messages of the scheduler (timers and its own children).
+type (
+	leaseTimer struct {
+		serial string
+		epoch  uint64
+	}
+	waitTimer struct {
+		serial string
+		id     uint64
+	}
+)
+
+// Config configures a scheduler.
+type Config struct {
+	Node string
+	// LeaseTTL is the idle time after which a lease expires (renewed by each of its tasks);
+	// LeaseMax the hard maximum of a lease.
+	LeaseTTL time.Duration
+	LeaseMax time.Duration
+	// Grace is how long a cancelled driver may take to return before its device is marked
+	// unhealthy and its actor restarted.
+	Grace time.Duration
+	// HolderQueue bounds how long a lease holder's task waits behind the holder's running task.
+	HolderQueue time.Duration
+	Mirror      Mirror
+	Metrics     *Metrics
+	Log         *slog.Logger
+}
+
+func (c *Config) defaults() {
+	if c.LeaseTTL <= 0 {
+		c.LeaseTTL = 300 * time.Second
+	}
+	if c.LeaseMax <= 0 {
+		c.LeaseMax = 4 * time.Hour
+	}
+	if c.Grace <= 0 {
+		c.Grace = time.Second
+	}
+	if c.HolderQueue <= 0 {
+		c.HolderQueue = 10 * time.Minute
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Cancellation causes: they decide a cancelled task's outcome.
+type cause struct {
+	outcome string
+	code    string
+	msg     string
+}
+
+func (c *cause) Error() string { return c.msg }
+
+// slot is the scheduler's view of one device.
+type slot struct {
+	dev     Device
+	info    broker.DeviceEntry
+	pid     *actor.PID
+	health  string // online, unhealthy or offline; leased and busy are derived
+	reason  string
+	epoch   uint64
+	lease   *broker.Lease
+	running *task
+	queue   []*waiter
+	shown   string // state last reported, for metrics and the registry
+}
+
+// task is a task the scheduler has accepted.
+type task struct {
+	req       broker.TaskRequest
+	reply     func(broker.TaskResult)
+	progress  func(broker.Progress)
+	submitted time.Time
+	started   time.Time
+	epoch     uint64
+	implicit  bool
+	deadline  time.Time
+	cancel    context.CancelCauseFunc
+	ctx       context.Context
+}
+
+// waiter is a queued task or lease request.
+type waiter struct {
+	id       uint64
+	task     *task
+	acquire  *AcquireLease
+	enqueued time.Time
+	timer    *time.Timer
+}
+
+// Scheduler is the actor that owns the leases and queues of one node's devices and decides
+// which task runs on which device when. It is the single authority for its devices.
+type Scheduler struct {
+	cfg    Config
+	slots  map[string]*slot
+	byPID  map[string]string // device actor id → serial
+	nextID uint64
+	self   *actor.PID
+	root   *actor.RootContext
+}
+
+// NewSchedulerProps returns the props of a scheduler whose device actors are supervised
+// one-for-one with exponential back-off.
+func NewSchedulerProps(cfg Config) *actor.Props {
+	cfg.defaults()
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &Scheduler{cfg: cfg, slots: map[string]*slot{}, byPID: map[string]string{}}
+	}, actor.WithSupervisor(newDeviceSupervisor(cfg.Metrics, cfg.Node)))
+}
+
+// Receive handles the scheduler's messages.
+func (s *Scheduler) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		s.self, s.root = ctx.Self(), ctx.ActorSystem().Root
+	case SubmitTask:
+		s.submit(m)
+	case AcquireLease:
+		s.acquire(m)
+	case ReleaseLease:
+		m.Reply(s.release(m.Req))
+	case AbortTasks:
+		m.Reply(s.abort(m.Req))
+	case ListLeases:
+		m.Reply(s.leases())
+	case AddDevice:
+		s.addDevice(ctx, m.Device)
+	case RemoveDevice:
+		s.removeDevice(ctx, m.Serial, m.Reason)
+	case RevokeAll:
+		s.revokeAll(m.Reason)
+	case taskFinished:
+		s.finished(m)
+	case deviceHealth:
+		s.deviceHealth(m)
+	case leaseTimer:
+		s.leaseTimer(m)
+	case waitTimer:
+		s.waitTimer(m)
+	case *actor.Terminated:
+		delete(s.byPID, m.Who.Id)
+	}
+}
+
+func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
+	info := dev.Info()
+	sl, ok := s.slots[info.Serial]
+	if ok && sl.pid != nil {
+		s.cfg.Log.Warn("device added twice; keeping the first", "serial", info.Serial)
+		return
+	}
+	if !ok {
+		sl = &slot{epoch: info.Epoch}
+		s.slots[info.Serial] = sl
+	}
+	sl.dev, sl.info = dev, info
+	// Unhealthy until its actor's first health check passes.
+	sl.health, sl.reason = broker.StateUnhealthy, "starting"
+	sl.pid = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
+		return &deviceActor{dev: dev, grace: s.cfg.Grace}
+	}))
+	s.byPID[sl.pid.Id] = info.Serial
+	s.show(sl)
+}
+
+func (s *Scheduler) removeDevice(ctx actor.Context, serial, reason string) {
+	sl, ok := s.slots[serial]
+	if !ok {
+		return
+	}
+	sl.health, sl.reason = broker.StateOffline, reason
+	if sl.running != nil {
+		sl.running.cancel(&cause{outcome: broker.OutcomeFailed, code: broker.CodeDisconnected,
+			msg: fmt.Sprintf("device %s disconnected during the task (%s)", serial, reason)})
+	}
+	s.endLease(sl, "revoked", "device offline: "+reason)
+	s.failQueue(sl, func(w *waiter) bool { return true }, broker.OutcomeLost, broker.CodeOffline,
+		fmt.Sprintf("device %s went offline (%s) while you waited", serial, reason))
+	if sl.pid != nil {
+		ctx.Stop(sl.pid)
+		sl.pid = nil
+	}
+	s.show(sl)
+}
+
+func (s *Scheduler) revokeAll(reason string) {
+	for serial, sl := range s.slots {
+		if sl.running != nil {
+			sl.running.cancel(&cause{outcome: broker.OutcomeLost, code: broker.CodeNodeLost,
+				msg: fmt.Sprintf("node %s: %s", s.cfg.Node, reason)})
+		}
+		s.endLease(sl, "revoked", reason)
+		sl.epoch++ // fence whoever held the old epoch
+		s.failQueue(sl, func(*waiter) bool { return true }, broker.OutcomeLost, broker.CodeNodeLost,
+			fmt.Sprintf("device %s: node %s %s", serial, s.cfg.Node, reason))
+		s.show(sl)
+	}
+}
+
+func (s *Scheduler) deviceHealth(m deviceHealth) {
+	sl, ok := s.slots[m.serial]
+	if !ok || sl.health == broker.StateOffline {
+		return
+	}
+	if m.err != nil {
+		sl.health, sl.reason = broker.StateUnhealthy, m.err.Error()
+		s.cfg.Log.Warn("device unhealthy", "serial", m.serial, "node", s.cfg.Node, "err", m.err)
+	} else {
+		sl.health, sl.reason = broker.StateOnline, ""
+	}
+	s.show(sl)
+	s.dispatch(sl)
+}
+
+// submit accepts a task: runs it, queues it or refuses it (SCHEDULER.md rules 1-3).
+func (s *Scheduler) submit(m SubmitTask) {
+	now := time.Now()
+	t := &task{req: m.Req, reply: m.Reply, progress: m.Progress, submitted: now}
+	sl, ok := s.slots[m.Req.Serial]
+	if !ok {
+		s.refuse(t, broker.CodeUnknownDevice, fmt.Sprintf("no device %q on node %s; call list_available_devices", m.Req.Serial, s.cfg.Node), nil)
+		return
+	}
+	if refused := s.checkHealth(sl, t); refused {
+		return
+	}
+	if t.req.Lease != "" {
+		if sl.lease == nil || sl.lease.Handle != t.req.Lease {
+			s.refuse(t, broker.CodeStaleLease, fmt.Sprintf("lease %s is not the current lease of %s: it expired, was released or revoked; call acquire_device again", redact(t.req.Lease), sl.info.Serial), sl)
+			return
+		}
+		s.renew(sl)
+		if sl.running == nil {
+			s.start(sl, t)
+			return
+		}
+		s.enqueue(sl, &waiter{task: t}, s.cfg.HolderQueue)
+		return
+	}
+	if sl.lease == nil && sl.running == nil && len(sl.queue) == 0 {
+		s.start(sl, t)
+		return
+	}
+	if t.req.WaitMS <= 0 {
+		s.refuse(t, broker.CodeBusy, fmt.Sprintf("device %s is busy", sl.info.Serial), sl)
+		return
+	}
+	s.enqueue(sl, &waiter{task: t}, time.Duration(t.req.WaitMS)*time.Millisecond)
+}
+
+// checkHealth refuses a task for an offline or unhealthy device.
+func (s *Scheduler) checkHealth(sl *slot, t *task) bool {
+	switch sl.health {
+	case broker.StateOffline:
+		s.refuse(t, broker.CodeOffline, fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", sl.info.Serial, sl.reason), nil)
+		return true
+	case broker.StateUnhealthy:
+		s.refuse(t, broker.CodeUnhealthy, fmt.Sprintf("device %s is unhealthy (%s); it takes no tasks until a health check passes — retry shortly or pick another device", sl.info.Serial, sl.reason), nil)
+		return true
+	}
+	return false
+}
+
+// start runs t on the device now.
+func (s *Scheduler) start(sl *slot, t *task) {
+	d, err := sl.dev.Deadline(t.req.Tool, t.req.TimeoutMS)
+	if err != nil {
+		s.refuse(t, broker.CodeBadInput, err.Error(), nil)
+		s.dispatch(sl)
+		return
+	}
+	now := time.Now()
+	t.started = now
+	if sl.lease == nil {
+		sl.epoch++ // an implicit lease is a grant too
+		t.implicit = true
+	}
+	t.epoch = sl.epoch
+	t.deadline = now.Add(d)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ctx, stopDeadline := context.WithDeadlineCause(ctx, t.deadline, &cause{outcome: broker.OutcomeTimedOut,
+		msg: fmt.Sprintf("deadline of %s passed", d)})
+	t.ctx = ctx
+	t.cancel = func(err error) { cancel(err); stopDeadline() }
+	sl.running = t
+	s.cfg.Metrics.queueWait.Observe(now.Sub(t.submitted).Seconds())
+	s.show(sl)
+	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress})
+}
+
+// finished completes the running task and hands the device to whoever is next.
+func (s *Scheduler) finished(m taskFinished) {
+	sl, ok := s.slots[m.serial]
+	if !ok || sl.running == nil || sl.running.req.ID != m.id {
+		return
+	}
+	t := sl.running
+	sl.running = nil
+	res := m.result
+	if c := context.Cause(t.ctx); c != nil && res.Outcome != broker.OutcomeSucceeded {
+		var why *cause
+		if errors.As(c, &why) {
+			res.Outcome, res.Code = why.outcome, why.code
+			if res.Error == "" {
+				res.Error = why.msg
+			} else {
+				res.Error = why.msg + "; " + res.Error
+			}
+		}
+	}
+	if res.Outcome == "" {
+		res.Outcome = broker.OutcomeFailed
+	}
+	t.cancel(nil)
+	if !t.implicit && sl.lease != nil && sl.lease.Epoch == t.epoch {
+		s.renew(sl)
+	}
+	s.answer(t, res)
+	s.show(sl)
+	s.dispatch(sl)
+}
+
+// dispatch starts the next task or grants the next lease, if the device is free.
+func (s *Scheduler) dispatch(sl *slot) {
+	for sl.running == nil && sl.health == broker.StateOnline && len(sl.queue) > 0 {
+		if sl.lease != nil {
+			i := sl.holderTask()
+			if i < 0 {
+				return // the holder has nothing queued; others wait for the lease to end
+			}
+			w := s.dequeue(sl, i)
+			s.start(sl, w.task)
+			continue
+		}
+		w := s.dequeue(sl, 0)
+		if w.acquire != nil {
+			s.grant(sl, w.acquire, time.Since(w.enqueued))
+			continue
+		}
+		if w.task.req.Lease != "" {
+			s.refuse(w.task, broker.CodeStaleLease, "your lease ended while this task waited; call acquire_device again", sl)
+			continue
+		}
+		s.start(sl, w.task)
+	}
+}
+
+// answer replies to a task's caller and records it.
+func (s *Scheduler) answer(t *task, res broker.TaskResult) {
+	res.V, res.ID, res.Serial, res.Node, res.Tool, res.Holder = broker.WireVersion, t.req.ID, t.req.Serial, s.cfg.Node, t.req.Tool, t.req.Holder
+	res.Submitted, res.Started, res.Finished, res.LeaseEpoch = t.submitted, t.started, time.Now(), t.epoch
+	s.cfg.Metrics.task(t.req.Tool, res.Outcome, res.Finished.Sub(t.submitted))
+	s.cfg.Mirror.TaskRecord(res.Record())
+	t.reply(res)
+}
+
+// refuse answers a task that did not run; sl (optional) names who holds the device.
+func (s *Scheduler) refuse(t *task, code, msg string, sl *slot) {
+	res := broker.TaskResult{Outcome: broker.OutcomeRefused, Code: code, Error: msg}
+	if code == broker.CodeBusy || code == broker.CodeWaitExpired {
+		res.Lease = sl.holderView()
+	}
+	s.answer(t, res)
+}
+
+func (s *Scheduler) enqueue(sl *slot, w *waiter, wait time.Duration) {
+	s.nextID++
+	w.id, w.enqueued = s.nextID, time.Now()
+	serial := sl.info.Serial
+	w.timer = time.AfterFunc(wait, func() { s.root.Send(s.self, waitTimer{serial: serial, id: w.id}) })
+	sl.queue = append(sl.queue, w)
+	s.cfg.Metrics.queued(s.cfg.Node, 1)
+}
+
+func (s *Scheduler) waitTimer(m waitTimer) {
+	sl, ok := s.slots[m.serial]
+	if !ok {
+		return
+	}
+	for i, w := range sl.queue {
+		if w.id != m.id {
+			continue
+		}
+		s.dequeue(sl, i)
+		msg := fmt.Sprintf("waited %s in the queue of %s without getting it", time.Since(w.enqueued).Round(time.Millisecond), m.serial)
+		if w.task != nil {
+			s.refuse(w.task, broker.CodeWaitExpired, msg, sl)
+		} else {
+			w.acquire.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeWaitExpired, Error: msg, Lease: sl.holderView()})
+		}
+		return
+	}
+}
+
+// failQueue answers and removes the waiters match selects.
+func (s *Scheduler) failQueue(sl *slot, match func(*waiter) bool, outcome, code, msg string) []string {
+	var ids []string
+	keep := sl.queue[:0]
+	for _, w := range sl.queue {
+		if !match(w) {
+			keep = append(keep, w)
+			continue
+		}
+		w.timer.Stop()
+		s.cfg.Metrics.queued(s.cfg.Node, -1)
+		if w.task != nil {
+			ids = append(ids, w.task.req.ID)
+			s.answer(w.task, broker.TaskResult{Outcome: outcome, Code: code, Error: msg})
+		} else {
+			w.acquire.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: code, Error: msg})
+		}
+	}
+	clear(sl.queue[len(keep):])
+	sl.queue = keep
+	return ids
+}
+
+// dequeue takes the i-th waiter out of the queue.
+func (s *Scheduler) dequeue(sl *slot, i int) *waiter {
+	w := sl.queue[i]
+	w.timer.Stop()
+	sl.queue = append(sl.queue[:i], sl.queue[i+1:]...)
+	s.cfg.Metrics.queued(s.cfg.Node, -1)
+	return w
+}
+
+// holderTask is the index of the first queued task of the lease holder, or -1.
+func (sl *slot) holderTask() int {
+	for i, w := range sl.queue {
+		if w.task != nil && w.task.req.Lease == sl.lease.Handle {
+			return i
+		}
+	}
+	return -1
+}
+
+// state derives the device state shown to others.
+func (sl *slot) state() string {
+	switch {
+	case sl.health != broker.StateOnline:
+		return sl.health
+	case sl.running != nil:
+		return broker.StateBusy
+	case sl.lease != nil:
+		return broker.StateLeased
+	}
+	return broker.StateOnline
+}
+
+// show reports a state change to the metrics and the registry.
+func (s *Scheduler) show(sl *slot) {
+	st := sl.state()
+	holder := ""
+	if sl.lease != nil {
+		holder = sl.lease.Holder.String()
+	} else if sl.running != nil {
+		holder = sl.running.req.Holder.String()
+	}
+	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && sl.reason == sl.info.Reason {
+		return
+	}
+	s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.shown, st)
+	if st != sl.shown {
+		s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: sl.info.Serial, Node: s.cfg.Node,
+			What: st, Reason: sl.reason, Epoch: sl.epoch, At: time.Now()})
+	}
+	sl.shown = st
+	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason = st, holder, sl.epoch, sl.reason
+	sl.info.Node, sl.info.Updated, sl.info.V = s.cfg.Node, time.Now(), broker.WireVersion
+	s.cfg.Mirror.Device(sl.info)
+}
+
+func redact(handle string) string {
+	if len(handle) > 10 {
+		return handle[:10] + "…"
+	}
+	return handle
+}

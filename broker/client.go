@@ -1,0 +1,374 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// recordGrace is how long TaskRecord waits for a record that was just written.
+const recordGrace = time.Second
+
+// ErrNodeLost is the cause of a call whose owner node stopped answering.
+var ErrNodeLost = errors.New("node lost")
+
+// ClientOptions configure a Client.
+type ClientOptions struct {
+	Log *slog.Logger
+	// Reap makes this client mark the devices of lost nodes offline and revoke their leases in
+	// KV. Gateways reap (idempotently, several may); CLI clients do not.
+	Reap bool
+	// LostAfter overrides LostAfter (tests).
+	LostAfter time.Duration
+	Metrics   *ClientMetrics
+}
+
+// Client reaches devices over NATS: it routes each request to the device's owner node, knows
+// the registry from a KV watch, and notices lost nodes from their heartbeats. It keeps no state
+// that a restart would lose.
+type Client struct {
+	nc     *nats.Conn
+	stores *Stores
+	log    *slog.Logger
+	opts   ClientOptions
+	live   *Liveness
+	ready  atomic.Bool
+
+	mu      sync.RWMutex
+	devices map[string]cachedEntry
+}
+
+type cachedEntry struct {
+	DeviceEntry
+	revision uint64
+}
+
+// NewClient starts watching the registry and the heartbeats; it stops when ctx ends.
+func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOptions) (*Client, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{}}
+	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
+	sub, err := nc.Subscribe(Heartbeats, func(m *nats.Msg) {
+		var hb Heartbeat
+		if json.Unmarshal(m.Data, &hb) == nil && hb.Node != "" {
+			c.live.Beat(hb.Node, hb.Boot, time.Now())
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("subscribe to heartbeats: %w", err)
+	}
+	w, err := stores.Registry.WatchAll(ctx)
+	if err != nil {
+		_ = sub.Unsubscribe()
+		return nil, fmt.Errorf("watch the device registry: %w", err)
+	}
+	go func() {
+		<-ctx.Done()
+		_ = sub.Unsubscribe()
+		_ = w.Stop()
+	}()
+	go c.watchRegistry(w)
+	go c.live.Run(ctx)
+	return c, nil
+}
+
+// Ready says whether the registry has been read once.
+func (c *Client) Ready() error {
+	if !c.nc.IsConnected() {
+		return fmt.Errorf("not connected to NATS (%s)", c.nc.Status())
+	}
+	if !c.ready.Load() {
+		return errors.New("device registry not loaded yet")
+	}
+	return nil
+}
+
+// WaitReady waits until the registry has been read once.
+func (c *Client) WaitReady(ctx context.Context) error {
+	for {
+		if c.ready.Load() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("device registry not loaded: %w", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Client) watchRegistry(w jetstream.KeyWatcher) {
+	for e := range w.Updates() {
+		if e == nil {
+			c.ready.Store(true)
+			continue
+		}
+		c.mu.Lock()
+		if e.Operation() != jetstream.KeyValuePut {
+			delete(c.devices, e.Key())
+			c.mu.Unlock()
+			continue
+		}
+		var d DeviceEntry
+		if err := json.Unmarshal(e.Value(), &d); err != nil {
+			c.mu.Unlock()
+			c.log.Warn("registry entry unreadable; skipped", "key", e.Key(), "err", err)
+			continue
+		}
+		c.devices[d.Serial] = cachedEntry{DeviceEntry: d, revision: e.Revision()}
+		c.mu.Unlock()
+		if d.State != StateOffline {
+			c.live.Expect(d.Node)
+		}
+	}
+}
+
+// Devices lists the registry, sorted by serial.
+func (c *Client) Devices() []DeviceEntry {
+	c.mu.RLock()
+	out := make([]DeviceEntry, 0, len(c.devices))
+	for _, d := range c.devices {
+		out = append(out, d.DeviceEntry)
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
+	return out
+}
+
+// Device looks up one device.
+func (c *Client) Device(serial string) (DeviceEntry, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	d, ok := c.devices[serial]
+	return d.DeviceEntry, ok
+}
+
+// Nodes lists the nodes alive.
+func (c *Client) Nodes() []string { return c.live.Alive() }
+
+// Run sends a task to the device's node and waits for the result, the node's loss, or ctx.
+// If ctx ends first (the caller cancelled), the task is aborted on the node.
+func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progress)) (TaskResult, error) {
+	dev, ok := c.Device(req.Serial)
+	if !ok {
+		return TaskResult{V: WireVersion, ID: req.ID, Serial: req.Serial, Tool: req.Tool, Outcome: OutcomeRefused, Code: CodeUnknownDevice,
+			Error: fmt.Sprintf("no device %q in the registry; call list_available_devices", req.Serial)}, nil
+	}
+	if dev.State == StateOffline {
+		return TaskResult{V: WireVersion, ID: req.ID, Serial: req.Serial, Node: dev.Node, Tool: req.Tool, Outcome: OutcomeRefused, Code: CodeOffline,
+			Error: fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", req.Serial, dev.Reason)}, nil
+	}
+	if progress != nil {
+		sub, err := c.nc.Subscribe(fmt.Sprintf(ProgressT, req.ID), func(m *nats.Msg) {
+			var p Progress
+			if json.Unmarshal(m.Data, &p) == nil {
+				progress(p)
+			}
+		})
+		if err == nil {
+			defer func() { _ = sub.Unsubscribe() }()
+		}
+	}
+	var res TaskResult
+	err := c.request(ctx, dev.Node, EndpointTask, req, &res)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrNodeLost) {
+		// The caller went away: free the device rather than let the task run on.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		var ans AbortAnswer
+		_ = c.request(actx, dev.Node, EndpointAbort, AbortRequest{V: WireVersion, Serial: req.Serial, TaskID: req.ID, By: "client cancelled"}, &ans)
+	}
+	return res, err
+}
+
+// Acquire asks the device's node for a lease.
+func (c *Client) Acquire(ctx context.Context, req AcquireRequest) (LeaseAnswer, error) {
+	var ans LeaseAnswer
+	return ans, c.toDevice(ctx, req.Serial, EndpointAcquire, req, &ans)
+}
+
+// Release gives a lease back to the device's node.
+func (c *Client) Release(ctx context.Context, req ReleaseRequest) (LeaseAnswer, error) {
+	var ans LeaseAnswer
+	return ans, c.toDevice(ctx, req.Serial, EndpointRelease, req, &ans)
+}
+
+// Abort cancels tasks: on the device's node when the serial is known, else on every node.
+func (c *Client) Abort(ctx context.Context, req AbortRequest) (AbortAnswer, error) {
+	if req.Serial != "" {
+		var ans AbortAnswer
+		return ans, c.toDevice(ctx, req.Serial, EndpointAbort, req, &ans)
+	}
+	out := AbortAnswer{V: WireVersion, Aborted: []string{}}
+	err := c.eachNode(ctx, EndpointAbort, req, func() any { return &AbortAnswer{} }, func(v any) {
+		out.Aborted = append(out.Aborted, v.(*AbortAnswer).Aborted...)
+	})
+	return out, err
+}
+
+// Leases lists every node's leases, handles blanked.
+func (c *Client) Leases(ctx context.Context) ([]Lease, error) {
+	var out []Lease
+	err := c.eachNode(ctx, EndpointLeases, struct{}{}, func() any { return &LeasesAnswer{} }, func(v any) {
+		out = append(out, v.(*LeasesAnswer).Leases...)
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
+	return out, err
+}
+
+// TaskRecord reads a finished task's record from the event stream.
+func (c *Client) TaskRecord(ctx context.Context, id string) (TaskResult, error) {
+	var res TaskResult
+	if !validToken(id) {
+		return res, fmt.Errorf("task id %q is not valid: use the id a tool result or abort_task gave", id)
+	}
+	// The owner node writes the record just after it answers: give it a moment.
+	var m *jetstream.RawStreamMsg
+	var err error
+	for wait := time.Now().Add(recordGrace); ; {
+		m, err = c.stores.Events.GetLastMsgForSubject(ctx, fmt.Sprintf(EventTaskT, id))
+		if !errors.Is(err, jetstream.ErrMsgNotFound) || time.Now().After(wait) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return res, fmt.Errorf("task %s: %w (still running, never existed, or older than the event stream keeps)", id, ErrNotFound)
+	}
+	if err != nil {
+		return res, fmt.Errorf("read task %s: %w", id, err)
+	}
+	if err := json.Unmarshal(m.Data, &res); err != nil {
+		return res, fmt.Errorf("task %s: record unreadable: %w", id, err)
+	}
+	return res, nil
+}
+
+// SessionDevice reads an MCP session's selected device.
+func (c *Client) SessionDevice(ctx context.Context, session string) (SessionDefault, bool) {
+	var d SessionDefault
+	if !validToken(session) {
+		return d, false
+	}
+	e, err := c.stores.Sessions.Get(ctx, session)
+	if err != nil || json.Unmarshal(e.Value(), &d) != nil {
+		return d, false
+	}
+	return d, true
+}
+
+// SetSessionDevice stores an MCP session's selected device.
+func (c *Client) SetSessionDevice(ctx context.Context, session string, d SessionDefault) error {
+	if !validToken(session) {
+		return fmt.Errorf("session id %q cannot be a key", session)
+	}
+	b, _ := json.Marshal(d)
+	_, err := c.stores.Sessions.Put(ctx, session, b)
+	return err
+}
+
+// toDevice sends a request to the node that owns serial.
+func (c *Client) toDevice(ctx context.Context, serial, endpoint string, req, resp any) error {
+	dev, ok := c.Device(serial)
+	if !ok {
+		return fmt.Errorf("no device %q in the registry; call list_available_devices", serial)
+	}
+	return c.request(ctx, dev.Node, endpoint, req, resp)
+}
+
+// eachNode sends req to every live node in parallel and merges the answers.
+func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp func() any, merge func(any)) error {
+	nodes := c.live.Alive()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var errs []error
+	for _, n := range nodes {
+		wg.Go(func() {
+			rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			resp := newResp()
+			err := c.request(rctx, n, endpoint, req, resp)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			merge(resp)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// request sends one request to a node's endpoint and decodes the answer. It fails with
+// ErrNodeLost as soon as the node is declared lost.
+func (c *Client) request(ctx context.Context, node, endpoint string, req, resp any) error {
+	data, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("encode %s request: %w", endpoint, err)
+	}
+	lost := c.live.Lost(node)
+	select {
+	case <-lost:
+		return fmt.Errorf("node %s is lost (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, c.live.lostAfter, ErrNodeLost)
+	default:
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-lost:
+			cancel(ErrNodeLost)
+		case <-rctx.Done():
+		}
+	}()
+	start := time.Now()
+	subject := fmt.Sprintf(NodeGroupT, node) + "." + endpoint
+	msg, err := c.nc.RequestWithContext(rctx, subject, data)
+	if err != nil {
+		if errors.Is(context.Cause(rctx), ErrNodeLost) {
+			return fmt.Errorf("node %s was lost during the call (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, c.live.lostAfter, ErrNodeLost)
+		}
+		if errors.Is(err, nats.ErrNoResponders) {
+			return fmt.Errorf("node %s does not answer on %s (no responders): it is stopped or restarting; retry in a few seconds or pick another device", node, subject)
+		}
+		return fmt.Errorf("%s request to node %s: %w", endpoint, node, err)
+	}
+	c.opts.Metrics.observe(endpoint, time.Since(start))
+	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
+		return fmt.Errorf("node %s refused the %s request (%s): %s", node, endpoint, code, msg.Header.Get("Nats-Service-Error"))
+	}
+	if err := json.Unmarshal(msg.Data, resp); err != nil {
+		return fmt.Errorf("node %s sent an unreadable %s answer: %w", node, endpoint, err)
+	}
+	return nil
+}
+
+// validToken says whether s can be one NATS subject token or KV key.
+func validToken(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '=') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,49 @@
+package broker
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// ConnectOptions say how to reach NATS.
+type ConnectOptions struct {
+	URL string
+	// Name labels the connection (shown by `nats server report connections`).
+	Name string
+	// CredsFile is a NATS credentials file (JWT + nkey).
+	CredsFile string
+	// TLS: a client certificate and key, and a CA to trust.
+	TLSCert, TLSKey, TLSCA string
+}
+
+// Connect connects to NATS and keeps reconnecting forever; disconnections are logged.
+func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name(o.Name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("NATS disconnected", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "url", nc.ConnectedUrlRedacted()) }),
+	}
+	if o.CredsFile != "" {
+		opts = append(opts, nats.UserCredentials(o.CredsFile))
+	}
+	if o.TLSCert != "" || o.TLSKey != "" {
+		opts = append(opts, nats.ClientCert(o.TLSCert, o.TLSKey))
+	}
+	if o.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(o.TLSCA))
+	}
+	nc, err := nats.Connect(o.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w (is it running? check --nats-url, credentials and TLS options)", o.URL, err)
+	}
+	return nc, nil
+}

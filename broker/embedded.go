@@ -1,0 +1,68 @@
+package broker
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// EmbeddedOptions configure an in-process NATS server.
+type EmbeddedOptions struct {
+	// Host defaults to 127.0.0.1: the embedded server is for this machine only.
+	Host string
+	// Port defaults to 4222; -1 picks a free port.
+	Port int
+	// StoreDir holds JetStream's data.
+	StoreDir string
+	// Name names the server (shown by `nats server info`).
+	Name string
+}
+
+// StartEmbedded starts an in-process nats-server with JetStream and waits until it accepts
+// connections. Shut it down with Shutdown and WaitForShutdown.
+func StartEmbedded(opts EmbeddedOptions, log *slog.Logger) (*server.Server, error) {
+	if opts.Host == "" {
+		opts.Host = "127.0.0.1"
+	}
+	if opts.Port == 0 {
+		opts.Port = 4222
+	}
+	if opts.Name == "" {
+		opts.Name = "corral-embedded"
+	}
+	if opts.StoreDir == "" {
+		return nil, fmt.Errorf("embedded nats: a JetStream store directory is required (--data)")
+	}
+	if opts.Port > 0 {
+		// Say clearly when the port is taken rather than let the server log and exit.
+		l, err := net.Listen("tcp", net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)))
+		if err != nil {
+			return nil, fmt.Errorf("embedded nats: port %d on %s is in use (%w); pass --nats-port -1 for any free port, or --nats-url to join a running NATS", opts.Port, opts.Host, err)
+		}
+		_ = l.Close()
+	}
+	ns, err := server.NewServer(&server.Options{
+		ServerName: opts.Name,
+		Host:       opts.Host,
+		Port:       opts.Port,
+		JetStream:  true,
+		StoreDir:   opts.StoreDir,
+		NoSigs:     true,
+		NoLog:      true,
+		MaxPayload: 1 << 20,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embedded nats: %w", err)
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, fmt.Errorf("embedded nats: not ready after 10s (store %s)", opts.StoreDir)
+	}
+	log.Info("embedded NATS started", "url", ns.ClientURL(), "store", opts.StoreDir)
+	return ns, nil
+}

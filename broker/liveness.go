@@ -1,0 +1,123 @@
+package broker
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Heartbeat timing (SCHEDULER.md rule 7: a node silent for 3 s is lost). Nodes beat every
+// HeartbeatInterval; a node silent for LostAfter is declared lost, checked every checkEvery, so
+// it is noticed at most LostAfter+checkEvery after its last beat.
+const (
+	HeartbeatInterval = 500 * time.Millisecond
+	LostAfter         = 2500 * time.Millisecond
+	checkEvery        = 100 * time.Millisecond
+)
+
+// Liveness tracks nodes by their heartbeats and tells who is lost.
+type Liveness struct {
+	lostAfter time.Duration
+	onLost    func(node, boot string)
+
+	mu    sync.Mutex
+	nodes map[string]*nodeLife
+}
+
+type nodeLife struct {
+	last   time.Time
+	boot   string
+	lost   bool
+	lostCh chan struct{} // closed when the node is declared lost
+}
+
+// NewLiveness returns a tracker that calls onLost (from its own goroutine) when a node is lost.
+func NewLiveness(lostAfter time.Duration, onLost func(node, boot string)) *Liveness {
+	if lostAfter <= 0 {
+		lostAfter = LostAfter
+	}
+	return &Liveness{lostAfter: lostAfter, onLost: onLost, nodes: map[string]*nodeLife{}}
+}
+
+// Beat records a heartbeat.
+func (l *Liveness) Beat(node, boot string, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.nodes[node]
+	if n == nil || n.lost {
+		n = &nodeLife{lostCh: make(chan struct{})}
+		l.nodes[node] = n
+	}
+	n.last, n.boot = at, boot
+}
+
+// Expect starts tracking a node known from the registry, giving it lostAfter to beat.
+func (l *Liveness) Expect(node string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.nodes[node]; !ok {
+		l.nodes[node] = &nodeLife{last: time.Now(), lostCh: make(chan struct{})}
+	}
+}
+
+// Lost returns a channel closed when node is declared lost; it is closed already if the node
+// is lost or unknown.
+func (l *Liveness) Lost(node string) <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.nodes[node]
+	if n == nil {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	return n.lostCh
+}
+
+// Alive lists the nodes not lost, sorted.
+func (l *Liveness) Alive() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for name, n := range l.nodes {
+		if !n.lost {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run checks for silent nodes until ctx ends.
+func (l *Liveness) Run(ctx context.Context) {
+	t := time.NewTicker(checkEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			for _, lost := range l.sweep(now) {
+				if l.onLost != nil {
+					l.onLost(lost[0], lost[1])
+				}
+			}
+		}
+	}
+}
+
+// sweep marks silent nodes lost and returns them as (node, boot) pairs.
+func (l *Liveness) sweep(now time.Time) [][2]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var lost [][2]string
+	for name, n := range l.nodes {
+		if !n.lost && now.Sub(n.last) > l.lostAfter {
+			n.lost = true
+			close(n.lostCh)
+			lost = append(lost, [2]string{name, n.boot})
+		}
+	}
+	return lost
+}

@@ -1,0 +1,32 @@
+package broker
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// ClientMetrics measure the NATS round trips of a Client. A nil *ClientMetrics measures nothing.
+type ClientMetrics struct {
+	rtt *prometheus.HistogramVec
+}
+
+// NewClientMetrics registers the client's metrics with reg.
+func NewClientMetrics(reg prometheus.Registerer) *ClientMetrics {
+	m := &ClientMetrics{rtt: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "corral_nats_request_duration_seconds",
+		Help:    "Round trip of requests from a gateway or CLI to nodes over NATS, by endpoint (includes the task's own time).",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
+	}, []string{"endpoint"})}
+	for _, e := range []string{EndpointTask, EndpointAcquire, EndpointRelease, EndpointAbort, EndpointLeases} {
+		m.rtt.WithLabelValues(e)
+	}
+	reg.MustRegister(m.rtt)
+	return m
+}
+
+func (m *ClientMetrics) observe(endpoint string, d time.Duration) {
+	if m != nil {
+		m.rtt.WithLabelValues(endpoint).Observe(d.Seconds())
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/mcp"
+	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/sim"
+)
+
+func (n natsFlags) options(name string) broker.ConnectOptions {
+	return broker.ConnectOptions{URL: *n.url, Name: name, CredsFile: *n.creds, TLSCert: *n.tlsCert, TLSKey: *n.tlsKey, TLSCA: *n.tlsCA}
+}
+
+// newRegistry returns a metrics registry with the Go and process collectors.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// gatewayParts is a running gateway.
+type gatewayParts struct {
+	server *http.Server
+	addr   string
+	client *broker.Client
+}
+
+// startGateway serves the MCP front door on addr over the farm reached through nc.
+func startGateway(ctx context.Context, nc *nats.Conn, addr string, reg *prometheus.Registry, log *slog.Logger) (*gatewayParts, error) {
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	if err != nil {
+		return nil, err
+	}
+	client, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Reap: true, Metrics: broker.NewClientMetrics(reg)})
+	if err != nil {
+		return nil, err
+	}
+	g := mcp.New(client, log, mcp.NewMetrics(reg), mcp.Options{Ready: client.Ready, Gatherer: reg})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (is another corral running? choose another address with --http)", addr, err)
+	}
+	srv := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("gateway HTTP server stopped", "err", err)
+		}
+	}()
+	if err := client.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client}, nil
+}
+
+func (g *gatewayParts) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = g.server.Shutdown(ctx)
+}
+
+// nodeSettings are the flags of a node.
+type nodeSettings struct {
+	id                 *string
+	sims               *int
+	leaseTTL, leaseMax *time.Duration
+	grace              *time.Duration
+}
+
+func (f *flags) nodeFlags(defaultSims int) nodeSettings {
+	return nodeSettings{
+		id:       f.String("node-id", "local", "this node's id, unique in the farm (letters, digits, - and _)"),
+		sims:     f.Int("sim", defaultSims, "simulated phones to start (-1: 3 when no real device is attached)"),
+		leaseTTL: f.Duration("lease-ttl", 300*time.Second, "idle time after which a lease expires (each call renews it)"),
+		leaseMax: f.Duration("lease-max", 4*time.Hour, "hard maximum of a lease"),
+		grace:    f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
+	}
+}
+
+// startNode starts a node on its own NATS connection and adds its simulated phones.
+func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (*nodes.Node, error) {
+	conn.Name = "corral-node-" + *s.id
+	nc, err := broker.Connect(conn, log)
+	if err != nil {
+		return nil, err
+	}
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
+		LeaseMax: *s.leaseMax, Grace: *s.grace, Metrics: metrics, Log: log})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	count := *s.sims
+	if count < 0 {
+		count = 3 // no real drivers yet: a newcomer still sees a working farm
+	}
+	for i := 1; i <= count; i++ {
+		n.AddDriver(ctx, sim.New(fmt.Sprintf("sim-%s-%02d", *s.id, i)))
+	}
+	log.Info("node ready", "node", *s.id, "simulated", count)
+	return n, nil
+}

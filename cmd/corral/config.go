@@ -1,0 +1,96 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// flagSet returns a FlagSet with the flags every command has: --config, --check-config, --log-level.
+type flags struct {
+	*flag.FlagSet
+	config      *string
+	checkConfig *bool
+	logLevel    *string
+}
+
+func newFlags(name string) *flags {
+	fs := flag.NewFlagSet("corral "+name, flag.ContinueOnError)
+	return &flags{FlagSet: fs,
+		config:      fs.String("config", "", "YAML file of flag values (keys are flag names)"),
+		checkConfig: fs.Bool("check-config", false, "validate the configuration and exit"),
+		logLevel:    fs.String("log-level", "info", "log level: debug, info, warn, error"),
+	}
+}
+
+// parse reads the command line, then fills every flag not given there from CORRAL_<FLAG>
+// (upper case, '-' as '_'), then from the --config file.
+func (f *flags) parse(args []string) error {
+	if err := f.Parse(args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	file := map[string]any{}
+	if *f.config != "" {
+		b, err := os.ReadFile(*f.config)
+		if err != nil {
+			return fmt.Errorf("config file: %w", err)
+		}
+		if err := yaml.Unmarshal(b, &file); err != nil {
+			return fmt.Errorf("config file %s is not valid YAML: %w", *f.config, err)
+		}
+		for k := range file {
+			if f.Lookup(k) == nil {
+				return fmt.Errorf("config file %s: unknown key %q (keys are the flags of 'corral %s -h')", *f.config, k, strings.TrimPrefix(f.Name(), "corral "))
+			}
+		}
+	}
+	var err error
+	f.VisitAll(func(fl *flag.Flag) {
+		if set[fl.Name] || err != nil {
+			return
+		}
+		env := "CORRAL_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
+		if v, ok := os.LookupEnv(env); ok {
+			if e := fl.Value.Set(v); e != nil {
+				err = fmt.Errorf("%s=%q: %w", env, v, e)
+			}
+			return
+		}
+		if v, ok := file[fl.Name]; ok {
+			if e := fl.Value.Set(fmt.Sprint(v)); e != nil {
+				err = fmt.Errorf("config %s: %s: %w", *f.config, fl.Name, e)
+			}
+		}
+	})
+	return err
+}
+
+// logger returns a text logger on stderr at the chosen level.
+func (f *flags) logger() (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", *f.logLevel)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
+}
+
+// natsFlags are the flags that say how to reach NATS.
+type natsFlags struct {
+	url, creds, tlsCert, tlsKey, tlsCA *string
+}
+
+func (f *flags) natsFlags() natsFlags {
+	return natsFlags{
+		url:     f.String("nats-url", "nats://127.0.0.1:4222", "NATS server URL(s), comma-separated"),
+		creds:   f.String("nats-creds", "", "NATS credentials file"),
+		tlsCert: f.String("nats-tls-cert", "", "client certificate for NATS TLS"),
+		tlsKey:  f.String("nats-tls-key", "", "client key for NATS TLS"),
+		tlsCA:   f.String("nats-tls-ca", "", "CA certificate to trust for NATS TLS"),
+	}
+}

@@ -1,0 +1,89 @@
+// Command corral runs and operates a Corral device farm: `corral up` runs everything in one
+// process; `gateway`, `node` and `mcp-stdio` are the parts; `devices`, `leases`, `call` and
+// `abort` operate a running farm.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+type command struct {
+	name  string
+	usage string
+	run   func(ctx context.Context, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"up", "run everything in one process: embedded NATS, a node with devices, the MCP gateway", runUp},
+		{"gateway", "run an MCP gateway (stateless; run several) against a NATS", runGateway},
+		{"node", "run an edge node with its devices against a NATS", runNode},
+		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
+		{"devices", "list the farm's devices", runDevices},
+		{"leases", "list the leases held", runLeases},
+		{"call", "call a tool: corral call TOOL '{json arguments}'", runCall},
+		{"abort", "abort the running task of a device: corral abort SERIAL [--all]", runAbort},
+		{"version", "print the version", func(context.Context, []string) error { fmt.Println(version); return nil }},
+	}
+}
+
+var version = "0.1.0-dev"
+
+func main() {
+	os.Exit(realMain(os.Args[1:]))
+}
+
+func realMain(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage()
+		return 2
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		ctx, stop := signalContext()
+		defer stop()
+		err := c.run(ctx, args[1:])
+		if errors.Is(err, flag.ErrHelp) {
+			return 2
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "corral %s: %v\n", c.name, err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "corral: unknown command %q\n\n", args[0])
+	usage()
+	return 2
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: corral COMMAND [flags]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(os.Stderr, "  %-10s %s\n", c.name, c.usage)
+	}
+	fmt.Fprintln(os.Stderr, "\nRun 'corral COMMAND -h' for its flags. Flags may also come from CORRAL_<FLAG> environment variables\nand from a YAML file given with --config.")
+}
+
+// signalContext is cancelled by the first SIGINT/SIGTERM (graceful drain); a second one exits.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-ch
+		fmt.Fprintln(os.Stderr, "corral: shutting down (signal again to force)")
+		cancel()
+		<-ch
+		os.Exit(130)
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/nodes"
+)
+
+// runNode runs an edge node with its devices against a NATS.
+func runNode(ctx context.Context, args []string) error {
+	f := newFlags("node")
+	nf := f.natsFlags()
+	ns := f.nodeFlags(0)
+	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	log, err := f.logger()
+	if err != nil {
+		return err
+	}
+	if *f.checkConfig {
+		if !nodes.ValidID(*ns.id) {
+			return fmt.Errorf("--node-id %q: use letters, digits, '-' and '_'", *ns.id)
+		}
+		fmt.Println("configuration ok")
+		return nil
+	}
+	reg := newRegistry()
+	node, err := startNode(ctx, nf.options(""), ns, actors.NewMetrics(reg), log)
+	if err != nil {
+		return err
+	}
+	defer node.Stop()
+	if *metricsAddr != "" {
+		ln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics listener %s: %w", *metricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server stopped", "err", err)
+			}
+		}()
+		defer func() { _ = srv.Close() }()
+	}
+	<-ctx.Done()
+	return nil
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/nats-io/nats.go"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/mcp"
+)
+
+// The operator commands speak MCP, through a gateway (--gateway) or through an in-process
+// front door over NATS (--nats-url): both take the same path as an agent's call.
+
+type operatorFlags struct {
+	*flags
+	gateway *string
+	nats    natsFlags
+	timeout *time.Duration
+}
+
+func newOperatorFlags(name string) *operatorFlags {
+	f := newFlags(name)
+	return &operatorFlags{flags: f,
+		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp (default: talk to NATS directly)"),
+		nats:    f.natsFlags(),
+		timeout: f.Duration("timeout", 2*time.Minute, "give up after this long"),
+	}
+}
+
+func connect(o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
+	return broker.Connect(o, log)
+}
+
+// dial returns an initialized MCP client and a function that closes it.
+func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error) {
+	log, err := o.logger()
+	if err != nil {
+		return nil, nil, err
+	}
+	var c *client.Client
+	closers := []func(){}
+	if *o.gateway != "" {
+		c, err = client.NewStreamableHttpClient(*o.gateway)
+	} else {
+		nc, cerr := connect(o.nats.options("corral-cli"), log)
+		if cerr != nil {
+			return nil, nil, cerr
+		}
+		closers = append(closers, nc.Close)
+		stores, serr := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+		if serr != nil {
+			nc.Close()
+			return nil, nil, serr
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		closers = append(closers, cancel)
+		farm, ferr := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
+		if ferr != nil {
+			cancel()
+			nc.Close()
+			return nil, nil, ferr
+		}
+		if err := farm.WaitReady(ctx); err != nil {
+			cancel()
+			nc.Close()
+			return nil, nil, err
+		}
+		g := mcp.New(farm, log, mcp.NewMetrics(newRegistry()), mcp.Options{})
+		c, err = client.NewInProcessClient(g.MCPServer())
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("MCP client: %w", err)
+	}
+	closeAll := func() {
+		_ = c.Close()
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	if err := c.Start(ctx); err != nil {
+		closeAll()
+		return nil, nil, fmt.Errorf("start MCP client: %w", err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "corral-cli", Version: version}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		closeAll()
+		return nil, nil, fmt.Errorf("initialize MCP session with %s: %w", *o.gateway, err)
+	}
+	return c, closeAll, nil
+}
+
+// callTool runs one tool and returns its result; isError results become errors.
+func (o *operatorFlags) callTool(ctx context.Context, tool string, args map[string]any) (*mcpgo.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
+	defer cancel()
+	c, closeAll, err := o.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	if res.IsError {
+		return res, fmt.Errorf("%s", resultText(res))
+	}
+	return res, nil
+}
+
+func resultText(res *mcpgo.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(mcpgo.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// structured decodes a result's structured content into v.
+func structured(res *mcpgo.CallToolResult, v any) error {
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func runDevices(ctx context.Context, args []string) error {
+	o := newOperatorFlags("devices")
+	asJSON := o.Bool("json", false, "print JSON")
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	res, err := o.callTool(ctx, "list_available_devices", nil)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		fmt.Println(resultText(res))
+		return nil
+	}
+	var list mcp.DeviceListResult
+	if err := structured(res, &list); err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SERIAL\tPLATFORM\tMODEL\tNODE\tSTATE\tHOLDER")
+	for _, d := range list.Devices {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Serial, d.Platform, d.Model, d.Node, d.State, d.Holder)
+	}
+	return w.Flush()
+}
+
+func runLeases(ctx context.Context, args []string) error {
+	o := newOperatorFlags("leases")
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	res, err := o.callTool(ctx, "list_leases", nil)
+	if err != nil {
+		return err
+	}
+	fmt.Println(resultText(res))
+	return nil
+}
+
+func runCall(ctx context.Context, args []string) error {
+	o := newOperatorFlags("call")
+	out := o.String("out", "", "write an image result to this file (JPEG)")
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	rest := o.Args()
+	if len(rest) < 1 || len(rest) > 2 {
+		return fmt.Errorf("usage: corral call [flags] TOOL ['{json arguments}']")
+	}
+	var toolArgs map[string]any
+	if len(rest) == 2 {
+		if err := json.Unmarshal([]byte(rest[1]), &toolArgs); err != nil {
+			return fmt.Errorf("arguments must be a JSON object: %w", err)
+		}
+	}
+	res, err := o.callTool(ctx, rest[0], toolArgs)
+	if err != nil {
+		return err
+	}
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case mcpgo.TextContent:
+			fmt.Println(c.Text)
+		case mcpgo.ImageContent:
+			if *out == "" {
+				fmt.Printf("[image %s, %d bytes base64; pass --out FILE to save it]\n", c.MIMEType, len(c.Data))
+				continue
+			}
+			b, err := base64.StdEncoding.DecodeString(c.Data)
+			if err != nil {
+				return fmt.Errorf("image content: %w", err)
+			}
+			if err := os.WriteFile(*out, b, 0o644); err != nil {
+				return err
+			}
+			fmt.Printf("image written to %s (%d bytes)\n", *out, len(b))
+		}
+	}
+	return nil
+}
+
+func runAbort(ctx context.Context, args []string) error {
+	o := newOperatorFlags("abort")
+	all := o.Bool("all", false, "also drop the holder's queued tasks")
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if o.NArg() != 1 {
+		return fmt.Errorf("usage: corral abort [--all] SERIAL")
+	}
+	res, err := o.callTool(ctx, "abort_task", map[string]any{"serial": o.Arg(0), "all": *all})
+	if err != nil {
+		return err
+	}
+	fmt.Println(resultText(res))
+	return nil
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+)
+
+// runUp runs the whole farm in one process on an embedded NATS server.
+func runUp(ctx context.Context, args []string) error {
+	f := newFlags("up")
+	httpAddr := f.String("http", "127.0.0.1:8420", "address of the MCP endpoint, /metrics, /healthz and /readyz")
+	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
+	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
+	ns := f.nodeFlags(-1)
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	log, err := f.logger()
+	if err != nil {
+		return err
+	}
+	if *f.checkConfig {
+		fmt.Println("configuration ok")
+		return nil
+	}
+	dir, err := filepath.Abs(*data)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	server, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: *natsPort, StoreDir: filepath.Join(dir, "jetstream")}, log)
+	if err != nil {
+		return err
+	}
+	defer func() { server.Shutdown(); server.WaitForShutdown() }()
+	url := server.ClientURL()
+
+	reg := newRegistry()
+	node, err := startNode(ctx, broker.ConnectOptions{URL: url}, ns, actors.NewMetrics(reg), log)
+	if err != nil {
+		return err
+	}
+	defer node.Stop()
+	nc, err := broker.Connect(broker.ConnectOptions{URL: url, Name: "corral-gateway"}, log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	gw, err := startGateway(ctx, nc, *httpAddr, reg, log)
+	if err != nil {
+		return err
+	}
+	defer gw.stop()
+	printWelcome(gw.addr, url)
+	<-ctx.Done()
+	return nil
+}
+
+func printWelcome(httpAddr, natsURL string) {
+	mcpURL := "http://" + httpAddr + "/mcp"
+	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+		"corral": map[string]any{"type": "http", "url": mcpURL},
+	}}, "", "  ")
+	fmt.Printf(`Corral is up.
+
+  MCP endpoint   %s
+  metrics        http://%s/metrics
+  NATS           %s   (try: nats --server %s micro ls)
+
+Client configuration (streamable HTTP), ready to paste:
+%s
+
+For stdio-only clients: corral mcp-stdio --gateway %s
+Stop with Ctrl-C.
+`, mcpURL, httpAddr, natsURL, natsURL, cfg, mcpURL)
+}

@@ -1,0 +1,69 @@
+package farmtest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// Call calls a tool and fails the test on a protocol error (tool errors are results).
+func Call(t testing.TB, c *client.Client, tool string, args map[string]any) *mcpgo.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("%s %v: protocol error: %v", tool, args, err)
+	}
+	return res
+}
+
+// MustCall calls a tool and fails the test if the result is an error.
+func MustCall(t testing.TB, c *client.Client, tool string, args map[string]any) *mcpgo.CallToolResult {
+	t.Helper()
+	res := Call(t, c, tool, args)
+	if res.IsError {
+		t.Fatalf("%s %v: %s", tool, args, Text(res))
+	}
+	return res
+}
+
+// Text joins a result's text content.
+func Text(res *mcpgo.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(mcpgo.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Structured decodes a result's structured content into v.
+func Structured(t testing.TB, res *mcpgo.CallToolResult, v any) {
+	t.Helper()
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+// Image returns a result's image content (base64 data and MIME type).
+func Image(res *mcpgo.CallToolResult) (data, mime string) {
+	for _, c := range res.Content {
+		if img, ok := c.(mcpgo.ImageContent); ok {
+			return img.Data, img.MIMEType
+		}
+	}
+	return "", ""
+}

@@ -1,0 +1,301 @@
+// Package farmtest starts a whole Corral farm inside a test: a real nats-server with
+// JetStream, edge nodes with simulated phones, gateways serving MCP over HTTP, and real MCP
+// clients. Nothing is mocked.
+package farmtest
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/mcp"
+	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/sim"
+)
+
+// Options shape a test farm.
+type Options struct {
+	Nodes         int // default 1
+	PhonesPerNode int // default 3
+	LeaseTTL      time.Duration
+	Grace         time.Duration
+	// Quiet drops logs; by default warnings and errors go to the test log.
+	Quiet bool
+}
+
+// Farm is a running test farm.
+type Farm struct {
+	t        testing.TB
+	ctx      context.Context
+	cancel   context.CancelFunc
+	opts     Options
+	NATS     *server.Server
+	URL      string
+	Registry *prometheus.Registry
+	metrics  *actors.Metrics
+	log      *slog.Logger
+	done     *atomic.Bool
+
+	mu      sync.Mutex
+	nodes   map[string]*nodes.Node
+	phones  map[string]*sim.Phone
+	gateway *Gateway
+}
+
+// Gateway is a running gateway: its MCP endpoint and its farm client.
+type Gateway struct {
+	HTTP   *httptest.Server
+	MCPURL string
+	Client *broker.Client
+	cancel context.CancelFunc
+}
+
+// Start starts a farm and stops it when the test ends.
+func Start(t testing.TB, opts Options) *Farm {
+	t.Helper()
+	if opts.Nodes == 0 {
+		opts.Nodes = 1
+	}
+	if opts.PhonesPerNode == 0 {
+		opts.PhonesPerNode = 3
+	}
+	level := slog.LevelWarn
+	if os.Getenv("CORRAL_TEST_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	done := new(atomic.Bool)
+	log := slog.New(slog.NewTextHandler(testWriter{t, done}, &slog.HandlerOptions{Level: level}))
+	if opts.Quiet {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ns, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: -1, StoreDir: t.TempDir()}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Farm{done: done, t: t, ctx: ctx, cancel: cancel, opts: opts, NATS: ns, URL: ns.ClientURL(), Registry: prometheus.NewRegistry(),
+		log: log, nodes: map[string]*nodes.Node{}, phones: map[string]*sim.Phone{}}
+	f.metrics = actors.NewMetrics(f.Registry)
+	t.Cleanup(f.stop)
+	for i := 1; i <= opts.Nodes; i++ {
+		f.StartNode(fmt.Sprintf("n%d", i), opts.PhonesPerNode)
+	}
+	f.StartGateway()
+	f.WaitDevices(opts.Nodes*opts.PhonesPerNode, broker.StateOnline)
+	return f
+}
+
+func (f *Farm) stop() {
+	f.mu.Lock()
+	gw := f.gateway
+	ns := make([]*nodes.Node, 0, len(f.nodes))
+	for _, n := range f.nodes {
+		ns = append(ns, n)
+	}
+	phones := make([]*sim.Phone, 0, len(f.phones))
+	for _, p := range f.phones {
+		phones = append(phones, p)
+	}
+	f.mu.Unlock()
+	if gw != nil {
+		f.stopGateway(gw)
+	}
+	for _, p := range phones {
+		_ = p.Close() // frees operations a test left hanging
+	}
+	for _, n := range ns {
+		n.Stop()
+	}
+	f.cancel()
+	f.NATS.Shutdown()
+	f.NATS.WaitForShutdown()
+	f.done.Store(true)
+}
+
+// StartNode starts node id with count simulated phones named <id>-p<k>.
+func (f *Farm) StartNode(id string, count int) *nodes.Node {
+	f.t.Helper()
+	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "node-" + id}, f.log)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, LeaseTTL: f.opts.LeaseTTL,
+		Grace: f.opts.Grace, Metrics: f.metrics, Log: f.log})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.nodes[id] = n
+	f.mu.Unlock()
+	for k := 1; k <= count; k++ {
+		p := sim.New(fmt.Sprintf("%s-p%d", id, k))
+		f.mu.Lock()
+		f.phones[p.Info().Serial] = p
+		f.mu.Unlock()
+		n.AddDriver(f.ctx, p)
+	}
+	return n
+}
+
+// KillNode stops a node as a crash would.
+func (f *Farm) KillNode(id string) {
+	f.mu.Lock()
+	n := f.nodes[id]
+	delete(f.nodes, id)
+	f.mu.Unlock()
+	n.Kill()
+}
+
+// Phone returns the simulated phone with this serial.
+func (f *Farm) Phone(serial string) *sim.Phone {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.phones[serial]
+	if !ok {
+		f.t.Fatalf("no phone %s", serial)
+	}
+	return p
+}
+
+// Phones returns every simulated phone.
+func (f *Farm) Phones() []*sim.Phone {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]*sim.Phone, 0, len(f.phones))
+	for _, p := range f.phones {
+		out = append(out, p)
+	}
+	return out
+}
+
+// StartGateway starts a gateway (replacing none: call StopGateway first to restart it).
+func (f *Farm) StartGateway() *Gateway {
+	f.t.Helper()
+	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "gateway"}, f.log)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	reg := prometheus.NewRegistry()
+	c, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: f.log, Reap: true, Metrics: broker.NewClientMetrics(reg)})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := c.WaitReady(ctx); err != nil {
+		f.t.Fatal(err)
+	}
+	g := mcp.New(c, f.log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: prometheus.Gatherers{reg, f.Registry}})
+	hs := httptest.NewServer(g.Handler())
+	gw := &Gateway{HTTP: hs, MCPURL: hs.URL + "/mcp", Client: c, cancel: func() { cancel(); nc.Close() }}
+	f.mu.Lock()
+	f.gateway = gw
+	f.mu.Unlock()
+	return gw
+}
+
+// Gateway returns the running gateway.
+func (f *Farm) Gateway() *Gateway {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.gateway
+}
+
+// StopGateway stops the running gateway.
+func (f *Farm) StopGateway() {
+	f.mu.Lock()
+	gw := f.gateway
+	f.gateway = nil
+	f.mu.Unlock()
+	f.stopGateway(gw)
+}
+
+func (f *Farm) stopGateway(gw *Gateway) {
+	gw.HTTP.CloseClientConnections()
+	gw.HTTP.Close()
+	gw.cancel()
+}
+
+// Client returns an initialized MCP client over streamable HTTP to the running gateway.
+func (f *Farm) Client(name string, opts ...client.ClientOption) *client.Client {
+	f.t.Helper()
+	c, err := client.NewStreamableHttpClient(f.Gateway().MCPURL)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		f.t.Fatal(err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: "test"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		f.t.Fatal(err)
+	}
+	return c
+}
+
+// Devices returns the registry as the gateway sees it.
+func (f *Farm) Devices() []broker.DeviceEntry { return f.Gateway().Client.Devices() }
+
+// WaitDevices waits until n devices are in state.
+func (f *Farm) WaitDevices(n int, state string) {
+	f.t.Helper()
+	Eventually(f.t, 10*time.Second, func() bool {
+		count := 0
+		for _, d := range f.Devices() {
+			if d.State == state {
+				count++
+			}
+		}
+		return count == n
+	}, "%d devices %s", n, state)
+}
+
+// Eventually polls cond every 10 ms until it holds or timeout passes.
+func Eventually(t testing.TB, timeout time.Duration, cond func() bool, format string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: "+format, append([]any{timeout}, args...)...)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// testWriter sends logs to the test log until the farm has stopped (a test's log must not be
+// written after the test ends).
+type testWriter struct {
+	t    testing.TB
+	done *atomic.Bool
+}
+
+func (w testWriter) Write(p []byte) (int, error) {
+	if !w.done.Load() {
+		w.t.Log(string(p))
+	}
+	return len(p), nil
+}

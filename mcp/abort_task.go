@@ -1,0 +1,112 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// abortArgs choose what abort_task cancels.
+type abortArgs struct {
+	taskIDArgs
+	Serial string `json:"serial,omitempty"`
+	Lease  string `json:"lease,omitempty"`
+	All    bool   `json:"all,omitempty"`
+
+	taskID string // the task id after Check
+}
+
+// Check validates the arguments.
+func (a *abortArgs) Check() error {
+	id, err := a.taskIDArgs.id()
+	if err != nil {
+		return err
+	}
+	a.taskID = id
+	if len(a.Serial) > maxSerialLen {
+		return fmt.Errorf("serial is %d bytes long; at most %d", len(a.Serial), maxSerialLen)
+	}
+	if a.Lease != "" {
+		return checkID(argLease, a.Lease)
+	}
+	return nil
+}
+
+// AbortResult is abort_task's structured result.
+type AbortResult struct {
+	Message string   `json:"message" jsonschema:"What was aborted, or that nothing was running"`
+	Aborted []string `json:"aborted" jsonschema:"Ids of the tasks cancelled (running or queued)"`
+}
+
+func toolAbortTask() toolDef {
+	tool := mcpgo.NewTool("abort_task",
+		mcpgo.WithDescription("Abort the running task of a device, chosen by serial, task_id or lease (in a session, the selected device by default). "+
+			"It does not wait behind the task: the task's context is cancelled at once and the device is freed. With all, the same holder's queued tasks are dropped too."),
+		destructive(true), mcpgo.WithOutputSchema[AbortResult](),
+		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Abort the task running on this device")),
+		mcpgo.WithString("task_id", mcpgo.MaxLength(128), mcpgo.Description("Abort this task (taskId is accepted too)")),
+		mcpgo.WithString("taskId", mcpgo.MaxLength(128), mcpgo.Description("Same as task_id (phone-agent spelling)")),
+		mcpgo.WithString(argLease, mcpgo.MaxLength(128), mcpgo.Description("Abort the task running under this lease")),
+		mcpgo.WithBoolean("all", mcpgo.Description("Also drop the holder's queued tasks on that device")),
+	)
+	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var a abortArgs
+			if err := decodeArgs(tool, req, &a); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
+			if a.Serial == "" && a.taskID == "" && a.Lease == "" {
+				sd, ok := g.sessionDevice(ctx)
+				if !ok {
+					return g.refuse(ctx, "say which: serial, task_id or lease (list_available_devices shows busy devices)"), nil
+				}
+				a.Serial = sd.Serial
+			}
+			if a.Serial != "" {
+				if _, ok := g.farm.Device(a.Serial); !ok {
+					return g.refuse(ctx, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
+				}
+			}
+			ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: a.Serial, TaskID: a.taskID,
+				Lease: a.Lease, All: a.All, By: holderFrom(ctx).String()})
+			if err != nil {
+				setOutcome(ctx, broker.OutcomeLost)
+				return errorResult(fmt.Sprintf("abort_task on %s: %v", a.target(), err)), nil
+			}
+			if ans.Error != "" || ans.Code != "" {
+				setOutcome(ctx, broker.OutcomeRefused)
+				return errorResult(fmt.Sprintf("abort_task on %s refused (%s): %s", a.target(), ans.Code, ans.Error)), nil
+			}
+			out := AbortResult{Aborted: ans.Aborted}
+			if out.Aborted == nil {
+				out.Aborted = []string{}
+			}
+			if len(out.Aborted) == 0 {
+				out.Message = fmt.Sprintf("No task is currently running on %s.", a.target())
+			} else {
+				out.Message = fmt.Sprintf("Aborted %d task(s) on %s: %s.", len(out.Aborted), a.target(), strings.Join(out.Aborted, ", "))
+			}
+			return structuredResult(ctx, out), nil
+		}
+	}}
+}
+
+// target names what the abort was aimed at.
+func (a *abortArgs) target() string {
+	var parts []string
+	if a.Serial != "" {
+		parts = append(parts, "device "+a.Serial)
+	}
+	if a.taskID != "" {
+		parts = append(parts, "task "+a.taskID)
+	}
+	if a.Lease != "" {
+		parts = append(parts, "the lease's device")
+	}
+	return strings.Join(parts, ", ")
+}

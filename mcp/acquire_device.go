@@ -1,0 +1,219 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// Limits of acquire_device.
+const (
+	maxTags         = 32
+	maxTagLen       = 64
+	maxTTLSeconds   = 24 * 3600
+	maxAcquireTries = 16 // devices asked at once before waiting on one
+)
+
+// acquireArgs select the device to lease: every given field must match.
+type acquireArgs struct {
+	Platform    string   `json:"platform,omitempty"`
+	Serial      string   `json:"serial,omitempty"`
+	Model       string   `json:"model,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	WaitSeconds float64  `json:"wait_seconds,omitempty"`
+	TTLSeconds  float64  `json:"ttl_seconds,omitempty"`
+}
+
+// Check validates the arguments.
+func (a *acquireArgs) Check() error {
+	for _, f := range []struct{ name, v string }{{argPlatform, a.Platform}, {argSerial, a.Serial}, {"model", a.Model}} {
+		if len(f.v) > maxSerialLen {
+			return fmt.Errorf("%s is %d bytes long; at most %d", f.name, len(f.v), maxSerialLen)
+		}
+	}
+	a.Platform = strings.ToLower(a.Platform)
+	if len(a.Tags) > maxTags {
+		return fmt.Errorf("tags has %d entries; at most %d", len(a.Tags), maxTags)
+	}
+	for _, t := range a.Tags {
+		if t == "" || len(t) > maxTagLen {
+			return fmt.Errorf("each tag must be 1 to %d bytes long", maxTagLen)
+		}
+	}
+	if math.IsNaN(a.WaitSeconds) || a.WaitSeconds < 0 || a.WaitSeconds > maxWaitSeconds {
+		return fmt.Errorf("wait_seconds must be between 0 and %d, got %v", maxWaitSeconds, a.WaitSeconds)
+	}
+	if math.IsNaN(a.TTLSeconds) || a.TTLSeconds < 0 || a.TTLSeconds > maxTTLSeconds {
+		return fmt.Errorf("ttl_seconds must be between 0 (the node's default) and %d, got %v", maxTTLSeconds, a.TTLSeconds)
+	}
+	return nil
+}
+
+// matches reports whether d has every property the selector asks for.
+func (a *acquireArgs) matches(d broker.DeviceEntry) bool {
+	return (a.Platform == "" || a.Platform == d.Platform) &&
+		(a.Serial == "" || a.Serial == d.Serial) &&
+		(a.Model == "" || strings.EqualFold(a.Model, d.Model)) &&
+		!slices.ContainsFunc(a.Tags, func(t string) bool { return !slices.Contains(d.Tags, t) })
+}
+
+func (a *acquireArgs) String() string {
+	var parts []string
+	for _, f := range []struct{ name, v string }{{argPlatform, a.Platform}, {argSerial, a.Serial}, {"model", a.Model}} {
+		if f.v != "" {
+			parts = append(parts, fmt.Sprintf("%s=%q", f.name, f.v))
+		}
+	}
+	if len(a.Tags) > 0 {
+		parts = append(parts, fmt.Sprintf("tags=%q", a.Tags))
+	}
+	if len(parts) == 0 {
+		return "any device"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// AcquireResult is acquire_device's structured result.
+type AcquireResult struct {
+	Message string    `json:"message" jsonschema:"What was acquired and how to use it"`
+	Lease   LeaseInfo `json:"lease" jsonschema:"The lease: pass its handle as lease, and its serial as serial, on every call"`
+}
+
+// stateRank orders devices for acquire_device: free ones first; unhealthy and offline ones
+// are not asked at all.
+var stateRank = map[string]int{broker.StateOnline: 0, broker.StateLeased: 1, broker.StateBusy: 2}
+
+func toolAcquireDevice() toolDef {
+	tool := mcpgo.NewTool("acquire_device",
+		mcpgo.WithDescription("Lease a device matching a selector (every given field must match; none: any device). "+
+			"Free devices are tried first; if none can be had and wait_seconds > 0, waits in the queue of the matching device with the fewest waiters. "+
+			"Returns the lease: pass its handle as lease and its serial as serial on every call; release_device when done."),
+		action(false), mcpgo.WithOutputSchema[AcquireResult](),
+		platformParam(),
+		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Exact device serial (optional)")),
+		mcpgo.WithString("model", mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Device model, case-insensitive (optional)")),
+		mcpgo.WithArray("tags", mcpgo.WithStringItems(mcpgo.MinLength(1), mcpgo.MaxLength(maxTagLen)), mcpgo.MaxItems(maxTags),
+			mcpgo.Description("Tags the device must all have (optional)")),
+		mcpgo.WithNumber(argWaitSeconds, mcpgo.Min(0), mcpgo.Max(maxWaitSeconds),
+			mcpgo.Description("If no matching device is free, wait up to this many seconds in a queue (default 0: answer at once)")),
+		mcpgo.WithNumber("ttl_seconds", mcpgo.Min(0), mcpgo.Max(maxTTLSeconds),
+			mcpgo.Description("Idle time after which the lease ends unless a call renews it (optional; default and cap set by the node)")),
+	)
+	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var a acquireArgs
+			if err := decodeArgs(tool, req, &a); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
+			return g.acquire(ctx, &a), nil
+		}
+	}}
+}
+
+// acquire asks the matching devices in turn, then waits on the least-queued one.
+func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolResult {
+	all := g.farm.Devices()
+	var match, tryable []broker.DeviceEntry
+	for _, d := range all {
+		if a.matches(d) {
+			match = append(match, d)
+			if _, ok := stateRank[d.State]; ok {
+				tryable = append(tryable, d)
+			}
+		}
+	}
+	if len(match) == 0 {
+		return g.refuse(ctx, fmt.Sprintf("no device matches %s. The farm has: %s", a, farmSummary(all)))
+	}
+	if len(tryable) == 0 {
+		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy or offline: %s", a, farmSummary(match)))
+	}
+	slices.SortFunc(tryable, func(x, y broker.DeviceEntry) int {
+		return cmp.Or(cmp.Compare(stateRank[x.State], stateRank[y.State]), cmp.Compare(x.Serial, y.Serial))
+	})
+	req := broker.AcquireRequest{V: broker.WireVersion, Holder: holderFrom(ctx), TTLMS: int64(a.TTLSeconds * 1000)}
+	var refusals []string
+	best, bestWaiters := "", math.MaxInt
+	for _, d := range tryable[:min(len(tryable), maxAcquireTries)] {
+		req.Serial = d.Serial
+		ans, err := g.farm.Acquire(ctx, req)
+		switch {
+		case err != nil:
+			refusals = append(refusals, fmt.Sprintf("%s: %v", d.Serial, err))
+			continue
+		case ans.OK && ans.Lease != nil:
+			return acquired(ctx, *ans.Lease, "")
+		}
+		refusals = append(refusals, leaseRefusal("acquire_device", d.Serial, ans))
+		waiters := 0
+		if ans.Lease != nil {
+			waiters = ans.Lease.QueueLen
+		}
+		if ans.Code == broker.CodeBusy && waiters < bestWaiters {
+			best, bestWaiters = d.Serial, waiters
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if a.WaitSeconds > 0 && best != "" && ctx.Err() == nil {
+		req.Serial, req.WaitMS = best, int64(a.WaitSeconds*1000)
+		ans, err := g.farm.Acquire(ctx, req)
+		switch {
+		case err != nil:
+			setOutcome(ctx, broker.OutcomeLost)
+			return errorResult(fmt.Sprintf("acquire_device waiting for %s: %v", best, err))
+		case ans.OK && ans.Lease != nil:
+			return acquired(ctx, *ans.Lease, fmt.Sprintf(" (after waiting in its queue behind %d)", bestWaiters))
+		}
+		setOutcome(ctx, broker.OutcomeRefused)
+		return errorResult(leaseRefusal("acquire_device", best, ans))
+	}
+	setOutcome(ctx, broker.OutcomeRefused)
+	hint := " Pass wait_seconds to queue for the device with the fewest waiters, or choose other devices."
+	if a.WaitSeconds > 0 {
+		hint = " None of them can be queued for; try again later or choose other devices."
+	}
+	return errorResult(fmt.Sprintf("no device matching %s could be leased: %s.%s", a, strings.Join(refusals, "; "), hint))
+}
+
+// acquired is the successful answer of acquire_device.
+func acquired(ctx context.Context, l broker.Lease, how string) *mcpgo.CallToolResult {
+	return structuredResult(ctx, AcquireResult{Lease: leaseInfo(l), Message: fmt.Sprintf(
+		"Leased device %s%s: pass serial %q and lease %q on every call. The lease ends at %s unless a call renews it (at most at %s); release_device when done.",
+		l.Serial, how, l.Serial, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))})
+}
+
+// farmSummary lists devices briefly: serial (platform model, state, tags).
+func farmSummary(devs []broker.DeviceEntry) string {
+	if len(devs) == 0 {
+		return "no devices at all (is a node running?)"
+	}
+	devs = slices.SortedFunc(slices.Values(devs), func(x, y broker.DeviceEntry) int { return cmp.Compare(x.Serial, y.Serial) })
+	const most = 10
+	var parts []string
+	for _, d := range devs[:min(len(devs), most)] {
+		s := fmt.Sprintf("%s (%s", d.Serial, d.Platform)
+		if d.Model != "" {
+			s += " " + d.Model
+		}
+		s += ", " + d.State
+		if len(d.Tags) > 0 {
+			s += ", tags " + strings.Join(d.Tags, "/")
+		}
+		parts = append(parts, s+")")
+	}
+	if len(devs) > most {
+		parts = append(parts, fmt.Sprintf("and %d more (list_available_devices)", len(devs)-most))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,8 @@
+package mcp
+
+import "github.com/corral-farm/corral/nodes"
+
+func toolAppTerminate() toolDef {
+	return newDeviceTool[nodes.PackageArgs, nodes.MessageResult]("app_terminate",
+		"Stop an app (force-stop on Android): its unsaved state is lost.", destructive(true), packageNameParam(true))
+}

@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes"
+)
+
+// idPattern is what task ids and lease handles are made of. They end up in NATS subjects, so
+// nothing else (no '.', '*' or '>') may pass.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// decodeArgs decodes the arguments of a gateway tool into v strictly (unknown fields, wrong
+// types and a failed Check are errors), with a message that names the tool's arguments.
+func decodeArgs(tool mcpgo.Tool, req mcpgo.CallToolRequest, v any) error {
+	if a := req.Params.Arguments; a != nil {
+		if _, ok := a.(map[string]any); !ok {
+			return fmt.Errorf("arguments must be a JSON object, got %s", jsonType(a))
+		}
+	}
+	raw, err := json.Marshal(req.GetArguments())
+	if err != nil {
+		return fmt.Errorf("arguments cannot be encoded: %w", err)
+	}
+	if err := nodes.DecodeArgs(raw, v); err != nil {
+		return argError(tool, err)
+	}
+	return nil
+}
+
+// argError adds the tool's argument names to a decoding error about an unknown argument.
+func argError(tool mcpgo.Tool, err error) error {
+	if !strings.Contains(err.Error(), "unknown field") {
+		return err
+	}
+	names := make([]string, 0, len(tool.InputSchema.Properties))
+	for k := range tool.InputSchema.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return errors.New(strings.Replace(err.Error(), "json: unknown field", "unknown argument", 1) +
+		"; " + tool.Name + " takes: " + strings.Join(names, ", "))
+}
+
+// checkID validates a task id or lease handle given as argument name.
+func checkID(name, v string) error {
+	if !idPattern.MatchString(v) {
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		return fmt.Errorf("%s %q is not one Corral hands out (letters, digits, '_' and '-', at most 128)", name, v)
+	}
+	return nil
+}
+
+// sessionID returns the MCP protocol session of the call, or "" in the stateless protocol.
+func sessionID(ctx context.Context) string {
+	if s := mcpserver.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
+}
+
+// sessionDevice returns the session's default device, if the call has a session with one.
+func (g *Gateway) sessionDevice(ctx context.Context) (broker.SessionDefault, bool) {
+	id := sessionID(ctx)
+	if id == "" {
+		return broker.SessionDefault{}, false
+	}
+	d, ok := g.farm.SessionDevice(ctx, id)
+	return d, ok && d.Serial != ""
+}
+
+// deviceSelector is the platform/serial pair of the gateway tools that name one device.
+type deviceSelector struct {
+	Platform string `json:"platform,omitempty"`
+	Serial   string `json:"serial,omitempty"`
+}
+
+// Check validates a device selector's lengths; the device itself is looked up later.
+func (a *deviceSelector) Check() error {
+	for _, f := range []struct{ name, v string }{{argPlatform, a.Platform}, {argSerial, a.Serial}} {
+		if len(f.v) > maxSerialLen {
+			return fmt.Errorf("%s is %d bytes long; at most %d", f.name, len(f.v), maxSerialLen)
+		}
+	}
+	a.Platform = strings.ToLower(a.Platform)
+	return nil
+}
+
+// platformParam is the platform argument (HttpRunner seed).
+func platformParam() mcpgo.ToolOption {
+	return mcpgo.WithString(argPlatform, mcpgo.Enum(platforms...),
+		mcpgo.Description("Device platform. Optional: the serial decides; if given it must match the device."))
+}
+
+// platforms are the platform names the tools accept.
+var platforms = []string{nodes.PlatformAndroid, nodes.PlatformIOS, nodes.PlatformWeb, "harmony", nodes.PlatformArm}

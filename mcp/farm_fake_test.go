@@ -1,0 +1,234 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes"
+)
+
+// fakeFarm is a Farm whose behaviour tests set through function fields. Unset fields answer
+// plainly: the devices given, tasks run by a miniature node (the real ops over fullDriver),
+// leases granted, nothing to abort. Every request is recorded.
+type fakeFarm struct {
+	t       testing.TB
+	devices []broker.DeviceEntry
+
+	RunFn        func(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error)
+	AcquireFn    func(ctx context.Context, req broker.AcquireRequest) (broker.LeaseAnswer, error)
+	ReleaseFn    func(ctx context.Context, req broker.ReleaseRequest) (broker.LeaseAnswer, error)
+	AbortFn      func(ctx context.Context, req broker.AbortRequest) (broker.AbortAnswer, error)
+	LeasesFn     func(ctx context.Context) ([]broker.Lease, error)
+	TaskRecordFn func(ctx context.Context, id string) (broker.TaskResult, error)
+
+	mu       sync.Mutex
+	runs     []broker.TaskRequest
+	acquires []broker.AcquireRequest
+	releases []broker.ReleaseRequest
+	aborts   []broker.AbortRequest
+	sessions map[string]broker.SessionDefault
+}
+
+var _ Farm = (*fakeFarm)(nil)
+
+// testDevices is a small farm: two Android phones (one busy), an iPhone and an offline phone.
+func testDevices() []broker.DeviceEntry {
+	return []broker.DeviceEntry{
+		{V: 1, Serial: "emulator-5554", Platform: nodes.PlatformAndroid, Model: "Pixel 7", Brand: "google", Release: "14", SDK: "34",
+			Tags: []string{"lab", "wifi"}, Node: "n1", State: broker.StateOnline},
+		{V: 1, Serial: "android-busy", Platform: nodes.PlatformAndroid, Model: "Pixel 7", Tags: []string{"lab"}, Node: "n1",
+			State: broker.StateLeased, Holder: "alice (claude)"},
+		{V: 1, Serial: "00008101-IPHONE", Platform: nodes.PlatformIOS, Model: "iPhone 13", Release: "17.5", Node: "n2", State: broker.StateOnline},
+		{V: 1, Serial: "android-gone", Platform: nodes.PlatformAndroid, Model: "Pixel 6", Node: "n2", State: broker.StateOffline, Reason: "unplugged"},
+	}
+}
+
+func newFakeFarm(t testing.TB) *fakeFarm {
+	return &fakeFarm{t: t, devices: testDevices(), sessions: map[string]broker.SessionDefault{}}
+}
+
+func (f *fakeFarm) Devices() []broker.DeviceEntry { return append([]broker.DeviceEntry(nil), f.devices...) }
+
+func (f *fakeFarm) Device(serial string) (broker.DeviceEntry, bool) {
+	for _, d := range f.devices {
+		if d.Serial == serial {
+			return d, true
+		}
+	}
+	return broker.DeviceEntry{}, false
+}
+
+func (f *fakeFarm) Run(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error) {
+	f.mu.Lock()
+	f.runs = append(f.runs, req)
+	f.mu.Unlock()
+	if f.RunFn != nil {
+		return f.RunFn(ctx, req, progress)
+	}
+	return miniNode(f.t, ctx, req, progress), nil
+}
+
+func (f *fakeFarm) Acquire(ctx context.Context, req broker.AcquireRequest) (broker.LeaseAnswer, error) {
+	f.mu.Lock()
+	f.acquires = append(f.acquires, req)
+	f.mu.Unlock()
+	if f.AcquireFn != nil {
+		return f.AcquireFn(ctx, req)
+	}
+	return broker.LeaseAnswer{V: 1, OK: true, Lease: testLease(req.Serial, req.Holder)}, nil
+}
+
+func (f *fakeFarm) Release(ctx context.Context, req broker.ReleaseRequest) (broker.LeaseAnswer, error) {
+	f.mu.Lock()
+	f.releases = append(f.releases, req)
+	f.mu.Unlock()
+	if f.ReleaseFn != nil {
+		return f.ReleaseFn(ctx, req)
+	}
+	return broker.LeaseAnswer{V: 1, OK: true}, nil
+}
+
+func (f *fakeFarm) Abort(ctx context.Context, req broker.AbortRequest) (broker.AbortAnswer, error) {
+	f.mu.Lock()
+	f.aborts = append(f.aborts, req)
+	f.mu.Unlock()
+	if f.AbortFn != nil {
+		return f.AbortFn(ctx, req)
+	}
+	return broker.AbortAnswer{V: 1}, nil
+}
+
+func (f *fakeFarm) Leases(ctx context.Context) ([]broker.Lease, error) {
+	if f.LeasesFn != nil {
+		return f.LeasesFn(ctx)
+	}
+	return nil, nil
+}
+
+func (f *fakeFarm) TaskRecord(ctx context.Context, id string) (broker.TaskResult, error) {
+	if f.TaskRecordFn != nil {
+		return f.TaskRecordFn(ctx, id)
+	}
+	return broker.TaskResult{}, fmt.Errorf("task %s: not found", id)
+}
+
+func (f *fakeFarm) SessionDevice(_ context.Context, session string) (broker.SessionDefault, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.sessions[session]
+	return d, ok
+}
+
+func (f *fakeFarm) SetSessionDevice(_ context.Context, session string, d broker.SessionDefault) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sessions[session] = d
+	return nil
+}
+
+// Runs returns the task requests the farm received.
+func (f *fakeFarm) Runs() []broker.TaskRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]broker.TaskRequest(nil), f.runs...)
+}
+
+// testLease is the lease the fake farm grants.
+func testLease(serial string, h broker.Holder) *broker.Lease {
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	return &broker.Lease{V: 1, Handle: "lease_" + strings.NewReplacer(".", "", ":", "").Replace(serial), Serial: serial, Node: "n1",
+		Holder: h, Epoch: 7, AcquiredAt: now, ExpiresAt: now.Add(5 * time.Minute), MaxUntil: now.Add(time.Hour)}
+}
+
+// miniNode runs a task as an edge node would: the real op over fullDriver, briefly. Gateway
+// validation must be at least as strict as the node's: a bad_input answer from the op means
+// the gateway let something through, except off-screen pixels, which only the node can know.
+func miniNode(t testing.TB, ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
+	res := broker.TaskResult{V: 1, ID: req.ID, Serial: req.Serial, Node: "n1", Tool: req.Tool, Holder: req.Holder, Submitted: time.Now()}
+	op, ok := nodes.DefaultOps()[req.Tool]
+	if !ok {
+		t.Errorf("gateway sent tool %q that no node op serves", req.Tool)
+		res.Outcome, res.Code, res.Error = broker.OutcomeRefused, broker.CodeBadInput, "unknown tool"
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	task := &nodes.Task{Driver: fullDriver{}, Args: req.Args, Progress: func(done, total float64, msg string) {
+		if progress != nil {
+			progress(broker.Progress{TaskID: req.ID, Progress: done, Total: total, Message: msg})
+		}
+	}}
+	res.Started = time.Now()
+	out, err := op.Run(ctx, task)
+	res.Finished = time.Now()
+	if err != nil {
+		res.Outcome, res.Code, res.Error = broker.OutcomeFailed, nodes.ErrorCode(err), err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			res.Outcome = broker.OutcomeTimedOut
+		}
+		if res.Code == broker.CodeBadInput && !(req.Tool == "tap_abs_xy" && strings.Contains(err.Error(), "outside")) {
+			t.Errorf("node refused what the gateway accepted: %s %s: %v", req.Tool, req.Args, err)
+		}
+		return res
+	}
+	res.Outcome, res.Text = broker.OutcomeSucceeded, out.Text
+	if out.Data != nil {
+		if res.Data, err = json.Marshal(out.Data); err != nil {
+			t.Errorf("%s: encode data: %v", req.Tool, err)
+		}
+	}
+	if out.Image != nil {
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, out.Image, nil); err != nil {
+			t.Errorf("%s: encode image: %v", req.Tool, err)
+		}
+		res.Image, res.ImageType = b.Bytes(), "image/jpeg"
+	}
+	return res
+}
+
+// fullDriver is a driver with every ability that does nothing, at once.
+type fullDriver struct{}
+
+var _ interface {
+	nodes.Driver
+	nodes.DoubleTapper
+	nodes.Swiper
+	nodes.TextInputter
+	nodes.KeyPresser
+	nodes.AppManager
+	nodes.SourceDumper
+} = fullDriver{}
+
+func (fullDriver) Info() nodes.DeviceInfo {
+	return nodes.DeviceInfo{Serial: "emulator-5554", Platform: nodes.PlatformAndroid}
+}
+func (fullDriver) ScreenSize(context.Context) (nodes.Size, error) {
+	return nodes.Size{Width: 1080, Height: 2400}, nil
+}
+func (fullDriver) Screenshot(context.Context) (image.Image, error) {
+	return image.NewGray(image.Rect(0, 0, 9, 16)), nil
+}
+func (fullDriver) Tap(context.Context, nodes.Point, time.Duration) error                 { return nil }
+func (fullDriver) DoubleTap(context.Context, nodes.Point) error                          { return nil }
+func (fullDriver) Swipe(context.Context, nodes.Point, nodes.Point, time.Duration, time.Duration) error { return nil }
+func (fullDriver) InputText(context.Context, string) error                               { return nil }
+func (fullDriver) PressKey(context.Context, string) error                                { return nil }
+func (fullDriver) ListPackages(context.Context) ([]string, error) {
+	return []string{"com.android.settings", "com.corral.notes"}, nil
+}
+func (fullDriver) LaunchApp(context.Context, string) error    { return nil }
+func (fullDriver) TerminateApp(context.Context, string) error { return nil }
+func (fullDriver) Source(context.Context) (string, error) {
+	return `<hierarchy><node bounds="[0,0][1080,2400]"/></hierarchy>`, nil
+}

@@ -1,0 +1,77 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// TaskRecordResult is get_task_result's structured result: a task's record.
+type TaskRecordResult struct {
+	TaskID     string    `json:"taskId" jsonschema:"Task id"`
+	Serial     string    `json:"serial" jsonschema:"Device the task ran on"`
+	Node       string    `json:"node,omitempty" jsonschema:"Edge node that ran it"`
+	Tool       string    `json:"tool" jsonschema:"Tool the task ran"`
+	Holder     string    `json:"holder,omitempty" jsonschema:"Who asked for it"`
+	Status     string    `json:"status" jsonschema:"How the task ended: succeeded, failed, aborted, timed_out, refused or lost"`
+	Outcome    string    `json:"outcome" jsonschema:"Same as status"`
+	Code       string    `json:"code,omitempty" jsonschema:"Stable failure or refusal code (busy, bad_input, unsupported, driver_error, ...)"`
+	Error      string    `json:"error,omitempty" jsonschema:"What went wrong"`
+	AbortedBy  string    `json:"abortedBy,omitempty" jsonschema:"Who aborted it"`
+	Submitted  time.Time `json:"submitted,omitzero" jsonschema:"When it was submitted"`
+	Started    time.Time `json:"started,omitzero" jsonschema:"When it started running (absent if it never ran)"`
+	Finished   time.Time `json:"finished,omitzero" jsonschema:"When it ended"`
+	DurationMS int64     `json:"durationMs" jsonschema:"Running time in milliseconds (0 if it never ran)"`
+	Data       any       `json:"data,omitempty" jsonschema:"The tool's structured result"`
+	Text       string    `json:"text,omitempty" jsonschema:"The tool's text result"`
+}
+
+func toolGetTaskResult() toolDef {
+	tool := mcpgo.NewTool("get_task_result",
+		mcpgo.WithDescription("Get the record of a finished task by its id: device, tool, outcome, error, timings and the tool's result."),
+		readOnly(), mcpgo.WithOutputSchema[TaskRecordResult](),
+		mcpgo.WithString("task_id", mcpgo.MaxLength(128), mcpgo.Description("Task id (taskId is accepted too)")),
+		mcpgo.WithString("taskId", mcpgo.MaxLength(128), mcpgo.Description("Same as task_id (phone-agent spelling)")),
+	)
+	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var a taskIDArgs
+			if err := decodeArgs(tool, req, &a); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
+			id, err := a.id()
+			switch {
+			case err != nil:
+				return g.refuse(ctx, err.Error()), nil
+			case id == "":
+				return g.refuse(ctx, "task_id is required: the id in a tool result's [task …] note or in abort_task's answer"), nil
+			}
+			rec, err := g.farm.TaskRecord(ctx, id)
+			if err != nil {
+				setOutcome(ctx, broker.OutcomeRefused)
+				return errorResult(fmt.Sprintf("no record of task %s: %v. A record is written when a task ends; a running task has none yet.", id, err)), nil
+			}
+			return structuredResult(ctx, taskRecord(rec)), nil
+		}
+	}}
+}
+
+// taskRecord maps a task's record to get_task_result's result.
+func taskRecord(r broker.TaskResult) TaskRecordResult {
+	out := TaskRecordResult{TaskID: r.ID, Serial: r.Serial, Node: r.Node, Tool: r.Tool, Holder: r.Holder.String(),
+		Status: r.Outcome, Outcome: r.Outcome, Code: r.Code, Error: r.Error, AbortedBy: r.AbortedBy,
+		Submitted: r.Submitted, Started: r.Started, Finished: r.Finished, Text: r.Text}
+	if !r.Started.IsZero() && r.Finished.After(r.Started) {
+		out.DurationMS = r.Finished.Sub(r.Started).Milliseconds()
+	}
+	if len(r.Data) > 0 && json.Valid(r.Data) {
+		out.Data = json.RawMessage(r.Data)
+	}
+	return out
+}

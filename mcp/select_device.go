@@ -1,0 +1,89 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// SelectDeviceResult is select_device's structured result (HttpRunner seed, plus the lease).
+type SelectDeviceResult struct {
+	Message string    `json:"message" jsonschema:"Success message containing the selected device's serial and the lease handle"`
+	Lease   LeaseInfo `json:"lease" jsonschema:"The lease taken on the device"`
+}
+
+func toolSelectDevice() toolDef {
+	tool := mcpgo.NewTool("select_device",
+		mcpgo.WithDescription("Select a device to use: takes a lease on it (refused at once if someone else holds it) and, "+
+			"in a protocol session, makes it the default device of later calls that leave serial out. "+
+			"Without a session, pass serial and the lease handle on every call. release_device when done."),
+		action(false), mcpgo.WithOutputSchema[SelectDeviceResult](),
+		platformParam(), mcpgo.WithString(argSerial, mcpgo.Required(), mcpgo.MaxLength(maxSerialLen),
+			mcpgo.Description("Device serial or UDID (list_available_devices lists them)")),
+	)
+	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var a deviceSelector
+			if err := decodeArgs(tool, req, &a); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
+			if a.Serial == "" {
+				return g.refuse(ctx, "serial is required: call list_available_devices to see the devices"), nil
+			}
+			dev, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial})
+			if errRes != nil {
+				return errRes, nil
+			}
+			holder := holderFrom(ctx)
+			ans, err := g.farm.Acquire(ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: dev.Serial, Holder: holder})
+			if err != nil {
+				setOutcome(ctx, broker.OutcomeLost)
+				return errorResult(fmt.Sprintf("select_device on %s: %v", dev.Serial, err)), nil
+			}
+			session := sessionID(ctx)
+			var prev broker.SessionDefault
+			if session != "" {
+				prev, _ = g.farm.SessionDevice(ctx, session)
+			}
+			if !ans.OK {
+				// Selecting again the device this session already holds is not an error.
+				if ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder == holder &&
+					prev.Serial == dev.Serial && prev.Lease != "" {
+					l := *ans.Lease
+					l.Handle = prev.Lease
+					return structuredResult(ctx, SelectDeviceResult{Lease: leaseInfo(l),
+						Message: fmt.Sprintf("Device %s is already selected in this session; lease %s.", dev.Serial, prev.Lease)}), nil
+				}
+				setOutcome(ctx, broker.OutcomeRefused)
+				return errorResult(leaseRefusal("select_device", dev.Serial, ans)), nil
+			}
+			if ans.Lease == nil || ans.Lease.Handle == "" {
+				setOutcome(ctx, broker.OutcomeFailed)
+				return errorResult(fmt.Sprintf("select_device on %s: the node granted no lease handle; try again", dev.Serial)), nil
+			}
+			l := *ans.Lease
+			msg := fmt.Sprintf("Selected device %s (%s %s); lease %s, valid until %s unless renewed by a call (at most until %s).",
+				dev.Serial, dev.Platform, dev.Model, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))
+			switch {
+			case session == "":
+				msg += " This connection has no protocol session to remember it: pass serial and lease on every call."
+			default:
+				err := g.farm.SetSessionDevice(ctx, session, broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle})
+				if err != nil {
+					msg += fmt.Sprintf(" It could not be remembered for this session (%v): pass serial and lease on every call.", err)
+				} else {
+					msg += " Later calls in this session without serial use it."
+				}
+				if prev.Serial != "" && prev.Serial != dev.Serial && prev.Lease != "" {
+					msg += fmt.Sprintf(" The previous selection %s keeps its lease until it expires or release_device gives it back.", prev.Serial)
+				}
+			}
+			return structuredResult(ctx, SelectDeviceResult{Message: msg, Lease: leaseInfo(l)}), nil
+		}
+	}}
+}

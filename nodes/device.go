@@ -1,0 +1,87 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// boundDevice binds a driver to the node's ops: it is what a device actor drives.
+type boundDevice struct {
+	drv  Driver
+	ops  Ops
+	info broker.DeviceEntry
+}
+
+func newBoundDevice(drv Driver, ops Ops, node string, epoch uint64) *boundDevice {
+	i := drv.Info()
+	return &boundDevice{drv: drv, ops: ops, info: broker.DeviceEntry{
+		V: broker.WireVersion, Serial: i.Serial, Platform: i.Platform, Model: i.Model, Brand: i.Brand,
+		Release: i.Release, SDK: i.SDK, Tags: i.Tags, Extra: i.Extra, Node: node, Epoch: epoch,
+	}}
+}
+
+// Info returns the device's registry entry (state is the scheduler's to fill).
+func (b *boundDevice) Info() broker.DeviceEntry { return b.info }
+
+// Deadline returns the tool's default deadline, or the asked one within the tool's cap.
+func (b *boundDevice) Deadline(tool string, askedMS int64) (time.Duration, error) {
+	op, ok := b.ops[tool]
+	if !ok {
+		return 0, fmt.Errorf("node does not know tool %q; the gateway and node versions may differ", tool)
+	}
+	if askedMS <= 0 {
+		return op.Timeout, nil
+	}
+	asked := time.Duration(askedMS) * time.Millisecond
+	if asked > op.MaxTimeout {
+		return 0, fmt.Errorf("timeout_ms %d is above %s's cap of %d ms; ask for less", askedMS, tool, op.MaxTimeout.Milliseconds())
+	}
+	return asked, nil
+}
+
+// Execute runs the op of the task's tool and encodes its output.
+func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
+	op := b.ops[req.Tool]
+	t := &Task{Driver: b.drv, Args: req.Args, Progress: func(done, total float64, msg string) {
+		if progress != nil {
+			progress(broker.Progress{TaskID: req.ID, Progress: done, Total: total, Message: msg})
+		}
+	}}
+	out, err := op.Run(ctx, t)
+	if err != nil {
+		code := ErrorCode(err)
+		outcome := broker.OutcomeFailed
+		if code == broker.CodeBadInput || code == broker.CodeUnsupported {
+			outcome = broker.OutcomeRefused
+		}
+		return broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)}
+	}
+	res := broker.TaskResult{Outcome: broker.OutcomeSucceeded, Text: out.Text}
+	if out.Data != nil {
+		data, err := json.Marshal(out.Data)
+		if err != nil {
+			return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("encode result: %v", err)}
+		}
+		res.Data = data
+	}
+	if out.Image != nil {
+		jpg, err := EncodeJPEG(out.Image, MaxImageBytes)
+		if err != nil {
+			return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)}
+		}
+		res.Image, res.ImageType = jpg, "image/jpeg"
+	}
+	return res
+}
+
+// Health asks the driver, if it can tell.
+func (b *boundDevice) Health(ctx context.Context) error {
+	if h, ok := b.drv.(HealthChecker); ok {
+		return h.Health(ctx)
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"image"
+	"sync"
+	"time"
+)
+
+// fakeDriver has only the abilities every driver has. Unset function fields answer with a
+// plain success; the calls are recorded.
+type fakeDriver struct {
+	info DeviceInfo
+	size Size
+
+	ScreenSizeFn func(ctx context.Context) (Size, error)
+	TapFn        func(ctx context.Context, p Point, hold time.Duration) error
+
+	mu    sync.Mutex
+	calls []string
+}
+
+var _ Driver = (*fakeDriver)(nil)
+
+func newFake() *fakeDriver {
+	return &fakeDriver{info: DeviceInfo{Serial: "fake-1", Platform: PlatformAndroid}, size: Size{Width: 1080, Height: 2400}}
+}
+
+func (f *fakeDriver) record(call string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+}
+
+func (f *fakeDriver) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+func (f *fakeDriver) Info() DeviceInfo { return f.info }
+
+func (f *fakeDriver) ScreenSize(ctx context.Context) (Size, error) {
+	f.record("ScreenSize")
+	if f.ScreenSizeFn != nil {
+		return f.ScreenSizeFn(ctx)
+	}
+	return f.size, nil
+}
+
+func (f *fakeDriver) Screenshot(context.Context) (image.Image, error) {
+	f.record("Screenshot")
+	return image.NewRGBA(image.Rect(0, 0, f.size.Width, f.size.Height)), nil
+}
+
+func (f *fakeDriver) Tap(ctx context.Context, p Point, hold time.Duration) error {
+	f.record("Tap")
+	if f.TapFn != nil {
+		return f.TapFn(ctx, p, hold)
+	}
+	return nil
+}
+
+// fakeAbled is a fakeDriver with every optional ability.
+type fakeAbled struct {
+	*fakeDriver
+	DoubleTapFn    func(ctx context.Context, p Point) error
+	SwipeFn        func(ctx context.Context, from, to Point, d, hold time.Duration) error
+	InputTextFn    func(ctx context.Context, text string) error
+	PressKeyFn     func(ctx context.Context, key string) error
+	ListPackagesFn func(ctx context.Context) ([]string, error)
+	LaunchAppFn    func(ctx context.Context, pkg string) error
+	TerminateAppFn func(ctx context.Context, pkg string) error
+	SourceFn       func(ctx context.Context) (string, error)
+}
+
+var _ interface {
+	Driver
+	DoubleTapper
+	Swiper
+	TextInputter
+	KeyPresser
+	AppManager
+	SourceDumper
+} = (*fakeAbled)(nil)
+
+func newAbled() *fakeAbled { return &fakeAbled{fakeDriver: newFake()} }
+
+func (f *fakeAbled) DoubleTap(ctx context.Context, p Point) error {
+	f.record("DoubleTap")
+	if f.DoubleTapFn != nil {
+		return f.DoubleTapFn(ctx, p)
+	}
+	return nil
+}
+
+func (f *fakeAbled) Swipe(ctx context.Context, from, to Point, d, hold time.Duration) error {
+	f.record("Swipe")
+	if f.SwipeFn != nil {
+		return f.SwipeFn(ctx, from, to, d, hold)
+	}
+	return nil
+}
+
+func (f *fakeAbled) InputText(ctx context.Context, text string) error {
+	f.record("InputText")
+	if f.InputTextFn != nil {
+		return f.InputTextFn(ctx, text)
+	}
+	return nil
+}
+
+func (f *fakeAbled) PressKey(ctx context.Context, key string) error {
+	f.record("PressKey")
+	if f.PressKeyFn != nil {
+		return f.PressKeyFn(ctx, key)
+	}
+	return nil
+}
+
+func (f *fakeAbled) ListPackages(ctx context.Context) ([]string, error) {
+	f.record("ListPackages")
+	if f.ListPackagesFn != nil {
+		return f.ListPackagesFn(ctx)
+	}
+	return nil, nil
+}
+
+func (f *fakeAbled) LaunchApp(ctx context.Context, pkg string) error {
+	f.record("LaunchApp")
+	if f.LaunchAppFn != nil {
+		return f.LaunchAppFn(ctx, pkg)
+	}
+	return nil
+}
+
+func (f *fakeAbled) TerminateApp(ctx context.Context, pkg string) error {
+	f.record("TerminateApp")
+	if f.TerminateAppFn != nil {
+		return f.TerminateAppFn(ctx, pkg)
+	}
+	return nil
+}
+
+func (f *fakeAbled) Source(ctx context.Context) (string, error) {
+	f.record("Source")
+	if f.SourceFn != nil {
+		return f.SourceFn(ctx)
+	}
+	return "<hierarchy/>", nil
+}
+
+var errDriver = errors.New("usb cable unplugged")

@@ -1,0 +1,169 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+)
+
+// flushEvery is how long the mirror gathers changes before writing them: a device that
+// changes state a hundred times in that window is written once.
+const flushEvery = 20 * time.Millisecond
+
+// natsMirror is the scheduler's Mirror over JetStream. The scheduler's calls only queue; a
+// goroutine coalesces registry and lease writes per serial and publishes asynchronously.
+type natsMirror struct {
+	stores *broker.Stores
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	devices map[string]broker.DeviceEntry
+	leases  map[string]*broker.Lease // nil: delete
+	events  []publication
+	wake    chan struct{}
+}
+
+type publication struct {
+	subject string
+	data    []byte
+}
+
+var _ actors.Mirror = (*natsMirror)(nil)
+
+func newNATSMirror(stores *broker.Stores, log *slog.Logger) *natsMirror {
+	return &natsMirror{stores: stores, log: log, devices: map[string]broker.DeviceEntry{},
+		leases: map[string]*broker.Lease{}, wake: make(chan struct{}, 1)}
+}
+
+func (m *natsMirror) Device(e broker.DeviceEntry) {
+	m.mu.Lock()
+	m.devices[e.Serial] = e
+	m.mu.Unlock()
+	m.signal()
+}
+
+func (m *natsMirror) Lease(serial string, l *broker.Lease) {
+	var cp *broker.Lease
+	if l != nil {
+		c := l.Public() // the handle is the holder's secret; KV readers see who, not how
+		cp = &c
+	}
+	m.mu.Lock()
+	m.leases[serial] = cp
+	m.mu.Unlock()
+	m.signal()
+}
+
+func (m *natsMirror) Event(ev broker.Event) {
+	var subject string
+	switch ev.Kind {
+	case "device":
+		subject = fmt.Sprintf(broker.EventDevT, ev.Serial, ev.What)
+	case "lease":
+		subject = fmt.Sprintf(broker.EventLeaseT, ev.Serial, ev.What)
+	default:
+		subject = fmt.Sprintf(broker.EventNodeT, ev.Node, ev.What)
+	}
+	m.publish(subject, ev)
+}
+
+func (m *natsMirror) TaskRecord(res broker.TaskResult) {
+	m.publish(fmt.Sprintf(broker.EventTaskT, res.ID), res)
+}
+
+func (m *natsMirror) publish(subject string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		m.log.Error("event not encodable", "subject", subject, "err", err)
+		return
+	}
+	m.mu.Lock()
+	m.events = append(m.events, publication{subject: subject, data: data})
+	m.mu.Unlock()
+	m.signal()
+}
+
+func (m *natsMirror) signal() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run writes what was queued until ctx ends, then writes what is left.
+func (m *natsMirror) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			m.flush(context.Background())
+			return
+		case <-m.wake:
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(flushEvery):
+		}
+		m.flush(ctx)
+	}
+}
+
+// flush writes the queued changes: registry entries and events asynchronously, leases in order.
+func (m *natsMirror) flush(ctx context.Context) {
+	m.mu.Lock()
+	devices, leases, events := m.devices, m.leases, m.events
+	m.devices, m.leases, m.events = map[string]broker.DeviceEntry{}, map[string]*broker.Lease{}, nil
+	m.mu.Unlock()
+	if len(devices)+len(leases)+len(events) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	js := m.stores.JS
+	for serial, e := range devices {
+		data, _ := json.Marshal(e)
+		if _, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+serial, data); err != nil {
+			m.log.Warn("registry write failed", "serial", serial, "err", err)
+		}
+	}
+	for _, p := range events {
+		if _, err := js.PublishAsync(p.subject, p.data); err != nil {
+			m.log.Warn("event write failed", "subject", p.subject, "err", err)
+		}
+	}
+	for serial, l := range leases {
+		var err error
+		if l == nil {
+			err = m.stores.Leases.Delete(ctx, serial)
+		} else {
+			data, _ := json.Marshal(l)
+			_, err = m.stores.Leases.Put(ctx, serial, data)
+		}
+		if err != nil {
+			m.log.Warn("lease mirror write failed", "serial", serial, "err", err)
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-ctx.Done():
+		m.log.Warn("registry and event writes not acknowledged in time", "err", ctx.Err())
+	}
+}
+
+// lastEpoch reads the epoch a device had in the registry, so a restarted node keeps fencing.
+func lastEpoch(ctx context.Context, stores *broker.Stores, serial string) uint64 {
+	e, err := stores.Registry.Get(ctx, serial)
+	if err != nil {
+		return 0
+	}
+	var d broker.DeviceEntry
+	if json.Unmarshal(e.Value(), &d) != nil {
+		return 0
+	}
+	return d.Epoch
+}

@@ -1,0 +1,207 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+)
+
+// Config configures an edge node.
+type Config struct {
+	// ID names the node; it must be unique in the farm and a valid NATS subject token.
+	ID string
+	// NC is the node's own NATS connection; the node closes it when it stops.
+	NC     *nats.Conn
+	Stores *broker.Stores
+	// Ops are the tools the node serves (DefaultOps when nil).
+	Ops Ops
+	// LeaseTTL, LeaseMax and Grace: see actors.Config.
+	LeaseTTL, LeaseMax, Grace time.Duration
+	// Metrics is shared by every node of a process.
+	Metrics *actors.Metrics
+	Log     *slog.Logger
+}
+
+// Node is a running edge node: an actor system with a node supervisor, a scheduler and one
+// actor per device; its micro service on NATS; heartbeats; and the registry mirror.
+type Node struct {
+	cfg     Config
+	boot    string
+	system  *actor.ActorSystem
+	sched   *actor.PID
+	svc     micro.Service
+	mirror  *natsMirror
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	stopped sync.Once
+	lostSub *nats.Subscription
+
+	mu      sync.Mutex
+	devices map[string]Driver
+}
+
+// Start starts a node. Add devices with AddDriver.
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	if !ValidID(cfg.ID) {
+		return nil, fmt.Errorf("node id %q: use letters, digits, '-' and '_' only (it is part of NATS subjects)", cfg.ID)
+	}
+	if cfg.Ops == nil {
+		cfg.Ops = DefaultOps()
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	cfg.Log = cfg.Log.With("node", cfg.ID)
+	cfg.Metrics.KnowNode(cfg.ID)
+	tools := make([]string, 0, len(cfg.Ops))
+	for name := range cfg.Ops {
+		tools = append(tools, name)
+	}
+	cfg.Metrics.KnowTools(tools)
+
+	ctx, cancel := context.WithCancel(ctx)
+	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]Driver{},
+		mirror: newNATSMirror(cfg.Stores, cfg.Log)}
+	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return cfg.Log.With("component", "actors")
+	}))
+	schedProps := actors.NewSchedulerProps(actors.Config{Node: cfg.ID, LeaseTTL: cfg.LeaseTTL, LeaseMax: cfg.LeaseMax,
+		Grace: cfg.Grace, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log})
+	supProps, started := actors.NewNodeSupervisorProps(schedProps, cfg.Metrics, cfg.ID)
+	n.system.Root.Spawn(supProps)
+	select {
+	case n.sched = <-started:
+	case <-time.After(5 * time.Second):
+		cancel()
+		return nil, errors.New("node: scheduler did not start within 5s")
+	}
+	n.wg.Go(func() { n.mirror.run(ctx) })
+	if err := n.serve(); err != nil {
+		cancel()
+		return nil, err
+	}
+	// A node the farm declared lost revokes its leases when it hears of it (fencing).
+	sub, err := cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), func(*nats.Msg) {
+		cfg.Log.Warn("the farm declared this node lost; revoking its leases")
+		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "was declared lost by the farm (missed heartbeats)"})
+	})
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("node: subscribe to loss events: %w", err)
+	}
+	n.lostSub = sub
+	n.wg.Go(func() { n.heartbeat(ctx) })
+	n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: cfg.ID, What: "up", At: time.Now()})
+	cfg.Log.Info("node started", "boot", n.boot)
+	return n, nil
+}
+
+// ID returns the node's id.
+func (n *Node) ID() string { return n.cfg.ID }
+
+// AddDriver brings a device under this node. Its epoch continues from the registry, so holders
+// of an epoch from before a restart stay fenced.
+func (n *Node) AddDriver(ctx context.Context, d Driver) {
+	serial := d.Info().Serial
+	n.mu.Lock()
+	n.devices[serial] = d
+	n.mu.Unlock()
+	epoch := lastEpoch(ctx, n.cfg.Stores, serial)
+	n.mirror.Lease(serial, nil) // whatever lease KV remembers from before died with the old node
+	n.system.Root.Send(n.sched, actors.AddDevice{Device: newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch)})
+}
+
+// RemoveDevice marks a device offline: unplugged, or its driver lost it.
+func (n *Node) RemoveDevice(serial, reason string) {
+	n.mu.Lock()
+	d := n.devices[serial]
+	delete(n.devices, serial)
+	n.mu.Unlock()
+	n.system.Root.Send(n.sched, actors.RemoveDevice{Serial: serial, Reason: reason})
+	if c, ok := d.(Closer); ok {
+		_ = c.Close()
+	}
+}
+
+// Stop shuts the node down in order: its leases are revoked and callers told, its devices
+// shown offline, the service stopped, the mirror flushed, the actors stopped, NATS drained.
+func (n *Node) Stop() {
+	n.stopped.Do(func() {
+		n.mu.Lock()
+		serials := make([]string, 0, len(n.devices))
+		for s := range n.devices {
+			serials = append(serials, s)
+		}
+		n.mu.Unlock()
+		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "is shutting down"})
+		for _, s := range serials {
+			n.RemoveDevice(s, "node "+n.cfg.ID+" shut down")
+		}
+		// Let the scheduler answer everyone before the service goes.
+		answered := make(chan struct{})
+		n.system.Root.Send(n.sched, actors.ListLeases{Reply: func(broker.LeasesAnswer) { close(answered) }})
+		select {
+		case <-answered:
+		case <-time.After(2 * time.Second):
+		}
+		n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: n.cfg.ID, What: "down", At: time.Now()})
+		_ = n.svc.Stop()
+		_ = n.lostSub.Unsubscribe()
+		n.cancel()
+		n.wg.Wait()
+		n.system.Shutdown()
+		_ = n.cfg.NC.Drain()
+		n.cfg.Log.Info("node stopped")
+	})
+}
+
+// Kill stops the node as a crash would: no goodbye, connection cut. Tests use it.
+func (n *Node) Kill() {
+	n.stopped.Do(func() {
+		n.cfg.NC.Close()
+		n.cancel()
+		n.wg.Wait()
+		n.system.Shutdown()
+	})
+}
+
+// heartbeat publishes the node's heartbeat until ctx ends.
+func (n *Node) heartbeat(ctx context.Context) {
+	t := time.NewTicker(broker.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		n.mu.Lock()
+		count := len(n.devices)
+		n.mu.Unlock()
+		publishJSON(n.cfg.NC, fmt.Sprintf(broker.HeartbeatT, n.cfg.ID), broker.Heartbeat{
+			V: broker.WireVersion, Node: n.cfg.ID, Boot: n.boot, Devices: count, Sent: time.Now()})
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// ValidID says whether id can name a node: it is a token of NATS subjects.
+func ValidID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}

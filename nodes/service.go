@@ -1,0 +1,102 @@
+package nodes
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+)
+
+// Version is the node's version in its micro service info.
+var Version = "0.1.0"
+
+// serve registers the node's micro service: corral.v1.node.<id>.{task,acquire,release,abort,leases}.
+// Handlers only decode and hand the request to the scheduler; answers are sent when the
+// scheduler decides, so a long task never holds up the endpoint.
+func (n *Node) serve() error {
+	svc, err := micro.AddService(n.cfg.NC, micro.Config{
+		Name:        broker.NodeService,
+		Version:     Version,
+		Description: "Corral edge node " + n.cfg.ID + ": runs tool calls on its devices",
+		Metadata:    map[string]string{"node": n.cfg.ID, "boot": n.boot},
+	})
+	if err != nil {
+		return fmt.Errorf("node %s: add micro service: %w", n.cfg.ID, err)
+	}
+	n.svc = svc
+	g := svc.AddGroup(fmt.Sprintf(broker.NodeGroupT, n.cfg.ID), micro.WithGroupQueueGroupDisabled())
+	root, sched := n.system.Root, n.sched
+	endpoints := map[string]micro.HandlerFunc{
+		broker.EndpointTask: func(r micro.Request) {
+			var req broker.TaskRequest
+			if !decode(r, &req) {
+				return
+			}
+			msg := actors.SubmitTask{Req: req, Reply: func(res broker.TaskResult) { respond(r, res) }}
+			if req.Progress {
+				subject := fmt.Sprintf(broker.ProgressT, req.ID)
+				msg.Progress = func(p broker.Progress) { publishJSON(n.cfg.NC, subject, p) }
+			}
+			root.Send(sched, msg)
+		},
+		broker.EndpointAcquire: func(r micro.Request) {
+			var req broker.AcquireRequest
+			if decode(r, &req) {
+				root.Send(sched, actors.AcquireLease{Req: req, Reply: func(a broker.LeaseAnswer) { respond(r, a) }})
+			}
+		},
+		broker.EndpointRelease: func(r micro.Request) {
+			var req broker.ReleaseRequest
+			if decode(r, &req) {
+				root.Send(sched, actors.ReleaseLease{Req: req, Reply: func(a broker.LeaseAnswer) { respond(r, a) }})
+			}
+		},
+		broker.EndpointAbort: func(r micro.Request) {
+			var req broker.AbortRequest
+			if decode(r, &req) {
+				root.Send(sched, actors.AbortTasks{Req: req, Reply: func(a broker.AbortAnswer) { respond(r, a) }})
+			}
+		},
+		broker.EndpointLeases: func(r micro.Request) {
+			root.Send(sched, actors.ListLeases{Reply: func(a broker.LeasesAnswer) { respond(r, a) }})
+		},
+	}
+	for _, name := range []string{broker.EndpointTask, broker.EndpointAcquire, broker.EndpointRelease, broker.EndpointAbort, broker.EndpointLeases} {
+		if err := g.AddEndpoint(name, endpoints[name]); err != nil {
+			return fmt.Errorf("node %s: add endpoint %s: %w", n.cfg.ID, name, err)
+		}
+	}
+	return nil
+}
+
+// decode reads a request's JSON; a malformed or too new request gets a micro error answer.
+func decode(r micro.Request, v any) bool {
+	if err := json.Unmarshal(r.Data(), v); err != nil {
+		_ = r.Error("400", "malformed request: "+err.Error(), nil)
+		return false
+	}
+	var ver struct {
+		V int `json:"v"`
+	}
+	_ = json.Unmarshal(r.Data(), &ver)
+	if ver.V > broker.WireVersion {
+		_ = r.Error("400", fmt.Sprintf("wire version %d is newer than this node's %d; upgrade the node", ver.V, broker.WireVersion), nil)
+		return false
+	}
+	return true
+}
+
+// respond answers off the scheduler's goroutine: encoding a screenshot takes time.
+func respond(r micro.Request, v any) {
+	go func() { _ = r.RespondJSON(v) }()
+}
+
+func publishJSON(nc *nats.Conn, subject string, v any) {
+	if data, err := json.Marshal(v); err == nil {
+		_ = nc.Publish(subject, data)
+	}
+}

@@ -1,0 +1,18 @@
+// Package sim is a simulated Android phone: a nodes.Driver with every optional ability, so the
+// whole farm (scheduler, node actors, MCP tools, vision) can run end to end with no hardware.
+//
+// A Phone keeps only a few hundred bytes of state (which screen, the back stack, the note, the
+// lock). Each screen state becomes one element tree, built on demand, which three things share:
+// the renderer draws it, taps hit-test it and Source dumps it in uiautomator's XML format, so
+// the bounds in the XML are exactly the pixels of the screenshot. Text is drawn with the Go fonts
+// at readable sizes and the clock is fixed at 12:00, so screenshots are deterministic and an OCR
+// or vision model can read them.
+//
+// The screens: a launcher with twelve apps, Settings with a detail page per row, a Shop with a
+// scrolling list of 60 items, Notes with a text field, simple pages for the other apps, and a
+// lock screen with a PIN keypad (POWER locks; the passcode, "1234" by default, unlocks).
+//
+// Tests steer a Phone's failures with SetDelay, HangNext (ignores ctx until Close), PanicNext
+// and FailNext, and observe it with Operations, Overlaps (operations that began while another
+// was in flight, which an actor that serialises device I/O must never cause) and InputLog.
+package sim

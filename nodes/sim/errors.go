@@ -1,0 +1,37 @@
+package sim
+
+import "errors"
+
+// Sentinel errors. Every error a Phone returns is an *Error wrapping one of these, the caller's
+// ctx error, or the error given to FailNext.
+var (
+	ErrClosed         = errors.New("phone is closed")
+	ErrOutOfScreen    = errors.New("point is outside the screen")
+	ErrUnknownKey     = errors.New("unknown key")
+	ErrUnknownPackage = errors.New("unknown package")
+	ErrNoFocus        = errors.New("no text field has focus")
+	ErrBadInput       = errors.New("bad input")
+)
+
+// Error is a failed operation on a simulated phone: which phone, which operation, why, and
+// what to do about it.
+type Error struct {
+	Serial string
+	Op     string
+	Err    error
+	Hint   string
+}
+
+func (e *Error) Error() string {
+	s := "sim phone " + e.Serial + ": " + e.Op + ": " + e.Err.Error()
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func (p *Phone) wrap(op string, err error, hint string) error {
+	return &Error{Serial: p.serial, Op: op, Err: err, Hint: hint}
+}

@@ -1,0 +1,165 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corral-farm/corral/nodes"
+)
+
+var (
+	_ nodes.Driver        = (*Phone)(nil)
+	_ nodes.DoubleTapper  = (*Phone)(nil)
+	_ nodes.Swiper        = (*Phone)(nil)
+	_ nodes.TextInputter  = (*Phone)(nil)
+	_ nodes.KeyPresser    = (*Phone)(nil)
+	_ nodes.AppManager    = (*Phone)(nil)
+	_ nodes.SourceDumper  = (*Phone)(nil)
+	_ nodes.HealthChecker = (*Phone)(nil)
+	_ nodes.Closer        = (*Phone)(nil)
+)
+
+// DefaultPasscode unlocks a phone made without WithPasscode.
+const DefaultPasscode = "1234"
+
+// Screen size limits; WithSize clamps to them so layouts stay sane.
+const (
+	minWidth, maxWidth   = 320, 4096
+	minHeight, maxHeight = 480, 8192
+)
+
+// Phone is one simulated Android phone. It is safe for concurrent use; see Overlaps for how it
+// reports that concurrency.
+type Phone struct {
+	serial   string
+	size     nodes.Size
+	passcode string
+
+	// Test behaviours, read before any lock is taken (behaviour.go).
+	delay    atomic.Int64 // time.Duration every operation takes at least
+	inflight atomic.Int64
+	ops      atomic.Int64
+	overlaps atomic.Int64
+	closed   chan struct{}
+	closeMu  sync.Once
+
+	mu     sync.Mutex // guards everything below; never held while blocking
+	st     state
+	faults []fault
+	log    inputLog
+}
+
+// Option configures a Phone.
+type Option func(*Phone)
+
+// WithSize sets the screen size in pixels (default 1080x2400). Layouts scale with the width;
+// sizes are clamped to 320x480 .. 4096x8192.
+func WithSize(width, height int) Option {
+	return func(p *Phone) {
+		p.size = nodes.Size{Width: clamp(width, minWidth, maxWidth), Height: clamp(height, minHeight, maxHeight)}
+	}
+}
+
+// WithPasscode sets the lock screen passcode: 1 to 16 digits. It panics otherwise, as a wrong
+// passcode is a mistake in the test that sets it.
+func WithPasscode(code string) Option {
+	if len(code) < 1 || len(code) > maxPin || !allDigits(code) {
+		panic(fmt.Sprintf("sim: WithPasscode(%q): a passcode is 1 to %d digits", code, maxPin))
+	}
+	return func(p *Phone) { p.passcode = code }
+}
+
+// Locked starts the phone on its lock screen.
+func Locked() Option {
+	return func(p *Phone) { p.st.locked = true }
+}
+
+// New returns a phone, unlocked on its home screen unless Locked is given.
+func New(serial string, opts ...Option) *Phone {
+	p := &Phone{
+		serial:   serial,
+		size:     nodes.Size{Width: 1080, Height: 2400},
+		passcode: DefaultPasscode,
+		closed:   make(chan struct{}),
+		st:       state{volume: defaultVolume, flags: defaultFlags},
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// Info describes the phone. It is not a device operation: it never blocks or fails.
+func (p *Phone) Info() nodes.DeviceInfo {
+	return nodes.DeviceInfo{
+		Serial:   p.serial,
+		Platform: nodes.PlatformAndroid,
+		Model:    model,
+		Brand:    "corral",
+		Release:  "14",
+		SDK:      "34",
+		Tags:     []string{"sim"},
+	}
+}
+
+// ScreenSize returns the screen size in pixels.
+func (p *Phone) ScreenSize(ctx context.Context) (nodes.Size, error) {
+	defer p.track()()
+	if err := p.begin(ctx, "screen size"); err != nil {
+		return nodes.Size{}, err
+	}
+	return p.size, nil
+}
+
+// Health returns nil unless the phone is closed. It honours SetDelay and ctx but never takes an
+// injected fault, so faults land on the operation a test aims them at.
+func (p *Phone) Health(ctx context.Context) error {
+	defer p.track()()
+	return p.wait(ctx, "health")
+}
+
+// Close releases operations hung by HangNext and makes every later operation fail with
+// ErrClosed. It is idempotent.
+func (p *Phone) Close() error {
+	p.closeMu.Do(func() { close(p.closed) })
+	return nil
+}
+
+func (p *Phone) isClosed() bool {
+	select {
+	case <-p.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleep waits d, or until ctx is done or the phone closes.
+func (p *Phone) sleep(ctx context.Context, op string, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return p.wrap(op, ctx.Err(), "")
+	case <-p.closed:
+		return p.wrap(op, ErrClosed, "the phone was closed during the operation")
+	}
+}
+
+func clamp(v, lo, hi int) int {
+	return max(lo, min(v, hi))
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,361 @@
+package test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+type leaseResult struct {
+	Message string `json:"message"`
+	Lease   struct {
+		Handle    string    `json:"handle"`
+		Serial    string    `json:"serial"`
+		Holder    string    `json:"holder"`
+		Epoch     uint64    `json:"epoch"`
+		ExpiresAt time.Time `json:"expires_at"`
+	} `json:"lease"`
+}
+
+func acquire(t *testing.T, c *client.Client, a map[string]any) leaseResult {
+	t.Helper()
+	var l leaseResult
+	farmtest.Structured(t, farmtest.MustCall(t, c, "acquire_device", a), &l)
+	if l.Lease.Handle == "" {
+		t.Fatalf("acquire_device gave no handle: %+v", l)
+	}
+	return l
+}
+
+// A client lists the devices, leases one, taps, and sees the screen change.
+func TestListLeaseTapScreenshot(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{})
+	c := f.Client("agent")
+
+	var list struct {
+		AndroidDevices []string `json:"androidDevices"`
+		Devices        []struct{ Serial, State string }
+	}
+	farmtest.Structured(t, farmtest.MustCall(t, c, "list_available_devices", nil), &list)
+	if len(list.AndroidDevices) != 3 || len(list.Devices) != 3 {
+		t.Fatalf("want 3 devices, got %+v", list)
+	}
+	serial := list.AndroidDevices[0]
+	l := acquire(t, c, args("serial", serial))
+	if l.Lease.Serial != serial {
+		t.Fatalf("leased %s, asked %s", l.Lease.Serial, serial)
+	}
+	before := farmtest.MustCall(t, c, "screenshot", args("serial", serial, "lease", l.Lease.Handle))
+	img1, mime := farmtest.Image(before)
+	if mime != "image/jpeg" || len(img1) < 1000 {
+		t.Fatalf("screenshot: want JPEG image content, got %q (%d bytes)", mime, len(img1))
+	}
+	x, y := centreOf(t, c, serial, l.Lease.Handle, "Settings")
+	farmtest.MustCall(t, c, "tap_xy", args("serial", serial, "lease", l.Lease.Handle, "x", x, "y", y))
+	img2, _ := farmtest.Image(farmtest.MustCall(t, c, "screenshot", args("serial", serial, "lease", l.Lease.Handle)))
+	if img1 == img2 {
+		t.Fatal("the screenshot after tapping Settings is the same as before")
+	}
+	if got := f.Phone(serial).InputLog(); len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "tap ") {
+		t.Fatalf("the phone's input log does not end with the tap: %q", got)
+	}
+	farmtest.MustCall(t, c, "release_device", args("serial", serial, "lease", l.Lease.Handle))
+}
+
+// Two clients race for one device: exactly one holds it; the other is told who, or waits and
+// gets it right after release.
+func TestTwoClientsRaceForOneDevice(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	serial := f.Devices()[0].Serial
+	a, b := f.Client("alice"), f.Client("bob")
+
+	results := make([]*leaseResult, 2)
+	errs := make([]string, 2)
+	var wg sync.WaitGroup
+	for i, c := range []*client.Client{a, b} {
+		wg.Go(func() {
+			res := farmtest.Call(t, c, "acquire_device", args("serial", serial))
+			if res.IsError {
+				errs[i] = farmtest.Text(res)
+				return
+			}
+			var l leaseResult
+			farmtest.Structured(t, res, &l)
+			results[i] = &l
+		})
+	}
+	wg.Wait()
+	winner, loser := 0, 1
+	if results[0] == nil {
+		winner, loser = 1, 0
+	}
+	if results[winner] == nil || results[loser] != nil {
+		t.Fatalf("want exactly one lease; got %v / errors %q", results, errs)
+	}
+	names := []string{"alice", "bob"}
+	contains(t, errs[loser], "busy", "Held by", names[winner], "wait_seconds")
+
+	// The loser waits; the holder releases; the loser gets the device at once.
+	got := make(chan leaseResult, 1)
+	go func() {
+		var l leaseResult
+		farmtest.Structured(t, farmtest.MustCall(t, []*client.Client{a, b}[loser], "acquire_device", args("serial", serial, "wait_seconds", 10)), &l)
+		got <- l
+	}()
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		leases, _ := f.Gateway().Client.Leases(t.Context())
+		return d.State == broker.StateLeased && len(leases) == 1 && leases[0].QueueLen == 1
+	}, "the loser is queued")
+	farmtest.MustCall(t, []*client.Client{a, b}[winner], "release_device", args("serial", serial, "lease", results[winner].Lease.Handle))
+	select {
+	case l := <-got:
+		if l.Lease.Epoch <= results[winner].Lease.Epoch {
+			t.Fatalf("new epoch %d not above the old %d", l.Lease.Epoch, results[winner].Lease.Epoch)
+		}
+		// The old handle is fenced.
+		res := farmtest.Call(t, []*client.Client{a, b}[winner], "tap_xy", args("serial", serial, "lease", results[winner].Lease.Handle, "x", 0.5, "y", 0.5))
+		if !res.IsError {
+			t.Fatal("a released lease handle still works")
+		}
+		contains(t, farmtest.Text(res), "stale_lease", "acquire_device")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiting client did not get the device after release")
+	}
+}
+
+// 1,000 concurrent calls from 20 clients over 10 devices never run two tasks on one device.
+func TestNoTwoTasksOnOneDevice(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{Nodes: 2, PhonesPerNode: 5})
+	devs := f.Devices()
+	for _, p := range f.Phones() {
+		p.SetDelay(2 * time.Millisecond) // make overlaps likely if exclusion were broken
+	}
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 20 {
+		c := f.Client(fmt.Sprintf("client-%d", i))
+		wg.Go(func() {
+			for k := range 50 {
+				serial := devs[(i+k)%len(devs)].Serial
+				res := farmtest.Call(t, c, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.05, "wait_seconds", 60))
+				if res.IsError {
+					failed.Add(1)
+					t.Errorf("call %d/%d: %s", i, k, farmtest.Text(res))
+					continue
+				}
+				ok.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	var ops, overlaps int64
+	for _, p := range f.Phones() {
+		ops += p.Operations()
+		overlaps += p.Overlaps()
+	}
+	if ok.Load() != 1000 || overlaps != 0 {
+		t.Fatalf("succeeded %d of 1000 (failed %d); overlapping operations seen by the phones: %d", ok.Load(), failed.Load(), overlaps)
+	}
+	if ops < 1000 {
+		t.Fatalf("the phones saw %d operations, want at least 1000", ops)
+	}
+}
+
+// abort_task ends a running sleep 60 at once and frees the device.
+func TestAbortEndsSleep(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	serial := f.Devices()[0].Serial
+	a, op := f.Client("agent"), f.Client("operator")
+	done := make(chan string, 1)
+	go func() {
+		res := farmtest.Call(t, a, "sleep", args("serial", serial, "seconds", 60))
+		done <- farmtest.Text(res)
+	}()
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		return d.State == broker.StateBusy
+	}, "the sleep runs")
+	start := time.Now()
+	farmtest.MustCall(t, op, "abort_task", args("serial", serial))
+	select {
+	case text := <-done:
+		took := time.Since(start)
+		contains(t, text, "aborted")
+		if took > 200*time.Millisecond {
+			t.Fatalf("abort took %s to end the sleep; want under 200ms", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the sleep did not end after abort_task")
+	}
+	farmtest.MustCall(t, a, "get_screen_size", args("serial", serial))
+}
+
+// A deadline frees the device and is reported as timed out.
+func TestTimeoutFreesDevice(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	serial := f.Devices()[0].Serial
+	c := f.Client("agent")
+	res := farmtest.Call(t, c, "sleep", args("serial", serial, "seconds", 30, "timeout_ms", 300))
+	if !res.IsError {
+		t.Fatal("a sleep past its deadline succeeded")
+	}
+	contains(t, farmtest.Text(res), "timed out")
+	farmtest.MustCall(t, c, "get_screen_size", args("serial", serial))
+	id := taskID(t, farmtest.Text(res))
+	var rec struct {
+		Status  string `json:"status"`
+		Outcome string `json:"outcome"`
+	}
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_task_result", args("task_id", id)), &rec)
+	if rec.Outcome != broker.OutcomeTimedOut && rec.Status != broker.OutcomeTimedOut {
+		t.Fatalf("task record says %+v, want timed_out", rec)
+	}
+}
+
+func taskID(t *testing.T, text string) string {
+	t.Helper()
+	i := strings.Index(text, "[task ")
+	if i < 0 {
+		t.Fatalf("no task id in %q", text)
+	}
+	return strings.TrimSuffix(strings.Fields(text[i+6:])[0], "]")
+}
+
+// A driver that ignores cancellation: its device is marked unhealthy, its actor restarted
+// (counted in /metrics), and it comes back once its health check passes.
+func TestHungDriverRestartsActor(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2, Grace: 200 * time.Millisecond})
+	serial := f.Devices()[0].Serial
+	c := f.Client("agent")
+	f.Phone(serial).HangNext()
+	res := farmtest.Call(t, c, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.5, "timeout_ms", 200))
+	if !res.IsError {
+		t.Fatal("a hung tap succeeded")
+	}
+	contains(t, farmtest.Text(res), "timed out", "unhealthy")
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		return metric(t, f, `corral_actor_restarts_total{kind="device",node="n1"}`) >= 1
+	}, "the restart is counted")
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		return d.State == broker.StateOnline
+	}, "the device is back online after its health check")
+	farmtest.MustCall(t, c, "get_screen_size", args("serial", serial))
+}
+
+// A driver panic restarts only that device's actor.
+func TestPanicRestartsOnlyThatActor(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
+	devs := f.Devices()
+	bad, good := devs[0].Serial, devs[1].Serial
+	c := f.Client("agent")
+	l := acquire(t, c, args("serial", good))
+	f.Phone(bad).PanicNext()
+	res := farmtest.Call(t, c, "tap_xy", args("serial", bad, "x", 0.1, "y", 0.1))
+	contains(t, farmtest.Text(res), "driver_panic")
+	farmtest.MustCall(t, c, "tap_xy", args("serial", good, "lease", l.Lease.Handle, "x", 0.1, "y", 0.1))
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(bad)
+		return d.State == broker.StateOnline
+	}, "the panicked device is back")
+	farmtest.MustCall(t, c, "tap_xy", args("serial", bad, "x", 0.1, "y", 0.1))
+	// The other device's lease survived the restart.
+	farmtest.MustCall(t, c, "get_screen_size", args("serial", good, "lease", l.Lease.Handle))
+	if got := metric(t, f, `corral_actor_restarts_total{kind="device",node="n1"}`); got != 1 {
+		t.Fatalf("device actor restarts = %v, want 1", got)
+	}
+}
+
+// A node stopped mid-call: the caller hears of the lost node within 3 s, its devices go
+// offline and its leases are revoked.
+func TestNodeLostMidCall(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{Nodes: 2, PhonesPerNode: 2})
+	var victim string
+	for _, d := range f.Devices() {
+		if d.Node == "n2" {
+			victim = d.Serial
+		}
+	}
+	c := f.Client("agent")
+	l := acquire(t, c, args("serial", victim))
+	done := make(chan string, 1)
+	go func() {
+		done <- farmtest.Text(farmtest.Call(t, c, "sleep", args("serial", victim, "lease", l.Lease.Handle, "seconds", 60)))
+	}()
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(victim)
+		return d.State == broker.StateBusy
+	}, "the sleep runs")
+	start := time.Now()
+	f.KillNode("n2")
+	select {
+	case text := <-done:
+		if took := time.Since(start); took > 3*time.Second {
+			t.Fatalf("the caller heard after %s; want within 3s", took)
+		}
+		contains(t, text, "n2", "lost")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the caller never heard of the lost node")
+	}
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		for _, d := range f.Devices() {
+			if d.Node == "n2" && d.State != broker.StateOffline {
+				return false
+			}
+		}
+		return true
+	}, "n2's devices are offline")
+	leases, _ := f.Gateway().Client.Leases(t.Context())
+	for _, l := range leases {
+		if l.Node == "n2" {
+			t.Fatalf("lease of lost node still listed: %+v", l)
+		}
+	}
+	res := farmtest.Call(t, c, "tap_xy", args("serial", victim, "x", 0.5, "y", 0.5))
+	contains(t, farmtest.Text(res), "offline")
+}
+
+// A gateway restarted: lease handles still work.
+func TestLeaseSurvivesGatewayRestart(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	serial := f.Devices()[0].Serial
+	l := acquire(t, f.Client("agent"), args("serial", serial))
+	f.StopGateway()
+	f.StartGateway()
+	f.WaitDevices(1, broker.StateLeased)
+	c := f.Client("agent-again")
+	farmtest.MustCall(t, c, "tap_xy", args("serial", serial, "lease", l.Lease.Handle, "x", 0.5, "y", 0.5))
+	res := farmtest.Call(t, f.Client("other"), "tap_xy", args("serial", serial, "x", 0.5, "y", 0.5))
+	contains(t, farmtest.Text(res), "busy", "agent")
+}
+
+// metric reads one sample from the gateway's /metrics.
+func metric(t *testing.T, f *farmtest.Farm, series string) float64 {
+	t.Helper()
+	resp, err := http.Get(f.Gateway().HTTP.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, series+" ") {
+			var v float64
+			fmt.Sscan(strings.TrimPrefix(line, series+" "), &v)
+			return v
+		}
+	}
+	t.Fatalf("no series %s in /metrics", series)
+	return 0
+}
