@@ -22,6 +22,7 @@ type Metrics struct {
 	tasks       *prometheus.CounterVec
 	taskTime    *prometheus.HistogramVec
 	restarts    *prometheus.CounterVec
+	heartbeats  *prometheus.CounterVec
 }
 
 var latencyBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}
@@ -47,8 +48,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Task time from submission to answer, by tool.", Buckets: latencyBuckets}, []string{"tool"}),
 		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_actor_restarts_total",
 			Help: "Actor restarts by node and actor kind."}, []string{"node", "kind"}),
+		heartbeats: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_node_heartbeats_total",
+			Help: "Heartbeats a node has published."}, []string{"node"}),
 	}
-	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.handover, m.queueDepth, m.queueWait, m.tasks, m.taskTime, m.restarts)
+	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.handover, m.queueDepth, m.queueWait, m.tasks, m.taskTime, m.restarts, m.heartbeats)
 	return m
 }
 
@@ -60,6 +63,7 @@ func (m *Metrics) KnowNode(node string) {
 		}
 	}
 	m.leases.WithLabelValues(node)
+	m.heartbeats.WithLabelValues(node)
 	m.queueDepth.WithLabelValues(node)
 	for _, e := range []string{"granted", "released", "expired", "revoked"} {
 		m.leaseEvents.WithLabelValues(node, e)
@@ -105,3 +109,6 @@ func (m *Metrics) task(tool, outcome string, d time.Duration) {
 }
 
 func (m *Metrics) restart(node, kind string) { m.restarts.WithLabelValues(node, kind).Inc() }
+
+// Heartbeat counts a heartbeat the node published.
+func (m *Metrics) Heartbeat(node string) { m.heartbeats.WithLabelValues(node).Inc() }

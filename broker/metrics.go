@@ -8,7 +8,8 @@ import (
 
 // ClientMetrics measure the NATS round trips of a Client. A nil *ClientMetrics measures nothing.
 type ClientMetrics struct {
-	rtt *prometheus.HistogramVec
+	rtt  *prometheus.HistogramVec
+	lost prometheus.Counter
 }
 
 // NewClientMetrics registers the client's metrics with reg.
@@ -17,16 +18,25 @@ func NewClientMetrics(reg prometheus.Registerer) *ClientMetrics {
 		Name:    "corral_nats_request_duration_seconds",
 		Help:    "Round trip of requests from a gateway or CLI to nodes over NATS, by endpoint (includes the task's own time).",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
-	}, []string{"endpoint"})}
+	}, []string{"endpoint"}),
+		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "corral_node_losses_total",
+			Help: "Nodes this gateway declared lost after missing heartbeats."}),
+	}
 	for _, e := range []string{EndpointTask, EndpointAcquire, EndpointRelease, EndpointAbort, EndpointLeases} {
 		m.rtt.WithLabelValues(e)
 	}
-	reg.MustRegister(m.rtt)
+	reg.MustRegister(m.rtt, m.lost)
 	return m
 }
 
 func (m *ClientMetrics) observe(endpoint string, d time.Duration) {
 	if m != nil {
 		m.rtt.WithLabelValues(endpoint).Observe(d.Seconds())
+	}
+}
+
+func (m *ClientMetrics) nodeLost() {
+	if m != nil {
+		m.lost.Inc()
 	}
 }

@@ -16,6 +16,7 @@ import (
 func (c *Client) nodeLost(node, boot string) {
 	reason := fmt.Sprintf("node %s lost: no heartbeat for %s", node, c.live.lostAfter)
 	c.log.Warn("node lost", "node", node, "boot", boot)
+	c.opts.Metrics.nodeLost()
 	if !c.opts.Reap {
 		return
 	}

@@ -83,7 +83,13 @@ func wantOK(t testing.TB, tool string, res *mcpgo.CallToolResult) map[string]any
 	if res.IsError {
 		t.Fatalf("%s failed: %s", tool, resultText(res))
 	}
-	m, ok := res.StructuredContent.(map[string]any)
+	sc := res.StructuredContent
+	if raw, isRaw := sc.(json.RawMessage); isRaw { // a handler called directly, not over the protocol
+		if err := json.Unmarshal(raw, &sc); err != nil {
+			t.Fatalf("%s: structured content: %v", tool, err)
+		}
+	}
+	m, ok := sc.(map[string]any)
 	if !ok {
 		t.Fatalf("%s: structured content is %T, want an object", tool, res.StructuredContent)
 	}

@@ -75,7 +75,7 @@ func (f *fakeFarm) Run(ctx context.Context, req broker.TaskRequest, progress fun
 	if f.RunFn != nil {
 		return f.RunFn(ctx, req, progress)
 	}
-	return miniNode(f.t, ctx, req, progress), nil
+	return miniNode(f.tb(), ctx, req, progress), nil
 }
 
 func (f *fakeFarm) Acquire(ctx context.Context, req broker.AcquireRequest) (broker.LeaseAnswer, error) {
@@ -134,6 +134,19 @@ func (f *fakeFarm) SetSessionDevice(_ context.Context, session string, d broker.
 	defer f.mu.Unlock()
 	f.sessions[session] = d
 	return nil
+}
+
+// setTB makes failures found by the miniature node go to t (fuzz iterations have their own).
+func (f *fakeFarm) setTB(t testing.TB) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t = t
+}
+
+func (f *fakeFarm) tb() testing.TB {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
 }
 
 // Runs returns the task requests the farm received.

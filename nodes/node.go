@@ -185,6 +185,7 @@ func (n *Node) heartbeat(ctx context.Context) {
 		n.mu.Unlock()
 		publishJSON(n.cfg.NC, fmt.Sprintf(broker.HeartbeatT, n.cfg.ID), broker.Heartbeat{
 			V: broker.WireVersion, Node: n.cfg.ID, Boot: n.boot, Devices: count, Sent: time.Now()})
+		n.cfg.Metrics.Heartbeat(n.cfg.ID)
 		select {
 		case <-ctx.Done():
 			return

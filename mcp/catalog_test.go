@@ -1,0 +1,58 @@
+package mcp
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/corral-farm/corral/nodes"
+)
+
+// gatewayOnly are the tools that run no task on a device.
+var gatewayOnly = []string{"list_available_devices", "get_device_status", "select_device", "acquire_device",
+	"release_device", "list_leases", "abort_task", "get_task_result"}
+
+func TestCatalogIsConsistent(t *testing.T) {
+	ops := nodes.DefaultOps()
+	seen := map[string]bool{}
+	for _, d := range catalog() {
+		tool := d.tool
+		if seen[tool.Name] {
+			t.Errorf("tool %s twice", tool.Name)
+		}
+		seen[tool.Name] = true
+		if tool.Description == "" || d.handler == nil {
+			t.Errorf("%s: no description or handler", tool.Name)
+		}
+		a := tool.Annotations
+		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil {
+			t.Errorf("%s: annotations incomplete", tool.Name)
+		}
+		if a.ReadOnlyHint != nil && *a.ReadOnlyHint && a.DestructiveHint != nil && *a.DestructiveHint {
+			t.Errorf("%s: read-only and destructive", tool.Name)
+		}
+		if tool.OutputSchema.Type != "object" {
+			t.Errorf("%s: no output schema", tool.Name)
+		}
+		if _, ok := ops[tool.Name]; !ok && !slices.Contains(gatewayOnly, tool.Name) {
+			t.Errorf("device tool %s has no node op", tool.Name)
+		}
+		if err := validateOutput(tool.Name, map[string]any{}); err == nil && len(tool.OutputSchema.Required) > 0 {
+			t.Errorf("%s: an empty result passes a schema with required fields", tool.Name)
+		}
+	}
+	for name := range ops {
+		if !seen[name] {
+			t.Errorf("node op %s has no tool", name)
+		}
+	}
+}
+
+func TestDestructiveTools(t *testing.T) {
+	want := []string{"release_device", "abort_task", "app_terminate"}
+	for _, d := range catalog() {
+		got := *d.tool.Annotations.DestructiveHint
+		if got != slices.Contains(want, d.tool.Name) {
+			t.Errorf("%s: destructiveHint %v", d.tool.Name, got)
+		}
+	}
+}

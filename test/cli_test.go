@@ -1,0 +1,198 @@
+package test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+var (
+	buildOnce sync.Once
+	corralBin string
+	buildErr  error
+)
+
+// corral builds the corral command once per test run.
+func corral(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "corral-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		corralBin = filepath.Join(dir, "corral")
+		out, err := exec.Command("go", "build", "-race", "-o", corralBin, "../cmd/corral").CombinedOutput()
+		if err != nil {
+			buildErr = &buildError{out: string(out), err: err}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return corralBin
+}
+
+type buildError struct {
+	out string
+	err error
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
+
+func runCorral(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, corral(t), args...).CombinedOutput()
+	return string(out), err
+}
+
+// The operator commands work against NATS directly and through a gateway.
+func TestOperatorCLI(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
+	for _, via := range [][]string{{"--nats-url", f.URL}, {"--gateway", f.Gateway().MCPURL}} {
+		t.Run(via[0], func(t *testing.T) {
+			out, err := runCorral(t, append([]string{"devices"}, via...)...)
+			if err != nil {
+				t.Fatalf("corral devices: %v\n%s", err, out)
+			}
+			contains(t, out, "SERIAL", "n1-p1", "n1-p2", "online")
+
+			out, err = runCorral(t, append(append([]string{"call"}, via...), "get_screen_size", `{"serial":"n1-p1"}`)...)
+			if err != nil {
+				t.Fatalf("corral call: %v\n%s", err, out)
+			}
+			contains(t, out, `"width":1080`, `"height":2400`)
+
+			img := filepath.Join(t.TempDir(), "shot.jpg")
+			out, err = runCorral(t, append(append([]string{"call"}, via...), "--out", img, "screenshot", `{"serial":"n1-p2"}`)...)
+			if err != nil {
+				t.Fatalf("corral call screenshot: %v\n%s", err, out)
+			}
+			if b, err := os.ReadFile(img); err != nil || len(b) < 1000 || b[0] != 0xFF || b[1] != 0xD8 {
+				t.Fatalf("screenshot file is not a JPEG (%v): %s", err, out)
+			}
+
+			out, err = runCorral(t, append(append([]string{"call"}, via...), "tap_xy", `{"serial":"n1-p1","x":2}`)...)
+			if err == nil {
+				t.Fatalf("a bad call exited 0: %s", out)
+			}
+			contains(t, out, "x must be between 0 and 1")
+
+			out, err = runCorral(t, append([]string{"leases"}, via...)...)
+			if err != nil {
+				t.Fatalf("corral leases: %v\n%s", err, out)
+			}
+			out, err = runCorral(t, append(append([]string{"abort"}, via...), "n1-p1")...)
+			if err != nil {
+				t.Fatalf("corral abort: %v\n%s", err, out)
+			}
+			contains(t, out, "n1-p1")
+		})
+	}
+}
+
+// `corral up` runs a farm in one process, prints the MCP URL, serves it, and stops on SIGINT.
+func TestCorralUp(t *testing.T) {
+	cmd := exec.Command(corral(t), "up", "--data", t.TempDir(), "--nats-port", "-1", "--http", "127.0.0.1:0", "--sim", "2", "--log-level", "warn")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	urlRE := regexp.MustCompile(`MCP endpoint\s+(http://\S+/mcp)`)
+	lines := bufio.NewScanner(stdout)
+	var url string
+	for lines.Scan() {
+		if m := urlRE.FindStringSubmatch(lines.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("corral up printed no MCP endpoint")
+	}
+	go func() {
+		for lines.Scan() { // keep reading so the process never blocks on stdout
+		}
+	}()
+	c, err := client.NewStreamableHttpClient(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res := farmtest.MustCall(t, c, "list_available_devices", nil)
+	contains(t, farmtest.Text(res), "sim-local-01", "sim-local-02")
+	farmtest.MustCall(t, c, "tap_xy", args("serial", "sim-local-01", "x", 0.5, "y", 0.5))
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("corral up exited with %v after SIGINT", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("corral up did not stop within 15s of SIGINT")
+	}
+}
+
+// A stdio MCP client reaches the gateway through `corral mcp-stdio`.
+func TestStdioBridge(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	c, err := client.NewStdioMCPClient(corral(t), nil, "mcp-stdio", "--gateway", f.Gateway().MCPURL, "--log-level", "warn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "stdio-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	contains(t, strings.Join(names, ","), "tap_xy", "acquire_device", "screenshot")
+	res := farmtest.MustCall(t, c, "get_screen_size", args("serial", "n1-p1"))
+	contains(t, farmtest.Text(res), "1080")
+	img, _ := farmtest.Image(farmtest.MustCall(t, c, "screenshot", args("serial", "n1-p1")))
+	if len(img) < 1000 {
+		t.Fatal("no screenshot through the bridge")
+	}
+}
