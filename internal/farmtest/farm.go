@@ -299,3 +299,25 @@ func (w testWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// ClientWithProtocol is Client pinned to a protocol revision (an earlier one has sessions).
+func (f *Farm) ClientWithProtocol(name, version string) *client.Client {
+	f.t.Helper()
+	c, err := client.NewStreamableHttpClient(f.Gateway().MCPURL)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		f.t.Fatal(err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: "test"}
+	init.Params.ProtocolVersion = version
+	if _, err := c.Initialize(ctx, init); err != nil {
+		f.t.Fatal(err)
+	}
+	return c
+}
