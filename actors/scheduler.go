@@ -186,9 +186,12 @@ func (s *Scheduler) removeDevice(ctx actor.Context, serial, reason string) {
 		return
 	}
 	sl.health, sl.reason = broker.StateOffline, reason
-	if sl.running != nil {
-		sl.running.cancel(&cause{outcome: broker.OutcomeFailed, code: broker.CodeDisconnected,
-			msg: fmt.Sprintf("device %s disconnected during the task (%s)", serial, reason)})
+	if t := sl.running; t != nil {
+		// The device's actor stops with the device: answer the caller now, not when it returns.
+		msg := fmt.Sprintf("device %s disconnected during the task (%s)", serial, reason)
+		t.cancel(&cause{outcome: broker.OutcomeFailed, code: broker.CodeDisconnected, msg: msg})
+		sl.running = nil
+		s.answer(t, broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDisconnected, Error: msg})
 	}
 	s.endLease(sl, "revoked", "device offline: "+reason)
 	s.failQueue(sl, func(w *waiter) bool { return true }, broker.OutcomeLost, broker.CodeOffline,

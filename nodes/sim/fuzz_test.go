@@ -26,7 +26,7 @@ func FuzzInput(f *testing.F) {
 		pkgs := append(packages(), "com.bogus", "")
 		// Coordinates run a little past every edge, so out-of-screen errors are exercised too.
 		pt := func(a, b byte) nodes.Point { return nodes.Point{X: int(a)*(w+40)/255 - 20, Y: int(b)*(h+40)/255 - 20} }
-		for len(data) >= 5 {
+		for ops := 0; len(data) >= 5 && ops < 64; ops++ { // bounded, so each run stays fast
 			op, a, b, c, d := data[0], data[1], data[2], data[3], data[4]
 			data = data[5:]
 			var err error

@@ -1,0 +1,251 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// fakeDevice runs tasks by a function; "block" tasks wait for release or cancellation.
+type fakeDevice struct {
+	serial  string
+	release chan struct{}
+	mu      sync.Mutex
+	running int
+	overlap bool
+}
+
+var _ Device = (*fakeDevice)(nil)
+
+func (d *fakeDevice) Info() broker.DeviceEntry {
+	return broker.DeviceEntry{Serial: d.serial, Platform: "android"}
+}
+
+func (d *fakeDevice) Deadline(tool string, askedMS int64) (time.Duration, error) {
+	if tool == "unknown" {
+		return 0, fmt.Errorf("unknown tool %q", tool)
+	}
+	if askedMS > 0 {
+		return time.Duration(askedMS) * time.Millisecond, nil
+	}
+	return 10 * time.Second, nil
+}
+
+func (d *fakeDevice) Execute(ctx context.Context, req broker.TaskRequest, _ func(broker.Progress)) broker.TaskResult {
+	d.mu.Lock()
+	d.running++
+	if d.running > 1 {
+		d.overlap = true
+	}
+	d.mu.Unlock()
+	defer func() { d.mu.Lock(); d.running--; d.mu.Unlock() }()
+	if req.Tool == "block" {
+		select {
+		case <-d.release:
+		case <-ctx.Done():
+			return broker.TaskResult{Outcome: broker.OutcomeFailed, Error: ctx.Err().Error()}
+		}
+	}
+	return broker.TaskResult{Outcome: broker.OutcomeSucceeded}
+}
+
+func (d *fakeDevice) Health(context.Context) error { return nil }
+
+// recorder is a Mirror that keeps what it is told.
+type recorder struct {
+	mu      sync.Mutex
+	events  []broker.Event
+	records []broker.TaskResult
+}
+
+func (r *recorder) Device(broker.DeviceEntry)   {}
+func (r *recorder) Lease(string, *broker.Lease) {}
+func (r *recorder) Event(ev broker.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+}
+func (r *recorder) TaskRecord(res broker.TaskResult) {
+	r.mu.Lock()
+	r.records = append(r.records, res)
+	r.mu.Unlock()
+}
+
+type harness struct {
+	t     *testing.T
+	root  *actor.RootContext
+	sched *actor.PID
+	dev   *fakeDevice
+	rec   *recorder
+}
+
+func newHarness(t *testing.T, cfg Config) *harness {
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	t.Cleanup(sys.Shutdown)
+	rec := &recorder{}
+	cfg.Node, cfg.Mirror, cfg.Metrics = "n", rec, NewMetrics(prometheus.NewRegistry())
+	props, started := NewNodeSupervisorProps(NewSchedulerProps(cfg), cfg.Metrics, "n")
+	sys.Root.Spawn(props)
+	h := &harness{t: t, root: sys.Root, sched: <-started, dev: &fakeDevice{serial: "d1", release: make(chan struct{})}, rec: rec}
+	t.Cleanup(func() { close(h.dev.release) })
+	h.root.Send(h.sched, AddDevice{Device: h.dev})
+	// Wait for the device's health check.
+	deadline := time.Now().Add(5 * time.Second)
+	for h.submit(broker.TaskRequest{ID: "probe", Serial: "d1", Tool: "noop"}).wait().Code == broker.CodeUnhealthy {
+		if time.Now().After(deadline) {
+			t.Fatal("device never became healthy")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return h
+}
+
+type pending chan broker.TaskResult
+
+func (p pending) wait() broker.TaskResult {
+	select {
+	case r := <-p:
+		return r
+	case <-time.After(10 * time.Second):
+		return broker.TaskResult{Outcome: "no answer"}
+	}
+}
+
+func (h *harness) submit(req broker.TaskRequest) pending {
+	p := make(pending, 1)
+	if req.Serial == "" {
+		req.Serial = "d1"
+	}
+	h.root.Send(h.sched, SubmitTask{Req: req, Reply: func(r broker.TaskResult) { p <- r }})
+	return p
+}
+
+func (h *harness) acquire(holder string, waitMS int64) chan broker.LeaseAnswer {
+	p := make(chan broker.LeaseAnswer, 1)
+	h.root.Send(h.sched, AcquireLease{Req: broker.AcquireRequest{Serial: "d1", Holder: broker.Holder{Principal: holder}, WaitMS: waitMS},
+		Reply: func(a broker.LeaseAnswer) { p <- a }})
+	return p
+}
+
+func (h *harness) abort(req broker.AbortRequest) broker.AbortAnswer {
+	p := make(chan broker.AbortAnswer, 1)
+	h.root.Send(h.sched, AbortTasks{Req: req, Reply: func(a broker.AbortAnswer) { p <- a }})
+	return <-p
+}
+
+func (h *harness) release(handle string) broker.LeaseAnswer {
+	p := make(chan broker.LeaseAnswer, 1)
+	h.root.Send(h.sched, ReleaseLease{Req: broker.ReleaseRequest{Serial: "d1", Handle: handle}, Reply: func(a broker.LeaseAnswer) { p <- a }})
+	return <-p
+}
+
+func expect(t *testing.T, r broker.TaskResult, outcome, code string) {
+	t.Helper()
+	if r.Outcome != outcome || r.Code != code {
+		t.Fatalf("got %s/%s (%s), want %s/%s", r.Outcome, r.Code, r.Error, outcome, code)
+	}
+}
+
+func TestImplicitLeaseBusyAndWait(t *testing.T) {
+	h := newHarness(t, Config{})
+	running := h.submit(broker.TaskRequest{ID: "a", Tool: "block", Holder: broker.Holder{Principal: "alice"}})
+	busy := h.submit(broker.TaskRequest{ID: "b", Tool: "noop", Holder: broker.Holder{Principal: "bob"}}).wait()
+	expect(t, busy, broker.OutcomeRefused, broker.CodeBusy)
+	if busy.Lease == nil || busy.Lease.Holder.Principal != "alice" {
+		t.Fatalf("busy answer does not name the holder: %+v", busy.Lease)
+	}
+	waiting := h.submit(broker.TaskRequest{ID: "c", Tool: "noop", WaitMS: 5000})
+	h.dev.release <- struct{}{}
+	expect(t, running.wait(), broker.OutcomeSucceeded, "")
+	expect(t, waiting.wait(), broker.OutcomeSucceeded, "")
+	if h.dev.overlap {
+		t.Fatal("two tasks ran at once")
+	}
+}
+
+func TestWaitExpires(t *testing.T) {
+	h := newHarness(t, Config{})
+	running := h.submit(broker.TaskRequest{ID: "a", Tool: "block"})
+	expect(t, h.submit(broker.TaskRequest{ID: "b", Tool: "noop", WaitMS: 50}).wait(), broker.OutcomeRefused, broker.CodeWaitExpired)
+	h.dev.release <- struct{}{}
+	running.wait()
+}
+
+func TestHolderTasksQueueAndOthersWaitForLease(t *testing.T) {
+	h := newHarness(t, Config{})
+	l := (<-h.acquire("alice", 0)).Lease
+	first := h.submit(broker.TaskRequest{ID: "1", Tool: "block", Lease: l.Handle})
+	other := h.acquire("bob", 5000)                                                // waits for the lease
+	second := h.submit(broker.TaskRequest{ID: "2", Tool: "noop", Lease: l.Handle}) // the holder's: runs before bob
+	h.dev.release <- struct{}{}
+	expect(t, first.wait(), broker.OutcomeSucceeded, "")
+	expect(t, second.wait(), broker.OutcomeSucceeded, "")
+	select {
+	case a := <-other:
+		t.Fatalf("bob got the lease while alice holds it: %+v", a)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if ans := h.release(l.Handle); !ans.OK {
+		t.Fatalf("release: %+v", ans)
+	}
+	bob := <-other
+	if !bob.OK || bob.Lease.Epoch != l.Epoch+1 {
+		t.Fatalf("bob's lease after release: %+v (alice had epoch %d)", bob, l.Epoch)
+	}
+	expect(t, h.submit(broker.TaskRequest{ID: "3", Tool: "noop", Lease: l.Handle}).wait(), broker.OutcomeRefused, broker.CodeStaleLease)
+}
+
+func TestAbortRunningAndQueued(t *testing.T) {
+	h := newHarness(t, Config{})
+	l := (<-h.acquire("alice", 0)).Lease
+	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block", Lease: l.Handle})
+	queued := h.submit(broker.TaskRequest{ID: "q", Tool: "noop", Lease: l.Handle})
+	ans := h.abort(broker.AbortRequest{Lease: l.Handle, All: true, By: "test"})
+	if len(ans.Aborted) != 2 {
+		t.Fatalf("aborted %v, want r and q", ans.Aborted)
+	}
+	expect(t, running.wait(), broker.OutcomeAborted, "")
+	expect(t, queued.wait(), broker.OutcomeAborted, "")
+}
+
+func TestDeadlineTimesOut(t *testing.T) {
+	h := newHarness(t, Config{})
+	expect(t, h.submit(broker.TaskRequest{ID: "t", Tool: "block", TimeoutMS: 30}).wait(), broker.OutcomeTimedOut, "")
+	expect(t, h.submit(broker.TaskRequest{ID: "n", Tool: "noop"}).wait(), broker.OutcomeSucceeded, "")
+	expect(t, h.submit(broker.TaskRequest{ID: "u", Tool: "unknown"}).wait(), broker.OutcomeRefused, broker.CodeBadInput)
+}
+
+func TestRevokeAllFencesAndAnswersWaiters(t *testing.T) {
+	h := newHarness(t, Config{})
+	l := (<-h.acquire("alice", 0)).Lease
+	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block", Lease: l.Handle})
+	waiter := h.acquire("bob", 5000)
+	h.root.Send(h.sched, RevokeAll{Reason: "was declared lost"})
+	expect(t, running.wait(), broker.OutcomeLost, broker.CodeNodeLost)
+	if a := <-waiter; a.OK || a.Code != broker.CodeNodeLost {
+		t.Fatalf("waiter: %+v", a)
+	}
+	expect(t, h.submit(broker.TaskRequest{ID: "x", Tool: "noop", Lease: l.Handle}).wait(), broker.OutcomeRefused, broker.CodeStaleLease)
+	again := (<-h.acquire("carol", 0)).Lease
+	if again.Epoch <= l.Epoch+1 {
+		t.Fatalf("epoch after revocation %d; want above %d", again.Epoch, l.Epoch+1)
+	}
+}
+
+func TestRemovedDeviceFailsItsTask(t *testing.T) {
+	h := newHarness(t, Config{})
+	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block"})
+	h.root.Send(h.sched, RemoveDevice{Serial: "d1", Reason: "unplugged"})
+	r := running.wait()
+	expect(t, r, broker.OutcomeFailed, broker.CodeDisconnected)
+	expect(t, h.submit(broker.TaskRequest{ID: "n", Tool: "noop"}).wait(), broker.OutcomeRefused, broker.CodeOffline)
+	expect(t, h.submit(broker.TaskRequest{ID: "m", Serial: "nope", Tool: "noop"}).wait(), broker.OutcomeRefused, broker.CodeUnknownDevice)
+}
