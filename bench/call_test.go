@@ -75,7 +75,7 @@ func sequential(b *testing.B, fn func() error) {
 		}
 	}
 	lat := make([]time.Duration, 0, 1<<16)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for b.Loop() {
 		t0 := time.Now()
 		if err := fn(); err != nil {
@@ -83,9 +83,9 @@ func sequential(b *testing.B, fn func() error) {
 		}
 		lat = append(lat, time.Since(t0))
 	}
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	reportLatency(b, "", lat)
-	reportThroughput(b, len(lat), elapsed)
+	reportThroughput(b, len(lat), elapsed, cpu)
 }
 
 // benchNATSFloor times a bare request/reply between two connections of the farm's server.
@@ -195,12 +195,14 @@ func BenchmarkCallParallel(b *testing.B) {
 
 			jobs := make(chan struct{})
 			elapsedc := make(chan time.Duration, 1)
+			cpu0 := cpuTime()
 			go func() { elapsedc <- run(jobs) }()
 			for b.Loop() {
 				jobs <- struct{}{}
 			}
 			close(jobs)
 			elapsed := <-elapsedc
+			cpu := cpuTime() - cpu0
 			var lat []time.Duration
 			var errs []string
 			for _, w := range ws {
@@ -213,7 +215,7 @@ func BenchmarkCallParallel(b *testing.B) {
 				b.Fatalf("%d clients failed: %s", len(errs), strings.Join(errs, "; "))
 			}
 			reportLatency(b, "", lat)
-			reportThroughput(b, len(lat), elapsed)
+			reportThroughput(b, len(lat), elapsed, cpu)
 		})
 	}
 }

@@ -137,11 +137,16 @@ func reportLatency(b *testing.B, prefix string, lat []time.Duration) {
 	b.ReportMetric(us(s[len(s)-1]), prefix+"max-µs")
 }
 
-// reportThroughput reports calls per second of wall time.
-func reportThroughput(b *testing.B, calls int, elapsed time.Duration) {
+// reportThroughput reports calls per second of wall time, and the CPU time the whole process
+// (clients, gateway, NATS, nodes) spent per call: unlike wall time, that hardly depends on what
+// else the machine runs.
+func reportThroughput(b *testing.B, calls int, elapsed, cpu time.Duration) {
 	b.Helper()
 	if elapsed > 0 {
 		b.ReportMetric(float64(calls)/elapsed.Seconds(), "calls/s")
+	}
+	if calls > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(calls), "cpu-µs/call")
 	}
 }
 

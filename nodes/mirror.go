@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 )
@@ -155,15 +157,22 @@ func (m *natsMirror) flush(ctx context.Context) {
 	}
 }
 
-// lastEpoch reads the epoch a device had in the registry, so a restarted node keeps fencing.
-func lastEpoch(ctx context.Context, stores *broker.Stores, serial string) uint64 {
-	e, err := stores.Registry.Get(ctx, serial)
+// ownEntries reads the registry entries a node with this id left behind.
+func ownEntries(ctx context.Context, stores *broker.Stores, node string) (map[string]broker.DeviceEntry, error) {
+	w, err := stores.Registry.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
-		return 0
+		return nil, fmt.Errorf("read the registry: %w", err)
 	}
-	var d broker.DeviceEntry
-	if json.Unmarshal(e.Value(), &d) != nil {
-		return 0
+	defer func() { _ = w.Stop() }()
+	out := map[string]broker.DeviceEntry{}
+	for e := range w.Updates() {
+		if e == nil {
+			break
+		}
+		var d broker.DeviceEntry
+		if json.Unmarshal(e.Value(), &d) == nil && d.Node == node {
+			out[d.Serial] = d
+		}
 	}
-	return d.Epoch
+	return out, nil
 }

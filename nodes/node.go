@@ -48,6 +48,7 @@ type Node struct {
 
 	mu      sync.Mutex
 	devices map[string]Driver
+	known   map[string]broker.DeviceEntry // registry entries of this node from before its start
 }
 
 // Start starts a node. Add devices with AddDriver.
@@ -70,6 +71,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	cfg.Metrics.KnowTools(tools)
 
 	ctx, cancel := context.WithCancel(ctx)
+	var err error
 	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]Driver{},
 		mirror: newNATSMirror(cfg.Stores, cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -85,13 +87,24 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cancel()
 		return nil, errors.New("node: scheduler did not start within 5s")
 	}
+	if n.known, err = ownEntries(ctx, cfg.Stores, cfg.ID); err != nil {
+		cancel()
+		return nil, err
+	}
+	// Devices this node had before a restart are offline until they are attached again.
+	for _, e := range n.known {
+		if e.State != broker.StateOffline {
+			e.State, e.Reason, e.Holder, e.Updated = broker.StateOffline, "node "+cfg.ID+" restarted; device not attached yet", "", time.Now()
+			n.mirror.Device(e)
+		}
+	}
 	n.wg.Go(func() { n.mirror.run(ctx) })
 	if err := n.serve(); err != nil {
 		cancel()
 		return nil, err
 	}
 	// A node the farm declared lost revokes its leases when it hears of it (fencing).
-	sub, err := cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), func(*nats.Msg) {
+	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), func(*nats.Msg) {
 		cfg.Log.Warn("the farm declared this node lost; revoking its leases")
 		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "was declared lost by the farm (missed heartbeats)"})
 	})
@@ -99,7 +112,6 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cancel()
 		return nil, fmt.Errorf("node: subscribe to loss events: %w", err)
 	}
-	n.lostSub = sub
 	n.wg.Go(func() { n.heartbeat(ctx) })
 	n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: cfg.ID, What: "up", At: time.Now()})
 	cfg.Log.Info("node started", "boot", n.boot)
@@ -111,12 +123,12 @@ func (n *Node) ID() string { return n.cfg.ID }
 
 // AddDriver brings a device under this node. Its epoch continues from the registry, so holders
 // of an epoch from before a restart stay fenced.
-func (n *Node) AddDriver(ctx context.Context, d Driver) {
+func (n *Node) AddDriver(d Driver) {
 	serial := d.Info().Serial
 	n.mu.Lock()
 	n.devices[serial] = d
+	epoch := n.known[serial].Epoch
 	n.mu.Unlock()
-	epoch := lastEpoch(ctx, n.cfg.Stores, serial)
 	n.mirror.Lease(serial, nil) // whatever lease KV remembers from before died with the old node
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch)})
 }

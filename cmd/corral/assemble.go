@@ -112,7 +112,7 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 		count = 3 // no real drivers yet: a newcomer still sees a working farm
 	}
 	for i := 1; i <= count; i++ {
-		n.AddDriver(ctx, sim.New(fmt.Sprintf("sim-%s-%02d", *s.id, i)))
+		n.AddDriver(sim.New(fmt.Sprintf("sim-%s-%02d", *s.id, i)))
 	}
 	log.Info("node ready", "node", *s.id, "simulated", count)
 	return n, nil

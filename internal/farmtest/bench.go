@@ -84,7 +84,7 @@ func (f *Farm) startNode(id string, count int) error {
 		f.mu.Lock()
 		f.phones[p.Info().Serial] = p
 		f.mu.Unlock()
-		n.AddDriver(f.ctx, p)
+		n.AddDriver(p)
 	}
 	return nil
 }

@@ -149,7 +149,7 @@ func (f *Farm) StartNode(id string, count int) *nodes.Node {
 		f.mu.Lock()
 		f.phones[p.Info().Serial] = p
 		f.mu.Unlock()
-		n.AddDriver(f.ctx, p)
+		n.AddDriver(p)
 	}
 	return n
 }

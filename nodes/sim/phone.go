@@ -39,12 +39,12 @@ type Phone struct {
 	passcode string
 
 	// Test behaviours, read before any lock is taken (behaviour.go).
-	delay    atomic.Int64 // time.Duration every operation takes at least
-	inflight atomic.Int64
-	ops      atomic.Int64
-	overlaps atomic.Int64
-	closed   chan struct{}
-	closeMu  sync.Once
+	delay     atomic.Int64 // time.Duration every operation takes at least
+	inflight  atomic.Int64
+	ops       atomic.Int64
+	overlaps  atomic.Int64
+	closed    chan struct{}
+	closeOnce sync.Once
 
 	mu     sync.Mutex // guards everything below; never held while blocking
 	st     state
@@ -55,8 +55,8 @@ type Phone struct {
 // Option configures a Phone.
 type Option func(*Phone)
 
-// WithSize sets the screen size in pixels (default 1080x2400). Layouts scale with the width;
-// sizes are clamped to 320x480 .. 4096x8192.
+// WithSize sets the screen size in pixels (default 1080x2400); landscape sizes work too. Pages
+// scale to fit; sizes are clamped to 320x480 .. 4096x8192.
 func WithSize(width, height int) Option {
 	return func(p *Phone) {
 		p.size = nodes.Size{Width: clamp(width, minWidth, maxWidth), Height: clamp(height, minHeight, maxHeight)}
@@ -124,7 +124,7 @@ func (p *Phone) Health(ctx context.Context) error {
 // Close releases operations hung by HangNext and makes every later operation fail with
 // ErrClosed. It is idempotent.
 func (p *Phone) Close() error {
-	p.closeMu.Do(func() { close(p.closed) })
+	p.closeOnce.Do(func() { close(p.closed) })
 	return nil
 }
 

@@ -37,10 +37,17 @@ const (
 	battery    = "100%"
 )
 
-// layout scales the 1080-pixel-wide design to the phone's screen.
+// layout scales the 1080x2400 design to the phone's screen: sizes and offsets by whichever of
+// width and height is relatively smaller, so every page fits, while widths that span the
+// screen use l.w itself.
 type layout struct{ w, h int }
 
-func (l layout) px(v int) int { return v * l.w / 1080 }
+func (l layout) px(v int) int {
+	if l.w*2400 <= l.h*1080 {
+		return v * l.w / 1080
+	}
+	return v * l.h / 2400
+}
 
 // builder turns a state into its element tree.
 type builder struct {

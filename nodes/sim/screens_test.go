@@ -298,87 +298,6 @@ func TestNotes(t *testing.T) {
 	shot(t, p) // a full note still renders
 }
 
-func TestBackAndHome(t *testing.T) {
-	p := New("s")
-	ctx := ctxT(t)
-	must(t, p.PressKey(ctx, "BACK")) // nothing behind home
-	tapOn(t, p, "Settings")
-	tapOn(t, p, "Display")
-	if node(t, p, "com.corral.settings:id/title").Text != "Display" {
-		t.Fatal("Display did not open")
-	}
-	must(t, p.PressKey(ctx, "BACK"))
-	if !has(t, p, "com.corral.settings:id/list") {
-		t.Fatal("BACK did not return to the list")
-	}
-	must(t, p.PressKey(ctx, "keycode_back"))
-	if foreground(t, p) != launcherPkg {
-		t.Fatal("BACK did not return home")
-	}
-	tapOn(t, p, "Settings")
-	tapOn(t, p, "Sound")
-	must(t, p.PressKey(ctx, "HOME"))
-	must(t, p.PressKey(ctx, "BACK"))
-	if foreground(t, p) != launcherPkg {
-		t.Fatal("HOME did not clear the back stack")
-	}
-}
-
-func TestVolume(t *testing.T) {
-	p := New("s")
-	ctx := ctxT(t)
-	must(t, p.PressKey(ctx, "VOLUME_UP"))
-	if got := node(t, p, "com.android.systemui:id/toast").Text; got != "Volume 8 of 15" {
-		t.Fatalf("toast = %q", got)
-	}
-	for range 20 {
-		must(t, p.PressKey(ctx, "VOLUME_DOWN"))
-	}
-	if node(t, p, "com.android.systemui:id/volume").Text != "Vol 0" {
-		t.Fatal("volume not clamped at 0")
-	}
-	must(t, p.Tap(ctx, nodes.Point{X: 540, Y: 2300}, 0)) // any input dismisses the toast
-	if has(t, p, "com.android.systemui:id/toast") {
-		t.Fatal("the toast outlived the next input")
-	}
-}
-
-func TestAppManager(t *testing.T) {
-	p := New("s")
-	ctx := ctxT(t)
-	pkgs, err := p.ListPackages(ctx)
-	must(t, err)
-	if len(pkgs) != 13 || !slices.IsSorted(pkgs) || !slices.Contains(pkgs, "com.corral.settings") || !slices.Contains(pkgs, launcherPkg) {
-		t.Fatalf("packages = %v", pkgs)
-	}
-	err = p.LaunchApp(ctx, "com.nope")
-	if !errors.Is(err, ErrUnknownPackage) || !strings.Contains(err.Error(), "ListPackages") || !strings.Contains(err.Error(), "com.corral.shop") {
-		t.Fatalf("unknown package: %v", err)
-	}
-	if err := p.TerminateApp(ctx, "com.nope"); !errors.Is(err, ErrUnknownPackage) {
-		t.Fatalf("terminating an unknown package: %v", err)
-	}
-	must(t, p.LaunchApp(ctx, "com.corral.clock"))
-	must(t, p.LaunchApp(ctx, "com.corral.maps"))
-	must(t, p.TerminateApp(ctx, "com.corral.clock")) // in the back stack only
-	if foreground(t, p) != "com.corral.maps" {
-		t.Fatal("terminating a background app changed the foreground")
-	}
-	must(t, p.TerminateApp(ctx, "com.corral.maps"))
-	if foreground(t, p) != launcherPkg {
-		t.Fatal("terminating the foreground app did not go home")
-	}
-	must(t, p.LaunchApp(ctx, "com.corral.music"))
-	tapOn(t, p, "Play")
-	if !has(t, p, "Playing") {
-		t.Fatal("Play did not play")
-	}
-	must(t, p.LaunchApp(ctx, launcherPkg))
-	if foreground(t, p) != launcherPkg {
-		t.Fatal("launching the launcher did not go home")
-	}
-}
-
 func TestScreenshotsAreDeterministic(t *testing.T) {
 	a, b := New("s"), New("s")
 	for _, p := range []*Phone{a, b} {
@@ -389,13 +308,27 @@ func TestScreenshotsAreDeterministic(t *testing.T) {
 	}
 }
 
-func TestSmallScreenScales(t *testing.T) {
-	p := New("s", WithSize(720, 1280))
-	tapOn(t, p, "Shop")
-	if foreground(t, p) != "com.corral.shop" {
-		t.Fatal("the Shop icon does not work at 720x1280")
-	}
-	if r := node(t, p, "com.corral.shop:id/list").rect(t); r.Max != image.Pt(720, 1280) {
-		t.Fatalf("list bounds %v", r)
+func TestOtherSizesScale(t *testing.T) {
+	for _, size := range []nodes.Size{{Width: 720, Height: 1280}, {Width: 2400, Height: 1080}, {Width: 320, Height: 480}} {
+		p := New("s", WithSize(size.Width, size.Height))
+		screen := image.Rect(0, 0, size.Width, size.Height)
+		for _, a := range apps {
+			must(t, p.PressKey(ctxT(t), "HOME"))
+			if r := node(t, p, a.name).rect(t); !r.In(screen) || r.Dx() < size.Width/4-1 {
+				t.Fatalf("%v: the %s icon is at %v", size, a.name, r)
+			}
+		}
+		tapOn(t, p, "Shop")
+		if foreground(t, p) != "com.corral.shop" {
+			t.Fatalf("%v: the Shop icon does not work", size)
+		}
+		if r := node(t, p, "com.corral.shop:id/list").rect(t); r.Max != screen.Max {
+			t.Fatalf("%v: list bounds %v", size, r)
+		}
+		must(t, p.PressKey(ctxT(t), "POWER"))
+		if r := node(t, p, "com.android.systemui:id/key0").rect(t); !r.In(screen) {
+			t.Fatalf("%v: key 0 is at %v", size, r)
+		}
+		shot(t, p)
 	}
 }
