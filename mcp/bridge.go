@@ -144,7 +144,13 @@ func (b *Bridge) relaySSE(r io.Reader, out io.Writer) {
 
 // write sends one message to stdout, noting the protocol version an initialize answer names.
 func (b *Bridge) write(out io.Writer, msg []byte) {
-	msg = bytes.TrimSpace(msg)
+	// stdio frames messages by line: a message must not contain a newline.
+	var compact bytes.Buffer
+	if json.Compact(&compact, msg) == nil {
+		msg = compact.Bytes()
+	} else {
+		msg = bytes.ReplaceAll(bytes.TrimSpace(msg), []byte("\n"), []byte(" "))
+	}
 	if len(msg) == 0 {
 		return
 	}

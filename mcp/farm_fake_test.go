@@ -57,7 +57,9 @@ func newFakeFarm(t testing.TB) *fakeFarm {
 	return &fakeFarm{t: t, devices: testDevices(), sessions: map[string]broker.SessionDefault{}}
 }
 
-func (f *fakeFarm) Devices() []broker.DeviceEntry { return append([]broker.DeviceEntry(nil), f.devices...) }
+func (f *fakeFarm) Devices() []broker.DeviceEntry {
+	return append([]broker.DeviceEntry(nil), f.devices...)
+}
 
 func (f *fakeFarm) Device(serial string) (broker.DeviceEntry, bool) {
 	for _, d := range f.devices {
@@ -232,11 +234,13 @@ func (fullDriver) ScreenSize(context.Context) (nodes.Size, error) {
 func (fullDriver) Screenshot(context.Context) (image.Image, error) {
 	return image.NewGray(image.Rect(0, 0, 9, 16)), nil
 }
-func (fullDriver) Tap(context.Context, nodes.Point, time.Duration) error                 { return nil }
-func (fullDriver) DoubleTap(context.Context, nodes.Point) error                          { return nil }
-func (fullDriver) Swipe(context.Context, nodes.Point, nodes.Point, time.Duration, time.Duration) error { return nil }
-func (fullDriver) InputText(context.Context, string) error                               { return nil }
-func (fullDriver) PressKey(context.Context, string) error                                { return nil }
+func (fullDriver) Tap(context.Context, nodes.Point, time.Duration) error { return nil }
+func (fullDriver) DoubleTap(context.Context, nodes.Point) error          { return nil }
+func (fullDriver) Swipe(context.Context, nodes.Point, nodes.Point, time.Duration, time.Duration) error {
+	return nil
+}
+func (fullDriver) InputText(context.Context, string) error { return nil }
+func (fullDriver) PressKey(context.Context, string) error  { return nil }
 func (fullDriver) ListPackages(context.Context) ([]string, error) {
 	return []string{"com.android.settings", "com.corral.notes"}, nil
 }

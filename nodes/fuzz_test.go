@@ -1,0 +1,49 @@
+package nodes_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/sim"
+)
+
+// FuzzOps throws arbitrary arguments at every op on a simulated phone: an op either succeeds
+// or returns an error; it never panics, and bad input is reported as bad input.
+func FuzzOps(f *testing.F) {
+	ops := nodes.DefaultOps()
+	names := make([]string, 0, len(ops))
+	for n := range ops {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i := range names {
+		f.Add(uint8(i), []byte(`{"x":0.5,"y":0.5}`))
+		f.Add(uint8(i), []byte(`{"text":"héllo \"quoted\" ; rm -rf /"}`))
+		f.Add(uint8(i), []byte(`{"direction":"up","duration":0.1}`))
+		f.Add(uint8(i), []byte(`{"from_x":0,"from_y":1,"to_x":1,"to_y":0}`))
+		f.Add(uint8(i), []byte(`{"seconds":0.001,"milliseconds":1,"button":"HOME","packageName":"com.corral.notes"}`))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
+		if !json.Valid(args) {
+			return // the gateway answers malformed JSON itself
+		}
+		op := ops[names[int(which)%len(names)]]
+		if op.Name == "sleep" || op.Name == "sleep_ms" {
+			return // waiting is not interesting to fuzz, and could be long
+		}
+		phone := sim.New("fuzz")
+		defer phone.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, err := op.Run(ctx, &nodes.Task{Driver: phone, Args: args, Progress: func(float64, float64, string) {}})
+		var oe *nodes.OpError
+		if err != nil && errors.As(err, &oe) && oe.Msg == "" {
+			t.Fatalf("%s: an op error without a message: %v", op.Name, err)
+		}
+	})
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Runs Corral's benchmarks (package ./bench) on 2 cores and prints the Markdown report the
+# README quotes: metric | target | measured (median of the runs) | pass/fail, then a breakdown.
+# Needs only Go. The raw `go test -bench` output is kept in bin/bench-raw.txt.
+#
+# Knobs (environment): BENCHTIME (default 2s) and COUNT (default 5) for the latency and
+# throughput benchmarks; SCALE_RUNS (default 3) processes of the 10,000-device benchmark;
+# BENCH_STRICT=1 exits 1 when a target is missed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BENCHTIME=${BENCHTIME:-2s}
+COUNT=${COUNT:-5}
+SCALE_RUNS=${SCALE_RUNS:-3}
+export GOMAXPROCS=2 # the targets are "on 2 cores"
+
+mkdir -p bin
+raw=bin/bench-raw.txt
+bin=$(mktemp -d)/bench.test
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
+load_start=$(load)
+
+echo "bench: compiling ./bench" >&2
+go test -c -o "$bin" ./bench
+
+{
+  echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(go version) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo '+dirty')"
+  echo "# GOMAXPROCS=$GOMAXPROCS cores=$(nproc 2>/dev/null || echo '?') load at start: $load_start"
+} >"$raw"
+
+echo "bench: latency and throughput, -benchtime=$BENCHTIME -count=$COUNT (about $((COUNT * 35))s)" >&2
+"$bin" -test.run='^$' -test.bench='^(BenchmarkCall|BenchmarkCallParallel|BenchmarkLease)$' \
+  -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
+# One process per run: VmHWM is the peak of the whole process.
+for i in $(seq 1 "$SCALE_RUNS"); do
+  echo "bench: 10,000 devices, run $i of $SCALE_RUNS" >&2
+  "$bin" -test.run='^$' -test.bench='^BenchmarkTenThousandDevices$' \
+    -test.benchtime=1x -test.count=1 -test.cpu=2 -test.timeout=5m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+done
+load_end=$(load)
+echo "# load at end: $load_end" >>"$raw"
+
+# The report. Each benchmark line is: name-N iterations (value unit)...; a metric's measured
+# value is the median of its runs.
+awk -v load_start="$load_start" -v load_end="$load_end" -v cores="$(nproc 2>/dev/null || echo '?')" '
+function median(key,   n, i, j, t, a) {
+  n = split(vals[key], a, " ")
+  if (n == 0 || vals[key] == "") return ""
+  for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+  return (n % 2) ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function runs(key,   a) { return vals[key] == "" ? 0 : split(vals[key], a, " ") }
+function fmtv(v, unit) {
+  if (v == "") return "—"
+  if (unit == "µs") return (v >= 1000 ? sprintf("%.2f ms", v / 1000) : sprintf("%.0f µs", v))
+  if (unit == "calls/s") return sprintf("%.0f calls/s", v)
+  if (unit == "s") return sprintf("%.2f s", v)
+  if (unit == "MiB") return sprintf("%.0f MiB", v)
+  return sprintf("%.1f %s", v, unit)
+}
+# row: metric, target text, bench, unit key, limit, "le" or "ge", display unit
+function row(metric, target, bench, key, limit, cmp, unit,   v, ok) {
+  v = median(bench SUBSEP key)
+  if (v == "") { printf "| %s | %s | not measured | FAIL |\n", metric, target; failed++; return }
+  ok = (cmp == "le") ? (v <= limit) : (v >= limit)
+  if (!ok) failed++
+  printf "| %s | %s | %s | %s |\n", metric, target, fmtv(v, unit), ok ? "pass" : "**FAIL**"
+}
+function info(label, bench,   p50, p99, cps, cpu, n) {
+  p50 = median(bench SUBSEP "p50-µs"); p99 = median(bench SUBSEP "p99-µs")
+  cps = median(bench SUBSEP "calls/s"); cpu = median(bench SUBSEP "cpu-µs/call"); n = runs(bench SUBSEP "p50-µs")
+  printf "| %s | %s | %s | %s | %s | %d |\n", label, fmtv(p50, "µs"), fmtv(p99, "µs"), cps == "" ? "—" : sprintf("%.0f", cps), cpu == "" ? "—" : sprintf("%.0f µs", cpu), n
+}
+/^Benchmark/ {
+  name = $1; sub(/-[0-9]+$/, "", name)
+  for (i = 3; i + 1 <= NF; i += 2) { k = name SUBSEP $(i + 1); vals[k] = vals[k] (vals[k] == "" ? "" : " ") $i }
+}
+END {
+  C = "BenchmarkCall/layer="; P = "BenchmarkCallParallel/transport="; L = "BenchmarkLease/op="; T = "BenchmarkTenThousandDevices"
+  print "| metric | target | measured (median) | result |"
+  print "|---|---|---|---|"
+  row("tool call through the gateway (MCP streamable HTTP → NATS → node actor → sim), 1 sequential client: p50", "≤ 300 µs", C "mcp-http", "p50-µs", 300, "le", "µs")
+  row("the same: p99", "≤ 2 ms", C "mcp-http", "p99-µs", 2000, "le", "µs")
+  row("throughput, 32 clients over 100 devices (4 nodes × 25)", "≥ 5,000 calls/s", P "http/clients=32", "calls/s", 5000, "ge", "calls/s")
+  row("acquire_device on a free device: p99", "≤ 5 ms", L "acquire-free", "p99-µs", 5000, "le", "µs")
+  row("hand-over to the next waiter after release_device: p99", "≤ 5 ms", L "handover", "p99-µs", 5000, "le", "µs")
+  row("10,000 sim devices on 10 nodes: all online in the gateway registry", "≤ 5 s", T, "online-s", 5, "le", "s")
+  row("the same: peak resident memory of the process (VmHWM)", "≤ 1 GiB", T, "hwm-MiB", 1024, "le", "MiB")
+  print ""
+  print "Breakdown of get_screen_size by layer, and the parallel runs (medians; cpu is the whole process per call):"
+  print ""
+  print "| path | p50 | p99 | calls/s | cpu/call | runs |"
+  print "|---|---|---|---|---|---|"
+  info("bare NATS request/reply on the same server (floor)", C "nats-floor")
+  info("broker.Client.Run: NATS → node actors → sim driver", C "broker-run")
+  info("in-process MCP client → gateway MCP server → …", C "mcp-inprocess")
+  info("MCP streamable HTTP → … (lease held)", C "mcp-http")
+  info("MCP streamable HTTP → … (implicit lease per call)", C "mcp-http-implicit")
+  info("32 clients, 100 devices, MCP streamable HTTP", P "http/clients=32")
+  info("32 clients, 100 devices, in-process MCP", P "inprocess/clients=32")
+  info("acquire_device, free device", L "acquire-free")
+  info("hand-over after release_device", L "handover")
+  printf "| release_device (in acquire-free) | %s | %s | — | — | %d |\n", fmtv(median(L "acquire-free" SUBSEP "release-p50-µs"), "µs"), fmtv(median(L "acquire-free" SUBSEP "release-p99-µs"), "µs"), runs(L "acquire-free" SUBSEP "release-p50-µs")
+  print ""
+  printf "10,000 devices (median of %d processes): all given to their nodes in %s; VmRSS when all online %s; Go heap in use %s; %s goroutines.\n", runs(T SUBSEP "online-s"), fmtv(median(T SUBSEP "added-s"), "s"), fmtv(median(T SUBSEP "rss-MiB"), "MiB"), fmtv(median(T SUBSEP "heap-MiB"), "MiB"), median(T SUBSEP "goroutines")
+  print ""
+  printf "GOMAXPROCS=2 on %s cores; clients, gateway, NATS and nodes share one process. Load average at start %s, at end %s.\n", cores, load_start, load_end
+  split(load_start, ls, " ")
+  if (ls[1] + 0 > 1.5) print "**The machine was busy when the run started: wall-clock numbers are pessimistic; cpu/call is the steadier figure.**"
+  if (failed) printf "\n%d target(s) missed.\n", failed
+  exit failed ? 3 : 0
+}' "$raw" && status=0 || status=$?
+
+if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+  echo "bench: the report could not be made (see $raw)" >&2
+  exit "$status"
+fi
+if [ "$status" -eq 3 ] && [ "${BENCH_STRICT:-0}" = 1 ]; then
+  exit 1
+fi
