@@ -43,7 +43,7 @@ func BenchmarkCall(b *testing.B) {
 		gw := f.Gateway().Client
 		holder := broker.Holder{Principal: "anonymous", Client: "bench-http"}
 		ctx := context.Background()
-		sequential(b, func() error {
+		sequential(b, f, func() error {
 			res, err := gw.Run(ctx, broker.TaskRequest{V: broker.WireVersion, ID: broker.NewTaskID(), Serial: leased,
 				Tool: nopTool, Args: json.RawMessage(`{}`), Lease: lease, Holder: holder}, nil)
 			if err == nil && res.Outcome != broker.OutcomeSucceeded {
@@ -54,19 +54,20 @@ func BenchmarkCall(b *testing.B) {
 	})
 	b.Run("layer=mcp-inprocess", func(b *testing.B) {
 		c := inProcessClient(b, f, "bench-inprocess")
-		sequential(b, func() error { _, err := call(c, nopTool, args); return err })
+		sequential(b, f, func() error { _, err := call(c, nopTool, args); return err })
 	})
 	b.Run("layer=mcp-http", func(b *testing.B) {
-		sequential(b, func() error { _, err := call(hc, nopTool, args); return err })
+		sequential(b, f, func() error { _, err := call(hc, nopTool, args); return err })
 	})
 	b.Run("layer=mcp-http-implicit", func(b *testing.B) {
 		implicit := map[string]any{"serial": free}
-		sequential(b, func() error { _, err := call(hc, nopTool, implicit); return err })
+		sequential(b, f, func() error { _, err := call(hc, nopTool, implicit); return err })
 	})
 }
 
-// sequential times each call of fn in a b.Loop and reports latency percentiles and calls/s.
-func sequential(b *testing.B, fn func() error) {
+// sequential times each call of fn in a b.Loop and reports latency percentiles, calls/s, and
+// the CPU time and NATS messages of the farm's server per call.
+func sequential(b *testing.B, f *farmtest.Farm, fn func() error) {
 	b.Helper()
 	// Warm up connections, pools and caches outside the timed loop.
 	for range 200 {
@@ -75,6 +76,8 @@ func sequential(b *testing.B, fn func() error) {
 		}
 	}
 	lat := make([]time.Duration, 0, 1<<16)
+	msgs := natsCounter(b, f)
+	b.ReportAllocs() // of the whole process: clients, gateway, NATS and nodes
 	start, cpu0 := time.Now(), cpuTime()
 	for b.Loop() {
 		t0 := time.Now()
@@ -84,6 +87,7 @@ func sequential(b *testing.B, fn func() error) {
 		lat = append(lat, time.Since(t0))
 	}
 	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	msgs(len(lat))
 	reportLatency(b, "", lat)
 	reportThroughput(b, len(lat), elapsed, cpu)
 }
@@ -111,7 +115,7 @@ func benchNATSFloor(b *testing.B, f *farmtest.Farm) {
 	if err := responder.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	sequential(b, func() error {
+	sequential(b, f, func() error {
 		_, err := requester.Request("bench.floor", req, callTimeout)
 		return err
 	})
@@ -195,6 +199,8 @@ func BenchmarkCallParallel(b *testing.B) {
 
 			jobs := make(chan struct{})
 			elapsedc := make(chan time.Duration, 1)
+			msgs := natsCounter(b, f)
+			b.ReportAllocs()
 			cpu0 := cpuTime()
 			go func() { elapsedc <- run(jobs) }()
 			for b.Loop() {
@@ -203,6 +209,7 @@ func BenchmarkCallParallel(b *testing.B) {
 			close(jobs)
 			elapsed := <-elapsedc
 			cpu := cpuTime() - cpu0
+			msgs(b.N)
 			var lat []time.Duration
 			var errs []string
 			for _, w := range ws {

@@ -183,3 +183,23 @@ func parseStatus(r io.Reader, fields ...string) (map[string]int64, error) {
 	}
 	return out, sc.Err()
 }
+
+// natsCounter notes the NATS server's message counts; the function it returns reports the
+// messages the server received and sent per call since (nats-in/call, nats-out/call):
+// requests, replies, JetStream publishes and their acks, KV watch deliveries, heartbeats.
+func natsCounter(b *testing.B, f *farmtest.Farm) func(calls int) {
+	b.Helper()
+	v0, err := f.NATS.Varz(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in0, out0 := v0.InMsgs, v0.OutMsgs
+	return func(calls int) {
+		v, err := f.NATS.Varz(nil)
+		if err != nil || calls == 0 {
+			return
+		}
+		b.ReportMetric(float64(v.InMsgs-in0)/float64(calls), "nats-in/call")
+		b.ReportMetric(float64(v.OutMsgs-out0)/float64(calls), "nats-out/call")
+	}
+}

@@ -23,3 +23,39 @@ func NewLeaseHandle() string { return randomID("lease_", 16) }
 
 // NewBootID returns an id for one start of a node.
 func NewBootID() string { return randomID("", 8) }
+
+// Token turns a serial into a NATS subject token and KV key: letters, digits, '-' and '_'
+// stay; every other byte becomes =XX (hex). adb serials like 192.168.1.5:5555 contain '.'
+// (a subject separator) and ':' (not allowed in keys).
+func Token(s string) string {
+	safe := true
+	for i := 0; i < len(s); i++ {
+		if !tokenByte(s[i]) {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if tokenByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('=')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	if b.Len() == 0 {
+		return "=00"
+	}
+	return b.String()
+}
+
+func tokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}

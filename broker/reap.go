@@ -34,10 +34,10 @@ func (c *Client) nodeLost(node, boot string) {
 		e := d.DeviceEntry
 		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", time.Now()
 		b, _ := json.Marshal(e)
-		if _, err := c.stores.Registry.Update(ctx, e.Serial, b, d.revision); err != nil {
+		if _, err := c.stores.Registry.Update(ctx, Token(e.Serial), b, d.revision); err != nil {
 			c.log.Debug("registry update skipped (changed meanwhile)", "serial", e.Serial, "err", err)
 		}
-		if err := c.stores.Leases.Delete(ctx, e.Serial); err != nil {
+		if err := c.stores.Leases.Delete(ctx, Token(e.Serial)); err != nil {
 			c.log.Debug("lease delete", "serial", e.Serial, "err", err)
 		}
 	}

@@ -34,9 +34,9 @@ const (
 
 // JetStream names. Created idempotently at start by EnsureStreams.
 const (
-	// RegistryBucket holds one DeviceEntry per device, keyed by serial.
+	// RegistryBucket holds one DeviceEntry per device, keyed by Token(serial).
 	RegistryBucket = "corral_devices"
-	// LeaseBucket mirrors the explicit leases, keyed by serial; the owner node is the authority.
+	// LeaseBucket mirrors the explicit leases, keyed by Token(serial); the owner node is the authority.
 	LeaseBucket = "corral_leases"
 	// SessionBucket holds the default device of MCP protocol sessions, keyed by session id.
 	SessionBucket = "corral_sessions"

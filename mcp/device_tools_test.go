@@ -86,7 +86,7 @@ func TestDeviceToolsRefuseBadArguments(t *testing.T) {
 	}{
 		{"tap_xy", map[string]any{"serial": phone, "x": 1.5, "y": 0}, []string{"x must be between 0 and 1", "tap_abs_xy"}},
 		{"tap_xy", map[string]any{"serial": phone, "y": 0}, []string{"x is required"}},
-		{"tap_xy", map[string]any{"serial": phone, "x": "0.5", "y": 0}, []string{"x"}},
+		{"tap_xy", map[string]any{"serial": phone, "x": "0.5", "y": 0}, []string{"x must be a number, got a string"}},
 		{"tap_xy", map[string]any{"serial": phone, "x": 0.5, "y": 0.5, "z": 1}, []string{`unknown argument "z"`, "tap_xy takes:", "anti_risk"}},
 		{"tap_abs_xy", map[string]any{"serial": phone, "x": -3, "y": 0}, []string{"pixel coordinate"}},
 		{"double_tap_xy", map[string]any{"serial": phone, "x": 0.5}, []string{"y is required"}},
@@ -97,13 +97,13 @@ func TestDeviceToolsRefuseBadArguments(t *testing.T) {
 		{"drag", map[string]any{"serial": phone, "from_x": 0, "from_y": 0, "to_x": 1, "to_y": 1, "duration": 90000}, []string{"milliseconds"}},
 		{"input", map[string]any{"serial": phone, "text": huge}, []string{"10001 bytes", "at most 10000"}},
 		{"input", map[string]any{"serial": phone, "text": ""}, []string{"text is required"}},
-		{"input", map[string]any{"serial": phone, "text": 42}, []string{"text"}},
+		{"input", map[string]any{"serial": phone, "text": 42}, []string{"text must be a string, got a number"}},
 		{"press_button", map[string]any{"serial": phone, "button": "TURBO"}, []string{"unknown button", "HOME"}},
 		{"home", map[string]any{"serial": phone, "button": "HOME"}, []string{`unknown argument "button"`}},
 		{"app_launch", map[string]any{"serial": phone}, []string{"packageName is required"}},
 		{"app_launch", map[string]any{"serial": phone, "packageName": "x;reboot"}, []string{"packageName"}},
 		{"sleep", map[string]any{"serial": phone, "seconds": 3601}, []string{"seconds must be between 0 and 3600"}},
-		{"sleep_ms", map[string]any{"serial": phone, "milliseconds": 2.5}, []string{"milliseconds"}},
+		{"sleep_ms", map[string]any{"serial": phone, "milliseconds": 2.5}, []string{"milliseconds must be a whole number"}},
 		{"get_source", map[string]any{"serial": phone, "packageName": 5}, []string{"packageName"}},
 		// Common arguments.
 		{"home", map[string]any{}, []string{"serial is required", "list_available_devices"}},
@@ -114,6 +114,7 @@ func TestDeviceToolsRefuseBadArguments(t *testing.T) {
 		{"home", map[string]any{"serial": phone, "wait_seconds": -1}, []string{"wait_seconds"}},
 		{"home", map[string]any{"serial": strings.Repeat("s", 300)}, []string{"at most 256"}},
 		{"home", []any{1, 2}, []string{"arguments must be a JSON object"}},
+		{"home", map[string]any{"serial": phone, strings.Repeat("k", 100000): 1}, []string{"unknown argument", "home takes:"}},
 	} {
 		farm := newFakeFarm(t)
 		cl := newTestClient(t, farm)

@@ -102,6 +102,11 @@ func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
 			case argSerial:
 				common.Serial = s
 			default:
+				if s != "" {
+					if err := checkID(argLease, s); err != nil {
+						return nil, common, err
+					}
+				}
 				common.Lease = s
 			}
 		case argTimeoutMS:

@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -62,7 +63,7 @@ func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progr
 	}
 	res := broker.TaskResult{Outcome: broker.OutcomeSucceeded, Text: out.Text}
 	if out.Data != nil {
-		data, err := json.Marshal(out.Data)
+		data, err := marshalData(out.Data)
 		if err != nil {
 			return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("encode result: %v", err)}
 		}
@@ -84,4 +85,16 @@ func (b *boundDevice) Health(ctx context.Context) error {
 		return h.Health(ctx)
 	}
 	return nil
+}
+
+// marshalData encodes a result without escaping <, > and & (UI sources are XML: escaping
+// would make them up to six times larger on the wire).
+func marshalData(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

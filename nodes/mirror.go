@@ -66,9 +66,9 @@ func (m *natsMirror) Event(ev broker.Event) {
 	var subject string
 	switch ev.Kind {
 	case "device":
-		subject = fmt.Sprintf(broker.EventDevT, ev.Serial, ev.What)
+		subject = fmt.Sprintf(broker.EventDevT, broker.Token(ev.Serial), ev.What)
 	case "lease":
-		subject = fmt.Sprintf(broker.EventLeaseT, ev.Serial, ev.What)
+		subject = fmt.Sprintf(broker.EventLeaseT, broker.Token(ev.Serial), ev.What)
 	default:
 		subject = fmt.Sprintf(broker.EventNodeT, ev.Node, ev.What)
 	}
@@ -129,7 +129,7 @@ func (m *natsMirror) flush(ctx context.Context) {
 	js := m.stores.JS
 	for serial, e := range devices {
 		data, _ := json.Marshal(e)
-		if _, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+serial, data); err != nil {
+		if _, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+broker.Token(serial), data); err != nil {
 			m.log.Warn("registry write failed", "serial", serial, "err", err)
 		}
 	}
@@ -141,10 +141,10 @@ func (m *natsMirror) flush(ctx context.Context) {
 	for serial, l := range leases {
 		var err error
 		if l == nil {
-			err = m.stores.Leases.Delete(ctx, serial)
+			err = m.stores.Leases.Delete(ctx, broker.Token(serial))
 		} else {
 			data, _ := json.Marshal(l)
-			_, err = m.stores.Leases.Put(ctx, serial, data)
+			_, err = m.stores.Leases.Put(ctx, broker.Token(serial), data)
 		}
 		if err != nil {
 			m.log.Warn("lease mirror write failed", "serial", serial, "err", err)
