@@ -479,10 +479,13 @@ func (s *Scheduler) show(sl *slot) {
 	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && sl.reason == sl.info.Reason {
 		return
 	}
-	s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.shown, st)
 	if st != sl.shown {
-		s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: sl.info.Serial, Node: s.cfg.Node,
-			What: st, Reason: sl.reason, Epoch: sl.epoch, At: time.Now()})
+		s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.shown, st)
+		// Every task flips busy on and off; its record tells that story. Events are for the rest.
+		if routine := st == broker.StateBusy || sl.shown == broker.StateBusy; !routine || sl.health != broker.StateOnline {
+			s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: sl.info.Serial, Node: s.cfg.Node,
+				What: st, Reason: sl.reason, Epoch: sl.epoch, At: time.Now()})
+		}
 	}
 	sl.shown = st
 	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason = st, holder, sl.epoch, sl.reason

@@ -31,6 +31,9 @@ const nopTool = "get_screen_size"
 //     JSON-RPC, the tool handler and argument checks, and the result's structured content.
 //   - mcp-http: the same over streamable HTTP on loopback, as agents call it (the target).
 //   - mcp-http-implicit: mcp-http without a lease: each call takes an implicit lease.
+//   - mcp-noop-inprocess, mcp-noop-http: a bare mcp-go server whose get_screen_size look-alike
+//     answers at once, called in-process and over HTTP: the cost of MCP itself (client and
+//     server), with nothing of Corral's behind it.
 func BenchmarkCall(b *testing.B) {
 	f := farmtest.Start(b, farmtest.Options{Nodes: 1, PhonesPerNode: 2, Quiet: true})
 	leased, free := "n1-p1", "n1-p2"
@@ -63,6 +66,13 @@ func BenchmarkCall(b *testing.B) {
 		implicit := map[string]any{"serial": free}
 		sequential(b, f, func() error { _, err := call(hc, nopTool, implicit); return err })
 	})
+	for _, overHTTP := range []bool{false, true} {
+		name := map[bool]string{false: "layer=mcp-noop-inprocess", true: "layer=mcp-noop-http"}[overHTTP]
+		b.Run(name, func(b *testing.B) {
+			c := noopClient(b, overHTTP)
+			sequential(b, f, func() error { _, err := call(c, nopTool, args); return err })
+		})
+	}
 }
 
 // sequential times each call of fn in a b.Loop and reports latency percentiles, calls/s, and

@@ -123,7 +123,7 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
-// reportLatency reports the p50, p99 and max of lat (in µs) under names prefix+"p50-µs" etc.
+// reportLatency reports the p50, p90, p99 and max of lat (in µs) under names prefix+"p50-µs" etc.
 func reportLatency(b *testing.B, prefix string, lat []time.Duration) {
 	b.Helper()
 	if len(lat) == 0 {
@@ -133,6 +133,7 @@ func reportLatency(b *testing.B, prefix string, lat []time.Duration) {
 	slices.Sort(s)
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 	b.ReportMetric(us(percentile(s, 0.50)), prefix+"p50-µs")
+	b.ReportMetric(us(percentile(s, 0.90)), prefix+"p90-µs")
 	b.ReportMetric(us(percentile(s, 0.99)), prefix+"p99-µs")
 	b.ReportMetric(us(s[len(s)-1]), prefix+"max-µs")
 }
@@ -147,6 +148,15 @@ func reportThroughput(b *testing.B, calls int, elapsed, cpu time.Duration) {
 	}
 	if calls > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(calls), "cpu-µs/call")
+	}
+}
+
+// reportCPU reports the process's CPU time per round of a benchmark whose rounds are not
+// single calls.
+func reportCPU(b *testing.B, cpu time.Duration, rounds int) {
+	b.Helper()
+	if rounds > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(rounds), "cpu-µs/round")
 	}
 }
 

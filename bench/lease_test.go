@@ -10,14 +10,16 @@ import (
 	"github.com/corral-farm/corral/internal/farmtest"
 )
 
-// BenchmarkLease times the lease tools over streamable HTTP on one farm (1 node, 1 phone):
+// BenchmarkLease times the lease tools over streamable HTTP on one farm (1 node, 1 phone). A
+// round is one acquire and one release; cpu-µs/round and allocs/op are the whole process's.
 //
 //   - acquire-free: acquire_device on a free device (p50/p99), then release_device (reported
 //     as release-p50-µs/release-p99-µs).
 //   - handover: a client holds the device; another waits for it in acquire_device with
 //     wait_seconds; once the node shows the waiter queued, the holder calls release_device.
 //     The hand-over time runs from the start of release_device to the waiter's answer, so it
-//     includes the release call's own trip to the node. Then the two swap roles.
+//     includes the release call's own trip to the node. Then the two swap roles. A round also
+//     holds the benchmark's polling of the node's queue (list of leases over NATS).
 func BenchmarkLease(b *testing.B) {
 	f := farmtest.Start(b, farmtest.Options{Nodes: 1, PhonesPerNode: 1, Quiet: true})
 	serial := f.Devices()[0].Serial
@@ -38,10 +40,13 @@ func BenchmarkLease(b *testing.B) {
 			round()
 		}
 		var acqs, rels []time.Duration
+		b.ReportAllocs()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			a, r := round()
 			acqs, rels = append(acqs, a), append(rels, r)
 		}
+		reportCPU(b, cpuTime()-cpu0, len(acqs))
 		reportLatency(b, "", acqs)
 		reportLatency(b, "release-", rels)
 	})
@@ -92,10 +97,13 @@ func BenchmarkLease(b *testing.B) {
 			round()
 		}
 		var hands, rels []time.Duration
+		b.ReportAllocs()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			hd, r := round()
 			hands, rels = append(hands, hd), append(rels, r)
 		}
+		reportCPU(b, cpuTime()-cpu0, len(hands))
 		reportLatency(b, "", hands)
 		reportLatency(b, "release-", rels)
 		if _, err := call(holder, "release_device", map[string]any{"serial": serial, "lease": h}); err != nil {

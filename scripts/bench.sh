@@ -30,7 +30,7 @@ go test -c -o "$bin" ./bench
   echo "# GOMAXPROCS=$GOMAXPROCS cores=$(nproc 2>/dev/null || echo '?') load at start: $load_start"
 } >"$raw"
 
-echo "bench: latency and throughput, -benchtime=$BENCHTIME -count=$COUNT (about $((COUNT * 35))s)" >&2
+echo "bench: latency and throughput, -benchtime=$BENCHTIME -count=$COUNT (about $((COUNT * 40))s)" >&2
 "$bin" -test.run='^$' -test.bench='^(BenchmarkCall|BenchmarkCallParallel|BenchmarkLease)$' \
   -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
@@ -69,10 +69,13 @@ function row(metric, target, bench, key, limit, cmp, unit,   v, ok) {
   if (!ok) failed++
   printf "| %s | %s | %s | %s |\n", metric, target, fmtv(v, unit), ok ? "pass" : "**FAIL**"
 }
-function info(label, bench,   p50, p99, cps, cpu, n) {
+function opt(v, f) { return v == "" ? "—" : sprintf(f, v) }
+function info(label, bench,   p50, p99, cps, cpu, n, al, msgs) {
   p50 = median(bench SUBSEP "p50-µs"); p99 = median(bench SUBSEP "p99-µs")
   cps = median(bench SUBSEP "calls/s"); cpu = median(bench SUBSEP "cpu-µs/call"); n = runs(bench SUBSEP "p50-µs")
-  printf "| %s | %s | %s | %s | %s | %d |\n", label, fmtv(p50, "µs"), fmtv(p99, "µs"), cps == "" ? "—" : sprintf("%.0f", cps), cpu == "" ? "—" : sprintf("%.0f µs", cpu), n
+  if (cpu == "") cpu = median(bench SUBSEP "cpu-µs/round")
+  al = median(bench SUBSEP "allocs/op"); msgs = median(bench SUBSEP "nats-in/call")
+  printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", label, fmtv(p50, "µs"), fmtv(p99, "µs"), opt(cps, "%.0f"), opt(cpu, "%.0f µs"), opt(al, "%.0f"), opt(msgs, "%.1f"), n
 }
 /^Benchmark/ {
   name = $1; sub(/-[0-9]+$/, "", name)
@@ -90,22 +93,25 @@ END {
   row("10,000 sim devices on 10 nodes: all online in the gateway registry", "≤ 5 s", T, "online-s", 5, "le", "s")
   row("the same: peak resident memory of the process (VmHWM)", "≤ 1 GiB", T, "hwm-MiB", 1024, "le", "MiB")
   print ""
-  print "Breakdown of get_screen_size by layer, and the parallel runs (medians; cpu is the whole process per call):"
+  print "Breakdown of get_screen_size by layer, and the other runs (medians). cpu, allocs and NATS messages are the"
+  print "whole process (clients included) per call, or per acquire+release round for the lease rows:"
   print ""
-  print "| path | p50 | p99 | calls/s | cpu/call | runs |"
-  print "|---|---|---|---|---|---|"
+  print "| path | p50 | p99 | calls/s | cpu | allocs | NATS msgs in | runs |"
+  print "|---|---|---|---|---|---|---|---|"
   info("bare NATS request/reply on the same server (floor)", C "nats-floor")
   info("broker.Client.Run: NATS → node actors → sim driver", C "broker-run")
   info("in-process MCP client → gateway MCP server → …", C "mcp-inprocess")
   info("MCP streamable HTTP → … (lease held)", C "mcp-http")
   info("MCP streamable HTTP → … (implicit lease per call)", C "mcp-http-implicit")
+  info("bare mcp-go, no-op tool, in-process (MCP floor)", C "mcp-noop-inprocess")
+  info("bare mcp-go, no-op tool, streamable HTTP (MCP+HTTP floor)", C "mcp-noop-http")
   info("32 clients, 100 devices, MCP streamable HTTP", P "http/clients=32")
   info("32 clients, 100 devices, in-process MCP", P "inprocess/clients=32")
   info("acquire_device, free device", L "acquire-free")
   info("hand-over after release_device", L "handover")
-  printf "| release_device (in acquire-free) | %s | %s | — | — | %d |\n", fmtv(median(L "acquire-free" SUBSEP "release-p50-µs"), "µs"), fmtv(median(L "acquire-free" SUBSEP "release-p99-µs"), "µs"), runs(L "acquire-free" SUBSEP "release-p50-µs")
+  printf "| release_device (in acquire-free) | %s | %s | — | — | — | — | %d |\n", fmtv(median(L "acquire-free" SUBSEP "release-p50-µs"), "µs"), fmtv(median(L "acquire-free" SUBSEP "release-p99-µs"), "µs"), runs(L "acquire-free" SUBSEP "release-p50-µs")
   print ""
-  printf "10,000 devices (median of %d processes): all given to their nodes in %s; VmRSS when all online %s; Go heap in use %s; %s goroutines.\n", runs(T SUBSEP "online-s"), fmtv(median(T SUBSEP "added-s"), "s"), fmtv(median(T SUBSEP "rss-MiB"), "MiB"), fmtv(median(T SUBSEP "heap-MiB"), "MiB"), median(T SUBSEP "goroutines")
+  printf "10,000 devices (median of %d processes): all given to their nodes in %s; VmRSS when all online %s; Go heap in use %s; %s goroutines. Then acquire_device on a free device in that farm: p50 %s, p99 %s.\n", runs(T SUBSEP "online-s"), fmtv(median(T SUBSEP "added-s"), "s"), fmtv(median(T SUBSEP "rss-MiB"), "MiB"), fmtv(median(T SUBSEP "heap-MiB"), "MiB"), median(T SUBSEP "goroutines"), fmtv(median(T SUBSEP "acquire-p50-µs"), "µs"), fmtv(median(T SUBSEP "acquire-p99-µs"), "µs")
   print ""
   printf "GOMAXPROCS=2 on %s cores; clients, gateway, NATS and nodes share one process. Load average at start %s, at end %s.\n", cores, load_start, load_end
   split(load_start, ls, " ")
