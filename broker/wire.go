@@ -245,3 +245,15 @@ type SessionDefault struct {
 	Platform string `json:"platform,omitempty"`
 	Lease    string `json:"lease,omitempty"`
 }
+
+// Version returns the payload's wire version (receivers refuse newer ones).
+func (r *TaskRequest) Version() int { return r.V }
+
+// Version returns the payload's wire version.
+func (r *AcquireRequest) Version() int { return r.V }
+
+// Version returns the payload's wire version.
+func (r *ReleaseRequest) Version() int { return r.V }
+
+// Version returns the payload's wire version.
+func (r *AbortRequest) Version() int { return r.V }

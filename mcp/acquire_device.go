@@ -121,7 +121,12 @@ func toolAcquireDevice() toolDef {
 
 // acquire asks the matching devices in turn, then waits on the least-queued one.
 func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolResult {
-	all := g.farm.Devices()
+	var all []broker.DeviceEntry
+	if d, ok := g.farm.Device(a.Serial); ok && a.Serial != "" {
+		all = []broker.DeviceEntry{d} // no need to read the whole registry
+	} else {
+		all = g.farm.Devices()
+	}
 	var match, tryable []broker.DeviceEntry
 	for _, d := range all {
 		if a.matches(d) {

@@ -186,7 +186,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 		V: broker.WireVersion, ID: broker.NewTaskID(), Serial: dev.Serial, Tool: tool, Args: args,
 		Lease: lease, Holder: holderFrom(ctx), TimeoutMS: common.TimeoutMS, WaitMS: common.WaitMS,
 	}
-	progress := g.progressSink(ctx, req)
+	progress := g.progressSink(ctx, req, reportsProgress(tool))
 	task.Progress = progress != nil
 	res, err := g.farm.Run(ctx, task, progress)
 	if err != nil {
@@ -221,4 +221,14 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 		return dev, "", g.refuse(ctx, fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", serial, dev.Platform, common.Platform, dev.Platform))
 	}
 	return dev, lease, nil
+}
+
+// reportsProgress names the tools whose ops report progress: without a progress token their
+// progress still reaches the client, as logging messages.
+func reportsProgress(tool string) bool {
+	switch tool {
+	case "sleep", "sleep_ms":
+		return true
+	}
+	return false
 }

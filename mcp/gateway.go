@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -47,7 +48,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	defs := catalog()
 	tools := make([]mcpserver.ServerTool, 0, len(defs))
 	for _, d := range defs {
-		tools = append(tools, mcpserver.ServerTool{Tool: d.tool, Handler: g.instrument(d.tool.Name, d.handler(g))})
+		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, d.handler(g))})
 		metrics.knowTool(d.tool.Name)
 	}
 	g.server.AddTools(tools...)
@@ -104,14 +105,15 @@ func (g *Gateway) instrument(name string, h mcpserver.ToolHandlerFunc) mcpserver
 }
 
 // progressSink returns where a task's progress goes: notifications/progress when the client
-// sent a progress token, logging messages otherwise. It returns nil when neither can be sent.
-func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest) func(broker.Progress) {
+// sent a progress token, logging messages otherwise for long tools. It returns nil when there
+// is nothing to send, so that short calls do not pay for a progress subscription.
+func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, long bool) func(broker.Progress) {
 	var token mcpgo.ProgressToken
 	if req.Params.Meta != nil {
 		token = req.Params.Meta.ProgressToken
 	}
 	srv := mcpserver.ServerFromContext(ctx)
-	if srv == nil {
+	if srv == nil || (token == nil && !long) {
 		return nil
 	}
 	if token != nil {
@@ -139,4 +141,18 @@ func holderFrom(ctx context.Context) broker.Holder {
 		h.Client = s.GetClientInfo().Name
 	}
 	return h
+}
+
+// frozen returns the tool with its schemas encoded once: mcp-go re-encodes a structured schema
+// on every tools/list and every tools/call (to look for header bindings); raw JSON it reuses.
+func frozen(t mcpgo.Tool) mcpgo.Tool {
+	if in, err := json.Marshal(t.InputSchema); err == nil {
+		t.RawInputSchema, t.InputSchema = in, mcpgo.ToolInputSchema{}
+	}
+	if t.OutputSchema.Type != "" {
+		if out, err := json.Marshal(t.OutputSchema); err == nil {
+			t.RawOutputSchema, t.OutputSchema = out, mcpgo.ToolOutputSchema{}
+		}
+	}
+	return t
 }

@@ -14,9 +14,13 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// flushEvery is how long the mirror gathers changes before writing them: a device that
-// changes state a hundred times in that window is written once.
-const flushEvery = 20 * time.Millisecond
+// Write cadence: events, task records and leases go out within flushEvery; registry entries
+// at most every registryEvery, so a device that flips busy and idle a hundred times a second is
+// written a few times, not a hundred (gateways watch every write).
+const (
+	flushEvery    = 20 * time.Millisecond
+	registryEvery = 250 * time.Millisecond
+)
 
 // natsMirror is the scheduler's Mirror over JetStream. The scheduler's calls only queue; a
 // goroutine coalesces registry and lease writes per serial and publishes asynchronously.
@@ -100,10 +104,11 @@ func (m *natsMirror) signal() {
 
 // run writes what was queued until ctx ends, then writes what is left.
 func (m *natsMirror) run(ctx context.Context) {
+	var lastRegistry time.Time
 	for {
 		select {
 		case <-ctx.Done():
-			m.flush(context.Background())
+			m.flush(context.Background(), true)
 			return
 		case <-m.wake:
 		}
@@ -111,18 +116,30 @@ func (m *natsMirror) run(ctx context.Context) {
 		case <-ctx.Done():
 		case <-time.After(flushEvery):
 		}
-		m.flush(ctx)
+		withRegistry := time.Since(lastRegistry) >= registryEvery
+		if withRegistry {
+			lastRegistry = time.Now()
+		}
+		if m.flush(ctx, withRegistry) {
+			m.signal() // registry entries wait for their turn
+		}
 	}
 }
 
-// flush writes the queued changes: registry entries and events asynchronously, leases in order.
-func (m *natsMirror) flush(ctx context.Context) {
+// flush writes the queued changes: registry entries (when withRegistry) and events
+// asynchronously, leases in order. It reports whether registry entries are still waiting.
+func (m *natsMirror) flush(ctx context.Context, withRegistry bool) bool {
 	m.mu.Lock()
-	devices, leases, events := m.devices, m.leases, m.events
-	m.devices, m.leases, m.events = map[string]broker.DeviceEntry{}, map[string]*broker.Lease{}, nil
+	var devices map[string]broker.DeviceEntry
+	if withRegistry {
+		devices, m.devices = m.devices, map[string]broker.DeviceEntry{}
+	}
+	leases, events := m.leases, m.events
+	m.leases, m.events = map[string]*broker.Lease{}, nil
+	pending := len(m.devices) > 0
 	m.mu.Unlock()
 	if len(devices)+len(leases)+len(events) == 0 {
-		return
+		return pending
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -155,6 +172,7 @@ func (m *natsMirror) flush(ctx context.Context) {
 	case <-ctx.Done():
 		m.log.Warn("registry and event writes not acknowledged in time", "err", ctx.Err())
 	}
+	return pending
 }
 
 // ownEntries reads the registry entries a node with this id left behind.

@@ -127,9 +127,12 @@ func (n *Node) AddDriver(d Driver) {
 	serial := d.Info().Serial
 	n.mu.Lock()
 	n.devices[serial] = d
-	epoch := n.known[serial].Epoch
+	before := n.known[serial]
 	n.mu.Unlock()
-	n.mirror.Lease(serial, nil) // whatever lease KV remembers from before died with the old node
+	if before.Holder != "" {
+		n.mirror.Lease(serial, nil) // the lease KV remembers died with the old node
+	}
+	epoch := before.Epoch
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch)})
 }
 

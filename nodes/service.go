@@ -74,17 +74,13 @@ func (n *Node) serve() error {
 }
 
 // decode reads a request's JSON; a malformed or too new request gets a micro error answer.
-func decode(r micro.Request, v any) bool {
+func decode(r micro.Request, v interface{ Version() int }) bool {
 	if err := json.Unmarshal(r.Data(), v); err != nil {
 		_ = r.Error("400", "malformed request: "+err.Error(), nil)
 		return false
 	}
-	var ver struct {
-		V int `json:"v"`
-	}
-	_ = json.Unmarshal(r.Data(), &ver)
-	if ver.V > broker.WireVersion {
-		_ = r.Error("400", fmt.Sprintf("wire version %d is newer than this node's %d; upgrade the node", ver.V, broker.WireVersion), nil)
+	if v.Version() > broker.WireVersion {
+		_ = r.Error("400", fmt.Sprintf("wire version %d is newer than this node's %d; upgrade the node", v.Version(), broker.WireVersion), nil)
 		return false
 	}
 	return true
