@@ -61,12 +61,18 @@ func (c *Config) defaults() {
 
 // Cancellation causes: they decide a cancelled task's outcome.
 type cause struct {
-	outcome string
-	code    string
-	msg     string
+	outcome  string
+	code     string
+	msg      string
+	deadline time.Duration // set for a deadline: the message is written only if it is read
 }
 
-func (c *cause) Error() string { return c.msg }
+func (c *cause) Error() string {
+	if c.deadline > 0 {
+		return fmt.Sprintf("deadline of %s passed", c.deadline)
+	}
+	return c.msg
+}
 
 // slot is the scheduler's view of one device.
 type slot struct {
@@ -214,6 +220,7 @@ func (s *Scheduler) revokeAll(reason string) {
 		s.failQueue(sl, func(*waiter) bool { return true }, broker.OutcomeLost, broker.CodeNodeLost,
 			fmt.Sprintf("device %s: node %s %s", serial, s.cfg.Node, reason))
 		s.show(sl)
+		s.cfg.Mirror.Device(sl.info) // whoever declared us lost wrote "offline": say what is true
 	}
 }
 
@@ -298,8 +305,7 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	t.epoch = sl.epoch
 	t.deadline = now.Add(d)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ctx, stopDeadline := context.WithDeadlineCause(ctx, t.deadline, &cause{outcome: broker.OutcomeTimedOut,
-		msg: fmt.Sprintf("deadline of %s passed", d)})
+	ctx, stopDeadline := context.WithDeadlineCause(ctx, t.deadline, &cause{outcome: broker.OutcomeTimedOut, deadline: d})
 	t.ctx = ctx
 	t.cancel = func(err error) { cancel(err); stopDeadline() }
 	sl.running = t
@@ -322,9 +328,9 @@ func (s *Scheduler) finished(m taskFinished) {
 		if errors.As(c, &why) {
 			res.Outcome, res.Code = why.outcome, why.code
 			if res.Error == "" {
-				res.Error = why.msg
+				res.Error = why.Error()
 			} else {
-				res.Error = why.msg + "; " + res.Error
+				res.Error = why.Error() + "; " + res.Error
 			}
 		}
 	}

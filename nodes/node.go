@@ -81,15 +81,18 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		Grace: cfg.Grace, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log})
 	supProps, started := actors.NewNodeSupervisorProps(schedProps, cfg.Metrics, cfg.ID)
 	n.system.Root.Spawn(supProps)
+	fail := func(err error) (*Node, error) {
+		cancel()
+		n.system.Shutdown()
+		return nil, err
+	}
 	select {
 	case n.sched = <-started:
 	case <-time.After(5 * time.Second):
-		cancel()
-		return nil, errors.New("node: scheduler did not start within 5s")
+		return fail(errors.New("node: scheduler did not start within 5s"))
 	}
 	if n.known, err = ownEntries(ctx, cfg.Stores, cfg.ID); err != nil {
-		cancel()
-		return nil, err
+		return fail(err)
 	}
 	// Devices this node had before a restart are offline until they are attached again.
 	for _, e := range n.known {
@@ -100,8 +103,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.wg.Go(func() { n.mirror.run(ctx) })
 	if err := n.serve(); err != nil {
-		cancel()
-		return nil, err
+		return fail(err)
 	}
 	// A node the farm declared lost revokes its leases when it hears of it (fencing).
 	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), func(*nats.Msg) {
@@ -109,8 +111,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "was declared lost by the farm (missed heartbeats)"})
 	})
 	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("node: subscribe to loss events: %w", err)
+		return fail(fmt.Errorf("node: subscribe to loss events: %w", err))
 	}
 	n.wg.Go(func() { n.heartbeat(ctx) })
 	n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: cfg.ID, What: "up", At: time.Now()})

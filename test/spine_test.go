@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
@@ -358,4 +359,29 @@ func metric(t *testing.T, f *farmtest.Farm, series string) float64 {
 	}
 	t.Fatalf("no series %s in /metrics", series)
 	return 0
+}
+
+// A node that hears it was declared lost revokes its leases and moves its epochs on: holders
+// of the old handle are fenced, and the node shows its devices as they really are.
+func TestNodeDeclaredLostFencesOldLeases(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	serial := f.Devices()[0].Serial
+	c := f.Client("agent")
+	l := acquire(t, c, args("serial", serial))
+	nc, err := nats.Connect(f.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if err := nc.Publish(fmt.Sprintf(broker.EventNodeT, "n1", "lost"), []byte(`{"v":1,"kind":"node","node":"n1","what":"lost"}`)); err != nil {
+		t.Fatal(err)
+	}
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		res := farmtest.Call(t, c, "get_screen_size", args("serial", serial, "lease", l.Lease.Handle))
+		return res.IsError && strings.Contains(farmtest.Text(res), "stale_lease")
+	}, "the old lease is fenced")
+	next := acquire(t, c, args("serial", serial))
+	if next.Lease.Epoch <= l.Lease.Epoch+1 {
+		t.Fatalf("epoch %d after revocation; want above %d", next.Lease.Epoch, l.Lease.Epoch+1)
+	}
 }
