@@ -94,3 +94,24 @@ func (f *flags) natsFlags() natsFlags {
 		tlsCA:   f.String("nats-tls-ca", "", "CA certificate to trust for NATS TLS"),
 	}
 }
+
+// start parses args and builds the logger; with --check-config it reports and asks the command
+// to stop (check runs extra validation first, when given).
+func (f *flags) start(args []string, check func() error) (log *slog.Logger, stop bool, err error) {
+	if err := f.parse(args); err != nil {
+		return nil, false, err
+	}
+	if log, err = f.logger(); err != nil {
+		return nil, false, err
+	}
+	if *f.checkConfig {
+		if check != nil {
+			if err := check(); err != nil {
+				return nil, false, err
+			}
+		}
+		fmt.Fprintln(os.Stderr, "configuration ok")
+		return log, true, nil
+	}
+	return log, false, nil
+}

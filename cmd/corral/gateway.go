@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 )
 
 // runGateway runs a stateless MCP gateway against a NATS.
@@ -10,16 +9,9 @@ func runGateway(ctx context.Context, args []string) error {
 	f := newFlags("gateway")
 	httpAddr := f.String("http", "127.0.0.1:8420", "address of the MCP endpoint, /metrics, /healthz and /readyz")
 	nf := f.natsFlags()
-	if err := f.parse(args); err != nil {
+	log, stop, err := f.start(args, nil)
+	if err != nil || stop {
 		return err
-	}
-	log, err := f.logger()
-	if err != nil {
-		return err
-	}
-	if *f.checkConfig {
-		fmt.Println("configuration ok")
-		return nil
 	}
 	nc, err := connect(nf.options("corral-gateway"), log)
 	if err != nil {

@@ -20,19 +20,14 @@ func runNode(ctx context.Context, args []string) error {
 	nf := f.natsFlags()
 	ns := f.nodeFlags(0)
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	log, err := f.logger()
-	if err != nil {
-		return err
-	}
-	if *f.checkConfig {
+	log, stop, err := f.start(args, func() error {
 		if !nodes.ValidID(*ns.id) {
 			return fmt.Errorf("--node-id %q: use letters, digits, '-' and '_'", *ns.id)
 		}
-		fmt.Println("configuration ok")
 		return nil
+	})
+	if err != nil || stop {
+		return err
 	}
 	reg := newRegistry()
 	node, err := startNode(ctx, nf.options(""), ns, actors.NewMetrics(reg), log)

@@ -18,16 +18,9 @@ func runUp(ctx context.Context, args []string) error {
 	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
 	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
 	ns := f.nodeFlags(-1)
-	if err := f.parse(args); err != nil {
+	log, stop, err := f.start(args, nil)
+	if err != nil || stop {
 		return err
-	}
-	log, err := f.logger()
-	if err != nil {
-		return err
-	}
-	if *f.checkConfig {
-		fmt.Println("configuration ok")
-		return nil
 	}
 	dir, err := filepath.Abs(*data)
 	if err != nil {

@@ -126,32 +126,11 @@ func (f *Farm) stop() {
 }
 
 // StartNode starts node id with count simulated phones named <id>-p<k>.
-func (f *Farm) StartNode(id string, count int) *nodes.Node {
+func (f *Farm) StartNode(id string, count int) {
 	f.t.Helper()
-	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "node-" + id}, f.log)
-	if err != nil {
+	if err := f.startNode(id, count); err != nil {
 		f.t.Fatal(err)
 	}
-	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, LeaseTTL: f.opts.LeaseTTL,
-		Grace: f.opts.Grace, Metrics: f.metrics, Log: f.log})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.mu.Lock()
-	f.nodes[id] = n
-	f.mu.Unlock()
-	for k := 1; k <= count; k++ {
-		p := sim.New(fmt.Sprintf("%s-p%d", id, k))
-		f.mu.Lock()
-		f.phones[p.Info().Serial] = p
-		f.mu.Unlock()
-		n.AddDriver(p)
-	}
-	return n
 }
 
 // KillNode stops a node as a crash would.
@@ -236,26 +215,9 @@ func (f *Farm) stopGateway(gw *Gateway) {
 	gw.cancel()
 }
 
-// Client returns an initialized MCP client over streamable HTTP to the running gateway.
-func (f *Farm) Client(name string, opts ...client.ClientOption) *client.Client {
-	f.t.Helper()
-	c, err := client.NewStreamableHttpClient(f.Gateway().MCPURL)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		f.t.Fatal(err)
-	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: "test"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		f.t.Fatal(err)
-	}
-	return c
-}
+// Client returns an initialized MCP client over streamable HTTP to the running gateway,
+// speaking the newest protocol revision both sides know.
+func (f *Farm) Client(name string) *client.Client { return f.ClientWithProtocol(name, "") }
 
 // Devices returns the registry as the gateway sees it.
 func (f *Farm) Devices() []broker.DeviceEntry { return f.Gateway().Client.Devices() }
