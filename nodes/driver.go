@@ -90,4 +90,35 @@ type (
 	Closer interface {
 		Close() error
 	}
+	// AppInstaller installs an app from a file on the node (the op fetches URLs first) and
+	// uninstalls one by package name.
+	AppInstaller interface {
+		InstallApp(ctx context.Context, localPath string) error
+		UninstallApp(ctx context.Context, pkg string) error
+	}
+	// AppClearer clears an app's data and cache.
+	AppClearer interface {
+		ClearApp(ctx context.Context, pkg string) error
+	}
+	// ForegroundReporter names the app in front (package name).
+	ForegroundReporter interface {
+		ForegroundApp(ctx context.Context) (string, error)
+	}
+	// IMESetter selects an input method by its id (e.g. com.android.adbkeyboard/.AdbIME).
+	IMESetter interface {
+		SetIME(ctx context.Context, ime string) error
+	}
+	// ClipboardSetter puts text on the device's clipboard.
+	ClipboardSetter interface {
+		SetClipboard(ctx context.Context, text string) error
+	}
+	// DensityReporter tells the screen density in dots per inch, so that centimetres (the
+	// PhysiClaw swipe sizes) become pixels.
+	DensityReporter interface {
+		Density(ctx context.Context) (int, error)
+	}
+	// StatusReporter reports live facts about the device: battery level, charging, etc.
+	StatusReporter interface {
+		Status(ctx context.Context) (map[string]string, error)
+	}
 )
