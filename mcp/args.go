@@ -43,7 +43,8 @@ var typeError = regexp.MustCompile(`json: cannot unmarshal (\w+)(?: [^ ]+)? into
 
 // goTypes names Go types in JSON words.
 var goTypes = map[string]string{"float64": "a number", "int64": "a whole number", "int": "a whole number",
-	"string": "a string", "bool": "a boolean", "[]string": "an array of strings"}
+	"string": "a string", "bool": "a boolean", "[]string": "an array of strings", "[]float64": "an array of numbers",
+	"[]nodes.SequenceStep": "an array of steps", "nodes.SequenceStep": "an object {tool_name, args}"}
 
 // argError rewrites a decoding error in the words of the tool's arguments: a value of the wrong
 // type names the argument and the type it takes; an unknown argument lists the known ones.

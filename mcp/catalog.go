@@ -36,5 +36,24 @@ func catalog() []toolDef {
 		// Time.
 		toolSleep(),
 		toolSleepMS(),
+		toolSleepRandom(),
+		// HttpRunner seed, added with the Android issue.
+		toolSwipeDirection(),
+		toolSwipeCoordinate(),
+		toolAppInstall(),
+		toolAppUninstall(),
+		toolAppClear(),
+		toolSetIME(),
+		// PhysiClaw seed: see, act at a bbox (swipe's bbox mode is in toolSwipe), navigate, text,
+		// sequences.
+		toolPeek(),
+		toolTap(),
+		toolDoubleTap(),
+		toolLongPress(),
+		toolHomeScreen(),
+		toolGoBack(),
+		toolForceQuit(),
+		toolSendToClipboard(),
+		toolSequence(),
 	}
 }

@@ -48,7 +48,7 @@ func TestCatalogIsConsistent(t *testing.T) {
 }
 
 func TestDestructiveTools(t *testing.T) {
-	want := []string{"release_device", "abort_task", "app_terminate"}
+	want := []string{"release_device", "abort_task", "app_terminate", "app_uninstall", "app_clear", "force_quit"}
 	for _, d := range catalog() {
 		got := *d.tool.Annotations.DestructiveHint
 		if got != slices.Contains(want, d.tool.Name) {

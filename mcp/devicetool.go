@@ -227,7 +227,7 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 // progress still reaches the client, as logging messages.
 func reportsProgress(tool string) bool {
 	switch tool {
-	case "sleep", "sleep_ms":
+	case "sleep", "sleep_ms", "sleep_random", "app_install", "sequence":
 		return true
 	}
 	return false

@@ -191,7 +191,7 @@ func miniNode(t testing.TB, ctx context.Context, req broker.TaskRequest, progres
 		if errors.Is(err, context.DeadlineExceeded) {
 			res.Outcome = broker.OutcomeTimedOut
 		}
-		if res.Code == broker.CodeBadInput && !(req.Tool == "tap_abs_xy" && strings.Contains(err.Error(), "outside")) {
+		if res.Code == broker.CodeBadInput && !onlyTheNodeKnows(req.Tool, err) {
 			t.Errorf("node refused what the gateway accepted: %s %s: %v", req.Tool, req.Args, err)
 		}
 		return res
@@ -212,6 +212,23 @@ func miniNode(t testing.TB, ctx context.Context, req broker.TaskRequest, progres
 	return res
 }
 
+// onlyTheNodeKnows reports bad input that the gateway cannot see: pixels off the screen, a
+// bbox swipe from the screen's edge, a file missing on the node.
+func onlyTheNodeKnows(tool string, err error) bool {
+	msg := err.Error()
+	switch tool {
+	case "tap_abs_xy":
+		return strings.Contains(msg, "outside")
+	case "swipe":
+		return strings.Contains(msg, "edge")
+	case "app_install":
+		return strings.Contains(msg, "on the node")
+	case "sequence":
+		return strings.Contains(msg, "outside") || strings.Contains(msg, "edge")
+	}
+	return false
+}
+
 // fullDriver is a driver with every ability that does nothing, at once.
 type fullDriver struct{}
 
@@ -223,6 +240,13 @@ var _ interface {
 	nodes.KeyPresser
 	nodes.AppManager
 	nodes.SourceDumper
+	nodes.AppInstaller
+	nodes.AppClearer
+	nodes.ForegroundReporter
+	nodes.IMESetter
+	nodes.ClipboardSetter
+	nodes.DensityReporter
+	nodes.StatusReporter
 } = fullDriver{}
 
 func (fullDriver) Info() nodes.DeviceInfo {
@@ -248,4 +272,16 @@ func (fullDriver) LaunchApp(context.Context, string) error    { return nil }
 func (fullDriver) TerminateApp(context.Context, string) error { return nil }
 func (fullDriver) Source(context.Context) (string, error) {
 	return `<hierarchy><node bounds="[0,0][1080,2400]"/></hierarchy>`, nil
+}
+func (fullDriver) InstallApp(context.Context, string) error   { return nil }
+func (fullDriver) UninstallApp(context.Context, string) error { return nil }
+func (fullDriver) ClearApp(context.Context, string) error     { return nil }
+func (fullDriver) ForegroundApp(context.Context) (string, error) {
+	return "com.corral.notes", nil
+}
+func (fullDriver) SetIME(context.Context, string) error       { return nil }
+func (fullDriver) SetClipboard(context.Context, string) error { return nil }
+func (fullDriver) Density(context.Context) (int, error)       { return 420, nil }
+func (fullDriver) Status(context.Context) (map[string]string, error) {
+	return map[string]string{"battery_level": "100"}, nil
 }

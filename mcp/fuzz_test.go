@@ -25,6 +25,13 @@ func FuzzToolArguments(f *testing.F) {
 		`{"x":"1","y":[],"serial":{},"direction":7,"tags":[1,2]}`,
 		`{"X":0.5,"Y":0.5,"Serial":"emulator-5554"}`,
 		`{"serial":"emulator-5554","x":1e308,"y":-1e308,"seconds":1e20,"milliseconds":-9007199254740993}`,
+		`{"serial":"emulator-5554","bbox":[0.1,0.2,0.3,0.4],"direction":"down","size":"s","speed":"slow"}`,
+		`{"serial":"emulator-5554","bbox":[0.3,0.2,0.1,0.4],"size":"huge","params":[2,1]}`,
+		`{"serial":"emulator-5554","steps":[{"tool_name":"tap","arg":[0,0,1,1]},{"tool_name":"go_back"}]}`,
+		`{"serial":"emulator-5554","step1":{"tool_name":"swipe","arg":{"bbox":[0,0,1,1],"direction":"up"}},"step2":null}`,
+		`{"serial":"emulator-5554","steps":[{"tool_name":"tap_abs_xy","args":{"x":5000,"y":1}}]}`,
+		`{"serial":"emulator-5554","params":[0.001,0.002,1],"ime":"com.android.adbkeyboard/.AdbIME","text":"x"}`,
+		`{"serial":"emulator-5554","appUrl":"/definitely/not/here.apk","packageName":"com.x"}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -73,6 +73,14 @@ type fakeAbled struct {
 	LaunchAppFn    func(ctx context.Context, pkg string) error
 	TerminateAppFn func(ctx context.Context, pkg string) error
 	SourceFn       func(ctx context.Context) (string, error)
+	InstallAppFn   func(ctx context.Context, localPath string) error
+	UninstallAppFn func(ctx context.Context, pkg string) error
+	ClearAppFn     func(ctx context.Context, pkg string) error
+	ForegroundFn   func(ctx context.Context) (string, error)
+	SetIMEFn       func(ctx context.Context, ime string) error
+	SetClipboardFn func(ctx context.Context, text string) error
+	DensityFn      func(ctx context.Context) (int, error)
+	StatusFn       func(ctx context.Context) (map[string]string, error)
 }
 
 var _ interface {
@@ -83,6 +91,13 @@ var _ interface {
 	KeyPresser
 	AppManager
 	SourceDumper
+	AppInstaller
+	AppClearer
+	ForegroundReporter
+	IMESetter
+	ClipboardSetter
+	DensityReporter
+	StatusReporter
 } = (*fakeAbled)(nil)
 
 func newAbled() *fakeAbled { return &fakeAbled{fakeDriver: newFake()} }
@@ -149,6 +164,85 @@ func (f *fakeAbled) Source(ctx context.Context) (string, error) {
 		return f.SourceFn(ctx)
 	}
 	return "<hierarchy/>", nil
+}
+
+func (f *fakeAbled) InstallApp(ctx context.Context, localPath string) error {
+	f.record("InstallApp")
+	if f.InstallAppFn != nil {
+		return f.InstallAppFn(ctx, localPath)
+	}
+	return nil
+}
+
+func (f *fakeAbled) UninstallApp(ctx context.Context, pkg string) error {
+	f.record("UninstallApp")
+	if f.UninstallAppFn != nil {
+		return f.UninstallAppFn(ctx, pkg)
+	}
+	return nil
+}
+
+func (f *fakeAbled) ClearApp(ctx context.Context, pkg string) error {
+	f.record("ClearApp")
+	if f.ClearAppFn != nil {
+		return f.ClearAppFn(ctx, pkg)
+	}
+	return nil
+}
+
+func (f *fakeAbled) ForegroundApp(ctx context.Context) (string, error) {
+	f.record("ForegroundApp")
+	if f.ForegroundFn != nil {
+		return f.ForegroundFn(ctx)
+	}
+	return "com.example.app", nil
+}
+
+func (f *fakeAbled) SetIME(ctx context.Context, ime string) error {
+	f.record("SetIME")
+	if f.SetIMEFn != nil {
+		return f.SetIMEFn(ctx, ime)
+	}
+	return nil
+}
+
+func (f *fakeAbled) SetClipboard(ctx context.Context, text string) error {
+	f.record("SetClipboard")
+	if f.SetClipboardFn != nil {
+		return f.SetClipboardFn(ctx, text)
+	}
+	return nil
+}
+
+// Density answers 420 dpi unless DensityFn says otherwise.
+func (f *fakeAbled) Density(ctx context.Context) (int, error) {
+	f.record("Density")
+	if f.DensityFn != nil {
+		return f.DensityFn(ctx)
+	}
+	return 420, nil
+}
+
+func (f *fakeAbled) Status(ctx context.Context) (map[string]string, error) {
+	f.record("Status")
+	if f.StatusFn != nil {
+		return f.StatusFn(ctx)
+	}
+	return map[string]string{"battery_level": "50"}, nil
+}
+
+// fakeSwiper can swipe but cannot tell its screen density.
+type fakeSwiper struct {
+	*fakeDriver
+	swipes []swipeCall
+}
+
+func (f *fakeSwiper) Swipe(_ context.Context, from, to Point, d, hold time.Duration) error {
+	f.record("Swipe")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.swipes = append(f.swipes, swipeCall{from, to, d, hold})
+	return nil
 }
 
 var errDriver = errors.New("usb cable unplugged")

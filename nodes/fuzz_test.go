@@ -1,6 +1,7 @@
 package nodes_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,14 +28,20 @@ func FuzzOps(f *testing.F) {
 		f.Add(uint8(i), []byte(`{"direction":"up","duration":0.1}`))
 		f.Add(uint8(i), []byte(`{"from_x":0,"from_y":1,"to_x":1,"to_y":0}`))
 		f.Add(uint8(i), []byte(`{"seconds":0.001,"milliseconds":1,"button":"HOME","packageName":"com.corral.notes"}`))
+		f.Add(uint8(i), []byte(`{"bbox":[0.1,0.2,0.3,0.4],"direction":"up","size":"xxl","speed":"fast"}`))
+		f.Add(uint8(i), []byte(`{"steps":[{"tool_name":"tap","arg":[0,0,1,1]},{"tool_name":"swipe","args":{"direction":"up"}}]}`))
+		f.Add(uint8(i), []byte(`{"step1":{"tool_name":"send_to_clipboard","arg":"x"},"params":[0.001],"ime":"a/.b","appUrl":"/nonexistent.apk"}`))
 	}
 	f.Fuzz(func(t *testing.T, which uint8, args []byte) {
 		if !json.Valid(args) {
 			return // the gateway answers malformed JSON itself
 		}
 		op := ops[names[int(which)%len(names)]]
-		if op.Name == "sleep" || op.Name == "sleep_ms" {
+		switch {
+		case op.Name == "sleep" || op.Name == "sleep_ms" || op.Name == "sleep_random":
 			return // waiting is not interesting to fuzz, and could be long
+		case op.Name == "app_install" && bytes.Contains(args, []byte("//")):
+			return // no downloads from wherever the fuzzer points
 		}
 		phone := sim.New("fuzz")
 		defer phone.Close()

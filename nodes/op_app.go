@@ -51,7 +51,7 @@ func opListPackages() Op {
 }
 
 // opApp is app_launch or app_terminate: one AppManager call on a package.
-func opApp(name, verb string, call func(AppManager, context.Context, string) error) Op {
+func opApp(name, verb, hint string, call func(AppManager, context.Context, string) error) Op {
 	return Op{Name: name, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
 			var a PackageArgs
@@ -65,13 +65,15 @@ func opApp(name, verb string, call func(AppManager, context.Context, string) err
 			if err := call(d, ctx, a.PackageName); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: MessageResult{Message: verb + " " + a.PackageName}}, nil
+			return Output{Data: MessageResult{Message: verb + " " + a.PackageName, Hint: hint}}, nil
 		}}
 }
 
-func opAppLaunch() Op { return opApp("app_launch", "launched", AppManager.LaunchApp) }
+func opAppLaunch() Op { return opApp("app_launch", "launched", hintLaunch, AppManager.LaunchApp) }
 
-func opAppTerminate() Op { return opApp("app_terminate", "terminated", AppManager.TerminateApp) }
+func opAppTerminate() Op {
+	return opApp("app_terminate", "terminated", hintAction, AppManager.TerminateApp)
+}
 
 // checkPackageName accepts what Android package names and iOS bundle ids are made of.
 func checkPackageName(s string) error {
@@ -85,4 +87,47 @@ func checkPackageName(s string) error {
 		}
 	}
 	return nil
+}
+
+// PackageResult is the structured result of app_uninstall and app_clear (HttpRunner seed).
+type PackageResult struct {
+	Message     string `json:"message" jsonschema:"Success message confirming the operation"`
+	PackageName string `json:"packageName" jsonschema:"Package name of the app acted on"`
+	Hint        string `json:"hint" jsonschema:"What to do next"`
+}
+
+func opAppUninstall() Op {
+	return Op{Name: "app_uninstall", Timeout: time.Minute, MaxTimeout: 5 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a PackageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(AppInstaller)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "uninstall apps")
+			}
+			if err := d.UninstallApp(ctx, a.PackageName); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: PackageResult{Message: "uninstalled " + a.PackageName, PackageName: a.PackageName, Hint: hintUninstall}}, nil
+		}}
+}
+
+func opAppClear() Op {
+	return Op{Name: "app_clear", Timeout: 30 * time.Second, MaxTimeout: 5 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a PackageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(AppClearer)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "clear app data")
+			}
+			if err := d.ClearApp(ctx, a.PackageName); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: PackageResult{Message: "cleared the data and cache of " + a.PackageName, PackageName: a.PackageName, Hint: hintClear}}, nil
+		}}
 }

@@ -43,6 +43,7 @@ func (a *InputArgs) Check() error {
 type InputResult struct {
 	Message string `json:"message" jsonschema:"Success message confirming the text input"`
 	Text    string `json:"text" jsonschema:"The text typed into the field"`
+	Hint    string `json:"hint,omitempty" jsonschema:"What to do next"`
 }
 
 // PressButtonArgs are press_button's arguments (HttpRunner seed).
@@ -73,6 +74,7 @@ func (a *PressButtonArgs) Check() error {
 type ButtonResult struct {
 	Message string `json:"message" jsonschema:"Success message confirming the button press"`
 	Button  string `json:"button" jsonschema:"Name of the button that was pressed"`
+	Hint    string `json:"hint,omitempty" jsonschema:"What to do next"`
 }
 
 func opInput() Op {
@@ -89,7 +91,7 @@ func opInput() Op {
 			if err := d.InputText(ctx, a.Text); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: InputResult{Message: fmt.Sprintf("typed %d characters", utf8.RuneCountInString(a.Text)), Text: a.Text}}, nil
+			return Output{Data: InputResult{Message: fmt.Sprintf("typed %d characters", utf8.RuneCountInString(a.Text)), Text: a.Text, Hint: hintInput}}, nil
 		}}
 }
 
@@ -103,12 +105,12 @@ func opPressButton() Op {
 			if err := pressKey(ctx, t.Driver, a.Button); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: ButtonResult{Message: "pressed " + a.Button, Button: a.Button}}, nil
+			return Output{Data: ButtonResult{Message: "pressed " + a.Button, Button: a.Button, Hint: hintAction}}, nil
 		}}
 }
 
-// opKey is a tool without arguments that presses one key (home, back).
-func opKey(name, key string) Op {
+// opKey is a tool without arguments that presses one key (home, back, home_screen).
+func opKey(name, key, hint string) Op {
 	return Op{Name: name, Timeout: 10 * time.Second, MaxTimeout: time.Minute,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
@@ -117,7 +119,7 @@ func opKey(name, key string) Op {
 			if err := pressKey(ctx, t.Driver, key); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: MessageResult{Message: "pressed " + key}}, nil
+			return Output{Data: MessageResult{Message: "pressed " + key, Hint: hint}}, nil
 		}}
 }
 

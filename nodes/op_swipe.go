@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,19 +27,52 @@ var swipeDirections = map[string][4]float64{
 	"right": {0.25, 0.5, 0.75, 0.5},
 }
 
-// SwipeArgs are swipe's arguments (HttpRunner seed): either a direction, or from_x, from_y,
-// to_x, to_y in relative coordinates 0-1; never both.
+// PhysiClaw swipes (bbox mode): the length is a size class in centimetres, converted to pixels
+// through the screen density, and the speed is how long the move takes, whatever its length.
+var (
+	swipeSizes  = map[string]float64{"s": 1, "m": 2, "l": 4, "xl": 6, "xxl": 8}
+	swipeSpeeds = map[string]time.Duration{
+		"slow":   1000 * time.Millisecond, // a deliberate drag: lists scroll by about the distance moved
+		"medium": 400 * time.Millisecond,  // an ordinary scroll
+		"fast":   150 * time.Millisecond,  // a flick: lists keep scrolling after the finger lifts
+	}
+)
+
+const (
+	defaultSwipeSize  = "m"
+	defaultSwipeSpeed = "medium"
+	// FallbackDensity is the screen density (dpi) assumed when a driver cannot tell its own;
+	// 420 is a common modern phone's.
+	FallbackDensity = 420
+	minDensity      = 72
+	maxDensity      = 1200
+)
+
+// swipeUnits are the pixel steps of each direction.
+var swipeUnits = map[string][2]int{"up": {0, -1}, "down": {0, 1}, "left": {-1, 0}, "right": {1, 0}}
+
+// SwipeArgs are swipe's arguments, in exactly one of three modes:
+//   - direction (HttpRunner seed): direction, optional duration and press_duration;
+//   - coordinates (HttpRunner seed): from_x, from_y, to_x, to_y relative 0-1, optional duration
+//     and press_duration;
+//   - bbox (PhysiClaw seed): bbox, direction, optional size and speed.
 type SwipeArgs struct {
-	Direction     string   `json:"direction,omitempty"`
-	FromX         *float64 `json:"from_x,omitempty"`
-	FromY         *float64 `json:"from_y,omitempty"`
-	ToX           *float64 `json:"to_x,omitempty"`
-	ToY           *float64 `json:"to_y,omitempty"`
-	Duration      float64  `json:"duration,omitempty"`       // seconds the move takes (0: default)
-	PressDuration float64  `json:"press_duration,omitempty"` // seconds the finger holds before moving
+	Direction     string    `json:"direction,omitempty"`
+	FromX         *float64  `json:"from_x,omitempty"`
+	FromY         *float64  `json:"from_y,omitempty"`
+	ToX           *float64  `json:"to_x,omitempty"`
+	ToY           *float64  `json:"to_y,omitempty"`
+	Duration      float64   `json:"duration,omitempty"`       // seconds the move takes (0: default)
+	PressDuration float64   `json:"press_duration,omitempty"` // seconds the finger holds before moving
+	BBox          []float64 `json:"bbox,omitempty"`           // where the finger starts: the bbox's centre
+	Size          string    `json:"size,omitempty"`           // s, m, l, xl or xxl (default m)
+	Speed         string    `json:"speed,omitempty"`          // slow, medium or fast (default medium)
 }
 
-// Check validates the arguments and normalizes the direction to lower case.
+const swipeModes = "direction alone (up, down, left or right); all of from_x, from_y, to_x, to_y (relative 0-1); " +
+	"or bbox [left, top, right, bottom] with direction (and optional size, speed)"
+
+// Check validates the arguments and normalizes direction, size and speed to lower case.
 func (a *SwipeArgs) Check() error {
 	coords := map[string]*float64{"from_x": a.FromX, "from_y": a.FromY, "to_x": a.ToX, "to_y": a.ToY}
 	var given, missing []string
@@ -49,16 +83,24 @@ func (a *SwipeArgs) Check() error {
 			missing = append(missing, name)
 		}
 	}
-	a.Direction = strings.ToLower(strings.TrimSpace(a.Direction))
+	norm := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+	a.Direction, a.Size, a.Speed = norm(a.Direction), norm(a.Size), norm(a.Speed)
 	switch {
+	case a.BBox != nil && len(given) > 0:
+		return fmt.Errorf("swipe takes exactly one mode: %s; got bbox and %s", swipeModes, strings.Join(given, ", "))
+	case a.BBox != nil:
+		return a.checkBBoxMode()
+	case a.Size != "" || a.Speed != "":
+		return errors.New("size and speed belong to the bbox mode: add bbox [left, top, right, bottom] (relative 0-1) and direction, or leave them out")
 	case a.Direction != "" && len(given) > 0:
-		return fmt.Errorf("give either direction or from_x, from_y, to_x, to_y, not both (got direction and %s)", strings.Join(given, ", "))
+		return fmt.Errorf("give either direction or from_x, from_y, to_x, to_y, not both (got direction and %s); swipe takes exactly one mode: %s",
+			strings.Join(given, ", "), swipeModes)
 	case a.Direction != "":
-		if _, ok := swipeDirections[a.Direction]; !ok {
-			return fmt.Errorf("direction must be up, down, left or right, got %q", clip(a.Direction))
+		if err := checkDirection(a.Direction); err != nil {
+			return err
 		}
 	case len(given) == 0:
-		return errors.New("say where to swipe: direction (up, down, left or right), or all of from_x, from_y, to_x, to_y (relative 0-1)")
+		return errors.New("say where to swipe, in one of three modes: " + swipeModes)
 	case len(missing) > 0:
 		return fmt.Errorf("coordinate swipe needs all of from_x, from_y, to_x, to_y; missing %s", strings.Join(missing, ", "))
 	default:
@@ -74,15 +116,55 @@ func (a *SwipeArgs) Check() error {
 	return checkDuration("press_duration", a.PressDuration, maxGestureSeconds)
 }
 
-// SwipeResult is swipe's structured result (HttpRunner seed): the direction in direction mode,
-// the coordinates in coordinate mode.
+func (a *SwipeArgs) checkBBoxMode() error {
+	if err := checkBBox("bbox", a.BBox); err != nil {
+		return err
+	}
+	if a.Direction == "" {
+		return errors.New("a bbox swipe needs direction: where the finger moves from the bbox's centre (up, down, left or right)")
+	}
+	if err := checkDirection(a.Direction); err != nil {
+		return err
+	}
+	if a.Duration != 0 || a.PressDuration != 0 {
+		return errors.New("a bbox swipe takes speed (slow, medium or fast), not duration or press_duration")
+	}
+	if _, ok := swipeSizes[a.Size]; a.Size != "" && !ok {
+		return fmt.Errorf("size must be s, m, l, xl or xxl (1, 2, 4, 6 or 8 cm), got %q", clip(a.Size))
+	}
+	if _, ok := swipeSpeeds[a.Speed]; a.Speed != "" && !ok {
+		return fmt.Errorf("speed must be slow, medium or fast, got %q", clip(a.Speed))
+	}
+	return nil
+}
+
+func checkDirection(d string) error {
+	if _, ok := swipeDirections[d]; !ok {
+		return fmt.Errorf("direction must be up, down, left or right, got %q", clip(d))
+	}
+	return nil
+}
+
+// SwipeResult is swipe's structured result (HttpRunner seed, plus the PhysiClaw bbox mode): the
+// direction in direction mode, the coordinates in coordinate mode, the bbox, size and speed in
+// bbox mode; the pixels in every mode.
 type SwipeResult struct {
-	Message   string   `json:"message" jsonschema:"Success message confirming the swipe operation"`
-	Direction string   `json:"direction,omitempty" jsonschema:"Swipe direction (direction mode): up, down, left or right"`
-	FromX     *float64 `json:"fromX,omitempty" jsonschema:"Starting X coordinate (coordinate mode)"`
-	FromY     *float64 `json:"fromY,omitempty" jsonschema:"Starting Y coordinate (coordinate mode)"`
-	ToX       *float64 `json:"toX,omitempty" jsonschema:"Ending X coordinate (coordinate mode)"`
-	ToY       *float64 `json:"toY,omitempty" jsonschema:"Ending Y coordinate (coordinate mode)"`
+	Message        string    `json:"message" jsonschema:"Success message confirming the swipe operation"`
+	Direction      string    `json:"direction,omitempty" jsonschema:"Swipe direction (direction and bbox modes): up, down, left or right"`
+	FromX          *float64  `json:"fromX,omitempty" jsonschema:"Starting X coordinate (coordinate mode)"`
+	FromY          *float64  `json:"fromY,omitempty" jsonschema:"Starting Y coordinate (coordinate mode)"`
+	ToX            *float64  `json:"toX,omitempty" jsonschema:"Ending X coordinate (coordinate mode)"`
+	ToY            *float64  `json:"toY,omitempty" jsonschema:"Ending Y coordinate (coordinate mode)"`
+	BBox           []float64 `json:"bbox,omitempty" jsonschema:"The bbox the swipe started from (bbox mode)"`
+	Size           string    `json:"size,omitempty" jsonschema:"Size class of the swipe (bbox mode): s, m, l, xl or xxl"`
+	Speed          string    `json:"speed,omitempty" jsonschema:"Speed of the swipe (bbox mode): slow, medium or fast"`
+	DPI            int       `json:"dpi,omitempty" jsonschema:"Screen density used to turn centimetres into pixels (bbox mode)"`
+	DensityAssumed bool      `json:"densityAssumed,omitempty" jsonschema:"True when the device could not tell its density and 420 dpi was assumed (bbox mode)"`
+	Clamped        bool      `json:"clamped,omitempty" jsonschema:"True when the swipe was shortened to stay on the screen (bbox mode)"`
+	FromPixel      Point     `json:"fromPixel" jsonschema:"Where the finger went down, in pixels"`
+	ToPixel        Point     `json:"toPixel" jsonschema:"Where the finger lifted, in pixels"`
+	DurationMS     int64     `json:"durationMs" jsonschema:"Milliseconds the move took"`
+	Hint           string    `json:"hint" jsonschema:"What to do next"`
 }
 
 func opSwipe() Op {
@@ -92,35 +174,214 @@ func opSwipe() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(Swiper)
-			if !ok {
-				return Output{}, Unsupported(t.Driver, "swipe")
-			}
-			res := SwipeResult{Direction: a.Direction}
-			var c [4]float64
-			if a.Direction != "" {
-				c = swipeDirections[a.Direction]
-			} else {
-				c = [4]float64{*a.FromX, *a.FromY, *a.ToX, *a.ToY}
-				res.FromX, res.FromY, res.ToX, res.ToY = a.FromX, a.FromY, a.ToX, a.ToY
-			}
-			from, to, err := relativeLine(ctx, t.Driver, c)
+			res, err := runSwipe(ctx, t.Driver, &a)
 			if err != nil {
 				return Output{}, err
 			}
-			dur := a.Duration
-			if dur == 0 {
-				dur = defaultSwipeSeconds
-			}
-			if err := d.Swipe(ctx, from, to, seconds(dur), seconds(a.PressDuration)); err != nil {
+			return Output{Data: res}, nil
+		}}
+}
+
+// runSwipe does a checked swipe in any of its modes; swipe, swipe_direction and
+// swipe_coordinate all end here.
+func runSwipe(ctx context.Context, drv Driver, a *SwipeArgs) (SwipeResult, error) {
+	d, ok := drv.(Swiper)
+	if !ok {
+		return SwipeResult{}, Unsupported(drv, "swipe")
+	}
+	if a.BBox != nil {
+		return bboxSwipe(ctx, drv, d, a)
+	}
+	res := SwipeResult{Direction: a.Direction, Hint: hintSwipe}
+	var c [4]float64
+	if a.Direction != "" {
+		c = swipeDirections[a.Direction]
+	} else {
+		c = [4]float64{*a.FromX, *a.FromY, *a.ToX, *a.ToY}
+		res.FromX, res.FromY, res.ToX, res.ToY = a.FromX, a.FromY, a.ToX, a.ToY
+	}
+	from, to, err := relativeLine(ctx, drv, c)
+	if err != nil {
+		return SwipeResult{}, err
+	}
+	dur := a.Duration
+	if dur == 0 {
+		dur = defaultSwipeSeconds
+	}
+	if err := d.Swipe(ctx, from, to, seconds(dur), seconds(a.PressDuration)); err != nil {
+		return SwipeResult{}, err
+	}
+	what := "swiped " + a.Direction
+	if a.Direction == "" {
+		what = fmt.Sprintf("swiped from (%.3f, %.3f) to (%.3f, %.3f)", c[0], c[1], c[2], c[3])
+	}
+	res.Message = fmt.Sprintf("%s: pixel (%d, %d) to (%d, %d) in %gs", what, from.X, from.Y, to.X, to.Y, dur)
+	res.FromPixel, res.ToPixel, res.DurationMS = from, to, seconds(dur).Milliseconds()
+	return res, nil
+}
+
+// bboxSwipe is the PhysiClaw swipe: from the bbox's centre, size centimetres in direction,
+// clamped to the screen, over the speed's duration.
+func bboxSwipe(ctx context.Context, drv Driver, d Swiper, a *SwipeArgs) (SwipeResult, error) {
+	size, speed := cmp.Or(a.Size, defaultSwipeSize), cmp.Or(a.Speed, defaultSwipeSpeed)
+	s, err := drv.ScreenSize(ctx)
+	if err != nil {
+		return SwipeResult{}, err
+	}
+	dpi, densityNote, err := screenDensity(ctx, drv)
+	if err != nil {
+		return SwipeResult{}, err
+	}
+	cx, cy := bboxCentre(a.BBox)
+	from := Point{X: scale(cx, s.Width), Y: scale(cy, s.Height)}
+	cm := swipeSizes[size]
+	want := int(math.Round(cm / 2.54 * float64(dpi)))
+	u := swipeUnits[a.Direction]
+	to := Point{X: max(0, min(s.Width-1, from.X+u[0]*want)), Y: max(0, min(s.Height-1, from.Y+u[1]*want))}
+	moved := abs(to.X-from.X) + abs(to.Y-from.Y)
+	if moved == 0 {
+		return SwipeResult{}, BadInput("the bbox's centre, pixel (%d, %d), is on the screen's edge: a swipe %s from there moves nowhere; pick a bbox away from that edge",
+			from.X, from.Y, a.Direction)
+	}
+	dur := swipeSpeeds[speed]
+	if err := d.Swipe(ctx, from, to, dur, 0); err != nil {
+		return SwipeResult{}, err
+	}
+	msg := fmt.Sprintf("swiped %s from the centre of [%.3f, %.3f, %.3f, %.3f]: pixel (%d, %d) to (%d, %d), size %s = %g cm = %d px at %d dpi, speed %s = %s",
+		a.Direction, a.BBox[0], a.BBox[1], a.BBox[2], a.BBox[3], from.X, from.Y, to.X, to.Y, size, cm, want, dpi, speed, dur)
+	if moved < want {
+		msg += fmt.Sprintf("; shortened to %d px to stay on the screen", moved)
+	}
+	if densityNote != "" {
+		msg += "; " + densityNote
+	}
+	return SwipeResult{Message: msg, Direction: a.Direction, BBox: a.BBox, Size: size, Speed: speed, DPI: dpi,
+		DensityAssumed: densityNote != "", Clamped: moved < want, FromPixel: from, ToPixel: to,
+		DurationMS: dur.Milliseconds(), Hint: hintSwipe}, nil
+}
+
+// screenDensity asks the driver for its density. When it cannot tell (no DensityReporter, an
+// error, an implausible answer) it returns FallbackDensity and a note saying so; the error is
+// only for a cancelled ctx.
+func screenDensity(ctx context.Context, drv Driver) (dpi int, note string, err error) {
+	dr, ok := drv.(DensityReporter)
+	if !ok {
+		return FallbackDensity, fmt.Sprintf("the device cannot report its screen density, %d dpi assumed", FallbackDensity), nil
+	}
+	dpi, err = dr.Density(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return 0, "", ctx.Err()
+	case err != nil:
+		return FallbackDensity, fmt.Sprintf("the screen density query failed (%v), %d dpi assumed", err, FallbackDensity), nil
+	case dpi < minDensity || dpi > maxDensity:
+		return FallbackDensity, fmt.Sprintf("the device reported an implausible %d dpi, %d dpi assumed", dpi, FallbackDensity), nil
+	}
+	return dpi, "", nil
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// SwipeDirectionArgs are swipe_direction's arguments (HttpRunner seed): swipe's direction mode.
+type SwipeDirectionArgs struct {
+	Direction     string  `json:"direction"`
+	Duration      float64 `json:"duration,omitempty"`
+	PressDuration float64 `json:"press_duration,omitempty"`
+}
+
+func (a *SwipeDirectionArgs) swipe() SwipeArgs {
+	return SwipeArgs{Direction: a.Direction, Duration: a.Duration, PressDuration: a.PressDuration}
+}
+
+// Check validates the arguments and normalizes the direction to lower case.
+func (a *SwipeDirectionArgs) Check() error {
+	if strings.TrimSpace(a.Direction) == "" {
+		return errors.New("direction is required: where the finger moves (up, down, left or right)")
+	}
+	s := a.swipe()
+	if err := s.Check(); err != nil {
+		return err
+	}
+	a.Direction = s.Direction
+	return nil
+}
+
+// SwipeDirectionResult is swipe_direction's structured result (HttpRunner seed).
+type SwipeDirectionResult struct {
+	Message   string `json:"message" jsonschema:"Success message confirming the direction swipe"`
+	Direction string `json:"direction" jsonschema:"The direction swiped (up/down/left/right)"`
+	Hint      string `json:"hint" jsonschema:"What to do next"`
+}
+
+func opSwipeDirection() Op {
+	return Op{Name: "swipe_direction", Timeout: 30 * time.Second, MaxTimeout: 3 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a SwipeDirectionArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			what := "swiped " + a.Direction
-			if a.Direction == "" {
-				what = fmt.Sprintf("swiped from (%.3f, %.3f) to (%.3f, %.3f)", c[0], c[1], c[2], c[3])
+			s := a.swipe()
+			res, err := runSwipe(ctx, t.Driver, &s)
+			if err != nil {
+				return Output{}, err
 			}
-			res.Message = fmt.Sprintf("%s: pixel (%d, %d) to (%d, %d) in %gs", what, from.X, from.Y, to.X, to.Y, dur)
-			return Output{Data: res}, nil
+			return Output{Data: SwipeDirectionResult{Message: res.Message, Direction: res.Direction, Hint: res.Hint}}, nil
+		}}
+}
+
+// SwipeCoordinateArgs are swipe_coordinate's arguments (HttpRunner seed): swipe's coordinate
+// mode.
+type SwipeCoordinateArgs struct {
+	FromX         *float64 `json:"from_x"`
+	FromY         *float64 `json:"from_y"`
+	ToX           *float64 `json:"to_x"`
+	ToY           *float64 `json:"to_y"`
+	Duration      float64  `json:"duration,omitempty"`
+	PressDuration float64  `json:"press_duration,omitempty"`
+}
+
+func (a *SwipeCoordinateArgs) swipe() SwipeArgs {
+	return SwipeArgs{FromX: a.FromX, FromY: a.FromY, ToX: a.ToX, ToY: a.ToY, Duration: a.Duration, PressDuration: a.PressDuration}
+}
+
+// Check validates the arguments.
+func (a *SwipeCoordinateArgs) Check() error {
+	if a.FromX == nil && a.FromY == nil && a.ToX == nil && a.ToY == nil {
+		return errors.New("from_x, from_y, to_x and to_y are required: where the swipe starts and ends (relative 0-1)")
+	}
+	s := a.swipe()
+	return s.Check()
+}
+
+// SwipeCoordinateResult is swipe_coordinate's structured result (HttpRunner seed).
+type SwipeCoordinateResult struct {
+	Message string  `json:"message" jsonschema:"Success message confirming the coordinate swipe"`
+	FromX   float64 `json:"fromX" jsonschema:"Starting X coordinate of the swipe"`
+	FromY   float64 `json:"fromY" jsonschema:"Starting Y coordinate of the swipe"`
+	ToX     float64 `json:"toX" jsonschema:"Ending X coordinate of the swipe"`
+	ToY     float64 `json:"toY" jsonschema:"Ending Y coordinate of the swipe"`
+	Hint    string  `json:"hint" jsonschema:"What to do next"`
+}
+
+func opSwipeCoordinate() Op {
+	return Op{Name: "swipe_coordinate", Timeout: 30 * time.Second, MaxTimeout: 3 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a SwipeCoordinateArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			s := a.swipe()
+			res, err := runSwipe(ctx, t.Driver, &s)
+			if err != nil {
+				return Output{}, err
+			}
+			return Output{Data: SwipeCoordinateResult{Message: res.Message, FromX: *a.FromX, FromY: *a.FromY, ToX: *a.ToX, ToY: *a.ToY,
+				Hint: res.Hint}}, nil
 		}}
 }
 
@@ -157,6 +418,7 @@ type DragResult struct {
 	FromY   float64 `json:"fromY" jsonschema:"Starting Y coordinate of the drag"`
 	ToX     float64 `json:"toX" jsonschema:"Ending X coordinate of the drag"`
 	ToY     float64 `json:"toY" jsonschema:"Ending Y coordinate of the drag"`
+	Hint    string  `json:"hint,omitempty" jsonschema:"What to do next"`
 }
 
 func opDrag() Op {
@@ -185,7 +447,7 @@ func opDrag() Op {
 			return Output{Data: DragResult{
 				Message: fmt.Sprintf("dragged from (%.3f, %.3f) to (%.3f, %.3f): pixel (%d, %d) to (%d, %d) in %gms after a %s hold",
 					c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, ms, dragHold),
-				FromX: c[0], FromY: c[1], ToX: c[2], ToY: c[3]}}, nil
+				FromX: c[0], FromY: c[1], ToX: c[2], ToY: c[3], Hint: hintSwipe}}, nil
 		}}
 }
 

@@ -29,6 +29,7 @@ func (a *TapXYArgs) Check() error {
 // MessageResult is the structured result of actions that only confirm (HttpRunner seed).
 type MessageResult struct {
 	Message string `json:"message" jsonschema:"Success message confirming the operation"`
+	Hint    string `json:"hint,omitempty" jsonschema:"What to do next"`
 }
 
 func opTapXY() Op {
@@ -45,7 +46,7 @@ func opTapXY() Op {
 			if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y)}}, nil
+			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil
 		}}
 }
 
@@ -121,7 +122,7 @@ func opTapAbsXY() Op {
 			if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at pixel (%d, %d)", p.X, p.Y)}}, nil
+			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at pixel (%d, %d)", p.X, p.Y), Hint: hintAction}}, nil
 		}}
 }
 
@@ -157,7 +158,7 @@ func opDoubleTapXY() Op {
 			if err := d.DoubleTap(ctx, p); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: MessageResult{Message: fmt.Sprintf("double-tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y)}}, nil
+			return Output{Data: MessageResult{Message: fmt.Sprintf("double-tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil
 		}}
 }
 

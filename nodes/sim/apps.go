@@ -127,7 +127,9 @@ func (p *Phone) ListPackages(ctx context.Context) ([]string, error) {
 	if err := p.begin(ctx, "list packages"); err != nil {
 		return nil, err
 	}
-	return packages(), nil
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.allPackages(), nil
 }
 
 // LaunchApp brings pkg to the foreground on its main page (the launcher's package goes home).
@@ -147,6 +149,9 @@ func (p *Phone) LaunchApp(ctx context.Context, pkg string) error {
 		return nil
 	}
 	i := appByPkg(pkg)
+	if i < 0 && slices.Contains(p.extra, pkg) {
+		return p.wrap(op, ErrNoActivity, strconv.Quote(pkg)+" is installed but has no launcher activity (the simulated phone shows no screens for installed packages)")
+	}
 	if i < 0 {
 		return p.unknownPackage(op, pkg)
 	}
@@ -167,12 +172,19 @@ func (p *Phone) TerminateApp(ctx context.Context, pkg string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.log.add("terminate " + pkg)
-	if pkg != launcherPkg && appByPkg(pkg) < 0 {
+	if !p.isInstalled(pkg) {
 		return p.unknownPackage(op, pkg)
 	}
 	p.st.toast = ""
+	p.stop(pkg)
+	return nil
+}
+
+// stop ends pkg's pages: they leave the back stack and, if pkg was in front, the phone goes
+// home. Callers hold p.mu.
+func (p *Phone) stop(pkg string) {
 	if pkg == launcherPkg {
-		return nil // the launcher restarts at once, as on a real phone
+		return // the launcher restarts at once, as on a real phone
 	}
 	p.st.back = slices.DeleteFunc(p.st.back, func(v view) bool { return v.pkg() == pkg })
 	if len(p.st.back) == 0 {
@@ -184,12 +196,11 @@ func (p *Phone) TerminateApp(ctx context.Context, pkg string) error {
 	if pkg == apps[appMusic].pkg {
 		p.st.flags &^= flagPlaying
 	}
-	return nil
 }
 
 func (p *Phone) unknownPackage(op, pkg string) error {
 	return p.wrap(op, ErrUnknownPackage, strconv.Quote(pkg)+" is not installed; ListPackages lists the installed ones: "+
-		strings.Join(packages(), ", "))
+		strings.Join(p.allPackages(), ", "))
 }
 
 func rgb(v uint32) color.RGBA {

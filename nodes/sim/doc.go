@@ -12,6 +12,11 @@
 // scrolling list of 60 items, Notes with a text field, simple pages for the other apps, and a
 // lock screen with a PIN keypad (POWER locks; the passcode, "1234" by default, unlocks).
 //
+// Beyond the screens, a Phone installs and uninstalls packages (an app file's base name is its
+// package; installed packages are listed but have no screens), clears app data, names the app
+// in front, selects an input method, keeps a clipboard, and reports a density of 420 dpi
+// (WithDensity changes it) and a full battery.
+//
 // Tests steer a Phone's failures with SetDelay, HangNext (ignores ctx until Close), PanicNext
 // and FailNext, and observe it with Operations, Overlaps (operations that began while another
 // was in flight, which an actor that serialises device I/O must never cause) and InputLog.

@@ -11,6 +11,11 @@ var (
 	ErrUnknownPackage = errors.New("unknown package")
 	ErrNoFocus        = errors.New("no text field has focus")
 	ErrBadInput       = errors.New("bad input")
+	ErrNoActivity     = errors.New("no launcher activity")
+	ErrSystemApp      = errors.New("system app")
+	ErrUnknownIME     = errors.New("unknown input method")
+	ErrNoFile         = errors.New("no such file")
+	ErrStorageFull    = errors.New("storage full")
 )
 
 // Error is a failed operation on a simulated phone: which phone, which operation, why, and

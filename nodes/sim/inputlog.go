@@ -41,6 +41,11 @@ func (l *inputLog) snapshot() []string {
 //	key HOME
 //	launch com.corral.notes
 //	terminate com.corral.notes
+//	install com.example.app
+//	uninstall com.example.app
+//	clear com.corral.notes
+//	ime com.android.adbkeyboard/.AdbIME
+//	clipboard "hello"
 //
 // Inputs that were rejected (out of the screen, unknown key) are logged too.
 func (p *Phone) InputLog() []string {

@@ -20,6 +20,14 @@ var (
 	_ nodes.SourceDumper  = (*Phone)(nil)
 	_ nodes.HealthChecker = (*Phone)(nil)
 	_ nodes.Closer        = (*Phone)(nil)
+
+	_ nodes.AppInstaller       = (*Phone)(nil)
+	_ nodes.AppClearer         = (*Phone)(nil)
+	_ nodes.ForegroundReporter = (*Phone)(nil)
+	_ nodes.IMESetter          = (*Phone)(nil)
+	_ nodes.ClipboardSetter    = (*Phone)(nil)
+	_ nodes.DensityReporter    = (*Phone)(nil)
+	_ nodes.StatusReporter     = (*Phone)(nil)
 )
 
 // DefaultPasscode unlocks a phone made without WithPasscode.
@@ -37,6 +45,7 @@ type Phone struct {
 	serial   string
 	size     nodes.Size
 	passcode string
+	density  int
 
 	// Test behaviours, read before any lock is taken (behaviour.go).
 	delay     atomic.Int64 // time.Duration every operation takes at least
@@ -46,10 +55,13 @@ type Phone struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 
-	mu     sync.Mutex // guards everything below; never held while blocking
-	st     state
-	faults []fault
-	log    inputLog
+	mu        sync.Mutex // guards everything below; never held while blocking
+	st        state
+	faults    []fault
+	log       inputLog
+	extra     []string // packages installed by InstallApp, sorted
+	ime       string
+	clipboard string
 }
 
 // Option configures a Phone.
@@ -72,6 +84,11 @@ func WithPasscode(code string) Option {
 	return func(p *Phone) { p.passcode = code }
 }
 
+// WithDensity sets the screen density in dots per inch (default 420), clamped to 120..640.
+func WithDensity(dpi int) Option {
+	return func(p *Phone) { p.density = clamp(dpi, 120, 640) }
+}
+
 // Locked starts the phone on its lock screen.
 func Locked() Option {
 	return func(p *Phone) { p.st.locked = true }
@@ -83,6 +100,8 @@ func New(serial string, opts ...Option) *Phone {
 		serial:   serial,
 		size:     nodes.Size{Width: 1080, Height: 2400},
 		passcode: DefaultPasscode,
+		density:  DefaultDensity,
+		ime:      DefaultIME,
 		closed:   make(chan struct{}),
 		st:       state{volume: defaultVolume, flags: defaultFlags},
 	}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/corral-farm/corral/nodes/android/adbsim"
+)
+
+// runSimAndroid runs simulated Android devices that a real adb server connects to:
+// `corral sim android --count N --listen 127.0.0.1:PORT` prints one `adb connect` line per
+// device and serves them until interrupted.
+func runSimAndroid(ctx context.Context, args []string) error {
+	f := newFlags("sim android")
+	count := f.Int("count", 1, "simulated devices to start")
+	listen := f.String("listen", "127.0.0.1:5555", "address of the first device; the others take the next ports (port 0: a free port each)")
+	model := f.String("model", adbsim.DefaultModel, "model name the devices report (ro.product.model)")
+	log, stop, err := f.start(args, func() error {
+		if *count < 1 {
+			return fmt.Errorf("--count %d: start at least one device", *count)
+		}
+		return nil
+	})
+	if err != nil || stop {
+		return err
+	}
+	if *count < 1 {
+		return fmt.Errorf("--count %d: start at least one device", *count)
+	}
+	farm, err := adbsim.Start(ctx, *count, *listen, adbsim.WithModel(*model), adbsim.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = farm.Close() }()
+	for _, d := range farm.Devices() {
+		fmt.Println("adb connect " + d.Addr())
+	}
+	log.Info("simulated Android devices ready", "count", len(farm.Devices()), "model", *model)
+	<-ctx.Done()
+	return nil
+}

@@ -1,0 +1,233 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/android/adbsim"
+)
+
+// adbServer is a real adb server on a private port (never 5037, so a developer's own server
+// is left alone), with a home of its own so that its key and state do not touch ~/.android.
+type adbServer struct {
+	tool string
+	port int
+	home string
+}
+
+// The adb server most end-to-end tests share: started on first use, killed when they end.
+var shared struct {
+	once sync.Once
+	srv  *adbServer
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.srv != nil {
+		shared.srv.kill()
+	}
+	os.Exit(code)
+}
+
+// adbTool returns the path of the adb tool. Without it the test is skipped, or fails if
+// CORRAL_REQUIRE_TOOLS is set; -short skips the end-to-end tests too.
+func adbTool(tb testing.TB) string {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("end-to-end test with the real adb server; not in -short mode")
+	}
+	tool, err := exec.LookPath("adb")
+	if err != nil {
+		const why = "the adb tool is not installed (Debian: apt-get install adb)"
+		if os.Getenv("CORRAL_REQUIRE_TOOLS") != "" {
+			tb.Fatalf("%s, and CORRAL_REQUIRE_TOOLS is set", why)
+		}
+		tb.Skip(why)
+	}
+	return tool
+}
+
+// sharedServer returns the address of the shared adb server.
+func sharedServer(tb testing.TB) string {
+	tb.Helper()
+	tool := adbTool(tb)
+	shared.once.Do(func() { shared.srv, shared.err = startADB(tool, 0) })
+	if shared.err != nil {
+		tb.Fatal(shared.err)
+	}
+	return shared.srv.addr()
+}
+
+// privateServer starts an adb server for one test and kills it after.
+func privateServer(tb testing.TB) *adbServer {
+	tb.Helper()
+	s, err := startADB(adbTool(tb), 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.kill)
+	return s
+}
+
+// startADB starts an adb server on port, or on a free port if port is 0.
+func startADB(tool string, port int) (*adbServer, error) {
+	home, err := os.MkdirTemp("", "corral-adb-home-")
+	if err != nil {
+		return nil, err
+	}
+	s := &adbServer{tool: tool, port: port, home: home}
+	for range 5 {
+		if port == 0 {
+			if s.port, err = freePort(); err != nil {
+				break
+			}
+		}
+		if err = s.start(); err == nil {
+			return s, nil
+		}
+	}
+	_ = os.RemoveAll(home)
+	return nil, err
+}
+
+// start runs `adb -P PORT start-server`.
+func (s *adbServer) start() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if out, err := s.cmd(ctx, "start-server").CombinedOutput(); err != nil {
+		return fmt.Errorf("adb -P %d start-server: %v: %s", s.port, err, out)
+	}
+	return nil
+}
+
+// stop runs `adb -P PORT kill-server`.
+func (s *adbServer) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.cmd(ctx, "kill-server").Run()
+}
+
+// kill stops the server and removes its home.
+func (s *adbServer) kill() {
+	s.stop()
+	_ = os.RemoveAll(s.home)
+}
+
+func (s *adbServer) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// cmd is the adb tool aimed at this server.
+func (s *adbServer) cmd(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, s.tool, append([]string{"-P", strconv.Itoa(s.port)}, args...)...)
+	cmd.Env = append(os.Environ(), "HOME="+s.home, "ANDROID_USER_HOME="+s.home+"/.android",
+		"ANDROID_ADB_SERVER_PORT="+strconv.Itoa(s.port))
+	return cmd
+}
+
+// connect makes the server connect to dev and waits until it lists dev as ready.
+func (s *adbServer) connect(tb testing.TB, dev *adbsim.Device) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := s.cmd(ctx, "connect", dev.Serial()).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "connected to") {
+		tb.Fatalf("adb connect %s: %v: %s", dev.Serial(), err, out)
+	}
+	waitState(tb, s.addr(), dev.Serial(), "device")
+}
+
+// disconnect makes the server forget dev.
+func (s *adbServer) disconnect(dev *adbsim.Device) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.cmd(ctx, "disconnect", dev.Serial()).Run()
+}
+
+// freePort returns a TCP port that was free a moment ago, never 5037.
+func freePort() (int, error) {
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		_ = ln.Close()
+		if port != DefaultServerPort {
+			return port, nil
+		}
+	}
+}
+
+// waitState polls the adb server at addr until it lists serial in state.
+func waitState(tb testing.TB, addr, serial, state string) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var got string
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		got, _ = hostQuery(ctx, addr, "host-serial:"+serial+":get-state")
+		cancel()
+		if got == state {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tb.Fatalf("%s: state %q, want %q", serial, got, state)
+}
+
+// startDevice starts a simulated device that is closed when the test ends.
+func startDevice(tb testing.TB, opts ...adbsim.Option) *adbsim.Device {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	dev, err := adbsim.StartDevice(ctx, "127.0.0.1:0", opts...)
+	if err != nil {
+		cancel()
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		_ = dev.Close()
+		cancel()
+	})
+	return dev
+}
+
+// newDevice starts a simulated device, connects the shared adb server to it and makes a
+// driver for it.
+func newDevice(tb testing.TB, opts ...adbsim.Option) (*adbsim.Device, *Driver) {
+	tb.Helper()
+	addr := sharedServer(tb)
+	dev := startDevice(tb, opts...)
+	shared.srv.connect(tb, dev)
+	tb.Cleanup(func() { shared.srv.disconnect(dev) })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := New(ctx, addr, dev.Serial())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = d.Close() })
+	return dev, d
+}
+
+// waitCommand polls dev's command log until it holds cmd.
+func waitCommand(tb testing.TB, dev *adbsim.Device, cmd string) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, c := range dev.Commands() {
+			if c == cmd {
+				return
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	tb.Fatalf("the device never received %q", cmd)
+}

@@ -1,0 +1,234 @@
+package adbsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/sim"
+)
+
+// DefaultModel is the model name a device reports unless WithModel says otherwise.
+const DefaultModel = "Corral SimAndroid"
+
+// ErrClosed is returned by Restart after Close.
+var ErrClosed = errors.New("adbsim: device is closed")
+
+// Option configures a Device.
+type Option func(*Device)
+
+// WithModel sets ro.product.model, which `adb devices -l` shows.
+func WithModel(model string) Option { return func(d *Device) { d.model = model } }
+
+// WithDensity sets the physical screen density in dpi (default 420).
+func WithDensity(dpi int) Option {
+	return func(d *Device) {
+		if dpi > 0 {
+			d.disp.density = dpi
+		}
+	}
+}
+
+// WithPhoneOptions passes options to the simulated phone (screen size, passcode, lock).
+func WithPhoneOptions(opts ...sim.Option) Option {
+	return func(d *Device) { d.phoneOpts = append(d.phoneOpts, opts...) }
+}
+
+// WithLogger logs connections and protocol errors to log (default: nowhere).
+func WithLogger(log *slog.Logger) Option { return func(d *Device) { d.log = log } }
+
+// Device is one simulated Android device listening on one TCP port. Its serial, as the adb
+// server shows it after `adb connect`, is its address "127.0.0.1:PORT".
+type Device struct {
+	model     string
+	phoneOpts []sim.Option
+	log       *slog.Logger
+	addr      string // fixed by the first listen, kept by Restart
+	phone     *sim.Phone
+	builtin   []string // the phone's packages and the preinstalled helpers, sorted
+	delay     atomic.Int64
+	cmds      cmdLog
+	files     fileStore
+	wg        sync.WaitGroup // accept loops and connection readers
+	stopCtx   func() bool    // releases the StartDevice context's hook
+
+	mu     sync.Mutex // guards everything below
+	ln     net.Listener
+	conns  map[*conn]struct{}
+	closed bool
+	disp   display
+	apps   installs
+	ime    string
+	clip   string
+}
+
+// StartDevice starts a device listening on addr ("127.0.0.1:0" picks a free port). It runs
+// until Close or until ctx ends.
+func StartDevice(ctx context.Context, addr string, opts ...Option) (*Device, error) {
+	d := &Device{
+		model: DefaultModel,
+		log:   slog.New(slog.DiscardHandler),
+		conns: map[*conn]struct{}{},
+		disp:  display{density: defaultDensity},
+		ime:   imeLatin,
+		files: fileStore{limit: storageLimit},
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("adbsim: listen on %s: %w (is the port taken? use port 0 for a free one)", addr, err)
+	}
+	d.addr = serialOf(ln.Addr())
+	d.phone = sim.New(d.addr, d.phoneOpts...)
+	if err := d.initPhone(); err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	d.serve(ln)
+	d.stopCtx = context.AfterFunc(ctx, func() { _ = d.Close() })
+	return d, nil
+}
+
+// initPhone reads what never changes on the phone: its screen size and packages.
+func (d *Device) initPhone() error {
+	ctx := context.Background()
+	size, err := d.phone.ScreenSize(ctx)
+	if err != nil {
+		return err
+	}
+	pkgs, err := d.phone.ListPackages(ctx)
+	if err != nil {
+		return err
+	}
+	d.disp.physW, d.disp.physH = size.Width, size.Height
+	d.builtin = sortedUnion(pkgs, helperPackages)
+	return nil
+}
+
+// serialOf is the serial adb shows for a device at a: "127.0.0.1:PORT" for a wildcard listener.
+func serialOf(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return a.String()
+	}
+	ip := ta.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return net.JoinHostPort(ip.String(), fmt.Sprint(ta.Port))
+}
+
+// Serial is the device's serial as the adb server shows it: "127.0.0.1:PORT".
+func (d *Device) Serial() string { return d.addr }
+
+// Addr is the address to give `adb connect`; it equals Serial.
+func (d *Device) Addr() string { return d.addr }
+
+// Model is the device's ro.product.model.
+func (d *Device) Model() string { return d.model }
+
+// Phone is the simulated phone behind the device: its screens, InputLog and faults.
+func (d *Device) Phone() *sim.Phone { return d.phone }
+
+// SetDelay makes every later shell and exec command take at least dur before it runs; a
+// command waiting out the delay stops when its stream or connection closes.
+func (d *Device) SetDelay(dur time.Duration) { d.delay.Store(int64(max(dur, 0))) }
+
+// serve accepts connections on ln until it is closed.
+func (d *Device) serve(ln net.Listener) {
+	d.mu.Lock()
+	d.ln = ln
+	d.mu.Unlock()
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c := newConn(d, nc)
+			d.mu.Lock()
+			if d.ln != ln { // killed between Accept and here
+				d.mu.Unlock()
+				_ = nc.Close()
+				continue
+			}
+			d.conns[c] = struct{}{}
+			d.mu.Unlock()
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				c.run()
+				d.mu.Lock()
+				delete(d.conns, c)
+				d.mu.Unlock()
+			}()
+		}
+	}()
+}
+
+// Kill drops every connection and stops listening, as if the device were unplugged. Commands
+// in flight see their context cancelled. Restart brings the device back on the same port.
+func (d *Device) Kill() {
+	d.mu.Lock()
+	ln := d.ln
+	d.ln = nil
+	conns := make([]*conn, 0, len(d.conns))
+	for c := range d.conns {
+		conns = append(conns, c)
+	}
+	d.mu.Unlock()
+	if ln != nil {
+		_ = ln.Close()
+	}
+	for _, c := range conns {
+		c.close()
+	}
+	d.wg.Wait()
+}
+
+// Restart listens again on the device's port after Kill, keeping its serial and its phone's
+// state. The adb server reconnects on its own after a while; `adb connect` does it at once.
+func (d *Device) Restart() error {
+	d.mu.Lock()
+	closed, running := d.closed, d.ln != nil
+	d.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case running:
+		return nil
+	}
+	ln, err := net.Listen("tcp", d.addr)
+	if err != nil {
+		return fmt.Errorf("adbsim: restart %s: %w", d.addr, err)
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		_ = ln.Close()
+		return ErrClosed
+	}
+	d.mu.Unlock()
+	d.serve(ln)
+	return nil
+}
+
+// Close kills the device for good and closes its phone, which also frees any phone operation
+// hung by the phone's HangNext. It is idempotent.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.stopCtx()
+	d.Kill()
+	return d.phone.Close()
+}

@@ -1,0 +1,19 @@
+// Package adbsim is a simulated Android device that the real adb server connects to, as it would
+// to a phone on Wi-Fi: `adb connect 127.0.0.1:PORT`. It speaks the device side of the ADB
+// transport protocol over TCP (CNXN, OPEN, OKAY, WRTE, CLSE, without AUTH) and serves the
+// `shell:`, `exec:` and `sync:` services.
+//
+// Shell commands are not run by a shell: a small interpreter answers the commands of
+// docs/android.md (input, screencap, uiautomator, wm, dumpsys, pm, monkey, am, getprop, ime, rm)
+// from a simulated phone (nodes/sim), with POSIX quoting and the `;`, `&&`, `||` and `|`
+// operators. Anything else answers as a shell would: `/system/bin/sh: NAME: not found`.
+//
+// The display a device reports (size and density overrides set by `wm`, rotation set by
+// SetRotation) is applied to what it serves: input coordinates are mapped back to the phone's
+// pixels, and screenshots and UI bounds are scaled and rotated into the display's frame, so a
+// tap computed from a screenshot lands on what the screenshot shows.
+//
+// Tests observe a device with Commands (every shell and exec command, exactly as received),
+// its Phone's InputLog, File and Installed, and steer it with SetDelay, SetRotation,
+// RegisterAPK, Kill and Restart.
+package adbsim

@@ -1,0 +1,101 @@
+package adbsim
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+const (
+	productName = "corral_sim"
+	launcherPkg = "com.corral.launcher"
+	systemUIPkg = "com.android.systemui"
+
+	imeADB   = "com.android.adbkeyboard/.AdbIME"
+	imeLatin = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
+)
+
+// helperPackages are preinstalled besides the phone's apps: the input methods and Clipper.
+var helperPackages = []string{"com.android.adbkeyboard", "ca.zgrs.clipper",
+	"com.google.android.inputmethod.latin", systemUIPkg}
+
+// imes are the input methods installed, in `ime list -s` order.
+var imes = []string{imeLatin, imeADB}
+
+// javaPackage is what a package name looks like: two or more dotted identifiers.
+var javaPackage = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
+
+// installs are the packages installed with pm install, and the names tests gave to APK
+// contents with RegisterAPK. Guarded by Device.mu.
+type installs struct {
+	installed map[string]string   // package -> the APK path it was installed from
+	names     map[[32]byte]string // sha256 of an APK -> its package
+}
+
+func sortedUnion(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// RegisterAPK names the package that an APK with exactly this content installs as. Without
+// it, an APK whose file name looks like a package (com.example.app.apk) installs as that
+// name, and any other zip file as com.corral.apk followed by 8 hex digits of its SHA-256.
+func (d *Device) RegisterAPK(content []byte, pkg string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.apps.names == nil {
+		d.apps.names = map[[32]byte]string{}
+	}
+	d.apps.names[sha256.Sum256(content)] = pkg
+}
+
+// Installed returns the packages installed with pm install, sorted.
+func (d *Device) Installed() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]string, 0, len(d.apps.installed))
+	for p := range d.apps.installed {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// packageOf names the package an APK installs as, or says why it is not an APK.
+func (d *Device) packageOf(file string, content []byte) (pkg, failure string) {
+	d.mu.Lock()
+	name, ok := d.apps.names[sha256.Sum256(content)]
+	d.mu.Unlock()
+	switch base := strings.TrimSuffix(path.Base(file), ".apk"); {
+	case ok:
+		return name, ""
+	case javaPackage.MatchString(base):
+		return base, ""
+	case len(content) >= 4 && string(content[:4]) == "PK\x03\x04":
+		sum := sha256.Sum256(content)
+		return "com.corral.apk" + hex.EncodeToString(sum[:4]), ""
+	}
+	return "", "INSTALL_PARSE_FAILED_NOT_APK: Failed to parse " + file + ": not a zip archive"
+}
+
+// packages lists every package: the phone's, the helpers and the installed ones, sorted.
+func (d *Device) packages() []string {
+	return sortedUnion(d.builtin, d.Installed())
+}
+
+// isBuiltin says whether pkg came with the device (and so cannot be uninstalled).
+func (d *Device) isBuiltin(pkg string) bool {
+	_, ok := slices.BinarySearch(d.builtin, pkg)
+	return ok
+}
+
+func (d *Device) isInstalled(pkg string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.apps.installed[pkg]
+	return ok
+}

@@ -1,0 +1,141 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// installPath is where InstallApp pushes the APK before `pm install`.
+const installPath = "/data/local/tmp/corral-install.apk"
+
+// cleanupTimeout bounds the removal of a pushed APK after a cancelled install.
+const cleanupTimeout = 10 * time.Second
+
+// ListPackages lists the installed packages: `pm list packages`.
+func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
+	out, err := d.shell(ctx, "list packages", "pm list packages")
+	if err != nil {
+		return nil, err
+	}
+	return parsePackages(out), nil
+}
+
+// LaunchApp starts pkg's launcher activity: `monkey -p PKG -c android.intent.category.LAUNCHER 1`.
+func (d *Driver) LaunchApp(ctx context.Context, pkg string) error {
+	const op = "launch app"
+	if err := d.checkPackage(ctx, op, pkg); err != nil {
+		return err
+	}
+	out, err := d.shell(ctx, op, "monkey -p "+pkg+" -c android.intent.category.LAUNCHER 1")
+	if err != nil {
+		return err
+	}
+	if err := parseMonkey(out); err != nil {
+		return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err), "")
+	}
+	return nil
+}
+
+// TerminateApp stops pkg: `am force-stop PKG`.
+func (d *Driver) TerminateApp(ctx context.Context, pkg string) error {
+	const op = "terminate app"
+	if err := d.checkPackage(ctx, op, pkg); err != nil {
+		return err
+	}
+	_, err := d.shell(ctx, op, "am force-stop "+pkg)
+	return err
+}
+
+// ClearApp clears pkg's data and cache: `pm clear PKG`.
+func (d *Driver) ClearApp(ctx context.Context, pkg string) error {
+	return d.pm(ctx, "clear app", "clear", pkg)
+}
+
+// UninstallApp removes pkg: `pm uninstall PKG`.
+func (d *Driver) UninstallApp(ctx context.Context, pkg string) error {
+	return d.pm(ctx, "uninstall app", "uninstall", pkg)
+}
+
+// pm runs `pm VERB PKG` and reads its Success or Failure.
+func (d *Driver) pm(ctx context.Context, op, verb, pkg string) error {
+	if err := d.checkPackage(ctx, op, pkg); err != nil {
+		return err
+	}
+	out, err := d.shell(ctx, op, "pm "+verb+" "+pkg)
+	if err != nil {
+		return err
+	}
+	if err := parsePMResult(out); err != nil {
+		return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err), "")
+	}
+	return nil
+}
+
+// InstallApp installs the APK at localPath: it pushes the file to
+// /data/local/tmp/corral-install.apk, runs `pm install -r` on it and removes it again.
+func (d *Driver) InstallApp(ctx context.Context, localPath string) error {
+	const op = "install app"
+	f, err := os.Open(localPath)
+	if err != nil {
+		return d.fail(ctx, op, fmt.Errorf("%w: %w", ErrBadArgument, err), "")
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return d.fail(ctx, op, fmt.Errorf("%w: %w", ErrBadArgument, err), "")
+	}
+	if err := d.push(ctx, f, installPath, st.ModTime()); err != nil {
+		d.removeInstallFile(ctx)
+		return d.fail(ctx, op, err, "")
+	}
+	out, err := d.shell(ctx, op, "pm install -r "+installPath)
+	d.removeInstallFile(ctx)
+	if err != nil {
+		return err
+	}
+	if err := parsePMResult(out); err != nil {
+		return d.fail(ctx, op, err, "")
+	}
+	return nil
+}
+
+// removeInstallFile removes the pushed APK. After a cancelled install it does so in the
+// background, so that the call still returns at once.
+func (d *Driver) removeInstallFile(ctx context.Context) {
+	rm := func(ctx context.Context) { _, _ = d.shell(ctx, "install app", "rm -f "+installPath) }
+	if ctx.Err() == nil {
+		rm(ctx)
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+		defer cancel()
+		rm(ctx)
+	}()
+}
+
+// ForegroundApp names the package whose window has focus: `dumpsys window | grep mCurrentFocus`.
+func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
+	const op = "foreground app"
+	out, err := d.shell(ctx, op, "dumpsys window | grep mCurrentFocus")
+	if err != nil {
+		return "", err
+	}
+	pkg, err := parseFocus(out)
+	if err != nil {
+		return "", d.fail(ctx, op, err, "")
+	}
+	return pkg, nil
+}
+
+// checkPackage refuses names that are no Java package names, so that a package name can go
+// into a shell command as it is.
+func (d *Driver) checkPackage(ctx context.Context, op, pkg string) error {
+	if validPackage(pkg) {
+		return nil
+	}
+	return d.fail(ctx, op, fmt.Errorf("%w: %q is no package name", ErrBadArgument, clip(pkg, 80)),
+		"a package name is like com.example.app; list_packages shows the installed ones")
+}

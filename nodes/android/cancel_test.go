@@ -1,0 +1,233 @@
+package android
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes"
+)
+
+// promptly is how soon a cancelled or disconnected call must return.
+const promptly = 200 * time.Millisecond
+
+// A slow device command returns within 200 ms of its ctx being cancelled, or of its deadline,
+// and the next call works.
+func TestCancelSlowCommand(t *testing.T) {
+	dev, d := newDevice(t)
+	p := nodes.Point{X: 10, Y: 20}
+	ops := map[string]func(ctx context.Context) error{
+		"tap":        func(ctx context.Context) error { return d.Tap(ctx, p, 0) },
+		"screenshot": func(ctx context.Context) error { _, err := d.Screenshot(ctx); return err },
+		"source":     func(ctx context.Context) error { _, err := d.Source(ctx); return err },
+	}
+	want := map[string]string{"tap": "input tap 10 20", "screenshot": "screencap -p", "source": "uiautomator dump /dev/tty"}
+	for name, op := range ops {
+		t.Run(name+" cancelled", func(t *testing.T) {
+			dev.SetDelay(time.Minute)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			errc := make(chan error, 1)
+			before := len(dev.Commands())
+			go func() { errc <- op(ctx) }()
+			waitNewCommand(t, dev, before, want[name])
+			cancelled := time.Now()
+			cancel()
+			select {
+			case err := <-errc:
+				if took := time.Since(cancelled); took > promptly {
+					t.Errorf("returned %v after the cancel", took)
+				}
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("error %v, want context.Canceled", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("still running 5s after the cancel")
+			}
+			dev.SetDelay(0)
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel2()
+			if err := op(ctx2); err != nil {
+				t.Errorf("the next call: %v", err)
+			}
+		})
+	}
+	t.Run("deadline", func(t *testing.T) {
+		dev.SetDelay(time.Minute)
+		defer dev.SetDelay(0)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		err := d.Tap(ctx, p, 0)
+		deadline, _ := ctx.Deadline()
+		if late := time.Since(deadline); late > promptly {
+			t.Errorf("returned %v after the deadline", late)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v, want context.DeadlineExceeded", err)
+		}
+	})
+	t.Run("push cancelled", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "big.apk")
+		if err := os.WriteFile(path, make([]byte, 32<<20), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		err := d.InstallApp(ctx, path)
+		deadline, _ := ctx.Deadline()
+		if late := time.Since(deadline); late > promptly {
+			t.Errorf("returned %v after the deadline", late)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v, want context.DeadlineExceeded", err)
+		}
+	})
+	t.Run("already cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		before := len(dev.Commands())
+		if err := d.Tap(ctx, p, 0); !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want context.Canceled", err)
+		}
+		if got := dev.Commands()[before:]; len(got) != 0 {
+			t.Errorf("a cancelled call still sent %q", got)
+		}
+	})
+}
+
+// A device that disappears mid-call fails the call promptly with "device disconnected"; one
+// whose driver is closed (the node removed it) too; and it comes back under the same serial.
+func TestDisconnectMidCall(t *testing.T) {
+	dev, d := newDevice(t)
+	p := nodes.Point{X: 1, Y: 2}
+
+	dev.SetDelay(time.Minute)
+	errc := make(chan error, 1)
+	before := len(dev.Commands())
+	go func() { errc <- d.Tap(context.Background(), p, 0) }()
+	waitNewCommand(t, dev, before, "input tap 1 2")
+	killed := time.Now()
+	dev.Kill()
+	select {
+	case err := <-errc:
+		if took := time.Since(killed); took > time.Second {
+			t.Errorf("returned %v after the device died", took)
+		}
+		if !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "device disconnected") {
+			t.Errorf("error %v, want device disconnected", err)
+		}
+		t.Logf("in-flight call failed %v after the kill: %v", time.Since(killed).Round(time.Millisecond), err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("still running 5s after the device died")
+	}
+	start := time.Now()
+	if err := d.Tap(context.Background(), p, 0); !errors.Is(err, ErrDisconnected) {
+		t.Errorf("a call on the dead device: %v, want device disconnected", err)
+	} else if took := time.Since(start); took > promptly {
+		t.Errorf("a call on the dead device took %v", took)
+	}
+
+	dev.SetDelay(0)
+	if err := dev.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	shared.srv.connect(t, dev)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d2, err := New(ctx, shared.srv.addr(), dev.Serial())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d2.Tap(ctx, p, 0); err != nil {
+		t.Errorf("after reconnecting: %v", err)
+	}
+
+	// Closing the driver (the node removing the device) fails its call in flight at once.
+	dev.SetDelay(time.Minute)
+	before = len(dev.Commands())
+	go func() { errc <- d2.Tap(context.Background(), p, 0) }()
+	waitNewCommand(t, dev, before, "input tap 1 2")
+	closed := time.Now()
+	_ = d2.Close()
+	select {
+	case err := <-errc:
+		if took := time.Since(closed); took > promptly {
+			t.Errorf("returned %v after Close", took)
+		}
+		if !errors.Is(err, ErrDisconnected) {
+			t.Errorf("error %v, want device disconnected", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("still running 5s after Close")
+	}
+	dev.SetDelay(0)
+}
+
+func TestNewFailsForUnknownDevice(t *testing.T) {
+	addr := sharedServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := New(ctx, addr, "no-such-device")
+	if !errors.Is(err, ErrDisconnected) {
+		t.Errorf("New for a device the server does not have: %v", err)
+	}
+	_, err = New(ctx, "127.0.0.1:1", "x")
+	if !errors.Is(err, ErrServer) && !errors.Is(err, ErrDisconnected) {
+		t.Errorf("New without an adb server: %v", err)
+	}
+}
+
+// waitNewCommand polls dev's command log until cmd arrives after the first `before` commands.
+func waitNewCommand(tb testing.TB, dev interface{ Commands() []string }, before int, cmd string) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		cmds := dev.Commands()
+		for _, c := range cmds[min(before, len(cmds)):] {
+			if c == cmd {
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	tb.Fatalf("the device never received %q", cmd)
+}
+
+// An adb server that accepts but never answers cannot hold a call past its ctx.
+func TestCancelHungServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold it open, say nothing
+		}
+	}()
+	d := &Driver{addr: ln.Addr().String(), serial: "hung", conns: map[closer]struct{}{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	err = d.Tap(ctx, nodes.Point{}, 0)
+	deadline, _ := ctx.Deadline()
+	if late := time.Since(deadline); late > promptly {
+		t.Errorf("returned %v after the deadline", late)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v, want context.DeadlineExceeded", err)
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel2()
+	if _, err := Watch(ctx2, ln.Addr().String()); !errors.Is(err, context.DeadlineExceeded) && err == nil {
+		t.Errorf("Watch on a hung server: %v", err)
+	}
+}

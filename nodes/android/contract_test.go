@@ -1,0 +1,250 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/android/adbsim"
+)
+
+// newCommands runs f and returns the commands the device received meanwhile.
+func newCommands(t *testing.T, dev *adbsim.Device, f func() error) []string {
+	t.Helper()
+	before := len(dev.Commands())
+	if err := f(); err != nil {
+		t.Fatal(err)
+	}
+	return dev.Commands()[before:]
+}
+
+// Each operation lands on the device as the exact command of docs/android.md.
+func TestContractCommands(t *testing.T) {
+	dev, d := newDevice(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p := nodes.Point{X: 540, Y: 1200}
+	cases := []struct {
+		name string
+		run  func() error
+		want []string
+	}{
+		{"tap", func() error { return d.Tap(ctx, p, 0) }, []string{"input tap 540 1200"}},
+		{"long press", func() error { return d.Tap(ctx, p, 800*time.Millisecond) }, []string{"input swipe 540 1200 540 1200 800"}},
+		{"zero is a coordinate", func() error { return d.Tap(ctx, nodes.Point{}, 0) }, []string{"input tap 0 0"}},
+		{"swipe", func() error {
+			return d.Swipe(ctx, nodes.Point{X: 540, Y: 1800}, nodes.Point{X: 540, Y: 600}, 300*time.Millisecond, 0)
+		}, []string{"input swipe 540 1800 540 600 300"}},
+		{"drag", func() error {
+			return d.Swipe(ctx, nodes.Point{X: 100, Y: 200}, nodes.Point{X: 300, Y: 400}, 1500*time.Millisecond, 500*time.Millisecond)
+		}, []string{"input draganddrop 100 200 300 400 1500"}},
+		{"key", func() error { return d.PressKey(ctx, "home") }, []string{"input keyevent KEYCODE_HOME"}},
+		{"key alias", func() error { return d.PressKey(ctx, "volume up") }, []string{"input keyevent KEYCODE_VOLUME_UP"}},
+		{"density", func() error { _, err := d.Density(ctx); return err }, []string{"wm density"}},
+		{"screenshot", func() error { _, err := d.Screenshot(ctx); return err }, []string{"screencap -p"}},
+		{"source", func() error { _, err := d.Source(ctx); return err }, []string{"uiautomator dump /dev/tty"}},
+		{"packages", func() error { _, err := d.ListPackages(ctx); return err }, []string{"pm list packages"}},
+		{"launch", func() error { return d.LaunchApp(ctx, "com.corral.notes") },
+			[]string{"monkey -p com.corral.notes -c android.intent.category.LAUNCHER 1"}},
+		{"foreground", func() error { _, err := d.ForegroundApp(ctx); return err }, []string{"dumpsys window | grep mCurrentFocus"}},
+		{"terminate", func() error { return d.TerminateApp(ctx, "com.corral.notes") }, []string{"am force-stop com.corral.notes"}},
+		{"clear", func() error { return d.ClearApp(ctx, "com.corral.notes") }, []string{"pm clear com.corral.notes"}},
+		{"ime", func() error { return d.SetIME(ctx, adbKeyboard) }, []string{"ime set com.android.adbkeyboard/.AdbIME"}},
+		{"clipboard", func() error { return d.SetClipboard(ctx, "it's $(x) `y`") },
+			[]string{`am broadcast -a clipper.set -e text 'it'\''s $(x) ` + "`y`'"}},
+		{"status", func() error { _, err := d.Status(ctx); return err }, []string{"dumpsys battery"}},
+		{"health", func() error { return d.Health(ctx) }, []string{"echo ok"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := newCommands(t, dev, c.run); !slices.Equal(got, c.want) {
+				t.Errorf("commands %q, want %q", got, c.want)
+			}
+		})
+	}
+	t.Run("double tap", func(t *testing.T) {
+		start := time.Now()
+		got := newCommands(t, dev, func() error { return d.DoubleTap(ctx, p) })
+		if want := []string{"input tap 540 1200", "input tap 540 1200"}; !slices.Equal(got, want) {
+			t.Errorf("commands %q, want %q", got, want)
+		}
+		if took := time.Since(start); took < doubleTapGap {
+			t.Errorf("double tap took %v, less than the %v gap", took, doubleTapGap)
+		}
+	})
+	t.Run("screen size", func(t *testing.T) {
+		d.size.forget()
+		got := newCommands(t, dev, func() error { _, err := d.ScreenSize(ctx); return err })
+		slices.Sort(got) // the two run in parallel
+		if want := []string{"dumpsys input | grep SurfaceOrientation", "wm size"}; !slices.Equal(got, want) {
+			t.Errorf("commands %q, want %q", got, want)
+		}
+		if again := newCommands(t, dev, func() error { _, err := d.ScreenSize(ctx); return err }); len(again) != 0 {
+			t.Errorf("a second ScreenSize within %v sent %q", sizeTTL, again)
+		}
+	})
+}
+
+func TestInfoAndStatus(t *testing.T) {
+	_, d := newDevice(t, adbsim.WithModel("Pixel Sim"))
+	info := d.Info()
+	if info.Platform != nodes.PlatformAndroid || info.Model != "Pixel Sim" || info.Serial == "" ||
+		info.Brand == "" || info.Release == "" || info.SDK == "" {
+		t.Errorf("Info = %+v", info)
+	}
+	st, err := d.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"battery_level", "battery_status", "model", "brand", "release", "sdk"} {
+		if st[k] == "" {
+			t.Errorf("Status has no %s: %v", k, st)
+		}
+	}
+}
+
+// Text of every kind reaches the phone exactly, through `input text` or the ADBKeyboard
+// broadcast, and nothing of it is run by the shell.
+func TestInputTextLandsExactly(t *testing.T) {
+	dev, d := newDevice(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.SetIME(ctx, adbKeyboard); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.LaunchApp(ctx, "com.corral.notes"); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range hostile {
+		want, _ := textCommands(text)
+		got := newCommands(t, dev, func() error { return d.InputText(ctx, text) })
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: commands %q, want %q", text, got, want)
+		}
+		log := dev.Phone().InputLog()
+		if last := log[len(log)-1]; last != fmt.Sprintf("text %q", text) {
+			t.Errorf("%q: the phone got %s", text, last)
+		}
+	}
+	for _, c := range dev.Commands() {
+		if strings.Contains(c, "reboot") && !strings.Contains(c, "ADB_INPUT_B64") && !strings.HasPrefix(c, "input text '") {
+			t.Errorf("text reached the shell unquoted: %q", c)
+		}
+	}
+}
+
+func TestScreenSizeOverrideAndRotation(t *testing.T) {
+	dev, d := newDevice(t, adbsim.WithPhoneOptions())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	size := func() nodes.Size {
+		t.Helper()
+		d.size.forget()
+		s, err := d.ScreenSize(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if got := size(); got != (nodes.Size{Width: 1080, Height: 2400}) {
+		t.Errorf("size %v, want 1080x2400", got)
+	}
+	if _, err := d.shell(ctx, "test", "wm size 720x1600"); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(); got != (nodes.Size{Width: 720, Height: 1600}) {
+		t.Errorf("size with override %v, want 720x1600", got)
+	}
+	if err := dev.SetRotation(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := size(); got != (nodes.Size{Width: 1600, Height: 720}) {
+		t.Errorf("size rotated %v, want 1600x720", got)
+	}
+	img, err := d.Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 1600 || b.Dy() != 720 {
+		t.Errorf("screenshot %v, want 1600x720", b)
+	}
+	if _, err := d.shell(ctx, "test", "wm density 320"); err != nil {
+		t.Fatal(err)
+	}
+	if dpi, err := d.Density(ctx); err != nil || dpi != 320 {
+		t.Errorf("density %d, %v; want the 320 override", dpi, err)
+	}
+}
+
+func TestInstallUninstall(t *testing.T) {
+	dev, d := newDevice(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	apk := append([]byte("PK\x03\x04"), make([]byte, 200<<10)...) // several DATA chunks
+	dev.RegisterAPK(apk, "com.example.installed")
+	path := filepath.Join(t.TempDir(), "app.apk")
+	if err := os.WriteFile(path, apk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := newCommands(t, dev, func() error { return d.InstallApp(ctx, path) })
+	if want := []string{"pm install -r " + installPath, "rm -f " + installPath}; !slices.Equal(got, want) {
+		t.Errorf("commands %q, want %q", got, want)
+	}
+	if !slices.Contains(dev.Installed(), "com.example.installed") {
+		t.Errorf("installed %q", dev.Installed())
+	}
+	if _, ok := dev.File(installPath); ok {
+		t.Error("the pushed APK was not removed")
+	}
+	pkgs, err := d.ListPackages(ctx)
+	if err != nil || !slices.Contains(pkgs, "com.example.installed") {
+		t.Errorf("packages %q, %v", pkgs, err)
+	}
+	if err := d.UninstallApp(ctx, "com.example.installed"); err != nil {
+		t.Fatal(err)
+	}
+	err = d.UninstallApp(ctx, "com.example.installed")
+	if err == nil || !strings.Contains(err.Error(), "DELETE_FAILED_INTERNAL_ERROR") {
+		t.Errorf("second uninstall: %v", err)
+	}
+
+	bad := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(bad, []byte("not an apk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.InstallApp(ctx, bad); err == nil || !strings.Contains(err.Error(), "INSTALL_PARSE_FAILED_NOT_APK") {
+		t.Errorf("installing a text file: %v", err)
+	}
+	if err := d.InstallApp(ctx, filepath.Join(t.TempDir(), "missing.apk")); err == nil {
+		t.Error("installing a missing file worked")
+	}
+}
+
+// Answers that mean failure become errors that say why.
+func TestFailuresAreReported(t *testing.T) {
+	_, d := newDevice(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for name, err := range map[string]error{
+		"launch unknown": d.LaunchApp(ctx, "com.example.nothere"),
+		"clear unknown":  d.ClearApp(ctx, "com.example.nothere"),
+		"ime unknown":    d.SetIME(ctx, "com.example/.NoIME"),
+		"bad package":    d.LaunchApp(ctx, "com.x; reboot"),
+		"bad key":        d.PressKey(ctx, "HOME; reboot"),
+		"bad ime":        d.SetIME(ctx, "$(reboot)/.x"),
+		"negative point": d.Tap(ctx, nodes.Point{X: -1, Y: 3}, 0),
+		"clipboard nul":  d.SetClipboard(ctx, "a\x00b"),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		} else if !strings.HasPrefix(err.Error(), "android "+d.Serial()+": ") {
+			t.Errorf("%s: error %q does not name the device", name, err)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package android
+
+import "errors"
+
+// Sentinel errors. Every error a Driver returns is an *Error wrapping one of these, the
+// caller's ctx error, or what the device or the adb server answered.
+var (
+	// ErrDisconnected: the device left the adb server (or the driver was closed) before or
+	// during the call.
+	ErrDisconnected = errors.New("device disconnected")
+	// ErrBadArgument: the call's arguments cannot become a safe adb command.
+	ErrBadArgument = errors.New("bad argument")
+	// ErrCommandFailed: the device ran the command and said it failed.
+	ErrCommandFailed = errors.New("command failed")
+	// ErrServer: the adb server is unreachable or answered something unexpected.
+	ErrServer = errors.New("adb server")
+)
+
+// Error is a failed operation on an Android device: which device, which operation, why, and
+// what to do about it.
+type Error struct {
+	Serial string
+	Op     string
+	Err    error
+	Hint   string
+}
+
+func (e *Error) Error() string {
+	s := "android " + e.Serial + ": " + e.Op + ": " + e.Err.Error()
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }

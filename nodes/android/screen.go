@@ -1,0 +1,120 @@
+package android
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"sync"
+	"time"
+
+	"github.com/corral-farm/corral/nodes"
+)
+
+// sizeTTL is how long a screen size is reused: every relative tap needs it, and a rotation or
+// `wm size` override shows within this time.
+const sizeTTL = time.Second
+
+// screenCache remembers the last screen size for sizeTTL.
+type screenCache struct {
+	mu   sync.Mutex
+	size nodes.Size
+	at   time.Time
+}
+
+func (c *screenCache) get() (nodes.Size, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size, !c.at.IsZero() && time.Since(c.at) < sizeTTL
+}
+
+func (c *screenCache) put(s nodes.Size) {
+	c.mu.Lock()
+	c.size, c.at = s, time.Now()
+	c.mu.Unlock()
+}
+
+// ScreenSize returns the size of the screen as it is now: the `wm size` override if any,
+// turned by the current rotation. It is reused for up to a second.
+func (d *Driver) ScreenSize(ctx context.Context) (nodes.Size, error) {
+	const op = "screen size"
+	if s, ok := d.size.get(); ok {
+		return s, nil
+	}
+	var (
+		wg              sync.WaitGroup
+		sizeOut, rotOut string
+		sizeErr, rotErr error
+	)
+	wg.Go(func() { sizeOut, sizeErr = d.shell(ctx, op, "wm size") })
+	wg.Go(func() { rotOut, rotErr = d.shell(ctx, op, "dumpsys input | grep SurfaceOrientation") })
+	wg.Wait()
+	if sizeErr != nil {
+		return nodes.Size{}, sizeErr
+	}
+	if rotErr != nil {
+		return nodes.Size{}, rotErr
+	}
+	natural, err := parseWMSize(sizeOut)
+	if err != nil {
+		return nodes.Size{}, d.fail(ctx, op, err, "")
+	}
+	rotation, _, err := parseOrientation(rotOut) // no line: natural orientation
+	if err != nil {
+		return nodes.Size{}, d.fail(ctx, op, err, "")
+	}
+	s := rotate(natural, rotation)
+	d.size.put(s)
+	return s, nil
+}
+
+// Density returns the screen density in dots per inch: the `wm density` override if any.
+func (d *Driver) Density(ctx context.Context) (int, error) {
+	const op = "density"
+	out, err := d.shell(ctx, op, "wm density")
+	if err != nil {
+		return 0, err
+	}
+	n, err := parseWMDensity(out)
+	if err != nil {
+		return 0, d.fail(ctx, op, err, "")
+	}
+	return n, nil
+}
+
+// Screenshot returns the screen as `screencap -p` draws it (through the exec: service, which
+// carries the PNG bytes unchanged).
+func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
+	const op = "screenshot"
+	raw, err := d.exec(ctx, op, "screencap -p", maxImageOutput)
+	if err != nil {
+		return nil, err
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		head := raw[:min(len(raw), 120)]
+		return nil, d.fail(ctx, op, fmt.Errorf("%w: screencap answered %d bytes that are no PNG (%v): %s",
+			ErrCommandFailed, len(raw), err, quoteOutput(string(head))), "")
+	}
+	return opaque(img), nil
+}
+
+// opaque returns an NRGBA image whose pixels are all opaque as the same pixels in an RGBA
+// image, without copying: phones' screencap PNGs have an alpha channel (and so decode as
+// NRGBA) that is always opaque, and image/jpeg encodes RGBA several times faster.
+func opaque(img image.Image) image.Image {
+	n, ok := img.(*image.NRGBA)
+	if !ok {
+		return img
+	}
+	for y := 0; y < n.Rect.Dy(); y++ {
+		row := n.Pix[y*n.Stride : y*n.Stride+n.Rect.Dx()*4]
+		for i := 3; i < len(row); i += 4 {
+			if row[i] != 0xff {
+				return img
+			}
+		}
+	}
+	return &image.RGBA{Pix: n.Pix, Stride: n.Stride, Rect: n.Rect}
+}

@@ -1,0 +1,153 @@
+package android
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+)
+
+// Output limits: what one command may answer before the driver gives up on it.
+const (
+	maxTextOutput  = 16 << 20 // shell commands: UI dumps, package lists, dumpsys
+	maxImageOutput = 64 << 20 // screencap -p of the largest screens
+)
+
+// presenceTimeout bounds the question "is the device still there?" asked after a stream ends.
+const presenceTimeout = 2 * time.Second
+
+// shell runs cmd with the shell: service and returns its output.
+func (d *Driver) shell(ctx context.Context, op, cmd string) (string, error) {
+	out, err := d.service(ctx, "shell:"+cmd, maxTextOutput)
+	if err != nil {
+		return "", d.fail(ctx, op, err, "")
+	}
+	return string(out), nil
+}
+
+// exec runs cmd with the exec: service, which carries bytes unchanged (no pty, no CR/LF
+// translation on old devices), and returns its output.
+func (d *Driver) exec(ctx context.Context, op, cmd string, limit int64) ([]byte, error) {
+	out, err := d.service(ctx, "exec:"+cmd, limit)
+	if err != nil {
+		return nil, d.fail(ctx, op, err, "")
+	}
+	return out, nil
+}
+
+// service runs one device service and returns everything it writes, up to limit bytes.
+func (d *Driver) service(ctx context.Context, svc string, limit int64) ([]byte, error) {
+	c, release, err := d.open(ctx, svc)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	out, err := io.ReadAll(io.LimitReader(c, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(out)) > limit {
+		return nil, fmt.Errorf("%w: the answer is longer than %d bytes", ErrCommandFailed, limit)
+	}
+	// A stream ends the same way whether the command finished or the device left; only the
+	// adb server can tell which.
+	if err := d.present(ctx); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// open connects to the adb server, switches to the device and starts svc. Until release is
+// called, cancelling ctx or closing the driver closes the connection, which ends any read or
+// write on it at once.
+func (d *Driver) open(ctx context.Context, svc string) (c net.Conn, release func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if d.isClosed() {
+		return nil, nil, ErrDisconnected
+	}
+	c, err = dial(ctx, d.addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !d.track(c) {
+		_ = c.Close()
+		return nil, nil, ErrDisconnected
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+	release = func() {
+		stop()
+		d.untrack(c)
+		_ = c.Close()
+	}
+	if err := request(c, "host:transport:"+d.serial); err != nil {
+		release()
+		if isGone(err) {
+			return nil, nil, fmt.Errorf("%w: %w", ErrDisconnected, err)
+		}
+		return nil, nil, err
+	}
+	if err := request(c, svc); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return c, release, nil
+}
+
+// present returns nil if the adb server still has the device in state "device", and an error
+// wrapping ErrDisconnected if it does not.
+func (d *Driver) present(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, presenceTimeout)
+	defer cancel()
+	state, err := hostQuery(ctx, d.addr, "host-serial:"+d.serial+":get-state")
+	var f *failError
+	switch {
+	case err == nil && state == "device":
+		return nil
+	case err == nil:
+		return fmt.Errorf("%w: the adb server now lists it as %q", ErrDisconnected, state)
+	case errors.As(err, &f):
+		return fmt.Errorf("%w: %w", ErrDisconnected, err)
+	case errors.Is(err, ErrServer):
+		return fmt.Errorf("%w: %w", ErrDisconnected, err)
+	}
+	return err
+}
+
+// fail turns what went wrong in op into an *Error: the caller's ctx error if ctx is done,
+// ErrDisconnected if the driver was closed or the device has left, else err itself.
+func (d *Driver) fail(ctx context.Context, op string, err error, hint string) error {
+	var already *Error
+	switch {
+	case errors.As(err, &already):
+		return err
+	case ctx.Err() != nil:
+		err, hint = ctx.Err(), ""
+	case d.isClosed():
+		err = ErrDisconnected
+	case errors.Is(err, ErrDisconnected) || errors.Is(err, ErrBadArgument) || errors.Is(err, ErrCommandFailed):
+	default:
+		// A broken stream or an odd answer: if the device has left, that is the reason.
+		if perr := d.present(ctx); perr != nil && errors.Is(perr, ErrDisconnected) {
+			err = perr
+		}
+	}
+	if hint == "" {
+		hint = hintFor(err, d.addr)
+	}
+	return &Error{Serial: d.serial, Op: op, Err: err, Hint: hint}
+}
+
+// hintFor says what to do about err, if there is something to say.
+func hintFor(err error, addr string) string {
+	switch {
+	case errors.Is(err, ErrDisconnected):
+		return "it left the adb server at " + addr + "; check the cable or `adb devices`, and retry once it is back"
+	case errors.Is(err, ErrServer):
+		return "is the adb server running? start it with `adb start-server`, or set ANDROID_ADB_SERVER_PORT"
+	}
+	return ""
+}

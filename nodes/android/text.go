@@ -1,0 +1,87 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// adbKeyboard is the IME the ADB_INPUT_B64 broadcast needs.
+const adbKeyboard = "com.android.adbkeyboard/.AdbIME"
+
+// InputText types text into the focused element. Printable ASCII without "%s" goes through
+// `input text` (spaces as %s, single-quoted); anything else through the ADBKeyboard IME's
+// ADB_INPUT_B64 broadcast, base64-encoded. No byte of text reaches the shell unquoted. Long
+// text is sent in pieces of at most 1000 bytes.
+func (d *Driver) InputText(ctx context.Context, text string) error {
+	const op = "input text"
+	cmds, broadcast := textCommands(text)
+	for _, cmd := range cmds {
+		out, err := d.shell(ctx, op, cmd)
+		if err != nil {
+			return err
+		}
+		if !broadcast {
+			if strings.TrimSpace(out) != "" {
+				return d.fail(ctx, op, fmt.Errorf("%w: input answered %s", ErrCommandFailed, quoteOutput(out)), "")
+			}
+			continue
+		}
+		if _, _, err := parseBroadcast(out); err != nil {
+			return d.fail(ctx, op, err, "text that is not plain ASCII needs the ADBKeyboard IME: install it and set_ime "+adbKeyboard)
+		}
+	}
+	return nil
+}
+
+// PressKey presses a named key: `input keyevent KEYCODE_NAME`. Names are those of Android's
+// KeyEvent, with or without KEYCODE_, in any case, plus a few aliases (BACKSPACE, RETURN, ESC,
+// RECENTS, UP, DOWN, LEFT, RIGHT, VOLUMEUP, ...).
+func (d *Driver) PressKey(ctx context.Context, key string) error {
+	const op = "press key"
+	code, err := keyCode(key)
+	if err != nil {
+		return d.fail(ctx, op, err, "use a name of Android's KeyEvent, e.g. HOME, BACK, ENTER, DEL, VOLUME_UP, POWER, APP_SWITCH")
+	}
+	_, err = d.shell(ctx, op, "input keyevent "+code)
+	return err
+}
+
+// SetClipboard puts text on the clipboard through the Clipper app's clipper.set broadcast.
+func (d *Driver) SetClipboard(ctx context.Context, text string) error {
+	const op = "set clipboard"
+	cmd, err := clipboardCommand(text)
+	if err != nil {
+		return d.fail(ctx, op, err, "")
+	}
+	out, err := d.shell(ctx, op, cmd)
+	if err != nil {
+		return err
+	}
+	result, data, err := parseBroadcast(out)
+	if err != nil {
+		return d.fail(ctx, op, err, "")
+	}
+	if result != -1 {
+		return d.fail(ctx, op, fmt.Errorf("%w: clipper.set answered result=%d %q", ErrCommandFailed, result, data),
+			"install and start the Clipper app (ca.zgrs.clipper), which answers clipper.set")
+	}
+	return nil
+}
+
+// SetIME selects an input method: `ime set IME`.
+func (d *Driver) SetIME(ctx context.Context, ime string) error {
+	const op = "set ime"
+	if !validIME(ime) {
+		return d.fail(ctx, op, fmt.Errorf("%w: %q is no input method id", ErrBadArgument, clip(ime, 80)),
+			"an id is PACKAGE/CLASS, e.g. "+adbKeyboard+"; `ime list -s` on the device lists them")
+	}
+	out, err := d.shell(ctx, op, "ime set "+ime)
+	if err != nil {
+		return err
+	}
+	if err := parseIME(out); err != nil {
+		return d.fail(ctx, op, err, "`ime list -s` on the device lists the installed input methods")
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/nodes"
+)
+
+// doubleTapGap is the pause between the two taps of a double tap.
+const doubleTapGap = 100 * time.Millisecond
+
+// Tap touches p: `input tap X Y`, or `input swipe X Y X Y MS` when the finger holds.
+func (d *Driver) Tap(ctx context.Context, p nodes.Point, hold time.Duration) error {
+	const op = "tap"
+	if err := checkPoints(p); err != nil {
+		return d.fail(ctx, op, err, "")
+	}
+	cmd := fmt.Sprintf("input tap %d %d", p.X, p.Y)
+	if ms := millis(hold); ms > 0 {
+		cmd = fmt.Sprintf("input swipe %d %d %d %d %d", p.X, p.Y, p.X, p.Y, ms)
+	}
+	_, err := d.shell(ctx, op, cmd)
+	return err
+}
+
+// DoubleTap sends `input tap X Y` twice, 100 ms apart.
+func (d *Driver) DoubleTap(ctx context.Context, p nodes.Point) error {
+	const op = "double tap"
+	if err := checkPoints(p); err != nil {
+		return d.fail(ctx, op, err, "")
+	}
+	cmd := fmt.Sprintf("input tap %d %d", p.X, p.Y)
+	if _, err := d.shell(ctx, op, cmd); err != nil {
+		return err
+	}
+	if err := sleep(ctx, doubleTapGap); err != nil {
+		return d.fail(ctx, op, err, "")
+	}
+	_, err := d.shell(ctx, op, cmd)
+	return err
+}
+
+// Swipe moves a finger from one point to another over dur: `input swipe X1 Y1 X2 Y2 MS`. With
+// hold > 0 it is a drag, `input draganddrop X1 Y1 X2 Y2 MS`, where Android itself holds for
+// its long-press time before moving (so hold's length is not sent).
+func (d *Driver) Swipe(ctx context.Context, from, to nodes.Point, dur, hold time.Duration) error {
+	op, verb := "swipe", "swipe"
+	if hold > 0 {
+		op, verb = "drag", "draganddrop"
+	}
+	if err := checkPoints(from, to); err != nil {
+		return d.fail(ctx, op, err, "")
+	}
+	_, err := d.shell(ctx, op, fmt.Sprintf("input %s %d %d %d %d %d", verb, from.X, from.Y, to.X, to.Y, millis(dur)))
+	return err
+}
+
+// millis rounds t to whole milliseconds; negative durations are 0.
+func millis(t time.Duration) int64 {
+	if t <= 0 {
+		return 0
+	}
+	return t.Round(time.Millisecond).Milliseconds()
+}
+
+// checkPoints refuses negative coordinates, which no screen has.
+func checkPoints(ps ...nodes.Point) error {
+	for _, p := range ps {
+		if p.X < 0 || p.Y < 0 {
+			return fmt.Errorf("%w: point (%d, %d) is off the screen", ErrBadArgument, p.X, p.Y)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package android
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes"
+)
+
+// within is how soon Watch must report a change.
+const within = time.Second
+
+// nextEvent waits for the next event about serial, skipping other devices' events.
+func nextEvent(t *testing.T, events <-chan Event, serial string, wait time.Duration) (Event, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	timeout := time.After(wait)
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				t.Fatal("the event channel closed")
+			}
+			if e.Serial == serial {
+				return e, time.Since(start)
+			}
+		case <-timeout:
+			t.Fatalf("no event about %s within %v", serial, wait)
+		}
+	}
+}
+
+// Watch reports a device that connects, disconnects, dies and comes back, each within a second.
+func TestWatchAddRemove(t *testing.T) {
+	addr := sharedServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := Watch(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := startDevice(t)
+	t.Cleanup(func() { shared.srv.disconnect(dev) })
+	expect := func(step string, kind EventKind, change func()) {
+		t.Helper()
+		start := time.Now()
+		change()
+		for {
+			e, _ := nextEvent(t, events, dev.Serial(), 5*time.Second)
+			if e.Kind == Unusable { // "offline" on the way out, "connecting" on the way in
+				continue
+			}
+			if e.Kind != kind {
+				t.Fatalf("%s: event %+v, want %v", step, e, kind)
+			}
+			break
+		}
+		if took := time.Since(start); took > within {
+			t.Errorf("%s: reported %v after the change", step, took)
+		} else {
+			t.Logf("%s: %v reported in %v", step, kind, took.Round(time.Millisecond))
+		}
+	}
+	expect("adb connect", Added, func() { shared.srv.connect(t, dev) })
+	expect("adb disconnect", Removed, func() { shared.srv.disconnect(dev) })
+	expect("connect again", Added, func() { shared.srv.connect(t, dev) })
+	expect("device killed", Removed, dev.Kill)
+	if err := dev.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	expect("device back", Added, func() { shared.srv.connect(t, dev) })
+
+	cancel()
+	deadline := time.After(time.Second)
+	for {
+		select {
+		case _, ok := <-events:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("the channel did not close after ctx ended")
+		}
+	}
+}
+
+// Watch follows an adb server that restarts: its devices are removed, then added again once
+// the new server has them.
+func TestWatchServerRestart(t *testing.T) {
+	srv := privateServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, err := Watch(ctx, srv.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := startDevice(t)
+	srv.connect(t, dev)
+	for {
+		e, _ := nextEvent(t, events, dev.Serial(), 5*time.Second)
+		if e.Kind == Added {
+			break
+		}
+		if e.Kind == Removed {
+			t.Fatalf("event %+v, want added", e)
+		}
+	}
+	srv.stop()
+	if e, took := nextEvent(t, events, dev.Serial(), 5*time.Second); e.Kind != Removed || took > within {
+		t.Fatalf("event %+v after %v, want removed within %v", e, took, within)
+	}
+	if err := srv.start(); err != nil {
+		t.Fatal(err)
+	}
+	srv.connect(t, dev)
+	for {
+		e, _ := nextEvent(t, events, dev.Serial(), 5*time.Second)
+		if e.Kind == Added {
+			break
+		}
+		if e.Kind == Removed {
+			t.Fatalf("event %+v, want added", e)
+		}
+	}
+}
+
+func TestWatchWithoutServer(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Watch(context.Background(), "127.0.0.1:"+itoa(port))
+	if !errors.Is(err, ErrServer) {
+		t.Errorf("Watch without a server: %v, want ErrServer", err)
+	}
+}
+
+// registry records what Attach does to a node.
+type registry struct {
+	mu      sync.Mutex
+	drivers map[string]nodes.Driver
+	removed map[string]string
+	changed chan struct{}
+}
+
+func newRegistry() *registry {
+	return &registry{drivers: map[string]nodes.Driver{}, removed: map[string]string{}, changed: make(chan struct{}, 100)}
+}
+
+func (r *registry) AddDriver(d nodes.Driver) {
+	r.mu.Lock()
+	r.drivers[d.Info().Serial] = d
+	delete(r.removed, d.Info().Serial)
+	r.mu.Unlock()
+	r.changed <- struct{}{}
+}
+
+func (r *registry) RemoveDevice(serial, reason string) {
+	r.mu.Lock()
+	d := r.drivers[serial]
+	delete(r.drivers, serial)
+	r.removed[serial] = reason
+	r.mu.Unlock()
+	if c, ok := d.(nodes.Closer); ok {
+		_ = c.Close()
+	}
+	r.changed <- struct{}{}
+}
+
+// waitFor polls r until cond holds, for at most wait.
+func (r *registry) waitFor(t *testing.T, wait time.Duration, what string, cond func(*registry) bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	timeout := time.After(wait)
+	for {
+		r.mu.Lock()
+		ok := cond(r)
+		r.mu.Unlock()
+		if ok {
+			return time.Since(start)
+		}
+		select {
+		case <-r.changed:
+		case <-timeout:
+			t.Fatalf("%s: not within %v", what, wait)
+		}
+	}
+}
+
+// Attach gives a node a driver for a device that connects, and removes it, failing its call
+// in flight with "device disconnected", when the device dies.
+func TestAttach(t *testing.T) {
+	addr := sharedServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	reg := newRegistry()
+	done := make(chan error, 1)
+	go func() { done <- Attach(ctx, reg, addr, nil) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	dev := startDevice(t)
+	t.Cleanup(func() { shared.srv.disconnect(dev) })
+	shared.srv.connect(t, dev)
+	serial := dev.Serial()
+	took := reg.waitFor(t, 5*time.Second, "attached", func(r *registry) bool { return r.drivers[serial] != nil })
+	if took > within {
+		t.Errorf("attached %v after the device was ready", took)
+	}
+	reg.mu.Lock()
+	d := reg.drivers[serial]
+	reg.mu.Unlock()
+	if info := d.Info(); info.Platform != nodes.PlatformAndroid || info.Model == "" {
+		t.Errorf("Info = %+v", info)
+	}
+
+	dev.SetDelay(time.Minute)
+	errc := make(chan error, 1)
+	before := len(dev.Commands())
+	go func() { errc <- d.Tap(context.Background(), nodes.Point{X: 5, Y: 5}, 0) }()
+	waitNewCommand(t, dev, before, "input tap 5 5")
+	dev.Kill()
+	reg.waitFor(t, within, "removed", func(r *registry) bool { return r.removed[serial] == RemovedReason })
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrDisconnected) {
+			t.Errorf("call in flight: %v, want device disconnected", err)
+		}
+	case <-time.After(within):
+		t.Error("the call in flight did not fail within a second")
+	}
+
+	dev.SetDelay(0)
+	if err := dev.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	shared.srv.connect(t, dev)
+	reg.waitFor(t, 5*time.Second, "attached again", func(r *registry) bool { return r.drivers[serial] != nil })
+}
+
+func TestAttachWithoutServer(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Attach(context.Background(), newRegistry(), "127.0.0.1:"+itoa(port), nil); !errors.Is(err, ErrServer) {
+		t.Errorf("Attach without a server: %v, want ErrServer", err)
+	}
+}

@@ -1,0 +1,290 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxAppBytes bounds an app that app_install downloads.
+const MaxAppBytes = 1 << 30
+
+// maxAppURL bounds app_install's appUrl.
+const maxAppURL = 4096
+
+// appDownloadLimit is MaxAppBytes; tests lower it.
+var appDownloadLimit int64 = MaxAppBytes
+
+// appClient downloads apps. It has no timeout of its own: the task's ctx bounds the download.
+var appClient = &http.Client{}
+
+// AppInstallArgs are app_install's arguments (HttpRunner seed).
+type AppInstallArgs struct {
+	AppURL string `json:"appUrl"`
+}
+
+// Check validates the arguments: an http(s) URL, or an absolute path on the node.
+func (a *AppInstallArgs) Check() error {
+	s := a.AppURL
+	switch {
+	case strings.TrimSpace(s) == "":
+		return errors.New("appUrl is required: an http(s) URL of the APK/IPA, or its absolute path on the node that hosts the device")
+	case len(s) > maxAppURL:
+		return fmt.Errorf("appUrl is %d bytes long; at most %d", len(s), maxAppURL)
+	case !utf8.ValidString(s):
+		return errors.New("appUrl must be valid UTF-8")
+	case strings.ContainsFunc(s, unicode.IsControl):
+		return errors.New("appUrl must not contain control characters")
+	}
+	if scheme, _, ok := strings.Cut(s, "://"); ok {
+		switch strings.ToLower(scheme) {
+		case "http", "https":
+		default:
+			return fmt.Errorf("appUrl scheme %q is not supported: give an http(s) URL, or an absolute path on the node", clip(scheme))
+		}
+		u, err := url.Parse(s)
+		if err != nil {
+			return fmt.Errorf("appUrl is not a valid URL: %v", err)
+		}
+		if u.Host == "" {
+			return errors.New("appUrl has no host: give a URL like https://example.com/app.apk")
+		}
+		return nil
+	}
+	if !isAbsPath(s) {
+		return fmt.Errorf("appUrl %q is neither an http(s) URL nor an absolute path on the node; give e.g. https://example.com/app.apk or /data/apps/app.apk", clip(s))
+	}
+	return nil
+}
+
+// isAbsPath accepts absolute paths of any node OS: the gateway that checks may run on another.
+func isAbsPath(p string) bool {
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) {
+		return true
+	}
+	return len(p) >= 3 && (p[0]|0x20) >= 'a' && (p[0]|0x20) <= 'z' && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
+func isURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// AppInstallResult is app_install's structured result (HttpRunner seed).
+type AppInstallResult struct {
+	Message    string `json:"message" jsonschema:"Success message confirming the app installation"`
+	AppURL     string `json:"appUrl" jsonschema:"The app URL or path that was installed"`
+	Bytes      int64  `json:"bytes" jsonschema:"Size of the app file in bytes"`
+	Downloaded bool   `json:"downloaded" jsonschema:"True when the node downloaded appUrl first"`
+	Hint       string `json:"hint" jsonschema:"What to do next"`
+}
+
+// Progress of app_install is reported in percent: the download is the first 90, the install
+// the rest.
+const (
+	installDownloadShare = 90.0
+	installTotal         = 100.0
+)
+
+func opAppInstall() Op {
+	return Op{Name: "app_install", Timeout: 10 * time.Minute, MaxTimeout: time.Hour,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a AppInstallArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(AppInstaller)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "install apps")
+			}
+			progress := func(done float64, msg string) {
+				if t.Progress != nil {
+					t.Progress(done, installTotal, msg)
+				}
+			}
+			local, size, downloaded := a.AppURL, int64(0), isURL(a.AppURL)
+			if downloaded {
+				dir, file, n, err := downloadApp(ctx, a.AppURL, t.Driver.Info().Platform, progress)
+				if dir != "" {
+					defer os.RemoveAll(dir)
+				}
+				if err != nil {
+					return Output{}, err
+				}
+				local, size = file, n
+			} else {
+				fi, err := os.Stat(local)
+				switch {
+				case errors.Is(err, os.ErrNotExist):
+					return Output{}, BadInput("no file at %s on the node that hosts %s: give a path on that node, or an http(s) URL", clip(local), t.Driver.Info().Serial)
+				case err != nil:
+					return Output{}, fmt.Errorf("read %s on the node: %w", clip(local), err)
+				case !fi.Mode().IsRegular():
+					return Output{}, BadInput("%s on the node is not a regular file: give the path of an APK/IPA", clip(local))
+				}
+				size = fi.Size()
+			}
+			progress(installDownloadShare, fmt.Sprintf("installing %s (%s) on %s", path.Base(filepath.ToSlash(local)), mib(size), t.Driver.Info().Serial))
+			if err := d.InstallApp(ctx, local); err != nil {
+				return Output{}, err
+			}
+			progress(installTotal, "installed")
+			what := "the node's " + a.AppURL
+			if downloaded {
+				what = redactURL(a.AppURL) + " (downloaded by the node)"
+			}
+			return Output{Data: AppInstallResult{Message: fmt.Sprintf("installed %s, %s", what, mib(size)),
+				AppURL: a.AppURL, Bytes: size, Downloaded: downloaded, Hint: hintInstall}}, nil
+		}}
+}
+
+// downloadApp fetches rawURL into a new temporary directory (which the caller removes, even on
+// error), keeping the URL's file name so the installer sees a sensible one. It refuses files
+// over appDownloadLimit and reports progress up to installDownloadShare percent.
+func downloadApp(ctx context.Context, rawURL, platform string, progress func(done float64, msg string)) (dir, file string, n int64, err error) {
+	shown := redactURL(rawURL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return "", "", 0, BadInput("appUrl %s: %v", shown, err)
+	}
+	resp, err := appClient.Do(req)
+	if err != nil {
+		return "", "", 0, fmt.Errorf("download %s: %w", shown, scrubURLError(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", "", 0, fmt.Errorf("download %s: the server answered %s; check that the URL is right and reachable from the node", shown, resp.Status)
+	}
+	limit := appDownloadLimit
+	if resp.ContentLength > limit {
+		return "", "", 0, fmt.Errorf("download %s: the app is %d bytes; at most %d (%s) can be installed", shown, resp.ContentLength, limit, mib(limit))
+	}
+	dir, err = os.MkdirTemp("", "corral-app-*")
+	if err != nil {
+		return "", "", 0, fmt.Errorf("download %s: make a temporary directory on the node: %w", shown, err)
+	}
+	file = filepath.Join(dir, appFileName(req.URL.Path, platform))
+	f, err := os.Create(file)
+	if err != nil {
+		return dir, "", 0, fmt.Errorf("download %s: %w", shown, err)
+	}
+	w := &progressWriter{w: f, total: resp.ContentLength, progress: progress, shown: shown}
+	n, err = io.CopyBuffer(w, io.LimitReader(resp.Body, limit+1), make([]byte, 256<<10))
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return dir, "", n, fmt.Errorf("download %s: stopped after %s: %w", shown, mib(n), scrubURLError(err))
+	case n > limit:
+		return dir, "", n, fmt.Errorf("download %s: the app is more than %d bytes (%s); at most that can be installed", shown, limit, mib(limit))
+	case resp.ContentLength >= 0 && n != resp.ContentLength:
+		return dir, "", n, fmt.Errorf("download %s: got %d of %d bytes", shown, n, resp.ContentLength)
+	}
+	return dir, file, n, nil
+}
+
+// progressWriter reports a download's progress about every percent (or every 4 MiB when the
+// size is unknown), always increasing and below installDownloadShare.
+type progressWriter struct {
+	w        io.Writer
+	n, last  int64
+	total    int64 // -1: unknown
+	progress func(done float64, msg string)
+	shown    string
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.n += int64(n)
+	step := int64(4 << 20)
+	if p.total > 0 {
+		step = max(p.total/100, 64<<10)
+	}
+	if p.n-p.last >= step {
+		p.last = p.n
+		var done float64
+		var msg string
+		if p.total > 0 {
+			done = installDownloadShare * float64(p.n) / float64(p.total)
+			msg = fmt.Sprintf("downloading %s: %s of %s", p.shown, mib(p.n), mib(p.total))
+		} else {
+			done = installDownloadShare * float64(p.n) / float64(p.n+64<<20) // approaches, never reaches
+			msg = fmt.Sprintf("downloading %s: %s", p.shown, mib(p.n))
+		}
+		p.progress(min(done, installDownloadShare-0.01), msg)
+	}
+	return n, err
+}
+
+// appFileName is the file name to save a download under: the URL's last path element if it is
+// a plain name, else app.apk (app.ipa on iOS).
+func appFileName(urlPath, platform string) string {
+	name := path.Base(urlPath)
+	ok := name != "" && name != "." && name != "/" && !strings.HasPrefix(name, ".") && len(name) <= 128
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return name
+	}
+	if platform == PlatformIOS {
+		return "app.ipa"
+	}
+	return "app.apk"
+}
+
+// redactURL shows a URL without its user info, query and fragment, which may hold secrets.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(the given URL)"
+	}
+	r := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	out := r.String()
+	if u.RawQuery != "" || u.User != nil {
+		out += " (query and credentials hidden)"
+	}
+	return clipN(out, 200)
+}
+
+// scrubURLError drops the URL that net/http puts in its errors (it may carry secrets), keeping
+// the cause.
+func scrubURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func mib(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func clipN(s string, most int) string {
+	if len(s) <= most {
+		return s
+	}
+	n := most
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
