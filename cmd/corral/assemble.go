@@ -17,6 +17,7 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/android"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -77,6 +78,7 @@ type nodeSettings struct {
 	sims               *int
 	leaseTTL, leaseMax *time.Duration
 	grace              *time.Duration
+	android            androidSetup
 }
 
 func (f *flags) nodeFlags(defaultSims int) nodeSettings {
@@ -86,11 +88,14 @@ func (f *flags) nodeFlags(defaultSims int) nodeSettings {
 		leaseTTL: f.Duration("lease-ttl", 300*time.Second, "idle time after which a lease expires (each call renews it)"),
 		leaseMax: f.Duration("lease-max", 4*time.Hour, "hard maximum of a lease"),
 		grace:    f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
+		android:  f.androidFlags(),
 	}
 }
 
-// startNode starts a node on its own NATS connection and adds its simulated phones.
-func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (*nodes.Node, error) {
+// startNode starts a node on its own NATS connection with its devices: simulated phones,
+// Android devices from an adb server, simulated Android devices. Stop it with the function
+// it returns.
+func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (func(), error) {
 	conn.Name = "corral-node-" + *s.id
 	nc, err := broker.Connect(conn, log)
 	if err != nil {
@@ -108,12 +113,28 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 		return nil, err
 	}
 	count := *s.sims
-	if count < 0 {
-		count = 3 // no real drivers yet: a newcomer still sees a working farm
+	if count < 0 && *s.android.sims == 0 && !realAndroid(*s.android.adb) {
+		count = 3 // no device attached: a newcomer still sees a working farm
 	}
 	for i := 1; i <= count; i++ {
 		n.AddDriver(sim.New(fmt.Sprintf("sim-%s-%02d", *s.id, i)))
 	}
-	log.Info("node ready", "node", *s.id, "simulated", count)
-	return n, nil
+	stopAndroid, err := attachAndroid(ctx, n, s.android, log)
+	if err != nil {
+		n.Stop()
+		return nil, err
+	}
+	log.Info("node ready", "node", *s.id, "simulated", max(count, 0))
+	return func() { stopAndroid(); n.Stop() }, nil
+}
+
+// realAndroid says whether an adb server with devices may be attached.
+func realAndroid(adb string) bool {
+	switch adb {
+	case "off", "":
+		return false
+	case "auto":
+		return answers(android.ServerAddr())
+	}
+	return true
 }

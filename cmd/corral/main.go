@@ -24,6 +24,7 @@ func commands() []command {
 		{"up", "run everything in one process: embedded NATS, a node with devices, the MCP gateway", runUp},
 		{"gateway", "run an MCP gateway (stateless; run several) against a NATS", runGateway},
 		{"node", "run an edge node with its devices against a NATS", runNode},
+		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT", runSim},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices", runDevices},
 		{"leases", "list the leases held", runLeases},
@@ -86,4 +87,12 @@ func signalContext() (context.Context, context.CancelFunc) {
 		os.Exit(130)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// runSim dispatches the simulators.
+func runSim(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "android" {
+		return runSimAndroid(ctx, args[1:])
+	}
+	return fmt.Errorf("usage: corral sim android --count N --listen 127.0.0.1:PORT")
 }

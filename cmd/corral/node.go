@@ -30,11 +30,11 @@ func runNode(ctx context.Context, args []string) error {
 		return err
 	}
 	reg := newRegistry()
-	node, err := startNode(ctx, nf.options(""), ns, actors.NewMetrics(reg), log)
+	stopNode, err := startNode(ctx, nf.options(""), ns, actors.NewMetrics(reg), log)
 	if err != nil {
 		return err
 	}
-	defer node.Stop()
+	defer stopNode()
 	if *metricsAddr != "" {
 		ln, err := net.Listen("tcp", *metricsAddr)
 		if err != nil {

@@ -37,11 +37,11 @@ func runUp(ctx context.Context, args []string) error {
 	url := server.ClientURL()
 
 	reg := newRegistry()
-	node, err := startNode(ctx, broker.ConnectOptions{URL: url}, ns, actors.NewMetrics(reg), log)
+	stopNode, err := startNode(ctx, broker.ConnectOptions{URL: url}, ns, actors.NewMetrics(reg), log)
 	if err != nil {
 		return err
 	}
-	defer node.Stop()
+	defer stopNode()
 	nc, err := broker.Connect(broker.ConnectOptions{URL: url, Name: "corral-gateway"}, log)
 	if err != nil {
 		return err

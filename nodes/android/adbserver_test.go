@@ -17,10 +17,14 @@ import (
 
 // adbServer is a real adb server on a private port (never 5037, so a developer's own server
 // is left alone), with a home of its own so that its key and state do not touch ~/.android.
+// It runs in the foreground (`adb -P PORT nodaemon server`) as a child of the test, which it
+// does not outlive even if the test binary dies (see dieWithParent).
 type adbServer struct {
-	tool string
-	port int
-	home string
+	tool   string
+	port   int
+	home   string
+	proc   *exec.Cmd
+	exited chan struct{}
 }
 
 // The adb server most end-to-end tests share: started on first use, killed when they end.
@@ -99,21 +103,57 @@ func startADB(tool string, port int) (*adbServer, error) {
 	return nil, err
 }
 
-// start runs `adb -P PORT start-server`.
+// start runs the server and waits until it answers.
 func (s *adbServer) start() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if out, err := s.cmd(ctx, "start-server").CombinedOutput(); err != nil {
-		return fmt.Errorf("adb -P %d start-server: %v: %s", s.port, err, out)
+	cmd := s.cmd(context.Background(), "nodaemon", "server")
+	var logs strings.Builder
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
 	}
-	return nil
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := hostQuery(ctx, s.addr(), "host:version")
+		cancel()
+		switch {
+		case err == nil:
+			s.proc, s.exited = cmd, exited
+			return nil
+		case time.Now().After(deadline):
+			_ = cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("adb -P %d nodaemon server did not answer: %v", s.port, err)
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("adb -P %d nodaemon server: %v: %s", s.port, cmd.ProcessState, logs.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
-// stop runs `adb -P PORT kill-server`.
+// stop runs `adb -P PORT kill-server` and waits for the server to end (killing it after 5 s).
 func (s *adbServer) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if s.proc == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.cmd(ctx, "kill-server").Run()
+	select {
+	case <-s.exited:
+	case <-ctx.Done():
+		_ = s.proc.Process.Kill()
+		<-s.exited
+	}
+	s.proc = nil
 }
 
 // kill stops the server and removes its home.

@@ -48,6 +48,9 @@ type Event struct {
 // redialEvery is how often Watch tries to reach an adb server that went away.
 const redialEvery = 250 * time.Millisecond
 
+// handshakeTimeout bounds reconnecting to an adb server that came back.
+const handshakeTimeout = 2 * time.Second
+
 // pollEvery is how often Watch also asks for the device list (host:devices): adb servers of
 // platform-tools 29 and older do not push on host:track-devices when a device goes offline.
 const pollEvery = 250 * time.Millisecond
@@ -84,7 +87,9 @@ func Watch(ctx context.Context, addr string) (<-chan Event, error) {
 				if sleep(ctx, redialEvery) != nil {
 					return
 				}
-				c, _ = openTracker(ctx, addr)
+				hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+				c, _ = openTracker(hctx, addr)
+				cancel()
 			}
 		}
 	}()
@@ -97,8 +102,13 @@ func openTracker(ctx context.Context, addr string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := request(c, "host:track-devices"); err != nil {
+	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
+	err = request(c, "host:track-devices")
+	if !stop() || err != nil {
 		_ = c.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	return c, nil

@@ -69,14 +69,17 @@ func cmdIme(d *Device, c *call) int {
 			c.printf("%s\n", m)
 		}
 		return 0
-	case "enable", "set":
+	case "enable":
 		if !slices.Contains(imes, id) {
-			c.printf("Unknown input method %s cannot be %s for user #0\n", id, map[string]string{"set": "selected", "enable": "enabled"}[c.args[1]])
+			c.printf("Unknown input method %s cannot be enabled for user #0\n", id)
 			return 1
 		}
-		if c.args[1] == "enable" {
-			c.printf("Input method %s: already enabled for user #0\n", id)
-			return 0
+		c.printf("Input method %s: already enabled for user #0\n", id)
+		return 0
+	case "set":
+		if !slices.Contains(imes, id) {
+			c.printf("Unknown input method %s cannot be selected for user #0\n", id)
+			return 1
 		}
 		d.mu.Lock()
 		d.ime = id

@@ -74,7 +74,8 @@ func (c *conn) checkData(p packet) error {
 	v, online := c.version, c.online
 	c.mu.Unlock()
 	if online && v < versionSkipChecksum && p.check != checksum(p.data) {
-		return fmt.Errorf("adb packet: %s checksum 0x%08x, payload sums to 0x%08x", cmdName(p.cmd), p.check, checksum(p.data))
+		return fmt.Errorf("adb packet: %s checksum 0x%08x, payload sums to 0x%08x",
+			cmdName(p.cmd), p.check, checksum(p.data))
 	}
 	return nil
 }

@@ -91,6 +91,7 @@ func StartDevice(ctx context.Context, addr string, opts ...Option) (*Device, err
 		_ = ln.Close()
 		return nil, err
 	}
+	d.ln = ln
 	d.serve(ln)
 	d.stopCtx = context.AfterFunc(ctx, func() { _ = d.Close() })
 	return d, nil
@@ -141,11 +142,8 @@ func (d *Device) Phone() *sim.Phone { return d.phone }
 // command waiting out the delay stops when its stream or connection closes.
 func (d *Device) SetDelay(dur time.Duration) { d.delay.Store(int64(max(dur, 0))) }
 
-// serve accepts connections on ln until it is closed.
+// serve accepts connections on ln, the device's listener, until it is closed.
 func (d *Device) serve(ln net.Listener) {
-	d.mu.Lock()
-	d.ln = ln
-	d.mu.Unlock()
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -196,7 +194,9 @@ func (d *Device) Kill() {
 }
 
 // Restart listens again on the device's port after Kill, keeping its serial and its phone's
-// state. The adb server reconnects on its own after a while; `adb connect` does it at once.
+// state. The adb server, which shows the device offline since Kill, reconnects on its own
+// within about 10 s; `adb disconnect SERIAL` then `adb connect SERIAL` does it at once (a bare
+// `adb connect` answers "already connected" and waits too).
 func (d *Device) Restart() error {
 	d.mu.Lock()
 	closed, running := d.closed, d.ln != nil
@@ -212,12 +212,15 @@ func (d *Device) Restart() error {
 		return fmt.Errorf("adbsim: restart %s: %w", d.addr, err)
 	}
 	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
+	defer d.mu.Unlock()
+	if d.closed || d.ln != nil { // closed, or restarted by another call, meanwhile
 		_ = ln.Close()
-		return ErrClosed
+		if d.closed {
+			return ErrClosed
+		}
+		return nil
 	}
-	d.mu.Unlock()
+	d.ln = ln
 	d.serve(ln)
 	return nil
 }

@@ -123,3 +123,18 @@ func TestFarm(t *testing.T) {
 		}
 	}
 }
+
+func TestFarmConsecutivePorts(t *testing.T) {
+	port := freePort(t)
+	f, err := Start(context.Background(), 2, fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Skipf("ports %d and %d are not both free: %v", port, port+1, err)
+	}
+	defer f.Close()
+	want := []string{fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1)}
+	for i, d := range f.Devices() {
+		if d.Serial() != want[i] {
+			t.Errorf("device %d is %s, want %s", i, d.Serial(), want[i])
+		}
+	}
+}

@@ -22,12 +22,12 @@ type stream struct {
 	cancel        context.CancelFunc
 	okay          chan struct{} // the host's OKAY for our last WRTE
 	closeOnce     sync.Once
+	reading       bool // the service reads what the host writes; otherwise it is dropped
 
-	inMu    sync.Mutex
-	reading bool     // the service reads what the host writes; otherwise it is discarded
-	inbox   [][]byte // host WRTEs not yet read, OKAYed as they are read
-	more    chan struct{}
-	rest    []byte // the unread part of the packet being read
+	inMu  sync.Mutex
+	inbox [][]byte // host WRTEs not yet read, OKAYed as they are read
+	more  chan struct{}
+	rest  []byte // the unread part of the packet being read; only Read touches it
 }
 
 func newStream(c *conn, local, remote uint32, reading bool) *stream {
@@ -46,11 +46,10 @@ func (s *stream) acked() {
 // received takes a WRTE from the host. A stream that does not read acknowledges at once; one
 // that reads acknowledges each packet when it has read it, so the host never runs ahead.
 func (s *stream) received(data []byte) error {
-	s.inMu.Lock()
 	if !s.reading {
-		s.inMu.Unlock()
 		return s.c.send(packet{cmd: cmdOKAY, arg0: s.local, arg1: s.remote})
 	}
+	s.inMu.Lock()
 	if len(s.inbox) >= maxInbox {
 		s.inMu.Unlock()
 		s.close()
