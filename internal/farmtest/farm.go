@@ -23,6 +23,8 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/android"
+	"github.com/corral-farm/corral/nodes/android/adbsim"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -282,4 +284,38 @@ func (f *Farm) ClientWithProtocol(name, version string) *client.Client {
 		f.t.Fatal(err)
 	}
 	return c
+}
+
+// StartAndroid starts count simulated Android devices, a private adb server that connects to
+// them, and attaches that server to node id: the whole real Android path, ADB transport
+// included. Everything stops with the farm.
+func (f *Farm) StartAndroid(id string, count int) (*android.PrivateServer, []*adbsim.Device) {
+	f.t.Helper()
+	sims, err := adbsim.Start(f.ctx, count, "127.0.0.1:0")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	adb, err := android.StartPrivateServer(f.ctx)
+	if err != nil {
+		_ = sims.Close()
+		f.t.Fatal(err)
+	}
+	f.mu.Lock()
+	n := f.nodes[id]
+	f.mu.Unlock()
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := android.Attach(ctx, n, adb.Addr(), f.log); err != nil {
+			f.log.Error("attach", "err", err)
+		}
+	}()
+	f.t.Cleanup(func() { cancel(); <-done; adb.Stop(); _ = sims.Close() })
+	for _, d := range sims.Devices() {
+		if err := adb.Connect(f.ctx, d.Addr()); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	return adb, sims.Devices()
 }

@@ -54,6 +54,7 @@ type Device struct {
 	delay     atomic.Int64
 	cmds      cmdLog
 	files     fileStore
+	life      sync.Mutex     // serialises Kill and Restart, which reuse wg
 	wg        sync.WaitGroup // accept loops and connection readers
 	stopCtx   func() bool    // releases the StartDevice context's hook
 
@@ -176,6 +177,8 @@ func (d *Device) serve(ln net.Listener) {
 // Kill drops every connection and stops listening, as if the device were unplugged. Commands
 // in flight see their context cancelled. Restart brings the device back on the same port.
 func (d *Device) Kill() {
+	d.life.Lock()
+	defer d.life.Unlock()
 	d.mu.Lock()
 	ln := d.ln
 	d.ln = nil
@@ -198,6 +201,8 @@ func (d *Device) Kill() {
 // within about 10 s; `adb disconnect SERIAL` then `adb connect SERIAL` does it at once (a bare
 // `adb connect` answers "already connected" and waits too).
 func (d *Device) Restart() error {
+	d.life.Lock()
+	defer d.life.Unlock()
 	d.mu.Lock()
 	closed, running := d.closed, d.ln != nil
 	d.mu.Unlock()

@@ -5,8 +5,11 @@
 //
 // Shell commands are not run by a shell: a small interpreter answers the commands of
 // docs/android.md (input, screencap, uiautomator, wm, dumpsys, pm, monkey, am, getprop, ime, rm)
-// from a simulated phone (nodes/sim), with POSIX quoting and the `;`, `&&`, `||` and `|`
-// operators. Anything else answers as a shell would: `/system/bin/sh: NAME: not found`.
+// from a simulated phone (nodes/sim), with POSIX quoting, the `;`, `&&`, `||` and `|` operators
+// and simple redirections (`</dev/null`, `2>&1`, `>FILE`). Expansions and subshells are refused
+// with a syntax error; unknown commands answer as a shell would: `/system/bin/sh: NAME: not
+// found`. ADB_INPUT_B64 broadcasts type only while `ime set` has chosen the ADBKeyboard IME,
+// as on a phone.
 //
 // The display a device reports (size and density overrides set by `wm`, rotation set by
 // SetRotation) is applied to what it serves: input coordinates are mapped back to the phone's
@@ -14,6 +17,6 @@
 // tap computed from a screenshot lands on what the screenshot shows.
 //
 // Tests observe a device with Commands (every shell and exec command, exactly as received),
-// its Phone's InputLog, File and Installed, and steer it with SetDelay, SetRotation,
-// RegisterAPK, Kill and Restart.
+// its Phone's InputLog, File, Installed, Clipboard and IME, and steer it with SetDelay,
+// SetRotation, RegisterAPK, Kill and Restart (and the phone's own SetDelay and faults).
 package adbsim

@@ -1,0 +1,156 @@
+package test
+
+import (
+	"encoding/base64"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/android/adbsim"
+)
+
+// androidFarm is a farm whose node n1 has simulated Android devices behind a real adb server.
+func androidFarm(t *testing.T, count int) (*farmtest.Farm, string, []*adbsim.Device) {
+	t.Helper()
+	tool(t, "adb")
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	adb, devs := f.StartAndroid("n1", count)
+	for _, d := range devs {
+		farmtest.Eventually(t, 5*time.Second, func() bool {
+			e, ok := f.Gateway().Client.Device(d.Serial())
+			return ok && e.State == broker.StateOnline
+		}, "android device %s online", d.Serial())
+	}
+	return f, adb.Addr(), devs
+}
+
+func lastCommand(d *adbsim.Device, prefix string) string {
+	cmds := d.Commands()
+	for i := len(cmds) - 1; i >= 0; i-- {
+		if strings.HasPrefix(cmds[i], prefix) {
+			return cmds[i]
+		}
+	}
+	return ""
+}
+
+// Tools land as the exact adb commands on the simulated device, through the real adb server.
+func TestAndroidToolsLandAsADBCommands(t *testing.T) {
+	f, _, devs := androidFarm(t, 1)
+	d := devs[0]
+	c := f.Client("agent")
+	var list struct {
+		AndroidDevices []string `json:"androidDevices"`
+	}
+	farmtest.Structured(t, farmtest.MustCall(t, c, "list_available_devices", nil), &list)
+	if !slices.Contains(list.AndroidDevices, d.Serial()) {
+		t.Fatalf("%s not in androidDevices %v", d.Serial(), list.AndroidDevices)
+	}
+	s := d.Serial()
+	steps := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"tap_xy", args("serial", s, "x", 0.5, "y", 0.25), "input tap 540 600"},
+		{"tap_abs_xy", args("serial", s, "x", 100, "y", 200), "input tap 100 200"},
+		{"swipe", args("serial", s, "from_x", 0.5, "from_y", 0.8, "to_x", 0.5, "to_y", 0.2, "duration", 0.3), "input swipe 540 1919 540 480 300"},
+		{"press_button", args("serial", s, "button", "volume_up"), "input keyevent KEYCODE_VOLUME_UP"},
+		{"home", args("serial", s), "input keyevent KEYCODE_HOME"},
+		{"input", args("serial", s, "text", "it's a $(test)"), `input text 'it'\''s%sa%s$(test)'`},
+		{"app_launch", args("serial", s, "packageName", "com.corral.notes"), "monkey -p com.corral.notes -c android.intent.category.LAUNCHER 1"},
+		{"app_terminate", args("serial", s, "packageName", "com.corral.notes"), "am force-stop com.corral.notes"},
+	}
+	for _, st := range steps {
+		farmtest.MustCall(t, c, st.tool, st.args)
+		if got := lastCommand(d, strings.Fields(st.want)[0]); got != st.want {
+			t.Errorf("%s: the device received %q, want %q (all: %q)", st.tool, got, st.want, d.Commands())
+		}
+	}
+	res := farmtest.MustCall(t, c, "screenshot", args("serial", s))
+	img, mime := farmtest.Image(res)
+	raw, _ := base64.StdEncoding.DecodeString(img)
+	if mime != "image/jpeg" || len(raw) < 1000 || len(raw) > 600<<10 {
+		t.Fatalf("screenshot: %s of %d bytes; want JPEG ≤ 600 KiB", mime, len(raw))
+	}
+	if got := lastCommand(d, "screencap"); got != "screencap -p" {
+		t.Fatalf("screenshot landed as %q", got)
+	}
+}
+
+// A device that is disconnected goes offline within a second and its call in flight fails
+// clearly; reconnected, it comes back under the same serial.
+func TestAndroidDisconnectAndReconnect(t *testing.T) {
+	f, adbAddr, devs := androidFarm(t, 1)
+	d := devs[0]
+	c := f.Client("agent")
+	d.SetDelay(5 * time.Second)
+	done := make(chan string, 1)
+	go func() {
+		done <- farmtest.Text(farmtest.Call(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.5, "y", 0.5)))
+	}()
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		e, _ := f.Gateway().Client.Device(d.Serial())
+		return e.State == broker.StateBusy
+	}, "the tap runs on the device")
+	start := time.Now()
+	port := strings.Split(adbAddr, ":")[1]
+	if out, err := exec.Command("adb", "-P", port, "disconnect", d.Addr()).CombinedOutput(); err != nil {
+		t.Fatalf("adb disconnect: %v %s", err, out)
+	}
+	select {
+	case text := <-done:
+		contains(t, text, "disconnected")
+	case <-time.After(3 * time.Second):
+		t.Fatal("the call in flight did not fail after the device was disconnected")
+	}
+	farmtest.Eventually(t, 2*time.Second, func() bool {
+		e, _ := f.Gateway().Client.Device(d.Serial())
+		return e.State == broker.StateOffline
+	}, "offline")
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Logf("offline after %s (registry writes are coalesced up to 250 ms)", took)
+	}
+	d.SetDelay(0)
+	if out, err := exec.Command("adb", "-P", port, "connect", d.Addr()).CombinedOutput(); err != nil {
+		t.Fatalf("adb connect: %v %s", err, out)
+	}
+	farmtest.Eventually(t, 3*time.Second, func() bool {
+		e, _ := f.Gateway().Client.Device(d.Serial())
+		return e.State == broker.StateOnline
+	}, "back online under the same serial")
+	farmtest.MustCall(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.5, "y", 0.5))
+}
+
+// abort_task during a slow device command returns at once, and the next call works.
+func TestAndroidAbortSlowCommand(t *testing.T) {
+	f, _, devs := androidFarm(t, 1)
+	d := devs[0]
+	c, op := f.Client("agent"), f.Client("operator")
+	d.SetDelay(10 * time.Second)
+	done := make(chan string, 1)
+	go func() {
+		done <- farmtest.Text(farmtest.Call(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.1, "y", 0.1)))
+	}()
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		e, _ := f.Gateway().Client.Device(d.Serial())
+		return e.State == broker.StateBusy
+	}, "the tap runs on the device")
+	start := time.Now()
+	farmtest.MustCall(t, op, "abort_task", args("serial", d.Serial()))
+	select {
+	case text := <-done:
+		contains(t, text, "aborted")
+		if took := time.Since(start); took > 200*time.Millisecond {
+			t.Fatalf("abort took %s; want under 200 ms", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("abort did not end the slow command")
+	}
+	d.SetDelay(0)
+	farmtest.MustCall(t, c, "get_screen_size", args("serial", d.Serial()))
+}
