@@ -55,7 +55,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	return g
 }
 
-const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Coordinates: relative 0-1 (tap_xy) or absolute pixels (tap_abs_xy). A busy answer names the holder; pass wait_seconds to queue. release_device when done.`
+const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Coordinates: relative 0-1 (tap_xy), absolute pixels (tap_abs_xy), or a bbox [left,top,right,bottom] in 0-1 (tap, long_press, swipe act at its centre; peek lists the screen's elements with their bboxes). A busy answer names the holder; pass wait_seconds to queue. release_device when done.`
 
 // MCPServer returns the underlying MCP server, for the stdio transport and in-process clients.
 func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }

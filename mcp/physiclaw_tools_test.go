@@ -252,6 +252,11 @@ func TestNewToolAnnotations(t *testing.T) {
 	if seen != len(want) {
 		t.Fatalf("found %d of the %d new tools", seen, len(want))
 	}
+	for _, d := range catalog() {
+		if open := *d.tool.Annotations.OpenWorldHint; open != (d.tool.Name == "app_install") {
+			t.Errorf("%s: openWorldHint %v (only app_install reaches beyond the farm, by URL)", d.tool.Name, open)
+		}
+	}
 }
 
 // The sequence tool's schema names the step tools the node accepts.

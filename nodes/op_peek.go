@@ -27,7 +27,7 @@ const (
 // PeekResult is peek's structured result; the screenshot itself is image content.
 type PeekResult struct {
 	Message  string `json:"message" jsonschema:"What the listing holds and where it came from"`
-	Listing  string `json:"listing" jsonschema:"One line per element: id [kind] \"label\" [left,top,right,bottom] conf. The bbox is relative 0-1 (3 decimals); conf is 1.00 for elements from the UI tree. Pass the bbox to tap, long_press or swipe"`
+	Listing  string `json:"listing" jsonschema_description:"One line per element: id [kind] \"label\" [left,top,right,bottom] conf. The bbox is relative 0-1 (3 decimals); conf is 1.00 for elements from the UI tree. Pass the bbox to tap, long_press or swipe"`
 	Elements int    `json:"elements" jsonschema:"Number of elements listed"`
 	Width    int    `json:"width" jsonschema:"Screenshot width in pixels"`
 	Height   int    `json:"height" jsonschema:"Screenshot height in pixels"`

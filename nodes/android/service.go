@@ -39,6 +39,9 @@ func (d *Driver) exec(ctx context.Context, op, cmd string, limit int64) ([]byte,
 
 // service runs one device service and returns everything it writes, up to limit bytes.
 func (d *Driver) service(ctx context.Context, svc string, limit int64) ([]byte, error) {
+	// The question asked once the stream ends gets its connection now, while the command runs.
+	spare := dialAhead(ctx, d.addr)
+	defer spare.discard()
 	c, release, err := d.open(ctx, svc)
 	if err != nil {
 		return nil, err
@@ -53,7 +56,7 @@ func (d *Driver) service(ctx context.Context, svc string, limit int64) ([]byte, 
 	}
 	// A stream ends the same way whether the command finished or the device left; only the
 	// adb server can tell which.
-	if err := d.present(ctx); err != nil {
+	if err := d.present(ctx, spare); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -98,11 +101,21 @@ func (d *Driver) open(ctx context.Context, svc string) (c net.Conn, release func
 }
 
 // present returns nil if the adb server still has the device in state "device", and an error
-// wrapping ErrDisconnected if it does not.
-func (d *Driver) present(ctx context.Context) error {
+// wrapping ErrDisconnected if it does not. It asks over spare's connection, or a new one if
+// spare is nil.
+func (d *Driver) present(ctx context.Context, spare *spareConn) error {
 	ctx, cancel := context.WithTimeout(ctx, presenceTimeout)
 	defer cancel()
-	state, err := hostQuery(ctx, d.addr, "host-serial:"+d.serial+":get-state")
+	req := "host-serial:" + d.serial + ":get-state"
+	var (
+		state string
+		err   error
+	)
+	if spare != nil {
+		state, err = spare.query(ctx, req)
+	} else {
+		state, err = hostQuery(ctx, d.addr, req)
+	}
 	var f *failError
 	switch {
 	case err == nil && state == "device":
@@ -131,7 +144,7 @@ func (d *Driver) fail(ctx context.Context, op string, err error, hint string) er
 	case errors.Is(err, ErrDisconnected) || errors.Is(err, ErrBadArgument) || errors.Is(err, ErrCommandFailed):
 	default:
 		// A broken stream or an odd answer: if the device has left, that is the reason.
-		if perr := d.present(ctx); perr != nil && errors.Is(perr, ErrDisconnected) {
+		if perr := d.present(ctx, nil); perr != nil && errors.Is(perr, ErrDisconnected) {
 			err = perr
 		}
 	}
