@@ -49,6 +49,14 @@ echo "bench: latency and throughput, -benchtime=$BENCHTIME -count=$COUNT (about 
 "$bin" -test.run='^$' -test.bench='^(BenchmarkCall|BenchmarkCallParallel|BenchmarkLease)$' \
   -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
+# Android (needs the adb tool; the benchmark skips without it): taps and parallel taps by time,
+# screenshots by count (one round of four screenshots takes most of a second).
+echo "bench: Android through a private adb server, -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkAndroid$/^op=(tap|tap-parallel)$' \
+  -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
+"$bin" -test.run='^$' -test.bench='^BenchmarkAndroid$/^op=screenshot$' \
+  -test.benchtime="${ANDROID_SHOTS:-15}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
+
 # One process per run: VmHWM is the peak of the whole process.
 for i in $(seq 1 "$SCALE_RUNS"); do
   echo "bench: 10,000 devices, run $i of $SCALE_RUNS" >&2
@@ -74,6 +82,8 @@ function fmtv(v, unit) {
   if (unit == "calls/s") return sprintf("%.0f calls/s", v)
   if (unit == "s") return sprintf("%.2f s", v)
   if (unit == "MiB") return sprintf("%.0f MiB", v)
+  if (unit == "×") return sprintf("%.2f×", v)
+  if (unit == "KB") return sprintf("%.0f KB", v)
   return sprintf("%.1f %s", v, unit)
 }
 # row: metric, target text, bench, unit key, limit, "le" or "ge", display unit
@@ -85,11 +95,13 @@ function row(metric, target, bench, key, limit, cmp, unit,   v, ok) {
   printf "| %s | %s | %s | %s |\n", metric, target, fmtv(v, unit), ok ? "pass" : "**FAIL**"
 }
 function opt(v, f) { return v == "" ? "—" : sprintf(f, v) }
-function info(label, bench,   p50, p99, cps, cpu, n, al, msgs) {
-  p50 = median(bench SUBSEP "p50-µs"); p99 = median(bench SUBSEP "p99-µs")
-  cps = median(bench SUBSEP "calls/s"); cpu = median(bench SUBSEP "cpu-µs/call"); n = runs(bench SUBSEP "p50-µs")
+function info(label, bench, pre,   p50, p99, cps, cpu, n, al, msgs) {
+  p50 = median(bench SUBSEP pre "p50-µs"); p99 = median(bench SUBSEP pre "p99-µs")
+  cps = median(bench SUBSEP "calls/s"); cpu = median(bench SUBSEP "cpu-µs/call"); n = runs(bench SUBSEP pre "p50-µs")
   if (cpu == "") cpu = median(bench SUBSEP "cpu-µs/round")
+
   al = median(bench SUBSEP "allocs/op"); msgs = median(bench SUBSEP "nats-in/call")
+  if (pre != "") { cps = ""; cpu = ""; al = ""; msgs = "" } # one of several paths timed side by side: those are per round
   printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", label, fmtv(p50, "µs"), fmtv(p99, "µs"), opt(cps, "%.0f"), opt(cpu, "%.0f µs"), opt(al, "%.0f"), opt(msgs, "%.1f"), n
 }
 /^Benchmark/ {
@@ -107,6 +119,11 @@ END {
   row("hand-over to the next waiter after release_device: p99", "≤ 5 ms", L "handover", "p99-µs", 5000, "le", "µs")
   row("10,000 sim devices on 10 nodes: all online in the gateway registry", "≤ 5 s", T, "online-s", 5, "le", "s")
   row("the same: peak resident memory of the process (VmHWM)", "≤ 1 GiB", T, "hwm-MiB", 1024, "le", "MiB")
+  A = "BenchmarkAndroid/op="
+  row("Android tap_xy (MCP HTTP → … → gadb-style driver → adb server → sim device): p50 over gadb straight to the adb server, side by side", "≤ 1.3×", A "tap", "ratio-http", 1.3, "le", "×")
+  row("Android screenshot 1080×2400 (MCP HTTP, JPEG): p50 over exec:screencap -p straight through the adb server", "≤ 1.3×", A "screenshot", "ratio-http", 1.3, "le", "×")
+  row("the same: JPEG delivered", "≤ 300 KB", A "screenshot", "jpeg-KB", 300, "le", "KB")
+  row("Android, 50 devices on one node, 50 parallel callers (MCP HTTP): tap_xy p99 over single-device p50", "≤ 3×", A "tap-parallel/transport=http/devices=50", "p99-ratio", 3, "le", "×")
   print ""
   print "Breakdown of get_screen_size by layer, and the other runs (medians). cpu, allocs and NATS messages are the"
   print "whole process (clients included) per call, or per acquire+release round for the lease rows:"
@@ -124,6 +141,15 @@ END {
   info("32 clients, 100 devices, in-process MCP", P "inprocess/clients=32")
   info("acquire_device, free device", L "acquire-free")
   info("hand-over after release_device", L "handover")
+  info("Android tap_xy, MCP streamable HTTP", A "tap", "http-")
+  info("Android tap_xy, in-process MCP", A "tap", "inprocess-")
+  info("Android `input tap` by gadb straight to the adb server (baseline)", A "tap", "gadb-")
+  info("Android screenshot, MCP streamable HTTP", A "screenshot", "http-")
+  info("Android screenshot, in-process MCP", A "screenshot", "inprocess-")
+  info("Android exec:screencap -p straight through the adb server (baseline)", A "screenshot", "exec-")
+  info("Android tap_xy, 50 devices, 50 HTTP callers", A "tap-parallel/transport=http/devices=50")
+  info("Android tap_xy, 50 devices, 50 in-process callers", A "tap-parallel/transport=inprocess/devices=50")
+  info("Android tap_xy, one device, one HTTP caller (same run)", A "tap-parallel/transport=http/devices=50", "single-")
   printf "| release_device (in acquire-free) | %s | %s | — | — | — | — | %d |\n", fmtv(median(L "acquire-free" SUBSEP "release-p50-µs"), "µs"), fmtv(median(L "acquire-free" SUBSEP "release-p99-µs"), "µs"), runs(L "acquire-free" SUBSEP "release-p50-µs")
   print ""
   printf "10,000 devices (median of %d processes): all given to their nodes in %s; VmRSS when all online %s; Go heap in use %s; %s goroutines. Then acquire_device on a free device in that farm: p50 %s, p99 %s.\n", runs(T SUBSEP "online-s"), fmtv(median(T SUBSEP "added-s"), "s"), fmtv(median(T SUBSEP "rss-MiB"), "MiB"), fmtv(median(T SUBSEP "heap-MiB"), "MiB"), median(T SUBSEP "goroutines"), fmtv(median(T SUBSEP "acquire-p50-µs"), "µs"), fmtv(median(T SUBSEP "acquire-p99-µs"), "µs")

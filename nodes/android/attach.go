@@ -15,6 +15,8 @@ type Registry interface {
 	RemoveDevice(serial, reason string)
 }
 
+var _ Registry = (*nodes.Node)(nil)
+
 // createTimeout bounds making a driver for a device that appeared (it reads four properties).
 const createTimeout = 10 * time.Second
 

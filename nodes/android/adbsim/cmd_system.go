@@ -192,12 +192,8 @@ func cmdSleep(_ *Device, c *call) int {
 		c.errorf("sleep: invalid number '%s'\n", c.args[1])
 		return 1
 	}
-	t := time.NewTimer(time.Duration(s * float64(time.Second)))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return 0
-	case <-c.ctx.Done():
+	if sleep(c.ctx, time.Duration(s*float64(time.Second))) != nil {
 		return 130
 	}
+	return 0
 }

@@ -253,6 +253,9 @@ func TestDelayCancelledByClose(t *testing.T) {
 	d.SetDelay(time.Hour)
 	h := dialHost(t, d, versionSkipChecksum, 1<<20)
 	local, remote, _ := h.open("shell:input tap 1 1")
+	if err := waitFor(func() bool { return len(d.Commands()) == 1 }); err != nil {
+		t.Fatal("the command never arrived")
+	}
 	h.send(packet{cmd: cmdCLSE, arg0: local, arg1: remote})
 	d.SetDelay(0)
 	if got := h.shell("echo next"); got != "next\n" {

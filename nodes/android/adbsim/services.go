@@ -42,11 +42,13 @@ func (d *Device) service(name string) service {
 	return service{}
 }
 
-// runCommand logs cmd, waits out the delay, interprets it and writes its output.
+// runCommand logs cmd, waits out the delay, interprets it and writes its output. The delay is
+// read before the command is logged, so a test that sees the command knows its delay.
 func (d *Device) runCommand(s *stream, cmd string) {
 	defer s.close()
+	delay := time.Duration(d.delay.Load())
 	d.cmds.add(cmd)
-	if err := d.wait(s.ctx); err != nil {
+	if err := sleep(s.ctx, delay); err != nil {
 		return
 	}
 	out := d.run(s.ctx, cmd)
@@ -55,9 +57,8 @@ func (d *Device) runCommand(s *stream, cmd string) {
 	}
 }
 
-// wait waits out SetDelay's delay, or until ctx ends.
-func (d *Device) wait(ctx context.Context) error {
-	dur := time.Duration(d.delay.Load())
+// sleep waits dur, or until ctx ends.
+func sleep(ctx context.Context, dur time.Duration) error {
 	if dur <= 0 {
 		return ctx.Err()
 	}

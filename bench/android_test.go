@@ -1,0 +1,386 @@
+package bench
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/electricbubble/gadb"
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/android/adbsim"
+)
+
+// androidDevices is how many simulated Android devices BenchmarkAndroid puts on its node.
+const androidDevices = 50
+
+// BenchmarkAndroid drives simulated Android devices (nodes/android/adbsim, 1080×2400) through a
+// private real adb server attached to one node: gateway → NATS → node → Android driver → adb
+// server → ADB transport → simulated device. Every path is timed side by side in the same loop,
+// on the same device and adb server, so the ratios hold whatever else the machine runs:
+//
+//   - op=tap: tap_xy (x 0.5, y 0.25: `input tap 540 600`) over MCP streamable HTTP ("http-")
+//     and from an in-process MCP client ("inprocess-"), and the same `input tap 540 600` sent by
+//     gadb straight to the adb server ("gadb-"). One b.Loop iteration is one call of each, in
+//     rotating order. ratio-http and ratio-inprocess are their p50s over gadb's (target ≤ 1.3).
+//   - op=screenshot: screenshot over HTTP and in-process, and the PNG pulled straight through
+//     the adb server with exec:screencap -p (what `adb exec-out screencap -p` does), and with
+//     gadb's shell:screencap -p. The ratios are over exec:'s p50 (target ≤ 1.3); jpeg-KB is the
+//     size of the JPEG delivered (target ≤ 300 KB), png-KB the device's PNG.
+//   - op=tap-parallel/transport=…/devices=50: first single-p50-µs, tap_xy on one device by one
+//     sequential client; then 50 clients, one per device, tapping as fast as they can. p99 over
+//     single-p50 is p99-ratio (target ≤ 3).
+//
+// It needs the adb tool (Debian: apt-get install adb, or make setup) and skips without it.
+func BenchmarkAndroid(b *testing.B) {
+	if _, err := exec.LookPath("adb"); err != nil {
+		b.Skip("BenchmarkAndroid needs the adb tool (/usr/bin/adb; Debian: apt-get install adb, or make setup): skipped")
+	}
+	f := farmtest.StartEmpty(b, farmtest.Options{Quiet: true})
+	if err := f.StartNodes(0, "n1"); err != nil {
+		b.Fatal(err)
+	}
+	adb, devs := f.StartAndroid("n1", androidDevices)
+	farmtest.Eventually(b, 20*time.Second, func() bool {
+		for _, d := range devs {
+			if e, ok := f.Gateway().Client.Device(d.Serial()); !ok || e.State != broker.StateOnline {
+				return false
+			}
+		}
+		return true
+	}, "%d android devices online", len(devs))
+	g := gadbDevice(b, adb.Addr(), devs[0].Serial())
+	adbCPU := adbServerCPU(adb.Addr())
+
+	hc := httpClient(b, f, "bench-android-http")
+	ic := inProcessClient(b, f, "bench-android-inprocess")
+	serial := devs[0].Serial()
+	args := map[string]any{"serial": serial, "lease": leaseHandle(b, hc, map[string]any{"serial": serial})}
+	release := sync.OnceFunc(func() { _, _ = call(hc, "release_device", args) })
+	b.Cleanup(release)
+	tapArgs := withArgs(args, "x", 0.5, "y", 0.25)
+
+	b.Run("op=tap", func(b *testing.B) {
+		sideBySide(b, 200, devs[0], adbCPU, "input tap 540 600", []path{
+			{"http", func() error { _, err := call(hc, "tap_xy", tapArgs); return err }},
+			{"inprocess", func() error { _, err := call(ic, "tap_xy", tapArgs); return err }},
+			{"gadb", func() error { _, err := g.RunShellCommand("input", "tap", "540", "600"); return err }},
+		})
+	})
+
+	b.Run("op=screenshot", func(b *testing.B) {
+		var jpegSize, pngSize int
+		shot := func(c *client.Client) func() error {
+			return func() error {
+				res, err := call(c, "screenshot", args)
+				if err != nil {
+					return err
+				}
+				data, mime := farmtest.Image(res)
+				if mime != "image/jpeg" {
+					return fmt.Errorf("screenshot: %q image", mime)
+				}
+				jpegSize = base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(0, len(data)-2):], "=")
+				return nil
+			}
+		}
+		sideBySide(b, 5, devs[0], adbCPU, "screencap -p", []path{
+			{"http", shot(hc)},
+			{"inprocess", shot(ic)},
+			{"gadb", func() error { _, err := g.RunShellCommandWithBytes("screencap", "-p"); return err }},
+			{"exec", func() error {
+				png, err := adbExec(adb.Addr(), serial, "exec:screencap -p")
+				if err == nil && !strings.HasPrefix(string(png), "\x89PNG") {
+					err = fmt.Errorf("exec:screencap -p gave no PNG (%d bytes)", len(png))
+				}
+				pngSize = len(png)
+				return err
+			}},
+		})
+		b.ReportMetric(float64(jpegSize)/1000, "jpeg-KB")
+		b.ReportMetric(float64(pngSize)/1000, "png-KB")
+	})
+
+	release() // the parallel runs lease every device, this one too
+	for _, tr := range []struct {
+		name string
+		dial func(*testing.B, *farmtest.Farm, string) *client.Client
+	}{{"http", httpClient}, {"inprocess", inProcessClient}} {
+		b.Run(fmt.Sprintf("op=tap-parallel/transport=%s/devices=%d", tr.name, len(devs)), func(b *testing.B) {
+			benchParallelTaps(b, f, devs, adbCPU, tr.dial)
+		})
+	}
+}
+
+// path is one way of doing the same thing, timed side by side with the others.
+type path struct {
+	name string
+	fn   func() error
+}
+
+// sideBySide warms each path up, then runs one call of every path per b.Loop iteration (the
+// order rotating each iteration) and reports each path's latency percentiles under its name,
+// and each but the last one's p50 over the last one's as ratio-NAME. It checks that the
+// device received want as its last command.
+func sideBySide(b *testing.B, warm int, dev *adbsim.Device, adbCPU func() time.Duration, want string, paths []path) {
+	b.Helper()
+	for _, p := range paths {
+		for range warm {
+			if err := p.fn(); err != nil {
+				b.Fatalf("%s: %v", p.name, err)
+			}
+		}
+		if cmds := dev.Commands(); len(cmds) == 0 || cmds[len(cmds)-1] != want {
+			b.Fatalf("%s: the device's last command is not %q (last 3: %q)", p.name, want, cmds[max(0, len(cmds)-3):])
+		}
+	}
+	lat := make([][]time.Duration, len(paths))
+	b.ReportAllocs()
+	cpu0, adb0, rounds := cpuTime(), adbCPU(), 0
+	for b.Loop() {
+		for k := range paths {
+			i := (k + rounds) % len(paths)
+			t0 := time.Now()
+			if err := paths[i].fn(); err != nil {
+				b.Fatalf("%s: %v", paths[i].name, err)
+			}
+			lat[i] = append(lat[i], time.Since(t0))
+		}
+		rounds++
+	}
+	reportCPU(b, cpuTime()-cpu0, rounds)
+	if adb := adbCPU() - adb0; adb > 0 && rounds > 0 {
+		b.ReportMetric(float64(adb.Microseconds())/float64(rounds), "adb-server-cpu-µs/round")
+	}
+	base := p50(lat[len(lat)-1])
+	for i, p := range paths {
+		reportLatency(b, p.name+"-", lat[i])
+		if i < len(paths)-1 && base > 0 {
+			b.ReportMetric(float64(p50(lat[i]))/float64(base), "ratio-"+p.name)
+		}
+	}
+}
+
+// benchParallelTaps measures tap_xy on one device by one sequential client (single-p50-µs),
+// then with one client per device, all tapping at once, and reports the parallel latencies,
+// calls/s and p99 over the single-device p50 (p99-ratio).
+func benchParallelTaps(b *testing.B, f *farmtest.Farm, devs []*adbsim.Device, adbCPU func() time.Duration, dial func(*testing.B, *farmtest.Farm, string) *client.Client) {
+	type worker struct {
+		c    *client.Client
+		args map[string]any
+		lat  []time.Duration
+		err  error
+	}
+	ws := make([]*worker, len(devs))
+	for i, d := range devs {
+		c := dial(b, f, fmt.Sprintf("bench-android-%d", i))
+		h := leaseHandle(b, c, map[string]any{"serial": d.Serial()})
+		ws[i] = &worker{c: c, args: map[string]any{"serial": d.Serial(), "lease": h, "x": 0.5, "y": 0.25}}
+	}
+	b.Cleanup(func() {
+		for _, w := range ws {
+			_, _ = call(w.c, "release_device", map[string]any{"serial": w.args["serial"], "lease": w.args["lease"]})
+		}
+	})
+	// The single-device p50, in the same farm, just before.
+	var single []time.Duration
+	for i := range 300 {
+		t0 := time.Now()
+		if _, err := call(ws[0].c, "tap_xy", ws[0].args); err != nil {
+			b.Fatal(err)
+		}
+		if i >= 50 { // the first ones warm up
+			single = append(single, time.Since(t0))
+		}
+	}
+	run := func(jobs <-chan struct{}) time.Duration {
+		var wg sync.WaitGroup
+		start := time.Now()
+		for _, w := range ws {
+			wg.Go(func() {
+				for range jobs {
+					if w.err != nil {
+						continue // drain: the benchmark fails below
+					}
+					t0 := time.Now()
+					_, w.err = call(w.c, "tap_xy", w.args)
+					w.lat = append(w.lat, time.Since(t0))
+				}
+			})
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	warm, done := make(chan struct{}), make(chan struct{})
+	go func() { run(warm); close(done) }()
+	for range len(ws) * 5 {
+		warm <- struct{}{}
+	}
+	close(warm)
+	<-done
+	for _, w := range ws {
+		if w.err != nil {
+			b.Fatal(w.err)
+		}
+		w.lat = w.lat[:0]
+	}
+
+	jobs := make(chan struct{})
+	elapsedc := make(chan time.Duration, 1)
+	msgs := natsCounter(b, f)
+	b.ReportAllocs()
+	cpu0, adb0 := cpuTime(), adbCPU()
+	go func() { elapsedc <- run(jobs) }()
+	for b.Loop() {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	elapsed := <-elapsedc
+	cpu := cpuTime() - cpu0
+	if adb := adbCPU() - adb0; adb > 0 && b.N > 0 {
+		b.ReportMetric(float64(adb.Microseconds())/float64(b.N), "adb-server-cpu-µs/call")
+	}
+	msgs(b.N)
+	var lat []time.Duration
+	var errs []string
+	busy := 0
+	for _, w := range ws {
+		lat = append(lat, w.lat...)
+		if len(w.lat) > 0 {
+			busy++
+		}
+		if w.err != nil {
+			errs = append(errs, w.err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		b.Fatalf("%d clients failed: %s", len(errs), strings.Join(errs, "; "))
+	}
+	reportLatency(b, "", lat)
+	reportLatency(b, "single-", single)
+	reportThroughput(b, len(lat), elapsed, cpu)
+	b.ReportMetric(float64(busy), "devices-tapped")
+	slices.Sort(lat)
+	if s := p50(single); s > 0 {
+		b.ReportMetric(float64(percentile(lat, 0.99))/float64(s), "p99-ratio")
+	}
+}
+
+// p50 is the median of lat.
+func p50(lat []time.Duration) time.Duration {
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	return percentile(s, 0.5)
+}
+
+// withArgs returns a copy of args with the key-value pairs kv added.
+func withArgs(args map[string]any, kv ...any) map[string]any {
+	out := make(map[string]any, len(args)+len(kv)/2)
+	for k, v := range args {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+// gadbDevice returns the device serial of the adb server at addr as gadb sees it.
+func gadbDevice(b *testing.B, addr, serial string) gadb.Device {
+	b.Helper()
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := gadb.NewClientWith(host, port)
+	if err != nil {
+		b.Fatal(err)
+	}
+	devices, err := c.DeviceList()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range devices {
+		if d.Serial() == serial {
+			return d
+		}
+	}
+	b.Fatalf("gadb does not list %s at %s", serial, addr)
+	return gadb.Device{}
+}
+
+// adbExec runs one device service (e.g. "exec:screencap -p") through the adb server at addr
+// and returns everything it writes: what `adb -s SERIAL exec-out …` does, in the adb host
+// protocol ("%04x"-prefixed requests, OKAY or FAIL, then the stream until the server closes it).
+func adbExec(addr, serial, svc string) ([]byte, error) {
+	c, err := net.DialTimeout("tcp", addr, callTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if err := c.SetDeadline(time.Now().Add(callTimeout)); err != nil {
+		return nil, err
+	}
+	for _, req := range []string{"host:transport:" + serial, svc} {
+		if _, err := fmt.Fprintf(c, "%04x%s", len(req), req); err != nil {
+			return nil, err
+		}
+		var status [4]byte
+		if _, err := io.ReadFull(c, status[:]); err != nil {
+			return nil, err
+		}
+		if string(status[:]) != "OKAY" {
+			msg, _ := io.ReadAll(io.LimitReader(c, 1024))
+			return nil, fmt.Errorf("adb server answered %s to %q: %s", status[:], req, msg)
+		}
+	}
+	return io.ReadAll(c)
+}
+
+// adbServerCPU returns a function giving the CPU time the adb server at addr (a separate
+// process) has used so far, read from /proc (USER_HZ 100); it gives 0 where that cannot be read.
+func adbServerCPU(addr string) func() time.Duration {
+	_, port, _ := net.SplitHostPort(addr)
+	want := "-L\x00tcp:" + port + "\x00"
+	pid := ""
+	if ents, err := os.ReadDir("/proc"); err == nil {
+		for _, e := range ents {
+			if cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(cmd), want) && strings.Contains(string(cmd), "fork-server") {
+				pid = e.Name()
+				break
+			}
+		}
+	}
+	return func() time.Duration {
+		if pid == "" {
+			return 0
+		}
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			return 0
+		}
+		_, rest, ok := strings.Cut(string(stat), ") ") // the command may hold spaces
+		f := strings.Fields(rest)
+		if !ok || len(f) < 13 {
+			return 0
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		return time.Duration(utime+stime) * 10 * time.Millisecond
+	}
+}
