@@ -9,9 +9,9 @@ import (
 	"golang.org/x/image/draw"
 )
 
-// MaxImageBytes bounds every image a node sends: well under NATS' 1 MiB message limit, with
-// room for the rest of the answer.
-const MaxImageBytes = 600 << 10
+// MaxImageBytes bounds every image a node sends: 300 KB, small enough for an agent's context
+// and far under NATS' 1 MiB message limit.
+const MaxImageBytes = 300_000
 
 // EncodeJPEG encodes img as JPEG of at most limit bytes: it lowers the quality first, then
 // halves the size until the image fits.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
 )
 
@@ -74,8 +75,8 @@ func TestAndroidToolsLandAsADBCommands(t *testing.T) {
 	res := farmtest.MustCall(t, c, "screenshot", args("serial", s))
 	img, mime := farmtest.Image(res)
 	raw, _ := base64.StdEncoding.DecodeString(img)
-	if mime != "image/jpeg" || len(raw) < 1000 || len(raw) > 600<<10 {
-		t.Fatalf("screenshot: %s of %d bytes; want JPEG ≤ 600 KiB", mime, len(raw))
+	if mime != "image/jpeg" || len(raw) < 1000 || len(raw) > nodes.MaxImageBytes {
+		t.Fatalf("screenshot: %s of %d bytes; want JPEG ≤ 300 KB", mime, len(raw))
 	}
 	if got := lastCommand(d, "screencap"); got != "screencap -p" {
 		t.Fatalf("screenshot landed as %q", got)

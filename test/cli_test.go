@@ -196,3 +196,39 @@ func TestStdioBridge(t *testing.T) {
 		t.Fatal("no screenshot through the bridge")
 	}
 }
+
+// `corral up --sim-android` runs the real Android path: simulated devices, a private adb server,
+// the Android driver.
+func TestCorralUpWithSimulatedAndroid(t *testing.T) {
+	tool(t, "adb")
+	dir := t.TempDir()
+	cmd := exec.Command(corral(t), "up", "--data", dir, "--nats-port", "-1", "--http", "127.0.0.1:0", "--sim", "0", "--sim-android", "2", "--adb", "off", "--log-level", "warn")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Signal(syscall.SIGINT); _ = cmd.Wait() }()
+	lines := bufio.NewScanner(stdout)
+	urlRE := regexp.MustCompile(`MCP endpoint\s+(http://\S+/mcp)`)
+	var url string
+	for url == "" && lines.Scan() {
+		if m := urlRE.FindStringSubmatch(lines.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	if url == "" {
+		t.Fatal("no MCP endpoint printed")
+	}
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		out, err := runCorral(t, "devices", "--gateway", url)
+		return err == nil && strings.Count(out, "Corral SimAndroid") == 2 && !strings.Contains(out, "unhealthy")
+	}, "two simulated Android devices listed")
+}
