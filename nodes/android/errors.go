@@ -1,6 +1,10 @@
 package android
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/corral-farm/corral/nodes"
+)
 
 // Sentinel errors. Every error a Driver returns is an *Error wrapping one of these, the
 // caller's ctx error, or what the device or the adb server answered.
@@ -16,21 +20,5 @@ var (
 	ErrServer = errors.New("adb server")
 )
 
-// Error is a failed operation on an Android device: which device, which operation, why, and
-// what to do about it.
-type Error struct {
-	Serial string
-	Op     string
-	Err    error
-	Hint   string
-}
-
-func (e *Error) Error() string {
-	s := "android " + e.Serial + ": " + e.Op + ": " + e.Err.Error()
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a failed operation on a device of this driver (see nodes.DeviceError).
+type Error = nodes.DeviceError

@@ -151,7 +151,7 @@ func (d *Driver) fail(ctx context.Context, op string, err error, hint string) er
 	if hint == "" {
 		hint = hintFor(err, d.addr)
 	}
-	return &Error{Serial: d.serial, Op: op, Err: err, Hint: hint}
+	return &Error{Kind: "android", Serial: d.serial, Op: op, Err: err, Hint: hint}
 }
 
 // hintFor says what to do about err, if there is something to say.

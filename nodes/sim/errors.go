@@ -1,6 +1,10 @@
 package sim
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/corral-farm/corral/nodes"
+)
 
 // Sentinel errors. Every error a Phone returns is an *Error wrapping one of these, the caller's
 // ctx error, or the error given to FailNext.
@@ -18,25 +22,9 @@ var (
 	ErrStorageFull    = errors.New("storage full")
 )
 
-// Error is a failed operation on a simulated phone: which phone, which operation, why, and
-// what to do about it.
-type Error struct {
-	Serial string
-	Op     string
-	Err    error
-	Hint   string
-}
-
-func (e *Error) Error() string {
-	s := "sim phone " + e.Serial + ": " + e.Op + ": " + e.Err.Error()
-	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
-	}
-	return s
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a failed operation on a device of this driver (see nodes.DeviceError).
+type Error = nodes.DeviceError
 
 func (p *Phone) wrap(op string, err error, hint string) error {
-	return &Error{Serial: p.serial, Op: op, Err: err, Hint: hint}
+	return &Error{Kind: "sim phone", Serial: p.serial, Op: op, Err: err, Hint: hint}
 }

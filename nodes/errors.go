@@ -1,0 +1,21 @@
+package nodes
+
+// DeviceError is a failed driver operation: which kind of device and which one, which
+// operation, why, and what to do about it. Drivers wrap their sentinel errors in it.
+type DeviceError struct {
+	Kind   string // "android", "sim phone", …: how the message names the device
+	Serial string
+	Op     string
+	Err    error
+	Hint   string
+}
+
+func (e *DeviceError) Error() string {
+	s := e.Kind + " " + e.Serial + ": " + e.Op + ": " + e.Err.Error()
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+func (e *DeviceError) Unwrap() error { return e.Err }
