@@ -113,7 +113,7 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 		return nil, err
 	}
 	count := *s.sims
-	if count < 0 && *s.android.sims == 0 && !realAndroid(*s.android.adb) {
+	if count < 0 && *s.android.sims == 0 && !realAndroid(ctx, *s.android.adb) {
 		count = 3 // no device attached: a newcomer still sees a working farm
 	}
 	for i := 1; i <= count; i++ {
@@ -128,13 +128,27 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 	return func() { stopAndroid(); n.Stop() }, nil
 }
 
-// realAndroid says whether an adb server with devices may be attached.
-func realAndroid(adb string) bool {
+// realAndroid says whether the adb server to attach lists a ready device now.
+func realAndroid(ctx context.Context, adb string) bool {
 	switch adb {
 	case "off", "":
 		return false
 	case "auto":
-		return answers(android.ServerAddr())
+		adb = android.ServerAddr()
+		if !answers(adb) {
+			return false
+		}
 	}
-	return true
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	events, err := android.Watch(ctx, adb)
+	if err != nil {
+		return false
+	}
+	for e := range events {
+		if e.Kind == android.Added {
+			return true
+		}
+	}
+	return false
 }
