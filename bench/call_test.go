@@ -31,6 +31,8 @@ const nopTool = "get_screen_size"
 //     JSON-RPC, the tool handler and argument checks, and the result's structured content.
 //   - mcp-http: the same over streamable HTTP on loopback, as agents call it (the target).
 //   - mcp-http-implicit: mcp-http without a lease: each call takes an implicit lease.
+//   - raw-http, noop-raw-http: the gateway (or the bare no-op server) called by a minimal client
+//     (one POST of a prepared body, no MCP library): the server side of a call alone.
 //   - mcp-noop-inprocess, mcp-noop-http: a bare mcp-go server whose get_screen_size look-alike
 //     answers at once, called in-process and over HTTP: the cost of MCP itself (client and
 //     server), with nothing of Corral's behind it.
@@ -65,6 +67,14 @@ func BenchmarkCall(b *testing.B) {
 	b.Run("layer=mcp-http-implicit", func(b *testing.B) {
 		implicit := map[string]any{"serial": free}
 		sequential(b, f, func() error { _, err := call(hc, nopTool, implicit); return err })
+	})
+	b.Run("layer=raw-http", func(b *testing.B) {
+		r := newRawCaller(b, f.Gateway().MCPURL, nopTool, args)
+		sequential(b, f, r.call)
+	})
+	b.Run("layer=noop-raw-http", func(b *testing.B) {
+		r := newRawCaller(b, noopURL(b), nopTool, args)
+		sequential(b, f, r.call)
 	})
 	for _, overHTTP := range []bool{false, true} {
 		name := map[bool]string{false: "layer=mcp-noop-inprocess", true: "layer=mcp-noop-http"}[overHTTP]

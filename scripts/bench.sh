@@ -137,6 +137,8 @@ END {
   info("MCP streamable HTTP → … (implicit lease per call)", C "mcp-http-implicit")
   info("bare mcp-go, no-op tool, in-process (MCP floor)", C "mcp-noop-inprocess")
   info("bare mcp-go, no-op tool, streamable HTTP (MCP+HTTP floor)", C "mcp-noop-http")
+  info("minimal HTTP client (one POST, no MCP library) → gateway → … (server side only)", C "raw-http")
+  info("minimal HTTP client → bare mcp-go no-op server (server-side floor)", C "noop-raw-http")
   info("32 clients, 100 devices, MCP streamable HTTP", P "http/clients=32")
   info("32 clients, 100 devices, in-process MCP", P "inprocess/clients=32")
   info("acquire_device, free device", L "acquire-free")
