@@ -319,10 +319,21 @@ type SwipeDirectionResult struct {
 }
 
 func opSwipeDirection() Op {
-	return Op{Name: "swipe_direction", Timeout: 30 * time.Second, MaxTimeout: 3 * time.Minute,
+	return swipeModeOp("swipe_direction", func(_ *SwipeDirectionArgs, res SwipeResult) any {
+		return SwipeDirectionResult{Message: res.Message, Direction: res.Direction, Hint: res.Hint}
+	})
+}
+
+// swipeModeOp is the op of a tool that is one mode of swipe: it decodes the tool's own
+// arguments, swipes as swipe does, and shapes the tool's own result.
+func swipeModeOp[A any, P interface {
+	*A
+	swipe() SwipeArgs
+}](name string, result func(P, SwipeResult) any) Op {
+	return Op{Name: name, Timeout: 30 * time.Second, MaxTimeout: 3 * time.Minute,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
-			var a SwipeDirectionArgs
-			if err := DecodeArgs(t.Args, &a); err != nil {
+			a := P(new(A))
+			if err := DecodeArgs(t.Args, a); err != nil {
 				return Output{}, err
 			}
 			s := a.swipe()
@@ -330,7 +341,7 @@ func opSwipeDirection() Op {
 			if err != nil {
 				return Output{}, err
 			}
-			return Output{Data: SwipeDirectionResult{Message: res.Message, Direction: res.Direction, Hint: res.Hint}}, nil
+			return Output{Data: result(a, res)}, nil
 		}}
 }
 
@@ -369,20 +380,9 @@ type SwipeCoordinateResult struct {
 }
 
 func opSwipeCoordinate() Op {
-	return Op{Name: "swipe_coordinate", Timeout: 30 * time.Second, MaxTimeout: 3 * time.Minute,
-		Run: func(ctx context.Context, t *Task) (Output, error) {
-			var a SwipeCoordinateArgs
-			if err := DecodeArgs(t.Args, &a); err != nil {
-				return Output{}, err
-			}
-			s := a.swipe()
-			res, err := runSwipe(ctx, t.Driver, &s)
-			if err != nil {
-				return Output{}, err
-			}
-			return Output{Data: SwipeCoordinateResult{Message: res.Message, FromX: *a.FromX, FromY: *a.FromY, ToX: *a.ToX, ToY: *a.ToY,
-				Hint: res.Hint}}, nil
-		}}
+	return swipeModeOp("swipe_coordinate", func(a *SwipeCoordinateArgs, res SwipeResult) any {
+		return SwipeCoordinateResult{Message: res.Message, FromX: *a.FromX, FromY: *a.FromY, ToX: *a.ToX, ToY: *a.ToY, Hint: res.Hint}
+	})
 }
 
 // DragArgs are drag's arguments (HttpRunner seed): relative coordinates 0-1 and the duration
