@@ -85,7 +85,7 @@ func (a *acquireArgs) String() string {
 // AcquireResult is acquire_device's structured result.
 type AcquireResult struct {
 	Message string    `json:"message" jsonschema:"What was acquired and how to use it"`
-	Lease   LeaseInfo `json:"lease" jsonschema:"The lease: pass its handle as lease, and its serial as serial, on every call"`
+	Lease   LeaseInfo `json:"lease"`
 }
 
 // stateRank orders devices for acquire_device: free ones first; unhealthy and offline ones

@@ -4,5 +4,5 @@ import "github.com/corral-farm/corral/nodes"
 
 func toolAppClear() toolDef {
 	return newDeviceTool[nodes.PackageArgs, nodes.PackageResult]("app_clear",
-		"Clear an app's data and cache (the app is stopped): logins, settings and files are lost.", destructive(true), packageNameParam(true))
+		"Clear an app's data and cache (stops it).", destructive(true), packageNameParam(true))
 }

@@ -4,5 +4,5 @@ import "github.com/corral-farm/corral/nodes"
 
 func toolAppTerminate() toolDef {
 	return newDeviceTool[nodes.PackageArgs, nodes.MessageResult]("app_terminate",
-		"Stop an app (force-stop on Android): its unsaved state is lost.", destructive(true), packageNameParam(true))
+		"Stop an app (force-stop).", destructive(true), packageNameParam(true))
 }

@@ -127,8 +127,7 @@ func (a *deviceSelector) Check() error {
 
 // platformParam is the platform argument (HttpRunner seed).
 func platformParam() mcpgo.ToolOption {
-	return mcpgo.WithString(argPlatform, mcpgo.Enum(platforms...),
-		mcpgo.Description("Device platform. Optional: the serial decides; if given it must match the device."))
+	return mcpgo.WithString(argPlatform, mcpgo.Enum(platforms...))
 }
 
 // platforms are the platform names the tools accept.

@@ -24,10 +24,10 @@ func TestCatalogIsConsistent(t *testing.T) {
 			t.Errorf("%s: no description or handler", tool.Name)
 		}
 		a := tool.Annotations
-		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil {
-			t.Errorf("%s: annotations incomplete", tool.Name)
+		if a.DestructiveHint == nil || a.OpenWorldHint == nil || *a.OpenWorldHint != (tool.Name == "app_install") {
+			t.Errorf("%s: destructiveHint and openWorldHint must be explicit; only app_install reaches out (a URL)", tool.Name)
 		}
-		if a.ReadOnlyHint != nil && *a.ReadOnlyHint && a.DestructiveHint != nil && *a.DestructiveHint {
+		if hint(a.ReadOnlyHint, false) && hint(a.DestructiveHint, true) {
 			t.Errorf("%s: read-only and destructive", tool.Name)
 		}
 		if tool.OutputSchema.Type != "object" {
@@ -50,9 +50,17 @@ func TestCatalogIsConsistent(t *testing.T) {
 func TestDestructiveTools(t *testing.T) {
 	want := []string{"release_device", "abort_task", "app_terminate", "app_uninstall", "app_clear", "force_quit"}
 	for _, d := range catalog() {
-		got := *d.tool.Annotations.DestructiveHint
+		got := hint(d.tool.Annotations.DestructiveHint, true)
 		if got != slices.Contains(want, d.tool.Name) {
 			t.Errorf("%s: destructiveHint %v", d.tool.Name, got)
 		}
 	}
+}
+
+// hint is an annotation's value, or the spec's default when it is left out.
+func hint(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
 }

@@ -39,18 +39,16 @@ type deviceArgs struct {
 	WaitMS    int64
 }
 
-// deviceParams returns the schema options of the common arguments.
+// deviceParams returns the schema options of the common arguments. Their descriptions are
+// short on purpose: they repeat in every tool of tools/list, and the server's instructions
+// explain them once. Limits are checked by splitArgs rather than spelled out here.
 func deviceParams() []mcpgo.ToolOption {
 	return []mcpgo.ToolOption{
-		platformParam(),
-		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
-			mcpgo.Description("Device serial (Android serial, iOS UDID, browser id). Optional after select_device in a session.")),
-		mcpgo.WithString(argLease, mcpgo.MaxLength(128),
-			mcpgo.Description("Lease handle from acquire_device or select_device. Without one, a free device runs the call under a lease for this call alone.")),
-		mcpgo.WithInteger(argTimeoutMS, mcpgo.Min(1), mcpgo.Max(maxTimeoutMS),
-			mcpgo.Description("Deadline for this call in milliseconds (default: the tool's own; capped per tool).")),
-		mcpgo.WithNumber(argWaitSeconds, mcpgo.Min(0), mcpgo.Max(maxWaitSeconds),
-			mcpgo.Description("If another holder has the device, wait up to this many seconds in its FIFO queue instead of being refused as busy.")),
+		mcpgo.WithString(argPlatform),
+		mcpgo.WithString(argSerial),
+		mcpgo.WithString(argLease),
+		mcpgo.WithInteger(argTimeoutMS),
+		mcpgo.WithNumber(argWaitSeconds),
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 
 func toolDoubleTapXY() toolDef {
 	return newDeviceTool[nodes.DoubleTapXYArgs, nodes.MessageResult]("double_tap_xy",
-		"Double-tap at relative coordinates (0.0-1.0 of the screen's width and height, as tap_xy).", action(false),
+		"Double-tap at relative coordinates (0-1).", action(false),
 		mcpgo.WithNumber("x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("X coordinate (0.0-1.0)")),
 		mcpgo.WithNumber("y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Y coordinate (0.0-1.0)")),
 	)

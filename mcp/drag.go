@@ -8,11 +8,11 @@ import (
 
 func toolDrag() toolDef {
 	return newDeviceTool[nodes.DragArgs, nodes.DragResult]("drag",
-		"Drag from one point to another (relative coordinates 0.0-1.0): the finger presses for half a second, then moves over duration milliseconds.", action(false),
-		mcpgo.WithNumber("from_x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Starting X coordinate (0.0-1.0)")),
-		mcpgo.WithNumber("from_y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Starting Y coordinate (0.0-1.0)")),
-		mcpgo.WithNumber("to_x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Ending X coordinate (0.0-1.0)")),
-		mcpgo.WithNumber("to_y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Ending Y coordinate (0.0-1.0)")),
-		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60000), mcpgo.Description("Milliseconds the move takes (optional, default 1000)")),
+		"Drag between relative points (0-1): press 0.5 s, then move.", action(false),
+		mcpgo.WithNumber("from_x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Start X (0-1)")),
+		mcpgo.WithNumber("from_y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Start Y (0-1)")),
+		mcpgo.WithNumber("to_x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("End X (0-1)")),
+		mcpgo.WithNumber("to_y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("End Y (0-1)")),
+		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60000), mcpgo.Description("Move time in ms (default 1000)")),
 	)
 }

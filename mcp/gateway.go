@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -25,6 +26,9 @@ type Options struct {
 	Ready func() error
 	// Gatherer serves /metrics; nil serves the default empty registry.
 	Gatherer prometheus.Gatherer
+	// Tools are the names of the tools to serve (see SelectTools); nil serves the whole
+	// catalog. tools/list keeps the catalog's order whatever the order here.
+	Tools []string
 }
 
 // Gateway is the MCP front door: the MCP server and its HTTP endpoints.
@@ -39,13 +43,17 @@ type Gateway struct {
 // New returns a gateway serving the whole catalog over farm.
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics}
+	defs := catalog()
+	if opts.Tools != nil {
+		defs = slices.DeleteFunc(defs, func(d toolDef) bool { return !slices.Contains(opts.Tools, d.tool.Name) })
+	}
 	g.server = mcpserver.NewMCPServer("corral", Version,
 		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithToolFilter(catalogOrder(defs)),
 		mcpserver.WithLogging(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions(instructions),
 	)
-	defs := catalog()
 	tools := make([]mcpserver.ServerTool, 0, len(defs))
 	for _, d := range defs {
 		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, d.handler(g))})
@@ -55,7 +63,20 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	return g
 }
 
-const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Coordinates: relative 0-1 (tap_xy), absolute pixels (tap_abs_xy), or a bbox [left,top,right,bottom] in 0-1 (tap, long_press, swipe act at its centre; peek lists the screen's elements with their bboxes). A busy answer names the holder; pass wait_seconds to queue. release_device when done.`
+const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Every device tool also takes: platform (optional; must match the device if given), serial (optional after select_device in a session), lease (the handle; without one a free device runs the call under a one-call lease), timeout_ms (deadline for this call; each tool has a default) and wait_seconds (wait this long in the device's FIFO queue instead of being refused as busy). Coordinates: relative 0-1 (tap_xy), absolute pixels (tap_abs_xy), or a bbox [left,top,right,bottom] in 0-1 (tap, long_press, swipe act at its centre; peek lists the screen's elements with their bboxes). A busy answer names the holder. release_device when done.`
+
+// catalogOrder returns a tool filter that puts tools/list in the catalog's order (mcp-go sorts
+// by name): the tools agents use most come first, as in the PhysiClaw seed's wire order.
+func catalogOrder(defs []toolDef) mcpserver.ToolFilterFunc {
+	rank := make(map[string]int, len(defs))
+	for i, d := range defs {
+		rank[d.tool.Name] = i
+	}
+	return func(_ context.Context, tools []mcpgo.Tool) []mcpgo.Tool {
+		slices.SortStableFunc(tools, func(a, b mcpgo.Tool) int { return rank[a.Name] - rank[b.Name] })
+		return tools
+	}
+}
 
 // MCPServer returns the underlying MCP server, for the stdio transport and in-process clients.
 func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
@@ -145,14 +166,50 @@ func holderFrom(ctx context.Context) broker.Holder {
 
 // frozen returns the tool with its schemas encoded once: mcp-go re-encodes a structured schema
 // on every tools/list and every tools/call (to look for header bindings); raw JSON it reuses.
+// The wire form is also slimmed (see slim): tools/list is paid for in every agent's context.
 func frozen(t mcpgo.Tool) mcpgo.Tool {
-	if in, err := json.Marshal(t.InputSchema); err == nil {
+	if in, err := slim(t.InputSchema); err == nil {
 		t.RawInputSchema, t.InputSchema = in, mcpgo.ToolInputSchema{}
 	}
 	if t.OutputSchema.Type != "" {
-		if out, err := json.Marshal(t.OutputSchema); err == nil {
+		if out, err := slim(t.OutputSchema); err == nil {
 			t.RawOutputSchema, t.OutputSchema = out, mcpgo.ToolOutputSchema{}
 		}
 	}
 	return t
+}
+
+// slim encodes a schema without what every tool would repeat for nothing: empty "required"
+// lists and "additionalProperties": false (results are checked against the strict schemas in
+// the tests; arguments are checked strictly by the handlers).
+func slim(schema any) (json.RawMessage, error) {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		return nil, err
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ap, ok := v["additionalProperties"].(bool); ok && !ap {
+				delete(v, "additionalProperties")
+			}
+			if r, ok := v["required"].([]any); ok && len(r) == 0 {
+				delete(v, "required")
+			}
+			for _, c := range v {
+				walk(c)
+			}
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		}
+	}
+	walk(tree)
+	return json.Marshal(tree)
 }

@@ -22,7 +22,7 @@ type DeviceStatusResult struct {
 	Node      string   `json:"node" jsonschema:"Edge node the device is attached to"`
 	State     string   `json:"state" jsonschema:"online, leased, busy, unhealthy or offline"`
 	Reason    string   `json:"reason,omitempty" jsonschema:"Why the device is unhealthy or offline"`
-	Holder    string   `json:"holder,omitempty" jsonschema:"Who holds the lease, if leased"`
+	Holder    string   `json:"holder,omitempty" `
 	Tags      []string `json:"tags,omitempty" jsonschema:"Device tags"`
 }
 

@@ -10,6 +10,6 @@ func toolInput() toolDef {
 	return newDeviceTool[nodes.InputArgs, nodes.InputResult]("input",
 		"Type text into the focused element.", action(false),
 		mcpgo.WithString("text", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(nodes.MaxInputBytes),
-			mcpgo.Description("Text to type (UTF-8, at most 10,000 bytes)")),
+			mcpgo.Description("Text to type")),
 	)
 }

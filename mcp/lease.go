@@ -8,15 +8,15 @@ import (
 
 // LeaseInfo is a lease as the lease tools show it.
 type LeaseInfo struct {
-	Handle     string    `json:"handle,omitempty" jsonschema:"Opaque lease handle: pass it as lease on every call to the device; only its holder sees it"`
-	Serial     string    `json:"serial" jsonschema:"Serial of the leased device"`
-	Node       string    `json:"node,omitempty" jsonschema:"Edge node that owns the device"`
-	Holder     string    `json:"holder" jsonschema:"Who holds the lease"`
-	Epoch      uint64    `json:"epoch" jsonschema:"Lease epoch of the device; grows with every grant and fences stale holders"`
-	AcquiredAt time.Time `json:"acquired_at,omitzero" jsonschema:"When the lease was granted"`
-	ExpiresAt  time.Time `json:"expires_at" jsonschema:"When the lease ends unless a call of its holder renews it (idle TTL)"`
-	MaxUntil   time.Time `json:"max_until" jsonschema:"Hard end of the lease; renewals never pass it"`
-	QueueLen   int       `json:"queue_len" jsonschema:"Callers waiting for the device"`
+	Handle     string    `json:"handle,omitempty" jsonschema:"Pass as lease on every call (holder only)"`
+	Serial     string    `json:"serial"`
+	Node       string    `json:"node,omitempty"`
+	Holder     string    `json:"holder"`
+	Epoch      uint64    `json:"epoch" jsonschema:"Grows with every grant; fences stale holders"`
+	AcquiredAt time.Time `json:"acquired_at,omitzero"`
+	ExpiresAt  time.Time `json:"expires_at" jsonschema:"Idle expiry; each call renews"`
+	MaxUntil   time.Time `json:"max_until" jsonschema:"Hard end"`
+	QueueLen   int       `json:"queue_len" jsonschema:"Callers waiting"`
 }
 
 func leaseInfo(l broker.Lease) LeaseInfo {

@@ -17,7 +17,7 @@ import (
 type DeviceListResult struct {
 	AndroidDevices []string        `json:"androidDevices" jsonschema:"Android device serials"`
 	IOSDevices     []string        `json:"iosDevices" jsonschema:"iOS device UDIDs"`
-	Devices        []DeviceSummary `json:"devices" jsonschema:"Every device of the farm with platform, model, node and state"`
+	Devices        []DeviceSummary `json:"devices" jsonschema:"Every device with its state"`
 }
 
 // DeviceSummary is one device as list_available_devices shows it.
@@ -28,13 +28,13 @@ type DeviceSummary struct {
 	Tags     []string `json:"tags,omitempty"`
 	Node     string   `json:"node"`
 	State    string   `json:"state" jsonschema:"online, leased, busy, unhealthy or offline"`
-	Holder   string   `json:"holder,omitempty" jsonschema:"Who holds the lease, if leased"`
+	Holder   string   `json:"holder,omitempty"`
 }
 
 func toolListAvailableDevices() toolDef {
 	return toolDef{
 		tool: mcpgo.NewTool("list_available_devices",
-			mcpgo.WithDescription("List every device of the farm: Android serials, iOS UDIDs, and each device's platform, model, node and state."),
+			mcpgo.WithDescription("List the farm's devices with platform, model, node and state."),
 			readOnly(), mcpgo.WithOutputSchema[DeviceListResult]()),
 		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 			return func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {

@@ -245,7 +245,9 @@ func TestNewToolAnnotations(t *testing.T) {
 		}
 		seen++
 		a := d.tool.Annotations
-		if got := [3]bool{*a.ReadOnlyHint, *a.DestructiveHint, *a.IdempotentHint}; got != w {
+		ro := hint(a.ReadOnlyHint, false)
+		// A read-only tool is idempotent; the spec reads idempotentHint only for the others.
+		if got := [3]bool{ro, hint(a.DestructiveHint, true), ro || hint(a.IdempotentHint, false)}; got != w {
 			t.Errorf("%s: readOnly/destructive/idempotent %v, want %v", d.tool.Name, got, w)
 		}
 	}

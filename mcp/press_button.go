@@ -8,7 +8,7 @@ import (
 
 func toolPressButton() toolDef {
 	return newDeviceTool[nodes.PressButtonArgs, nodes.ButtonResult]("press_button",
-		"Press a device button. Android has all of them; iOS has HOME, VOLUME_UP, VOLUME_DOWN and POWER. Names are case-insensitive.", action(false),
+		"Press a device button (iOS: HOME, VOLUME_UP, VOLUME_DOWN, POWER only).", action(false),
 		mcpgo.WithString("button", mcpgo.Required(), mcpgo.Enum(nodes.Buttons...), mcpgo.Description("Button name")),
 	)
 }

@@ -31,11 +31,11 @@ func (a *releaseArgs) Check() error {
 
 func toolReleaseDevice() toolDef {
 	tool := mcpgo.NewTool("release_device",
-		mcpgo.WithDescription("Give a lease back: the device is free at once for the next caller in its queue."),
+		mcpgo.WithDescription("Give a lease back; the next waiter gets the device."),
 		destructive(true), mcpgo.WithOutputSchema[nodes.MessageResult](),
 		mcpgo.WithString(argLease, mcpgo.Required(), mcpgo.MaxLength(128), mcpgo.Description("Lease handle to give back")),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
-			mcpgo.Description("Serial of the leased device (optional after select_device in a session)")),
+			mcpgo.Description("Device serial")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {

@@ -4,7 +4,7 @@ import "github.com/corral-farm/corral/nodes"
 
 func toolScreenshot() toolDef {
 	return newDeviceTool[nodes.NoArgs, nodes.ScreenshotResult]("screenshot",
-		"Take a screenshot of the device. Returns the image as JPEG image content.", readOnly())
+		"Screenshot as JPEG image content.", readOnly())
 }
 
 func toolTakeScreenshot() toolDef {

@@ -13,18 +13,16 @@ import (
 
 // SelectDeviceResult is select_device's structured result (HttpRunner seed, plus the lease).
 type SelectDeviceResult struct {
-	Message string    `json:"message" jsonschema:"Success message containing the selected device's serial and the lease handle"`
+	Message string    `json:"message" jsonschema:"Success message containing the selected device UUID"`
 	Lease   LeaseInfo `json:"lease" jsonschema:"The lease taken on the device"`
 }
 
 func toolSelectDevice() toolDef {
 	tool := mcpgo.NewTool("select_device",
-		mcpgo.WithDescription("Select a device to use: takes a lease on it (refused at once if someone else holds it) and, "+
-			"in a protocol session, makes it the default device of later calls that leave serial out. "+
-			"Without a session, pass serial and the lease handle on every call. release_device when done."),
+		mcpgo.WithDescription("Lease a device (refused if held) and make it this session's default for calls without serial. release_device when done."),
 		action(false), mcpgo.WithOutputSchema[SelectDeviceResult](),
 		platformParam(), mcpgo.WithString(argSerial, mcpgo.Required(), mcpgo.MaxLength(maxSerialLen),
-			mcpgo.Description("Device serial or UDID (list_available_devices lists them)")),
+			mcpgo.Description("Device serial")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {

@@ -8,7 +8,7 @@ import (
 
 func toolSetIME() toolDef {
 	return newDeviceTool[nodes.IMEArgs, nodes.IMEResult]("set_ime",
-		"Select the input method (keyboard) the device types with.", action(true),
+		"Set the input method (keyboard).", action(true),
 		mcpgo.WithString("ime", mcpgo.Required(), mcpgo.MaxLength(255), mcpgo.Pattern(`^[A-Za-z0-9._/-]+$`),
 			mcpgo.Description("Input method id, e.g. com.android.adbkeyboard/.AdbIME")),
 	)

@@ -8,7 +8,7 @@ import (
 
 func toolSleep() toolDef {
 	return newDeviceTool[nodes.SleepArgs, nodes.SleepResult]("sleep",
-		"Wait a number of seconds on the device: the wait runs as a task, so the device stays yours (and busy) until it ends. Reports progress about once a second; abort_task ends it early.", readOnly(),
-		mcpgo.WithNumber("seconds", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(3600), mcpgo.Description("Seconds to wait (at most 3600)")),
+		"Wait on the device (it stays yours and busy). Reports progress; abort_task ends it.", readOnly(),
+		mcpgo.WithNumber("seconds", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(3600), mcpgo.Description("Seconds to wait")),
 	)
 }

@@ -9,6 +9,6 @@ import (
 func toolSleepMS() toolDef {
 	return newDeviceTool[nodes.SleepMSArgs, nodes.SleepMSResult]("sleep_ms",
 		"Wait a number of milliseconds on the device, as sleep does.", readOnly(),
-		mcpgo.WithInteger("milliseconds", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(3600000), mcpgo.Description("Milliseconds to wait (at most 3,600,000)")),
+		mcpgo.WithInteger("milliseconds", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(3600000), mcpgo.Description("Milliseconds to wait")),
 	)
 }

@@ -8,10 +8,10 @@ import (
 
 func toolSwipeDirection() toolDef {
 	return newDeviceTool[nodes.SwipeDirectionArgs, nodes.SwipeDirectionResult]("swipe_direction",
-		"Swipe in a direction across the middle of the screen: swipe's direction mode.", action(false),
+		"Swipe across the middle of the screen.", action(false),
 		mcpgo.WithString("direction", mcpgo.Required(), mcpgo.Enum("up", "down", "left", "right"),
-			mcpgo.Description("Where the finger moves: up, down, left or right")),
-		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds the move takes (optional, default 0.3)")),
-		mcpgo.WithNumber("press_duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds the finger presses before it moves (optional, default 0)")),
+			mcpgo.Description("Where the finger moves")),
+		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds the move takes (default 0.3)")),
+		mcpgo.WithNumber("press_duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds pressed before moving")),
 	)
 }

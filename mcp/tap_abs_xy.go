@@ -8,10 +8,10 @@ import (
 
 func toolTapAbsXY() toolDef {
 	return newDeviceTool[nodes.TapAbsXYArgs, nodes.MessageResult]("tap_abs_xy",
-		"Tap at absolute pixel coordinates of the device's screen (0,0 is the top-left corner; get_screen_size gives the size).", action(false),
+		"Tap at absolute pixel coordinates (0,0 top-left).", action(false),
 		mcpgo.WithNumber("x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(100000), mcpgo.Description("X pixel coordinate")),
 		mcpgo.WithNumber("y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(100000), mcpgo.Description("Y pixel coordinate")),
-		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds the finger stays down (optional)")),
-		mcpgo.WithBoolean("anti_risk", mcpgo.Description("Enable anti-risk (accepted for compatibility; no effect on simulated devices)")),
+		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds held down")),
+		mcpgo.WithBoolean("anti_risk", mcpgo.Description("Accepted; no effect")),
 	)
 }

@@ -8,10 +8,10 @@ import (
 
 func toolTapXY() toolDef {
 	return newDeviceTool[nodes.TapXYArgs, nodes.MessageResult]("tap_xy",
-		"Tap at relative coordinates (0.0-1.0 of the screen's width and height).", action(false),
+		"Tap at relative coordinates (0-1).", action(false),
 		mcpgo.WithNumber("x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("X coordinate (0.0-1.0)")),
 		mcpgo.WithNumber("y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Y coordinate (0.0-1.0)")),
-		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds the finger stays down (optional)")),
-		mcpgo.WithBoolean("anti_risk", mcpgo.Description("Enable anti-risk (accepted for compatibility; no effect on simulated devices)")),
+		mcpgo.WithNumber("duration", mcpgo.Min(0), mcpgo.Max(60), mcpgo.Description("Seconds held down")),
+		mcpgo.WithBoolean("anti_risk", mcpgo.Description("Accepted; no effect")),
 	)
 }

@@ -11,25 +11,29 @@ type toolDef struct {
 	handler func(g *Gateway) mcpserver.ToolHandlerFunc
 }
 
-// Annotation helpers, so every tool states its hints in one short line.
+// Annotation helpers, so every tool states its hints in one short line. Hints equal to the
+// spec's defaults (readOnly false, idempotent false) are left out: tools/list repeats them for
+// every tool, and agents pay for its size. destructiveHint is always explicit, and
+// openWorldHint (default true) is always false: a device farm is a closed world.
 func readOnly() mcpgo.ToolOption {
-	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
-		ReadOnlyHint: ptr(true), DestructiveHint: ptr(false), IdempotentHint: ptr(true), OpenWorldHint: ptr(false),
-	})
+	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{ReadOnlyHint: ptr(true), DestructiveHint: ptr(false), OpenWorldHint: ptr(false)})
 }
 
 // action marks a tool that changes the device's screen or state without destroying data.
 func action(idempotent bool) mcpgo.ToolOption {
-	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
-		ReadOnlyHint: ptr(false), DestructiveHint: ptr(false), IdempotentHint: ptr(idempotent), OpenWorldHint: ptr(false),
-	})
+	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{DestructiveHint: ptr(false), IdempotentHint: trueOrNil(idempotent), OpenWorldHint: ptr(false)})
 }
 
 // destructive marks a tool that loses something (data, an app's state, someone's lease).
 func destructive(idempotent bool) mcpgo.ToolOption {
-	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
-		ReadOnlyHint: ptr(false), DestructiveHint: ptr(true), IdempotentHint: ptr(idempotent), OpenWorldHint: ptr(false),
-	})
+	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{DestructiveHint: ptr(true), IdempotentHint: trueOrNil(idempotent), OpenWorldHint: ptr(false)})
+}
+
+func trueOrNil(b bool) *bool {
+	if b {
+		return ptr(true)
+	}
+	return nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -93,7 +93,7 @@ func checkPackageName(s string) error {
 type PackageResult struct {
 	Message     string `json:"message" jsonschema:"Success message confirming the operation"`
 	PackageName string `json:"packageName" jsonschema:"Package name of the app acted on"`
-	Hint        string `json:"hint" jsonschema:"What to do next"`
+	Hint        string `json:"hint"`
 }
 
 func opAppUninstall() Op {

@@ -49,7 +49,7 @@ type BBoxResult struct {
 	BBox    []float64 `json:"bbox" jsonschema:"The bbox acted on: [left, top, right, bottom], relative 0-1"`
 	X       int       `json:"x" jsonschema:"Pixel X of the bbox centre, where the finger landed"`
 	Y       int       `json:"y" jsonschema:"Pixel Y of the bbox centre, where the finger landed"`
-	Hint    string    `json:"hint" jsonschema:"What to do next"`
+	Hint    string    `json:"hint"`
 }
 
 // gesture returns the driver's way of doing a gesture at a point, or Unsupported.

@@ -43,7 +43,7 @@ func (a *InputArgs) Check() error {
 type InputResult struct {
 	Message string `json:"message" jsonschema:"Success message confirming the text input"`
 	Text    string `json:"text" jsonschema:"The text typed into the field"`
-	Hint    string `json:"hint,omitempty" jsonschema:"What to do next"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 // PressButtonArgs are press_button's arguments (HttpRunner seed).
@@ -74,7 +74,7 @@ func (a *PressButtonArgs) Check() error {
 type ButtonResult struct {
 	Message string `json:"message" jsonschema:"Success message confirming the button press"`
 	Button  string `json:"button" jsonschema:"Name of the button that was pressed"`
-	Hint    string `json:"hint,omitempty" jsonschema:"What to do next"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 func opInput() Op {

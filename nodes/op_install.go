@@ -86,7 +86,7 @@ type AppInstallResult struct {
 	AppURL     string `json:"appUrl" jsonschema:"The app URL or path that was installed"`
 	Bytes      int64  `json:"bytes" jsonschema:"Size of the app file in bytes"`
 	Downloaded bool   `json:"downloaded" jsonschema:"True when the node downloaded appUrl first"`
-	Hint       string `json:"hint" jsonschema:"What to do next"`
+	Hint       string `json:"hint"`
 }
 
 // Progress of app_install is reported in percent: the download is the first 90, the install

@@ -59,7 +59,7 @@ type ForceQuitResult struct {
 	Message     string `json:"message" jsonschema:"What was quit"`
 	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app that was in front"`
 	Quit        bool   `json:"quit" jsonschema:"False when no app was in front (the home screen was)"`
-	Hint        string `json:"hint" jsonschema:"What to do next"`
+	Hint        string `json:"hint"`
 }
 
 // opForceQuit stops the app in front and goes to the home screen, as PhysiClaw's app-switcher

@@ -31,7 +31,7 @@ type PeekResult struct {
 	Elements int    `json:"elements" jsonschema:"Number of elements listed"`
 	Width    int    `json:"width" jsonschema:"Screenshot width in pixels"`
 	Height   int    `json:"height" jsonschema:"Screenshot height in pixels"`
-	Hint     string `json:"hint" jsonschema:"What to do next"`
+	Hint     string `json:"hint"`
 }
 
 // PeekElement is one line of peek's listing.

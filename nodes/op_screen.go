@@ -77,8 +77,8 @@ func (a *SourceArgs) Check() error {
 // SourceResult is get_source's structured result (HttpRunner seed).
 type SourceResult struct {
 	Message     string `json:"message" jsonschema:"Success message confirming the UI source was retrieved"`
-	PackageName string `json:"packageName" jsonschema:"Package name of the app whose source was asked for (empty: the screen as a whole)"`
-	Source      string `json:"source" jsonschema:"UI hierarchy/source tree as XML; element bounds are pixels of the screenshot"`
+	PackageName string `json:"packageName" jsonschema:"Package asked for"`
+	Source      string `json:"source" jsonschema:"UI hierarchy as XML (pixel bounds)"`
 }
 
 func opGetSource() Op {

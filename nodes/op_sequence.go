@@ -224,7 +224,7 @@ type StepResult struct {
 type SequenceResult struct {
 	Message string       `json:"message" jsonschema:"Success message: every step ran"`
 	Steps   []StepResult `json:"steps" jsonschema:"Per-step results, in order"`
-	Hint    string       `json:"hint" jsonschema:"What to do next"`
+	Hint    string       `json:"hint"`
 }
 
 // opSequence runs up to five action steps as one task: the device is held for the whole run,

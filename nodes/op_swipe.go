@@ -150,21 +150,21 @@ func checkDirection(d string) error {
 // bbox mode; the pixels in every mode.
 type SwipeResult struct {
 	Message        string    `json:"message" jsonschema:"Success message confirming the swipe operation"`
-	Direction      string    `json:"direction,omitempty" jsonschema:"Swipe direction (direction and bbox modes): up, down, left or right"`
-	FromX          *float64  `json:"fromX,omitempty" jsonschema:"Starting X coordinate (coordinate mode)"`
-	FromY          *float64  `json:"fromY,omitempty" jsonschema:"Starting Y coordinate (coordinate mode)"`
-	ToX            *float64  `json:"toX,omitempty" jsonschema:"Ending X coordinate (coordinate mode)"`
-	ToY            *float64  `json:"toY,omitempty" jsonschema:"Ending Y coordinate (coordinate mode)"`
-	BBox           []float64 `json:"bbox,omitempty" jsonschema:"The bbox the swipe started from (bbox mode)"`
-	Size           string    `json:"size,omitempty" jsonschema:"Size class of the swipe (bbox mode): s, m, l, xl or xxl"`
-	Speed          string    `json:"speed,omitempty" jsonschema:"Speed of the swipe (bbox mode): slow, medium or fast"`
-	DPI            int       `json:"dpi,omitempty" jsonschema:"Screen density used to turn centimetres into pixels (bbox mode)"`
-	DensityAssumed bool      `json:"densityAssumed,omitempty" jsonschema:"True when the device could not tell its density and 420 dpi was assumed (bbox mode)"`
-	Clamped        bool      `json:"clamped,omitempty" jsonschema:"True when the swipe was shortened to stay on the screen (bbox mode)"`
-	FromPixel      Point     `json:"fromPixel" jsonschema:"Where the finger went down, in pixels"`
-	ToPixel        Point     `json:"toPixel" jsonschema:"Where the finger lifted, in pixels"`
+	Direction      string    `json:"direction,omitempty" jsonschema:"Swipe direction"`
+	FromX          *float64  `json:"fromX,omitempty" jsonschema:"Start X"`
+	FromY          *float64  `json:"fromY,omitempty" jsonschema:"Start Y"`
+	ToX            *float64  `json:"toX,omitempty" jsonschema:"End X"`
+	ToY            *float64  `json:"toY,omitempty" jsonschema:"End Y"`
+	BBox           []float64 `json:"bbox,omitempty"`
+	Size           string    `json:"size,omitempty"`
+	Speed          string    `json:"speed,omitempty"`
+	DPI            int       `json:"dpi,omitempty" jsonschema:"Density used for cm"`
+	DensityAssumed bool      `json:"densityAssumed,omitempty" jsonschema:"420 dpi assumed"`
+	Clamped        bool      `json:"clamped,omitempty" jsonschema:"Shortened to stay on screen"`
+	FromPixel      Point     `json:"fromPixel"`
+	ToPixel        Point     `json:"toPixel"`
 	DurationMS     int64     `json:"durationMs" jsonschema:"Milliseconds the move took"`
-	Hint           string    `json:"hint" jsonschema:"What to do next"`
+	Hint           string    `json:"hint"`
 }
 
 func opSwipe() Op {
@@ -314,8 +314,8 @@ func (a *SwipeDirectionArgs) Check() error {
 // SwipeDirectionResult is swipe_direction's structured result (HttpRunner seed).
 type SwipeDirectionResult struct {
 	Message   string `json:"message" jsonschema:"Success message confirming the direction swipe"`
-	Direction string `json:"direction" jsonschema:"The direction swiped (up/down/left/right)"`
-	Hint      string `json:"hint" jsonschema:"What to do next"`
+	Direction string `json:"direction" jsonschema:"Direction swiped"`
+	Hint      string `json:"hint"`
 }
 
 func opSwipeDirection() Op {
@@ -372,11 +372,11 @@ func (a *SwipeCoordinateArgs) Check() error {
 // SwipeCoordinateResult is swipe_coordinate's structured result (HttpRunner seed).
 type SwipeCoordinateResult struct {
 	Message string  `json:"message" jsonschema:"Success message confirming the coordinate swipe"`
-	FromX   float64 `json:"fromX" jsonschema:"Starting X coordinate of the swipe"`
-	FromY   float64 `json:"fromY" jsonschema:"Starting Y coordinate of the swipe"`
-	ToX     float64 `json:"toX" jsonschema:"Ending X coordinate of the swipe"`
-	ToY     float64 `json:"toY" jsonschema:"Ending Y coordinate of the swipe"`
-	Hint    string  `json:"hint" jsonschema:"What to do next"`
+	FromX   float64 `json:"fromX" jsonschema:"Starting X"`
+	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
+	ToX     float64 `json:"toX" jsonschema:"Ending X"`
+	ToY     float64 `json:"toY" jsonschema:"Ending Y"`
+	Hint    string  `json:"hint"`
 }
 
 func opSwipeCoordinate() Op {
@@ -414,11 +414,11 @@ func (a *DragArgs) Check() error {
 // DragResult is drag's structured result (HttpRunner seed).
 type DragResult struct {
 	Message string  `json:"message" jsonschema:"Success message confirming the drag operation"`
-	FromX   float64 `json:"fromX" jsonschema:"Starting X coordinate of the drag"`
-	FromY   float64 `json:"fromY" jsonschema:"Starting Y coordinate of the drag"`
-	ToX     float64 `json:"toX" jsonschema:"Ending X coordinate of the drag"`
-	ToY     float64 `json:"toY" jsonschema:"Ending Y coordinate of the drag"`
-	Hint    string  `json:"hint,omitempty" jsonschema:"What to do next"`
+	FromX   float64 `json:"fromX" jsonschema:"Starting X"`
+	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
+	ToX     float64 `json:"toX" jsonschema:"Ending X"`
+	ToY     float64 `json:"toY" jsonschema:"Ending Y"`
+	Hint    string  `json:"hint,omitempty"`
 }
 
 func opDrag() Op {

@@ -29,7 +29,7 @@ func (a *TapXYArgs) Check() error {
 // MessageResult is the structured result of actions that only confirm (HttpRunner seed).
 type MessageResult struct {
 	Message string `json:"message" jsonschema:"Success message confirming the operation"`
-	Hint    string `json:"hint,omitempty" jsonschema:"What to do next"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 func opTapXY() Op {

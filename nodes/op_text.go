@@ -30,7 +30,7 @@ func (a *ClipboardArgs) Check() error {
 type ClipboardResult struct {
 	Message    string `json:"message" jsonschema:"Success message confirming the text is on the clipboard"`
 	Characters int    `json:"characters" jsonschema:"Number of characters put on the clipboard"`
-	Hint       string `json:"hint" jsonschema:"What to do next"`
+	Hint       string `json:"hint"`
 }
 
 func opSendToClipboard() Op {
@@ -82,7 +82,7 @@ func (a *IMEArgs) Check() error {
 type IMEResult struct {
 	Message string `json:"message" jsonschema:"Success message confirming the IME setting"`
 	IME     string `json:"ime" jsonschema:"The input method editor that was set"`
-	Hint    string `json:"hint" jsonschema:"What to do next"`
+	Hint    string `json:"hint"`
 }
 
 func opSetIME() Op {

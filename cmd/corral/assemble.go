@@ -40,7 +40,11 @@ type gatewayParts struct {
 }
 
 // startGateway serves the MCP front door on addr over the farm reached through nc.
-func startGateway(ctx context.Context, nc *nats.Conn, addr string, reg *prometheus.Registry, log *slog.Logger) (*gatewayParts, error) {
+func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, reg *prometheus.Registry, log *slog.Logger) (*gatewayParts, error) {
+	opts, err := gf.options()
+	if err != nil {
+		return nil, err
+	}
 	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
 	if err != nil {
 		return nil, err
@@ -49,7 +53,9 @@ func startGateway(ctx context.Context, nc *nats.Conn, addr string, reg *promethe
 	if err != nil {
 		return nil, err
 	}
-	g := mcp.New(client, log, mcp.NewMetrics(reg), mcp.Options{Ready: client.Ready, Gatherer: reg})
+	opts.Ready, opts.Gatherer = client.Ready, reg
+	g := mcp.New(client, log, mcp.NewMetrics(reg), opts)
+	addr := *gf.http
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (is another corral running? choose another address with --http)", addr, err)

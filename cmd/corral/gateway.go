@@ -7,9 +7,9 @@ import (
 // runGateway runs a stateless MCP gateway against a NATS.
 func runGateway(ctx context.Context, args []string) error {
 	f := newFlags("gateway")
-	httpAddr := f.String("http", "127.0.0.1:8420", "address of the MCP endpoint, /metrics, /healthz and /readyz")
+	gf := f.gatewayFlags()
 	nf := f.natsFlags()
-	log, stop, err := f.start(args, nil)
+	log, stop, err := f.start(args, gf.check)
 	if err != nil || stop {
 		return err
 	}
@@ -18,7 +18,7 @@ func runGateway(ctx context.Context, args []string) error {
 		return err
 	}
 	defer func() { _ = nc.Drain() }()
-	gw, err := startGateway(ctx, nc, *httpAddr, newRegistry(), log)
+	gw, err := startGateway(ctx, nc, gf, newRegistry(), log)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,11 @@ import (
 // runUp runs the whole farm in one process on an embedded NATS server.
 func runUp(ctx context.Context, args []string) error {
 	f := newFlags("up")
-	httpAddr := f.String("http", "127.0.0.1:8420", "address of the MCP endpoint, /metrics, /healthz and /readyz")
+	gf := f.gatewayFlags()
 	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
 	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
 	ns := f.nodeFlags(-1)
-	log, stop, err := f.start(args, nil)
+	log, stop, err := f.start(args, gf.check)
 	if err != nil || stop {
 		return err
 	}
@@ -47,7 +47,7 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer nc.Close()
-	gw, err := startGateway(ctx, nc, *httpAddr, reg, log)
+	gw, err := startGateway(ctx, nc, gf, reg, log)
 	if err != nil {
 		return err
 	}

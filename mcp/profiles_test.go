@@ -1,0 +1,124 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// listTools returns the tools/list answer of a gateway serving spec, and its size in bytes as
+// JSON on the wire.
+func listTools(t *testing.T, spec string) ([]mcpgo.Tool, int) {
+	t.Helper()
+	names, err := SelectTools(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(newFakeFarm(t), slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{Tools: names})
+	c, err := client.NewInProcessClient(g.MCPServer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools, len(b)
+}
+
+// The size limits of tools/list: agents pay for every byte of it in their context.
+func TestToolsListSizes(t *testing.T) {
+	limits := map[string]int{"all": 60_000}
+	for _, p := range ProfileNames() {
+		if p != "all" {
+			limits[p] = 25_000
+		}
+	}
+	for _, p := range ProfileNames() {
+		tools, size := listTools(t, p)
+		t.Logf("--tools %s: %d tools, %d bytes", p, len(tools), size)
+		if size > limits[p] {
+			t.Errorf("--tools %s: tools/list is %d bytes, over the limit of %d", p, size, limits[p])
+		}
+	}
+}
+
+func TestProfilesKeepCatalogOrder(t *testing.T) {
+	var order []string
+	for _, d := range catalog() {
+		order = append(order, d.tool.Name)
+	}
+	for _, p := range append(ProfileNames(), "sleep,tap_xy,screenshot") {
+		tools, _ := listTools(t, p)
+		if len(tools) == 0 {
+			t.Fatalf("--tools %s lists nothing", p)
+		}
+		var got []string
+		for _, tool := range tools {
+			got = append(got, tool.Name)
+		}
+		if !slices.IsSortedFunc(got, func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) }) {
+			t.Errorf("--tools %s: order %v is not the catalog's", p, got)
+		}
+		again, _ := listTools(t, p)
+		if !slices.EqualFunc(tools, again, func(a, b mcpgo.Tool) bool { return a.Name == b.Name }) {
+			t.Errorf("--tools %s: two lists differ", p)
+		}
+	}
+}
+
+func TestSelectTools(t *testing.T) {
+	for spec, want := range map[string]string{
+		"nope":          `unknown tool "nope"`,
+		"tap_xy,bogus":  `unknown tool "bogus"`,
+		",":             "names no tool",
+		"physiclaw,tap": `unknown tool "physiclaw"`,
+	} {
+		_, err := SelectTools(spec)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("SelectTools(%q) = %v, want an error with %q", spec, err, want)
+		}
+	}
+	if names, err := SelectTools("all"); err != nil || names != nil {
+		t.Errorf(`SelectTools("all") = %v, %v; want every tool`, names, err)
+	}
+	names, err := SelectTools(" tap_xy , screenshot ")
+	if err != nil || !slices.Equal(names, []string{"tap_xy", "screenshot"}) {
+		t.Errorf("SelectTools(list) = %v, %v", names, err)
+	}
+}
+
+// Every name a profile gives is a tool of the catalog, but for those later issues register.
+func TestProfilesNameKnownTools(t *testing.T) {
+	later := []string{"run_agent_task", "get_latest_task", "unlock_phone", "close_popups"}
+	known := map[string]bool{}
+	for _, d := range catalog() {
+		known[d.tool.Name] = true
+	}
+	for p, names := range profiles {
+		for _, n := range names {
+			if !known[n] && !slices.Contains(later, n) {
+				t.Errorf("profile %s names %s, which is no tool", p, n)
+			}
+		}
+	}
+}
