@@ -1,10 +1,9 @@
 package nodes
 
 import (
-	"bytes"
 	"fmt"
 	"image"
-	"image/jpeg"
+	"runtime"
 
 	"golang.org/x/image/draw"
 )
@@ -16,20 +15,32 @@ const MaxImageBytes = 300_000
 // EncodeJPEG encodes img as JPEG of at most limit bytes: it lowers the quality first, then
 // halves the size until the image fits.
 func EncodeJPEG(img image.Image, limit int) ([]byte, error) {
-	var buf bytes.Buffer
 	for range 4 {
 		for _, q := range []int{85, 70, 50} {
-			buf.Reset()
-			if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q}); err != nil {
-				return nil, fmt.Errorf("encode JPEG: %w", err)
+			b, err := encodeStrips(img, q, min(runtime.GOMAXPROCS(0), 8))
+			if err != nil {
+				return nil, err
 			}
-			if buf.Len() <= limit {
-				return buf.Bytes(), nil
+			if len(b) <= limit {
+				return b, nil
 			}
 		}
 		img = halve(img)
 	}
 	return nil, fmt.Errorf("screenshot does not fit in %d bytes even at 1/16 size", limit)
+}
+
+// FitWidth returns img scaled down, aspect kept, to at most maxWidth pixels wide; img itself
+// when it is no wider or maxWidth is 0.
+func FitWidth(img image.Image, maxWidth int) image.Image {
+	b := img.Bounds()
+	if maxWidth <= 0 || b.Dx() <= maxWidth {
+		return img
+	}
+	h := max(1, (b.Dy()*maxWidth+b.Dx()/2)/b.Dx())
+	dst := image.NewRGBA(image.Rect(0, 0, maxWidth, h))
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
 }
 
 func halve(img image.Image) image.Image {

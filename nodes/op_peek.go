@@ -81,7 +81,8 @@ func PeekElements(els []uitree.Element, size image.Point) (out []PeekElement, mo
 func opPeek() Op {
 	return Op{Name: "peek", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
-			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
+			var a ImageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
 			img, err := t.Driver.Screenshot(ctx)
@@ -121,7 +122,7 @@ func opPeek() Op {
 				res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
 			}
 			res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
-			return Output{Data: res, Image: markElements(img, els)}, nil
+			return Output{Data: res, Image: FitWidth(markElements(img, els), a.MaxWidth)}, nil
 		}}
 }
 

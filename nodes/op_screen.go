@@ -17,6 +17,26 @@ type ScreenSizeResult struct {
 	Message string `json:"message" jsonschema:"Formatted message with the screen size"`
 }
 
+// ImageArgs are the arguments of the tools that answer with an image of the screen.
+type ImageArgs struct {
+	// MaxWidth scales the image down to at most this many pixels wide (0: as the screen is).
+	MaxWidth int `json:"max_width,omitempty"`
+}
+
+// Limits of max_width: narrower images are unreadable, wider ones no screen has.
+const (
+	minImageWidth = 64
+	maxImageWidth = 8192
+)
+
+// Check validates the arguments.
+func (a *ImageArgs) Check() error {
+	if a.MaxWidth != 0 && (a.MaxWidth < minImageWidth || a.MaxWidth > maxImageWidth) {
+		return fmt.Errorf("max_width must be between %d and %d pixels (or 0 for the screen's width), got %d", minImageWidth, maxImageWidth, a.MaxWidth)
+	}
+	return nil
+}
+
 // ScreenshotResult is the structured part of screenshot; the image itself is image content.
 type ScreenshotResult struct {
 	Name   string `json:"name" jsonschema:"Image name identifier (screenshot)"`
@@ -44,13 +64,15 @@ func opGetScreenSize() Op {
 func opScreenshot(name string) Op {
 	return Op{Name: name, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
-			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
+			var a ImageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
 			img, err := t.Driver.Screenshot(ctx)
 			if err != nil {
 				return Output{}, err
 			}
+			img = FitWidth(img, a.MaxWidth)
 			b := img.Bounds()
 			return Output{Image: img, Data: ScreenshotResult{Name: "screenshot", Type: "image/jpeg",
 				Width: b.Dx(), Height: b.Dy()}}, nil

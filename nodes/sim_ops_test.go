@@ -102,3 +102,28 @@ func TestSwipeBBoxScrollsTheSimShop(t *testing.T) {
 		p.Close()
 	}
 }
+
+// max_width scales screenshots and peek's image down, aspect kept; out of range is refused.
+func TestImageMaxWidth(t *testing.T) {
+	p := sim.New("sim-width")
+	defer p.Close()
+	for _, tool := range []string{"screenshot", "take_screenshot", "peek"} {
+		full := run(t, p, tool, `{}`).Image.Bounds()
+		small := run(t, p, tool, `{"max_width":540}`).Image.Bounds()
+		if full.Dx() != 1080 || small.Dx() != 540 || small.Dy() != full.Dy()/2 {
+			t.Errorf("%s: full %v, max_width 540 gave %v", tool, full, small)
+		}
+		if same := run(t, p, tool, `{"max_width":4000}`).Image.Bounds(); same != full {
+			t.Errorf("%s: max_width wider than the screen gave %v", tool, same)
+		}
+		for _, bad := range []string{`{"max_width":10}`, `{"max_width":-1}`, `{"max_width":"wide"}`} {
+			_, err := nodes.DefaultOps()[tool].Run(context.Background(), &nodes.Task{Driver: p, Args: []byte(bad)})
+			if nodes.ErrorCode(err) != "bad_input" {
+				t.Errorf("%s %s: %v, want bad input", tool, bad, err)
+			}
+		}
+	}
+	if d := run(t, p, "screenshot", `{"max_width":540}`).Data.(nodes.ScreenshotResult); d.Width != 540 || d.Height != 1200 {
+		t.Errorf("screenshot result says %dx%d, want the delivered 540x1200", d.Width, d.Height)
+	}
+}

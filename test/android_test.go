@@ -80,8 +80,15 @@ func TestAndroidToolsLandAsADBCommands(t *testing.T) {
 	if mime != "image/jpeg" || len(raw) < 1000 || len(raw) > nodes.MaxImageBytes {
 		t.Fatalf("screenshot: %s of %d bytes; want JPEG ≤ 300 KB", mime, len(raw))
 	}
-	if got := lastCommand(d, "screencap"); got != "screencap -p" {
+	// The raw framebuffer: no PNG to compress on the device and decode on the node.
+	if got := lastCommand(d, "screencap"); got != "screencap" {
 		t.Fatalf("screenshot landed as %q", got)
+	}
+	res = farmtest.MustCall(t, c, "screenshot", args("serial", s, "max_width", 540))
+	var shot nodes.ScreenshotResult
+	farmtest.Structured(t, res, &shot)
+	if shot.Width != 540 || shot.Height != 1200 {
+		t.Errorf("screenshot max_width 540: %dx%d", shot.Width, shot.Height)
 	}
 }
 

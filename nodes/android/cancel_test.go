@@ -26,7 +26,7 @@ func TestCancelSlowCommand(t *testing.T) {
 		"screenshot": func(ctx context.Context) error { _, err := d.Screenshot(ctx); return err },
 		"source":     func(ctx context.Context) error { _, err := d.Source(ctx); return err },
 	}
-	want := map[string]string{"tap": "input tap 10 20", "screenshot": "screencap -p", "source": "uiautomator dump /dev/tty"}
+	want := map[string]string{"tap": "input tap 10 20", "screenshot": "screencap", "source": "uiautomator dump /dev/tty"}
 	for name, op := range ops {
 		t.Run(name+" cancelled", func(t *testing.T) {
 			dev.SetDelay(time.Minute)

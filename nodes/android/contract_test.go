@@ -47,7 +47,7 @@ func TestContractCommands(t *testing.T) {
 		{"key", func() error { return d.PressKey(ctx, "home") }, []string{"input keyevent KEYCODE_HOME"}},
 		{"key alias", func() error { return d.PressKey(ctx, "volume up") }, []string{"input keyevent KEYCODE_VOLUME_UP"}},
 		{"density", func() error { _, err := d.Density(ctx); return err }, []string{"wm density"}},
-		{"screenshot", func() error { _, err := d.Screenshot(ctx); return err }, []string{"screencap -p"}},
+		{"screenshot", func() error { _, err := d.Screenshot(ctx); return err }, []string{"screencap"}},
 		{"source", func() error { _, err := d.Source(ctx); return err }, []string{"uiautomator dump /dev/tty"}},
 		{"packages", func() error { _, err := d.ListPackages(ctx); return err }, []string{"pm list packages"}},
 		{"launch", func() error { return d.LaunchApp(ctx, "com.corral.notes") },

@@ -2,6 +2,7 @@ package android
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,11 @@ type Driver struct {
 	closed bool
 
 	size screenCache
+
+	// shellV2 is true when the device speaks shell protocol v2 (Android 7 and later): its
+	// commands then end with an exit status, and a stream that ends without one means the
+	// device left, with no need to ask the adb server.
+	shellV2 bool
 }
 
 // closer is what the driver closes when it is closed: its calls' connections.
@@ -59,6 +65,11 @@ func New(ctx context.Context, addr, serial string) (*Driver, error) {
 	if serial == "" || strings.ContainsAny(serial, "\x00\n") {
 		return nil, d.fail(ctx, "connect", ErrBadArgument, "a serial is what `adb devices` lists")
 	}
+	features, err := hostQuery(ctx, addr, "host-serial:"+serial+":features")
+	if err != nil {
+		return nil, d.fail(ctx, "connect", err, "")
+	}
+	d.shellV2 = slices.Contains(strings.Split(strings.TrimSpace(features), ","), "shell_v2")
 	var (
 		wg     sync.WaitGroup
 		values [len(infoProps)]string

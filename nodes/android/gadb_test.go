@@ -79,8 +79,9 @@ func BenchmarkTap(b *testing.B) {
 	})
 }
 
-// BenchmarkScreenshot compares the driver's screenshot (PNG pulled and decoded) with pulling
-// the PNG through gadb.
+// BenchmarkScreenshot compares the driver's screenshot (raw framebuffer pulled) with pulling
+// the PNG through gadb, and the parts: the raw and PNG bytes alone, and the JPEG the node
+// makes of the screenshot.
 func BenchmarkScreenshot(b *testing.B) {
 	dev, d := newDevice(b)
 	g := gadbDevice(b, shared.srv.addr(), dev.Serial())
@@ -92,7 +93,25 @@ func BenchmarkScreenshot(b *testing.B) {
 			}
 		}
 	})
-	b.Run("driver-bytes", func(b *testing.B) {
+	b.Run("jpeg", func(b *testing.B) {
+		img, err := d.Screenshot(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			if _, err := nodes.EncodeJPEG(img, nodes.MaxImageBytes); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("raw-bytes", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := d.exec(ctx, "screenshot", "screencap", maxImageOutput); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("png-bytes", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := d.exec(ctx, "screenshot", "screencap -p", maxImageOutput); err != nil {
 				b.Fatal(err)

@@ -18,9 +18,18 @@ const (
 // presenceTimeout bounds the question "is the device still there?" asked after a stream ends.
 const presenceTimeout = 2 * time.Second
 
-// shell runs cmd with the shell: service and returns its output.
+// shell runs cmd with the shell: service (shell protocol v2 where the device speaks it) and
+// returns its output, stderr included.
 func (d *Driver) shell(ctx context.Context, op, cmd string) (string, error) {
-	out, err := d.service(ctx, "shell:"+cmd, maxTextOutput)
+	var (
+		out []byte
+		err error
+	)
+	if d.shellV2 {
+		out, err = d.serviceV2(ctx, "shell,v2,raw:"+cmd, maxTextOutput)
+	} else {
+		out, err = d.service(ctx, "shell:"+cmd, maxTextOutput)
+	}
 	if err != nil {
 		return "", d.fail(ctx, op, err, "")
 	}

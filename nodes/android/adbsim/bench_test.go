@@ -18,10 +18,10 @@ func BenchmarkScreencap(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer d.Close()
-			d.run(context.Background(), tc.setup)
+			_, _ = d.run(context.Background(), tc.setup)
 			_ = d.SetRotation(tc.rot)
 			for b.Loop() {
-				d.run(context.Background(), "screencap -p")
+				_, _ = d.run(context.Background(), "screencap -p")
 			}
 		})
 	}
@@ -35,6 +35,6 @@ func BenchmarkTap(b *testing.B) {
 	}
 	defer d.Close()
 	for b.Loop() {
-		d.run(context.Background(), "input tap 10 1500")
+		_, _ = d.run(context.Background(), "input tap 10 1500")
 	}
 }

@@ -11,10 +11,13 @@ import (
 	"sync"
 )
 
-// features the device advertises. No shell_v2, stat_v2, sendrecv_v2 or delayed_ack: the host
-// then uses the plain shell: service, sync v1 and one-packet-at-a-time flow control. No cmd
-// either, so `adb install` pushes the file and runs pm install.
-const features = "fixed_push_mkdir"
+// features the device advertises: shell_v2 (the shell,v2: service with exit statuses), but no
+// stat_v2, sendrecv_v2 or delayed_ack: the host then uses sync v1 and one-packet-at-a-time
+// flow control. No cmd either, so `adb install` pushes the file and runs pm install.
+const (
+	features   = "shell_v2," + featuresV1
+	featuresV1 = "fixed_push_mkdir"
+)
 
 // conn is one TCP connection from an adb server: the handshake and the streams multiplexed on
 // it. Only run's goroutine reads; writes from any goroutine are serialised by wmu.
@@ -134,7 +137,7 @@ func (c *conn) connect(p packet) error {
 	c.d.log.Debug("adb handshake", "device", c.d.addr, "host", strings.TrimRight(string(p.data), "\x00"),
 		"host_version", fmt.Sprintf("0x%08x", p.arg0), "host_maxdata", p.arg1, "checksum", p.check)
 	banner := fmt.Sprintf("device::ro.product.name=%s;ro.product.model=%s;ro.product.device=%s;features=%s",
-		productName, c.d.model, productName, features)
+		productName, c.d.model, productName, c.d.features)
 	return c.send(packet{cmd: cmdCNXN, arg0: version, arg1: maxData, data: []byte(banner)})
 }
 

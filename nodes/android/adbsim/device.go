@@ -39,6 +39,10 @@ func WithPhoneOptions(opts ...sim.Option) Option {
 	return func(d *Device) { d.phoneOpts = append(d.phoneOpts, opts...) }
 }
 
+// WithoutShellV2 makes the device an old one (before Android 7): it does not advertise shell
+// protocol v2, so hosts use the plain shell: service.
+func WithoutShellV2() Option { return func(d *Device) { d.features = featuresV1 } }
+
 // WithLogger logs connections and protocol errors to log (default: nowhere).
 func WithLogger(log *slog.Logger) Option { return func(d *Device) { d.log = log } }
 
@@ -46,6 +50,7 @@ func WithLogger(log *slog.Logger) Option { return func(d *Device) { d.log = log 
 // server shows it after `adb connect`, is its address "127.0.0.1:PORT".
 type Device struct {
 	model     string
+	features  string // advertised in the connection banner
 	phoneOpts []sim.Option
 	log       *slog.Logger
 	addr      string // fixed by the first listen, kept by Restart
@@ -72,12 +77,13 @@ type Device struct {
 // until Close or until ctx ends.
 func StartDevice(ctx context.Context, addr string, opts ...Option) (*Device, error) {
 	d := &Device{
-		model: DefaultModel,
-		log:   slog.New(slog.DiscardHandler),
-		conns: map[*conn]struct{}{},
-		disp:  display{density: defaultDensity},
-		ime:   imeLatin,
-		files: fileStore{limit: storageLimit},
+		model:    DefaultModel,
+		features: features,
+		log:      slog.New(slog.DiscardHandler),
+		conns:    map[*conn]struct{}{},
+		disp:     display{density: defaultDensity},
+		ime:      imeLatin,
+		files:    fileStore{limit: storageLimit},
 	}
 	for _, o := range opts {
 		o(d)

@@ -89,7 +89,7 @@ func FuzzShell(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		d.run(ctx, line)
+		_, _ = d.run(ctx, line)
 		_ = d.SetRotation(len(line) % 4)
 	})
 }

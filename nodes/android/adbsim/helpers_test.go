@@ -26,7 +26,8 @@ func newDevice(t *testing.T, opts ...Option) *Device {
 // sh runs a command line through the interpreter, as the shell: service would.
 func sh(t *testing.T, d *Device, line string) string {
 	t.Helper()
-	return string(d.run(context.Background(), line))
+	out, _ := d.run(context.Background(), line)
+	return string(out)
 }
 
 // wantLog checks that the phone's input log ends with want.

@@ -112,6 +112,42 @@ func (h *host) shell(cmd string) string {
 	return string(h.drain(local, remote))
 }
 
+// The shell,v2 service frames the output and ends with the exit status.
+func TestShellV2(t *testing.T) {
+	d := newDevice(t)
+	h := dialHost(t, d, versionSkipChecksum, 1<<20)
+	for _, tc := range []struct {
+		cmd    string
+		out    string
+		status byte
+	}{
+		{"echo hi", "hi\n", 0},
+		{"input tap 1 1", "", 0},
+		{"false", "", 1},
+		{"echo 'unterminated", "", 2},
+	} {
+		local, remote, ok := h.open("shell,v2,raw:" + tc.cmd)
+		if !ok {
+			t.Fatalf("shell,v2,raw:%s refused", tc.cmd)
+		}
+		got := h.drain(local, remote)
+		var want []byte
+		if tc.out != "" {
+			want = append([]byte{1, byte(len(tc.out)), 0, 0, 0}, tc.out...)
+		}
+		want = append(want, 3, 1, 0, 0, 0, tc.status)
+		if tc.status == 2 { // the syntax error's text goes first
+			if len(got) < 6 || got[0] != 1 || !bytes.HasSuffix(got, []byte{3, 1, 0, 0, 0, 2}) {
+				t.Errorf("%s: got %q, want an output packet and exit status 2", tc.cmd, got)
+			}
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: got %q, want %q", tc.cmd, got, want)
+		}
+	}
+}
+
 // write sends data on a stream and waits for the device's OKAY.
 func (h *host) write(local, remote uint32, data []byte) {
 	h.t.Helper()
@@ -132,8 +168,8 @@ func TestHandshake(t *testing.T) {
 			t.Errorf("banner %q lacks %q", h.banner, part)
 		}
 	}
-	if strings.Contains(h.banner, "shell_v2") || strings.Contains(h.banner, "delayed_ack") {
-		t.Errorf("banner %q advertises a protocol the device does not speak", h.banner)
+	if !strings.Contains(h.banner, "shell_v2") || strings.Contains(h.banner, "delayed_ack") {
+		t.Errorf("banner %q: want shell_v2 and no delayed_ack (which the device does not speak)", h.banner)
 	}
 	// An old host: a smaller version and payload, and checksums on every packet.
 	old := dialHost(t, d, versionMin, 4096)

@@ -53,14 +53,13 @@ var handlers = map[string]handler{
 }
 
 // run interprets a command line and returns everything it wrote.
-func (d *Device) run(ctx context.Context, line string) []byte {
+func (d *Device) run(ctx context.Context, line string) (output []byte, status int) {
 	var out bytes.Buffer
 	list, err := parseLine(line)
 	if err != nil {
 		out.WriteString(shPrefix + err.Error() + "\n")
-		return out.Bytes()
+		return out.Bytes(), 2 // sh's status for a syntax error
 	}
-	status := 0
 	for _, p := range list {
 		if ctx.Err() != nil {
 			break
@@ -70,7 +69,7 @@ func (d *Device) run(ctx context.Context, line string) []byte {
 		}
 		status = d.runPipeline(ctx, p.cmds, &out)
 	}
-	return out.Bytes()
+	return out.Bytes(), status
 }
 
 // runPipeline runs commands one after the other, each reading what the previous one wrote.

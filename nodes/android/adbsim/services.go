@@ -1,7 +1,10 @@
 package adbsim
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,14 +18,18 @@ type service struct {
 // service returns the service an OPEN names; run is nil for one the device does not offer.
 //
 //	shell:CMD, shell,OPTS:CMD   run CMD, write its output, close
-//	exec:CMD                    the same (the output is binary-safe either way: no PTY here)
+//	shell,v2,…:CMD              the same in shell protocol v2 packets, ending with the exit status
+//	exec:CMD                    the same as shell: (the output is binary-safe: no PTY here)
 //	sync:                       file transfer (sync.go)
 func (d *Device) service(name string) service {
 	kind, arg, ok := strings.Cut(name, ":")
 	if !ok {
 		return service{}
 	}
-	kind, _, _ = strings.Cut(kind, ",") // shell,raw:… and shell,v2,…: options are ignored
+	kind, opts, _ := strings.Cut(kind, ",") // shell,raw:…: other options are ignored
+	if kind == "shell" && arg != "" && slices.Contains(strings.Split(opts, ","), "v2") {
+		return service{run: func(s *stream) { d.runCommandV2(s, arg) }}
+	}
 	switch kind {
 	case "shell":
 		if arg == "" {
@@ -51,10 +58,41 @@ func (d *Device) runCommand(s *stream, cmd string) {
 	if err := sleep(s.ctx, delay); err != nil {
 		return
 	}
-	out := d.run(s.ctx, cmd)
+	out, _ := d.run(s.ctx, cmd)
 	if len(out) > 0 && s.ctx.Err() == nil {
 		_, _ = s.Write(out)
 	}
+}
+
+// Shell protocol v2 packet ids (adb's shell_protocol.h).
+const (
+	shellStdout = 1
+	shellExit   = 3
+)
+
+// runCommandV2 runs cmd as runCommand does, but frames its output as shell protocol v2
+// packets (id, little-endian length, data) and ends with the exit status, which is how a host
+// tells a finished command from a device that left. stderr goes with stdout, as on the plain
+// shell: service.
+func (d *Device) runCommandV2(s *stream, cmd string) {
+	defer s.close()
+	delay := time.Duration(d.delay.Load())
+	d.cmds.add(cmd)
+	if err := sleep(s.ctx, delay); err != nil {
+		return
+	}
+	out, status := d.run(s.ctx, cmd)
+	if s.ctx.Err() != nil {
+		return
+	}
+	var b bytes.Buffer
+	if len(out) > 0 {
+		b.WriteByte(shellStdout)
+		_ = binary.Write(&b, binary.LittleEndian, uint32(len(out)))
+		b.Write(out)
+	}
+	b.Write([]byte{shellExit, 1, 0, 0, 0, byte(status)})
+	_, _ = s.Write(b.Bytes())
 }
 
 // sleep waits dur, or until ctx ends.
