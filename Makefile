@@ -11,7 +11,7 @@ export CORRAL_REQUIRE_TOOLS := 1
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-setup: ## install what the tests need (idempotent): natscli
+setup: ## install what the tests need (idempotent): adb, natscli, the MCP Inspector
 	@./scripts/setup.sh
 
 build: ## build bin/corral (static, CGO_ENABLED=0)

@@ -11,16 +11,26 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// Call calls a tool and fails the test on a protocol error (tool errors are results).
+// Call calls a tool and fails the test on a protocol error (tool errors are results). It also
+// fails the test when the result breaks the contract every result keeps (see CheckResult):
+// structured content mirrored as text, and valid against the output schema the server declares
+// for the tool in tools/list.
 func Call(t testing.TB, c *client.Client, tool string, args map[string]any) *mcpgo.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// List the tools before the first call, not after it: a test timing a lease must not lose
+	// time between a call's answer and its next step. A failure here is retried after the call.
+	tc := catalogOf(t, c)
+	_ = tc.load(ctx, c, tool)
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, args
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
 		t.Fatalf("%s %v: protocol error: %v", tool, args, err)
+	}
+	if err := tc.check(ctx, c, tool, res); err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
 	}
 	return res
 }
@@ -46,9 +56,16 @@ func Text(res *mcpgo.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// Structured decodes a result's structured content into v.
+// Structured decodes a result's structured content into v. It fails the test when there is
+// none, or when it is not mirrored as text (Call has checked the schema).
 func Structured(t testing.TB, res *mcpgo.CallToolResult, v any) {
 	t.Helper()
+	if res.StructuredContent == nil {
+		t.Fatalf("the result has no structured content: %s", Text(res))
+	}
+	if err := checkMirror(res); err != nil {
+		t.Fatal(err)
+	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
