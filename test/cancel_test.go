@@ -1,0 +1,184 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// freeWithin is how soon a cancelled long call must have freed its device.
+const freeWithin = 200 * time.Millisecond
+
+// Every kind of long call (sleep, app_install, sequence) is cancelled on the device and frees
+// it within 200 ms, whichever way the caller cancels: notifications/cancelled, closing the
+// HTTP stream, or abort_task from another client.
+func TestCancelLongCalls(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	serial := f.Devices()[0].Serial
+	phone := f.Phone(serial)
+	op := f.Client("operator")
+
+	// An app server that sends a little, then nothing until the caller goes away.
+	var downloads atomic.Int64
+	stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		downloads.Add(1)
+		w.Header().Set("Content-Length", "10000000")
+		_, _ = w.Write([]byte("PK\x03\x04"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer stalled.Close()
+
+	busy := func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		return d.State == broker.StateBusy
+	}
+	// Each kind says when it is surely running on the device.
+	kinds := []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		setup   func()
+		running func() bool
+	}{
+		{"sleep", "sleep", args("serial", serial, "seconds", 60), func() {}, busy},
+		{"app_install", "app_install", args("serial", serial, "appUrl", stalled.URL+"/slow.apk"),
+			func() { downloads.Store(0) }, func() bool { return downloads.Load() > 0 }},
+		{"sequence", "sequence", args("serial", serial, "step1", map[string]any{"tool_name": "tap", "arg": []any{0.1, 0.1, 0.2, 0.2}},
+			"step2", map[string]any{"tool_name": "tap", "arg": []any{0.3, 0.3, 0.4, 0.4}}),
+			func() { phone.SetDelay(time.Minute) }, func() bool { return phone.InFlight() > 0 }},
+	}
+	cancels := map[string]func(s *rpcSession, id int, stop context.CancelFunc){
+		"notifications/cancelled": func(s *rpcSession, id int, _ context.CancelFunc) {
+			s.notify(t, "notifications/cancelled", map[string]any{"requestId": id, "reason": "test"})
+		},
+		"closed stream": func(_ *rpcSession, _ int, stop context.CancelFunc) { stop() },
+		"abort_task": func(*rpcSession, int, context.CancelFunc) {
+			farmtest.MustCall(t, op, "abort_task", args("serial", serial))
+		},
+	}
+	for _, k := range kinds {
+		for how, cancel := range cancels {
+			t.Run(k.name+"/"+how, func(t *testing.T) {
+				farmtest.Eventually(t, 5*time.Second, func() bool { return !busy() }, "the device is free before the test")
+				s := newRPCSession(t, f.Gateway().MCPURL)
+				k.setup()
+				ctx, stop := context.WithCancel(t.Context())
+				defer stop()
+				answer := make(chan string, 1)
+				go func() { answer <- s.call(ctx, 7, k.tool, k.args) }()
+				farmtest.Eventually(t, 5*time.Second, k.running, "%s runs", k.tool)
+				phone.SetDelay(0)
+				start := time.Now()
+				cancel(s, 7, stop)
+				for {
+					res := farmtest.Call(t, op, "get_screen_size", args("serial", serial))
+					if !res.IsError {
+						break
+					}
+					if time.Since(start) > 5*time.Second {
+						t.Fatalf("the device is still busy 5 s after the cancel: %s", farmtest.Text(res))
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+				if took := time.Since(start); took > freeWithin {
+					t.Errorf("the device was free %v after the cancel; want under %v", took, freeWithin)
+				}
+				stop()
+				if a := <-answer; bytes.Contains([]byte(a), []byte(`"isError":false`)) {
+					t.Errorf("the cancelled call succeeded: %s", a)
+				}
+			})
+		}
+	}
+}
+
+// rpcSession speaks raw JSON-RPC to the gateway, so that the test chooses how a call ends.
+type rpcSession struct {
+	url, id string
+	http    *http.Client
+}
+
+func newRPCSession(t *testing.T, url string) *rpcSession {
+	s := &rpcSession{url: url, http: &http.Client{Transport: &http.Transport{}}}
+	t.Cleanup(s.http.CloseIdleConnections)
+	resp := s.post(t.Context(), t, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": mcpgo.ProtocolVersion20250618, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "cancel-test", "version": "1"}}})
+	s.id = resp.Header.Get(mcpgo.HeaderSessionID)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if s.id == "" {
+		t.Fatal("initialize gave no session id")
+	}
+	s.notify(t, "notifications/initialized", nil)
+	return s
+}
+
+func (s *rpcSession) post(ctx context.Context, t *testing.T, msg map[string]any) *http.Response {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if s.id != "" {
+		req.Header.Set(mcpgo.HeaderSessionID, s.id)
+		req.Header.Set(mcpgo.HeaderProtocolVersion, mcpgo.ProtocolVersion20250618)
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &http.Response{Body: io.NopCloser(bytes.NewReader(nil))}
+		}
+		t.Errorf("%v: %v", msg["method"], err)
+		return &http.Response{Body: io.NopCloser(bytes.NewReader(nil))}
+	}
+	return resp
+}
+
+func (s *rpcSession) notify(t *testing.T, method string, params map[string]any) {
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	resp := s.post(t.Context(), t, msg)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
+
+// call sends tools/call and returns what it answers until it ends or ctx does.
+func (s *rpcSession) call(ctx context.Context, id int, tool string, args map[string]any) string {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": args}})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return err.Error()
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(mcpgo.HeaderSessionID, s.id)
+	req.Header.Set(mcpgo.HeaderProtocolVersion, mcpgo.ProtocolVersion20250618)
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
