@@ -127,6 +127,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 	} else {
 		all = g.farm.Devices()
 	}
+	all = slices.DeleteFunc(all, func(d broker.DeviceEntry) bool { return !g.mayUse(ctx, d) }) // the caller's devices only
 	var match, tryable []broker.DeviceEntry
 	for _, d := range all {
 		if a.matches(d) {

@@ -180,6 +180,11 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if errRes != nil {
 		return errRes
 	}
+	done, errRes := g.admitCall(ctx, dev.Serial)
+	if errRes != nil {
+		return errRes
+	}
+	defer done()
 	task := broker.TaskRequest{
 		V: broker.WireVersion, ID: broker.NewTaskID(), Serial: dev.Serial, Tool: tool, Args: args,
 		Lease: lease, Holder: holderFrom(ctx), TimeoutMS: common.TimeoutMS, WaitMS: common.WaitMS,
@@ -214,6 +219,9 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 	if !ok {
 		setOutcome(ctx, broker.OutcomeRefused)
 		return dev, "", errorResult(fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial))
+	}
+	if errRes := g.denyDevice(ctx, dev); errRes != nil { // before anything is sent to the node
+		return dev, "", errRes
 	}
 	if common.Platform != "" && common.Platform != dev.Platform {
 		return dev, "", g.refuse(ctx, fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", serial, dev.Platform, common.Platform, dev.Platform))

@@ -29,6 +29,14 @@ type Options struct {
 	// Tools are the names of the tools to serve (see SelectTools); nil serves the whole
 	// catalog. tools/list keeps the catalog's order whatever the order here.
 	Tools []string
+	// Policy, when set, requires a bearer token on /mcp and limits each principal's tools and
+	// devices (LoadPolicy, docs/auth.md); nil serves everyone as "anonymous".
+	Policy *Policy
+	// AllowedOrigins adds hosts and origins to the loopback-only Host/Origin check (see
+	// ValidateOrigins); invalid entries are logged and ignored.
+	AllowedOrigins []string
+	// RateLimit bounds the calls this gateway sends to each device; zero: no limit.
+	RateLimit RateLimit
 }
 
 // Gateway is the MCP front door: the MCP server and its HTTP endpoints.
@@ -38,25 +46,31 @@ type Gateway struct {
 	opts    Options
 	metrics *Metrics
 	server  *mcpserver.MCPServer
+	limiter *limiter // nil: no rate limit
 }
 
 // New returns a gateway serving the whole catalog over farm.
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
-	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics}
+	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit)}
 	defs := catalog()
 	if opts.Tools != nil {
 		defs = slices.DeleteFunc(defs, func(d toolDef) bool { return !slices.Contains(opts.Tools, d.tool.Name) })
 	}
-	g.server = mcpserver.NewMCPServer("corral", Version,
+	serverOpts := []mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithToolFilter(catalogOrder(defs)),
 		mcpserver.WithLogging(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions(instructions),
-	)
+	}
+	if opts.Policy != nil {
+		serverOpts = append(serverOpts, authHooks()...) // its filter after catalogOrder
+		log.Info("auth policy: /mcp needs a bearer token", "principals", opts.Policy.Principals())
+	}
+	g.server = mcpserver.NewMCPServer("corral", Version, serverOpts...)
 	tools := make([]mcpserver.ServerTool, 0, len(defs))
 	for _, d := range defs {
-		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, d.handler(g))})
+		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, g.authorize(d.tool.Name, d.handler(g)))})
 		metrics.knowTool(d.tool.Name)
 	}
 	g.server.AddTools(tools...)
@@ -81,13 +95,16 @@ func catalogOrder(defs []toolDef) mcpserver.ToolFilterFunc {
 // MCPServer returns the underlying MCP server, for the stdio transport and in-process clients.
 func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 
-// Handler serves /mcp (streamable HTTP), /metrics, /healthz and /readyz.
+// Handler serves /mcp (streamable HTTP), /metrics, /healthz and /readyz. Every path has the
+// Host/Origin check (origin.go); with a policy, /mcp needs a bearer token (auth.go) while
+// /metrics, /healthz and /readyz stay open for probes and scrapers.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpserver.NewStreamableHTTPServer(g.server,
+	mux.Handle("/mcp", g.authenticate(mcpserver.NewStreamableHTTPServer(g.server,
 		mcpserver.WithStreamableHTTPLogger(g.log),
 		mcpserver.WithHeartbeatInterval(15*time.Second),
-	))
+		mcpserver.WithDisableLocalhostProtection(true), // originCheck does it, with exceptions
+	)))
 	gatherer := g.opts.Gatherer
 	if gatherer == nil {
 		gatherer = prometheus.NewRegistry()
@@ -105,7 +122,12 @@ func (g *Gateway) Handler() http.Handler {
 		}
 		fmt.Fprintln(w, "ready")
 	})
-	return mux
+	oc, err := newOriginCheck(g.opts.AllowedOrigins)
+	if err != nil {
+		g.log.Error("ignoring --allowed-origins: only loopback hosts and origins are allowed", "err", err)
+		oc = &originCheck{}
+	}
+	return oc.wrap(g, mux)
 }
 
 // instrument counts and times every call of a tool by outcome.
@@ -154,10 +176,13 @@ func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, l
 	}
 }
 
-// holderFrom names the caller: the principal (anonymous until auth exists) and the MCP
-// client's name when the session carries it.
+// holderFrom names the caller: the principal its bearer token named (anonymous without an
+// auth policy) and the MCP client's name when the session carries it.
 func holderFrom(ctx context.Context) broker.Holder {
-	h := broker.Holder{Principal: "anonymous"}
+	h := broker.Holder{Principal: anonymous.Name}
+	if a := authFrom(ctx); a != nil {
+		h.Principal = a.p.Name
+	}
 	if s, ok := mcpserver.ClientSessionFromContext(ctx).(mcpserver.SessionWithClientInfo); ok {
 		h.Client = s.GetClientInfo().Name
 	}

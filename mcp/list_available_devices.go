@@ -39,7 +39,7 @@ func toolListAvailableDevices() toolDef {
 		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 			return func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 				out := DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: []DeviceSummary{}}
-				devs := g.farm.Devices()
+				devs := slices.DeleteFunc(g.farm.Devices(), func(d broker.DeviceEntry) bool { return !g.mayUse(ctx, d) })
 				slices.SortFunc(devs, func(a, b broker.DeviceEntry) int { return cmp.Compare(a.Serial, b.Serial) })
 				for _, d := range devs {
 					switch d.Platform {

@@ -12,6 +12,7 @@ import (
 type Metrics struct {
 	calls   *prometheus.CounterVec
 	latency *prometheus.HistogramVec
+	denied  *prometheus.CounterVec
 }
 
 // NewMetrics registers the front door's metrics with reg.
@@ -26,9 +27,21 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "MCP tool call latency at the gateway by tool and outcome.",
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
 		}, []string{"tool", "outcome"}),
+		denied: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corral_gateway_denied_total",
+			Help: "Requests and tool calls the gateway refused before anything reached a device, by reason: no_token, bad_token, host, origin, tool, device, rate, queue.",
+		}, []string{"reason"}),
 	}
-	reg.MustRegister(m.calls, m.latency)
+	for _, r := range denyReasons {
+		m.denied.WithLabelValues(r)
+	}
+	reg.MustRegister(m.calls, m.latency, m.denied)
 	return m
+}
+
+// deny counts a refusal by reason (see denyReasons).
+func (m *Metrics) deny(reason string) {
+	m.denied.WithLabelValues(reason).Inc()
 }
 
 // knowTool creates the series of a tool for every outcome, so zeros are visible.

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gatewayOptions(t *testing.T, args ...string) error {
+	t.Helper()
+	f := newFlags("gateway")
+	gf := f.gatewayFlags()
+	if err := f.parse(args); err != nil {
+		t.Fatal(err)
+	}
+	_, err := gf.options()
+	return err
+}
+
+func TestGatewayFlagsAuth(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(good, []byte("principals:\n  - name: ci\n    token: 0123456789abcdef0123\n    tools: [readonly]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("principals:\n  - name: ci\n    tokn: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string // "" for no error
+	}{
+		{nil, ""},
+		{[]string{"--http", "localhost:0"}, ""},
+		{[]string{"--http", "[::1]:8420"}, ""},
+		{[]string{"--http", ":8420"}, "without --auth-policy"},
+		{[]string{"--http", "0.0.0.0:8420"}, "--insecure-no-auth"},
+		{[]string{"--http", "corral.example.com:8420"}, "listens beyond this machine"},
+		{[]string{"--http", ":8420", "--insecure-no-auth"}, ""},
+		{[]string{"--http", ":8420", "--auth-policy", good}, ""},
+		{[]string{"--auth-policy", bad}, "field tokn not found"},
+		{[]string{"--auth-policy", filepath.Join(dir, "missing.yaml")}, "no such file"},
+		{[]string{"--allowed-origins", "corral.example.com, https://agents.example.com"}, ""},
+		{[]string{"--allowed-origins", "https://agents.example.com/path"}, "--allowed-origins"},
+		{[]string{"--rate-limit", "off", "--rate-queue", "0"}, ""},
+		{[]string{"--rate-limit", "fast"}, "--rate-limit"},
+		{[]string{"--rate-burst", "-1"}, "negative"},
+	} {
+		err := gatewayOptions(t, c.args...)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v", c.args, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v: error %v, want one saying %q", c.args, err, c.want)
+		}
+	}
+}
+
+// The policy can come from the environment, as every flag can.
+func TestGatewayFlagsPolicyFromEnv(t *testing.T) {
+	t.Setenv("CORRAL_AUTH_POLICY", filepath.Join(t.TempDir(), "missing.yaml"))
+	if err := gatewayOptions(t); err == nil || !strings.Contains(err.Error(), "--auth-policy") {
+		t.Fatalf("CORRAL_AUTH_POLICY not read: %v", err)
+	}
+}

@@ -1,0 +1,239 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/mcp"
+	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/sim"
+)
+
+// taggedPhone is a simulated phone with tags of its own (a sim phone says only "sim").
+type taggedPhone struct {
+	*sim.Phone
+	tags []string
+}
+
+func (p taggedPhone) Info() nodes.DeviceInfo {
+	i := p.Phone.Info()
+	i.Tags = p.tags
+	return i
+}
+
+// lockedBuffer collects a gateway's log.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startNode starts node id on the farm's NATS with these drivers.
+func startTaggedNode(t *testing.T, f *farmtest.Farm, id string, drivers ...nodes.Driver) {
+	t.Helper()
+	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "node-" + id}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := nodes.Start(context.Background(), nodes.Config{ID: id, NC: nc, Stores: stores,
+		Metrics: actors.NewMetrics(prometheus.NewRegistry()), Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(n.Stop)
+	for _, d := range drivers {
+		n.AddDriver(d)
+	}
+}
+
+// authGateway serves a gateway with the policy file over the farm; its log (at debug level)
+// is returned.
+func authGateway(t *testing.T, f *farmtest.Farm, policyFile string) (string, *lockedBuffer) {
+	t.Helper()
+	logs := &lockedBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	pol, err := mcp.LoadPolicy(policyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "auth-gateway"}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	c, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Metrics: broker.NewClientMetrics(reg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g := mcp.New(c, log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: reg, Policy: pol})
+	hs := httptest.NewServer(g.Handler())
+	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close(); cancel(); nc.Close() })
+	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == 3 }, "the gateway sees 3 devices")
+	return hs.URL + "/mcp", logs
+}
+
+// authClient connects to url with a bearer token (none if empty).
+func authClient(t *testing.T, url, name, token string) (*client.Client, error) {
+	t.Helper()
+	var opts []transport.StreamableHTTPCOption
+	if token != "" {
+		opts = append(opts, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	}
+	c, err := client.NewStreamableHttpClient(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: "test"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// A real farm behind a gateway with a policy file: no token or a wrong one gets 401; a
+// read-only principal and a principal limited to one pool are refused, naming the rule, and
+// their refused calls touch no device and take no lease; tokens stay out of the log.
+func TestAuthPolicyOnRealFarm(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
+	pool := sim.New("pool-p1")
+	startTaggedNode(t, f, "pool", taggedPhone{Phone: pool, tags: []string{"sim", "pool-b"}})
+
+	const ciToken, viewerToken = "ci-6f1e2d3c4b5a69788796a5b4", "viewer-0a1b2c3d4e5f60718293"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ci.token"), []byte(ciToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(viewerToken))
+	policy := "principals:\n" +
+		"  - name: ci\n    token_file: ci.token\n    tags: [pool-b]\n    tools: [all]\n" +
+		"  - name: viewer\n    token_sha256: " + hex.EncodeToString(sum[:]) + "\n    tools: [readonly]\n"
+	policyFile := filepath.Join(dir, "policy.yaml")
+	if err := os.WriteFile(policyFile, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, logs := authGateway(t, f, policyFile)
+
+	for _, token := range []string{"", "not-a-token-of-this-farm-0000"} {
+		if _, err := authClient(t, url, "stranger", token); err == nil {
+			t.Fatalf("token %q: connected", token)
+		}
+	}
+
+	untouched := func(serial string) {
+		t.Helper()
+		if got := f.Phone(serial).InputLog(); len(got) != 0 {
+			t.Fatalf("%s was touched: %q", serial, got)
+		}
+		for _, d := range f.Devices() {
+			if d.Serial == serial && (d.State != broker.StateOnline || d.Holder != "") {
+				t.Fatalf("%s is %s, held by %q", serial, d.State, d.Holder)
+			}
+		}
+	}
+
+	viewer, err := authClient(t, url, "dashboard", viewerToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := viewer.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Annotations.ReadOnlyHint == nil || !*tool.Annotations.ReadOnlyHint {
+			t.Errorf("viewer sees %s, which is not read-only", tool.Name)
+		}
+	}
+	res := farmtest.Call(t, viewer, "tap_xy", args("serial", "n1-p1", "x", 0.5, "y", 0.5))
+	if !res.IsError {
+		t.Fatal("viewer tapped")
+	}
+	contains(t, farmtest.Text(res), `denied by policy: principal "viewer" may not call tap_xy (rule: tools [readonly])`)
+	untouched("n1-p1")
+	farmtest.MustCall(t, viewer, "get_screen_size", args("serial", "n1-p1")) // what it may call works
+
+	ci, err := authClient(t, url, "pipeline", ciToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ AndroidDevices []string }
+	farmtest.Structured(t, farmtest.MustCall(t, ci, "list_available_devices", nil), &list)
+	if !slices.Equal(list.AndroidDevices, []string{"pool-p1"}) {
+		t.Fatalf("ci sees %v, want only pool-p1", list.AndroidDevices)
+	}
+	res = farmtest.Call(t, ci, "tap_xy", args("serial", "n1-p2", "x", 0.5, "y", 0.5))
+	if !res.IsError {
+		t.Fatal("ci tapped a device outside its pool")
+	}
+	contains(t, farmtest.Text(res), `denied by policy: principal "ci" may not use device n1-p2 (rule: tags [pool-b]`)
+	untouched("n1-p2")
+
+	l := acquire(t, ci, args())
+	if l.Lease.Serial != "pool-p1" || l.Lease.Holder != "ci (pipeline)" {
+		t.Fatalf("ci leased %s as %q; want pool-p1 as ci (pipeline)", l.Lease.Serial, l.Lease.Holder)
+	}
+	farmtest.MustCall(t, ci, "tap_xy", args("serial", "pool-p1", "lease", l.Lease.Handle, "x", 0.5, "y", 0.5))
+	if got := pool.InputLog(); len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "tap ") {
+		t.Fatalf("pool-p1's input log does not end with the tap: %q", got)
+	}
+	farmtest.MustCall(t, ci, "release_device", args("serial", "pool-p1", "lease", l.Lease.Handle))
+
+	out := logs.String()
+	if !strings.Contains(out, "refused unauthenticated request") {
+		t.Fatalf("no refusal in the log:\n%s", out)
+	}
+	for _, secret := range []string{ciToken, viewerToken, "not-a-token-of-this-farm-0000"} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("the gateway's log shows a token:\n%s", out)
+		}
+	}
+}
