@@ -20,6 +20,8 @@ type Bridge struct {
 	URL    string
 	Client *http.Client
 	Log    *slog.Logger
+	// Headers go with every request, e.g. Authorization for a gateway with an auth policy.
+	Headers map[string]string
 
 	mu       sync.Mutex
 	session  string
@@ -75,6 +77,9 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 	if err != nil {
 		b.fail(out, msg, err)
 		return
+	}
+	for k, v := range b.Headers {
+		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

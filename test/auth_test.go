@@ -82,7 +82,7 @@ func startTaggedNode(t *testing.T, f *farmtest.Farm, id string, drivers ...nodes
 
 // authGateway serves a gateway with the policy file over the farm; its log (at debug level)
 // is returned.
-func authGateway(t *testing.T, f *farmtest.Farm, policyFile string) (string, *lockedBuffer) {
+func authGateway(t *testing.T, f *farmtest.Farm, policyFile string, devices int) (string, *lockedBuffer) {
 	t.Helper()
 	logs := &lockedBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -110,7 +110,7 @@ func authGateway(t *testing.T, f *farmtest.Farm, policyFile string) (string, *lo
 	g := mcp.New(c, log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: reg, Policy: pol})
 	hs := httptest.NewServer(g.Handler())
 	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close(); cancel(); nc.Close() })
-	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == 3 }, "the gateway sees 3 devices")
+	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == devices }, "the gateway sees %d devices", devices)
 	return hs.URL + "/mcp", logs
 }
 
@@ -160,7 +160,7 @@ func TestAuthPolicyOnRealFarm(t *testing.T) {
 	if err := os.WriteFile(policyFile, []byte(policy), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	url, logs := authGateway(t, f, policyFile)
+	url, logs := authGateway(t, f, policyFile, 3)
 
 	for _, token := range []string{"", "not-a-token-of-this-farm-0000"} {
 		if _, err := authClient(t, url, "stranger", token); err == nil {
@@ -235,5 +235,50 @@ func TestAuthPolicyOnRealFarm(t *testing.T) {
 		if strings.Contains(out, secret) {
 			t.Fatalf("the gateway's log shows a token:\n%s", out)
 		}
+	}
+}
+
+// The operator CLI and the stdio bridge carry a token to a gateway with a policy: from
+// --token-file or CORRAL_TOKEN; without one the gateway's refusal says how to pass it.
+func TestAuthTokenFromCLI(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	const token = "cli-5a4b3c2d1e0f9a8b7c6d5e4f"
+	dir := t.TempDir()
+	sum := sha256.Sum256([]byte(token))
+	policyFile := filepath.Join(dir, "policy.yaml")
+	policy := "principals:\n  - name: ops\n    token_sha256: " + hex.EncodeToString(sum[:]) + "\n"
+	tokenFile := filepath.Join(dir, "token")
+	for file, content := range map[string]string{policyFile: policy, tokenFile: token + "\n"} {
+		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url, logs := authGateway(t, f, policyFile, 1)
+
+	out, err := runCorral(t, "devices", "--gateway", url)
+	if err == nil {
+		t.Fatalf("devices without a token: %s", out)
+	}
+	contains(t, out, "401")
+	out, err = runCorral(t, "devices", "--gateway", url, "--token-file", tokenFile)
+	if err != nil {
+		t.Fatalf("devices with --token-file: %v\n%s", err, out)
+	}
+	contains(t, out, "n1-p1")
+
+	c, err := client.NewStdioMCPClient(corral(t), []string{"CORRAL_TOKEN=" + token}, "mcp-stdio", "--gateway", url, "--log-level", "warn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "stdio-auth", Version: "1"}
+	if _, err := c.Initialize(t.Context(), init); err != nil {
+		t.Fatal(err)
+	}
+	res := farmtest.MustCall(t, c, "get_screen_size", args("serial", "n1-p1"))
+	contains(t, farmtest.Text(res), "1080")
+	if strings.Contains(logs.String(), token) {
+		t.Fatal("the token is in the gateway's log")
 	}
 }

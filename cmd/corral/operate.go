@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats.go"
 
@@ -25,6 +27,7 @@ import (
 type operatorFlags struct {
 	*flags
 	gateway *string
+	tokens  tokenSource
 	nats    natsFlags
 	timeout *time.Duration
 }
@@ -33,6 +36,7 @@ func newOperatorFlags(name string) *operatorFlags {
 	f := newFlags(name)
 	return &operatorFlags{flags: f,
 		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp (default: talk to NATS directly)"),
+		tokens:  f.tokenFlag(),
 		nats:    f.natsFlags(),
 		timeout: f.Duration("timeout", 2*time.Minute, "give up after this long"),
 	}
@@ -51,7 +55,11 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 	var c *client.Client
 	closers := []func(){}
 	if *o.gateway != "" {
-		c, err = client.NewStreamableHttpClient(*o.gateway)
+		headers, herr := o.tokens.headers()
+		if herr != nil {
+			return nil, nil, herr
+		}
+		c, err = client.NewStreamableHttpClient(*o.gateway, transport.WithHTTPHeaders(headers))
 	} else {
 		nc, cerr := connect(o.nats.options("corral-cli"), log)
 		if cerr != nil {
@@ -96,6 +104,9 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 	init.Params.ClientInfo = mcpgo.Implementation{Name: "corral-cli", Version: version}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		closeAll()
+		if errors.Is(err, transport.ErrAuthorizationRequired) {
+			return nil, nil, fmt.Errorf("gateway %s refused the session (401: %w): it has an auth policy; pass --token-file FILE or set CORRAL_TOKEN", *o.gateway, err)
+		}
 		return nil, nil, fmt.Errorf("initialize MCP session with %s: %w", *o.gateway, err)
 	}
 	return c, closeAll, nil
