@@ -29,6 +29,7 @@ func commands() []command {
 		{"devices", "list the farm's devices", runDevices},
 		{"leases", "list the leases held", runLeases},
 		{"call", "call a tool: corral call TOOL '{json arguments}'", runCall},
+		{"run", "run a steps file (HttpRunner actions) through the tools: corral run FILE --serial S", runRun},
 		{"abort", "abort the running task of a device: corral abort SERIAL [--all]", runAbort},
 		{"version", "print the version", func(context.Context, []string) error { fmt.Println(version); return nil }},
 	}

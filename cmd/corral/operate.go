@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats.go"
 
@@ -48,68 +46,48 @@ func connect(o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 
 // dial returns an initialized MCP client and a function that closes it.
 func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error) {
+	if *o.gateway != "" {
+		c, err := o.tokens.dialGateway(ctx, *o.gateway, "corral-cli")
+		if err != nil {
+			return nil, nil, err
+		}
+		return c, func() { _ = c.Close() }, nil
+	}
 	log, err := o.logger()
 	if err != nil {
 		return nil, nil, err
 	}
-	var c *client.Client
-	closers := []func(){}
-	if *o.gateway != "" {
-		headers, herr := o.tokens.headers()
-		if herr != nil {
-			return nil, nil, herr
-		}
-		c, err = client.NewStreamableHttpClient(*o.gateway, transport.WithHTTPHeaders(headers))
-	} else {
-		nc, cerr := connect(o.nats.options("corral-cli"), log)
-		if cerr != nil {
-			return nil, nil, cerr
-		}
-		closers = append(closers, nc.Close)
-		stores, serr := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
-		if serr != nil {
-			nc.Close()
-			return nil, nil, serr
-		}
-		cctx, cancel := context.WithCancel(ctx)
-		closers = append(closers, cancel)
-		farm, ferr := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
-		if ferr != nil {
-			cancel()
-			nc.Close()
-			return nil, nil, ferr
-		}
-		if err := farm.WaitReady(ctx); err != nil {
-			cancel()
-			nc.Close()
-			return nil, nil, err
-		}
-		g := mcp.New(farm, log, mcp.NewMetrics(newRegistry()), mcp.Options{})
-		c, err = client.NewInProcessClient(g.MCPServer())
+	nc, err := connect(o.nats.options("corral-cli"), log)
+	if err != nil {
+		return nil, nil, err
+	}
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	closeAll := func() { cancel(); nc.Close() }
+	farm, err := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
+	if err == nil {
+		err = farm.WaitReady(ctx)
 	}
 	if err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	g := mcp.New(farm, log, mcp.NewMetrics(newRegistry()), mcp.Options{})
+	c, err := client.NewInProcessClient(g.MCPServer())
+	if err != nil {
+		closeAll()
 		return nil, nil, fmt.Errorf("MCP client: %w", err)
 	}
-	closeAll := func() {
+	if err := initialize(ctx, c, "corral-cli"); err != nil {
 		_ = c.Close()
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	if err := c.Start(ctx); err != nil {
 		closeAll()
-		return nil, nil, fmt.Errorf("start MCP client: %w", err)
+		return nil, nil, err
 	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "corral-cli", Version: version}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		closeAll()
-		if errors.Is(err, transport.ErrAuthorizationRequired) {
-			return nil, nil, fmt.Errorf("gateway %s refused the session (401: %w): it has an auth policy; pass --token-file FILE or set CORRAL_TOKEN", *o.gateway, err)
-		}
-		return nil, nil, fmt.Errorf("initialize MCP session with %s: %w", *o.gateway, err)
-	}
-	return c, closeAll, nil
+	return c, func() { _ = c.Close(); closeAll() }, nil
 }
 
 // callTool runs one tool and returns its result; isError results become errors.

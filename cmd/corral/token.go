@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // tokenSource is how a command that talks to a gateway finds its bearer token: the file of
@@ -40,4 +46,41 @@ func (t tokenSource) headers() (map[string]string, error) {
 		return nil, err
 	}
 	return map[string]string{"Authorization": "Bearer " + tok}, nil
+}
+
+// dialGateway returns an MCP client of the gateway at url, initialized, carrying the token.
+func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client.Client, error) {
+	headers, err := t.headers()
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers))
+	if err != nil {
+		return nil, fmt.Errorf("MCP client for %s: %w", url, err)
+	}
+	err = initialize(ctx, c, name)
+	switch {
+	case errors.Is(err, transport.ErrAuthorizationRequired):
+		err = fmt.Errorf("gateway %s refused the session (401: %w): it has an auth policy; pass --token-file FILE or set CORRAL_TOKEN", url, err)
+	case err != nil:
+		err = fmt.Errorf("gateway %s: %w (is it up? corral up serves one on 127.0.0.1:8420)", url, err)
+	}
+	if err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// initialize starts c and opens its MCP session as client name.
+func initialize(ctx context.Context, c *client.Client, name string) error {
+	if err := c.Start(ctx); err != nil {
+		return fmt.Errorf("start MCP client: %w", err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: version}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return fmt.Errorf("initialize MCP session: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/corral-farm/corral/mcp/steps"
+)
+
+// runRun runs a steps file (HttpRunner-style actions or tool calls) through a gateway's tools,
+// printing each step as it ends, and writes the report as JSON and JUnit XML.
+func runRun(ctx context.Context, args []string) error {
+	f := newFlags("run")
+	gateway := f.String("gateway", "http://127.0.0.1:8420/mcp", "the gateway's MCP endpoint")
+	serial := f.String("serial", "", "device of every step that names none (overrides the file's serial)")
+	platform := f.String("platform", "", "platform of every step that names none: android, ios, web, ...")
+	jsonOut := f.String("json", "", "write the report as JSON to this file (- for stdout; the table then goes to stderr)")
+	junitOut := f.String("junit", "", "write the report as JUnit XML to this file, for CI")
+	tokens := f.tokenFlag()
+	keepGoing := f.Bool("keep-going", false, "run every step even after one failed (by default the rest are skipped)")
+	f.Usage = func() {
+		fmt.Fprintf(f.Output(), "usage: corral run FILE [flags]\n\nRuns the steps of FILE (YAML or JSON; docs/scripted-runs.md) through a gateway's tools.\n\n")
+		f.PrintDefaults()
+	}
+	var doc *steps.Document
+	load := func() error {
+		if f.NArg() != 1 {
+			return errors.New("usage: corral run FILE [--gateway URL] [--serial S] [--platform P] [--json FILE|-] [--junit FILE] [--keep-going]")
+		}
+		var err error
+		doc, err = steps.Load(f.Arg(0))
+		return err
+	}
+	// Without a gateway, --check-config converts every step; the run checks them against the
+	// gateway's tools too.
+	check := func() error {
+		if err := load(); err != nil {
+			return err
+		}
+		if _, err := doc.Requests(); err != nil {
+			return fmt.Errorf("%s:\n%w", f.Arg(0), err)
+		}
+		return nil
+	}
+	log, stop, err := f.start(flagsFirst(f.FlagSet, args), check)
+	if err != nil || stop {
+		return err
+	}
+	if err := load(); err != nil {
+		return err
+	}
+	out := io.Writer(os.Stdout)
+	if *jsonOut == "-" {
+		out = os.Stderr
+	}
+
+	c, err := tokens.dialGateway(ctx, *gateway, "corral-run")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	cat, err := steps.FetchCatalog(ctx, c)
+	if err != nil {
+		return err
+	}
+	tw := steps.NewTextWriter(out)
+	plan, err := steps.NewPlan(doc, cat, steps.Options{Serial: *serial, Platform: *platform, KeepGoing: *keepGoing,
+		Progress: tw.Step, Log: log})
+	if err != nil {
+		return fmt.Errorf("%s: nothing ran; fix these steps:\n%w", f.Arg(0), err)
+	}
+	tw.Begin(plan.Name, plan.Len(), plan.Serial)
+	rep := plan.Run(ctx, c)
+	tw.End(rep)
+	if err := writeReports(rep, *jsonOut, *junitOut); err != nil {
+		return err
+	}
+	if first := rep.FirstFailure(); first != nil {
+		return fmt.Errorf("%d of %d steps failed; the first, step %d (%s): %s", rep.Failed, rep.Tests, first.Index, first.Tool,
+			firstLine(first.Error))
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %d of %d steps skipped", rep.Skipped, rep.Tests)
+	}
+	return nil
+}
+
+// writeReports writes the JSON (- is stdout) and JUnit files that were asked for.
+func writeReports(rep *steps.Report, jsonOut, junitOut string) error {
+	write := func(path string, fn func(io.Writer) error) error {
+		if path == "-" {
+			return fn(os.Stdout)
+		}
+		fh, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("report file: %w", err)
+		}
+		if err := fn(fh); err != nil {
+			_ = fh.Close()
+			return err
+		}
+		return fh.Close()
+	}
+	if jsonOut != "" {
+		if err := write(jsonOut, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if junitOut != "" {
+		if err := write(junitOut, rep.WriteJUnit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstLine is an error's first line, cut to what a last line of a CI log should carry.
+func firstLine(s string) string {
+	const most = 300
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > most {
+		s = strings.ToValidUTF8(s[:most], "") + "… (the table above has all of it)"
+	}
+	return s
+}
+
+// flagsFirst moves the flags before the positional arguments, so that `corral run steps.yaml
+// --serial S` reads --serial (the flag package stops at the first positional argument).
+func flagsFirst(fs *flag.FlagSet, args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			rest = append(rest, a)
+			continue
+		}
+		flags = append(flags, a)
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		fl := fs.Lookup(name)
+		if hasValue || fl == nil || isBoolFlag(fl) || i+1 >= len(args) {
+			continue
+		}
+		i++
+		flags = append(flags, args[i]) // the flag's value, which may look like a positional argument
+	}
+	return append(append(flags, "--"), rest...)
+}
+
+func isBoolFlag(fl *flag.Flag) bool {
+	b, ok := fl.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
