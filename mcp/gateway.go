@@ -100,11 +100,11 @@ func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 // /metrics, /healthz and /readyz stay open for probes and scrapers.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.authenticate(mcpserver.NewStreamableHTTPServer(g.server,
+	mux.Handle("/mcp", g.authenticate(g.cacheToolsList(mcpserver.NewStreamableHTTPServer(g.server,
 		mcpserver.WithStreamableHTTPLogger(g.log),
 		mcpserver.WithHeartbeatInterval(15*time.Second),
 		mcpserver.WithDisableLocalhostProtection(true), // originCheck does it, with exceptions
-	)))
+	))))
 	gatherer := g.opts.Gatherer
 	if gatherer == nil {
 		gatherer = prometheus.NewRegistry()
