@@ -2,6 +2,8 @@ package broker
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -279,6 +281,37 @@ func (c *Client) SetSessionDevice(ctx context.Context, session string, d Session
 	}
 	b, _ := json.Marshal(d)
 	_, err := c.stores.Sessions.Put(ctx, session, b)
+	return err
+}
+
+// latestKey is the corral_sessions key of the latest task of who: "latest_" and who as a
+// token, or its hash when that is too long for a key.
+func latestKey(who string) string {
+	k := "latest_" + Token(who)
+	if len(k) > 200 {
+		sum := sha256.Sum256([]byte(who))
+		k = "latest_h" + hex.EncodeToString(sum[:16])
+	}
+	return k
+}
+
+// LatestTask reads the id of the latest task of who: a session or a holder, as the gateway
+// names them.
+func (c *Client) LatestTask(ctx context.Context, who string) (string, bool) {
+	e, err := c.stores.Sessions.Get(ctx, latestKey(who))
+	if err != nil || !validToken(string(e.Value())) {
+		return "", false
+	}
+	return string(e.Value()), true
+}
+
+// SetLatestTask records taskID as the latest task of who. It lives next to the sessions'
+// defaults (and expires with them), so that every gateway finds it.
+func (c *Client) SetLatestTask(ctx context.Context, who, taskID string) error {
+	if !validToken(taskID) {
+		return fmt.Errorf("task id %q cannot be stored", taskID)
+	}
+	_, err := c.stores.Sessions.Put(ctx, latestKey(who), []byte(taskID))
 	return err
 }
 

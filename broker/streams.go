@@ -60,7 +60,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if s.Leases, err = kv(LeaseBucket, "Corral leases mirrored by their owner node, one entry per serial", 0); err != nil {
 		return nil, err
 	}
-	if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device", 24*time.Hour); err != nil {
+	if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device, and each session's latest task (latest_*)", 24*time.Hour); err != nil {
 		return nil, err
 	}
 	s.Events, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{

@@ -38,7 +38,8 @@ const (
 	RegistryBucket = "corral_devices"
 	// LeaseBucket mirrors the explicit leases, keyed by Token(serial); the owner node is the authority.
 	LeaseBucket = "corral_leases"
-	// SessionBucket holds the default device of MCP protocol sessions, keyed by session id.
+	// SessionBucket holds the default device of MCP protocol sessions, keyed by session id,
+	// and the latest task id of each session (or holder), keyed latest_<token>.
 	SessionBucket = "corral_sessions"
 	// EventStream keeps device, lease and node events and task records.
 	EventStream = "CORRAL_EVENTS"

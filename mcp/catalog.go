@@ -13,6 +13,7 @@ func catalog() []toolDef {
 		toolListLeases(),
 		toolAbortTask(),
 		toolGetTaskResult(),
+		toolGetLatestTask(),
 		// Screen.
 		toolGetScreenSize(),
 		toolScreenshot(),
@@ -44,6 +45,7 @@ func catalog() []toolDef {
 		toolAppUninstall(),
 		toolAppClear(),
 		toolSetIME(),
+		toolClosePopups(),
 		// PhysiClaw seed: see, act at a bbox (swipe's bbox mode is in toolSwipe), navigate, text,
 		// sequences.
 		toolPeek(),
@@ -53,6 +55,7 @@ func catalog() []toolDef {
 		toolHomeScreen(),
 		toolGoBack(),
 		toolForceQuit(),
+		toolUnlockPhone(),
 		toolSendToClipboard(),
 		toolSequence(),
 	}

@@ -9,7 +9,7 @@ import (
 
 // gatewayOnly are the tools that run no task on a device.
 var gatewayOnly = []string{"list_available_devices", "get_device_status", "select_device", "acquire_device",
-	"release_device", "list_leases", "abort_task", "get_task_result"}
+	"release_device", "list_leases", "abort_task", "get_task_result", "get_latest_task"}
 
 func TestCatalogIsConsistent(t *testing.T) {
 	ops := nodes.DefaultOps()

@@ -196,6 +196,10 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 		setOutcome(ctx, broker.OutcomeLost)
 		return errorResult(fmt.Sprintf("%s on %s: %v", tool, dev.Serial, err))
 	}
+	g.rememberLatest(ctx, res)
+	if res.Code == broker.CodeUnsupported { // the node knows what its driver lacks; the registry, who can
+		res.Error = nodes.UnsupportedMessage(tool, dev, g.farm.Devices()) + ". " + res.Error
+	}
 	return g.toolResult(ctx, res)
 }
 

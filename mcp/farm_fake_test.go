@@ -37,6 +37,7 @@ type fakeFarm struct {
 	releases []broker.ReleaseRequest
 	aborts   []broker.AbortRequest
 	sessions map[string]broker.SessionDefault
+	latest   map[string]string
 }
 
 var _ Farm = (*fakeFarm)(nil)
@@ -54,7 +55,7 @@ func testDevices() []broker.DeviceEntry {
 }
 
 func newFakeFarm(t testing.TB) *fakeFarm {
-	return &fakeFarm{t: t, devices: testDevices(), sessions: map[string]broker.SessionDefault{}}
+	return &fakeFarm{t: t, devices: testDevices(), sessions: map[string]broker.SessionDefault{}, latest: map[string]string{}}
 }
 
 func (f *fakeFarm) Devices() []broker.DeviceEntry {
@@ -135,6 +136,20 @@ func (f *fakeFarm) SetSessionDevice(_ context.Context, session string, d broker.
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sessions[session] = d
+	return nil
+}
+
+func (f *fakeFarm) LatestTask(_ context.Context, who string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id, ok := f.latest[who]
+	return id, ok
+}
+
+func (f *fakeFarm) SetLatestTask(_ context.Context, who, taskID string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latest[who] = taskID
 	return nil
 }
 

@@ -23,4 +23,6 @@ const (
 	hintUninstall = "list_packages confirms it is gone."
 	hintClear     = "app_launch the package to start it fresh."
 	hintIME       = "input now types through this input method."
+	hintUnlock    = "peek to confirm you are on the home screen and plan your next tap."
+	hintPopups    = "peek to confirm the screen is clear; a popup left over: tap its own close button."
 )

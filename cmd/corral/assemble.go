@@ -84,18 +84,33 @@ type nodeSettings struct {
 	sims               *int
 	leaseTTL, leaseMax *time.Duration
 	grace              *time.Duration
+	passcodes          *string
 	android            androidSetup
 }
 
 func (f *flags) nodeFlags(defaultSims int) nodeSettings {
 	return nodeSettings{
-		id:       f.String("node-id", "local", "this node's id, unique in the farm (letters, digits, - and _)"),
-		sims:     f.Int("sim", defaultSims, "simulated phones to start (-1: 3 when no real device is attached)"),
-		leaseTTL: f.Duration("lease-ttl", 300*time.Second, "idle time after which a lease expires (each call renews it)"),
-		leaseMax: f.Duration("lease-max", 4*time.Hour, "hard maximum of a lease"),
-		grace:    f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
-		android:  f.androidFlags(),
+		id:        f.String("node-id", "local", "this node's id, unique in the farm (letters, digits, - and _)"),
+		sims:      f.Int("sim", defaultSims, "simulated phones to start (-1: 3 when no real device is attached)"),
+		leaseTTL:  f.Duration("lease-ttl", 300*time.Second, "idle time after which a lease expires (each call renews it)"),
+		leaseMax:  f.Duration("lease-max", 4*time.Hour, "hard maximum of a lease"),
+		grace:     f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
+		passcodes: f.String("passcodes", "", `YAML file of lock screen passcodes for unlock_phone, device serial (or "*") to passcode; read once at start`),
+		android:   f.androidFlags(),
 	}
+}
+
+// check validates the node's flags for --check-config: the id, and the passcodes file.
+func (s nodeSettings) check() error {
+	if !nodes.ValidID(*s.id) {
+		return fmt.Errorf("--node-id %q: use letters, digits, '-' and '_'", *s.id)
+	}
+	if *s.passcodes != "" {
+		if _, err := nodes.LoadPasscodes(*s.passcodes); err != nil {
+			return fmt.Errorf("--passcodes: %w", err)
+		}
+	}
+	return nil
 }
 
 // startNode starts a node on its own NATS connection with its devices: simulated phones,
@@ -103,6 +118,15 @@ func (f *flags) nodeFlags(defaultSims int) nodeSettings {
 // it returns.
 func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (func(), error) {
 	conn.Name = "corral-node-" + *s.id
+	var passcodes nodes.Passcodes // secrets: only their number is ever logged
+	if *s.passcodes != "" {
+		p, err := nodes.LoadPasscodes(*s.passcodes)
+		if err != nil {
+			return nil, fmt.Errorf("--passcodes: %w", err)
+		}
+		passcodes = p
+		log.Info("lock screen passcodes loaded", "devices", p.Len())
+	}
 	nc, err := broker.Connect(conn, log)
 	if err != nil {
 		return nil, err
@@ -113,7 +137,8 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 		return nil, err
 	}
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
-		LeaseMax: *s.leaseMax, Grace: *s.grace, Metrics: metrics, Log: log})
+		LeaseMax: *s.leaseMax, Grace: *s.grace, Metrics: metrics, Log: log,
+		Ops: nodes.DefaultOpsWith(nodes.OpsConfig{Passcodes: passcodes})})
 	if err != nil {
 		nc.Close()
 		return nil, err

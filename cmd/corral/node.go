@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/corral-farm/corral/actors"
-	"github.com/corral-farm/corral/nodes"
 )
 
 // runNode runs an edge node with its devices against a NATS.
@@ -20,12 +19,7 @@ func runNode(ctx context.Context, args []string) error {
 	nf := f.natsFlags()
 	ns := f.nodeFlags(0)
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
-	log, stop, err := f.start(args, func() error {
-		if !nodes.ValidID(*ns.id) {
-			return fmt.Errorf("--node-id %q: use letters, digits, '-' and '_'", *ns.id)
-		}
-		return nil
-	})
+	log, stop, err := f.start(args, ns.check)
 	if err != nil || stop {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,7 +19,7 @@ func runUp(ctx context.Context, args []string) error {
 	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
 	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
 	ns := f.nodeFlags(-1)
-	log, stop, err := f.start(args, gf.check)
+	log, stop, err := f.start(args, func() error { return errors.Join(gf.check(), ns.check()) })
 	if err != nil || stop {
 		return err
 	}

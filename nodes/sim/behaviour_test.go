@@ -139,7 +139,7 @@ func TestErrorsNameTheFix(t *testing.T) {
 	p := New("SIM-E")
 	ctx := ctxT(t)
 	err := p.PressKey(ctx, "MENU")
-	if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "BACK, DEL, ENTER, HOME, POWER, VOLUME_DOWN, VOLUME_UP") {
+	if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "BACK, DEL, ENTER, HOME, POWER, VOLUME_DOWN, VOLUME_UP, WAKEUP") {
 		t.Fatalf("unknown key: %v", err)
 	}
 	for _, pt := range []nodes.Point{{X: -1, Y: 0}, {X: 1080, Y: 5}, {X: 5, Y: 2400}} {

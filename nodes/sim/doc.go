@@ -10,7 +10,9 @@
 //
 // The screens: a launcher with twelve apps, Settings with a detail page per row, a Shop with a
 // scrolling list of 60 items, Notes with a text field, simple pages for the other apps, and a
-// lock screen with a PIN keypad (POWER locks; the passcode, "1234" by default, unlocks).
+// lock screen with a PIN keypad (POWER locks; the passcode, "1234" by default, unlocks; Passcode
+// tells it to the node's unlock_phone). ShowPopup opens a modal dialog over any screen, for
+// close_popups to find.
 //
 // Beyond the screens, a Phone installs and uninstalls packages (an app file's base name is its
 // package; installed packages are listed but have no screens), clears app data, names the app

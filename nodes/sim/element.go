@@ -25,6 +25,7 @@ type element struct {
 	style style
 	hint  string // drawn when text is empty; not in the XML
 	glyph string // drawn in icons and image buttons; not in the XML
+	modal bool   // takes every touch on the screen (a dialog's scrim); not in the XML
 
 	children []*element
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/corral-farm/corral/nodes"
 )
 
-// FuzzInput feeds random sequences of taps, swipes, keys, text and app switches to a small
+// FuzzInput feeds random sequences of taps, swipes, keys, text, app switches and popups to a small
 // phone and checks it never panics, every error is an *Error, and Source stays well-formed
 // XML whose bounds lie on the screen.
 func FuzzInput(f *testing.F) {
@@ -30,7 +30,7 @@ func FuzzInput(f *testing.F) {
 			op, a, b, c, d := data[0], data[1], data[2], data[3], data[4]
 			data = data[5:]
 			var err error
-			switch op % 8 {
+			switch op % 9 {
 			case 0:
 				err = p.Tap(ctx, pt(a, b), time.Duration(c)*time.Millisecond)
 			case 1:
@@ -49,10 +49,12 @@ func FuzzInput(f *testing.F) {
 				err = p.DoubleTap(ctx, pt(a, b))
 			case 7:
 				_, err = p.Screenshot(ctx)
+			case 8:
+				p.ShowPopup(string(data[:min(int(a)%8, len(data))]), []string{"Close", "", "OK", "<&>"}[:int(b)%5]...)
 			}
 			var se *Error
 			if err != nil && !errors.As(err, &se) {
-				t.Fatalf("op %d returned %T %v", op%8, err, err)
+				t.Fatalf("op %d returned %T %v", op%9, err, err)
 			}
 			checkSource(t, p, image.Rect(0, 0, w, h))
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // validKeys are the keys PressKey knows, sorted; "KEYCODE_" prefixes and case are ignored.
-var validKeys = [...]string{"BACK", "DEL", "ENTER", "HOME", "POWER", "VOLUME_DOWN", "VOLUME_UP"}
+var validKeys = [...]string{"BACK", "DEL", "ENTER", "HOME", "POWER", "VOLUME_DOWN", "VOLUME_UP", "WAKEUP"}
 
 // Tap touches pt and does what the element drawn there does. hold is logged but not waited
 // for: SetDelay is how a test makes the phone slow.
@@ -56,7 +56,7 @@ func (p *Phone) DoubleTap(ctx context.Context, pt nodes.Point) error {
 }
 
 func (p *Phone) tap(pt nodes.Point) {
-	if e := p.tree().find(image.Pt(pt.X, pt.Y), isClickable); e != nil {
+	if e := p.touchRoot().find(image.Pt(pt.X, pt.Y), isClickable); e != nil {
 		p.st.do(e.act, p.passcode)
 	}
 }
@@ -82,7 +82,7 @@ func (p *Phone) Swipe(ctx context.Context, from, to nodes.Point, d, hold time.Du
 		return p.wrap(op, ErrBadInput, fmt.Sprintf("duration %s and hold %s must be 0 or more", d, hold))
 	}
 	p.st.toast = ""
-	list := p.tree().find(image.Pt(from.X, from.Y), isScrollable)
+	list := p.touchRoot().find(image.Pt(from.X, from.Y), isScrollable)
 	if list == nil {
 		return nil
 	}
@@ -117,6 +117,8 @@ func (p *Phone) InputText(ctx context.Context, text string) error {
 		for i := 0; i < len(text) && p.st.locked; i++ {
 			p.st.digit(text[i], p.passcode)
 		}
+	case p.st.popup != nil:
+		return p.wrap(op, ErrNoFocus, "a popup is open and has the focus; close it first (close_popups, or tap one of its buttons)")
 	case p.st.cur.scr == scrNotes:
 		if !p.st.typeNote(text) {
 			return p.wrap(op, ErrBadInput, fmt.Sprintf("the note is full at %d characters; Clear it first", maxNote))
@@ -127,8 +129,9 @@ func (p *Phone) InputText(ctx context.Context, text string) error {
 	return nil
 }
 
-// PressKey presses one of HOME, BACK, ENTER, DEL, VOLUME_UP, VOLUME_DOWN and POWER.
-// POWER locks the phone; on the lock screen ENTER submits the digits and DEL deletes one.
+// PressKey presses one of HOME, BACK, ENTER, DEL, VOLUME_UP, VOLUME_DOWN, POWER and WAKEUP.
+// POWER locks the phone; on the lock screen ENTER submits the digits and DEL deletes one. BACK
+// and HOME close an open popup. WAKEUP does nothing: the simulated screen is always on.
 func (p *Phone) PressKey(ctx context.Context, key string) error {
 	defer p.track()()
 	const op = "press key"
@@ -141,14 +144,19 @@ func (p *Phone) PressKey(ctx context.Context, key string) error {
 	p.log.add("key " + name)
 	st := &p.st
 	st.toast = ""
-	notes := !st.locked && st.cur.scr == scrNotes
+	notes := !st.locked && st.popup == nil && st.cur.scr == scrNotes
 	switch name {
 	case "HOME":
 		if !st.locked {
+			st.popup = nil
 			st.goHome()
 		}
 	case "BACK":
-		if !st.locked {
+		switch {
+		case st.locked:
+		case st.popup != nil:
+			st.popup = nil
+		default:
 			st.goBack()
 		}
 	case "ENTER":
@@ -171,6 +179,7 @@ func (p *Phone) PressKey(ctx context.Context, key string) error {
 		st.changeVolume(-1)
 	case "POWER":
 		st.lock()
+	case "WAKEUP":
 	default:
 		return p.wrap(op, ErrUnknownKey, fmt.Sprintf("%q; valid keys are %s", key, strings.Join(validKeys[:], ", ")))
 	}

@@ -124,6 +124,10 @@ func (p *Phone) Info() nodes.DeviceInfo {
 	}
 }
 
+// Passcode returns the passcode that unlocks the phone. A real phone never tells; the node's
+// unlock_phone asks a driver that can, so simulated phones unlock without configuration.
+func (p *Phone) Passcode() string { return p.passcode }
+
 // ScreenSize returns the screen size in pixels.
 func (p *Phone) ScreenSize(ctx context.Context) (nodes.Size, error) {
 	defer p.track()()

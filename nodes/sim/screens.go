@@ -68,6 +68,9 @@ func (p *Phone) tree() *element {
 	default:
 		root = b.appPage()
 	}
+	if p.st.popup != nil && !p.st.locked {
+		b.popup(root, p.st.popup)
+	}
 	if p.st.toast != "" {
 		b.toast(root)
 	}

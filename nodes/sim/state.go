@@ -57,8 +57,17 @@ type state struct {
 	volume int8
 	flags  uint16
 	note   string
-	toast  string // a message shown until the next input
+	toast  string  // a message shown until the next input
+	popup  *dialog // a modal dialog over the screen (ShowPopup); nil when none is open
 }
+
+// dialog is a modal popup: a title and 1 to maxButtons buttons, any of which closes it.
+type dialog struct {
+	title   string
+	buttons []string
+}
+
+const maxButtons = 3
 
 // action is what tapping an element does.
 type action struct {
@@ -70,16 +79,17 @@ type action struct {
 type actOp uint8
 
 const (
-	actNone   actOp = iota
-	actOpen         // open view{scr, arg} on top of the current one
-	actBack         // like the BACK key
-	actToggle       // flip flag 1<<arg
-	actToast        // show apps[arg].toast
-	actCart         // add shop item arg to the cart
-	actClear        // empty the note
-	actDigit        // type digit arg on the lock screen
-	actDelete       // delete the last lock screen digit
-	actEnter        // submit the lock screen digits
+	actNone    actOp = iota
+	actOpen          // open view{scr, arg} on top of the current one
+	actBack          // like the BACK key
+	actToggle        // flip flag 1<<arg
+	actToast         // show apps[arg].toast
+	actCart          // add shop item arg to the cart
+	actClear         // empty the note
+	actDigit         // type digit arg on the lock screen
+	actDelete        // delete the last lock screen digit
+	actEnter         // submit the lock screen digits
+	actDismiss       // close the popup
 )
 
 func (s *state) open(v view) {
@@ -131,6 +141,8 @@ func (s *state) do(a action, passcode string) {
 		s.deleteDigit()
 	case actEnter:
 		s.submit(passcode)
+	case actDismiss:
+		s.popup = nil
 	}
 }
 

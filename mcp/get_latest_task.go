@@ -1,0 +1,93 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// latestTaskArgs are get_latest_task's arguments (phone-agent seed).
+type latestTaskArgs struct {
+	IncludeSteps *bool `json:"includeSteps,omitempty"`
+}
+
+func toolGetLatestTask() toolDef {
+	tool := mcpgo.NewTool("get_latest_task",
+		mcpgo.WithDescription("Get the record of this session's latest device task (without a session: this client's), as get_task_result does."),
+		readOnly(), mcpgo.WithOutputSchema[TaskRecordResult](),
+		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include a sequence's steps (default true)")),
+	)
+	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var a latestTaskArgs
+			if err := decodeArgs(tool, req, &a); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
+			id, ok := g.farm.LatestTask(ctx, latestOf(ctx))
+			if !ok {
+				return g.refuse(ctx, "no task yet: get_latest_task finds the latest device tool call of this session "+
+					"(of this client without a session) in the last 24 h; get_task_result takes any task id"), nil
+			}
+			rec, err := g.farm.TaskRecord(ctx, id)
+			if err != nil {
+				setOutcome(ctx, broker.OutcomeRefused)
+				return errorResult(fmt.Sprintf("no record of the latest task, %s: %v", id, err)), nil
+			}
+			out := taskRecord(rec)
+			if a.IncludeSteps != nil && !*a.IncludeSteps {
+				out.Data = withoutSteps(out.Data)
+			}
+			return structuredResult(ctx, out), nil
+		}
+	}}
+}
+
+// latestOf names whose latest task a call reads and writes: its protocol session's, else its
+// holder's (principal and client name), as the stateless protocol revision has no session.
+func latestOf(ctx context.Context) string {
+	if s := mcpserver.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
+		return "session:" + s.SessionID()
+	}
+	return "holder:" + holderFrom(ctx).String()
+}
+
+// rememberLatest records a task the node answered (and so wrote a record of) as the latest of
+// its caller. A failure to record costs only get_latest_task, so it is logged, not returned.
+func (g *Gateway) rememberLatest(ctx context.Context, res broker.TaskResult) {
+	if res.ID == "" || res.Submitted.IsZero() {
+		return // refused before any node saw it: there is no record to find
+	}
+	// The caller may be gone already (cancelled); the task still ran.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := g.farm.SetLatestTask(ctx, latestOf(ctx), res.ID); err != nil {
+		g.log.Warn("latest task not recorded; get_latest_task will miss it", "task", res.ID, "err", err)
+	}
+}
+
+// withoutSteps drops the per-step results from a tool's result (sequence's steps).
+func withoutSteps(data any) any {
+	raw, ok := data.(json.RawMessage)
+	if !ok {
+		return data
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return data
+	}
+	if _, ok := m["steps"]; !ok {
+		return data
+	}
+	delete(m, "steps")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return data
+	}
+	return json.RawMessage(b)
+}
