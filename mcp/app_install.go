@@ -8,8 +8,7 @@ import (
 
 func toolAppInstall() toolDef {
 	return newDeviceTool[nodes.AppInstallArgs, nodes.AppInstallResult]("app_install",
-		"Install (or replace) an app from an http(s) URL the node downloads (≤ 1 GiB) or a path on the node. "+
-			"Reports progress; abort_task stops it.", downloads(),
+		"Install an app from an http(s) URL (≤ 1 GiB) or a path on the node. Reports progress.", downloads(),
 		mcpgo.WithString("appUrl", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(4096),
 			mcpgo.Description("APK/IPA URL or path")),
 	)

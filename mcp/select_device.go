@@ -19,7 +19,7 @@ type SelectDeviceResult struct {
 
 func toolSelectDevice() toolDef {
 	tool := mcpgo.NewTool("select_device",
-		mcpgo.WithDescription("Lease a device (refused if held) and make it this session's default for calls without serial. release_device when done."),
+		mcpgo.WithDescription("Lease a device and make it the session's default for calls without serial."),
 		action(false), mcpgo.WithOutputSchema[SelectDeviceResult](),
 		platformParam(), mcpgo.WithString(argSerial, mcpgo.Required(), mcpgo.MaxLength(maxSerialLen),
 			mcpgo.Description("Device serial")),

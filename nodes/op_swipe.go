@@ -163,7 +163,7 @@ type SwipeResult struct {
 	Clamped        bool      `json:"clamped,omitempty" jsonschema:"Shortened to stay on screen"`
 	FromPixel      Point     `json:"fromPixel"`
 	ToPixel        Point     `json:"toPixel"`
-	DurationMS     int64     `json:"durationMs" jsonschema:"Milliseconds the move took"`
+	DurationMS     int64     `json:"durationMs" jsonschema:"Move time (ms)"`
 	Hint           string    `json:"hint"`
 }
 

@@ -46,7 +46,7 @@ go test -c -o "$bin" ./bench
 } >"$raw"
 
 echo "bench: latency and throughput, -benchtime=$BENCHTIME -count=$COUNT (about $((COUNT * 40))s)" >&2
-"$bin" -test.run='^$' -test.bench='^(BenchmarkCall|BenchmarkCallParallel|BenchmarkLease)$' \
+"$bin" -test.run='^$' -test.bench='^(BenchmarkCall|BenchmarkCallParallel|BenchmarkLease|BenchmarkToolsList)$' \
   -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
 # Android (needs the adb tool; the benchmark skips without it): taps and parallel taps by time,
@@ -115,6 +115,7 @@ END {
   row("tool call through the gateway (MCP streamable HTTP → NATS → node actor → sim), 1 sequential client: p50", "≤ 300 µs", C "mcp-http", "p50-µs", 300, "le", "µs")
   row("the same: p99", "≤ 2 ms", C "mcp-http", "p99-µs", 2000, "le", "µs")
   row("throughput, 32 clients over 100 devices (4 nodes × 25)", "≥ 5,000 calls/s", P "http/clients=32", "calls/s", 5000, "ge", "calls/s")
+  row("tools/list of the whole catalog, served by the gateway (minimal HTTP client): p50", "≤ 1 ms", "BenchmarkToolsList/layer=raw-http", "p50-µs", 1000, "le", "µs")
   row("acquire_device on a free device: p99", "≤ 5 ms", L "acquire-free", "p99-µs", 5000, "le", "µs")
   row("hand-over to the next waiter after release_device: p99", "≤ 5 ms", L "handover", "p99-µs", 5000, "le", "µs")
   row("10,000 sim devices on 10 nodes: all online in the gateway registry", "≤ 5 s", T, "online-s", 5, "le", "s")
@@ -139,6 +140,8 @@ END {
   info("bare mcp-go, no-op tool, streamable HTTP (MCP+HTTP floor)", C "mcp-noop-http")
   info("minimal HTTP client (one POST, no MCP library) → gateway → … (server side only)", C "raw-http")
   info("minimal HTTP client → bare mcp-go no-op server (server-side floor)", C "noop-raw-http")
+  info("tools/list (46 KB), minimal HTTP client → gateway", "BenchmarkToolsList/layer=raw-http")
+  info("tools/list, mcp-go client over streamable HTTP (the client decodes every schema)", "BenchmarkToolsList/layer=mcp-http")
   info("32 clients, 100 devices, MCP streamable HTTP", P "http/clients=32")
   info("32 clients, 100 devices, in-process MCP", P "inprocess/clients=32")
   info("acquire_device, free device", L "acquire-free")
@@ -149,6 +152,7 @@ END {
   info("Android screenshot, MCP streamable HTTP", A "screenshot", "http-")
   info("Android screenshot, in-process MCP", A "screenshot", "inprocess-")
   info("Android exec:screencap -p straight through the adb server (baseline)", A "screenshot", "exec-")
+  info("Android shell:screencap -p by gadb (for comparison)", A "screenshot", "gadb-")
   info("Android tap_xy, 50 devices, 50 HTTP callers", A "tap-parallel/transport=http/devices=50")
   info("Android tap_xy, 50 devices, 50 in-process callers", A "tap-parallel/transport=inprocess/devices=50")
   info("Android tap_xy, one device, one HTTP caller (same run)", A "tap-parallel/transport=http/devices=50", "single-")
