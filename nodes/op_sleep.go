@@ -67,7 +67,7 @@ func opSleep() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			if err := sleepFor(ctx, seconds(*a.Seconds), time.Second, t.Progress); err != nil {
+			if err := sleepFor(ctx, seconds(*a.Seconds), t.Progress); err != nil {
 				return Output{}, err
 			}
 			return Output{Data: SleepResult{Message: fmt.Sprintf("slept %g seconds", *a.Seconds), Seconds: *a.Seconds}}, nil
@@ -82,7 +82,7 @@ func opSleepMS() Op {
 				return Output{}, err
 			}
 			ms := *a.Milliseconds
-			if err := sleepFor(ctx, time.Duration(ms)*time.Millisecond, time.Second, t.Progress); err != nil {
+			if err := sleepFor(ctx, time.Duration(ms)*time.Millisecond, t.Progress); err != nil {
 				return Output{}, err
 			}
 			return Output{Data: SleepMSResult{Message: fmt.Sprintf("slept %d milliseconds", ms), Milliseconds: ms}}, nil
@@ -91,7 +91,10 @@ func opSleepMS() Op {
 
 // sleepFor waits d or until ctx ends, reporting progress (in seconds) every tick and at the end.
 // progress may be nil.
-func sleepFor(ctx context.Context, d, tick time.Duration, progress func(done, total float64, msg string)) error {
+func sleepFor(ctx context.Context, d time.Duration, progress func(done, total float64, msg string)) error {
+	// About ten reports per sleep, at most one a second and at least 100 ms apart: a short
+	// sleep shows it is moving, a long one does not flood the client.
+	tick := min(max(d/10, 100*time.Millisecond), time.Second)
 	report := func(done time.Duration) {
 		if progress != nil {
 			progress(done.Seconds(), d.Seconds(), fmt.Sprintf("slept %.1fs of %.1fs", done.Seconds(), d.Seconds()))
@@ -206,7 +209,7 @@ func opSleepRandom() Op {
 				return Output{}, err
 			}
 			d := time.Duration(a.pick(rand.Float64) * float64(time.Second))
-			if err := sleepFor(ctx, d, time.Second, t.Progress); err != nil {
+			if err := sleepFor(ctx, d, t.Progress); err != nil {
 				return Output{}, err
 			}
 			return Output{Data: SleepRandomResult{Message: fmt.Sprintf("slept %s, picked at random from %v", d.Round(time.Millisecond), a.Params),
