@@ -28,7 +28,7 @@ func (d *Device) service(name string) service {
 	}
 	kind, opts, _ := strings.Cut(kind, ",") // shell,raw:…: other options are ignored
 	if kind == "shell" && arg != "" && slices.Contains(strings.Split(opts, ","), "v2") {
-		return service{run: func(s *stream) { d.runCommandV2(s, arg) }}
+		return service{run: func(s *stream) { d.runCommand(s, arg, true) }}
 	}
 	switch kind {
 	case "shell":
@@ -38,9 +38,9 @@ func (d *Device) service(name string) service {
 				_, _ = s.Write([]byte("corral sim: no interactive shell here; run adb shell COMMAND\n"))
 			}}
 		}
-		return service{run: func(s *stream) { d.runCommand(s, arg) }}
+		return service{run: func(s *stream) { d.runCommand(s, arg, false) }}
 	case "exec":
-		return service{run: func(s *stream) { d.runCommand(s, arg) }}
+		return service{run: func(s *stream) { d.runCommand(s, arg, false) }}
 	case "sync":
 		if arg == "" {
 			return service{run: d.serveSync, reads: true}
@@ -49,32 +49,12 @@ func (d *Device) service(name string) service {
 	return service{}
 }
 
-// runCommand logs cmd, waits out the delay, interprets it and writes its output. The delay is
-// read before the command is logged, so a test that sees the command knows its delay.
-func (d *Device) runCommand(s *stream, cmd string) {
-	defer s.close()
-	delay := time.Duration(d.delay.Load())
-	d.cmds.add(cmd)
-	if err := sleep(s.ctx, delay); err != nil {
-		return
-	}
-	out, _ := d.run(s.ctx, cmd)
-	if len(out) > 0 && s.ctx.Err() == nil {
-		_, _ = s.Write(out)
-	}
-}
-
-// Shell protocol v2 packet ids (adb's shell_protocol.h).
-const (
-	shellStdout = 1
-	shellExit   = 3
-)
-
-// runCommandV2 runs cmd as runCommand does, but frames its output as shell protocol v2
-// packets (id, little-endian length, data) and ends with the exit status, which is how a host
-// tells a finished command from a device that left. stderr goes with stdout, as on the plain
-// shell: service.
-func (d *Device) runCommandV2(s *stream, cmd string) {
+// runCommand logs cmd, waits out the delay, interprets it and writes its output: as it is,
+// or with v2 as shell protocol v2 packets (id, little-endian length, data) ending with the exit
+// status, which is how a host tells a finished command from a device that left (stderr goes
+// with stdout either way). The delay is read before the command is logged, so a test that
+// sees the command knows its delay.
+func (d *Device) runCommand(s *stream, cmd string, v2 bool) {
 	defer s.close()
 	delay := time.Duration(d.delay.Load())
 	d.cmds.add(cmd)
@@ -85,6 +65,22 @@ func (d *Device) runCommandV2(s *stream, cmd string) {
 	if s.ctx.Err() != nil {
 		return
 	}
+	if v2 {
+		out = shellV2Frames(out, status)
+	}
+	if len(out) > 0 {
+		_, _ = s.Write(out)
+	}
+}
+
+// Shell protocol v2 packet ids (adb's shell_protocol.h).
+const (
+	shellStdout = 1
+	shellExit   = 3
+)
+
+// shellV2Frames frames a command's output and exit status as shell protocol v2 packets.
+func shellV2Frames(out []byte, status int) []byte {
 	var b bytes.Buffer
 	if len(out) > 0 {
 		b.WriteByte(shellStdout)
@@ -92,7 +88,7 @@ func (d *Device) runCommandV2(s *stream, cmd string) {
 		b.Write(out)
 	}
 	b.Write([]byte{shellExit, 1, 0, 0, 0, byte(status)})
-	_, _ = s.Write(b.Bytes())
+	return b.Bytes()
 }
 
 // sleep waits dur, or until ctx ends.
