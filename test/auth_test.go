@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -40,24 +38,6 @@ func (p taggedPhone) Info() nodes.DeviceInfo {
 	return i
 }
 
-// lockedBuffer collects a gateway's log.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startNode starts node id on the farm's NATS with these drivers.
 func startTaggedNode(t *testing.T, f *farmtest.Farm, id string, drivers ...nodes.Driver) {
 	t.Helper()
@@ -82,9 +62,9 @@ func startTaggedNode(t *testing.T, f *farmtest.Farm, id string, drivers ...nodes
 
 // authGateway serves a gateway with the policy file over the farm; its log (at debug level)
 // is returned.
-func authGateway(t *testing.T, f *farmtest.Farm, policyFile string, devices int) (string, *lockedBuffer) {
+func authGateway(t *testing.T, f *farmtest.Farm, policyFile string, devices int) (string, *syncBuffer) {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	pol, err := mcp.LoadPolicy(policyFile)
 	if err != nil {
