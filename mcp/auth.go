@@ -81,8 +81,10 @@ func (g *Gateway) principal(ctx context.Context) *Principal {
 func (g *Gateway) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		token, hasToken := bearerToken(r.Header.Get("Authorization"))
-		r = r.Clone(r.Context())
-		r.Header.Del("Authorization")
+		if _, sent := r.Header["Authorization"]; sent {
+			r = r.Clone(r.Context())
+			r.Header.Del("Authorization")
+		}
 		if g.opts.Policy == nil {
 			next.ServeHTTP(w, r)
 			return
