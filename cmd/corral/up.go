@@ -53,26 +53,31 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer gw.stop()
-	printWelcome(gw.addr, url)
+	printWelcome(gw.addr, url, *gf.authPolicy != "")
 	<-ctx.Done()
 	return nil
 }
 
-func printWelcome(httpAddr, natsURL string) {
+func printWelcome(httpAddr, natsURL string, withAuth bool) {
 	mcpURL := "http://" + httpAddr + "/mcp"
-	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
-		"corral": map[string]any{"type": "http", "url": mcpURL},
-	}}, "", "  ")
+	server := map[string]any{"type": "http", "url": mcpURL}
+	bridge, auth := "corral mcp-stdio --gateway "+mcpURL, ""
+	if withAuth {
+		server["headers"] = map[string]string{"Authorization": "Bearer <your token>"}
+		bridge += " --token-file FILE   (or set CORRAL_TOKEN)"
+		auth = "  auth           a bearer token of the --auth-policy file is required (docs/auth.md)\n"
+	}
+	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"corral": server}}, "", "  ")
 	fmt.Printf(`Corral is up.
 
   MCP endpoint   %s
   metrics        http://%s/metrics
   NATS           %s   (try: nats --server %s micro ls)
-
-Client configuration (streamable HTTP), ready to paste:
+%s
+Client configuration (streamable HTTP), ready to paste (more clients: docs/clients.md):
 %s
 
-For stdio-only clients: corral mcp-stdio --gateway %s
+For stdio-only clients: %s
 Stop with Ctrl-C.
-`, mcpURL, httpAddr, natsURL, natsURL, cfg, mcpURL)
+`, mcpURL, httpAddr, natsURL, natsURL, auth, cfg, bridge)
 }
