@@ -40,6 +40,7 @@ type (
 		result broker.TaskResult
 		panic  any
 		stack  []byte
+		at     time.Time // when the driver returned
 	}
 	// graceOver is sent when a cancelled task has not returned within the grace period.
 	graceOver struct{ id string }
@@ -54,6 +55,7 @@ type (
 		serial string
 		id     string
 		result broker.TaskResult
+		at     time.Time // when the driver returned: the device was free from then on
 	}
 	// deviceHealth reports the device's health after a (re)start or a failure.
 	deviceHealth struct {
@@ -90,10 +92,10 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 			res := m.result
 			res.Outcome, res.Code = broker.OutcomeFailed, broker.CodePanic
 			res.Error = fmt.Sprintf("the driver panicked (%v); the device's actor was restarted, try again", m.panic)
-			ctx.Send(ctx.Parent(), taskFinished{serial: a.dev.Info().Serial, id: m.id, result: res})
+			ctx.Send(ctx.Parent(), taskFinished{serial: a.dev.Info().Serial, id: m.id, result: res, at: m.at})
 			panic(fmt.Sprintf("device %s: driver panic: %v\n%s", a.dev.Info().Serial, m.panic, m.stack))
 		}
-		ctx.Send(ctx.Parent(), taskFinished{serial: a.dev.Info().Serial, id: m.id, result: m.result})
+		ctx.Send(ctx.Parent(), taskFinished{serial: a.dev.Info().Serial, id: m.id, result: m.result, at: m.at})
 	case graceOver:
 		if m.id != a.current {
 			return
@@ -101,7 +103,7 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 		a.current = ""
 		serial := a.dev.Info().Serial
 		ctx.Send(ctx.Parent(), deviceHealth{serial: serial, err: errDriverStuck})
-		ctx.Send(ctx.Parent(), taskFinished{serial: serial, id: m.id, result: broker.TaskResult{Code: broker.CodeUnhealthy,
+		ctx.Send(ctx.Parent(), taskFinished{serial: serial, id: m.id, at: time.Now(), result: broker.TaskResult{Code: broker.CodeUnhealthy,
 			Error: "the driver did not stop after cancellation; the device is marked unhealthy and its actor restarted"}})
 		panic(fmt.Sprintf("device %s: %v (task %s)", serial, errDriverStuck, m.id))
 	}
@@ -133,6 +135,7 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 				done.panic, done.stack = p, debug.Stack()
 			}
 			stopGrace()
+			done.at = time.Now()
 			root.Send(self, done)
 		}()
 		done.result = dev.Execute(m.ctx, m.req, m.progress)

@@ -24,6 +24,10 @@ func (s *Scheduler) acquire(m AcquireLease) {
 			Error: fmt.Sprintf("device %s is %s (%s); pick another device", sl.info.Serial, sl.health, sl.reason)})
 		return
 	}
+	if s.drained.on() {
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeDraining, Error: s.drainingText()})
+		return
+	}
 	if sl.lease == nil && sl.running == nil && len(sl.queue) == 0 {
 		s.grant(sl, &m, 0)
 		return
@@ -100,8 +104,10 @@ func (s *Scheduler) leaseTimer(m leaseTimer) {
 		reason = "reached the lease's maximum"
 		if sl.running != nil {
 			sl.running.cancel(&cause{outcome: broker.OutcomeAborted, msg: "the lease reached its maximum"})
+			s.cfg.Metrics.aborted(s.cfg.Node, "lease_max", 1)
 		}
 	}
+	sl.freed = sl.lease.ExpiresAt
 	s.endLease(sl, "expired", reason)
 	s.show(sl)
 	s.dispatch(sl)
@@ -123,11 +129,22 @@ func (s *Scheduler) release(req broker.ReleaseRequest) broker.LeaseAnswer {
 			Error: fmt.Sprintf("lease %s is not the current lease of %s; only its holder (or an operator with force) can release it", redact(req.Handle), req.Serial)}
 	}
 	l := *sl.lease
-	how := "released"
+	what, how := "released", "released by its holder"
 	if req.Force {
-		how = "released by force by " + req.By
+		// An operator takes the device back: the lease is revoked and the holder's running
+		// task cancelled, as on a node's loss.
+		by := req.By
+		if by == "" {
+			by = "an operator"
+		}
+		what, how = "revoked", "forced release by "+by
+		if t := sl.running; t != nil && !t.implicit && t.req.Lease == l.Handle {
+			t.cancel(&cause{outcome: broker.OutcomeAborted, msg: "the lease was revoked (" + how + ")"})
+			s.cfg.Metrics.aborted(s.cfg.Node, "revoked", 1)
+		}
 	}
-	s.endLease(sl, "released", how)
+	s.endLease(sl, what, how)
+	sl.freed = time.Now()
 	s.show(sl)
 	s.dispatch(sl)
 	l.Handle = ""
@@ -194,6 +211,7 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 		}
 		var handle string
 		var holder broker.Holder
+		n := len(out.Aborted)
 		if t := sl.running; t != nil && (req.TaskID == "" || t.req.ID == req.TaskID) && (req.Lease == "" || t.req.Lease == req.Lease) {
 			t.cancel(c)
 			out.Aborted = append(out.Aborted, t.req.ID)
@@ -216,6 +234,7 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 			return w.task.req.Lease == "" && w.task.req.Holder == holder
 		}
 		out.Aborted = append(out.Aborted, s.failQueue(sl, match, broker.OutcomeAborted, "", c.msg)...)
+		s.cfg.Metrics.aborted(s.cfg.Node, abortCause(req.By), len(out.Aborted)-n)
 	}
 	return out
 }

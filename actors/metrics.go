@@ -16,14 +16,30 @@ type Metrics struct {
 	devices     *prometheus.GaugeVec
 	leases      *prometheus.GaugeVec
 	leaseEvents *prometheus.CounterVec
-	handover    prometheus.Histogram
+	leaseWait   prometheus.Histogram
 	queueDepth  *prometheus.GaugeVec
 	queueWait   prometheus.Histogram
 	tasks       *prometheus.CounterVec
 	taskTime    *prometheus.HistogramVec
 	restarts    *prometheus.CounterVec
 	heartbeats  *prometheus.CounterVec
+	aborts      *prometheus.CounterVec
+	handover    prometheus.Histogram
+
+	// Per device, for the drill-down dashboard: a dozen series a device.
+	deviceState *prometheus.GaugeVec
+	deviceTasks *prometheus.CounterVec
+	deviceBusy  *prometheus.CounterVec
+	deviceQueue *prometheus.GaugeVec
 }
+
+// Abort causes (corral_aborts_total): an abort_task call (an agent, or an operator's corral
+// abort), the caller going away (a cancelled or dropped MCP call), a lease reaching its maximum,
+// a lease revoked by an operator's forced release.
+var abortCauses = []string{"abort_task", "client_cancelled", "lease_max", "revoked"}
+
+// clientCancelled is the By of the abort broker.Client sends when its caller went away.
+const clientCancelled = "client cancelled"
 
 var latencyBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300}
 
@@ -36,7 +52,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Explicit leases held, by node."}, []string{"node"}),
 		leaseEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_lease_events_total",
 			Help: "Lease grants and ends by node and kind (granted, released, expired, revoked)."}, []string{"node", "event"}),
-		handover: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corral_lease_wait_seconds",
+		leaseWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corral_lease_wait_seconds",
 			Help: "Time from asking for a lease to getting it.", Buckets: latencyBuckets}),
 		queueDepth: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_queue_depth",
 			Help: "Tasks and lease requests waiting in device queues, by node."}, []string{"node"}),
@@ -50,8 +66,22 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Actor restarts by node and actor kind."}, []string{"node", "kind"}),
 		heartbeats: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_node_heartbeats_total",
 			Help: "Heartbeats a node has published."}, []string{"node"}),
+		aborts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_aborts_total",
+			Help: "Tasks aborted (running or queued) by node and cause: abort_task, client_cancelled, lease_max, revoked."}, []string{"node", "cause"}),
+		handover: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corral_handover_seconds",
+			Help: "Time a device stood free while someone waited: from its task's driver returning (or its lease ending) " +
+				"to the next queued task starting or queued lease being granted.", Buckets: latencyBuckets}),
+		deviceState: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_state",
+			Help: "1 for a device's current state, 0 for the others."}, []string{"node", "platform", "serial", "state"}),
+		deviceTasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_device_tasks_total",
+			Help: "Tasks answered by device and outcome."}, []string{"node", "serial", "outcome"}),
+		deviceBusy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_device_busy_seconds_total",
+			Help: "Time a device spent running tasks (its rate is the device's utilisation)."}, []string{"node", "serial"}),
+		deviceQueue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_queue_depth",
+			Help: "Tasks and lease requests waiting in a device's queue."}, []string{"node", "serial"}),
 	}
-	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.handover, m.queueDepth, m.queueWait, m.tasks, m.taskTime, m.restarts, m.heartbeats)
+	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.tasks, m.taskTime, m.restarts, m.heartbeats,
+		m.aborts, m.handover, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue)
 	return m
 }
 
@@ -71,6 +101,9 @@ func (m *Metrics) KnowNode(node string) {
 	for _, k := range []string{"device", "scheduler"} {
 		m.restarts.WithLabelValues(node, k)
 	}
+	for _, c := range abortCauses {
+		m.aborts.WithLabelValues(node, c)
+	}
 }
 
 // KnowTools creates every tool's series.
@@ -83,17 +116,30 @@ func (m *Metrics) KnowTools(tools []string) {
 	}
 }
 
-func (m *Metrics) moveDevice(platform, node, from, to string) {
+func (m *Metrics) moveDevice(platform, node, serial, from, to string) {
 	if from != "" {
 		m.devices.WithLabelValues(node, platform, from).Dec()
+	} else { // a new device: its series start at zero
+		for _, o := range broker.Outcomes {
+			m.deviceTasks.WithLabelValues(node, serial, o)
+		}
+		m.deviceBusy.WithLabelValues(node, serial)
+		m.deviceQueue.WithLabelValues(node, serial)
 	}
 	m.devices.WithLabelValues(node, platform, to).Inc()
+	for _, s := range broker.States {
+		v := 0.0
+		if s == to {
+			v = 1
+		}
+		m.deviceState.WithLabelValues(node, platform, serial, s).Set(v)
+	}
 }
 
 func (m *Metrics) leaseGranted(node string, waited time.Duration) {
 	m.leases.WithLabelValues(node).Inc()
 	m.leaseEvents.WithLabelValues(node, "granted").Inc()
-	m.handover.Observe(waited.Seconds())
+	m.leaseWait.Observe(waited.Seconds())
 }
 
 func (m *Metrics) leaseEnded(node, what string) {
@@ -101,12 +147,39 @@ func (m *Metrics) leaseEnded(node, what string) {
 	m.leaseEvents.WithLabelValues(node, what).Inc()
 }
 
-func (m *Metrics) queued(node string, delta float64) { m.queueDepth.WithLabelValues(node).Add(delta) }
+func (m *Metrics) queued(node, serial string, delta float64) {
+	m.queueDepth.WithLabelValues(node).Add(delta)
+	m.deviceQueue.WithLabelValues(node, serial).Add(delta)
+}
 
 func (m *Metrics) task(tool, outcome string, d time.Duration) {
 	m.tasks.WithLabelValues(tool, outcome).Inc()
 	m.taskTime.WithLabelValues(tool).Observe(d.Seconds())
 }
+
+// deviceTask counts a task of a known device; busy is how long it ran (zero if it never started).
+func (m *Metrics) deviceTask(node, serial, outcome string, busy time.Duration) {
+	m.deviceTasks.WithLabelValues(node, serial, outcome).Inc()
+	m.deviceBusy.WithLabelValues(node, serial).Add(busy.Seconds())
+}
+
+// aborted counts n tasks aborted for cause (see abortCauses).
+func (m *Metrics) aborted(node, cause string, n int) {
+	if n > 0 {
+		m.aborts.WithLabelValues(node, cause).Add(float64(n))
+	}
+}
+
+// abortCause names the cause of an abort request from its By.
+func abortCause(by string) string {
+	if by == clientCancelled {
+		return "client_cancelled"
+	}
+	return "abort_task"
+}
+
+// handedOver observes a hand-over that began when the device became free.
+func (m *Metrics) handedOver(freed time.Time) { m.handover.Observe(time.Since(freed).Seconds()) }
 
 func (m *Metrics) restart(node, kind string) { m.restarts.WithLabelValues(node, kind).Inc() }
 

@@ -85,7 +85,8 @@ type slot struct {
 	lease   *broker.Lease
 	running *task
 	queue   []*waiter
-	shown   string // state last reported, for metrics and the registry
+	shown   string    // state last reported, for metrics and the registry
+	freed   time.Time // when the device last became free, for the hand-over metric
 }
 
 // task is a task the scheduler has accepted.
@@ -114,12 +115,13 @@ type waiter struct {
 // Scheduler is the actor that owns the leases and queues of one node's devices and decides
 // which task runs on which device when. It is the single authority for its devices.
 type Scheduler struct {
-	cfg    Config
-	slots  map[string]*slot
-	byPID  map[string]string // device actor id → serial
-	nextID uint64
-	self   *actor.PID
-	root   *actor.RootContext
+	cfg     Config
+	slots   map[string]*slot
+	byPID   map[string]string // device actor id → serial
+	nextID  uint64
+	drained drainState // set while the node drains (drain.go)
+	self    *actor.PID
+	root    *actor.RootContext
 }
 
 // NewSchedulerProps returns the props of a scheduler whose device actors are supervised
@@ -146,6 +148,8 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 		m.Reply(s.abort(m.Req))
 	case ListLeases:
 		m.Reply(s.leases())
+	case Drain:
+		m.Reply(s.drain(m.Req))
 	case AddDevice:
 		s.addDevice(ctx, m.Device)
 	case RemoveDevice:
@@ -248,7 +252,7 @@ func (s *Scheduler) submit(m SubmitTask) {
 		s.refuse(t, broker.CodeUnknownDevice, fmt.Sprintf("no device %q on node %s; call list_available_devices", m.Req.Serial, s.cfg.Node), nil)
 		return
 	}
-	if refused := s.checkHealth(sl, t); refused {
+	if refused := s.checkHealth(sl, t); refused || s.refuseDraining(t) {
 		return
 	}
 	if t.req.Lease != "" {
@@ -322,6 +326,7 @@ func (s *Scheduler) finished(m taskFinished) {
 	}
 	t := sl.running
 	sl.running = nil
+	sl.freed = m.at
 	res := m.result
 	if c := context.Cause(t.ctx); c != nil && res.Outcome != broker.OutcomeSucceeded {
 		var why *cause
@@ -348,6 +353,14 @@ func (s *Scheduler) finished(m taskFinished) {
 
 // dispatch starts the next task or grants the next lease, if the device is free.
 func (s *Scheduler) dispatch(sl *slot) {
+	freed := sl.freed
+	sl.freed = time.Time{}
+	handedOver := func() {
+		if !freed.IsZero() {
+			s.cfg.Metrics.handedOver(freed)
+			freed = time.Time{}
+		}
+	}
 	for sl.running == nil && sl.health == broker.StateOnline && len(sl.queue) > 0 {
 		if sl.lease != nil {
 			i := sl.holderTask()
@@ -355,11 +368,13 @@ func (s *Scheduler) dispatch(sl *slot) {
 				return // the holder has nothing queued; others wait for the lease to end
 			}
 			w := s.dequeue(sl, i)
+			handedOver()
 			s.start(sl, w.task)
 			continue
 		}
 		w := s.dequeue(sl, 0)
 		if w.acquire != nil {
+			handedOver()
 			s.grant(sl, w.acquire, time.Since(w.enqueued))
 			continue
 		}
@@ -367,6 +382,7 @@ func (s *Scheduler) dispatch(sl *slot) {
 			s.refuse(w.task, broker.CodeStaleLease, "your lease ended while this task waited; call acquire_device again", sl)
 			continue
 		}
+		handedOver()
 		s.start(sl, w.task)
 	}
 }
@@ -376,6 +392,13 @@ func (s *Scheduler) answer(t *task, res broker.TaskResult) {
 	res.V, res.ID, res.Serial, res.Node, res.Tool, res.Holder = broker.WireVersion, t.req.ID, t.req.Serial, s.cfg.Node, t.req.Tool, t.req.Holder
 	res.Submitted, res.Started, res.Finished, res.LeaseEpoch = t.submitted, t.started, time.Now(), t.epoch
 	s.cfg.Metrics.task(t.req.Tool, res.Outcome, res.Finished.Sub(t.submitted))
+	if _, known := s.slots[t.req.Serial]; known {
+		var busy time.Duration
+		if !t.started.IsZero() {
+			busy = res.Finished.Sub(t.started)
+		}
+		s.cfg.Metrics.deviceTask(s.cfg.Node, t.req.Serial, res.Outcome, busy)
+	}
 	s.cfg.Mirror.TaskRecord(res.Record())
 	t.reply(res)
 }
@@ -395,7 +418,7 @@ func (s *Scheduler) enqueue(sl *slot, w *waiter, wait time.Duration) {
 	serial := sl.info.Serial
 	w.timer = time.AfterFunc(wait, func() { s.root.Send(s.self, waitTimer{serial: serial, id: w.id}) })
 	sl.queue = append(sl.queue, w)
-	s.cfg.Metrics.queued(s.cfg.Node, 1)
+	s.cfg.Metrics.queued(s.cfg.Node, serial, 1)
 }
 
 func (s *Scheduler) waitTimer(m waitTimer) {
@@ -428,7 +451,7 @@ func (s *Scheduler) failQueue(sl *slot, match func(*waiter) bool, outcome, code,
 			continue
 		}
 		w.timer.Stop()
-		s.cfg.Metrics.queued(s.cfg.Node, -1)
+		s.cfg.Metrics.queued(s.cfg.Node, sl.info.Serial, -1)
 		if w.task != nil {
 			ids = append(ids, w.task.req.ID)
 			s.answer(w.task, broker.TaskResult{Outcome: outcome, Code: code, Error: msg})
@@ -446,7 +469,7 @@ func (s *Scheduler) dequeue(sl *slot, i int) *waiter {
 	w := sl.queue[i]
 	w.timer.Stop()
 	sl.queue = append(sl.queue[:i], sl.queue[i+1:]...)
-	s.cfg.Metrics.queued(s.cfg.Node, -1)
+	s.cfg.Metrics.queued(s.cfg.Node, sl.info.Serial, -1)
 	return w
 }
 
@@ -475,26 +498,27 @@ func (sl *slot) state() string {
 
 // show reports a state change to the metrics and the registry.
 func (s *Scheduler) show(sl *slot) {
-	st := sl.state()
+	st, reason := s.shownState(sl)
 	holder := ""
 	if sl.lease != nil {
 		holder = sl.lease.Holder.String()
 	} else if sl.running != nil {
 		holder = sl.running.req.Holder.String()
 	}
-	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && sl.reason == sl.info.Reason {
+	draining := s.drained.on()
+	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && reason == sl.info.Reason && draining == sl.info.Draining {
 		return
 	}
 	if st != sl.shown {
-		s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.shown, st)
+		s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.info.Serial, sl.shown, st)
 		// Every task flips busy on and off; its record tells that story. Events are for the rest.
 		if routine := st == broker.StateBusy || sl.shown == broker.StateBusy; !routine || sl.health != broker.StateOnline {
 			s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: sl.info.Serial, Node: s.cfg.Node,
-				What: st, Reason: sl.reason, Epoch: sl.epoch, At: time.Now()})
+				What: st, Reason: reason, Epoch: sl.epoch, At: time.Now()})
 		}
 	}
 	sl.shown = st
-	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason = st, holder, sl.epoch, sl.reason
+	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason, sl.info.Draining = st, holder, sl.epoch, reason, draining
 	sl.info.Node, sl.info.Updated, sl.info.V = s.cfg.Node, time.Now(), broker.WireVersion
 	s.cfg.Mirror.Device(sl.info)
 }

@@ -65,6 +65,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		var hb Heartbeat
 		if json.Unmarshal(m.Data, &hb) == nil && hb.Node != "" {
 			c.live.Beat(hb.Node, hb.Boot, time.Now())
+			c.opts.Metrics.nodeBeat(hb.Node)
 		}
 	})
 	if err != nil {

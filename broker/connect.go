@@ -3,6 +3,8 @@ package broker
 import (
 	"fmt"
 	"log/slog"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -43,7 +45,26 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w (is it running? check --nats-url, credentials and TLS options)", o.URL, err)
+		return nil, fmt.Errorf("connect to NATS at %s: %w (is it running? check --nats-url, credentials and TLS options)", redactURLs(o.URL), err)
 	}
 	return nc, nil
+}
+
+// redactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in
+// the user part) replaced, so that an error or a log line never carries a secret.
+func redactURLs(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		u, err := url.Parse(strings.TrimSpace(p))
+		if err != nil || u.User == nil {
+			continue
+		}
+		if _, hasPassword := u.User.Password(); hasPassword {
+			u.User = url.UserPassword(u.User.Username(), "REDACTED")
+		} else {
+			u.User = url.User("REDACTED")
+		}
+		parts[i] = u.String()
+	}
+	return strings.Join(parts, ",")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -18,8 +19,22 @@ type EmbeddedOptions struct {
 	Port int
 	// StoreDir holds JetStream's data.
 	StoreDir string
-	// Name names the server (shown by `nats server info`).
+	// Name names the server (shown by `nats server info`); servers of a cluster need
+	// different names.
 	Name string
+	// Cluster, when set, joins this server to a NATS cluster with JetStream replication.
+	Cluster *ClusterOptions
+}
+
+// ClusterOptions make an embedded server one member of a NATS cluster.
+type ClusterOptions struct {
+	// Name is the cluster's name, the same on every member.
+	Name string
+	// Port listens for the other members' routes on Host; -1 picks a free port.
+	Port int
+	// Routes are the other members' route URLs (nats-route://host:port). Listing every member,
+	// this one included, is fine: a server ignores its own.
+	Routes []string
 }
 
 // StartEmbedded starts an in-process nats-server with JetStream and waits until it accepts
@@ -45,7 +60,7 @@ func StartEmbedded(opts EmbeddedOptions, log *slog.Logger) (*server.Server, erro
 		}
 		_ = l.Close()
 	}
-	ns, err := server.NewServer(&server.Options{
+	so := &server.Options{
 		ServerName: opts.Name,
 		Host:       opts.Host,
 		Port:       opts.Port,
@@ -54,7 +69,21 @@ func StartEmbedded(opts EmbeddedOptions, log *slog.Logger) (*server.Server, erro
 		NoSigs:     true,
 		NoLog:      true,
 		MaxPayload: 1 << 20,
-	})
+	}
+	if c := opts.Cluster; c != nil {
+		if c.Name == "" {
+			return nil, fmt.Errorf("embedded nats %s: a cluster needs a name", opts.Name)
+		}
+		so.Cluster = server.ClusterOpts{Name: c.Name, Host: opts.Host, Port: c.Port}
+		for _, r := range c.Routes {
+			u, err := url.Parse(r)
+			if err != nil {
+				return nil, fmt.Errorf("embedded nats %s: route %q: %w", opts.Name, r, err)
+			}
+			so.Routes = append(so.Routes, u)
+		}
+	}
+	ns, err := server.NewServer(so)
 	if err != nil {
 		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
@@ -63,6 +92,6 @@ func StartEmbedded(opts EmbeddedOptions, log *slog.Logger) (*server.Server, erro
 		ns.Shutdown()
 		return nil, fmt.Errorf("embedded nats: not ready after 10s (store %s)", opts.StoreDir)
 	}
-	log.Info("embedded NATS started", "url", ns.ClientURL(), "store", opts.StoreDir)
+	log.Info("embedded NATS started", "name", opts.Name, "url", ns.ClientURL(), "store", opts.StoreDir, "cluster", so.Cluster.Name)
 	return ns, nil
 }

@@ -10,6 +10,7 @@ import (
 type ClientMetrics struct {
 	rtt  *prometheus.HistogramVec
 	lost prometheus.Counter
+	up   *prometheus.GaugeVec
 }
 
 // NewClientMetrics registers the client's metrics with reg.
@@ -21,11 +22,13 @@ func NewClientMetrics(reg prometheus.Registerer) *ClientMetrics {
 	}, []string{"endpoint"}),
 		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "corral_node_losses_total",
 			Help: "Nodes this gateway declared lost after missing heartbeats."}),
+		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_node_up",
+			Help: "1 while this gateway hears a node's heartbeats, 0 once it has declared the node lost."}, []string{"node"}),
 	}
 	for _, e := range []string{EndpointTask, EndpointAcquire, EndpointRelease, EndpointAbort, EndpointLeases} {
 		m.rtt.WithLabelValues(e)
 	}
-	reg.MustRegister(m.rtt, m.lost)
+	reg.MustRegister(m.rtt, m.lost, m.up)
 	return m
 }
 
@@ -35,8 +38,16 @@ func (m *ClientMetrics) observe(endpoint string, d time.Duration) {
 	}
 }
 
-func (m *ClientMetrics) nodeLost() {
+// nodeBeat marks a node up on each of its heartbeats.
+func (m *ClientMetrics) nodeBeat(node string) {
+	if m != nil {
+		m.up.WithLabelValues(node).Set(1)
+	}
+}
+
+func (m *ClientMetrics) nodeLost(node string) {
 	if m != nil {
 		m.lost.Inc()
+		m.up.WithLabelValues(node).Set(0)
 	}
 }

@@ -16,7 +16,7 @@ import (
 func (c *Client) nodeLost(node, boot string) {
 	reason := fmt.Sprintf("node %s lost: no heartbeat for %s", node, c.live.lostAfter)
 	c.log.Warn("node lost", "node", node, "boot", boot)
-	c.opts.Metrics.nodeLost()
+	c.opts.Metrics.nodeLost(node)
 	if !c.opts.Reap {
 		return
 	}
@@ -36,6 +36,14 @@ func (c *Client) nodeLost(node, boot string) {
 		b, _ := json.Marshal(e)
 		if _, err := c.stores.Registry.Update(ctx, Token(e.Serial), b, d.revision); err != nil {
 			c.log.Debug("registry update skipped (changed meanwhile)", "serial", e.Serial, "err", err)
+		} else {
+			// The gateway whose update won tells the event stream, as a node tells its own changes.
+			ev, _ := json.Marshal(Event{V: WireVersion, Kind: "device", Serial: e.Serial, Node: node, What: StateOffline,
+				Reason: reason, Epoch: e.Epoch, At: e.Updated})
+			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, Token(e.Serial), StateOffline), Data: ev, Header: nats.Header{}}
+			if _, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot+"-"+Token(e.Serial))); err != nil {
+				c.log.Warn("could not record a device going offline", "serial", e.Serial, "err", err)
+			}
 		}
 		if err := c.stores.Leases.Delete(ctx, Token(e.Serial)); err != nil {
 			c.log.Debug("lease delete", "serial", e.Serial, "err", err)

@@ -21,18 +21,25 @@ type Stores struct {
 
 // StoreOptions size the stores.
 type StoreOptions struct {
-	// Replicas for a clustered NATS (1 on a single server).
+	// Replicas of every bucket and of the stream: 3 on a 3-server NATS cluster, so that losing
+	// one server loses nothing; 1 on a single server. 0 keeps the replicas of stores that exist
+	// (and creates missing ones with 1), so a process started without an opinion never scales
+	// a replicated store down.
 	Replicas int
 	// EventsMaxAge and EventsMaxBytes bound the event stream.
 	EventsMaxAge   time.Duration
 	EventsMaxBytes int64
 }
 
+// publishAckTimeout bounds the wait for an asynchronous publish's acknowledgement: during a
+// NATS server's loss an ack may never come, and the writer must learn that and retry.
+const publishAckTimeout = 5 * time.Second
+
 // EnsureStores creates the buckets and the stream if they are missing, and opens them.
 // It is safe to call from every process at every start.
 func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, error) {
-	if o.Replicas <= 0 {
-		o.Replicas = 1
+	if o.Replicas < 0 || o.Replicas > 5 {
+		return nil, fmt.Errorf("stores: %d replicas: JetStream keeps 1 to 5 (3 on a 3-server cluster)", o.Replicas)
 	}
 	if o.EventsMaxAge <= 0 {
 		o.EventsMaxAge = 7 * 24 * time.Hour
@@ -40,17 +47,29 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if o.EventsMaxBytes <= 0 {
 		o.EventsMaxBytes = 1 << 30
 	}
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 	s := &Stores{JS: js}
+	// hint says what to check when the server refuses a store.
+	hint := func(err error) string {
+		var api *jetstream.APIError
+		if o.Replicas > 1 && errors.As(err, &api) {
+			return fmt.Sprintf("%d replicas need a NATS cluster of at least %d JetStream servers; use --nats-replicas 1 on a single server", o.Replicas, o.Replicas)
+		}
+		return "is JetStream enabled on the NATS server?"
+	}
 	kv := func(name, desc string, ttl time.Duration) (jetstream.KeyValue, error) {
+		r, err := replicas(ctx, js, "KV_"+name, o.Replicas)
+		if err != nil {
+			return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
+		}
 		b, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: name, Description: desc, History: 1, TTL: ttl, Replicas: o.Replicas, Storage: jetstream.FileStorage,
+			Bucket: name, Description: desc, History: 1, TTL: ttl, Replicas: r, Storage: jetstream.FileStorage,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("key-value bucket %s: %w (is JetStream enabled on the NATS server?)", name, err)
+			return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
 		}
 		return b, nil
 	}
@@ -63,6 +82,10 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device, and each session's latest task (latest_*)", 24*time.Hour); err != nil {
 		return nil, err
 	}
+	r, err := replicas(ctx, js, EventStream, o.Replicas)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w (%s)", EventStream, err, hint(err))
+	}
 	s.Events, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        EventStream,
 		Description: "Corral device, lease and node events, and task records",
@@ -71,14 +94,30 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		MaxAge:      o.EventsMaxAge,
 		MaxBytes:    o.EventsMaxBytes,
 		Storage:     jetstream.FileStorage,
-		Replicas:    o.Replicas,
+		Replicas:    r,
 		Discard:     jetstream.DiscardOld,
 		AllowDirect: true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w", EventStream, err)
+		return nil, fmt.Errorf("stream %s: %w (%s)", EventStream, err, hint(err))
 	}
 	return s, nil
+}
+
+// replicas is the replica count to give stream: want, or when want is 0 what the stream has
+// now (1 for a new one).
+func replicas(ctx context.Context, js jetstream.JetStream, stream string, want int) (int, error) {
+	if want > 0 {
+		return want, nil
+	}
+	st, err := js.Stream(ctx, stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return max(st.CachedInfo().Config.Replicas, 1), nil
 }
 
 // ErrNotFound reports a key, task or record that does not exist.

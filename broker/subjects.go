@@ -18,6 +18,7 @@ const (
 	EndpointRelease = "release" // give a lease back (ReleaseRequest → LeaseAnswer)
 	EndpointAbort   = "abort"   // cancel running/queued tasks (AbortRequest → AbortAnswer)
 	EndpointLeases  = "leases"  // list this node's leases and queues (LeasesRequest → LeasesAnswer)
+	EndpointDrain   = "drain"   // drain, undrain or report the node (DrainRequest → DrainAnswer)
 
 	// Heartbeats: every node publishes one every HeartbeatInterval.
 	Heartbeats  = Prefix + ".heartbeat.*"
@@ -28,7 +29,7 @@ const (
 	EventTasks  = Prefix + ".events.task.*"       //
 	EventDevT   = Prefix + ".events.device.%s.%s" // device state change: serial, state
 	EventLeaseT = Prefix + ".events.lease.%s.%s"  // lease change: serial, granted|released|expired|revoked
-	EventNodeT  = Prefix + ".events.node.%s.%s"   // node change: node, up|lost|down
+	EventNodeT  = Prefix + ".events.node.%s.%s"   // node change: node, up|lost|down|draining|undrained
 	EventNodes  = Prefix + ".events.node.*.*"     //
 )
 

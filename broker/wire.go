@@ -16,10 +16,13 @@ const (
 	StateBusy      = "busy"
 	StateUnhealthy = "unhealthy"
 	StateOffline   = "offline"
+	// StateDraining is a free, healthy device of a draining node: it takes no new work. Leased
+	// and busy devices of that node keep their state (what runs finishes) with Draining set.
+	StateDraining = "draining"
 )
 
 // States lists the device states in a fixed order (metrics keep a zero for each).
-var States = []string{StateOnline, StateLeased, StateBusy, StateUnhealthy, StateOffline}
+var States = []string{StateOnline, StateLeased, StateBusy, StateUnhealthy, StateOffline, StateDraining}
 
 // Task outcomes (SCHEDULER.md).
 const (
@@ -48,6 +51,7 @@ const (
 	CodeDisconnected  = "disconnected"   // the device went away during the task
 	CodeDriver        = "driver_error"   // the driver reported an error
 	CodePanic         = "driver_panic"   // the driver panicked; its actor was restarted
+	CodeDraining      = "draining"       // the device's node is draining: no new leases or tasks
 )
 
 // DeviceEntry is one device in the registry bucket.
@@ -66,6 +70,7 @@ type DeviceEntry struct {
 	Reason   string            `json:"reason,omitempty"` // why unhealthy/offline
 	Epoch    uint64            `json:"epoch"`            // lease epoch of the device, fencing stale holders
 	Holder   string            `json:"holder,omitempty"`
+	Draining bool              `json:"draining,omitempty"` // its node takes no new leases or tasks
 	Updated  time.Time         `json:"updated"`
 }
 
@@ -217,6 +222,39 @@ type LeasesAnswer struct {
 	Leases []Lease `json:"leases"`
 }
 
+// Drain actions (DrainRequest.Action).
+const (
+	DrainStart  = "drain"   // refuse new leases and tasks; what runs finishes
+	DrainUndo   = "undrain" // take new work again
+	DrainStatus = "status"  // report only
+)
+
+// DrainRequest asks a node to drain, undrain, or report how far its drain has got.
+type DrainRequest struct {
+	V      int    `json:"v"`
+	Action string `json:"action"`
+	By     string `json:"by,omitempty"` // who asks, recorded in the node event
+}
+
+// DrainAnswer is a node's drain state. The node is idle when Running, Leases and Queued are 0.
+type DrainAnswer struct {
+	V        int       `json:"v"`
+	Node     string    `json:"node"`
+	Draining bool      `json:"draining"`
+	By       string    `json:"by,omitempty"`
+	Since    time.Time `json:"since,omitzero"`
+	Devices  int       `json:"devices"`
+	Running  int       `json:"running"` // tasks running now
+	Leases   int       `json:"leases"`  // explicit leases still held
+	Queued   int       `json:"queued"`  // the holders' tasks waiting behind their running task
+	Refused  int       `json:"refused,omitempty"`
+	Code     string    `json:"code,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// Idle says whether nothing runs, is held or waits on the node.
+func (a DrainAnswer) Idle() bool { return a.Running == 0 && a.Leases == 0 && a.Queued == 0 }
+
 // Heartbeat is published by every node every HeartbeatInterval.
 type Heartbeat struct {
 	V       int       `json:"v"`
@@ -257,3 +295,6 @@ func (r *ReleaseRequest) Version() int { return r.V }
 
 // Version returns the payload's wire version.
 func (r *AbortRequest) Version() int { return r.V }
+
+// Version returns the payload's wire version.
+func (r *DrainRequest) Version() int { return r.V }

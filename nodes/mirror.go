@@ -2,12 +2,16 @@ package nodes
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corral-farm/corral/actors"
@@ -20,6 +24,12 @@ import (
 const (
 	flushEvery    = 20 * time.Millisecond
 	registryEvery = 250 * time.Millisecond
+	// A write NATS did not acknowledge (a server lost, a stream electing a new leader) is
+	// retried after retryEvery, up to maxTries times for an event or task record; a registry
+	// entry or lease is retried until a newer one for the same serial replaces it.
+	retryEvery        = 250 * time.Millisecond
+	maxTries          = 60
+	leaseWriteTimeout = 2 * time.Second
 )
 
 // natsMirror is the scheduler's Mirror over JetStream. The scheduler's calls only queue; a
@@ -38,6 +48,8 @@ type natsMirror struct {
 type publication struct {
 	subject string
 	data    []byte
+	id      string // Nats-Msg-Id: the stream drops a retry of a write it already has
+	tries   int
 }
 
 var _ actors.Mirror = (*natsMirror)(nil)
@@ -89,8 +101,9 @@ func (m *natsMirror) publish(subject string, v any) {
 		m.log.Error("event not encodable", "subject", subject, "err", err)
 		return
 	}
+	sum := sha256.Sum256(append([]byte(subject+"\n"), data...))
 	m.mu.Lock()
-	m.events = append(m.events, publication{subject: subject, data: data})
+	m.events = append(m.events, publication{subject: subject, data: data, id: hex.EncodeToString(sum[:16])})
 	m.mu.Unlock()
 	m.signal()
 }
@@ -120,15 +133,23 @@ func (m *natsMirror) run(ctx context.Context) {
 		if withRegistry {
 			lastRegistry = time.Now()
 		}
-		if m.flush(ctx, withRegistry) {
-			m.signal() // registry entries wait for their turn
+		pending, failed := m.flush(ctx, withRegistry)
+		if failed {
+			select {
+			case <-ctx.Done():
+			case <-time.After(retryEvery):
+			}
+		}
+		if pending || failed {
+			m.signal() // registry entries wait for their turn; failed writes are retried
 		}
 	}
 }
 
 // flush writes the queued changes: registry entries (when withRegistry) and events
-// asynchronously, leases in order. It reports whether registry entries are still waiting.
-func (m *natsMirror) flush(ctx context.Context, withRegistry bool) bool {
+// asynchronously, leases in order. Writes that fail or go unacknowledged are queued again.
+// It reports whether registry entries are still waiting, and whether a write failed.
+func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, failed bool) {
 	m.mu.Lock()
 	var devices map[string]broker.DeviceEntry
 	if withRegistry {
@@ -136,43 +157,111 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) bool {
 	}
 	leases, events := m.leases, m.events
 	m.leases, m.events = map[string]*broker.Lease{}, nil
-	pending := len(m.devices) > 0
+	pending = len(m.devices) > 0
 	m.mu.Unlock()
 	if len(devices)+len(leases)+len(events) == 0 {
-		return pending
+		return pending, false
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	js := m.stores.JS
+	var lastErr error
+	devFutures := map[string]jetstream.PubAckFuture{}
+	evFutures := make([]jetstream.PubAckFuture, len(events))
 	for serial, e := range devices {
 		data, _ := json.Marshal(e)
-		if _, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+broker.Token(serial), data); err != nil {
-			m.log.Warn("registry write failed", "serial", serial, "err", err)
+		f, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+broker.Token(serial), data)
+		if err != nil {
+			lastErr = err
+			continue
 		}
+		devFutures[serial] = f
 	}
-	for _, p := range events {
-		if _, err := js.PublishAsync(p.subject, p.data); err != nil {
-			m.log.Warn("event write failed", "subject", p.subject, "err", err)
+	for i, p := range events {
+		msg := &nats.Msg{Subject: p.subject, Data: p.data, Header: nats.Header{}}
+		msg.Header.Set(jetstream.MsgIDHeader, p.id)
+		f, err := js.PublishMsgAsync(msg)
+		if err != nil {
+			lastErr = err
+			continue
 		}
+		evFutures[i] = f
 	}
+	failedLeases := map[string]*broker.Lease{}
 	for serial, l := range leases {
+		// A write lost with a NATS server would hold the others up until ctx ends: retry it
+		// sooner instead.
+		wctx, wcancel := context.WithTimeout(ctx, leaseWriteTimeout)
 		var err error
 		if l == nil {
-			err = m.stores.Leases.Delete(ctx, broker.Token(serial))
+			err = m.stores.Leases.Delete(wctx, broker.Token(serial))
 		} else {
 			data, _ := json.Marshal(l)
-			_, err = m.stores.Leases.Put(ctx, broker.Token(serial), data)
+			_, err = m.stores.Leases.Put(wctx, broker.Token(serial), data)
 		}
+		wcancel()
 		if err != nil {
-			m.log.Warn("lease mirror write failed", "serial", serial, "err", err)
+			lastErr = err
+			failedLeases[serial] = l
 		}
 	}
 	select {
 	case <-js.PublishAsyncComplete():
 	case <-ctx.Done():
-		m.log.Warn("registry and event writes not acknowledged in time", "err", ctx.Err())
 	}
-	return pending
+	failedDevices := map[string]broker.DeviceEntry{}
+	for serial, e := range devices {
+		if err := acked(devFutures[serial]); err != nil {
+			lastErr = err
+			failedDevices[serial] = e
+		}
+	}
+	var retry []publication
+	for i, p := range events {
+		if err := acked(evFutures[i]); err != nil {
+			lastErr = err
+			if p.tries++; p.tries >= maxTries {
+				m.log.Error("event write failed for good; dropped", "subject", p.subject, "tries", p.tries, "err", err)
+				continue
+			}
+			retry = append(retry, p)
+		}
+	}
+	failed = len(failedDevices)+len(failedLeases)+len(retry) > 0
+	if !failed {
+		return pending, false
+	}
+	m.log.Warn("NATS writes failed; retrying", "registry", len(failedDevices), "leases", len(failedLeases), "events", len(retry), "err", lastErr)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for serial, e := range failedDevices {
+		if _, newer := m.devices[serial]; !newer {
+			m.devices[serial] = e
+		}
+	}
+	for serial, l := range failedLeases {
+		if _, newer := m.leases[serial]; !newer {
+			m.leases[serial] = l
+		}
+	}
+	m.events = append(retry, m.events...)
+	return len(m.devices) > 0, true
+}
+
+// acked says whether an asynchronous write was acknowledged: nil, or why not (no future: it was
+// never sent; no answer yet: it timed out here).
+func acked(f jetstream.PubAckFuture) error {
+	if f == nil {
+		return errors.New("not sent")
+	}
+	select {
+	case <-f.Ok():
+		return nil
+	case err := <-f.Err():
+		return err
+	default:
+		return errors.New("not acknowledged in time")
+	}
 }
 
 // ownEntries reads the registry entries a node with this id left behind.

@@ -14,7 +14,7 @@ import (
 // Version is the node's version in its micro service info.
 var Version = "0.1.0"
 
-// serve registers the node's micro service: corral.v1.node.<id>.{task,acquire,release,abort,leases}.
+// serve registers the node's micro service: corral.v1.node.<id>.{task,acquire,release,abort,leases,drain}.
 // Handlers only decode and hand the request to the scheduler; answers are sent when the
 // scheduler decides, so a long task never holds up the endpoint.
 func (n *Node) serve() error {
@@ -64,8 +64,9 @@ func (n *Node) serve() error {
 		broker.EndpointLeases: func(r micro.Request) {
 			root.Send(sched, actors.ListLeases{Reply: func(a broker.LeasesAnswer) { respond(r, a) }})
 		},
+		broker.EndpointDrain: n.drainHandler,
 	}
-	for _, name := range []string{broker.EndpointTask, broker.EndpointAcquire, broker.EndpointRelease, broker.EndpointAbort, broker.EndpointLeases} {
+	for _, name := range []string{broker.EndpointTask, broker.EndpointAcquire, broker.EndpointRelease, broker.EndpointAbort, broker.EndpointLeases, broker.EndpointDrain} {
 		if err := g.AddEndpoint(name, endpoints[name]); err != nil {
 			return fmt.Errorf("node %s: add endpoint %s: %w", n.cfg.ID, name, err)
 		}

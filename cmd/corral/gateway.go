@@ -9,8 +9,12 @@ func runGateway(ctx context.Context, args []string) error {
 	f := newFlags("gateway")
 	gf := f.gatewayFlags()
 	nf := f.natsFlags()
+	replicas := f.replicasFlag()
 	log, stop, err := f.start(args, gf.check)
 	if err != nil || stop {
+		return err
+	}
+	if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
 		return err
 	}
 	nc, err := connect(nf.options("corral-gateway"), log)

@@ -1,6 +1,6 @@
 // Command corral runs and operates a Corral device farm: `corral up` runs everything in one
-// process; `gateway`, `node` and `mcp-stdio` are the parts; `devices`, `leases`, `call` and
-// `abort` operate a running farm.
+// process; `gateway`, `node` and `mcp-stdio` are the parts; `devices`, `leases`, `call`,
+// `abort`, `release`, `drain` and `tasks` operate a running farm (docs/operations.md).
 package main
 
 import (
@@ -31,6 +31,9 @@ func commands() []command {
 		{"call", "call a tool: corral call TOOL '{json arguments}'", runCall},
 		{"run", "run a steps file (HttpRunner actions) through the tools: corral run FILE --serial S", runRun},
 		{"abort", "abort the running task of a device: corral abort SERIAL [--all]", runAbort},
+		{"release", "end a lease: corral release SERIAL --force (an operator revokes it) or --lease HANDLE", runRelease},
+		{"drain", "stop new work on a node, let what runs finish: corral drain NODE [--wait] [--undo]", runDrain},
+		{"tasks", "task history from the event stream: corral tasks [--serial S] [--outcome O] [--limit N]", runTasks},
 		{"version", "print the version", func(context.Context, []string) error { fmt.Println(version); return nil }},
 	}
 }

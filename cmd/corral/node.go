@@ -19,8 +19,12 @@ func runNode(ctx context.Context, args []string) error {
 	nf := f.natsFlags()
 	ns := f.nodeFlags(0)
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
+	replicas := f.replicasFlag()
 	log, stop, err := f.start(args, ns.check)
 	if err != nil || stop {
+		return err
+	}
+	if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
 		return err
 	}
 	reg := newRegistry()

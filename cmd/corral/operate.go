@@ -214,7 +214,7 @@ func runCall(ctx context.Context, args []string) error {
 func runAbort(ctx context.Context, args []string) error {
 	o := newOperatorFlags("abort")
 	all := o.Bool("all", false, "also drop the holder's queued tasks")
-	if err := o.parse(args); err != nil {
+	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
 		return err
 	}
 	if o.NArg() != 1 {

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/user"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// The operator actions (release --force, drain, tasks) speak to NATS directly, with an
+// operator's NATS credentials: no MCP tool offers them, so an agent's gateway token cannot
+// take a device from its holder or a node out of service.
+
+// adminFlags are the flags of the operator actions.
+type adminFlags struct {
+	*flags
+	nats    natsFlags
+	timeout *time.Duration
+}
+
+func newAdminFlags(name string, timeout time.Duration) *adminFlags {
+	f := newFlags(name)
+	return &adminFlags{flags: f, nats: f.natsFlags(),
+		timeout: f.Duration("timeout", timeout, "give up after this long")}
+}
+
+// parseArgs parses the flags, given before or after the positional arguments, and returns
+// the positional arguments.
+func (a *adminFlags) parseArgs(args []string) ([]string, error) {
+	if err := a.parse(interspersed(a.FlagSet, args)); err != nil {
+		return nil, err
+	}
+	return a.Args(), nil
+}
+
+// interspersed moves the flags among args before the positional arguments, so that
+// `corral drain n1 --undo` reads as `corral drain --undo n1`.
+func interspersed(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		fl := fs.Lookup(name)
+		if fl == nil {
+			continue // Parse reports it
+		}
+		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return append(append(flags, "--"), pos...)
+}
+
+// open connects to NATS and opens the stores (creating none with other replicas than they have).
+func (a *adminFlags) open(ctx context.Context) (*nats.Conn, *broker.Stores, *slog.Logger, error) {
+	log, err := a.logger()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nc, err := connect(a.nats.options("corral-cli"), log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	if err != nil {
+		nc.Close()
+		return nil, nil, nil, err
+	}
+	return nc, stores, log, nil
+}
+
+// operatorName names who runs the command, for the event stream: --by, or user@host.
+func operatorName(by string) string {
+	if by != "" {
+		return by
+	}
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	if host, err := os.Hostname(); err == nil && host != "" {
+		name += "@" + host
+	}
+	return "operator " + name
+}
+
+func runRelease(ctx context.Context, args []string) error {
+	a := newAdminFlags("release", 30*time.Second)
+	force := a.Bool("force", false, "revoke the lease whoever holds it (an operator action, recorded with --by)")
+	handle := a.String("lease", "", "the lease handle to give back (the holder's own release)")
+	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
+	pos, err := a.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *force == (*handle != "") {
+		return fmt.Errorf("usage: corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease HANDLE")
+	}
+	serial := pos[0]
+	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
+	defer cancel()
+	nc, stores, log, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	farm, err := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
+	if err != nil {
+		return err
+	}
+	if err := farm.WaitReady(ctx); err != nil {
+		return err
+	}
+	who := operatorName(*by)
+	ans, err := farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: serial, Handle: *handle, Force: *force, By: who})
+	if err != nil {
+		return err
+	}
+	if !ans.OK {
+		return fmt.Errorf("%s (%s); `corral leases` lists the leases held", ans.Error, ans.Code)
+	}
+	l := ans.Lease
+	if !*force {
+		fmt.Printf("Released the lease of %s (epoch %d).\n", serial, l.Epoch)
+		return nil
+	}
+	fmt.Printf("Revoked the lease of %s held by %s (epoch %d): forced release by %s.\n", serial, l.Holder, l.Epoch, who)
+	fmt.Printf("Recorded on %s; the holder's running task, if any, was aborted and its handle no longer works.\n",
+		fmt.Sprintf(broker.EventLeaseT, broker.Token(serial), "revoked"))
+	return nil
+}
+
+func runDrain(ctx context.Context, args []string) error {
+	a := newAdminFlags("drain", 10*time.Minute)
+	undo := a.Bool("undo", false, "take new work again")
+	status := a.Bool("status", false, "only report the node's drain")
+	wait := a.Bool("wait", false, "wait (up to --timeout) until no task runs, no lease is held and nothing waits on the node")
+	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
+	pos, err := a.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *undo && *status {
+		return fmt.Errorf("usage: corral drain NODE [--undo | --status] [--wait] [--by WHO]")
+	}
+	node := pos[0]
+	action := broker.DrainStart
+	switch {
+	case *undo:
+		action = broker.DrainUndo
+	case *status:
+		action = broker.DrainStatus
+	}
+	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
+	defer cancel()
+	log, err := a.logger()
+	if err != nil {
+		return err
+	}
+	nc, err := connect(a.nats.options("corral-cli"), log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	req := broker.DrainRequest{V: broker.WireVersion, Action: action, By: operatorName(*by)}
+	ans, err := broker.DrainNode(ctx, nc, node, req)
+	if err != nil {
+		return err
+	}
+	fmt.Println(drainText(ans))
+	if !*wait {
+		return nil
+	}
+	req.Action = broker.DrainStatus
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for !ans.Idle() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("node %s is not idle after --timeout %s: %s; `corral leases` shows who holds its devices, "+
+				"`corral release SERIAL --force` ends a lease", node, *a.timeout, drainText(ans))
+		case <-tick.C:
+		}
+		if ans, err = broker.DrainNode(ctx, nc, node, req); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("node %s is idle: nothing runs, is held or waits on it.\n", node)
+	return nil
+}
+
+// drainText tells a node's drain state in one line.
+func drainText(a broker.DrainAnswer) string {
+	counts := fmt.Sprintf("%d devices, %d tasks running, %d leases held, %d queued", a.Devices, a.Running, a.Leases, a.Queued)
+	if !a.Draining {
+		return fmt.Sprintf("node %s takes new work (not draining): %s.", a.Node, counts)
+	}
+	s := fmt.Sprintf("node %s is draining (since %s, by %s): %s", a.Node, a.Since.Local().Format(time.TimeOnly), a.By, counts)
+	if a.Refused > 0 {
+		s += fmt.Sprintf("; %d waiting callers refused", a.Refused)
+	}
+	return s + "."
+}
+
+func runTasks(ctx context.Context, args []string) error {
+	a := newAdminFlags("tasks", 30*time.Second)
+	serial := a.String("serial", "", "only this device's tasks")
+	outcome := a.String("outcome", "", "only tasks that ended so: "+strings.Join(broker.Outcomes, ", "))
+	tool := a.String("tool", "", "only this tool's tasks")
+	since := a.Duration("since", 0, "only tasks recorded within this long, e.g. 1h (0: any)")
+	limit := a.Int("limit", 20, "show at most this many, newest first")
+	asJSON := a.Bool("json", false, "print the records as JSON lines")
+	pos, err := a.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json]")
+	}
+	if *outcome != "" && !slices.Contains(broker.Outcomes, *outcome) {
+		return fmt.Errorf("--outcome %q: use one of %s", *outcome, strings.Join(broker.Outcomes, ", "))
+	}
+	if *limit <= 0 {
+		return fmt.Errorf("--limit %d: give a positive number", *limit)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
+	defer cancel()
+	nc, stores, _, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	q := broker.HistoryQuery{Serial: *serial, Outcome: *outcome, Tool: *tool, Limit: *limit}
+	if *since > 0 {
+		q.Since = time.Now().Add(-*since)
+	}
+	h, err := stores.TaskHistory(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		for _, r := range h.Tasks {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+	} else {
+		w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "TASK\tFINISHED\tSERIAL\tNODE\tTOOL\tOUTCOME\tCODE\tMS\tHOLDER\tERROR")
+		for _, r := range h.Tasks {
+			ms := int64(0)
+			if !r.Started.IsZero() && r.Finished.After(r.Started) {
+				ms = r.Finished.Sub(r.Started).Milliseconds()
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Finished.Local().Format(time.DateTime), r.Serial, r.Node,
+				r.Tool, r.Outcome, cmp.Or(r.Code, "-"), ms, r.Holder, oneLine(r.Error, 80))
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(h.Tasks) < *limit && !h.Complete {
+		fmt.Fprintf(os.Stderr, "(searched the newest %d task records; older ones were not read)\n", h.Scanned)
+	}
+	return nil
+}
+
+// oneLine shortens s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

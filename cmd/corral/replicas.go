@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// replicasFlag is --nats-replicas of `corral gateway` and `corral node`: how many NATS servers
+// keep a copy of Corral's KV buckets and event stream.
+func (f *flags) replicasFlag() *int {
+	return f.Int("nats-replicas", 0, "JetStream replicas of Corral's KV buckets and event stream: 3 on a 3-server NATS cluster "+
+		"(losing one server loses nothing), 1 on a single server; 0 keeps what the stores have (1 when creating them)")
+}
+
+// applyReplicas creates or updates the stores with the replicas asked for, on a connection of
+// its own, before the process opens them; 0 changes nothing.
+func applyReplicas(ctx context.Context, n natsFlags, replicas int, log *slog.Logger) error {
+	if replicas == 0 {
+		return nil
+	}
+	if replicas < 0 || replicas > 5 {
+		return fmt.Errorf("--nats-replicas %d: JetStream keeps 1 to 5 replicas (3 on a 3-server cluster)", replicas)
+	}
+	nc, err := connect(n.options("corral-stores"), log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if _, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{Replicas: replicas}); err != nil {
+		return fmt.Errorf("--nats-replicas %d: %w", replicas, err)
+	}
+	log.Info("stores replicated", "replicas", replicas)
+	return nil
+}
