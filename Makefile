@@ -6,7 +6,7 @@ export PATH := $(TOOLS):$(PATH)
 # Tests that need a tool fail (instead of skipping) when it is missing.
 export CORRAL_REQUIRE_TOOLS := 1
 
-.PHONY: help setup run build test test-short bench fuzz lint clean
+.PHONY: help setup run build test test-short bench fuzz lint clean chart-assets
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -33,6 +33,9 @@ bench: ## run the benchmarks and print the report the README quotes
 
 fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
 	@./scripts/fuzz.sh $${FUZZTIME:-30s}
+
+chart-assets: ## copy deploy/grafana/*.json and deploy/prometheus/rules.yaml into the Helm chart (helm/corral)
+	@./scripts/sync-chart-assets.sh
 
 lint: ## go vet and gofmt
 	$(GO) vet ./...

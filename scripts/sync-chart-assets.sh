@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Copies the Grafana dashboards (deploy/grafana/*.json) and the alert rule groups
+# (deploy/prometheus/rules.yaml) into the Helm chart (helm/corral/dashboards/, helm/corral/rules/):
+# Helm reads only files inside a chart. deploy/ is the source; run this (make chart-assets) after
+# changing it and commit both. helm/corral/chart_test.go fails while the copies differ.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+chart=helm/corral
+
+mkdir -p "$chart/dashboards" "$chart/rules"
+shopt -s nullglob
+# Mirror: a dashboard removed from deploy/grafana leaves the chart too.
+rm -f "$chart"/dashboards/*.json
+dashboards=(deploy/grafana/*.json)
+for f in "${dashboards[@]}"; do
+  cp "$f" "$chart/dashboards/"
+done
+if [ -f deploy/prometheus/rules.yaml ]; then
+  cp deploy/prometheus/rules.yaml "$chart/rules/rules.yaml"
+  rules=1
+else
+  rm -f "$chart/rules/rules.yaml"
+  rules=0
+fi
+echo "chart-assets: ${#dashboards[@]} dashboard(s), $rules rule file(s) copied into $chart"
