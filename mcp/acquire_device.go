@@ -141,7 +141,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 		return g.refuse(ctx, fmt.Sprintf("no device matches %s. The farm has: %s", a, farmSummary(all)))
 	}
 	if len(tryable) == 0 {
-		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy or offline: %s", a, farmSummary(match)))
+		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, farmSummary(match)))
 	}
 	slices.SortFunc(tryable, func(x, y broker.DeviceEntry) int {
 		return cmp.Or(cmp.Compare(stateRank[x.State], stateRank[y.State]), cmp.Compare(x.Serial, y.Serial))

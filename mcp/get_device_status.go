@@ -20,7 +20,7 @@ type DeviceStatusResult struct {
 	Release   string   `json:"release,omitempty" jsonschema:"OS version"`
 	SDK       string   `json:"sdk,omitempty" jsonschema:"SDK level (Android)"`
 	Node      string   `json:"node" jsonschema:"Edge node the device is attached to"`
-	State     string   `json:"state" jsonschema:"online, leased, busy, unhealthy or offline"`
+	State     string   `json:"state" jsonschema:"online, leased, busy, draining, unhealthy or offline"`
 	Reason    string   `json:"reason,omitempty" jsonschema:"Why the device is unhealthy or offline"`
 	Holder    string   `json:"holder,omitempty" `
 	Tags      []string `json:"tags,omitempty" jsonschema:"Device tags"`

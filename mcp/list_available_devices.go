@@ -27,7 +27,7 @@ type DeviceSummary struct {
 	Model    string   `json:"model,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
 	Node     string   `json:"node"`
-	State    string   `json:"state" jsonschema:"online, leased, busy, unhealthy or offline"`
+	State    string   `json:"state" jsonschema:"online, leased, busy, draining, unhealthy or offline"`
 	Holder   string   `json:"holder,omitempty"`
 }
 
