@@ -2,8 +2,6 @@ package broker
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,6 +45,8 @@ type Client struct {
 
 	mu      sync.RWMutex
 	devices map[string]cachedEntry
+
+	latest *latestTasks
 }
 
 type cachedEntry struct {
@@ -59,7 +59,8 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{}}
+	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{},
+		latest: newLatestTasks(stores.Sessions, opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
 	sub, err := nc.Subscribe(Heartbeats, func(m *nats.Msg) {
 		var hb Heartbeat
@@ -83,6 +84,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	}()
 	go c.watchRegistry(w)
 	go c.live.Run(ctx)
+	go c.latest.run(ctx)
 	return c, nil
 }
 
@@ -282,37 +284,6 @@ func (c *Client) SetSessionDevice(ctx context.Context, session string, d Session
 	}
 	b, _ := json.Marshal(d)
 	_, err := c.stores.Sessions.Put(ctx, session, b)
-	return err
-}
-
-// latestKey is the corral_sessions key of the latest task of who: "latest_" and who as a
-// token, or its hash when that is too long for a key.
-func latestKey(who string) string {
-	k := "latest_" + Token(who)
-	if len(k) > 200 {
-		sum := sha256.Sum256([]byte(who))
-		k = "latest_h" + hex.EncodeToString(sum[:16])
-	}
-	return k
-}
-
-// LatestTask reads the id of the latest task of who: a session or a holder, as the gateway
-// names them.
-func (c *Client) LatestTask(ctx context.Context, who string) (string, bool) {
-	e, err := c.stores.Sessions.Get(ctx, latestKey(who))
-	if err != nil || !validToken(string(e.Value())) {
-		return "", false
-	}
-	return string(e.Value()), true
-}
-
-// SetLatestTask records taskID as the latest task of who. It lives next to the sessions'
-// defaults (and expires with them), so that every gateway finds it.
-func (c *Client) SetLatestTask(ctx context.Context, who, taskID string) error {
-	if !validToken(taskID) {
-		return fmt.Errorf("task id %q cannot be stored", taskID)
-	}
-	_, err := c.stores.Sessions.Put(ctx, latestKey(who), []byte(taskID))
 	return err
 }
 

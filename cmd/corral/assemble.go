@@ -76,6 +76,7 @@ func (g *gatewayParts) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = g.server.Shutdown(ctx)
+	g.client.Flush(ctx)
 }
 
 // nodeSettings are the flags of a node.

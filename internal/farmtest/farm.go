@@ -214,6 +214,9 @@ func (f *Farm) StopGateway() {
 func (f *Farm) stopGateway(gw *Gateway) {
 	gw.HTTP.CloseClientConnections()
 	gw.HTTP.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	gw.Client.Flush(ctx)
+	cancel()
 	gw.cancel()
 }
 

@@ -1,0 +1,133 @@
+package broker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// maxLatestInMemory bounds the latest-task ids a gateway keeps in memory; past it the map
+// starts over (the KV still has every one).
+const maxLatestInMemory = 50_000
+
+// latestTasks remembers the latest task of each session or holder. A gateway answers from
+// memory what it recorded itself, at once, and writes to the corral_sessions KV in the
+// background, so that other gateways (and this one after a restart) find it too, within
+// latestWriteEvery: the KV write costs a JetStream round trip, which no tool call should wait
+// for or pay for each time. Writes of the same key are coalesced and go out in order, so the
+// KV never goes back to an older task.
+type latestTasks struct {
+	kv  jetstream.KeyValue
+	log *slog.Logger
+
+	mu      sync.Mutex
+	known   map[string]string // key → task id, what this gateway recorded or read
+	pending map[string]string // key → task id, not yet in the KV
+	wake    chan struct{}
+
+	writing sync.Mutex // one batch at a time, so an older id never lands after a newer one
+}
+
+func newLatestTasks(kv jetstream.KeyValue, log *slog.Logger) *latestTasks {
+	return &latestTasks{kv: kv, log: log, known: map[string]string{}, pending: map[string]string{},
+		wake: make(chan struct{}, 1)}
+}
+
+// latestKey is the corral_sessions key of the latest task of who: "latest_" and who as a
+// token, or its hash when that is too long for a key.
+func latestKey(who string) string {
+	k := "latest_" + Token(who)
+	if len(k) > 200 {
+		sum := sha256.Sum256([]byte(who))
+		k = "latest_h" + hex.EncodeToString(sum[:16])
+	}
+	return k
+}
+
+// LatestTask reads the id of the latest task of who: a session or a holder, as the gateway
+// names them.
+func (c *Client) LatestTask(ctx context.Context, who string) (string, bool) {
+	key := latestKey(who)
+	c.latest.mu.Lock()
+	id, ok := c.latest.known[key]
+	c.latest.mu.Unlock()
+	if ok {
+		return id, true
+	}
+	e, err := c.latest.kv.Get(ctx, key)
+	if err != nil || !validToken(string(e.Value())) {
+		return "", false
+	}
+	return string(e.Value()), true
+}
+
+// SetLatestTask records taskID as the latest task of who: in memory now, in the KV (next to
+// the sessions' defaults, expiring with them) shortly after.
+func (c *Client) SetLatestTask(_ context.Context, who, taskID string) error {
+	if !validToken(taskID) {
+		return fmt.Errorf("task id %q cannot be stored", taskID)
+	}
+	l, key := c.latest, latestKey(who)
+	l.mu.Lock()
+	if len(l.known) >= maxLatestInMemory {
+		l.known = map[string]string{}
+	}
+	l.known[key], l.pending[key] = taskID, taskID
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// latestWriteEvery spaces the KV writes: a client calling a device a thousand times a second
+// costs one write per key in this time, not a thousand.
+const latestWriteEvery = 200 * time.Millisecond
+
+// run writes pending ids to the KV until ctx ends.
+func (l *latestTasks) run(ctx context.Context) {
+	pause := time.NewTimer(0)
+	defer pause.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.wake:
+		}
+		l.write(ctx)
+		pause.Reset(latestWriteEvery)
+		select {
+		case <-ctx.Done():
+			return
+		case <-pause.C:
+		}
+	}
+}
+
+// Flush writes the latest-task ids not yet in the KV: a gateway shutting down calls it
+// before it closes its NATS connection, so that the next one finds them.
+func (c *Client) Flush(ctx context.Context) { c.latest.write(ctx) }
+
+// write puts the pending ids into the KV.
+func (l *latestTasks) write(ctx context.Context) {
+	l.writing.Lock()
+	defer l.writing.Unlock()
+	l.mu.Lock()
+	batch := l.pending
+	l.pending = map[string]string{}
+	l.mu.Unlock()
+	for key, id := range batch {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if _, err := l.kv.Put(wctx, key, []byte(id)); err != nil {
+			l.log.Warn("latest task not stored in NATS; other gateways will miss it", "task", id, "err", err)
+		}
+		cancel()
+	}
+}
