@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -12,6 +13,11 @@ import (
 type OpsConfig struct {
 	// Passcodes unlock locked devices (unlock_phone). Secrets: no op logs or returns them.
 	Passcodes Passcodes
+	// MaxAppBytes bounds the apps app_install downloads (0: MaxAppBytes, 1 GiB).
+	MaxAppBytes int64
+	// HTTPClient downloads apps (nil: one without a timeout of its own: the task's ctx bounds
+	// the download).
+	HTTPClient *http.Client
 }
 
 // DefaultOps is every op an edge node serves, with nothing configured. Adding a tool adds its
@@ -42,7 +48,7 @@ func DefaultOpsWith(c OpsConfig) Ops {
 		// HttpRunner seed, added with the Android issue.
 		opSwipeDirection(),
 		opSwipeCoordinate(),
-		opAppInstall(),
+		opAppInstall(c.downloader()),
 		opAppUninstall(),
 		opAppClear(),
 		opSetIME(),

@@ -22,11 +22,23 @@ const MaxAppBytes = 1 << 30
 // maxAppURL bounds app_install's appUrl.
 const maxAppURL = 4096
 
-// appDownloadLimit is MaxAppBytes; tests lower it.
-var appDownloadLimit int64 = MaxAppBytes
+// downloader fetches the apps app_install is given URLs of.
+type downloader struct {
+	client *http.Client
+	limit  int64 // bytes
+}
 
-// appClient downloads apps. It has no timeout of its own: the task's ctx bounds the download.
-var appClient = &http.Client{}
+// downloader returns the app downloader c configures.
+func (c OpsConfig) downloader() downloader {
+	d := downloader{client: c.HTTPClient, limit: c.MaxAppBytes}
+	if d.client == nil {
+		d.client = &http.Client{}
+	}
+	if d.limit <= 0 {
+		d.limit = MaxAppBytes
+	}
+	return d
+}
 
 // AppInstallArgs are app_install's arguments (HttpRunner seed).
 type AppInstallArgs struct {
@@ -96,7 +108,7 @@ const (
 	installTotal         = 100.0
 )
 
-func opAppInstall() Op {
+func opAppInstall(dl downloader) Op {
 	return Op{Name: "app_install", Timeout: 10 * time.Minute, MaxTimeout: time.Hour,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
 			var a AppInstallArgs
@@ -114,7 +126,7 @@ func opAppInstall() Op {
 			}
 			local, size, downloaded := a.AppURL, int64(0), isURL(a.AppURL)
 			if downloaded {
-				dir, file, n, err := downloadApp(ctx, a.AppURL, t.Driver.Info().Platform, progress)
+				dir, file, n, err := dl.download(ctx, a.AppURL, t.Driver.Info().Platform, progress)
 				if dir != "" {
 					defer os.RemoveAll(dir)
 				}
@@ -148,16 +160,16 @@ func opAppInstall() Op {
 		}}
 }
 
-// downloadApp fetches rawURL into a new temporary directory (which the caller removes, even on
+// download fetches rawURL into a new temporary directory (which the caller removes, even on
 // error), keeping the URL's file name so the installer sees a sensible one. It refuses files
-// over appDownloadLimit and reports progress up to installDownloadShare percent.
-func downloadApp(ctx context.Context, rawURL, platform string, progress func(done float64, msg string)) (dir, file string, n int64, err error) {
+// over dl.limit and reports progress up to installDownloadShare percent.
+func (dl downloader) download(ctx context.Context, rawURL, platform string, progress func(done float64, msg string)) (dir, file string, n int64, err error) {
 	shown := redactURL(rawURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return "", "", 0, BadInput("appUrl %s: %v", shown, err)
 	}
-	resp, err := appClient.Do(req)
+	resp, err := dl.client.Do(req)
 	if err != nil {
 		return "", "", 0, fmt.Errorf("download %s: %w", shown, scrubURLError(err))
 	}
@@ -165,7 +177,7 @@ func downloadApp(ctx context.Context, rawURL, platform string, progress func(don
 	if resp.StatusCode != http.StatusOK {
 		return "", "", 0, fmt.Errorf("download %s: the server answered %s; check that the URL is right and reachable from the node", shown, resp.Status)
 	}
-	limit := appDownloadLimit
+	limit := dl.limit
 	if resp.ContentLength > limit {
 		return "", "", 0, fmt.Errorf("download %s: the app is %d bytes; at most %d (%s) can be installed", shown, resp.ContentLength, limit, mib(limit))
 	}

@@ -36,10 +36,16 @@ func installer() (*fakeAbled, *[]string, *[]string) {
 // runInstall runs app_install, collecting its progress reports.
 func runInstall(t *testing.T, ctx context.Context, d Driver, appURL string) (Output, [][2]float64, error) {
 	t.Helper()
+	return runInstallWith(t, ctx, OpsConfig{}, d, appURL)
+}
+
+// runInstallWith runs app_install as a node configured with c would.
+func runInstallWith(t *testing.T, ctx context.Context, c OpsConfig, d Driver, appURL string) (Output, [][2]float64, error) {
+	t.Helper()
 	var mu sync.Mutex
 	var reports [][2]float64
 	args := `{"appUrl":` + strconv.Quote(appURL) + `}`
-	out, err := DefaultOps()["app_install"].Run(ctx, &Task{Driver: d, Args: []byte(args), Progress: func(done, total float64, _ string) {
+	out, err := DefaultOpsWith(c)["app_install"].Run(ctx, &Task{Driver: d, Args: []byte(args), Progress: func(done, total float64, _ string) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, [2]float64{done, total})
@@ -144,8 +150,6 @@ func TestAppInstallDownloads(t *testing.T) {
 // Apps over the size limit are refused: at once when the server says the length, as soon as
 // the limit is passed when it does not.
 func TestAppInstallSizeLimit(t *testing.T) {
-	defer func(old int64) { appDownloadLimit = old }(appDownloadLimit)
-	appDownloadLimit = 1000
 	served := make(chan int, 4)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/sized.apk" {
@@ -159,7 +163,7 @@ func TestAppInstallSizeLimit(t *testing.T) {
 	defer srv.Close()
 	for _, u := range []string{"/sized.apk", "/chunked.apk"} {
 		d, paths, _ := installer()
-		_, _, err := runInstall(t, context.Background(), d, srv.URL+u)
+		_, _, err := runInstallWith(t, context.Background(), OpsConfig{MaxAppBytes: 1000}, d, srv.URL+u)
 		wantCode(t, err, broker.CodeDriver)
 		if !strings.Contains(err.Error(), "at most") || len(*paths) != 0 {
 			t.Fatalf("%s: %v, installed %v", u, err, *paths)
