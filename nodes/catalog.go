@@ -18,6 +18,10 @@ type OpsConfig struct {
 	// HTTPClient downloads apps (nil: one without a timeout of its own: the task's ctx bounds
 	// the download).
 	HTTPClient *http.Client
+	// AppSources are where app_install may take apps from: host names ("apps.example.com", or
+	// ".example.com" for its subdomains too) and absolute path prefixes ("/srv/apps/"). Empty:
+	// anywhere the node can reach, which suits one user's laptop, not a shared farm.
+	AppSources []string
 }
 
 // DefaultOps is every op an edge node serves, with nothing configured. Adding a tool adds its

@@ -24,20 +24,63 @@ const maxAppURL = 4096
 
 // downloader fetches the apps app_install is given URLs of.
 type downloader struct {
-	client *http.Client
-	limit  int64 // bytes
+	client  *http.Client
+	limit   int64    // bytes
+	sources []string // OpsConfig.AppSources
 }
 
-// downloader returns the app downloader c configures.
+// downloader returns the app downloader c configures. Redirects are followed only to sources
+// the node allows, so an allowed host cannot send the node elsewhere.
 func (c OpsConfig) downloader() downloader {
-	d := downloader{client: c.HTTPClient, limit: c.MaxAppBytes}
+	d := downloader{client: c.HTTPClient, limit: c.MaxAppBytes, sources: c.AppSources}
 	if d.client == nil {
 		d.client = &http.Client{}
+	}
+	if len(d.sources) > 0 {
+		client := *d.client
+		client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if !d.allows(req.URL.String()) {
+				return fmt.Errorf("redirected to %s, which is not among this node's --app-sources", redactURL(req.URL.String()))
+			}
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
+		}
+		d.client = &client
 	}
 	if d.limit <= 0 {
 		d.limit = MaxAppBytes
 	}
 	return d
+}
+
+// allows says whether app (a URL or a path on the node) is among the node's app sources.
+func (dl downloader) allows(app string) bool {
+	if len(dl.sources) == 0 {
+		return true
+	}
+	host := ""
+	if isURL(app) {
+		u, err := url.Parse(app)
+		if err != nil {
+			return false
+		}
+		host = strings.ToLower(u.Hostname())
+	}
+	for _, s := range dl.sources {
+		switch {
+		case host == "" && isAbsPath(s):
+			if dir, file := filepath.Clean(s), filepath.Clean(app); file == dir || strings.HasPrefix(file, dir+string(filepath.Separator)) {
+				return true
+			}
+		case host != "" && strings.HasPrefix(s, ".") && strings.HasSuffix(host, strings.ToLower(s)):
+			return true
+		case host != "" && host == strings.ToLower(s):
+			return true
+		}
+	}
+	return false
 }
 
 // AppInstallArgs are app_install's arguments (HttpRunner seed).
@@ -118,6 +161,10 @@ func opAppInstall(dl downloader) Op {
 			d, ok := t.Driver.(AppInstaller)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "install apps")
+			}
+			if !dl.allows(a.AppURL) {
+				return Output{}, BadInput("appUrl %s is not among the app sources of the node that hosts %s (%s): ask its operator, or use one of those",
+					redactURL(a.AppURL), t.Driver.Info().Serial, strings.Join(dl.sources, ", "))
 			}
 			progress := func(done float64, msg string) {
 				if t.Progress != nil {

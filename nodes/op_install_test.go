@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -286,4 +287,54 @@ func TestAppUninstallAndClear(t *testing.T) {
 	d.ClearAppFn = func(context.Context, string) error { return errDriver }
 	_, err := runOp(t, "app_clear", d, `{"packageName":"com.x"}`)
 	wantCode(t, err, broker.CodeDriver)
+}
+
+// With --app-sources, app_install takes apps only from the hosts and directories listed, and
+// follows no redirect out of them; nothing else reaches the device.
+func TestAppInstallSources(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path == "/away.apk" {
+			http.Redirect(w, r, "http://localhost:1/elsewhere.apk", http.StatusFound)
+			return
+		}
+		_, _ = w.Write([]byte("PK-apk"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	allowed, outside := filepath.Join(dir, "apps", "com.example.ok.apk"), filepath.Join(dir, "other.apk")
+	for _, p := range []string{allowed, outside} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("PK-apk"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := OpsConfig{AppSources: []string{"127.0.0.1", ".example.com", filepath.Join(dir, "apps")}}
+	for _, ok := range []string{srv.URL + "/com.example.ok.apk", allowed} {
+		d, paths, _ := installer()
+		if _, _, err := runInstallWith(t, context.Background(), c, d, ok); err != nil || len(*paths) != 1 {
+			t.Errorf("%s: %v (installed %v)", ok, err, *paths)
+		}
+	}
+	before := hits.Load()
+	for _, bad := range []string{"http://localhost:1/x.apk", "https://example.com.evil.net/x.apk", outside,
+		filepath.Join(dir, "apps", "..", "other.apk"), filepath.Join(dir, "apps2", "x.apk")} {
+		d, paths, _ := installer()
+		_, _, err := runInstallWith(t, context.Background(), c, d, bad)
+		wantCode(t, err, broker.CodeBadInput)
+		if !strings.Contains(err.Error(), "not among the app sources") || len(*paths) != 0 {
+			t.Errorf("%s: %v (installed %v)", bad, err, *paths)
+		}
+	}
+	if hits.Load() != before {
+		t.Error("a refused appUrl was fetched")
+	}
+	d, paths, _ := installer()
+	_, _, err := runInstallWith(t, context.Background(), c, d, srv.URL+"/away.apk")
+	if err == nil || !strings.Contains(err.Error(), "not among this node's --app-sources") || len(*paths) != 0 {
+		t.Errorf("redirect out of the sources: %v (installed %v)", err, *paths)
+	}
 }

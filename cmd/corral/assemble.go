@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -86,6 +87,7 @@ type nodeSettings struct {
 	leaseTTL, leaseMax *time.Duration
 	grace              *time.Duration
 	passcodes          *string
+	appSources         *string
 	android            androidSetup
 }
 
@@ -97,8 +99,21 @@ func (f *flags) nodeFlags(defaultSims int) nodeSettings {
 		leaseMax:  f.Duration("lease-max", 4*time.Hour, "hard maximum of a lease"),
 		grace:     f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
 		passcodes: f.String("passcodes", "", `YAML file of lock screen passcodes for unlock_phone, device serial (or "*") to passcode; read once at start`),
-		android:   f.androidFlags(),
+		appSources: f.String("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too) "+
+			"and absolute path prefixes on this node; empty: anywhere (fine on a laptop, not on a shared farm)"),
+		android: f.androidFlags(),
 	}
+}
+
+// sources returns --app-sources as a list.
+func (s nodeSettings) sources() []string {
+	var out []string
+	for _, src := range strings.Split(*s.appSources, ",") {
+		if src = strings.TrimSpace(src); src != "" {
+			out = append(out, src)
+		}
+	}
+	return out
 }
 
 // check validates the node's flags for --check-config: the id, and the passcodes file.
@@ -139,7 +154,7 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 	}
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, Metrics: metrics, Log: log,
-		Ops: nodes.DefaultOpsWith(nodes.OpsConfig{Passcodes: passcodes})})
+		Ops: nodes.DefaultOpsWith(nodes.OpsConfig{Passcodes: passcodes, AppSources: s.sources()})})
 	if err != nil {
 		nc.Close()
 		return nil, err
