@@ -189,42 +189,41 @@ func runAsUser(t *testing.T, name string) int {
 	return v.Gateway.PodSecurityContext.RunAsUser
 }
 
-func TestStaticImage(t *testing.T) {
-	const file = "Dockerfile"
-	stages := parse(t, file)
-	uid := checkCommon(t, file, stages)
-	if want := runAsUser(t, "gateway"); uid != want {
-		t.Errorf("%s: USER %d, but the chart runs the gateways as %d (gateway.podSecurityContext.runAsUser)", file, uid, want)
-	}
-	if b := goBuild(t, file, stages); !strings.Contains(b.args, "CGO_ENABLED=0") {
-		t.Errorf("%s:%d: corral is not built with CGO_ENABLED=0", file, b.line)
-	}
-	final := stages[len(stages)-1]
-	if !strings.HasPrefix(final.image, "gcr.io/distroless/static") && final.image != "scratch" {
-		t.Errorf("%s: final base %s: want distroless/static (or scratch) for a static binary", file, final.image)
-	}
-	if len(final.all("RUN")) != 0 || installs(final, "adb") {
-		t.Errorf("%s: the static image runs commands or installs adb; adb belongs in Dockerfile.node", file)
-	}
-}
-
-func TestNodeImage(t *testing.T) {
-	const file = "Dockerfile.node"
-	stages := parse(t, file)
-	uid := checkCommon(t, file, stages)
-	if want := runAsUser(t, "node"); uid != want {
-		t.Errorf("%s: USER %d, but the chart runs the nodes as %d (node.podSecurityContext.runAsUser)", file, uid, want)
-	}
-	if b := goBuild(t, file, stages); !strings.Contains(b.args, "CGO_ENABLED=0") {
-		t.Errorf("%s:%d: corral is not built with CGO_ENABLED=0", file, b.line)
-	}
-	final := stages[len(stages)-1]
-	// The chart runs /bin/sh (node id from the node name) and adb (the sidecar) from it.
-	if !strings.HasPrefix(final.image, "debian:") || !strings.Contains(final.image, "-slim") {
-		t.Errorf("%s: final base %s: want debian slim (a shell, and Debian's adb)", file, final.image)
-	}
-	if !installs(final, "adb") {
-		t.Errorf("%s: adb is not installed", file)
+// The gateway's static image and the node's Debian image: the chart's user, a static corral,
+// and the base each role needs.
+func TestCorralImages(t *testing.T) {
+	for _, img := range []struct {
+		file, role string
+		final      func(stage) string // what is wrong with the final stage, if anything
+	}{
+		{"Dockerfile", "gateway", func(final stage) string {
+			if !strings.HasPrefix(final.image, "gcr.io/distroless/static") && final.image != "scratch" {
+				return "final base " + final.image + ": want distroless/static (or scratch) for a static binary"
+			}
+			if len(final.all("RUN")) != 0 || installs(final, "adb") {
+				return "the static image runs commands or installs adb; adb belongs in Dockerfile.node"
+			}
+			return ""
+		}},
+		// The chart runs /bin/sh (node id from the node name) and adb (the sidecar) from it.
+		{"Dockerfile.node", "node", func(final stage) string {
+			if !strings.HasPrefix(final.image, "debian:") || !strings.Contains(final.image, "-slim") {
+				return "final base " + final.image + ": want debian slim (a shell, and Debian's adb)"
+			}
+			return ""
+		}},
+	} {
+		stages := parse(t, img.file)
+		uid := checkCommon(t, img.file, stages)
+		if want := runAsUser(t, img.role); uid != want {
+			t.Errorf("%s: USER %d, but the chart runs the %ss as %d (%s.podSecurityContext.runAsUser)", img.file, uid, img.role, want, img.role)
+		}
+		if b := goBuild(t, img.file, stages); !strings.Contains(b.args, "CGO_ENABLED=0") {
+			t.Errorf("%s:%d: corral is not built with CGO_ENABLED=0", img.file, b.line)
+		}
+		if msg := img.final(stages[len(stages)-1]); msg != "" {
+			t.Errorf("%s: %s", img.file, msg)
+		}
 	}
 }
 

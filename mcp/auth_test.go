@@ -393,18 +393,7 @@ func TestAuthWithoutPolicyServesAnonymous(t *testing.T) {
 // token (an in-process client).
 func TestAuthInProcessCallerWithPolicyGetsNothing(t *testing.T) {
 	farm := newFakeFarm(t)
-	g := New(farm, slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{Policy: testPolicy(t)})
-	c, err := client.NewInProcessClient(g.MCPServer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Initialize(context.Background(), mcpgo.InitializeRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	c := inProcessClient(t, New(farm, slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{Policy: testPolicy(t)}))
 	if names := toolNames(t, c); len(names) != 0 {
 		t.Fatalf("tools/list without a principal: %v", names)
 	}

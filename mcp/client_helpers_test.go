@@ -17,7 +17,12 @@ import (
 // newTestClient starts a gateway over farm and a real MCP client connected to it in process.
 func newTestClient(t testing.TB, farm Farm) *client.Client {
 	t.Helper()
-	g := New(farm, slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{})
+	return inProcessClient(t, New(farm, slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{}))
+}
+
+// inProcessClient returns a real MCP client connected to g in process, initialized.
+func inProcessClient(t testing.TB, g *Gateway) *client.Client {
+	t.Helper()
 	c, err := client.NewInProcessClient(g.MCPServer())
 	if err != nil {
 		t.Fatal(err)

@@ -38,18 +38,7 @@ func rateLimitedClient(t *testing.T, farm Farm, rl RateLimit) (*client.Client, *
 	g := New(farm, slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{RateLimit: rl})
 	clock := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 	g.limiter.now = clock.Now
-	c, err := client.NewInProcessClient(g.MCPServer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Initialize(context.Background(), mcpgo.InitializeRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	return c, g, clock
+	return inProcessClient(t, g), g, clock
 }
 
 func retryAfterMS(t *testing.T, res *mcpgo.CallToolResult) float64 {
