@@ -179,7 +179,7 @@ func waitOnline(t *testing.T, f *farmtest.Farm, serials ...string) {
 // passcode shows in any log, any NATS message (task requests, results, records, KV) or any
 // result, get_task_result's record included.
 func TestCatalogUnlockPhoneKeepsThePasscodeSecret(t *testing.T) {
-	const own, configured, wrong = "9081726354", "5647382910", "86420"
+	const own, configured, wrong = "9081726354", "5647382910", "8642013579"
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	traffic := sniff(t, f)
 	var logs syncBuffer
