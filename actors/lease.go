@@ -206,7 +206,7 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 	}
 	c := &cause{outcome: broker.OutcomeAborted, msg: "aborted by " + by}
 	for serial, sl := range s.slots {
-		if req.Serial != "" && serial != req.Serial {
+		if req.Serial != "" && serial != req.Serial || !req.Covers(sl.info.Tags) {
 			continue
 		}
 		var handle string

@@ -17,6 +17,7 @@ import (
 // fakeDevice runs tasks by a function; "block" tasks wait for release or cancellation.
 type fakeDevice struct {
 	serial  string
+	tags    []string
 	release chan struct{}
 	mu      sync.Mutex
 	running int
@@ -26,7 +27,7 @@ type fakeDevice struct {
 var _ Device = (*fakeDevice)(nil)
 
 func (d *fakeDevice) Info() broker.DeviceEntry {
-	return broker.DeviceEntry{Serial: d.serial, Platform: "android"}
+	return broker.DeviceEntry{Serial: d.serial, Platform: "android", Tags: d.tags}
 }
 
 func (d *fakeDevice) Deadline(tool string, askedMS int64) (time.Duration, error) {
@@ -55,6 +56,12 @@ func (d *fakeDevice) Execute(ctx context.Context, req broker.TaskRequest, _ func
 		}
 	}
 	return broker.TaskResult{Outcome: broker.OutcomeSucceeded}
+}
+
+func (d *fakeDevice) isRunning() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.running > 0
 }
 
 func (d *fakeDevice) Health(context.Context) error { return nil }
@@ -94,7 +101,7 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	cfg.Node, cfg.Mirror, cfg.Metrics = "n", rec, NewMetrics(prometheus.NewRegistry())
 	props, started := NewNodeSupervisorProps(NewSchedulerProps(cfg), cfg.Metrics, "n")
 	sys.Root.Spawn(props)
-	h := &harness{t: t, root: sys.Root, sched: <-started, dev: &fakeDevice{serial: "d1", release: make(chan struct{})}, rec: rec}
+	h := &harness{t: t, root: sys.Root, sched: <-started, dev: &fakeDevice{serial: "d1", tags: []string{"lab"}, release: make(chan struct{})}, rec: rec}
 	t.Cleanup(func() { close(h.dev.release) })
 	h.root.Send(h.sched, AddDevice{Device: h.dev})
 	// Wait for the device's health check.
@@ -214,6 +221,25 @@ func TestAbortRunningAndQueued(t *testing.T) {
 	}
 	expect(t, running.wait(), broker.OutcomeAborted, "")
 	expect(t, queued.wait(), broker.OutcomeAborted, "")
+}
+
+// An abort limited to tags (the caller's auth policy) leaves a device without them alone,
+// even when the task id names its task.
+func TestAbortLimitedToTags(t *testing.T) {
+	h := newHarness(t, Config{})
+	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block"})
+	for deadline := time.Now().Add(5 * time.Second); !h.dev.isRunning(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("task r never started")
+		}
+	}
+	if ans := h.abort(broker.AbortRequest{TaskID: "r", Tags: []string{"wifi"}, By: "test"}); len(ans.Aborted) != 0 {
+		t.Fatalf("an abort limited to [wifi] aborted %v on a device tagged [lab]", ans.Aborted)
+	}
+	if ans := h.abort(broker.AbortRequest{TaskID: "r", Tags: []string{"wifi", "lab"}, By: "test"}); len(ans.Aborted) != 1 {
+		t.Fatalf("an abort limited to [wifi lab] aborted %v, want r", ans.Aborted)
+	}
+	expect(t, running.wait(), broker.OutcomeAborted, "")
 }
 
 func TestDeadlineTimesOut(t *testing.T) {

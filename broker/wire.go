@@ -2,6 +2,7 @@ package broker
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -206,6 +207,19 @@ type AbortRequest struct {
 	Lease  string `json:"lease,omitempty"`
 	All    bool   `json:"all,omitempty"`
 	By     string `json:"by,omitempty"`
+	// Tags, when set, limit the abort to devices with at least one of them: the caller's
+	// auth policy, so a task id or lease handle cannot reach a device it may not use.
+	Tags []string `json:"tags,omitempty"`
+}
+
+// Covers reports whether the abort may touch a device with these tags.
+func (r *AbortRequest) Covers(deviceTags []string) bool {
+	return len(r.Tags) == 0 || SharesTag(r.Tags, deviceTags)
+}
+
+// SharesTag reports whether a and b have a tag in common.
+func SharesTag(a, b []string) bool {
+	return slices.ContainsFunc(a, func(t string) bool { return slices.Contains(b, t) })
 }
 
 // AbortAnswer says what was cancelled.

@@ -73,7 +73,7 @@ func toolAbortTask() toolDef {
 				}
 			}
 			ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: a.Serial, TaskID: a.taskID,
-				Lease: a.Lease, All: a.All, By: holderFrom(ctx).String()})
+				Lease: a.Lease, All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("abort_task on %s: %v", a.target(), err)), nil

@@ -186,6 +186,25 @@ func (g *Gateway) mayUse(ctx context.Context, dev broker.DeviceEntry) bool {
 	return p != nil && p.MayUse(dev.Tags)
 }
 
+// mayUseSerial reports whether the caller may use the device with this serial. A device the
+// registry no longer knows is allowed only to callers without tag limits.
+func (g *Gateway) mayUseSerial(ctx context.Context, serial string) bool {
+	p := g.principal(ctx)
+	if p == nil || len(p.Tags) == 0 {
+		return p != nil
+	}
+	dev, ok := g.farm.Device(serial)
+	return ok && p.MayUse(dev.Tags)
+}
+
+// callerTags are the device tags the caller is limited to; nil for no limit.
+func (g *Gateway) callerTags(ctx context.Context) []string {
+	if p := g.principal(ctx); p != nil {
+		return p.Tags
+	}
+	return nil
+}
+
 // denyDevice refuses a device the caller may not use, naming the rule; nil if it may.
 func (g *Gateway) denyDevice(ctx context.Context, dev broker.DeviceEntry) *mcpgo.CallToolResult {
 	p := g.principal(ctx)

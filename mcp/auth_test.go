@@ -20,6 +20,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // Tokens of the test policy: viewer reads only; lab may use devices tagged wifi; admin all.
@@ -323,6 +325,53 @@ func TestAuthTagRestrictedPrincipal(t *testing.T) {
 		}
 	}
 	wantOK(t, "tap_xy", callTool(t, "tap_xy", c, map[string]any{"serial": "emulator-5554", "x": 0.5, "y": 0.5}))
+}
+
+// A tag-limited principal sees only the leases and task records of its devices, and its
+// aborts by task id or lease carry its tags so no node aborts on another device.
+func TestAuthTagRestrictedPrincipalLeasesRecordsAborts(t *testing.T) {
+	farm := newFakeFarm(t)
+	farm.LeasesFn = func(context.Context) ([]broker.Lease, error) {
+		return []broker.Lease{
+			{Serial: "00008101-IPHONE", Holder: broker.Holder{Principal: "admin"}},
+			{Serial: "emulator-5554", Holder: broker.Holder{Principal: "lab"}},
+			{Serial: "gone-from-registry", Holder: broker.Holder{Principal: "admin"}},
+		}, nil
+	}
+	farm.TaskRecordFn = func(_ context.Context, id string) (broker.TaskResult, error) {
+		serial := map[string]string{"task_lab": "emulator-5554", "task_ios": "00008101-IPHONE"}[id]
+		return broker.TaskResult{ID: id, Serial: serial, Tool: "tap_xy", Outcome: broker.OutcomeSucceeded}, nil
+	}
+	h := startHTTPGateway(t, farm, Options{Policy: testPolicy(t)})
+	lab, admin := h.mustConnect(t, labToken), h.mustConnect(t, adminToken)
+
+	serials := func(c *client.Client) []string {
+		var out []string
+		for _, l := range wantOK(t, "list_leases", callTool(t, "list_leases", c, nil))["leases"].([]any) {
+			out = append(out, l.(map[string]any)["serial"].(string))
+		}
+		return out
+	}
+	if got := serials(lab); !slices.Equal(got, []string{"emulator-5554"}) {
+		t.Errorf("lab's list_leases shows %v, want only emulator-5554", got)
+	}
+	if got := serials(admin); len(got) != 3 {
+		t.Errorf("admin's list_leases shows %v, want all three", got)
+	}
+
+	wantOK(t, "get_task_result", callTool(t, "get_task_result", lab, map[string]any{"task_id": "task_lab"}))
+	wantError(t, callTool(t, "get_task_result", lab, map[string]any{"task_id": "task_ios"}),
+		`denied by policy: principal "lab" may not read task task_ios: it ran on a device outside its rule (tags [wifi])`)
+	wantOK(t, "get_task_result", callTool(t, "get_task_result", admin, map[string]any{"task_id": "task_ios"}))
+
+	callTool(t, "abort_task", lab, map[string]any{"task_id": "task_ios"})
+	callTool(t, "abort_task", admin, map[string]any{"task_id": "task_ios"})
+	farm.mu.Lock()
+	aborts := slices.Clone(farm.aborts)
+	farm.mu.Unlock()
+	if len(aborts) != 2 || !slices.Equal(aborts[0].Tags, []string{"wifi"}) || aborts[1].Tags != nil {
+		t.Fatalf("aborts sent %+v; want lab's limited to [wifi], admin's unlimited", aborts)
+	}
 }
 
 // Host and Origin headers that do not name loopback are refused with 403 naming the header,

@@ -57,6 +57,11 @@ func toolGetTaskResult() toolDef {
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(fmt.Sprintf("no record of task %s: %v. A record is written when a task ends; a running task has none yet.", id, err)), nil
 			}
+			if !g.mayUseSerial(ctx, rec.Serial) {
+				p := g.principal(ctx)
+				return g.deny(ctx, reasonDevice, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on a device outside its rule (%s); get_latest_task shows its own latest task",
+					p.Name, id, p.tagRule())), nil
+			}
 			return structuredResult(ctx, taskRecord(rec)), nil
 		}
 	}}

@@ -15,7 +15,7 @@ import (
 
 // LeasesResult is list_leases' structured result.
 type LeasesResult struct {
-	Leases []LeaseInfo `json:"leases" jsonschema:"Every explicit lease of the farm, without handles"`
+	Leases []LeaseInfo `json:"leases" jsonschema:"Every explicit lease on the devices the caller may use, without handles"`
 }
 
 func toolListLeases() toolDef {
@@ -35,6 +35,9 @@ func toolListLeases() toolDef {
 			slices.SortFunc(leases, func(x, y broker.Lease) int { return cmp.Compare(x.Serial, y.Serial) })
 			out := LeasesResult{Leases: make([]LeaseInfo, 0, len(leases))}
 			for _, l := range leases {
+				if !g.mayUseSerial(ctx, l.Serial) {
+					continue // another principal's devices
+				}
 				out.Leases = append(out.Leases, leaseInfo(l.Public()))
 			}
 			return structuredResult(ctx, out), nil

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // Policy says who may use the front door: each principal has a bearer token, the device tags
@@ -46,7 +48,7 @@ func (p *Principal) MayCall(tool string) bool { return p.tools == nil || p.tools
 
 // MayUse reports whether the principal may use a device with these tags.
 func (p *Principal) MayUse(tags []string) bool {
-	return len(p.Tags) == 0 || slices.ContainsFunc(p.Tags, func(t string) bool { return slices.Contains(tags, t) })
+	return len(p.Tags) == 0 || broker.SharesTag(p.Tags, tags)
 }
 
 // toolRule and tagRule quote the rules a refusal names.
