@@ -37,6 +37,10 @@ func (s *Scheduler) acquire(m AcquireLease) {
 			Error: fmt.Sprintf("device %s is busy", sl.info.Serial)})
 		return
 	}
+	if msg := s.queueFull(sl); msg != "" {
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeQueueFull, Error: msg})
+		return
+	}
 	s.enqueue(sl, &waiter{acquire: &m}, time.Duration(m.Req.WaitMS)*time.Millisecond)
 }
 

@@ -19,6 +19,7 @@ type Metrics struct {
 	leaseWait   prometheus.Histogram
 	queueDepth  *prometheus.GaugeVec
 	queueWait   prometheus.Histogram
+	queueFulls  *prometheus.CounterVec
 	tasks       *prometheus.CounterVec
 	taskTime    *prometheus.HistogramVec
 	restarts    *prometheus.CounterVec
@@ -58,6 +59,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Tasks and lease requests waiting in device queues, by node."}, []string{"node"}),
 		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corral_queue_wait_seconds",
 			Help: "Time a task waited between submission and start.", Buckets: latencyBuckets}),
+		queueFulls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_queue_full_total",
+			Help: "Tasks and lease requests refused because their device's queue was full (--max-queue), by node."}, []string{"node"}),
 		tasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_tasks_total",
 			Help: "Tasks by tool and outcome, as decided by the owner node."}, []string{"tool", "outcome"}),
 		taskTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "corral_task_duration_seconds",
@@ -80,7 +83,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		deviceQueue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_queue_depth",
 			Help: "Tasks and lease requests waiting in a device's queue."}, []string{"node", "serial"}),
 	}
-	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.tasks, m.taskTime, m.restarts, m.heartbeats,
+	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
 		m.aborts, m.handover, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue)
 	return m
 }
@@ -95,6 +98,7 @@ func (m *Metrics) KnowNode(node string) {
 	m.leases.WithLabelValues(node)
 	m.heartbeats.WithLabelValues(node)
 	m.queueDepth.WithLabelValues(node)
+	m.queueFulls.WithLabelValues(node)
 	for _, e := range []string{"granted", "released", "expired", "revoked"} {
 		m.leaseEvents.WithLabelValues(node, e)
 	}
@@ -150,6 +154,8 @@ func (m *Metrics) queued(node, serial string, delta float64) {
 	m.queueDepth.WithLabelValues(node).Add(delta)
 	m.deviceQueue.WithLabelValues(node, serial).Add(delta)
 }
+
+func (m *Metrics) queueFull(node string) { m.queueFulls.WithLabelValues(node).Inc() }
 
 func (m *Metrics) task(tool, outcome string, d time.Duration) {
 	m.tasks.WithLabelValues(tool, outcome).Inc()

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,6 +107,36 @@ func TestDeviceMetricsAbortsAndHandover(t *testing.T) {
 	if n := seriesCount(m.deviceTasks); n != len(broker.Outcomes) {
 		t.Fatalf("%d per-device task series, want %d (d1's only)", n, len(broker.Outcomes))
 	}
+}
+
+// A device's queue takes MaxQueue waiters: one more task or lease request is refused at once
+// with queue_full and counted, and the queue takes waiters again once it has room.
+func TestFullQueueRefuses(t *testing.T) {
+	h, m := newMeteredHarness(t, Config{MaxQueue: 2})
+	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block"})
+	pollUntil(t, h.dev.isRunning, "task r never started")
+	queued := []pending{
+		h.submit(broker.TaskRequest{ID: "q1", Tool: "noop", WaitMS: 5000}),
+		h.submit(broker.TaskRequest{ID: "q2", Tool: "noop", WaitMS: 5000}),
+	}
+	pollUntil(t, func() bool { return sampleValue(m.deviceQueue.WithLabelValues("n", "d1")) == 2 }, "q1 and q2 not queued")
+	res := h.submit(broker.TaskRequest{ID: "q3", Tool: "noop", WaitMS: 5000}).wait()
+	expect(t, res, broker.OutcomeRefused, broker.CodeQueueFull)
+	if !strings.Contains(res.Error, "device d1 has 2 tasks and lease requests waiting") || !strings.Contains(res.Error, "--max-queue") {
+		t.Errorf("refusal %q does not say what is full and which setting", res.Error)
+	}
+	if a := <-h.acquire("bob", 5000); a.OK || a.Code != broker.CodeQueueFull {
+		t.Fatalf("acquire on a full queue: %+v", a)
+	}
+	if v := sampleValue(m.queueFulls.WithLabelValues("n")); v != 2 {
+		t.Fatalf("corral_queue_full_total = %v, want 2", v)
+	}
+	h.dev.release <- struct{}{}
+	expect(t, running.wait(), broker.OutcomeSucceeded, "")
+	for _, q := range queued {
+		expect(t, q.wait(), broker.OutcomeSucceeded, "")
+	}
+	expect(t, h.submit(broker.TaskRequest{ID: "n", Tool: "noop", WaitMS: 5000}).wait(), broker.OutcomeSucceeded, "")
 }
 
 // A lease that reaches its maximum aborts its holder's running task, counted as lease_max.

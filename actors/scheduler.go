@@ -24,6 +24,9 @@ type (
 	}
 )
 
+// DefaultMaxQueue is Config.MaxQueue's default: tasks and lease requests waiting per device.
+const DefaultMaxQueue = 100
+
 // Config configures a scheduler.
 type Config struct {
 	Node string
@@ -36,9 +39,12 @@ type Config struct {
 	Grace time.Duration
 	// HolderQueue bounds how long a lease holder's task waits behind the holder's running task.
 	HolderQueue time.Duration
-	Mirror      Mirror
-	Metrics     *Metrics
-	Log         *slog.Logger
+	// MaxQueue bounds the tasks and lease requests waiting for one device, whatever gateway
+	// they came through; beyond it they are refused with queue_full instead of piling up.
+	MaxQueue int
+	Mirror   Mirror
+	Metrics  *Metrics
+	Log      *slog.Logger
 }
 
 func (c *Config) defaults() {
@@ -53,6 +59,9 @@ func (c *Config) defaults() {
 	}
 	if c.HolderQueue <= 0 {
 		c.HolderQueue = 10 * time.Minute
+	}
+	if c.MaxQueue <= 0 {
+		c.MaxQueue = DefaultMaxQueue
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -265,7 +274,9 @@ func (s *Scheduler) submit(m SubmitTask) {
 			s.start(sl, t)
 			return
 		}
-		s.enqueue(sl, &waiter{task: t}, s.cfg.HolderQueue)
+		if !s.refuseQueueFull(t, sl) {
+			s.enqueue(sl, &waiter{task: t}, s.cfg.HolderQueue)
+		}
 		return
 	}
 	if sl.lease == nil && sl.running == nil && len(sl.queue) == 0 {
@@ -276,7 +287,28 @@ func (s *Scheduler) submit(m SubmitTask) {
 		s.refuse(t, broker.CodeBusy, fmt.Sprintf("device %s is busy", sl.info.Serial), sl)
 		return
 	}
-	s.enqueue(sl, &waiter{task: t}, time.Duration(t.req.WaitMS)*time.Millisecond)
+	if !s.refuseQueueFull(t, sl) {
+		s.enqueue(sl, &waiter{task: t}, time.Duration(t.req.WaitMS)*time.Millisecond)
+	}
+}
+
+// queueFull says why a device's queue takes no more waiters, or "" while it has room.
+func (s *Scheduler) queueFull(sl *slot) string {
+	if len(sl.queue) < s.cfg.MaxQueue {
+		return ""
+	}
+	s.cfg.Metrics.queueFull(s.cfg.Node)
+	return fmt.Sprintf("device %s has %d tasks and lease requests waiting, the most its node queues (--max-queue); retry later or use another device",
+		sl.info.Serial, len(sl.queue))
+}
+
+// refuseQueueFull refuses t when the device's queue is full.
+func (s *Scheduler) refuseQueueFull(t *task, sl *slot) bool {
+	msg := s.queueFull(sl)
+	if msg != "" {
+		s.refuse(t, broker.CodeQueueFull, msg, nil)
+	}
+	return msg != ""
 }
 
 // checkHealth refuses a task for an offline or unhealthy device.

@@ -53,6 +53,7 @@ const (
 	CodeDriver        = "driver_error"   // the driver reported an error
 	CodePanic         = "driver_panic"   // the driver panicked; its actor was restarted
 	CodeDraining      = "draining"       // the device's node is draining: no new leases or tasks
+	CodeQueueFull     = "queue_full"     // the device's queue is at its node's limit (--max-queue); nothing ran
 )
 
 // DeviceEntry is one device in the registry bucket.

@@ -25,8 +25,9 @@ type Config struct {
 	Stores *broker.Stores
 	// Ops are the tools the node serves (DefaultOps when nil).
 	Ops Ops
-	// LeaseTTL, LeaseMax and Grace: see actors.Config.
+	// LeaseTTL, LeaseMax, Grace and MaxQueue: see actors.Config.
 	LeaseTTL, LeaseMax, Grace time.Duration
+	MaxQueue                  int
 	// Metrics is shared by every node of a process.
 	Metrics *actors.Metrics
 	Log     *slog.Logger
@@ -78,7 +79,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return cfg.Log.With("component", "actors")
 	}))
 	schedProps := actors.NewSchedulerProps(actors.Config{Node: cfg.ID, LeaseTTL: cfg.LeaseTTL, LeaseMax: cfg.LeaseMax,
-		Grace: cfg.Grace, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log})
+		Grace: cfg.Grace, MaxQueue: cfg.MaxQueue, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log})
 	supProps, started := actors.NewNodeSupervisorProps(schedProps, cfg.Metrics, cfg.ID)
 	n.system.Root.Spawn(supProps)
 	fail := func(err error) (*Node, error) {

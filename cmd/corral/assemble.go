@@ -86,6 +86,7 @@ type nodeSettings struct {
 	sims               *int
 	leaseTTL, leaseMax *time.Duration
 	grace              *time.Duration
+	maxQueue           *int
 	passcodes          *string
 	appSources         *string
 	android            androidSetup
@@ -98,6 +99,7 @@ func (f *flags) nodeFlags(defaultSims int) nodeSettings {
 		leaseTTL:  f.Duration("lease-ttl", 300*time.Second, "idle time after which a lease expires (each call renews it)"),
 		leaseMax:  f.Duration("lease-max", 4*time.Hour, "hard maximum of a lease"),
 		grace:     f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
+		maxQueue:  f.Int("max-queue", actors.DefaultMaxQueue, "tasks and lease requests that may wait for one device; more are refused with queue_full"),
 		passcodes: f.String("passcodes", "", `YAML file of lock screen passcodes for unlock_phone, device serial (or "*") to passcode; read once at start`),
 		appSources: f.String("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too) "+
 			"and absolute path prefixes on this node; empty: anywhere (fine on a laptop, not on a shared farm)"),
@@ -116,10 +118,13 @@ func (s nodeSettings) sources() []string {
 	return out
 }
 
-// check validates the node's flags for --check-config: the id, and the passcodes file.
+// check validates the node's flags for --check-config: the id, --max-queue and the passcodes file.
 func (s nodeSettings) check() error {
 	if !nodes.ValidID(*s.id) {
 		return fmt.Errorf("--node-id %q: use letters, digits, '-' and '_'", *s.id)
+	}
+	if err := s.checkMaxQueue(); err != nil {
+		return err
 	}
 	if *s.passcodes != "" {
 		if _, err := nodes.LoadPasscodes(*s.passcodes); err != nil {
@@ -129,11 +134,21 @@ func (s nodeSettings) check() error {
 	return nil
 }
 
+func (s nodeSettings) checkMaxQueue() error {
+	if *s.maxQueue < 1 {
+		return fmt.Errorf("--max-queue %d: at least 1 (a device with no queue could take no waiter at all)", *s.maxQueue)
+	}
+	return nil
+}
+
 // startNode starts a node on its own NATS connection with its devices: simulated phones,
 // Android devices from an adb server, simulated Android devices. Stop it with the function
 // it returns.
 func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (func(), error) {
 	conn.Name = "corral-node-" + *s.id
+	if err := s.checkMaxQueue(); err != nil {
+		return nil, err
+	}
 	var passcodes nodes.Passcodes // secrets: only their number is ever logged
 	if *s.passcodes != "" {
 		p, err := nodes.LoadPasscodes(*s.passcodes)
@@ -153,7 +168,7 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 		return nil, err
 	}
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
-		LeaseMax: *s.leaseMax, Grace: *s.grace, Metrics: metrics, Log: log,
+		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
 		Ops: nodes.DefaultOpsWith(nodes.OpsConfig{Passcodes: passcodes, AppSources: s.sources()})})
 	if err != nil {
 		nc.Close()

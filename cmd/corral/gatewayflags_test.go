@@ -1,10 +1,13 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 func gatewayOptions(t *testing.T, args ...string) error {
@@ -63,5 +66,36 @@ func TestGatewayFlagsPolicyFromEnv(t *testing.T) {
 	t.Setenv("CORRAL_AUTH_POLICY", filepath.Join(t.TempDir(), "missing.yaml"))
 	if err := gatewayOptions(t); err == nil || !strings.Contains(err.Error(), "--auth-policy") {
 		t.Fatalf("CORRAL_AUTH_POLICY not read: %v", err)
+	}
+}
+
+// A node's --max-queue must leave room for one waiter, in --check-config and at start.
+func TestNodeFlagsMaxQueue(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" for no error
+	}{
+		{nil, ""},
+		{[]string{"--max-queue", "1"}, ""},
+		{[]string{"--max-queue", "0"}, "--max-queue 0: at least 1"},
+		{[]string{"--max-queue", "-5"}, "--max-queue -5: at least 1"},
+	} {
+		f := newFlags("node")
+		ns := f.nodeFlags(0)
+		if err := f.parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := ns.check()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v", c.args, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v: error %v, want one saying %q", c.args, err, c.want)
+		}
+		if c.want != "" { // refused before the node dials NATS (there is none here)
+			if _, err := startNode(t.Context(), broker.ConnectOptions{URL: "nats://127.0.0.1:1"}, ns, nil, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: startNode error %v, want one saying %q", c.args, err, c.want)
+			}
+		}
 	}
 }
