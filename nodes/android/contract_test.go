@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func TestContractCommands(t *testing.T) {
 		d.size.forget()
 		got := newCommands(t, dev, func() error { _, err := d.ScreenSize(ctx); return err })
 		slices.Sort(got) // the two run in parallel
-		if want := []string{"dumpsys input | grep SurfaceOrientation", "wm size"}; !slices.Equal(got, want) {
+		if want := []string{"dumpsys input | grep Orientation", "wm size"}; !slices.Equal(got, want) {
 			t.Errorf("commands %q, want %q", got, want)
 		}
 		if again := newCommands(t, dev, func() error { _, err := d.ScreenSize(ctx); return err }); len(again) != 0 {
@@ -179,6 +180,33 @@ func TestScreenSizeOverrideAndRotation(t *testing.T) {
 	}
 	if dpi, err := d.Density(ctx); err != nil || dpi != 320 {
 		t.Errorf("density %d, %v; want the 320 override", dpi, err)
+	}
+}
+
+// Each Android generation prints the touch screen's rotation its own way in `dumpsys input`;
+// the driver reads all of them, and the model and release it reports are the device's.
+func TestRotationOnEachAndroidGeneration(t *testing.T) {
+	for _, v := range []struct {
+		release string
+		sdk     int
+	}{{"12", 32}, {"14", 34}, {"15", 35}} {
+		t.Run("Android "+v.release, func(t *testing.T) {
+			dev, d := newDevice(t, adbsim.WithAndroid(v.release, v.sdk))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for rot, want := range []nodes.Size{{Width: 1080, Height: 2400}, {Width: 2400, Height: 1080}, {Width: 1080, Height: 2400}, {Width: 2400, Height: 1080}} {
+				if err := dev.SetRotation(rot); err != nil {
+					t.Fatal(err)
+				}
+				d.size.forget()
+				if got, err := d.ScreenSize(ctx); err != nil || got != want {
+					t.Errorf("rotation %d: size %v, %v; want %v", rot, got, err, want)
+				}
+			}
+			if info := d.Info(); info.Release != v.release || info.SDK != strconv.Itoa(v.sdk) {
+				t.Errorf("info %+v; want release %s, SDK %d", info, v.release, v.sdk)
+			}
+		})
 	}
 }
 

@@ -14,6 +14,7 @@ func FuzzParsers(f *testing.F) {
 		"Physical size: 1080x2400\nOverride size: 720x1600\n",
 		"Physical density: 420\nOverride density: 320\n",
 		"      SurfaceOrientation: 1\n",
+		"      InputDeviceOrientation: Rotation270\n",
 		"package:com.a\npackage:com.b\n",
 		"Failure [INSTALL_FAILED_INVALID_APK]\n",
 		"Success\n",

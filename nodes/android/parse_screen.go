@@ -1,6 +1,7 @@
 package android
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -86,17 +87,27 @@ func parseWMDensity(out string) (int, error) {
 	return 0, fmt.Errorf("%w: `wm density` answered %s, not \"Physical density: N\"", ErrCommandFailed, quoteOutput(out))
 }
 
-// parseOrientation reads the first "SurfaceOrientation: N" line of `dumpsys input` (0–3,
-// quarter turns from the natural orientation). found is false when there is no such line.
+// parseOrientation reads the touch screen's rotation from the first orientation line of
+// `dumpsys input`, in quarter turns from the natural orientation (0–3). Android prints it as
+// "SurfaceOrientation: 1" up to 12L, "InputDeviceOrientation: 1" on 13 and 14 and
+// "InputDeviceOrientation: Rotation90" from 15. found is false when there is no such line.
 func parseOrientation(out string) (rotation int, found bool, err error) {
 	for line := range strings.Lines(out) {
 		key, value, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || strings.TrimSpace(key) != "SurfaceOrientation" {
+		if key = strings.TrimSpace(key); !ok || key != "SurfaceOrientation" && key != "InputDeviceOrientation" {
 			continue
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(value))
+		value = strings.TrimSpace(value)
+		n, err := strconv.Atoi(value)
+		if degrees, named := strings.CutPrefix(value, "Rotation"); named {
+			n, err = strconv.Atoi(degrees)
+			if n%90 != 0 {
+				err = errors.New("not a quarter turn")
+			}
+			n /= 90
+		}
 		if err != nil || n < 0 || n > 3 {
-			return 0, false, fmt.Errorf("%w: SurfaceOrientation is %s, not 0 to 3", ErrCommandFailed, quoteOutput(value))
+			return 0, false, fmt.Errorf("%w: %s is %s, not 0 to 3 (or Rotation0 to Rotation270)", ErrCommandFailed, key, quoteOutput(value))
 		}
 		return n, true, nil
 	}

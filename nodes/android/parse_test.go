@@ -60,6 +60,10 @@ func TestParseOrientationAndRotate(t *testing.T) {
 		"      SurfaceOrientation: 2\n      SurfaceOrientation: 1": {2, true, natural},
 		"      SurfaceOrientation: 3\r\n":                          {3, true, nodes.Size{Width: 2400, Height: 1080}},
 		"":                                                         {0, false, natural},
+		// Android 13 and 14, and 15 on; other lines with "Orientation" in them are not it.
+		"    Orientation: landscape\n      InputDeviceOrientation: 1\n": {1, true, nodes.Size{Width: 2400, Height: 1080}},
+		"      InputDeviceOrientation: Rotation270\n":                   {3, true, nodes.Size{Width: 2400, Height: 1080}},
+		"      InputDeviceOrientation: Rotation180\n":                   {2, true, natural},
 	} {
 		rot, found, err := parseOrientation(out)
 		if err != nil || rot != want.rot || found != want.found {
@@ -69,7 +73,8 @@ func TestParseOrientationAndRotate(t *testing.T) {
 			t.Errorf("rotate(%v, %d) = %v, want %v", natural, rot, got, want.size)
 		}
 	}
-	for _, out := range []string{"SurfaceOrientation: 4", "SurfaceOrientation: -1", "SurfaceOrientation: x"} {
+	for _, out := range []string{"SurfaceOrientation: 4", "SurfaceOrientation: -1", "SurfaceOrientation: x",
+		"InputDeviceOrientation: Rotation45", "InputDeviceOrientation: Rotation360", "InputDeviceOrientation: Rotation"} {
 		if _, _, err := parseOrientation(out); !errors.Is(err, ErrCommandFailed) {
 			t.Errorf("parseOrientation(%q): %v, want ErrCommandFailed", out, err)
 		}

@@ -48,7 +48,7 @@ func (d *Driver) ScreenSize(ctx context.Context) (nodes.Size, error) {
 		sizeErr, rotErr error
 	)
 	wg.Go(func() { sizeOut, sizeErr = d.shell(ctx, op, "wm size") })
-	wg.Go(func() { rotOut, rotErr = d.shell(ctx, op, "dumpsys input | grep SurfaceOrientation") })
+	wg.Go(func() { rotOut, rotErr = d.shell(ctx, op, "dumpsys input | grep Orientation") })
 	wg.Wait()
 	if sizeErr != nil {
 		return nodes.Size{}, sizeErr

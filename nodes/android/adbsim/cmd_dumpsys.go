@@ -1,6 +1,9 @@
 package adbsim
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // cmdDumpsys runs `dumpsys window|input|battery`: the lines of a phone's dump that drivers grep.
 func cmdDumpsys(d *Device, c *call) int {
@@ -16,7 +19,7 @@ func cmdDumpsys(d *Device, c *call) int {
 		w, h := s.size()
 		c.printf("INPUT MANAGER (dumpsys input)\n\nInput Reader State:\n  Device 2: corral_touchscreen\n"+
 			"    Sources: 0x00001002\n    Touch Input Mapper (mode: DIRECT):\n"+
-			"      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: %d\n", w, h, s.rotation)
+			"      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      %s\n", w, h, orientationLine(d.sdk, s.rotation))
 	case "battery":
 		c.printf("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  Wireless powered: false\n" +
 			"  Max charging current: 500000\n  status: 2\n  health: 2\n  present: true\n  level: 87\n  scale: 100\n" +
@@ -61,4 +64,15 @@ func (d *Device) foreground(c *call) (string, error) {
 	}
 	pkg, _, _ := strings.Cut(rest, `"`)
 	return pkg, nil
+}
+
+// orientationLine is the touch screen's rotation as `dumpsys input` prints it on this SDK.
+func orientationLine(sdk, rotation int) string {
+	switch {
+	case sdk < 33:
+		return fmt.Sprintf("SurfaceOrientation: %d", rotation)
+	case sdk < 35:
+		return fmt.Sprintf("InputDeviceOrientation: %d", rotation)
+	}
+	return fmt.Sprintf("InputDeviceOrientation: Rotation%d", rotation*90)
 }

@@ -10,21 +10,23 @@ import (
 
 // props answers getprop; ro.product.model and ro.serialno come from the device.
 var props = map[string]string{
-	"ro.product.brand":         "corral",
-	"ro.product.manufacturer":  "Corral",
-	"ro.product.name":          productName,
-	"ro.product.device":        productName,
-	"ro.product.cpu.abi":       "x86_64",
-	"ro.build.version.release": "14",
-	"ro.build.version.sdk":     "34",
-	"ro.build.type":            "user",
-	"sys.boot_completed":       "1",
+	"ro.product.brand":        "corral",
+	"ro.product.manufacturer": "Corral",
+	"ro.product.name":         productName,
+	"ro.product.device":       productName,
+	"ro.product.cpu.abi":      "x86_64",
+	"ro.build.type":           "user",
+	"sys.boot_completed":      "1",
 }
 
 func (d *Device) prop(name string) (string, bool) {
 	switch name {
 	case "ro.product.model":
 		return d.model, true
+	case "ro.build.version.release":
+		return d.release, true
+	case "ro.build.version.sdk":
+		return strconv.Itoa(d.sdk), true
 	case "ro.serialno":
 		return d.addr, true
 	case "ro.sf.lcd_density":
@@ -41,7 +43,7 @@ func cmdGetprop(d *Device, c *call) int {
 		c.printf("%s\n", v)
 		return 0
 	}
-	names := []string{"ro.product.model", "ro.serialno", "ro.sf.lcd_density"}
+	names := []string{"ro.product.model", "ro.serialno", "ro.sf.lcd_density", "ro.build.version.release", "ro.build.version.sdk"}
 	for k := range props {
 		names = append(names, k)
 	}

@@ -33,5 +33,5 @@ func (l *cmdLog) snapshot() []string {
 
 // Commands returns the last 1024 shell and exec commands the device received, oldest first,
 // each exactly as it arrived, without the service prefix: "input tap 540 1200",
-// "dumpsys input | grep SurfaceOrientation", "screencap -p".
+// "dumpsys input | grep Orientation", "screencap -p".
 func (d *Device) Commands() []string { return d.cmds.snapshot() }

@@ -39,6 +39,14 @@ func WithPhoneOptions(opts ...sim.Option) Option {
 	return func(d *Device) { d.phoneOpts = append(d.phoneOpts, opts...) }
 }
 
+// WithAndroid sets the Android release and SDK level the device reports (default 14, SDK 34).
+// The SDK decides how `dumpsys input` prints the touch screen's rotation, as real phones do:
+// "SurfaceOrientation: 1" before SDK 33, "InputDeviceOrientation: 1" on 33 and 34,
+// "InputDeviceOrientation: Rotation90" from 35.
+func WithAndroid(release string, sdk int) Option {
+	return func(d *Device) { d.release, d.sdk = release, sdk }
+}
+
 // WithoutShellV2 makes the device an old one (before Android 7): it does not advertise shell
 // protocol v2, so hosts use the plain shell: service.
 func WithoutShellV2() Option { return func(d *Device) { d.features = featuresV1 } }
@@ -50,6 +58,8 @@ func WithLogger(log *slog.Logger) Option { return func(d *Device) { d.log = log 
 // server shows it after `adb connect`, is its address "127.0.0.1:PORT".
 type Device struct {
 	model     string
+	release   string // ro.build.version.release
+	sdk       int    // ro.build.version.sdk
 	features  string // advertised in the connection banner
 	phoneOpts []sim.Option
 	log       *slog.Logger
@@ -78,6 +88,8 @@ type Device struct {
 func StartDevice(ctx context.Context, addr string, opts ...Option) (*Device, error) {
 	d := &Device{
 		model:    DefaultModel,
+		release:  "14",
+		sdk:      34,
 		features: features,
 		log:      slog.New(slog.DiscardHandler),
 		conns:    map[*conn]struct{}{},

@@ -12,7 +12,7 @@ func TestContractAnswers(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{"wm size", "Physical size: 1080x2400\n"},
 		{"wm density", "Physical density: 420\n"},
-		{"dumpsys input | grep SurfaceOrientation", "      SurfaceOrientation: 0\n"},
+		{"dumpsys input | grep Orientation", "      InputDeviceOrientation: 0\n"},
 		{"dumpsys window | grep mCurrentFocus", "  mCurrentFocus=Window{1a2b3c u0 com.corral.launcher/com.corral.launcher.Launcher}\n"},
 		{"input tap 540 1200", ""},
 		{"monkey -p com.corral.notes -c android.intent.category.LAUNCHER 1 | grep Events", "Events injected: 1\n"},
@@ -113,7 +113,7 @@ func TestDisplayOverrides(t *testing.T) {
 	if err := d.SetRotation(1); err != nil {
 		t.Fatal(err)
 	}
-	if got := sh(t, d, "dumpsys input | grep SurfaceOrientation"); got != "      SurfaceOrientation: 1\n" {
+	if got := sh(t, d, "dumpsys input | grep Orientation"); got != "      InputDeviceOrientation: 1\n" {
 		t.Errorf("rotation: %q", got)
 	}
 	// Landscape 1600x720: its top-left corner is the natural frame's top-right.

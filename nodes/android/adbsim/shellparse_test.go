@@ -40,7 +40,7 @@ func TestParseLine(t *testing.T) {
 		{`input text 'a;b&&c|d $HOME "q"'`, `[input] [text] [a;b&&c|d $HOME "q"]`},
 		{`echo "a \"b\" \$c \x" ''`, `[echo] [a "b" $c \x] []`},
 		{`echo a\ b\;c`, `[echo] [a b;c]`},
-		{"dumpsys input | grep SurfaceOrientation", "[dumpsys] [input] | [grep] [SurfaceOrientation]"},
+		{"dumpsys input | grep Orientation", "[dumpsys] [input] | [grep] [Orientation]"},
 		{"a && b; c || d", "[a] && [b] ; [c] || [d]"},
 		{"a;", "[a]"},
 		{"a\n\nb", "[a] ; [b]"},
