@@ -61,6 +61,7 @@ func TestAndroidToolsLandAsADBCommands(t *testing.T) {
 	}{
 		{"tap_xy", args("serial", s, "x", 0.5, "y", 0.25), "input tap 540 600"},
 		{"tap_abs_xy", args("serial", s, "x", 100, "y", 200), "input tap 100 200"},
+		{"double_tap_xy", args("serial", s, "x", 0.5, "y", 0.25), "input tap 540 600 & sleep 0.15; input tap 540 600; wait"},
 		{"swipe", args("serial", s, "from_x", 0.5, "from_y", 0.8, "to_x", 0.5, "to_y", 0.2, "duration", 0.3), "input swipe 540 1919 540 480 300"},
 		{"press_button", args("serial", s, "button", "volume_up"), "input keyevent KEYCODE_VOLUME_UP"},
 		{"home", args("serial", s), "input keyevent KEYCODE_HOME"},

@@ -8,8 +8,9 @@ import (
 	"github.com/corral-farm/corral/nodes"
 )
 
-// doubleTapGap is the pause between the two taps of a double tap.
-const doubleTapGap = 100 * time.Millisecond
+// doubleTapGap is the pause between the starts of a double tap's two taps: inside Android's
+// double-tap window (40–300 ms between the taps), with room for jitter either side.
+const doubleTapGap = 150 * time.Millisecond
 
 // Tap touches p: `input tap X Y`, or `input swipe X Y X Y MS` when the finger holds.
 func (d *Driver) Tap(ctx context.Context, p nodes.Point, hold time.Duration) error {
@@ -25,20 +26,18 @@ func (d *Driver) Tap(ctx context.Context, p nodes.Point, hold time.Duration) err
 	return err
 }
 
-// DoubleTap sends `input tap X Y` twice, 100 ms apart.
+// DoubleTap taps p twice in one shell command, the first `input tap` in the background:
+// `input tap X Y & sleep 0.15; input tap X Y; wait`. Each `input` starts a Java process
+// (0.2–0.5 s on a phone) before it taps, so two taps one after the other land too far apart
+// for Android to see a double tap; started 150 ms apart, their starts overlap and the taps
+// land about 150 ms apart.
 func (d *Driver) DoubleTap(ctx context.Context, p nodes.Point) error {
 	const op = "double tap"
 	if err := checkPoints(p); err != nil {
 		return d.fail(ctx, op, err, "")
 	}
-	cmd := fmt.Sprintf("input tap %d %d", p.X, p.Y)
-	if _, err := d.shell(ctx, op, cmd); err != nil {
-		return err
-	}
-	if err := sleep(ctx, doubleTapGap); err != nil {
-		return d.fail(ctx, op, err, "")
-	}
-	_, err := d.shell(ctx, op, cmd)
+	tap := fmt.Sprintf("input tap %d %d", p.X, p.Y)
+	_, err := d.shell(ctx, op, fmt.Sprintf("%s & sleep %g; %s; wait", tap, doubleTapGap.Seconds(), tap))
 	return err
 }
 

@@ -33,6 +33,9 @@ func cmdInput(d *Device, c *call) int {
 		c.errorf("Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n")
 		return 1
 	}
+	if sleep(c.ctx, d.inputStartup) != nil {
+		return 130 // the stream closed while app_process started
+	}
 	verb, args := args[0], args[1:]
 	switch verb {
 	case "tap":
@@ -40,6 +43,7 @@ func cmdInput(d *Device, c *call) int {
 		if !ok || len(args) != 2 {
 			return usage(c, verb)
 		}
+		d.recordTap(pts[0])
 		return phoneErr(c, d.phone.Tap(c.ctx, pts[0], 0))
 	case "swipe", "draganddrop":
 		pts, ok := points(d, args, 2)

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -47,6 +49,13 @@ func WithAndroid(release string, sdk int) Option {
 	return func(d *Device) { d.release, d.sdk = release, sdk }
 }
 
+// WithInputStartup makes every `input` command wait dur before it acts, as a real phone's
+// does while app_process starts (about 0.2–0.5 s): commands that must land close together,
+// like the two taps of a double tap, show whether they overlap those starts. Default 0.
+func WithInputStartup(dur time.Duration) Option {
+	return func(d *Device) { d.inputStartup = max(dur, 0) }
+}
+
 // WithoutShellV2 makes the device an old one (before Android 7): it does not advertise shell
 // protocol v2, so hosts use the plain shell: service.
 func WithoutShellV2() Option { return func(d *Device) { d.features = featuresV1 } }
@@ -57,21 +66,22 @@ func WithLogger(log *slog.Logger) Option { return func(d *Device) { d.log = log 
 // Device is one simulated Android device listening on one TCP port. Its serial, as the adb
 // server shows it after `adb connect`, is its address "127.0.0.1:PORT".
 type Device struct {
-	model     string
-	release   string // ro.build.version.release
-	sdk       int    // ro.build.version.sdk
-	features  string // advertised in the connection banner
-	phoneOpts []sim.Option
-	log       *slog.Logger
-	addr      string // fixed by the first listen, kept by Restart
-	phone     *sim.Phone
-	builtin   []string // the phone's packages and the preinstalled helpers, sorted
-	delay     atomic.Int64
-	cmds      cmdLog
-	files     fileStore
-	life      sync.Mutex     // serialises Kill and Restart, which reuse wg
-	wg        sync.WaitGroup // accept loops and connection readers
-	stopCtx   func() bool    // releases the StartDevice context's hook
+	model        string
+	release      string // ro.build.version.release
+	sdk          int    // ro.build.version.sdk
+	features     string // advertised in the connection banner
+	inputStartup time.Duration
+	phoneOpts    []sim.Option
+	log          *slog.Logger
+	addr         string // fixed by the first listen, kept by Restart
+	phone        *sim.Phone
+	builtin      []string // the phone's packages and the preinstalled helpers, sorted
+	delay        atomic.Int64
+	cmds         cmdLog
+	files        fileStore
+	life         sync.Mutex     // serialises Kill and Restart, which reuse wg
+	wg           sync.WaitGroup // accept loops and connection readers
+	stopCtx      func() bool    // releases the StartDevice context's hook
 
 	mu     sync.Mutex // guards everything below
 	ln     net.Listener
@@ -81,6 +91,32 @@ type Device struct {
 	apps   installs
 	ime    string
 	clip   string
+	taps   []Tap // the last maxTaps
+}
+
+// Tap is a tap the touch screen received: when, and where in the phone's natural pixels.
+type Tap struct {
+	At time.Time
+	nodes.Point
+}
+
+// maxTaps bounds the taps a device remembers.
+const maxTaps = 64
+
+// Taps returns the taps the device received, oldest first (the last 64).
+func (d *Device) Taps() []Tap {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.taps)
+}
+
+func (d *Device) recordTap(p nodes.Point) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.taps) == maxTaps {
+		d.taps = slices.Delete(d.taps, 0, 1)
+	}
+	d.taps = append(d.taps, Tap{At: time.Now(), Point: p})
 }
 
 // StartDevice starts a device listening on addr ("127.0.0.1:0" picks a free port). It runs

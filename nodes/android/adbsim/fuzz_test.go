@@ -78,7 +78,7 @@ func FuzzShell(f *testing.F) {
 		"input text 'a%sb'", "am broadcast -a ADB_INPUT_B64 --es msg aGk=", "am broadcast -a clipper.set -e text",
 		"wm size 300x400 && wm size; wm density 200", "dumpsys window | grep -iv x", "pm install -r /x", "pm list packages -3 a",
 		"monkey -p", "getprop", "ime set", "uiautomator dump /sdcard/x.xml && cat /sdcard/x.xml | grep node",
-		"screencap /sdcard/a.raw", "rm -rf /", "echo a >> /sdcard/b; cat < /sdcard/b", "sleep 0.001", "/system/bin/wm size"} {
+		"screencap /sdcard/a.raw", "rm -rf /", "echo a >> /sdcard/b; cat < /sdcard/b", "sleep 0.001", "/system/bin/wm size", "input tap 1 2 & sleep 0.01; input tap 1 2; wait"} {
 		f.Add(s)
 	}
 	d, err := StartDevice(context.Background(), "127.0.0.1:0", WithPhoneOptions(sim.WithSize(320, 480)))

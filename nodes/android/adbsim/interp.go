@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/corral-farm/corral/nodes/sim"
@@ -52,7 +53,9 @@ var handlers = map[string]handler{
 	"false":       func(*Device, *call) int { return 1 },
 }
 
-// run interprets a command line and returns everything it wrote.
+// run interprets a command line and returns everything it wrote. Background jobs (&) run
+// alongside the rest; `wait`, and the end of the line, wait for them (adb's shell stream stays
+// open while they hold its output) and add what they wrote.
 func (d *Device) run(ctx context.Context, line string) (output []byte, status int) {
 	var out bytes.Buffer
 	list, err := parseLine(line)
@@ -60,6 +63,7 @@ func (d *Device) run(ctx context.Context, line string) (output []byte, status in
 		out.WriteString(shPrefix + err.Error() + "\n")
 		return out.Bytes(), 2 // sh's status for a syntax error
 	}
+	var jobs backgroundJobs
 	for _, p := range list {
 		if ctx.Err() != nil {
 			break
@@ -67,9 +71,40 @@ func (d *Device) run(ctx context.Context, line string) (output []byte, status in
 		if (p.after == "&&" && status != 0) || (p.after == "||" && status == 0) {
 			continue
 		}
-		status = d.runPipeline(ctx, p.cmds, &out)
+		switch {
+		case p.background:
+			jobs.start(func(w *bytes.Buffer) { d.runPipeline(ctx, p.cmds, w) })
+			status = 0
+		case len(p.cmds) == 1 && len(p.cmds[0].args) == 1 && p.cmds[0].args[0] == "wait":
+			jobs.wait(&out)
+			status = 0
+		default:
+			status = d.runPipeline(ctx, p.cmds, &out)
+		}
 	}
+	jobs.wait(&out)
 	return out.Bytes(), status
+}
+
+// backgroundJobs are the pipelines a command line started with &.
+type backgroundJobs struct {
+	wg   sync.WaitGroup
+	outs []*bytes.Buffer // each job's output, in start order
+}
+
+func (j *backgroundJobs) start(run func(w *bytes.Buffer)) {
+	w := &bytes.Buffer{}
+	j.outs = append(j.outs, w)
+	j.wg.Go(func() { run(w) })
+}
+
+// wait waits for every job started so far and adds their output to out.
+func (j *backgroundJobs) wait(out *bytes.Buffer) {
+	j.wg.Wait()
+	for _, w := range j.outs {
+		out.Write(w.Bytes())
+	}
+	j.outs = nil
 }
 
 // runPipeline runs commands one after the other, each reading what the previous one wrote.

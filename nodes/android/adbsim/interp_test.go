@@ -1,10 +1,12 @@
 package adbsim
 
 import (
+	"context"
 	"encoding/base64"
 	"image"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestContractAnswers(t *testing.T) {
@@ -33,7 +35,7 @@ func TestContractAnswers(t *testing.T) {
 			"Broadcast completed: result=-1, data=\"Text is copied into clipboard.\"\n"},
 		{"frobnicate --now", "/system/bin/sh: frobnicate: not found\n"},
 		{"frobnicate 2>/dev/null", ""},
-		{"echo $(reboot)", "/system/bin/sh: syntax error: unsupported '$': this device interprets only quoting, ;, &&, ||, | and redirections\n"},
+		{"echo $(reboot)", "/system/bin/sh: syntax error: unsupported '$': this device interprets only quoting, ;, &, &&, ||, | and redirections\n"},
 		{"false && echo no; echo yes", "yes\n"},
 		{"false || echo alt && echo and", "alt\nand\n"},
 		{"rm /data/local/tmp/none", "rm: /data/local/tmp/none: No such file or directory\n"},
@@ -73,6 +75,26 @@ func TestInputCommands(t *testing.T) {
 		"swipe 10 20 30 40 dur=1s hold=500ms", "tap 5 6 hold=0s", "key HOME")
 	if got := sh(t, d, "input tap 1"); got != "Error: Invalid arguments for command: tap\n" {
 		t.Errorf("input tap 1: %q", got)
+	}
+}
+
+// A pipeline ended with & runs alongside what follows; wait, and the end of the line, wait
+// for it and add its output. Its status does not count.
+func TestBackgroundJobs(t *testing.T) {
+	d := newDevice(t)
+	start := time.Now()
+	out, status := d.run(context.Background(), "sleep 0.2 && echo late & echo early; wait; echo after")
+	if string(out) != "early\nlate\nafter\n" || status != 0 {
+		t.Errorf("output %q status %d, want early, late, after and 0", out, status)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond || took > 2*time.Second {
+		t.Errorf("took %v: wait did not wait for the 0.2 s job, or the jobs ran one after the other", took)
+	}
+	if out, status := d.run(context.Background(), "false &"); string(out) != "" || status != 0 {
+		t.Errorf("a failing background job: output %q status %d, want nothing and 0", out, status)
+	}
+	if out := sh(t, d, "sleep 0.1 && echo job &"); out != "job\n" {
+		t.Errorf("the end of the line did not wait for the job: %q", out)
 	}
 }
 

@@ -6,14 +6,16 @@ import (
 )
 
 // A command line is parsed, not run by a shell: words with POSIX quoting, simple redirections
-// (<, >, >>, N>, N>&M), commands joined into pipelines by |, and pipelines into a list by ;, &&,
-// || and newlines. Expansions, subshells and background jobs are refused with a syntax error
-// rather than taken literally, so a driver that forgets to quote is caught, not obeyed.
+// (<, >, >>, N>, N>&M), commands joined into pipelines by |, and pipelines into a list by ;, &,
+// &&, || and newlines (& runs the pipeline before it in the background; `wait` waits for it).
+// Expansions and subshells are refused with a syntax error rather than taken literally, so a
+// driver that forgets to quote is caught, not obeyed.
 
 // pipeline is one or more commands joined by |; after says when it runs.
 type pipeline struct {
-	after string // "" (first), ";", "&&" or "||": the operator before it
-	cmds  []command
+	after      string // "" (first), ";", "&", "&&" or "||": the operator before it
+	background bool   // it ended with &: the next one does not wait for it
+	cmds       []command
 }
 
 // command is one simple command: its words and redirections.
@@ -40,7 +42,7 @@ func syntaxErr(format string, a ...any) error {
 }
 
 // unsupported are characters that mean something the interpreter does not do when unquoted.
-const unsupported = "$`()&"
+const unsupported = "$`()"
 
 // parser is the state of parseLine.
 type parser struct {
@@ -137,6 +139,9 @@ func parseLine(line string) ([]pipeline, error) {
 		case c == '&' && i+1 < len(line) && line[i+1] == '&':
 			i++
 			err = p.endPipeline("&&")
+		case c == '&':
+			p.cur.background = true
+			err = p.endPipeline("&")
 		case c == '|' && i+1 < len(line) && line[i+1] == '|':
 			i++
 			err = p.endPipeline("||")
@@ -175,7 +180,7 @@ func parseLine(line string) ([]pipeline, error) {
 				}
 			}
 		case strings.IndexByte(unsupported, c) >= 0:
-			return nil, syntaxErr("syntax error: unsupported '%c': this device interprets only quoting, ;, &&, ||, | and redirections", c)
+			return nil, syntaxErr("syntax error: unsupported '%c': this device interprets only quoting, ;, &, &&, ||, | and redirections", c)
 		default:
 			p.word.WriteByte(c)
 			p.inWord = true

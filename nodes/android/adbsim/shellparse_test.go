@@ -11,7 +11,11 @@ import (
 func render(list []pipeline) string {
 	var sb strings.Builder
 	for _, p := range list {
-		if p.after != "" {
+		switch p.after {
+		case "":
+		case "&": // written after the background pipeline
+			sb.WriteString(" ")
+		default:
 			sb.WriteString(" " + p.after + " ")
 		}
 		for i, c := range p.cmds {
@@ -28,6 +32,9 @@ func render(list []pipeline) string {
 				sb.WriteString(" " + string(rune('0'+r.fd)) + r.op + r.target)
 			}
 		}
+		if p.background {
+			sb.WriteString(" &")
+		}
 	}
 	return sb.String()
 }
@@ -42,6 +49,10 @@ func TestParseLine(t *testing.T) {
 		{`echo a\ b\;c`, `[echo] [a b;c]`},
 		{"dumpsys input | grep Orientation", "[dumpsys] [input] | [grep] [Orientation]"},
 		{"a && b; c || d", "[a] && [b] ; [c] || [d]"},
+		{"input tap 1 2 & sleep 0.15; input tap 1 2; wait", "[input] [tap] [1] [2] & [sleep] [0.15] ; [input] [tap] [1] [2] ; [wait]"},
+		{"sleep 1 &", "[sleep] [1] &"},
+		{"a|b&c", "[a] | [b] & [c]"},
+		{"cmd >out 2>&1 &", "[cmd] 1>out 2>&1 &"},
 		{"a;", "[a]"},
 		{"a\n\nb", "[a] ; [b]"},
 		{"echo hi # a comment", "[echo] [hi]"},
@@ -64,7 +75,7 @@ func TestParseLine(t *testing.T) {
 
 func TestParseLineErrors(t *testing.T) {
 	for _, line := range []string{
-		"echo $(reboot)", "echo `id`", "echo $HOME", `echo "$HOME"`, "sleep 1 &", "(a)",
+		"echo $(reboot)", "echo `id`", "echo $HOME", `echo "$HOME"`, "(a)", "& a", "a & & b", "a & && b",
 		"echo 'open", `echo "open`, "; a", "a && && b", "a &&", "a |", "| a", "echo >", "echo > > x",
 	} {
 		got, err := parseLine(line)
