@@ -2,6 +2,7 @@ package android
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,19 +108,32 @@ func TestInfoAndStatus(t *testing.T) {
 }
 
 // Text of every kind reaches the phone exactly, through `input text` or the ADBKeyboard
-// broadcast, and nothing of it is run by the shell.
+// broadcast (after checking that ADBKeyboard is the active input method), and nothing of it
+// is run by the shell.
 func TestInputTextLandsExactly(t *testing.T) {
 	dev, d := newDevice(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := d.SetIME(ctx, adbKeyboard); err != nil {
-		t.Fatal(err)
-	}
 	if err := d.LaunchApp(ctx, "com.corral.notes"); err != nil {
 		t.Fatal(err)
 	}
+	// With the phone's own keyboard active, non-ASCII text is refused, not silently lost.
+	before := len(dev.Phone().InputLog())
+	err := d.InputText(ctx, "中文")
+	if !errors.Is(err, ErrCommandFailed) || !strings.Contains(err.Error(), "ADBKeyboard") || !strings.Contains(err.Error(), "set_ime") {
+		t.Fatalf("non-ASCII text without ADBKeyboard: %v", err)
+	}
+	if n := len(dev.Phone().InputLog()) - before; n != 0 {
+		t.Fatalf("the refused text reached the phone (%d inputs)", n)
+	}
+	if err := d.SetIME(ctx, adbKeyboard); err != nil {
+		t.Fatal(err)
+	}
 	for _, text := range hostile {
-		want, _ := textCommands(text)
+		want, broadcast := textCommands(text)
+		if broadcast {
+			want = append([]string{"settings get secure default_input_method"}, want...)
+		}
 		got := newCommands(t, dev, func() error { return d.InputText(ctx, text) })
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: commands %q, want %q", text, got, want)

@@ -16,6 +16,11 @@ const adbKeyboard = "com.android.adbkeyboard/.AdbIME"
 func (d *Driver) InputText(ctx context.Context, text string) error {
 	const op = "input text"
 	cmds, broadcast := textCommands(text)
+	if broadcast {
+		if err := d.checkADBKeyboard(ctx, op); err != nil {
+			return err
+		}
+	}
 	for _, cmd := range cmds {
 		out, err := d.shell(ctx, op, cmd)
 		if err != nil {
@@ -30,6 +35,20 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 		if _, _, err := parseBroadcast(out); err != nil {
 			return d.fail(ctx, op, err, "text that is not plain ASCII needs the ADBKeyboard IME: install it and set_ime "+adbKeyboard)
 		}
+	}
+	return nil
+}
+
+// checkADBKeyboard fails unless ADBKeyboard is the active input method: its broadcast answers
+// "completed" whether or not it typed, so without this check the text would be lost silently.
+func (d *Driver) checkADBKeyboard(ctx context.Context, op string) error {
+	out, err := d.shell(ctx, op, "settings get secure default_input_method")
+	if err != nil {
+		return err
+	}
+	if active := strings.TrimSpace(out); active != adbKeyboard {
+		return d.fail(ctx, op, fmt.Errorf("%w: text that is not plain ASCII is typed by the ADBKeyboard input method, and the active one is %s", ErrCommandFailed, quoteOutput(active)),
+			"install ADBKeyboard (https://github.com/senzhk/ADBKeyBoard) and call set_ime with "+adbKeyboard+"; nothing was typed")
 	}
 	return nil
 }

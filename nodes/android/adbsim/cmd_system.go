@@ -93,6 +93,21 @@ func cmdIme(d *Device, c *call) int {
 	return 1
 }
 
+// cmdSettings runs `settings get NAMESPACE KEY`: the selected input method for secure
+// default_input_method, "null" for anything else (as for an unset key on a phone).
+func cmdSettings(d *Device, c *call) int {
+	if len(c.args) != 4 || c.args[1] != "get" {
+		c.errorf("usage:  settings [--user <USER_ID> | current] get namespace key\n")
+		return 1
+	}
+	if c.args[2] == "secure" && c.args[3] == "default_input_method" {
+		c.printf("%s\n", d.IME())
+		return 0
+	}
+	c.printf("null\n")
+	return 0
+}
+
 // IME is the input method selected (by `ime set`); the Gboard-like LatinIME at first.
 func (d *Device) IME() string {
 	d.mu.Lock()

@@ -4,12 +4,14 @@
 // `shell:`, `exec:` and `sync:` services.
 //
 // Shell commands are not run by a shell: a small interpreter answers the commands of
-// docs/android.md (input, screencap, uiautomator, wm, dumpsys, pm, monkey, am, getprop, ime, rm)
-// from a simulated phone (nodes/sim), with POSIX quoting, the `;`, `&&`, `||` and `|` operators
-// and simple redirections (`</dev/null`, `2>&1`, `>FILE`). Expansions and subshells are refused
-// with a syntax error; unknown commands answer as a shell would: `/system/bin/sh: NAME: not
-// found`. ADB_INPUT_B64 broadcasts type only while `ime set` has chosen the ADBKeyboard IME,
-// as on a phone.
+// docs/android.md (input, screencap, uiautomator, wm, dumpsys, pm, monkey, am, getprop, ime,
+// settings, rm) from a simulated phone (nodes/sim), with POSIX quoting, the `;`, `&&`, `||` and
+// `|` operators, background jobs (`&`, `wait`) and simple redirections (`</dev/null`, `2>&1`,
+// `>FILE`). Expansions and subshells are refused with a syntax error; unknown commands answer
+// as a shell would: `/system/bin/sh: NAME: not found`. ADB_INPUT_B64 broadcasts type only while
+// `ime set` has chosen the ADBKeyboard IME, as on a phone. WithAndroid picks the Android
+// generation where answers differ; WithInputStartup makes `input` as slow to start as on a
+// phone, and Taps tells when taps landed.
 //
 // The display a device reports (size and density overrides set by `wm`, rotation set by
 // SetRotation) is applied to what it serves: input coordinates are mapped back to the phone's

@@ -44,6 +44,7 @@ var handlers = map[string]handler{
 	"monkey":      cmdMonkey,
 	"getprop":     cmdGetprop,
 	"ime":         cmdIme,
+	"settings":    cmdSettings,
 	"rm":          cmdRm,
 	"cat":         cmdCat,
 	"echo":        cmdEcho,
