@@ -227,6 +227,51 @@ func TestDoubleTapLandsInsideTheWindow(t *testing.T) {
 	}
 }
 
+// What `input` prints is its failure: a drag on Android 10 is refused before anything is sent
+// (draganddrop came with Android 11), and a phone that refuses injected input says how to
+// allow it.
+func TestInputFailuresAreErrors(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	from, to := nodes.Point{X: 100, Y: 200}, nodes.Point{X: 300, Y: 400}
+
+	old, d := newDevice(t, adbsim.WithAndroid("10", 29))
+	got := newCommands(t, old, func() error {
+		err := d.Swipe(ctx, from, to, 300*time.Millisecond, time.Second)
+		if !errors.Is(err, ErrCommandFailed) || !strings.Contains(err.Error(), "Android 11 (SDK 30)") || !strings.Contains(err.Error(), "Android 10 (SDK 29)") {
+			t.Errorf("drag on Android 10: %v", err)
+		}
+		return nil
+	})
+	if len(got) != 0 {
+		t.Errorf("a drag on Android 10 sent %q", got)
+	}
+	if err := d.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
+		t.Errorf("swipe on Android 10: %v", err)
+	}
+	// Had the driver sent it, the old device would have said so, and that is an error too.
+	if err := d.input(ctx, "drag", "input draganddrop 1 2 3 4 5"); !errors.Is(err, ErrCommandFailed) || !strings.Contains(err.Error(), "Unknown command: draganddrop") {
+		t.Errorf("draganddrop on Android 10: %v", err)
+	}
+
+	denied, d := newDevice(t, adbsim.WithInputDenied())
+	for name, act := range map[string]func() error{
+		"tap":        func() error { return d.Tap(ctx, from, 0) },
+		"double tap": func() error { return d.DoubleTap(ctx, from) },
+		"swipe":      func() error { return d.Swipe(ctx, from, to, 300*time.Millisecond, 0) },
+		"key":        func() error { return d.PressKey(ctx, "HOME") },
+		"text":       func() error { return d.InputText(ctx, "hello") },
+	} {
+		err := act()
+		if !errors.Is(err, ErrCommandFailed) || !strings.Contains(err.Error(), "INJECT_EVENTS") || !strings.Contains(err.Error(), "USB debugging (Security settings)") {
+			t.Errorf("%s on a phone refusing input: %v", name, err)
+		}
+	}
+	if log := denied.Phone().InputLog(); len(log) != 0 {
+		t.Errorf("a phone refusing input got %q", log)
+	}
+}
+
 // Each Android generation prints the touch screen's rotation its own way in `dumpsys input`;
 // the driver reads all of them, and the model and release it reports are the device's.
 func TestRotationOnEachAndroidGeneration(t *testing.T) {

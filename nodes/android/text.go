@@ -22,15 +22,15 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 		}
 	}
 	for _, cmd := range cmds {
+		if !broadcast {
+			if err := d.input(ctx, op, cmd); err != nil {
+				return err
+			}
+			continue
+		}
 		out, err := d.shell(ctx, op, cmd)
 		if err != nil {
 			return err
-		}
-		if !broadcast {
-			if strings.TrimSpace(out) != "" {
-				return d.fail(ctx, op, fmt.Errorf("%w: input answered %s", ErrCommandFailed, quoteOutput(out)), "")
-			}
-			continue
 		}
 		if _, _, err := parseBroadcast(out); err != nil {
 			return d.fail(ctx, op, err, "text that is not plain ASCII needs the ADBKeyboard IME: install it and set_ime "+adbKeyboard)
@@ -62,8 +62,7 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	if err != nil {
 		return d.fail(ctx, op, err, "use a name of Android's KeyEvent, e.g. HOME, BACK, ENTER, DEL, VOLUME_UP, POWER, APP_SWITCH")
 	}
-	_, err = d.shell(ctx, op, "input keyevent "+code)
-	return err
+	return d.input(ctx, op, "input keyevent "+code)
 }
 
 // SetClipboard puts text on the clipboard through the Clipper app's clipper.set broadcast.

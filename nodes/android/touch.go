@@ -3,6 +3,8 @@ package android
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/nodes"
@@ -22,8 +24,7 @@ func (d *Driver) Tap(ctx context.Context, p nodes.Point, hold time.Duration) err
 	if ms := millis(hold); ms > 0 {
 		cmd = fmt.Sprintf("input swipe %d %d %d %d %d", p.X, p.Y, p.X, p.Y, ms)
 	}
-	_, err := d.shell(ctx, op, cmd)
-	return err
+	return d.input(ctx, op, cmd)
 }
 
 // DoubleTap taps p twice in one shell command, the first `input tap` in the background:
@@ -37,8 +38,7 @@ func (d *Driver) DoubleTap(ctx context.Context, p nodes.Point) error {
 		return d.fail(ctx, op, err, "")
 	}
 	tap := fmt.Sprintf("input tap %d %d", p.X, p.Y)
-	_, err := d.shell(ctx, op, fmt.Sprintf("%s & sleep %g; %s; wait", tap, doubleTapGap.Seconds(), tap))
-	return err
+	return d.input(ctx, op, fmt.Sprintf("%s & sleep %g; %s; wait", tap, doubleTapGap.Seconds(), tap))
 }
 
 // Swipe moves a finger from one point to another over dur: `input swipe X1 Y1 X2 Y2 MS`. With
@@ -52,8 +52,32 @@ func (d *Driver) Swipe(ctx context.Context, from, to nodes.Point, dur, hold time
 	if err := checkPoints(from, to); err != nil {
 		return d.fail(ctx, op, err, "")
 	}
-	_, err := d.shell(ctx, op, fmt.Sprintf("input %s %d %d %d %d %d", verb, from.X, from.Y, to.X, to.Y, millis(dur)))
-	return err
+	if sdk, err := strconv.Atoi(d.info.SDK); hold > 0 && err == nil && sdk < dragSDK {
+		return d.fail(ctx, op, fmt.Errorf("%w: a drag is `input draganddrop`, which Android 11 (SDK %d) added; this device runs Android %s (SDK %d)",
+			ErrCommandFailed, dragSDK, d.info.Release, sdk), "swipe without a hold works on every Android; nothing was sent")
+	}
+	return d.input(ctx, op, fmt.Sprintf("input %s %d %d %d %d %d", verb, from.X, from.Y, to.X, to.Y, millis(dur)))
+}
+
+// dragSDK is the first SDK level whose `input` has draganddrop (Android 11).
+const dragSDK = 30
+
+// input runs an `input` command. It prints nothing when it worked, so anything it prints is
+// its failure: an unknown command on an older Android, bad arguments, or the
+// SecurityException of a phone that does not let adb inject input.
+func (d *Driver) input(ctx context.Context, op, cmd string) error {
+	out, err := d.shell(ctx, op, cmd)
+	if err != nil {
+		return err
+	}
+	if out = strings.TrimSpace(out); out != "" {
+		hint := ""
+		if strings.Contains(out, "INJECT_EVENTS") || strings.Contains(out, "SecurityException") {
+			hint = `the phone refuses input from adb: on Xiaomi (MIUI, HyperOS) turn on "USB debugging (Security settings)" in the developer options`
+		}
+		return d.fail(ctx, op, fmt.Errorf("%w: input answered %s", ErrCommandFailed, quoteOutput(out)), hint)
+	}
+	return nil
 }
 
 // millis rounds t to whole milliseconds; negative durations are 0.

@@ -36,7 +36,15 @@ func cmdInput(d *Device, c *call) int {
 	if sleep(c.ctx, d.inputStartup) != nil {
 		return 130 // the stream closed while app_process started
 	}
+	if d.inputDenied {
+		c.errorf("java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission\n")
+		return 1
+	}
 	verb, args := args[0], args[1:]
+	if verb == "draganddrop" && d.sdk < 30 { // added in Android 11
+		c.errorf("Error: Unknown command: %s\n", verb)
+		return 1
+	}
 	switch verb {
 	case "tap":
 		pts, ok := points(d, args, 1)

@@ -56,6 +56,10 @@ func WithInputStartup(dur time.Duration) Option {
 	return func(d *Device) { d.inputStartup = max(dur, 0) }
 }
 
+// WithInputDenied makes the device refuse injected input, as a Xiaomi phone does until
+// "USB debugging (Security settings)" is on: every `input` command prints a SecurityException.
+func WithInputDenied() Option { return func(d *Device) { d.inputDenied = true } }
+
 // WithoutShellV2 makes the device an old one (before Android 7): it does not advertise shell
 // protocol v2, so hosts use the plain shell: service.
 func WithoutShellV2() Option { return func(d *Device) { d.features = featuresV1 } }
@@ -71,6 +75,7 @@ type Device struct {
 	sdk          int    // ro.build.version.sdk
 	features     string // advertised in the connection banner
 	inputStartup time.Duration
+	inputDenied  bool
 	phoneOpts    []sim.Option
 	log          *slog.Logger
 	addr         string // fixed by the first listen, kept by Restart
