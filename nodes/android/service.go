@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 )
 
@@ -34,6 +35,24 @@ func (d *Driver) shell(ctx context.Context, op, cmd string) (string, error) {
 		return "", d.fail(ctx, op, err, "")
 	}
 	return string(out), nil
+}
+
+// input runs an `input` command. It prints nothing when it worked, so anything it prints is
+// its failure: an unknown command on an older Android, bad arguments, or the
+// SecurityException of a phone that does not let adb inject input.
+func (d *Driver) input(ctx context.Context, op, cmd string) error {
+	out, err := d.shell(ctx, op, cmd)
+	if err != nil {
+		return err
+	}
+	if out = strings.TrimSpace(out); out != "" {
+		hint := ""
+		if strings.Contains(out, "INJECT_EVENTS") || strings.Contains(out, "SecurityException") {
+			hint = `the phone refuses input from adb: on Xiaomi (MIUI, HyperOS) turn on "USB debugging (Security settings)" in the developer options`
+		}
+		return d.fail(ctx, op, fmt.Errorf("%w: input answered %s", ErrCommandFailed, quoteOutput(out)), hint)
+	}
+	return nil
 }
 
 // exec runs cmd with the exec: service, which carries bytes unchanged (no pty, no CR/LF

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/nodes"
@@ -61,24 +60,6 @@ func (d *Driver) Swipe(ctx context.Context, from, to nodes.Point, dur, hold time
 
 // dragSDK is the first SDK level whose `input` has draganddrop (Android 11).
 const dragSDK = 30
-
-// input runs an `input` command. It prints nothing when it worked, so anything it prints is
-// its failure: an unknown command on an older Android, bad arguments, or the
-// SecurityException of a phone that does not let adb inject input.
-func (d *Driver) input(ctx context.Context, op, cmd string) error {
-	out, err := d.shell(ctx, op, cmd)
-	if err != nil {
-		return err
-	}
-	if out = strings.TrimSpace(out); out != "" {
-		hint := ""
-		if strings.Contains(out, "INJECT_EVENTS") || strings.Contains(out, "SecurityException") {
-			hint = `the phone refuses input from adb: on Xiaomi (MIUI, HyperOS) turn on "USB debugging (Security settings)" in the developer options`
-		}
-		return d.fail(ctx, op, fmt.Errorf("%w: input answered %s", ErrCommandFailed, quoteOutput(out)), hint)
-	}
-	return nil
-}
 
 // millis rounds t to whole milliseconds; negative durations are 0.
 func millis(t time.Duration) int64 {
