@@ -228,11 +228,7 @@ func TestAbortRunningAndQueued(t *testing.T) {
 func TestAbortLimitedToTags(t *testing.T) {
 	h := newHarness(t, Config{})
 	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block"})
-	for deadline := time.Now().Add(5 * time.Second); !h.dev.isRunning(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("task r never started")
-		}
-	}
+	pollUntil(t, h.dev.isRunning, "task r never started")
 	if ans := h.abort(broker.AbortRequest{TaskID: "r", Tags: []string{"wifi"}, By: "test"}); len(ans.Aborted) != 0 {
 		t.Fatalf("an abort limited to [wifi] aborted %v on a device tagged [lab]", ans.Aborted)
 	}

@@ -207,6 +207,29 @@ func TestAuthPolicyOnRealFarm(t *testing.T) {
 	}
 	farmtest.MustCall(t, ci, "release_device", args("serial", "pool-p1", "lease", l.Lease.Handle))
 
+	// Knowing another holder's lease handle lets ci abort nothing outside its pool: the nodes
+	// get its tags with the abort. The holder itself can.
+	other := f.Client("other-team")
+	held := acquire(t, other, args("serial", "n1-p1"))
+	sleeping := make(chan *mcpgo.CallToolResult, 1)
+	go func() {
+		sleeping <- farmtest.Call(t, other, "sleep", args("serial", "n1-p1", "lease", held.Lease.Handle, "seconds", 30))
+	}()
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device("n1-p1")
+		return d.State == broker.StateBusy
+	}, "the sleep on n1-p1 running")
+	contains(t, farmtest.Text(farmtest.MustCall(t, ci, "abort_task", args("lease", held.Lease.Handle))), "No task is currently running")
+	select {
+	case res := <-sleeping:
+		t.Fatalf("ci's abort by lease ended the other team's sleep: %s", farmtest.Text(res))
+	case <-time.After(300 * time.Millisecond):
+	}
+	contains(t, farmtest.Text(farmtest.MustCall(t, other, "abort_task", args("lease", held.Lease.Handle))), "Aborted 1 task(s)")
+	if res := <-sleeping; !res.IsError || !strings.Contains(farmtest.Text(res), "aborted") {
+		t.Fatalf("the holder's abort: %s", farmtest.Text(res))
+	}
+
 	out := logs.String()
 	if !strings.Contains(out, "refused unauthenticated request") {
 		t.Fatalf("no refusal in the log:\n%s", out)
