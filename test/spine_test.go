@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
@@ -132,6 +133,48 @@ func TestTwoClientsRaceForOneDevice(t *testing.T) {
 		contains(t, farmtest.Text(res), "stale_lease", "acquire_device")
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiting client did not get the device after release")
+	}
+}
+
+// A device whose queue holds --max-queue waiters turns the next caller away at once with
+// queue_full, through the MCP front door, and /metrics counts it; the waiters are served.
+func TestFullQueueTurnsCallersAway(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, MaxQueue: 1})
+	serial := f.Devices()[0].Serial
+	holder, waiter, late := f.Client("holder"), f.Client("waiter"), f.Client("late")
+	l := acquire(t, holder, args("serial", serial))
+	waited := make(chan *mcpgo.CallToolResult, 1)
+	go func() {
+		waited <- farmtest.Call(t, waiter, "acquire_device", args("serial", serial, "wait_seconds", 10))
+	}()
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		leases, _ := f.Gateway().Client.Leases(t.Context())
+		return len(leases) == 1 && leases[0].QueueLen == 1
+	}, "the waiter queued")
+
+	start := time.Now()
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"acquire_device", args("serial", serial, "wait_seconds", 10)},
+		{"tap_xy", args("serial", serial, "wait_seconds", 10, "x", 0.5, "y", 0.5)},
+	} {
+		res := farmtest.Call(t, late, tc.tool, tc.args)
+		if !res.IsError {
+			t.Fatalf("%s on a full queue: %s", tc.tool, farmtest.Text(res))
+		}
+		contains(t, farmtest.Text(res), "queue_full", "1 tasks and lease requests waiting", "--max-queue", "another device")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the refusals took %v: they waited instead of answering at once", took)
+	}
+	if v := metric(t, f, `corral_queue_full_total{node="n1"}`); v != 2 {
+		t.Errorf("corral_queue_full_total = %v, want 2", v)
+	}
+	farmtest.MustCall(t, holder, "release_device", args("serial", serial, "lease", l.Lease.Handle))
+	if res := <-waited; res.IsError {
+		t.Fatalf("the queued waiter: %s", farmtest.Text(res))
 	}
 }
 

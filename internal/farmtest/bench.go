@@ -71,7 +71,7 @@ func (f *Farm) startNode(id string, count int) error {
 		return fmt.Errorf("node %s: %w", id, err)
 	}
 	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, LeaseTTL: f.opts.LeaseTTL,
-		Grace: f.opts.Grace, Metrics: f.metrics, Log: f.log})
+		Grace: f.opts.Grace, MaxQueue: f.opts.MaxQueue, Metrics: f.metrics, Log: f.log})
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("node %s: %w", id, err)

@@ -34,6 +34,7 @@ type Options struct {
 	PhonesPerNode int // default 3
 	LeaseTTL      time.Duration
 	Grace         time.Duration
+	MaxQueue      int // waiters per device (actors.DefaultMaxQueue if 0)
 	// Quiet drops logs; by default warnings and errors go to the test log.
 	Quiet bool
 }
