@@ -182,7 +182,10 @@ func (c *conn) payloadMax() int {
 
 // send writes one packet; header and payload go out in one write.
 func (c *conn) send(p packet) error {
-	bufs := net.Buffers{p.header()}
+	c.mu.Lock()
+	v := c.version
+	c.mu.Unlock()
+	bufs := net.Buffers{p.header(v < versionSkipChecksum)}
 	if len(p.data) > 0 {
 		bufs = append(bufs, p.data)
 	}

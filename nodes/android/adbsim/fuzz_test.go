@@ -16,8 +16,8 @@ import (
 // payload over the limit, and every packet it returns encodes back to the bytes it read.
 func FuzzDecodePacket(f *testing.F) {
 	p := packet{cmd: cmdCNXN, arg0: versionSkipChecksum, arg1: 1 << 20, data: []byte("host::\x00")}
-	f.Add(append(p.header(), p.data...))
-	f.Add(packet{cmd: cmdOKAY, arg0: 1, arg1: 2}.header())
+	f.Add(append(p.header(true), p.data...))
+	f.Add(packet{cmd: cmdOKAY, arg0: 1, arg1: 2}.header(true))
 	f.Add([]byte("CNXN\x01\x00\x00\x01\x00\x00\x10\x00\xff\xff\xff\xff\x00\x00\x00\x00\xbc\xb1\xa7\xb1"))
 	f.Add(make([]byte, 30))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -37,7 +37,7 @@ func FuzzDecodePacket(f *testing.F) {
 				t.Fatalf("payload of %d bytes passed a %d-byte limit", len(p.data), limit)
 			}
 			read := data[start : len(data)-r.Len()]
-			enc := append(p.header(), p.data...)
+			enc := append(p.header(true), p.data...)
 			copy(enc[16:20], read[16:20]) // the checksum is re-computed on encode; compare the rest
 			if !bytes.Equal(enc, read) {
 				t.Fatalf("re-encoded %x, read %x", enc, read)

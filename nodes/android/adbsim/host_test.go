@@ -29,7 +29,7 @@ func dialHost(t *testing.T, d *Device, version, maxData uint32) *host {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = nc.Close() })
-	h := &host{t: t, nc: nc, r: bufio.NewReader(nc), nextID: 100}
+	h := &host{t: t, nc: nc, r: bufio.NewReader(nc), nextID: 100, version: version}
 	h.send(packet{cmd: cmdCNXN, arg0: version, arg1: maxData, data: []byte("host::features=shell_v2,cmd\x00")})
 	p := h.recv()
 	if p.cmd != cmdCNXN {
@@ -41,10 +41,7 @@ func dialHost(t *testing.T, d *Device, version, maxData uint32) *host {
 
 func (h *host) send(p packet) {
 	h.t.Helper()
-	hdr := p.header()
-	if h.version >= versionSkipChecksum {
-		binary.LittleEndian.PutUint32(hdr[16:], 0) // as modern hosts do
-	}
+	hdr := p.header(h.version < versionSkipChecksum) // modern hosts send 0
 	if _, err := h.nc.Write(append(hdr, p.data...)); err != nil {
 		h.t.Fatal(err)
 	}
@@ -57,8 +54,13 @@ func (h *host) recv() packet {
 	if err != nil {
 		h.t.Fatalf("reading a packet: %v", err)
 	}
-	if p.check != checksum(p.data) {
-		h.t.Fatalf("%v: checksum %d, want %d", p, p.check, checksum(p.data))
+	// The device sums the payload for old hosts only, its CNXN answer included, as adbd does.
+	want := uint32(0)
+	if h.version < versionSkipChecksum {
+		want = checksum(p.data)
+	}
+	if p.check != want {
+		h.t.Fatalf("%v: checksum %d, want %d (protocol version 0x%08x)", p, p.check, want, h.version)
 	}
 	return p
 }
@@ -269,7 +271,7 @@ func TestSync(t *testing.T) {
 func TestProtocolErrorsDropTheConnection(t *testing.T) {
 	d := newDevice(t)
 	h := dialHost(t, d, versionSkipChecksum, 1<<20)
-	bad := packet{cmd: cmdOPEN, arg0: 1, data: []byte("shell:id\x00")}.header()
+	bad := packet{cmd: cmdOPEN, arg0: 1, data: []byte("shell:id\x00")}.header(true)
 	bad[20] ^= 0xff
 	if _, err := h.nc.Write(bad); err != nil {
 		t.Fatal(err)

@@ -68,15 +68,18 @@ func checksum(data []byte) uint32 {
 	return s
 }
 
-// header encodes p's header. The checksum is always filled in: hosts before protocol version
-// 0x01000001 check it, later ones ignore it.
-func (p packet) header() []byte {
+// header encodes p's header, with the payload's checksum when the connection's protocol
+// version still has them (before 0x01000001) and 0 after, as adbd does: summing a 10 MB
+// framebuffer costs the device milliseconds for a field no current host reads.
+func (p packet) header(withChecksum bool) []byte {
 	h := make([]byte, headerSize)
 	binary.LittleEndian.PutUint32(h[0:], p.cmd)
 	binary.LittleEndian.PutUint32(h[4:], p.arg0)
 	binary.LittleEndian.PutUint32(h[8:], p.arg1)
 	binary.LittleEndian.PutUint32(h[12:], uint32(len(p.data)))
-	binary.LittleEndian.PutUint32(h[16:], checksum(p.data))
+	if withChecksum {
+		binary.LittleEndian.PutUint32(h[16:], checksum(p.data))
+	}
 	binary.LittleEndian.PutUint32(h[20:], p.cmd^0xffffffff)
 	return h
 }

@@ -15,7 +15,7 @@ func TestPacketRoundTrip(t *testing.T) {
 		{cmd: cmdWRTE, arg0: 1, arg1: 2, data: bytes.Repeat([]byte{0xff}, 4096)},
 	} {
 		var b bytes.Buffer
-		b.Write(p.header())
+		b.Write(p.header(true))
 		b.Write(p.data)
 		got, err := decodePacket(&b, maxPacketData)
 		if err != nil {
@@ -38,7 +38,7 @@ func TestPacketRoundTrip(t *testing.T) {
 
 func TestDecodePacketErrors(t *testing.T) {
 	good := packet{cmd: cmdWRTE, arg0: 1, arg1: 2, data: []byte("hello")}
-	frame := append(good.header(), good.data...)
+	frame := append(good.header(true), good.data...)
 
 	badMagic := bytes.Clone(frame)
 	badMagic[20] ^= 1
