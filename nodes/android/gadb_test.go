@@ -44,7 +44,7 @@ func TestScreencapBytesMatchGadb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viaExec, err := d.exec(context.Background(), "screenshot", "screencap -p", maxImageOutput)
+	viaExec, err := d.exec(context.Background(), "screenshot", "screencap -p", maxImageOutput, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +106,14 @@ func BenchmarkScreenshot(b *testing.B) {
 	})
 	b.Run("raw-bytes", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := d.exec(ctx, "screenshot", "screencap", maxImageOutput); err != nil {
+			if _, err := d.exec(ctx, "screenshot", "screencap", maxImageOutput, framebufferSize); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("png-bytes", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := d.exec(ctx, "screenshot", "screencap -p", maxImageOutput); err != nil {
+			if _, err := d.exec(ctx, "screenshot", "screencap -p", maxImageOutput, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

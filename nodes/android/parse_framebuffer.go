@@ -15,6 +15,16 @@ const (
 // maxScreenSide bounds the width and height a framebuffer header may claim.
 const maxScreenSide = 16384
 
+// framebufferSize is the length of a framebuffer answer from its first 12 bytes, with the
+// longer of the two headers; 0 when they are no sensible header.
+func framebufferSize(head []byte) int {
+	w, h := binary.LittleEndian.Uint32(head[0:]), binary.LittleEndian.Uint32(head[4:])
+	if w == 0 || h == 0 || w > maxScreenSide || h > maxScreenSide {
+		return 0
+	}
+	return 16 + int(w)*int(h)*4
+}
+
 // parseFramebuffer reads what `screencap` writes without -p: a little-endian header of width,
 // height and pixel format (and, since Android 8, a colour space: 16 bytes instead of 12),
 // then the pixels row by row. It returns the pixels as an RGBA image that shares raw's

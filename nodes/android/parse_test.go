@@ -1,6 +1,8 @@
 package android
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"maps"
 	"slices"
@@ -215,5 +217,40 @@ func TestParseDeviceList(t *testing.T) {
 		"0123": "no permissions (missing udev rules? user is in the plugdev group); see [http://developer.android.com/tools/device.html]"}
 	if !maps.Equal(got, want) {
 		t.Errorf("parseDeviceList = %v, want %v", got, want)
+	}
+}
+
+// readAnswer returns exactly what was sent, whatever the size function says, and one byte
+// past the limit so that the caller can refuse the answer.
+func TestReadAnswer(t *testing.T) {
+	frame := make([]byte, 16+4*3*2)
+	binary.LittleEndian.PutUint32(frame, 3)
+	binary.LittleEndian.PutUint32(frame[4:], 2)
+	for i := 16; i < len(frame); i++ {
+		frame[i] = byte(i)
+	}
+	say := func(n int) func([]byte) int { return func([]byte) int { return n } }
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		size func([]byte) int
+	}{
+		{"no size", frame, nil},
+		{"framebuffer", frame, framebufferSize},
+		{"framebuffer with a 12-byte header", frame[4:], framebufferSize},
+		{"shorter than announced", frame[:20], say(len(frame))},
+		{"longer than announced", frame, say(14)},
+		{"no header", frame[:5], framebufferSize},
+		{"empty", nil, framebufferSize},
+		{"nonsense size", frame, say(-3)},
+	} {
+		got, err := readAnswer(bytes.NewReader(tc.in), 1000, tc.size)
+		if err != nil || !bytes.Equal(got, tc.in) {
+			t.Errorf("%s: %d bytes, %v; want the %d sent", tc.name, len(got), err, len(tc.in))
+		}
+	}
+	got, err := readAnswer(bytes.NewReader(frame), 20, framebufferSize)
+	if err != nil || len(got) != 21 {
+		t.Errorf("over the limit: %d bytes, %v; want 21 (limit+1)", len(got), err)
 	}
 }

@@ -90,7 +90,7 @@ func (d *Driver) Density(ctx context.Context) (int, error) {
 // for a PNG instead (`screencap -p`).
 func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	const op = "screenshot"
-	raw, err := d.exec(ctx, op, "screencap", maxImageOutput)
+	raw, err := d.exec(ctx, op, "screencap", maxImageOutput, framebufferSize)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 // screenshotPNG returns the screen as `screencap -p` draws it.
 func (d *Driver) screenshotPNG(ctx context.Context) (image.Image, error) {
 	const op = "screenshot"
-	raw, err := d.exec(ctx, op, "screencap -p", maxImageOutput)
+	raw, err := d.exec(ctx, op, "screencap -p", maxImageOutput, nil)
 	if err != nil {
 		return nil, err
 	}

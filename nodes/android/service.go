@@ -29,7 +29,7 @@ func (d *Driver) shell(ctx context.Context, op, cmd string) (string, error) {
 	if d.shellV2 {
 		out, err = d.serviceV2(ctx, "shell,v2,raw:"+cmd, maxTextOutput)
 	} else {
-		out, err = d.service(ctx, "shell:"+cmd, maxTextOutput)
+		out, err = d.service(ctx, "shell:"+cmd, maxTextOutput, nil)
 	}
 	if err != nil {
 		return "", d.fail(ctx, op, err, "")
@@ -57,8 +57,9 @@ func (d *Driver) input(ctx context.Context, op, cmd string) error {
 
 // exec runs cmd with the exec: service, which carries bytes unchanged (no pty, no CR/LF
 // translation on old devices), and returns its output.
-func (d *Driver) exec(ctx context.Context, op, cmd string, limit int64) ([]byte, error) {
-	out, err := d.service(ctx, "exec:"+cmd, limit)
+// size, when given, tells the answer's length from its first bytes (see readAnswer).
+func (d *Driver) exec(ctx context.Context, op, cmd string, limit int64, size func(head []byte) int) ([]byte, error) {
+	out, err := d.service(ctx, "exec:"+cmd, limit, size)
 	if err != nil {
 		return nil, d.fail(ctx, op, err, "")
 	}
@@ -66,7 +67,7 @@ func (d *Driver) exec(ctx context.Context, op, cmd string, limit int64) ([]byte,
 }
 
 // service runs one device service and returns everything it writes, up to limit bytes.
-func (d *Driver) service(ctx context.Context, svc string, limit int64) ([]byte, error) {
+func (d *Driver) service(ctx context.Context, svc string, limit int64, size func(head []byte) int) ([]byte, error) {
 	// The question asked once the stream ends gets its connection now, while the command runs.
 	spare := dialAhead(ctx, d.addr)
 	defer spare.discard()
@@ -75,7 +76,7 @@ func (d *Driver) service(ctx context.Context, svc string, limit int64) ([]byte, 
 		return nil, err
 	}
 	defer release()
-	out, err := io.ReadAll(io.LimitReader(c, limit+1))
+	out, err := readAnswer(c, limit, size)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +89,46 @@ func (d *Driver) service(ctx context.Context, svc string, limit int64) ([]byte, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// sizeProbe is how many of an answer's first bytes readAnswer shows its size function.
+const sizeProbe = 12
+
+// readAnswer reads all r has, up to limit bytes and one more (which the caller refuses). With
+// size, it reads the first sizeProbe bytes, asks size how long the whole answer is, and reads
+// it into one buffer of that length: io.ReadAll would copy a 10 MB framebuffer through a dozen
+// ever larger buffers. An answer longer than announced is still read whole.
+func readAnswer(r io.Reader, limit int64, size func(head []byte) int) ([]byte, error) {
+	r = io.LimitReader(r, limit+1)
+	if size == nil {
+		return io.ReadAll(r)
+	}
+	head := make([]byte, sizeProbe)
+	n, err := io.ReadFull(r, head)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return head[:n], nil
+		}
+		return nil, err
+	}
+	want := min(int64(size(head)), limit) + 1 // +1: room to see the end without growing
+	if want <= sizeProbe {
+		rest, err := io.ReadAll(r)
+		return append(head, rest...), err
+	}
+	buf := append(make([]byte, 0, want), head...)
+	for len(buf) < cap(buf) {
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	rest, err := io.ReadAll(r)
+	return append(buf, rest...), err
 }
 
 // open connects to the adb server, switches to the device and starts svc. Until release is
