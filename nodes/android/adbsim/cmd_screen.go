@@ -34,17 +34,19 @@ func cmdScreencap(d *Device, c *call) int {
 		return phoneErr(c, err)
 	}
 	img = d.currentDisplay().image(img)
-	var b bytes.Buffer
+	b := c.out // straight to the stream: a framebuffer is 10 MB, not worth a copy
+	if file != "" {
+		b = &bytes.Buffer{}
+	}
 	if asPNG || strings.HasSuffix(file, ".png") {
-		if err := pngEncoder.Encode(&b, img); err != nil {
+		if err := pngEncoder.Encode(b, img); err != nil {
 			c.errorf("Error: %v\n", err)
 			return 1
 		}
 	} else {
-		writeRaw(&b, img)
+		writeRaw(b, img)
 	}
 	if file == "" {
-		c.out.Write(b.Bytes())
 		return 0
 	}
 	return putFile(d, c, file, b.Bytes())
@@ -57,6 +59,7 @@ func writeRaw(b *bytes.Buffer, img image.Image) {
 		rgba = image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
 		draw.Draw(rgba, rgba.Bounds(), img, r.Min, draw.Src)
 	}
+	b.Grow(16 + len(rgba.Pix))
 	for _, v := range []uint32{uint32(r.Dx()), uint32(r.Dy()), 1, 0} {
 		_ = binary.Write(b, binary.LittleEndian, v)
 	}
