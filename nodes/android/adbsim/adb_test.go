@@ -3,6 +3,7 @@ package adbsim
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"net"
 	"os"
@@ -84,9 +85,16 @@ func (a *adbServer) run(args ...string) []byte {
 // state polls `adb devices` until serial is in state want ("" for absent).
 func (a *adbServer) waitState(serial, want string) {
 	a.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	var last string
-	for time.Now().Before(deadline) {
+	if last, ok := a.reachState(serial, want, 10*time.Second); !ok {
+		a.t.Fatalf("%s did not become %q within 10s; adb devices:\n%s", serial, want, last)
+	}
+}
+
+// reachState polls `adb devices` until serial is in state want ("" for absent), for at most
+// wait; it returns the last listing.
+func (a *adbServer) reachState(serial, want string, wait time.Duration) (last string, ok bool) {
+	a.t.Helper()
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		last = string(a.run("devices"))
 		got := ""
 		for line := range strings.Lines(last) {
@@ -95,11 +103,27 @@ func (a *adbServer) waitState(serial, want string) {
 			}
 		}
 		if got == want {
+			return last, true
+		}
+	}
+	return last, false
+}
+
+// reconnect drops the server's transport for serial and connects again until the device is
+// ready. It tries up to three times: a server still retrying the old connection by itself can
+// lose the new one in a race of its own (seen once in CI: the device listed nowhere).
+func (a *adbServer) reconnect(serial string) {
+	a.t.Helper()
+	var tried []string
+	for range 3 {
+		_, _ = a.exec(30*time.Second, "disconnect", serial) // fails if the server already dropped it
+		out, err := a.exec(30*time.Second, "connect", serial)
+		tried = append(tried, fmt.Sprintf("%s %v", bytes.TrimSpace(out), err))
+		if _, ok := a.reachState(serial, "device", 5*time.Second); ok {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	a.t.Fatalf("%s did not become %q within 10s; adb devices:\n%s", serial, want, last)
+	a.t.Fatalf("%s not ready after three connects (%q); adb devices:\n%s", serial, tried, a.run("devices"))
 }
 
 func TestRealADB(t *testing.T) {
@@ -190,9 +214,7 @@ func TestRealADBKillRestart(t *testing.T) {
 	if err := d.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	a.run("disconnect", serial)
-	a.run("connect", serial)
-	a.waitState(serial, "device")
+	a.reconnect(serial)
 	if got := string(a.run("-s", serial, "shell", "wm", "size")); !strings.Contains(got, "Override size: 720x1600") {
 		t.Errorf("after restart: %q", got)
 	}
