@@ -292,7 +292,8 @@ func (s *Scheduler) submit(m SubmitTask) {
 	}
 }
 
-// queueFull says why a device's queue takes no more waiters, or "" while it has room.
+// queueFull says why a device's queue takes no more waiters, counting the refusal the caller
+// is about to make; "" while it has room.
 func (s *Scheduler) queueFull(sl *slot) string {
 	if len(sl.queue) < s.cfg.MaxQueue {
 		return ""

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,28 +69,14 @@ func authGateway(t *testing.T, f *farmtest.Farm, policyFile string, devices int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "auth-gateway"}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := prometheus.NewRegistry()
-	c, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Metrics: broker.NewClientMetrics(reg)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	g := mcp.New(c, log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: reg, Policy: pol})
-	hs := httptest.NewServer(g.Handler())
-	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close(); cancel(); nc.Close() })
+	t.Cleanup(nc.Close)
+	c, url := serveGateway(t, nc, log, mcp.Options{Policy: pol})
 	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == devices }, "the gateway sees %d devices", devices)
-	return hs.URL + "/mcp", logs
+	return url, logs
 }
 
 // authClient connects to url with a bearer token (none if empty).

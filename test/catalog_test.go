@@ -5,7 +5,6 @@ import (
 	"context"
 	"image"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,35 +106,8 @@ func ownGateway(t *testing.T, f *farmtest.Farm, log *slog.Logger) *client.Client
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	fc, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Reap: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fc.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(mcp.New(fc, log, mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{Ready: fc.Ready}).Handler())
-	t.Cleanup(hs.Close)
-	c, err := client.NewStreamableHttpClient(hs.URL + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: "unlocker", Version: "test"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	_, url := serveGateway(t, nc, log, mcp.Options{})
+	return mcpClient(t.Context(), t, url, "unlocker")
 }
 
 // sniff records every message on the farm's NATS (subjects, headers and payloads): task

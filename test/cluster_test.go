@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"net/http/httptest"
 	"os/exec"
 	"slices"
 	"sort"
@@ -19,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -186,19 +184,11 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 	gnc := clusterConn(t, c.url, "gateway", log)
 	defer gnc.Close()
 	conns["gateway"] = gnc
-	stores, err := broker.EnsureStores(ctx, gnc, broker.StoreOptions{})
+	stores, err := broker.EnsureStores(ctx, gnc, broker.StoreOptions{}) // what the checks below read
 	if err != nil {
 		t.Fatal(err)
 	}
-	gw, err := broker.NewClient(ctx, gnc, stores, broker.ClientOptions{Log: log, Reap: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := gw.WaitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(mcp.New(gw, log, mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{Ready: gw.Ready}).Handler())
-	defer hs.Close()
+	gw, mcpURL := serveGateway(t, gnc, log, mcp.Options{})
 	farmtest.Eventually(t, 20*time.Second, func() bool {
 		n := 0
 		for _, d := range gw.Devices() {
@@ -254,17 +244,7 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 			record(worker, true, id, "")
 		}
 	}
-	mc, err := client.NewStreamableHttpClient(hs.URL + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mc.Close()
-	if err := mc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mc.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	mc := mcpClient(ctx, t, mcpURL, "cluster")
 	workers := map[string]func(){
 		"lessee-1": func() { run("lessee-1", "n1-p1", "tap_xy", `{"x":0.5,"y":0.5}`, leases["n1-p1"].Handle) },
 		"lessee-2": func() { run("lessee-2", "n2-p1", "tap_xy", `{"x":0.25,"y":0.75}`, leases["n2-p1"].Handle) },
