@@ -44,10 +44,12 @@ func (m *Metrics) deny(reason string) {
 	m.denied.WithLabelValues(reason).Inc()
 }
 
-// knowTool creates the series of a tool for every outcome, so zeros are visible.
+// knowTool creates the series of a tool for every outcome, so zeros are visible and a
+// dashboard's rate() has a sample from before a tool's first call (rate needs two).
 func (m *Metrics) knowTool(tool string) {
 	for _, o := range broker.Outcomes {
 		m.calls.WithLabelValues(tool, o)
+		m.latency.WithLabelValues(tool, o)
 	}
 }
 
