@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
@@ -22,7 +27,7 @@ const freeWithin = 200 * time.Millisecond
 
 // Every kind of long call (sleep, app_install, sequence) is cancelled on the device and frees
 // it within 200 ms, whichever way the caller cancels: notifications/cancelled, closing the
-// HTTP stream, or abort_task from another client.
+// HTTP stream, or abort_task from another client. The call never reports success.
 func TestCancelLongCalls(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
 	serial := f.Devices()[0].Serial
@@ -59,29 +64,38 @@ func TestCancelLongCalls(t *testing.T) {
 			"step2", map[string]any{"tool_name": "tap", "arg": []any{0.3, 0.3, 0.4, 0.4}}),
 			func() { phone.SetDelay(time.Minute) }, func() bool { return phone.InFlight() > 0 }},
 	}
-	cancels := map[string]func(s *rpcSession, id int, stop context.CancelFunc){
-		"notifications/cancelled": func(s *rpcSession, id int, _ context.CancelFunc) {
+	// Each way of cancelling says whether the caller still hears the call's end: after abort_task
+	// its stream stays open and must carry an error; a server may leave a call cancelled by
+	// notifications/cancelled unanswered (mcp-go answers it with an error); a closed stream hears
+	// nothing. Whichever, the node's record of the task must say it was aborted.
+	cancels := map[string]struct {
+		cancel  func(s *rpcSession, id int, stop context.CancelFunc)
+		answers bool
+	}{
+		"notifications/cancelled": {func(s *rpcSession, id int, _ context.CancelFunc) {
 			s.notify(t, "notifications/cancelled", map[string]any{"requestId": id, "reason": "test"})
-		},
-		"closed stream": func(_ *rpcSession, _ int, stop context.CancelFunc) { stop() },
-		"abort_task": func(*rpcSession, int, context.CancelFunc) {
+		}, false},
+		"closed stream": {func(_ *rpcSession, _ int, stop context.CancelFunc) { stop() }, false},
+		"abort_task": {func(*rpcSession, int, context.CancelFunc) {
 			farmtest.MustCall(t, op, "abort_task", args("serial", serial))
-		},
+		}, true},
 	}
+	records := taskRecords(t, f.URL, "cancel-test")
 	for _, k := range kinds {
-		for how, cancel := range cancels {
+		for how, c := range cancels {
 			t.Run(k.name+"/"+how, func(t *testing.T) {
 				farmtest.Eventually(t, 5*time.Second, func() bool { return !busy() }, "the device is free before the test")
 				s := newRPCSession(t, f.Gateway().MCPURL)
+				begun := time.Now()
 				k.setup()
 				ctx, stop := context.WithCancel(t.Context())
 				defer stop()
-				answer := make(chan string, 1)
+				answer := make(chan rpcAnswer, 1)
 				go func() { answer <- s.call(ctx, 7, k.tool, k.args) }()
 				farmtest.Eventually(t, 5*time.Second, k.running, "%s runs", k.tool)
 				phone.SetDelay(0)
 				start := time.Now()
-				cancel(s, 7, stop)
+				c.cancel(s, 7, stop)
 				for {
 					res := farmtest.Call(t, op, "get_screen_size", args("serial", serial))
 					if !res.IsError {
@@ -95,13 +109,61 @@ func TestCancelLongCalls(t *testing.T) {
 				if took := time.Since(start); took > freeWithin {
 					t.Errorf("the device was free %v after the cancel; want under %v", took, freeWithin)
 				}
-				stop()
-				if a := <-answer; bytes.Contains([]byte(a), []byte(`"isError":false`)) {
-					t.Errorf("the cancelled call succeeded: %s", a)
+
+				var a rpcAnswer
+				select {
+				case a = <-answer:
+				case <-time.After(5 * time.Second):
+					if c.answers {
+						t.Fatalf("no answer to the cancelled %s 5 s after the cancel", k.tool)
+					}
+					stop() // unanswered, as a server may leave a call the caller cancelled
+					a = <-answer
+				}
+				if msg, found := a.message(7); !found && c.answers {
+					t.Errorf("the cancelled call ended without an answer (%v): %q", a.err, a.body)
+				} else if found && msg.Error == nil && (msg.Result == nil || !msg.Result.IsError) {
+					t.Errorf("the cancelled call succeeded: %q", a.body)
+				}
+				for timeout := time.After(5 * time.Second); ; {
+					var rec broker.TaskResult
+					select {
+					case rec = <-records:
+					case <-timeout:
+						t.Fatalf("no record of the cancelled %s 5 s after the cancel", k.tool)
+					}
+					if rec.Submitted.Before(begun) {
+						continue // an earlier subtest's
+					}
+					if rec.Tool != k.tool || rec.Outcome != broker.OutcomeAborted {
+						t.Errorf("the node recorded %s %s (%s); want %s aborted", rec.Tool, rec.Outcome, rec.Error, k.tool)
+					}
+					break
 				}
 			})
 		}
 	}
+}
+
+// taskRecords delivers the record of every task that client ran, as the nodes write it.
+func taskRecords(t *testing.T, url, client string) <-chan broker.TaskResult {
+	nc, err := nats.Connect(url)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	out := make(chan broker.TaskResult, 16)
+	_, err = nc.Subscribe(fmt.Sprintf(broker.EventTaskT, "*"), func(m *nats.Msg) {
+		var r broker.TaskResult
+		if err := json.Unmarshal(m.Data, &r); err != nil {
+			t.Errorf("task record %s: %v", m.Data, err)
+			return
+		}
+		if r.Holder.Client == client {
+			out <- r
+		}
+	})
+	require.NoError(t, err)
+	require.NoError(t, nc.Flush())
+	return out
 }
 
 // rpcSession speaks raw JSON-RPC to the gateway, so that the test chooses how a call ends.
@@ -162,13 +224,51 @@ func (s *rpcSession) notify(t *testing.T, method string, params map[string]any) 
 	resp.Body.Close()
 }
 
+// rpcAnswer is what a call heard: the body read until the stream ended, and why it ended early.
+type rpcAnswer struct {
+	body string
+	err  error
+}
+
+// rpcMessage is a JSON-RPC answer.
+type rpcMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Result *struct {
+		IsError bool `json:"isError"`
+	} `json:"result"`
+	Error *mcpgo.JSONRPCErrorDetails `json:"error"`
+}
+
+// message finds the answer to call id in the body, sent as JSON or as server-sent events.
+func (a rpcAnswer) message(id int) (rpcMessage, bool) {
+	datas := []string{a.body}
+	if strings.HasPrefix(strings.TrimSpace(a.body), "event:") || strings.HasPrefix(strings.TrimSpace(a.body), "data:") {
+		datas = nil
+		for line := range strings.Lines(a.body) {
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				datas = append(datas, d)
+			}
+		}
+	}
+	for _, d := range datas {
+		var m rpcMessage
+		if json.Unmarshal([]byte(d), &m) == nil && string(m.ID) == strconv.Itoa(id) {
+			return m, true
+		}
+	}
+	return rpcMessage{}, false
+}
+
 // call sends tools/call and returns what it answers until it ends or ctx does.
-func (s *rpcSession) call(ctx context.Context, id int, tool string, args map[string]any) string {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+func (s *rpcSession) call(ctx context.Context, id int, tool string, args map[string]any) rpcAnswer {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}})
+	if err != nil {
+		return rpcAnswer{err: err}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
 	if err != nil {
-		return err.Error()
+		return rpcAnswer{err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -176,9 +276,9 @@ func (s *rpcSession) call(ctx context.Context, id int, tool string, args map[str
 	req.Header.Set(mcpgo.HeaderProtocolVersion, mcpgo.ProtocolVersion20250618)
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return err.Error()
+		return rpcAnswer{err: err}
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	b, err := io.ReadAll(resp.Body)
+	return rpcAnswer{body: string(b), err: err}
 }
