@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
@@ -83,20 +83,20 @@ func TestTwoClientsRaceForOneDevice(t *testing.T) {
 
 	results := make([]*leaseResult, 2)
 	errs := make([]string, 2)
-	var wg sync.WaitGroup
-	for i, c := range []*client.Client{a, b} {
-		wg.Go(func() {
-			res := farmtest.Call(t, c, "acquire_device", args("serial", serial))
-			if res.IsError {
-				errs[i] = farmtest.Text(res)
-				return
-			}
-			var l leaseResult
-			farmtest.Structured(t, res, &l)
-			results[i] = &l
-		})
+	race := []<-chan farmtest.Answer{
+		farmtest.Go(t, a, "acquire_device", args("serial", serial)),
+		farmtest.Go(t, b, "acquire_device", args("serial", serial)),
 	}
-	wg.Wait()
+	for i, answer := range race {
+		res := (<-answer).Get(t)
+		if res.IsError {
+			errs[i] = farmtest.Text(res)
+			continue
+		}
+		var l leaseResult
+		farmtest.Structured(t, res, &l)
+		results[i] = &l
+	}
 	winner, loser := 0, 1
 	if results[0] == nil {
 		winner, loser = 1, 0
@@ -108,12 +108,7 @@ func TestTwoClientsRaceForOneDevice(t *testing.T) {
 	contains(t, errs[loser], "busy", "Held by", names[winner], "wait_seconds")
 
 	// The loser waits; the holder releases; the loser gets the device at once.
-	got := make(chan leaseResult, 1)
-	go func() {
-		var l leaseResult
-		farmtest.Structured(t, farmtest.MustCall(t, []*client.Client{a, b}[loser], "acquire_device", args("serial", serial, "wait_seconds", 10)), &l)
-		got <- l
-	}()
+	got := farmtest.Go(t, []*client.Client{a, b}[loser], "acquire_device", args("serial", serial, "wait_seconds", 10))
 	farmtest.Eventually(t, 5*time.Second, func() bool {
 		d, _ := f.Gateway().Client.Device(serial)
 		leases, _ := f.Gateway().Client.Leases(t.Context())
@@ -121,7 +116,9 @@ func TestTwoClientsRaceForOneDevice(t *testing.T) {
 	}, "the loser is queued")
 	farmtest.MustCall(t, []*client.Client{a, b}[winner], "release_device", args("serial", serial, "lease", results[winner].Lease.Handle))
 	select {
-	case l := <-got:
+	case answer := <-got:
+		var l leaseResult
+		farmtest.Structured(t, answer.Get(t), &l) // an error result has none
 		if l.Lease.Epoch <= results[winner].Lease.Epoch {
 			t.Fatalf("new epoch %d not above the old %d", l.Lease.Epoch, results[winner].Lease.Epoch)
 		}
@@ -143,10 +140,7 @@ func TestFullQueueTurnsCallersAway(t *testing.T) {
 	serial := f.Devices()[0].Serial
 	holder, waiter, late := f.Client("holder"), f.Client("waiter"), f.Client("late")
 	l := acquire(t, holder, args("serial", serial))
-	waited := make(chan *mcpgo.CallToolResult, 1)
-	go func() {
-		waited <- farmtest.Call(t, waiter, "acquire_device", args("serial", serial, "wait_seconds", 10))
-	}()
+	waited := farmtest.Go(t, waiter, "acquire_device", args("serial", serial, "wait_seconds", 10))
 	farmtest.Eventually(t, 5*time.Second, func() bool {
 		leases, _ := f.Gateway().Client.Leases(t.Context())
 		return len(leases) == 1 && leases[0].QueueLen == 1
@@ -173,7 +167,7 @@ func TestFullQueueTurnsCallersAway(t *testing.T) {
 		t.Errorf("corral_queue_full_total = %v, want 2", v)
 	}
 	farmtest.MustCall(t, holder, "release_device", args("serial", serial, "lease", l.Lease.Handle))
-	if res := <-waited; res.IsError {
+	if res := (<-waited).Get(t); res.IsError {
 		t.Fatalf("the queued waiter: %s", farmtest.Text(res))
 	}
 }
@@ -192,7 +186,12 @@ func TestNoTwoTasksOnOneDevice(t *testing.T) {
 		wg.Go(func() {
 			for k := range 50 {
 				serial := devs[(i+k)%len(devs)].Serial
-				res := farmtest.Call(t, c, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.05, "wait_seconds", 60))
+				res, err := farmtest.TryCall(t, c, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.05, "wait_seconds", 60))
+				if err != nil {
+					failed.Add(1)
+					t.Errorf("call %d/%d: %v", i, k, err)
+					return
+				}
 				if res.IsError {
 					failed.Add(1)
 					t.Errorf("call %d/%d: %s", i, k, farmtest.Text(res))
@@ -221,11 +220,7 @@ func TestAbortEndsSleep(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
 	serial := f.Devices()[0].Serial
 	a, op := f.Client("agent"), f.Client("operator")
-	done := make(chan string, 1)
-	go func() {
-		res := farmtest.Call(t, a, "sleep", args("serial", serial, "seconds", 60))
-		done <- farmtest.Text(res)
-	}()
+	done := farmtest.Go(t, a, "sleep", args("serial", serial, "seconds", 60))
 	farmtest.Eventually(t, 5*time.Second, func() bool {
 		d, _ := f.Gateway().Client.Device(serial)
 		return d.State == broker.StateBusy
@@ -233,9 +228,9 @@ func TestAbortEndsSleep(t *testing.T) {
 	start := time.Now()
 	farmtest.MustCall(t, op, "abort_task", args("serial", serial))
 	select {
-	case text := <-done:
+	case answer := <-done:
 		took := time.Since(start)
-		contains(t, text, "aborted")
+		contains(t, farmtest.Text(answer.Get(t)), "aborted")
 		if took > 200*time.Millisecond {
 			t.Fatalf("abort took %s to end the sleep; want under 200ms", took)
 		}
@@ -321,8 +316,8 @@ func TestPanicRestartsOnlyThatActor(t *testing.T) {
 	}
 }
 
-// A node stopped mid-call: the caller hears of the lost node within 3 s, its devices go
-// offline and its leases are revoked.
+// A node stopped mid-call is lost within 3 s of the stop (SCHEDULER.md rule 7); the caller
+// hears it was lost, its devices go offline and its leases are revoked.
 func TestNodeLostMidCall(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{Nodes: 2, PhonesPerNode: 2})
 	var victim string
@@ -333,24 +328,24 @@ func TestNodeLostMidCall(t *testing.T) {
 	}
 	c := f.Client("agent")
 	l := acquire(t, c, args("serial", victim))
-	done := make(chan string, 1)
-	go func() {
-		done <- farmtest.Text(farmtest.Call(t, c, "sleep", args("serial", victim, "lease", l.Lease.Handle, "seconds", 60)))
-	}()
+	done := farmtest.Go(t, c, "sleep", args("serial", victim, "lease", l.Lease.Handle, "seconds", 60))
 	farmtest.Eventually(t, 5*time.Second, func() bool {
 		d, _ := f.Gateway().Client.Device(victim)
-		return d.State == broker.StateBusy
-	}, "the sleep runs")
-	start := time.Now()
+		return d.State == broker.StateBusy && slices.Contains(f.Gateway().Client.Nodes(), "n2")
+	}, "the sleep runs on n2, alive")
+	killed := time.Now() // KillNode first closes the node's connection: no heartbeat after this
 	f.KillNode("n2")
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		return !slices.Contains(f.Gateway().Client.Nodes(), "n2")
+	}, "n2 declared lost")
+	if took := time.Since(killed); took > 3*time.Second {
+		t.Errorf("n2 was declared lost %s after it stopped; want within 3 s", took)
+	}
 	select {
-	case text := <-done:
-		if took := time.Since(start); took > 3*time.Second {
-			t.Fatalf("the caller heard after %s; want within 3s", took)
-		}
-		contains(t, text, "n2", "lost")
-	case <-time.After(10 * time.Second):
-		t.Fatal("the caller never heard of the lost node")
+	case answer := <-done:
+		contains(t, farmtest.Text(answer.Get(t)), "n2", "lost")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the caller has not heard of the lost node 5 s after it was declared lost")
 	}
 	farmtest.Eventually(t, 5*time.Second, func() bool {
 		for _, d := range f.Devices() {
