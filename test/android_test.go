@@ -14,21 +14,33 @@ import (
 	"github.com/corral-farm/corral/nodes/android/adbsim"
 )
 
-// androidFarm is a farm whose node n1 has simulated Android devices behind a real adb server.
-func androidFarm(t *testing.T, count int) (*farmtest.Farm, string, []*adbsim.Device) {
+// androidFarm is a farm whose node n1 has a simulated Android device behind a real adb server.
+func androidFarm(t *testing.T) (*farmtest.Farm, string, *adbsim.Device) {
 	t.Helper()
 	tool(t, "adb")
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
-	adb, devs := f.StartAndroid("n1", count)
-	connected := time.Now() // StartAndroid returns once adb has connected every device
-	for _, d := range devs {
-		// The issue's bound: a connected device is listed within 1 s.
-		farmtest.Eventually(t, time.Second-time.Since(connected), func() bool {
-			e, ok := f.Gateway().Client.Device(d.Serial())
-			return ok && e.State == broker.StateOnline
-		}, "android device %s online within 1 s of adb connect", d.Serial())
+	adb, devs := f.StartAndroid("n1", 1)
+	d := devs[0]
+	// The issue's bound: a connected device is listed within 1 s (StartAndroid returns once adb
+	// has connected it).
+	if took := until(t, func() bool { return state(f, d) == broker.StateOnline }, "%s online", d.Serial()); took > time.Second {
+		t.Errorf("android device %s online %v after adb connect; want within 1 s", d.Serial(), took)
 	}
-	return f, adb.Addr(), devs
+	return f, adb.Addr(), d
+}
+
+// until waits for cond (failing the test after 10 s) and returns how long it took.
+func until(t *testing.T, cond func() bool, format string, args ...any) time.Duration {
+	t.Helper()
+	start := time.Now()
+	farmtest.Eventually(t, 10*time.Second, cond, format, args...)
+	return time.Since(start)
+}
+
+// state is the device's state in the gateway's registry.
+func state(f *farmtest.Farm, d *adbsim.Device) string {
+	e, _ := f.Gateway().Client.Device(d.Serial())
+	return e.State
 }
 
 func lastCommand(d *adbsim.Device, prefix string) string {
@@ -43,8 +55,7 @@ func lastCommand(d *adbsim.Device, prefix string) string {
 
 // Tools land as the exact adb commands on the simulated device, through the real adb server.
 func TestAndroidToolsLandAsADBCommands(t *testing.T) {
-	f, _, devs := androidFarm(t, 1)
-	d := devs[0]
+	f, _, d := androidFarm(t)
 	c := f.Client("agent")
 	var list struct {
 		AndroidDevices []string `json:"androidDevices"`
@@ -96,64 +107,45 @@ func TestAndroidToolsLandAsADBCommands(t *testing.T) {
 // A device that is disconnected goes offline within a second and its call in flight fails
 // clearly; reconnected, it comes back under the same serial.
 func TestAndroidDisconnectAndReconnect(t *testing.T) {
-	f, adbAddr, devs := androidFarm(t, 1)
-	d := devs[0]
+	f, adbAddr, d := androidFarm(t)
 	c := f.Client("agent")
 	d.SetDelay(5 * time.Second)
-	done := make(chan string, 1)
-	go func() {
-		done <- farmtest.Text(farmtest.Call(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.5, "y", 0.5)))
-	}()
-	farmtest.Eventually(t, 5*time.Second, func() bool {
-		e, _ := f.Gateway().Client.Device(d.Serial())
-		return e.State == broker.StateBusy
-	}, "the tap runs on the device")
-	start := time.Now()
+	done := farmtest.Go(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.5, "y", 0.5))
+	farmtest.Eventually(t, 5*time.Second, func() bool { return state(f, d) == broker.StateBusy }, "the tap runs on the device")
 	port := strings.Split(adbAddr, ":")[1]
 	if out, err := exec.Command("adb", "-P", port, "disconnect", d.Addr()).CombinedOutput(); err != nil {
 		t.Fatalf("adb disconnect: %v %s", err, out)
 	}
-	select {
-	case text := <-done:
-		contains(t, text, "disconnected")
-	case <-time.After(3 * time.Second):
-		t.Fatal("the call in flight did not fail after the device was disconnected")
-	}
 	// The issue's bound: offline within 1 s of the disconnect, as the registry shows it.
-	farmtest.Eventually(t, time.Second-time.Since(start), func() bool {
-		e, _ := f.Gateway().Client.Device(d.Serial())
-		return e.State == broker.StateOffline
-	}, "offline within 1 s of the disconnect")
+	if took := until(t, func() bool { return state(f, d) == broker.StateOffline }, "offline after the disconnect"); took > time.Second {
+		t.Errorf("offline %v after adb disconnect returned; want within 1 s", took)
+	}
+	select {
+	case answer := <-done:
+		contains(t, farmtest.Text(answer.Get(t)), "disconnected")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call in flight has not failed 5 s after the device went offline")
+	}
 	d.SetDelay(0)
 	if out, err := exec.Command("adb", "-P", port, "connect", d.Addr()).CombinedOutput(); err != nil {
 		t.Fatalf("adb connect: %v %s", err, out)
 	}
-	farmtest.Eventually(t, 3*time.Second, func() bool {
-		e, _ := f.Gateway().Client.Device(d.Serial())
-		return e.State == broker.StateOnline
-	}, "back online under the same serial")
+	farmtest.Eventually(t, 10*time.Second, func() bool { return state(f, d) == broker.StateOnline }, "back online under the same serial")
 	farmtest.MustCall(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.5, "y", 0.5))
 }
 
 // abort_task during a slow device command returns at once, and the next call works.
 func TestAndroidAbortSlowCommand(t *testing.T) {
-	f, _, devs := androidFarm(t, 1)
-	d := devs[0]
+	f, _, d := androidFarm(t)
 	c, op := f.Client("agent"), f.Client("operator")
 	d.SetDelay(10 * time.Second)
-	done := make(chan string, 1)
-	go func() {
-		done <- farmtest.Text(farmtest.Call(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.1, "y", 0.1)))
-	}()
-	farmtest.Eventually(t, 5*time.Second, func() bool {
-		e, _ := f.Gateway().Client.Device(d.Serial())
-		return e.State == broker.StateBusy
-	}, "the tap runs on the device")
+	done := farmtest.Go(t, c, "tap_xy", args("serial", d.Serial(), "x", 0.1, "y", 0.1))
+	farmtest.Eventually(t, 5*time.Second, func() bool { return state(f, d) == broker.StateBusy }, "the tap runs on the device")
 	start := time.Now()
 	farmtest.MustCall(t, op, "abort_task", args("serial", d.Serial()))
 	select {
-	case text := <-done:
-		contains(t, text, "aborted")
+	case answer := <-done:
+		contains(t, farmtest.Text(answer.Get(t)), "aborted")
 		if took := time.Since(start); took > 200*time.Millisecond {
 			t.Fatalf("abort took %s; want under 200 ms", took)
 		}
