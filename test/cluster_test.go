@@ -266,6 +266,25 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 			}
 		},
 	}
+	// flowing says whether every worker has made n successful calls since its last failure.
+	flowing := func(n int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		okSince := map[string]int{}
+		for _, s := range stats {
+			if s.ok {
+				okSince[s.worker]++
+			} else {
+				okSince[s.worker] = 0
+			}
+		}
+		for worker := range workers {
+			if okSince[worker] < n {
+				return false
+			}
+		}
+		return true
+	}
 	tctx, stopTraffic := context.WithCancel(ctx)
 	var traffic sync.WaitGroup
 	for _, w := range workers {
@@ -275,7 +294,7 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(1500 * time.Millisecond) // traffic before the loss
+	farmtest.Eventually(t, 30*time.Second, func() bool { return flowing(5) }, "every worker's calls succeeding before the loss")
 
 	before := registrySnapshot(t, stores)
 	// The server to stop: the gateway's, made the leader of every stream and bucket first
@@ -324,7 +343,15 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 	}, "a new leader of %s", broker.EventStream)
 	elected := time.Since(stopped)
 
-	time.Sleep(6 * time.Second) // traffic after the loss
+	// Traffic until the blip's limit has passed (a call failing later is an error) and every
+	// worker has made 5 calls since its last failure; a worker that does not by 20 s more is
+	// reported below.
+	const maxBlip = 8 * time.Second
+	for giveUp := stopped.Add(maxBlip + 20*time.Second); time.Now().Before(giveUp); time.Sleep(50 * time.Millisecond) {
+		if time.Since(stopped) > maxBlip && flowing(5) {
+			break
+		}
+	}
 	stopTraffic()
 	traffic.Wait()
 
@@ -334,7 +361,6 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 	calls := slices.Clone(stats)
 	ids := slices.Clone(succeeded)
 	mu.Unlock()
-	const maxBlip = 8 * time.Second
 	var blip time.Duration
 	failures := 0
 	for worker := range workers {
