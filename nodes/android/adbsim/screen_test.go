@@ -3,9 +3,11 @@ package adbsim
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image/png"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/corral-farm/corral/nodes/sim"
@@ -124,11 +126,20 @@ func TestFarm(t *testing.T) {
 	}
 }
 
+// A farm given a port listens on it and the ports after it.
 func TestFarmConsecutivePorts(t *testing.T) {
-	port := freePort(t)
-	f, err := Start(context.Background(), 2, fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Skipf("ports %d and %d are not both free: %v", port, port+1, err)
+	var f *Farm
+	var port int
+	for attempt := 1; f == nil; attempt++ {
+		port = freePort(t)
+		var err error
+		f, err = Start(context.Background(), 2, fmt.Sprintf("127.0.0.1:%d", port))
+		switch {
+		case err == nil:
+		case errors.Is(err, syscall.EADDRINUSE) && attempt < 10: // the port after the free one was not
+		default:
+			t.Fatalf("Start on ports %d and %d (attempt %d): %v", port, port+1, attempt, err)
+		}
 	}
 	defer f.Close()
 	want := []string{fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1)}
