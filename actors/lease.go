@@ -58,7 +58,7 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 	l := &broker.Lease{V: broker.WireVersion, Handle: broker.NewLeaseHandle(), Serial: sl.info.Serial, Node: s.cfg.Node,
 		Holder: m.Req.Holder, Epoch: sl.epoch, AcquiredAt: now, MaxUntil: now.Add(maxLife)}
 	l.ExpiresAt = minTime(now.Add(ttl), l.MaxUntil)
-	sl.lease = l
+	sl.lease, sl.ttl = l, ttl
 	s.armLease(sl)
 	s.cfg.Metrics.leaseGranted(s.cfg.Node, waited)
 	s.cfg.Mirror.Lease(l.Serial, l)
@@ -73,7 +73,7 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 // renew pushes the lease's expiry to now + TTL, never past its maximum.
 func (s *Scheduler) renew(sl *slot) {
 	l := sl.lease
-	ttl := l.ExpiresAt.Sub(l.AcquiredAt)
+	ttl := sl.ttl
 	if ttl > s.cfg.LeaseTTL || ttl <= 0 {
 		ttl = s.cfg.LeaseTTL
 	}

@@ -92,6 +92,7 @@ type slot struct {
 	reason  string
 	epoch   uint64
 	lease   *broker.Lease
+	ttl     time.Duration // the lease's idle TTL: each of its tasks pushes its expiry this far
 	running *task
 	queue   []*waiter
 	shown   string    // state last reported, for metrics and the registry
