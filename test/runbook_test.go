@@ -104,11 +104,17 @@ func TestRunbook(t *testing.T) {
 	for _, h := range headings {
 		anchors[slug(h)] = true
 	}
+	rules, err := os.ReadFile("../deploy/prometheus/rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`operations\.md#([a-z0-9-]+)`).FindAllStringSubmatch(string(rules), -1)
+	if len(links) == 0 {
+		t.Fatal("deploy/prometheus/rules.yaml links to no section of the runbook")
+	}
 	linked := slices.Clone(runbookAnchors)
-	if rules, err := os.ReadFile("../deploy/prometheus/rules.yaml"); err == nil {
-		for _, m := range regexp.MustCompile(`operations\.md#([a-z0-9-]+)`).FindAllStringSubmatch(string(rules), -1) {
-			linked = append(linked, m[1])
-		}
+	for _, m := range links {
+		linked = append(linked, m[1])
 	}
 	for _, a := range linked {
 		if !anchors[slug(a)] {
