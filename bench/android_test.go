@@ -43,9 +43,13 @@ const androidDevices = 50
 //     sequential client; then 50 clients, one per device, tapping as fast as they can. p99 over
 //     single-p50 is p99-ratio (target ≤ 3).
 //
-// It needs the adb tool (Debian: apt-get install adb, or make setup) and skips without it.
+// It needs the adb tool (Debian: apt-get install adb, or make setup) and skips without it,
+// unless CORRAL_REQUIRE_TOOLS is set (make sets it), when it fails.
 func BenchmarkAndroid(b *testing.B) {
 	if _, err := exec.LookPath("adb"); err != nil {
+		if os.Getenv("CORRAL_REQUIRE_TOOLS") != "" {
+			b.Fatal("BenchmarkAndroid needs the adb tool, and CORRAL_REQUIRE_TOOLS is set: run make setup (Debian: apt-get install adb)")
+		}
 		b.Skip("BenchmarkAndroid needs the adb tool (/usr/bin/adb; Debian: apt-get install adb, or make setup): skipped")
 	}
 	f := farmtest.StartEmpty(b, farmtest.Options{Quiet: true})
