@@ -3,6 +3,7 @@ package test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,10 +94,23 @@ func TestOperatorCLI(t *testing.T) {
 			}
 			contains(t, out, "x must be between 0 and 1")
 
+			holder := f.Client("cli-holder")
+			l := acquire(t, holder, args("serial", "n1-p2"))
 			out, err = runCorral(t, append([]string{"leases"}, via...)...)
 			if err != nil {
 				t.Fatalf("corral leases: %v\n%s", err, out)
 			}
+			var listed struct {
+				Leases []struct{ Serial, Holder, Handle string }
+			}
+			if err := json.Unmarshal([]byte(out), &listed); err != nil {
+				t.Fatalf("corral leases: %v\n%s", err, out)
+			}
+			if len(listed.Leases) != 1 || listed.Leases[0].Serial != "n1-p2" || listed.Leases[0].Holder != l.Lease.Holder ||
+				strings.Contains(out, l.Lease.Handle) {
+				t.Fatalf("corral leases printed %s; want the lease of n1-p2 held by %s, without its handle", out, l.Lease.Holder)
+			}
+			farmtest.MustCall(t, holder, "release_device", args("serial", "n1-p2", "lease", l.Lease.Handle))
 			out, err = runCorral(t, append(append([]string{"abort"}, via...), "n1-p1")...)
 			if err != nil {
 				t.Fatalf("corral abort: %v\n%s", err, out)
