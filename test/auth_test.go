@@ -196,22 +196,19 @@ func TestAuthPolicyOnRealFarm(t *testing.T) {
 	// get its tags with the abort. The holder itself can.
 	other := f.Client("other-team")
 	held := acquire(t, other, args("serial", "n1-p1"))
-	sleeping := make(chan *mcpgo.CallToolResult, 1)
-	go func() {
-		sleeping <- farmtest.Call(t, other, "sleep", args("serial", "n1-p1", "lease", held.Lease.Handle, "seconds", 30))
-	}()
+	sleeping := farmtest.Go(t, other, "sleep", args("serial", "n1-p1", "lease", held.Lease.Handle, "seconds", 30))
 	farmtest.Eventually(t, 5*time.Second, func() bool {
 		d, _ := f.Gateway().Client.Device("n1-p1")
 		return d.State == broker.StateBusy
 	}, "the sleep on n1-p1 running")
 	contains(t, farmtest.Text(farmtest.MustCall(t, ci, "abort_task", args("lease", held.Lease.Handle))), "No task is currently running")
 	select {
-	case res := <-sleeping:
-		t.Fatalf("ci's abort by lease ended the other team's sleep: %s", farmtest.Text(res))
+	case a := <-sleeping:
+		t.Fatalf("ci's abort by lease ended the other team's sleep: %s", farmtest.Text(a.Get(t)))
 	case <-time.After(300 * time.Millisecond):
 	}
 	contains(t, farmtest.Text(farmtest.MustCall(t, other, "abort_task", args("lease", held.Lease.Handle))), "Aborted 1 task(s)")
-	if res := <-sleeping; !res.IsError || !strings.Contains(farmtest.Text(res), "aborted") {
+	if res := (<-sleeping).Get(t); !res.IsError || !strings.Contains(farmtest.Text(res), "aborted") {
 		t.Fatalf("the holder's abort: %s", farmtest.Text(res))
 	}
 
