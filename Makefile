@@ -6,7 +6,7 @@ export PATH := $(TOOLS):$(PATH)
 # Tests that need a tool fail (instead of skipping) when it is missing.
 export CORRAL_REQUIRE_TOOLS := 1
 
-.PHONY: help setup run build test test-short bench fuzz lint clean chart-assets
+.PHONY: help setup run build test test-short bench fuzz lint clean chart-assets mutate
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -43,3 +43,6 @@ lint: ## go vet and gofmt
 
 clean: ## remove build output and local data
 	rm -rf bin data
+
+mutate: ## mutation testing of the scheduler, liveness and policy code (gremlins; slow: ~1 h on 2 cores)
+	@./scripts/mutate.sh $(TARGETS)
