@@ -14,6 +14,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // idPattern is what task ids and lease handles are made of. They end up in NATS subjects, so
@@ -131,4 +132,4 @@ func platformParam() mcpgo.ToolOption {
 }
 
 // platforms are the platform names the tools accept.
-var platforms = []string{nodes.PlatformAndroid, nodes.PlatformIOS, nodes.PlatformWeb, "harmony", nodes.PlatformArm}
+var platforms = []string{device.PlatformAndroid, device.PlatformIOS, device.PlatformWeb, "harmony", device.PlatformArm}

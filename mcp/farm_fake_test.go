@@ -15,6 +15,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // fakeFarm is a Farm whose behaviour tests set through function fields. Unset fields answer
@@ -45,12 +46,12 @@ var _ Farm = (*fakeFarm)(nil)
 // testDevices is a small farm: two Android phones (one busy), an iPhone and an offline phone.
 func testDevices() []broker.DeviceEntry {
 	return []broker.DeviceEntry{
-		{V: 1, Serial: "emulator-5554", Platform: nodes.PlatformAndroid, Model: "Pixel 7", Brand: "google", Release: "14", SDK: "34",
+		{V: 1, Serial: "emulator-5554", Platform: device.PlatformAndroid, Model: "Pixel 7", Brand: "google", Release: "14", SDK: "34",
 			Tags: []string{"lab", "wifi"}, Node: "n1", State: broker.StateOnline},
-		{V: 1, Serial: "android-busy", Platform: nodes.PlatformAndroid, Model: "Pixel 7", Tags: []string{"lab"}, Node: "n1",
+		{V: 1, Serial: "android-busy", Platform: device.PlatformAndroid, Model: "Pixel 7", Tags: []string{"lab"}, Node: "n1",
 			State: broker.StateLeased, Holder: "alice (claude)"},
-		{V: 1, Serial: "00008101-IPHONE", Platform: nodes.PlatformIOS, Model: "iPhone 13", Release: "17.5", Node: "n2", State: broker.StateOnline},
-		{V: 1, Serial: "android-gone", Platform: nodes.PlatformAndroid, Model: "Pixel 6", Node: "n2", State: broker.StateOffline, Reason: "unplugged"},
+		{V: 1, Serial: "00008101-IPHONE", Platform: device.PlatformIOS, Model: "iPhone 13", Release: "17.5", Node: "n2", State: broker.StateOnline},
+		{V: 1, Serial: "android-gone", Platform: device.PlatformAndroid, Model: "Pixel 6", Node: "n2", State: broker.StateOffline, Reason: "unplugged"},
 	}
 }
 
@@ -248,34 +249,34 @@ func onlyTheNodeKnows(tool string, err error) bool {
 type fullDriver struct{}
 
 var _ interface {
-	nodes.Driver
-	nodes.DoubleTapper
-	nodes.Swiper
-	nodes.TextInputter
-	nodes.KeyPresser
-	nodes.AppManager
-	nodes.SourceDumper
-	nodes.AppInstaller
-	nodes.AppClearer
-	nodes.ForegroundReporter
-	nodes.IMESetter
-	nodes.ClipboardSetter
-	nodes.DensityReporter
-	nodes.StatusReporter
+	device.Driver
+	device.DoubleTapper
+	device.Swiper
+	device.TextInputter
+	device.KeyPresser
+	device.AppManager
+	device.SourceDumper
+	device.AppInstaller
+	device.AppClearer
+	device.ForegroundReporter
+	device.IMESetter
+	device.ClipboardSetter
+	device.DensityReporter
+	device.StatusReporter
 } = fullDriver{}
 
-func (fullDriver) Info() nodes.DeviceInfo {
-	return nodes.DeviceInfo{Serial: "emulator-5554", Platform: nodes.PlatformAndroid}
+func (fullDriver) Info() device.Info {
+	return device.Info{Serial: "emulator-5554", Platform: device.PlatformAndroid}
 }
-func (fullDriver) ScreenSize(context.Context) (nodes.Size, error) {
-	return nodes.Size{Width: 1080, Height: 2400}, nil
+func (fullDriver) ScreenSize(context.Context) (device.Size, error) {
+	return device.Size{Width: 1080, Height: 2400}, nil
 }
 func (fullDriver) Screenshot(context.Context) (image.Image, error) {
 	return image.NewGray(image.Rect(0, 0, 9, 16)), nil
 }
-func (fullDriver) Tap(context.Context, nodes.Point, time.Duration) error { return nil }
-func (fullDriver) DoubleTap(context.Context, nodes.Point) error          { return nil }
-func (fullDriver) Swipe(context.Context, nodes.Point, nodes.Point, time.Duration, time.Duration) error {
+func (fullDriver) Tap(context.Context, device.Point, time.Duration) error { return nil }
+func (fullDriver) DoubleTap(context.Context, device.Point) error          { return nil }
+func (fullDriver) Swipe(context.Context, device.Point, device.Point, time.Duration, time.Duration) error {
 	return nil
 }
 func (fullDriver) InputText(context.Context, string) error { return nil }

@@ -9,7 +9,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // DeviceListResult is list_available_devices' structured result: the HttpRunner seed's two
@@ -43,9 +43,9 @@ func toolListAvailableDevices() toolDef {
 				slices.SortFunc(devs, func(a, b broker.DeviceEntry) int { return cmp.Compare(a.Serial, b.Serial) })
 				for _, d := range devs {
 					switch d.Platform {
-					case nodes.PlatformAndroid:
+					case device.PlatformAndroid:
 						out.AndroidDevices = append(out.AndroidDevices, d.Serial)
-					case nodes.PlatformIOS:
+					case device.PlatformIOS:
 						out.IOSDevices = append(out.IOSDevices, d.Serial)
 					}
 					out.Devices = append(out.Devices, DeviceSummary{Serial: d.Serial, Platform: d.Platform, Model: d.Model,

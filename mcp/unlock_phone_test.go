@@ -9,6 +9,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // unlock_phone and close_popups take only the common arguments: a passcode cannot even be
@@ -42,16 +43,16 @@ func TestUnlockPhoneAndClosePopupsSendTheirTask(t *testing.T) {
 // bareDriver has only the abilities every driver has, on a platform without a driver yet.
 type bareDriver struct{}
 
-func (bareDriver) Info() nodes.DeviceInfo {
-	return nodes.DeviceInfo{Serial: "00008101-IPHONE", Platform: nodes.PlatformIOS}
+func (bareDriver) Info() device.Info {
+	return device.Info{Serial: "00008101-IPHONE", Platform: device.PlatformIOS}
 }
-func (bareDriver) ScreenSize(context.Context) (nodes.Size, error) {
-	return nodes.Size{Width: 1170, Height: 2532}, nil
+func (bareDriver) ScreenSize(context.Context) (device.Size, error) {
+	return device.Size{Width: 1170, Height: 2532}, nil
 }
 func (bareDriver) Screenshot(context.Context) (image.Image, error) {
 	return image.NewGray(image.Rect(0, 0, 9, 16)), nil
 }
-func (bareDriver) Tap(context.Context, nodes.Point, time.Duration) error { return nil }
+func (bareDriver) Tap(context.Context, device.Point, time.Duration) error { return nil }
 
 // A tool whose op needs an ability the device's driver lacks says which tool, which platform,
 // and which platforms can, with their devices in the farm; the node's own words follow.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // OpsConfig is what some ops need from the node's configuration.
@@ -78,7 +79,7 @@ func DefaultOpsWith(c OpsConfig) Ops {
 // every optional ability; test/catalog_test.go holds them to it. A new driver adds its platform
 // here with its gaps (an iOS driver: "back", which needs a BACK key).
 var driverPlatforms = map[string][]string{
-	PlatformAndroid: nil,
+	device.PlatformAndroid: nil,
 }
 
 // ToolPlatforms returns the platforms whose driver can serve tool, sorted.

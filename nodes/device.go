@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // boundDevice binds a driver to the node's ops: it is what a device actor drives.
 type boundDevice struct {
-	drv  Driver
+	drv  device.Driver
 	ops  Ops
 	info broker.DeviceEntry
 }
 
-func newBoundDevice(drv Driver, ops Ops, node string, epoch uint64) *boundDevice {
+func newBoundDevice(drv device.Driver, ops Ops, node string, epoch uint64) *boundDevice {
 	i := drv.Info()
 	return &boundDevice{drv: drv, ops: ops, info: broker.DeviceEntry{
 		V: broker.WireVersion, Serial: i.Serial, Platform: i.Platform, Model: i.Model, Brand: i.Brand,
@@ -81,7 +82,7 @@ func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progr
 
 // Health asks the driver, if it can tell.
 func (b *boundDevice) Health(ctx context.Context) error {
-	if h, ok := b.drv.(HealthChecker); ok {
+	if h, ok := b.drv.(device.HealthChecker); ok {
 		return h.Health(ctx)
 	}
 	return nil

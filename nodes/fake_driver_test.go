@@ -6,25 +6,27 @@ import (
 	"image"
 	"sync"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // fakeDriver has only the abilities every driver has. Unset function fields answer with a
 // plain success; the calls are recorded.
 type fakeDriver struct {
-	info DeviceInfo
-	size Size
+	info device.Info
+	size device.Size
 
-	ScreenSizeFn func(ctx context.Context) (Size, error)
-	TapFn        func(ctx context.Context, p Point, hold time.Duration) error
+	ScreenSizeFn func(ctx context.Context) (device.Size, error)
+	TapFn        func(ctx context.Context, p device.Point, hold time.Duration) error
 
 	mu    sync.Mutex
 	calls []string
 }
 
-var _ Driver = (*fakeDriver)(nil)
+var _ device.Driver = (*fakeDriver)(nil)
 
 func newFake() *fakeDriver {
-	return &fakeDriver{info: DeviceInfo{Serial: "fake-1", Platform: PlatformAndroid}, size: Size{Width: 1080, Height: 2400}}
+	return &fakeDriver{info: device.Info{Serial: "fake-1", Platform: device.PlatformAndroid}, size: device.Size{Width: 1080, Height: 2400}}
 }
 
 func (f *fakeDriver) record(call string) {
@@ -39,9 +41,9 @@ func (f *fakeDriver) Calls() []string {
 	return append([]string(nil), f.calls...)
 }
 
-func (f *fakeDriver) Info() DeviceInfo { return f.info }
+func (f *fakeDriver) Info() device.Info { return f.info }
 
-func (f *fakeDriver) ScreenSize(ctx context.Context) (Size, error) {
+func (f *fakeDriver) ScreenSize(ctx context.Context) (device.Size, error) {
 	f.record("ScreenSize")
 	if f.ScreenSizeFn != nil {
 		return f.ScreenSizeFn(ctx)
@@ -54,7 +56,7 @@ func (f *fakeDriver) Screenshot(context.Context) (image.Image, error) {
 	return image.NewRGBA(image.Rect(0, 0, f.size.Width, f.size.Height)), nil
 }
 
-func (f *fakeDriver) Tap(ctx context.Context, p Point, hold time.Duration) error {
+func (f *fakeDriver) Tap(ctx context.Context, p device.Point, hold time.Duration) error {
 	f.record("Tap")
 	if f.TapFn != nil {
 		return f.TapFn(ctx, p, hold)
@@ -65,8 +67,8 @@ func (f *fakeDriver) Tap(ctx context.Context, p Point, hold time.Duration) error
 // fakeAbled is a fakeDriver with every optional ability.
 type fakeAbled struct {
 	*fakeDriver
-	DoubleTapFn    func(ctx context.Context, p Point) error
-	SwipeFn        func(ctx context.Context, from, to Point, d, hold time.Duration) error
+	DoubleTapFn    func(ctx context.Context, p device.Point) error
+	SwipeFn        func(ctx context.Context, from, to device.Point, d, hold time.Duration) error
 	InputTextFn    func(ctx context.Context, text string) error
 	PressKeyFn     func(ctx context.Context, key string) error
 	ListPackagesFn func(ctx context.Context) ([]string, error)
@@ -84,25 +86,25 @@ type fakeAbled struct {
 }
 
 var _ interface {
-	Driver
-	DoubleTapper
-	Swiper
-	TextInputter
-	KeyPresser
-	AppManager
-	SourceDumper
-	AppInstaller
-	AppClearer
-	ForegroundReporter
-	IMESetter
-	ClipboardSetter
-	DensityReporter
-	StatusReporter
+	device.Driver
+	device.DoubleTapper
+	device.Swiper
+	device.TextInputter
+	device.KeyPresser
+	device.AppManager
+	device.SourceDumper
+	device.AppInstaller
+	device.AppClearer
+	device.ForegroundReporter
+	device.IMESetter
+	device.ClipboardSetter
+	device.DensityReporter
+	device.StatusReporter
 } = (*fakeAbled)(nil)
 
 func newAbled() *fakeAbled { return &fakeAbled{fakeDriver: newFake()} }
 
-func (f *fakeAbled) DoubleTap(ctx context.Context, p Point) error {
+func (f *fakeAbled) DoubleTap(ctx context.Context, p device.Point) error {
 	f.record("DoubleTap")
 	if f.DoubleTapFn != nil {
 		return f.DoubleTapFn(ctx, p)
@@ -110,7 +112,7 @@ func (f *fakeAbled) DoubleTap(ctx context.Context, p Point) error {
 	return nil
 }
 
-func (f *fakeAbled) Swipe(ctx context.Context, from, to Point, d, hold time.Duration) error {
+func (f *fakeAbled) Swipe(ctx context.Context, from, to device.Point, d, hold time.Duration) error {
 	f.record("Swipe")
 	if f.SwipeFn != nil {
 		return f.SwipeFn(ctx, from, to, d, hold)
@@ -237,7 +239,7 @@ type fakeSwiper struct {
 	swipes []swipeCall
 }
 
-func (f *fakeSwiper) Swipe(_ context.Context, from, to Point, d, hold time.Duration) error {
+func (f *fakeSwiper) Swipe(_ context.Context, from, to device.Point, d, hold time.Duration) error {
 	f.record("Swipe")
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // runOp runs the named op of DefaultOps on d with args.
-func runOp(t *testing.T, name string, d Driver, args string) (Output, error) {
+func runOp(t *testing.T, name string, d device.Driver, args string) (Output, error) {
 	t.Helper()
 	op, ok := DefaultOps()[name]
 	if !ok {
@@ -20,7 +21,7 @@ func runOp(t *testing.T, name string, d Driver, args string) (Output, error) {
 }
 
 // mustRun runs an op that must succeed and returns its data as a JSON object.
-func mustRun(t *testing.T, name string, d Driver, args string) map[string]any {
+func mustRun(t *testing.T, name string, d device.Driver, args string) map[string]any {
 	t.Helper()
 	out, err := runOp(t, name, d, args)
 	if err != nil {

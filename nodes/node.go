@@ -14,6 +14,7 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Config configures an edge node.
@@ -48,7 +49,7 @@ type Node struct {
 	lostSub *nats.Subscription
 
 	mu      sync.Mutex
-	devices map[string]Driver
+	devices map[string]device.Driver
 	known   map[string]broker.DeviceEntry // registry entries of this node from before its start
 }
 
@@ -73,7 +74,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 
 	ctx, cancel := context.WithCancel(ctx)
 	var err error
-	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]Driver{},
+	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{},
 		mirror: newNATSMirror(cfg.Stores, cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
@@ -125,7 +126,7 @@ func (n *Node) ID() string { return n.cfg.ID }
 
 // AddDriver brings a device under this node. Its epoch continues from the registry, so holders
 // of an epoch from before a restart stay fenced.
-func (n *Node) AddDriver(d Driver) {
+func (n *Node) AddDriver(d device.Driver) {
 	serial := d.Info().Serial
 	n.mu.Lock()
 	n.devices[serial] = d
@@ -145,7 +146,7 @@ func (n *Node) RemoveDevice(serial, reason string) {
 	delete(n.devices, serial)
 	n.mu.Unlock()
 	n.system.Root.Send(n.sched, actors.RemoveDevice{Serial: serial, Reason: reason})
-	if c, ok := d.(Closer); ok {
+	if c, ok := d.(device.Closer); ok {
 		_ = c.Close()
 	}
 }

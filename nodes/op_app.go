@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // maxPackageName bounds a package name or bundle id.
@@ -34,7 +36,7 @@ func opListPackages() Op {
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(AppManager)
+			d, ok := t.Driver.(device.AppManager)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "list apps")
 			}
@@ -51,14 +53,14 @@ func opListPackages() Op {
 }
 
 // opApp is app_launch or app_terminate: one AppManager call on a package.
-func opApp(name, verb, hint string, call func(AppManager, context.Context, string) error) Op {
+func opApp(name, verb, hint string, call func(device.AppManager, context.Context, string) error) Op {
 	return Op{Name: name, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
 			var a PackageArgs
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(AppManager)
+			d, ok := t.Driver.(device.AppManager)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "manage apps")
 			}
@@ -69,10 +71,12 @@ func opApp(name, verb, hint string, call func(AppManager, context.Context, strin
 		}}
 }
 
-func opAppLaunch() Op { return opApp("app_launch", "launched", hintLaunch, AppManager.LaunchApp) }
+func opAppLaunch() Op {
+	return opApp("app_launch", "launched", hintLaunch, device.AppManager.LaunchApp)
+}
 
 func opAppTerminate() Op {
-	return opApp("app_terminate", "terminated", hintAction, AppManager.TerminateApp)
+	return opApp("app_terminate", "terminated", hintAction, device.AppManager.TerminateApp)
 }
 
 // checkPackageName accepts what Android package names and iOS bundle ids are made of.
@@ -103,7 +107,7 @@ func opAppUninstall() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(AppInstaller)
+			d, ok := t.Driver.(device.AppInstaller)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "uninstall apps")
 			}
@@ -121,7 +125,7 @@ func opAppClear() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(AppClearer)
+			d, ok := t.Driver.(device.AppClearer)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "clear app data")
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // PhysiClaw gestures act at the centre of a bbox: a rectangle [left, top, right, bottom] in
@@ -53,7 +55,7 @@ type BBoxResult struct {
 }
 
 // gesture returns the driver's way of doing a gesture at a point, or Unsupported.
-type gesture func(d Driver) (func(ctx context.Context, p Point) error, error)
+type gesture func(d device.Driver) (func(ctx context.Context, p device.Point) error, error)
 
 // opBBox is one gesture at the centre of a bbox.
 func opBBox(name, verb, hint string, g gesture) Op {
@@ -92,13 +94,13 @@ func opLongPress() Op {
 
 // tapGesture touches and holds for hold (0: a plain tap).
 func tapGesture(hold time.Duration) gesture {
-	return func(d Driver) (func(context.Context, Point) error, error) {
-		return func(ctx context.Context, p Point) error { return d.Tap(ctx, p, hold) }, nil
+	return func(d device.Driver) (func(context.Context, device.Point) error, error) {
+		return func(ctx context.Context, p device.Point) error { return d.Tap(ctx, p, hold) }, nil
 	}
 }
 
-func doubleTapGesture(d Driver) (func(context.Context, Point) error, error) {
-	dt, ok := d.(DoubleTapper)
+func doubleTapGesture(d device.Driver) (func(context.Context, device.Point) error, error) {
+	dt, ok := d.(device.DoubleTapper)
 	if !ok {
 		return nil, Unsupported(d, "double-tap")
 	}

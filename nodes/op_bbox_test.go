@@ -7,28 +7,29 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // The bbox gestures act at the bbox's centre: relative centre × (size-1), rounded.
 func TestBBoxGesturesHitTheCentre(t *testing.T) {
 	for _, c := range []struct {
 		bbox string
-		want Point
+		want device.Point
 	}{
-		{`[0.2,0.4,0.4,0.6]`, Point{324, 1200}},  // centre (0.3, 0.5): 0.3×1079 = 323.7, 0.5×2399 = 1199.5
-		{`[0,0,0.002,0.001]`, Point{1, 1}},       // (0.001, 0.0005): 1.079, 1.1995
-		{`[0.999,0.999,1,1]`, Point{1078, 2398}}, // (0.9995, 0.9995): 1078.46, 2397.8
-		{`[0,0,1,1]`, Point{540, 1200}},          // the whole screen: its middle
-		{`[0.1,0.25,0.3,0.5]`, Point{216, 900}},  // (0.2, 0.375): 215.8, 899.625
+		{`[0.2,0.4,0.4,0.6]`, device.Point{X: 324, Y: 1200}},  // centre (0.3, 0.5): 0.3×1079 = 323.7, 0.5×2399 = 1199.5
+		{`[0,0,0.002,0.001]`, device.Point{X: 1, Y: 1}},       // (0.001, 0.0005): 1.079, 1.1995
+		{`[0.999,0.999,1,1]`, device.Point{X: 1078, Y: 2398}}, // (0.9995, 0.9995): 1078.46, 2397.8
+		{`[0,0,1,1]`, device.Point{X: 540, Y: 1200}},          // the whole screen: its middle
+		{`[0.1,0.25,0.3,0.5]`, device.Point{X: 216, Y: 900}},  // (0.2, 0.375): 215.8, 899.625
 	} {
 		d := newAbled()
-		var taps, doubles []Point
+		var taps, doubles []device.Point
 		var holds []time.Duration
-		d.TapFn = func(_ context.Context, p Point, h time.Duration) error {
+		d.TapFn = func(_ context.Context, p device.Point, h time.Duration) error {
 			taps, holds = append(taps, p), append(holds, h)
 			return nil
 		}
-		d.DoubleTapFn = func(_ context.Context, p Point) error { doubles = append(doubles, p); return nil }
+		d.DoubleTapFn = func(_ context.Context, p device.Point) error { doubles = append(doubles, p); return nil }
 		res := mustRun(t, "tap", d, `{"bbox":`+c.bbox+`}`)
 		mustRun(t, "long_press", d, `{"bbox":`+c.bbox+`}`)
 		mustRun(t, "double_tap", d, `{"bbox":`+c.bbox+`}`)
@@ -85,7 +86,7 @@ func TestDoubleTapBBoxUnsupported(t *testing.T) {
 		t.Errorf("an unsupported gesture touched the driver: %v", d.Calls())
 	}
 	mustRun(t, "tap", d, `{"bbox":[0,0,1,1]}`) // every driver taps
-	d.TapFn = func(context.Context, Point, time.Duration) error { return errDriver }
+	d.TapFn = func(context.Context, device.Point, time.Duration) error { return errDriver }
 	_, err = runOp(t, "long_press", d, `{"bbox":[0,0,1,1]}`)
 	wantCode(t, err, broker.CodeDriver)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
 )
 
@@ -59,7 +60,7 @@ func opClosePopups() Op {
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
 				return Output{}, err
 			}
-			sd, ok := t.Driver.(SourceDumper)
+			sd, ok := t.Driver.(device.SourceDumper)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "read its UI tree to find popups")
 			}
@@ -80,7 +81,7 @@ func opClosePopups() Op {
 					break
 				}
 				c := b.bounds.Intersect(screen)
-				if err := t.Driver.Tap(ctx, Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}, 0); err != nil {
+				if err := t.Driver.Tap(ctx, device.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}, 0); err != nil {
 					return Output{}, fmt.Errorf("tapping %s: %w", strconv.Quote(b.label), err)
 				}
 				var gone bool
@@ -138,7 +139,7 @@ func (b popupButton) count(els []uitree.Element) int {
 }
 
 // readTree reads and parses the device's UI tree.
-func readTree(ctx context.Context, sd SourceDumper) ([]uitree.Element, error) {
+func readTree(ctx context.Context, sd device.SourceDumper) ([]uitree.Element, error) {
 	src, err := sd.Source(ctx)
 	if err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func readTree(ctx context.Context, sd SourceDumper) ([]uitree.Element, error) {
 }
 
 // awaitGone re-reads the UI tree until b is gone or popupSettle passes, and returns the last tree.
-func awaitGone(ctx context.Context, sd SourceDumper, b popupButton) ([]uitree.Element, bool, error) {
+func awaitGone(ctx context.Context, sd device.SourceDumper, b popupButton) ([]uitree.Element, bool, error) {
 	deadline := time.Now().Add(popupSettle)
 	for {
 		els, err := readTree(ctx, sd)

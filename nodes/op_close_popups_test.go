@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // popupScreen is a fake device whose UI tree is a list of layers (XML fragments drawn over a
@@ -18,7 +19,7 @@ type popupScreen struct {
 	mu      sync.Mutex
 	page    string
 	layers  []popupLayer
-	tapped  []Point
+	tapped  []device.Point
 	sticky  bool // taps close nothing
 	sources int
 }
@@ -43,7 +44,7 @@ func newPopupScreen(page string, layers ...popupLayer) *popupScreen {
 		b.WriteString(`</node></hierarchy>`)
 		return b.String(), nil
 	}
-	s.TapFn = func(_ context.Context, p Point, _ time.Duration) error {
+	s.TapFn = func(_ context.Context, p device.Point, _ time.Duration) error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.tapped = append(s.tapped, p)
@@ -73,7 +74,7 @@ func alertDialog(labels ...string) popupLayer {
 	return popupLayer{xml: b.String(), button: [4]int{100, 1400, 100 + 200*len(labels), 1500}}
 }
 
-func closePopups(t *testing.T, d Driver) map[string]any {
+func closePopups(t *testing.T, d device.Driver) map[string]any {
 	t.Helper()
 	return mustRun(t, "close_popups", d, `{}`)
 }
@@ -85,7 +86,7 @@ func TestClosePopupsTapsTheDialogsDismissButton(t *testing.T) {
 	if m["popupsClosed"] != 1.0 || !strings.Contains(m["message"].(string), `closed 1 popup (tapped "Not now")`) {
 		t.Fatalf("result %v", m)
 	}
-	if len(d.tapped) != 1 || d.tapped[0] != (Point{X: 400, Y: 1450}) {
+	if len(d.tapped) != 1 || d.tapped[0] != (device.Point{X: 400, Y: 1450}) {
 		t.Fatalf("tapped %v, want the centre of Not now (400,1450)", d.tapped)
 	}
 }

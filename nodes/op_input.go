@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // MaxInputBytes bounds the text of one input call.
@@ -84,7 +86,7 @@ func opInput() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(TextInputter)
+			d, ok := t.Driver.(device.TextInputter)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "type text")
 			}
@@ -124,12 +126,12 @@ func opKey(name, key, hint string) Op {
 }
 
 // pressKey presses key if the driver can; iOS devices have no BACK key.
-func pressKey(ctx context.Context, d Driver, key string) error {
-	k, ok := d.(KeyPresser)
+func pressKey(ctx context.Context, d device.Driver, key string) error {
+	k, ok := d.(device.KeyPresser)
 	if !ok {
 		return Unsupported(d, "press "+key)
 	}
-	if key == "BACK" && d.Info().Platform == PlatformIOS {
+	if key == "BACK" && d.Info().Platform == device.PlatformIOS {
 		return Unsupported(d, "press BACK (iOS devices have no back button; swipe right from the left edge instead)")
 	}
 	return k.PressKey(ctx, key)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func TestInput(t *testing.T) {
@@ -77,7 +78,7 @@ func TestHomeAndBack(t *testing.T) {
 	_, err := runOp(t, "home", d, `{"button":"HOME"}`)
 	wantCode(t, err, broker.CodeBadInput)
 
-	d.info.Platform = PlatformIOS
+	d.info.Platform = device.PlatformIOS
 	_, err = runOp(t, "back", d, `{}`)
 	wantCode(t, err, broker.CodeUnsupported)
 	_, err = runOp(t, "press_button", d, `{"button":"BACK"}`)

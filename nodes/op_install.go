@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // MaxAppBytes bounds an app that app_install downloads.
@@ -158,7 +160,7 @@ func opAppInstall(dl downloader) Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(AppInstaller)
+			d, ok := t.Driver.(device.AppInstaller)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "install apps")
 			}
@@ -300,7 +302,7 @@ func appFileName(urlPath, platform string) string {
 	if ok {
 		return name
 	}
-	if platform == PlatformIOS {
+	if platform == device.PlatformIOS {
 		return "app.ipa"
 	}
 	return "app.apk"

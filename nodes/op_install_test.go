@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // installer is a fakeAbled that records what InstallApp was given, and the file's content at
@@ -35,13 +36,13 @@ func installer() (*fakeAbled, *[]string, *[]string) {
 }
 
 // runInstall runs app_install, collecting its progress reports.
-func runInstall(t *testing.T, ctx context.Context, d Driver, appURL string) (Output, [][2]float64, error) {
+func runInstall(t *testing.T, ctx context.Context, d device.Driver, appURL string) (Output, [][2]float64, error) {
 	t.Helper()
 	return runInstallWith(t, ctx, OpsConfig{}, d, appURL)
 }
 
 // runInstallWith runs app_install as a node configured with c would.
-func runInstallWith(t *testing.T, ctx context.Context, c OpsConfig, d Driver, appURL string) (Output, [][2]float64, error) {
+func runInstallWith(t *testing.T, ctx context.Context, c OpsConfig, d device.Driver, appURL string) (Output, [][2]float64, error) {
 	t.Helper()
 	var mu sync.Mutex
 	var reports [][2]float64
@@ -237,12 +238,12 @@ func TestAppInstallBadInput(t *testing.T) {
 
 func TestAppFileNameAndRedaction(t *testing.T) {
 	for _, c := range []struct{ path, platform, want string }{
-		{"/a/b/com.x.apk", PlatformAndroid, "com.x.apk"},
-		{"/", PlatformAndroid, "app.apk"},
-		{"", PlatformIOS, "app.ipa"},
-		{"/a/.hidden", PlatformAndroid, "app.apk"},
-		{"/a/we ird.apk", PlatformAndroid, "app.apk"},
-		{"/a/" + strings.Repeat("x", 200), PlatformAndroid, "app.apk"},
+		{"/a/b/com.x.apk", device.PlatformAndroid, "com.x.apk"},
+		{"/", device.PlatformAndroid, "app.apk"},
+		{"", device.PlatformIOS, "app.ipa"},
+		{"/a/.hidden", device.PlatformAndroid, "app.apk"},
+		{"/a/we ird.apk", device.PlatformAndroid, "app.apk"},
+		{"/a/" + strings.Repeat("x", 200), device.PlatformAndroid, "app.apk"},
 	} {
 		if got := appFileName(c.path, c.platform); got != c.want {
 			t.Errorf("appFileName(%q) = %q, want %q", c.path, got, c.want)

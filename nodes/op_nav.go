@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // PhysiClaw's navigation tools: fixed system gestures, no bbox.
@@ -22,13 +24,13 @@ func opGoBack() Op {
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
 				return Output{}, err
 			}
-			if t.Driver.Info().Platform != PlatformIOS {
+			if t.Driver.Info().Platform != device.PlatformIOS {
 				if err := pressKey(ctx, t.Driver, "BACK"); err != nil {
 					return Output{}, err
 				}
 				return Output{Data: MessageResult{Message: "pressed BACK", Hint: hintBack}}, nil
 			}
-			sw, ok := t.Driver.(Swiper)
+			sw, ok := t.Driver.(device.Swiper)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "go back (iOS has no back button, and this device cannot swipe from the edge)")
 			}
@@ -36,8 +38,8 @@ func opGoBack() Op {
 			if err != nil {
 				return Output{}, err
 			}
-			from := Point{X: 0, Y: s.Height / 2}
-			to := Point{X: scale(0.6, s.Width), Y: s.Height / 2}
+			from := device.Point{X: 0, Y: s.Height / 2}
+			to := device.Point{X: scale(0.6, s.Width), Y: s.Height / 2}
 			if err := sw.Swipe(ctx, from, to, iosBackSwipe, 0); err != nil {
 				return Output{}, err
 			}
@@ -70,8 +72,8 @@ func opForceQuit() Op {
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
 				return Output{}, err
 			}
-			fg, ok := t.Driver.(ForegroundReporter)
-			am, ok2 := t.Driver.(AppManager)
+			fg, ok := t.Driver.(device.ForegroundReporter)
+			am, ok2 := t.Driver.(device.AppManager)
 			if !ok || !ok2 {
 				return Output{}, Unsupported(t.Driver, "force-quit the app in front")
 			}
@@ -93,7 +95,7 @@ func opForceQuit() Op {
 				return Output{}, err
 			}
 			msg := "force-quit " + pkg
-			if k, ok := t.Driver.(KeyPresser); ok {
+			if k, ok := t.Driver.(device.KeyPresser); ok {
 				if err := k.PressKey(ctx, "HOME"); err != nil {
 					return Output{}, fmt.Errorf("%s stopped, but pressing HOME afterwards failed: %w", pkg, err)
 				}

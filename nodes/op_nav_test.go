@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func TestHomeScreenAndGoBack(t *testing.T) {
@@ -32,9 +33,9 @@ func TestHomeScreenAndGoBack(t *testing.T) {
 // iOS has no BACK key: go_back swipes right from the left edge.
 func TestGoBackOnIOSSwipesFromTheEdge(t *testing.T) {
 	d, calls := swiper()
-	d.info.Platform = PlatformIOS
+	d.info.Platform = device.PlatformIOS
 	res := mustRun(t, "go_back", d, `{}`)
-	want := swipeCall{Point{0, 1200}, Point{647, 1200}, 300 * time.Millisecond, 0}
+	want := swipeCall{device.Point{X: 0, Y: 1200}, device.Point{X: 647, Y: 1200}, 300 * time.Millisecond, 0}
 	if len(*calls) != 1 || (*calls)[0] != want {
 		t.Fatalf("swipes %+v, want %+v", *calls, want)
 	}
@@ -42,7 +43,7 @@ func TestGoBackOnIOSSwipesFromTheEdge(t *testing.T) {
 		t.Errorf("message %q", res["message"])
 	}
 	f := newFake()
-	f.info.Platform = PlatformIOS
+	f.info.Platform = device.PlatformIOS
 	_, err := runOp(t, "go_back", f, `{}`)
 	wantCode(t, err, broker.CodeUnsupported)
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
 )
 
@@ -93,7 +94,7 @@ func opPeek() Op {
 			res := PeekResult{Width: size.X, Height: size.Y, Hint: hintPeek}
 			var els []PeekElement
 			more := 0
-			sd, ok := t.Driver.(SourceDumper)
+			sd, ok := t.Driver.(device.SourceDumper)
 			if !ok {
 				res.Message = "this device cannot dump its UI tree, so there is no element listing: read the image"
 			} else {

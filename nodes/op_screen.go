@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // NoArgs is the argument struct of tools that take only the common device arguments.
@@ -110,7 +112,7 @@ func opGetSource() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(SourceDumper)
+			d, ok := t.Driver.(device.SourceDumper)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "dump its UI source")
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // recorder is a fakeAbled whose gestures, keys and clipboard are logged in one list.
@@ -21,9 +22,9 @@ func recorder() (*fakeAbled, func() []string) {
 		defer mu.Unlock()
 		log = append(log, s)
 	}
-	d.TapFn = func(_ context.Context, p Point, h time.Duration) error { add(fmtCall("tap", p, h)); return nil }
-	d.DoubleTapFn = func(_ context.Context, p Point) error { add(fmtCall("doubletap", p, 0)); return nil }
-	d.SwipeFn = func(_ context.Context, from, to Point, dur, _ time.Duration) error {
+	d.TapFn = func(_ context.Context, p device.Point, h time.Duration) error { add(fmtCall("tap", p, h)); return nil }
+	d.DoubleTapFn = func(_ context.Context, p device.Point) error { add(fmtCall("doubletap", p, 0)); return nil }
+	d.SwipeFn = func(_ context.Context, from, to device.Point, dur, _ time.Duration) error {
 		add(fmtCall("swipe", from, 0) + fmtCall("", to, dur))
 		return nil
 	}
@@ -37,7 +38,7 @@ func recorder() (*fakeAbled, func() []string) {
 	}
 }
 
-func fmtCall(what string, p Point, d time.Duration) string {
+func fmtCall(what string, p device.Point, d time.Duration) string {
 	s := what + " " + itoa(p.X) + "," + itoa(p.Y)
 	if d > 0 {
 		s += " " + d.String()
@@ -98,7 +99,7 @@ func TestSequenceSeedForm(t *testing.T) {
 func TestSequenceStopsAtTheFirstFailure(t *testing.T) {
 	d, log := recorder()
 	taps := 0
-	d.TapFn = func(_ context.Context, p Point, _ time.Duration) error {
+	d.TapFn = func(_ context.Context, p device.Point, _ time.Duration) error {
 		taps++
 		if taps == 2 {
 			return errDriver
@@ -200,7 +201,7 @@ func TestSequenceHonoursCancel(t *testing.T) {
 	d, log := recorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	d.PressKeyFn = func(ctx context.Context, k string) error { cancel(); return nil }
-	d.TapFn = func(ctx context.Context, _ Point, _ time.Duration) error { return ctx.Err() }
+	d.TapFn = func(ctx context.Context, _ device.Point, _ time.Duration) error { return ctx.Err() }
 	_, err := DefaultOps()["sequence"].Run(ctx, &Task{Driver: d, Args: []byte(`{"steps":[{"tool_name":"home"},{"tool_name":"tap","arg":[0,0,1,1]}]}`)})
 	if err == nil || !strings.Contains(err.Error(), "context canceled") || len(log()) != 0 {
 		t.Fatalf("%v, log %v", err, log())

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Swipe defaults and limits.
@@ -149,22 +151,22 @@ func checkDirection(d string) error {
 // direction in direction mode, the coordinates in coordinate mode, the bbox, size and speed in
 // bbox mode; the pixels in every mode.
 type SwipeResult struct {
-	Message        string    `json:"message" jsonschema:"Success message confirming the swipe operation"`
-	Direction      string    `json:"direction,omitempty" jsonschema:"Swipe direction"`
-	FromX          *float64  `json:"fromX,omitempty" jsonschema:"Start X"`
-	FromY          *float64  `json:"fromY,omitempty" jsonschema:"Start Y"`
-	ToX            *float64  `json:"toX,omitempty" jsonschema:"End X"`
-	ToY            *float64  `json:"toY,omitempty" jsonschema:"End Y"`
-	BBox           []float64 `json:"bbox,omitempty"`
-	Size           string    `json:"size,omitempty"`
-	Speed          string    `json:"speed,omitempty"`
-	DPI            int       `json:"dpi,omitempty" jsonschema:"Density used for cm"`
-	DensityAssumed bool      `json:"densityAssumed,omitempty" jsonschema:"420 dpi assumed"`
-	Clamped        bool      `json:"clamped,omitempty" jsonschema:"Shortened to stay on screen"`
-	FromPixel      Point     `json:"fromPixel"`
-	ToPixel        Point     `json:"toPixel"`
-	DurationMS     int64     `json:"durationMs" jsonschema:"Move time (ms)"`
-	Hint           string    `json:"hint"`
+	Message        string       `json:"message" jsonschema:"Success message confirming the swipe operation"`
+	Direction      string       `json:"direction,omitempty" jsonschema:"Swipe direction"`
+	FromX          *float64     `json:"fromX,omitempty" jsonschema:"Start X"`
+	FromY          *float64     `json:"fromY,omitempty" jsonschema:"Start Y"`
+	ToX            *float64     `json:"toX,omitempty" jsonschema:"End X"`
+	ToY            *float64     `json:"toY,omitempty" jsonschema:"End Y"`
+	BBox           []float64    `json:"bbox,omitempty"`
+	Size           string       `json:"size,omitempty"`
+	Speed          string       `json:"speed,omitempty"`
+	DPI            int          `json:"dpi,omitempty" jsonschema:"Density used for cm"`
+	DensityAssumed bool         `json:"densityAssumed,omitempty" jsonschema:"420 dpi assumed"`
+	Clamped        bool         `json:"clamped,omitempty" jsonschema:"Shortened to stay on screen"`
+	FromPixel      device.Point `json:"fromPixel"`
+	ToPixel        device.Point `json:"toPixel"`
+	DurationMS     int64        `json:"durationMs" jsonschema:"Move time (ms)"`
+	Hint           string       `json:"hint"`
 }
 
 func opSwipe() Op {
@@ -184,8 +186,8 @@ func opSwipe() Op {
 
 // runSwipe does a checked swipe in any of its modes; swipe, swipe_direction and
 // swipe_coordinate all end here.
-func runSwipe(ctx context.Context, drv Driver, a *SwipeArgs) (SwipeResult, error) {
-	d, ok := drv.(Swiper)
+func runSwipe(ctx context.Context, drv device.Driver, a *SwipeArgs) (SwipeResult, error) {
+	d, ok := drv.(device.Swiper)
 	if !ok {
 		return SwipeResult{}, Unsupported(drv, "swipe")
 	}
@@ -222,7 +224,7 @@ func runSwipe(ctx context.Context, drv Driver, a *SwipeArgs) (SwipeResult, error
 
 // bboxSwipe is the PhysiClaw swipe: from the bbox's centre, size centimetres in direction,
 // clamped to the screen, over the speed's duration.
-func bboxSwipe(ctx context.Context, drv Driver, d Swiper, a *SwipeArgs) (SwipeResult, error) {
+func bboxSwipe(ctx context.Context, drv device.Driver, d device.Swiper, a *SwipeArgs) (SwipeResult, error) {
 	size, speed := cmp.Or(a.Size, defaultSwipeSize), cmp.Or(a.Speed, defaultSwipeSpeed)
 	s, err := drv.ScreenSize(ctx)
 	if err != nil {
@@ -233,11 +235,11 @@ func bboxSwipe(ctx context.Context, drv Driver, d Swiper, a *SwipeArgs) (SwipeRe
 		return SwipeResult{}, err
 	}
 	cx, cy := bboxCentre(a.BBox)
-	from := Point{X: scale(cx, s.Width), Y: scale(cy, s.Height)}
+	from := device.Point{X: scale(cx, s.Width), Y: scale(cy, s.Height)}
 	cm := swipeSizes[size]
 	want := int(math.Round(cm / 2.54 * float64(dpi)))
 	u := swipeUnits[a.Direction]
-	to := Point{X: max(0, min(s.Width-1, from.X+u[0]*want)), Y: max(0, min(s.Height-1, from.Y+u[1]*want))}
+	to := device.Point{X: max(0, min(s.Width-1, from.X+u[0]*want)), Y: max(0, min(s.Height-1, from.Y+u[1]*want))}
 	moved := abs(to.X-from.X) + abs(to.Y-from.Y)
 	if moved == 0 {
 		return SwipeResult{}, BadInput("the bbox's centre, pixel (%d, %d), is on the screen's edge: a swipe %s from there moves nowhere; pick a bbox away from that edge",
@@ -263,8 +265,8 @@ func bboxSwipe(ctx context.Context, drv Driver, d Swiper, a *SwipeArgs) (SwipeRe
 // screenDensity asks the driver for its density. When it cannot tell (no DensityReporter, an
 // error, an implausible answer) it returns FallbackDensity and a note saying so; the error is
 // only for a cancelled ctx.
-func screenDensity(ctx context.Context, drv Driver) (dpi int, note string, err error) {
-	dr, ok := drv.(DensityReporter)
+func screenDensity(ctx context.Context, drv device.Driver) (dpi int, note string, err error) {
+	dr, ok := drv.(device.DensityReporter)
 	if !ok {
 		return FallbackDensity, fmt.Sprintf("the device cannot report its screen density, %d dpi assumed", FallbackDensity), nil
 	}
@@ -428,7 +430,7 @@ func opDrag() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(Swiper)
+			d, ok := t.Driver.(device.Swiper)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "drag")
 			}
@@ -453,11 +455,11 @@ func opDrag() Op {
 
 // relativeLine converts a relative from/to pair (fromX, fromY, toX, toY) to pixels with one
 // screen size lookup.
-func relativeLine(ctx context.Context, d Driver, c [4]float64) (from, to Point, err error) {
+func relativeLine(ctx context.Context, d device.Driver, c [4]float64) (from, to device.Point, err error) {
 	s, err := d.ScreenSize(ctx)
 	if err != nil {
-		return Point{}, Point{}, err
+		return device.Point{}, device.Point{}, err
 	}
-	return Point{X: scale(c[0], s.Width), Y: scale(c[1], s.Height)},
-		Point{X: scale(c[2], s.Width), Y: scale(c[3], s.Height)}, nil
+	return device.Point{X: scale(c[0], s.Width), Y: scale(c[1], s.Height)},
+		device.Point{X: scale(c[2], s.Width), Y: scale(c[3], s.Height)}, nil
 }

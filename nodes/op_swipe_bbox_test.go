@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // A bbox swipe starts at the bbox's centre and moves size centimetres, converted through the
@@ -20,17 +21,17 @@ func TestSwipeBBoxMode(t *testing.T) {
 		clamped bool
 	}{
 		// m = 2 cm = 2/2.54×420 = 330.7 → 331 px; medium = 400 ms.
-		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"up"}`, 420, swipeCall{Point{540, 1200}, Point{540, 869}, 400 * time.Millisecond, 0}, false},
-		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"down","size":"m","speed":"medium"}`, 420, swipeCall{Point{540, 1200}, Point{540, 1531}, 400 * time.Millisecond, 0}, false},
+		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"up"}`, 420, swipeCall{device.Point{X: 540, Y: 1200}, device.Point{X: 540, Y: 869}, 400 * time.Millisecond, 0}, false},
+		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"down","size":"m","speed":"medium"}`, 420, swipeCall{device.Point{X: 540, Y: 1200}, device.Point{X: 540, Y: 1531}, 400 * time.Millisecond, 0}, false},
 		// s = 1 cm at 560 dpi = 220.5 → 220 px; fast = 150 ms.
-		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"right","size":"S","speed":"FAST"}`, 560, swipeCall{Point{540, 1200}, Point{760, 1200}, 150 * time.Millisecond, 0}, false},
+		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"right","size":"S","speed":"FAST"}`, 560, swipeCall{device.Point{X: 540, Y: 1200}, device.Point{X: 760, Y: 1200}, 150 * time.Millisecond, 0}, false},
 		// l = 4 cm at 420 = 661.4 → 661; slow = 1000 ms.
-		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"left","size":"l","speed":"slow"}`, 420, swipeCall{Point{540, 1200}, Point{0, 1200}, time.Second, 0}, true},
+		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"left","size":"l","speed":"slow"}`, 420, swipeCall{device.Point{X: 540, Y: 1200}, device.Point{X: 0, Y: 1200}, time.Second, 0}, true},
 		// xl = 6 cm at 320 dpi = 755.9 → 756.
-		{`{"bbox":[0.4,0.1,0.6,0.2],"direction":"down","size":"xl"}`, 320, swipeCall{Point{540, 360}, Point{540, 1116}, 400 * time.Millisecond, 0}, false},
+		{`{"bbox":[0.4,0.1,0.6,0.2],"direction":"down","size":"xl"}`, 320, swipeCall{device.Point{X: 540, Y: 360}, device.Point{X: 540, Y: 1116}, 400 * time.Millisecond, 0}, false},
 		// xxl = 8 cm at 420 = 1322.8 → 1323 px, clamped at the bottom edge.
-		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"down","size":"xxl"}`, 420, swipeCall{Point{540, 1200}, Point{540, 2399}, 400 * time.Millisecond, 0}, true},
-		{`{"bbox":[0.4,0,0.6,0.1],"direction":"down","size":"xxl","speed":"fast"}`, 420, swipeCall{Point{540, 120}, Point{540, 1443}, 150 * time.Millisecond, 0}, false},
+		{`{"bbox":[0.4,0.4,0.6,0.6],"direction":"down","size":"xxl"}`, 420, swipeCall{device.Point{X: 540, Y: 1200}, device.Point{X: 540, Y: 2399}, 400 * time.Millisecond, 0}, true},
+		{`{"bbox":[0.4,0,0.6,0.1],"direction":"down","size":"xxl","speed":"fast"}`, 420, swipeCall{device.Point{X: 540, Y: 120}, device.Point{X: 540, Y: 1443}, 150 * time.Millisecond, 0}, false},
 	} {
 		d, calls := swiper()
 		d.DensityFn = func(context.Context) (int, error) { return c.dpi, nil }
@@ -54,7 +55,7 @@ func TestSwipeBBoxMode(t *testing.T) {
 // A driver that cannot tell its density is assumed to have 420 dpi, and the result says so.
 func TestSwipeBBoxDensityFallback(t *testing.T) {
 	const args = `{"bbox":[0.4,0.4,0.6,0.6],"direction":"up","size":"s"}`
-	want := swipeCall{Point{540, 1200}, Point{540, 1035}, 400 * time.Millisecond, 0} // 1 cm at 420 = 165.4
+	want := swipeCall{device.Point{X: 540, Y: 1200}, device.Point{X: 540, Y: 1035}, 400 * time.Millisecond, 0} // 1 cm at 420 = 165.4
 	d := &fakeSwiper{fakeDriver: newFake()}
 	res := mustRun(t, "swipe", d, args)
 	if len(d.swipes) != 1 || d.swipes[0] != want {

@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 type swipeCall struct {
-	from, to Point
+	from, to device.Point
 	d, hold  time.Duration
 }
 
 func swiper() (*fakeAbled, *[]swipeCall) {
 	d := newAbled()
 	var calls []swipeCall
-	d.SwipeFn = func(_ context.Context, from, to Point, dur, hold time.Duration) error {
+	d.SwipeFn = func(_ context.Context, from, to device.Point, dur, hold time.Duration) error {
 		calls = append(calls, swipeCall{from, to, dur, hold})
 		return nil
 	}
@@ -30,10 +31,10 @@ func TestSwipeDirections(t *testing.T) {
 		want      swipeCall
 	}{
 		// up: the finger moves from low to high on the screen.
-		{`{"direction":"up"}`, "up", swipeCall{Point{540, 1799}, Point{540, 600}, 300 * time.Millisecond, 0}},
-		{`{"direction":"down","duration":1}`, "down", swipeCall{Point{540, 600}, Point{540, 1799}, time.Second, 0}},
-		{`{"direction":"LEFT","press_duration":0.5}`, "left", swipeCall{Point{809, 1200}, Point{270, 1200}, 300 * time.Millisecond, 500 * time.Millisecond}},
-		{`{"direction":" right "}`, "right", swipeCall{Point{270, 1200}, Point{809, 1200}, 300 * time.Millisecond, 0}},
+		{`{"direction":"up"}`, "up", swipeCall{device.Point{X: 540, Y: 1799}, device.Point{X: 540, Y: 600}, 300 * time.Millisecond, 0}},
+		{`{"direction":"down","duration":1}`, "down", swipeCall{device.Point{X: 540, Y: 600}, device.Point{X: 540, Y: 1799}, time.Second, 0}},
+		{`{"direction":"LEFT","press_duration":0.5}`, "left", swipeCall{device.Point{X: 809, Y: 1200}, device.Point{X: 270, Y: 1200}, 300 * time.Millisecond, 500 * time.Millisecond}},
+		{`{"direction":" right "}`, "right", swipeCall{device.Point{X: 270, Y: 1200}, device.Point{X: 809, Y: 1200}, 300 * time.Millisecond, 0}},
 	} {
 		d, calls := swiper()
 		res := mustRun(t, "swipe", d, c.args)
@@ -52,7 +53,7 @@ func TestSwipeDirections(t *testing.T) {
 func TestSwipeCoordinates(t *testing.T) {
 	d, calls := swiper()
 	res := mustRun(t, "swipe", d, `{"from_x":0,"from_y":1,"to_x":1,"to_y":0,"duration":0.1}`)
-	want := swipeCall{Point{0, 2399}, Point{1079, 0}, 100 * time.Millisecond, 0}
+	want := swipeCall{device.Point{X: 0, Y: 2399}, device.Point{X: 1079, Y: 0}, 100 * time.Millisecond, 0}
 	if len(*calls) != 1 || (*calls)[0] != want {
 		t.Fatalf("swipe: %+v, want %+v", *calls, want)
 	}
@@ -103,7 +104,7 @@ func TestSwipeUnsupported(t *testing.T) {
 func TestDrag(t *testing.T) {
 	d, calls := swiper()
 	res := mustRun(t, "drag", d, `{"from_x":0,"from_y":0,"to_x":1,"to_y":1}`)
-	want := swipeCall{Point{0, 0}, Point{1079, 2399}, time.Second, 500 * time.Millisecond}
+	want := swipeCall{device.Point{X: 0, Y: 0}, device.Point{X: 1079, Y: 2399}, time.Second, 500 * time.Millisecond}
 	if len(*calls) != 1 || (*calls)[0] != want {
 		t.Fatalf("drag: %+v, want %+v", *calls, want)
 	}

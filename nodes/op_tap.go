@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // TapXYArgs are tap_xy's arguments: relative coordinates 0-1 (HttpRunner seed).
@@ -72,12 +74,12 @@ func checkDuration(name string, v, max float64) error {
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // relativePoint converts relative coordinates to pixels of the driver's screen.
-func relativePoint(ctx context.Context, d Driver, x, y float64) (Point, error) {
+func relativePoint(ctx context.Context, d device.Driver, x, y float64) (device.Point, error) {
 	s, err := d.ScreenSize(ctx)
 	if err != nil {
-		return Point{}, err
+		return device.Point{}, err
 	}
-	return Point{X: scale(x, s.Width), Y: scale(y, s.Height)}, nil
+	return device.Point{X: scale(x, s.Width), Y: scale(y, s.Height)}, nil
 }
 
 // scale maps a relative coordinate in [0,1] to a pixel in [0, n-1].
@@ -147,7 +149,7 @@ func opDoubleTapXY() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(DoubleTapper)
+			d, ok := t.Driver.(device.DoubleTapper)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "double-tap")
 			}
@@ -174,14 +176,14 @@ func checkPixel(name string, v *float64) error {
 }
 
 // absolutePoint rounds pixel coordinates and checks that they lie on the driver's screen.
-func absolutePoint(ctx context.Context, d Driver, x, y float64) (Point, error) {
+func absolutePoint(ctx context.Context, d device.Driver, x, y float64) (device.Point, error) {
 	s, err := d.ScreenSize(ctx)
 	if err != nil {
-		return Point{}, err
+		return device.Point{}, err
 	}
-	p := Point{X: int(math.Round(x)), Y: int(math.Round(y))}
+	p := device.Point{X: int(math.Round(x)), Y: int(math.Round(y))}
 	if p.X >= s.Width || p.Y >= s.Height {
-		return Point{}, BadInput("pixel (%d, %d) is outside the %dx%d screen (x must be below %d, y below %d); call get_screen_size, or use tap_xy with relative coordinates",
+		return device.Point{}, BadInput("pixel (%d, %d) is outside the %dx%d screen (x must be below %d, y below %d); call get_screen_size, or use tap_xy with relative coordinates",
 			p.X, p.Y, s.Width, s.Height, s.Width, s.Height)
 	}
 	return p, nil

@@ -7,23 +7,24 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func TestTapXYPixels(t *testing.T) {
 	for _, c := range []struct {
 		args string
-		want Point
+		want device.Point
 		hold time.Duration
 	}{
-		{`{"x":0,"y":0}`, Point{0, 0}, 0},
-		{`{"x":1,"y":1}`, Point{1079, 2399}, 0},
-		{`{"x":0.5,"y":0.5,"duration":1.5}`, Point{540, 1200}, 1500 * time.Millisecond},
-		{`{"x":1,"y":0,"anti_risk":true}`, Point{1079, 0}, 0},
+		{`{"x":0,"y":0}`, device.Point{X: 0, Y: 0}, 0},
+		{`{"x":1,"y":1}`, device.Point{X: 1079, Y: 2399}, 0},
+		{`{"x":0.5,"y":0.5,"duration":1.5}`, device.Point{X: 540, Y: 1200}, 1500 * time.Millisecond},
+		{`{"x":1,"y":0,"anti_risk":true}`, device.Point{X: 1079, Y: 0}, 0},
 	} {
 		d := newFake()
-		var got Point
+		var got device.Point
 		var hold time.Duration
-		d.TapFn = func(_ context.Context, p Point, h time.Duration) error { got, hold = p, h; return nil }
+		d.TapFn = func(_ context.Context, p device.Point, h time.Duration) error { got, hold = p, h; return nil }
 		mustRun(t, "tap_xy", d, c.args)
 		if got != c.want || hold != c.hold {
 			t.Errorf("tap_xy %s: tapped %v hold %v, want %v hold %v", c.args, got, hold, c.want, c.hold)
@@ -34,18 +35,18 @@ func TestTapXYPixels(t *testing.T) {
 func TestTapAbsXYPixels(t *testing.T) {
 	for _, c := range []struct {
 		args string
-		want Point
+		want device.Point
 		hold time.Duration
 	}{
-		{`{"x":0,"y":0}`, Point{0, 0}, 0},
-		{`{"x":1079,"y":2399}`, Point{1079, 2399}, 0},
-		{`{"x":1079.4,"y":0.4}`, Point{1079, 0}, 0},
-		{`{"x":540,"y":1200,"duration":0.25,"anti_risk":false}`, Point{540, 1200}, 250 * time.Millisecond},
+		{`{"x":0,"y":0}`, device.Point{X: 0, Y: 0}, 0},
+		{`{"x":1079,"y":2399}`, device.Point{X: 1079, Y: 2399}, 0},
+		{`{"x":1079.4,"y":0.4}`, device.Point{X: 1079, Y: 0}, 0},
+		{`{"x":540,"y":1200,"duration":0.25,"anti_risk":false}`, device.Point{X: 540, Y: 1200}, 250 * time.Millisecond},
 	} {
 		d := newFake()
-		var got Point
+		var got device.Point
 		var hold time.Duration
-		d.TapFn = func(_ context.Context, p Point, h time.Duration) error { got, hold = p, h; return nil }
+		d.TapFn = func(_ context.Context, p device.Point, h time.Duration) error { got, hold = p, h; return nil }
 		res := mustRun(t, "tap_abs_xy", d, c.args)
 		if got != c.want || hold != c.hold {
 			t.Errorf("tap_abs_xy %s: tapped %v hold %v, want %v hold %v", c.args, got, hold, c.want, c.hold)
@@ -71,7 +72,10 @@ func TestTapAbsXYBadInput(t *testing.T) {
 		`[5,5]`,
 	} {
 		d := newFake()
-		d.TapFn = func(context.Context, Point, time.Duration) error { t.Errorf("%s reached the driver", args); return nil }
+		d.TapFn = func(context.Context, device.Point, time.Duration) error {
+			t.Errorf("%s reached the driver", args)
+			return nil
+		}
 		_, err := runOp(t, "tap_abs_xy", d, args)
 		wantCode(t, err, broker.CodeBadInput)
 	}
@@ -87,11 +91,11 @@ func TestTapAbsXYOffScreenNamesTheSize(t *testing.T) {
 
 func TestDoubleTapXY(t *testing.T) {
 	d := newAbled()
-	var got []Point
-	d.DoubleTapFn = func(_ context.Context, p Point) error { got = append(got, p); return nil }
+	var got []device.Point
+	d.DoubleTapFn = func(_ context.Context, p device.Point) error { got = append(got, p); return nil }
 	mustRun(t, "double_tap_xy", d, `{"x":0,"y":1}`)
 	mustRun(t, "double_tap_xy", d, `{"x":1,"y":0}`)
-	if want := []Point{{0, 2399}, {1079, 0}}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	if want := []device.Point{{X: 0, Y: 2399}, {X: 1079, Y: 0}}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("double taps %v, want %v", got, want)
 	}
 	for _, args := range []string{`{"x":1.01,"y":0}`, `{"x":0}`, `{"x":0,"y":0,"duration":1}`, `{}`} {
@@ -113,10 +117,10 @@ func TestDoubleTapUnsupported(t *testing.T) {
 
 func TestTapDriverErrorPassesThrough(t *testing.T) {
 	d := newFake()
-	d.TapFn = func(context.Context, Point, time.Duration) error { return errDriver }
+	d.TapFn = func(context.Context, device.Point, time.Duration) error { return errDriver }
 	_, err := runOp(t, "tap_abs_xy", d, `{"x":1,"y":1}`)
 	wantCode(t, err, broker.CodeDriver)
-	d.ScreenSizeFn = func(context.Context) (Size, error) { return Size{}, errDriver }
+	d.ScreenSizeFn = func(context.Context) (device.Size, error) { return device.Size{}, errDriver }
 	_, err = runOp(t, "tap_xy", d, `{"x":1,"y":1}`)
 	wantCode(t, err, broker.CodeDriver)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // ClipboardArgs are send_to_clipboard's arguments (PhysiClaw seed).
@@ -40,7 +42,7 @@ func opSendToClipboard() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(ClipboardSetter)
+			d, ok := t.Driver.(device.ClipboardSetter)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "set its clipboard")
 			}
@@ -92,7 +94,7 @@ func opSetIME() Op {
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
 			}
-			d, ok := t.Driver.(IMESetter)
+			d, ok := t.Driver.(device.IMESetter)
 			if !ok {
 				return Output{}, Unsupported(t.Driver, "change its input method")
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
 )
 
@@ -43,8 +44,8 @@ func opUnlockPhone(passcodes Passcodes) Op {
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
 				return Output{}, err
 			}
-			keys, ok := t.Driver.(KeyPresser)
-			typer, ok2 := t.Driver.(TextInputter)
+			keys, ok := t.Driver.(device.KeyPresser)
+			typer, ok2 := t.Driver.(device.TextInputter)
 			if !ok || !ok2 {
 				return Output{}, Unsupported(t.Driver, "unlock (it needs keys and text input)")
 			}
@@ -65,12 +66,12 @@ func opUnlockPhone(passcodes Passcodes) Op {
 				return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: start the node with "+
 					"--passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` (or `\"*\": \"PASSCODE\"` for every device)", serial)
 			}
-			if sw, ok := t.Driver.(Swiper); ok { // brings up the PIN pad; harmless where it shows already
+			if sw, ok := t.Driver.(device.Swiper); ok { // brings up the PIN pad; harmless where it shows already
 				s, err := t.Driver.ScreenSize(ctx)
 				if err != nil {
 					return Output{}, err
 				}
-				from, to := Point{X: s.Width / 2, Y: scale(0.8, s.Height)}, Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
+				from, to := device.Point{X: s.Width / 2, Y: scale(0.8, s.Height)}, device.Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
 				if err := sw.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
 					return Output{}, err
 				}
@@ -98,7 +99,7 @@ func opUnlockPhone(passcodes Passcodes) Op {
 }
 
 // wake turns the screen on: WAKEUP, or MENU on devices too old to know WAKEUP.
-func wake(ctx context.Context, k KeyPresser) error {
+func wake(ctx context.Context, k device.KeyPresser) error {
 	err := k.PressKey(ctx, "WAKEUP")
 	if err == nil || ctx.Err() != nil {
 		return err
@@ -110,7 +111,7 @@ func wake(ctx context.Context, k KeyPresser) error {
 }
 
 // passcodeFor picks the passcode of d: its own entry, else the one d knows, else "*".
-func passcodeFor(p Passcodes, d Driver) (Secret, bool) {
+func passcodeFor(p Passcodes, d device.Driver) (Secret, bool) {
 	serial := d.Info().Serial
 	if s, ok := p.own(serial); ok {
 		return s, true
@@ -122,7 +123,7 @@ func passcodeFor(p Passcodes, d Driver) (Secret, bool) {
 }
 
 // settleLock waits up to unlockSettle for the lock screen to go, and returns the last state.
-func settleLock(ctx context.Context, d Driver) (locked, known bool, err error) {
+func settleLock(ctx context.Context, d device.Driver) (locked, known bool, err error) {
 	deadline := time.Now().Add(unlockSettle)
 	for {
 		locked, known, err = lockState(ctx, d)
@@ -140,22 +141,22 @@ func settleLock(ctx context.Context, d Driver) (locked, known bool, err error) {
 // lockState asks the device whether its lock screen shows: its status ("locked", simulated
 // phones), else its UI tree (the keyguard's views), else the app in front (the system UI).
 // known is false when none of them can tell; err is only ctx's.
-func lockState(ctx context.Context, d Driver) (locked, known bool, err error) {
-	if s, ok := d.(StatusReporter); ok {
+func lockState(ctx context.Context, d device.Driver) (locked, known bool, err error) {
+	if s, ok := d.(device.StatusReporter); ok {
 		if st, err := s.Status(ctx); err == nil {
 			if v, err := strconv.ParseBool(st["locked"]); err == nil {
 				return v, true, nil
 			}
 		}
 	}
-	if s, ok := d.(SourceDumper); ok {
+	if s, ok := d.(device.SourceDumper); ok {
 		if src, err := s.Source(ctx); err == nil { // uiautomator fails while the screen is off
 			if els, err := uitree.Parse(src); err == nil {
 				return showsLockScreen(els), true, nil
 			}
 		}
 	}
-	if f, ok := d.(ForegroundReporter); ok {
+	if f, ok := d.(device.ForegroundReporter); ok {
 		if pkg, err := f.ForegroundApp(ctx); err == nil && pkg != "" {
 			return pkg == systemUI, true, nil
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // lockable is a fake phone with a lock: typing its passcode and ENTER unlock it; Status tells
@@ -64,7 +65,7 @@ func newLockable(code string) *lockable {
 	return l
 }
 
-func unlockWith(t *testing.T, p Passcodes, d Driver) (map[string]any, error) {
+func unlockWith(t *testing.T, p Passcodes, d device.Driver) (map[string]any, error) {
 	t.Helper()
 	out, err := opUnlockPhone(p).Run(context.Background(), &Task{Driver: d, Args: json.RawMessage(`{}`)})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Op is one thing a node does on a device for a task: the node half of an MCP tool.
@@ -24,7 +25,7 @@ type Op struct {
 
 // Task is what an Op gets: the device's driver, the arguments, and a way to report progress.
 type Task struct {
-	Driver   Driver
+	Driver   device.Driver
 	Args     json.RawMessage
 	Progress func(done, total float64, msg string)
 }
@@ -59,7 +60,7 @@ func BadInput(format string, a ...any) error {
 }
 
 // Unsupported reports that the device's driver lacks an ability.
-func Unsupported(d Driver, ability string) error {
+func Unsupported(d device.Driver, ability string) error {
 	return &OpError{Code: broker.CodeUnsupported, Msg: fmt.Sprintf(
 		"device %s (%s) cannot %s; use a device whose platform supports it (see list_available_devices)",
 		d.Info().Serial, d.Info().Platform, ability)}

@@ -22,6 +22,7 @@ import (
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -31,14 +32,14 @@ type taggedPhone struct {
 	tags []string
 }
 
-func (p taggedPhone) Info() nodes.DeviceInfo {
+func (p taggedPhone) Info() device.Info {
 	i := p.Phone.Info()
 	i.Tags = p.tags
 	return i
 }
 
 // startNode starts node id on the farm's NATS with these drivers.
-func startTaggedNode(t *testing.T, f *farmtest.Farm, id string, drivers ...nodes.Driver) {
+func startTaggedNode(t *testing.T, f *farmtest.Farm, id string, drivers ...device.Driver) {
 	t.Helper()
 	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "node-" + id}, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -36,22 +37,22 @@ var (
 )
 
 type everyAbility interface {
-	nodes.Driver
-	nodes.DoubleTapper
-	nodes.Swiper
-	nodes.TextInputter
-	nodes.KeyPresser
-	nodes.AppManager
-	nodes.SourceDumper
-	nodes.HealthChecker
-	nodes.Closer
-	nodes.AppInstaller
-	nodes.AppClearer
-	nodes.ForegroundReporter
-	nodes.IMESetter
-	nodes.ClipboardSetter
-	nodes.DensityReporter
-	nodes.StatusReporter
+	device.Driver
+	device.DoubleTapper
+	device.Swiper
+	device.TextInputter
+	device.KeyPresser
+	device.AppManager
+	device.SourceDumper
+	device.HealthChecker
+	device.Closer
+	device.AppInstaller
+	device.AppClearer
+	device.ForegroundReporter
+	device.IMESetter
+	device.ClipboardSetter
+	device.DensityReporter
+	device.StatusReporter
 }
 
 // syncBuffer is a bytes.Buffer safe for the goroutines of a farm.
@@ -280,16 +281,16 @@ func TestCatalogClosePopups(t *testing.T) {
 // driver has.
 type iosDriver struct{}
 
-func (iosDriver) Info() nodes.DeviceInfo {
-	return nodes.DeviceInfo{Serial: "00008101-TEST", Platform: nodes.PlatformIOS, Model: "iPhone"}
+func (iosDriver) Info() device.Info {
+	return device.Info{Serial: "00008101-TEST", Platform: device.PlatformIOS, Model: "iPhone"}
 }
-func (iosDriver) ScreenSize(context.Context) (nodes.Size, error) {
-	return nodes.Size{Width: 1170, Height: 2532}, nil
+func (iosDriver) ScreenSize(context.Context) (device.Size, error) {
+	return device.Size{Width: 1170, Height: 2532}, nil
 }
 func (iosDriver) Screenshot(context.Context) (image.Image, error) {
 	return image.NewGray(image.Rect(0, 0, 117, 253)), nil
 }
-func (iosDriver) Tap(context.Context, nodes.Point, time.Duration) error { return nil }
+func (iosDriver) Tap(context.Context, device.Point, time.Duration) error { return nil }
 
 // A tool the device's driver cannot serve says which tool, on which platform, and which
 // platforms can, with how many devices of theirs the farm has; nothing ran.

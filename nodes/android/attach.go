@@ -6,16 +6,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Registry is where Attach puts devices: *nodes.Node is one.
 type Registry interface {
-	AddDriver(d nodes.Driver)
+	AddDriver(d device.Driver)
 	RemoveDevice(serial, reason string)
 }
-
-var _ Registry = (*nodes.Node)(nil)
 
 // createTimeout bounds making a driver for a device that appeared (it reads four properties).
 const createTimeout = 10 * time.Second

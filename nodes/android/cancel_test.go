@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // promptly is how soon a cancelled or disconnected call must return.
@@ -20,7 +20,7 @@ const promptly = 200 * time.Millisecond
 // and the next call works.
 func TestCancelSlowCommand(t *testing.T) {
 	dev, d := newDevice(t)
-	p := nodes.Point{X: 10, Y: 20}
+	p := device.Point{X: 10, Y: 20}
 	ops := map[string]func(ctx context.Context) error{
 		"tap":        func(ctx context.Context) error { return d.Tap(ctx, p, 0) },
 		"screenshot": func(ctx context.Context) error { _, err := d.Screenshot(ctx); return err },
@@ -104,7 +104,7 @@ func TestCancelSlowCommand(t *testing.T) {
 // whose driver is closed (the node removed it) too; and it comes back under the same serial.
 func TestDisconnectMidCall(t *testing.T) {
 	dev, d := newDevice(t)
-	p := nodes.Point{X: 1, Y: 2}
+	p := device.Point{X: 1, Y: 2}
 
 	dev.SetDelay(time.Minute)
 	errc := make(chan error, 1)
@@ -217,7 +217,7 @@ func TestCancelHungServer(t *testing.T) {
 	d := &Driver{addr: ln.Addr().String(), serial: "hung", conns: map[closer]struct{}{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	err = d.Tap(ctx, nodes.Point{}, 0)
+	err = d.Tap(ctx, device.Point{}, 0)
 	deadline, _ := ctx.Deadline()
 	if late := time.Since(deadline); late > promptly {
 		t.Errorf("returned %v after the deadline", late)

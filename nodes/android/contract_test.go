@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // newCommands runs f and returns the commands the device received meanwhile.
@@ -31,7 +31,7 @@ func TestContractCommands(t *testing.T) {
 	dev, d := newDevice(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p := nodes.Point{X: 540, Y: 1200}
+	p := device.Point{X: 540, Y: 1200}
 	cases := []struct {
 		name string
 		run  func() error
@@ -39,12 +39,12 @@ func TestContractCommands(t *testing.T) {
 	}{
 		{"tap", func() error { return d.Tap(ctx, p, 0) }, []string{"input tap 540 1200"}},
 		{"long press", func() error { return d.Tap(ctx, p, 800*time.Millisecond) }, []string{"input swipe 540 1200 540 1200 800"}},
-		{"zero is a coordinate", func() error { return d.Tap(ctx, nodes.Point{}, 0) }, []string{"input tap 0 0"}},
+		{"zero is a coordinate", func() error { return d.Tap(ctx, device.Point{}, 0) }, []string{"input tap 0 0"}},
 		{"swipe", func() error {
-			return d.Swipe(ctx, nodes.Point{X: 540, Y: 1800}, nodes.Point{X: 540, Y: 600}, 300*time.Millisecond, 0)
+			return d.Swipe(ctx, device.Point{X: 540, Y: 1800}, device.Point{X: 540, Y: 600}, 300*time.Millisecond, 0)
 		}, []string{"input swipe 540 1800 540 600 300"}},
 		{"drag", func() error {
-			return d.Swipe(ctx, nodes.Point{X: 100, Y: 200}, nodes.Point{X: 300, Y: 400}, 1500*time.Millisecond, 500*time.Millisecond)
+			return d.Swipe(ctx, device.Point{X: 100, Y: 200}, device.Point{X: 300, Y: 400}, 1500*time.Millisecond, 500*time.Millisecond)
 		}, []string{"input draganddrop 100 200 300 400 1500"}},
 		{"key", func() error { return d.PressKey(ctx, "home") }, []string{"input keyevent KEYCODE_HOME"}},
 		{"key alias", func() error { return d.PressKey(ctx, "volume up") }, []string{"input keyevent KEYCODE_VOLUME_UP"}},
@@ -92,7 +92,7 @@ func TestContractCommands(t *testing.T) {
 func TestInfoAndStatus(t *testing.T) {
 	_, d := newDevice(t, adbsim.WithModel("Pixel Sim"))
 	info := d.Info()
-	if info.Platform != nodes.PlatformAndroid || info.Model != "Pixel Sim" || info.Serial == "" ||
+	if info.Platform != device.PlatformAndroid || info.Model != "Pixel Sim" || info.Serial == "" ||
 		info.Brand == "" || info.Release == "" || info.SDK == "" {
 		t.Errorf("Info = %+v", info)
 	}
@@ -154,7 +154,7 @@ func TestScreenSizeOverrideAndRotation(t *testing.T) {
 	dev, d := newDevice(t, adbsim.WithPhoneOptions())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	size := func() nodes.Size {
+	size := func() device.Size {
 		t.Helper()
 		d.size.forget()
 		s, err := d.ScreenSize(ctx)
@@ -163,19 +163,19 @@ func TestScreenSizeOverrideAndRotation(t *testing.T) {
 		}
 		return s
 	}
-	if got := size(); got != (nodes.Size{Width: 1080, Height: 2400}) {
+	if got := size(); got != (device.Size{Width: 1080, Height: 2400}) {
 		t.Errorf("size %v, want 1080x2400", got)
 	}
 	if _, err := d.shell(ctx, "test", "wm size 720x1600"); err != nil {
 		t.Fatal(err)
 	}
-	if got := size(); got != (nodes.Size{Width: 720, Height: 1600}) {
+	if got := size(); got != (device.Size{Width: 720, Height: 1600}) {
 		t.Errorf("size with override %v, want 720x1600", got)
 	}
 	if err := dev.SetRotation(1); err != nil {
 		t.Fatal(err)
 	}
-	if got := size(); got != (nodes.Size{Width: 1600, Height: 720}) {
+	if got := size(); got != (device.Size{Width: 1600, Height: 720}) {
 		t.Errorf("size rotated %v, want 1600x720", got)
 	}
 	img, err := d.Screenshot(ctx)
@@ -200,7 +200,7 @@ func TestDoubleTapLandsInsideTheWindow(t *testing.T) {
 	dev, d := newDevice(t, adbsim.WithInputStartup(300*time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p := nodes.Point{X: 540, Y: 1200}
+	p := device.Point{X: 540, Y: 1200}
 	for range 3 {
 		before := len(dev.Taps())
 		if err := d.DoubleTap(ctx, p); err != nil {
@@ -233,7 +233,7 @@ func TestDoubleTapLandsInsideTheWindow(t *testing.T) {
 func TestInputFailuresAreErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	from, to := nodes.Point{X: 100, Y: 200}, nodes.Point{X: 300, Y: 400}
+	from, to := device.Point{X: 100, Y: 200}, device.Point{X: 300, Y: 400}
 
 	old, d := newDevice(t, adbsim.WithAndroid("10", 29))
 	got := newCommands(t, old, func() error {
@@ -283,7 +283,7 @@ func TestRotationOnEachAndroidGeneration(t *testing.T) {
 			dev, d := newDevice(t, adbsim.WithAndroid(v.release, v.sdk))
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			for rot, want := range []nodes.Size{{Width: 1080, Height: 2400}, {Width: 2400, Height: 1080}, {Width: 1080, Height: 2400}, {Width: 2400, Height: 1080}} {
+			for rot, want := range []device.Size{{Width: 1080, Height: 2400}, {Width: 2400, Height: 1080}, {Width: 1080, Height: 2400}, {Width: 2400, Height: 1080}} {
 				if err := dev.SetRotation(rot); err != nil {
 					t.Fatal(err)
 				}
@@ -355,7 +355,7 @@ func TestFailuresAreReported(t *testing.T) {
 		"bad package":    d.LaunchApp(ctx, "com.x; reboot"),
 		"bad key":        d.PressKey(ctx, "HOME; reboot"),
 		"bad ime":        d.SetIME(ctx, "$(reboot)/.x"),
-		"negative point": d.Tap(ctx, nodes.Point{X: -1, Y: 3}, 0),
+		"negative point": d.Tap(ctx, device.Point{X: -1, Y: 3}, 0),
 		"clipboard nul":  d.SetClipboard(ctx, "a\x00b"),
 	} {
 		if err == nil {

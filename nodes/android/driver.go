@@ -7,26 +7,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 var (
-	_ nodes.Driver             = (*Driver)(nil)
-	_ nodes.DoubleTapper       = (*Driver)(nil)
-	_ nodes.Swiper             = (*Driver)(nil)
-	_ nodes.TextInputter       = (*Driver)(nil)
-	_ nodes.KeyPresser         = (*Driver)(nil)
-	_ nodes.AppManager         = (*Driver)(nil)
-	_ nodes.SourceDumper       = (*Driver)(nil)
-	_ nodes.HealthChecker      = (*Driver)(nil)
-	_ nodes.Closer             = (*Driver)(nil)
-	_ nodes.AppInstaller       = (*Driver)(nil)
-	_ nodes.AppClearer         = (*Driver)(nil)
-	_ nodes.ForegroundReporter = (*Driver)(nil)
-	_ nodes.IMESetter          = (*Driver)(nil)
-	_ nodes.ClipboardSetter    = (*Driver)(nil)
-	_ nodes.DensityReporter    = (*Driver)(nil)
-	_ nodes.StatusReporter     = (*Driver)(nil)
+	_ device.Driver             = (*Driver)(nil)
+	_ device.DoubleTapper       = (*Driver)(nil)
+	_ device.Swiper             = (*Driver)(nil)
+	_ device.TextInputter       = (*Driver)(nil)
+	_ device.KeyPresser         = (*Driver)(nil)
+	_ device.AppManager         = (*Driver)(nil)
+	_ device.SourceDumper       = (*Driver)(nil)
+	_ device.HealthChecker      = (*Driver)(nil)
+	_ device.Closer             = (*Driver)(nil)
+	_ device.AppInstaller       = (*Driver)(nil)
+	_ device.AppClearer         = (*Driver)(nil)
+	_ device.ForegroundReporter = (*Driver)(nil)
+	_ device.IMESetter          = (*Driver)(nil)
+	_ device.ClipboardSetter    = (*Driver)(nil)
+	_ device.DensityReporter    = (*Driver)(nil)
+	_ device.StatusReporter     = (*Driver)(nil)
 )
 
 // Driver drives one device of an adb server. It is safe for concurrent use: every call opens
@@ -34,7 +34,7 @@ var (
 type Driver struct {
 	addr   string
 	serial string
-	info   nodes.DeviceInfo
+	info   device.Info
 
 	mu     sync.Mutex // guards conns and closed
 	conns  map[closer]struct{}
@@ -84,13 +84,13 @@ func New(ctx context.Context, addr, serial string) (*Driver, error) {
 			return nil, err
 		}
 	}
-	d.info = nodes.DeviceInfo{Serial: serial, Platform: nodes.PlatformAndroid,
+	d.info = device.Info{Serial: serial, Platform: device.PlatformAndroid,
 		Model: values[0], Brand: values[1], Release: values[2], SDK: values[3]}
 	return d, nil
 }
 
 // Info describes the device as it was when the driver was made. It never blocks.
-func (d *Driver) Info() nodes.DeviceInfo {
+func (d *Driver) Info() device.Info {
 	info := d.info
 	info.Extra = map[string]string{"adb_server": d.addr}
 	return info

@@ -3,7 +3,7 @@ package android
 import (
 	"errors"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Sentinel errors. Every error a Driver returns is an *Error wrapping one of these, the
@@ -20,5 +20,5 @@ var (
 	ErrServer = errors.New("adb server")
 )
 
-// Error is a failed operation on a device of this driver (see nodes.DeviceError).
-type Error = nodes.DeviceError
+// Error is a failed operation on a device of this driver (see device.Error).
+type Error = device.Error

@@ -8,6 +8,7 @@ import (
 
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Drive one device of the local adb server directly.
@@ -26,7 +27,7 @@ func ExampleNew() {
 		return
 	}
 	// Tap the middle of the screen; cancelling ctx would abort it at once.
-	_ = d.Tap(ctx, nodes.Point{X: size.Width / 2, Y: size.Height / 2}, 0)
+	_ = d.Tap(ctx, device.Point{X: size.Width / 2, Y: size.Height / 2}, 0)
 }
 
 // Put every device of the local adb server on a node, and take it off when it leaves.

@@ -10,6 +10,7 @@ import (
 	"github.com/electricbubble/gadb"
 
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // gadbDevice is the same device as seen by gadb, for comparisons.
@@ -65,7 +66,7 @@ func BenchmarkTap(b *testing.B) {
 	ctx := context.Background()
 	b.Run("driver", func(b *testing.B) {
 		for b.Loop() {
-			if err := d.Tap(ctx, nodes.Point{X: 540, Y: 1200}, 0); err != nil {
+			if err := d.Tap(ctx, device.Point{X: 540, Y: 1200}, 0); err != nil {
 				b.Fatal(err)
 			}
 		}

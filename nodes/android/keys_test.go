@@ -7,6 +7,10 @@ import (
 	"github.com/corral-farm/corral/nodes"
 )
 
+// *nodes.Node is a Registry (the assertion lives here: the driver itself does not link the
+// node runtime).
+var _ Registry = (*nodes.Node)(nil)
+
 func TestKeyCode(t *testing.T) {
 	for in, want := range map[string]string{
 		"HOME": "KEYCODE_HOME", "home": "KEYCODE_HOME", "KEYCODE_BACK": "KEYCODE_BACK",

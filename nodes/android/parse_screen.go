@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Largest screen dimension and density the parsers believe.
@@ -17,8 +17,8 @@ const (
 
 // parseWMSize reads `wm size`: "Physical size: 1080x2400" and, if set, "Override size:
 // 720x1600", which wins. The size is in the display's natural orientation.
-func parseWMSize(out string) (nodes.Size, error) {
-	var physical, override nodes.Size
+func parseWMSize(out string) (device.Size, error) {
+	var physical, override device.Size
 	for line := range strings.Lines(out) {
 		key, value, ok := strings.Cut(strings.TrimSpace(line), ":")
 		if !ok {
@@ -30,9 +30,9 @@ func parseWMSize(out string) (nodes.Size, error) {
 		}
 		switch strings.TrimSpace(key) {
 		case "Physical size":
-			physical = nodes.Size{Width: w, Height: h}
+			physical = device.Size{Width: w, Height: h}
 		case "Override size":
-			override = nodes.Size{Width: w, Height: h}
+			override = device.Size{Width: w, Height: h}
 		}
 	}
 	switch {
@@ -41,7 +41,7 @@ func parseWMSize(out string) (nodes.Size, error) {
 	case physical.Width > 0:
 		return physical, nil
 	}
-	return nodes.Size{}, fmt.Errorf("%w: `wm size` answered %s, not \"Physical size: WxH\"", ErrCommandFailed, quoteOutput(out))
+	return device.Size{}, fmt.Errorf("%w: `wm size` answered %s, not \"Physical size: WxH\"", ErrCommandFailed, quoteOutput(out))
 }
 
 // parseWxH reads "1080x2400".
@@ -116,9 +116,9 @@ func parseOrientation(out string) (rotation int, found bool, err error) {
 
 // rotate turns a natural-orientation size into the size of the screen at rotation: quarter
 // turns 1 and 3 swap width and height.
-func rotate(s nodes.Size, rotation int) nodes.Size {
+func rotate(s device.Size, rotation int) device.Size {
 	if rotation%2 == 1 {
-		return nodes.Size{Width: s.Height, Height: s.Width}
+		return device.Size{Width: s.Height, Height: s.Width}
 	}
 	return s
 }

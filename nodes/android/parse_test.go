@@ -8,11 +8,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func TestParseWMSize(t *testing.T) {
-	for out, want := range map[string]nodes.Size{
+	for out, want := range map[string]device.Size{
 		"Physical size: 1080x2400\n":                              {Width: 1080, Height: 2400},
 		"Physical size: 1080x2400\nOverride size: 720x1600\n":     {Width: 720, Height: 1600},
 		"Override size: 720x1600\r\nPhysical size: 1080x2400\r\n": {Width: 720, Height: 1600},
@@ -51,20 +51,20 @@ func TestParseWMDensity(t *testing.T) {
 }
 
 func TestParseOrientationAndRotate(t *testing.T) {
-	natural := nodes.Size{Width: 1080, Height: 2400}
+	natural := device.Size{Width: 1080, Height: 2400}
 	for out, want := range map[string]struct {
 		rot   int
 		found bool
-		size  nodes.Size
+		size  device.Size
 	}{
 		"      SurfaceOrientation: 0\n":                            {0, true, natural},
-		"      SurfaceOrientation: 1\n":                            {1, true, nodes.Size{Width: 2400, Height: 1080}},
+		"      SurfaceOrientation: 1\n":                            {1, true, device.Size{Width: 2400, Height: 1080}},
 		"      SurfaceOrientation: 2\n      SurfaceOrientation: 1": {2, true, natural},
-		"      SurfaceOrientation: 3\r\n":                          {3, true, nodes.Size{Width: 2400, Height: 1080}},
+		"      SurfaceOrientation: 3\r\n":                          {3, true, device.Size{Width: 2400, Height: 1080}},
 		"":                                                         {0, false, natural},
 		// Android 13 and 14, and 15 on; other lines with "Orientation" in them are not it.
-		"    Orientation: landscape\n      InputDeviceOrientation: 1\n": {1, true, nodes.Size{Width: 2400, Height: 1080}},
-		"      InputDeviceOrientation: Rotation270\n":                   {3, true, nodes.Size{Width: 2400, Height: 1080}},
+		"    Orientation: landscape\n      InputDeviceOrientation: 1\n": {1, true, device.Size{Width: 2400, Height: 1080}},
+		"      InputDeviceOrientation: Rotation270\n":                   {3, true, device.Size{Width: 2400, Height: 1080}},
 		"      InputDeviceOrientation: Rotation180\n":                   {2, true, natural},
 	} {
 		rot, found, err := parseOrientation(out)

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // sizeTTL is how long a screen size is reused: every relative tap needs it, and a rotation or
@@ -19,17 +19,17 @@ const sizeTTL = time.Second
 // screenCache remembers the last screen size for sizeTTL.
 type screenCache struct {
 	mu   sync.Mutex
-	size nodes.Size
+	size device.Size
 	at   time.Time
 }
 
-func (c *screenCache) get() (nodes.Size, bool) {
+func (c *screenCache) get() (device.Size, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.size, !c.at.IsZero() && time.Since(c.at) < sizeTTL
 }
 
-func (c *screenCache) put(s nodes.Size) {
+func (c *screenCache) put(s device.Size) {
 	c.mu.Lock()
 	c.size, c.at = s, time.Now()
 	c.mu.Unlock()
@@ -37,7 +37,7 @@ func (c *screenCache) put(s nodes.Size) {
 
 // ScreenSize returns the size of the screen as it is now: the `wm size` override if any,
 // turned by the current rotation. It is reused for up to a second.
-func (d *Driver) ScreenSize(ctx context.Context) (nodes.Size, error) {
+func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
 	const op = "screen size"
 	if s, ok := d.size.get(); ok {
 		return s, nil
@@ -51,18 +51,18 @@ func (d *Driver) ScreenSize(ctx context.Context) (nodes.Size, error) {
 	wg.Go(func() { rotOut, rotErr = d.shell(ctx, op, "dumpsys input | grep Orientation") })
 	wg.Wait()
 	if sizeErr != nil {
-		return nodes.Size{}, sizeErr
+		return device.Size{}, sizeErr
 	}
 	if rotErr != nil {
-		return nodes.Size{}, rotErr
+		return device.Size{}, rotErr
 	}
 	natural, err := parseWMSize(sizeOut)
 	if err != nil {
-		return nodes.Size{}, d.fail(ctx, op, err, "")
+		return device.Size{}, d.fail(ctx, op, err, "")
 	}
 	rotation, _, err := parseOrientation(rotOut) // no line: natural orientation
 	if err != nil {
-		return nodes.Size{}, d.fail(ctx, op, err, "")
+		return device.Size{}, d.fail(ctx, op, err, "")
 	}
 	s := rotate(natural, rotation)
 	d.size.put(s)

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Devices with and without shell protocol v2: the driver uses v2 where the device offers it,
@@ -34,13 +34,13 @@ func TestShellProtocols(t *testing.T) {
 			if out, err := d.shell(ctx, "test", "echo a; echo b >&2; false"); err != nil || out != "a\nb\n" {
 				t.Errorf("shell answered %q, %v; want both streams and no error for a failing status", out, err)
 			}
-			if got := newCommands(t, dev, func() error { return d.Tap(ctx, nodes.Point{X: 3, Y: 4}, 0) }); len(got) != 1 || got[0] != "input tap 3 4" {
+			if got := newCommands(t, dev, func() error { return d.Tap(ctx, device.Point{X: 3, Y: 4}, 0) }); len(got) != 1 || got[0] != "input tap 3 4" {
 				t.Errorf("commands %q", got)
 			}
 			dev.SetDelay(time.Minute)
 			errc := make(chan error, 1)
 			before := len(dev.Commands())
-			go func() { errc <- d.Tap(context.Background(), nodes.Point{X: 5, Y: 6}, 0) }()
+			go func() { errc <- d.Tap(context.Background(), device.Point{X: 5, Y: 6}, 0) }()
 			waitNewCommand(t, dev, before, "input tap 5 6")
 			dev.Kill()
 			select {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // doubleTapGap is the pause between the starts of a double tap's two taps: inside Android's
@@ -14,7 +14,7 @@ import (
 const doubleTapGap = 150 * time.Millisecond
 
 // Tap touches p: `input tap X Y`, or `input swipe X Y X Y MS` when the finger holds.
-func (d *Driver) Tap(ctx context.Context, p nodes.Point, hold time.Duration) error {
+func (d *Driver) Tap(ctx context.Context, p device.Point, hold time.Duration) error {
 	const op = "tap"
 	if err := checkPoints(p); err != nil {
 		return d.fail(ctx, op, err, "")
@@ -31,7 +31,7 @@ func (d *Driver) Tap(ctx context.Context, p nodes.Point, hold time.Duration) err
 // (0.2–0.5 s on a phone) before it taps, so two taps one after the other land too far apart
 // for Android to see a double tap; started 150 ms apart, their starts overlap and the taps
 // land about 150 ms apart.
-func (d *Driver) DoubleTap(ctx context.Context, p nodes.Point) error {
+func (d *Driver) DoubleTap(ctx context.Context, p device.Point) error {
 	const op = "double tap"
 	if err := checkPoints(p); err != nil {
 		return d.fail(ctx, op, err, "")
@@ -43,7 +43,7 @@ func (d *Driver) DoubleTap(ctx context.Context, p nodes.Point) error {
 // Swipe moves a finger from one point to another over dur: `input swipe X1 Y1 X2 Y2 MS`. With
 // hold > 0 it is a drag, `input draganddrop X1 Y1 X2 Y2 MS`, where Android itself holds for
 // its long-press time before moving (so hold's length is not sent).
-func (d *Driver) Swipe(ctx context.Context, from, to nodes.Point, dur, hold time.Duration) error {
+func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold time.Duration) error {
 	op, verb := "swipe", "swipe"
 	if hold > 0 {
 		op, verb = "drag", "draganddrop"
@@ -70,7 +70,7 @@ func millis(t time.Duration) int64 {
 }
 
 // checkPoints refuses negative coordinates, which no screen has.
-func checkPoints(ps ...nodes.Point) error {
+func checkPoints(ps ...device.Point) error {
 	for _, p := range ps {
 		if p.X < 0 || p.Y < 0 {
 			return fmt.Errorf("%w: point (%d, %d) is off the screen", ErrBadArgument, p.X, p.Y)

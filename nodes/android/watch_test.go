@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // within is how soon Watch must report a change.
@@ -158,16 +158,16 @@ func TestWatchWithoutServer(t *testing.T) {
 // registry records what Attach does to a node.
 type registry struct {
 	mu      sync.Mutex
-	drivers map[string]nodes.Driver
+	drivers map[string]device.Driver
 	removed map[string]string
 	changed chan struct{}
 }
 
 func newRegistry() *registry {
-	return &registry{drivers: map[string]nodes.Driver{}, removed: map[string]string{}, changed: make(chan struct{}, 100)}
+	return &registry{drivers: map[string]device.Driver{}, removed: map[string]string{}, changed: make(chan struct{}, 100)}
 }
 
-func (r *registry) AddDriver(d nodes.Driver) {
+func (r *registry) AddDriver(d device.Driver) {
 	r.mu.Lock()
 	r.drivers[d.Info().Serial] = d
 	delete(r.removed, d.Info().Serial)
@@ -181,7 +181,7 @@ func (r *registry) RemoveDevice(serial, reason string) {
 	delete(r.drivers, serial)
 	r.removed[serial] = reason
 	r.mu.Unlock()
-	if c, ok := d.(nodes.Closer); ok {
+	if c, ok := d.(device.Closer); ok {
 		_ = c.Close()
 	}
 	r.changed <- struct{}{}
@@ -232,14 +232,14 @@ func TestAttach(t *testing.T) {
 	reg.mu.Lock()
 	d := reg.drivers[serial]
 	reg.mu.Unlock()
-	if info := d.Info(); info.Platform != nodes.PlatformAndroid || info.Model == "" {
+	if info := d.Info(); info.Platform != device.PlatformAndroid || info.Model == "" {
 		t.Errorf("Info = %+v", info)
 	}
 
 	dev.SetDelay(time.Minute)
 	errc := make(chan error, 1)
 	before := len(dev.Commands())
-	go func() { errc <- d.Tap(context.Background(), nodes.Point{X: 5, Y: 5}, 0) }()
+	go func() { errc <- d.Tap(context.Background(), device.Point{X: 5, Y: 5}, 0) }()
 	waitNewCommand(t, dev, before, "input tap 5 5")
 	dev.Kill()
 	reg.waitFor(t, within, "removed", func(r *registry) bool { return r.removed[serial] == RemovedReason })

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func TestHangNextIgnoresCtxUntilClose(t *testing.T) {
@@ -18,7 +18,7 @@ func TestHangNextIgnoresCtxUntilClose(t *testing.T) {
 	p.HangNext()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- p.Tap(ctx, nodes.Point{X: 1, Y: 1}, 0) }()
+	go func() { done <- p.Tap(ctx, device.Point{X: 1, Y: 1}, 0) }()
 	eventually(t, "the tap to start", func() bool { return p.InFlight() == 1 })
 	cancel()
 	select {
@@ -79,7 +79,7 @@ func TestFailNext(t *testing.T) {
 	// Health never takes a fault.
 	p.FailNext(boom)
 	must(t, p.Health(ctxT(t)))
-	if err := p.Tap(ctxT(t), nodes.Point{}, 0); !errors.Is(err, boom) {
+	if err := p.Tap(ctxT(t), device.Point{}, 0); !errors.Is(err, boom) {
 		t.Fatalf("the fault skipped past Health to %v", err)
 	}
 }
@@ -116,7 +116,7 @@ func TestOverlaps(t *testing.T) {
 	p := New("s")
 	ctx := ctxT(t)
 	for range 3 {
-		must(t, p.Tap(ctx, nodes.Point{X: 5, Y: 5}, 0))
+		must(t, p.Tap(ctx, device.Point{X: 5, Y: 5}, 0))
 	}
 	if p.Overlaps() != 0 || p.Operations() != 3 {
 		t.Fatalf("sequential: overlaps %d, operations %d", p.Overlaps(), p.Operations())
@@ -124,9 +124,9 @@ func TestOverlaps(t *testing.T) {
 	p.SetDelay(time.Hour)
 	slowCtx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = p.Tap(slowCtx, nodes.Point{X: 5, Y: 5}, 0) })
+	wg.Go(func() { _ = p.Tap(slowCtx, device.Point{X: 5, Y: 5}, 0) })
 	eventually(t, "the first tap to start", func() bool { return p.InFlight() == 1 })
-	wg.Go(func() { _ = p.Swipe(slowCtx, nodes.Point{X: 5, Y: 5}, nodes.Point{X: 6, Y: 6}, 0, 0) })
+	wg.Go(func() { _ = p.Swipe(slowCtx, device.Point{X: 5, Y: 5}, device.Point{X: 6, Y: 6}, 0, 0) })
 	eventually(t, "the overlap to be seen", func() bool { return p.Overlaps() == 1 })
 	cancel()
 	wg.Wait()
@@ -142,16 +142,16 @@ func TestErrorsNameTheFix(t *testing.T) {
 	if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "BACK, DEL, ENTER, HOME, POWER, VOLUME_DOWN, VOLUME_UP, WAKEUP") {
 		t.Fatalf("unknown key: %v", err)
 	}
-	for _, pt := range []nodes.Point{{X: -1, Y: 0}, {X: 1080, Y: 5}, {X: 5, Y: 2400}} {
+	for _, pt := range []device.Point{{X: -1, Y: 0}, {X: 1080, Y: 5}, {X: 5, Y: 2400}} {
 		err := p.Tap(ctx, pt, 0)
 		if !errors.Is(err, ErrOutOfScreen) || !strings.Contains(err.Error(), "x must be 0..1079 and y 0..2399") {
 			t.Fatalf("tap %v: %v", pt, err)
 		}
 	}
-	if err := p.Swipe(ctx, nodes.Point{X: 5, Y: 5}, nodes.Point{X: 5, Y: 9999}, 0, 0); !errors.Is(err, ErrOutOfScreen) {
+	if err := p.Swipe(ctx, device.Point{X: 5, Y: 5}, device.Point{X: 5, Y: 9999}, 0, 0); !errors.Is(err, ErrOutOfScreen) {
 		t.Fatalf("swipe off screen: %v", err)
 	}
-	if err := p.Tap(ctx, nodes.Point{X: 5, Y: 5}, -time.Second); !errors.Is(err, ErrBadInput) {
+	if err := p.Tap(ctx, device.Point{X: 5, Y: 5}, -time.Second); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("negative hold: %v", err)
 	}
 	var se *Error
@@ -163,9 +163,9 @@ func TestErrorsNameTheFix(t *testing.T) {
 func TestInputLog(t *testing.T) {
 	p := New("s")
 	ctx := ctxT(t)
-	must(t, p.Tap(ctx, nodes.Point{X: 540, Y: 1200}, 0))
-	must(t, p.DoubleTap(ctx, nodes.Point{X: 10, Y: 20}))
-	must(t, p.Swipe(ctx, nodes.Point{X: 540, Y: 1800}, nodes.Point{X: 540, Y: 600}, 300*time.Millisecond, 0))
+	must(t, p.Tap(ctx, device.Point{X: 540, Y: 1200}, 0))
+	must(t, p.DoubleTap(ctx, device.Point{X: 10, Y: 20}))
+	must(t, p.Swipe(ctx, device.Point{X: 540, Y: 1800}, device.Point{X: 540, Y: 600}, 300*time.Millisecond, 0))
 	must(t, p.LaunchApp(ctx, "com.corral.notes"))
 	must(t, p.InputText(ctx, "hello"))
 	must(t, p.PressKey(ctx, "home"))
@@ -183,7 +183,7 @@ func TestInputLog(t *testing.T) {
 		t.Fatalf("log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for i := range 300 {
-		must(t, p.Tap(ctx, nodes.Point{X: i, Y: 0}, 0))
+		must(t, p.Tap(ctx, device.Point{X: i, Y: 0}, 0))
 	}
 	got := p.InputLog()
 	if len(got) != 256 || got[0] != "tap 44 0 hold=0s" || got[255] != "tap 299 0 hold=0s" {
@@ -201,13 +201,13 @@ func TestConcurrentUse(t *testing.T) {
 			for i := range 20 {
 				switch (g + i) % 5 {
 				case 0:
-					_ = p.Tap(ctx, nodes.Point{X: 135, Y: 860}, 0)
+					_ = p.Tap(ctx, device.Point{X: 135, Y: 860}, 0)
 				case 1:
 					_ = p.PressKey(ctx, "BACK")
 				case 2:
 					_, _ = p.Source(ctx)
 				case 3:
-					_ = p.Swipe(ctx, nodes.Point{X: 540, Y: 1800}, nodes.Point{X: 540, Y: 900}, 0, 0)
+					_ = p.Swipe(ctx, device.Point{X: 540, Y: 1800}, device.Point{X: 540, Y: 900}, 0, 0)
 				case 4:
 					_ = p.LaunchApp(ctx, apps[i%len(apps)].pkg)
 				}
@@ -235,7 +235,7 @@ func TestBytesPerPhone(t *testing.T) {
 		_ = p.LaunchApp(ctx, "com.corral.settings")
 		_ = p.LaunchApp(ctx, "com.corral.notes")
 		_ = p.InputText(ctx, "a short note")
-		_ = p.Tap(ctx, nodes.Point{X: 500, Y: 500}, 0)
+		_ = p.Tap(ctx, device.Point{X: 500, Y: 500}, 0)
 		phones[i] = p
 	}
 	runtime.GC()

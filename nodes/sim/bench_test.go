@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // BenchmarkScreenshot renders each kind of screen at 1080x2400.
@@ -55,7 +55,7 @@ func BenchmarkTap(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		// Settings icon, then BACK: two screens built per round.
-		if err := p.Tap(ctx, nodes.Point{X: 135, Y: 865}, 0); err != nil {
+		if err := p.Tap(ctx, device.Point{X: 135, Y: 865}, 0); err != nil {
 			b.Fatal(err)
 		}
 		if err := p.PressKey(ctx, "BACK"); err != nil {

@@ -1,4 +1,4 @@
-// Package sim is a simulated Android phone: a nodes.Driver with every optional ability, so the
+// Package sim is a simulated Android phone: a device.Driver with every optional ability, so the
 // whole farm (scheduler, node actors, MCP tools, vision) can run end to end with no hardware.
 //
 // A Phone keeps only a few hundred bytes of state (which screen, the back stack, the note, the

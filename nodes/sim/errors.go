@@ -3,7 +3,7 @@ package sim
 import (
 	"errors"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Sentinel errors. Every error a Phone returns is an *Error wrapping one of these, the caller's
@@ -22,8 +22,8 @@ var (
 	ErrStorageFull    = errors.New("storage full")
 )
 
-// Error is a failed operation on a device of this driver (see nodes.DeviceError).
-type Error = nodes.DeviceError
+// Error is a failed operation on a device of this driver (see device.Error).
+type Error = device.Error
 
 func (p *Phone) wrap(op string, err error, hint string) error {
 	return &Error{Kind: "sim phone", Serial: p.serial, Op: op, Err: err, Hint: hint}

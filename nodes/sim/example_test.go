@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -17,7 +17,7 @@ func Example() {
 	defer p.Close()
 
 	// The home screen's Notes icon sits at [270,700][540,1030]; tap its centre.
-	_ = p.Tap(ctx, nodes.Point{X: 405, Y: 865}, 0)
+	_ = p.Tap(ctx, device.Point{X: 405, Y: 865}, 0)
 	_ = p.InputText(ctx, "hello")
 	src, _ := p.Source(ctx)
 	fmt.Println(strings.Contains(src, `text="hello" resource-id="com.corral.notes:id/note"`))

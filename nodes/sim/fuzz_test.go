@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // FuzzInput feeds random sequences of taps, swipes, keys, text, app switches and popups to a small
@@ -25,7 +25,9 @@ func FuzzInput(f *testing.F) {
 		keys := append(validKeys[:], "BOGUS", "keycode_home")
 		pkgs := append(packages(), "com.bogus", "")
 		// Coordinates run a little past every edge, so out-of-screen errors are exercised too.
-		pt := func(a, b byte) nodes.Point { return nodes.Point{X: int(a)*(w+40)/255 - 20, Y: int(b)*(h+40)/255 - 20} }
+		pt := func(a, b byte) device.Point {
+			return device.Point{X: int(a)*(w+40)/255 - 20, Y: int(b)*(h+40)/255 - 20}
+		}
 		for ops := 0; len(data) >= 5 && ops < 64; ops++ { // bounded, so each run stays fast
 			op, a, b, c, d := data[0], data[1], data[2], data[3], data[4]
 			data = data[5:]

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // xnode is a <node> of a Source dump.
@@ -62,8 +62,8 @@ func (n xnode) rect(t testing.TB) image.Rectangle {
 	return r
 }
 
-func centre(r image.Rectangle) nodes.Point {
-	return nodes.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
+func centre(r image.Rectangle) device.Point {
+	return device.Point{X: (r.Min.X + r.Max.X) / 2, Y: (r.Min.Y + r.Max.Y) / 2}
 }
 
 // ctxT is a context that ends with the test, well before the test binary's own deadline.

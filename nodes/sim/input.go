@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // validKeys are the keys PressKey knows, sorted; "KEYCODE_" prefixes and case are ignored.
@@ -16,7 +16,7 @@ var validKeys = [...]string{"BACK", "DEL", "ENTER", "HOME", "POWER", "VOLUME_DOW
 
 // Tap touches pt and does what the element drawn there does. hold is logged but not waited
 // for: SetDelay is how a test makes the phone slow.
-func (p *Phone) Tap(ctx context.Context, pt nodes.Point, hold time.Duration) error {
+func (p *Phone) Tap(ctx context.Context, pt device.Point, hold time.Duration) error {
 	defer p.track()()
 	const op = "tap"
 	if err := p.begin(ctx, op); err != nil {
@@ -38,7 +38,7 @@ func (p *Phone) Tap(ctx context.Context, pt nodes.Point, hold time.Duration) err
 
 // DoubleTap taps pt twice in quick succession. The element there is activated once: on a
 // phone the second tap lands on the page the first one opened, mid-transition, and is dropped.
-func (p *Phone) DoubleTap(ctx context.Context, pt nodes.Point) error {
+func (p *Phone) DoubleTap(ctx context.Context, pt device.Point) error {
 	defer p.track()()
 	const op = "double tap"
 	if err := p.begin(ctx, op); err != nil {
@@ -55,7 +55,7 @@ func (p *Phone) DoubleTap(ctx context.Context, pt nodes.Point) error {
 	return nil
 }
 
-func (p *Phone) tap(pt nodes.Point) {
+func (p *Phone) tap(pt device.Point) {
 	if e := p.touchRoot().find(image.Pt(pt.X, pt.Y), isClickable); e != nil {
 		p.st.do(e.act, p.passcode)
 	}
@@ -63,7 +63,7 @@ func (p *Phone) tap(pt nodes.Point) {
 
 // Swipe moves a finger from one point to another. Starting on a scrolling list scrolls it by
 // the vertical distance, clamped to its ends: a finger moving up moves the content up.
-func (p *Phone) Swipe(ctx context.Context, from, to nodes.Point, d, hold time.Duration) error {
+func (p *Phone) Swipe(ctx context.Context, from, to device.Point, d, hold time.Duration) error {
 	defer p.track()()
 	const op = "swipe"
 	if err := p.begin(ctx, op); err != nil {
@@ -186,7 +186,7 @@ func (p *Phone) PressKey(ctx context.Context, key string) error {
 	return nil
 }
 
-func (p *Phone) checkPoint(op string, pt nodes.Point) error {
+func (p *Phone) checkPoint(op string, pt device.Point) error {
 	w, h := p.size.Width, p.size.Height
 	if pt.X >= 0 && pt.Y >= 0 && pt.X < w && pt.Y < h {
 		return nil

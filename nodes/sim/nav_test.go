@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func TestBackAndHome(t *testing.T) {
@@ -48,7 +48,7 @@ func TestVolume(t *testing.T) {
 	if node(t, p, "com.android.systemui:id/volume").Text != "Vol 0" {
 		t.Fatal("volume not clamped at 0")
 	}
-	must(t, p.Tap(ctx, nodes.Point{X: 540, Y: 2300}, 0)) // any input dismisses the toast
+	must(t, p.Tap(ctx, device.Point{X: 540, Y: 2300}, 0)) // any input dismisses the toast
 	if has(t, p, "com.android.systemui:id/toast") {
 		t.Fatal("the toast outlived the next input")
 	}

@@ -7,27 +7,27 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 var (
-	_ nodes.Driver        = (*Phone)(nil)
-	_ nodes.DoubleTapper  = (*Phone)(nil)
-	_ nodes.Swiper        = (*Phone)(nil)
-	_ nodes.TextInputter  = (*Phone)(nil)
-	_ nodes.KeyPresser    = (*Phone)(nil)
-	_ nodes.AppManager    = (*Phone)(nil)
-	_ nodes.SourceDumper  = (*Phone)(nil)
-	_ nodes.HealthChecker = (*Phone)(nil)
-	_ nodes.Closer        = (*Phone)(nil)
+	_ device.Driver        = (*Phone)(nil)
+	_ device.DoubleTapper  = (*Phone)(nil)
+	_ device.Swiper        = (*Phone)(nil)
+	_ device.TextInputter  = (*Phone)(nil)
+	_ device.KeyPresser    = (*Phone)(nil)
+	_ device.AppManager    = (*Phone)(nil)
+	_ device.SourceDumper  = (*Phone)(nil)
+	_ device.HealthChecker = (*Phone)(nil)
+	_ device.Closer        = (*Phone)(nil)
 
-	_ nodes.AppInstaller       = (*Phone)(nil)
-	_ nodes.AppClearer         = (*Phone)(nil)
-	_ nodes.ForegroundReporter = (*Phone)(nil)
-	_ nodes.IMESetter          = (*Phone)(nil)
-	_ nodes.ClipboardSetter    = (*Phone)(nil)
-	_ nodes.DensityReporter    = (*Phone)(nil)
-	_ nodes.StatusReporter     = (*Phone)(nil)
+	_ device.AppInstaller       = (*Phone)(nil)
+	_ device.AppClearer         = (*Phone)(nil)
+	_ device.ForegroundReporter = (*Phone)(nil)
+	_ device.IMESetter          = (*Phone)(nil)
+	_ device.ClipboardSetter    = (*Phone)(nil)
+	_ device.DensityReporter    = (*Phone)(nil)
+	_ device.StatusReporter     = (*Phone)(nil)
 )
 
 // DefaultPasscode unlocks a phone made without WithPasscode.
@@ -43,7 +43,7 @@ const (
 // reports that concurrency.
 type Phone struct {
 	serial   string
-	size     nodes.Size
+	size     device.Size
 	passcode string
 	density  int
 
@@ -71,7 +71,7 @@ type Option func(*Phone)
 // scale to fit; sizes are clamped to 320x480 .. 4096x8192.
 func WithSize(width, height int) Option {
 	return func(p *Phone) {
-		p.size = nodes.Size{Width: clamp(width, minWidth, maxWidth), Height: clamp(height, minHeight, maxHeight)}
+		p.size = device.Size{Width: clamp(width, minWidth, maxWidth), Height: clamp(height, minHeight, maxHeight)}
 	}
 }
 
@@ -98,7 +98,7 @@ func Locked() Option {
 func New(serial string, opts ...Option) *Phone {
 	p := &Phone{
 		serial:   serial,
-		size:     nodes.Size{Width: 1080, Height: 2400},
+		size:     device.Size{Width: 1080, Height: 2400},
 		passcode: DefaultPasscode,
 		density:  DefaultDensity,
 		ime:      DefaultIME,
@@ -112,10 +112,10 @@ func New(serial string, opts ...Option) *Phone {
 }
 
 // Info describes the phone. It is not a device operation: it never blocks or fails.
-func (p *Phone) Info() nodes.DeviceInfo {
-	return nodes.DeviceInfo{
+func (p *Phone) Info() device.Info {
+	return device.Info{
 		Serial:   p.serial,
-		Platform: nodes.PlatformAndroid,
+		Platform: device.PlatformAndroid,
 		Model:    model,
 		Brand:    "corral",
 		Release:  "14",
@@ -129,10 +129,10 @@ func (p *Phone) Info() nodes.DeviceInfo {
 func (p *Phone) Passcode() string { return p.passcode }
 
 // ScreenSize returns the screen size in pixels.
-func (p *Phone) ScreenSize(ctx context.Context) (nodes.Size, error) {
+func (p *Phone) ScreenSize(ctx context.Context) (device.Size, error) {
 	defer p.track()()
 	if err := p.begin(ctx, "screen size"); err != nil {
-		return nodes.Size{}, err
+		return device.Size{}, err
 	}
 	return p.size, nil
 }

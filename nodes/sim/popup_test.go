@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // A popup is an AlertDialog over the page: in the source, on the screenshot, and modal.
@@ -31,8 +31,8 @@ func TestPopupIsAModalDialog(t *testing.T) {
 	}
 	// The page under it takes no touch: a tap on a shop row and a swipe of its list do nothing.
 	row := node(t, p, "com.corral.shop:id/list").rect(t)
-	must(t, p.Tap(ctx, nodes.Point{X: 20, Y: row.Min.Y + 20}, 0))
-	must(t, p.Swipe(ctx, nodes.Point{X: 20, Y: row.Max.Y - 20}, nodes.Point{X: 20, Y: row.Min.Y + 20}, 0, 0))
+	must(t, p.Tap(ctx, device.Point{X: 20, Y: row.Min.Y + 20}, 0))
+	must(t, p.Swipe(ctx, device.Point{X: 20, Y: row.Max.Y - 20}, device.Point{X: 20, Y: row.Min.Y + 20}, 0, 0))
 	if _, open := p.Popup(); !open || foreground(t, p) != "com.corral.shop" || !has(t, p, "Item 1") {
 		t.Fatalf("a touch outside the popup went through; texts %v", texts(t, p))
 	}

@@ -7,24 +7,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func TestInfoAndSize(t *testing.T) {
 	p := New("SIM-0001")
 	info := p.Info()
-	if info.Serial != "SIM-0001" || info.Platform != nodes.PlatformAndroid || info.Model != "Corral SimPhone" ||
+	if info.Serial != "SIM-0001" || info.Platform != device.PlatformAndroid || info.Model != "Corral SimPhone" ||
 		info.Brand != "corral" || info.Release != "14" || info.SDK != "34" || !slices.Equal(info.Tags, []string{"sim"}) {
 		t.Fatalf("Info = %+v", info)
 	}
 	size, err := p.ScreenSize(ctxT(t))
 	must(t, err)
-	if size != (nodes.Size{Width: 1080, Height: 2400}) {
+	if size != (device.Size{Width: 1080, Height: 2400}) {
 		t.Fatalf("size = %v", size)
 	}
 	size, err = New("s", WithSize(720, 1280)).ScreenSize(ctxT(t))
 	must(t, err)
-	if size != (nodes.Size{Width: 720, Height: 1280}) {
+	if size != (device.Size{Width: 720, Height: 1280}) {
 		t.Fatalf("size = %v", size)
 	}
 	if img := shot(t, New("s", WithSize(720, 1280))); img.Rect != image.Rect(0, 0, 720, 1280) {
@@ -76,7 +76,7 @@ func TestSourceBoundsMatchHitTest(t *testing.T) {
 		func() { must(t, p.LaunchApp(ctx, "com.corral.settings")) },
 		func() { tapOn(t, p, "Wi-Fi") },
 		func() { must(t, p.LaunchApp(ctx, "com.corral.shop")) },
-		func() { must(t, p.Swipe(ctx, nodes.Point{X: 540, Y: 1500}, nodes.Point{X: 540, Y: 1130}, 0, 0)) },
+		func() { must(t, p.Swipe(ctx, device.Point{X: 540, Y: 1500}, device.Point{X: 540, Y: 1130}, 0, 0)) },
 		func() { tapOn(t, p, "Item 12") },
 		func() { must(t, p.LaunchApp(ctx, "com.corral.notes")) },
 		func() { must(t, p.LaunchApp(ctx, "com.corral.music")) },
@@ -216,7 +216,7 @@ func TestScrollShop(t *testing.T) {
 	}
 	img := shot(t, p)
 	// Finger up by 800 pixels: the content moves up 5 rows of 160.
-	must(t, p.Swipe(ctx, nodes.Point{X: 540, Y: 1800}, nodes.Point{X: 540, Y: 1000}, 300_000_000, 0))
+	must(t, p.Swipe(ctx, device.Point{X: 540, Y: 1800}, device.Point{X: 540, Y: 1000}, 300_000_000, 0))
 	after := visibleItems(t, p)
 	if after[0] != "Item 6" {
 		t.Fatalf("after scrolling 800 px the first item is %q", after[0])
@@ -226,7 +226,7 @@ func TestScrollShop(t *testing.T) {
 	}
 	// Far past the end: clamped, Item 60 ends at the bottom of the screen.
 	for range 10 {
-		must(t, p.Swipe(ctx, nodes.Point{X: 540, Y: 2300}, nodes.Point{X: 540, Y: 300}, 0, 0))
+		must(t, p.Swipe(ctx, device.Point{X: 540, Y: 2300}, device.Point{X: 540, Y: 300}, 0, 0))
 	}
 	last := all(t, p, func(n *xnode) bool { return n.Desc == "Item 60" })
 	if len(last) != 1 || last[0].rect(t).Max.Y != 2400 {
@@ -234,13 +234,13 @@ func TestScrollShop(t *testing.T) {
 	}
 	// And back up past the top.
 	for range 10 {
-		must(t, p.Swipe(ctx, nodes.Point{X: 540, Y: 300}, nodes.Point{X: 540, Y: 2300}, 0, 0))
+		must(t, p.Swipe(ctx, device.Point{X: 540, Y: 300}, device.Point{X: 540, Y: 2300}, 0, 0))
 	}
 	if got := visibleItems(t, p); got[0] != "Item 1" || node(t, p, "Item 1").rect(t).Min.Y != 280 {
 		t.Fatalf("back at the top: %v", got)
 	}
 	// A swipe that starts outside the list (on the toolbar) scrolls nothing.
-	must(t, p.Swipe(ctx, nodes.Point{X: 540, Y: 200}, nodes.Point{X: 540, Y: 150}, 0, 0))
+	must(t, p.Swipe(ctx, device.Point{X: 540, Y: 200}, device.Point{X: 540, Y: 150}, 0, 0))
 	if got := visibleItems(t, p); got[0] != "Item 1" {
 		t.Fatalf("a toolbar swipe scrolled to %v", got)
 	}
@@ -309,7 +309,7 @@ func TestScreenshotsAreDeterministic(t *testing.T) {
 }
 
 func TestOtherSizesScale(t *testing.T) {
-	for _, size := range []nodes.Size{{Width: 720, Height: 1280}, {Width: 2400, Height: 1080}, {Width: 320, Height: 480}} {
+	for _, size := range []device.Size{{Width: 720, Height: 1280}, {Width: 2400, Height: 1080}, {Width: 320, Height: 480}} {
 		p := New("s", WithSize(size.Width, size.Height))
 		screen := image.Rect(0, 0, size.Width, size.Height)
 		for _, a := range apps {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 const (
@@ -91,12 +91,12 @@ func usage(c *call, verb string) int {
 }
 
 // points parses n x,y pairs from the front of args and maps them to the phone.
-func points(d *Device, args []string, n int) ([]nodes.Point, bool) {
+func points(d *Device, args []string, n int) ([]device.Point, bool) {
 	if len(args) < 2*n {
 		return nil, false
 	}
 	disp := d.currentDisplay()
-	out := make([]nodes.Point, n)
+	out := make([]device.Point, n)
 	for i := range n {
 		x, err1 := strconv.ParseFloat(args[2*i], 32)
 		y, err2 := strconv.ParseFloat(args[2*i+1], 32)

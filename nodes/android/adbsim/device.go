@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -102,7 +102,7 @@ type Device struct {
 // Tap is a tap the touch screen received: when, and where in the phone's natural pixels.
 type Tap struct {
 	At time.Time
-	nodes.Point
+	device.Point
 }
 
 // maxTaps bounds the taps a device remembers.
@@ -115,7 +115,7 @@ func (d *Device) Taps() []Tap {
 	return slices.Clone(d.taps)
 }
 
-func (d *Device) recordTap(p nodes.Point) {
+func (d *Device) recordTap(p device.Point) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.taps) == maxTaps {

@@ -7,9 +7,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/corral-farm/corral/nodes/device"
 	"golang.org/x/image/draw"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 const defaultDensity = 420
@@ -50,7 +49,7 @@ func (s display) identity() bool { return s.overW == 0 && s.rotation == 0 }
 
 // toPhone maps a display pixel to the phone pixel under its centre. Points off the display map
 // off the phone, so the phone still refuses them.
-func (s display) toPhone(x, y float64) nodes.Point {
+func (s display) toPhone(x, y float64) device.Point {
 	nw, nh := s.natural()
 	x, y = x+0.5, y+0.5
 	var u, v float64
@@ -64,7 +63,7 @@ func (s display) toPhone(x, y float64) nodes.Point {
 	default:
 		u, v = x, y
 	}
-	return nodes.Point{
+	return device.Point{
 		X: int(math.Floor(u * float64(s.physW) / float64(nw))),
 		Y: int(math.Floor(v * float64(s.physH) / float64(nh))),
 	}

@@ -1,8 +1,8 @@
-package nodes
+package device
 
-// DeviceError is a failed driver operation: which kind of device and which one, which
+// Error is a failed driver operation: which kind of device and which one, which
 // operation, why, and what to do about it. Drivers wrap their sentinel errors in it.
-type DeviceError struct {
+type Error struct {
 	Kind   string // "android", "sim phone", …: how the message names the device
 	Serial string
 	Op     string
@@ -10,7 +10,7 @@ type DeviceError struct {
 	Hint   string
 }
 
-func (e *DeviceError) Error() string {
+func (e *Error) Error() string {
 	s := e.Kind + " " + e.Serial + ": " + e.Op + ": " + e.Err.Error()
 	if e.Hint != "" {
 		s += " (" + e.Hint + ")"
@@ -18,4 +18,4 @@ func (e *DeviceError) Error() string {
 	return s
 }
 
-func (e *DeviceError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }

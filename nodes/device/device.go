@@ -1,7 +1,9 @@
-// Package nodes is the edge node runtime: it discovers devices, gives each one a supervised
-// actor, serves the node's NATS endpoints and keeps the registry current. Device drivers plug in
-// behind the small interfaces of this file; a driver implements only the abilities it has.
-package nodes
+// Package device is the contract between Corral and a device driver: what every driver does
+// (Driver), the optional abilities a driver may have, how a device describes itself (Info),
+// the units of its screen (Point, Size) and how a driver reports a failure (Error). It imports
+// nothing of Corral, so a driver — and a simulator that speaks a device's protocol — depends on
+// this package and its own protocol libraries only.
+package device
 
 import (
 	"context"
@@ -17,8 +19,8 @@ const (
 	PlatformArm     = "arm"
 )
 
-// DeviceInfo describes a device as the registry shows it.
-type DeviceInfo struct {
+// Info describes a device as the registry shows it.
+type Info struct {
 	Serial   string            `json:"serial"`
 	Platform string            `json:"platform"`
 	Model    string            `json:"model,omitempty"`
@@ -45,7 +47,7 @@ type Point struct {
 // screen; the node converts relative coordinates and bboxes before calling it.
 // Every method must return promptly once ctx is cancelled.
 type Driver interface {
-	Info() DeviceInfo
+	Info() Info
 	ScreenSize(ctx context.Context) (Size, error)
 	Screenshot(ctx context.Context) (image.Image, error)
 	// Tap touches p; hold is how long the finger stays down (0 means a plain tap).

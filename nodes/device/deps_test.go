@@ -1,0 +1,30 @@
+package device_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Drivers and the simulators depend on the device contract and their own protocol libraries
+// only: not on the node runtime (actors, NATS), so a driver builds and tests on its own.
+func TestDriversLinkNoRuntime(t *testing.T) {
+	allowed := map[string]bool{
+		"github.com/corral-farm/corral/nodes/device": true,
+		"github.com/corral-farm/corral/nodes/sim":    true, // adbsim's phone behind the ADB transport
+	}
+	for _, pkg := range []string{"../sim", "../android", "../android/adbsim"} {
+		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		self, _ := exec.Command("go", "list", pkg).Output()
+		for _, dep := range strings.Fields(string(out)) {
+			corral := strings.HasPrefix(dep, "github.com/corral-farm/corral/")
+			if corral && !allowed[dep] && dep != strings.TrimSpace(string(self)) ||
+				strings.Contains(dep, "protoactor") || strings.Contains(dep, "nats-io/") {
+				t.Errorf("%s depends on %s; a driver may import only nodes/device and its protocol libraries", pkg, dep)
+			}
+		}
+	}
+}
