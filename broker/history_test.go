@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -17,7 +18,7 @@ import (
 func openStores(t *testing.T) *Stores {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	ns, err := StartEmbedded(EmbeddedOptions{Port: -1, StoreDir: t.TempDir()}, log)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/sim"
@@ -35,7 +36,7 @@ type restartRig struct {
 // node lost after broker.LostAfter, as a gateway does; without, nobody declares it lost.
 func newRestartRig(t *testing.T, reap bool) *restartRig {
 	log := slog.New(slog.DiscardHandler)
-	ns, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: -1, StoreDir: t.TempDir()}, log)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
 	require.NoError(t, err)
 	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
 	ctx, cancel := context.WithCancel(context.Background())

@@ -26,6 +26,7 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
@@ -57,8 +58,8 @@ func startCluster(t *testing.T, n int, log *slog.Logger) *natsCluster {
 	var urls []string
 	for i := range n {
 		name := fmt.Sprintf("nats-%d", i+1)
-		ns, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: -1, StoreDir: t.TempDir(), Name: name,
-			Cluster: &broker.ClusterOptions{Name: "corral-test", Port: ports[i], Routes: routes}}, log)
+		ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: name,
+			Cluster: &embedded.ClusterOptions{Name: "corral-test", Port: ports[i], Routes: routes}}, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -485,7 +486,7 @@ func registrySnapshot(t *testing.T, stores *broker.Stores) map[string]broker.Dev
 
 // --nats-replicas 3 on a single server fails at start and says why.
 func TestReplicasNeedACluster(t *testing.T) {
-	ns, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 )
 
 // runUp runs the whole farm in one process on an embedded NATS server.
@@ -30,7 +31,7 @@ func runUp(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	server, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: *natsPort, StoreDir: filepath.Join(dir, "jetstream")}, log)
+	server, err := embedded.Start(embedded.Options{Port: *natsPort, StoreDir: filepath.Join(dir, "jetstream")}, log)
 	if err != nil {
 		return err
 	}

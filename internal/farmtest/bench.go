@@ -14,6 +14,7 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/sim"
 )
@@ -32,7 +33,7 @@ func StartEmpty(t testing.TB, opts Options) *Farm {
 		}
 		log = slog.New(slog.NewTextHandler(testWriter{t, done}, &slog.HandlerOptions{Level: level}))
 	}
-	ns, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: -1, StoreDir: t.TempDir()}, log)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

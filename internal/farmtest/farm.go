@@ -21,6 +21,7 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android"
@@ -84,7 +85,7 @@ func Start(t testing.TB, opts Options) *Farm {
 	if opts.Quiet {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ns, err := broker.StartEmbedded(broker.EmbeddedOptions{Port: -1, StoreDir: t.TempDir()}, log)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package broker
+// Package embedded runs nats-server inside Corral's process: `corral up` on a laptop, and the
+// tests. It is a package of its own so that what only connects to NATS (the gateway, the CLI,
+// drivers) does not link the server.
+package embedded
 
 import (
 	"fmt"
@@ -11,8 +14,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// EmbeddedOptions configure an in-process NATS server.
-type EmbeddedOptions struct {
+// Options configure an in-process NATS server.
+type Options struct {
 	// Host defaults to 127.0.0.1: the embedded server is for this machine only.
 	Host string
 	// Port defaults to 4222; -1 picks a free port.
@@ -37,9 +40,9 @@ type ClusterOptions struct {
 	Routes []string
 }
 
-// StartEmbedded starts an in-process nats-server with JetStream and waits until it accepts
+// Start starts an in-process nats-server with JetStream and waits until it accepts
 // connections. Shut it down with Shutdown and WaitForShutdown.
-func StartEmbedded(opts EmbeddedOptions, log *slog.Logger) (*server.Server, error) {
+func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 	if opts.Host == "" {
 		opts.Host = "127.0.0.1"
 	}
