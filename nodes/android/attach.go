@@ -21,12 +21,20 @@ const createTimeout = 10 * time.Second
 // RemovedReason is the reason Attach gives the registry for a device that left.
 const RemovedReason = "device disconnected"
 
+// settleTime is how long a device may stay in a state it passes through on its way in
+// (offline, connecting, authorizing) before Attach reports it as not usable. The adb server
+// lists a device it connects to as offline for a few milliseconds before it is ready: that is
+// logged at DEBUG only.
+const settleTime = 5 * time.Second
+
 // Attach keeps reg in step with the adb server at addr (ServerAddr() when empty) until ctx
 // ends: a device that becomes ready gets a Driver, added with AddDriver; one that leaves is
 // removed with RemoveDevice(serial, "device disconnected"), which also closes its driver and
-// fails its call in flight. Devices in other states are logged with a hint. Attach returns an
-// error at once if the adb server cannot be reached, and nil when ctx ends; the devices it
-// added stay on reg (a node removes its devices when it stops).
+// fails its call in flight. Devices in other states are logged with a hint: at once at WARN
+// for a state that needs someone (unauthorized, no permissions, ...), at DEBUG for one every
+// device passes through, then at WARN if the device is still in it after settleTime. Attach
+// returns an error at once if the adb server cannot be reached, and nil when ctx ends; the
+// devices it added stay on reg (a node removes its devices when it stops).
 func Attach(ctx context.Context, reg Registry, addr string, log *slog.Logger) error {
 	if addr == "" {
 		addr = ServerAddr()
@@ -39,23 +47,77 @@ func Attach(ctx context.Context, reg Registry, addr string, log *slog.Logger) er
 	if err != nil {
 		return err
 	}
-	a := &attacher{reg: reg, addr: addr, log: log, live: map[string]*attachment{}}
+	a := &attacher{reg: reg, addr: addr, log: log, live: map[string]*attachment{}, settling: map[string]settling{},
+		states: func(ctx context.Context) (map[string]string, error) {
+			msg, err := hostQuery(ctx, addr, "host:devices")
+			return parseDeviceList(msg), err
+		}}
 	defer a.wg.Wait()
-	for e := range events {
-		switch e.Kind {
-		case Added:
-			a.add(ctx, e.Serial)
-		case Removed:
-			a.remove(e.Serial, e.State)
-		case Unusable:
-			level := slog.LevelWarn
-			if transient(e.State) {
-				level = slog.LevelInfo // every device passes through these on its way in
+	check := time.NewTicker(settleTime / 5)
+	defer check.Stop()
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				return nil
 			}
-			log.Log(ctx, level, "android device not usable", "serial", e.Serial, "state", e.State, "hint", StateHint(e.State))
+			a.event(ctx, e, time.Now())
+		case now := <-check.C:
+			a.checkSettling(ctx, now)
 		}
 	}
-	return nil
+}
+
+// event acts on one change of the adb server's device list, seen at now.
+func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
+	switch e.Kind {
+	case Added:
+		delete(a.settling, e.Serial)
+		a.add(ctx, e.Serial)
+	case Removed:
+		delete(a.settling, e.Serial)
+		a.remove(e.Serial, e.State)
+	case Unusable:
+		if !transient(e.State) {
+			delete(a.settling, e.Serial)
+			a.log.Warn("android device not usable", "serial", e.Serial, "state", e.State, "hint", StateHint(e.State))
+			return
+		}
+		a.log.Debug("android device not ready yet", "serial", e.Serial, "state", e.State)
+		if s, ok := a.settling[e.Serial]; ok {
+			now = s.since // still not ready: from offline to connecting, say
+		}
+		a.settling[e.Serial] = settling{state: e.State, since: now}
+	}
+}
+
+// checkSettling reports, at WARN, the devices still in a transient state settleTime after they
+// entered it, as the adb server lists them now (a device that left the list meanwhile is no
+// longer news). Each is reported once.
+func (a *attacher) checkSettling(ctx context.Context, now time.Time) {
+	var due []string
+	for serial, s := range a.settling {
+		if now.Sub(s.since) >= settleTime {
+			due = append(due, serial)
+		}
+	}
+	if len(due) == 0 {
+		return
+	}
+	qctx, cancel := context.WithTimeout(ctx, time.Second)
+	states, err := a.states(qctx)
+	cancel()
+	if err != nil {
+		return // the adb server is gone (Watch reports its devices removed) or slow: next time
+	}
+	for _, serial := range due {
+		s := a.settling[serial]
+		delete(a.settling, serial)
+		if state := states[serial]; transient(state) {
+			a.log.Warn("android device not usable", "serial", serial, "state", state, "for", now.Sub(s.since).Round(time.Second),
+				"hint", StateHint(state))
+		}
+	}
 }
 
 // attacher tracks the devices Attach has seen.
@@ -67,6 +129,17 @@ type attacher struct {
 
 	mu   sync.Mutex // guards live, and orders AddDriver and RemoveDevice per serial
 	live map[string]*attachment
+
+	// settling holds the devices listed in a transient state, not ready yet (Attach's
+	// goroutine only); states lists the adb server's devices now.
+	settling map[string]settling
+	states   func(ctx context.Context) (map[string]string, error)
+}
+
+// settling is a device on its way in: its state and since when it has not been ready.
+type settling struct {
+	state string
+	since time.Time
 }
 
 // attachment is one appearance of a device: its driver is being made, or is in reg.
