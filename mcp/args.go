@@ -40,43 +40,21 @@ func decodeArgs(tool mcpgo.Tool, req mcpgo.CallToolRequest, v any) error {
 }
 
 // typeError matches encoding/json's complaint about a value of the wrong type.
-var typeError = regexp.MustCompile(`json: cannot unmarshal (\w+)(?: [^ ]+)? into Go struct field [\w]*\.([\w.]+) of type (\S+)`)
-
-// goTypes names Go types in JSON words.
-var goTypes = map[string]string{"float64": "a number", "int64": "a whole number", "int": "a whole number",
-	"string": "a string", "bool": "a boolean", "[]string": "an array of strings", "[]float64": "an array of numbers",
-	"[]nodes.SequenceStep": "an array of steps", "nodes.SequenceStep": "an object {tool_name, args}"}
-
 // argError rewrites a decoding error in the words of the tool's arguments: a value of the wrong
 // type names the argument and the type it takes; an unknown argument lists the known ones.
 func argError(tool mcpgo.Tool, err error) error {
-	if m := typeError.FindStringSubmatch(err.Error()); m != nil {
-		want, ok := goTypes[strings.TrimPrefix(m[3], "*")]
-		if !ok {
-			want = "of type " + m[3]
-		}
-		got := map[string]string{"string": "a string", "number": "a number", "object": "an object", "array": "an array",
-			"bool": "a boolean"}[m[1]]
-		if got == "a number" && want == "a whole number" {
-			got = "a fraction or a number out of range"
-		}
-		if got == "" {
-			got = m[1]
-		}
-		return fmt.Errorf("%s must be %s, got %s", m[2], want, got)
-	}
-	if !strings.Contains(err.Error(), "unknown field") {
+	msg, unknown, ok := nodes.ArgProblem(err)
+	if !ok {
 		return err
+	}
+	if !unknown {
+		return errors.New(msg)
 	}
 	names := make([]string, 0, len(tool.InputSchema.Properties))
 	for k := range tool.InputSchema.Properties {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	msg := strings.Replace(err.Error(), "json: unknown field", "unknown argument", 1)
-	if len(msg) > 200 { // the name is the caller's and may be huge
-		msg = strings.ToValidUTF8(msg[:200], "") + "…"
-	}
 	return errors.New(msg + "; " + tool.Name + " takes: " + strings.Join(names, ", "))
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -178,38 +177,21 @@ func compactArg(name, kind string, arg json.RawMessage) (json.RawMessage, error)
 	return nil, fmt.Errorf("%s: arg must be an object of %s's arguments", name, name)
 }
 
-// jsonTypeError and jsonValueError match encoding/json's complaints, to say them in the words
-// of the step's arguments.
-var (
-	jsonTypeError  = regexp.MustCompile(`json: cannot unmarshal (\w+)(?: [^ ]+)? into Go struct field [\w]*\.([\w.]+) of type (\S+)`)
-	jsonValueError = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go value of type`)
-	jsonUnknown    = regexp.MustCompile(`json: unknown field ("[^"]*")`)
-)
-
 // argWords rewrites a step's decoding error without encoding/json's words, which the gateway
 // would otherwise take for the sequence's own.
 func argWords(err error) string {
+	if msg, _, ok := ArgProblem(err); ok {
+		if strings.HasPrefix(msg, "arguments must be") {
+			return "args must be an object of the tool's arguments"
+		}
+		return msg
+	}
 	msg := err.Error()
 	var oe *OpError
-	if errors.As(err, &oe) {
+	if errors.As(err, &oe) && oe.Err == nil {
 		msg = oe.Msg
 	}
-	msg = strings.TrimPrefix(msg, "arguments: ")
-	if m := jsonTypeError.FindStringSubmatch(msg); m != nil {
-		want := map[string]string{"float64": "a number", "*float64": "a number", "int64": "a whole number", "*int64": "a whole number",
-			"string": "a string", "bool": "a boolean", "[]float64": "an array of numbers"}[m[3]]
-		if want == "" {
-			want = "of another type"
-		}
-		return fmt.Sprintf("%s must be %s, got %s", m[2], want, m[1])
-	}
-	if jsonValueError.MatchString(msg) {
-		return "args must be an object of the tool's arguments"
-	}
-	if m := jsonUnknown.FindStringSubmatch(msg); m != nil {
-		return "unknown argument " + clip(m[1])
-	}
-	return strings.TrimPrefix(msg, "json: ")
+	return strings.TrimPrefix(msg, "arguments: ")
 }
 
 // StepResult is one step's outcome in sequence's result.

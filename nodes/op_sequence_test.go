@@ -156,7 +156,7 @@ func TestSequenceBadInputRunsNothing(t *testing.T) {
 		`{"steps":[{"tool_name":"swipe","arg":[0,0,1,1]}]}`:                                                                                         "arg must be an object of swipe's arguments",
 		`{"steps":[{"tool_name":"send_to_clipboard","arg":5}]}`:                                                                                     "arg must be the text",
 		`{"steps":[{"tool_name":"tap","args":5}]}`:                                                                                                  "args must be an object",
-		`{"steps":[{"tool_name":"tap_xy","args":{"x":"a","y":0}}]}`:                                                                                 "step 1: tap_xy: x must be a number, got string",
+		`{"steps":[{"tool_name":"tap_xy","args":{"x":"a","y":0}}]}`:                                                                                 "step 1: tap_xy: x must be a number, got a string",
 		`{"steps":[{"tool_name":"tap_xy","args":{"x":0,"y":0,"z":1}}]}`:                                                                             `step 1: tap_xy: unknown argument "z"`,
 		`{"steps":[{"tool_name":"home","args":{"button":"HOME"}}]}`:                                                                                 `unknown argument "button"`,
 		`{"steps":[{"tool_name":"swipe","args":{"bbox":[0,0,1,1]}}]}`:                                                                               "needs direction",

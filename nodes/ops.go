@@ -83,7 +83,7 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return BadInput("arguments: %v", err)
+		return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: err} // ArgProblem reads err
 	}
 	if dec.More() {
 		return BadInput("arguments: trailing data after the JSON object")
