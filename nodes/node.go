@@ -79,6 +79,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
 	}))
+	actors.LogDeadLetters(n.system, cfg.Log.With("component", "actors"))
 	schedProps := actors.NewSchedulerProps(actors.Config{Node: cfg.ID, LeaseTTL: cfg.LeaseTTL, LeaseMax: cfg.LeaseMax,
 		Grace: cfg.Grace, MaxQueue: cfg.MaxQueue, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log})
 	supProps, started := actors.NewNodeSupervisorProps(schedProps, cfg.Metrics, cfg.ID)

@@ -1,13 +1,26 @@
 package test
 
 import (
+	"context"
+	"encoding/json"
+	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/sim"
 )
 
 // What a new user tripped on (issue 9): each test here failed before its fix.
@@ -38,4 +51,96 @@ func introduction(page string) string {
 		intro = intro[:i]
 	}
 	return strings.Join(strings.Fields(intro), " ")
+}
+
+// logRecorder is a slog handler that keeps every record.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
+func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records = append(r.records, rec.Clone())
+	return nil
+}
+
+// find returns the records whose message contains msg, as "LEVEL message attrs".
+func (r *logRecorder) find(msg string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rec := range r.records {
+		if !strings.Contains(rec.Message, msg) {
+			continue
+		}
+		line := rec.Level.String() + " " + rec.Message
+		rec.Attrs(func(a slog.Attr) bool {
+			line += " " + a.String()
+			return true
+		})
+		out = append(out, line)
+	}
+	return out
+}
+
+// A device disconnected during a task stops its actor; the task's worker and grace timer then
+// report to no one. That is expected: logged at DEBUG, never as an INFO [DeadLetter] line.
+func TestDisconnectLogsNoDeadLetter(t *testing.T) {
+	logs := &logRecorder{}
+	log := slog.New(logs)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "node-n1"}, log)
+	require.NoError(t, err)
+	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
+	require.NoError(t, err)
+	n, err := nodes.Start(t.Context(), nodes.Config{ID: "n1", NC: nc, Stores: stores, Grace: 50 * time.Millisecond,
+		Metrics: actors.NewMetrics(prometheus.NewRegistry()), Log: log})
+	require.NoError(t, err)
+	t.Cleanup(n.Stop)
+	n.AddDriver(sim.New("n1-p1"))
+
+	cnc, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "gateway"}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(cnc.Close)
+	farm, err := broker.NewClient(t.Context(), cnc, stores, broker.ClientOptions{Log: slog.New(slog.DiscardHandler)})
+	require.NoError(t, err)
+	require.NoError(t, farm.WaitReady(t.Context()))
+	state := func(want string) func() bool {
+		return func() bool { d, ok := farm.Device("n1-p1"); return ok && d.State == want }
+	}
+	require.Eventually(t, state(broker.StateOnline), 10*time.Second, 10*time.Millisecond, "n1-p1 online")
+
+	answer := make(chan broker.TaskResult, 1)
+	go func() {
+		res, err := farm.Run(context.Background(), broker.TaskRequest{V: broker.WireVersion, ID: broker.NewTaskID(), Serial: "n1-p1",
+			Tool: "sleep", Args: json.RawMessage(`{"seconds":30}`)}, nil)
+		if err != nil {
+			res.Error = err.Error()
+		}
+		answer <- res
+	}()
+	require.Eventually(t, state(broker.StateBusy), 10*time.Second, 10*time.Millisecond, "n1-p1 busy with the sleep")
+	n.RemoveDevice("n1-p1", "device disconnected")
+	select {
+	case res := <-answer:
+		assert.Equal(t, broker.CodeDisconnected, res.Code, "the sleep's answer: %+v", res)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sleep was not answered within 10s of the disconnect")
+	}
+	// The grace timer fires 50 ms after the cancel, at the stopped actor.
+	if !assert.Eventually(t, func() bool {
+		return slices.ContainsFunc(logs.find("device actor already stopped"), func(l string) bool {
+			return strings.HasPrefix(l, "DEBUG ") && strings.Contains(l, "grace of task")
+		})
+	}, 10*time.Second, 10*time.Millisecond, "the late grace timer is logged at DEBUG") {
+		t.Fatalf("dead letters logged: %v", logs.find("DeadLetter"))
+	}
+	assert.Empty(t, logs.find("[DeadLetter]"), "dead letters logged by protoactor")
 }
