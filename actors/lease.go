@@ -70,14 +70,11 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 	m.Reply(broker.LeaseAnswer{V: broker.WireVersion, OK: true, Lease: &answer})
 }
 
-// renew pushes the lease's expiry to now + TTL, never past its maximum.
+// renew pushes the lease's expiry to now + its idle TTL (as granted: within the node's), never
+// past its maximum.
 func (s *Scheduler) renew(sl *slot) {
 	l := sl.lease
-	ttl := sl.ttl
-	if ttl > s.cfg.LeaseTTL || ttl <= 0 {
-		ttl = s.cfg.LeaseTTL
-	}
-	l.ExpiresAt = minTime(time.Now().Add(ttl), l.MaxUntil)
+	l.ExpiresAt = minTime(time.Now().Add(sl.ttl), l.MaxUntil)
 	s.cfg.Mirror.Lease(l.Serial, l)
 }
 
