@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/internal/farmtest"
 )
@@ -97,18 +100,29 @@ func TestOperatorCLI(t *testing.T) {
 			holder := f.Client("cli-holder")
 			l := acquire(t, holder, args("serial", "n1-p2"))
 			out, err = runCorral(t, append([]string{"leases"}, via...)...)
+			require.NoError(t, err, "corral leases: %s", out)
+			// A table, as devices prints: serial, holder, epoch, expires in, queue.
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			require.Len(t, lines, 2, "corral leases printed %q; want a header and the lease of n1-p2", out)
+			assert.Equal(t, []string{"SERIAL", "HOLDER", "EPOCH", "EXPIRES", "IN", "QUEUE"}, strings.Fields(lines[0]))
+			row := regexp.MustCompile(`^n1-p2\s+` + regexp.QuoteMeta(l.Lease.Holder) + `\s+` + strconv.FormatUint(l.Lease.Epoch, 10) +
+				`\s+(\d+m)?\d+s\s+0$`)
+			assert.Regexp(t, row, lines[1], "the lease's row")
+			assert.NotContains(t, out, l.Lease.Handle, "corral leases shows the handle")
+
+			out, err = runCorral(t, append([]string{"leases", "--json"}, via...)...)
 			if err != nil {
-				t.Fatalf("corral leases: %v\n%s", err, out)
+				t.Fatalf("corral leases --json: %v\n%s", err, out)
 			}
 			var listed struct {
 				Leases []struct{ Serial, Holder, Handle string }
 			}
 			if err := json.Unmarshal([]byte(out), &listed); err != nil {
-				t.Fatalf("corral leases: %v\n%s", err, out)
+				t.Fatalf("corral leases --json: %v\n%s", err, out)
 			}
 			if len(listed.Leases) != 1 || listed.Leases[0].Serial != "n1-p2" || listed.Leases[0].Holder != l.Lease.Holder ||
 				strings.Contains(out, l.Lease.Handle) {
-				t.Fatalf("corral leases printed %s; want the lease of n1-p2 held by %s, without its handle", out, l.Lease.Holder)
+				t.Fatalf("corral leases --json printed %s; want the lease of n1-p2 held by %s, without its handle", out, l.Lease.Holder)
 			}
 			farmtest.MustCall(t, holder, "release_device", args("serial", "n1-p2", "lease", l.Lease.Handle))
 			out, err = runCorral(t, append(append([]string{"abort"}, via...), "n1-p1")...)

@@ -158,6 +158,7 @@ func runDevices(ctx context.Context, args []string) error {
 
 func runLeases(ctx context.Context, args []string) error {
 	o := newOperatorFlags("leases")
+	asJSON := o.Bool("json", false, "print JSON")
 	if err := o.parse(args); err != nil {
 		return err
 	}
@@ -165,8 +166,30 @@ func runLeases(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(resultText(res))
-	return nil
+	if *asJSON {
+		fmt.Println(resultText(res))
+		return nil
+	}
+	var list mcp.LeasesResult
+	if err := structured(res, &list); err != nil {
+		return err
+	}
+	now := time.Now()
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SERIAL\tHOLDER\tEPOCH\tEXPIRES IN\tQUEUE")
+	for _, l := range list.Leases {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d\n", l.Serial, l.Holder, l.Epoch, expiresIn(l.ExpiresAt, now), l.QueueLen)
+	}
+	return w.Flush()
+}
+
+// expiresIn says how long until t, to the second, or "expired".
+func expiresIn(t, now time.Time) string {
+	d := t.Sub(now).Round(time.Second)
+	if d <= 0 {
+		return "expired"
+	}
+	return d.String()
 }
 
 func runCall(ctx context.Context, args []string) error {
