@@ -134,6 +134,43 @@ func TestOperatorCLI(t *testing.T) {
 	}
 }
 
+// tasks, release and drain take --gateway as the other operator commands do: the holder's own
+// release goes through the gateway; the operator actions, which no gateway tool offers, say
+// that they need --nats-url, and change nothing.
+func TestOperatorActionsGateway(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
+	gw := []string{"--gateway", f.Gateway().MCPURL}
+	holder := f.Client("cli-holder")
+	l := acquire(t, holder, args("serial", "n1-p1"))
+	held := func() int {
+		var list struct{ Leases []struct{ Serial string } }
+		farmtest.Structured(t, farmtest.MustCall(t, holder, "list_leases", nil), &list)
+		return len(list.Leases)
+	}
+
+	for _, cmd := range [][]string{
+		{"release", "n1-p1", "--force"},
+		{"drain", "n1"},
+		{"drain", "n1", "--status"},
+		{"tasks", "--serial", "n1-p1"},
+	} {
+		out, err := runCorral(t, append(cmd, gw...)...)
+		require.Error(t, err, "corral %s --gateway exited 0: %s", strings.Join(cmd, " "), out)
+		assert.NotContains(t, out, "flag provided but not defined", "corral %s rejects --gateway", cmd[0])
+		assert.Contains(t, out, "--nats-url", "corral %s --gateway does not say what to use", strings.Join(cmd, " "))
+		assert.Equal(t, 1, held(), "corral %s --gateway changed the leases", strings.Join(cmd, " "))
+	}
+	out, err := runCorral(t, "drain", "n1", "--status", "--nats-url", f.URL)
+	require.NoError(t, err, "corral drain --status: %s", out)
+	assert.Contains(t, out, "not draining", "the refused drain drained the node")
+
+	out, err = runCorral(t, append([]string{"release", "n1-p1", "--lease", l.Lease.Handle}, gw...)...)
+	require.NoError(t, err, "corral release --lease --gateway: %s", out)
+	assert.Contains(t, out, "n1-p1")
+	assert.NotContains(t, out, l.Lease.Handle, "the handle was echoed")
+	assert.Equal(t, 0, held(), "the lease is still held after corral release --lease --gateway")
+}
+
 // `corral up` runs a farm in one process, prints the MCP URL, serves it, and stops on SIGINT.
 func TestCorralUp(t *testing.T) {
 	cmd := exec.Command(corral(t), "up", "--data", t.TempDir(), "--nats-port", "-1", "--http", "127.0.0.1:0", "--sim", "2", "--log-level", "warn")

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
@@ -21,19 +23,38 @@ import (
 
 // The operator actions (release --force, drain, tasks) speak to NATS directly, with an
 // operator's NATS credentials: no MCP tool offers them, so an agent's gateway token cannot
-// take a device from its holder or a node out of service.
+// take a device from its holder or a node out of service. They take --gateway as the other
+// commands do: `release --lease` (the holder's own release) goes through the gateway's
+// release_device; the others answer that they need --nats-url.
 
 // adminFlags are the flags of the operator actions.
 type adminFlags struct {
 	*flags
 	nats    natsFlags
+	gateway *string
+	tokens  tokenSource
 	timeout *time.Duration
 }
 
 func newAdminFlags(name string, timeout time.Duration) *adminFlags {
 	f := newFlags(name)
 	return &adminFlags{flags: f, nats: f.natsFlags(),
+		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only `release --lease` works through one; the operator actions need --nats-url"),
+		tokens:  f.tokenFlag(),
 		timeout: f.Duration("timeout", timeout, "give up after this long")}
+}
+
+// needsNATS refuses --gateway for an operator action, saying why and what to use instead.
+func (a *adminFlags) needsNATS(what, instead string) error {
+	if *a.gateway == "" {
+		return nil
+	}
+	msg := fmt.Sprintf("%s talks to NATS directly, with an operator's NATS access: pass --nats-url (and --nats-creds if NATS wants them) instead of --gateway %s; no gateway tool offers it, so an agent's token cannot do it",
+		what, *a.gateway)
+	if instead != "" {
+		msg += "; " + instead
+	}
+	return errors.New(msg)
 }
 
 // parseArgs parses the flags, given before or after the positional arguments, and returns
@@ -128,8 +149,17 @@ func runRelease(ctx context.Context, args []string) error {
 		return fmt.Errorf("usage: corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease HANDLE")
 	}
 	serial := pos[0]
+	if *force {
+		if err := a.needsNATS("release --force (an operator revoking someone's lease)",
+			"the holder gives its own lease back with `corral release SERIAL --lease HANDLE --gateway URL`"); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
 	defer cancel()
+	if *a.gateway != "" {
+		return releaseThroughGateway(ctx, a, serial, *handle)
+	}
 	nc, stores, log, err := a.open(ctx)
 	if err != nil {
 		return err
@@ -163,6 +193,27 @@ func runRelease(ctx context.Context, args []string) error {
 	return nil
 }
 
+// releaseThroughGateway gives a lease back with the gateway's release_device, as its holder
+// would.
+func releaseThroughGateway(ctx context.Context, a *adminFlags, serial, handle string) error {
+	c, err := a.tokens.dialGateway(ctx, *a.gateway, "corral-cli")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "release_device", map[string]any{"serial": serial, "lease": handle}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return fmt.Errorf("release_device: %w", err)
+	}
+	if res.IsError {
+		return fmt.Errorf("%s; `corral leases` lists the leases held", resultText(res))
+	}
+	fmt.Println(resultText(res))
+	return nil
+}
+
 func runDrain(ctx context.Context, args []string) error {
 	a := newAdminFlags("drain", 10*time.Minute)
 	undo := a.Bool("undo", false, "take new work again")
@@ -175,6 +226,9 @@ func runDrain(ctx context.Context, args []string) error {
 	}
 	if len(pos) != 1 || *undo && *status {
 		return fmt.Errorf("usage: corral drain NODE [--undo | --status] [--wait] [--by WHO]")
+	}
+	if err := a.needsNATS("drain (taking a node out of service, or reading its drain)", ""); err != nil {
+		return err
 	}
 	node := pos[0]
 	action := broker.DrainStart
@@ -255,6 +309,10 @@ func runTasks(ctx context.Context, args []string) error {
 	}
 	if *limit <= 0 {
 		return fmt.Errorf("--limit %d: give a positive number", *limit)
+	}
+	if err := a.needsNATS("tasks (reading task history from the event stream)",
+		"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record"); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
 	defer cancel()
