@@ -7,12 +7,11 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/corral-farm/corral/nodes/tools"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 // noopServer is a bare mcp-go server with one tool shaped like get_screen_size (the same
@@ -21,14 +20,14 @@ import (
 func noopServer() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("noop", "0", mcpserver.WithToolCapabilities(false), mcpserver.WithLogging(), mcpserver.WithRecovery())
 	tool := mcpgo.NewTool(nopTool, mcpgo.WithDescription("Get the device's screen size in pixels."),
-		mcpgo.WithReadOnlyHintAnnotation(true), mcpgo.WithOutputSchema[nodes.ScreenSizeResult](),
+		mcpgo.WithReadOnlyHintAnnotation(true), mcpgo.WithOutputSchema[tools.ScreenSizeResult](),
 		mcpgo.WithString("platform", mcpgo.Description("Device platform")),
 		mcpgo.WithString("serial", mcpgo.MaxLength(256), mcpgo.Description("Device serial")),
 		mcpgo.WithString("lease", mcpgo.MaxLength(128), mcpgo.Description("Lease handle")),
 		mcpgo.WithInteger("timeout_ms", mcpgo.Min(1), mcpgo.Description("Deadline in milliseconds")),
 		mcpgo.WithNumber("wait_seconds", mcpgo.Min(0), mcpgo.Description("Wait in the queue up to this long")),
 	)
-	data, _ := json.Marshal(nodes.ScreenSizeResult{Width: 1080, Height: 2400, Message: "screen size: 1080x2400 pixels"})
+	data, _ := json.Marshal(tools.ScreenSizeResult{Width: 1080, Height: 2400, Message: "screen size: 1080x2400 pixels"})
 	s.AddTool(tool, func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		return mcpgo.NewToolResultStructured(json.RawMessage(data), string(data)), nil
 	})

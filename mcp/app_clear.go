@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolAppClear() toolDef {
-	return newDeviceTool[nodes.PackageArgs, nodes.PackageResult]("app_clear",
+	return newDeviceTool[tools.PackageArgs, tools.PackageResult]("app_clear",
 		"Clear an app's data and cache (stops it).", destructive(true), packageNameParam(true))
 }

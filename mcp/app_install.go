@@ -1,13 +1,12 @@
 package mcp
 
 import (
+	"github.com/corral-farm/corral/nodes/tools"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 func toolAppInstall() toolDef {
-	return newDeviceTool[nodes.AppInstallArgs, nodes.AppInstallResult]("app_install",
+	return newDeviceTool[tools.AppInstallArgs, tools.AppInstallResult]("app_install",
 		"Install an app from an http(s) URL (≤ 1 GiB) or a path on the node. Reports progress.", downloads(),
 		mcpgo.WithString("appUrl", mcpgo.Required(), mcpgo.MinLength(1), mcpgo.MaxLength(4096),
 			mcpgo.Description("APK/IPA URL or path")),

@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolAppLaunch() toolDef {
-	return newDeviceTool[nodes.PackageArgs, nodes.MessageResult]("app_launch",
+	return newDeviceTool[tools.PackageArgs, tools.MessageResult]("app_launch",
 		"Launch an app or bring it to the front.", action(true), packageNameParam(true))
 }

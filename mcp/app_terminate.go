@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolAppTerminate() toolDef {
-	return newDeviceTool[nodes.PackageArgs, nodes.MessageResult]("app_terminate",
+	return newDeviceTool[tools.PackageArgs, tools.MessageResult]("app_terminate",
 		"Stop an app (force-stop).", destructive(true), packageNameParam(true))
 }

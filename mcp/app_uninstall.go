@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolAppUninstall() toolDef {
-	return newDeviceTool[nodes.PackageArgs, nodes.PackageResult]("app_uninstall",
+	return newDeviceTool[tools.PackageArgs, tools.PackageResult]("app_uninstall",
 		"Uninstall an app and its data.", destructive(true), packageNameParam(true))
 }

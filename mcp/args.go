@@ -13,8 +13,8 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // idPattern is what task ids and lease handles are made of. They end up in NATS subjects, so
@@ -33,7 +33,7 @@ func decodeArgs(tool mcpgo.Tool, req mcpgo.CallToolRequest, v any) error {
 	if err != nil {
 		return fmt.Errorf("arguments cannot be encoded: %w", err)
 	}
-	if err := nodes.DecodeArgs(raw, v); err != nil {
+	if err := tools.DecodeArgs(raw, v); err != nil {
 		return argError(tool, err)
 	}
 	return nil
@@ -43,7 +43,7 @@ func decodeArgs(tool mcpgo.Tool, req mcpgo.CallToolRequest, v any) error {
 // argError rewrites a decoding error in the words of the tool's arguments: a value of the wrong
 // type names the argument and the type it takes; an unknown argument lists the known ones.
 func argError(tool mcpgo.Tool, err error) error {
-	msg, unknown, ok := nodes.ArgProblem(err)
+	msg, unknown, ok := tools.ArgProblem(err)
 	if !ok {
 		return err
 	}

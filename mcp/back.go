@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolBack() toolDef {
-	return newDeviceTool[nodes.NoArgs, nodes.MessageResult]("back",
+	return newDeviceTool[tools.NoArgs, tools.MessageResult]("back",
 		"Press BACK (Android).", action(false))
 }

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // gatewayOnly are the tools that run no task on a device.
@@ -12,7 +12,7 @@ var gatewayOnly = []string{"list_available_devices", "get_device_status", "selec
 	"release_device", "list_leases", "abort_task", "get_task_result", "get_latest_task"}
 
 func TestCatalogIsConsistent(t *testing.T) {
-	ops := nodes.DefaultOps()
+	ops := tools.DefaultOps()
 	seen := map[string]bool{}
 	for _, d := range catalog() {
 		tool := d.tool

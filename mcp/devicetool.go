@@ -11,7 +11,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Common arguments of every device tool. platform and serial are as in the HttpRunner seed.
@@ -127,7 +127,7 @@ func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
 	if err != nil {
 		return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
 	}
-	if err := nodes.DecodeArgs(raw, a); err != nil {
+	if err := tools.DecodeArgs(raw, a); err != nil {
 		return nil, common, err
 	}
 	raw, err = json.Marshal(a)
@@ -198,7 +198,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	}
 	g.rememberLatest(ctx, res)
 	if res.Code == broker.CodeUnsupported { // the node knows what its driver lacks; the registry, who can
-		res.Error = nodes.UnsupportedMessage(tool, dev, g.farm.Devices()) + ". " + res.Error
+		res.Error = tools.UnsupportedMessage(tool, dev, g.farm.Devices()) + ". " + res.Error
 	}
 	return g.toolResult(ctx, res)
 }

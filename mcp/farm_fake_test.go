@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // fakeFarm is a Farm whose behaviour tests set through function fields. Unset fields answer
@@ -186,7 +186,7 @@ func testLease(serial string, h broker.Holder) *broker.Lease {
 // the gateway let something through, except off-screen pixels, which only the node can know.
 func miniNode(t testing.TB, ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
 	res := broker.TaskResult{V: 1, ID: req.ID, Serial: req.Serial, Node: "n1", Tool: req.Tool, Holder: req.Holder, Submitted: time.Now()}
-	op, ok := nodes.DefaultOps()[req.Tool]
+	op, ok := tools.DefaultOps()[req.Tool]
 	if !ok {
 		t.Errorf("gateway sent tool %q that no node op serves", req.Tool)
 		res.Outcome, res.Code, res.Error = broker.OutcomeRefused, broker.CodeBadInput, "unknown tool"
@@ -194,7 +194,7 @@ func miniNode(t testing.TB, ctx context.Context, req broker.TaskRequest, progres
 	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	task := &nodes.Task{Driver: fullDriver{}, Args: req.Args, Progress: func(done, total float64, msg string) {
+	task := &tools.Task{Driver: fullDriver{}, Args: req.Args, Progress: func(done, total float64, msg string) {
 		if progress != nil {
 			progress(broker.Progress{TaskID: req.ID, Progress: done, Total: total, Message: msg})
 		}
@@ -203,7 +203,7 @@ func miniNode(t testing.TB, ctx context.Context, req broker.TaskRequest, progres
 	out, err := op.Run(ctx, task)
 	res.Finished = time.Now()
 	if err != nil {
-		res.Outcome, res.Code, res.Error = broker.OutcomeFailed, nodes.ErrorCode(err), err.Error()
+		res.Outcome, res.Code, res.Error = broker.OutcomeFailed, tools.ErrorCode(err), err.Error()
 		if errors.Is(err, context.DeadlineExceeded) {
 			res.Outcome = broker.OutcomeTimedOut
 		}

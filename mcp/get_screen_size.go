@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolGetScreenSize() toolDef {
-	return newDeviceTool[nodes.NoArgs, nodes.ScreenSizeResult]("get_screen_size",
+	return newDeviceTool[tools.NoArgs, tools.ScreenSizeResult]("get_screen_size",
 		"Get the device's screen size in pixels.", readOnly())
 }

@@ -1,13 +1,12 @@
 package mcp
 
 import (
+	"github.com/corral-farm/corral/nodes/tools"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 func toolGetSource() toolDef {
-	return newDeviceTool[nodes.SourceArgs, nodes.SourceResult]("get_source",
+	return newDeviceTool[tools.SourceArgs, tools.SourceResult]("get_source",
 		"Get the UI hierarchy of the screen as XML (bounds in pixels).", readOnly(),
 		packageNameParam(false))
 }

@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolHome() toolDef {
-	return newDeviceTool[nodes.NoArgs, nodes.MessageResult]("home",
+	return newDeviceTool[tools.NoArgs, tools.MessageResult]("home",
 		"Press the HOME button.", action(true))
 }

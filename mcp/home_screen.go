@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolHomeScreen() toolDef {
-	return newDeviceTool[nodes.NoArgs, nodes.MessageResult]("home_screen",
+	return newDeviceTool[tools.NoArgs, tools.MessageResult]("home_screen",
 		"Go to the home screen (PhysiClaw name for HOME): a known starting point.", action(true))
 }

@@ -10,7 +10,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // LeasesResult is list_leases' structured result.
@@ -24,7 +24,7 @@ func toolListLeases() toolDef {
 		readOnly(), mcpgo.WithOutputSchema[LeasesResult]())
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			if err := decodeArgs(tool, req, &nodes.NoArgs{}); err != nil {
+			if err := decodeArgs(tool, req, &tools.NoArgs{}); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
 			leases, err := g.farm.Leases(ctx)

@@ -1,8 +1,8 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes"
+import "github.com/corral-farm/corral/nodes/tools"
 
 func toolListPackages() toolDef {
-	return newDeviceTool[nodes.NoArgs, nodes.PackagesResult]("list_packages",
+	return newDeviceTool[tools.NoArgs, tools.PackagesResult]("list_packages",
 		"List installed app packages.", readOnly())
 }

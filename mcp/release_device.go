@@ -9,7 +9,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // releaseArgs name the lease to give back and its device.
@@ -32,7 +32,7 @@ func (a *releaseArgs) Check() error {
 func toolReleaseDevice() toolDef {
 	tool := mcpgo.NewTool("release_device",
 		mcpgo.WithDescription("Give a lease back; the next waiter gets the device."),
-		destructive(true), mcpgo.WithOutputSchema[nodes.MessageResult](),
+		destructive(true), mcpgo.WithOutputSchema[tools.MessageResult](),
 		mcpgo.WithString(argLease, mcpgo.Required(), mcpgo.MaxLength(128), mcpgo.Description("Lease handle to give back")),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
 			mcpgo.Description("Device serial")),
@@ -67,7 +67,7 @@ func toolReleaseDevice() toolDef {
 					}
 				}
 			}
-			return structuredResult(ctx, nodes.MessageResult{Message: msg}), nil
+			return structuredResult(ctx, tools.MessageResult{Message: msg}), nil
 		}
 	}}
 }

@@ -1,18 +1,17 @@
 package mcp
 
 import (
+	"github.com/corral-farm/corral/nodes/tools"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 func toolScreenshot() toolDef {
-	return newDeviceTool[nodes.ImageArgs, nodes.ScreenshotResult]("screenshot",
+	return newDeviceTool[tools.ImageArgs, tools.ScreenshotResult]("screenshot",
 		"Screenshot as JPEG image content.", readOnly(), maxWidthParam())
 }
 
 func toolTakeScreenshot() toolDef {
-	return newDeviceTool[nodes.ImageArgs, nodes.ScreenshotResult]("take_screenshot",
+	return newDeviceTool[tools.ImageArgs, tools.ScreenshotResult]("take_screenshot",
 		"Take a screenshot of the phone screen (phone-agent seed name). Returns JPEG image content.", readOnly(), maxWidthParam())
 }
 

@@ -1,13 +1,12 @@
 package mcp
 
 import (
+	"github.com/corral-farm/corral/nodes/tools"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 func toolSwipe() toolDef {
-	return newDeviceTool[nodes.SwipeArgs, nodes.SwipeResult]("swipe",
+	return newDeviceTool[tools.SwipeArgs, tools.SwipeResult]("swipe",
 		"Swipe by (1) direction, (2) from_x..to_y (0-1), or (3) bbox + direction: from its centre, "+
 			"size s/m/l/xl/xxl = 1/2/4/6/8 cm. Direction is the finger's: up scrolls down.", action(false),
 		mcpgo.WithString("direction", mcpgo.Enum("up", "down", "left", "right"),

@@ -1,13 +1,12 @@
 package mcp
 
 import (
+	"github.com/corral-farm/corral/nodes/tools"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 func toolSwipeCoordinate() toolDef {
-	return newDeviceTool[nodes.SwipeCoordinateArgs, nodes.SwipeCoordinateResult]("swipe_coordinate",
+	return newDeviceTool[tools.SwipeCoordinateArgs, tools.SwipeCoordinateResult]("swipe_coordinate",
 		"Swipe between relative points (0-1).", action(false),
 		mcpgo.WithNumber("from_x", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Start X (0-1)")),
 		mcpgo.WithNumber("from_y", mcpgo.Required(), mcpgo.Min(0), mcpgo.Max(1), mcpgo.Description("Start Y (0-1)")),

@@ -1,13 +1,12 @@
 package mcp
 
 import (
+	"github.com/corral-farm/corral/nodes/tools"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 func toolSwipeDirection() toolDef {
-	return newDeviceTool[nodes.SwipeDirectionArgs, nodes.SwipeDirectionResult]("swipe_direction",
+	return newDeviceTool[tools.SwipeDirectionArgs, tools.SwipeDirectionResult]("swipe_direction",
 		"Swipe across the middle of the screen.", action(false),
 		mcpgo.WithString("direction", mcpgo.Required(), mcpgo.Enum("up", "down", "left", "right"),
 			mcpgo.Description("Where the finger moves")),

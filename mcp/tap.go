@@ -1,13 +1,12 @@
 package mcp
 
 import (
+	"github.com/corral-farm/corral/nodes/tools"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/corral-farm/corral/nodes"
 )
 
 func toolTap() toolDef {
-	return newDeviceTool[nodes.BBoxArgs, nodes.BBoxResult]("tap",
+	return newDeviceTool[tools.BBoxArgs, tools.BBoxResult]("tap",
 		"Tap once at the centre of a bbox (PhysiClaw): buttons, links, list items, dismissing dialogs.", action(false),
 		bboxParam(true, "Where to tap: the centre of [left, top, right, bottom], relative 0-1, as peek lists them"))
 }

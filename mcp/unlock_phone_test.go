@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // unlock_phone and close_popups take only the common arguments: a passcode cannot even be
@@ -60,8 +60,8 @@ func TestUnsupportedNamesToolPlatformAndWhoCan(t *testing.T) {
 	farm := newFakeFarm(t)
 	farm.RunFn = func(ctx context.Context, req broker.TaskRequest, _ func(broker.Progress)) (broker.TaskResult, error) {
 		res := broker.TaskResult{V: 1, ID: req.ID, Serial: req.Serial, Node: "n2", Tool: req.Tool, Submitted: time.Now()}
-		_, err := nodes.DefaultOps()[req.Tool].Run(ctx, &nodes.Task{Driver: bareDriver{}, Args: req.Args})
-		res.Outcome, res.Code, res.Error = broker.OutcomeRefused, nodes.ErrorCode(err), "device "+req.Serial+": "+err.Error()
+		_, err := tools.DefaultOps()[req.Tool].Run(ctx, &tools.Task{Driver: bareDriver{}, Args: req.Args})
+		res.Outcome, res.Code, res.Error = broker.OutcomeRefused, tools.ErrorCode(err), "device "+req.Serial+": "+err.Error()
 		return res, nil
 	}
 	cl := newTestClient(t, farm)

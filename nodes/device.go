@@ -9,16 +9,17 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // boundDevice binds a driver to the node's ops: it is what a device actor drives.
 type boundDevice struct {
 	drv  device.Driver
-	ops  Ops
+	ops  tools.Ops
 	info broker.DeviceEntry
 }
 
-func newBoundDevice(drv device.Driver, ops Ops, node string, epoch uint64) *boundDevice {
+func newBoundDevice(drv device.Driver, ops tools.Ops, node string, epoch uint64) *boundDevice {
 	i := drv.Info()
 	return &boundDevice{drv: drv, ops: ops, info: broker.DeviceEntry{
 		V: broker.WireVersion, Serial: i.Serial, Platform: i.Platform, Model: i.Model, Brand: i.Brand,
@@ -48,14 +49,14 @@ func (b *boundDevice) Deadline(tool string, askedMS int64) (time.Duration, error
 // Execute runs the op of the task's tool and encodes its output.
 func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
 	op := b.ops[req.Tool]
-	t := &Task{Driver: b.drv, Args: req.Args, Progress: func(done, total float64, msg string) {
+	t := &tools.Task{Driver: b.drv, Args: req.Args, Progress: func(done, total float64, msg string) {
 		if progress != nil {
 			progress(broker.Progress{TaskID: req.ID, Progress: done, Total: total, Message: msg})
 		}
 	}}
 	out, err := op.Run(ctx, t)
 	if err != nil {
-		code := ErrorCode(err)
+		code := tools.ErrorCode(err)
 		outcome := broker.OutcomeFailed
 		if code == broker.CodeBadInput || code == broker.CodeUnsupported {
 			outcome = broker.OutcomeRefused
@@ -71,7 +72,7 @@ func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progr
 		res.Data = data
 	}
 	if out.Image != nil {
-		jpg, err := EncodeJPEG(out.Image, MaxImageBytes)
+		jpg, err := tools.EncodeJPEG(out.Image, tools.MaxImageBytes)
 		if err != nil {
 			return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Config configures an edge node.
@@ -25,7 +26,7 @@ type Config struct {
 	NC     *nats.Conn
 	Stores *broker.Stores
 	// Ops are the tools the node serves (DefaultOps when nil).
-	Ops Ops
+	Ops tools.Ops
 	// LeaseTTL, LeaseMax, Grace and MaxQueue: see actors.Config.
 	LeaseTTL, LeaseMax, Grace time.Duration
 	MaxQueue                  int
@@ -59,7 +60,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("node id %q: use letters, digits, '-' and '_' only (it is part of NATS subjects)", cfg.ID)
 	}
 	if cfg.Ops == nil {
-		cfg.Ops = DefaultOps()
+		cfg.Ops = tools.DefaultOps()
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

@@ -14,7 +14,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/corral-farm/corral/internal/farmtest"
-	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // A sequence runs as one task: callers hammering the same device never get a tap in between
@@ -59,7 +59,7 @@ func TestSequenceIsOneTaskOnTheDevice(t *testing.T) {
 			steps[k] = map[string]any{"tool_name": "tap_abs_xy", "args": map[string]any{"x": 100 + 10*round + k, "y": 10}}
 		}
 		res := farmtest.MustCall(t, c, "sequence", map[string]any{"serial": serial, "steps": steps, "wait_seconds": 60})
-		var out nodes.SequenceResult
+		var out tools.SequenceResult
 		farmtest.Structured(t, res, &out)
 		if len(out.Steps) != 5 {
 			t.Fatalf("result %+v", out)
@@ -101,7 +101,7 @@ func TestPeekThenTapTheListedBBox(t *testing.T) {
 	if data, mime := farmtest.Image(res); mime != "image/jpeg" || len(data) == 0 {
 		t.Fatalf("peek image: %s, %d bytes", mime, len(data))
 	}
-	var p nodes.PeekResult
+	var p tools.PeekResult
 	farmtest.Structured(t, res, &p)
 	var bbox []float64
 	for _, line := range strings.Split(p.Listing, "\n") {

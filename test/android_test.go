@@ -10,8 +10,8 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // androidFarm is a farm whose node n1 has a simulated Android device behind a real adb server.
@@ -89,7 +89,7 @@ func TestAndroidToolsLandAsADBCommands(t *testing.T) {
 	res := farmtest.MustCall(t, c, "screenshot", args("serial", s))
 	img, mime := farmtest.Image(res)
 	raw, _ := base64.StdEncoding.DecodeString(img)
-	if mime != "image/jpeg" || len(raw) < 1000 || len(raw) > nodes.MaxImageBytes {
+	if mime != "image/jpeg" || len(raw) < 1000 || len(raw) > tools.MaxImageBytes {
 		t.Fatalf("screenshot: %s of %d bytes; want JPEG ≤ 300 KB", mime, len(raw))
 	}
 	// The raw framebuffer: no PNG to compress on the device and decode on the node.
@@ -97,7 +97,7 @@ func TestAndroidToolsLandAsADBCommands(t *testing.T) {
 		t.Fatalf("screenshot landed as %q", got)
 	}
 	res = farmtest.MustCall(t, c, "screenshot", args("serial", s, "max_width", 540))
-	var shot nodes.ScreenshotResult
+	var shot tools.ScreenshotResult
 	farmtest.Structured(t, res, &shot)
 	if shot.Width != 540 || shot.Height != 1200 {
 		t.Errorf("screenshot max_width 540: %dx%d", shot.Width, shot.Height)

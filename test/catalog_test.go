@@ -27,9 +27,10 @@ import (
 	"github.com/corral-farm/corral/nodes/android/adbsim"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
-// Android's drivers have every optional ability: nodes.ToolPlatforms relies on it when it
+// Android's drivers have every optional ability: tools.ToolPlatforms relies on it when it
 // names android among the platforms that can serve any tool.
 var (
 	_ everyAbility = (*android.Driver)(nil)
@@ -77,7 +78,7 @@ func (s *syncBuffer) String() string {
 // level into logs; it stops with the test.
 func ownNode(t *testing.T, f *farmtest.Farm, id, passcodes string, log *slog.Logger) *nodes.Node {
 	t.Helper()
-	book, err := nodes.ParsePasscodes([]byte(passcodes))
+	book, err := tools.ParsePasscodes([]byte(passcodes))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func ownNode(t *testing.T, f *farmtest.Farm, id, passcodes string, log *slog.Log
 		t.Fatal(err)
 	}
 	n, err := nodes.Start(context.Background(), nodes.Config{ID: id, NC: nc, Stores: stores, Log: log,
-		Metrics: actors.NewMetrics(prometheus.NewRegistry()), Ops: nodes.DefaultOpsWith(nodes.OpsConfig{Passcodes: book})})
+		Metrics: actors.NewMetrics(prometheus.NewRegistry()), Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: book})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestCatalogUnlockPhoneKeepsThePasscodeSecret(t *testing.T) {
 	if st, _ := phones["pc-own"].Status(t.Context()); st["locked"] != "true" {
 		t.Fatal("POWER did not lock the phone")
 	}
-	var res nodes.UnlockResult
+	var res tools.UnlockResult
 	farmtest.Structured(t, farmtest.MustCall(t, c, "unlock_phone", args("serial", "pc-own")), &res)
 	if !res.Unlocked || !res.Verified || !res.PasscodeEntered || !strings.Contains(res.Hint, "peek") {
 		t.Fatalf("unlock_phone: %+v", res)
@@ -260,7 +261,7 @@ func TestCatalogClosePopups(t *testing.T) {
 	c := f.Client("agent")
 	farmtest.MustCall(t, c, "app_launch", args("serial", serial, "packageName", "com.corral.weather"))
 	f.Phone(serial).ShowPopup("Allow Weather to send you notifications?", "Don't allow", "Not now")
-	var res nodes.ClosePopupsResult
+	var res tools.ClosePopupsResult
 	farmtest.Structured(t, farmtest.MustCall(t, c, "close_popups", args("serial", serial)), &res)
 	if res.PopupsClosed != 1 || !strings.Contains(res.Message, `"Not now"`) {
 		t.Fatalf("close_popups: %+v", res)
@@ -345,7 +346,7 @@ func TestCatalogUnlockAndClosePopupsOnAndroid(t *testing.T) {
 
 	farmtest.MustCall(t, c, "press_button", args("serial", s, "button", "POWER"))
 	before := len(d.Commands())
-	var res nodes.UnlockResult
+	var res tools.UnlockResult
 	farmtest.Structured(t, farmtest.MustCall(t, c, "unlock_phone", args("serial", s)), &res)
 	if !res.Unlocked || !res.Verified || !res.PasscodeEntered {
 		t.Fatalf("unlock_phone: %+v", res)
@@ -366,7 +367,7 @@ func TestCatalogUnlockAndClosePopupsOnAndroid(t *testing.T) {
 
 	d.Phone().ShowPopup("Update available", "Later", "Update")
 	before = len(d.Commands())
-	var closed nodes.ClosePopupsResult
+	var closed tools.ClosePopupsResult
 	farmtest.Structured(t, farmtest.MustCall(t, c, "close_popups", args("serial", s)), &closed)
 	if closed.PopupsClosed != 1 || !strings.Contains(closed.Message, `"Later"`) {
 		t.Fatalf("close_popups: %+v", closed)

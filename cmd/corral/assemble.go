@@ -20,6 +20,7 @@ import (
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android"
 	"github.com/corral-farm/corral/nodes/sim"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 func (n natsFlags) options(name string) broker.ConnectOptions {
@@ -127,7 +128,7 @@ func (s nodeSettings) check() error {
 		return err
 	}
 	if *s.passcodes != "" {
-		if _, err := nodes.LoadPasscodes(*s.passcodes); err != nil {
+		if _, err := tools.LoadPasscodes(*s.passcodes); err != nil {
 			return fmt.Errorf("--passcodes: %w", err)
 		}
 	}
@@ -149,9 +150,9 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 	if err := s.checkMaxQueue(); err != nil {
 		return nil, err
 	}
-	var passcodes nodes.Passcodes // secrets: only their number is ever logged
+	var passcodes tools.Passcodes // secrets: only their number is ever logged
 	if *s.passcodes != "" {
-		p, err := nodes.LoadPasscodes(*s.passcodes)
+		p, err := tools.LoadPasscodes(*s.passcodes)
 		if err != nil {
 			return nil, fmt.Errorf("--passcodes: %w", err)
 		}
@@ -169,7 +170,7 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 	}
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
-		Ops: nodes.DefaultOpsWith(nodes.OpsConfig{Passcodes: passcodes, AppSources: s.sources()})})
+		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources()})})
 	if err != nil {
 		nc.Close()
 		return nil, err

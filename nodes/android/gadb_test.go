@@ -9,8 +9,8 @@ import (
 
 	"github.com/electricbubble/gadb"
 
-	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // gadbDevice is the same device as seen by gadb, for comparisons.
@@ -100,7 +100,7 @@ func BenchmarkScreenshot(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			if _, err := nodes.EncodeJPEG(img, nodes.MaxImageBytes); err != nil {
+			if _, err := tools.EncodeJPEG(img, tools.MaxImageBytes); err != nil {
 				b.Fatal(err)
 			}
 		}

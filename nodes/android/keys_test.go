@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // *nodes.Node is a Registry (the assertion lives here: the driver itself does not link the
@@ -35,7 +36,7 @@ func TestKeyCode(t *testing.T) {
 
 // Every button the press_button tool accepts is a key the driver knows.
 func TestKeyCodeKnowsEveryButton(t *testing.T) {
-	for _, b := range nodes.Buttons {
+	for _, b := range tools.Buttons {
 		if _, err := keyCode(b); err != nil {
 			t.Errorf("press_button accepts %s, the driver refuses it: %v", b, err)
 		}

@@ -1,0 +1,87 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+)
+
+// ArgProblem says, in the words of a tool's arguments, what encoding/json found wrong with
+// them: "x must be a number, got a string", or for an argument the tool does not take,
+// `unknown argument "foo"` with unknown set. ok is false for any other error. The gateway and
+// sequence steps both use it, so an agent reads the same sentence either way.
+func ArgProblem(err error) (msg string, unknown, ok bool) {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		got, _, _ := strings.Cut(te.Value, " ") // "number 1.5" → "number"
+		gotWords := map[string]string{"string": "a string", "number": "a number", "object": "an object",
+			"array": "an array", "bool": "a boolean"}[got]
+		if gotWords == "" {
+			gotWords = got
+		}
+		want := jsonWords(te.Type)
+		if got == "number" && want == "a whole number" {
+			gotWords = "a fraction or a number out of range"
+		}
+		field := te.Field
+		if field == "" {
+			field = "arguments"
+		}
+		return field + " must be " + want + ", got " + gotWords, false, true
+	}
+	// encoding/json has no error type for an unknown field, only this text.
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if name, found := strings.CutPrefix(e.Error(), "json: unknown field "); found {
+			return "unknown argument " + clip(name), true, true
+		}
+	}
+	return "", false, false
+}
+
+// jsonWords names a Go type as the JSON value it decodes from: "a number", "an array of
+// strings", "an object {tool_name, args, arg}".
+func jsonWords(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		if e := jsonWords(t.Elem()); strings.HasPrefix(e, "a ") || strings.HasPrefix(e, "an ") {
+			_, noun, _ := strings.Cut(e, " ")
+			return "an array of " + plural(noun)
+		}
+		return "an array"
+	case reflect.Struct:
+		var names []string
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				names = append(names, name)
+			}
+		}
+		if len(names) > 0 {
+			return "an object {" + strings.Join(names, ", ") + "}"
+		}
+	}
+	return "an object"
+}
+
+// plural makes the first word of a noun phrase plural: "number" → "numbers", "object {a, b}"
+// → "objects {a, b}".
+func plural(noun string) string {
+	word, rest, _ := strings.Cut(noun, " ")
+	if rest != "" {
+		rest = " " + rest
+	}
+	return word + "s" + rest
+}

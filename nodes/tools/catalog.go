@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// OpsConfig is what some ops need from the node's configuration.
+type OpsConfig struct {
+	// Passcodes unlock locked devices (unlock_phone). Secrets: no op logs or returns them.
+	Passcodes Passcodes
+	// MaxAppBytes bounds the apps app_install downloads (0: MaxAppBytes, 1 GiB).
+	MaxAppBytes int64
+	// HTTPClient downloads apps (nil: one without a timeout of its own: the task's ctx bounds
+	// the download).
+	HTTPClient *http.Client
+	// AppSources are where app_install may take apps from: host names ("apps.example.com", or
+	// ".example.com" for its subdomains too) and absolute path prefixes ("/srv/apps/"). Empty:
+	// anywhere the node can reach, which suits one user's laptop, not a shared farm.
+	AppSources []string
+}
+
+// DefaultOps is every op an edge node serves, with nothing configured. Adding a tool adds its
+// op to DefaultOpsWith (and its MCP definition to mcp/catalog.go).
+func DefaultOps() Ops { return DefaultOpsWith(OpsConfig{}) }
+
+// DefaultOpsWith is every op an edge node serves, configured by c.
+func DefaultOpsWith(c OpsConfig) Ops {
+	return NewOps(
+		opGetScreenSize(),
+		opScreenshot("screenshot"),
+		opScreenshot("take_screenshot"),
+		opGetSource(),
+		opTapXY(),
+		opTapAbsXY(),
+		opDoubleTapXY(),
+		opSwipe(),
+		opDrag(),
+		opInput(),
+		opPressButton(),
+		opKey("home", "HOME", hintAction),
+		opKey("back", "BACK", hintAction),
+		opListPackages(),
+		opAppLaunch(),
+		opAppTerminate(),
+		opSleep(),
+		opSleepMS(),
+		// HttpRunner seed, added with the Android issue.
+		opSwipeDirection(),
+		opSwipeCoordinate(),
+		opAppInstall(c.downloader()),
+		opAppUninstall(),
+		opAppClear(),
+		opSetIME(),
+		opSleepRandom(),
+		opClosePopups(),
+		// PhysiClaw seed: bbox gestures (swipe's bbox mode is in opSwipe), navigation, text,
+		// sequences and peek.
+		opPeek(),
+		opTap(),
+		opDoubleTap(),
+		opLongPress(),
+		opHomeScreen(),
+		opGoBack(),
+		opForceQuit(),
+		opUnlockPhone(c.Passcodes),
+		opSendToClipboard(),
+		opSequence(),
+	)
+}
+
+// driverPlatforms are the platforms Corral has a driver for, each with the tools its driver
+// cannot serve. Android's drivers (nodes/android, and nodes/sim, which is an Android phone) have
+// every optional ability; test/catalog_test.go holds them to it. A new driver adds its platform
+// here with its gaps (an iOS driver: "back", which needs a BACK key).
+var driverPlatforms = map[string][]string{
+	device.PlatformAndroid: nil,
+}
+
+// ToolPlatforms returns the platforms whose driver can serve tool, sorted.
+func ToolPlatforms(tool string) []string {
+	var out []string
+	for p, gaps := range driverPlatforms {
+		if !slices.Contains(gaps, tool) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// UnsupportedMessage says that tool cannot run on dev and which platforms can, with how many
+// of their devices the farm has (offline ones aside): "back is not supported on ios devices;
+// platforms that can: android (3 in this farm)". The gateway puts it before the node's own explanation: the node
+// knows what its driver lacks, the gateway knows the farm.
+func UnsupportedMessage(tool string, dev broker.DeviceEntry, farm []broker.DeviceEntry) string {
+	can := ToolPlatforms(tool)
+	what := fmt.Sprintf("%s is not supported on %s devices", tool, dev.Platform)
+	if slices.Contains(can, dev.Platform) {
+		what = fmt.Sprintf("%s is not supported by the driver of %s (%s)", tool, dev.Serial, dev.Platform)
+	}
+	if len(can) == 0 {
+		return what + "; no platform Corral drives can serve it yet"
+	}
+	parts := make([]string, len(can))
+	for i, p := range can {
+		n := 0
+		for _, d := range farm {
+			if d.Platform == p && d.Serial != dev.Serial && d.State != broker.StateOffline {
+				n++
+			}
+		}
+		parts[i] = fmt.Sprintf("%s (%d in this farm)", p, n)
+	}
+	return what + "; platforms that can: " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,51 @@
+package tools
+
+import (
+	"fmt"
+	"image"
+	"runtime"
+
+	"golang.org/x/image/draw"
+)
+
+// MaxImageBytes bounds every image a node sends: 300 KB, small enough for an agent's context
+// and far under NATS' 1 MiB message limit.
+const MaxImageBytes = 300_000
+
+// EncodeJPEG encodes img as JPEG of at most limit bytes: it lowers the quality first, then
+// halves the size until the image fits.
+func EncodeJPEG(img image.Image, limit int) ([]byte, error) {
+	for range 4 {
+		for _, q := range []int{85, 70, 50} {
+			b, err := encodeStrips(img, q, min(runtime.GOMAXPROCS(0), 8))
+			if err != nil {
+				return nil, err
+			}
+			if len(b) <= limit {
+				return b, nil
+			}
+		}
+		img = halve(img)
+	}
+	return nil, fmt.Errorf("screenshot does not fit in %d bytes even at 1/16 size", limit)
+}
+
+// FitWidth returns img scaled down, aspect kept, to at most maxWidth pixels wide; img itself
+// when it is no wider or maxWidth is 0.
+func FitWidth(img image.Image, maxWidth int) image.Image {
+	b := img.Bounds()
+	if maxWidth <= 0 || b.Dx() <= maxWidth {
+		return img
+	}
+	h := max(1, (b.Dy()*maxWidth+b.Dx()/2)/b.Dx())
+	dst := image.NewRGBA(image.Rect(0, 0, maxWidth, h))
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
+}
+
+func halve(img image.Image) image.Image {
+	b := img.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, max(1, b.Dx()/2), max(1, b.Dy()/2)))
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	return dst
+}

@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// maxPackageName bounds a package name or bundle id.
+const maxPackageName = 255
+
+// PackageArgs are the arguments of app_launch and app_terminate (HttpRunner seed).
+type PackageArgs struct {
+	PackageName string `json:"packageName"`
+}
+
+// Check validates the arguments.
+func (a *PackageArgs) Check() error {
+	if a.PackageName == "" {
+		return fmt.Errorf("packageName is required: an Android package name or iOS bundle id, e.g. com.android.settings (list_packages lists them)")
+	}
+	return checkPackageName(a.PackageName)
+}
+
+// PackagesResult is list_packages' structured result (HttpRunner seed).
+type PackagesResult struct {
+	Packages []string `json:"packages" jsonschema:"List of installed app package names on the device"`
+}
+
+func opListPackages() Op {
+	return Op{Name: "list_packages", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(device.AppManager)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "list apps")
+			}
+			pkgs, err := d.ListPackages(ctx)
+			if err != nil {
+				return Output{}, err
+			}
+			pkgs = slices.Sorted(slices.Values(pkgs))
+			if pkgs == nil {
+				pkgs = []string{}
+			}
+			return Output{Data: PackagesResult{Packages: pkgs}, Text: fmt.Sprintf("%d packages", len(pkgs))}, nil
+		}}
+}
+
+// opApp is app_launch or app_terminate: one AppManager call on a package.
+func opApp(name, verb, hint string, call func(device.AppManager, context.Context, string) error) Op {
+	return Op{Name: name, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a PackageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(device.AppManager)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "manage apps")
+			}
+			if err := call(d, ctx, a.PackageName); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: MessageResult{Message: verb + " " + a.PackageName, Hint: hint}}, nil
+		}}
+}
+
+func opAppLaunch() Op {
+	return opApp("app_launch", "launched", hintLaunch, device.AppManager.LaunchApp)
+}
+
+func opAppTerminate() Op {
+	return opApp("app_terminate", "terminated", hintAction, device.AppManager.TerminateApp)
+}
+
+// checkPackageName accepts what Android package names and iOS bundle ids are made of.
+func checkPackageName(s string) error {
+	if len(s) > maxPackageName {
+		return fmt.Errorf("packageName is %d bytes long; at most %d", len(s), maxPackageName)
+	}
+	for _, r := range s {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			return fmt.Errorf("packageName %q has %q in it; package names and bundle ids are letters, digits, '.', '_' and '-' (list_packages lists them)", s, r)
+		}
+	}
+	return nil
+}
+
+// PackageResult is the structured result of app_uninstall and app_clear (HttpRunner seed).
+type PackageResult struct {
+	Message     string `json:"message" jsonschema:"Success message confirming the operation"`
+	PackageName string `json:"packageName" jsonschema:"Package name of the app acted on"`
+	Hint        string `json:"hint"`
+}
+
+func opAppUninstall() Op {
+	return Op{Name: "app_uninstall", Timeout: time.Minute, MaxTimeout: 5 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a PackageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(device.AppInstaller)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "uninstall apps")
+			}
+			if err := d.UninstallApp(ctx, a.PackageName); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: PackageResult{Message: "uninstalled " + a.PackageName, PackageName: a.PackageName, Hint: hintUninstall}}, nil
+		}}
+}
+
+func opAppClear() Op {
+	return Op{Name: "app_clear", Timeout: 30 * time.Second, MaxTimeout: 5 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a PackageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(device.AppClearer)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "clear app data")
+			}
+			if err := d.ClearApp(ctx, a.PackageName); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: PackageResult{Message: "cleared the data and cache of " + a.PackageName, PackageName: a.PackageName, Hint: hintClear}}, nil
+		}}
+}

@@ -1,0 +1,28 @@
+package tools
+
+// Next-step hints, PhysiClaw style: every action's result says what to do next, so that an
+// agent keeps the see → act → verify loop going. They travel in the result's hint field.
+const (
+	hintTap = "peek to verify, then pick the next target. An identical listing means the tap missed " +
+		"(retry once) or the bbox was wrong (pick another element from a fresh peek)."
+	hintDoubleTap = "peek to verify the zoom or selection. For buttons use tap."
+	hintLongPress = "peek now: the menu or popup that opened has new targets (Paste, Copy, ...) with their own bboxes."
+	hintSwipe     = "peek to check that the page scrolled, then plan the next step."
+	hintHome      = "peek to plan your next tap on the home screen icons."
+	hintBack      = "peek to verify. The same screen means the gesture was not recognised (retry once) or this " +
+		"screen has no back action (modal, root tab, lock screen): try home_screen and re-enter, or tap the " +
+		"screen's own back/close button."
+	hintForceQuit = "the app is closed and you are on the home screen: reopen it from there (tap its icon or app_launch)."
+	hintClipboard = "long_press the target field to open the paste popup, then tap Paste."
+	hintSequence  = "peek to verify the final state and plan the next step."
+	hintPeek      = "pick a target's bbox from the listing (or the image) and act on it: tap, long_press, swipe."
+	hintAction    = "screenshot or peek to verify the result before the next step."
+	hintInput     = "peek to check the text landed in the right field."
+	hintLaunch    = "peek to see the app's first screen and pick the next target."
+	hintInstall   = "app_launch the package to open it."
+	hintUninstall = "list_packages confirms it is gone."
+	hintClear     = "app_launch the package to start it fresh."
+	hintIME       = "input now types through this input method."
+	hintUnlock    = "peek to confirm you are on the home screen and plan your next tap."
+	hintPopups    = "peek to confirm the screen is clear; a popup left over: tap its own close button."
+)

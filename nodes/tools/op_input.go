@@ -1,0 +1,151 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// MaxInputBytes bounds the text of one input call.
+const MaxInputBytes = 10000
+
+// Buttons are the key names press_button accepts. A driver may still refuse one its device
+// does not have (iOS has no BACK).
+var Buttons = []string{"HOME", "BACK", "ENTER", "DEL", "VOLUME_UP", "VOLUME_DOWN", "POWER",
+	"MENU", "APP_SWITCH", "TAB", "ESCAPE", "SEARCH"}
+
+// buttonAliases are other names agents use for some buttons.
+var buttonAliases = map[string]string{"DELETE": "DEL", "BACKSPACE": "DEL", "RETURN": "ENTER", "ESC": "ESCAPE", "RECENTS": "APP_SWITCH"}
+
+// InputArgs are input's arguments (HttpRunner seed).
+type InputArgs struct {
+	Text string `json:"text"`
+}
+
+// Check validates the arguments.
+func (a *InputArgs) Check() error {
+	switch {
+	case a.Text == "":
+		return errors.New("text is required: the text to type into the focused element")
+	case len(a.Text) > MaxInputBytes:
+		return fmt.Errorf("text is %d bytes long; at most %d per call (split it into several input calls)", len(a.Text), MaxInputBytes)
+	case !utf8.ValidString(a.Text):
+		return errors.New("text must be valid UTF-8")
+	}
+	return nil
+}
+
+// InputResult is input's structured result (HttpRunner seed).
+type InputResult struct {
+	Message string `json:"message" jsonschema:"Success message confirming the text input"`
+	Text    string `json:"text" jsonschema:"The text typed into the field"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// PressButtonArgs are press_button's arguments (HttpRunner seed).
+type PressButtonArgs struct {
+	Button string `json:"button"`
+}
+
+// Check validates the button and normalizes it: upper case, "volume up" → VOLUME_UP,
+// KEYCODE_HOME → HOME, DELETE → DEL.
+func (a *PressButtonArgs) Check() error {
+	b := strings.ToUpper(strings.TrimSpace(a.Button))
+	b = strings.NewReplacer(" ", "_", "-", "_").Replace(b)
+	b = strings.TrimPrefix(b, "KEYCODE_")
+	if alias, ok := buttonAliases[b]; ok {
+		b = alias
+	}
+	if b == "" {
+		return fmt.Errorf("button is required: one of %s", strings.Join(Buttons, ", "))
+	}
+	if !slices.Contains(Buttons, b) {
+		return fmt.Errorf("unknown button %q: use one of %s", clip(b), strings.Join(Buttons, ", "))
+	}
+	a.Button = b
+	return nil
+}
+
+// ButtonResult is press_button's structured result (HttpRunner seed).
+type ButtonResult struct {
+	Message string `json:"message" jsonschema:"Success message confirming the button press"`
+	Button  string `json:"button" jsonschema:"Name of the button that was pressed"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func opInput() Op {
+	return Op{Name: "input", Timeout: 30 * time.Second, MaxTimeout: 5 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a InputArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			d, ok := t.Driver.(device.TextInputter)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "type text")
+			}
+			if err := d.InputText(ctx, a.Text); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: InputResult{Message: fmt.Sprintf("typed %d characters", utf8.RuneCountInString(a.Text)), Text: a.Text, Hint: hintInput}}, nil
+		}}
+}
+
+func opPressButton() Op {
+	return Op{Name: "press_button", Timeout: 10 * time.Second, MaxTimeout: time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a PressButtonArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			if err := pressKey(ctx, t.Driver, a.Button); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: ButtonResult{Message: "pressed " + a.Button, Button: a.Button, Hint: hintAction}}, nil
+		}}
+}
+
+// opKey is a tool without arguments that presses one key (home, back, home_screen).
+func opKey(name, key, hint string) Op {
+	return Op{Name: name, Timeout: 10 * time.Second, MaxTimeout: time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
+				return Output{}, err
+			}
+			if err := pressKey(ctx, t.Driver, key); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: MessageResult{Message: "pressed " + key, Hint: hint}}, nil
+		}}
+}
+
+// pressKey presses key if the driver can; iOS devices have no BACK key.
+func pressKey(ctx context.Context, d device.Driver, key string) error {
+	k, ok := d.(device.KeyPresser)
+	if !ok {
+		return Unsupported(d, "press "+key)
+	}
+	if key == "BACK" && d.Info().Platform == device.PlatformIOS {
+		return Unsupported(d, "press BACK (iOS devices have no back button; swipe right from the left edge instead)")
+	}
+	return k.PressKey(ctx, key)
+}
+
+// clip shortens a caller's string for an error message.
+func clip(s string) string {
+	const most = 40
+	if len(s) <= most {
+		return s
+	}
+	n := most
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/image/draw"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/uitree"
+)
+
+// Peek limits: a listing stays small enough for an agent's context.
+const (
+	MaxPeekElements = 300
+	maxLabelRunes   = 80
+)
+
+// PeekResult is peek's structured result; the screenshot itself is image content.
+type PeekResult struct {
+	Message  string `json:"message" jsonschema:"What the listing holds and where it came from"`
+	Listing  string `json:"listing" jsonschema_description:"One line per element: id [kind] \"label\" [left,top,right,bottom] conf. The bbox is relative 0-1 (3 decimals); conf is 1.00 for elements from the UI tree. Pass the bbox to tap, long_press or swipe"`
+	Elements int    `json:"elements" jsonschema:"Number of elements listed"`
+	Width    int    `json:"width" jsonschema:"Screenshot width in pixels"`
+	Height   int    `json:"height" jsonschema:"Screenshot height in pixels"`
+	Hint     string `json:"hint"`
+}
+
+// PeekElement is one line of peek's listing.
+type PeekElement struct {
+	ID    string
+	Kind  string
+	Label string
+	BBox  [4]float64 // relative 0-1
+	Conf  float64
+	px    image.Rectangle
+}
+
+// String formats the element as PhysiClaw lists it: id [kind] "label" [l,t,r,b] conf.
+func (e PeekElement) String() string {
+	return fmt.Sprintf("%s [%s] %s [%.3f,%.3f,%.3f,%.3f] %.2f", e.ID, e.Kind, strconv.Quote(e.Label),
+		e.BBox[0], e.BBox[1], e.BBox[2], e.BBox[3], e.Conf)
+}
+
+// PeekElements turns a UI tree into peek's elements: the ones with a label or that are
+// clickable, visible on a screen of size, in document order, numbered e1, e2, ... The second
+// result counts the elements left out past MaxPeekElements.
+func PeekElements(els []uitree.Element, size image.Point) (out []PeekElement, more int) {
+	screen := image.Rectangle{Max: size}
+	for _, e := range els {
+		label := e.Label()
+		if label == "" && !e.Clickable {
+			continue
+		}
+		r := e.Bounds.Intersect(screen)
+		if r.Empty() {
+			continue
+		}
+		if len(out) == MaxPeekElements {
+			more++
+			continue
+		}
+		w, h := float64(size.X), float64(size.Y)
+		out = append(out, PeekElement{
+			ID: "e" + strconv.Itoa(len(out)+1), Kind: e.Kind(), Label: clipRunes(label, maxLabelRunes), Conf: 1,
+			BBox: [4]float64{float64(r.Min.X) / w, float64(r.Min.Y) / h, float64(r.Max.X) / w, float64(r.Max.Y) / h},
+			px:   r,
+		})
+	}
+	return out, more
+}
+
+func opPeek() Op {
+	return Op{Name: "peek", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a ImageArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			img, err := t.Driver.Screenshot(ctx)
+			if err != nil {
+				return Output{}, err
+			}
+			size := img.Bounds().Size()
+			res := PeekResult{Width: size.X, Height: size.Y, Hint: hintPeek}
+			var els []PeekElement
+			more := 0
+			sd, ok := t.Driver.(device.SourceDumper)
+			if !ok {
+				res.Message = "this device cannot dump its UI tree, so there is no element listing: read the image"
+			} else {
+				src, err := sd.Source(ctx)
+				if err == nil {
+					var tree []uitree.Element
+					if tree, err = uitree.Parse(src); err == nil {
+						els, more = PeekElements(tree, size)
+					}
+				}
+				switch {
+				case ctx.Err() != nil:
+					return Output{}, ctx.Err()
+				case err != nil:
+					res.Message = fmt.Sprintf("the UI tree could not be read (%v), so there is no element listing: read the image", err)
+				default:
+					res.Message = fmt.Sprintf("%d elements from the UI tree; the image is the screenshot with each element's box and id drawn on it", len(els))
+				}
+			}
+			lines := make([]string, 0, len(els)+1)
+			for _, e := range els {
+				lines = append(lines, e.String())
+			}
+			if more > 0 {
+				lines = append(lines, fmt.Sprintf("… %d more elements not listed", more))
+				res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
+			}
+			res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
+			return Output{Data: res, Image: FitWidth(markElements(img, els), a.MaxWidth)}, nil
+		}}
+}
+
+// markColor is the colour of the boxes and id tags peek draws.
+var markColor = color.RGBA{R: 0xff, G: 0x1a, B: 0x8c, A: 0xff}
+
+// markElements returns a copy of img with each element's box outlined and its id in a tag at
+// its top-left corner, so the image and the listing can be read together.
+func markElements(img image.Image, els []PeekElement) image.Image {
+	if len(els) == 0 {
+		return img
+	}
+	b := img.Bounds()
+	dst := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(dst, dst.Bounds(), img, b.Min, draw.Src)
+	line := max(2, b.Dx()/400)
+	scale := max(1, b.Dx()/540)
+	pen := image.NewUniform(markColor)
+	for _, e := range els {
+		r := e.px
+		for _, edge := range []image.Rectangle{
+			{r.Min, image.Pt(r.Max.X, r.Min.Y+line)}, {image.Pt(r.Min.X, r.Max.Y-line), r.Max},
+			{r.Min, image.Pt(r.Min.X+line, r.Max.Y)}, {image.Pt(r.Max.X-line, r.Min.Y), r.Max},
+		} {
+			draw.Draw(dst, edge.Intersect(r), pen, image.Point{}, draw.Src)
+		}
+		tag := idTag(e.ID)
+		at := image.Rectangle{Min: r.Min, Max: r.Min.Add(tag.Bounds().Size().Mul(scale))}
+		draw.NearestNeighbor.Scale(dst, at, tag, tag.Bounds(), draw.Src, nil)
+	}
+	return dst
+}
+
+// idTag renders id in white on markColor with the 7x13 basic font.
+func idTag(id string) *image.RGBA {
+	face := basicfont.Face7x13
+	w := font.MeasureString(face, id).Ceil() + 4
+	tag := image.NewRGBA(image.Rect(0, 0, w, 15))
+	draw.Draw(tag, tag.Bounds(), image.NewUniform(markColor), image.Point{}, draw.Src)
+	d := font.Drawer{Dst: tag, Src: image.White, Face: face, Dot: fixed.P(2, 12)}
+	d.DrawString(id)
+	return tag
+}
+
+// clipRunes shortens s to at most n runes, marking the cut with an ellipsis.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n-1 {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
+}

@@ -1,0 +1,299 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// MaxSequenceSteps bounds a sequence (PhysiClaw: up to 5).
+const MaxSequenceSteps = 5
+
+// seqTool is a tool a sequence step may name.
+type seqTool struct {
+	op   func() Op
+	args func() any // a new pointer to the tool's argument struct
+	// arg says what the PhysiClaw step form's "arg" is for this tool besides an object of
+	// arguments: "bbox" (an array), "text" (a string), or "" (only an object).
+	arg string
+}
+
+// sequenceTools are the tools a step may run: actions on the screen, keys and text. Tools that
+// only look (peek, screenshot) gain nothing inside a sequence; long or destructive ones
+// (sleep, app_install, app_clear, force_quit, ...) and sequence itself are left out.
+var sequenceTools = map[string]seqTool{
+	"tap":               {opTap, func() any { return &BBoxArgs{} }, "bbox"},
+	"double_tap":        {opDoubleTap, func() any { return &BBoxArgs{} }, "bbox"},
+	"long_press":        {opLongPress, func() any { return &BBoxArgs{} }, "bbox"},
+	"swipe":             {opSwipe, func() any { return &SwipeArgs{} }, ""},
+	"home_screen":       {opHomeScreen, func() any { return &NoArgs{} }, ""},
+	"go_back":           {opGoBack, func() any { return &NoArgs{} }, ""},
+	"send_to_clipboard": {opSendToClipboard, func() any { return &ClipboardArgs{} }, "text"},
+	"tap_xy":            {opTapXY, func() any { return &TapXYArgs{} }, ""},
+	"tap_abs_xy":        {opTapAbsXY, func() any { return &TapAbsXYArgs{} }, ""},
+	"double_tap_xy":     {opDoubleTapXY, func() any { return &DoubleTapXYArgs{} }, ""},
+	"swipe_direction":   {opSwipeDirection, func() any { return &SwipeDirectionArgs{} }, ""},
+	"swipe_coordinate":  {opSwipeCoordinate, func() any { return &SwipeCoordinateArgs{} }, ""},
+	"drag":              {opDrag, func() any { return &DragArgs{} }, ""},
+	"input":             {opInput, func() any { return &InputArgs{} }, "text"},
+	"press_button":      {opPressButton, func() any { return &PressButtonArgs{} }, ""},
+	"home":              {func() Op { return opKey("home", "HOME", hintAction) }, func() any { return &NoArgs{} }, ""},
+	"back":              {func() Op { return opKey("back", "BACK", hintAction) }, func() any { return &NoArgs{} }, ""},
+	"app_launch":        {opAppLaunch, func() any { return &PackageArgs{} }, ""},
+}
+
+// SequenceTools lists the tools a sequence step may name, sorted.
+func SequenceTools() []string {
+	names := make([]string, 0, len(sequenceTools))
+	for n := range sequenceTools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// SequenceStep is one step: the tool to run and its arguments. args is an object of the tool's
+// own arguments, exactly as the tool takes them. arg is the PhysiClaw form: the bbox array for
+// tap, double_tap and long_press, the text string for send_to_clipboard and input, or an object
+// of arguments (swipe's {bbox, direction, size, speed}). Give one of them, or neither for tools
+// without arguments.
+type SequenceStep struct {
+	ToolName string          `json:"tool_name"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Arg      json.RawMessage `json:"arg,omitempty"`
+}
+
+// SequenceArgs are sequence's arguments: steps, a list of 1 to 5 steps; or the PhysiClaw form,
+// step1 to step5 (step1 required, no gaps). Check turns the second form into the first.
+type SequenceArgs struct {
+	Steps []SequenceStep `json:"steps,omitempty"`
+	Step1 *SequenceStep  `json:"step1,omitempty"`
+	Step2 *SequenceStep  `json:"step2,omitempty"`
+	Step3 *SequenceStep  `json:"step3,omitempty"`
+	Step4 *SequenceStep  `json:"step4,omitempty"`
+	Step5 *SequenceStep  `json:"step5,omitempty"`
+}
+
+// Check validates every step's tool and arguments (so that nothing runs unless every step
+// could) and normalizes the steps: one list, lower-case tool names, and args holding the
+// tool's checked arguments.
+func (a *SequenceArgs) Check() error {
+	numbered := []*SequenceStep{a.Step1, a.Step2, a.Step3, a.Step4, a.Step5}
+	last := -1
+	for i, s := range numbered {
+		if s != nil {
+			last = i
+		}
+	}
+	if last >= 0 {
+		if a.Steps != nil {
+			return errors.New("give steps (a list), or step1 to step5 (the PhysiClaw form), not both")
+		}
+		for i := 0; i <= last; i++ {
+			if numbered[i] == nil {
+				return fmt.Errorf("step%d is given but step%d is not: number the steps from step1 without gaps", last+1, i+1)
+			}
+			a.Steps = append(a.Steps, *numbered[i])
+		}
+		a.Step1, a.Step2, a.Step3, a.Step4, a.Step5 = nil, nil, nil, nil, nil
+	}
+	switch n := len(a.Steps); {
+	case n == 0:
+		return fmt.Errorf("steps is required: 1 to %d steps, each {\"tool_name\": ..., \"args\": {...}}; step tools: %s",
+			MaxSequenceSteps, strings.Join(SequenceTools(), ", "))
+	case n > MaxSequenceSteps:
+		return fmt.Errorf("a sequence has at most %d steps, got %d: split it, and peek between the parts", MaxSequenceSteps, n)
+	}
+	for i := range a.Steps {
+		if err := a.Steps[i].check(); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (s *SequenceStep) check() error {
+	name := strings.ToLower(strings.TrimSpace(s.ToolName))
+	tool, ok := sequenceTools[name]
+	if !ok {
+		if name == "" {
+			return fmt.Errorf("tool_name is required: one of %s", strings.Join(SequenceTools(), ", "))
+		}
+		return fmt.Errorf("tool_name %q cannot run in a sequence; step tools are %s", clip(s.ToolName), strings.Join(SequenceTools(), ", "))
+	}
+	args, arg := present(s.Args), present(s.Arg)
+	raw := s.Args
+	switch {
+	case args && arg:
+		return fmt.Errorf("%s: give args (an object) or arg (the PhysiClaw form), not both", name)
+	case !args && !arg:
+		raw = nil
+	case arg:
+		var err error
+		if raw, err = compactArg(name, tool.arg, s.Arg); err != nil {
+			return err
+		}
+	}
+	v := tool.args()
+	if err := DecodeArgs(raw, v); err != nil {
+		return fmt.Errorf("%s: %s", name, argWords(err))
+	}
+	norm, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s: arguments cannot be encoded: %v", name, err)
+	}
+	s.ToolName, s.Args, s.Arg = name, norm, nil
+	return nil
+}
+
+// present reports whether a raw JSON value was given (not absent, not null).
+func present(raw json.RawMessage) bool {
+	v := bytes.TrimSpace(raw)
+	return len(v) > 0 && !bytes.Equal(v, []byte("null"))
+}
+
+// compactArg turns a PhysiClaw "arg" into an object of arguments.
+func compactArg(name, kind string, arg json.RawMessage) (json.RawMessage, error) {
+	v := bytes.TrimSpace(arg)
+	switch {
+	case v[0] == '{':
+		return v, nil
+	case v[0] == '[' && kind == "bbox":
+		return json.Marshal(map[string]json.RawMessage{"bbox": v})
+	case v[0] == '"' && kind == "text":
+		return json.Marshal(map[string]json.RawMessage{"text": v})
+	case kind == "bbox":
+		return nil, fmt.Errorf("%s: arg must be the bbox [left, top, right, bottom] (relative 0-1)", name)
+	case kind == "text":
+		return nil, fmt.Errorf("%s: arg must be the text, a string", name)
+	}
+	return nil, fmt.Errorf("%s: arg must be an object of %s's arguments", name, name)
+}
+
+// argWords rewrites a step's decoding error without encoding/json's words, which the gateway
+// would otherwise take for the sequence's own.
+func argWords(err error) string {
+	if msg, _, ok := ArgProblem(err); ok {
+		if strings.HasPrefix(msg, "arguments must be") {
+			return "args must be an object of the tool's arguments"
+		}
+		return msg
+	}
+	msg := err.Error()
+	var oe *OpError
+	if errors.As(err, &oe) && oe.Err == nil {
+		msg = oe.Msg
+	}
+	return strings.TrimPrefix(msg, "arguments: ")
+}
+
+// StepResult is one step's outcome in sequence's result.
+type StepResult struct {
+	Step       int    `json:"step" jsonschema:"Step number, from 1"`
+	ToolName   string `json:"tool_name" jsonschema:"The step's tool"`
+	Message    string `json:"message" jsonschema:"The step's own result message"`
+	DurationMS int64  `json:"durationMs" jsonschema:"Milliseconds the step took"`
+}
+
+// SequenceResult is sequence's structured result.
+type SequenceResult struct {
+	Message string       `json:"message" jsonschema:"Success message: every step ran"`
+	Steps   []StepResult `json:"steps" jsonschema:"Per-step results, in order"`
+	Hint    string       `json:"hint"`
+}
+
+// opSequence runs up to five action steps as one task: the device is held for the whole run,
+// so nothing else runs between the steps. It stops at the first failure, undoing nothing.
+func opSequence() Op {
+	ops := make(map[string]Op, len(sequenceTools))
+	for name, tool := range sequenceTools {
+		ops[name] = tool.op()
+	}
+	return Op{Name: "sequence", Timeout: 2 * time.Minute, MaxTimeout: 10 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			var a SequenceArgs
+			if err := DecodeArgs(t.Args, &a); err != nil {
+				return Output{}, err
+			}
+			n := len(a.Steps)
+			results := make([]StepResult, 0, n)
+			for i, s := range a.Steps {
+				if err := ctx.Err(); err != nil {
+					return Output{}, stepFailure(i, a.Steps, results, err)
+				}
+				start := time.Now()
+				out, err := ops[s.ToolName].Run(ctx, &Task{Driver: t.Driver, Args: s.Args})
+				if err != nil {
+					return Output{}, stepFailure(i, a.Steps, results, err)
+				}
+				results = append(results, StepResult{Step: i + 1, ToolName: s.ToolName, Message: messageOf(out.Data),
+					DurationMS: time.Since(start).Milliseconds()})
+				if t.Progress != nil {
+					t.Progress(float64(i+1), float64(n), fmt.Sprintf("step %d of %d (%s) done", i+1, n, s.ToolName))
+				}
+			}
+			return Output{Data: SequenceResult{Message: fmt.Sprintf("ran all %d steps", n), Steps: results, Hint: hintSequence}}, nil
+		}}
+}
+
+// stepError is a failed step's error followed by what ran before it and what did not.
+type stepError struct {
+	err  error
+	tail string
+}
+
+func (e *stepError) Error() string { return e.err.Error() + ". " + e.tail }
+func (e *stepError) Unwrap() error { return e.err }
+
+// stepFailure explains a sequence stopped at step i. Its code is the step's, except that bad
+// input or an unsupported ability after earlier steps ran is a driver error: something ran.
+func stepFailure(i int, steps []SequenceStep, done []StepResult, err error) error {
+	n := len(steps)
+	var tail strings.Builder
+	if i == 0 {
+		tail.WriteString("Nothing ran")
+	} else {
+		fmt.Fprintf(&tail, "Steps 1-%d ran and are not undone:", i)
+		if i == 1 {
+			tail.Reset()
+			tail.WriteString("Step 1 ran and is not undone:")
+		}
+		for _, r := range done {
+			fmt.Fprintf(&tail, " [%d %s: %s]", r.Step, r.ToolName, clipN(r.Message, 160))
+		}
+	}
+	if rest := n - i - 1; rest > 0 {
+		names := make([]string, 0, rest)
+		for _, s := range steps[i+1:] {
+			names = append(names, s.ToolName)
+		}
+		fmt.Fprintf(&tail, "; the remaining %d (%s) did not run", rest, strings.Join(names, ", "))
+	}
+	tail.WriteString(". peek to see where it stopped, then go on from there.")
+	code := ErrorCode(err)
+	if i > 0 && (code == broker.CodeBadInput || code == broker.CodeUnsupported) {
+		code = broker.CodeDriver
+	}
+	return &OpError{Code: code, Msg: fmt.Sprintf("sequence stopped at step %d of %d (%s)", i+1, n, steps[i].ToolName),
+		Err: &stepError{err: err, tail: tail.String()}}
+}
+
+// messageOf returns the message field of an op's result data.
+func messageOf(data any) string {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(b, &m)
+	return m.Message
+}

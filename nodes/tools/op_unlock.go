@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/uitree"
+)
+
+// How long unlock_phone waits for the lock screen to go after confirming the passcode (the
+// keyguard animates away), and how often it looks meanwhile.
+const (
+	unlockSettle = 2 * time.Second
+	unlockPoll   = 200 * time.Millisecond
+)
+
+// systemUI is the package of Android's lock screen (and status bar, shade, ...).
+const systemUI = "com.android.systemui"
+
+// UnlockResult is unlock_phone's structured result.
+type UnlockResult struct {
+	Message         string `json:"message" jsonschema:"What was done"`
+	Unlocked        bool   `json:"unlocked" jsonschema:"The lock screen is gone"`
+	Verified        bool   `json:"verified" jsonschema:"The device told its lock state; false: peek to check"`
+	PasscodeEntered bool   `json:"passcodeEntered" jsonschema:"False when it was not locked"`
+	Hint            string `json:"hint"`
+}
+
+// passcodeTeller is a driver that knows its own passcode: a simulated phone.
+type passcodeTeller interface{ Passcode() string }
+
+// opUnlockPhone wakes the screen and, if the lock screen shows, swipes up, types the passcode
+// and presses ENTER, as PhysiClaw's unlock_phone does by hand. The passcode is the node's
+// (passcodes: the device's own entry, else a driver that knows it, else the "*" entry): it never
+// travels in a task's arguments, and no result, error or record repeats it.
+func opUnlockPhone(passcodes Passcodes) Op {
+	return Op{Name: "unlock_phone", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
+				return Output{}, err
+			}
+			keys, ok := t.Driver.(device.KeyPresser)
+			typer, ok2 := t.Driver.(device.TextInputter)
+			if !ok || !ok2 {
+				return Output{}, Unsupported(t.Driver, "unlock (it needs keys and text input)")
+			}
+			if err := wake(ctx, keys); err != nil {
+				return Output{}, err
+			}
+			locked, known, err := lockState(ctx, t.Driver)
+			if err != nil {
+				return Output{}, err
+			}
+			if known && !locked {
+				return Output{Data: UnlockResult{Message: "the phone was not locked: screen woken, no passcode entered",
+					Unlocked: true, Verified: true, Hint: hintUnlock}}, nil
+			}
+			serial := t.Driver.Info().Serial
+			code, ok := passcodeFor(passcodes, t.Driver)
+			if !ok {
+				return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: start the node with "+
+					"--passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` (or `\"*\": \"PASSCODE\"` for every device)", serial)
+			}
+			if sw, ok := t.Driver.(device.Swiper); ok { // brings up the PIN pad; harmless where it shows already
+				s, err := t.Driver.ScreenSize(ctx)
+				if err != nil {
+					return Output{}, err
+				}
+				from, to := device.Point{X: s.Width / 2, Y: scale(0.8, s.Height)}, device.Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
+				if err := sw.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
+					return Output{}, err
+				}
+			}
+			if err := typer.InputText(ctx, code.Reveal()); err != nil {
+				return Output{}, redactErr(fmt.Errorf("typing the passcode: %w", err), code)
+			}
+			if err := keys.PressKey(ctx, "ENTER"); err != nil {
+				return Output{}, err
+			}
+			locked, known, err = settleLock(ctx, t.Driver)
+			switch {
+			case err != nil:
+				return Output{}, err
+			case !known:
+				return Output{Data: UnlockResult{Message: "passcode entered and confirmed; this device cannot tell whether the lock screen is gone: peek to check",
+					PasscodeEntered: true, Hint: hintUnlock}}, nil
+			case locked:
+				return Output{}, fmt.Errorf("still locked: wrong passcode? Do not retry (wrong passcodes lock the phone out for a while): "+
+					"check the entry for %s in the node's --passcodes file, or peek at the lock screen", serial)
+			}
+			return Output{Data: UnlockResult{Message: "unlocked: the lock screen is gone", Unlocked: true, Verified: true,
+				PasscodeEntered: true, Hint: hintUnlock}}, nil
+		}}
+}
+
+// wake turns the screen on: WAKEUP, or MENU on devices too old to know WAKEUP.
+func wake(ctx context.Context, k device.KeyPresser) error {
+	err := k.PressKey(ctx, "WAKEUP")
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	if err2 := k.PressKey(ctx, "MENU"); err2 != nil {
+		return fmt.Errorf("waking the screen: WAKEUP: %w; MENU: %w", err, err2)
+	}
+	return nil
+}
+
+// passcodeFor picks the passcode of d: its own entry, else the one d knows, else "*".
+func passcodeFor(p Passcodes, d device.Driver) (Secret, bool) {
+	serial := d.Info().Serial
+	if s, ok := p.own(serial); ok {
+		return s, true
+	}
+	if pt, ok := d.(passcodeTeller); ok && pt.Passcode() != "" {
+		return Secret{s: pt.Passcode()}, true
+	}
+	return p.Lookup(serial)
+}
+
+// settleLock waits up to unlockSettle for the lock screen to go, and returns the last state.
+func settleLock(ctx context.Context, d device.Driver) (locked, known bool, err error) {
+	deadline := time.Now().Add(unlockSettle)
+	for {
+		locked, known, err = lockState(ctx, d)
+		if err != nil || !known || !locked || time.Now().After(deadline) {
+			return locked, known, err
+		}
+		select {
+		case <-ctx.Done():
+			return false, false, ctx.Err()
+		case <-time.After(unlockPoll):
+		}
+	}
+}
+
+// lockState asks the device whether its lock screen shows: its status ("locked", simulated
+// phones), else its UI tree (the keyguard's views), else the app in front (the system UI).
+// known is false when none of them can tell; err is only ctx's.
+func lockState(ctx context.Context, d device.Driver) (locked, known bool, err error) {
+	if s, ok := d.(device.StatusReporter); ok {
+		if st, err := s.Status(ctx); err == nil {
+			if v, err := strconv.ParseBool(st["locked"]); err == nil {
+				return v, true, nil
+			}
+		}
+	}
+	if s, ok := d.(device.SourceDumper); ok {
+		if src, err := s.Source(ctx); err == nil { // uiautomator fails while the screen is off
+			if els, err := uitree.Parse(src); err == nil {
+				return showsLockScreen(els), true, nil
+			}
+		}
+	}
+	if f, ok := d.(device.ForegroundReporter); ok {
+		if pkg, err := f.ForegroundApp(ctx); err == nil && pkg != "" {
+			return pkg == systemUI, true, nil
+		}
+	}
+	return false, false, ctx.Err()
+}
+
+// lockScreenIDs are parts of the resource ids of Android's keyguard views (AOSP and the big
+// vendors keep them).
+var lockScreenIDs = []string{"keyguard", "pinentry", "passwordentry", "lockpattern", "bouncer", "lock_icon"}
+
+// showsLockScreen says whether a UI tree is the lock screen: system UI views with keyguard ids.
+func showsLockScreen(els []uitree.Element) bool {
+	for _, e := range els {
+		if e.Package != systemUI && !strings.HasPrefix(e.ResourceID, systemUI+":") {
+			continue
+		}
+		id := strings.ToLower(e.ResourceID)
+		for _, part := range lockScreenIDs {
+			if strings.Contains(id, part) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// redactErr returns err's message with the passcode blanked out, in case a driver quoted what
+// it was asked to type.
+func redactErr(err error, s Secret) error {
+	if s.s == "" || !strings.Contains(err.Error(), s.s) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), s.s, redacted))
+}

@@ -1,0 +1,278 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// lockable is a fake phone with a lock: typing its passcode and ENTER unlock it; Status tells
+// the lock unless hideStatus, and the UI tree shows the keyguard's views while locked.
+type lockable struct {
+	*fakeAbled
+	mu         sync.Mutex
+	locked     bool
+	code       string
+	typed      string
+	keys       []string
+	hideStatus bool
+}
+
+func newLockable(code string) *lockable {
+	l := &lockable{fakeAbled: newAbled(), locked: true, code: code}
+	l.PressKeyFn = func(_ context.Context, key string) error {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.keys = append(l.keys, key)
+		if key == "ENTER" && l.typed == l.code {
+			l.locked = false
+		}
+		return nil
+	}
+	l.InputTextFn = func(_ context.Context, text string) error {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.typed += text
+		return nil
+	}
+	l.StatusFn = func(context.Context) (map[string]string, error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.hideStatus {
+			return map[string]string{"battery_level": "9"}, nil
+		}
+		return map[string]string{"locked": fmt.Sprint(l.locked)}, nil
+	}
+	l.SourceFn = func(context.Context) (string, error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.locked {
+			return `<hierarchy><node package="com.android.systemui" bounds="[0,0][1080,2400]">` +
+				`<node resource-id="com.android.systemui:id/keyguard_bouncer_frame" bounds="[0,0][1080,2400]"/></node></hierarchy>`, nil
+		}
+		return `<hierarchy><node package="com.example.launcher" bounds="[0,0][1080,2400]"/></hierarchy>`, nil
+	}
+	return l
+}
+
+func unlockWith(t *testing.T, p Passcodes, d device.Driver) (map[string]any, error) {
+	t.Helper()
+	out, err := opUnlockPhone(p).Run(context.Background(), &Task{Driver: d, Args: json.RawMessage(`{}`)})
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(out.Data)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m, nil
+}
+
+func mustParse(t *testing.T, yaml string) Passcodes {
+	t.Helper()
+	p, err := ParsePasscodes([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The lock screen goes the PhysiClaw way: wake, swipe up, type, ENTER; then it is checked.
+func TestUnlockPhoneEntersTheConfiguredPasscode(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		conf string
+	}{{"own entry", `fake-1: "482916"`}, {"default entry", `"*": "482916"`}} {
+		t.Run(c.name, func(t *testing.T) {
+			d := newLockable("482916")
+			m, err := unlockWith(t, mustParse(t, c.conf), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m["unlocked"] != true || m["verified"] != true || m["passcodeEntered"] != true || !strings.Contains(m["hint"].(string), "home screen") {
+				t.Fatalf("result %v", m)
+			}
+			if strings.Contains(fmt.Sprint(m), "482916") {
+				t.Fatalf("the passcode is in the result: %v", m)
+			}
+			calls := strings.Join(d.Calls(), " ")
+			if !strings.HasPrefix(calls, "PressKey Status ScreenSize Swipe InputText PressKey Status") {
+				t.Fatalf("driver calls %s", calls)
+			}
+			if d.keys[0] != "WAKEUP" || d.keys[1] != "ENTER" || d.typed != "482916" {
+				t.Fatalf("keys %v typed %q", d.keys, d.typed)
+			}
+		})
+	}
+}
+
+// A phone that is not locked is only woken: no passcode needed, none typed.
+func TestUnlockPhoneNotLocked(t *testing.T) {
+	d := newLockable("1")
+	d.locked = false
+	m, err := unlockWith(t, Passcodes{}, d)
+	if err != nil || m["unlocked"] != true || m["passcodeEntered"] != false || d.typed != "" {
+		t.Fatalf("%v %v typed %q", m, err, d.typed)
+	}
+}
+
+func TestUnlockPhoneFailsClearly(t *testing.T) {
+	// No passcode for a locked phone: say how to configure one.
+	_, err := unlockWith(t, mustParse(t, `other-serial: "1"`), newLockable("1"))
+	if err == nil || !strings.Contains(err.Error(), "--passcodes") || !strings.Contains(err.Error(), `fake-1: "PASSCODE"`) {
+		t.Fatalf("no passcode: %v", err)
+	}
+	// A wrong one: still locked, do not retry; the passcode is not in the error.
+	_, err = unlockWith(t, mustParse(t, `"*": "7777"`), newLockable("1"))
+	if err == nil || !strings.Contains(err.Error(), "still locked: wrong passcode?") || strings.Contains(err.Error(), "7777") {
+		t.Fatalf("wrong passcode: %v", err)
+	}
+	// A driver that quotes what it typed has the passcode blanked out.
+	d := newLockable("1")
+	d.InputTextFn = func(_ context.Context, text string) error { return fmt.Errorf("input text %q refused", text) }
+	_, err = unlockWith(t, mustParse(t, `"*": "55501"`), d)
+	if err == nil || strings.Contains(err.Error(), "55501") || !strings.Contains(err.Error(), "[redacted]") {
+		t.Fatalf("driver error: %v", err)
+	}
+	// A driver without keys or text input cannot unlock, and says so.
+	_, err = unlockWith(t, Passcodes{}, newFake())
+	wantCode(t, err, broker.CodeUnsupported)
+}
+
+// Without a "locked" status, the UI tree tells (the keyguard's views); with neither, the result
+// says it could not check.
+func TestUnlockPhoneReadsTheLockScreen(t *testing.T) {
+	d := newLockable("24")
+	d.hideStatus = true
+	m, err := unlockWith(t, mustParse(t, `"*": "24"`), d)
+	if err != nil || m["unlocked"] != true || m["verified"] != true {
+		t.Fatalf("%v %v", m, err)
+	}
+	blind := &keysAndText{fakeDriver: newFake()}
+	m, err = unlockWith(t, mustParse(t, `"*": "24"`), blind)
+	if err != nil || m["unlocked"] != false || m["verified"] != false || !strings.Contains(m["message"].(string), "peek") {
+		t.Fatalf("%v %v", m, err)
+	}
+	if blind.text != "24" || strings.Join(blind.keys, " ") != "WAKEUP ENTER" {
+		t.Fatalf("typed %q keys %v", blind.text, blind.keys)
+	}
+}
+
+// Devices too old for WAKEUP are woken with MENU.
+func TestUnlockPhoneWakesWithMenuWhenWakeupFails(t *testing.T) {
+	blind := &keysAndText{fakeDriver: newFake(), refuse: "WAKEUP"}
+	if _, err := unlockWith(t, mustParse(t, `"*": "24"`), blind); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(blind.keys, " ") != "WAKEUP MENU ENTER" {
+		t.Fatalf("keys %v", blind.keys)
+	}
+}
+
+// keysAndText presses keys and types, and can tell nothing about its state.
+type keysAndText struct {
+	*fakeDriver
+	keys   []string
+	text   string
+	refuse string
+}
+
+func (k *keysAndText) PressKey(_ context.Context, key string) error {
+	k.keys = append(k.keys, key)
+	if key == k.refuse {
+		return errors.New("unknown key")
+	}
+	return nil
+}
+
+func (k *keysAndText) InputText(_ context.Context, text string) error {
+	k.text += text
+	return nil
+}
+
+func TestParsePasscodes(t *testing.T) {
+	p := mustParse(t, "\"*\": \"0012\"\nemulator-5554: 2468\n192.168.1.5:5555: 'correct-horse'\n")
+	for serial, want := range map[string]string{"emulator-5554": "2468", "192.168.1.5:5555": "correct-horse", "other": "0012"} {
+		if got, ok := p.Lookup(serial); !ok || got.Reveal() != want {
+			t.Errorf("Lookup(%s) = %v, %v", serial, got.Reveal(), ok)
+		}
+	}
+	if p.Len() != 3 {
+		t.Errorf("Len = %d", p.Len())
+	}
+	if _, ok := mustParse(t, "").Lookup("x"); ok {
+		t.Error("an empty file configures a passcode")
+	}
+	for in, want := range map[string]string{
+		"- 1234":                   "line 1: want a map",
+		"a: [1, 2]":                "line 1: the passcode of \"a\" must be one value",
+		"a:":                       "must be one value",
+		"a: \"\"":                  "must be 1 to 64 characters",
+		"a: \"12 34\"":             "printable ASCII without spaces",
+		"a: \"1\"\nb: \"2\"\na: 3": "line 3: \"a\" is given twice",
+		"a: \"1\n":                 "not valid YAML",
+		"a: {b: 1}":                "must be one value",
+	} {
+		_, err := ParsePasscodes([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParsePasscodes(%q) = %v, want %q", in, err, want)
+		}
+	}
+	_, err := LoadPasscodes(filepath.Join(t.TempDir(), "missing.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "passcodes file") {
+		t.Errorf("missing file: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte("x: \"9 9\""), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPasscodes(path); err == nil || !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "9 9") {
+		t.Errorf("bad file: %v", err)
+	}
+}
+
+// Secrets and passcode books print, log and encode as [redacted], whatever the way.
+func TestSecretsNeverPrint(t *testing.T) {
+	p := mustParse(t, `"*": "31415926"`)
+	s, _ := p.Lookup("x")
+	var buf strings.Builder
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	log.Info("x", "secret", s, "book", p, "any", []any{s, p})
+	slog.New(slog.NewTextHandler(&buf, nil)).Info("x", "secret", s, "book", p)
+	b, _ := json.Marshal(map[string]any{"s": s, "p": p, "list": []Secret{s}})
+	out := buf.String() + string(b) + fmt.Sprintf("%v %+v %#v %s %q %x %d", s, s, s, s, s, s, s) +
+		fmt.Sprintf("%v %+v %#v %s", p, p, p, p) + fmt.Sprint(struct{ S Secret }{s}, map[string]Secret{"a": s}, &s)
+	if strings.Contains(out, "31415926") || !strings.Contains(out, "[redacted]") {
+		t.Fatalf("a secret printed: %s", out)
+	}
+}
+
+// FuzzParsePasscodes: ParsePasscodes never panics and keeps only valid passcodes.
+func FuzzParsePasscodes(f *testing.F) {
+	for _, s := range []string{`"*": "1234"`, "a: 1\nb: \"x y\"", "- 1", "a: [1]", "a: \"1\"\na: 2", "{a: &x 1, b: *x}", "a: !!binary aGk=", "\xff: 1"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParsePasscodes(data)
+		if err != nil {
+			if p.Len() != 0 {
+				t.Fatal("passcodes returned with an error")
+			}
+			return
+		}
+		for serial, s := range p.bySerial {
+			if serial == "" || checkPasscode(s.Reveal()) != nil {
+				t.Fatalf("invalid entry kept for %q", serial)
+			}
+		}
+	})
+}

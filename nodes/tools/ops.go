@@ -1,0 +1,109 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Op is one thing a node does on a device for a task: the node half of an MCP tool.
+// The gateway validates arguments first; Run decodes them again and trusts nothing.
+type Op struct {
+	Name string
+	// Timeout is the default deadline; a caller may ask for less, or more up to MaxTimeout.
+	Timeout    time.Duration
+	MaxTimeout time.Duration
+	Run        func(ctx context.Context, t *Task) (Output, error)
+}
+
+// Task is what an Op gets: the device's driver, the arguments, and a way to report progress.
+type Task struct {
+	Driver   device.Driver
+	Args     json.RawMessage
+	Progress func(done, total float64, msg string)
+}
+
+// Output is an Op's result: Data becomes structuredContent, Text its summary; Image, when set,
+// is sent as JPEG image content.
+type Output struct {
+	Data  any
+	Text  string
+	Image image.Image
+}
+
+// OpError is an error with a stable code (broker.Code*) and a hint an agent can act on.
+type OpError struct {
+	Code string
+	Msg  string
+	Err  error
+}
+
+func (e *OpError) Error() string {
+	if e.Err != nil {
+		return e.Msg + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *OpError) Unwrap() error { return e.Err }
+
+// BadInput reports arguments that are wrong; nothing ran on the device.
+func BadInput(format string, a ...any) error {
+	return &OpError{Code: broker.CodeBadInput, Msg: fmt.Sprintf(format, a...)}
+}
+
+// Unsupported reports that the device's driver lacks an ability.
+func Unsupported(d device.Driver, ability string) error {
+	return &OpError{Code: broker.CodeUnsupported, Msg: fmt.Sprintf(
+		"device %s (%s) cannot %s; use a device whose platform supports it (see list_available_devices)",
+		d.Info().Serial, d.Info().Platform, ability)}
+}
+
+// ErrorCode returns the stable code of err, or driver_error.
+func ErrorCode(err error) string {
+	var oe *OpError
+	if errors.As(err, &oe) {
+		return oe.Code
+	}
+	return broker.CodeDriver
+}
+
+// DecodeArgs decodes raw into v strictly: unknown fields and trailing data are errors.
+func DecodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: err} // ArgProblem reads err
+	}
+	if dec.More() {
+		return BadInput("arguments: trailing data after the JSON object")
+	}
+	if c, ok := v.(interface{ Check() error }); ok {
+		if err := c.Check(); err != nil {
+			return BadInput("%v", err)
+		}
+	}
+	return nil
+}
+
+// Ops is the set of ops a node serves, by name.
+type Ops map[string]Op
+
+// NewOps returns the ops given, keyed by name.
+func NewOps(list ...Op) Ops {
+	ops := make(Ops, len(list))
+	for _, op := range list {
+		ops[op.Name] = op
+	}
+	return ops
+}
