@@ -182,17 +182,22 @@ func (s *Scheduler) leases() broker.LeasesAnswer {
 }
 
 // holderView describes who has the device, for a busy answer: the lease (handle blanked), or
-// the running task's implicit lease.
+// the running task's implicit lease; with the running task, if any.
 func (sl *slot) holderView() *broker.Lease {
+	var running *broker.RunningTask
+	if t := sl.running; t != nil {
+		running = &broker.RunningTask{Tool: t.req.Tool, Started: t.started, Deadline: t.deadline, Implicit: t.implicit}
+	}
 	if sl.lease != nil {
 		l := sl.lease.Public()
-		l.QueueLen = len(sl.queue)
+		l.QueueLen, l.Running = len(sl.queue), running
 		return &l
 	}
 	if sl.running != nil {
 		t := sl.running
 		return &broker.Lease{V: broker.WireVersion, Serial: sl.info.Serial, Node: sl.info.Node, Holder: t.req.Holder,
-			Epoch: t.epoch, AcquiredAt: t.started, ExpiresAt: t.deadline, MaxUntil: t.deadline, QueueLen: len(sl.queue)}
+			Epoch: t.epoch, AcquiredAt: t.started, ExpiresAt: t.deadline, MaxUntil: t.deadline, QueueLen: len(sl.queue),
+			Running: running}
 	}
 	return &broker.Lease{V: broker.WireVersion, Serial: sl.info.Serial, Node: sl.info.Node, QueueLen: len(sl.queue)}
 }

@@ -102,6 +102,20 @@ type Lease struct {
 	ExpiresAt  time.Time `json:"expires_at"`
 	MaxUntil   time.Time `json:"max_until"`
 	QueueLen   int       `json:"queue_len"`
+	// Running, in a busy answer only, is the task the device runs now.
+	Running *RunningTask `json:"running,omitempty"`
+}
+
+// RunningTask describes, in a busy answer, the task a device is running.
+type RunningTask struct {
+	Tool    string    `json:"tool"`
+	Started time.Time `json:"started"`
+	// Deadline is the task's own: its tool's default, or the caller's timeout_ms. The task
+	// may end sooner; it cannot run past it.
+	Deadline time.Time `json:"deadline"`
+	// Implicit: the task runs without a lease (none was acquired), under one that ends with
+	// it; the device is free when it ends.
+	Implicit bool `json:"implicit,omitempty"`
 }
 
 // Public returns the lease without its handle, for anyone but the holder.

@@ -46,16 +46,32 @@ func failureText(res broker.TaskResult) string {
 		fmt.Fprintf(&b, ": %s", res.Error)
 	}
 	if (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil {
-		l := res.Lease
-		fmt.Fprintf(&b, ". Held by %s until %s (in %s, at most until %s); %d waiting.",
-			l.Holder, l.ExpiresAt.UTC().Format(time.RFC3339), time.Until(l.ExpiresAt).Round(time.Second),
-			l.MaxUntil.UTC().Format(time.RFC3339), l.QueueLen)
+		b.WriteString(". " + holderText(res.Lease))
 		b.WriteString(" Call acquire_device with wait_seconds to queue for it, pass wait_seconds on this call, or use another device.")
 	}
 	if res.ID != "" {
 		fmt.Fprintf(&b, " [task %s]", res.ID)
 	}
 	return b.String()
+}
+
+// holderText says who has a busy device and what is known of when it frees: a lease's
+// expiry and hard end; a task run without a lease only ends by itself, by its own deadline at
+// the latest (not the lease's or the tool's maximum); and how many wait.
+func holderText(l *broker.Lease) string {
+	at := func(t time.Time) string {
+		return fmt.Sprintf("%s (in %s)", t.UTC().Format(time.RFC3339), time.Until(t).Round(time.Second))
+	}
+	r := l.Running
+	if r != nil && r.Implicit {
+		return fmt.Sprintf("Running %s for %s since %s, without a lease: the device is free when that task ends, by its deadline %s at the latest; %d waiting.",
+			r.Tool, l.Holder, r.Started.UTC().Format(time.RFC3339), at(r.Deadline), l.QueueLen)
+	}
+	s := fmt.Sprintf("Held by %s until %s, at most until %s", l.Holder, at(l.ExpiresAt), l.MaxUntil.UTC().Format(time.RFC3339))
+	if r != nil {
+		s += fmt.Sprintf("; running %s, deadline %s", r.Tool, at(r.Deadline))
+	}
+	return s + fmt.Sprintf("; %d waiting.", l.QueueLen)
 }
 
 // errorResult is an isError result with one text.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/sim"
 )
@@ -143,4 +145,49 @@ func TestDisconnectLogsNoDeadLetter(t *testing.T) {
 		t.Fatalf("dead letters logged: %v", logs.find("DeadLetter"))
 	}
 	assert.Empty(t, logs.find("[DeadLetter]"), "dead letters logged by protoactor")
+}
+
+// A device busy with a task run without a lease says so in the busy answer: the task, since
+// when, its own deadline (here the caller's timeout_ms, not the lease's or the tool's maximum)
+// and how many wait; a leased device names its holder, the lease's expiry and the running task.
+func TestBusyAnswerSaysWhatIsKnown(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
+	sleeper, tapper, waiter := f.Client("sleeper"), f.Client("tapper"), f.Client("waiter")
+	busy := func(serial string) func() bool {
+		return func() bool {
+			return slices.ContainsFunc(f.Devices(), func(d broker.DeviceEntry) bool { return d.Serial == serial && d.State == broker.StateBusy })
+		}
+	}
+	tap := func(serial string) string {
+		res := farmtest.Call(t, tapper, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.5))
+		require.True(t, res.IsError, "tap_xy on busy %s succeeded: %s", serial, farmtest.Text(res))
+		return farmtest.Text(res)
+	}
+
+	sleeping := farmtest.Go(t, sleeper, "sleep", args("serial", "n1-p1", "seconds", 120, "timeout_ms", 30000))
+	require.Eventually(t, busy("n1-p1"), 10*time.Second, 10*time.Millisecond, "n1-p1 busy with the sleep")
+	text := tap("n1-p1")
+	assert.Contains(t, text, "Running sleep for anonymous (sleeper) since ")
+	assert.Contains(t, text, "without a lease")
+	assert.NotContains(t, text, "Held by")
+	m := regexp.MustCompile(`by its deadline \S+Z \(in (\d+)s\) at the latest; 0 waiting\.`).FindStringSubmatch(text)
+	require.NotNil(t, m, "the busy answer does not give the task's deadline and the queue: %s", text)
+	in, _ := strconv.Atoi(m[1])
+	assert.LessOrEqual(t, in, 30, "the deadline is not the task's own 30 s: %s", text)
+
+	queued := farmtest.Go(t, waiter, "tap_xy", args("serial", "n1-p1", "x", 0.5, "y", 0.5, "wait_seconds", 60))
+	require.Eventually(t, func() bool { return strings.Contains(tap("n1-p1"), "; 1 waiting.") }, 10*time.Second, 20*time.Millisecond,
+		"the busy answer counts the waiting caller")
+	farmtest.MustCall(t, tapper, "abort_task", args("serial", "n1-p1"))
+	assert.True(t, (<-sleeping).Get(t).IsError, "the aborted sleep succeeded")
+	res := (<-queued).Get(t)
+	assert.False(t, res.IsError, "the queued tap: %s", farmtest.Text(res))
+
+	l := acquire(t, sleeper, args("serial", "n1-p2"))
+	sleeping = farmtest.Go(t, sleeper, "sleep", args("serial", "n1-p2", "lease", l.Lease.Handle, "seconds", 120))
+	require.Eventually(t, busy("n1-p2"), 10*time.Second, 10*time.Millisecond, "n1-p2 busy with the leased sleep")
+	text = tap("n1-p2")
+	assert.Regexp(t, `Held by anonymous \(sleeper\) until \S+Z \(in \d+m?\d*s\), at most until \S+Z; running sleep, deadline \S+Z \(in \d+h\d+m\d+s\); 0 waiting\.`, text)
+	farmtest.MustCall(t, sleeper, "abort_task", args("serial", "n1-p2"))
+	<-sleeping
 }
