@@ -15,10 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/buildinfo"
 )
-
-// Version is reported to MCP clients as the server version.
-var Version = "0.1.0-dev"
 
 // Options configure a Gateway.
 type Options struct {
@@ -67,7 +65,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 		serverOpts = append(serverOpts, authHooks()...) // its filter after catalogOrder
 		log.Info("auth policy: /mcp needs a bearer token", "principals", opts.Policy.Principals())
 	}
-	g.server = mcpserver.NewMCPServer("corral", Version, serverOpts...)
+	g.server = mcpserver.NewMCPServer("corral", buildinfo.Version(), serverOpts...)
 	tools := make([]mcpserver.ServerTool, 0, len(defs))
 	for _, d := range defs {
 		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, g.authorize(d.tool.Name, d.handler(g)))})

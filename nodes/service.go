@@ -9,10 +9,8 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/buildinfo"
 )
-
-// Version is the node's version in its micro service info.
-var Version = "0.1.0"
 
 // serve registers the node's micro service: corral.v1.node.<id>.{task,acquire,release,abort,leases,drain}.
 // Handlers only decode and hand the request to the scheduler; answers are sent when the
@@ -20,7 +18,7 @@ var Version = "0.1.0"
 func (n *Node) serve() error {
 	svc, err := micro.AddService(n.cfg.NC, micro.Config{
 		Name:        broker.NodeService,
-		Version:     Version,
+		Version:     buildinfo.Version(),
 		Description: "Corral edge node " + n.cfg.ID + ": runs tool calls on its devices",
 		Metadata:    map[string]string{"node": n.cfg.ID, "boot": n.boot},
 	})

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/corral-farm/corral/internal/buildinfo"
 )
 
 type command struct {
@@ -34,11 +36,9 @@ func commands() []command {
 		{"release", "end a lease: corral release SERIAL --force (an operator revokes it) or --lease HANDLE", runRelease},
 		{"drain", "stop new work on a node, let what runs finish: corral drain NODE [--wait] [--undo]", runDrain},
 		{"tasks", "task history from the event stream: corral tasks [--serial S] [--outcome O] [--limit N]", runTasks},
-		{"version", "print the version", func(context.Context, []string) error { fmt.Println(version); return nil }},
+		{"version", "print the version", func(context.Context, []string) error { fmt.Println(buildinfo.Version()); return nil }},
 	}
 }
-
-var version = "0.1.0-dev"
 
 func main() {
 	os.Exit(realMain(os.Args[1:]))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/corral-farm/corral/internal/buildinfo"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -78,7 +79,7 @@ func initialize(ctx context.Context, c *client.Client, name string) error {
 		return fmt.Errorf("start MCP client: %w", err)
 	}
 	init := mcpgo.InitializeRequest{}
-	init.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: version}
+	init.Params.ClientInfo = mcpgo.Implementation{Name: name, Version: buildinfo.Version()}
 	if _, err := c.Initialize(ctx, init); err != nil {
 		return fmt.Errorf("initialize MCP session: %w", err)
 	}
