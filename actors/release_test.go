@@ -152,7 +152,7 @@ func TestReleaseWithoutLeaseIsStale(t *testing.T) {
 }
 
 // Each task of the holder pushes the lease's expiry to now + the idle TTL the holder asked for
-// (SCHEDULER.md rule 4), however many tasks ran before: the TTL does not grow with the lease's
+// (actors/README.md rule 4), however many tasks ran before: the TTL does not grow with the lease's
 // age. No waiting: ten renewals in a row make an age that a growing TTL would add to the last.
 func TestRenewKeepsTheAskedIdleTTL(t *testing.T) {
 	h := newHarness(t, Config{})

@@ -253,7 +253,7 @@ func (s *Scheduler) deviceHealth(m deviceHealth) {
 	s.dispatch(sl)
 }
 
-// submit accepts a task: runs it, queues it or refuses it (SCHEDULER.md rules 1-3).
+// submit accepts a task: runs it, queues it or refuses it (actors/README.md rules 1-3).
 func (s *Scheduler) submit(m SubmitTask) {
 	now := time.Now()
 	t := &task{req: m.Req, reply: m.Reply, progress: m.Progress, submitted: now}

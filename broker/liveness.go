@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Heartbeat timing (SCHEDULER.md rule 7: a node silent for 3 s is lost). Nodes beat every
+// Heartbeat timing (actors/README.md rule 7: a node silent for 3 s is lost). Nodes beat every
 // HeartbeatInterval; a node silent for LostAfter is declared lost, checked every checkEvery, so
 // it is noticed at most LostAfter+checkEvery after its last beat.
 const (

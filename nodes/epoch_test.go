@@ -116,7 +116,7 @@ func (r *restartRig) release(serial, handle string) broker.LeaseAnswer {
 // A node that restarts — after a crash, after a crash the farm noticed, or after a clean stop —
 // continues its devices' lease epochs from the registry instead of starting them over: the
 // device's next grant has an epoch above every epoch granted before, and the lease from before
-// the restart is fenced, its handle refused for calls and for release (SCHEDULER.md rule 7).
+// the restart is fenced, its handle refused for calls and for release (actors/README.md rule 7).
 func TestNodeRestartContinuesEpochsAndFencesOldLease(t *testing.T) {
 	for _, c := range []struct {
 		name string

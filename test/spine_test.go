@@ -316,7 +316,7 @@ func TestPanicRestartsOnlyThatActor(t *testing.T) {
 	}
 }
 
-// A node stopped mid-call is lost within 3 s of the stop (SCHEDULER.md rule 7); the caller
+// A node stopped mid-call is lost within 3 s of the stop (actors/README.md rule 7); the caller
 // hears it was lost, its devices go offline and its leases are revoked.
 func TestNodeLostMidCall(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{Nodes: 2, PhonesPerNode: 2})
