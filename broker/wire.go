@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"time"
@@ -10,7 +12,7 @@ import (
 // version with a clear error instead of guessing.
 const WireVersion = 1
 
-// Device states (SCHEDULER.md).
+// Device states (actors/README.md).
 const (
 	StateOnline    = "online"
 	StateLeased    = "leased"
@@ -25,7 +27,7 @@ const (
 // States lists the device states in a fixed order (metrics keep a zero for each).
 var States = []string{StateOnline, StateLeased, StateBusy, StateUnhealthy, StateOffline, StateDraining}
 
-// Task outcomes (SCHEDULER.md).
+// Task outcomes (actors/README.md).
 const (
 	OutcomeSucceeded = "succeeded"
 	OutcomeFailed    = "failed"
@@ -102,6 +104,9 @@ type Lease struct {
 	ExpiresAt  time.Time `json:"expires_at"`
 	MaxUntil   time.Time `json:"max_until"`
 	QueueLen   int       `json:"queue_len"`
+	// HandleSHA256 is HandleHash(Handle), kept when the handle is blanked: whoever has a
+	// handle can find its lease (release_device without serial); no one can find the handle.
+	HandleSHA256 string `json:"handle_sha256,omitempty"`
 	// Running, in a busy answer only, is the task the device runs now.
 	Running *RunningTask `json:"running,omitempty"`
 }
@@ -118,10 +123,21 @@ type RunningTask struct {
 	Implicit bool `json:"implicit,omitempty"`
 }
 
-// Public returns the lease without its handle, for anyone but the holder.
+// Public returns the lease without its handle, for anyone but the holder; its HandleSHA256
+// stays.
 func (l Lease) Public() Lease {
+	if l.Handle != "" {
+		l.HandleSHA256 = HandleHash(l.Handle)
+	}
 	l.Handle = ""
 	return l
+}
+
+// HandleHash returns the SHA-256 of a lease handle, in hex. Handles are 128 random bits: the
+// hash tells nothing of the handle, and finds the lease of one.
+func HandleHash(handle string) string {
+	sum := sha256.Sum256([]byte(handle))
+	return hex.EncodeToString(sum[:])
 }
 
 // TaskRequest asks a node to run one tool call on one device.

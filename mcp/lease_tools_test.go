@@ -8,6 +8,8 @@ import (
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -200,13 +202,26 @@ func TestReleaseDevice(t *testing.T) {
 	wantError(t, call(t, cl, "release_device", map[string]any{"serial": "nope", "lease": "lease_x"}), "unknown device")
 }
 
-func TestReleaseDeviceNeedsSerialWithoutSession(t *testing.T) {
+// Without serial and outside a session's selection, release_device finds the lease's device
+// among the farm's leases (by the handle's hash); a handle no lease has reaches no node, and no
+// answer repeats it.
+func TestReleaseDeviceFindsTheLeasesDevice(t *testing.T) {
 	farm := newFakeFarm(t)
-	cl := newTestClient(t, farm)
-	wantError(t, call(t, cl, "release_device", map[string]any{"lease": "lease_abc"}), "serial is required")
-	if len(farm.releases) != 0 {
-		t.Fatal("release reached the farm")
+	farm.LeasesFn = func(context.Context) ([]broker.Lease, error) {
+		return []broker.Lease{testLease("z-dev", broker.Holder{Principal: "bob"}).Public(),
+			testLease(phone, broker.Holder{Principal: "alice"}).Public()}, nil
 	}
+	cl := newTestClient(t, farm)
+	handle := testLease(phone, broker.Holder{}).Handle
+	wantOK(t, "release_device", call(t, cl, "release_device", map[string]any{"lease": handle}))
+	require.Len(t, farm.releases, 1)
+	assert.Equal(t, phone, farm.releases[0].Serial)
+	assert.Equal(t, handle, farm.releases[0].Handle)
+
+	res := call(t, cl, "release_device", map[string]any{"lease": "lease_gone"})
+	wantError(t, res, "no lease held now has this handle")
+	assert.NotContains(t, resultText(res), "lease_gone", "the answer repeats the handle")
+	assert.Len(t, farm.releases, 1, "a release reached the farm")
 }
 
 func TestListLeasesBlanksHandles(t *testing.T) {

@@ -2,7 +2,7 @@ package mcp
 
 import (
 	"context"
-	"errors"
+	"crypto/subtle"
 	"fmt"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -18,13 +18,14 @@ type releaseArgs struct {
 	Serial string `json:"serial,omitempty"`
 }
 
-// Check validates the arguments.
+// Check validates the arguments. Both may be left out in a session that selected a device:
+// its lease is the default.
 func (a *releaseArgs) Check() error {
-	if a.Lease == "" {
-		return errors.New("lease is required: the handle acquire_device or select_device returned")
-	}
 	if len(a.Serial) > maxSerialLen {
 		return fmt.Errorf("serial is %d bytes long; at most %d", len(a.Serial), maxSerialLen)
+	}
+	if a.Lease == "" {
+		return nil
 	}
 	return checkID(argLease, a.Lease)
 }
@@ -33,7 +34,7 @@ func toolReleaseDevice() toolDef {
 	tool := mcpgo.NewTool("release_device",
 		mcpgo.WithDescription("Give a lease back; the next waiter gets the device."),
 		destructive(true), mcpgo.WithOutputSchema[tools.MessageResult](),
-		mcpgo.WithString(argLease, mcpgo.Required(), mcpgo.MaxLength(128), mcpgo.Description("Lease handle to give back")),
+		mcpgo.WithString(argLease, mcpgo.MaxLength(128), mcpgo.Description("Lease handle to give back; default: the session's")),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
 			mcpgo.Description("Device serial")),
 	)
@@ -43,10 +44,15 @@ func toolReleaseDevice() toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			dev, _, errRes := g.resolveDevice(ctx, deviceArgs{Serial: a.Serial})
+			serial, lease, errRes := g.releaseTarget(ctx, a)
 			if errRes != nil {
 				return errRes, nil
 			}
+			dev, _, errRes := g.resolveDevice(ctx, deviceArgs{Serial: serial})
+			if errRes != nil {
+				return errRes, nil
+			}
+			a.Lease = lease
 			ans, err := g.farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: dev.Serial, Handle: a.Lease,
 				By: holderFrom(ctx).String()})
 			if err != nil {
@@ -70,4 +76,42 @@ func toolReleaseDevice() toolDef {
 			return structuredResult(ctx, tools.MessageResult{Message: msg}), nil
 		}
 	}}
+}
+
+// releaseTarget finds the device and the lease release_device gives back: the session's
+// selected device and its lease for what the call leaves out, and the device of a lease given
+// without serial from the farm's leases. The handle is never written into an answer.
+func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lease string, errRes *mcpgo.CallToolResult) {
+	serial, lease = a.Serial, a.Lease
+	if sd, ok := g.sessionDevice(ctx); ok {
+		switch {
+		case lease == "" && (serial == "" || serial == sd.Serial):
+			serial, lease = sd.Serial, sd.Lease
+		case serial == "" && lease == sd.Lease:
+			serial = sd.Serial
+		}
+	}
+	if lease == "" {
+		msg := "lease is required: the handle acquire_device or select_device returned (in a session, select_device makes its lease the default)"
+		if serial != "" {
+			msg = fmt.Sprintf("lease is required: this session holds no lease of %s (it was released, or taken elsewhere); pass the handle acquire_device or select_device returned", serial)
+		}
+		return "", "", g.refuse(ctx, msg)
+	}
+	if serial != "" {
+		return serial, lease, nil
+	}
+	leases, err := g.farm.Leases(ctx)
+	want := broker.HandleHash(lease)
+	for _, l := range leases {
+		if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(want)) == 1 {
+			return l.Serial, lease, nil
+		}
+	}
+	msg := "no lease held now has this handle: it expired, was released or revoked (list_leases shows the leases held; acquire_device takes a new one)"
+	if err != nil {
+		msg = fmt.Sprintf("the lease's device was not found (%v); pass serial with the lease", err)
+	}
+	setOutcome(ctx, broker.OutcomeRefused)
+	return "", "", errorResult("release_device: " + msg)
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -190,4 +192,43 @@ func TestBusyAnswerSaysWhatIsKnown(t *testing.T) {
 	assert.Regexp(t, `Held by anonymous \(sleeper\) until \S+Z \(in \d+m?\d*s\), at most until \S+Z; running sleep, deadline \S+Z \(in \d+h\d+m\d+s\); 0 waiting\.`, text)
 	farmtest.MustCall(t, sleeper, "abort_task", args("serial", "n1-p2"))
 	<-sleeping
+}
+
+// release_device needs only what the caller has: a lease handle in a fresh session (the farm
+// knows its device), or nothing after select_device (the session's device and lease). The
+// handle never comes back in an answer.
+func TestReleaseDeviceDefaults(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
+	held := func(c *client.Client) []string {
+		var list struct{ Leases []struct{ Serial string } }
+		farmtest.Structured(t, farmtest.MustCall(t, c, "list_leases", nil), &list)
+		var serials []string
+		for _, l := range list.Leases {
+			serials = append(serials, l.Serial)
+		}
+		return serials
+	}
+
+	l := acquire(t, f.Client("acquirer"), args("serial", "n1-p1"))
+	fresh := f.ClientWithProtocol("fresh", mcpgo.LATEST_LEGACY_PROTOCOL_VERSION) // a session that selected nothing
+	res := farmtest.Call(t, fresh, "release_device", args("lease", l.Lease.Handle))
+	require.False(t, res.IsError, "release_device by lease alone in a fresh session: %s", farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "n1-p1")
+	assert.NotContains(t, farmtest.Text(res), l.Lease.Handle, "the answer repeats the handle")
+	assert.Empty(t, held(fresh), "the lease is still held")
+
+	res = farmtest.Call(t, fresh, "release_device", args("lease", l.Lease.Handle))
+	require.True(t, res.IsError, "a released handle was released again")
+	assert.NotContains(t, farmtest.Text(res), l.Lease.Handle, "the answer repeats the handle")
+
+	selector := f.ClientWithProtocol("selector", mcpgo.LATEST_LEGACY_PROTOCOL_VERSION) // sessions remember a selection
+	farmtest.MustCall(t, selector, "select_device", args("serial", "n1-p2"))
+	assert.Equal(t, []string{"n1-p2"}, held(selector))
+	res = farmtest.Call(t, selector, "release_device", map[string]any{})
+	require.False(t, res.IsError, "release_device {} after select_device: %s", farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "n1-p2")
+	assert.Empty(t, held(selector), "the selected device's lease is still held")
+	res = farmtest.Call(t, selector, "release_device", map[string]any{})
+	require.True(t, res.IsError, "release_device {} with the session's lease already given back succeeded")
+	assert.Contains(t, farmtest.Text(res), "lease is required")
 }
