@@ -1,5 +1,7 @@
 package mcp
 
+import "github.com/corral-farm/corral/nodes/tools"
+
 // catalog is every tool of the front door, in the order tools/list shows them. Adding a tool is
 // one file and one line here.
 func catalog() []toolDef {
@@ -15,13 +17,13 @@ func catalog() []toolDef {
 		toolGetTaskResult(),
 		toolGetLatestTask(),
 		// Screen.
-		toolGetScreenSize(),
+		specTool("get_screen_size"),
 		toolScreenshot(),
 		toolTakeScreenshot(),
 		toolGetSource(),
 		// Touch.
-		toolTapXY(),
-		toolTapAbsXY(),
+		specTool("tap_xy"),
+		specTool("tap_abs_xy"),
 		toolDoubleTapXY(),
 		toolSwipe(),
 		toolDrag(),
@@ -59,4 +61,13 @@ func catalog() []toolDef {
 		toolSendToClipboard(),
 		toolSequence(),
 	}
+}
+
+// specTool is the gateway half of the device tool called name (tools.All).
+func specTool(name string) toolDef {
+	t, ok := tools.Lookup(name)
+	if !ok {
+		panic("no tool " + name)
+	}
+	return deviceTool(t)
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -52,6 +54,61 @@ func deviceParams() []mcpgo.ToolOption {
 	}
 }
 
+// deviceTools are the gateway halves of every device tool (tools.All), in their order.
+func deviceTools() []toolDef {
+	all := tools.All()
+	defs := make([]toolDef, len(all))
+	for i, t := range all {
+		defs[i] = deviceTool(t)
+	}
+	return defs
+}
+
+// deviceTool builds the MCP tool of spec: its description and hints, the input schema its
+// argument struct's tags make plus the common device arguments, and the output schema of its
+// result type, as mcpgo.WithOutputSchema makes it.
+func deviceTool(spec tools.Tool) toolDef {
+	props, required := tools.InputSchema(spec.Args)
+	own := func(t *mcpgo.Tool) {
+		for name, p := range props {
+			t.InputSchema.Properties[name] = p
+		}
+		t.InputSchema.Required = append(t.InputSchema.Required, required...)
+	}
+	opts := []mcpgo.ToolOption{mcpgo.WithDescription(spec.Description), annotations(spec.Hints), outputSchema(spec.Result), own}
+	opts = append(opts, deviceParams()...)
+	tool := mcpgo.NewTool(spec.Name, opts...)
+	return deviceToolDef(tool, func() any { return reflect.New(spec.Args).Interface() })
+}
+
+// annotations are the MCP annotations of h, as readOnly, action and destructive make them.
+func annotations(h tools.Hints) mcpgo.ToolOption {
+	if h.ReadOnly {
+		return readOnly()
+	}
+	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{DestructiveHint: ptr(h.Destructive),
+		IdempotentHint: trueOrNil(h.Idempotent), OpenWorldHint: ptr(h.OpenWorld)})
+}
+
+// outputSchema is mcpgo.WithOutputSchema for a result type known at run time.
+func outputSchema(t reflect.Type) mcpgo.ToolOption {
+	return func(tool *mcpgo.Tool) {
+		schema, err := jsonschema.ForType(t, &jsonschema.ForOptions{IgnoreInvalidTypes: true})
+		if err != nil {
+			panic(fmt.Sprintf("output schema of %s: %v", t, err)) // a test of every tool catches it
+		}
+		b, err := json.Marshal(schema)
+		if err != nil {
+			panic(fmt.Sprintf("output schema of %s: %v", t, err))
+		}
+		if err := json.Unmarshal(b, &tool.OutputSchema); err != nil {
+			panic(fmt.Sprintf("output schema of %s: %v", t, err))
+		}
+		tool.OutputSchema.Type = "object"
+		tool.OutputSchema.PropertyOrder = nil
+	}
+}
+
 // newDeviceTool builds a tool that runs op name on a device. A is the tool's argument struct
 // (shared with the node's op, with a Check method); Out describes its structured result.
 func newDeviceTool[A any, Out any](name, description string, hints mcpgo.ToolOption, params ...mcpgo.ToolOption) toolDef {
@@ -59,6 +116,13 @@ func newDeviceTool[A any, Out any](name, description string, hints mcpgo.ToolOpt
 	opts = append(opts, params...)
 	opts = append(opts, deviceParams()...)
 	tool := mcpgo.NewTool(name, opts...)
+	return deviceToolDef(tool, func() any { return new(A) })
+}
+
+// deviceToolDef binds tool to the handler that checks its arguments (newArgs returns a
+// pointer to a new argument struct) and runs it on a device.
+func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
+	name := tool.Name
 	return toolDef{
 		tool: tool,
 		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
@@ -68,8 +132,7 @@ func newDeviceTool[A any, Out any](name, description string, hints mcpgo.ToolOpt
 						return g.refuse(ctx, fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(a))), nil
 					}
 				}
-				var a A
-				raw, common, err := splitArgs(req.GetArguments(), &a)
+				raw, common, err := splitArgs(req.GetArguments(), newArgs())
 				if err != nil {
 					return g.refuse(ctx, argError(tool, err).Error()), nil
 				}
@@ -240,5 +303,6 @@ func reportsProgress(tool string) bool {
 	case "sleep", "sleep_ms", "sleep_random", "app_install", "sequence":
 		return true
 	}
-	return false
+	t, ok := tools.Lookup(tool)
+	return ok && t.Progress
 }

@@ -4,26 +4,46 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
-// profiles name the tool sets of --tools: each seed's tools under its own names, plus what a
-// client of that seed needs to pick a device and let it go. Tools a profile names that no
-// issue has registered yet (run_agent_task) join it when they are added to the catalog.
-var profiles = map[string][]string{
-	"httprunner": {
+// profiles name the tool sets of --tools: each seed's tools under its own names (the device
+// tools whose tools.Tool names the profile), plus what a client of that seed needs to pick a
+// device and let it go. Tools a profile names that no issue has registered yet
+// (run_agent_task) join it when they are added to the catalog.
+var profiles = withDeviceTools(gatewayProfiles)
+
+// withDeviceTools adds to each profile of gw the device tools that name it.
+func withDeviceTools(gw map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(gw))
+	for name, list := range gw {
+		out[name] = slices.Clone(list)
+	}
+	for _, t := range tools.All() {
+		for _, p := range t.Profiles {
+			out[p] = append(out[p], t.Name)
+		}
+	}
+	return out
+}
+
+// gatewayProfiles are the gateway's own tools of each profile.
+var gatewayProfiles = map[string][]string{
+	tools.HttpRunner: {
 		"list_available_devices", "select_device", "release_device",
-		"tap_xy", "tap_abs_xy", "double_tap_xy", "swipe", "swipe_direction", "swipe_coordinate", "drag",
+		"double_tap_xy", "swipe", "swipe_direction", "swipe_coordinate", "drag",
 		"input", "press_button", "home", "back",
 		"list_packages", "app_launch", "app_terminate", "app_install", "app_uninstall", "app_clear",
-		"screenshot", "get_screen_size", "get_source", "sleep", "sleep_ms", "sleep_random",
+		"screenshot", "get_source", "sleep", "sleep_ms", "sleep_random",
 		"set_ime", "close_popups",
 	},
-	"physiclaw": {
+	tools.PhysiClaw: {
 		"list_available_devices", "select_device", "release_device",
 		"peek", "screenshot", "tap", "double_tap", "long_press", "swipe",
 		"home_screen", "go_back", "force_quit", "unlock_phone", "send_to_clipboard", "sequence",
 	},
-	"phone-agent": {
+	tools.PhoneAgent: {
 		"list_available_devices", "select_device", "release_device",
 		"run_agent_task", "abort_task", "get_task_result", "get_latest_task", "take_screenshot", "get_device_status",
 	},

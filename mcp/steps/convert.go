@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // MobileAction is one HttpRunner action: a method (the tool's name), its params in the method's
@@ -128,15 +130,16 @@ type form struct {
 // formOf returns a method's short form. Every tool of the catalog has a case here, so that a
 // step can be written as HttpRunner writes it; convert_test.go fails for a tool that has none.
 func formOf(method string) form {
+	if t, ok := tools.Lookup(method); ok {
+		return shortForm(t.Short)
+	}
 	switch method {
 	// Screen, keys, apps and PhysiClaw navigation: no params.
-	case "list_available_devices", "list_leases", "get_screen_size", "screenshot", "take_screenshot", "home", "back",
+	case "list_available_devices", "list_leases", "screenshot", "take_screenshot", "home", "back",
 		"list_packages", "peek", "home_screen", "go_back", "force_quit", "close_popups", "unlock_phone", "get_latest_task":
 		return form{usage: "no params"}
-	case "tap_xy", "double_tap_xy":
+	case "double_tap_xy":
 		return form{"[x, y] (relative 0-1)", numbers("x", "y")}
-	case "tap_abs_xy":
-		return form{"[x, y] (pixels)", numbers("x", "y")}
 	case "swipe":
 		return form{`a direction ("up", "down", "left" or "right") or [from_x, from_y, to_x, to_y] (relative 0-1)`,
 			func(p any) (map[string]any, error) {
@@ -206,6 +209,64 @@ func formOf(method string) form {
 		return form{"a list of steps, each an action {method, params, options} or {tool_name, args}", sequence}
 	}
 	return form{usage: noShortForm}
+}
+
+// shortForm is the converter of a device tool's short form.
+func shortForm(s tools.Short) form {
+	f := form{usage: s.Usage}
+	switch s.Kind {
+	case tools.ShortNone:
+	case tools.ShortNumbers:
+		f.conv = numbers(s.Keys...)
+	case tools.ShortText:
+		f.conv = text(s.Keys[0])
+	case tools.ShortBBox:
+		f.conv = func(p any) (map[string]any, error) {
+			if _, err := numbers("l", "t", "r", "b")(p); err != nil {
+				return nil, err
+			}
+			return map[string]any{s.Keys[0]: p}, nil
+		}
+	case tools.ShortSwipe:
+		f.conv = func(p any) (map[string]any, error) {
+			if d, ok := p.(string); ok {
+				return map[string]any{"direction": d}, nil
+			}
+			return numbers(s.Keys...)(p)
+		}
+	case tools.ShortSeconds:
+		f.conv = func(p any) (map[string]any, error) {
+			f, err := number(p)
+			return map[string]any{s.Keys[0]: f}, err
+		}
+	case tools.ShortWhole:
+		f.conv = func(p any) (map[string]any, error) {
+			f, err := number(p)
+			if err == nil && f != math.Trunc(f) {
+				err = errShape
+			}
+			return map[string]any{s.Keys[0]: f}, err
+		}
+	case tools.ShortNumberList:
+		f.conv = func(p any) (map[string]any, error) {
+			if f, ok := p.(float64); ok {
+				return map[string]any{s.Keys[0]: []any{f}}, nil
+			}
+			list, ok := p.([]any)
+			if !ok || len(list) == 0 {
+				return nil, errShape
+			}
+			for _, e := range list {
+				if _, isNum := e.(float64); !isNum {
+					return nil, errShape
+				}
+			}
+			return map[string]any{s.Keys[0]: list}, nil
+		}
+	case tools.ShortSteps:
+		f.conv = sequence
+	}
+	return f
 }
 
 // noShortForm is the usage of a method formOf does not know.

@@ -31,13 +31,19 @@ func DefaultOps() Ops { return DefaultOpsWith(OpsConfig{}) }
 
 // DefaultOpsWith is every op an edge node serves, configured by c.
 func DefaultOpsWith(c OpsConfig) Ops {
+	ops := newEnv(c).Ops
+	for name, op := range legacyOps(c) {
+		ops[name] = op
+	}
+	return ops
+}
+
+// legacyOps are the ops not yet declared as a Tool.
+func legacyOps(c OpsConfig) Ops {
 	return NewOps(
-		opGetScreenSize(),
 		opScreenshot("screenshot"),
 		opScreenshot("take_screenshot"),
 		opGetSource(),
-		opTapXY(),
-		opTapAbsXY(),
 		opDoubleTapXY(),
 		opSwipe(),
 		opDrag(),

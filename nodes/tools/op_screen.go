@@ -47,8 +47,9 @@ type ScreenshotResult struct {
 	Height int    `json:"height" jsonschema:"Image height in pixels"`
 }
 
-func opGetScreenSize() Op {
-	return Op{Name: "get_screen_size", Timeout: 10 * time.Second, MaxTimeout: time.Minute,
+func getScreenSize() Tool {
+	return NewTool[NoArgs, ScreenSizeResult](Tool{Name: "get_screen_size", Description: "Get the device's screen size in pixels.",
+		Hints: ReadOnly, Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{HttpRunner}, Short: noParams,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
 				return Output{}, err
@@ -59,7 +60,7 @@ func opGetScreenSize() Op {
 			}
 			return Output{Data: ScreenSizeResult{Width: s.Width, Height: s.Height,
 				Message: fmt.Sprintf("screen size: %dx%d pixels", s.Width, s.Height)}}, nil
-		}}
+		}})
 }
 
 // opScreenshot serves both screenshot (HttpRunner) and take_screenshot (phone-agent seed).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ const MaxSequenceSteps = 5
 
 // seqTool is a tool a sequence step may name.
 type seqTool struct {
+	spec bool // a Tool: the step runs the node's own op (Task.Env)
 	op   func() Op
 	args func() any // a new pointer to the tool's argument struct
 	// arg says what the PhysiClaw step form's "arg" is for this tool besides an object of
@@ -28,31 +30,44 @@ type seqTool struct {
 // sequenceTools are the tools a step may run: actions on the screen, keys and text. Tools that
 // only look (peek, screenshot) gain nothing inside a sequence; long or destructive ones
 // (sleep, app_install, app_clear, force_quit, ...) and sequence itself are left out.
-var sequenceTools = map[string]seqTool{
-	"tap":               {opTap, func() any { return &BBoxArgs{} }, "bbox"},
-	"double_tap":        {opDoubleTap, func() any { return &BBoxArgs{} }, "bbox"},
-	"long_press":        {opLongPress, func() any { return &BBoxArgs{} }, "bbox"},
-	"swipe":             {opSwipe, func() any { return &SwipeArgs{} }, ""},
-	"home_screen":       {opHomeScreen, func() any { return &NoArgs{} }, ""},
-	"go_back":           {opGoBack, func() any { return &NoArgs{} }, ""},
-	"send_to_clipboard": {opSendToClipboard, func() any { return &ClipboardArgs{} }, "text"},
-	"tap_xy":            {opTapXY, func() any { return &TapXYArgs{} }, ""},
-	"tap_abs_xy":        {opTapAbsXY, func() any { return &TapAbsXYArgs{} }, ""},
-	"double_tap_xy":     {opDoubleTapXY, func() any { return &DoubleTapXYArgs{} }, ""},
-	"swipe_direction":   {opSwipeDirection, func() any { return &SwipeDirectionArgs{} }, ""},
-	"swipe_coordinate":  {opSwipeCoordinate, func() any { return &SwipeCoordinateArgs{} }, ""},
-	"drag":              {opDrag, func() any { return &DragArgs{} }, ""},
-	"input":             {opInput, func() any { return &InputArgs{} }, "text"},
-	"press_button":      {opPressButton, func() any { return &PressButtonArgs{} }, ""},
-	"home":              {func() Op { return opKey("home", "HOME", hintAction) }, func() any { return &NoArgs{} }, ""},
-	"back":              {func() Op { return opKey("back", "BACK", hintAction) }, func() any { return &NoArgs{} }, ""},
-	"app_launch":        {opAppLaunch, func() any { return &PackageArgs{} }, ""},
+func sequenceTools() map[string]seqTool {
+	m := map[string]seqTool{}
+	for k, v := range legacySequenceTools {
+		m[k] = v
+	}
+	for _, t := range All() {
+		if t.Step == NoStep {
+			continue
+		}
+		arg := map[StepForm]string{StepBBox: "bbox", StepText: "text"}[t.Step]
+		m[t.Name] = seqTool{spec: true, args: func() any { return reflect.New(t.Args).Interface() }, arg: arg}
+	}
+	return m
+}
+
+var legacySequenceTools = map[string]seqTool{
+	"tap":               {false, opTap, func() any { return &BBoxArgs{} }, "bbox"},
+	"double_tap":        {false, opDoubleTap, func() any { return &BBoxArgs{} }, "bbox"},
+	"long_press":        {false, opLongPress, func() any { return &BBoxArgs{} }, "bbox"},
+	"swipe":             {false, opSwipe, func() any { return &SwipeArgs{} }, ""},
+	"home_screen":       {false, opHomeScreen, func() any { return &NoArgs{} }, ""},
+	"go_back":           {false, opGoBack, func() any { return &NoArgs{} }, ""},
+	"send_to_clipboard": {false, opSendToClipboard, func() any { return &ClipboardArgs{} }, "text"},
+	"double_tap_xy":     {false, opDoubleTapXY, func() any { return &DoubleTapXYArgs{} }, ""},
+	"swipe_direction":   {false, opSwipeDirection, func() any { return &SwipeDirectionArgs{} }, ""},
+	"swipe_coordinate":  {false, opSwipeCoordinate, func() any { return &SwipeCoordinateArgs{} }, ""},
+	"drag":              {false, opDrag, func() any { return &DragArgs{} }, ""},
+	"input":             {false, opInput, func() any { return &InputArgs{} }, "text"},
+	"press_button":      {false, opPressButton, func() any { return &PressButtonArgs{} }, ""},
+	"home":              {false, func() Op { return opKey("home", "HOME", hintAction) }, func() any { return &NoArgs{} }, ""},
+	"back":              {false, func() Op { return opKey("back", "BACK", hintAction) }, func() any { return &NoArgs{} }, ""},
+	"app_launch":        {false, opAppLaunch, func() any { return &PackageArgs{} }, ""},
 }
 
 // SequenceTools lists the tools a sequence step may name, sorted.
 func SequenceTools() []string {
-	names := make([]string, 0, len(sequenceTools))
-	for n := range sequenceTools {
+	names := make([]string, 0, len(sequenceTools()))
+	for n := range sequenceTools() {
 		names = append(names, n)
 	}
 	slices.Sort(names)
@@ -121,7 +136,7 @@ func (a *SequenceArgs) Check() error {
 
 func (s *SequenceStep) check() error {
 	name := strings.ToLower(strings.TrimSpace(s.ToolName))
-	tool, ok := sequenceTools[name]
+	tool, ok := sequenceTools()[name]
 	if !ok {
 		if name == "" {
 			return fmt.Errorf("tool_name is required: one of %s", strings.Join(SequenceTools(), ", "))
@@ -212,9 +227,11 @@ type SequenceResult struct {
 // opSequence runs up to five action steps as one task: the device is held for the whole run,
 // so nothing else runs between the steps. It stops at the first failure, undoing nothing.
 func opSequence() Op {
-	ops := make(map[string]Op, len(sequenceTools))
-	for name, tool := range sequenceTools {
-		ops[name] = tool.op()
+	ops := make(map[string]Op, len(sequenceTools()))
+	for name, tool := range sequenceTools() {
+		if !tool.spec {
+			ops[name] = tool.op()
+		}
 	}
 	return Op{Name: "sequence", Timeout: 2 * time.Minute, MaxTimeout: 10 * time.Minute,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
@@ -229,7 +246,11 @@ func opSequence() Op {
 					return Output{}, stepFailure(i, a.Steps, results, err)
 				}
 				start := time.Now()
-				out, err := ops[s.ToolName].Run(ctx, &Task{Driver: t.Driver, Args: s.Args})
+				op, ok := ops[s.ToolName]
+				if !ok {
+					op = t.env().Ops[s.ToolName]
+				}
+				out, err := op.Run(ctx, &Task{Driver: t.Driver, Args: s.Args})
 				if err != nil {
 					return Output{}, stepFailure(i, a.Steps, results, err)
 				}

@@ -11,21 +11,10 @@ import (
 
 // TapXYArgs are tap_xy's arguments: relative coordinates 0-1 (HttpRunner seed).
 type TapXYArgs struct {
-	X        *float64 `json:"x"`
-	Y        *float64 `json:"y"`
-	Duration float64  `json:"duration,omitempty"` // seconds the finger stays down
-	AntiRisk bool     `json:"anti_risk,omitempty"`
-}
-
-// Check validates the arguments.
-func (a *TapXYArgs) Check() error {
-	if err := checkRelative("x", a.X); err != nil {
-		return err
-	}
-	if err := checkRelative("y", a.Y); err != nil {
-		return err
-	}
-	return checkDuration("duration", a.Duration, 60)
+	X        *float64 `json:"x" arg:"required,min=0,max=1" desc:"X coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
+	Y        *float64 `json:"y" arg:"required,min=0,max=1" desc:"Y coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
+	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60" desc:"Seconds held down" unit:"seconds"`
+	AntiRisk bool     `json:"anti_risk,omitempty" desc:"Accepted; no effect"`
 }
 
 // MessageResult is the structured result of actions that only confirm (HttpRunner seed).
@@ -34,8 +23,9 @@ type MessageResult struct {
 	Hint    string `json:"hint,omitempty"`
 }
 
-func opTapXY() Op {
-	return Op{Name: "tap_xy", Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute,
+func tapXY() Tool {
+	return NewTool[TapXYArgs, MessageResult](Tool{Name: "tap_xy", Description: "Tap at relative coordinates (0-1).",
+		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Short: relativeXY,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
 			var a TapXYArgs
 			if err := DecodeArgs(t.Args, &a); err != nil {
@@ -49,7 +39,7 @@ func opTapXY() Op {
 				return Output{}, err
 			}
 			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil
-		}}
+		}})
 }
 
 // checkRelative requires a relative coordinate in [0, 1]; zero is valid.
@@ -88,30 +78,18 @@ func scale(v float64, n int) int {
 	return max(0, min(n-1, p))
 }
 
-// maxPixel bounds absolute coordinates before the screen size is known.
-const maxPixel = 100000
-
 // TapAbsXYArgs are tap_abs_xy's arguments: absolute pixel coordinates (HttpRunner seed).
 type TapAbsXYArgs struct {
-	X        *float64 `json:"x"`
-	Y        *float64 `json:"y"`
-	Duration float64  `json:"duration,omitempty"` // seconds the finger stays down
-	AntiRisk bool     `json:"anti_risk,omitempty"`
+	X        *float64 `json:"x" arg:"required,min=0,max=100000" desc:"X pixel coordinate" unit:"(a pixel coordinate)" help:"an absolute pixel coordinate (0 is the left/top edge)" hint:"use tap_xy for relative 0-1 coordinates"`
+	Y        *float64 `json:"y" arg:"required,min=0,max=100000" desc:"Y pixel coordinate" unit:"(a pixel coordinate)" help:"an absolute pixel coordinate (0 is the left/top edge)" hint:"use tap_xy for relative 0-1 coordinates"`
+	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60" desc:"Seconds held down" unit:"seconds"`
+	AntiRisk bool     `json:"anti_risk,omitempty" desc:"Accepted; no effect"`
 }
 
-// Check validates the arguments.
-func (a *TapAbsXYArgs) Check() error {
-	if err := checkPixel("x", a.X); err != nil {
-		return err
-	}
-	if err := checkPixel("y", a.Y); err != nil {
-		return err
-	}
-	return checkDuration("duration", a.Duration, 60)
-}
-
-func opTapAbsXY() Op {
-	return Op{Name: "tap_abs_xy", Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute,
+func tapAbsXY() Tool {
+	return NewTool[TapAbsXYArgs, MessageResult](Tool{Name: "tap_abs_xy", Description: "Tap at absolute pixel coordinates (0,0 top-left).",
+		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
+		Short: Short{Kind: ShortNumbers, Keys: []string{"x", "y"}, Usage: "[x, y] (pixels)"},
 		Run: func(ctx context.Context, t *Task) (Output, error) {
 			var a TapAbsXYArgs
 			if err := DecodeArgs(t.Args, &a); err != nil {
@@ -125,7 +103,7 @@ func opTapAbsXY() Op {
 				return Output{}, err
 			}
 			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at pixel (%d, %d)", p.X, p.Y), Hint: hintAction}}, nil
-		}}
+		}})
 }
 
 // DoubleTapXYArgs are double_tap_xy's arguments: relative coordinates 0-1, as tap_xy.
@@ -162,17 +140,6 @@ func opDoubleTapXY() Op {
 			}
 			return Output{Data: MessageResult{Message: fmt.Sprintf("double-tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil
 		}}
-}
-
-// checkPixel requires an absolute coordinate in [0, maxPixel]; zero is valid.
-func checkPixel(name string, v *float64) error {
-	if v == nil {
-		return fmt.Errorf("%s is required: an absolute pixel coordinate (0 is the left/top edge)", name)
-	}
-	if math.IsNaN(*v) || *v < 0 || *v > maxPixel {
-		return fmt.Errorf("%s must be a pixel coordinate between 0 and %d, got %v; use tap_xy for relative 0-1 coordinates", name, maxPixel, *v)
-	}
-	return nil
 }
 
 // absolutePoint rounds pixel coordinates and checks that they lie on the driver's screen.

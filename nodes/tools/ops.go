@@ -23,11 +23,41 @@ type Op struct {
 	Run        func(ctx context.Context, t *Task) (Output, error)
 }
 
-// Task is what an Op gets: the device's driver, the arguments, and a way to report progress.
+// Task is what an Op gets: the device's driver, the arguments, a way to report progress, and
+// the node's environment.
 type Task struct {
 	Driver   device.Driver
 	Args     json.RawMessage
 	Progress func(done, total float64, msg string)
+	// Env is the node's, configured once (DefaultOpsWith sets it); nil reads as an unconfigured
+	// node's.
+	Env *Env
+}
+
+// Env is what ops reach of their node: its configuration and its own ops (a sequence's steps
+// run with them, configured as they are on their own).
+type Env struct {
+	Config OpsConfig
+	Ops    Ops
+	dl     downloader
+}
+
+// env returns the task's environment, an unconfigured node's when it has none.
+func (t *Task) env() *Env {
+	if t.Env == nil {
+		return newEnv(OpsConfig{})
+	}
+	return t.Env
+}
+
+// newEnv returns the environment c configures; its Ops are every tool's, run in it.
+func newEnv(c OpsConfig) *Env {
+	env := &Env{Config: c, dl: c.downloader()}
+	env.Ops = make(Ops)
+	for _, t := range All() {
+		env.Ops[t.Name] = t.op(env)
+	}
+	return env
 }
 
 // Output is an Op's result: Data becomes structuredContent, Text its summary; Image, when set,
@@ -75,7 +105,9 @@ func ErrorCode(err error) string {
 	return broker.CodeDriver
 }
 
-// DecodeArgs decodes raw into v strictly: unknown fields and trailing data are errors.
+// DecodeArgs decodes raw into v strictly: unknown fields and trailing data are errors. Then it
+// checks the arguments against their tags (argschema.go), then with v's Check method if it has
+// one (rules across fields).
 func DecodeArgs(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
 		raw = []byte("{}")
@@ -87,6 +119,9 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 	}
 	if dec.More() {
 		return BadInput("arguments: trailing data after the JSON object")
+	}
+	if err := checkArgs(v); err != nil {
+		return BadInput("%v", err)
 	}
 	if c, ok := v.(interface{ Check() error }); ok {
 		if err := c.Check(); err != nil {

@@ -1,0 +1,142 @@
+package tools
+
+import (
+	"context"
+	"reflect"
+	"time"
+)
+
+// Tool is everything about one device tool, in one place: its MCP definition (name,
+// description, hints, argument and result types), how the node runs it (timeouts, Run) and where
+// else it shows up (profiles, sequence steps, progress, the HttpRunner short form). The gateway's
+// catalog, the node's ops, sequence steps, the profiles and mcp/steps all read the list All
+// returns; a new tool is one file holding its Tool and one line in All.
+type Tool struct {
+	Name        string
+	Description string // one sentence: tools/list is paid for in every agent's context
+	Hints       Hints
+	// Args is the argument struct: each field's limits are in its tags (see argschema.go), from
+	// which both the input schema and DecodeArgs' checks come. Result is the structured result's
+	// type, from which the output schema comes. NewTool fills both.
+	Args, Result reflect.Type
+	// Timeout is the default deadline; a caller may ask for less, or more up to MaxTimeout.
+	Timeout, MaxTimeout time.Duration
+	// Profiles are the --tools profiles that show the tool besides "all" (mcp/profiles.go).
+	Profiles []string
+	// Step says whether a sequence step may run the tool, and what the PhysiClaw form's "arg"
+	// is for it.
+	Step StepForm
+	// Progress says that Run reports progress: without a progress token the gateway forwards it
+	// as logging messages.
+	Progress bool
+	// Short is the HttpRunner short form of the tool's params (mcp/steps).
+	Short Short
+	// Run does the work on t.Driver. It decodes t.Args with DecodeArgs and trusts nothing.
+	Run func(ctx context.Context, t *Task) (Output, error)
+}
+
+// NewTool returns a Tool whose argument type is A and result type R; the caller fills the rest.
+func NewTool[A, R any](t Tool) Tool {
+	t.Args, t.Result = reflect.TypeFor[A](), reflect.TypeFor[R]()
+	return t
+}
+
+// Hints are a tool's MCP annotations. The zero value is an action that changes the device
+// without destroying anything, is not idempotent and stays inside the farm.
+type Hints struct {
+	ReadOnly    bool // only looks (readOnlyHint; destructive and idempotent are then moot)
+	Destructive bool // loses something: data, an app's state
+	Idempotent  bool // a repeat changes nothing more
+	OpenWorld   bool // reaches beyond the farm (a URL)
+}
+
+// Common hints.
+var (
+	ReadOnly = Hints{ReadOnly: true}
+	Action   = Hints{}
+)
+
+// StepForm says whether a sequence step may run a tool, and what the PhysiClaw step form's
+// "arg" is for it besides an object of arguments.
+type StepForm int
+
+const (
+	NoStep     StepForm = iota // not in sequences: looks only, long, destructive, or sequence itself
+	StepObject                 // arg is an object of arguments
+	StepBBox                   // arg may be the bbox array
+	StepText                   // arg may be the text string
+)
+
+// ShortKind is how an HttpRunner action's params (when not an object of arguments) become
+// arguments; mcp/steps does the converting.
+type ShortKind int
+
+const (
+	ShortNone       ShortKind = iota // no params
+	ShortNumbers                     // a list of len(Keys) numbers, one per key
+	ShortText                        // a string, the argument Keys[0]
+	ShortBBox                        // a bbox [left, top, right, bottom], the argument bbox
+	ShortSwipe                       // a direction string, or a list of numbers as ShortNumbers
+	ShortSeconds                     // a number, or a string holding one: Keys[0]
+	ShortWhole                       // a whole number: Keys[0]
+	ShortNumberList                  // a number or a non-empty list of numbers: Keys[0], a list
+	ShortSteps                       // a list of actions: sequence's steps
+)
+
+// Short is a tool's HttpRunner short form: its kind, the arguments it fills, and how it is
+// written (for errors and docs).
+type Short struct {
+	Kind  ShortKind
+	Keys  []string
+	Usage string
+}
+
+// Common short forms.
+var (
+	noParams    = Short{Usage: "no params"}
+	packageName = Short{Kind: ShortText, Keys: []string{"packageName"}, Usage: `a package name, e.g. "com.corral.notes"`}
+	relativeXY  = Short{Kind: ShortNumbers, Keys: []string{"x", "y"}, Usage: "[x, y] (relative 0-1)"}
+	fromTo      = Short{Kind: ShortNumbers, Keys: []string{"from_x", "from_y", "to_x", "to_y"}, Usage: "[from_x, from_y, to_x, to_y] (relative 0-1)"}
+	bboxShort   = Short{Kind: ShortBBox, Keys: []string{"bbox"}, Usage: "a bbox [left, top, right, bottom] (relative 0-1)"}
+	textShort   = Short{Kind: ShortText, Keys: []string{"text"}, Usage: "the text (a string: quote digits, e.g. \"1234\")"}
+)
+
+// Profile names of the seeds (mcp/profiles.go adds the gateway's own tools to them).
+const (
+	HttpRunner = "httprunner"
+	PhysiClaw  = "physiclaw"
+	PhoneAgent = "phone-agent"
+)
+
+// All is every device tool, in the order tools/list shows them. Adding a tool is one file
+// holding its Tool and one line here.
+func All() []Tool {
+	return []Tool{
+		// Screen.
+		getScreenSize(),
+		// Touch.
+		tapXY(),
+		tapAbsXY(),
+	}
+}
+
+// Lookup returns the tool called name.
+func Lookup(name string) (Tool, bool) {
+	for _, t := range All() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
+// op is the node half of t, run with env.
+func (t Tool) op(env *Env) Op {
+	run := t.Run
+	return Op{Name: t.Name, Timeout: t.Timeout, MaxTimeout: t.MaxTimeout,
+		Run: func(ctx context.Context, task *Task) (Output, error) {
+			tt := *task
+			tt.Env = env
+			return run(ctx, &tt)
+		}}
+}
