@@ -11,9 +11,9 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// A fresh gateway exports every tool's call count and latency for every outcome before any
-// call, so a dashboard's rate() over them has data from the first call on (rate needs a sample
-// from before it).
+// A fresh gateway exports every tool's call count for every outcome and its latency for
+// successful calls before any call, so a dashboard's rate() over them has data from the first
+// call on (rate needs a sample from before it).
 func TestMetricsExistBeforeTheFirstCall(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	New(newFakeFarm(t), slog.New(slog.DiscardHandler), NewMetrics(reg), Options{})
@@ -37,7 +37,8 @@ func TestMetricsExistBeforeTheFirstCall(t *testing.T) {
 		for _, o := range broker.Outcomes {
 			key := [2]string{d.tool.Name, o}
 			assert.True(t, series["corral_mcp_tool_calls_total"][key], "corral_mcp_tool_calls_total{tool=%q,outcome=%q} missing", d.tool.Name, o)
-			assert.True(t, series["corral_mcp_tool_call_duration_seconds"][key], "corral_mcp_tool_call_duration_seconds{tool=%q,outcome=%q} missing", d.tool.Name, o)
+			assert.Equal(t, o == broker.OutcomeSucceeded, series["corral_mcp_tool_call_duration_seconds"][key],
+				"corral_mcp_tool_call_duration_seconds{tool=%q,outcome=%q}: want it only for succeeded", d.tool.Name, o)
 		}
 	}
 }
