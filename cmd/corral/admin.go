@@ -45,17 +45,20 @@ func newAdminFlags(name string, timeout time.Duration) *adminFlags {
 }
 
 // needsNATS refuses --gateway for an operator action, saying why and what to use instead.
-func (a *adminFlags) needsNATS(what, instead string) error {
+func (a *adminFlags) needsNATS(what, why, instead string) error {
 	if *a.gateway == "" {
 		return nil
 	}
-	msg := fmt.Sprintf("%s talks to NATS directly, with an operator's NATS access: pass --nats-url (and --nats-creds if NATS wants them) instead of --gateway %s; no gateway tool offers it, so an agent's token cannot do it",
-		what, *a.gateway)
+	msg := fmt.Sprintf("%s talks to NATS directly, with an operator's NATS access: pass --nats-url (and --nats-creds if NATS wants them) instead of --gateway %s; %s",
+		what, *a.gateway, why)
 	if instead != "" {
 		msg += "; " + instead
 	}
 	return errors.New(msg)
 }
+
+// notForAgents is why the operator actions that change things have no gateway path.
+const notForAgents = "no gateway tool offers it, so that an agent's token cannot do it"
 
 // parseArgs parses the flags, given before or after the positional arguments, and returns
 // the positional arguments.
@@ -150,7 +153,7 @@ func runRelease(ctx context.Context, args []string) error {
 	}
 	serial := pos[0]
 	if *force {
-		if err := a.needsNATS("release --force (an operator revoking someone's lease)",
+		if err := a.needsNATS("release --force (an operator revoking someone's lease)", notForAgents,
 			"the holder gives its own lease back with `corral release SERIAL --lease HANDLE --gateway URL`"); err != nil {
 			return err
 		}
@@ -227,7 +230,7 @@ func runDrain(ctx context.Context, args []string) error {
 	if len(pos) != 1 || *undo && *status {
 		return fmt.Errorf("usage: corral drain NODE [--undo | --status] [--wait] [--by WHO]")
 	}
-	if err := a.needsNATS("drain (taking a node out of service, or reading its drain)", ""); err != nil {
+	if err := a.needsNATS("drain (taking a node out of service, or reading its drain)", notForAgents, ""); err != nil {
 		return err
 	}
 	node := pos[0]
@@ -310,7 +313,7 @@ func runTasks(ctx context.Context, args []string) error {
 	if *limit <= 0 {
 		return fmt.Errorf("--limit %d: give a positive number", *limit)
 	}
-	if err := a.needsNATS("tasks (reading task history from the event stream)",
+	if err := a.needsNATS("tasks (reading task history from the event stream)", "no gateway tool lists the task history",
 		"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record"); err != nil {
 		return err
 	}
