@@ -116,7 +116,7 @@ func TestNewToolsRefuseBadArguments(t *testing.T) {
 		{"swipe", map[string]any{"bbox": []any{0, 0, 1, 1}, "direction": "up", "size": "xxxl"}, []string{"size must be s, m, l, xl or xxl"}},
 		{"swipe_direction", map[string]any{}, []string{"direction is required"}},
 		{"swipe_direction", map[string]any{"direction": "up", "to_x": 1}, []string{`unknown argument "to_x"`}},
-		{"swipe_coordinate", map[string]any{"from_x": 0}, []string{"missing from_y, to_x, to_y"}},
+		{"swipe_coordinate", map[string]any{"from_x": 0}, []string{"from_y, to_x and to_y are required"}},
 		{"app_install", map[string]any{}, []string{"appUrl is required"}},
 		{"app_install", map[string]any{"appUrl": "ftp://x/a.apk"}, []string{"not supported"}},
 		{"app_install", map[string]any{"appUrl": "a.apk"}, []string{"absolute path"}},

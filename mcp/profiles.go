@@ -32,20 +32,18 @@ func withDeviceTools(gw map[string][]string) map[string][]string {
 var gatewayProfiles = map[string][]string{
 	tools.HttpRunner: {
 		"list_available_devices", "select_device", "release_device",
-		"double_tap_xy", "swipe", "swipe_direction", "swipe_coordinate", "drag",
-		"input", "press_button", "home", "back",
-		"list_packages", "app_launch", "app_terminate", "app_install", "app_uninstall", "app_clear",
-		"screenshot", "get_source", "sleep", "sleep_ms", "sleep_random",
+		"swipe_direction", "swipe_coordinate",
+		"app_install", "app_uninstall", "app_clear",
 		"set_ime", "close_popups",
 	},
 	tools.PhysiClaw: {
 		"list_available_devices", "select_device", "release_device",
-		"peek", "screenshot", "tap", "double_tap", "long_press", "swipe",
+		"peek", "tap", "double_tap", "long_press",
 		"home_screen", "go_back", "force_quit", "unlock_phone", "send_to_clipboard", "sequence",
 	},
 	tools.PhoneAgent: {
 		"list_available_devices", "select_device", "release_device",
-		"run_agent_task", "abort_task", "get_task_result", "get_latest_task", "take_screenshot", "get_device_status",
+		"run_agent_task", "abort_task", "get_task_result", "get_latest_task", "get_device_status",
 	},
 }
 

@@ -135,22 +135,11 @@ func formOf(method string) form {
 	}
 	switch method {
 	// Screen, keys, apps and PhysiClaw navigation: no params.
-	case "list_available_devices", "list_leases", "screenshot", "take_screenshot", "home", "back",
-		"list_packages", "peek", "home_screen", "go_back", "force_quit", "close_popups", "unlock_phone", "get_latest_task":
+	case "list_available_devices", "list_leases", "peek", "home_screen", "go_back", "force_quit", "close_popups", "unlock_phone", "get_latest_task":
 		return form{usage: "no params"}
-	case "double_tap_xy":
-		return form{"[x, y] (relative 0-1)", numbers("x", "y")}
-	case "swipe":
-		return form{`a direction ("up", "down", "left" or "right") or [from_x, from_y, to_x, to_y] (relative 0-1)`,
-			func(p any) (map[string]any, error) {
-				if d, ok := p.(string); ok {
-					return map[string]any{"direction": d}, nil
-				}
-				return numbers("from_x", "from_y", "to_x", "to_y")(p)
-			}}
 	case "swipe_direction":
 		return form{`a direction: "up", "down", "left" or "right"`, text("direction")}
-	case "swipe_coordinate", "drag":
+	case "swipe_coordinate":
 		return form{"[from_x, from_y, to_x, to_y] (relative 0-1)", numbers("from_x", "from_y", "to_x", "to_y")}
 	case "tap", "double_tap", "long_press":
 		return form{"a bbox [left, top, right, bottom] (relative 0-1)", func(p any) (map[string]any, error) {
@@ -159,45 +148,14 @@ func formOf(method string) form {
 			}
 			return map[string]any{"bbox": p}, nil
 		}}
-	case "input", "send_to_clipboard":
+	case "send_to_clipboard":
 		return form{"the text (a string: quote digits, e.g. \"1234\")", text("text")}
-	case "press_button":
-		return form{`a button name, e.g. "BACK"`, text("button")}
-	case "app_launch", "app_terminate", "app_uninstall", "app_clear", "get_source":
+	case "app_uninstall", "app_clear":
 		return form{`a package name, e.g. "com.corral.notes"`, text("packageName")}
 	case "app_install":
 		return form{"the APK/IPA: an http(s) URL or a path on the device's node", text("appUrl")}
 	case "set_ime":
 		return form{`an input method id, e.g. "com.android.adbkeyboard/.AdbIME"`, text("ime")}
-	case "sleep":
-		return form{"seconds (a number)", func(p any) (map[string]any, error) {
-			f, err := number(p)
-			return map[string]any{"seconds": f}, err
-		}}
-	case "sleep_ms":
-		return form{"milliseconds (a whole number)", func(p any) (map[string]any, error) {
-			f, err := number(p)
-			if err == nil && f != math.Trunc(f) {
-				err = errShape
-			}
-			return map[string]any{"milliseconds": f}, err
-		}}
-	case "sleep_random":
-		return form{"[seconds], [min, max] or [min, max, weight, ...] (seconds)", func(p any) (map[string]any, error) {
-			if f, ok := p.(float64); ok {
-				return map[string]any{"params": []any{f}}, nil
-			}
-			list, ok := p.([]any)
-			if !ok || len(list) == 0 {
-				return nil, errShape
-			}
-			for _, e := range list {
-				if _, isNum := e.(float64); !isNum {
-					return nil, errShape
-				}
-			}
-			return map[string]any{"params": list}, nil
-		}}
 	// Devices, leases and tasks.
 	case "select_device", "get_device_status", "acquire_device":
 		return form{`a serial, e.g. "emulator-5554"`, text("serial")}

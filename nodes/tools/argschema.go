@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -221,12 +222,45 @@ func checkArgs(v any) error {
 		return nil
 	}
 	rv = rv.Elem()
-	for _, f := range argFields(rv.Type()) {
+	fields := argFields(rv.Type())
+	for i, f := range fields {
 		if err := f.check(rv.FieldByIndex(f.index)); err != nil {
+			if errors.Is(err, errAbsent) {
+				return missing(rv, fields[i:])
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// errAbsent is the check's error of a required argument that is absent.
+var errAbsent = errors.New("absent")
+
+// missing says which required arguments of fields are absent: all of them, so that one answer
+// tells an agent everything it left out.
+func missing(rv reflect.Value, fields []argField) error {
+	var names []string
+	help := ""
+	for i, f := range fields {
+		if err := f.check(rv.FieldByIndex(f.index)); errors.Is(err, errAbsent) {
+			names = append(names, f.name)
+			if i == 0 || f.help == help {
+				help = f.help
+			} else {
+				help = ""
+			}
+		}
+	}
+	msg := names[0] + " is required"
+	if len(names) > 1 {
+		msg = orList(names) + " are required"
+		msg = strings.Replace(msg, " or ", " and ", 1)
+	}
+	if help != "" {
+		msg += ": " + help
+	}
+	return errors.New(msg)
 }
 
 func (f *argField) check(v reflect.Value) error {
@@ -287,15 +321,13 @@ func (f *argField) check(v reflect.Value) error {
 	return nil
 }
 
-// absent is the error of an absent argument: none when it is optional.
+// absent is the error of an absent argument (errAbsent: missing words it): none when it is
+// optional.
 func (f *argField) absent() error {
-	switch {
-	case !f.required:
+	if !f.required {
 		return nil
-	case f.help != "":
-		return fmt.Errorf("%s is required: %s", f.name, f.help)
 	}
-	return fmt.Errorf("%s is required", f.name)
+	return errAbsent
 }
 
 // bad is the error of a wrong value, with the field's hint.

@@ -41,21 +41,6 @@ func DefaultOpsWith(c OpsConfig) Ops {
 // legacyOps are the ops not yet declared as a Tool.
 func legacyOps(c OpsConfig) Ops {
 	return NewOps(
-		opScreenshot("screenshot"),
-		opScreenshot("take_screenshot"),
-		opGetSource(),
-		opDoubleTapXY(),
-		opSwipe(),
-		opDrag(),
-		opInput(),
-		opPressButton(),
-		opKey("home", "HOME", hintAction),
-		opKey("back", "BACK", hintAction),
-		opListPackages(),
-		opAppLaunch(),
-		opAppTerminate(),
-		opSleep(),
-		opSleepMS(),
 		// HttpRunner seed, added with the Android issue.
 		opSwipeDirection(),
 		opSwipeCoordinate(),
@@ -63,7 +48,6 @@ func legacyOps(c OpsConfig) Ops {
 		opAppUninstall(),
 		opAppClear(),
 		opSetIME(),
-		opSleepRandom(),
 		opClosePopups(),
 		// PhysiClaw seed: bbox gestures (swipe's bbox mode is in opSwipe), navigation, text,
 		// sequences and peek.

@@ -14,7 +14,7 @@ const maxPackageName = 255
 
 // PackageArgs are the arguments of app_launch and app_terminate (HttpRunner seed).
 type PackageArgs struct {
-	PackageName string `json:"packageName"`
+	PackageName string `json:"packageName" arg:"required,maxLength=255" pattern:"^[A-Za-z0-9._-]+$" desc:"Package or bundle id, e.g. com.android.settings" help:"an Android package name or iOS bundle id, e.g. com.android.settings (list_packages lists them)" hint:"package names and bundle ids are letters, digits, '.', '_' and '-' (list_packages lists them)"`
 }
 
 // Check validates the arguments.
@@ -134,4 +134,19 @@ func opAppClear() Op {
 			}
 			return Output{Data: PackageResult{Message: "cleared the data and cache of " + a.PackageName, PackageName: a.PackageName, Hint: hintClear}}, nil
 		}}
+}
+
+func listPackages() Tool {
+	return NewTool[NoArgs, PackagesResult](Tool{Description: "List installed app packages.", Hints: ReadOnly,
+		Profiles: []string{HttpRunner}, Short: noParams}).withOp(opListPackages())
+}
+
+func appLaunch() Tool {
+	return NewTool[PackageArgs, MessageResult](Tool{Description: "Launch an app or bring it to the front.", Hints: Hints{Idempotent: true},
+		Profiles: []string{HttpRunner}, Step: StepObject, Short: packageName}).withOp(opAppLaunch())
+}
+
+func appTerminate() Tool {
+	return NewTool[PackageArgs, MessageResult](Tool{Description: "Stop an app (force-stop).", Hints: Hints{Destructive: true, Idempotent: true},
+		Profiles: []string{HttpRunner}, Short: packageName}).withOp(opAppTerminate())
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,20 +24,7 @@ var buttonAliases = map[string]string{"DELETE": "DEL", "BACKSPACE": "DEL", "RETU
 
 // InputArgs are input's arguments (HttpRunner seed).
 type InputArgs struct {
-	Text string `json:"text"`
-}
-
-// Check validates the arguments.
-func (a *InputArgs) Check() error {
-	switch {
-	case a.Text == "":
-		return errors.New("text is required: the text to type into the focused element")
-	case len(a.Text) > MaxInputBytes:
-		return fmt.Errorf("text is %d bytes long; at most %d per call (split it into several input calls)", len(a.Text), MaxInputBytes)
-	case !utf8.ValidString(a.Text):
-		return errors.New("text must be valid UTF-8")
-	}
-	return nil
+	Text string `json:"text" arg:"required,minLength=1,maxLength=10000" desc:"Text to type" help:"the text to type into the focused element" hint:"split it into several input calls"`
 }
 
 // InputResult is input's structured result (HttpRunner seed).
@@ -50,7 +36,7 @@ type InputResult struct {
 
 // PressButtonArgs are press_button's arguments (HttpRunner seed).
 type PressButtonArgs struct {
-	Button string `json:"button"`
+	Button string `json:"button" arg:"required" desc:"Button name" help:"a button name such as HOME, BACK or VOLUME_UP"`
 }
 
 // Check validates the button and normalizes it: upper case, "volume up" → VOLUME_UP,
@@ -148,4 +134,29 @@ func clip(s string) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// patchSchema lists the buttons: Check takes aliases too ("volume up", "KEYCODE_HOME").
+func (*PressButtonArgs) patchSchema(props map[string]map[string]any) {
+	props["button"]["enum"] = Buttons
+}
+
+func input() Tool {
+	return NewTool[InputArgs, InputResult](Tool{Description: "Type text into the focused element.",
+		Profiles: []string{HttpRunner}, Step: StepText, Short: textShort}).withOp(opInput())
+}
+
+func pressButton() Tool {
+	return NewTool[PressButtonArgs, ButtonResult](Tool{Description: "Press a device button (iOS: HOME, VOLUME_UP, VOLUME_DOWN, POWER only).",
+		Profiles: []string{HttpRunner}, Step: StepObject, Short: Short{Kind: ShortText, Keys: []string{"button"}, Usage: `a button name, e.g. "BACK"`}}).withOp(opPressButton())
+}
+
+func home() Tool {
+	return NewTool[NoArgs, MessageResult](Tool{Description: "Press the HOME button.", Hints: Hints{Idempotent: true},
+		Profiles: []string{HttpRunner}, Step: StepObject, Short: noParams}).withOp(opKey("home", "HOME", hintAction))
+}
+
+func back() Tool {
+	return NewTool[NoArgs, MessageResult](Tool{Description: "Press BACK (Android).",
+		Profiles: []string{HttpRunner}, Step: StepObject, Short: noParams}).withOp(opKey("back", "BACK", hintAction))
 }

@@ -28,7 +28,7 @@ func TestInput(t *testing.T) {
 	if len(typed) != 2 {
 		t.Fatalf("bad input reached the driver: %d calls", len(typed))
 	}
-	if err := (&InputArgs{Text: "ab\xffc"}).Check(); err == nil {
+	if err := checkArgs(&InputArgs{Text: "ab\xffc"}); err == nil {
 		t.Fatal("invalid UTF-8 passed the check")
 	}
 	_, err := runOp(t, "input", newFake(), `{"text":"a"}`)

@@ -22,7 +22,7 @@ type ScreenSizeResult struct {
 // ImageArgs are the arguments of the tools that answer with an image of the screen.
 type ImageArgs struct {
 	// MaxWidth scales the image down to at most this many pixels wide (0: as the screen is).
-	MaxWidth int `json:"max_width,omitempty"`
+	MaxWidth int `json:"max_width,omitempty" arg:"min=0" desc:"Scale down to this width in px"`
 }
 
 // Limits of max_width: narrower images are unreadable, wider ones no screen has.
@@ -31,7 +31,8 @@ const (
 	maxImageWidth = 8192
 )
 
-// Check validates the arguments.
+// Check validates the arguments: the schema says only min=0, so that 0 (the screen's width)
+// stays a plain default.
 func (a *ImageArgs) Check() error {
 	if a.MaxWidth != 0 && (a.MaxWidth < minImageWidth || a.MaxWidth > maxImageWidth) {
 		return fmt.Errorf("max_width must be between %d and %d pixels (or 0 for the screen's width), got %d", minImageWidth, maxImageWidth, a.MaxWidth)
@@ -88,15 +89,7 @@ const MaxSourceBytes = 512 << 10
 
 // SourceArgs are get_source's arguments (HttpRunner seed).
 type SourceArgs struct {
-	PackageName string `json:"packageName,omitempty"`
-}
-
-// Check validates the arguments.
-func (a *SourceArgs) Check() error {
-	if a.PackageName == "" {
-		return nil
-	}
-	return checkPackageName(a.PackageName)
+	PackageName string `json:"packageName,omitempty" arg:"maxLength=255" pattern:"^[A-Za-z0-9._-]+$" desc:"Package or bundle id, e.g. com.android.settings" hint:"package names and bundle ids are letters, digits, '.', '_' and '-' (list_packages lists them)"`
 }
 
 // SourceResult is get_source's structured result (HttpRunner seed).
@@ -135,4 +128,19 @@ func opGetSource() Op {
 			}
 			return Output{Data: SourceResult{Message: msg, PackageName: a.PackageName, Source: src}}, nil
 		}}
+}
+
+func screenshot() Tool {
+	return NewTool[ImageArgs, ScreenshotResult](Tool{Description: "Screenshot as JPEG image content.", Hints: ReadOnly,
+		Profiles: []string{HttpRunner, PhysiClaw}, Short: noParams}).withOp(opScreenshot("screenshot"))
+}
+
+func takeScreenshot() Tool {
+	return NewTool[ImageArgs, ScreenshotResult](Tool{Description: "Take a screenshot of the phone screen (phone-agent seed name). Returns JPEG image content.",
+		Hints: ReadOnly, Profiles: []string{PhoneAgent}, Short: noParams}).withOp(opScreenshot("take_screenshot"))
+}
+
+func getSource() Tool {
+	return NewTool[SourceArgs, SourceResult](Tool{Description: "Get the UI hierarchy of the screen as XML (bounds in pixels).", Hints: ReadOnly,
+		Profiles: []string{HttpRunner}, Short: packageName}).withOp(opGetSource())
 }

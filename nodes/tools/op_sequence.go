@@ -49,19 +49,11 @@ var legacySequenceTools = map[string]seqTool{
 	"tap":               {false, opTap, func() any { return &BBoxArgs{} }, "bbox"},
 	"double_tap":        {false, opDoubleTap, func() any { return &BBoxArgs{} }, "bbox"},
 	"long_press":        {false, opLongPress, func() any { return &BBoxArgs{} }, "bbox"},
-	"swipe":             {false, opSwipe, func() any { return &SwipeArgs{} }, ""},
 	"home_screen":       {false, opHomeScreen, func() any { return &NoArgs{} }, ""},
 	"go_back":           {false, opGoBack, func() any { return &NoArgs{} }, ""},
 	"send_to_clipboard": {false, opSendToClipboard, func() any { return &ClipboardArgs{} }, "text"},
-	"double_tap_xy":     {false, opDoubleTapXY, func() any { return &DoubleTapXYArgs{} }, ""},
 	"swipe_direction":   {false, opSwipeDirection, func() any { return &SwipeDirectionArgs{} }, ""},
 	"swipe_coordinate":  {false, opSwipeCoordinate, func() any { return &SwipeCoordinateArgs{} }, ""},
-	"drag":              {false, opDrag, func() any { return &DragArgs{} }, ""},
-	"input":             {false, opInput, func() any { return &InputArgs{} }, "text"},
-	"press_button":      {false, opPressButton, func() any { return &PressButtonArgs{} }, ""},
-	"home":              {false, func() Op { return opKey("home", "HOME", hintAction) }, func() any { return &NoArgs{} }, ""},
-	"back":              {false, func() Op { return opKey("back", "BACK", hintAction) }, func() any { return &NoArgs{} }, ""},
-	"app_launch":        {false, opAppLaunch, func() any { return &PackageArgs{} }, ""},
 }
 
 // SequenceTools lists the tools a sequence step may name, sorted.

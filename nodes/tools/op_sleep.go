@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -18,34 +17,12 @@ const sleepTimeout = MaxSleep + time.Minute
 
 // SleepArgs are sleep's arguments (HttpRunner seed).
 type SleepArgs struct {
-	Seconds *float64 `json:"seconds"`
-}
-
-// Check validates the arguments.
-func (a *SleepArgs) Check() error {
-	if a.Seconds == nil {
-		return errors.New("seconds is required: how long to wait, up to 3600")
-	}
-	if v := *a.Seconds; math.IsNaN(v) || v < 0 || v > MaxSleep.Seconds() {
-		return fmt.Errorf("seconds must be between 0 and %g, got %v", MaxSleep.Seconds(), v)
-	}
-	return nil
+	Seconds *float64 `json:"seconds" arg:"required,min=0,max=3600" desc:"Seconds to wait" help:"how long to wait, up to 3600"`
 }
 
 // SleepMSArgs are sleep_ms' arguments (HttpRunner seed).
 type SleepMSArgs struct {
-	Milliseconds *int64 `json:"milliseconds"`
-}
-
-// Check validates the arguments.
-func (a *SleepMSArgs) Check() error {
-	if a.Milliseconds == nil {
-		return fmt.Errorf("milliseconds is required: how long to wait, up to %d", MaxSleep.Milliseconds())
-	}
-	if v := *a.Milliseconds; v < 0 || v > MaxSleep.Milliseconds() {
-		return fmt.Errorf("milliseconds must be between 0 and %d, got %d", MaxSleep.Milliseconds(), v)
-	}
-	return nil
+	Milliseconds *int64 `json:"milliseconds" arg:"required,min=0,max=3600000" desc:"Milliseconds to wait" help:"how long to wait, up to 3600000"`
 }
 
 // SleepResult is sleep's structured result (HttpRunner seed).
@@ -129,25 +106,15 @@ const maxRandomParams = 30
 // [min1, max1, weight1, min2, max2, weight2, ...] first picks a range with probability
 // proportional to its weight, then a time within it.
 type SleepRandomArgs struct {
-	Params []float64 `json:"params"`
+	Params []float64 `json:"params" arg:"required,minItems=1,maxItems=30,itemMin=0,itemMax=3600" desc:"Seconds: [s], [min, max], or [min, max, weight, ...] triples" help:"[seconds], [min, max] or [min1, max1, weight1, min2, max2, weight2, ...] in seconds"`
 }
 
 // Check validates the arguments.
 func (a *SleepRandomArgs) Check() error {
 	p := a.Params
 	const forms = "[seconds], [min, max] or [min1, max1, weight1, min2, max2, weight2, ...] in seconds"
-	switch n := len(p); {
-	case n == 0:
-		return errors.New("params is required: " + forms)
-	case n > maxRandomParams:
-		return fmt.Errorf("params has %d numbers; at most %d (ten weighted ranges)", n, maxRandomParams)
-	case n != 1 && n != 2 && n%3 != 0:
+	if n := len(p); n != 1 && n != 2 && n%3 != 0 {
 		return fmt.Errorf("params has %d numbers; give %s", n, forms)
-	}
-	for i, v := range p {
-		if math.IsNaN(v) || v < 0 || v > MaxSleep.Seconds() {
-			return fmt.Errorf("params[%d] must be between 0 and %g, got %v", i, MaxSleep.Seconds(), v)
-		}
 	}
 	if len(p) == 2 && p[0] > p[1] {
 		return fmt.Errorf("params [min, max] needs min <= max, got [%g, %g]", p[0], p[1])
@@ -215,4 +182,22 @@ func opSleepRandom() Op {
 			return Output{Data: SleepRandomResult{Message: fmt.Sprintf("slept %s, picked at random from %v", d.Round(time.Millisecond), a.Params),
 				Params: a.Params, ActualDuration: d.Seconds()}}, nil
 		}}
+}
+
+func sleep() Tool {
+	return NewTool[SleepArgs, SleepResult](Tool{Description: "Wait on the device (it stays yours and busy). Reports progress; abort_task ends it.",
+		Hints: ReadOnly, Profiles: []string{HttpRunner}, Progress: true,
+		Short: Short{Kind: ShortSeconds, Keys: []string{"seconds"}, Usage: "seconds (a number)"}}).withOp(opSleep())
+}
+
+func sleepMS() Tool {
+	return NewTool[SleepMSArgs, SleepMSResult](Tool{Description: "Wait a number of milliseconds on the device, as sleep does.",
+		Hints: ReadOnly, Profiles: []string{HttpRunner}, Progress: true,
+		Short: Short{Kind: ShortWhole, Keys: []string{"milliseconds"}, Usage: "milliseconds (a whole number)"}}).withOp(opSleepMS())
+}
+
+func sleepRandom() Tool {
+	return NewTool[SleepRandomArgs, SleepRandomResult](Tool{Description: "Wait a random time, as sleep does.",
+		Hints: ReadOnly, Profiles: []string{HttpRunner}, Progress: true,
+		Short: Short{Kind: ShortNumberList, Keys: []string{"params"}, Usage: "[seconds], [min, max] or [min, max, weight, ...] (seconds)"}}).withOp(opSleepRandom())
 }

@@ -59,16 +59,16 @@ var swipeUnits = map[string][2]int{"up": {0, -1}, "down": {0, 1}, "left": {-1, 0
 //     and press_duration;
 //   - bbox (PhysiClaw seed): bbox, direction, optional size and speed.
 type SwipeArgs struct {
-	Direction     string    `json:"direction,omitempty"`
-	FromX         *float64  `json:"from_x,omitempty"`
-	FromY         *float64  `json:"from_y,omitempty"`
-	ToX           *float64  `json:"to_x,omitempty"`
-	ToY           *float64  `json:"to_y,omitempty"`
-	Duration      float64   `json:"duration,omitempty"`       // seconds the move takes (0: default)
-	PressDuration float64   `json:"press_duration,omitempty"` // seconds the finger holds before moving
-	BBox          []float64 `json:"bbox,omitempty"`           // where the finger starts: the bbox's centre
-	Size          string    `json:"size,omitempty"`           // s, m, l, xl or xxl (default m)
-	Speed         string    `json:"speed,omitempty"`          // slow, medium or fast (default medium)
+	Direction     string    `json:"direction,omitempty" arg:"enum=up|down|left|right" desc:"Where the finger moves"`
+	FromX         *float64  `json:"from_x,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"Start X (0-1)"`
+	FromY         *float64  `json:"from_y,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"Start Y (0-1)"`
+	ToX           *float64  `json:"to_x,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"End X (0-1)"`
+	ToY           *float64  `json:"to_y,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"End Y (0-1)"`
+	Duration      float64   `json:"duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds the move takes (default 0.3)"`
+	PressDuration float64   `json:"press_duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds pressed before moving"`
+	BBox          []float64 `json:"bbox,omitempty" arg:"minItems=4,maxItems=4,itemMin=0,itemMax=1" unit:"(relative to the screen)" desc:"[l,t,r,b] 0-1; starts at its centre"` // where the finger starts
+	Size          string    `json:"size,omitempty" arg:"enum=s|m|l|xl|xxl" desc:"Distance (default m)"`
+	Speed         string    `json:"speed,omitempty" arg:"enum=slow|medium|fast" desc:"Default medium"`
 }
 
 const swipeModes = "direction alone (up, down, left or right); all of from_x, from_y, to_x, to_y (relative 0-1); " +
@@ -291,9 +291,9 @@ func abs(v int) int {
 
 // SwipeDirectionArgs are swipe_direction's arguments (HttpRunner seed): swipe's direction mode.
 type SwipeDirectionArgs struct {
-	Direction     string  `json:"direction"`
-	Duration      float64 `json:"duration,omitempty"`
-	PressDuration float64 `json:"press_duration,omitempty"`
+	Direction     string  `json:"direction" arg:"required,enum=up|down|left|right" desc:"Where the finger moves" help:"where the finger moves (up, down, left or right)"`
+	Duration      float64 `json:"duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds the move takes (default 0.3)"`
+	PressDuration float64 `json:"press_duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds pressed before moving"`
 }
 
 func (a *SwipeDirectionArgs) swipe() SwipeArgs {
@@ -350,12 +350,12 @@ func swipeModeOp[A any, P interface {
 // SwipeCoordinateArgs are swipe_coordinate's arguments (HttpRunner seed): swipe's coordinate
 // mode.
 type SwipeCoordinateArgs struct {
-	FromX         *float64 `json:"from_x"`
-	FromY         *float64 `json:"from_y"`
-	ToX           *float64 `json:"to_x"`
-	ToY           *float64 `json:"to_y"`
-	Duration      float64  `json:"duration,omitempty"`
-	PressDuration float64  `json:"press_duration,omitempty"`
+	FromX         *float64 `json:"from_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start X (0-1)"`
+	FromY         *float64 `json:"from_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start Y (0-1)"`
+	ToX           *float64 `json:"to_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End X (0-1)"`
+	ToY           *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
+	Duration      float64  `json:"duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds the move takes (default 0.3)"`
+	PressDuration float64  `json:"press_duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds pressed before moving"`
 }
 
 func (a *SwipeCoordinateArgs) swipe() SwipeArgs {
@@ -390,27 +390,11 @@ func opSwipeCoordinate() Op {
 // DragArgs are drag's arguments (HttpRunner seed): relative coordinates 0-1 and the duration
 // of the move in milliseconds.
 type DragArgs struct {
-	FromX    *float64 `json:"from_x"`
-	FromY    *float64 `json:"from_y"`
-	ToX      *float64 `json:"to_x"`
-	ToY      *float64 `json:"to_y"`
-	Duration float64  `json:"duration,omitempty"` // milliseconds the move takes (0: default)
-}
-
-// Check validates the arguments.
-func (a *DragArgs) Check() error {
-	for _, c := range []struct {
-		name string
-		v    *float64
-	}{{"from_x", a.FromX}, {"from_y", a.FromY}, {"to_x", a.ToX}, {"to_y", a.ToY}} {
-		if err := checkRelative(c.name, c.v); err != nil {
-			return err
-		}
-	}
-	if math.IsNaN(a.Duration) || a.Duration < 0 || a.Duration > maxGestureSeconds*1000 {
-		return fmt.Errorf("duration is in milliseconds and must be between 0 and %d, got %v", maxGestureSeconds*1000, a.Duration)
-	}
-	return nil
+	FromX    *float64 `json:"from_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start X (0-1)"`
+	FromY    *float64 `json:"from_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start Y (0-1)"`
+	ToX      *float64 `json:"to_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End X (0-1)"`
+	ToY      *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
+	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60000" unit:"milliseconds" desc:"Move time in ms (default 1000)"`
 }
 
 // DragResult is drag's structured result (HttpRunner seed).
@@ -462,4 +446,16 @@ func relativeLine(ctx context.Context, d device.Driver, c [4]float64) (from, to 
 	}
 	return device.Point{X: scale(c[0], s.Width), Y: scale(c[1], s.Height)},
 		device.Point{X: scale(c[2], s.Width), Y: scale(c[3], s.Height)}, nil
+}
+
+func swipeTool() Tool {
+	return NewTool[SwipeArgs, SwipeResult](Tool{Description: "Swipe by (1) direction, (2) from_x..to_y (0-1), or (3) bbox + direction: from its centre, " +
+		"size s/m/l/xl/xxl = 1/2/4/6/8 cm. Direction is the finger's: up scrolls down.",
+		Profiles: []string{HttpRunner, PhysiClaw}, Step: StepObject,
+		Short: Short{Kind: ShortSwipe, Keys: fromTo.Keys, Usage: `a direction ("up", "down", "left" or "right") or [from_x, from_y, to_x, to_y] (relative 0-1)`}}).withOp(opSwipe())
+}
+
+func drag() Tool {
+	return NewTool[DragArgs, DragResult](Tool{Description: "Drag between relative points (0-1): press 0.5 s, then move.",
+		Profiles: []string{HttpRunner}, Step: StepObject, Short: fromTo}).withOp(opDrag())
 }

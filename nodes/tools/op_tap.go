@@ -108,16 +108,8 @@ func tapAbsXY() Tool {
 
 // DoubleTapXYArgs are double_tap_xy's arguments: relative coordinates 0-1, as tap_xy.
 type DoubleTapXYArgs struct {
-	X *float64 `json:"x"`
-	Y *float64 `json:"y"`
-}
-
-// Check validates the arguments.
-func (a *DoubleTapXYArgs) Check() error {
-	if err := checkRelative("x", a.X); err != nil {
-		return err
-	}
-	return checkRelative("y", a.Y)
+	X *float64 `json:"x" arg:"required,min=0,max=1" desc:"X coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
+	Y *float64 `json:"y" arg:"required,min=0,max=1" desc:"Y coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
 }
 
 func opDoubleTapXY() Op {
@@ -154,4 +146,9 @@ func absolutePoint(ctx context.Context, d device.Driver, x, y float64) (device.P
 			p.X, p.Y, s.Width, s.Height, s.Width, s.Height)
 	}
 	return p, nil
+}
+
+func doubleTapXY() Tool {
+	return NewTool[DoubleTapXYArgs, MessageResult](Tool{Description: "Double-tap at relative coordinates (0-1).",
+		Profiles: []string{HttpRunner}, Step: StepObject, Short: relativeXY}).withOp(opDoubleTapXY())
 }

@@ -114,9 +114,28 @@ func All() []Tool {
 	return []Tool{
 		// Screen.
 		getScreenSize(),
+		screenshot(),
+		takeScreenshot(),
+		getSource(),
 		// Touch.
 		tapXY(),
 		tapAbsXY(),
+		doubleTapXY(),
+		swipeTool(),
+		drag(),
+		// Keys and text.
+		input(),
+		pressButton(),
+		home(),
+		back(),
+		// Apps.
+		listPackages(),
+		appLaunch(),
+		appTerminate(),
+		// Time.
+		sleep(),
+		sleepMS(),
+		sleepRandom(),
 	}
 }
 
@@ -128,6 +147,12 @@ func Lookup(name string) (Tool, bool) {
 		}
 	}
 	return Tool{}, false
+}
+
+// withOp returns t run by op, with op's name and timeouts: for tools that share an op builder.
+func (t Tool) withOp(op Op) Tool {
+	t.Name, t.Timeout, t.MaxTimeout, t.Run = op.Name, op.Timeout, op.MaxTimeout, op.Run
+	return t
 }
 
 // op is the node half of t, run with env.

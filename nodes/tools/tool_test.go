@@ -43,6 +43,18 @@ func TestArgTagsMakeSchemaAndChecks(t *testing.T) {
 		L     []float64 `json:"l,omitempty" arg:"minItems=2,maxItems=2,itemMin=0,itemMax=1"`
 		Plain bool      `json:"plain,omitempty" desc:"On"`
 	}
+	type two struct {
+		A *float64 `json:"a" arg:"required" help:"a number"`
+		B *float64 `json:"b" arg:"required" help:"a number"`
+		C string   `json:"c" arg:"required"`
+	}
+	err := DecodeArgs(json.RawMessage(`{"b":1}`), &two{})
+	require.Error(t, err)
+	assert.Equal(t, "a and c are required", err.(*OpError).Msg, "every missing argument is named at once")
+	err = DecodeArgs(json.RawMessage(`{"c":"x"}`), &two{})
+	require.Error(t, err)
+	assert.Equal(t, "a and b are required: a number", err.(*OpError).Msg)
+
 	props, req := InputSchema(reflect.TypeFor[args]())
 	assert.Equal(t, []string{"x"}, req)
 	b, err := json.Marshal(props)

@@ -1,15 +1,6 @@
 package mcp
 
-import (
-	"github.com/corral-farm/corral/nodes/tools"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-)
-
-func toolGetSource() toolDef {
-	return newDeviceTool[tools.SourceArgs, tools.SourceResult]("get_source",
-		"Get the UI hierarchy of the screen as XML (bounds in pixels).", readOnly(),
-		packageNameParam(false))
-}
+import mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 // packageNameParam is the packageName argument of the app tools (HttpRunner seed).
 func packageNameParam(required bool) mcpgo.ToolOption {
@@ -19,4 +10,9 @@ func packageNameParam(required bool) mcpgo.ToolOption {
 		opts = append(opts, mcpgo.Required())
 	}
 	return mcpgo.WithString("packageName", opts...)
+}
+
+// maxWidthParam is the optional max_width of the tools that answer with an image.
+func maxWidthParam() mcpgo.ToolOption {
+	return mcpgo.WithInteger("max_width", mcpgo.Min(0), mcpgo.Description("Scale down to this width in px"))
 }
