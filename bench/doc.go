@@ -17,6 +17,8 @@
 //   - BenchmarkCallParallel: 32 clients over 100 devices (4 nodes × 25 phones).
 //   - BenchmarkLease: acquire_device on a free device, and the hand-over of a released device
 //     to the caller waiting in its queue.
+//   - BenchmarkAbort: a running sleep 60 ended by abort_task (until the sleep's answer), and
+//     by its caller cancelling the call (until the device has run the next call).
 //   - BenchmarkTenThousandDevices: 10 nodes with 1,000 phones each start at once; time until
 //     the gateway's registry shows all 10,000 online, the process's resident memory, and then
 //     acquire_device in a farm that big. Run it alone, with -benchtime=1x, so that memory is

@@ -4,8 +4,9 @@
 # Needs only Go. The raw `go test -bench` output is kept in bin/bench-raw.txt.
 #
 # Knobs (environment): BENCHTIME (default 2s) and COUNT (default 5) for the latency and
-# throughput benchmarks; SCALE_RUNS (default 3) processes of the 10,000-device benchmark;
-# BENCH_STRICT=1 exits 1 when a target is missed.
+# throughput benchmarks; ABORT_ROUNDS (default 200) aborts and cancels of a sleep per run;
+# SCALE_RUNS (default 3) processes of the 10,000-device benchmark; BENCH_STRICT=1 exits 1 when
+# a target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,6 +57,12 @@ echo "bench: Android through a private adb server, -count=$COUNT" >&2
   -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
 "$bin" -test.run='^$' -test.bench='^BenchmarkAndroid$/^op=screenshot$' \
   -test.benchtime="${ANDROID_SHOTS:-15}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
+
+# Aborting and cancelling a running sleep 60, by count: a round's wait for the phone to be
+# busy is not timed, so a -benchtime in seconds would run far longer than it says.
+echo "bench: abort and cancel of a running sleep, -benchtime=${ABORT_ROUNDS:-200}x -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkAbort$' \
+  -test.benchtime="${ABORT_ROUNDS:-200}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
 # One process per run: VmHWM is the peak of the whole process.
 for i in $(seq 1 "$SCALE_RUNS"); do
@@ -110,6 +117,7 @@ function info(label, bench, pre,   p50, p99, cps, cpu, n, al, msgs) {
 }
 END {
   C = "BenchmarkCall/layer="; P = "BenchmarkCallParallel/transport="; L = "BenchmarkLease/op="; T = "BenchmarkTenThousandDevices"
+  AB = "BenchmarkAbort/op="
   print "| metric | target | measured (median) | result |"
   print "|---|---|---|---|"
   row("tool call through the gateway (MCP streamable HTTP → NATS → node actor → sim), 1 sequential client: p50", "≤ 300 µs", C "mcp-http", "p50-µs", 300, "le", "µs")
@@ -118,6 +126,8 @@ END {
   row("tools/list of the whole catalog, served by the gateway (minimal HTTP client): p50", "≤ 1 ms", "BenchmarkToolsList/layer=raw-http", "p50-µs", 1000, "le", "µs")
   row("acquire_device on a free device: p99", "≤ 5 ms", L "acquire-free", "p99-µs", 5000, "le", "µs")
   row("hand-over to the next waiter after release_device: p99", "≤ 5 ms", L "handover", "p99-µs", 5000, "le", "µs")
+  row("abort_task on a running sleep 60 (MCP HTTP): from abort_task to the answer of the sleep call, p99", "≤ 200 ms", AB "abort_task", "p99-µs", 200000, "le", "µs")
+  row("a caller cancels its sleep 60 (mcp-go ends the HTTP stream): from the cancel until the device has run the next call, p99", "≤ 200 ms", AB "cancel", "p99-µs", 200000, "le", "µs")
   row("10,000 sim devices on 10 nodes: all online in the gateway registry", "≤ 5 s", T, "online-s", 5, "le", "s")
   row("the same: peak resident memory of the process (VmHWM)", "≤ 1 GiB", T, "hwm-MiB", 1024, "le", "MiB")
   A = "BenchmarkAndroid/op="
@@ -127,7 +137,8 @@ END {
   row("Android, 50 devices on one node, 50 parallel callers (MCP HTTP): tap_xy p99 over single-device p50", "≤ 3×", A "tap-parallel/transport=http/devices=50", "p99-ratio", 3, "le", "×")
   print ""
   print "Breakdown of get_screen_size by layer, and the other runs (medians). cpu, allocs and NATS messages are the"
-  print "whole process (clients included) per call, or per acquire+release round for the lease rows:"
+  print "whole process (clients included) per call, per acquire+release round for the lease rows, or per abort or"
+  print "cancel (from it to the last answer timed) for the abort rows:"
   print ""
   print "| path | p50 | p99 | calls/s | cpu | allocs | NATS msgs in | runs |"
   print "|---|---|---|---|---|---|---|---|"
@@ -146,6 +157,9 @@ END {
   info("32 clients, 100 devices, in-process MCP", P "inprocess/clients=32")
   info("acquire_device, free device", L "acquire-free")
   info("hand-over after release_device", L "handover")
+  info("abort_task → the answer of the aborted sleep (cpu, allocs: the abort and both answers)", AB "abort_task")
+  info("the answer of abort_task itself", AB "abort_task", "answer-")
+  info("caller cancels its sleep → the device has run the next call (another client)", AB "cancel")
   info("Android tap_xy, MCP streamable HTTP", A "tap", "http-")
   info("Android tap_xy, in-process MCP", A "tap", "inprocess-")
   info("Android `input tap` by gadb straight to the adb server (baseline)", A "tap", "gadb-")

@@ -215,7 +215,8 @@ func TestNoTwoTasksOnOneDevice(t *testing.T) {
 	}
 }
 
-// abort_task ends a running sleep 60 at once and frees the device.
+// abort_task ends a running sleep 60 long before its minute is up, reports it aborted, and frees
+// the device. (How soon is BenchmarkAbort's to measure; freeWithin says why its bound is loose.)
 func TestAbortEndsSleep(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
 	serial := f.Devices()[0].Serial
@@ -231,11 +232,11 @@ func TestAbortEndsSleep(t *testing.T) {
 	case answer := <-done:
 		took := time.Since(start)
 		contains(t, farmtest.Text(answer.Get(t)), "aborted")
-		if took > 200*time.Millisecond {
-			t.Fatalf("abort took %s to end the sleep; want under 200ms", took)
+		if took > freeWithin {
+			t.Fatalf("the sleep ended %v after abort_task was called; want within %v of a 60 s sleep", took, freeWithin)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the sleep did not end after abort_task")
+	case <-time.After(time.Until(start.Add(freeWithin))):
+		t.Fatalf("the sleep still runs %v after abort_task was called", freeWithin)
 	}
 	farmtest.MustCall(t, a, "get_screen_size", args("serial", serial))
 }
