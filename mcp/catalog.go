@@ -1,11 +1,10 @@
 package mcp
 
-import "github.com/corral-farm/corral/nodes/tools"
-
-// catalog is every tool of the front door, in the order tools/list shows them. Adding a tool is
-// one file and one line here.
+// catalog is every tool of the front door, in the order tools/list shows them: the gateway's
+// own tools, then every device tool (tools.All). A new device tool is one file and one line in
+// nodes/tools (docs/adding-a-tool.md); a new gateway tool is one file and one line here.
 func catalog() []toolDef {
-	return []toolDef{
+	return append([]toolDef{
 		// Devices, leases and tasks (gateway only).
 		toolListAvailableDevices(),
 		toolGetDeviceStatus(),
@@ -16,58 +15,5 @@ func catalog() []toolDef {
 		toolAbortTask(),
 		toolGetTaskResult(),
 		toolGetLatestTask(),
-		// Screen.
-		specTool("get_screen_size"),
-		specTool("screenshot"),
-		specTool("take_screenshot"),
-		specTool("get_source"),
-		// Touch.
-		specTool("tap_xy"),
-		specTool("tap_abs_xy"),
-		specTool("double_tap_xy"),
-		specTool("swipe"),
-		specTool("drag"),
-		// Keys and text.
-		specTool("input"),
-		specTool("press_button"),
-		specTool("home"),
-		specTool("back"),
-		// Apps.
-		specTool("list_packages"),
-		specTool("app_launch"),
-		specTool("app_terminate"),
-		// Time.
-		specTool("sleep"),
-		specTool("sleep_ms"),
-		specTool("sleep_random"),
-		// HttpRunner seed, added with the Android issue.
-		toolSwipeDirection(),
-		toolSwipeCoordinate(),
-		toolAppInstall(),
-		toolAppUninstall(),
-		toolAppClear(),
-		toolSetIME(),
-		toolClosePopups(),
-		// PhysiClaw seed: see, act at a bbox (swipe's bbox mode is in toolSwipe), navigate, text,
-		// sequences.
-		toolPeek(),
-		toolTap(),
-		toolDoubleTap(),
-		toolLongPress(),
-		toolHomeScreen(),
-		toolGoBack(),
-		toolForceQuit(),
-		toolUnlockPhone(),
-		toolSendToClipboard(),
-		toolSequence(),
-	}
-}
-
-// specTool is the gateway half of the device tool called name (tools.All).
-func specTool(name string) toolDef {
-	t, ok := tools.Lookup(name)
-	if !ok {
-		panic("no tool " + name)
-	}
-	return deviceTool(t)
+	}, deviceTools()...)
 }

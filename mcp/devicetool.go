@@ -68,7 +68,7 @@ func deviceTools() []toolDef {
 // argument struct's tags make plus the common device arguments, and the output schema of its
 // result type, as mcpgo.WithOutputSchema makes it.
 func deviceTool(spec tools.Tool) toolDef {
-	props, required := tools.InputSchema(spec.Args)
+	props, required := spec.InputSchema()
 	own := func(t *mcpgo.Tool) {
 		for name, p := range props {
 			t.InputSchema.Properties[name] = p
@@ -97,6 +97,7 @@ func outputSchema(t reflect.Type) mcpgo.ToolOption {
 		if err != nil {
 			panic(fmt.Sprintf("output schema of %s: %v", t, err)) // a test of every tool catches it
 		}
+		describeFields(t, schema)
 		b, err := json.Marshal(schema)
 		if err != nil {
 			panic(fmt.Sprintf("output schema of %s: %v", t, err))
@@ -109,14 +110,34 @@ func outputSchema(t reflect.Type) mcpgo.ToolOption {
 	}
 }
 
-// newDeviceTool builds a tool that runs op name on a device. A is the tool's argument struct
-// (shared with the node's op, with a Check method); Out describes its structured result.
-func newDeviceTool[A any, Out any](name, description string, hints mcpgo.ToolOption, params ...mcpgo.ToolOption) toolDef {
-	opts := []mcpgo.ToolOption{mcpgo.WithDescription(description), hints, mcpgo.WithOutputSchema[Out]()}
-	opts = append(opts, params...)
-	opts = append(opts, deviceParams()...)
-	tool := mcpgo.NewTool(name, opts...)
-	return deviceToolDef(tool, func() any { return new(A) })
+// describeFields sets the descriptions that jsonschema_description tags give (too long or too
+// punctuated for a jsonschema tag), as mcpgo.WithOutputSchema does.
+func describeFields(t reflect.Type, s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		describeFields(t.Elem(), s)
+	case reflect.Slice, reflect.Array:
+		describeFields(t.Elem(), s.Items)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" {
+				name = f.Name
+			}
+			p := s.Properties[name]
+			if p == nil {
+				continue
+			}
+			if d, ok := f.Tag.Lookup("jsonschema_description"); ok {
+				p.Description = strings.TrimSpace(d)
+			}
+			describeFields(f.Type, p)
+		}
+	}
 }
 
 // deviceToolDef binds tool to the handler that checks its arguments (newArgs returns a
@@ -296,13 +317,9 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 	return dev, lease, nil
 }
 
-// reportsProgress names the tools whose ops report progress: without a progress token their
+// reportsProgress says whether tool's op reports progress (its Tool's Progress): without a progress token their
 // progress still reaches the client, as logging messages.
 func reportsProgress(tool string) bool {
-	switch tool {
-	case "sleep", "sleep_ms", "sleep_random", "app_install", "sequence":
-		return true
-	}
 	t, ok := tools.Lookup(tool)
 	return ok && t.Progress
 }

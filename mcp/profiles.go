@@ -30,17 +30,8 @@ func withDeviceTools(gw map[string][]string) map[string][]string {
 
 // gatewayProfiles are the gateway's own tools of each profile.
 var gatewayProfiles = map[string][]string{
-	tools.HttpRunner: {
-		"list_available_devices", "select_device", "release_device",
-		"swipe_direction", "swipe_coordinate",
-		"app_install", "app_uninstall", "app_clear",
-		"set_ime", "close_popups",
-	},
-	tools.PhysiClaw: {
-		"list_available_devices", "select_device", "release_device",
-		"peek", "tap", "double_tap", "long_press",
-		"home_screen", "go_back", "force_quit", "unlock_phone", "send_to_clipboard", "sequence",
-	},
+	tools.HttpRunner: {"list_available_devices", "select_device", "release_device"},
+	tools.PhysiClaw:  {"list_available_devices", "select_device", "release_device"},
 	tools.PhoneAgent: {
 		"list_available_devices", "select_device", "release_device",
 		"run_agent_task", "abort_task", "get_task_result", "get_latest_task", "get_device_status",

@@ -127,44 +127,22 @@ type form struct {
 	conv  func(p any) (map[string]any, error)
 }
 
-// formOf returns a method's short form. Every tool of the catalog has a case here, so that a
-// step can be written as HttpRunner writes it; convert_test.go fails for a tool that has none.
+// formOf returns a method's short form: a device tool's from its tools.Tool (Short), a gateway
+// tool's from the cases here, so that a step can be written as HttpRunner writes it;
+// convert_test.go fails for a tool that has none.
 func formOf(method string) form {
 	if t, ok := tools.Lookup(method); ok {
 		return shortForm(t.Short)
 	}
-	switch method {
-	// Screen, keys, apps and PhysiClaw navigation: no params.
-	case "list_available_devices", "list_leases", "peek", "home_screen", "go_back", "force_quit", "close_popups", "unlock_phone", "get_latest_task":
+	switch method { // the gateway's own: devices, leases and tasks
+	case "list_available_devices", "list_leases", "get_latest_task":
 		return form{usage: "no params"}
-	case "swipe_direction":
-		return form{`a direction: "up", "down", "left" or "right"`, text("direction")}
-	case "swipe_coordinate":
-		return form{"[from_x, from_y, to_x, to_y] (relative 0-1)", numbers("from_x", "from_y", "to_x", "to_y")}
-	case "tap", "double_tap", "long_press":
-		return form{"a bbox [left, top, right, bottom] (relative 0-1)", func(p any) (map[string]any, error) {
-			if _, err := numbers("l", "t", "r", "b")(p); err != nil {
-				return nil, err
-			}
-			return map[string]any{"bbox": p}, nil
-		}}
-	case "send_to_clipboard":
-		return form{"the text (a string: quote digits, e.g. \"1234\")", text("text")}
-	case "app_uninstall", "app_clear":
-		return form{`a package name, e.g. "com.corral.notes"`, text("packageName")}
-	case "app_install":
-		return form{"the APK/IPA: an http(s) URL or a path on the device's node", text("appUrl")}
-	case "set_ime":
-		return form{`an input method id, e.g. "com.android.adbkeyboard/.AdbIME"`, text("ime")}
-	// Devices, leases and tasks.
 	case "select_device", "get_device_status", "acquire_device":
 		return form{`a serial, e.g. "emulator-5554"`, text("serial")}
 	case "release_device":
 		return form{"a lease handle (or nothing: the run's lease)", text("lease")}
 	case "abort_task", "get_task_result":
 		return form{"a task id", text("task_id")}
-	case "sequence":
-		return form{"a list of steps, each an action {method, params, options} or {tool_name, args}", sequence}
 	}
 	return form{usage: noShortForm}
 }

@@ -25,7 +25,8 @@ import (
 //   - unit, help, hint: words for the checks' messages. "x must be between 0 and 1 {unit}, got 2;
 //     {hint}", "x is required: {help}".
 //
-// A required argument is absent when it is null, an empty or blank string, an empty array, or
+// A required argument is absent when it is null, an empty or blank string, an empty array (but
+// for a tuple of two or more items, whose count is then wrong), or
 // a zero number or false in a field that is not a pointer (make a field whose zero is a value a
 // pointer); an optional one that is absent is not checked. Rules across fields, and rules no tag can say,
 // stay in the struct's Check method, which DecodeArgs calls after these checks. A struct with a
@@ -272,7 +273,7 @@ func (f *argField) check(v reflect.Value) error {
 	}
 	switch {
 	case f.array:
-		if v.Len() == 0 {
+		if v.IsNil() || (v.Len() == 0 && (f.minItems == nil || *f.minItems <= 1)) { // [] of a tuple: its count is wrong
 			return f.absent()
 		}
 		n := v.Len()
@@ -280,10 +281,10 @@ func (f *argField) check(v reflect.Value) error {
 			return f.bad("%s must be %d %s, got %d", f.name, *f.minItems, f.itemWords(), n)
 		}
 		if f.minItems != nil && n < *f.minItems {
-			return f.bad("%s has %d %s; at least %d", f.name, n, f.itemWords(), *f.minItems)
+			return f.bad("%s has %d %s; at least %d %[3]s", f.name, n, f.itemWords(), *f.minItems)
 		}
 		if f.maxItems != nil && n > *f.maxItems {
-			return f.bad("%s has %d %s; at most %d", f.name, n, f.itemWords(), *f.maxItems)
+			return f.bad("%s has %d %s; at most %d %[3]s", f.name, n, f.itemWords(), *f.maxItems)
 		}
 		for i := range n {
 			if x, ok := number(v.Index(i)); ok && outside(x, f.itemMin, f.itemMax) {
@@ -353,11 +354,12 @@ func (f *argField) between(lo, hi *float64) string {
 	return s
 }
 
+// itemWords names an array's items: numbers, or as the array is called (steps).
 func (f *argField) itemWords() string {
 	if jsonType(f.kind) == "number" || jsonType(f.kind) == "integer" {
 		return "numbers"
 	}
-	return "items"
+	return f.name
 }
 
 func deref(p *float64) float64 {

@@ -25,44 +25,12 @@ type OpsConfig struct {
 	AppSources []string
 }
 
-// DefaultOps is every op an edge node serves, with nothing configured. Adding a tool adds its
-// op to DefaultOpsWith (and its MCP definition to mcp/catalog.go).
+// DefaultOps is every op an edge node serves, with nothing configured.
 func DefaultOps() Ops { return DefaultOpsWith(OpsConfig{}) }
 
-// DefaultOpsWith is every op an edge node serves, configured by c.
-func DefaultOpsWith(c OpsConfig) Ops {
-	ops := newEnv(c).Ops
-	for name, op := range legacyOps(c) {
-		ops[name] = op
-	}
-	return ops
-}
-
-// legacyOps are the ops not yet declared as a Tool.
-func legacyOps(c OpsConfig) Ops {
-	return NewOps(
-		// HttpRunner seed, added with the Android issue.
-		opSwipeDirection(),
-		opSwipeCoordinate(),
-		opAppInstall(c.downloader()),
-		opAppUninstall(),
-		opAppClear(),
-		opSetIME(),
-		opClosePopups(),
-		// PhysiClaw seed: bbox gestures (swipe's bbox mode is in opSwipe), navigation, text,
-		// sequences and peek.
-		opPeek(),
-		opTap(),
-		opDoubleTap(),
-		opLongPress(),
-		opHomeScreen(),
-		opGoBack(),
-		opForceQuit(),
-		opUnlockPhone(c.Passcodes),
-		opSendToClipboard(),
-		opSequence(),
-	)
-}
+// DefaultOpsWith is every op an edge node serves (one per Tool of All), configured by c: each
+// runs with the node's Env, so that sequence steps run these very ops.
+func DefaultOpsWith(c OpsConfig) Ops { return newEnv(c).Ops }
 
 // driverPlatforms are the platforms Corral has a driver for, each with the tools its driver
 // cannot serve. Android's drivers (nodes/android, and nodes/sim, which is an Android phone) have

@@ -9,20 +9,9 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// maxPackageName bounds a package name or bundle id.
-const maxPackageName = 255
-
 // PackageArgs are the arguments of app_launch and app_terminate (HttpRunner seed).
 type PackageArgs struct {
 	PackageName string `json:"packageName" arg:"required,maxLength=255" pattern:"^[A-Za-z0-9._-]+$" desc:"Package or bundle id, e.g. com.android.settings" help:"an Android package name or iOS bundle id, e.g. com.android.settings (list_packages lists them)" hint:"package names and bundle ids are letters, digits, '.', '_' and '-' (list_packages lists them)"`
-}
-
-// Check validates the arguments.
-func (a *PackageArgs) Check() error {
-	if a.PackageName == "" {
-		return fmt.Errorf("packageName is required: an Android package name or iOS bundle id, e.g. com.android.settings (list_packages lists them)")
-	}
-	return checkPackageName(a.PackageName)
 }
 
 // PackagesResult is list_packages' structured result (HttpRunner seed).
@@ -77,20 +66,6 @@ func opAppLaunch() Op {
 
 func opAppTerminate() Op {
 	return opApp("app_terminate", "terminated", hintAction, device.AppManager.TerminateApp)
-}
-
-// checkPackageName accepts what Android package names and iOS bundle ids are made of.
-func checkPackageName(s string) error {
-	if len(s) > maxPackageName {
-		return fmt.Errorf("packageName is %d bytes long; at most %d", len(s), maxPackageName)
-	}
-	for _, r := range s {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
-		if !ok {
-			return fmt.Errorf("packageName %q has %q in it; package names and bundle ids are letters, digits, '.', '_' and '-' (list_packages lists them)", s, r)
-		}
-	}
-	return nil
 }
 
 // PackageResult is the structured result of app_uninstall and app_clear (HttpRunner seed).
@@ -149,4 +124,14 @@ func appLaunch() Tool {
 func appTerminate() Tool {
 	return NewTool[PackageArgs, MessageResult](Tool{Description: "Stop an app (force-stop).", Hints: Hints{Destructive: true, Idempotent: true},
 		Profiles: []string{HttpRunner}, Short: packageName}).withOp(opAppTerminate())
+}
+
+func appUninstall() Tool {
+	return NewTool[PackageArgs, PackageResult](Tool{Description: "Uninstall an app and its data.", Hints: Hints{Destructive: true, Idempotent: true},
+		Profiles: []string{HttpRunner}, Short: packageName}).withOp(opAppUninstall())
+}
+
+func appClear() Tool {
+	return NewTool[PackageArgs, PackageResult](Tool{Description: "Clear an app's data and cache (stops it).", Hints: Hints{Destructive: true, Idempotent: true},
+		Profiles: []string{HttpRunner}, Short: packageName}).withOp(opAppClear())
 }

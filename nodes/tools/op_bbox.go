@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/corral-farm/corral/nodes/device"
@@ -15,20 +14,9 @@ import (
 // LongPressHold is how long long_press keeps the finger down (PhysiClaw: about 1.2 s).
 const LongPressHold = 1200 * time.Millisecond
 
-// checkBBox requires [l, t, r, b] with every value in [0, 1], l < r and t < b.
+// checkBBox requires l < r and t < b of a bbox whose tags checked it has four numbers in [0, 1].
 func checkBBox(name string, b []float64) error {
-	if b == nil {
-		return fmt.Errorf("%s is required: [left, top, right, bottom] relative to the screen (0-1), as peek lists them", name)
-	}
-	if len(b) != 4 {
-		return fmt.Errorf("%s must be 4 numbers [left, top, right, bottom], got %d", name, len(b))
-	}
-	for i, v := range b {
-		if math.IsNaN(v) || v < 0 || v > 1 {
-			return fmt.Errorf("%s[%d] must be between 0 and 1 (relative to the screen), got %v", name, i, v)
-		}
-	}
-	if b[0] >= b[2] || b[1] >= b[3] {
+	if len(b) == 4 && (b[0] >= b[2] || b[1] >= b[3]) {
 		return fmt.Errorf("%s must have left < right and top < bottom, got [%g, %g, %g, %g]", name, b[0], b[1], b[2], b[3])
 	}
 	return nil
@@ -39,7 +27,7 @@ func bboxCentre(b []float64) (x, y float64) { return (b[0] + b[2]) / 2, (b[1] + 
 
 // BBoxArgs are the arguments of tap, double_tap and long_press (PhysiClaw seed).
 type BBoxArgs struct {
-	BBox []float64 `json:"bbox"`
+	BBox []float64 `json:"bbox" arg:"required,minItems=4,maxItems=4,itemMin=0,itemMax=1" unit:"(relative to the screen)" desc:"Where to tap: the centre of [left, top, right, bottom], relative 0-1, as peek lists them" help:"[left, top, right, bottom] relative to the screen (0-1), as peek lists them"`
 }
 
 // Check validates the arguments.
@@ -105,4 +93,21 @@ func doubleTapGesture(d device.Driver) (func(context.Context, device.Point) erro
 		return nil, Unsupported(d, "double-tap")
 	}
 	return dt.DoubleTap, nil
+}
+
+func tap() Tool {
+	return NewTool[BBoxArgs, BBoxResult](Tool{Description: "Tap once at the centre of a bbox (PhysiClaw): buttons, links, list items, dismissing dialogs.",
+		Profiles: []string{PhysiClaw}, Step: StepBBox, Short: bboxShort}).withOp(opTap())
+}
+
+func doubleTap() Tool {
+	return NewTool[BBoxArgs, BBoxResult](Tool{Description: "Tap twice quickly at the centre of a bbox (PhysiClaw): zoom a map, photo or page, or select a word. For buttons use tap.",
+		ArgDesc:  map[string]string{"bbox": "Where to double-tap: the centre of [left, top, right, bottom], relative 0-1"},
+		Profiles: []string{PhysiClaw}, Step: StepBBox, Short: bboxShort}).withOp(opDoubleTap())
+}
+
+func longPress() Tool {
+	return NewTool[BBoxArgs, BBoxResult](Tool{Description: "Press and hold for 1.2 s at the centre of a bbox (PhysiClaw): context menus, edit mode, the paste popup after send_to_clipboard.",
+		ArgDesc:  map[string]string{"bbox": "Where to press: the centre of [left, top, right, bottom], relative 0-1"},
+		Profiles: []string{PhysiClaw}, Step: StepBBox, Short: bboxShort}).withOp(opLongPress())
 }

@@ -264,3 +264,8 @@ func dialogOf(els []uitree.Element, parents []int, i int) int {
 	}
 	return -1
 }
+
+func closePopupsTool() Tool {
+	return NewTool[NoArgs, ClosePopupsResult](Tool{Description: "Tap the dismiss buttons (Close, Not now, Skip, 关闭...) of up to 5 popups.",
+		Profiles: []string{HttpRunner}, Short: noParams}).withOp(opClosePopups())
+}

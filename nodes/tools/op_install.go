@@ -21,9 +21,6 @@ import (
 // MaxAppBytes bounds an app that app_install downloads.
 const MaxAppBytes = 1 << 30
 
-// maxAppURL bounds app_install's appUrl.
-const maxAppURL = 4096
-
 // downloader fetches the apps app_install is given URLs of.
 type downloader struct {
 	client  *http.Client
@@ -87,20 +84,13 @@ func (dl downloader) allows(app string) bool {
 
 // AppInstallArgs are app_install's arguments (HttpRunner seed).
 type AppInstallArgs struct {
-	AppURL string `json:"appUrl"`
+	AppURL string `json:"appUrl" arg:"required,minLength=1,maxLength=4096" desc:"APK/IPA URL or path" help:"an http(s) URL of the APK/IPA, or its absolute path on the node that hosts the device"`
 }
 
 // Check validates the arguments: an http(s) URL, or an absolute path on the node.
 func (a *AppInstallArgs) Check() error {
 	s := a.AppURL
-	switch {
-	case strings.TrimSpace(s) == "":
-		return errors.New("appUrl is required: an http(s) URL of the APK/IPA, or its absolute path on the node that hosts the device")
-	case len(s) > maxAppURL:
-		return fmt.Errorf("appUrl is %d bytes long; at most %d", len(s), maxAppURL)
-	case !utf8.ValidString(s):
-		return errors.New("appUrl must be valid UTF-8")
-	case strings.ContainsFunc(s, unicode.IsControl):
+	if strings.ContainsFunc(s, unicode.IsControl) {
 		return errors.New("appUrl must not contain control characters")
 	}
 	if scheme, _, ok := strings.Cut(s, "://"); ok {
@@ -153,9 +143,15 @@ const (
 	installTotal         = 100.0
 )
 
-func opAppInstall(dl downloader) Op {
-	return Op{Name: "app_install", Timeout: 10 * time.Minute, MaxTimeout: time.Hour,
+// appInstall downloads with the node's downloader (OpsConfig's client, limit and app sources).
+func appInstall() Tool {
+	return NewTool[AppInstallArgs, AppInstallResult](Tool{Name: "app_install",
+		Description: "Install an app from an http(s) URL (≤ 1 GiB) or a path on the node. Reports progress.",
+		Hints:       Hints{Idempotent: true, OpenWorld: true}, Timeout: 10 * time.Minute, MaxTimeout: time.Hour,
+		Profiles: []string{HttpRunner}, Progress: true,
+		Short: Short{Kind: ShortText, Keys: []string{"appUrl"}, Usage: "the APK/IPA: an http(s) URL or a path on the device's node"},
 		Run: func(ctx context.Context, t *Task) (Output, error) {
+			dl := t.env().dl
 			var a AppInstallArgs
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
@@ -206,7 +202,7 @@ func opAppInstall(dl downloader) Op {
 			}
 			return Output{Data: AppInstallResult{Message: fmt.Sprintf("installed %s, %s", what, mib(size)),
 				AppURL: a.AppURL, Bytes: size, Downloaded: downloaded, Hint: hintInstall}}, nil
-		}}
+		}})
 }
 
 // download fetches rawURL into a new temporary directory (which the caller removes, even on

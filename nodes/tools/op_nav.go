@@ -104,3 +104,18 @@ func opForceQuit() Op {
 			return Output{Data: ForceQuitResult{Message: msg, PackageName: pkg, Quit: true, Hint: hintForceQuit}}, nil
 		}}
 }
+
+func homeScreen() Tool {
+	return NewTool[NoArgs, MessageResult](Tool{Description: "Go to the home screen (PhysiClaw name for HOME): a known starting point.",
+		Hints: Hints{Idempotent: true}, Profiles: []string{PhysiClaw}, Step: StepObject, Short: noParams}).withOp(opHomeScreen())
+}
+
+func goBack() Tool {
+	return NewTool[NoArgs, MessageResult](Tool{Description: "Go back one screen (PhysiClaw name for BACK; on iOS the swipe from the left edge).",
+		Profiles: []string{PhysiClaw}, Step: StepObject, Short: noParams}).withOp(opGoBack())
+}
+
+func forceQuit() Tool {
+	return NewTool[NoArgs, ForceQuitResult](Tool{Description: "Force-quit the app in front and go to the home screen: a hard reset when go_back cannot reach the right place. " +
+		"The app's unsaved state is lost.", Hints: Hints{Destructive: true}, Profiles: []string{PhysiClaw}, Short: noParams}).withOp(opForceQuit())
+}

@@ -106,7 +106,7 @@ func TestSendToClipboard(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("bad input reached the driver: %q", got)
 	}
-	if err := (&ClipboardArgs{Text: "a\xff"}).Check(); err == nil {
+	if err := checkArgs(&ClipboardArgs{Text: "a\xff"}); err == nil {
 		t.Error("invalid UTF-8 accepted")
 	}
 	_, err := runOp(t, "send_to_clipboard", newFake(), `{"text":"a"}`)

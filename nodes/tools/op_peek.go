@@ -182,3 +182,9 @@ func clipRunes(s string, n int) string {
 	}
 	return s
 }
+
+func peek() Tool {
+	return NewTool[ImageArgs, PeekResult](Tool{Description: "Look at the screen without changing it (PhysiClaw): a JPEG screenshot with each element's box and id drawn on it, " +
+		`and a listing, one element per line: id [kind] "label" [left,top,right,bottom] conf, the bbox relative 0-1. ` +
+		"Peek before acting to pick a bbox, and after to verify.", Hints: ReadOnly, Profiles: []string{PhysiClaw}, Short: noParams}).withOp(opPeek())
+}

@@ -19,41 +19,26 @@ const MaxSequenceSteps = 5
 
 // seqTool is a tool a sequence step may name.
 type seqTool struct {
-	spec bool // a Tool: the step runs the node's own op (Task.Env)
-	op   func() Op
 	args func() any // a new pointer to the tool's argument struct
 	// arg says what the PhysiClaw step form's "arg" is for this tool besides an object of
 	// arguments: "bbox" (an array), "text" (a string), or "" (only an object).
 	arg string
 }
 
-// sequenceTools are the tools a step may run: actions on the screen, keys and text. Tools that
-// only look (peek, screenshot) gain nothing inside a sequence; long or destructive ones
-// (sleep, app_install, app_clear, force_quit, ...) and sequence itself are left out.
+// sequenceTools are the tools a step may run, those whose Tool has a Step form: actions on the
+// screen, keys and text. Tools that only look (peek, screenshot) gain nothing inside a sequence;
+// long or destructive ones (sleep, app_install, app_clear, force_quit, ...) and sequence itself
+// are left out.
 func sequenceTools() map[string]seqTool {
 	m := map[string]seqTool{}
-	for k, v := range legacySequenceTools {
-		m[k] = v
-	}
 	for _, t := range All() {
 		if t.Step == NoStep {
 			continue
 		}
 		arg := map[StepForm]string{StepBBox: "bbox", StepText: "text"}[t.Step]
-		m[t.Name] = seqTool{spec: true, args: func() any { return reflect.New(t.Args).Interface() }, arg: arg}
+		m[t.Name] = seqTool{args: func() any { return reflect.New(t.Args).Interface() }, arg: arg}
 	}
 	return m
-}
-
-var legacySequenceTools = map[string]seqTool{
-	"tap":               {false, opTap, func() any { return &BBoxArgs{} }, "bbox"},
-	"double_tap":        {false, opDoubleTap, func() any { return &BBoxArgs{} }, "bbox"},
-	"long_press":        {false, opLongPress, func() any { return &BBoxArgs{} }, "bbox"},
-	"home_screen":       {false, opHomeScreen, func() any { return &NoArgs{} }, ""},
-	"go_back":           {false, opGoBack, func() any { return &NoArgs{} }, ""},
-	"send_to_clipboard": {false, opSendToClipboard, func() any { return &ClipboardArgs{} }, "text"},
-	"swipe_direction":   {false, opSwipeDirection, func() any { return &SwipeDirectionArgs{} }, ""},
-	"swipe_coordinate":  {false, opSwipeCoordinate, func() any { return &SwipeCoordinateArgs{} }, ""},
 }
 
 // SequenceTools lists the tools a sequence step may name, sorted.
@@ -80,12 +65,28 @@ type SequenceStep struct {
 // SequenceArgs are sequence's arguments: steps, a list of 1 to 5 steps; or the PhysiClaw form,
 // step1 to step5 (step1 required, no gaps). Check turns the second form into the first.
 type SequenceArgs struct {
-	Steps []SequenceStep `json:"steps,omitempty"`
-	Step1 *SequenceStep  `json:"step1,omitempty"`
-	Step2 *SequenceStep  `json:"step2,omitempty"`
-	Step3 *SequenceStep  `json:"step3,omitempty"`
-	Step4 *SequenceStep  `json:"step4,omitempty"`
-	Step5 *SequenceStep  `json:"step5,omitempty"`
+	Steps []SequenceStep `json:"steps,omitempty" arg:"minItems=1,maxItems=5" desc:"1 to 5 steps, run in order"`
+	Step1 *SequenceStep  `json:"step1,omitempty" desc:"PhysiClaw form: step 1 as {tool_name, arg}, instead of steps"`
+	Step2 *SequenceStep  `json:"step2,omitempty" desc:"PhysiClaw form: step 2 as {tool_name, arg}, instead of steps"`
+	Step3 *SequenceStep  `json:"step3,omitempty" desc:"PhysiClaw form: step 3 as {tool_name, arg}, instead of steps"`
+	Step4 *SequenceStep  `json:"step4,omitempty" desc:"PhysiClaw form: step 4 as {tool_name, arg}, instead of steps"`
+	Step5 *SequenceStep  `json:"step5,omitempty" desc:"PhysiClaw form: step 5 as {tool_name, arg}, instead of steps"`
+}
+
+// patchSchema describes a step: its tool_name's enum is the step tools.
+func (*SequenceArgs) patchSchema(props map[string]map[string]any) {
+	props["steps"]["items"] = map[string]any{
+		"type":        "object",
+		"description": "One step: {tool_name, args} or {tool_name, arg}",
+		"properties": map[string]any{
+			"tool_name": map[string]any{"type": "string", "enum": SequenceTools(), "description": "The step's tool"},
+			"args":      map[string]any{"type": "object", "description": "The tool's own arguments, as the tool takes them (no serial or lease)"},
+			"arg": map[string]any{"description": "PhysiClaw form instead of args: the bbox array for tap, double_tap and long_press; " +
+				"the text for send_to_clipboard and input; an object of arguments otherwise (swipe: {bbox, direction, size, speed})"},
+		},
+		"required":             []string{"tool_name"},
+		"additionalProperties": false,
+	}
 }
 
 // Check validates every step's tool and arguments (so that nothing runs unless every step
@@ -216,17 +217,19 @@ type SequenceResult struct {
 	Hint    string       `json:"hint"`
 }
 
-// opSequence runs up to five action steps as one task: the device is held for the whole run,
-// so nothing else runs between the steps. It stops at the first failure, undoing nothing.
-func opSequence() Op {
-	ops := make(map[string]Op, len(sequenceTools()))
-	for name, tool := range sequenceTools() {
-		if !tool.spec {
-			ops[name] = tool.op()
-		}
-	}
-	return Op{Name: "sequence", Timeout: 2 * time.Minute, MaxTimeout: 10 * time.Minute,
+// sequence runs up to five action steps as one task: the device is held for the whole run, so
+// nothing else runs between the steps. Each step runs the node's own op (Task.Env), configured
+// as it is on its own. It stops at the first failure, undoing nothing.
+func sequence() Tool {
+	return NewTool[SequenceArgs, SequenceResult](Tool{Name: "sequence",
+		Description: "Run up to 5 action steps in one call, as one task on the device: nobody else's call runs between them. For " +
+			"deterministic flows (tap, tap, tap to open an app; paste and send). Every step is checked before any runs; " +
+			"the first failure stops the sequence, and earlier steps are not undone. Give steps, a list of {tool_name, args}, " +
+			"or step1..step5 as PhysiClaw does. Don't batch across a dialog that may or may not appear: peek between.",
+		Timeout: 2 * time.Minute, MaxTimeout: 10 * time.Minute, Profiles: []string{PhysiClaw}, Progress: true,
+		Short: Short{Kind: ShortSteps, Usage: "a list of steps, each an action {method, params, options} or {tool_name, args}"},
 		Run: func(ctx context.Context, t *Task) (Output, error) {
+			ops := t.env().Ops
 			var a SequenceArgs
 			if err := DecodeArgs(t.Args, &a); err != nil {
 				return Output{}, err
@@ -238,11 +241,7 @@ func opSequence() Op {
 					return Output{}, stepFailure(i, a.Steps, results, err)
 				}
 				start := time.Now()
-				op, ok := ops[s.ToolName]
-				if !ok {
-					op = t.env().Ops[s.ToolName]
-				}
-				out, err := op.Run(ctx, &Task{Driver: t.Driver, Args: s.Args})
+				out, err := ops[s.ToolName].Run(ctx, &Task{Driver: t.Driver, Args: s.Args, Env: t.env()})
 				if err != nil {
 					return Output{}, stepFailure(i, a.Steps, results, err)
 				}
@@ -253,7 +252,7 @@ func opSequence() Op {
 				}
 			}
 			return Output{Data: SequenceResult{Message: fmt.Sprintf("ran all %d steps", n), Steps: results, Hint: hintSequence}}, nil
-		}}
+		}})
 }
 
 // stepError is a failed step's error followed by what ran before it and what did not.

@@ -98,9 +98,6 @@ func sleepFor(ctx context.Context, d time.Duration, progress func(done, total fl
 	}
 }
 
-// maxRandomParams bounds sleep_random's params: ten weighted ranges.
-const maxRandomParams = 30
-
 // SleepRandomArgs are sleep_random's arguments (HttpRunner seed). params takes HttpRunner's
 // forms, in seconds: [s] sleeps s; [min, max] sleeps a uniformly random time between them;
 // [min1, max1, weight1, min2, max2, weight2, ...] first picks a range with probability

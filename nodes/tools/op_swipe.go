@@ -459,3 +459,14 @@ func drag() Tool {
 	return NewTool[DragArgs, DragResult](Tool{Description: "Drag between relative points (0-1): press 0.5 s, then move.",
 		Profiles: []string{HttpRunner}, Step: StepObject, Short: fromTo}).withOp(opDrag())
 }
+
+func swipeDirection() Tool {
+	return NewTool[SwipeDirectionArgs, SwipeDirectionResult](Tool{Description: "Swipe across the middle of the screen.",
+		Profiles: []string{HttpRunner}, Step: StepObject,
+		Short: Short{Kind: ShortText, Keys: []string{"direction"}, Usage: `a direction: "up", "down", "left" or "right"`}}).withOp(opSwipeDirection())
+}
+
+func swipeCoordinate() Tool {
+	return NewTool[SwipeCoordinateArgs, SwipeCoordinateResult](Tool{Description: "Swipe between relative points (0-1).",
+		Profiles: []string{HttpRunner}, Step: StepObject, Short: fromTo}).withOp(opSwipeCoordinate())
+}

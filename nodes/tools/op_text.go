@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -12,20 +11,7 @@ import (
 
 // ClipboardArgs are send_to_clipboard's arguments (PhysiClaw seed).
 type ClipboardArgs struct {
-	Text string `json:"text"`
-}
-
-// Check validates the arguments.
-func (a *ClipboardArgs) Check() error {
-	switch {
-	case a.Text == "":
-		return errors.New("text is required: the text to put on the phone's clipboard")
-	case len(a.Text) > MaxInputBytes:
-		return fmt.Errorf("text is %d bytes long; at most %d per call", len(a.Text), MaxInputBytes)
-	case !utf8.ValidString(a.Text):
-		return errors.New("text must be valid UTF-8")
-	}
-	return nil
+	Text string `json:"text" arg:"required,minLength=1,maxLength=10000" desc:"Text to copy (UTF-8, at most 10,000 bytes)" help:"the text to put on the phone's clipboard"`
 }
 
 // ClipboardResult is send_to_clipboard's structured result.
@@ -54,30 +40,9 @@ func opSendToClipboard() Op {
 		}}
 }
 
-// maxIME bounds an input method id.
-const maxIME = 255
-
 // IMEArgs are set_ime's arguments (HttpRunner seed).
 type IMEArgs struct {
-	IME string `json:"ime"`
-}
-
-// Check validates the arguments: an input method id is a package name, '/', and a class name,
-// e.g. com.android.adbkeyboard/.AdbIME.
-func (a *IMEArgs) Check() error {
-	if a.IME == "" {
-		return errors.New("ime is required: an input method id such as com.android.adbkeyboard/.AdbIME (adb shell ime list -s lists them)")
-	}
-	if len(a.IME) > maxIME {
-		return fmt.Errorf("ime is %d bytes long; at most %d", len(a.IME), maxIME)
-	}
-	for _, r := range a.IME {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' || r == '/'
-		if !ok {
-			return fmt.Errorf("ime %q has %q in it; input method ids are letters, digits, '.', '_', '-' and '/', e.g. com.android.adbkeyboard/.AdbIME", clip(a.IME), r)
-		}
-	}
-	return nil
+	IME string `json:"ime" arg:"required,maxLength=255" pattern:"^[A-Za-z0-9._/-]+$" desc:"Input method id, e.g. com.android.adbkeyboard/.AdbIME" help:"an input method id such as com.android.adbkeyboard/.AdbIME (adb shell ime list -s lists them)" hint:"input method ids are a package name, '/' and a class name: letters, digits, '.', '_', '-' and '/'"`
 }
 
 // IMEResult is set_ime's structured result (HttpRunner seed).
@@ -103,4 +68,14 @@ func opSetIME() Op {
 			}
 			return Output{Data: IMEResult{Message: "input method set to " + a.IME, IME: a.IME, Hint: hintIME}}, nil
 		}}
+}
+
+func sendToClipboard() Tool {
+	return NewTool[ClipboardArgs, ClipboardResult](Tool{Description: "Put text on the phone's clipboard (PhysiClaw): then long_press the field and tap Paste, faster than typing.",
+		Hints: Hints{Idempotent: true}, Profiles: []string{PhysiClaw}, Step: StepText, Short: textShort}).withOp(opSendToClipboard())
+}
+
+func setIME() Tool {
+	return NewTool[IMEArgs, IMEResult](Tool{Description: "Set the input method (keyboard).", Hints: Hints{Idempotent: true},
+		Profiles: []string{HttpRunner}, Short: Short{Kind: ShortText, Keys: []string{"ime"}, Usage: `an input method id, e.g. "com.android.adbkeyboard/.AdbIME"`}}).withOp(opSetIME())
 }

@@ -34,13 +34,20 @@ type UnlockResult struct {
 // passcodeTeller is a driver that knows its own passcode: a simulated phone.
 type passcodeTeller interface{ Passcode() string }
 
-// opUnlockPhone wakes the screen and, if the lock screen shows, swipes up, types the passcode
+// unlockPhone wakes the screen and, if the lock screen shows, swipes up, types the passcode
 // and presses ENTER, as PhysiClaw's unlock_phone does by hand. The passcode is the node's
 // (passcodes: the device's own entry, else a driver that knows it, else the "*" entry): it never
 // travels in a task's arguments, and no result, error or record repeats it.
-func opUnlockPhone(passcodes Passcodes) Op {
-	return Op{Name: "unlock_phone", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
+//
+// unlock_phone takes no passcode: the node knows it (--passcodes), so it never travels in a
+// call, a task or a record. Not idempotent: a retry after a wrong passcode counts towards the
+// lockout.
+func unlockPhone() Tool {
+	return NewTool[NoArgs, UnlockResult](Tool{Name: "unlock_phone",
+		Description: "Wake and unlock the phone with the passcode its node is configured with. If it fails, do not retry: wrong passcodes lock the phone out.",
+		Timeout:     30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhysiClaw}, Short: noParams,
 		Run: func(ctx context.Context, t *Task) (Output, error) {
+			passcodes := t.env().Config.Passcodes
 			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
 				return Output{}, err
 			}
@@ -95,7 +102,7 @@ func opUnlockPhone(passcodes Passcodes) Op {
 			}
 			return Output{Data: UnlockResult{Message: "unlocked: the lock screen is gone", Unlocked: true, Verified: true,
 				PasscodeEntered: true, Hint: hintUnlock}}, nil
-		}}
+		}})
 }
 
 // wake turns the screen on: WAKEUP, or MENU on devices too old to know WAKEUP.

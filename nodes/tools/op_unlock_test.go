@@ -67,7 +67,7 @@ func newLockable(code string) *lockable {
 
 func unlockWith(t *testing.T, p Passcodes, d device.Driver) (map[string]any, error) {
 	t.Helper()
-	out, err := opUnlockPhone(p).Run(context.Background(), &Task{Driver: d, Args: json.RawMessage(`{}`)})
+	out, err := DefaultOpsWith(OpsConfig{Passcodes: p})["unlock_phone"].Run(context.Background(), &Task{Driver: d, Args: json.RawMessage(`{}`)})
 	if err != nil {
 		return nil, err
 	}

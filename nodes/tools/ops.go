@@ -133,12 +133,3 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 
 // Ops is the set of ops a node serves, by name.
 type Ops map[string]Op
-
-// NewOps returns the ops given, keyed by name.
-func NewOps(list ...Op) Ops {
-	ops := make(Ops, len(list))
-	for _, op := range list {
-		ops[op.Name] = op
-	}
-	return ops
-}

@@ -19,6 +19,9 @@ type Tool struct {
 	// which both the input schema and DecodeArgs' checks come. Result is the structured result's
 	// type, from which the output schema comes. NewTool fills both.
 	Args, Result reflect.Type
+	// ArgDesc overrides the descriptions of arguments, by name, for a tool that shares its
+	// argument struct with others but says an argument differently (double_tap's bbox).
+	ArgDesc map[string]string
 	// Timeout is the default deadline; a caller may ask for less, or more up to MaxTimeout.
 	Timeout, MaxTimeout time.Duration
 	// Profiles are the --tools profiles that show the tool besides "all" (mcp/profiles.go).
@@ -136,6 +139,26 @@ func All() []Tool {
 		sleep(),
 		sleepMS(),
 		sleepRandom(),
+		// HttpRunner seed, added with the Android issue.
+		swipeDirection(),
+		swipeCoordinate(),
+		appInstall(),
+		appUninstall(),
+		appClear(),
+		setIME(),
+		closePopupsTool(),
+		// PhysiClaw seed: see, act at a bbox (swipe's bbox mode is in swipe), navigate, text,
+		// sequences.
+		peek(),
+		tap(),
+		doubleTap(),
+		longPress(),
+		homeScreen(),
+		goBack(),
+		forceQuit(),
+		unlockPhone(),
+		sendToClipboard(),
+		sequence(),
 	}
 }
 
@@ -147,6 +170,16 @@ func Lookup(name string) (Tool, bool) {
 		}
 	}
 	return Tool{}, false
+}
+
+// InputSchema returns the properties of t's arguments as JSON Schema, by name, and the names of
+// the required ones.
+func (t Tool) InputSchema() (props map[string]map[string]any, required []string) {
+	props, required = InputSchema(t.Args)
+	for name, d := range t.ArgDesc {
+		props[name]["description"] = d
+	}
+	return props, required
 }
 
 // withOp returns t run by op, with op's name and timeouts: for tools that share an op builder.

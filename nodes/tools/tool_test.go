@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -75,7 +76,8 @@ func TestArgTagsMakeSchemaAndChecks(t *testing.T) {
 		`{"x":0,"s":"zz"}`:           `s must be ab or cd, got "zz"`,
 		`{"x":0,"l":[0]}`:            "l must be 2 numbers, got 1",
 		`{"x":0,"l":[0,2]}`:          "l[1] must be between 0 and 1, got 2",
-		`{"x":0,"s":"ab","l":[]}`:    "",
+		`{"x":0,"s":"ab","l":[]}`:    "l must be 2 numbers, got 0",
+		`{"x":0,"s":"ab","l":null}`:  "",
 		`{"x":0,"n":0,"plain":true}`: "",
 	} {
 		err := DecodeArgs(json.RawMessage(in), &args{})
@@ -86,4 +88,24 @@ func TestArgTagsMakeSchemaAndChecks(t *testing.T) {
 		require.Error(t, err, in)
 		assert.Equal(t, want, err.(*OpError).Msg, in)
 	}
+}
+
+// A sequence step runs the node's own op, configured as it is on its own: the Env its
+// DefaultOpsWith made, not an unconfigured copy.
+func TestSequenceStepsRunTheNodesOwnOps(t *testing.T) {
+	env := newEnv(OpsConfig{AppSources: []string{"apps.example.com"}})
+	var got *Env
+	tap := env.Ops["tap"]
+	env.Ops["tap"] = Op{Name: "tap", Timeout: tap.Timeout, MaxTimeout: tap.MaxTimeout,
+		Run: func(_ context.Context, task *Task) (Output, error) {
+			got = task.Env
+			return Output{Data: MessageResult{Message: "tapped"}}, nil
+		}}
+	out, err := env.Ops["sequence"].Run(context.Background(), &Task{Driver: newFake(),
+		Args: json.RawMessage(`{"steps":[{"tool_name":"tap","arg":[0,0,1,1]}]}`)})
+	require.NoError(t, err)
+	assert.Equal(t, "ran all 1 steps", out.Data.(SequenceResult).Message)
+	require.NotNil(t, got, "the step did not run the node's op")
+	assert.Same(t, env, got)
+	assert.Equal(t, []string{"apps.example.com"}, got.Config.AppSources)
 }
