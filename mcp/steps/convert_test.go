@@ -75,9 +75,10 @@ func convertCases() map[string][]convertCase {
 		"home":         {{a("home", nil, nil), m{}}},
 		"back":         {{a("back", nil, m{"timeout_ms": 2000, "wait_seconds": 1}), m{"timeout_ms": 2000, "wait_seconds": 1}}},
 		// Apps.
-		"list_packages": {{a("list_packages", nil, nil), m{}}},
-		"app_launch":    {{a("app_launch", "com.corral.notes", nil), m{"packageName": "com.corral.notes"}}},
-		"app_terminate": {{a("app_terminate", "com.corral.notes", nil), m{"packageName": "com.corral.notes"}}},
+		"list_packages":      {{a("list_packages", nil, nil), m{}}},
+		"get_foreground_app": {{a("get_foreground_app", nil, nil), m{}}},
+		"app_launch":         {{a("app_launch", "com.corral.notes", nil), m{"packageName": "com.corral.notes"}}},
+		"app_terminate":      {{a("app_terminate", "com.corral.notes", nil), m{"packageName": "com.corral.notes"}}},
 		// Time.
 		"sleep": {
 			{a("sleep", 1.5, nil), m{"seconds": 1.5}},

@@ -135,6 +135,7 @@ func All() []Tool {
 		listPackages(),
 		appLaunch(),
 		appTerminate(),
+		getForegroundApp(),
 		// Time.
 		sleep(),
 		sleepMS(),

@@ -1,0 +1,56 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// ForegroundAppResult is get_foreground_app's structured result.
+type ForegroundAppResult struct {
+	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app in front"`
+	Message     string `json:"message" jsonschema:"What is in front: an app, the home screen or the system UI"`
+}
+
+// getForegroundApp names the app in front, as HttpRunner's foreground-app query does; drivers
+// that implement device.ForegroundReporter answer it.
+func getForegroundApp() Tool {
+	return NewTool[NoArgs, ForegroundAppResult](Tool{
+		Name:        "get_foreground_app",
+		Description: "Get the package name of the app in front.",
+		Hints:       ReadOnly,
+		Timeout:     10 * time.Second,
+		MaxTimeout:  time.Minute,
+		// Not in the httprunner profile (yet): its tools/list would pass the profiles' 25 KB
+		// budget (mcp/profiles_test.go). --tools all, or a list of names, serves it.
+		Short: Short{Usage: "no params"},
+		Run: func(ctx context.Context, t *Task) (Output, error) {
+			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
+				return Output{}, err
+			}
+			fg, ok := t.Driver.(device.ForegroundReporter)
+			if !ok {
+				return Output{}, Unsupported(t.Driver, "tell which app is in front")
+			}
+			pkg, err := fg.ForegroundApp(ctx)
+			if err != nil {
+				return Output{}, err
+			}
+			pkg = strings.TrimSpace(pkg)
+			msg := pkg + " is in front"
+			switch {
+			case pkg == "":
+				return Output{}, errors.New("cannot tell which app is in front (the device named none); peek to see the screen")
+			case slices.Contains(systemPackages, pkg):
+				msg = "the system UI (" + pkg + ") is in front: the phone may be locked or a system dialog open"
+			case isHomeApp(pkg):
+				msg = "the home screen (" + pkg + ") is in front"
+			}
+			return Output{Data: ForegroundAppResult{PackageName: pkg, Message: msg}}, nil
+		},
+	})
+}
