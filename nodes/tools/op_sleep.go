@@ -93,7 +93,14 @@ func sleepFor(ctx context.Context, d time.Duration, progress func(done, total fl
 			report(d)
 			return nil
 		case <-ticker.C:
-			report(min(time.Since(start), d))
+			// A tick due with the timer ends the sleep itself: reporting d here and again for
+			// the timer would repeat a value, and progress must increase.
+			if done := time.Since(start); done < d {
+				report(done)
+			} else {
+				report(d)
+				return nil
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSleep(t *testing.T) {
@@ -99,8 +100,24 @@ func TestSleepForReportsEveryTick(t *testing.T) {
 		t.Fatalf("want 3 to 6 progress reports (every 100 ms, and the end), got %v", done)
 	}
 	for i := 1; i < len(done); i++ {
-		if done[i] < done[i-1] || done[i] > 0.45 {
-			t.Fatalf("progress not monotonic within the total: %v", done)
+		if done[i] <= done[i-1] || done[i] > 0.45 {
+			t.Fatalf("progress does not increase within the total: %v", done)
+		}
+	}
+}
+
+// A sleep whose tick falls due with its end (120 ms: one tick of 120 ms) reports its end once:
+// MCP progress must increase with every notification.
+func TestSleepForEndsWithOneReportOfTheTotal(t *testing.T) {
+	for range 30 {
+		var done []float64 // sleepFor calls back from the calling goroutine
+		require.NoError(t, sleepFor(context.Background(), 120*time.Millisecond, func(d, _ float64, _ string) {
+			done = append(done, d)
+		}))
+		require.NotEmpty(t, done)
+		require.Equal(t, 0.12, done[len(done)-1], "the last report is the total")
+		for i := 1; i < len(done); i++ {
+			require.Greater(t, done[i], done[i-1], "progress must increase: %v", done)
 		}
 	}
 }
