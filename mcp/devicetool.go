@@ -317,8 +317,8 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 	return dev, lease, nil
 }
 
-// reportsProgress says whether tool's op reports progress (its Tool's Progress): without a progress token their
-// progress still reaches the client, as logging messages.
+// reportsProgress says whether tool's op reports progress (its Tool's Progress): without a
+// progress token its progress still reaches the client, as logging messages.
 func reportsProgress(tool string) bool {
 	t, ok := tools.Lookup(tool)
 	return ok && t.Progress

@@ -2,7 +2,9 @@
 // bridge) whose tools route each call to the node that owns the device. The gateway keeps no
 // state of its own: devices, leases and sessions live in NATS, reached through a Farm.
 //
-// Adding a tool is one file plus one line in catalog.go; see docs/adding-a-tool.md.
+// A device tool is a tools.Tool (nodes/tools: one file and one line in tools.All) that the
+// gateway turns into its MCP tool; a gateway-only tool is one file and one line in catalog.go.
+// See docs/adding-a-tool.md.
 package mcp
 
 import (
