@@ -17,7 +17,6 @@ const (
 	defaultSwipeSeconds = 0.3                    // swipe move when duration is left out
 	defaultDragMS       = 1000                   // drag move when duration is left out
 	dragHold            = 500 * time.Millisecond // a drag holds this long before it moves
-	maxGestureSeconds   = 60
 )
 
 // Swipe directions name where the finger moves: "up" moves it from low on the screen to high
@@ -74,7 +73,8 @@ type SwipeArgs struct {
 const swipeModes = "direction alone (up, down, left or right); all of from_x, from_y, to_x, to_y (relative 0-1); " +
 	"or bbox [left, top, right, bottom] with direction (and optional size, speed)"
 
-// Check validates the arguments and normalizes direction, size and speed to lower case.
+// Check validates what the tags cannot (one mode, and what each mode takes) and normalizes
+// direction, size and speed to lower case.
 func (a *SwipeArgs) Check() error {
 	coords := map[string]*float64{"from_x": a.FromX, "from_y": a.FromY, "to_x": a.ToX, "to_y": a.ToY}
 	var given, missing []string
@@ -97,25 +97,13 @@ func (a *SwipeArgs) Check() error {
 	case a.Direction != "" && len(given) > 0:
 		return fmt.Errorf("give either direction or from_x, from_y, to_x, to_y, not both (got direction and %s); swipe takes exactly one mode: %s",
 			strings.Join(given, ", "), swipeModes)
-	case a.Direction != "":
-		if err := checkDirection(a.Direction); err != nil {
-			return err
-		}
+	case a.Direction != "": // its value, as every argument's limits, is checked by its tags
 	case len(given) == 0:
 		return errors.New("say where to swipe, in one of three modes: " + swipeModes)
 	case len(missing) > 0:
 		return fmt.Errorf("coordinate swipe needs all of from_x, from_y, to_x, to_y; missing %s", strings.Join(missing, ", "))
-	default:
-		for _, name := range given {
-			if err := checkRelative(name, coords[name]); err != nil {
-				return err
-			}
-		}
 	}
-	if err := checkDuration("duration", a.Duration, maxGestureSeconds); err != nil {
-		return err
-	}
-	return checkDuration("press_duration", a.PressDuration, maxGestureSeconds)
+	return nil
 }
 
 func (a *SwipeArgs) checkBBoxMode() error {
@@ -125,24 +113,8 @@ func (a *SwipeArgs) checkBBoxMode() error {
 	if a.Direction == "" {
 		return errors.New("a bbox swipe needs direction: where the finger moves from the bbox's centre (up, down, left or right)")
 	}
-	if err := checkDirection(a.Direction); err != nil {
-		return err
-	}
 	if a.Duration != 0 || a.PressDuration != 0 {
 		return errors.New("a bbox swipe takes speed (slow, medium or fast), not duration or press_duration")
-	}
-	if _, ok := swipeSizes[a.Size]; a.Size != "" && !ok {
-		return fmt.Errorf("size must be s, m, l, xl or xxl (1, 2, 4, 6 or 8 cm), got %q", clip(a.Size))
-	}
-	if _, ok := swipeSpeeds[a.Speed]; a.Speed != "" && !ok {
-		return fmt.Errorf("speed must be slow, medium or fast, got %q", clip(a.Speed))
-	}
-	return nil
-}
-
-func checkDirection(d string) error {
-	if _, ok := swipeDirections[d]; !ok {
-		return fmt.Errorf("direction must be up, down, left or right, got %q", clip(d))
 	}
 	return nil
 }
@@ -302,9 +274,6 @@ func (a *SwipeDirectionArgs) swipe() SwipeArgs {
 
 // Check validates the arguments and normalizes the direction to lower case.
 func (a *SwipeDirectionArgs) Check() error {
-	if strings.TrimSpace(a.Direction) == "" {
-		return errors.New("direction is required: where the finger moves (up, down, left or right)")
-	}
 	s := a.swipe()
 	if err := s.Check(); err != nil {
 		return err
@@ -364,9 +333,6 @@ func (a *SwipeCoordinateArgs) swipe() SwipeArgs {
 
 // Check validates the arguments.
 func (a *SwipeCoordinateArgs) Check() error {
-	if a.FromX == nil && a.FromY == nil && a.ToX == nil && a.ToY == nil {
-		return errors.New("from_x, from_y, to_x and to_y are required: where the swipe starts and ends (relative 0-1)")
-	}
 	s := a.swipe()
 	return s.Check()
 }

@@ -42,25 +42,6 @@ func tapXY() Tool {
 		}})
 }
 
-// checkRelative requires a relative coordinate in [0, 1]; zero is valid.
-func checkRelative(name string, v *float64) error {
-	if v == nil {
-		return fmt.Errorf("%s is required: a relative coordinate between 0 and 1", name)
-	}
-	if math.IsNaN(*v) || *v < 0 || *v > 1 {
-		return fmt.Errorf("%s must be between 0 and 1 (relative to the screen), got %v; use tap_abs_xy for pixels", name, *v)
-	}
-	return nil
-}
-
-// checkDuration requires 0 <= v <= max seconds.
-func checkDuration(name string, v, max float64) error {
-	if math.IsNaN(v) || v < 0 || v > max {
-		return fmt.Errorf("%s must be between 0 and %g seconds, got %v", name, max, v)
-	}
-	return nil
-}
-
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // relativePoint converts relative coordinates to pixels of the driver's screen.
