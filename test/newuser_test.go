@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/sim"
 )
@@ -57,28 +57,9 @@ func introduction(page string) string {
 	return strings.Join(strings.Fields(intro), " ")
 }
 
-// logRecorder is a slog handler that keeps every record.
-type logRecorder struct {
-	mu      sync.Mutex
-	records []slog.Record
-}
-
-func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
-func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
-func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.records = append(r.records, rec.Clone())
-	return nil
-}
-
-// find returns the records whose message contains msg, as "LEVEL message attrs".
-func (r *logRecorder) find(msg string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func logLines(r *logtest.Recorder, msg string) []string {
 	var out []string
-	for _, rec := range r.records {
+	for _, rec := range r.Records() {
 		if !strings.Contains(rec.Message, msg) {
 			continue
 		}
@@ -95,7 +76,7 @@ func (r *logRecorder) find(msg string) []string {
 // A device disconnected during a task stops its actor; the task's worker and grace timer then
 // report to no one. That is expected: logged at DEBUG, never as an INFO [DeadLetter] line.
 func TestDisconnectLogsNoDeadLetter(t *testing.T) {
-	logs := &logRecorder{}
+	logs := &logtest.Recorder{}
 	log := slog.New(logs)
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
@@ -140,13 +121,13 @@ func TestDisconnectLogsNoDeadLetter(t *testing.T) {
 	}
 	// The grace timer fires 50 ms after the cancel, at the stopped actor.
 	if !assert.Eventually(t, func() bool {
-		return slices.ContainsFunc(logs.find("device actor already stopped"), func(l string) bool {
+		return slices.ContainsFunc(logLines(logs, "device actor already stopped"), func(l string) bool {
 			return strings.HasPrefix(l, "DEBUG ") && strings.Contains(l, "grace of task")
 		})
 	}, 10*time.Second, 10*time.Millisecond, "the late grace timer is logged at DEBUG") {
-		t.Fatalf("dead letters logged: %v", logs.find("DeadLetter"))
+		t.Fatalf("dead letters logged: %v", logLines(logs, "DeadLetter"))
 	}
-	assert.Empty(t, logs.find("[DeadLetter]"), "dead letters logged by protoactor")
+	assert.Empty(t, logLines(logs, "[DeadLetter]"), "dead letters logged by protoactor")
 }
 
 // A device busy with a task run without a lease says so in the busy answer: the task, since

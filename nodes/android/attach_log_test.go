@@ -9,32 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// logRecorder is a slog handler that keeps every record.
-type logRecorder struct {
-	mu      sync.Mutex
-	records []slog.Record
-}
-
-func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
-func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
-func (r *logRecorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.records = append(r.records, rec.Clone())
-	return nil
-}
-
 // logged returns "LEVEL serial state" for each record with message msg.
-func (r *logRecorder) logged(msg string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func logged(r *logtest.Recorder, msg string) []string {
 	var out []string
-	for _, rec := range r.records {
+	for _, rec := range r.Records() {
 		if rec.Message != msg {
 			continue
 		}
@@ -54,7 +37,7 @@ func (r *logRecorder) logged(msg string) []string {
 // offline (or connecting) is reported at WARN once, after settleTime, if the adb server still
 // lists it so; a state that needs someone is reported at once.
 func TestAttachSettling(t *testing.T) {
-	logs := &logRecorder{}
+	logs := &logtest.Recorder{}
 	listed := map[string]string{}
 	var mu sync.Mutex
 	a := &attacher{reg: newRegistry(), addr: "127.0.0.1:1", log: slog.New(logs), live: map[string]*attachment{},
@@ -76,16 +59,16 @@ func TestAttachSettling(t *testing.T) {
 	listed["ready"], listed["stuck"], listed["locked"] = "device", "offline", "unauthorized"
 	mu.Unlock()
 
-	assert.Equal(t, []string{"WARN locked unauthorized"}, logs.logged("android device not usable"),
+	assert.Equal(t, []string{"WARN locked unauthorized"}, logged(logs, "android device not usable"),
 		"only the state that needs someone is reported at once")
 	assert.Equal(t, []string{"DEBUG ready offline", "DEBUG ready connecting", "DEBUG stuck offline", "DEBUG gone connecting"},
-		logs.logged("android device not ready yet"))
+		logged(logs, "android device not ready yet"))
 
 	a.checkSettling(ctx, t0.Add(settleTime-time.Millisecond))
-	assert.Len(t, logs.logged("android device not usable"), 1, "reported before settleTime")
+	assert.Len(t, logged(logs, "android device not usable"), 1, "reported before settleTime")
 	a.checkSettling(ctx, t0.Add(settleTime))
 	a.checkSettling(ctx, t0.Add(2*settleTime))
-	require.Equal(t, []string{"WARN locked unauthorized", "WARN stuck offline"}, logs.logged("android device not usable"),
+	require.Equal(t, []string{"WARN locked unauthorized", "WARN stuck offline"}, logged(logs, "android device not usable"),
 		"a device still offline after settleTime is reported once; one that became ready or left is not")
 }
 
@@ -93,7 +76,7 @@ func TestAttachSettling(t *testing.T) {
 // moment before it is ready, logs nothing about them above DEBUG but "attached".
 func TestAttachLogsNoTransientState(t *testing.T) {
 	addr := sharedServer(t)
-	logs := &logRecorder{}
+	logs := &logtest.Recorder{}
 	ctx, cancel := context.WithCancel(context.Background())
 	reg := newRegistry()
 	done := make(chan error, 1)
@@ -107,10 +90,10 @@ func TestAttachLogsNoTransientState(t *testing.T) {
 	shared.srv.connect(t, dev)
 	serial := dev.Serial()
 	reg.waitFor(t, 5*time.Second, "attached", func(r *registry) bool { return r.drivers[serial] != nil })
-	require.Eventually(t, func() bool { return slices.Contains(logs.logged("android device attached"), "INFO "+serial) },
+	require.Eventually(t, func() bool { return slices.Contains(logged(logs, "android device attached"), "INFO "+serial) },
 		5*time.Second, 10*time.Millisecond, "attached is logged")
-	for _, line := range logs.logged("android device not usable") {
+	for _, line := range logged(logs, "android device not usable") {
 		assert.NotContains(t, line, serial, "a device on its way in was reported as not usable")
 	}
-	t.Logf("on the way in: %v", logs.logged("android device not ready yet"))
+	t.Logf("on the way in: %v", logged(logs, "android device not ready yet"))
 }
