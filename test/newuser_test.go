@@ -57,6 +57,7 @@ func introduction(page string) string {
 	return strings.Join(strings.Fields(intro), " ")
 }
 
+// logLines returns the records whose message contains msg, as "LEVEL message attrs".
 func logLines(r *logtest.Recorder, msg string) []string {
 	var out []string
 	for _, rec := range r.Records() {
