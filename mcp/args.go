@@ -13,7 +13,6 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/tools"
 )
 
@@ -104,10 +103,8 @@ func (a *deviceSelector) Check() error {
 	return nil
 }
 
-// platformParam is the platform argument (HttpRunner seed).
+// platformParam is the platform argument (HttpRunner seed): one of the platforms Corral has a
+// driver for.
 func platformParam() mcpgo.ToolOption {
-	return mcpgo.WithString(argPlatform, mcpgo.Enum(platforms...))
+	return mcpgo.WithString(argPlatform, mcpgo.Enum(tools.Platforms()...))
 }
-
-// platforms are the platform names the tools accept.
-var platforms = []string{device.PlatformAndroid, device.PlatformIOS, device.PlatformWeb, "harmony", device.PlatformArm}

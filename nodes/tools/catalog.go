@@ -40,6 +40,17 @@ var driverPlatforms = map[string][]string{
 	device.PlatformAndroid: nil,
 }
 
+// Platforms returns the platforms Corral has a driver for, sorted: the platform values the
+// tools offer agents, so that none is offered that no driver serves.
+func Platforms() []string {
+	out := make([]string, 0, len(driverPlatforms))
+	for p := range driverPlatforms {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // ToolPlatforms returns the platforms whose driver can serve tool, sorted.
 func ToolPlatforms(tool string) []string {
 	var out []string
