@@ -92,13 +92,13 @@ type AcquireResult struct {
 // are not asked at all.
 var stateRank = map[string]int{broker.StateOnline: 0, broker.StateLeased: 1, broker.StateBusy: 2}
 
-func toolAcquireDevice() toolDef {
+func toolAcquireDevice(platforms []string) toolDef {
 	tool := mcpgo.NewTool("acquire_device",
 		mcpgo.WithDescription("Lease a device matching a selector (every given field must match; none: any device). "+
 			"Free devices are tried first; if none can be had and wait_seconds > 0, waits in the queue of the matching device with the fewest waiters. "+
 			"Returns the lease: pass its handle as lease and its serial as serial on every call; release_device when done."),
 		action(false), mcpgo.WithOutputSchema[AcquireResult](),
-		platformParam(),
+		platformParam(platforms),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Exact device serial (optional)")),
 		mcpgo.WithString("model", mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Device model, case-insensitive (optional)")),
 		mcpgo.WithArray("tags", mcpgo.WithStringItems(mcpgo.MinLength(1), mcpgo.MaxLength(maxTagLen)), mcpgo.MaxItems(maxTags),

@@ -103,8 +103,11 @@ func (a *deviceSelector) Check() error {
 	return nil
 }
 
-// platformParam is the platform argument (HttpRunner seed): one of the platforms Corral has a
-// driver for.
-func platformParam() mcpgo.ToolOption {
-	return mcpgo.WithString(argPlatform, mcpgo.Enum(tools.Platforms()...))
+// platformParam is the platform argument (HttpRunner seed): one of platforms, the platforms the
+// gateway was given (Options.Platforms); any string when it was given none.
+func platformParam(platforms []string) mcpgo.ToolOption {
+	if len(platforms) == 0 {
+		return mcpgo.WithString(argPlatform)
+	}
+	return mcpgo.WithString(argPlatform, mcpgo.Enum(platforms...))
 }

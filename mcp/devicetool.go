@@ -282,7 +282,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	}
 	g.rememberLatest(ctx, res)
 	if res.Code == broker.CodeUnsupported { // the node knows what its driver lacks; the registry, who can
-		res.Error = tools.UnsupportedMessage(tool, dev, g.farm.Devices()) + ". " + res.Error
+		res.Error = tools.UnsupportedMessage(g.opts.Platforms, tool, dev, g.farm.Devices()) + ". " + res.Error
 	}
 	return g.toolResult(ctx, res)
 }

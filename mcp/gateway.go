@@ -16,6 +16,8 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/buildinfo"
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Options configure a Gateway.
@@ -35,6 +37,10 @@ type Options struct {
 	AllowedOrigins []string
 	// RateLimit bounds the calls this gateway sends to each device; zero: no limit.
 	RateLimit RateLimit
+	// Platforms are the platforms the farm's nodes have drivers for (cmd/corral registers
+	// them): the platform argument offers their names, and a tool a device cannot serve names
+	// those whose drivers can. None: the platform argument takes any string.
+	Platforms []device.Platform
 }
 
 // Gateway is the MCP front door: the MCP server and its HTTP endpoints.
@@ -50,7 +56,7 @@ type Gateway struct {
 // New returns a gateway serving the whole catalog over farm.
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit)}
-	defs := catalog()
+	defs := catalog(tools.Platforms(opts.Platforms)...)
 	if opts.Tools != nil {
 		defs = slices.DeleteFunc(defs, func(d toolDef) bool { return !slices.Contains(opts.Tools, d.tool.Name) })
 	}

@@ -26,11 +26,11 @@ type DeviceStatusResult struct {
 	Tags      []string `json:"tags,omitempty" jsonschema:"Device tags"`
 }
 
-func toolGetDeviceStatus() toolDef {
+func toolGetDeviceStatus(platforms []string) toolDef {
 	tool := mcpgo.NewTool("get_device_status",
 		mcpgo.WithDescription("Get one device's status: connected, model, brand, OS release, SDK, node, state and lease holder."),
 		readOnly(), mcpgo.WithOutputSchema[DeviceStatusResult](),
-		platformParam(), mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
+		platformParam(platforms), mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
 			mcpgo.Description("Device serial (Android serial, iOS UDID, browser id). Optional after select_device in a session.")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {

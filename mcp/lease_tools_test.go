@@ -80,7 +80,7 @@ func TestSelectDeviceWithoutSession(t *testing.T) {
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name = "select_device"
 	req.Params.Arguments = map[string]any{"serial": phone}
-	res, err := toolSelectDevice().handler(g)(context.Background(), req)
+	res, err := toolSelectDevice(nil).handler(g)(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

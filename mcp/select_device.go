@@ -17,11 +17,11 @@ type SelectDeviceResult struct {
 	Lease   LeaseInfo `json:"lease" jsonschema:"The lease taken on the device"`
 }
 
-func toolSelectDevice() toolDef {
+func toolSelectDevice(platforms []string) toolDef {
 	tool := mcpgo.NewTool("select_device",
 		mcpgo.WithDescription("Lease a device and make it the session's default for calls without serial."),
 		action(false), mcpgo.WithOutputSchema[SelectDeviceResult](),
-		platformParam(), mcpgo.WithString(argSerial, mcpgo.Required(), mcpgo.MaxLength(maxSerialLen),
+		platformParam(platforms), mcpgo.WithString(argSerial, mcpgo.Required(), mcpgo.MaxLength(maxSerialLen),
 			mcpgo.Description("Device serial")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {

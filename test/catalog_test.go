@@ -30,8 +30,8 @@ import (
 	"github.com/corral-farm/corral/nodes/tools"
 )
 
-// Android's drivers have every optional ability: tools.ToolPlatforms relies on it when it
-// names android among the platforms that can serve any tool.
+// Android's drivers have every optional ability: android.Platform() declares no gaps, so
+// tools.ToolPlatforms names android among the platforms that can serve any tool.
 var (
 	_ everyAbility = (*android.Driver)(nil)
 	_ everyAbility = (*sim.Phone)(nil)
@@ -279,8 +279,10 @@ func TestCatalogClosePopups(t *testing.T) {
 }
 
 // iosDriver is a driver of a platform Corral has no driver for yet: only the abilities every
-// driver has.
+// driver has. iosPlatform registers it with the tools it cannot serve that the test calls.
 type iosDriver struct{}
+
+var iosPlatform = device.Platform{Name: device.PlatformIOS, Gaps: []string{"back", "unlock_phone", "close_popups", "input"}}
 
 func (iosDriver) Info() device.Info {
 	return device.Info{Serial: "00008101-TEST", Platform: device.PlatformIOS, Model: "iPhone"}
@@ -296,7 +298,7 @@ func (iosDriver) Tap(context.Context, device.Point, time.Duration) error { retur
 // A tool the device's driver cannot serve says which tool, on which platform, and which
 // platforms can, with how many devices of theirs the farm has; nothing ran.
 func TestCatalogUnsupportedNamesWhoCan(t *testing.T) {
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2, Platforms: []device.Platform{android.Platform(), iosPlatform}})
 	ownNode(t, f, "ios", "", slog.New(slog.DiscardHandler)).AddDriver(iosDriver{})
 	waitOnline(t, f, "00008101-TEST")
 	c := f.Client("agent")

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
-	"github.com/corral-farm/corral/nodes/android"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 	"github.com/corral-farm/corral/nodes/tools"
 )
@@ -41,12 +42,14 @@ type gatewayParts struct {
 	client *broker.Client
 }
 
-// startGateway serves the MCP front door on addr over the farm reached through nc.
-func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, reg *prometheus.Registry, log *slog.Logger) (*gatewayParts, error) {
+// startGateway serves the MCP front door on addr over the farm reached through nc, offering
+// agents the platforms ps.
+func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []device.Platform, reg *prometheus.Registry, log *slog.Logger) (*gatewayParts, error) {
 	opts, err := gf.options()
 	if err != nil {
 		return nil, err
 	}
+	opts.Platforms = ps
 	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
 	if err != nil {
 		return nil, err
@@ -90,11 +93,12 @@ type nodeSettings struct {
 	maxQueue           *int
 	passcodes          *string
 	appSources         *string
-	android            androidSetup
+	platforms          []device.Attacher // one per platform, in the order of platforms()
 }
 
-func (f *flags) nodeFlags(defaultSims int) nodeSettings {
-	return nodeSettings{
+// nodeFlags defines a node's flags, and those of each platform in ps.
+func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
+	s := nodeSettings{
 		id:        f.String("node-id", "local", "this node's id, unique in the farm (letters, digits, - and _)"),
 		sims:      f.Int("sim", defaultSims, "simulated phones to start (-1: 3 when no real device is attached)"),
 		leaseTTL:  f.Duration("lease-ttl", 300*time.Second, "idle time after which a lease expires (each call renews it)"),
@@ -104,8 +108,11 @@ func (f *flags) nodeFlags(defaultSims int) nodeSettings {
 		passcodes: f.String("passcodes", "", `YAML file of lock screen passcodes for unlock_phone, device serial (or "*") to passcode; read once at start`),
 		appSources: f.String("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too) "+
 			"and absolute path prefixes on this node; empty: anywhere (fine on a laptop, not on a shared farm)"),
-		android: f.androidFlags(),
 	}
+	for _, p := range ps {
+		s.platforms = append(s.platforms, p.Flags(f.FlagSet))
+	}
+	return s
 }
 
 // sources returns --app-sources as a list.
@@ -142,9 +149,9 @@ func (s nodeSettings) checkMaxQueue() error {
 	return nil
 }
 
-// startNode starts a node on its own NATS connection with its devices: simulated phones,
-// Android devices from an adb server, simulated Android devices. Stop it with the function
-// it returns.
+// startNode starts a node on its own NATS connection with its devices: those its platforms
+// attach (Android devices from an adb server, simulated Android devices, ...), and simulated
+// phones (--sim; -1: 3 when no platform has a device). Stop it with the function it returns.
 func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (func(), error) {
 	conn.Name = "corral-node-" + *s.id
 	if err := s.checkMaxQueue(); err != nil {
@@ -176,42 +183,27 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 		return nil, err
 	}
 	count := *s.sims
-	if count < 0 && *s.android.sims == 0 && !realAndroid(ctx, *s.android.adb) {
+	if count < 0 && !slices.ContainsFunc(s.platforms, func(a device.Attacher) bool { return a.Real(ctx) }) {
 		count = 3 // no device attached: a newcomer still sees a working farm
 	}
 	for i := 1; i <= count; i++ {
 		n.AddDriver(sim.New(fmt.Sprintf("sim-%s-%02d", *s.id, i)))
 	}
-	stopAndroid, err := attachAndroid(ctx, n, s.android, log)
-	if err != nil {
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
 		n.Stop()
-		return nil, err
+	}
+	for _, a := range s.platforms {
+		stop, err := a.Attach(ctx, n, log)
+		if err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, stop)
 	}
 	log.Info("node ready", "node", *s.id, "simulated", max(count, 0))
-	return func() { stopAndroid(); n.Stop() }, nil
-}
-
-// realAndroid says whether the adb server to attach lists a ready device now.
-func realAndroid(ctx context.Context, adb string) bool {
-	switch adb {
-	case "off", "":
-		return false
-	case "auto":
-		adb = android.ServerAddr()
-		if !answers(adb) {
-			return false
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	events, err := android.Watch(ctx, adb)
-	if err != nil {
-		return false
-	}
-	for e := range events {
-		if e.Kind == android.Added {
-			return true
-		}
-	}
-	return false
+	return stopAll, nil
 }

@@ -22,7 +22,7 @@ func runGateway(ctx context.Context, args []string) error {
 		return err
 	}
 	defer func() { _ = nc.Drain() }()
-	gw, err := startGateway(ctx, nc, gf, newRegistry(), log)
+	gw, err := startGateway(ctx, nc, gf, platforms(), newRegistry(), log)
 	if err != nil {
 		return err
 	}

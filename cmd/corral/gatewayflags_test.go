@@ -81,7 +81,7 @@ func TestNodeFlagsMaxQueue(t *testing.T) {
 		{[]string{"--max-queue", "-5"}, "--max-queue -5: at least 1"},
 	} {
 		f := newFlags("node")
-		ns := f.nodeFlags(0)
+		ns := f.nodeFlags(0, platforms())
 		if err := f.parse(c.args); err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 func runNode(ctx context.Context, args []string) error {
 	f := newFlags("node")
 	nf := f.natsFlags()
-	ns := f.nodeFlags(0)
+	ns := f.nodeFlags(0, platforms())
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
 	replicas := f.replicasFlag()
 	log, stop, err := f.start(args, ns.check)

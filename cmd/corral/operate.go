@@ -76,7 +76,7 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 		closeAll()
 		return nil, nil, err
 	}
-	g := mcp.New(farm, log, mcp.NewMetrics(newRegistry()), mcp.Options{})
+	g := mcp.New(farm, log, mcp.NewMetrics(newRegistry()), mcp.Options{Platforms: platforms()})
 	c, err := client.NewInProcessClient(g.MCPServer())
 	if err != nil {
 		closeAll()

@@ -19,7 +19,8 @@ func runUp(ctx context.Context, args []string) error {
 	gf := f.gatewayFlags()
 	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
 	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
-	ns := f.nodeFlags(-1)
+	ps := platforms()
+	ns := f.nodeFlags(-1, ps)
 	log, stop, err := f.start(args, func() error { return errors.Join(gf.check(), ns.check()) })
 	if err != nil || stop {
 		return err
@@ -49,7 +50,7 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer nc.Close()
-	gw, err := startGateway(ctx, nc, gf, reg, log)
+	gw, err := startGateway(ctx, nc, gf, ps, reg, log)
 	if err != nil {
 		return err
 	}

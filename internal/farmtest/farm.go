@@ -26,6 +26,7 @@ import (
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	MaxQueue      int // waiters per device (actors.DefaultMaxQueue if 0)
 	// Quiet drops logs; by default warnings and errors go to the test log.
 	Quiet bool
+	// Platforms are the platforms the gateway offers agents, as `corral up` registers them
+	// (nil: Android's, which the simulated phones are).
+	Platforms []device.Platform
 }
 
 // Farm is a running test farm.
@@ -75,6 +79,9 @@ func Start(t testing.TB, opts Options) *Farm {
 	}
 	if opts.PhonesPerNode == 0 {
 		opts.PhonesPerNode = 3
+	}
+	if opts.Platforms == nil {
+		opts.Platforms = []device.Platform{android.Platform()}
 	}
 	level := slog.LevelWarn
 	if os.Getenv("CORRAL_TEST_DEBUG") != "" {
@@ -188,7 +195,8 @@ func (f *Farm) StartGateway() *Gateway {
 	if err := c.WaitReady(ctx); err != nil {
 		f.t.Fatal(err)
 	}
-	g := mcp.New(c, f.log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: prometheus.Gatherers{reg, f.Registry}})
+	g := mcp.New(c, f.log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: prometheus.Gatherers{reg, f.Registry},
+		Platforms: f.opts.Platforms})
 	hs := httptest.NewServer(g.Handler())
 	gw := &Gateway{HTTP: hs, MCPURL: hs.URL + "/mcp", Client: c, cancel: func() { cancel(); nc.Close() }}
 	f.mu.Lock()

@@ -9,12 +9,6 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// Registry is where Attach puts devices: *nodes.Node is one.
-type Registry interface {
-	AddDriver(d device.Driver)
-	RemoveDevice(serial, reason string)
-}
-
 // createTimeout bounds making a driver for a device that appeared (it reads four properties).
 const createTimeout = 10 * time.Second
 
@@ -35,7 +29,7 @@ const settleTime = 5 * time.Second
 // device passes through, then at WARN if the device is still in it after settleTime. Attach
 // returns an error at once if the adb server cannot be reached, and nil when ctx ends; the
 // devices it added stay on reg (a node removes its devices when it stops).
-func Attach(ctx context.Context, reg Registry, addr string, log *slog.Logger) error {
+func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Logger) error {
 	if addr == "" {
 		addr = ServerAddr()
 	}
@@ -122,7 +116,7 @@ func (a *attacher) checkSettling(ctx context.Context, now time.Time) {
 
 // attacher tracks the devices Attach has seen.
 type attacher struct {
-	reg  Registry
+	reg  device.Registry
 	addr string
 	log  *slog.Logger
 	wg   sync.WaitGroup

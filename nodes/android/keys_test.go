@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/tools"
 )
 
-// *nodes.Node is a Registry (the assertion lives here: the driver itself does not link the
-// node runtime).
-var _ Registry = (*nodes.Node)(nil)
+// *nodes.Node is a device.Registry (the assertion lives here: the driver itself does not link
+// the node runtime).
+var _ device.Registry = (*nodes.Node)(nil)
 
 func TestKeyCode(t *testing.T) {
 	for in, want := range map[string]string{

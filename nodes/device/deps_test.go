@@ -12,6 +12,8 @@ func TestDriversLinkNoRuntime(t *testing.T) {
 	allowed := map[string]bool{
 		"github.com/corral-farm/corral/nodes/device": true,
 		"github.com/corral-farm/corral/nodes/sim":    true, // adbsim's phone behind the ADB transport
+		// android.Platform's --sim-android devices (adbsim is held to this same list)
+		"github.com/corral-farm/corral/nodes/android/adbsim": true,
 	}
 	for _, pkg := range []string{"../sim", "../android", "../android/adbsim"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()

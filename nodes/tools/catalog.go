@@ -32,43 +32,37 @@ func DefaultOps() Ops { return DefaultOpsWith(OpsConfig{}) }
 // runs with the node's Env, so that sequence steps run these very ops.
 func DefaultOpsWith(c OpsConfig) Ops { return newEnv(c).Ops }
 
-// driverPlatforms are the platforms Corral has a driver for, each with the tools its driver
-// cannot serve. Android's drivers (nodes/android, and nodes/sim, which is an Android phone) have
-// every optional ability; test/catalog_test.go holds them to it. A new driver adds its platform
-// here with its gaps (an iOS driver: "back", which needs a BACK key).
-var driverPlatforms = map[string][]string{
-	device.PlatformAndroid: nil,
-}
-
-// Platforms returns the platforms Corral has a driver for, sorted: the platform values the
-// tools offer agents, so that none is offered that no driver serves.
-func Platforms() []string {
-	out := make([]string, 0, len(driverPlatforms))
-	for p := range driverPlatforms {
-		out = append(out, p)
+// Platforms returns the names of the platforms ps (those Corral has a driver for, as `corral
+// up` registers them), sorted: the platform values the tools offer agents, so that none is
+// offered that no driver serves.
+func Platforms(ps []device.Platform) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.Name)
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
-// ToolPlatforms returns the platforms whose driver can serve tool, sorted.
-func ToolPlatforms(tool string) []string {
+// ToolPlatforms returns the platforms of ps whose drivers can serve tool (it is not among
+// their gaps), sorted.
+func ToolPlatforms(ps []device.Platform, tool string) []string {
 	var out []string
-	for p, gaps := range driverPlatforms {
-		if !slices.Contains(gaps, tool) {
-			out = append(out, p)
+	for _, p := range ps {
+		if !slices.Contains(p.Gaps, tool) {
+			out = append(out, p.Name)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
-// UnsupportedMessage says that tool cannot run on dev and which platforms can, with how many
+// UnsupportedMessage says that tool cannot run on dev and which platforms of ps can, with how many
 // of their devices the farm has (offline ones aside): "back is not supported on ios devices;
 // platforms that can: android (3 in this farm)". The gateway puts it before the node's own explanation: the node
 // knows what its driver lacks, the gateway knows the farm.
-func UnsupportedMessage(tool string, dev broker.DeviceEntry, farm []broker.DeviceEntry) string {
-	can := ToolPlatforms(tool)
+func UnsupportedMessage(ps []device.Platform, tool string, dev broker.DeviceEntry, farm []broker.DeviceEntry) string {
+	can := ToolPlatforms(ps, tool)
 	what := fmt.Sprintf("%s is not supported on %s devices", tool, dev.Platform)
 	if slices.Contains(can, dev.Platform) {
 		what = fmt.Sprintf("%s is not supported by the driver of %s (%s)", tool, dev.Serial, dev.Platform)

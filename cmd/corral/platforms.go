@@ -1,0 +1,12 @@
+package main
+
+import (
+	"github.com/corral-farm/corral/nodes/android"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// platforms are the platforms this binary drives: a node takes their flags and attaches their
+// devices, and the gateway offers agents their names. A new platform is one line here.
+func platforms() []device.Platform {
+	return []device.Platform{android.Platform()}
+}

@@ -1,0 +1,126 @@
+package android
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Platform is Android as a node finds it: the devices of an adb server (--adb) and simulated
+// ones behind a private adb server (--sim-android). Its drivers have every optional ability, so
+// it has no gaps.
+func Platform() device.Platform {
+	return device.Platform{Name: device.PlatformAndroid, Flags: func(fs *flag.FlagSet) device.Attacher {
+		return &setup{
+			adb:  fs.String("adb", "auto", "adb server to take Android devices from: auto (ANDROID_ADB_SERVER_PORT or 5037, if it answers), off, or host:port"),
+			sims: fs.Int("sim-android", 0, "simulated Android devices to start, connected through a private adb server"),
+		}
+	}}
+}
+
+// setup says where a node finds Android devices.
+type setup struct {
+	adb  *string // adb server to attach: "auto" (if one answers), "off", or host:port
+	sims *int    // simulated Android devices, behind a private adb server
+}
+
+// Real says whether simulated Android devices are asked for or the adb server to attach lists
+// a ready device now.
+func (s *setup) Real(ctx context.Context) bool {
+	if *s.sims > 0 {
+		return true
+	}
+	adb := *s.adb
+	switch adb {
+	case "off", "":
+		return false
+	case "auto":
+		adb = ServerAddr()
+		if !answers(adb) {
+			return false
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	events, err := Watch(ctx, adb)
+	if err != nil {
+		return false
+	}
+	for e := range events {
+		if e.Kind == Added {
+			return true
+		}
+	}
+	return false
+}
+
+// Attach gives reg the Android devices of an adb server, and starts simulated ones if asked.
+// The returned function stops what it started.
+func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logger) (func(), error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var stops []func()
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	attach := func(addr string) {
+		actx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := Attach(actx, reg, addr, log); err != nil {
+				log.Warn("android devices not attached", "adb_server", addr, "err", err)
+			}
+		}()
+		stops = append(stops, func() { cancel(); <-done })
+	}
+	if *s.sims > 0 {
+		farm, err := adbsim.Start(ctx, *s.sims, "127.0.0.1:0", adbsim.WithLogger(log))
+		if err != nil {
+			return nil, err
+		}
+		stops = append(stops, func() { _ = farm.Close() })
+		adb, err := StartPrivateServer(ctx)
+		if err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, adb.Stop)
+		attach(adb.Addr())
+		for _, d := range farm.Devices() {
+			if err := adb.Connect(ctx, d.Addr()); err != nil {
+				stopAll()
+				return nil, err
+			}
+		}
+		log.Info("simulated Android devices connected", "count", *s.sims, "adb_server", adb.Addr())
+	}
+	switch addr := *s.adb; addr {
+	case "off", "":
+	case "auto":
+		if addr = ServerAddr(); answers(addr) {
+			attach(addr)
+		}
+	default:
+		attach(addr)
+	}
+	return stopAll, nil
+}
+
+// answers says whether something listens at addr.
+func answers(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}

@@ -1,0 +1,41 @@
+package device
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+)
+
+// Platform is a kind of device Corral drives: its name, the tools its drivers cannot serve, and
+// how a node finds its devices. A platform's package offers one (android.Platform()); `corral
+// up` and `corral node` hold the list of them, and the gateway offers agents only their names.
+type Platform struct {
+	// Name is the platform of its devices' Info (e.g. PlatformAndroid): the value agents pass
+	// as a tool's platform argument.
+	Name string
+	// Gaps are the tools its drivers cannot serve (a driver without a BACK key: "back"); nil
+	// when its drivers have every optional ability.
+	Gaps []string
+	// Flags defines the platform's flags on fs, e.g. --adb, and returns what attaches its
+	// devices once fs is parsed.
+	Flags func(fs *flag.FlagSet) Attacher
+}
+
+// Attacher finds a platform's devices for a node, as its flags say.
+type Attacher interface {
+	// Real says whether the platform has devices for the node now, attached or started by its
+	// flags: a node for which no platform has any starts simulated phones instead.
+	Real(ctx context.Context) bool
+	// Attach gives reg the platform's devices, and keeps it in step as they come and go until
+	// stop is called (or ctx ends). An error means nothing was started.
+	Attach(ctx context.Context, reg Registry, log *slog.Logger) (stop func(), err error)
+}
+
+// Registry is where a platform puts its devices: a node.
+type Registry interface {
+	// AddDriver brings a device under the node.
+	AddDriver(d Driver)
+	// RemoveDevice takes a device off the node, which shows it offline (its running task
+	// fails, its lease is revoked) and closes its driver.
+	RemoveDevice(serial, reason string)
+}
