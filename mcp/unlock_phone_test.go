@@ -3,9 +3,12 @@ package mcp
 import (
 	"context"
 	"image"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
@@ -64,7 +67,8 @@ func TestUnsupportedNamesToolPlatformAndWhoCan(t *testing.T) {
 		res.Outcome, res.Code, res.Error = broker.OutcomeRefused, tools.ErrorCode(err), "device "+req.Serial+": "+err.Error()
 		return res, nil
 	}
-	cl := newTestClient(t, farm)
+	android := []device.Platform{{Name: device.PlatformAndroid}} // the platforms the gateway is given
+	cl := inProcessClient(t, New(farm, slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{Platforms: android}))
 	for _, tool := range []string{"back", "unlock_phone", "close_popups", "swipe_direction"} {
 		args := map[string]any{"serial": "00008101-IPHONE"}
 		if tool == "swipe_direction" {

@@ -9,5 +9,6 @@
 // (cable pulled, emulator killed) fails the call with ErrDisconnected.
 //
 // Watch follows the adb server's device list (host:track-devices) and Attach puts the devices
-// it reports on a node, and takes them off again when they leave.
+// it reports on a node, and takes them off again when they leave. Platform is Android as a
+// node registers it: its flags (--adb, --sim-android) and that discovery.
 package android
