@@ -44,5 +44,5 @@ lint: ## go vet and gofmt
 clean: ## remove build output and local data
 	rm -rf bin data
 
-mutate: ## mutation testing of the scheduler, liveness and policy code (gremlins; slow: ~1 h on 2 cores)
+mutate: ## mutation testing of the scheduler, liveness and policy code (gremlins; slow: ~30 min on 2 cores)
 	@./scripts/mutate.sh $(TARGETS)
