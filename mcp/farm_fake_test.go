@@ -250,22 +250,7 @@ func onlyTheNodeKnows(tool string, err error) bool {
 // fullDriver is a driver with every ability that does nothing, at once.
 type fullDriver struct{}
 
-var _ interface {
-	device.Driver
-	device.DoubleTapper
-	device.Swiper
-	device.TextInputter
-	device.KeyPresser
-	device.AppManager
-	device.SourceDumper
-	device.AppInstaller
-	device.AppClearer
-	device.ForegroundReporter
-	device.IMESetter
-	device.ClipboardSetter
-	device.DensityReporter
-	device.StatusReporter
-} = fullDriver{}
+var _ device.Capable = fullDriver{}
 
 func (fullDriver) Info() device.Info {
 	return device.Info{Serial: "emulator-5554", Platform: device.PlatformAndroid}

@@ -38,22 +38,9 @@ var (
 )
 
 type everyAbility interface {
-	device.Driver
-	device.DoubleTapper
-	device.Swiper
-	device.TextInputter
-	device.KeyPresser
-	device.AppManager
-	device.SourceDumper
+	device.Capable
 	device.HealthChecker
 	device.Closer
-	device.AppInstaller
-	device.AppClearer
-	device.ForegroundReporter
-	device.IMESetter
-	device.ClipboardSetter
-	device.DensityReporter
-	device.StatusReporter
 }
 
 // syncBuffer is a bytes.Buffer safe for the goroutines of a farm.

@@ -124,3 +124,22 @@ type (
 		Status(ctx context.Context) (map[string]string, error)
 	}
 )
+
+// Capable is a driver with every ability a tool uses: what Android's drivers are, and what a
+// test stand-in implements to serve every tool. A driver need not be one.
+type Capable interface {
+	Driver
+	DoubleTapper
+	Swiper
+	TextInputter
+	KeyPresser
+	AppManager
+	SourceDumper
+	AppInstaller
+	AppClearer
+	ForegroundReporter
+	IMESetter
+	ClipboardSetter
+	DensityReporter
+	StatusReporter
+}

@@ -15,8 +15,7 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		got, _, _ := strings.Cut(te.Value, " ") // "number 1.5" → "number"
-		gotWords := map[string]string{"string": "a string", "number": "a number", "object": "an object",
-			"array": "an array", "bool": "a boolean"}[got]
+		gotWords := nouns[got]
 		if gotWords == "" {
 			gotWords = got
 		}
@@ -39,6 +38,11 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 	return "", false, false
 }
 
+// nouns name JSON values, by encoding/json's word for them (UnmarshalTypeError.Value) and by
+// JSON Schema's (jsonType).
+var nouns = map[string]string{"string": "a string", "number": "a number", "integer": "a whole number",
+	"object": "an object", "array": "an array", "bool": "a boolean", "boolean": "a boolean"}
+
 // jsonWords names a Go type as the JSON value it decodes from: "a number", "an array of
 // strings", "an object {tool_name, args, arg}".
 func jsonWords(t reflect.Type) string {
@@ -46,15 +50,6 @@ func jsonWords(t reflect.Type) string {
 		t = t.Elem()
 	}
 	switch t.Kind() {
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "a boolean"
 	case reflect.Slice, reflect.Array:
 		if e := jsonWords(t.Elem()); strings.HasPrefix(e, "a ") || strings.HasPrefix(e, "an ") {
 			_, noun, _ := strings.Cut(e, " ")
@@ -72,6 +67,9 @@ func jsonWords(t reflect.Type) string {
 		if len(names) > 0 {
 			return "an object {" + strings.Join(names, ", ") + "}"
 		}
+	}
+	if w := nouns[jsonType(t.Kind())]; w != "" {
+		return w
 	}
 	return "an object"
 }

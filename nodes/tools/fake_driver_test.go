@@ -85,22 +85,7 @@ type fakeAbled struct {
 	StatusFn       func(ctx context.Context) (map[string]string, error)
 }
 
-var _ interface {
-	device.Driver
-	device.DoubleTapper
-	device.Swiper
-	device.TextInputter
-	device.KeyPresser
-	device.AppManager
-	device.SourceDumper
-	device.AppInstaller
-	device.AppClearer
-	device.ForegroundReporter
-	device.IMESetter
-	device.ClipboardSetter
-	device.DensityReporter
-	device.StatusReporter
-} = (*fakeAbled)(nil)
+var _ device.Capable = (*fakeAbled)(nil)
 
 func newAbled() *fakeAbled { return &fakeAbled{fakeDriver: newFake()} }
 
