@@ -124,17 +124,7 @@ func pressKey(ctx context.Context, d device.Driver, key string) error {
 }
 
 // clip shortens a caller's string for an error message.
-func clip(s string) string {
-	const most = 40
-	if len(s) <= most {
-		return s
-	}
-	n := most
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func clip(s string) string { return clipN(s, 40) }
 
 // patchSchema lists the buttons: Check takes aliases too ("volume up", "KEYCODE_HOME").
 func (*PressButtonArgs) patchSchema(props map[string]map[string]any) {

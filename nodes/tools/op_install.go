@@ -335,6 +335,7 @@ func mib(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
+// clipN shortens s to at most most bytes (on a rune boundary), marking the cut with "…".
 func clipN(s string, most int) string {
 	if len(s) <= most {
 		return s
