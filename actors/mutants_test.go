@@ -373,7 +373,9 @@ func TestAskedLeaseMaximumIsCappedByTheNode(t *testing.T) {
 // expires one TTL after that (actors/README.md rule 4), not later: the scheduler's checks while
 // the task ran do not delay it. Then the holder is fenced and others get the device.
 func TestLeaseLivesWhileItsHoldersTaskRuns(t *testing.T) {
-	const ttl = 200 * time.Millisecond
+	// Long enough that the margin below (three TTLs) holds on a loaded machine; a lease
+	// re-checked ten TTLs apart would still be seven TTLs late.
+	const ttl = 500 * time.Millisecond
 	dev := newRig(t, "d1")
 	f := newFarm(t, Config{LeaseTTL: ttl}, dev)
 	f.waitState("d1", broker.StateOnline)
@@ -391,8 +393,6 @@ func TestLeaseLivesWhileItsHoldersTaskRuns(t *testing.T) {
 	pollUntil(t, func() bool { return len(f.leases()) == 0 }, "the lease never expired")
 	gone := time.Since(freed)
 	assert.GreaterOrEqual(t, gone, ttl, "the lease expired less than a TTL after its task ended: the end did not renew it")
-	// The margin is for a loaded machine: a lease re-checked ten TTLs apart while its task ran
-	// would expire seven TTLs late here.
 	assert.Less(t, gone, 4*ttl, "the lease expired long after a TTL past its task's end")
 	expect(t, f.submit(broker.TaskRequest{ID: "late", Serial: "d1", Tool: "noop", Lease: l.Handle}).wait(), broker.OutcomeRefused, broker.CodeStaleLease)
 	b := f.lease("d1", broker.Holder{Principal: "bob"})
