@@ -5,6 +5,7 @@ import (
 	"flag"
 	"log/slog"
 	"net"
+	"reflect"
 	"time"
 
 	"github.com/corral-farm/corral/nodes/android/adbsim"
@@ -15,7 +16,7 @@ import (
 // ones behind a private adb server (--sim-android). Its drivers have every optional ability, so
 // it has no gaps.
 func Platform() device.Platform {
-	return device.Platform{Name: device.PlatformAndroid, Flags: func(fs *flag.FlagSet) device.Attacher {
+	return device.Platform{Name: device.PlatformAndroid, Driver: reflect.TypeFor[*Driver](), Flags: func(fs *flag.FlagSet) device.Attacher {
 		return &setup{
 			adb:  fs.String("adb", "auto", "adb server to take Android devices from: auto (ANDROID_ADB_SERVER_PORT or 5037, if it answers), off, or host:port"),
 			sims: fs.Int("sim-android", 0, "simulated Android devices to start, connected through a private adb server"),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"log/slog"
+	"reflect"
 )
 
 // Platform is a kind of device Corral drives: its name, the tools its drivers cannot serve, and
@@ -13,8 +14,11 @@ type Platform struct {
 	// Name is the platform of its devices' Info (e.g. PlatformAndroid): the value agents pass
 	// as a tool's platform argument.
 	Name string
-	// Gaps are the tools its drivers cannot serve (a driver without a BACK key: "back"); nil
-	// when its drivers have every optional ability.
+	// Driver is the type of its drivers (reflect.TypeFor[*android.Driver]()): a tool is offered
+	// for the platform only if this type has every ability the tool needs. Nil: every ability.
+	Driver reflect.Type
+	// Gaps are tools its drivers cannot serve although they have the abilities the tools need
+	// (a driver whose KeyPresser has no BACK key: "back").
 	Gaps []string
 	// Flags defines the platform's flags on fs, e.g. --adb, and returns what attaches its
 	// devices once fs is parsed.

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -44,12 +45,13 @@ func Platforms(ps []device.Platform) []string {
 	return slices.Compact(out)
 }
 
-// ToolPlatforms returns the platforms of ps whose drivers can serve tool (it is not among
-// their gaps), sorted.
+// ToolPlatforms returns the platforms of ps whose drivers can serve tool (they have the
+// abilities it needs, and it is not among their gaps), sorted.
 func ToolPlatforms(ps []device.Platform, tool string) []string {
+	t, _ := Lookup(tool)
 	var out []string
 	for _, p := range ps {
-		if !slices.Contains(p.Gaps, tool) {
+		if !slices.Contains(p.Gaps, tool) && t.servedBy(p.Driver) {
 			out = append(out, p.Name)
 		}
 	}
@@ -81,4 +83,14 @@ func UnsupportedMessage(ps []device.Platform, tool string, dev broker.DeviceEntr
 		parts[i] = fmt.Sprintf("%s (%d in this farm)", p, n)
 	}
 	return what + "; platforms that can: " + strings.Join(parts, ", ")
+}
+
+// servedBy says whether drivers of type d have every ability t needs (a nil d has them all).
+func (t Tool) servedBy(d reflect.Type) bool {
+	for _, n := range t.Needs {
+		if d != nil && !d.Implements(n.Iface) {
+			return false
+		}
+	}
+	return true
 }

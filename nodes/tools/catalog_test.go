@@ -1,9 +1,14 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestDefaultOpsAreWellFormed(t *testing.T) {
@@ -30,4 +35,18 @@ func TestEveryOpRefusesGarbage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A platform is offered for a tool only when its driver type has the abilities the tool needs,
+// and a driver without them is told so before Run.
+func TestNeedsDecidePlatformsAndRefuse(t *testing.T) {
+	plain := device.Platform{Name: "plain", Driver: reflect.TypeFor[*fakeDriver]()}
+	abled := device.Platform{Name: "abled", Driver: reflect.TypeFor[*fakeAbled]()}
+	ps := []device.Platform{plain, abled}
+	assert.Equal(t, []string{"abled"}, ToolPlatforms(ps, "get_foreground_app"))
+	assert.Equal(t, []string{"abled", "plain"}, ToolPlatforms(ps, "tap_xy"))
+
+	_, err := DefaultOps()["get_foreground_app"].Run(context.Background(), &Task{Driver: newFake(), Args: json.RawMessage(`{}`)})
+	assert.Equal(t, "unsupported", ErrorCode(err))
+	assert.ErrorContains(t, err, "cannot tell which app is in front")
 }

@@ -19,7 +19,7 @@ type ForegroundAppResult struct {
 // getForegroundApp names the app in front, as HttpRunner's foreground-app query does; drivers
 // that implement device.ForegroundReporter answer it.
 func getForegroundApp() Tool {
-	return NewTool[NoArgs, ForegroundAppResult](Tool{
+	return Define[NoArgs, ForegroundAppResult](Tool{
 		Name:        "get_foreground_app",
 		Description: "Get the package name of the app in front.",
 		Hints:       ReadOnly,
@@ -27,30 +27,23 @@ func getForegroundApp() Tool {
 		MaxTimeout:  time.Minute,
 		// Not in the httprunner profile (yet): its tools/list would pass the profiles' 25 KB
 		// budget (mcp/profiles_test.go). --tools all, or a list of names, serves it.
-		Short: Short{Usage: "no params"},
-		Run: func(ctx context.Context, t *Task) (Output, error) {
-			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
-				return Output{}, err
-			}
-			fg, ok := t.Driver.(device.ForegroundReporter)
-			if !ok {
-				return Output{}, Unsupported(t.Driver, "tell which app is in front")
-			}
-			pkg, err := fg.ForegroundApp(ctx)
-			if err != nil {
-				return Output{}, err
-			}
-			pkg = strings.TrimSpace(pkg)
-			msg := pkg + " is in front"
-			switch {
-			case pkg == "":
-				return Output{}, errors.New("cannot tell which app is in front (the device named none); peek to see the screen")
-			case slices.Contains(systemPackages, pkg):
-				msg = "the system UI (" + pkg + ") is in front: the phone may be locked or a system dialog open"
-			case isHomeApp(pkg):
-				msg = "the home screen (" + pkg + ") is in front"
-			}
-			return Output{Data: ForegroundAppResult{PackageName: pkg, Message: msg}}, nil
-		},
+		Short: noParams,
+		Needs: []Ability{Need[device.ForegroundReporter]("tell which app is in front")},
+	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+		pkg, err := t.Driver.(device.ForegroundReporter).ForegroundApp(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		pkg = strings.TrimSpace(pkg)
+		msg := pkg + " is in front"
+		switch {
+		case pkg == "":
+			return Output{}, errors.New("cannot tell which app is in front (the device named none); peek to see the screen")
+		case slices.Contains(systemPackages, pkg):
+			msg = "the system UI (" + pkg + ") is in front: the phone may be locked or a system dialog open"
+		case isHomeApp(pkg):
+			msg = "the home screen (" + pkg + ") is in front"
+		}
+		return Output{Data: ForegroundAppResult{PackageName: pkg, Message: msg}}, nil
 	})
 }

@@ -24,22 +24,18 @@ type MessageResult struct {
 }
 
 func tapXY() Tool {
-	return NewTool[TapXYArgs, MessageResult](Tool{Name: "tap_xy", Description: "Tap at relative coordinates (0-1).",
+	return Define[TapXYArgs, MessageResult](Tool{Name: "tap_xy", Description: "Tap at relative coordinates (0-1).",
 		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Short: relativeXY,
-		Run: func(ctx context.Context, t *Task) (Output, error) {
-			var a TapXYArgs
-			if err := DecodeArgs(t.Args, &a); err != nil {
-				return Output{}, err
-			}
-			p, err := relativePoint(ctx, t.Driver, *a.X, *a.Y)
-			if err != nil {
-				return Output{}, err
-			}
-			if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
-				return Output{}, err
-			}
-			return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil
-		}})
+	}, func(ctx context.Context, t *Task, a TapXYArgs) (Output, error) {
+		p, err := relativePoint(ctx, t.Driver, *a.X, *a.Y)
+		if err != nil {
+			return Output{}, err
+		}
+		if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
+			return Output{}, err
+		}
+		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil
+	})
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

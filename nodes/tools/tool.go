@@ -34,8 +34,34 @@ type Tool struct {
 	Progress bool
 	// Short is the HttpRunner short form of the tool's params (mcp/steps).
 	Short Short
-	// Run does the work on t.Driver. It decodes t.Args with DecodeArgs and trusts nothing.
+	// Needs are the abilities a driver must have for the tool to run at all: a driver without
+	// one is told Unsupported before Run, and a platform whose driver type lacks one is not
+	// offered for the tool. Uses are the abilities Run takes when the driver has them (peek
+	// reads the UI tree where there is one); they only document.
+	Needs, Uses []Ability
+	// Run does the work on t.Driver: Define sets it to decode t.Args (trusting nothing),
+	// check Needs, and call the tool's typed run.
 	Run func(ctx context.Context, t *Task) (Output, error)
+}
+
+// Define returns the tool t whose arguments are A and structured result R, run by run: run gets
+// the arguments decoded and checked (DecodeArgs), and a driver with every ability of t.Needs.
+func Define[A, R any](t Tool, run func(ctx context.Context, t *Task, a A) (Output, error)) Tool {
+	t.Args, t.Result = reflect.TypeFor[A](), reflect.TypeFor[R]()
+	needs := t.Needs
+	t.Run = func(ctx context.Context, task *Task) (Output, error) {
+		var a A
+		if err := DecodeArgs(task.Args, &a); err != nil {
+			return Output{}, err
+		}
+		for _, n := range needs {
+			if !n.in(task.Driver) {
+				return Output{}, Unsupported(task.Driver, n.Doing)
+			}
+		}
+		return run(ctx, task, a)
+	}
+	return t
 }
 
 // NewTool returns a Tool whose argument type is A and result type R; the caller fills the rest.
