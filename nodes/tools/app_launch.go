@@ -1,0 +1,28 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// appLaunch starts an app, or brings it to the front.
+func appLaunch() Tool {
+	return Define[PackageArgs, MessageResult](Tool{
+		Name:        "app_launch",
+		Description: "Launch an app or bring it to the front.",
+		Hints:       Hints{Idempotent: true},
+		Timeout:     30 * time.Second,
+		MaxTimeout:  2 * time.Minute,
+		Profiles:    []string{HttpRunner},
+		Step:        StepObject,
+		Short:       packageName,
+		Needs:       []Ability{Need[device.AppManager]("manage apps")},
+	}, func(ctx context.Context, t *Task, a PackageArgs) (Output, error) {
+		if err := t.Driver.(device.AppManager).LaunchApp(ctx, a.PackageName); err != nil {
+			return Output{}, err
+		}
+		return Output{Data: MessageResult{Message: "launched " + a.PackageName, Hint: hintLaunch}}, nil
+	})
+}

@@ -1,0 +1,27 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// appTerminate force-stops an app.
+func appTerminate() Tool {
+	return Define[PackageArgs, MessageResult](Tool{
+		Name:        "app_terminate",
+		Description: "Stop an app (force-stop).",
+		Hints:       Hints{Destructive: true, Idempotent: true},
+		Timeout:     30 * time.Second,
+		MaxTimeout:  2 * time.Minute,
+		Profiles:    []string{HttpRunner},
+		Short:       packageName,
+		Needs:       []Ability{Need[device.AppManager]("manage apps")},
+	}, func(ctx context.Context, t *Task, a PackageArgs) (Output, error) {
+		if err := t.Driver.(device.AppManager).TerminateApp(ctx, a.PackageName); err != nil {
+			return Output{}, err
+		}
+		return Output{Data: MessageResult{Message: "terminated " + a.PackageName, Hint: hintAction}}, nil
+	})
+}

@@ -1,0 +1,39 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// PackagesResult is list_packages' structured result (HttpRunner seed).
+type PackagesResult struct {
+	Packages []string `json:"packages" jsonschema:"List of installed app package names on the device"`
+}
+
+// listPackages lists the installed apps, sorted.
+func listPackages() Tool {
+	return Define[NoArgs, PackagesResult](Tool{
+		Name:        "list_packages",
+		Description: "List installed app packages.",
+		Hints:       ReadOnly,
+		Timeout:     30 * time.Second,
+		MaxTimeout:  2 * time.Minute,
+		Profiles:    []string{HttpRunner},
+		Short:       noParams,
+		Needs:       []Ability{Need[device.AppManager]("list apps")},
+	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+		pkgs, err := t.Driver.(device.AppManager).ListPackages(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		pkgs = slices.Sorted(slices.Values(pkgs))
+		if pkgs == nil {
+			pkgs = []string{}
+		}
+		return Output{Data: PackagesResult{Packages: pkgs}, Text: fmt.Sprintf("%d packages", len(pkgs))}, nil
+	})
+}

@@ -1,0 +1,14 @@
+package tools
+
+// PackageArgs are the arguments of the tools that act on one app: app_launch, app_terminate,
+// app_uninstall and app_clear (HttpRunner seed).
+type PackageArgs struct {
+	PackageName string `json:"packageName" arg:"required,maxLength=255" pattern:"^[A-Za-z0-9._-]+$" desc:"Package or bundle id, e.g. com.android.settings" help:"an Android package name or iOS bundle id, e.g. com.android.settings (list_packages lists them)" hint:"package names and bundle ids are letters, digits, '.', '_' and '-' (list_packages lists them)"`
+}
+
+// PackageResult is the structured result of app_uninstall and app_clear (HttpRunner seed).
+type PackageResult struct {
+	Message     string `json:"message" jsonschema:"Success message confirming the operation"`
+	PackageName string `json:"packageName" jsonschema:"Package name of the app acted on"`
+	Hint        string `json:"hint"`
+}
