@@ -403,17 +403,6 @@ func opDrag() Op {
 		}}
 }
 
-// relativeLine converts a relative from/to pair (fromX, fromY, toX, toY) to pixels with one
-// screen size lookup.
-func relativeLine(ctx context.Context, d device.Driver, c [4]float64) (from, to device.Point, err error) {
-	s, err := d.ScreenSize(ctx)
-	if err != nil {
-		return device.Point{}, device.Point{}, err
-	}
-	return device.Point{X: scale(c[0], s.Width), Y: scale(c[1], s.Height)},
-		device.Point{X: scale(c[2], s.Width), Y: scale(c[3], s.Height)}, nil
-}
-
 func swipeTool() Tool {
 	return NewTool[SwipeArgs, SwipeResult](Tool{Description: "Swipe by (1) direction, (2) from_x..to_y (0-1), or (3) bbox + direction: from its centre, " +
 		"size s/m/l/xl/xxl = 1/2/4/6/8 cm. Direction is the finger's: up scrolls down.",

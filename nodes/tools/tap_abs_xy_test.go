@@ -10,28 +10,6 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-func TestTapXYPixels(t *testing.T) {
-	for _, c := range []struct {
-		args string
-		want device.Point
-		hold time.Duration
-	}{
-		{`{"x":0,"y":0}`, device.Point{X: 0, Y: 0}, 0},
-		{`{"x":1,"y":1}`, device.Point{X: 1079, Y: 2399}, 0},
-		{`{"x":0.5,"y":0.5,"duration":1.5}`, device.Point{X: 540, Y: 1200}, 1500 * time.Millisecond},
-		{`{"x":1,"y":0,"anti_risk":true}`, device.Point{X: 1079, Y: 0}, 0},
-	} {
-		d := newFake()
-		var got device.Point
-		var hold time.Duration
-		d.TapFn = func(_ context.Context, p device.Point, h time.Duration) error { got, hold = p, h; return nil }
-		mustRun(t, "tap_xy", d, c.args)
-		if got != c.want || hold != c.hold {
-			t.Errorf("tap_xy %s: tapped %v hold %v, want %v hold %v", c.args, got, hold, c.want, c.hold)
-		}
-	}
-}
-
 func TestTapAbsXYPixels(t *testing.T) {
 	for _, c := range []struct {
 		args string
@@ -86,32 +64,6 @@ func TestTapAbsXYOffScreenNamesTheSize(t *testing.T) {
 	wantCode(t, err, broker.CodeBadInput)
 	if !strings.Contains(err.Error(), "1080x2400") || !strings.Contains(err.Error(), "get_screen_size") {
 		t.Errorf("message should name the screen size and get_screen_size: %v", err)
-	}
-}
-
-func TestDoubleTapXY(t *testing.T) {
-	d := newAbled()
-	var got []device.Point
-	d.DoubleTapFn = func(_ context.Context, p device.Point) error { got = append(got, p); return nil }
-	mustRun(t, "double_tap_xy", d, `{"x":0,"y":1}`)
-	mustRun(t, "double_tap_xy", d, `{"x":1,"y":0}`)
-	if want := []device.Point{{X: 0, Y: 2399}, {X: 1079, Y: 0}}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
-		t.Fatalf("double taps %v, want %v", got, want)
-	}
-	for _, args := range []string{`{"x":1.01,"y":0}`, `{"x":0}`, `{"x":0,"y":0,"duration":1}`, `{}`} {
-		_, err := runOp(t, "double_tap_xy", d, args)
-		wantCode(t, err, broker.CodeBadInput)
-	}
-	if len(got) != 2 {
-		t.Fatalf("bad input reached the driver: %v", got)
-	}
-}
-
-func TestDoubleTapUnsupported(t *testing.T) {
-	_, err := runOp(t, "double_tap_xy", newFake(), `{"x":0.5,"y":0.5}`)
-	wantCode(t, err, broker.CodeUnsupported)
-	if !strings.Contains(err.Error(), "fake-1") {
-		t.Errorf("unsupported should name the device: %v", err)
 	}
 }
 

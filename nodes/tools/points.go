@@ -1,0 +1,55 @@
+package tools
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Points and durations as agents give them (relative 0-1 or pixels, seconds), converted for
+// the driver.
+
+// seconds converts seconds to a duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// relativePoint converts relative coordinates to pixels of the driver's screen.
+func relativePoint(ctx context.Context, d device.Driver, x, y float64) (device.Point, error) {
+	s, err := d.ScreenSize(ctx)
+	if err != nil {
+		return device.Point{}, err
+	}
+	return device.Point{X: scale(x, s.Width), Y: scale(y, s.Height)}, nil
+}
+
+// scale maps a relative coordinate in [0,1] to a pixel in [0, n-1].
+func scale(v float64, n int) int {
+	p := int(math.Round(v * float64(n-1)))
+	return max(0, min(n-1, p))
+}
+
+// absolutePoint rounds pixel coordinates and checks that they lie on the driver's screen.
+func absolutePoint(ctx context.Context, d device.Driver, x, y float64) (device.Point, error) {
+	s, err := d.ScreenSize(ctx)
+	if err != nil {
+		return device.Point{}, err
+	}
+	p := device.Point{X: int(math.Round(x)), Y: int(math.Round(y))}
+	if p.X >= s.Width || p.Y >= s.Height {
+		return device.Point{}, BadInput("pixel (%d, %d) is outside the %dx%d screen (x must be below %d, y below %d); call get_screen_size, or use tap_xy with relative coordinates",
+			p.X, p.Y, s.Width, s.Height, s.Width, s.Height)
+	}
+	return p, nil
+}
+
+// relativeLine converts a relative from/to pair (fromX, fromY, toX, toY) to pixels with one
+// screen size lookup.
+func relativeLine(ctx context.Context, d device.Driver, c [4]float64) (from, to device.Point, err error) {
+	s, err := d.ScreenSize(ctx)
+	if err != nil {
+		return device.Point{}, device.Point{}, err
+	}
+	return device.Point{X: scale(c[0], s.Width), Y: scale(c[1], s.Height)},
+		device.Point{X: scale(c[2], s.Width), Y: scale(c[3], s.Height)}, nil
+}

@@ -1,0 +1,31 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// TapAbsXYArgs are tap_abs_xy's arguments: absolute pixel coordinates (HttpRunner seed).
+type TapAbsXYArgs struct {
+	X        *float64 `json:"x" arg:"required,min=0,max=100000" desc:"X pixel coordinate" unit:"(a pixel coordinate)" help:"an absolute pixel coordinate (0 is the left/top edge)" hint:"use tap_xy for relative 0-1 coordinates"`
+	Y        *float64 `json:"y" arg:"required,min=0,max=100000" desc:"Y pixel coordinate" unit:"(a pixel coordinate)" help:"an absolute pixel coordinate (0 is the left/top edge)" hint:"use tap_xy for relative 0-1 coordinates"`
+	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60" desc:"Seconds held down" unit:"seconds"`
+	AntiRisk bool     `json:"anti_risk,omitempty" desc:"Accepted; no effect"`
+}
+
+func tapAbsXY() Tool {
+	return Define[TapAbsXYArgs, MessageResult](Tool{Name: "tap_abs_xy", Description: "Tap at absolute pixel coordinates (0,0 top-left).",
+		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
+		Short: Short{Kind: ShortNumbers, Keys: []string{"x", "y"}, Usage: "[x, y] (pixels)"},
+	}, func(ctx context.Context, t *Task, a TapAbsXYArgs) (Output, error) {
+		p, err := absolutePoint(ctx, t.Driver, *a.X, *a.Y)
+		if err != nil {
+			return Output{}, err
+		}
+		if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
+			return Output{}, err
+		}
+		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at pixel (%d, %d)", p.X, p.Y), Hint: hintAction}}, nil
+	})
+}
