@@ -236,60 +236,6 @@ func TestAppInstallBadInput(t *testing.T) {
 	wantCode(t, err, broker.CodeUnsupported)
 }
 
-func TestAppFileNameAndRedaction(t *testing.T) {
-	for _, c := range []struct{ path, platform, want string }{
-		{"/a/b/com.x.apk", device.PlatformAndroid, "com.x.apk"},
-		{"/", device.PlatformAndroid, "app.apk"},
-		{"", device.PlatformIOS, "app.ipa"},
-		{"/a/.hidden", device.PlatformAndroid, "app.apk"},
-		{"/a/we ird.apk", device.PlatformAndroid, "app.apk"},
-		{"/a/" + strings.Repeat("x", 200), device.PlatformAndroid, "app.apk"},
-	} {
-		if got := appFileName(c.path, c.platform); got != c.want {
-			t.Errorf("appFileName(%q) = %q, want %q", c.path, got, c.want)
-		}
-	}
-	for in, want := range map[string]string{
-		"https://user:pw@host/a.apk?sig=1#f": "https://host/a.apk (query and credentials hidden)",
-		"http://host/a.apk":                  "http://host/a.apk",
-	} {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestAppUninstallAndClear(t *testing.T) {
-	d := newAbled()
-	var calls []string
-	d.UninstallAppFn = func(_ context.Context, p string) error { calls = append(calls, "uninstall "+p); return nil }
-	d.ClearAppFn = func(_ context.Context, p string) error { calls = append(calls, "clear "+p); return nil }
-	u := mustRun(t, "app_uninstall", d, `{"packageName":"com.example.app"}`)
-	c := mustRun(t, "app_clear", d, `{"packageName":"com.example.app"}`)
-	if strings.Join(calls, ",") != "uninstall com.example.app,clear com.example.app" {
-		t.Fatalf("calls %v", calls)
-	}
-	for _, res := range []map[string]any{u, c} {
-		if res["packageName"] != "com.example.app" || res["message"] == "" || res["hint"] == "" {
-			t.Errorf("result %v", res)
-		}
-	}
-	for _, op := range []string{"app_uninstall", "app_clear"} {
-		for _, args := range []string{`{}`, `{"packageName":"a;b"}`, `{"packageName":1}`} {
-			_, err := runOp(t, op, d, args)
-			wantCode(t, err, broker.CodeBadInput)
-		}
-		_, err := runOp(t, op, newFake(), `{"packageName":"com.x"}`)
-		wantCode(t, err, broker.CodeUnsupported)
-	}
-	if len(calls) != 2 {
-		t.Fatalf("bad input reached the driver: %v", calls)
-	}
-	d.ClearAppFn = func(context.Context, string) error { return errDriver }
-	_, err := runOp(t, "app_clear", d, `{"packageName":"com.x"}`)
-	wantCode(t, err, broker.CodeDriver)
-}
-
 // With --app-sources, app_install takes apps only from the hosts and directories listed, and
 // follows no redirect out of them; nothing else reaches the device.
 func TestAppInstallSources(t *testing.T) {
