@@ -44,7 +44,7 @@ type Client struct {
 	ready  atomic.Bool
 
 	mu      sync.RWMutex
-	devices map[string]cachedEntry
+	devices map[string]cachedEntry // by registry key (<node>.<serial>)
 
 	latest *latestTasks
 }
@@ -52,6 +52,8 @@ type Client struct {
 type cachedEntry struct {
 	DeviceEntry
 	revision uint64
+	key      string    // its registry key
+	since    time.Time // when this client first saw the key, kept across updates
 }
 
 // NewClient starts watching the registry and the heartbeats; it stops when ctx ends.
@@ -131,7 +133,18 @@ func (c *Client) watchRegistry(w jetstream.KeyWatcher) {
 			c.log.Warn("registry entry unreadable; skipped", "key", e.Key(), "err", err)
 			continue
 		}
-		c.devices[d.Serial] = cachedEntry{DeviceEntry: d, revision: e.Revision()}
+		if !CheckEntryKey(e.Key(), d) {
+			// Written by another node than the entry names, or under the keys of an older
+			// Corral: trusting it would route the device's calls to whoever wrote it.
+			c.mu.Unlock()
+			c.log.Warn("registry entry under a key not its node's; ignored", "key", e.Key(), "node", d.Node, "serial", d.Serial)
+			continue
+		}
+		since := time.Now()
+		if old, ok := c.devices[e.Key()]; ok {
+			since = old.since
+		}
+		c.devices[e.Key()] = cachedEntry{DeviceEntry: d, revision: e.Revision(), key: e.Key(), since: since}
 		c.mu.Unlock()
 		if d.State != StateOffline {
 			c.live.Expect(d.Node)
@@ -139,14 +152,20 @@ func (c *Client) watchRegistry(w jetstream.KeyWatcher) {
 	}
 }
 
-// Devices lists the registry, sorted by serial.
+// Devices lists the registry, one entry per serial, sorted by serial.
 func (c *Client) Devices() []DeviceEntry {
 	c.mu.RLock()
-	out := make([]DeviceEntry, 0, len(c.devices))
+	best := map[string]cachedEntry{}
 	for _, d := range c.devices {
-		out = append(out, d.DeviceEntry)
+		if b, ok := best[d.Serial]; !ok || preferEntry(d, b) {
+			best[d.Serial] = d
+		}
 	}
 	c.mu.RUnlock()
+	out := make([]DeviceEntry, 0, len(best))
+	for _, d := range best {
+		out = append(out, d.DeviceEntry)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
 	return out
 }
@@ -155,8 +174,28 @@ func (c *Client) Devices() []DeviceEntry {
 func (c *Client) Device(serial string) (DeviceEntry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	d, ok := c.devices[serial]
-	return d.DeviceEntry, ok
+	var best cachedEntry
+	found := false
+	for _, d := range c.devices {
+		if d.Serial == serial && (!found || preferEntry(d, best)) {
+			best, found = d, true
+		}
+	}
+	return best.DeviceEntry, found
+}
+
+// preferEntry says whether a is the entry to use of a serial that two nodes list (a phone
+// moved from one host to another): the one not offline, then the one this client saw first.
+// Not the newer by its Updated field, which its writer chooses: a node claiming another's
+// device cannot take its calls over while the rightful node is alive.
+func preferEntry(a, b cachedEntry) bool {
+	if (a.State == StateOffline) != (b.State == StateOffline) {
+		return b.State == StateOffline
+	}
+	if !a.since.Equal(b.since) {
+		return a.since.Before(b.since)
+	}
+	return a.key < b.key
 }
 
 // Nodes lists the nodes alive.

@@ -1,28 +1,91 @@
 package broker
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 )
 
-// ConnectOptions say how to reach NATS.
+// DefaultURL is where `corral up` serves its embedded NATS.
+const DefaultURL = "nats://127.0.0.1:4222"
+
+// ConnectOptions say how to reach NATS. Secrets come from files or the environment, never
+// from command-line arguments, and are never logged.
 type ConnectOptions struct {
+	// URL is the server list; empty: the context's, then NATS_URL, then DefaultURL.
 	URL string
 	// Name labels the connection (shown by `nats server report connections`).
 	Name string
+	// Context is a natscli context file (.json); it fills what the other fields leave empty.
+	// Empty: NATS_CONTEXT, when that names a .json file.
+	Context string
 	// CredsFile is a NATS credentials file (JWT + nkey).
 	CredsFile string
+	// NKeyFile is an nkey seed file (a user of the server's nkeys list).
+	NKeyFile string
+	// User and a password from PasswordFile (or CORRAL_NATS_PASSWORD, or NATS_PASSWORD).
+	User, PasswordFile string
+	// InboxPrefix of the connection's replies; empty: InboxPrefix(User) when there is a user,
+	// else NATS's _INBOX.
+	InboxPrefix string
 	// TLS: a client certificate and key, and a CA to trust.
 	TLSCert, TLSKey, TLSCA string
+
+	password string // resolved from PasswordFile, the context or the environment
+}
+
+// Resolved fills the options from the context file and the environment, and reads the
+// password: what Connect will use.
+func (o ConnectOptions) Resolved() (ConnectOptions, error) {
+	if o.Context == "" && strings.HasSuffix(os.Getenv("NATS_CONTEXT"), ".json") {
+		o.Context = os.Getenv("NATS_CONTEXT")
+	}
+	if o.Context != "" {
+		c, err := ReadNATSContext(o.Context)
+		if err != nil {
+			return o, err
+		}
+		o.URL = cmp.Or(o.URL, c.URL)
+		o.CredsFile, o.NKeyFile = cmp.Or(o.CredsFile, c.Creds), cmp.Or(o.NKeyFile, c.NKey)
+		o.TLSCert, o.TLSKey, o.TLSCA = cmp.Or(o.TLSCert, c.Cert), cmp.Or(o.TLSKey, c.Key), cmp.Or(o.TLSCA, c.CA)
+		o.InboxPrefix = cmp.Or(o.InboxPrefix, c.InboxPrefix)
+		if o.User == "" {
+			o.User, o.password = c.User, c.Password
+		}
+	}
+	o.URL = cmp.Or(o.URL, os.Getenv("NATS_URL"), DefaultURL)
+	if o.PasswordFile != "" {
+		b, err := os.ReadFile(o.PasswordFile)
+		if err != nil {
+			return o, fmt.Errorf("NATS password file: %w", err)
+		}
+		o.password = strings.TrimSpace(string(b))
+	}
+	if o.User != "" && o.password == "" {
+		o.password = cmp.Or(os.Getenv("CORRAL_NATS_PASSWORD"), os.Getenv("NATS_PASSWORD"))
+	}
+	if o.User == "" && o.password != "" {
+		return o, errors.New("a NATS password was given without a user: give --nats-user too")
+	}
+	if o.InboxPrefix == "" && o.User != "" {
+		o.InboxPrefix = InboxPrefix(o.User)
+	}
+	return o, nil
 }
 
 // Connect connects to NATS and keeps reconnecting forever; disconnections are logged.
 func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
+	o, err := o.Resolved()
+	if err != nil {
+		return nil, err
+	}
 	opts := []nats.Option{
 		nats.Name(o.Name),
 		nats.MaxReconnects(-1),
@@ -33,9 +96,31 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "url", nc.ConnectedUrlRedacted()) }),
+		// A permission violation is a configuration error (a role without a right it needs):
+		// say so loudly, and which subject, rather than let a request time out in silence.
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if sub != nil {
+				log.Error("NATS error", "subject", sub.Subject, "err", err)
+				return
+			}
+			log.Error("NATS error", "err", err)
+		}),
 	}
 	if o.CredsFile != "" {
 		opts = append(opts, nats.UserCredentials(o.CredsFile))
+	}
+	if o.NKeyFile != "" {
+		nk, err := nats.NkeyOptionFromSeed(o.NKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("NATS nkey seed file: %w", err)
+		}
+		opts = append(opts, nk)
+	}
+	if o.User != "" {
+		opts = append(opts, nats.UserInfo(o.User, o.password))
+	}
+	if o.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
 	}
 	if o.TLSCert != "" || o.TLSKey != "" {
 		opts = append(opts, nats.ClientCert(o.TLSCert, o.TLSKey))
@@ -45,7 +130,12 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to NATS at %s: %w (is it running? check --nats-url, credentials and TLS options)", redactURLs(o.URL), err)
+		hint := "is it running? check --nats-url, credentials and TLS options"
+		if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
+			hint = "NATS wants credentials: give --nats-context FILE (corral up writes them into its --data directory, nats/admin.json), " +
+				"or --nats-user and --nats-password-file, --nats-nkey or --nats-creds"
+		}
+		return nil, fmt.Errorf("connect to NATS at %s: %w (%s)", redactURLs(o.URL), err, hint)
 	}
 	return nc, nil
 }

@@ -34,7 +34,7 @@ func (c *Client) nodeLost(node, boot string) {
 		e := d.DeviceEntry
 		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", time.Now()
 		b, _ := json.Marshal(e)
-		if _, err := c.stores.Registry.Update(ctx, Token(e.Serial), b, d.revision); err != nil {
+		if _, err := c.stores.Registry.Update(ctx, d.key, b, d.revision); err != nil {
 			c.log.Debug("registry update skipped (changed meanwhile)", "serial", e.Serial, "err", err)
 		} else {
 			// The gateway whose update won tells the event stream, as a node tells its own changes.
@@ -45,7 +45,7 @@ func (c *Client) nodeLost(node, boot string) {
 				c.log.Warn("could not record a device going offline", "serial", e.Serial, "err", err)
 			}
 		}
-		if err := c.stores.Leases.Delete(ctx, Token(e.Serial)); err != nil {
+		if err := c.stores.Leases.Delete(ctx, leaseKeyFor(d.key, e)); err != nil {
 			c.log.Debug("lease delete", "serial", e.Serial, "err", err)
 		}
 	}

@@ -16,6 +16,7 @@ type Stores struct {
 	Registry jetstream.KeyValue
 	Leases   jetstream.KeyValue
 	Sessions jetstream.KeyValue
+	Nodes    jetstream.KeyValue // node id claims (NodeClaim)
 	Events   jetstream.Stream
 }
 
@@ -29,6 +30,10 @@ type StoreOptions struct {
 	// EventsMaxAge and EventsMaxBytes bound the event stream.
 	EventsMaxAge   time.Duration
 	EventsMaxBytes int64
+	// CreateOnly creates the stores that are missing and leaves those that exist as they are:
+	// what a node and the CLI do, whose NATS users may create Corral's stores but not change
+	// them (a node that could would be able to shorten the event stream's history).
+	CreateOnly bool
 }
 
 // publishAckTimeout bounds the wait for an asynchronous publish's acknowledgement: during a
@@ -65,9 +70,15 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		if err != nil {
 			return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
 		}
-		b, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: name, Description: desc, History: 1, TTL: ttl, Replicas: r, Storage: jetstream.FileStorage,
-		})
+		cfg := jetstream.KeyValueConfig{Bucket: name, Description: desc, History: 1, TTL: ttl, Replicas: r, Storage: jetstream.FileStorage}
+		var b jetstream.KeyValue
+		if o.CreateOnly {
+			if b, err = js.KeyValue(ctx, name); errors.Is(err, jetstream.ErrBucketNotFound) {
+				b, err = js.CreateKeyValue(ctx, cfg)
+			}
+		} else {
+			b, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
 		}
@@ -82,11 +93,14 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device, and each session's latest task (latest_*)", 24*time.Hour); err != nil {
 		return nil, err
 	}
+	if s.Nodes, err = kv(NodeBucket, "Corral node id claims: one key per running node id, kept alive by its node", claimTTL); err != nil {
+		return nil, err
+	}
 	r, err := replicas(ctx, js, EventStream, o.Replicas)
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w (%s)", EventStream, err, hint(err))
 	}
-	s.Events, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name:        EventStream,
 		Description: "Corral device, lease and node events, and task records",
 		Subjects:    []string{Events},
@@ -97,7 +111,14 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		Replicas:    r,
 		Discard:     jetstream.DiscardOld,
 		AllowDirect: true,
-	})
+	}
+	if o.CreateOnly {
+		if s.Events, err = js.Stream(ctx, EventStream); errors.Is(err, jetstream.ErrStreamNotFound) {
+			s.Events, err = js.CreateStream(ctx, cfg)
+		}
+	} else {
+		s.Events, err = js.CreateOrUpdateStream(ctx, cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w (%s)", EventStream, err, hint(err))
 	}

@@ -27,6 +27,19 @@ type Options struct {
 	Name string
 	// Cluster, when set, joins this server to a NATS cluster with JetStream replication.
 	Cluster *ClusterOptions
+	// Users, when set, are the only clients the server accepts, each limited to its subjects
+	// (a role's: broker.PermissionsFor). Without users anyone who reaches the port may do
+	// anything: only for tests.
+	Users []User
+	// TLS, when set, makes clients connect over TLS.
+	TLS *TLSOptions
+}
+
+// TLSOptions are the server's certificate and key files, and a CA that client certificates
+// must be signed by (VerifyClients) when set.
+type TLSOptions struct {
+	Cert, Key, CA string
+	VerifyClients bool
 }
 
 // ClusterOptions make an embedded server one member of a NATS cluster.
@@ -73,6 +86,17 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		NoLog:      true,
 		MaxPayload: 1 << 20,
 	}
+	if len(opts.Users) > 0 {
+		so.Users = serverUsers(opts.Users)
+	}
+	if t := opts.TLS; t != nil {
+		cfg, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: t.Cert, KeyFile: t.Key, CaFile: t.CA, Verify: t.VerifyClients})
+		if err != nil {
+			return nil, fmt.Errorf("embedded nats: TLS: %w (check --nats-tls-cert and --nats-tls-key)", err)
+		}
+		so.TLSConfig, so.TLS, so.TLSVerify = cfg, true, t.VerifyClients
+		so.TLSTimeout = 5
+	}
 	if c := opts.Cluster; c != nil {
 		if c.Name == "" {
 			return nil, fmt.Errorf("embedded nats %s: a cluster needs a name", opts.Name)
@@ -95,6 +119,7 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("embedded nats: not ready after 10s (store %s)", opts.StoreDir)
 	}
-	log.Info("embedded NATS started", "name", opts.Name, "url", ns.ClientURL(), "store", opts.StoreDir, "cluster", so.Cluster.Name)
+	log.Info("embedded NATS started", "name", opts.Name, "url", ns.ClientURL(), "store", opts.StoreDir, "cluster", so.Cluster.Name,
+		"users", len(so.Users), "tls", so.TLS)
 	return ns, nil
 }

@@ -1,0 +1,217 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+)
+
+// NATS least privilege. Every process reaches NATS as one of four roles, each a NATS user with
+// subject permissions (user and password, in the server's config or the embedded server's
+// options: the simplest thing that gives subject-level limits and works the same for the
+// embedded server, a standalone nats-server and the Helm chart):
+//
+//   - node: serves only its own subjects (corral.v1.node.<id>.> and its micro service's
+//     $SRV subjects), writes only its own registry and lease entries (keys <id>.<serial>, see
+//     RegistryKey) and its id's claim, publishes heartbeats, progress and events;
+//   - gateway: requests node subjects but may not serve them, reads the buckets, writes
+//     sessions, and (as it reaps lost nodes) registry and lease entries;
+//   - operator: `nats micro ls/info/stats`, `kv get` of devices and leases, events, the leases
+//     endpoint (read-only, no handles); nothing that changes the farm;
+//   - admin: operator plus every node request (drain, release --force, abort, calls).
+//
+// Only gateways and admins may publish requests to node subjects (the leases endpoint aside,
+// which carries no principal), so a node can trust the `by` and holder fields of a request: no
+// one else can write them. That is why broker/wire.go's By fields are trusted.
+
+// Role is a NATS user's role.
+type Role string
+
+// The roles.
+const (
+	RoleNode     Role = "node"
+	RoleGateway  Role = "gateway"
+	RoleOperator Role = "operator"
+	RoleAdmin    Role = "admin"
+)
+
+// Roles lists the roles.
+var Roles = []Role{RoleNode, RoleGateway, RoleOperator, RoleAdmin}
+
+// AnyNode stands for every node id in a node user's permissions: one shared node user, for
+// deployments that cannot hand each node its own secret (a Kubernetes DaemonSet).
+const AnyNode = "*"
+
+// NodeBucket holds one claim per running node id (NodeClaim), so that a second node with the
+// same id refuses to start.
+const NodeBucket = "corral_nodes"
+
+// UserName is the NATS user of a role: the role's name, or node-<id> for a node.
+func UserName(r Role, node string) string {
+	if r == RoleNode && node != AnyNode && node != "" {
+		return "node-" + node
+	}
+	return string(r)
+}
+
+// InboxPrefix is the inbox prefix of a NATS user: its replies arrive under <prefix>.>, which
+// only that user may subscribe to, so that no other role reads the answers it gets (lease
+// handles among them).
+func InboxPrefix(user string) string { return "_INBOX_" + user }
+
+// Permissions are one user's subject permissions, in nats-server's terms: a subject is allowed
+// when an allow entry matches it and no deny entry does; an empty allow list allows nothing.
+type Permissions struct {
+	PublishAllow, PublishDeny     []string
+	SubscribeAllow, SubscribeDeny []string
+	// AllowResponses lets the user answer requests it received (one reply each), wherever their
+	// reply subject points: nodes answer on the requester's inbox.
+	AllowResponses bool
+}
+
+// stores are the JetStream streams behind Corral's buckets and event stream.
+var (
+	kvStream = func(bucket string) string { return "KV_" + bucket }
+	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), EventStream}
+	// What an operator may read: the registry, the leases and the events; not the sessions (a
+	// session's selected lease) nor the claims.
+	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), EventStream}
+)
+
+const jsAPI = "$JS.API."
+
+// readStreams are the JetStream API subjects that read streams: info, messages, consumers (a
+// watch, `nats sub --stream`), and the flow control and acks of those consumers.
+// Every stream's info (its configuration and counts, no data) is readable: opening a store
+// reads it.
+func readStreams(streams []string) []string {
+	out := []string{jsAPI + "INFO", jsAPI + "STREAM.NAMES", jsAPI + "STREAM.LIST"}
+	for _, s := range allStreams {
+		out = append(out, jsAPI+"STREAM.INFO."+s)
+	}
+	for _, s := range streams {
+		out = append(out,
+			jsAPI+"STREAM.MSG.GET."+s,
+			jsAPI+"DIRECT.GET."+s, jsAPI+"DIRECT.GET."+s+".>",
+			jsAPI+"CONSUMER.CREATE."+s, jsAPI+"CONSUMER.CREATE."+s+".>",
+			jsAPI+"CONSUMER.DELETE."+s+".>", jsAPI+"CONSUMER.INFO."+s+".>",
+			jsAPI+"CONSUMER.NAMES."+s, jsAPI+"CONSUMER.LIST."+s,
+			jsAPI+"CONSUMER.MSG.NEXT."+s+".>",
+			"$JS.FC."+s+".>", "$JS.ACK."+s+".>")
+	}
+	return out
+}
+
+// manageStreams are the JetStream API subjects that create and update Corral's stores.
+func manageStreams() []string {
+	var out []string
+	for _, s := range allStreams {
+		out = append(out, jsAPI+"STREAM.CREATE."+s, jsAPI+"STREAM.UPDATE."+s)
+	}
+	return out
+}
+
+// srvSubjects are the nats micro discovery subjects of the node service.
+var srvSubjects = []string{"$SRV.PING", "$SRV.INFO", "$SRV.STATS",
+	"$SRV.*." + NodeService, "$SRV.*." + NodeService + ".*"}
+
+// PermissionsFor returns the permissions of a role; node is the node's id, or AnyNode for a
+// user shared by every node. It fails on an unknown role or a node id that is not a token.
+func PermissionsFor(r Role, node string) (Permissions, error) {
+	inbox := InboxPrefix(UserName(r, node)) + ".>"
+	nodeSubjects := Prefix + ".node.*.*" // corral.v1.node.<node>.<endpoint>: requests
+	switch r {
+	case RoleNode:
+		if node != AnyNode && !validToken(node) {
+			return Permissions{}, fmt.Errorf("node id %q: use letters, digits, '-' and '_'", node)
+		}
+		pub := []string{
+			fmt.Sprintf(HeartbeatT, node),
+			Prefix + ".progress.*",
+			// Events and task records name serials and task ids, not nodes: a node may write
+			// any of them (they inform; nothing is decided on them but a task's record).
+			Events,
+			"$KV." + RegistryBucket + "." + node + ".>",
+			"$KV." + LeaseBucket + "." + node + ".>",
+			"$KV." + NodeBucket + "." + node,
+			jsAPI + "DIRECT.GET." + kvStream(NodeBucket) + ".$KV." + NodeBucket + "." + node,
+			// The node reads the registry at start (its own entries from before a restart).
+			jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket), jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket) + ".>",
+			jsAPI + "CONSUMER.DELETE." + kvStream(RegistryBucket) + ".>",
+			"$JS.FC." + kvStream(RegistryBucket) + ".>",
+			jsAPI + "INFO",
+		}
+		for _, s := range allStreams {
+			// Create what is missing (a node may start first), never change what exists.
+			pub = append(pub, jsAPI+"STREAM.INFO."+s, jsAPI+"STREAM.CREATE."+s)
+		}
+		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects...)
+		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true}, nil
+	case RoleGateway:
+		pub := []string{nodeSubjects,
+			"$KV." + SessionBucket + ".>",
+			// Reaping a lost node: its devices go offline and its leases are deleted.
+			"$KV." + RegistryBucket + ".>", "$KV." + LeaseBucket + ".>", Events,
+		}
+		pub = append(pub, readStreams(allStreams)...)
+		pub = append(pub, manageStreams()...)
+		return Permissions{PublishAllow: pub,
+			SubscribeAllow: []string{Heartbeats, Prefix + ".progress.*", Events, inbox},
+			SubscribeDeny:  []string{Prefix + ".node.>"}}, nil
+	case RoleOperator:
+		pub := append([]string{"$SRV.>", fmt.Sprintf(NodeGroupT, "*") + "." + EndpointLeases}, readStreams(readableStreams)...)
+		return Permissions{PublishAllow: pub,
+			SubscribeAllow: []string{Events, Heartbeats, inbox},
+			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil
+	case RoleAdmin:
+		// An admin runs the corral CLI, whose in-process front door calls nodes as a gateway
+		// does and records each session's latest task.
+		pub := append([]string{"$SRV.>", nodeSubjects, "$KV." + SessionBucket + ".>"}, readStreams(allStreams)...)
+		return Permissions{PublishAllow: pub,
+			SubscribeAllow: []string{Events, Heartbeats, Prefix + ".progress.*", inbox},
+			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil
+	}
+	return Permissions{}, fmt.Errorf("unknown NATS role %q: use one of %v", r, Roles)
+}
+
+// User is one NATS user of a Corral farm.
+type User struct {
+	Name     string
+	Password string
+	Role     Role
+	Node     string // a node user's node id (AnyNode: shared)
+}
+
+// FarmUsers returns the users of a farm with these node ids (AnyNode for one shared node
+// user), their passwords taken from secret(name).
+func FarmUsers(nodes []string, secret func(name string) (string, error)) ([]User, error) {
+	var out []User
+	add := func(r Role, node string) error {
+		name := UserName(r, node)
+		if slices.ContainsFunc(out, func(u User) bool { return u.Name == name }) {
+			return nil
+		}
+		pw, err := secret(name)
+		if err != nil {
+			return err
+		}
+		out = append(out, User{Name: name, Password: pw, Role: r, Node: node})
+		return nil
+	}
+	for _, r := range []Role{RoleGateway, RoleOperator, RoleAdmin} {
+		if err := add(r, ""); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range nodes {
+		if n != AnyNode && !validToken(n) {
+			return nil, fmt.Errorf("node id %q: use letters, digits, '-' and '_'", n)
+		}
+		if err := add(RoleNode, n); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Permissions returns the user's permissions.
+func (u User) Permissions() (Permissions, error) { return PermissionsFor(u.Role, u.Node) }

@@ -1,0 +1,37 @@
+package embedded
+
+import (
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// User is a client the server accepts: a name, a password and what it may do.
+type User struct {
+	Name, Password string
+	Permissions    Permissions
+}
+
+// Permissions are a user's subject permissions: the fields of broker.Permissions, so that one
+// converts to the other (embedded.Permissions(p)). This package does not import broker, whose
+// tests start embedded servers.
+type Permissions struct {
+	PublishAllow, PublishDeny     []string
+	SubscribeAllow, SubscribeDeny []string
+	AllowResponses                bool
+}
+
+// serverUsers turns users into nats-server users.
+func serverUsers(users []User) []*server.User {
+	out := make([]*server.User, 0, len(users))
+	for _, u := range users {
+		p := u.Permissions
+		sp := &server.Permissions{
+			Publish:   &server.SubjectPermission{Allow: p.PublishAllow, Deny: p.PublishDeny},
+			Subscribe: &server.SubjectPermission{Allow: p.SubscribeAllow, Deny: p.SubscribeDeny},
+		}
+		if p.AllowResponses {
+			sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: server.DEFAULT_ALLOW_RESPONSE_EXPIRATION}
+		}
+		out = append(out, &server.User{Username: u.Name, Password: u.Password, Permissions: sp})
+	}
+	return out
+}
