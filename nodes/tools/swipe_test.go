@@ -101,33 +101,49 @@ func TestSwipeUnsupported(t *testing.T) {
 	wantCode(t, err, broker.CodeUnsupported)
 }
 
-func TestDrag(t *testing.T) {
-	d, calls := swiper()
-	res := mustRun(t, "drag", d, `{"from_x":0,"from_y":0,"to_x":1,"to_y":1}`)
-	want := swipeCall{device.Point{X: 0, Y: 0}, device.Point{X: 1079, Y: 2399}, time.Second, 500 * time.Millisecond}
-	if len(*calls) != 1 || (*calls)[0] != want {
-		t.Fatalf("drag: %+v, want %+v", *calls, want)
-	}
-	for k, v := range map[string]float64{"fromX": 0, "fromY": 0, "toX": 1, "toY": 1} {
-		if got, ok := res[k]; !ok || got != v {
-			t.Errorf("result %s = %v (present %v), want %v", k, got, ok, v)
+// swipe_direction and swipe_coordinate are swipe's two HttpRunner modes, sharing its code.
+func TestSwipeDirectionAndCoordinate(t *testing.T) {
+	for _, c := range []struct{ tool, args, same, dir string }{
+		{"swipe_direction", `{"direction":"UP","duration":1,"press_duration":0.5}`, `{"direction":"up","duration":1,"press_duration":0.5}`, "up"},
+		{"swipe_direction", `{"direction":"left"}`, `{"direction":"left"}`, "left"},
+		{"swipe_coordinate", `{"from_x":0,"from_y":1,"to_x":1,"to_y":0,"duration":0.1}`, `{"from_x":0,"from_y":1,"to_x":1,"to_y":0,"duration":0.1}`, ""},
+	} {
+		d, calls := swiper()
+		res := mustRun(t, c.tool, d, c.args)
+		s, same := swiper()
+		mustRun(t, "swipe", s, c.same)
+		if len(*calls) != 1 || (*calls)[0] != (*same)[0] {
+			t.Errorf("%s %s: %+v; swipe did %+v", c.tool, c.args, *calls, *same)
+		}
+		if res["message"] == "" || !strings.Contains(res["hint"].(string), "peek") {
+			t.Errorf("%s: result %v", c.tool, res)
+		}
+		if c.tool == "swipe_direction" && res["direction"] != c.dir {
+			t.Errorf("direction %v", res["direction"])
+		}
+		if c.tool == "swipe_coordinate" && (res["fromX"] != 0.0 || res["fromY"] != 1.0 || res["toX"] != 1.0 || res["toY"] != 0.0) {
+			t.Errorf("coordinates %v", res)
 		}
 	}
-	mustRun(t, "drag", d, `{"from_x":0.5,"from_y":0.5,"to_x":0.5,"to_y":0.25,"duration":250}`)
-	if got := (*calls)[1].d; got != 250*time.Millisecond {
-		t.Errorf("drag duration is milliseconds: got %v", got)
-	}
-	for _, args := range []string{
-		`{"from_x":0,"from_y":0,"to_x":1}`,
-		`{"from_x":0,"from_y":0,"to_x":1,"to_y":1,"duration":60001}`,
-		`{"from_x":0,"from_y":0,"to_x":1,"to_y":1,"duration":-5}`,
-		`{"from_x":0,"from_y":0,"to_x":1,"to_y":1,"direction":"up"}`,
-		`{"from_x":true,"from_y":0,"to_x":1,"to_y":1}`,
+	for tool, list := range map[string][]string{
+		"swipe_direction":  {`{}`, `{"direction":""}`, `{"direction":"sideways"}`, `{"direction":"up","from_x":0}`, `{"direction":"up","bbox":[0,0,1,1]}`, `{"direction":"up","duration":61}`},
+		"swipe_coordinate": {`{}`, `{"from_x":0,"from_y":0,"to_x":1}`, `{"from_x":0,"from_y":0,"to_x":1,"to_y":2}`, `{"from_x":0,"from_y":0,"to_x":1,"to_y":1,"direction":"up"}`},
 	} {
-		_, err := runOp(t, "drag", d, args)
-		wantCode(t, err, broker.CodeBadInput)
+		for _, args := range list {
+			d, calls := swiper()
+			_, err := runOp(t, tool, d, args)
+			wantCode(t, err, broker.CodeBadInput)
+			if len(*calls) != 0 {
+				t.Errorf("%s %s reached the driver", tool, args)
+			}
+		}
 	}
-	if len(*calls) != 2 {
-		t.Fatalf("bad input reached the driver: %+v", *calls)
+	_, err := runOp(t, "swipe_direction", newFake(), `{"direction":"up"}`)
+	wantCode(t, err, broker.CodeUnsupported)
+	_, err = runOp(t, "swipe_coordinate", newFake(), `{"from_x":0,"from_y":0,"to_x":1,"to_y":1}`)
+	wantCode(t, err, broker.CodeUnsupported)
+	_, err = runOp(t, "swipe_coordinate", newFake(), `{}`)
+	if !strings.Contains(err.Error(), "from_x, from_y, to_x and to_y are required") {
+		t.Errorf("swipe_coordinate {}: %v", err)
 	}
 }

@@ -1,0 +1,59 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Drag defaults.
+const (
+	defaultDragMS = 1000                   // drag move when duration is left out
+	dragHold      = 500 * time.Millisecond // a drag holds this long before it moves
+)
+
+// DragArgs are drag's arguments (HttpRunner seed): relative coordinates 0-1 and the duration
+// of the move in milliseconds.
+type DragArgs struct {
+	FromX    *float64 `json:"from_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start X (0-1)"`
+	FromY    *float64 `json:"from_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start Y (0-1)"`
+	ToX      *float64 `json:"to_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End X (0-1)"`
+	ToY      *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
+	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60000" unit:"milliseconds" desc:"Move time in ms (default 1000)"`
+}
+
+// DragResult is drag's structured result (HttpRunner seed).
+type DragResult struct {
+	Message string  `json:"message" jsonschema:"Success message confirming the drag operation"`
+	FromX   float64 `json:"fromX" jsonschema:"Starting X"`
+	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
+	ToX     float64 `json:"toX" jsonschema:"Ending X"`
+	ToY     float64 `json:"toY" jsonschema:"Ending Y"`
+	Hint    string  `json:"hint,omitempty"`
+}
+
+func drag() Tool {
+	return Define[DragArgs, DragResult](Tool{Name: "drag", Description: "Drag between relative points (0-1): press 0.5 s, then move.",
+		Timeout: 30 * time.Second, MaxTimeout: 3 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Short: fromTo,
+		Needs: []Ability{Need[device.Swiper]("drag")},
+	}, func(ctx context.Context, t *Task, a DragArgs) (Output, error) {
+		c := [4]float64{*a.FromX, *a.FromY, *a.ToX, *a.ToY}
+		from, to, err := relativeLine(ctx, t.Driver, c)
+		if err != nil {
+			return Output{}, err
+		}
+		ms := a.Duration
+		if ms == 0 {
+			ms = defaultDragMS
+		}
+		if err := t.Driver.(device.Swiper).Swipe(ctx, from, to, time.Duration(ms*float64(time.Millisecond)), dragHold); err != nil {
+			return Output{}, err
+		}
+		return Output{Data: DragResult{
+			Message: fmt.Sprintf("dragged from (%.3f, %.3f) to (%.3f, %.3f): pixel (%d, %d) to (%d, %d) in %gms after a %s hold",
+				c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, ms, dragHold),
+			FromX: c[0], FromY: c[1], ToX: c[2], ToY: c[3], Hint: hintSwipe}}, nil
+	})
+}
