@@ -1,0 +1,4 @@
+package tools
+
+// clip shortens a caller's string for an error message.
+func clip(s string) string { return clipN(s, 40) }

@@ -1,0 +1,56 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// ForceQuitResult is force_quit's structured result.
+type ForceQuitResult struct {
+	Message     string `json:"message" jsonschema:"What was quit"`
+	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app that was in front"`
+	Quit        bool   `json:"quit" jsonschema:"False when no app was in front (the home screen was)"`
+	Hint        string `json:"hint"`
+}
+
+// forceQuit stops the app in front and goes to the home screen, as PhysiClaw's app-switcher
+// gesture does.
+func forceQuit() Tool {
+	return Define[NoArgs, ForceQuitResult](Tool{Name: "force_quit", Description: "Force-quit the app in front and go to the home screen: a hard reset when go_back cannot reach the right place. " +
+		"The app's unsaved state is lost.", Hints: Hints{Destructive: true},
+		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhysiClaw}, Short: noParams,
+		Needs: []Ability{Need[device.ForegroundReporter]("force-quit the app in front"), Need[device.AppManager]("force-quit the app in front")},
+		Uses:  []Ability{Need[device.KeyPresser]("press HOME after quitting")},
+	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+		pkg, err := t.Driver.(device.ForegroundReporter).ForegroundApp(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		pkg = strings.TrimSpace(pkg)
+		switch {
+		case pkg == "":
+			return Output{}, fmt.Errorf("cannot tell which app is in front (the device named none); peek, then app_terminate the app by its packageName")
+		case slices.Contains(systemPackages, pkg):
+			return Output{}, fmt.Errorf("the system UI (%s) is in front, not an app: the phone may be locked or a system dialog open; peek to see it", pkg)
+		case isHomeApp(pkg):
+			return Output{Data: ForceQuitResult{Message: "the home screen (" + pkg + ") is in front: no app to quit",
+				PackageName: pkg, Hint: hintHome}}, nil
+		}
+		if err := t.Driver.(device.AppManager).TerminateApp(ctx, pkg); err != nil {
+			return Output{}, err
+		}
+		msg := "force-quit " + pkg
+		if k, ok := t.Driver.(device.KeyPresser); ok {
+			if err := k.PressKey(ctx, "HOME"); err != nil {
+				return Output{}, fmt.Errorf("%s stopped, but pressing HOME afterwards failed: %w", pkg, err)
+			}
+			msg += " and went to the home screen"
+		}
+		return Output{Data: ForceQuitResult{Message: msg, PackageName: pkg, Quit: true, Hint: hintForceQuit}}, nil
+	})
+}

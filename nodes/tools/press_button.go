@@ -1,0 +1,68 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Buttons are the key names press_button accepts. A driver may still refuse one its device
+// does not have (iOS has no BACK).
+var Buttons = []string{"HOME", "BACK", "ENTER", "DEL", "VOLUME_UP", "VOLUME_DOWN", "POWER",
+	"MENU", "APP_SWITCH", "TAB", "ESCAPE", "SEARCH"}
+
+// buttonAliases are other names agents use for some buttons.
+var buttonAliases = map[string]string{"DELETE": "DEL", "BACKSPACE": "DEL", "RETURN": "ENTER", "ESC": "ESCAPE", "RECENTS": "APP_SWITCH"}
+
+// PressButtonArgs are press_button's arguments (HttpRunner seed).
+type PressButtonArgs struct {
+	Button string `json:"button" arg:"required" desc:"Button name" help:"a button name such as HOME, BACK or VOLUME_UP"`
+}
+
+// Check validates the button and normalizes it: upper case, "volume up" → VOLUME_UP,
+// KEYCODE_HOME → HOME, DELETE → DEL.
+func (a *PressButtonArgs) Check() error {
+	b := strings.ToUpper(strings.TrimSpace(a.Button))
+	b = strings.NewReplacer(" ", "_", "-", "_").Replace(b)
+	b = strings.TrimPrefix(b, "KEYCODE_")
+	if alias, ok := buttonAliases[b]; ok {
+		b = alias
+	}
+	if b == "" {
+		return fmt.Errorf("button is required: one of %s", strings.Join(Buttons, ", "))
+	}
+	if !slices.Contains(Buttons, b) {
+		return fmt.Errorf("unknown button %q: use one of %s", clip(b), strings.Join(Buttons, ", "))
+	}
+	a.Button = b
+	return nil
+}
+
+// patchSchema lists the buttons: Check takes aliases too ("volume up", "KEYCODE_HOME").
+func (*PressButtonArgs) patchSchema(props map[string]map[string]any) {
+	props["button"]["enum"] = Buttons
+}
+
+// ButtonResult is press_button's structured result (HttpRunner seed).
+type ButtonResult struct {
+	Message string `json:"message" jsonschema:"Success message confirming the button press"`
+	Button  string `json:"button" jsonschema:"Name of the button that was pressed"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func pressButton() Tool {
+	return Define[PressButtonArgs, ButtonResult](Tool{Name: "press_button", Description: "Press a device button (iOS: HOME, VOLUME_UP, VOLUME_DOWN, POWER only).",
+		Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
+		Short: Short{Kind: ShortText, Keys: []string{"button"}, Usage: `a button name, e.g. "BACK"`},
+		Needs: []Ability{Need[device.KeyPresser]("press buttons")},
+	}, func(ctx context.Context, t *Task, a PressButtonArgs) (Output, error) {
+		if err := pressKey(ctx, t.Driver, a.Button); err != nil {
+			return Output{}, err
+		}
+		return Output{Data: ButtonResult{Message: "pressed " + a.Button, Button: a.Button, Hint: hintAction}}, nil
+	})
+}
