@@ -1,0 +1,4 @@
+package tools
+
+// NoArgs is the argument struct of tools that take only the common device arguments.
+type NoArgs struct{}

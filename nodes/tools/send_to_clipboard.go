@@ -1,0 +1,35 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// ClipboardArgs are send_to_clipboard's arguments (PhysiClaw seed).
+type ClipboardArgs struct {
+	Text string `json:"text" arg:"required,minLength=1,maxLength=10000" desc:"Text to copy (UTF-8, at most 10,000 bytes)" help:"the text to put on the phone's clipboard"`
+}
+
+// ClipboardResult is send_to_clipboard's structured result.
+type ClipboardResult struct {
+	Message    string `json:"message" jsonschema:"Success message confirming the text is on the clipboard"`
+	Characters int    `json:"characters" jsonschema:"Number of characters put on the clipboard"`
+	Hint       string `json:"hint"`
+}
+
+func sendToClipboard() Tool {
+	return Define[ClipboardArgs, ClipboardResult](Tool{Name: "send_to_clipboard", Description: "Put text on the phone's clipboard (PhysiClaw): then long_press the field and tap Paste, faster than typing.",
+		Hints: Hints{Idempotent: true}, Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{PhysiClaw}, Step: StepText, Short: textShort,
+		Needs: []Ability{Need[device.ClipboardSetter]("set its clipboard")},
+	}, func(ctx context.Context, t *Task, a ClipboardArgs) (Output, error) {
+		if err := t.Driver.(device.ClipboardSetter).SetClipboard(ctx, a.Text); err != nil {
+			return Output{}, err
+		}
+		n := utf8.RuneCountInString(a.Text)
+		return Output{Data: ClipboardResult{Message: fmt.Sprintf("put %d characters on the clipboard", n), Characters: n, Hint: hintClipboard}}, nil
+	})
+}
