@@ -54,50 +54,53 @@ type popupButton struct {
 	copies int // elements with its label and bounds (stacked twins); fewer after a tap: it closed
 }
 
-func opClosePopups() Op {
-	return Op{Name: "close_popups", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
-		Run: func(ctx context.Context, t *Task) (Output, error) {
-			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
-				return Output{}, err
-			}
-			sd, ok := t.Driver.(device.SourceDumper)
+// closePopupsTool taps the dismiss buttons of the popups on screen, found in the UI tree, one
+// at a time, and checks that each went.
+func closePopupsTool() Tool {
+	return Define[NoArgs, ClosePopupsResult](Tool{
+		Name:        "close_popups",
+		Description: "Tap the dismiss buttons (Close, Not now, Skip, 关闭...) of up to 5 popups.",
+		Timeout:     30 * time.Second,
+		MaxTimeout:  2 * time.Minute,
+		Profiles:    []string{HttpRunner},
+		Short:       noParams,
+		Needs:       []Ability{Need[device.SourceDumper]("read its UI tree to find popups")},
+	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+		sd := t.Driver.(device.SourceDumper)
+		size, err := t.Driver.ScreenSize(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		screen := image.Rect(0, 0, size.Width, size.Height)
+		els, err := readTree(ctx, sd)
+		if err != nil {
+			return Output{}, err
+		}
+		var closed, stuck []string
+		tried := map[string]bool{}
+		for taps := 0; taps < MaxPopupTaps; taps++ {
+			b, ok := pickDismiss(els, screen, tried)
 			if !ok {
-				return Output{}, Unsupported(t.Driver, "read its UI tree to find popups")
+				break
 			}
-			size, err := t.Driver.ScreenSize(ctx)
-			if err != nil {
+			c := b.bounds.Intersect(screen)
+			if err := t.Driver.Tap(ctx, device.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}, 0); err != nil {
+				return Output{}, fmt.Errorf("tapping %s: %w", strconv.Quote(b.label), err)
+			}
+			var gone bool
+			if els, gone, err = awaitGone(ctx, sd, b); err != nil {
 				return Output{}, err
 			}
-			screen := image.Rect(0, 0, size.Width, size.Height)
-			els, err := readTree(ctx, sd)
-			if err != nil {
-				return Output{}, err
+			if gone {
+				closed = append(closed, b.label)
+			} else {
+				tried[b.key()] = true // it stayed: do not tap it again
+				stuck = append(stuck, b.label)
 			}
-			var closed, stuck []string
-			tried := map[string]bool{}
-			for taps := 0; taps < MaxPopupTaps; taps++ {
-				b, ok := pickDismiss(els, screen, tried)
-				if !ok {
-					break
-				}
-				c := b.bounds.Intersect(screen)
-				if err := t.Driver.Tap(ctx, device.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}, 0); err != nil {
-					return Output{}, fmt.Errorf("tapping %s: %w", strconv.Quote(b.label), err)
-				}
-				var gone bool
-				if els, gone, err = awaitGone(ctx, sd, b); err != nil {
-					return Output{}, err
-				}
-				if gone {
-					closed = append(closed, b.label)
-				} else {
-					tried[b.key()] = true // it stayed: do not tap it again
-					stuck = append(stuck, b.label)
-				}
-			}
-			return Output{Data: ClosePopupsResult{Message: popupsMessage(closed, stuck), PopupsClosed: len(closed),
-				Hint: hintPopups}}, nil
-		}}
+		}
+		return Output{Data: ClosePopupsResult{Message: popupsMessage(closed, stuck), PopupsClosed: len(closed),
+			Hint: hintPopups}}, nil
+	})
 }
 
 func popupsMessage(closed, stuck []string) string {
@@ -263,9 +266,4 @@ func dialogOf(els []uitree.Element, parents []int, i int) int {
 		return max(parents[i], 0)
 	}
 	return -1
-}
-
-func closePopupsTool() Tool {
-	return NewTool[NoArgs, ClosePopupsResult](Tool{Description: "Tap the dismiss buttons (Close, Not now, Skip, 关闭...) of up to 5 popups.",
-		Profiles: []string{HttpRunner}, Short: noParams}).withOp(opClosePopups())
 }

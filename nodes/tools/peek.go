@@ -79,52 +79,60 @@ func PeekElements(els []uitree.Element, size image.Point) (out []PeekElement, mo
 	return out, more
 }
 
-func opPeek() Op {
-	return Op{Name: "peek", Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute,
-		Run: func(ctx context.Context, t *Task) (Output, error) {
-			var a ImageArgs
-			if err := DecodeArgs(t.Args, &a); err != nil {
-				return Output{}, err
-			}
-			img, err := t.Driver.Screenshot(ctx)
-			if err != nil {
-				return Output{}, err
-			}
-			size := img.Bounds().Size()
-			res := PeekResult{Width: size.X, Height: size.Y, Hint: hintPeek}
-			var els []PeekElement
-			more := 0
-			sd, ok := t.Driver.(device.SourceDumper)
-			if !ok {
-				res.Message = "this device cannot dump its UI tree, so there is no element listing: read the image"
-			} else {
-				src, err := sd.Source(ctx)
-				if err == nil {
-					var tree []uitree.Element
-					if tree, err = uitree.Parse(src); err == nil {
-						els, more = PeekElements(tree, size)
-					}
+// peek shows the screen as PhysiClaw does: a screenshot with the UI tree's elements drawn on
+// it, and their listing; a driver without a UI tree gives the screenshot alone.
+func peek() Tool {
+	return Define[ImageArgs, PeekResult](Tool{
+		Name: "peek",
+		Description: "Look at the screen without changing it (PhysiClaw): a JPEG screenshot with each element's box and id drawn on it, " +
+			`and a listing, one element per line: id [kind] "label" [left,top,right,bottom] conf, the bbox relative 0-1. ` +
+			"Peek before acting to pick a bbox, and after to verify.",
+		Hints:      ReadOnly,
+		Timeout:    30 * time.Second,
+		MaxTimeout: 2 * time.Minute,
+		Profiles:   []string{PhysiClaw},
+		Short:      noParams,
+		Uses:       []Ability{Need[device.SourceDumper]("list the screen's elements")},
+	}, func(ctx context.Context, t *Task, a ImageArgs) (Output, error) {
+		img, err := t.Driver.Screenshot(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		size := img.Bounds().Size()
+		res := PeekResult{Width: size.X, Height: size.Y, Hint: hintPeek}
+		var els []PeekElement
+		more := 0
+		sd, ok := t.Driver.(device.SourceDumper)
+		if !ok {
+			res.Message = "this device cannot dump its UI tree, so there is no element listing: read the image"
+		} else {
+			src, err := sd.Source(ctx)
+			if err == nil {
+				var tree []uitree.Element
+				if tree, err = uitree.Parse(src); err == nil {
+					els, more = PeekElements(tree, size)
 				}
-				switch {
-				case ctx.Err() != nil:
-					return Output{}, ctx.Err()
-				case err != nil:
-					res.Message = fmt.Sprintf("the UI tree could not be read (%v), so there is no element listing: read the image", err)
-				default:
-					res.Message = fmt.Sprintf("%d elements from the UI tree; the image is the screenshot with each element's box and id drawn on it", len(els))
-				}
 			}
-			lines := make([]string, 0, len(els)+1)
-			for _, e := range els {
-				lines = append(lines, e.String())
+			switch {
+			case ctx.Err() != nil:
+				return Output{}, ctx.Err()
+			case err != nil:
+				res.Message = fmt.Sprintf("the UI tree could not be read (%v), so there is no element listing: read the image", err)
+			default:
+				res.Message = fmt.Sprintf("%d elements from the UI tree; the image is the screenshot with each element's box and id drawn on it", len(els))
 			}
-			if more > 0 {
-				lines = append(lines, fmt.Sprintf("… %d more elements not listed", more))
-				res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
-			}
-			res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
-			return Output{Data: res, Image: FitWidth(markElements(img, els), a.MaxWidth)}, nil
-		}}
+		}
+		lines := make([]string, 0, len(els)+1)
+		for _, e := range els {
+			lines = append(lines, e.String())
+		}
+		if more > 0 {
+			lines = append(lines, fmt.Sprintf("… %d more elements not listed", more))
+			res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
+		}
+		res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
+		return Output{Data: res, Image: FitWidth(markElements(img, els), a.MaxWidth)}, nil
+	})
 }
 
 // markColor is the colour of the boxes and id tags peek draws.
@@ -181,10 +189,4 @@ func clipRunes(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-func peek() Tool {
-	return NewTool[ImageArgs, PeekResult](Tool{Description: "Look at the screen without changing it (PhysiClaw): a JPEG screenshot with each element's box and id drawn on it, " +
-		`and a listing, one element per line: id [kind] "label" [left,top,right,bottom] conf, the bbox relative 0-1. ` +
-		"Peek before acting to pick a bbox, and after to verify.", Hints: ReadOnly, Profiles: []string{PhysiClaw}, Short: noParams}).withOp(opPeek())
 }
