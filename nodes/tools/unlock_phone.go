@@ -43,66 +43,69 @@ type passcodeTeller interface{ Passcode() string }
 // call, a task or a record. Not idempotent: a retry after a wrong passcode counts towards the
 // lockout.
 func unlockPhone() Tool {
-	return NewTool[NoArgs, UnlockResult](Tool{Name: "unlock_phone",
+	const doing = "unlock (it needs keys and text input)"
+	const tellsLock = "tell whether the lock screen shows"
+	return Define[NoArgs, UnlockResult](Tool{
+		Name:        "unlock_phone",
 		Description: "Wake and unlock the phone with the passcode its node is configured with. If it fails, do not retry: wrong passcodes lock the phone out.",
-		Timeout:     30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhysiClaw}, Short: noParams,
-		Run: func(ctx context.Context, t *Task) (Output, error) {
-			passcodes := t.env().Config.Passcodes
-			if err := DecodeArgs(t.Args, &NoArgs{}); err != nil {
-				return Output{}, err
-			}
-			keys, ok := t.Driver.(device.KeyPresser)
-			typer, ok2 := t.Driver.(device.TextInputter)
-			if !ok || !ok2 {
-				return Output{}, Unsupported(t.Driver, "unlock (it needs keys and text input)")
-			}
-			if err := wake(ctx, keys); err != nil {
-				return Output{}, err
-			}
-			locked, known, err := lockState(ctx, t.Driver)
+		Timeout:     30 * time.Second,
+		MaxTimeout:  2 * time.Minute,
+		Profiles:    []string{PhysiClaw},
+		Short:       noParams,
+		Needs:       []Ability{Need[device.KeyPresser](doing), Need[device.TextInputter](doing)},
+		// A swipe up brings up the PIN pad; the status, the UI tree or the app in front tell
+		// whether the lock screen shows (lockState).
+		Uses: []Ability{Need[device.Swiper]("swipe up to the PIN pad"), Need[device.StatusReporter](tellsLock),
+			Need[device.SourceDumper](tellsLock), Need[device.ForegroundReporter](tellsLock)},
+	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+		keys, typer := t.Driver.(device.KeyPresser), t.Driver.(device.TextInputter)
+		if err := wake(ctx, keys); err != nil {
+			return Output{}, err
+		}
+		locked, known, err := lockState(ctx, t.Driver)
+		if err != nil {
+			return Output{}, err
+		}
+		if known && !locked {
+			return Output{Data: UnlockResult{Message: "the phone was not locked: screen woken, no passcode entered",
+				Unlocked: true, Verified: true, Hint: hintUnlock}}, nil
+		}
+		serial := t.Driver.Info().Serial
+		code, ok := passcodeFor(t.env().Config.Passcodes, t.Driver)
+		if !ok {
+			return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: start the node with "+
+				"--passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` (or `\"*\": \"PASSCODE\"` for every device)", serial)
+		}
+		if sw, ok := t.Driver.(device.Swiper); ok { // brings up the PIN pad; harmless where it shows already
+			s, err := t.Driver.ScreenSize(ctx)
 			if err != nil {
 				return Output{}, err
 			}
-			if known && !locked {
-				return Output{Data: UnlockResult{Message: "the phone was not locked: screen woken, no passcode entered",
-					Unlocked: true, Verified: true, Hint: hintUnlock}}, nil
-			}
-			serial := t.Driver.Info().Serial
-			code, ok := passcodeFor(passcodes, t.Driver)
-			if !ok {
-				return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: start the node with "+
-					"--passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` (or `\"*\": \"PASSCODE\"` for every device)", serial)
-			}
-			if sw, ok := t.Driver.(device.Swiper); ok { // brings up the PIN pad; harmless where it shows already
-				s, err := t.Driver.ScreenSize(ctx)
-				if err != nil {
-					return Output{}, err
-				}
-				from, to := device.Point{X: s.Width / 2, Y: scale(0.8, s.Height)}, device.Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
-				if err := sw.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
-					return Output{}, err
-				}
-			}
-			if err := typer.InputText(ctx, code.Reveal()); err != nil {
-				return Output{}, redactErr(fmt.Errorf("typing the passcode: %w", err), code)
-			}
-			if err := keys.PressKey(ctx, "ENTER"); err != nil {
+			from, to := device.Point{X: s.Width / 2, Y: scale(0.8, s.Height)}, device.Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
+			if err := sw.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
 				return Output{}, err
 			}
-			locked, known, err = settleLock(ctx, t.Driver)
-			switch {
-			case err != nil:
-				return Output{}, err
-			case !known:
-				return Output{Data: UnlockResult{Message: "passcode entered and confirmed; this device cannot tell whether the lock screen is gone: peek to check",
-					PasscodeEntered: true, Hint: hintUnlock}}, nil
-			case locked:
-				return Output{}, fmt.Errorf("still locked: wrong passcode? Do not retry (wrong passcodes lock the phone out for a while): "+
-					"check the entry for %s in the node's --passcodes file, or peek at the lock screen", serial)
-			}
-			return Output{Data: UnlockResult{Message: "unlocked: the lock screen is gone", Unlocked: true, Verified: true,
+		}
+		if err := typer.InputText(ctx, code.Reveal()); err != nil {
+			return Output{}, redactErr(fmt.Errorf("typing the passcode: %w", err), code)
+		}
+		if err := keys.PressKey(ctx, "ENTER"); err != nil {
+			return Output{}, err
+		}
+		locked, known, err = settleLock(ctx, t.Driver)
+		switch {
+		case err != nil:
+			return Output{}, err
+		case !known:
+			return Output{Data: UnlockResult{Message: "passcode entered and confirmed; this device cannot tell whether the lock screen is gone: peek to check",
 				PasscodeEntered: true, Hint: hintUnlock}}, nil
-		}})
+		case locked:
+			return Output{}, fmt.Errorf("still locked: wrong passcode? Do not retry (wrong passcodes lock the phone out for a while): "+
+				"check the entry for %s in the node's --passcodes file, or peek at the lock screen", serial)
+		}
+		return Output{Data: UnlockResult{Message: "unlocked: the lock screen is gone", Unlocked: true, Verified: true,
+			PasscodeEntered: true, Hint: hintUnlock}}, nil
+	})
 }
 
 // wake turns the screen on: WAKEUP, or MENU on devices too old to know WAKEUP.
