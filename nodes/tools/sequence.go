@@ -221,38 +221,39 @@ type SequenceResult struct {
 // nothing else runs between the steps. Each step runs the node's own op (Task.Env), configured
 // as it is on its own. It stops at the first failure, undoing nothing.
 func sequence() Tool {
-	return NewTool[SequenceArgs, SequenceResult](Tool{Name: "sequence",
+	return Define[SequenceArgs, SequenceResult](Tool{
+		Name: "sequence",
 		Description: "Run up to 5 action steps in one call, as one task on the device: nobody else's call runs between them. For " +
 			"deterministic flows (tap, tap, tap to open an app; paste and send). Every step is checked before any runs; " +
 			"the first failure stops the sequence, and earlier steps are not undone. Give steps, a list of {tool_name, args}, " +
 			"or step1..step5 as PhysiClaw does. Don't batch across a dialog that may or may not appear: peek between.",
-		Timeout: 2 * time.Minute, MaxTimeout: 10 * time.Minute, Profiles: []string{PhysiClaw}, Progress: true,
-		Short: Short{Kind: ShortSteps, Usage: "a list of steps, each an action {method, params, options} or {tool_name, args}"},
-		Run: func(ctx context.Context, t *Task) (Output, error) {
-			ops := t.env().Ops
-			var a SequenceArgs
-			if err := DecodeArgs(t.Args, &a); err != nil {
-				return Output{}, err
+		Timeout:    2 * time.Minute,
+		MaxTimeout: 10 * time.Minute,
+		Profiles:   []string{PhysiClaw},
+		Progress:   true,
+		Short:      Short{Kind: ShortSteps, Usage: "a list of steps, each an action {method, params, options} or {tool_name, args}"},
+		// No Needs of its own: each step's tool checks its own before it runs.
+	}, func(ctx context.Context, t *Task, a SequenceArgs) (Output, error) {
+		env := t.env()
+		n := len(a.Steps)
+		results := make([]StepResult, 0, n)
+		for i, s := range a.Steps {
+			if err := ctx.Err(); err != nil {
+				return Output{}, stepFailure(i, a.Steps, results, err)
 			}
-			n := len(a.Steps)
-			results := make([]StepResult, 0, n)
-			for i, s := range a.Steps {
-				if err := ctx.Err(); err != nil {
-					return Output{}, stepFailure(i, a.Steps, results, err)
-				}
-				start := time.Now()
-				out, err := ops[s.ToolName].Run(ctx, &Task{Driver: t.Driver, Args: s.Args, Env: t.env()})
-				if err != nil {
-					return Output{}, stepFailure(i, a.Steps, results, err)
-				}
-				results = append(results, StepResult{Step: i + 1, ToolName: s.ToolName, Message: messageOf(out.Data),
-					DurationMS: time.Since(start).Milliseconds()})
-				if t.Progress != nil {
-					t.Progress(float64(i+1), float64(n), fmt.Sprintf("step %d of %d (%s) done", i+1, n, s.ToolName))
-				}
+			start := time.Now()
+			out, err := env.Ops[s.ToolName].Run(ctx, &Task{Driver: t.Driver, Args: s.Args, Env: env})
+			if err != nil {
+				return Output{}, stepFailure(i, a.Steps, results, err)
 			}
-			return Output{Data: SequenceResult{Message: fmt.Sprintf("ran all %d steps", n), Steps: results, Hint: hintSequence}}, nil
-		}})
+			results = append(results, StepResult{Step: i + 1, ToolName: s.ToolName, Message: messageOf(out.Data),
+				DurationMS: time.Since(start).Milliseconds()})
+			if t.Progress != nil {
+				t.Progress(float64(i+1), float64(n), fmt.Sprintf("step %d of %d (%s) done", i+1, n, s.ToolName))
+			}
+		}
+		return Output{Data: SequenceResult{Message: fmt.Sprintf("ran all %d steps", n), Steps: results, Hint: hintSequence}}, nil
+	})
 }
 
 // stepError is a failed step's error followed by what ran before it and what did not.
