@@ -13,6 +13,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Reasons of corral_gateway_denied_total: a fixed set, so zeros show.
@@ -25,9 +26,14 @@ const (
 	reasonDevice   = "device"    // the principal may not use the device
 	reasonRate     = "rate"      // the device's rate limit
 	reasonQueue    = "queue"     // too many calls waiting for the device
+	reasonBody     = "body"      // a request body over --max-body
+	reasonSlowBody = "slow_body" // a request body that did not arrive within --read-timeout
+	reasonSession  = "session"   // a session id not issued to the caller
+	reasonHolder   = "holder"    // abort_task of a task another principal holds the device for
 )
 
-var denyReasons = []string{reasonNoToken, reasonBadToken, reasonHost, reasonOrigin, reasonTool, reasonDevice, reasonRate, reasonQueue}
+var denyReasons = []string{reasonNoToken, reasonBadToken, reasonHost, reasonOrigin, reasonTool, reasonDevice, reasonRate, reasonQueue,
+	reasonBody, reasonSlowBody, reasonSession, reasonHolder}
 
 // authKey carries the caller of one HTTP request through mcp-go to the tool handlers.
 type authKey struct{}
@@ -222,4 +228,25 @@ func (g *Gateway) denyDevice(ctx context.Context, dev broker.DeviceEntry) *mcpgo
 func (g *Gateway) deny(ctx context.Context, reason, msg string) *mcpgo.CallToolResult {
 	g.metrics.deny(reason)
 	return g.refuse(ctx, msg)
+}
+
+// authorizeSteps applies the tool policy to each step of a sequence: a step runs its tool on
+// the device as a call of its own would, so a principal that may not call app_launch may not
+// run it as a step either. The device is the sequence's own, checked by resolveDevice.
+func (g *Gateway) authorizeSteps(ctx context.Context, tool string, args any) *mcpgo.CallToolResult {
+	seq, ok := args.(*tools.SequenceArgs)
+	if !ok || g.opts.Policy == nil {
+		return nil
+	}
+	p := g.principal(ctx)
+	if p == nil {
+		return g.deny(ctx, reasonNoToken, fmt.Sprintf("denied by policy: %s has no authenticated caller (rule: the gateway has an auth policy; call it over HTTP with a bearer token)", tool))
+	}
+	for i, s := range seq.Steps {
+		if !p.MayCall(s.ToolName) {
+			return g.deny(ctx, reasonTool, fmt.Sprintf("denied by policy: principal %q may not call %s, which step %d of %s names (rule: %s); tools/list shows the tools it may call",
+				p.Name, s.ToolName, i+1, tool, p.toolRule()))
+		}
+	}
+	return nil
 }

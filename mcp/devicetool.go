@@ -153,9 +153,13 @@ func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 						return g.refuse(ctx, fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(a))), nil
 					}
 				}
-				raw, common, err := splitArgs(req.GetArguments(), newArgs())
+				own := newArgs()
+				raw, common, err := splitArgs(req.GetArguments(), own)
 				if err != nil {
 					return g.refuse(ctx, argError(tool, err).Error()), nil
+				}
+				if res := g.authorizeSteps(ctx, name, own); res != nil {
+					return res, nil
 				}
 				return g.runOnDevice(ctx, req, name, common, raw), nil
 			}
@@ -264,7 +268,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if errRes != nil {
 		return errRes
 	}
-	done, errRes := g.admitCall(ctx, dev.Serial)
+	done, errRes := g.admitCall(ctx, dev.Serial, lease)
 	if errRes != nil {
 		return errRes
 	}

@@ -41,6 +41,9 @@ type Options struct {
 	// them): the platform argument offers their names, and a tool a device cannot serve names
 	// those whose drivers can. None: the platform argument takes any string.
 	Platforms []device.Platform
+	// Limits bound request bodies, slow and idle connections and protocol sessions (bounds.go);
+	// zero fields take their defaults.
+	Limits Limits
 }
 
 // Gateway is the MCP front door: the MCP server and its HTTP endpoints.
@@ -51,11 +54,17 @@ type Gateway struct {
 	metrics *Metrics
 	server  *mcpserver.MCPServer
 	limiter *limiter // nil: no rate limit
+	limits  Limits   // with defaults filled in
+
+	sessions   *sessions
+	streamable *mcpserver.StreamableHTTPServer
+	known      map[string]bool // the tools served
 }
 
 // New returns a gateway serving the whole catalog over farm.
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
-	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit)}
+	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit),
+		limits: opts.Limits.withDefaults(), known: map[string]bool{}}
 	defs := catalog(tools.Platforms(opts.Platforms)...)
 	if opts.Tools != nil {
 		defs = slices.DeleteFunc(defs, func(d toolDef) bool { return !slices.Contains(opts.Tools, d.tool.Name) })
@@ -76,10 +85,27 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	for _, d := range defs {
 		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, g.authorize(d.tool.Name, d.handler(g)))})
 		metrics.knowTool(d.tool.Name)
+		g.known[d.tool.Name] = true
 	}
 	g.server.AddTools(tools...)
+	g.sessions = newSessions(opts.Policy, g.limits, log, func(ctx context.Context) string {
+		if p := g.principal(ctx); p != nil {
+			return p.Name
+		}
+		return ""
+	})
+	g.streamable = mcpserver.NewStreamableHTTPServer(g.server,
+		mcpserver.WithStreamableHTTPLogger(log),
+		mcpserver.WithHeartbeatInterval(15*time.Second),
+		mcpserver.WithDisableLocalhostProtection(true), // originCheck does it, with exceptions
+		mcpserver.WithSessionIdManagerResolver(g.sessions),
+	)
+	g.sessions.end = func(id string) { endSession(g.streamable, id) }
 	return g
 }
+
+// knownTool reports whether the gateway serves tool.
+func (g *Gateway) knownTool(tool string) bool { return g.known[tool] }
 
 const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Every device tool also takes: platform (optional; must match the device if given), serial (optional after select_device in a session), lease (the handle; without one a free device runs the call under a one-call lease), timeout_ms (deadline for this call; each tool has a default) and wait_seconds (wait this long in the device's FIFO queue instead of being refused as busy). Coordinates: relative 0-1 (tap_xy), absolute pixels (tap_abs_xy), or a bbox [left,top,right,bottom] in 0-1 (tap, long_press, swipe act at its centre; peek lists the screen's elements with their bboxes). A busy answer names the holder. release_device when done.`
 
@@ -100,15 +126,15 @@ func catalogOrder(defs []toolDef) mcpserver.ToolFilterFunc {
 func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 
 // Handler serves /mcp (streamable HTTP), /metrics, /healthz and /readyz. Every path has the
-// Host/Origin check (origin.go); with a policy, /mcp needs a bearer token (auth.go) while
-// /metrics, /healthz and /readyz stay open for probes and scrapers.
+// Host/Origin check (origin.go) and a deadline to arrive whole (bounds.go); with a policy, /mcp
+// needs a bearer token (auth.go) while /metrics, /healthz and /readyz stay open for probes and
+// scrapers. /mcp then, in this order: refuses an oversized body before reading it, checks the
+// token, refuses a session id not issued to the caller (sessions.go), reads the body, answers
+// batches (batch.go) and arguments beyond float64 (numbers.go), and hands the rest to mcp-go.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.authenticate(g.cacheToolsList(mcpserver.NewStreamableHTTPServer(g.server,
-		mcpserver.WithStreamableHTTPLogger(g.log),
-		mcpserver.WithHeartbeatInterval(15*time.Second),
-		mcpserver.WithDisableLocalhostProtection(true), // originCheck does it, with exceptions
-	))))
+	mux.Handle("/mcp", g.limitBody(g.authenticate(g.sessions.guard(g, g.bufferBody(
+		g.batches(g.hugeNumbers(g.cacheToolsList(g.streamable))))))))
 	gatherer := g.opts.Gatherer
 	if gatherer == nil {
 		gatherer = prometheus.NewRegistry()
@@ -131,7 +157,7 @@ func (g *Gateway) Handler() http.Handler {
 		g.log.Error("ignoring --allowed-origins: only loopback hosts and origins are allowed", "err", err)
 		oc = &originCheck{}
 	}
-	return oc.wrap(g, mux)
+	return g.readDeadline(oc.wrap(g, mux))
 }
 
 // instrument counts and times every call of a tool by outcome.

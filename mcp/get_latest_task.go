@@ -39,6 +39,11 @@ func toolGetLatestTask() toolDef {
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(fmt.Sprintf("no record of the latest task, %s: %v", id, err)), nil
 			}
+			if !g.mayUseSerial(ctx, rec.Serial) { // a session id or holder name is no pass to another's devices
+				p := g.principal(ctx)
+				return g.deny(ctx, reasonDevice, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on device %s, outside its rule (%s)",
+					p.Name, id, rec.Serial, p.tagRule())), nil
+			}
 			out := taskRecord(rec)
 			if a.IncludeSteps != nil && !*a.IncludeSteps {
 				out.Data = withoutSteps(out.Data)

@@ -35,6 +35,9 @@ type Principal struct {
 	Tags []string
 	// ToolRule is the tools entry as written in the policy, quoted by refusals.
 	ToolRule []string
+	// Operator may abort the task of a device another principal holds (on its devices);
+	// others may abort only the tasks of devices they hold themselves.
+	Operator bool
 
 	tools map[string]bool // nil: every tool
 	hash  [sha256.Size]byte
@@ -91,6 +94,7 @@ type principalEntry struct {
 	Token       string   `yaml:"token" json:"token"`
 	Tags        []string `yaml:"tags" json:"tags"`
 	Tools       []string `yaml:"tools" json:"tools"`
+	Operator    bool     `yaml:"operator" json:"operator"`
 }
 
 // Limits of a policy.
@@ -102,7 +106,7 @@ const (
 
 var principalName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
-const policyKeys = "top level: principals; each principal: name, token_sha256 | token_file | token, tags, tools"
+const policyKeys = "top level: principals; each principal: name, token_sha256 | token_file | token, tags, tools, operator"
 
 // LoadPolicy reads and validates a policy file (YAML, or JSON). A relative token_file is
 // read from the policy file's directory.
@@ -177,7 +181,7 @@ func (e principalEntry) principal(dir string, tools map[string][]string) (*Princ
 	if e.Name == anonymous.Name {
 		return nil, errors.New(`"anonymous" names every caller of a gateway without a policy; choose another name`)
 	}
-	p := &Principal{Name: e.Name}
+	p := &Principal{Name: e.Name, Operator: e.Operator}
 	given := 0
 	for _, s := range []string{e.TokenSHA256, e.TokenFile, e.Token} {
 		if s != "" {
@@ -259,8 +263,15 @@ func checkToken(token string) error {
 	return nil
 }
 
-// profileReadOnly names every tool whose readOnlyHint is true.
+// profileReadOnly names every tool whose readOnlyHint is true, but those that hold a device
+// (holdsDevice).
 const profileReadOnly = "readonly"
+
+// holdsDevice are read-only tools that keep a device busy for as long as the caller asks:
+// sleep changes nothing, but for up to an hour no one else can use the device, so a
+// read-only principal (a dashboard) does not get it from the profile. A policy may still
+// name it.
+var holdsDevice = map[string]bool{"sleep": true}
 
 // toolSets maps every name a policy's tools may give to the tools it stands for: each tool
 // of the catalog to itself, each profile to its tools, "all" to nil.
@@ -269,7 +280,7 @@ func toolSets() map[string][]string {
 	var ro []string
 	for _, d := range catalog() {
 		sets[d.tool.Name] = []string{d.tool.Name}
-		if h := d.tool.Annotations.ReadOnlyHint; h != nil && *h {
+		if h := d.tool.Annotations.ReadOnlyHint; h != nil && *h && !holdsDevice[d.tool.Name] {
 			ro = append(ro, d.tool.Name)
 		}
 	}

@@ -101,7 +101,7 @@ func TestLimiterForgetsOnlyIdleFullBuckets(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(1000, 0)}
 	l.now = clock.Now
 	admit := func(serial string) (func(), string) {
-		done, _, reason := l.admit(serial)
+		done, _, reason := l.admit(serial, "")
 		return done, reason
 	}
 	buckets := func() int {

@@ -16,6 +16,10 @@ import (
 // refused at once with a "retry after" answer (and _meta.retryAfterMs) instead of piling up
 // in the device's queue. The limits are per gateway: N gateways let N times as much through.
 // The node's scheduler still runs one task at a time per device whatever comes in.
+//
+// Each device has a bucket and a waiting count per lease the calls carry, and one for the
+// calls without a lease: others hammering a leased device (answered "busy" by its node) use
+// up their own budget, never the holder's. Only the holder knows its lease handle.
 type RateLimit struct {
 	// PerSecond is the sustained rate of calls per device (a token bucket); 0: no rate limit.
 	PerSecond float64
@@ -56,14 +60,17 @@ func ParseRate(s string) (float64, error) {
 	return n / per, nil
 }
 
-// limiter keeps a token bucket and a count of calls in flight per device.
+// limiter keeps a token bucket and a count of calls in flight per device and lease.
 type limiter struct {
 	rl  RateLimit
 	now func() time.Time
 
 	mu      sync.Mutex
-	devices map[string]*bucket
+	devices map[bucketKey]*bucket
 }
+
+// bucketKey names a bucket: a device, and the lease its calls carry ("" for none).
+type bucketKey struct{ serial, lease string }
 
 type bucket struct {
 	tokens   float64
@@ -79,22 +86,30 @@ func newLimiter(rl RateLimit) *limiter {
 	if rl.Burst <= 0 {
 		rl.Burst = max(1, int(math.Ceil(rl.PerSecond)))
 	}
-	return &limiter{rl: rl, now: time.Now, devices: map[string]*bucket{}}
+	return &limiter{rl: rl, now: time.Now, devices: map[bucketKey]*bucket{}}
 }
 
-// admit takes a token for a call to serial. It returns the function that ends the call, or
-// how long to wait and why not.
-func (l *limiter) admit(serial string) (done func(), retry time.Duration, reason string) {
+// admit takes a token for a call to serial under lease ("" for none). It returns the
+// function that ends the call, or how long to wait and why not.
+func (l *limiter) admit(serial, lease string) (done func(), retry time.Duration, reason string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	b := l.devices[serial]
+	key := bucketKey{serial, lease}
+	b := l.devices[key]
 	if b == nil {
 		if len(l.devices) >= maxBuckets {
 			l.forget(now)
 		}
+		if len(l.devices) >= maxBuckets && lease != "" {
+			// Made-up handles must not grow the map: they share the calls without a lease.
+			key = bucketKey{serial: serial}
+			b = l.devices[key]
+		}
+	}
+	if b == nil {
 		b = &bucket{tokens: float64(l.rl.Burst), last: now}
-		l.devices[serial] = b
+		l.devices[key] = b
 	}
 	l.refill(b, now)
 	if l.rl.MaxWaiting > 0 && b.inflight >= l.rl.MaxWaiting {
@@ -127,21 +142,22 @@ func (l *limiter) refill(b *bucket, now time.Time) {
 
 // forget drops the buckets of idle devices that are full again: they would start full anyway.
 func (l *limiter) forget(now time.Time) {
-	for serial, b := range l.devices {
+	for key, b := range l.devices {
 		l.refill(b, now)
 		if b.inflight == 0 && (l.rl.PerSecond <= 0 || b.tokens >= float64(l.rl.Burst)) {
-			delete(l.devices, serial)
+			delete(l.devices, key)
 		}
 	}
 }
 
-// admitCall admits a device call through the gateway's limiter: it returns the function that
-// ends the call, or the refusal to answer with (nothing was sent to the device).
-func (g *Gateway) admitCall(ctx context.Context, serial string) (func(), *mcpgo.CallToolResult) {
+// admitCall admits a device call (under lease, "" for none) through the gateway's limiter: it
+// returns the function that ends the call, or the refusal to answer with (nothing was sent to
+// the device).
+func (g *Gateway) admitCall(ctx context.Context, serial, lease string) (func(), *mcpgo.CallToolResult) {
 	if g.limiter == nil {
 		return func() {}, nil
 	}
-	done, retry, reason := g.limiter.admit(serial)
+	done, retry, reason := g.limiter.admit(serial, lease)
 	if done != nil {
 		return done, nil
 	}

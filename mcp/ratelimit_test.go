@@ -158,7 +158,7 @@ func TestLimiterForgetsIdleDevices(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(0, 0)}
 	l.now = clock.Now
 	for i := range maxBuckets * 3 {
-		done, _, _ := l.admit(string(rune('a'+i%26)) + time.Duration(i).String())
+		done, _, _ := l.admit(string(rune('a'+i%26))+time.Duration(i).String(), "")
 		if done == nil {
 			t.Fatal("refused a fresh device")
 		}

@@ -41,7 +41,8 @@ func post(t *testing.T, url, session, version, body string) (int, string, string
 }
 
 // The cached tools/list is byte for byte what mcp-go answers, and everything that is not a
-// plain tools/list of a valid session gets mcp-go's own answer.
+// plain tools/list of a valid session gets mcp-go's own answer, but for what the front door
+// answers itself: a session id it did not issue (sessions.go) and a batch (batch.go).
 func TestToolsListCacheAnswersAsMCPGo(t *testing.T) {
 	for _, spec := range []string{"all", "physiclaw"} {
 		names, err := SelectTools(spec)
@@ -64,9 +65,7 @@ func TestToolsListCacheAnswersAsMCPGo(t *testing.T) {
 			{"string id, params", session, "", `{"jsonrpc":"2.0","id":"x-1","method":"tools/list","params":{}}`},
 			{"again, from the cache", session, "2025-06-18", `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`},
 			{"cursor", session, "2025-06-18", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"cursor":"bm9wZQ=="}}`},
-			{"bad session", "not-a-session", "2025-06-18", `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`},
 			{"no id", session, "2025-06-18", `{"jsonrpc":"2.0","method":"tools/list"}`},
-			{"batch", session, "2025-06-18", `[{"jsonrpc":"2.0","id":11,"method":"tools/list"}]`},
 			{"not JSON", session, "2025-06-18", `{"jsonrpc":"2.0","id":12,"method":"tools/list"`},
 		} {
 			cs, ch, cb := post(t, cached.URL+"/mcp", tc.session, tc.version, tc.body)
@@ -74,6 +73,12 @@ func TestToolsListCacheAnswersAsMCPGo(t *testing.T) {
 			if cs != ps || ch != ph || strings.TrimSpace(cb) != strings.TrimSpace(pb) {
 				t.Errorf("--tools %s, %s: cached %d %q %.300q; mcp-go %d %q %.300q", spec, tc.name, cs, ch, cb, ps, ph, pb)
 			}
+		}
+		if cs, _, cb := post(t, cached.URL+"/mcp", "not-a-session", "2025-06-18", `{"jsonrpc":"2.0","id":10,"method":"tools/list"}`); cs != http.StatusNotFound || !strings.Contains(cb, "session not found") {
+			t.Errorf("--tools %s, bad session: %d %s", spec, cs, cb)
+		}
+		if cs, _, cb := post(t, cached.URL+"/mcp", session, "2025-06-18", `[{"jsonrpc":"2.0","id":11,"method":"tools/list"}]`); cs != http.StatusBadRequest || !strings.Contains(cb, "-32600") {
+			t.Errorf("--tools %s, batch: %d %s", spec, cs, cb)
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/corral-farm/corral/mcp"
 )
@@ -19,6 +21,12 @@ type gatewayFlags struct {
 	rateLimit      *string
 	rateBurst      *int
 	rateQueue      *int
+	maxBody        *string
+	readTimeout    *time.Duration
+	idleTimeout    *time.Duration
+	maxConns       *int
+	sessionTTL     *time.Duration
+	maxSessions    *int
 }
 
 func (f *flags) gatewayFlags() gatewayFlags {
@@ -35,6 +43,15 @@ func (f *flags) gatewayFlags() gatewayFlags {
 		rateBurst: f.Int("rate-burst", 100, "calls a device may take at once above --rate-limit after a quiet spell"),
 		rateQueue: f.Int("rate-queue", 64, "calls of one device waiting or running through this gateway; more are refused "+
 			"with a retry-after answer (0: no cap)"),
+		maxBody: f.String("max-body", "4MiB", "largest /mcp request body, e.g. 4MiB, 512KiB or bytes; larger ones get 413 before they are read"),
+		readTimeout: f.Duration("read-timeout", mcp.DefaultReadTimeout, "time a request has to arrive whole, headers and body; "+
+			"a stalled body is cut off after it (answers may stream longer)"),
+		idleTimeout: f.Duration("idle-timeout", mcp.DefaultIdleTimeout, "keep-alive connections idle this long are closed"),
+		maxConns:    f.Int("max-conns", mcp.DefaultMaxConns, "connections served at once; more wait to be accepted (0: no cap)"),
+		sessionTTL: f.Duration("session-ttl", mcp.DefaultSessionTTL, "a protocol session idle this long is forgotten by this gateway "+
+			"(its id still works for its principal, with nothing kept but its selected device)"),
+		maxSessions: f.Int("max-sessions", mcp.DefaultMaxSessions, "live protocol sessions of one principal on this gateway; "+
+			"opening another forgets its least recently used idle one"),
 	}
 }
 
@@ -69,7 +86,56 @@ func (g gatewayFlags) options() (mcp.Options, error) {
 		return mcp.Options{}, fmt.Errorf("--rate-burst %d, --rate-queue %d: neither may be negative (0 for --rate-queue: no cap)", *g.rateBurst, *g.rateQueue)
 	}
 	opts.RateLimit.Burst, opts.RateLimit.MaxWaiting = *g.rateBurst, *g.rateQueue
+	if opts.Limits, err = g.limits(); err != nil {
+		return mcp.Options{}, err
+	}
 	return opts, nil
+}
+
+// limits returns the front door's bounds these flags choose.
+func (g gatewayFlags) limits() (mcp.Limits, error) {
+	body, err := parseSize(*g.maxBody)
+	if err != nil {
+		return mcp.Limits{}, fmt.Errorf("--max-body: %w", err)
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"--read-timeout", *g.readTimeout}, {"--idle-timeout", *g.idleTimeout}, {"--session-ttl", *g.sessionTTL}} {
+		if d.v <= 0 {
+			return mcp.Limits{}, fmt.Errorf("%s %s: give a positive duration, e.g. 30s or 2m", d.name, d.v)
+		}
+	}
+	if *g.maxConns < 0 || *g.maxSessions < 1 {
+		return mcp.Limits{}, fmt.Errorf("--max-conns %d, --max-sessions %d: --max-conns may not be negative (0: no cap), --max-sessions is at least 1",
+			*g.maxConns, *g.maxSessions)
+	}
+	l := mcp.Limits{MaxBody: body, ReadTimeout: *g.readTimeout, IdleTimeout: *g.idleTimeout, MaxConns: *g.maxConns,
+		SessionTTL: *g.sessionTTL, MaxSessions: *g.maxSessions}
+	if l.MaxConns == 0 {
+		l.MaxConns = -1 // Limits: below zero is no cap, zero the default
+	}
+	return l, nil
+}
+
+// parseSize reads a byte count: 4194304, 4MiB, 4M, 512KiB, 512K (powers of 1024).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"MiB", 1 << 20}, {"KiB", 1 << 10}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 1 || n > (1<<40)/mult {
+		return 0, fmt.Errorf("size %q: want a positive number of bytes, e.g. 4MiB, 512KiB or 1048576", s)
+	}
+	return n * mult, nil
 }
 
 // loopbackAddr reports whether a listen address only accepts connections from this machine:

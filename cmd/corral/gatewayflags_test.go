@@ -6,8 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/mcp"
 )
 
 func gatewayOptions(t *testing.T, args ...string) error {
@@ -50,6 +55,11 @@ func TestGatewayFlagsAuth(t *testing.T) {
 		{[]string{"--rate-limit", "off", "--rate-queue", "0"}, ""},
 		{[]string{"--rate-limit", "fast"}, "--rate-limit"},
 		{[]string{"--rate-burst", "-1"}, "negative"},
+		{[]string{"--max-body", "512KiB", "--read-timeout", "5s", "--max-conns", "0", "--session-ttl", "1m", "--max-sessions", "3"}, ""},
+		{[]string{"--max-body", "lots"}, "--max-body"},
+		{[]string{"--max-body", "0"}, "--max-body"},
+		{[]string{"--read-timeout", "0s"}, "--read-timeout"},
+		{[]string{"--max-sessions", "0"}, "--max-sessions"},
 	} {
 		err := gatewayOptions(t, c.args...)
 		switch {
@@ -97,5 +107,22 @@ func TestNodeFlagsMaxQueue(t *testing.T) {
 				t.Errorf("%v: startNode error %v, want one saying %q", c.args, err, c.want)
 			}
 		}
+	}
+}
+
+// The front door's bounds reach the gateway's options, from flags or the environment.
+func TestGatewayFlagsLimits(t *testing.T) {
+	t.Setenv("CORRAL_MAX_BODY", "1MiB")
+	f := newFlags("gateway")
+	gf := f.gatewayFlags()
+	require.NoError(t, f.parse([]string{"--max-conns", "0", "--session-ttl", "90s"}))
+	opts, err := gf.options()
+	require.NoError(t, err)
+	assert.Equal(t, mcp.Limits{MaxBody: 1 << 20, ReadTimeout: mcp.DefaultReadTimeout, IdleTimeout: mcp.DefaultIdleTimeout,
+		MaxConns: -1, SessionTTL: 90 * time.Second, MaxSessions: mcp.DefaultMaxSessions}, opts.Limits)
+	for in, want := range map[string]int64{"4194304": 4 << 20, "4MiB": 4 << 20, "4m": 4 << 20, "512 KiB": 512 << 10, "100B": 100} {
+		got, err := parseSize(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
 	}
 }

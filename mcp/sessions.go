@@ -1,0 +1,299 @@
+package mcp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// sessions binds protocol session ids (revisions before 2026-07-28) to the principal that
+// opened them, and bounds what a gateway keeps of them.
+//
+// An id is mcp-go's form, "mcp-session-" and a UUID, whose 122 free bits are a random nonce
+// (60 bits) and a MAC (62 bits) of the nonce and the principal's name, keyed by the policy.
+// Any gateway with the same policy can tell whether an id was issued to the caller, with no
+// shared state: an id issued to another principal, or never issued, is refused with 404
+// before mcp-go sees it (mcp-go itself accepts any well-formed id, and on GET any id at all).
+//
+// mcp-go keeps every initialized session in memory until a DELETE that clients may never
+// send. Here each gateway forgets a session idle for SessionTTL, and a principal holding
+// MaxSessions live sessions that opens another makes it forget its least recently used idle
+// one: mcp-go's state is freed through its own DELETE path (end). A forgotten id still
+// works for its principal (another gateway may serve it, or this one after a restart): it is
+// taken up again as a new live session, with nothing kept from before but what lives in NATS.
+type sessions struct {
+	key  []byte
+	ttl  time.Duration
+	max  int
+	now  func() time.Time
+	log  *slog.Logger
+	end  func(id string)                  // frees mcp-go's state of a session (endSession)
+	name func(ctx context.Context) string // the principal of a request ("" if none)
+
+	mu        sync.Mutex
+	live      map[string]*liveSession
+	perName   map[string]map[string]*liveSession
+	nextSweep time.Time
+}
+
+// liveSession is a session this gateway keeps.
+type liveSession struct {
+	id, principal string
+	last          time.Time
+	inflight      int // requests running: never forgotten while > 0 (a tool call, a GET stream)
+}
+
+// sessionKeyLabel keys ids of gateways without a policy: they have one principal, anonymous,
+// so ids bind nothing there and only need to be well formed.
+const sessionKeyLabel = "corral mcp session id v1"
+
+func newSessions(pol *Policy, l Limits, log *slog.Logger, name func(context.Context) string) *sessions {
+	mac := sha256.New()
+	mac.Write([]byte(sessionKeyLabel))
+	if pol != nil {
+		// The token hashes are what the policy keeps secret from callers: no principal can
+		// compute the key from what it holds, so none can mint ids, for itself or another.
+		for _, p := range pol.principals {
+			mac.Write(p.hash[:])
+		}
+	}
+	return &sessions{key: mac.Sum(nil), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
+		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}}
+}
+
+const sessionPrefix = "mcp-session-"
+
+// mint returns a new id bound to principal.
+func (s *sessions) mint(principal string) string {
+	var u uuid.UUID
+	_, _ = rand.Read(u[:8])
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	copy(u[8:], s.sum(principal, u[:8]))
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return sessionPrefix + u.String()
+}
+
+// verify reports whether id was minted for principal.
+func (s *sessions) verify(id, principal string) bool {
+	if len(id) != len(sessionPrefix)+36 || id[:len(sessionPrefix)] != sessionPrefix {
+		return false
+	}
+	u, err := uuid.Parse(id[len(sessionPrefix):])
+	if err != nil || u.String() != id[len(sessionPrefix):] {
+		return false
+	}
+	want := s.sum(principal, u[:8])
+	want[0] = want[0]&0x3f | 0x80
+	return hmac.Equal(want[:8], u[8:])
+}
+
+func (s *sessions) sum(principal string, nonce []byte) []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write(nonce)
+	m.Write([]byte{0})
+	m.Write([]byte(principal))
+	return m.Sum(nil)
+}
+
+// open keeps a session of principal live, making room under its cap: one minted here
+// (initialize), or one a request names (minted by another gateway, or forgotten here).
+func (s *sessions) open(id, principal string) *liveSession {
+	s.mu.Lock()
+	ls, ok := s.live[id]
+	if !ok {
+		ls = &liveSession{id: id, principal: principal}
+		s.live[id] = ls
+		mine := s.perName[principal]
+		if mine == nil {
+			mine = map[string]*liveSession{}
+			s.perName[principal] = mine
+		}
+		mine[id] = ls
+	}
+	ls.last = s.now()
+	var evicted []string
+	if mine := s.perName[principal]; len(mine) > s.max {
+		if old := lru(mine, id); old != nil {
+			s.drop(old)
+			evicted = append(evicted, old.id)
+		}
+	}
+	evicted = append(evicted, s.sweepLocked()...)
+	s.mu.Unlock()
+	s.ended(evicted, "cap")
+	return ls
+}
+
+// lru is the least recently used idle session of mine other than keep.
+func lru(mine map[string]*liveSession, keep string) *liveSession {
+	var old *liveSession
+	for _, ls := range mine {
+		if ls.id != keep && ls.inflight == 0 && (old == nil || ls.last.Before(old.last)) {
+			old = ls
+		}
+	}
+	return old
+}
+
+func (s *sessions) drop(ls *liveSession) {
+	delete(s.live, ls.id)
+	if mine := s.perName[ls.principal]; mine != nil {
+		delete(mine, ls.id)
+		if len(mine) == 0 {
+			delete(s.perName, ls.principal)
+		}
+	}
+}
+
+// sweepLocked drops the sessions idle longer than ttl, at most every ttl/4; it returns their ids.
+func (s *sessions) sweepLocked() []string {
+	now := s.now()
+	if now.Before(s.nextSweep) {
+		return nil
+	}
+	s.nextSweep = now.Add(max(s.ttl/4, 10*time.Millisecond))
+	var out []string
+	for _, ls := range s.live {
+		if ls.inflight == 0 && now.Sub(ls.last) > s.ttl {
+			s.drop(ls)
+			out = append(out, ls.id)
+		}
+	}
+	return out
+}
+
+// ended frees mcp-go's state of sessions this gateway forgot.
+func (s *sessions) ended(ids []string, why string) {
+	for _, id := range ids {
+		if s.end != nil {
+			s.end(id)
+		}
+	}
+	if len(ids) > 0 {
+		s.log.Debug("forgot idle MCP sessions", "count", len(ids), "why", why)
+	}
+}
+
+// forget drops a session a DELETE ended.
+func (s *sessions) forget(id string) {
+	s.mu.Lock()
+	if ls, ok := s.live[id]; ok && ls.inflight == 0 {
+		s.drop(ls)
+	}
+	s.mu.Unlock()
+}
+
+// enter marks a request of a session running; leave, that it ended.
+func (s *sessions) enter(id, principal string) {
+	ls := s.open(id, principal)
+	s.mu.Lock()
+	ls.inflight++
+	s.mu.Unlock()
+}
+
+func (s *sessions) leave(id string) {
+	s.mu.Lock()
+	if ls, ok := s.live[id]; ok {
+		ls.inflight--
+		ls.last = s.now()
+	}
+	s.mu.Unlock()
+}
+
+// count returns the live sessions (for tests and logs).
+func (s *sessions) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
+}
+
+// guard refuses a request whose Mcp-Session-Id was not issued to its principal, and keeps the
+// session live while the request runs.
+func (s *sessions) guard(g *Gateway, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(mcpserver.HeaderKeySessionID)
+		if id == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		name := s.name(r.Context())
+		if !s.verify(id, name) {
+			g.metrics.deny(reasonSession)
+			g.log.Info("refused request: session id not issued to this caller", "reason", reasonSession, "remote", r.RemoteAddr, "principal", name)
+			writeRPCError(w, http.StatusNotFound, nil, codeSession, fmt.Sprintf(
+				"session not found: the Mcp-Session-Id was not issued to principal %q by this farm's gateways; send initialize without Mcp-Session-Id to open a new session", name))
+			return
+		}
+		s.enter(id, name)
+		defer s.leave(id)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ResolveSessionIdManager gives mcp-go, per request, ids bound to the request's principal.
+// mcp-go passes nil from its sweeper and shutdown, which only terminate.
+func (s *sessions) ResolveSessionIdManager(r *http.Request) mcpserver.SessionIdManager {
+	ids := boundIDs{s: s}
+	if r != nil {
+		ids.principal, ids.bound = s.name(r.Context()), true
+	}
+	return ids
+}
+
+// boundIDs is mcp-go's SessionIdManager for one principal.
+type boundIDs struct {
+	s         *sessions
+	principal string
+	bound     bool
+}
+
+var errSessionNotFound = errors.New("session not found for this caller")
+
+func (b boundIDs) Generate() string {
+	id := b.s.mint(b.principal)
+	b.s.open(id, b.principal)
+	return id
+}
+
+func (b boundIDs) Validate(id string) (bool, error) {
+	if !b.bound || !b.s.verify(id, b.principal) {
+		return false, errSessionNotFound
+	}
+	return false, nil
+}
+
+func (b boundIDs) Terminate(id string) (bool, error) {
+	if b.bound && !b.s.verify(id, b.principal) {
+		return false, errSessionNotFound
+	}
+	b.s.forget(id)
+	return false, nil
+}
+
+// endSession frees mcp-go's state of a session through its own DELETE path, as if the client
+// had ended it: the transport's maps and the server's session registry.
+func endSession(h http.Handler, id string) {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodDelete, "/mcp", http.NoBody)
+	if err != nil {
+		return
+	}
+	req.Header.Set(mcpserver.HeaderKeySessionID, id)
+	h.ServeHTTP(&discardResponse{header: http.Header{}}, req)
+}
+
+// discardResponse is a ResponseWriter that keeps nothing.
+type discardResponse struct{ header http.Header }
+
+func (d *discardResponse) Header() http.Header         { return d.header }
+func (d *discardResponse) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardResponse) WriteHeader(int)             {}
