@@ -46,9 +46,18 @@ func (b *boundDevice) Deadline(tool string, askedMS int64) (time.Duration, error
 	return asked, nil
 }
 
-// Execute runs the op of the task's tool and encodes its output.
+// Execute runs the op of the task's tool and encodes its output, naming the task's secrets so
+// that its record does not keep them.
 func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
 	op := b.ops[req.Tool]
+	res := b.execute(ctx, op, req, progress)
+	if op.Secrets != nil {
+		res.Secrets = op.Secrets(req.Args)
+	}
+	return res
+}
+
+func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
 	t := &tools.Task{Driver: b.drv, Args: req.Args, Progress: func(done, total float64, msg string) {
 		if progress != nil {
 			progress(broker.Progress{TaskID: req.ID, Progress: done, Total: total, Message: msg})

@@ -21,6 +21,9 @@ type Op struct {
 	Timeout    time.Duration
 	MaxTimeout time.Duration
 	Run        func(ctx context.Context, t *Task) (Output, error)
+	// Secrets returns the secret values in a task's arguments, which its record must not keep
+	// (nil: none).
+	Secrets func(args json.RawMessage) []string
 }
 
 // Task is what an Op gets: the device's driver, the arguments, a way to report progress, and

@@ -17,7 +17,7 @@ type Tool struct {
 	Hints       Hints
 	// Args is the argument struct: each field's limits are in its tags (see argschema.go), from
 	// which both the input schema and DecodeArgs' checks come. Result is the structured result's
-	// type, from which the output schema comes. NewTool fills both.
+	// type, from which the output schema comes. Define fills both.
 	Args, Result reflect.Type
 	// ArgDesc overrides the descriptions of arguments, by name, for a tool that shares its
 	// argument struct with others but says an argument differently (double_tap's bbox).
@@ -61,12 +61,6 @@ func Define[A, R any](t Tool, run func(ctx context.Context, t *Task, a A) (Outpu
 		}
 		return run(ctx, task, a)
 	}
-	return t
-}
-
-// NewTool returns a Tool whose argument type is A and result type R; the caller fills the rest.
-func NewTool[A, R any](t Tool) Tool {
-	t.Args, t.Result = reflect.TypeFor[A](), reflect.TypeFor[R]()
 	return t
 }
 
@@ -209,16 +203,10 @@ func (t Tool) InputSchema() (props map[string]map[string]any, required []string)
 	return props, required
 }
 
-// withOp returns t run by op, with op's name and timeouts: for tools that share an op builder.
-func (t Tool) withOp(op Op) Tool {
-	t.Name, t.Timeout, t.MaxTimeout, t.Run = op.Name, op.Timeout, op.MaxTimeout, op.Run
-	return t
-}
-
 // op is the node half of t, run with env.
 func (t Tool) op(env *Env) Op {
 	run := t.Run
-	return Op{Name: t.Name, Timeout: t.Timeout, MaxTimeout: t.MaxTimeout,
+	return Op{Name: t.Name, Timeout: t.Timeout, MaxTimeout: t.MaxTimeout, Secrets: t.Secrets,
 		Run: func(ctx context.Context, task *Task) (Output, error) {
 			tt := *task
 			tt.Env = env
