@@ -21,21 +21,22 @@ const MaxAppBytes = 1 << 30
 // downloader fetches the apps app_install is given URLs of.
 type downloader struct {
 	client  *http.Client
-	limit   int64    // bytes
-	sources []string // OpsConfig.AppSources
+	limit   int64 // bytes
+	sources appSources
 }
 
 // downloader returns the app downloader c configures. Redirects are followed only to sources
 // the node allows, so an allowed host cannot send the node elsewhere.
 func (c OpsConfig) downloader() downloader {
-	d := downloader{client: c.HTTPClient, limit: c.MaxAppBytes, sources: c.AppSources}
+	d := downloader{client: c.HTTPClient, limit: c.MaxAppBytes, sources: appSources{list: c.AppSources, anywhere: !c.Shared && len(c.AppSources) == 0}}
 	if d.client == nil {
 		d.client = &http.Client{}
 	}
-	if len(d.sources) > 0 {
+	if !d.sources.anywhere {
 		client := *d.client
+		client.Transport = d.sources.transport(client.Transport)
 		client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-			if !d.allows(req.URL.String()) {
+			if !d.sources.allows(req.URL.String()) {
 				return fmt.Errorf("redirected to %s, which is not among this node's --app-sources", redactURL(req.URL.String()))
 			}
 			if len(via) >= 10 {
@@ -49,34 +50,6 @@ func (c OpsConfig) downloader() downloader {
 		d.limit = MaxAppBytes
 	}
 	return d
-}
-
-// allows says whether app (a URL or a path on the node) is among the node's app sources.
-func (dl downloader) allows(app string) bool {
-	if len(dl.sources) == 0 {
-		return true
-	}
-	host := ""
-	if isURL(app) {
-		u, err := url.Parse(app)
-		if err != nil {
-			return false
-		}
-		host = strings.ToLower(u.Hostname())
-	}
-	for _, s := range dl.sources {
-		switch {
-		case host == "" && isAbsPath(s):
-			if dir, file := filepath.Clean(s), filepath.Clean(app); file == dir || strings.HasPrefix(file, dir+string(filepath.Separator)) {
-				return true
-			}
-		case host != "" && strings.HasPrefix(s, ".") && strings.HasSuffix(host, strings.ToLower(s)):
-			return true
-		case host != "" && host == strings.ToLower(s):
-			return true
-		}
-	}
-	return false
 }
 
 // isAbsPath accepts absolute paths of any node OS: the gateway that checks may run on another.

@@ -77,9 +77,9 @@ func appInstall() Tool {
 		Needs:       []Ability{Need[device.AppInstaller]("install apps")},
 	}, func(ctx context.Context, t *Task, a AppInstallArgs) (Output, error) {
 		dl := t.env().dl
-		if !dl.allows(a.AppURL) {
+		if !dl.sources.allows(a.AppURL) {
 			return Output{}, BadInput("appUrl %s is not among the app sources of the node that hosts %s (%s): ask its operator, or use one of those",
-				redactURL(a.AppURL), t.Driver.Info().Serial, strings.Join(dl.sources, ", "))
+				redactURL(a.AppURL), t.Driver.Info().Serial, dl.sources)
 		}
 		progress := func(done float64, msg string) {
 			if t.Progress != nil {

@@ -21,9 +21,14 @@ type OpsConfig struct {
 	// the download).
 	HTTPClient *http.Client
 	// AppSources are where app_install may take apps from: host names ("apps.example.com", or
-	// ".example.com" for its subdomains too) and absolute path prefixes ("/srv/apps/"). Empty:
-	// anywhere the node can reach, which suits one user's laptop, not a shared farm.
+	// ".example.com" for its subdomains too), "*" for any host with public addresses only, and
+	// absolute directories ("/srv/apps"). A host named (not matched by "*") may be local or
+	// private ("localhost", "10.0.0.7", "apps.lan"). Empty: nowhere on a Shared node, anywhere
+	// the node can reach otherwise (one user's laptop).
 	AppSources []string
+	// Shared says that the node serves a shared farm (callers are authenticated, or the node
+	// runs on its own): app_install takes apps only from AppSources.
+	Shared bool
 }
 
 // DefaultOps is every op an edge node serves, with nothing configured.

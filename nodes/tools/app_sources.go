@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+)
+
+// appSources are where a node's app_install may take apps from (OpsConfig.AppSources).
+type appSources struct {
+	list     []string
+	anywhere bool // a laptop's node with no list: every URL and every file
+}
+
+// anyHost is the source that allows any host whose addresses are all public.
+const anyHost = "*"
+
+// allows says whether app (a URL or a path on the node) is among the sources. A path is judged
+// as written and again with its symbolic links resolved, so that a link in a source directory
+// cannot lead out of it.
+func (s appSources) allows(app string) bool {
+	if s.anywhere {
+		return true
+	}
+	if isURL(app) {
+		u, err := url.Parse(app)
+		if err != nil || u.Hostname() == "" {
+			return false
+		}
+		return s.named(u.Hostname()) || s.has(anyHost)
+	}
+	if !s.inDir(app) {
+		return false
+	}
+	if resolved, err := filepath.EvalSymlinks(app); err == nil {
+		return s.inDir(resolved)
+	}
+	return true // nothing there (yet): app_install says so, within a source directory
+}
+
+func (s appSources) has(src string) bool {
+	for _, x := range s.list {
+		if x == src {
+			return true
+		}
+	}
+	return false
+}
+
+// named says whether host is listed by its name or a ".domain" of it: the operator vouches for
+// such hosts, which may have local or private addresses.
+func (s appSources) named(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, src := range s.list {
+		src = strings.ToLower(src)
+		if src == host || strings.HasPrefix(src, ".") && strings.HasSuffix(host, src) {
+			return true
+		}
+	}
+	return false
+}
+
+// inDir says whether path is a source directory or inside one.
+func (s appSources) inDir(path string) bool {
+	file := filepath.Clean(path)
+	for _, src := range s.list {
+		if !isAbsPath(src) {
+			continue
+		}
+		dirs := []string{filepath.Clean(src)}
+		if resolved, err := filepath.EvalSymlinks(src); err == nil {
+			dirs = append(dirs, resolved)
+		}
+		for _, dir := range dirs {
+			if file == dir || strings.HasPrefix(file, dir+string(filepath.Separator)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// String names the sources for an error message.
+func (s appSources) String() string {
+	if len(s.list) == 0 {
+		return "none: its operator names them with --app-sources"
+	}
+	return strings.Join(s.list, ", ")
+}
+
+// transport returns base (http.DefaultTransport when nil) dialling a host that only "*" allows
+// at public addresses alone, looked up once so that a second lookup cannot answer otherwise
+// (DNS rebinding). A RoundTripper that is not an *http.Transport is the caller's to guard.
+func (s appSources) transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	t, ok := base.(*http.Transport)
+	if !ok {
+		return base
+	}
+	t = t.Clone()
+	dialer := &net.Dialer{}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if s.named(host) {
+			return dialer.DialContext(ctx, network, addr)
+		}
+		ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+		if err != nil {
+			return nil, fmt.Errorf("look up %s: %w", host, err)
+		}
+		for _, ip := range ips {
+			if !public(ip.IP) {
+				return nil, fmt.Errorf("%s is not a public address: the node fetches from local and private addresses only from hosts its --app-sources names", host)
+			}
+		}
+		err = fmt.Errorf("%s has no address", host)
+		for _, ip := range ips {
+			conn, derr := dialer.DialContext(ctx, network, net.JoinHostPort(ip.IP.String(), port))
+			if derr == nil {
+				return conn, nil
+			}
+			err = derr
+		}
+		return nil, err
+	}
+	return t
+}
+
+// sharedAddressSpace is 100.64.0.0/10 (carrier-grade NAT), which net.IP.IsPrivate leaves out.
+var sharedAddressSpace = &net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
+
+// public says whether ip is a global unicast address outside the private, shared and local
+// ranges: one that a node may fetch from without being told.
+func public(ip net.IP) bool {
+	return ip.IsGlobalUnicast() && !ip.IsPrivate() && !sharedAddressSpace.Contains(ip)
+}
