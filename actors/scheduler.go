@@ -540,7 +540,13 @@ func (s *Scheduler) show(sl *slot) {
 		holder = sl.running.req.Holder.String()
 	}
 	draining := s.drained.on()
-	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && reason == sl.info.Reason && draining == sl.info.Draining {
+	var running *broker.RunningTask
+	if t := sl.running; t != nil {
+		h := t.req.Holder
+		running = &broker.RunningTask{ID: t.req.ID, Tool: t.req.Tool, Holder: &h, Started: t.started, Deadline: t.deadline, Implicit: t.implicit}
+	}
+	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && reason == sl.info.Reason && draining == sl.info.Draining &&
+		running.SameTask(sl.info.Task) {
 		return
 	}
 	if st != sl.shown {
@@ -552,7 +558,7 @@ func (s *Scheduler) show(sl *slot) {
 		}
 	}
 	sl.shown = st
-	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason, sl.info.Draining = st, holder, sl.epoch, reason, draining
+	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason, sl.info.Draining, sl.info.Task = st, holder, sl.epoch, reason, draining, running
 	sl.info.Node, sl.info.Updated, sl.info.V = s.cfg.Node, time.Now(), broker.WireVersion
 	s.cfg.Mirror.Device(sl.info)
 }

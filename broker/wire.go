@@ -58,6 +58,7 @@ const (
 	CodePanic         = "driver_panic"   // the driver panicked; its actor was restarted
 	CodeDraining      = "draining"       // the device's node is draining: no new leases or tasks
 	CodeQueueFull     = "queue_full"     // the device's queue is at its node's limit (--max-queue); nothing ran
+	CodeInterrupted   = "interrupted"    // the node stopped (crashed, killed) while the task ran
 )
 
 // DeviceEntry is one device in the registry bucket.
@@ -77,7 +78,10 @@ type DeviceEntry struct {
 	Epoch    uint64            `json:"epoch"`            // lease epoch of the device, fencing stale holders
 	Holder   string            `json:"holder,omitempty"`
 	Draining bool              `json:"draining,omitempty"` // its node takes no new leases or tasks
-	Updated  time.Time         `json:"updated"`
+	// Task is the task the device runs, while it runs (written at most every quarter second):
+	// a node that restarts after a crash records it as interrupted.
+	Task    *RunningTask `json:"task,omitempty"`
+	Updated time.Time    `json:"updated"`
 }
 
 // Holder names who holds or asks: the principal (token owner, "anonymous" without auth) and
@@ -113,9 +117,11 @@ type Lease struct {
 	Running *RunningTask `json:"running,omitempty"`
 }
 
-// RunningTask describes, in a busy answer, the task a device is running.
+// RunningTask describes the task a device is running, in a busy answer and in the registry.
 type RunningTask struct {
+	ID      string    `json:"id,omitempty"`
 	Tool    string    `json:"tool"`
+	Holder  *Holder   `json:"holder,omitempty"` // registry only: a busy answer names the holder already
 	Started time.Time `json:"started"`
 	// Deadline is the task's own: its tool's default, or the caller's timeout_ms. The task
 	// may end sooner; it cannot run past it.
@@ -123,6 +129,14 @@ type RunningTask struct {
 	// Implicit: the task runs without a lease (none was acquired), under one that ends with
 	// it; the device is free when it ends.
 	Implicit bool `json:"implicit,omitempty"`
+}
+
+// SameTask says whether r and o are the same task (or both none).
+func (r *RunningTask) SameTask(o *RunningTask) bool {
+	if r == nil || o == nil {
+		return r == o
+	}
+	return r.ID == o.ID
 }
 
 // Public returns the lease without its handle, for anyone but the holder; its HandleSHA256

@@ -98,10 +98,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if n.known, err = ownEntries(ctx, cfg.Stores, cfg.ID); err != nil {
 		return fail(err)
 	}
-	// Devices this node had before a restart are offline until they are attached again.
+	// Devices this node had before a restart are offline until they are attached again; a task
+	// that was running when the node stopped gets the record it never had.
 	for _, e := range n.known {
-		if e.State != broker.StateOffline {
-			e.State, e.Reason, e.Holder, e.Updated = broker.StateOffline, "node "+cfg.ID+" restarted; device not attached yet", "", time.Now()
+		if e.Task != nil {
+			n.mirror.TaskRecord(interrupted(cfg.ID, e))
+		}
+		if e.State != broker.StateOffline || e.Task != nil {
+			e.State, e.Reason, e.Holder, e.Task, e.Updated = broker.StateOffline, "node "+cfg.ID+" restarted; device not attached yet", "", nil, time.Now()
 			n.mirror.Device(e)
 		}
 	}
@@ -225,4 +229,17 @@ func ValidID(id string) bool {
 		}
 	}
 	return true
+}
+
+// interrupted is the record of the task e's device was running when its node stopped.
+func interrupted(node string, e broker.DeviceEntry) broker.TaskResult {
+	t := e.Task
+	res := broker.TaskResult{V: broker.WireVersion, ID: t.ID, Serial: e.Serial, Node: node, Tool: t.Tool,
+		Outcome: broker.OutcomeFailed, Code: broker.CodeInterrupted,
+		Error:     fmt.Sprintf("node %s stopped (crashed or was killed) while %s ran on %s; what it did to the device is unknown: peek before going on", node, t.Tool, e.Serial),
+		Submitted: t.Started, Started: t.Started, Finished: time.Now(), LeaseEpoch: e.Epoch}
+	if t.Holder != nil {
+		res.Holder = *t.Holder
+	}
+	return res
 }

@@ -1,0 +1,58 @@
+package nodes_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// The task a node was running when it was killed gets a record when the node comes back:
+// failed, code interrupted, with its holder, so that get_task_result does not answer "no such
+// task" for a call that ran — whether or not the farm declared the node lost meanwhile.
+func TestTaskRunningAtACrashIsRecordedInterrupted(t *testing.T) {
+	for _, reap := range []bool{false, true} {
+		t.Run(map[bool]string{false: "crash", true: "crash declared lost"}[reap], func(t *testing.T) {
+			const node, serial = "n1", "n1-p1"
+			r := newRestartRig(t, reap)
+			first := r.startNode(node, serial)
+			r.waitDevice(serial, "online", func(d broker.DeviceEntry) bool { return d.State == broker.StateOnline })
+
+			id := broker.NewTaskID()
+			ctx, cancel := context.WithCancel(r.ctx)
+			defer cancel()
+			go func() {
+				_, _ = r.gw.Run(ctx, broker.TaskRequest{V: broker.WireVersion, ID: id, Serial: serial, Tool: "sleep",
+					Args: json.RawMessage(`{"seconds":60}`), Holder: broker.Holder{Principal: "alice", Client: "ci"}}, nil)
+			}()
+			running := r.waitDevice(serial, "running the sleep", func(d broker.DeviceEntry) bool { return d.Task != nil && d.Task.ID == id })
+			assert.Equal(t, "sleep", running.Task.Tool)
+			first.Kill()
+			if reap {
+				r.waitDevice(serial, "offline", func(d broker.DeviceEntry) bool { return d.State == broker.StateOffline })
+			}
+			_, err := r.gw.TaskRecord(r.ctx, id)
+			require.Error(t, err, "a record before the node came back")
+
+			r.startNode(node, serial)
+			var rec broker.TaskResult
+			farmtest.Eventually(t, 15*time.Second, func() bool {
+				rec, err = r.gw.TaskRecord(r.ctx, id)
+				return err == nil
+			}, "the record of %s", id)
+			assert.Equal(t, broker.OutcomeFailed, rec.Outcome)
+			assert.Equal(t, broker.CodeInterrupted, rec.Code)
+			assert.Equal(t, broker.Holder{Principal: "alice", Client: "ci"}, rec.Holder)
+			assert.Equal(t, "sleep", rec.Tool)
+			assert.Contains(t, rec.Error, "peek")
+			back := r.waitDevice(serial, "online again", func(d broker.DeviceEntry) bool { return d.State == broker.StateOnline })
+			assert.Nil(t, back.Task, "the device runs nothing after the restart")
+		})
+	}
+}
