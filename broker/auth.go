@@ -70,7 +70,7 @@ type Permissions struct {
 
 // stores are the JetStream streams behind Corral's buckets and event stream.
 var (
-	kvStream = func(bucket string) string { return "KV_" + bucket }
+	kvStream   = func(bucket string) string { return "KV_" + bucket }
 	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), EventStream}
 	// What an operator may read: the registry, the leases and the events; not the sessions (a
 	// session's selected lease) nor the claims.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -53,21 +54,31 @@ type NodeClaim struct {
 // ClaimNode claims a node id for this process, or fails with ErrNodeIDInUse naming who holds
 // it. The claim is kept alive until Release; Lost is closed if it is taken over meanwhile
 // (this process was silent for longer than claimTTL and another node took the id).
-func ClaimNode(ctx context.Context, stores *Stores, node, boot string, log *slog.Logger) (*NodeClaim, error) {
+// It uses nc alone (the bucket must exist: EnsureStores), so that the claim can outlive the
+// connection of the node it guards.
+func ClaimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.Logger) (*NodeClaim, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("claim node id %s: %w", node, err)
+	}
+	kv, err := js.KeyValue(ctx, NodeBucket)
+	if err != nil {
+		return nil, fmt.Errorf("claim node id %s: bucket %s: %w", node, NodeBucket, err)
+	}
 	host, _ := os.Hostname()
 	data, _ := json.Marshal(claimRecord{Node: node, Boot: boot, Host: host, PID: os.Getpid(), Since: time.Now().UTC()})
-	rev, err := stores.Nodes.Create(ctx, node, data)
+	rev, err := kv.Create(ctx, node, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		return nil, inUse(ctx, stores.Nodes, node)
+		return nil, inUse(ctx, kv, node)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("claim node id %s in %s: %w (may this NATS user write $KV.%s.%s?)", node, NodeBucket, err, NodeBucket, node)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := &NodeClaim{kv: stores.Nodes, node: node, log: log, cancel: cancel, done: make(chan struct{}), lost: make(chan struct{}), rev: rev}
+	c := &NodeClaim{kv: kv, node: node, log: log, cancel: cancel, done: make(chan struct{}), lost: make(chan struct{}), rev: rev}
 	go c.keepAlive(rctx, data)
 	return c, nil
 }

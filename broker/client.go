@@ -392,7 +392,7 @@ func (c *Client) request(ctx context.Context, node, endpoint string, req, resp a
 		if errors.Is(err, nats.ErrNoResponders) {
 			return fmt.Errorf("node %s does not answer on %s (no responders): it is stopped or restarting; retry in a few seconds or pick another device", node, subject)
 		}
-		return fmt.Errorf("%s request to node %s: %w", endpoint, node, err)
+		return fmt.Errorf("%s request to node %s: %w", endpoint, node, explainRefusal(c.nc, err))
 	}
 	c.opts.Metrics.observe(endpoint, time.Since(start))
 	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {

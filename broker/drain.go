@@ -24,18 +24,17 @@ func DrainNode(ctx context.Context, nc *nats.Conn, node string, req DrainRequest
 	if err != nil {
 		return ans, fmt.Errorf("encode drain request: %w", err)
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-	}
+	// One answer takes milliseconds: do not wait for the caller's whole deadline (a --wait of
+	// minutes) when none comes.
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	subject := fmt.Sprintf(NodeGroupT, node) + "." + EndpointDrain
 	msg, err := nc.RequestWithContext(ctx, subject, data)
 	if errors.Is(err, nats.ErrNoResponders) {
 		return ans, fmt.Errorf("node %s does not answer on %s: no such node, or it is stopped (`nats micro ls` lists the nodes)", node, subject)
 	}
 	if err != nil {
-		return ans, fmt.Errorf("drain request to node %s: %w", node, err)
+		return ans, fmt.Errorf("drain request to node %s: %w", node, explainRefusal(nc, err))
 	}
 	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
 		return ans, fmt.Errorf("node %s refused the drain request (%s): %s", node, code, msg.Header.Get("Nats-Service-Error"))

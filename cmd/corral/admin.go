@@ -113,7 +113,7 @@ func (a *adminFlags) open(ctx context.Context) (*nats.Conn, *broker.Stores, *slo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true})
 	if err != nil {
 		nc.Close()
 		return nil, nil, nil, err

@@ -25,7 +25,8 @@ import (
 )
 
 func (n natsFlags) options(name string) broker.ConnectOptions {
-	return broker.ConnectOptions{URL: *n.url, Name: name, CredsFile: *n.creds, TLSCert: *n.tlsCert, TLSKey: *n.tlsKey, TLSCA: *n.tlsCA}
+	return broker.ConnectOptions{URL: *n.url, Name: name, Context: *n.context, CredsFile: *n.creds, NKeyFile: *n.nkey,
+		User: *n.user, PasswordFile: *n.passwordFile, TLSCert: *n.tlsCert, TLSKey: *n.tlsKey, TLSCA: *n.tlsCA}
 }
 
 // newRegistry returns a metrics registry with the Go and process collectors.
@@ -153,6 +154,23 @@ func (s nodeSettings) checkMaxQueue() error {
 // attach (Android devices from an adb server, simulated Android devices, ...), and simulated
 // phones (--sim; -1: 3 when no platform has a device). Stop it with the function it returns.
 func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (func(), error) {
+	n, err := startClaimedNode(ctx, conn, s, metrics, log)
+	if err != nil {
+		return nil, err
+	}
+	return n.stop, nil
+}
+
+// runningNode is a started node: stop stops it and gives its id back; lost is closed if
+// another node took its id over (this one was silent too long), when it must stop.
+type runningNode struct {
+	stop func()
+	lost <-chan struct{}
+}
+
+// startClaimedNode is startNode, which first claims the node id in NATS: a second node with
+// the same id refuses to start.
+func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (*runningNode, error) {
 	conn.Name = "corral-node-" + *s.id
 	if err := s.checkMaxQueue(); err != nil {
 		return nil, err
@@ -170,16 +188,40 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 	if err != nil {
 		return nil, err
 	}
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	// A node creates missing stores but changes none (its NATS user may not), and writes its
+	// registry and lease entries under its own keys, the only ones its NATS user may write.
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true})
 	if err != nil {
 		nc.Close()
 		return nil, err
 	}
-	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
+	// The claim has a connection of its own: the node drains its connection as it stops, and
+	// the claim must outlive the node's last writes.
+	claimConn := conn
+	claimConn.Name += "-claim"
+	cc, err := broker.Connect(claimConn, log)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	claim, err := broker.ClaimNode(ctx, cc, *s.id, broker.NewBootID(), log)
+	if err != nil {
+		cc.Close()
+		nc.Close()
+		return nil, err
+	}
+	release := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		claim.Release(ctx)
+		cc.Close()
+		nc.Close()
+	}
+	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores.ForNode(*s.id), LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
 		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources()})})
 	if err != nil {
-		nc.Close()
+		release()
 		return nil, err
 	}
 	count := *s.sims
@@ -195,6 +237,7 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 			stops[i]()
 		}
 		n.Stop()
+		release() // after the node's last writes: its successor may start at once
 	}
 	for _, a := range s.platforms {
 		stop, err := a.Attach(ctx, n, log)
@@ -205,5 +248,5 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 		stops = append(stops, stop)
 	}
 	log.Info("node ready", "node", *s.id, "simulated", max(count, 0))
-	return stopAll, nil
+	return &runningNode{stop: stopAll, lost: claim.Lost()}, nil
 }

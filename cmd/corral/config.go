@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // flagSet returns a FlagSet with the flags every command has: --config, --check-config, --log-level.
@@ -80,18 +82,25 @@ func (f *flags) logger() (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
 }
 
-// natsFlags are the flags that say how to reach NATS.
+// natsFlags are the flags that say how to reach NATS. Secrets come from files (or the
+// environment: CORRAL_NATS_PASSWORD), never from arguments.
 type natsFlags struct {
-	url, creds, tlsCert, tlsKey, tlsCA *string
+	url, context, creds, nkey, user, passwordFile, tlsCert, tlsKey, tlsCA *string
 }
 
 func (f *flags) natsFlags() natsFlags {
 	return natsFlags{
-		url:     f.String("nats-url", "nats://127.0.0.1:4222", "NATS server URL(s), comma-separated"),
-		creds:   f.String("nats-creds", "", "NATS credentials file"),
-		tlsCert: f.String("nats-tls-cert", "", "client certificate for NATS TLS"),
-		tlsKey:  f.String("nats-tls-key", "", "client key for NATS TLS"),
-		tlsCA:   f.String("nats-tls-ca", "", "CA certificate to trust for NATS TLS"),
+		url: f.String("nats-url", "", "NATS server URL(s), comma-separated (default: the --nats-context's, else $NATS_URL, else "+
+			broker.DefaultURL+")"),
+		context: f.String("nats-context", "", "natscli context file (.json) with the URL and credentials: corral up writes "+
+			"DATA/nats/admin.json, corral nats-auth one per role (default: $NATS_CONTEXT when it names a .json file)"),
+		creds:        f.String("nats-creds", "", "NATS credentials file (JWT and nkey seed)"),
+		nkey:         f.String("nats-nkey", "", "NATS nkey seed file"),
+		user:         f.String("nats-user", "", "NATS user; its password from --nats-password-file or $CORRAL_NATS_PASSWORD"),
+		passwordFile: f.String("nats-password-file", "", "file holding the password of --nats-user"),
+		tlsCert:      f.String("nats-tls-cert", "", "client certificate for NATS TLS"),
+		tlsKey:       f.String("nats-tls-key", "", "client key for NATS TLS"),
+		tlsCA:        f.String("nats-tls-ca", "", "CA certificate to trust for NATS TLS"),
 	}
 }
 

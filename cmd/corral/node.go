@@ -28,11 +28,11 @@ func runNode(ctx context.Context, args []string) error {
 		return err
 	}
 	reg := newRegistry()
-	stopNode, err := startNode(ctx, nf.options(""), ns, actors.NewMetrics(reg), log)
+	node, err := startClaimedNode(ctx, nf.options(""), ns, actors.NewMetrics(reg), log)
 	if err != nil {
 		return err
 	}
-	defer stopNode()
+	defer node.stop()
 	if *metricsAddr != "" {
 		ln, err := net.Listen("tcp", *metricsAddr)
 		if err != nil {
@@ -48,6 +48,10 @@ func runNode(ctx context.Context, args []string) error {
 		}()
 		defer func() { _ = srv.Close() }()
 	}
-	<-ctx.Done()
-	return nil
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-node.lost:
+		return fmt.Errorf("node %s: its id was taken over by another node (this one was silent for too long); stopped", *ns.id)
+	}
 }

@@ -32,20 +32,38 @@ func runUp(ctx context.Context, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("data directory: %w", err)
 	}
-	server, err := embedded.Start(embedded.Options{Port: *natsPort, StoreDir: filepath.Join(dir, "jetstream")}, log)
+	// NATS wants credentials: one user per role, with only its role's subjects, their
+	// passwords made once into DATA/nats and reused.
+	secrets, err := broker.OpenSecrets(filepath.Join(dir, "nats"))
+	if err != nil {
+		return err
+	}
+	users, err := broker.FarmUsers([]string{*ns.id}, secrets.Password)
+	if err != nil {
+		return err
+	}
+	serverUsers, err := embeddedUsers(users)
+	if err != nil {
+		return err
+	}
+	server, err := embedded.Start(embedded.Options{Port: *natsPort, StoreDir: filepath.Join(dir, "jetstream"), Users: serverUsers}, log)
 	if err != nil {
 		return err
 	}
 	defer func() { server.Shutdown(); server.WaitForShutdown() }()
 	url := server.ClientURL()
-
-	reg := newRegistry()
-	stopNode, err := startNode(ctx, broker.ConnectOptions{URL: url}, ns, actors.NewMetrics(reg), log)
+	contexts, err := secrets.WriteContexts(url, "", users)
 	if err != nil {
 		return err
 	}
-	defer stopNode()
-	nc, err := broker.Connect(broker.ConnectOptions{URL: url, Name: "corral-gateway"}, log)
+
+	reg := newRegistry()
+	node, err := startClaimedNode(ctx, broker.ConnectOptions{Context: contexts[broker.UserName(broker.RoleNode, *ns.id)]}, ns, actors.NewMetrics(reg), log)
+	if err != nil {
+		return err
+	}
+	defer node.stop()
+	nc, err := broker.Connect(broker.ConnectOptions{Context: contexts[broker.UserName(broker.RoleGateway, "")], Name: "corral-gateway"}, log)
 	if err != nil {
 		return err
 	}
@@ -55,12 +73,29 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer gw.stop()
-	printWelcome(gw.addr, url, *gf.authPolicy != "")
-	<-ctx.Done()
-	return nil
+	printWelcome(gw.addr, url, contexts[broker.UserName(broker.RoleAdmin, "")], *gf.authPolicy != "")
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-node.lost:
+		return fmt.Errorf("node %s: its id was taken over by another node; stopped", *ns.id)
+	}
 }
 
-func printWelcome(httpAddr, natsURL string, withAuth bool) {
+// embeddedUsers gives users the permissions of their roles, for the embedded server.
+func embeddedUsers(users []broker.User) ([]embedded.User, error) {
+	out := make([]embedded.User, 0, len(users))
+	for _, u := range users {
+		p, err := u.Permissions()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, embedded.User{Name: u.Name, Password: u.Password, Permissions: embedded.Permissions(p)})
+	}
+	return out, nil
+}
+
+func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool) {
 	mcpURL := "http://" + httpAddr + "/mcp"
 	server := map[string]any{"type": "http", "url": mcpURL}
 	bridge, auth := "corral mcp-stdio --gateway "+mcpURL, ""
@@ -74,12 +109,14 @@ func printWelcome(httpAddr, natsURL string, withAuth bool) {
 
   MCP endpoint   %s
   metrics        http://%s/metrics
-  NATS           %s   (try: nats --server %s micro ls)
+  NATS           %s   (credentials required; a natscli context per role is in %s)
+                 export NATS_CONTEXT=%s
+                 then: nats micro ls; corral devices; corral drain NODE   (operator.json: read-only)
 %s
 Client configuration (streamable HTTP), ready to paste (more clients: docs/clients.md):
 %s
 
 For stdio-only clients: %s
 Stop with Ctrl-C.
-`, mcpURL, httpAddr, natsURL, natsURL, auth, cfg, bridge)
+`, mcpURL, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, auth, cfg, bridge)
 }
