@@ -62,16 +62,17 @@ func (f *Farm) StartNodes(count int, ids ...string) error {
 // startNode is StartNode that returns its error instead of failing the test, so that it can
 // run off the test's goroutine.
 func (f *Farm) startNode(id string, count int) error {
-	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "node-" + id}, f.log)
+	nc, err := broker.Connect(f.Connect(broker.UserName(broker.RoleNode, id), "node-"+id), f.log)
 	if err != nil {
 		return err
 	}
-	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{})
+	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{CreateOnly: true})
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("node %s: %w", id, err)
 	}
-	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, LeaseTTL: f.opts.LeaseTTL,
+	// Node-scoped keys, as `corral node` writes them (with Auth, the only keys it may write).
+	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores.ForNode(id), LeaseTTL: f.opts.LeaseTTL,
 		Grace: f.opts.Grace, MaxQueue: f.opts.MaxQueue, Metrics: f.metrics, Log: f.log})
 	if err != nil {
 		nc.Close()

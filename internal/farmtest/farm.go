@@ -5,6 +5,7 @@ package farmtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
@@ -42,7 +43,14 @@ type Options struct {
 	// Platforms are the platforms the gateway offers agents, as `corral up` registers them
 	// (nil: Android's, which the simulated phones are).
 	Platforms []device.Platform
+	// Auth makes NATS require credentials, as `corral up` does: a user per role with its
+	// subject permissions (nodes n1 to n9 each have their own), nodes and the gateway connecting
+	// as theirs. Farm.Context names each user's natscli context file.
+	Auth bool
 }
+
+// authNodes are the node ids a farm with Auth has users for.
+const authNodes = 9
 
 // Farm is a running test farm.
 type Farm struct {
@@ -56,6 +64,7 @@ type Farm struct {
 	metrics  *actors.Metrics
 	log      *slog.Logger
 	done     *atomic.Bool
+	contexts map[string]string // natscli context file by NATS user (Auth)
 
 	mu      sync.Mutex
 	nodes   map[string]*nodes.Node
@@ -92,13 +101,40 @@ func Start(t testing.TB, opts Options) *Farm {
 	if opts.Quiet {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
+	var users []broker.User
+	var secrets *broker.Secrets
+	var serverUsers []embedded.User
+	if opts.Auth {
+		ids := make([]string, authNodes)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("n%d", i+1)
+		}
+		var err error
+		if secrets, err = broker.OpenSecrets(t.TempDir()); err == nil {
+			users, err = broker.FarmUsers(ids, secrets.Password)
+		}
+		for _, u := range users {
+			p, perr := u.Permissions()
+			err = errors.Join(err, perr)
+			serverUsers = append(serverUsers, embedded.User{Name: u.Name, Password: u.Password, Permissions: embedded.Permissions(p)})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Users: serverUsers}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Farm{done: done, t: t, ctx: ctx, cancel: cancel, opts: opts, NATS: ns, URL: ns.ClientURL(), Registry: prometheus.NewRegistry(),
 		log: log, nodes: map[string]*nodes.Node{}, phones: map[string]*sim.Phone{}}
+	if opts.Auth {
+		if f.contexts, err = secrets.WriteContexts(f.URL, "", users); err != nil {
+			ns.Shutdown()
+			t.Fatal(err)
+		}
+	}
 	f.metrics = actors.NewMetrics(f.Registry)
 	t.Cleanup(f.stop)
 	for i := 1; i <= opts.Nodes; i++ {
@@ -178,7 +214,7 @@ func (f *Farm) Phones() []*sim.Phone {
 // StartGateway starts a gateway (replacing none: call StopGateway first to restart it).
 func (f *Farm) StartGateway() *Gateway {
 	f.t.Helper()
-	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "gateway"}, f.log)
+	nc, err := broker.Connect(f.Connect(broker.UserName(broker.RoleGateway, ""), "gateway"), f.log)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -203,6 +239,23 @@ func (f *Farm) StartGateway() *Gateway {
 	f.gateway = gw
 	f.mu.Unlock()
 	return gw
+}
+
+// Context is the natscli context file of a NATS user of a farm with Auth ("" without).
+func (f *Farm) Context(user string) string {
+	if !f.opts.Auth {
+		return ""
+	}
+	c, ok := f.contexts[user]
+	if !ok {
+		f.t.Fatalf("farm has no NATS user %q", user)
+	}
+	return c
+}
+
+// Connect returns how a NATS user of the farm connects (without Auth, anyone connects).
+func (f *Farm) Connect(user, name string) broker.ConnectOptions {
+	return broker.ConnectOptions{URL: f.URL, Name: name, Context: f.Context(user)}
 }
 
 // Gateway returns the running gateway.
