@@ -25,11 +25,17 @@ type nodeProc struct {
 }
 
 // startCorralNode starts `corral node` as NATS user node-<id> of the farm and waits until it
-// is ready (nil error) or has exited (its output as the error's text).
-func startCorralNode(t *testing.T, f *farmtest.Farm, id string, extra ...string) (*nodeProc, string, bool) {
+// is ready (true) or has exited (false); it returns what it logged until then.
+func startCorralNode(t *testing.T, f *farmtest.Farm, id string) (*nodeProc, string, bool) {
 	t.Helper()
-	args := append([]string{"node", "--node-id", id, "--nats-context", f.Context(broker.UserName(broker.RoleNode, id)),
-		"--sim", "1", "--adb", "off", "--metrics", "", "--log-level", "info"}, extra...)
+	return startCorralUntil(t, "node ready", "node", "--node-id", id, "--nats-context", f.Context(broker.UserName(broker.RoleNode, id)),
+		"--sim", "1", "--adb", "off", "--metrics", "", "--log-level", "info")
+}
+
+// startCorralUntil starts corral with args and waits until it logs a line containing ready
+// (true) or exits (false).
+func startCorralUntil(t *testing.T, ready string, args ...string) (*nodeProc, string, bool) {
+	t.Helper()
 	cmd := exec.Command(corral(t), args...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
@@ -57,11 +63,11 @@ func startCorralNode(t *testing.T, f *farmtest.Farm, id string, extra ...string)
 				return p, out.String(), false
 			}
 			out.WriteString(l + "\n")
-			if strings.Contains(l, "node ready") {
+			if strings.Contains(l, ready) {
 				return p, out.String(), true
 			}
 		case <-deadline:
-			t.Fatalf("corral node %s neither ready nor stopped within 60s:\n%s", id, out.String())
+			t.Fatalf("corral %s neither ready nor stopped within 60s:\n%s", args[0], out.String())
 		}
 	}
 }
