@@ -268,10 +268,10 @@ func checkToken(token string) error {
 const profileReadOnly = "readonly"
 
 // holdsDevice are read-only tools that keep a device busy for as long as the caller asks:
-// sleep changes nothing, but for up to an hour no one else can use the device, so a
-// read-only principal (a dashboard) does not get it from the profile. A policy may still
-// name it.
-var holdsDevice = map[string]bool{"sleep": true}
+// the sleeps change nothing, but for up to an hour no one else can use the device, so a
+// read-only principal (a dashboard) does not get them from the profile. A policy may still
+// name them.
+var holdsDevice = map[string]bool{"sleep": true, "sleep_ms": true, "sleep_random": true}
 
 // toolSets maps every name a policy's tools may give to the tools it stands for: each tool
 // of the catalog to itself, each profile to its tools, "all" to nil.
