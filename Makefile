@@ -6,7 +6,7 @@ export PATH := $(TOOLS):$(PATH)
 # Tests that need a tool fail (instead of skipping) when it is missing.
 export CORRAL_REQUIRE_TOOLS := 1
 
-.PHONY: help setup run build test test-short bench fuzz lint clean chart-assets mutate
+.PHONY: help setup run build test test-short bench fuzz lint clean chart-assets mutate vulncheck
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -20,8 +20,9 @@ build: ## build bin/corral (static, CGO_ENABLED=0)
 run: build ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.0.0.1:8420
 	./bin/corral up --data data
 
-test: setup ## vet, format check, and every test under -race
+test: setup ## vet, format check, govulncheck (reports; VULNCHECK_STRICT=1 fails on findings), and every test under -race
 	$(GO) vet ./...
+	@./scripts/vulncheck.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) test -race -count=1 -timeout 20m ./...
 
@@ -36,6 +37,9 @@ fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
 
 chart-assets: ## copy deploy/grafana/*.json and deploy/prometheus/rules.yaml into the Helm chart (helm/corral)
 	@./scripts/sync-chart-assets.sh
+
+vulncheck: ## govulncheck against the vulnerability database make setup builds (offline)
+	@./scripts/vulncheck.sh
 
 lint: ## go vet and gofmt
 	$(GO) vet ./...

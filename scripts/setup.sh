@@ -122,3 +122,26 @@ if [ "$(cat "$schemas/stamp" 2>/dev/null)" != "$stamp" ]; then
   echo "$stamp" > "$schemas/stamp"
 fi
 echo "setup: kubeconform schemas: $(head -1 "$schemas/stamp")"
+
+# govulncheck and the Go vulnerability database (scripts/vulncheck.sh, run by make test). The
+# database is built from the golang.org/x/vulndb module's OSV files with its own indexdb
+# command, both through the Go module proxy, so no access to vuln.go.dev is needed; a newer
+# VULNDB_VERSION brings newer advisories. Failing to fetch it only skips the check.
+GOVULNCHECK_VERSION=v1.9.0
+VULNDB_VERSION=v0.0.0-20261105234957-e22db6528018
+if ! "$TOOLS/govulncheck" -version 2>/dev/null | grep -q "govulncheck@$GOVULNCHECK_VERSION"; then
+  echo "setup: installing govulncheck $GOVULNCHECK_VERSION"
+  GOBIN="$TOOLS" CGO_ENABLED=0 go install "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION" ||
+    echo "setup: could not install govulncheck; make test skips the vulnerability check" >&2
+fi
+vulndb="$PWD/.tools/vulndb"
+if [ "$(cat "$vulndb/stamp" 2>/dev/null)" != "golang.org/x/vulndb@$VULNDB_VERSION" ]; then
+  echo "setup: building the Go vulnerability database golang.org/x/vulndb@$VULNDB_VERSION into .tools/vulndb"
+  if osv=$(cd "$(mktemp -d)" && go mod download -json "golang.org/x/vulndb@$VULNDB_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') && [ -n "$osv" ] &&
+    rm -rf "$vulndb.tmp" && GOFLAGS= go run "golang.org/x/vulndb/cmd/indexdb@$VULNDB_VERSION" -vulns "$osv/data/osv" -out "$vulndb.tmp"; then
+    rm -rf "$vulndb" && mv "$vulndb.tmp" "$vulndb" && echo "golang.org/x/vulndb@$VULNDB_VERSION" > "$vulndb/stamp"
+  else
+    echo "setup: could not build the vulnerability database; make test skips the vulnerability check" >&2
+  fi
+fi
+echo "setup: $("$TOOLS/govulncheck" -version 2>/dev/null | sed -n 's/^Scanner: //p'), database $(cat "$vulndb/stamp" 2>/dev/null || echo missing)"

@@ -26,6 +26,6 @@ func TestOperatorsSeeTheFarmWithNATSCLI(t *testing.T) {
 	contains(t, run("micro", "info", "corral-node"), "Endpoints", ".task", ".acquire", ".abort")
 	contains(t, run("micro", "stats", "corral-node"), "corral-node")
 	contains(t, run("kv", "ls", "corral_devices"), "n1-p1", "n2-p2")
-	contains(t, run("kv", "get", "corral_devices", "n1-p2", "--raw"), `"state":"online"`, `"node":"n1"`)
+	contains(t, run("kv", "get", "corral_devices", "n1.n1-p2", "--raw"), `"state":"online"`, `"node":"n1"`)
 	contains(t, run("stream", "info", "CORRAL_EVENTS"), "corral.v1.events.>")
 }
