@@ -26,6 +26,7 @@ func commands() []command {
 		{"up", "run everything in one process: embedded NATS, a node with devices, the MCP gateway", runUp},
 		{"gateway", "run an MCP gateway (stateless; run several) against a NATS", runGateway},
 		{"node", "run an edge node with its devices against a NATS", runNode},
+		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
 		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT", runSim},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices", runDevices},

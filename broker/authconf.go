@@ -1,0 +1,50 @@
+package broker
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ServerAuthConfig renders the users of a farm as a nats-server configuration block
+// (authorization { users = [...] }), each with its role's permissions, for a standalone
+// nats-server: `include` it from the server's config, or start the server with it.
+func ServerAuthConfig(users []User) (string, error) {
+	var b strings.Builder
+	b.WriteString("# Corral's NATS users, one per role (docs/operations.md, NATS roles). Made by corral nats-auth.\nauthorization {\n  users = [\n")
+	for _, u := range users {
+		p, err := u.Permissions()
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "    {\n      user: %s\n      password: %s\n      permissions: {\n", strconv.Quote(u.Name), strconv.Quote(u.Password))
+		list := func(name string, allow, deny []string) {
+			if len(allow) == 0 && len(deny) == 0 {
+				return
+			}
+			fmt.Fprintf(&b, "        %s: {\n", name)
+			for _, l := range []struct {
+				key  string
+				subj []string
+			}{{"allow", allow}, {"deny", deny}} {
+				if len(l.subj) == 0 {
+					continue
+				}
+				q := make([]string, len(l.subj))
+				for i, s := range l.subj {
+					q[i] = strconv.Quote(s)
+				}
+				fmt.Fprintf(&b, "          %s: [%s]\n", l.key, strings.Join(q, ", "))
+			}
+			b.WriteString("        }\n")
+		}
+		list("publish", p.PublishAllow, p.PublishDeny)
+		list("subscribe", p.SubscribeAllow, p.SubscribeDeny)
+		if p.AllowResponses {
+			b.WriteString("        allow_responses: true\n")
+		}
+		b.WriteString("      }\n    }\n")
+	}
+	b.WriteString("  ]\n}\n")
+	return b.String(), nil
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// runNATSAuth makes the NATS credentials of a farm of several processes: a user per role (a
+// node user per --node), their passwords made once into DIR and reused, the nats-server
+// configuration block that gives each its permissions, and a natscli context per user.
+func runNATSAuth(_ context.Context, args []string) error {
+	f := newFlags("nats-auth")
+	dir := f.String("dir", "nats-auth", "directory for the passwords, the server configuration and the contexts (mode 0700)")
+	url := f.String("url", broker.DefaultURL, "the NATS URL(s) the contexts point at")
+	ca := f.String("ca", "", "CA certificate the contexts trust (NATS with TLS)")
+	var nodes multiFlag
+	f.Var(&nodes, "node", "a node id to make a user for (repeat it); * makes one user shared by every node")
+	if _, stop, err := f.start(args, nil); err != nil || stop {
+		return err
+	}
+	if len(nodes) == 0 {
+		return errors.New("usage: corral nats-auth --node ID [--node ID ...] [--dir DIR] [--url URL] [--ca FILE]")
+	}
+	secrets, err := broker.OpenSecrets(*dir)
+	if err != nil {
+		return err
+	}
+	users, err := broker.FarmUsers(nodes, secrets.Password)
+	if err != nil {
+		return err
+	}
+	conf, err := broker.ServerAuthConfig(users)
+	if err != nil {
+		return err
+	}
+	confPath := filepath.Join(*dir, "nats-server-auth.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
+		return fmt.Errorf("server configuration: %w", err)
+	}
+	contexts, err := secrets.WriteContexts(*url, *ca, users)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("NATS users of the farm, in %s:\n  server:   include %s from nats-server's config (or nats-server -js -c %s)\n", *dir, confPath, confPath)
+	names := make([]string, 0, len(contexts))
+	for n := range contexts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Printf("  %-9s --nats-context %s\n", n+":", contexts[n])
+	}
+	fmt.Println("Give each process only its own context file; passwords are kept and reused when you run this again.")
+	return nil
+}
+
+// multiFlag is a flag that may be repeated.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return fmt.Sprint(*m) }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
