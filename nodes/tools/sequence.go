@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -29,7 +30,7 @@ type seqTool struct {
 // screen, keys and text. Tools that only look (peek, screenshot) gain nothing inside a sequence;
 // long or destructive ones (sleep, app_install, app_clear, force_quit, ...) and sequence itself
 // are left out.
-func sequenceTools() map[string]seqTool {
+var sequenceTools = sync.OnceValue(func() map[string]seqTool {
 	m := map[string]seqTool{}
 	for _, t := range All() {
 		if t.Step == NoStep {
@@ -39,7 +40,7 @@ func sequenceTools() map[string]seqTool {
 		m[t.Name] = seqTool{args: func() any { return reflect.New(t.Args).Interface() }, arg: arg}
 	}
 	return m
-}
+})
 
 // SequenceTools lists the tools a sequence step may name, sorted.
 func SequenceTools() []string {
