@@ -95,6 +95,9 @@ type nodeSettings struct {
 	passcodes          *string
 	appSources         *string
 	platforms          []device.Attacher // one per platform, in the order of platforms()
+	// shared: the node serves a shared farm (a node of its own, or callers authenticated by
+	// --auth-policy): app_install takes apps only from --app-sources.
+	shared bool
 }
 
 // nodeFlags defines a node's flags, and those of each platform in ps.
@@ -107,8 +110,9 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 		grace:     f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
 		maxQueue:  f.Int("max-queue", actors.DefaultMaxQueue, "tasks and lease requests that may wait for one device; more are refused with queue_full"),
 		passcodes: f.String("passcodes", "", `YAML file of lock screen passcodes for unlock_phone, device serial (or "*") to passcode; read once at start`),
-		appSources: f.String("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too) "+
-			"and absolute path prefixes on this node; empty: anywhere (fine on a laptop, not on a shared farm)"),
+		appSources: f.String("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too; "+
+			"named hosts may be local), * for any host with public addresses only, and directories on this node; empty: none on "+
+			"`corral node` and `corral up --auth-policy`, anywhere on a laptop's `corral up`"),
 	}
 	for _, p := range ps {
 		s.platforms = append(s.platforms, p.Flags(f.FlagSet))
@@ -219,7 +223,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	}
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores.ForNode(*s.id), LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
-		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources()})})
+		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared})})
 	if err != nil {
 		release()
 		return nil, err

@@ -18,6 +18,7 @@ func runNode(ctx context.Context, args []string) error {
 	f := newFlags("node")
 	nf := f.natsFlags()
 	ns := f.nodeFlags(0, platforms())
+	ns.shared = true // its gateways and callers are elsewhere
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
 	replicas := f.replicasFlag()
 	log, stop, err := f.start(args, ns.check)

@@ -25,6 +25,7 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil || stop {
 		return err
 	}
+	ns.shared = *gf.authPolicy != ""
 	dir, err := filepath.Abs(*data)
 	if err != nil {
 		return err
