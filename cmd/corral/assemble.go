@@ -66,9 +66,9 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (is another corral running? choose another address with --http)", addr, err)
 	}
-	srv := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := g.HTTPServer() // the front door's limits: --idle-timeout, header size and time
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(g.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) { // --max-conns
 			log.Error("gateway HTTP server stopped", "err", err)
 		}
 	}()
@@ -221,7 +221,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		cc.Close()
 		nc.Close()
 	}
-	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores.ForNode(*s.id), LeaseTTL: *s.leaseTTL,
+	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
 		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared})})
 	if err != nil {
