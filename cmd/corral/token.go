@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 
@@ -49,13 +50,21 @@ func (t tokenSource) headers() (map[string]string, error) {
 	return map[string]string{"Authorization": "Bearer " + tok}, nil
 }
 
+// noRedirects is the MCP client's HTTP client: mcp-go's own follows a redirect anywhere with the
+// token in it (GO-2026-6911, not fixed upstream).
+func noRedirects() *http.Client {
+	return &http.Client{CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		return fmt.Errorf("the gateway redirected to %s://%s: corral follows no redirect (it would carry your token there); give the gateway's own URL", req.URL.Scheme, req.URL.Host)
+	}}
+}
+
 // dialGateway returns an MCP client of the gateway at url, initialized, carrying the token.
 func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client.Client, error) {
 	headers, err := t.headers()
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers))
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers), transport.WithHTTPBasicClient(noRedirects()))
 	if err != nil {
 		return nil, fmt.Errorf("MCP client for %s: %w", url, err)
 	}
