@@ -129,7 +129,10 @@ echo "setup: kubeconform schemas: $(head -1 "$schemas/stamp")"
 # VULNDB_VERSION brings newer advisories. Failing to fetch it only skips the check.
 GOVULNCHECK_VERSION=v1.9.0
 VULNDB_VERSION=v0.0.0-20261105234957-e22db6528018
-if ! "$TOOLS/govulncheck" -version 2>/dev/null | grep -q "govulncheck@$GOVULNCHECK_VERSION"; then
+# Built with the Go that runs it: a govulncheck built by an older Go cannot load a newer one's
+# standard library.
+if ! "$TOOLS/govulncheck" -version 2>/dev/null | grep -q "govulncheck@$GOVULNCHECK_VERSION" ||
+  [ "$(go version -m "$TOOLS/govulncheck" 2>/dev/null | head -1 | awk '{print $2}')" != "$(go env GOVERSION)" ]; then
   echo "setup: installing govulncheck $GOVULNCHECK_VERSION"
   GOBIN="$TOOLS" CGO_ENABLED=0 go install "golang.org/x/vuln/cmd/govulncheck@$GOVULNCHECK_VERSION" ||
     echo "setup: could not install govulncheck; make test skips the vulnerability check" >&2
