@@ -12,7 +12,7 @@ export CORRAL_REQUIRE_TOOLS := 1
 # build` outside make works with Go 1.26 too.
 export GOTOOLCHAIN := go1.27.3
 
-.PHONY: help setup run build test test-short bench fuzz lint clean chart-assets mutate vulncheck
+.PHONY: help setup run build test test-short bench bench-compare fuzz lint clean chart-assets mutate vulncheck
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ test-short: ## unit tests only (no farm), quick
 
 bench: ## run the benchmarks and print the report the README quotes
 	@./scripts/bench.sh
+
+bench-compare: ## the benchmarks of BASE (a commit, default HEAD~1) and of the working tree, in turns, side by side
+	@./scripts/bench-compare.sh $(or $(BASE),HEAD~1)
 
 fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
 	@./scripts/fuzz.sh $${FUZZTIME:-30s}
