@@ -3,6 +3,9 @@
 # (deploy/prometheus/rules.yaml) into the Helm chart (helm/corral/dashboards/, helm/corral/rules/):
 # Helm reads only files inside a chart. deploy/ is the source; run this (make chart-assets) after
 # changing it and commit both. helm/corral/chart_test.go fails while the copies differ.
+# It also writes the bundled NATS's users' permissions (helm/corral/files/nats-permissions.json)
+# from broker.PermissionsFor (broker/auth.go); helm/corral/nats_chart_auth_test.go fails while
+# they differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chart=helm/corral
@@ -22,4 +25,6 @@ else
   rm -f "$chart/rules/rules.yaml"
   rules=0
 fi
-echo "chart-assets: ${#dashboards[@]} dashboard(s), $rules rule file(s) copied into $chart"
+# The NATS permissions, from the Go source (the test that checks them writes them).
+GOFLAGS="${GOFLAGS:--buildvcs=false}" go test ./helm/corral -count=1 -run '^TestChartNATSPermissionsFile$' -update-nats-permissions >/dev/null
+echo "chart-assets: ${#dashboards[@]} dashboard(s), $rules rule file(s) copied into $chart; $chart/files/nats-permissions.json written from broker/auth.go"

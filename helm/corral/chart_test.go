@@ -26,6 +26,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v3"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
 )
@@ -629,6 +630,12 @@ func natsConfig(t *testing.T, m manifest, environ map[string]string) *server.Opt
 	if err := os.WriteFile(file, []byte(str(dig(cm, "data", "nats.conf"))), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The servers' passwords come from the NATS auth Secret, when the chart makes one.
+	if s := m.find("Secret", fullname+"-nats-auth"); s != nil {
+		for role := range dig(s, "data").(object) {
+			t.Setenv("NATS_PASSWORD_"+strings.ToUpper(role), string(m.secretData(t, fullname+"-nats-auth", role)))
+		}
+	}
 	for k, v := range environ {
 		t.Setenv(k, v)
 	}
@@ -782,37 +789,14 @@ func TestChartExampleBundledNATSWithAuth(t *testing.T) {
 	if m.find("Secret", fullname+"-admin-token") != nil {
 		t.Error("an admin token is generated although the values give principals")
 	}
-	const secret = fullname + "-nats-auth"
-	if user := string(m.secretData(t, secret, "user")); user != "corral" {
-		t.Errorf("NATS user %q", user)
+	// NATS: a user per role (the default), each pod with its own role's password.
+	a := renderedNATSAuth(t, example(t, "bundled-nats-with-auth"))
+	opts := natsConfig(t, a.m, a.environ(t))
+	if len(opts.Users) != 4 || opts.Username != "" {
+		t.Errorf("NATS users: %d, single user %q; want one per role", len(opts.Users), opts.Username)
 	}
-	password := string(m.secretData(t, secret, "password"))
-	if len(password) < 32 {
-		t.Errorf("NATS password of %d characters", len(password))
-	}
-	opts := natsConfig(t, m, map[string]string{"SERVER_NAME": "corral-nats-0", "NATS_USER": "corral", "NATS_PASSWORD": password})
-	if opts.Username != "corral" || opts.Password != password {
-		t.Errorf("NATS authorization: user %q", opts.Username)
-	}
-	sts := m.must(t, "StatefulSet", fullname+"-nats")
-	nats := container(t, dig(sts, "spec", "template", "spec").(object), "nats")
-	node := container(t, dig(m.must(t, "DaemonSet", fullname+"-node"), "spec", "template", "spec").(object), "node")
-	for _, ctr := range []object{nats, gw, node} {
-		vars, order := env(ctr)
-		if vars["NATS_USER"] != "secret:"+secret+"/user" || vars["NATS_PASSWORD"] != "secret:"+secret+"/password" {
-			t.Errorf("%s: NATS_USER %q, NATS_PASSWORD %q; want them from Secret %s", ctr["name"], vars["NATS_USER"], vars["NATS_PASSWORD"], secret)
-		}
-		if ctr["name"] == "nats" {
-			continue
-		}
-		if vars["CORRAL_NATS_URL"] != "nats://$(NATS_USER):$(NATS_PASSWORD)@corral-nats.corral.svc.cluster.local:4222" {
-			t.Errorf("%s: CORRAL_NATS_URL %q", ctr["name"], vars["CORRAL_NATS_URL"])
-		}
-		// The kubelet expands $(VAR) only from variables defined before.
-		if slices.Index(order, "CORRAL_NATS_URL") < slices.Index(order, "NATS_PASSWORD") {
-			t.Errorf("%s: CORRAL_NATS_URL comes before NATS_PASSWORD: %v", ctr["name"], order)
-		}
-	}
+	a.podUser(t, "Deployment/"+fullname+"-gateway", broker.RoleGateway)
+	a.podUser(t, "DaemonSet/"+fullname+"-node", broker.RoleNode)
 }
 
 func TestChartExampleExternalNATS(t *testing.T) {
@@ -941,8 +925,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 	// Turning auth off is possible, and explicit.
 	m := render(t, valuesCase{name: "insecure", sets: []string{"auth.insecureNoAuth=true"}})
 	_, _, gw := gateway(t, m)
-	if _, ok := flags(gw)["insecure-no-auth"]; !ok || len(m.all("Secret")) != 0 {
-		t.Errorf("auth.insecureNoAuth: args %v, %d Secrets", gw["args"], len(m.all("Secret")))
+	if _, ok := flags(gw)["insecure-no-auth"]; !ok || len(m.all("Secret")) != 1 || m.find("Secret", fullname+"-nats-auth") == nil {
+		t.Errorf("auth.insecureNoAuth: args %v, Secrets %v (want the NATS users' only)", gw["args"], m.names())
 	}
 }
 
@@ -976,6 +960,15 @@ func TestChartNotes(t *testing.T) {
 			} {
 				if !strings.Contains(notes, want) {
 					t.Errorf("NOTES.txt lacks %q:\n%s", want, notes)
+				}
+			}
+			// The NATS admin's credentials for natscli, as TestChartNATSAuthEnforced uses them.
+			if !strings.HasPrefix(c.name, "external-") {
+				for _, want := range []string{"get secret corral-nats-auth -o jsonpath='{.data.admin}' | base64 -d",
+					"nats context add corral-admin --server nats://127.0.0.1:4222 --user admin --inbox-prefix " + broker.InboxPrefix("admin")} {
+					if !strings.Contains(notes, want) {
+						t.Errorf("NOTES.txt lacks %q:\n%s", want, notes)
+					}
 				}
 			}
 			if c.name != "ingress" && !strings.Contains(notes, "kubectl -n corral port-forward svc/corral-gateway 8420:8420") {

@@ -79,9 +79,58 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- printf "%s.%s.svc.%s" (include "corral.nats.fullname" .) .Release.Namespace .Values.clusterDomain -}}
 {{- end -}}
 
-{{/* The Secret that holds the bundled NATS's user and password. */}}
+{{/* The Secret that holds the bundled NATS's passwords, one key per role. */}}
 {{- define "corral.nats.authSecret" -}}
 {{- default (printf "%s-auth" (include "corral.nats.fullname" .)) .Values.nats.bundled.auth.existingSecret -}}
+{{- end -}}
+
+{{/*
+The NATS users of the bundled NATS, one per role, with the subject permissions of
+broker.PermissionsFor (a node user shared by every node): files/nats-permissions.json, which
+`make chart-assets` writes from broker/auth.go and a test compares with it. As JSON:
+{"users": [{"role", "user", "permissions"}]}.
+*/}}
+{{- define "corral.nats.permissions" -}}
+{{- $f := .Files.Get "files/nats-permissions.json" -}}
+{{- if not $f -}}
+{{- fail "files/nats-permissions.json is missing from the chart: run make chart-assets" -}}
+{{- end -}}
+{{- $f -}}
+{{- end -}}
+
+{{/*
+How one Corral component reaches NATS with a user and password: include "corral.nats.user"
+(list . "gateway") gives "USER SECRET KEY" (empty when it has none): the bundled NATS's user of
+the role, or the external NATS's from nats.external.auth.
+*/}}
+{{- define "corral.nats.user" -}}
+{{- $ := index . 0 -}}
+{{- $role := index . 1 -}}
+{{- if $.Values.nats.bundled.enabled -}}
+{{- if $.Values.nats.bundled.auth.enabled -}}
+{{- range (include "corral.nats.permissions" $ | fromJson).users -}}
+{{- if eq .role $role -}}
+{{- printf "%s %s %s" .user (include "corral.nats.authSecret" $) .role -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- else -}}
+{{- $a := $.Values.nats.external.auth -}}
+{{- if $a.existingSecret -}}
+{{- printf "%s %s %s" (ternary $a.nodeUser $a.gatewayUser (eq $role "node")) $a.existingSecret $role -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The key of an external NATS's credentials file for a role: include "corral.nats.credsKey" (list . "node"). */}}
+{{- define "corral.nats.credsKey" -}}
+{{- $ := index . 0 -}}
+{{- $c := $.Values.nats.external.credentials -}}
+{{- if and (eq (index . 1) "node") $c.nodeKey -}}
+{{- $c.nodeKey -}}
+{{- else -}}
+{{- $c.key -}}
+{{- end -}}
 {{- end -}}
 
 {{/* JetStream replicas of Corral's buckets and stream: the cluster's size, at most 3. */}}
@@ -96,48 +145,46 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- end -}}
 
 {{/*
-The environment and volumes by which a corral process reaches NATS: CORRAL_NATS_URL (with the
-bundled NATS's user and password from its Secret, expanded by the kubelet, never in the pod
-spec), CORRAL_NATS_CREDS and the TLS files of an external NATS.
+The environment and volumes by which a corral process reaches NATS: include "corral.nats.env"
+(list . "gateway"). CORRAL_NATS_URL (never with credentials in it), the role's NATS user
+(CORRAL_NATS_USER) with its password in a file from the Secret (CORRAL_NATS_PASSWORD_FILE, the
+Secret's one key of that role mounted, nothing else), CORRAL_NATS_CREDS and the TLS files of an
+external NATS.
 */}}
 {{- define "corral.nats.env" -}}
-{{- if .Values.nats.bundled.enabled }}
-{{- if .Values.nats.bundled.auth.enabled }}
-- name: NATS_USER
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "corral.nats.authSecret" . }}
-      key: {{ .Values.nats.bundled.auth.userKey }}
-- name: NATS_PASSWORD
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "corral.nats.authSecret" . }}
-      key: {{ .Values.nats.bundled.auth.passwordKey }}
+{{- $ := index . 0 -}}
+{{- $role := index . 1 -}}
+{{- if and (not $.Values.nats.bundled.enabled) $.Values.nats.external.auth.existingSecret $.Values.nats.external.credentials.existingSecret -}}
+{{- fail "nats.external.auth.existingSecret and nats.external.credentials.existingSecret are both set: give Corral either passwords or a credentials file" -}}
+{{- end -}}
+{{- if $.Values.nats.bundled.enabled }}
 - name: CORRAL_NATS_URL
-  value: "nats://$(NATS_USER):$(NATS_PASSWORD)@{{ include "corral.nats.host" . }}:{{ .Values.nats.bundled.ports.client }}"
+  value: "nats://{{ include "corral.nats.host" $ }}:{{ $.Values.nats.bundled.ports.client }}"
 {{- else }}
 - name: CORRAL_NATS_URL
-  value: "nats://{{ include "corral.nats.host" . }}:{{ .Values.nats.bundled.ports.client }}"
-{{- end }}
-{{- else }}
-- name: CORRAL_NATS_URL
-  value: {{ required "nats.external.url is required when nats.bundled.enabled is false (e.g. nats://nats.nats.svc:4222)" .Values.nats.external.url | quote }}
-{{- if .Values.nats.external.credentials.existingSecret }}
+  value: {{ required "nats.external.url is required when nats.bundled.enabled is false (e.g. nats://nats.nats.svc:4222)" $.Values.nats.external.url | quote }}
+{{- if $.Values.nats.external.credentials.existingSecret }}
 - name: CORRAL_NATS_CREDS
-  value: /etc/corral/nats-creds/{{ .Values.nats.external.credentials.key }}
+  value: /etc/corral/nats-creds/{{ include "corral.nats.credsKey" (list $ $role) }}
 {{- end }}
-{{- if .Values.nats.external.tls.existingSecret }}
+{{- if $.Values.nats.external.tls.existingSecret }}
 - name: CORRAL_NATS_TLS_CA
-  value: /etc/corral/nats-tls/{{ .Values.nats.external.tls.caKey }}
-{{- if .Values.nats.external.tls.clientCert }}
+  value: /etc/corral/nats-tls/{{ $.Values.nats.external.tls.caKey }}
+{{- if $.Values.nats.external.tls.clientCert }}
 - name: CORRAL_NATS_TLS_CERT
-  value: /etc/corral/nats-tls/{{ .Values.nats.external.tls.certKey }}
+  value: /etc/corral/nats-tls/{{ $.Values.nats.external.tls.certKey }}
 - name: CORRAL_NATS_TLS_KEY
-  value: /etc/corral/nats-tls/{{ .Values.nats.external.tls.keyKey }}
+  value: /etc/corral/nats-tls/{{ $.Values.nats.external.tls.keyKey }}
 {{- end }}
 {{- end }}
 {{- end }}
-{{- $replicas := include "corral.nats.storeReplicas" . | int }}
+{{- with include "corral.nats.user" (list $ $role) }}
+- name: CORRAL_NATS_USER
+  value: {{ first (splitList " " .) | quote }}
+- name: CORRAL_NATS_PASSWORD_FILE
+  value: /etc/corral/nats-auth/password
+{{- end }}
+{{- $replicas := include "corral.nats.storeReplicas" $ | int }}
 {{- if gt $replicas 0 }}
 - name: CORRAL_NATS_REPLICAS
   value: {{ $replicas | quote }}
@@ -145,13 +192,20 @@ spec), CORRAL_NATS_CREDS and the TLS files of an external NATS.
 {{- end -}}
 
 {{- define "corral.nats.volumeMounts" -}}
-{{- if not .Values.nats.bundled.enabled }}
-{{- if .Values.nats.external.credentials.existingSecret }}
+{{- $ := index . 0 -}}
+{{- $role := index . 1 -}}
+{{- if include "corral.nats.user" (list $ $role) }}
+- name: nats-auth
+  mountPath: /etc/corral/nats-auth
+  readOnly: true
+{{- end }}
+{{- if not $.Values.nats.bundled.enabled }}
+{{- if $.Values.nats.external.credentials.existingSecret }}
 - name: nats-creds
   mountPath: /etc/corral/nats-creds
   readOnly: true
 {{- end }}
-{{- if .Values.nats.external.tls.existingSecret }}
+{{- if $.Values.nats.external.tls.existingSecret }}
 - name: nats-tls
   mountPath: /etc/corral/nats-tls
   readOnly: true
@@ -160,14 +214,31 @@ spec), CORRAL_NATS_CREDS and the TLS files of an external NATS.
 {{- end -}}
 
 {{- define "corral.nats.volumes" -}}
-{{- if not .Values.nats.bundled.enabled }}
-{{- with .Values.nats.external.credentials.existingSecret }}
+{{- $ := index . 0 -}}
+{{- $role := index . 1 -}}
+{{- with include "corral.nats.user" (list $ $role) }}
+{{- $u := splitList " " . }}
+# Only this role's password: a node pod cannot read the gateway's or the admin's.
+- name: nats-auth
+  secret:
+    secretName: {{ index $u 1 }}
+    defaultMode: 0440
+    items:
+      - key: {{ index $u 2 }}
+        path: password
+{{- end }}
+{{- if not $.Values.nats.bundled.enabled }}
+{{- with $.Values.nats.external.credentials.existingSecret }}
+{{- $key := include "corral.nats.credsKey" (list $ $role) }}
 - name: nats-creds
   secret:
     secretName: {{ . }}
     defaultMode: 0440
+    items:
+      - key: {{ $key }}
+        path: {{ $key }}
 {{- end }}
-{{- with .Values.nats.external.tls.existingSecret }}
+{{- with $.Values.nats.external.tls.existingSecret }}
 - name: nats-tls
   secret:
     secretName: {{ . }}
@@ -227,9 +298,14 @@ cluster {
 }
 {{- end }}
 {{- if $n.auth.enabled }}
+# One user per role, with the subject permissions of broker/auth.go (files/nats-permissions.json);
+# the passwords come from the Secret through the environment (NATS_PASSWORD_<ROLE>).
 authorization {
-  user: $NATS_USER
-  password: $NATS_PASSWORD
+  users = [
+    {{- range (include "corral.nats.permissions" . | fromJson).users }}
+    {user: {{ .user | quote }}, password: $NATS_PASSWORD_{{ upper .role }}, permissions: {{ toRawJson .permissions }}}
+    {{- end }}
+  ]
 }
 {{- end }}
 {{- end -}}
