@@ -12,9 +12,11 @@ import (
 //
 //   - node: serves only its own subjects (corral.v1.node.<id>.> and its micro service's
 //     $SRV subjects), writes only its own registry and lease entries (keys <id>.<serial>, see
-//     RegistryKey) and its id's claim, publishes heartbeats, progress and events;
+//     RegistryKey) and its id's claim, publishes its heartbeats, and progress, task records
+//     and events under its own id (corral.v1.events.<kind>.<id>.…, corral.v1.progress.<id>.…);
 //   - gateway: requests node subjects but may not serve them, reads the buckets, writes
-//     sessions, and (as it reaps lost nodes) registry and lease entries;
+//     sessions, and (as it reaps lost nodes) registry and lease entries, a device's offline
+//     event and a node's lost event;
 //   - operator: `nats micro ls/info/stats`, `kv get` of devices and leases, events, the leases
 //     endpoint (read-only, no handles); nothing that changes the farm;
 //   - admin: operator plus every node request (drain, release --force, abort, calls).
@@ -126,10 +128,13 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		}
 		pub := []string{
 			fmt.Sprintf(HeartbeatT, node),
-			Prefix + ".progress.*",
-			// Events and task records name serials and task ids, not nodes: a node may write
-			// any of them (they inform; nothing is decided on them but a task's record).
-			Events,
+			// Progress, task records and events carry the node's id: a node publishes its own
+			// and no other node's. JetStream's acks of these publishes come back on its inbox.
+			fmt.Sprintf(ProgressT, node, "*"),
+			fmt.Sprintf(EventTaskT, node, "*"),
+			fmt.Sprintf(EventDevT, node, "*", "*"),
+			fmt.Sprintf(EventLeaseT, node, "*", "*"),
+			fmt.Sprintf(EventNodeT, node, "*"),
 			"$KV." + RegistryBucket + "." + node + ".>",
 			"$KV." + LeaseBucket + "." + node + ".>",
 			"$KV." + NodeBucket + "." + node,
@@ -149,13 +154,15 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 	case RoleGateway:
 		pub := []string{nodeSubjects,
 			"$KV." + SessionBucket + ".>",
-			// Reaping a lost node: its devices go offline and its leases are deleted.
-			"$KV." + RegistryBucket + ".>", "$KV." + LeaseBucket + ".>", Events,
+			// Reaping a lost node: its devices go offline and its leases are deleted, and the
+			// stream is told (reap.go): those two events, no other.
+			"$KV." + RegistryBucket + ".>", "$KV." + LeaseBucket + ".>",
+			fmt.Sprintf(EventDevT, "*", "*", StateOffline), fmt.Sprintf(EventNodeT, "*", "lost"),
 		}
 		pub = append(pub, readStreams(allStreams)...)
 		pub = append(pub, manageStreams()...)
 		return Permissions{PublishAllow: pub,
-			SubscribeAllow: []string{Heartbeats, Prefix + ".progress.*", Events, inbox},
+			SubscribeAllow: []string{Heartbeats, Progresses, Events, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>"}}, nil
 	case RoleOperator:
 		pub := append([]string{"$SRV.>", fmt.Sprintf(NodeGroupT, "*") + "." + EndpointLeases}, readStreams(readableStreams)...)
@@ -167,7 +174,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		// does and records each session's latest task.
 		pub := append([]string{"$SRV.>", nodeSubjects, "$KV." + SessionBucket + ".>"}, readStreams(allStreams)...)
 		return Permissions{PublishAllow: pub,
-			SubscribeAllow: []string{Events, Heartbeats, Prefix + ".progress.*", inbox},
+			SubscribeAllow: []string{Events, Heartbeats, Progresses, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil
 	}
 	return Permissions{}, fmt.Errorf("unknown NATS role %q: use one of %v", r, Roles)

@@ -214,7 +214,9 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 			Error: fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", req.Serial, dev.Reason)}, nil
 	}
 	if progress != nil {
-		sub, err := c.nc.Subscribe(fmt.Sprintf(ProgressT, req.ID), func(m *nats.Msg) {
+		// Only the device's node may publish there (PermissionsFor): no other node can feed the
+		// caller progress of a task it does not run.
+		sub, err := c.nc.Subscribe(fmt.Sprintf(ProgressT, dev.Node, req.ID), func(m *nats.Msg) {
 			var p Progress
 			if json.Unmarshal(m.Data, &p) == nil {
 				progress(p)
@@ -271,19 +273,18 @@ func (c *Client) Leases(ctx context.Context) ([]Lease, error) {
 	return out, err
 }
 
-// TaskRecord reads a finished task's record from the event stream.
+// TaskRecord reads a finished task's record from the event stream: the last one on
+// corral.v1.events.task.<node>.<id>, whatever the node, written by the node the record names.
 func (c *Client) TaskRecord(ctx context.Context, id string) (TaskResult, error) {
 	var res TaskResult
 	if !validToken(id) {
 		return res, fmt.Errorf("task id %q is not valid: use the id a tool result or abort_task gave", id)
 	}
 	// The owner node writes the record just after it answers: give it a moment.
-	var m *jetstream.RawStreamMsg
-	var err error
 	for wait := time.Now().Add(recordGrace); ; {
-		m, err = c.stores.Events.GetLastMsgForSubject(ctx, fmt.Sprintf(EventTaskT, id))
-		if !errors.Is(err, jetstream.ErrMsgNotFound) || time.Now().After(wait) {
-			break
+		res, err := c.stores.taskRecord(ctx, id)
+		if !errors.Is(err, ErrNotFound) || time.Now().After(wait) {
+			return res, err
 		}
 		select {
 		case <-ctx.Done():
@@ -291,16 +292,6 @@ func (c *Client) TaskRecord(ctx context.Context, id string) (TaskResult, error) 
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return res, fmt.Errorf("task %s: %w (still running, never existed, or older than the event stream keeps)", id, ErrNotFound)
-	}
-	if err != nil {
-		return res, fmt.Errorf("read task %s: %w", id, err)
-	}
-	if err := json.Unmarshal(m.Data, &res); err != nil {
-		return res, fmt.Errorf("task %s: record unreadable: %w", id, err)
-	}
-	return res, nil
 }
 
 // SessionDevice reads an MCP session's selected device.

@@ -170,7 +170,7 @@ func putDevice(t *testing.T, s *Stores, e DeviceEntry) uint64 {
 	}
 	b, err := json.Marshal(e)
 	require.NoError(t, err)
-	rev, err := s.Registry.Put(t.Context(), Token(e.Serial), b)
+	rev, err := s.Registry.Put(t.Context(), RegistryKey(e.Node, e.Serial), b)
 	require.NoError(t, err)
 	return rev
 }

@@ -99,11 +99,16 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 		// A permission violation is a configuration error (a role without a right it needs):
 		// say so loudly, and which subject, rather than let a request time out in silence.
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			args := []any{"err", err}
 			if sub != nil {
-				log.Error("NATS error", "subject", sub.Subject, "err", err)
-				return
+				args = append([]any{"subject", sub.Subject}, args...)
 			}
-			log.Error("NATS error", "err", err)
+			if errors.Is(err, nats.ErrPermissionViolation) {
+				// Most likely after an upgrade: subjects a newer Corral uses (node-scoped progress
+				// and events) that the server's users, made by an older corral nats-auth, lack.
+				args = append(args, "hint", "the NATS server's users may be from an older Corral: run corral nats-auth again and reload nats-server (docs/operations.md, Upgrading)")
+			}
+			log.Error("NATS error", args...)
 		}),
 	}
 	if o.CredsFile != "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -28,7 +29,8 @@ type History struct {
 }
 
 // TaskHistory reads task records from the event stream, newest first. Records are found by
-// subject (corral.v1.events.task.*) in windows of sequence numbers that grow backwards from the
+// subject (corral.v1.events.task.<node>.<id>, and the task records of an older Corral,
+// corral.v1.events.task.<id>) in windows of sequence numbers that grow backwards from the
 // stream's end, so recent history costs little however long the stream is; the serial, outcome
 // and tool filters are applied to the records read.
 func (s *Stores) TaskHistory(ctx context.Context, q HistoryQuery) (History, error) {
@@ -72,7 +74,7 @@ func (s *Stores) TaskHistory(ctx context.Context, q HistoryQuery) (History, erro
 				break
 			}
 			var r TaskResult
-			if json.Unmarshal(m.Data, &r) != nil || !q.match(r) {
+			if json.Unmarshal(m.Data, &r) != nil || !trustRecord(m.Subject, r) || !q.match(r) {
 				continue
 			}
 			h.Tasks = append(h.Tasks, r)
@@ -104,7 +106,7 @@ func (q HistoryQuery) match(r TaskResult) bool {
 func (s *Stores) readTasks(ctx context.Context, start, end uint64) ([]*jetstream.RawStreamMsg, error) {
 	var out []*jetstream.RawStreamMsg
 	for seq := start; seq <= end; {
-		m, err := s.Events.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(EventTasks))
+		m, err := s.Events.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(anyEventTasks))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			break
 		}
@@ -118,4 +120,69 @@ func (s *Stores) readTasks(ctx context.Context, start, end uint64) ([]*jetstream
 		seq = m.Sequence + 1
 	}
 	return out, nil
+}
+
+// recordSubject splits a task record's subject into its node and task id; node is "" for the
+// subject of an older Corral (corral.v1.events.task.<id>).
+func recordSubject(subject string) (node, id string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, Prefix+".events.task.")
+	if !ok || rest == "" {
+		return "", "", false
+	}
+	node, id, scoped := strings.Cut(rest, ".")
+	if !scoped {
+		return "", rest, true
+	}
+	if node == "" || id == "" || strings.Contains(id, ".") {
+		return "", "", false
+	}
+	return node, id, true
+}
+
+// trustRecord says whether a task record may be believed: it is the task its subject names,
+// run by the node its subject names (the only node whose NATS user may publish there). A
+// record on an older Corral's subject names no node and is taken as it is: no node's user may
+// publish there any more.
+func trustRecord(subject string, r TaskResult) bool {
+	node, id, ok := recordSubject(subject)
+	return ok && id == r.ID && (node == "" || node == r.Node)
+}
+
+// taskRecord reads the record of task id: the last on corral.v1.events.task.*.<id>, or else
+// on an older Corral's corral.v1.events.task.<id>. A record its subject does not vouch for
+// (trustRecord) is refused, and so is a task with records from two nodes: a node can learn
+// another's task id (abort_task without a serial asks every node) and write a record of its
+// own under it; the answer says so rather than pick one.
+func (s *Stores) taskRecord(ctx context.Context, id string) (TaskResult, error) {
+	var res TaskResult
+	filter := fmt.Sprintf(EventTaskT, "*", id)
+	m, err := s.Events.GetLastMsgForSubject(ctx, filter)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		m, err = s.Events.GetLastMsgForSubject(ctx, fmt.Sprintf(legacyEventTaskT, id))
+	}
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return res, fmt.Errorf("task %s: %w (still running, never existed, or older than the event stream keeps)", id, ErrNotFound)
+	}
+	if err != nil {
+		return res, fmt.Errorf("read task %s: %w", id, err)
+	}
+	if err := json.Unmarshal(m.Data, &res); err != nil {
+		return res, fmt.Errorf("task %s: record unreadable: %w", id, err)
+	}
+	if !trustRecord(m.Subject, res) {
+		return TaskResult{}, fmt.Errorf("task %s: its record on %s names node %q and task %q: not written by the node it names; "+
+			"not trusted (look for a node publishing under another's name: nats sub --stream %s %q)", id, m.Subject, res.Node, res.ID, EventStream, filter)
+	}
+	if node, _, _ := recordSubject(m.Subject); node != "" {
+		first, err := s.Events.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(filter))
+		if err != nil {
+			return TaskResult{}, fmt.Errorf("read task %s: %w", id, err)
+		}
+		if first.Subject != m.Subject {
+			other, _, _ := recordSubject(first.Subject)
+			return TaskResult{}, fmt.Errorf("task %s: records from two nodes, %s and %s; one of them wrote a record of a task it did not run, "+
+				"so neither is trusted (nats sub --stream %s %q shows them)", id, other, node, EventStream, filter)
+		}
+	}
+	return res, nil
 }

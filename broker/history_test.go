@@ -46,13 +46,13 @@ func TestTaskHistory(t *testing.T) {
 	}
 	// 600 task records, 5 events after each; every 100th task is on d-rare and failed.
 	for i := range 600 {
-		r := TaskResult{V: WireVersion, ID: fmt.Sprintf("t_%04d", i), Serial: "d-busy", Tool: "tap_xy", Outcome: OutcomeSucceeded}
+		r := TaskResult{V: WireVersion, ID: fmt.Sprintf("t_%04d", i), Serial: "d-busy", Node: "n1", Tool: "tap_xy", Outcome: OutcomeSucceeded}
 		if i%100 == 0 {
 			r.Serial, r.Outcome = "d-rare", OutcomeFailed
 		}
-		publish(fmt.Sprintf(EventTaskT, r.ID), r)
+		publish(fmt.Sprintf(EventTaskT, r.Node, r.ID), r)
 		for range 5 {
-			publish(fmt.Sprintf(EventDevT, "d-busy", StateOnline), Event{V: WireVersion, Kind: "device", What: StateOnline})
+			publish(fmt.Sprintf(EventDevT, "n1", "d-busy", StateOnline), Event{V: WireVersion, Kind: "device", What: StateOnline})
 		}
 	}
 	h, err := s.TaskHistory(t.Context(), HistoryQuery{Limit: 3})

@@ -70,7 +70,7 @@ func TestClientRunDeliversProgress(t *testing.T) {
 		var req TaskRequest
 		_ = json.Unmarshal(m.Data, &req)
 		if req.Tool == "install" {
-			subject := fmt.Sprintf(ProgressT, req.ID)
+			subject := fmt.Sprintf(ProgressT, "n1", req.ID)
 			_ = nodeConn.Publish(subject, []byte("not json"))
 			for i := 1; i <= 2; i++ {
 				b, _ := json.Marshal(Progress{TaskID: req.ID, Progress: float64(i), Total: 2, Message: fmt.Sprintf("step %d", i)})
@@ -133,7 +133,7 @@ func TestReapWarnsOnlyWhenRecordingFails(t *testing.T) {
 	c.nodeLost("n1", "boot-a")
 	d, _ := getDevice(t, s, "d1")
 	require.Equal(t, StateOffline, d.State)
-	require.EqualValues(t, 1, events(t, s, devOffline("d1")))
+	require.EqualValues(t, 1, events(t, s, devOffline("n1", "d1")))
 	assert.NotContains(t, logs.String(), "could not record", "a warning though the reap was recorded")
 
 	// The event stream is gone; n1 comes back, then is lost again.
@@ -156,7 +156,7 @@ func TestClientTaskRecord(t *testing.T) {
 	c := startClient(t, s, ClientOptions{LostAfter: time.Hour})
 	publish := func(id string, data []byte) {
 		t.Helper()
-		_, err := s.JS.Publish(t.Context(), fmt.Sprintf(EventTaskT, id), data)
+		_, err := s.JS.Publish(t.Context(), fmt.Sprintf(EventTaskT, "n1", id), data)
 		require.NoError(t, err)
 	}
 	rec := TaskResult{V: WireVersion, ID: "t_done", Serial: "d1", Node: "n1", Tool: "tap_xy", Outcome: OutcomeSucceeded, Text: "ok"}
@@ -186,7 +186,7 @@ func TestClientTaskRecord(t *testing.T) {
 		}
 		later <- err
 	}()
-	b, _ = json.Marshal(TaskResult{V: WireVersion, ID: "t_late", Outcome: OutcomeFailed})
+	b, _ = json.Marshal(TaskResult{V: WireVersion, ID: "t_late", Node: "n1", Outcome: OutcomeFailed})
 	publish("t_late", b)
 	select {
 	case err := <-later:

@@ -40,7 +40,7 @@ func (c *Client) nodeLost(node, boot string) {
 			// The gateway whose update won tells the event stream, as a node tells its own changes.
 			ev, _ := json.Marshal(Event{V: WireVersion, Kind: "device", Serial: e.Serial, Node: node, What: StateOffline,
 				Reason: reason, Epoch: e.Epoch, At: e.Updated})
-			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, Token(e.Serial), StateOffline), Data: ev, Header: nats.Header{}}
+			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, node, Token(e.Serial), StateOffline), Data: ev, Header: nats.Header{}}
 			if _, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot+"-"+Token(e.Serial))); err != nil {
 				c.log.Warn("could not record a device going offline", "serial", e.Serial, "err", err)
 			}

@@ -3,6 +3,7 @@ package broker
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,11 +18,25 @@ import (
 // getDevice reads a registry entry and its revision.
 func getDevice(t *testing.T, s *Stores, serial string) (DeviceEntry, uint64) {
 	t.Helper()
-	e, err := s.Registry.Get(t.Context(), Token(serial))
+	e, err := s.Registry.Get(t.Context(), keyOf(t, s.Registry, serial))
 	require.NoError(t, err, serial)
 	var d DeviceEntry
 	require.NoError(t, json.Unmarshal(e.Value(), &d))
 	return d, e.Revision()
+}
+
+// keyOf finds the key of serial in a bucket: <node>.<serial>, or the serial alone (an older
+// Corral's), "" when there is none.
+func keyOf(t *testing.T, kv jetstream.KeyValue, serial string) string {
+	t.Helper()
+	keys, err := kv.ListKeys(t.Context())
+	require.NoError(t, err)
+	for k := range keys.Keys() {
+		if k == Token(serial) || strings.HasSuffix(k, "."+Token(serial)) {
+			return k
+		}
+	}
+	return ""
 }
 
 // putLease mirrors a lease into KV as its node would.
@@ -29,19 +44,14 @@ func putLease(t *testing.T, s *Stores, l Lease) {
 	t.Helper()
 	b, err := json.Marshal(l)
 	require.NoError(t, err)
-	_, err = s.Leases.Put(t.Context(), Token(l.Serial), b)
+	_, err = s.Leases.Put(t.Context(), LeaseKey(l.Node, l.Serial), b)
 	require.NoError(t, err)
 }
 
 // hasLease says whether the lease KV has an entry for serial.
 func hasLease(t *testing.T, s *Stores, serial string) bool {
 	t.Helper()
-	_, err := s.Leases.Get(t.Context(), Token(serial))
-	if err == nil {
-		return true
-	}
-	require.ErrorIs(t, err, jetstream.ErrKeyNotFound)
-	return false
+	return keyOf(t, s.Leases, serial) != ""
 }
 
 // events counts the event stream's messages on subject.
@@ -86,7 +96,9 @@ func metricValue(t *testing.T, m prometheus.Metric) float64 {
 	return d.GetGauge().GetValue() + d.GetCounter().GetValue()
 }
 
-func devOffline(serial string) string { return fmt.Sprintf(EventDevT, Token(serial), StateOffline) }
+func devOffline(node, serial string) string {
+	return fmt.Sprintf(EventDevT, node, Token(serial), StateOffline)
+}
 
 // waitCached waits until the client's registry cache shows serial in state.
 func waitCached(t *testing.T, c *Client, serial, state string) {
@@ -136,8 +148,8 @@ func TestReapLostNode(t *testing.T) {
 		assert.Equal(t, "n1", d.Node, serial)
 		assert.False(t, d.Updated.Before(start), "%s: Updated not renewed", serial)
 		assert.False(t, hasLease(t, s, serial), "%s: the lost node's lease is still in KV", serial)
-		assert.EqualValues(t, 1, events(t, s, devOffline(serial)), "%s: offline event", serial)
-		ev := lastEvent(t, s, devOffline(serial))
+		assert.EqualValues(t, 1, events(t, s, devOffline("n1", serial)), "%s: offline event", serial)
+		ev := lastEvent(t, s, devOffline("n1", serial))
 		assert.Equal(t, Event{V: WireVersion, Kind: "device", Serial: serial, Node: "n1", What: StateOffline,
 			Reason: d.Reason, Epoch: d.Epoch, At: ev.At}, ev, serial)
 	}
@@ -149,11 +161,11 @@ func TestReapLostNode(t *testing.T) {
 	d3, r := getDevice(t, s, "d3")
 	assert.Equal(t, rev3, r, "an offline device was rewritten")
 	assert.Equal(t, "unplugged", d3.Reason)
-	assert.Zero(t, events(t, s, devOffline("d3")))
+	assert.Zero(t, events(t, s, devOffline("n1", "d3")))
 	_, r = getDevice(t, s, "d4")
 	assert.Equal(t, rev4, r, "another node's device was touched")
 	assert.True(t, hasLease(t, s, "d4"), "another node's lease was deleted")
-	assert.Zero(t, events(t, s, devOffline("d4")))
+	assert.Zero(t, events(t, s, devOffline("n2", "d4")))
 
 	// The node's loss: recorded, told to the node, counted.
 	lostSubject := fmt.Sprintf(EventNodeT, "n1", "lost")
@@ -179,7 +191,7 @@ func TestReapLostNode(t *testing.T) {
 	c.nodeLost("n1", "boot-a")
 	_, r = getDevice(t, s, "d1")
 	assert.Equal(t, rev1, r, "a device reaped already was written again")
-	assert.EqualValues(t, 1, events(t, s, devOffline("d1")))
+	assert.EqualValues(t, 1, events(t, s, devOffline("n1", "d1")))
 	assert.EqualValues(t, 1, events(t, s, lostSubject), "the same loss recorded twice")
 }
 
@@ -191,8 +203,9 @@ func TestReapNodeBackWins(t *testing.T) {
 	c := startClient(t, s, ClientOptions{Reap: true, LostAfter: time.Hour})
 	seen, ok := c.Device("d1")
 	require.True(t, ok)
+	key := RegistryKey("n1", "d1")
 	c.mu.RLock()
-	stale := c.devices["d1"]
+	stale := c.devices[key]
 	c.mu.RUnlock()
 
 	// n1 is back and writes d1 again before this gateway's watch has shown it.
@@ -200,10 +213,10 @@ func TestReapNodeBackWins(t *testing.T) {
 	require.Eventually(t, func() bool {
 		c.mu.RLock()
 		defer c.mu.RUnlock()
-		return c.devices["d1"].revision == rev
+		return c.devices[key].revision == rev
 	}, waitLong, 5*time.Millisecond)
 	c.mu.Lock()
-	c.devices["d1"] = stale
+	c.devices[key] = stale
 	c.mu.Unlock()
 	require.Equal(t, StateLeased, seen.State)
 
@@ -211,7 +224,7 @@ func TestReapNodeBackWins(t *testing.T) {
 	d, r := getDevice(t, s, "d1")
 	assert.Equal(t, rev, r, "the reaper overwrote the node's newer entry")
 	assert.Equal(t, StateOnline, d.State)
-	assert.Zero(t, events(t, s, devOffline("d1")), "an offline event for a device that is not offline")
+	assert.Zero(t, events(t, s, devOffline("n1", "d1")), "an offline event for a device that is not offline")
 }
 
 // A client that does not reap (the CLI) counts the loss and changes nothing.
@@ -227,7 +240,7 @@ func TestReapNotByNonReapingClient(t *testing.T) {
 	_, r := getDevice(t, s, "d1")
 	assert.Equal(t, rev, r, "a non-reaping client wrote the registry")
 	assert.True(t, hasLease(t, s, "d1"), "a non-reaping client deleted a lease")
-	assert.Zero(t, events(t, s, devOffline("d1")))
+	assert.Zero(t, events(t, s, devOffline("n1", "d1")))
 	assert.Zero(t, events(t, s, fmt.Sprintf(EventNodeT, "n1", "lost")))
 	assert.EqualValues(t, 1, metricValue(t, metrics.lost))
 }
@@ -264,7 +277,7 @@ func TestReapOnSilenceOnceUntilBack(t *testing.T) {
 	// Not reaped while it beats: watch for more than a loss would take. (Waiting for something
 	// not to happen cannot end on a condition; this wait is bounded.)
 	assert.Never(t, func() bool {
-		e, err := s.Registry.Get(t.Context(), Token("d1"))
+		e, err := s.Registry.Get(t.Context(), RegistryKey("n1", "d1"))
 		n, err2 := countEvents(t, s, lostSubject)
 		return err == nil && e.Revision() != rev || err2 == nil && n != 1
 	}, 2*testLostAfter, 50*time.Millisecond, "a node that came back was reaped again")
@@ -275,5 +288,5 @@ func TestReapOnSilenceOnceUntilBack(t *testing.T) {
 		"the second loss not recorded")
 	d, _ = getDevice(t, s, "d1")
 	assert.Equal(t, StateOffline, d.State)
-	assert.EqualValues(t, 2, events(t, s, devOffline("d1")))
+	assert.EqualValues(t, 2, events(t, s, devOffline("n1", "d1")))
 }

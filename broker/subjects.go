@@ -21,16 +21,27 @@ const (
 	EndpointDrain   = "drain"   // drain, undrain or report the node (DrainRequest → DrainAnswer)
 
 	// Heartbeats: every node publishes one every HeartbeatInterval.
-	Heartbeats  = Prefix + ".heartbeat.*"
-	HeartbeatT  = Prefix + ".heartbeat.%s"
-	ProgressT   = Prefix + ".progress.%s" // task progress for a task id, published by the node
-	Events      = Prefix + ".events.>"
-	EventTaskT  = Prefix + ".events.task.%s"      // a finished task's record, by task id
-	EventTasks  = Prefix + ".events.task.*"       //
-	EventDevT   = Prefix + ".events.device.%s.%s" // device state change: serial, state
-	EventLeaseT = Prefix + ".events.lease.%s.%s"  // lease change: serial, granted|released|expired|revoked
-	EventNodeT  = Prefix + ".events.node.%s.%s"   // node change: node, up|lost|down|draining|undrained
-	EventNodes  = Prefix + ".events.node.*.*"     //
+	Heartbeats = Prefix + ".heartbeat.*"
+	HeartbeatT = Prefix + ".heartbeat.%s"
+
+	// Everything a node publishes names the node right after the kind, so that a node's NATS
+	// user may publish under its own id and no other (PermissionsFor): no node can forge
+	// another's task records, device or lease events, or progress.
+	ProgressT   = Prefix + ".progress.%s.%s"         // task progress: node, task id; published by the node
+	Progresses  = Prefix + ".progress.*.*"           //
+	Events      = Prefix + ".events.>"               // the CORRAL_EVENTS stream's subjects
+	EventTaskT  = Prefix + ".events.task.%s.%s"      // a finished task's record: node, task id
+	EventTasks  = Prefix + ".events.task.*.*"        //
+	EventDevT   = Prefix + ".events.device.%s.%s.%s" // device state change: node, serial, state
+	EventLeaseT = Prefix + ".events.lease.%s.%s.%s"  // lease change: node, serial, granted|released|expired|revoked
+	EventNodeT  = Prefix + ".events.node.%s.%s"      // node change: node, up|lost|down|draining|undrained
+	EventNodes  = Prefix + ".events.node.*.*"        //
+
+	// legacyEventTasks are the task records of Corral before node-scoped subjects
+	// (corral.v1.events.task.<task id>), still read until the stream has aged them out
+	// (EventsMaxAge, 7 days by default) after an upgrade. No node may publish them any more.
+	legacyEventTaskT = Prefix + ".events.task.%s"
+	anyEventTasks    = Prefix + ".events.task.>" // both
 )
 
 // JetStream names. Created idempotently at start by EnsureStreams.

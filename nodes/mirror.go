@@ -36,6 +36,7 @@ const (
 // goroutine coalesces registry and lease writes per serial and publishes asynchronously.
 type natsMirror struct {
 	stores *broker.Stores
+	node   string // the node's id: in every key and subject it writes (broker.PermissionsFor)
 	log    *slog.Logger
 
 	mu      sync.Mutex
@@ -54,8 +55,8 @@ type publication struct {
 
 var _ actors.Mirror = (*natsMirror)(nil)
 
-func newNATSMirror(stores *broker.Stores, log *slog.Logger) *natsMirror {
-	return &natsMirror{stores: stores, log: log, devices: map[string]broker.DeviceEntry{},
+func newNATSMirror(stores *broker.Stores, node string, log *slog.Logger) *natsMirror {
+	return &natsMirror{stores: stores, node: node, log: log, devices: map[string]broker.DeviceEntry{},
 		leases: map[string]*broker.Lease{}, wake: make(chan struct{}, 1)}
 }
 
@@ -82,17 +83,17 @@ func (m *natsMirror) Event(ev broker.Event) {
 	var subject string
 	switch ev.Kind {
 	case "device":
-		subject = fmt.Sprintf(broker.EventDevT, broker.Token(ev.Serial), ev.What)
+		subject = fmt.Sprintf(broker.EventDevT, m.node, broker.Token(ev.Serial), ev.What)
 	case "lease":
-		subject = fmt.Sprintf(broker.EventLeaseT, broker.Token(ev.Serial), ev.What)
+		subject = fmt.Sprintf(broker.EventLeaseT, m.node, broker.Token(ev.Serial), ev.What)
 	default:
-		subject = fmt.Sprintf(broker.EventNodeT, ev.Node, ev.What)
+		subject = fmt.Sprintf(broker.EventNodeT, m.node, ev.What)
 	}
 	m.publish(subject, ev)
 }
 
 func (m *natsMirror) TaskRecord(res broker.TaskResult) {
-	m.publish(fmt.Sprintf(broker.EventTaskT, res.ID), res)
+	m.publish(fmt.Sprintf(broker.EventTaskT, m.node, res.ID), res)
 }
 
 func (m *natsMirror) publish(subject string, v any) {
@@ -170,7 +171,7 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	evFutures := make([]jetstream.PubAckFuture, len(events))
 	for serial, e := range devices {
 		data, _ := json.Marshal(e)
-		f, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+broker.Token(serial), data)
+		f, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+broker.RegistryKey(m.node, serial), data)
 		if err != nil {
 			lastErr = err
 			continue
@@ -194,10 +195,10 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 		wctx, wcancel := context.WithTimeout(ctx, leaseWriteTimeout)
 		var err error
 		if l == nil {
-			err = m.stores.Leases.Delete(wctx, broker.Token(serial))
+			err = m.stores.Leases.Delete(wctx, broker.LeaseKey(m.node, serial))
 		} else {
 			data, _ := json.Marshal(l)
-			_, err = m.stores.Leases.Put(wctx, broker.Token(serial), data)
+			_, err = m.stores.Leases.Put(wctx, broker.LeaseKey(m.node, serial), data)
 		}
 		wcancel()
 		if err != nil {
@@ -264,21 +265,30 @@ func acked(f jetstream.PubAckFuture) error {
 	}
 }
 
-// ownEntries reads the registry entries a node with this id left behind.
+// ownEntries reads the registry entries a node with this id left behind: under its own keys
+// (<node>.<serial>), and under the serial alone those of a Corral from before node-scoped keys
+// that name this node (a farm upgraded in place), the own keys winning. An entry another node
+// wrote, or one under this node's keys naming another node, is not this node's.
 func ownEntries(ctx context.Context, stores *broker.Stores, node string) (map[string]broker.DeviceEntry, error) {
-	w, err := stores.Registry.WatchAll(ctx, jetstream.IgnoreDeletes())
+	w, err := stores.Registry.WatchFiltered(ctx, []string{node + ".*", "*"}, jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("read the registry: %w", err)
 	}
 	defer func() { _ = w.Stop() }()
 	out := map[string]broker.DeviceEntry{}
+	scoped := map[string]bool{}
 	for e := range w.Updates() {
 		if e == nil {
 			break
 		}
 		var d broker.DeviceEntry
-		if json.Unmarshal(e.Value(), &d) == nil && d.Node == node {
+		if json.Unmarshal(e.Value(), &d) != nil || d.Node != node || !broker.CheckEntryKey(e.Key(), d) {
+			continue
+		}
+		own := e.Key() == broker.RegistryKey(node, d.Serial)
+		if own || !scoped[d.Serial] {
 			out[d.Serial] = d
+			scoped[d.Serial] = scoped[d.Serial] || own
 		}
 	}
 	return out, nil

@@ -76,7 +76,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var err error
 	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{},
-		mirror: newNATSMirror(cfg.Stores, cfg.Log)}
+		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
 	}))

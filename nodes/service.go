@@ -36,7 +36,7 @@ func (n *Node) serve() error {
 			}
 			msg := actors.SubmitTask{Req: req, Reply: func(res broker.TaskResult) { respond(r, res) }}
 			if req.Progress {
-				subject := fmt.Sprintf(broker.ProgressT, req.ID)
+				subject := fmt.Sprintf(broker.ProgressT, n.cfg.ID, req.ID)
 				msg.Progress = func(p broker.Progress) { publishJSON(n.cfg.NC, subject, p) }
 			}
 			root.Send(sched, msg)

@@ -155,7 +155,7 @@ func taskRecords(t *testing.T, url, client string) <-chan broker.TaskResult {
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	out := make(chan broker.TaskResult, 16)
-	_, err = nc.Subscribe(fmt.Sprintf(broker.EventTaskT, "*"), func(m *nats.Msg) {
+	_, err = nc.Subscribe(fmt.Sprintf(broker.EventTaskT, "*", "*"), func(m *nats.Msg) {
 		var r broker.TaskResult
 		if err := json.Unmarshal(m.Data, &r); err != nil {
 			t.Errorf("task record %s: %v", m.Data, err)

@@ -410,7 +410,7 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 			t.Fatalf("lease of %s lost or changed: had %+v, now %+v", serial, l, held)
 		}
 		farmtest.Eventually(t, 10*time.Second, func() bool {
-			e, err := stores.Leases.Get(ctx, broker.Token(serial))
+			e, err := stores.Leases.Get(ctx, broker.LeaseKey(l.Node, serial))
 			var m broker.Lease
 			return err == nil && json.Unmarshal(e.Value(), &m) == nil && m.Epoch == l.Epoch && m.Holder == l.Holder
 		}, "the lease of %s in %s", serial, broker.LeaseBucket)
@@ -429,7 +429,7 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 	farmtest.Eventually(t, 30*time.Second, func() bool {
 		for id := range missing {
 			rctx, rcancel := context.WithTimeout(ctx, 2*time.Second)
-			_, err := stores.Events.GetLastMsgForSubject(rctx, fmt.Sprintf(broker.EventTaskT, id))
+			_, err := stores.Events.GetLastMsgForSubject(rctx, fmt.Sprintf(broker.EventTaskT, "*", id))
 			rcancel()
 			if err == nil {
 				delete(missing, id)

@@ -192,7 +192,7 @@ func runRelease(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("Revoked the lease of %s held by %s (epoch %d): forced release by %s.\n", serial, l.Holder, l.Epoch, who)
 	fmt.Printf("Recorded on %s; the holder's running task, if any, was aborted and its handle no longer works.\n",
-		fmt.Sprintf(broker.EventLeaseT, broker.Token(serial), "revoked"))
+		fmt.Sprintf(broker.EventLeaseT, l.Node, broker.Token(serial), "revoked"))
 	return nil
 }
 

@@ -71,8 +71,7 @@ func (f *Farm) startNode(id string, count int) error {
 		nc.Close()
 		return fmt.Errorf("node %s: %w", id, err)
 	}
-	// Node-scoped keys, as `corral node` writes them (with Auth, the only keys it may write).
-	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores.ForNode(id), LeaseTTL: f.opts.LeaseTTL,
+	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, LeaseTTL: f.opts.LeaseTTL,
 		Grace: f.opts.Grace, MaxQueue: f.opts.MaxQueue, Metrics: f.metrics, Log: f.log})
 	if err != nil {
 		nc.Close()
