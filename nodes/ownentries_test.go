@@ -1,0 +1,61 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
+)
+
+// A node restarting takes as its own the entries under its keys (<node>.<serial>) that name it,
+// and an older Corral's entries under the serial alone that name it (its own keys win); not an
+// entry another node wrote naming it, nor one under its keys naming another node: such an
+// entry would set its epochs and make it record an interrupted task it never ran.
+func TestOwnEntriesAreThoseUnderItsKeys(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "test"}, log)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	ctx := context.Background()
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	require.NoError(t, err)
+	put := func(key, serial, node string, epoch uint64) {
+		b, err := json.Marshal(broker.DeviceEntry{V: broker.WireVersion, Serial: serial, Node: node, State: broker.StateOnline, Epoch: epoch})
+		require.NoError(t, err)
+		_, err = stores.Registry.Put(ctx, key, b)
+		require.NoError(t, err)
+	}
+	put(broker.RegistryKey("n1", "own"), "own", "n1", 5)
+	put("own", "own", "n1", 1) // an older Corral's, after the node's own: the own one wins
+	put("old", "old", "n1", 3)
+	put(broker.RegistryKey("n2", "planted"), "planted", "n1", 9)
+	put(broker.RegistryKey("n1", "other"), "other", "n2", 9)
+	put("other2", "other2", "n2", 9)
+
+	got, err := ownEntries(ctx, stores, "n1")
+	require.NoError(t, err)
+	epochs := map[string]uint64{}
+	for s, e := range got {
+		epochs[s] = e.Epoch
+	}
+	assert.Equal(t, map[string]uint64{"own": 5, "old": 3}, epochs)
+
+	m := newNATSMirror(stores, "n1", log)
+	m.Device(broker.DeviceEntry{V: broker.WireVersion, Serial: "10.0.0.7:5555", Node: "n1", State: broker.StateOnline})
+	m.Lease("10.0.0.7:5555", &broker.Lease{V: broker.WireVersion, Serial: "10.0.0.7:5555", Node: "n1", Handle: "secret"})
+	m.flush(ctx, true)
+	_, err = stores.Registry.Get(ctx, "n1.10=2E0=2E0=2E7=3A5555")
+	assert.NoError(t, err, "the registry entry under the node's key")
+	e, err := stores.Leases.Get(ctx, "n1.10=2E0=2E0=2E7=3A5555")
+	require.NoError(t, err, "the lease under the node's key")
+	assert.NotContains(t, string(e.Value()), "secret")
+}
