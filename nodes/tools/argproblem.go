@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -23,7 +24,7 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 		if got == "number" && want == "a whole number" {
 			gotWords = "a fraction or a number out of range"
 		}
-		field := te.Field
+		field := fieldPath(te.Field)
 		if field == "" {
 			field = "arguments"
 		}
@@ -36,6 +37,19 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 		}
 	}
 	return "", false, false
+}
+
+// fieldPath is a decoding error's field without array indices: Go 1.27 names them ("steps.0"),
+// Go 1.26 does not ("steps"); a message must read the same whichever built the node.
+func fieldPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if _, err := strconv.Atoi(p); err != nil {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 // nouns name JSON values, by encoding/json's word for them (UnmarshalTypeError.Value) and by
