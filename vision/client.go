@@ -1,0 +1,98 @@
+package vision
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+)
+
+// ErrNoWorker says that no vision worker serves the farm.
+var ErrNoWorker = errors.New("no vision worker answers in this farm: start one with `corral vision --nats-url …` " +
+	"(`corral up` starts one itself when corral is built with vision: make build-vision)")
+
+// Error is a worker's refusal or failure.
+type Error struct {
+	Code    string // CodeBadInput or CodeFailed
+	Message string
+}
+
+func (e *Error) Error() string { return "vision: " + e.Message }
+
+// Client calls the vision workers of a farm through NATS.
+type Client struct {
+	nc *nats.Conn
+	// attempt bounds one try: a worker that dies mid-request never answers, and the request is
+	// tried again on another while the caller's deadline allows.
+	attempt time.Duration
+}
+
+// NewClient returns a client on nc; attempt bounds each try (0: 20 s).
+func NewClient(nc *nats.Conn, attempt time.Duration) *Client {
+	if attempt <= 0 {
+		attempt = 20 * time.Second
+	}
+	return &Client{nc: nc, attempt: attempt}
+}
+
+// OCR reads the text of an image.
+func (c *Client) OCR(ctx context.Context, req OCRRequest) (OCRResult, error) {
+	return call[OCRResult](ctx, c, EndpointOCR, req)
+}
+
+// Match finds a template in an image.
+func (c *Client) Match(ctx context.Context, req MatchRequest) (MatchResult, error) {
+	return call[MatchResult](ctx, c, EndpointMatch, req)
+}
+
+// Elements lists a screen's elements.
+func (c *Client) Elements(ctx context.Context, req ElementsRequest) (ElementsResult, error) {
+	return call[ElementsResult](ctx, c, EndpointElements, req)
+}
+
+// Diff tells whether a screen changed between two frames.
+func (c *Client) Diff(ctx context.Context, req DiffRequest) (DiffResult, error) {
+	return call[DiffResult](ctx, c, EndpointDiff, req)
+}
+
+// Annotate draws boxes on an image.
+func (c *Client) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateResult, error) {
+	return call[AnnotateResult](ctx, c, EndpointAnnotate, req)
+}
+
+// call sends req to endpoint, trying again on another worker when one does not answer within
+// an attempt, until ctx ends.
+func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, error) {
+	var out R
+	data, err := json.Marshal(req)
+	if err != nil {
+		return out, fmt.Errorf("vision %s: encode the request: %w", endpoint, err)
+	}
+	subject := Prefix + "." + endpoint
+	for try := 1; ; try++ {
+		actx, cancel := context.WithTimeout(ctx, c.attempt)
+		msg, err := c.nc.RequestWithContext(actx, subject, data)
+		cancel()
+		switch {
+		case errors.Is(err, nats.ErrNoResponders):
+			return out, ErrNoWorker
+		case err != nil && ctx.Err() != nil:
+			return out, fmt.Errorf("vision %s: no answer within the call's deadline (%d tries): %w", endpoint, try, ctx.Err())
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
+			continue // that worker died or hung within the attempt: another may answer
+		case err != nil:
+			return out, fmt.Errorf("vision %s: %w", endpoint, err)
+		}
+		if text := msg.Header.Get(micro.ErrorHeader); text != "" {
+			return out, &Error{Code: msg.Header.Get(micro.ErrorCodeHeader), Message: text}
+		}
+		if err := json.Unmarshal(msg.Data, &out); err != nil {
+			return out, fmt.Errorf("vision %s: the worker's answer does not decode: %w", endpoint, err)
+		}
+		return out, nil
+	}
+}

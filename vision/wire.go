@@ -1,0 +1,157 @@
+package vision
+
+import "image"
+
+// Subjects. Every operation is an endpoint of the micro service Service, under Prefix, in the
+// queue group QueueGroup (the micro default would do; naming it keeps it stable).
+const (
+	Service    = "corral-vision"
+	Prefix     = "corral.v1.vision"
+	QueueGroup = "corral-vision"
+
+	EndpointOCR      = "ocr"      // OCRRequest → OCRResult
+	EndpointMatch    = "match"    // MatchRequest → MatchResult
+	EndpointElements = "elements" // ElementsRequest → ElementsResult
+	EndpointDiff     = "diff"     // DiffRequest → DiffResult
+	EndpointAnnotate = "annotate" // AnnotateRequest → AnnotateResult
+)
+
+// WireVersion is the V of every request and answer.
+const WireVersion = 1
+
+// MaxImageBytes bounds an encoded image in a request (and NATS's max payload with it).
+const MaxImageBytes = 8 << 20
+
+// Box is a rectangle in pixels of the request's image: X, Y its top-left corner.
+type Box struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
+}
+
+// Rect is b as an image.Rectangle.
+func (b Box) Rect() image.Rectangle { return image.Rect(b.X, b.Y, b.X+b.W, b.Y+b.H) }
+
+// Center is the middle of b.
+func (b Box) Center() image.Point { return image.Pt(b.X+b.W/2, b.Y+b.H/2) }
+
+// OCRRequest asks for the text of an image.
+type OCRRequest struct {
+	V     int    `json:"v"`
+	Image []byte `json:"image"` // PNG or JPEG
+	// Languages are Tesseract's names ("eng", "chi_sim"); empty: eng and chi_sim.
+	Languages []string `json:"languages,omitempty"`
+}
+
+// Word is one recognised word.
+type Word struct {
+	Text       string  `json:"text"`
+	Box        Box     `json:"box"`
+	Confidence float64 `json:"confidence"` // 0-1
+}
+
+// Line is one recognised line: its words, joined.
+type Line struct {
+	Text       string  `json:"text"`
+	Box        Box     `json:"box"`
+	Confidence float64 `json:"confidence"` // the lowest of its words'
+	Words      []Word  `json:"words"`
+}
+
+// OCRResult is the text of an image, by line, in reading order.
+type OCRResult struct {
+	V      int    `json:"v"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Lines  []Line `json:"lines"`
+}
+
+// MatchRequest asks where a template image shows in an image, at scales from MinScale to
+// MaxScale of the template's own size (0: 0.75 and 1.5).
+type MatchRequest struct {
+	V         int     `json:"v"`
+	Image     []byte  `json:"image"`
+	Template  []byte  `json:"template"`
+	Threshold float64 `json:"threshold,omitempty"` // normalised correlation 0-1; 0: 0.8
+	MinScale  float64 `json:"min_scale,omitempty"`
+	MaxScale  float64 `json:"max_scale,omitempty"`
+	Max       int     `json:"max,omitempty"` // matches to return, best first; 0: 5
+}
+
+// Match is one place the template shows.
+type Match struct {
+	Box   Box     `json:"box"`
+	Score float64 `json:"score"` // normalised correlation 0-1
+	Scale float64 `json:"scale"`
+}
+
+// MatchResult are the matches at or above the threshold, best first (none: not found).
+type MatchResult struct {
+	V       int     `json:"v"`
+	Matches []Match `json:"matches"`
+}
+
+// ElementsRequest asks for an element listing of a screen that has no UI tree (peek).
+type ElementsRequest struct {
+	V         int      `json:"v"`
+	Image     []byte   `json:"image"`
+	Languages []string `json:"languages,omitempty"`
+}
+
+// Element is one thing on a screen: a text line or an icon-like shape.
+type Element struct {
+	ID         string  `json:"id"`   // stable for the same content at the same place: "t3f9c", "i81a0"
+	Kind       string  `json:"kind"` // "text" or "icon"
+	Text       string  `json:"text,omitempty"`
+	Box        Box     `json:"box"`
+	Confidence float64 `json:"confidence"`
+}
+
+// ElementsResult lists a screen's elements, top to bottom, left to right.
+type ElementsResult struct {
+	V        int       `json:"v"`
+	Width    int       `json:"width"`
+	Height   int       `json:"height"`
+	Elements []Element `json:"elements"`
+}
+
+// DiffRequest asks whether a screen changed between two frames of the same size.
+type DiffRequest struct {
+	V      int    `json:"v"`
+	Before []byte `json:"before"`
+	After  []byte `json:"after"`
+}
+
+// DiffResult says how much changed and where.
+type DiffResult struct {
+	V       int     `json:"v"`
+	Changed bool    `json:"changed"`
+	Ratio   float64 `json:"ratio"` // changed pixels over all
+	Boxes   []Box   `json:"boxes,omitempty"`
+}
+
+// Mark is a box to draw, with a label.
+type Mark struct {
+	Box   Box    `json:"box"`
+	Label string `json:"label,omitempty"`
+}
+
+// AnnotateRequest asks for an image with boxes drawn on it, for people to look at.
+type AnnotateRequest struct {
+	V     int    `json:"v"`
+	Image []byte `json:"image"`
+	Marks []Mark `json:"marks"`
+}
+
+// AnnotateResult is the annotated image.
+type AnnotateResult struct {
+	V    int    `json:"v"`
+	JPEG []byte `json:"jpeg"`
+}
+
+// Error codes a worker answers with (the micro error's code).
+const (
+	CodeBadInput = "400" // not an image, too large, a template larger than the image, ...
+	CodeFailed   = "500" // the worker failed
+)
