@@ -1,0 +1,76 @@
+//go:build vision
+
+package worker
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/vision"
+)
+
+// report adds ms/op and the median of the iterations (p50-ms) to b's results.
+func report(b *testing.B, took []time.Duration) {
+	slices.Sort(took)
+	var sum time.Duration
+	for _, d := range took {
+		sum += d
+	}
+	b.ReportMetric(float64(sum.Microseconds())/1e3/float64(len(took)), "ms/op")
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1e3, "p50-ms")
+}
+
+// BenchmarkOCR reads a 1080×2400 settings screen with the default languages (eng+chi_sim).
+func BenchmarkOCR(b *testing.B) {
+	e := newEngine(b)
+	img := encodePNG(b, settingsScreen(b, lightTheme).img)
+	ctx := context.Background()
+	if _, err := e.OCR(ctx, vision.OCRRequest{Image: img}); err != nil { // a warm instance
+		b.Fatal(err)
+	}
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := e.OCR(ctx, vision.OCRRequest{Image: img}); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	report(b, took)
+}
+
+// BenchmarkMatch finds an icon cut from a 1080×2400 screen in it, at 0.75-1.5×.
+func BenchmarkMatch(b *testing.B) {
+	e := newEngine(b)
+	s := settingsScreen(b, lightTheme)
+	req := vision.MatchRequest{Image: encodePNG(b, s.img), Template: encodePNG(b, crop(s.img, s.icons[4]))}
+	ctx := context.Background()
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		res, err := e.Match(ctx, req)
+		if err != nil || len(res.Matches) == 0 {
+			b.Fatal(err, res)
+		}
+		took = append(took, time.Since(start))
+	}
+	report(b, took)
+}
+
+// BenchmarkElements lists the elements of a 1080×2400 screen (English).
+func BenchmarkElements(b *testing.B) {
+	e := newEngine(b)
+	req := vision.ElementsRequest{Image: encodePNG(b, settingsScreen(b, lightTheme).img), Languages: []string{"eng"}}
+	ctx := context.Background()
+	var took []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := e.Elements(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	report(b, took)
+}

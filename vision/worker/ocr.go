@@ -1,0 +1,211 @@
+//go:build vision
+
+package worker
+
+import (
+	"context"
+	"image"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"gocv.io/x/gocv"
+
+	"github.com/corral-farm/corral/vision"
+)
+
+// How OCR prepares a screen for Tesseract. Phone screenshots are large, sharp and
+// high-contrast, with text a few dozen pixels tall: they are read at ocrMaxWidth pixels wide,
+// enough for 10 px text, and with page segmentation mode ocrPSM (sparse text: a screen is
+// scattered labels, not a page of paragraphs, and mode 11 finds them without Tesseract's
+// column analysis). Small images are enlarged, as Tesseract misses text under ~10 px tall.
+var (
+	ocrMaxWidth    = 1080
+	ocrMinSide     = 600
+	ocrPSM         = 11
+	ocrMinConf     = 30.0 // Tesseract's 0-100: below it a "word" is mostly an icon read as text
+	darkLuminance  = 100.0
+	lineGapFactor  = 1.5 // a gap wider than this many line heights splits a Tesseract line
+	cjkJoinNoSpace = true
+)
+
+// OCR reads the words and lines of an image.
+func (e *Engine) OCR(ctx context.Context, req vision.OCRRequest) (vision.OCRResult, error) {
+	if err := checkVersion(req.V); err != nil {
+		return vision.OCRResult{}, err
+	}
+	langs, err := e.languages(req.Languages)
+	if err != nil {
+		return vision.OCRResult{}, err
+	}
+	gray, err := decode(req.Image, "image", gocv.IMReadGrayScale)
+	if err != nil {
+		return vision.OCRResult{}, err
+	}
+	defer gray.Close()
+	done, err := e.acquire(ctx)
+	if err != nil {
+		return vision.OCRResult{}, err
+	}
+	defer done()
+	lines, err := e.ocr(ctx, gray, langs)
+	if err != nil {
+		return vision.OCRResult{}, err
+	}
+	return vision.OCRResult{V: vision.WireVersion, Width: gray.Cols(), Height: gray.Rows(), Lines: lines}, nil
+}
+
+// ocr reads gray (one channel) with Tesseract for langs. The caller holds a slot.
+func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision.Line, error) {
+	w, h := gray.Cols(), gray.Rows()
+	prep := gocv.NewMat()
+	defer prep.Close()
+	// Dark themes: Tesseract reads dark text on light ground best.
+	if gray.Mean().Val1 < darkLuminance {
+		gocv.BitwiseNot(gray, &prep)
+	} else {
+		gray.CopyTo(&prep)
+	}
+	scale := 1.0
+	switch {
+	case w > ocrMaxWidth:
+		scale = float64(ocrMaxWidth) / float64(w)
+	case max(w, h) < ocrMinSide:
+		scale = min(3, float64(ocrMinSide)/float64(max(w, h)))
+	}
+	if scale != 1 {
+		sw, sh := max(1, int(math.Round(float64(w)*scale))), max(1, int(math.Round(float64(h)*scale)))
+		interp := gocv.InterpolationArea
+		if scale > 1 {
+			interp = gocv.InterpolationCubic
+		}
+		scaled := gocv.NewMat()
+		defer scaled.Close()
+		gocv.Resize(prep, &scaled, image.Pt(sw, sh), 0, 0, interp)
+		prep, scaled = scaled, prep
+	}
+	if !prep.IsContinuous() {
+		c := prep.Clone()
+		prep.Close()
+		prep = c
+	}
+	pix, err := prep.DataPtrUint8()
+	if err != nil {
+		return nil, &vision.Error{Code: vision.CodeFailed, Message: "OCR: " + err.Error()}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t, err := e.tessFor(langs)
+	if err != nil {
+		return nil, err
+	}
+	words, err := t.words(ctx, pix, prep.Cols(), prep.Rows(), ocrPSM)
+	e.release(t)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &vision.Error{Code: vision.CodeFailed, Message: "OCR: " + err.Error()}
+	}
+	bounds := image.Rect(0, 0, w, h)
+	byLine := map[int][]vision.Word{}
+	var order []int
+	for _, tw := range words {
+		text := strings.TrimSpace(tw.text)
+		if text == "" || tw.conf < ocrMinConf || !hasLetterOrDigit(text) {
+			continue
+		}
+		r := image.Rect(
+			int(math.Floor(float64(tw.box.Min.X)/scale)), int(math.Floor(float64(tw.box.Min.Y)/scale)),
+			int(math.Ceil(float64(tw.box.Max.X)/scale)), int(math.Ceil(float64(tw.box.Max.Y)/scale)),
+		).Intersect(bounds)
+		if r.Empty() {
+			continue
+		}
+		if _, ok := byLine[tw.line]; !ok {
+			order = append(order, tw.line)
+		}
+		byLine[tw.line] = append(byLine[tw.line], vision.Word{Text: text, Box: toBox(r), Confidence: min(1, max(0, tw.conf/100))})
+	}
+	var lines []vision.Line
+	for _, n := range order {
+		ws := byLine[n]
+		slices.SortStableFunc(ws, func(a, b vision.Word) int { return a.Box.X - b.Box.X })
+		lines = append(lines, splitLine(ws)...)
+	}
+	sortReading(lines, func(l vision.Line) vision.Box { return l.Box })
+	return lines, nil
+}
+
+// splitLine makes lines of a Tesseract line's words (sorted left to right), split where a gap
+// is wider than lineGapFactor times the line's height: a label and a value at either end of a
+// row are two things to tap.
+func splitLine(ws []vision.Word) []vision.Line {
+	var out []vision.Line
+	start := 0
+	for i := 1; i <= len(ws); i++ {
+		if i < len(ws) {
+			prev, cur := ws[i-1].Box, ws[i].Box
+			height := max(prev.H, cur.H)
+			if gap := cur.X - (prev.X + prev.W); float64(gap) <= lineGapFactor*float64(height) {
+				continue
+			}
+		}
+		out = append(out, makeLine(ws[start:i]))
+		start = i
+	}
+	return out
+}
+
+func makeLine(ws []vision.Word) vision.Line {
+	l := vision.Line{Words: slices.Clone(ws), Confidence: 1}
+	var r image.Rectangle
+	var b strings.Builder
+	for i, w := range ws {
+		r = r.Union(w.Box.Rect())
+		l.Confidence = min(l.Confidence, w.Confidence)
+		if i > 0 && !(cjkJoinNoSpace && endsCJK(ws[i-1].Text) && startsCJK(w.Text)) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w.Text)
+	}
+	l.Text, l.Box = b.String(), toBox(r)
+	return l
+}
+
+func hasLetterOrDigit(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
+		(r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFFEF) // CJK punctuation, full-width forms
+}
+
+func startsCJK(s string) bool { r, _ := utf8.DecodeRuneInString(s); return isCJK(r) }
+func endsCJK(s string) bool   { r, _ := utf8.DecodeLastRuneInString(s); return isCJK(r) }
+
+// sortReading orders items top to bottom, then left to right within a row: items whose
+// vertical middles are within half the smaller height of the row's first item share its row.
+func sortReading[T any](items []T, box func(T) vision.Box) {
+	slices.SortStableFunc(items, func(a, b T) int {
+		ba, bb := box(a), box(b)
+		return (2*ba.Y + ba.H) - (2*bb.Y + bb.H)
+	})
+	for start := 0; start < len(items); {
+		first := box(items[start])
+		end := start + 1
+		for end < len(items) {
+			b := box(items[end])
+			if math.Abs(float64((2*b.Y+b.H)-(2*first.Y+first.H)))/2 > float64(min(b.H, first.H))/2 {
+				break
+			}
+			end++
+		}
+		slices.SortStableFunc(items[start:end], func(a, b T) int { return box(a).X - box(b).X })
+		start = end
+	}
+}
