@@ -16,6 +16,7 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/tools"
+	"github.com/corral-farm/corral/vision"
 )
 
 // Config configures an edge node.
@@ -25,7 +26,8 @@ type Config struct {
 	// NC is the node's own NATS connection; the node closes it when it stops.
 	NC     *nats.Conn
 	Stores *broker.Stores
-	// Ops are the tools the node serves (DefaultOps when nil).
+	// Ops are the tools the node serves (when nil: every tool, asking the farm's vision workers
+	// through NC).
 	Ops tools.Ops
 	// LeaseTTL, LeaseMax, Grace and MaxQueue: see actors.Config.
 	LeaseTTL, LeaseMax, Grace time.Duration
@@ -60,7 +62,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("node id %q: use letters, digits, '-' and '_' only (it is part of NATS subjects)", cfg.ID)
 	}
 	if cfg.Ops == nil {
-		cfg.Ops = tools.DefaultOps()
+		cfg.Ops = tools.DefaultOpsWith(tools.OpsConfig{Vision: vision.NewClient(cfg.NC, 0)})
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

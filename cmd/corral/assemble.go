@@ -22,6 +22,7 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 	"github.com/corral-farm/corral/nodes/tools"
+	"github.com/corral-farm/corral/vision"
 )
 
 func (n natsFlags) options(name string) broker.ConnectOptions {
@@ -223,7 +224,8 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	}
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
-		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared})})
+		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared,
+			Vision: vision.NewClient(nc, 0)})})
 	if err != nil {
 		release()
 		return nil, err

@@ -89,7 +89,7 @@ func convert(a MobileAction, nested bool) (map[string]any, error) {
 
 // mergeOptions adds options to args, as HttpRunner's extractActionOptionsToArguments does: an
 // option is an argument of the same name, but for the options that steer the run and
-// HttpRunner's own spellings (timeout in seconds, pressDuration). from names where args came
+// HttpRunner's own spellings (timeout in seconds, pressDuration, offset). from names where args came
 // from, for the error of an option that contradicts them.
 func mergeOptions(args, opts map[string]any, from string, nested bool) error {
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
@@ -108,6 +108,8 @@ func mergeOptions(args, opts map[string]any, from string, nested bool) error {
 			name, v = "timeout_ms", math.Round(f*1000)
 		case "pressDuration":
 			name = "press_duration"
+		case "offset": // HttpRunner's older spelling of tap_offset
+			name = "tap_offset"
 		}
 		if old, ok := args[name]; ok && !reflect.DeepEqual(old, v) {
 			return fmt.Errorf("options.%s: conflicts with %s %s given by %s; keep one", k, name, show(old), from)
@@ -201,6 +203,19 @@ func shortForm(s tools.Short) form {
 		}
 	case tools.ShortSteps:
 		f.conv = sequence
+	case tools.ShortTextList:
+		f.conv = func(p any) (map[string]any, error) {
+			list, ok := p.([]any)
+			if !ok || len(list) == 0 {
+				return nil, errShape
+			}
+			for _, e := range list {
+				if _, isText := e.(string); !isText {
+					return nil, errShape
+				}
+			}
+			return map[string]any{s.Keys[0]: list}, nil
+		}
 	}
 	return f
 }

@@ -103,6 +103,19 @@ func convertCases() map[string][]convertCase {
 		"force_quit":        {{a("force_quit", nil, nil), m{}}},
 		"send_to_clipboard": {{a("send_to_clipboard", "hello", nil), m{"text": "hello"}}},
 		"unlock_phone":      {{a("unlock_phone", nil, nil), m{}}},
+		// Vision (issue 10).
+		"tap_ocr": {
+			{a("tap_ocr", "Sign in", m{"ignore_NotFoundError": true, "index": -1, "offset": []any{0, -25}}),
+				m{"text": "Sign in", "ignore_NotFoundError": true, "index": -1, "tap_offset": []any{0, -25}}},
+			{a("tap_ocr", "^Item \\d+$", m{"regex": true, "max_retry_times": 2}), m{"text": "^Item \\d+$", "regex": true, "max_retry_times": 2}},
+		},
+		"tap_cv":            {{a("tap_cv", "/srv/icons/cart.png", m{"threshold": 0.9}), m{"imagePath": "/srv/icons/cart.png", "threshold": 0.9}}},
+		"swipe_to_tap_app":  {{a("swipe_to_tap_app", "Settings", m{"max_retry_times": 3}), m{"appName": "Settings", "max_retry_times": 3}}},
+		"swipe_to_tap_text": {{a("swipe_to_tap_text", "Item 42", m{"direction": "up"}), m{"text": "Item 42", "direction": "up"}}},
+		"swipe_to_tap_texts": {
+			{a("swipe_to_tap_texts", []any{"Allow", "OK"}, nil), m{"texts": []any{"Allow", "OK"}}},
+			{a("swipe_to_tap_texts", []string{"Item 9"}, m{"max_retry_times": 5}), m{"texts": []any{"Item 9"}, "max_retry_times": 5}},
+		},
 		// Popups.
 		"close_popups": {{a("close_popups", nil, m{"timeout": 10}), m{"timeout_ms": 10000}}},
 		"sequence": {{

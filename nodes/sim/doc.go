@@ -12,7 +12,8 @@
 // scrolling list of 60 items, Notes with a text field, simple pages for the other apps, and a
 // lock screen with a PIN keypad (POWER locks; the passcode, "1234" by default, unlocks; Passcode
 // tells it to the node's unlock_phone). ShowPopup opens a modal dialog over any screen, for
-// close_popups to find.
+// close_popups to find. HideTree (or WithoutTree) hides the UI tree behind a bare canvas, as a
+// game or a Flutter app shows it, so that the tools must read the screen with vision.
 //
 // Beyond the screens, a Phone installs and uninstalls packages (an app file's base name is its
 // package; installed packages are listed but have no screens), clears app data, names the app

@@ -54,6 +54,7 @@ type Phone struct {
 	overlaps  atomic.Int64
 	closed    chan struct{}
 	closeOnce sync.Once
+	noTree    atomic.Bool // Source shows a bare canvas (WithoutTree, HideTree)
 
 	mu        sync.Mutex // guards everything below; never held while blocking
 	st        state
@@ -87,6 +88,11 @@ func WithPasscode(code string) Option {
 // WithDensity sets the screen density in dots per inch (default 420), clamped to 120..640.
 func WithDensity(dpi int) Option {
 	return func(p *Phone) { p.density = clamp(dpi, 120, 640) }
+}
+
+// WithoutTree starts the phone with its UI tree hidden (see HideTree).
+func WithoutTree() Option {
+	return func(p *Phone) { p.noTree.Store(true) }
 }
 
 // Locked starts the phone on its lock screen.

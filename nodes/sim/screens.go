@@ -20,6 +20,7 @@ const (
 	clsRecycler = "androidx.recyclerview.widget.RecyclerView"
 	clsGrid     = "android.widget.GridView"
 	clsView     = "android.view.View"
+	clsSurface  = "android.view.SurfaceView"
 )
 
 var (

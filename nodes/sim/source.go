@@ -20,6 +20,9 @@ func (p *Phone) Source(ctx context.Context) (string, error) {
 	p.mu.Lock()
 	root := p.tree()
 	p.mu.Unlock()
+	if p.noTree.Load() {
+		root = &element{class: clsSurface, pkg: root.pkg, box: root.box, bounds: root.bounds}
+	}
 	var sb strings.Builder
 	sb.Grow(16 << 10)
 	sb.WriteString(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`)
@@ -27,6 +30,11 @@ func (p *Phone) Source(ctx context.Context) (string, error) {
 	sb.WriteString(`</hierarchy>`)
 	return sb.String(), nil
 }
+
+// HideTree hides the phone's UI tree, or shows it again: while hidden, Source dumps one
+// full-screen SurfaceView with no text, as a game, a Flutter canvas or a camera view does, while
+// the screen and taps stay as they are. The tools then read the screen with vision.
+func (p *Phone) HideTree(hidden bool) { p.noTree.Store(hidden) }
 
 func writeNode(sb *strings.Builder, e *element, index int) {
 	sb.WriteString(`<node index="`)

@@ -29,6 +29,10 @@ type OpsConfig struct {
 	// Shared says that the node serves a shared farm (callers are authenticated, or the node
 	// runs on its own): app_install takes apps only from AppSources.
 	Shared bool
+	// Vision reaches the farm's vision workers (a *vision.Client on the node's NATS connection):
+	// tap_ocr, tap_cv and swipe_to_tap_* read screens without a UI tree with it, and peek lists
+	// their elements. Nil: no worker, and those tools say to start `corral vision`.
+	Vision Vision
 }
 
 // DefaultOps is every op an edge node serves, with nothing configured.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
+	"github.com/corral-farm/corral/vision"
 )
 
 // Peek limits: a listing stays small enough for an agent's context.
@@ -28,7 +29,8 @@ const (
 // PeekResult is peek's structured result; the screenshot itself is image content.
 type PeekResult struct {
 	Message  string `json:"message" jsonschema:"What the listing holds and where it came from"`
-	Listing  string `json:"listing" jsonschema_description:"One line per element: id [kind] \"label\" [left,top,right,bottom] conf. The bbox is relative 0-1 (3 decimals); conf is 1.00 for elements from the UI tree. Pass the bbox to tap, long_press or swipe"`
+	Source   string `json:"source,omitempty" jsonschema:"Where the elements came from: ui_tree or vision (none: no listing)"`
+	Listing  string `json:"listing" jsonschema_description:"One line per element: id [kind] \"label\" [left,top,right,bottom] conf. The bbox is relative 0-1 (3 decimals); conf is 1.00 from the UI tree, the vision worker's confidence otherwise. Pass the bbox to tap, long_press or swipe"`
 	Elements int    `json:"elements" jsonschema:"Number of elements listed"`
 	Width    int    `json:"width" jsonschema:"Screenshot width in pixels"`
 	Height   int    `json:"height" jsonschema:"Screenshot height in pixels"`
@@ -80,7 +82,8 @@ func PeekElements(els []uitree.Element, size image.Point) (out []PeekElement, mo
 }
 
 // peek shows the screen as PhysiClaw does: a screenshot with the UI tree's elements drawn on
-// it, and their listing; a driver without a UI tree gives the screenshot alone.
+// it, and their listing; where the device has no UI tree (or it lists nothing) a vision worker
+// lists the elements it sees, and without one the screenshot comes alone.
 func peek() Tool {
 	return Define[ImageArgs, PeekResult](Tool{
 		Name: "peek",
@@ -104,7 +107,7 @@ func peek() Tool {
 		more := 0
 		sd, ok := t.Driver.(device.SourceDumper)
 		if !ok {
-			res.Message = "this device cannot dump its UI tree, so there is no element listing: read the image"
+			res.Message = "this device cannot dump its UI tree"
 		} else {
 			src, err := sd.Source(ctx)
 			if err == nil {
@@ -117,9 +120,28 @@ func peek() Tool {
 			case ctx.Err() != nil:
 				return Output{}, ctx.Err()
 			case err != nil:
-				res.Message = fmt.Sprintf("the UI tree could not be read (%v), so there is no element listing: read the image", err)
+				res.Message = fmt.Sprintf("the UI tree could not be read (%v)", err)
+			case len(els) == 0:
+				res.Message = "the UI tree lists no element (a canvas, game or camera view)"
 			default:
+				res.Source = SourceUITree
 				res.Message = fmt.Sprintf("%d elements from the UI tree; the image is the screenshot with each element's box and id drawn on it", len(els))
+			}
+		}
+		if res.Source == "" { // no tree to list: the vision worker looks at the screenshot
+			var verr error
+			els, more, verr = visionElements(ctx, t, img)
+			switch {
+			case ctx.Err() != nil:
+				return Output{}, ctx.Err()
+			case noWorker(verr):
+				res.Message += ", so there is no element listing: read the image. For one, " + lowerFirst(verr.Error())
+			case verr != nil:
+				res.Message += fmt.Sprintf(", and the vision worker could not list the elements (%v): read the image", verr)
+			default:
+				res.Source = SourceVision
+				res.Message += fmt.Sprintf("; %d elements from the vision worker (OCR text and shapes, with its confidence); "+
+					"the image is the screenshot with each element's box and id drawn on it", len(els))
 			}
 		}
 		lines := make([]string, 0, len(els)+1)
@@ -133,6 +155,48 @@ func peek() Tool {
 		res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
 		return Output{Data: res, Image: FitWidth(markElements(img, els), a.MaxWidth)}, nil
 	})
+}
+
+// SourceVision says that peek's elements came from a vision worker.
+const SourceVision = "vision"
+
+// visionElements asks the vision worker for the elements of a screenshot, as peek lists them:
+// the worker's ids, kinds, texts and confidences, bboxes relative to img.
+func visionElements(ctx context.Context, t *Task, img image.Image) (out []PeekElement, more int, err error) {
+	res, vi, err := askVision(img, 0, func(vi visionImage) (vision.ElementsResult, error) {
+		return t.vision().Elements(ctx, vision.ElementsRequest{V: vision.WireVersion, Image: vi.data})
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	size := img.Bounds().Size()
+	screen := image.Rectangle{Max: size}
+	for _, e := range res.Elements {
+		r := vi.toScreen(e.Box).Intersect(screen)
+		if r.Empty() {
+			continue
+		}
+		if len(out) == MaxPeekElements {
+			more++
+			continue
+		}
+		id := e.ID
+		if id == "" || len(id) > 12 {
+			id = "e" + strconv.Itoa(len(out)+1)
+		}
+		w, h := float64(size.X), float64(size.Y)
+		out = append(out, PeekElement{ID: id, Kind: e.Kind, Label: clipRunes(e.Text, maxLabelRunes), Conf: e.Confidence,
+			BBox: [4]float64{float64(r.Min.X) / w, float64(r.Min.Y) / h, float64(r.Max.X) / w, float64(r.Max.Y) / h}, px: r})
+	}
+	return out, more, nil
+}
+
+// lowerFirst lowers the first letter of s.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // markColor is the colour of the boxes and id tags peek draws.

@@ -105,6 +105,7 @@ const (
 	ShortWhole                       // a whole number: Keys[0]
 	ShortNumberList                  // a number or a non-empty list of numbers: Keys[0], a list
 	ShortSteps                       // a list of actions: sequence's steps
+	ShortTextList                    // a non-empty list of strings: Keys[0]
 )
 
 // Short is a tool's HttpRunner short form: its kind, the arguments it fills, and how it is
@@ -169,6 +170,13 @@ func All() []Tool {
 		appClear(),
 		setIME(),
 		closePopupsTool(),
+		// HttpRunner seed, vision (issue 10): find a text or an image, in the UI tree or by a
+		// vision worker, and tap it.
+		tapOCR(),
+		tapCV(),
+		swipeToTapApp(),
+		swipeToTapText(),
+		swipeToTapTexts(),
 		// PhysiClaw seed: see, act at a bbox (swipe's bbox mode is in swipe), navigate, text,
 		// sequences.
 		peek(),
@@ -185,7 +193,7 @@ func All() []Tool {
 }
 
 // Lookup returns the tool called name. The gateway asks on every call: the tools are made once
-// (All makes 38 of them, about 130 allocations) and never change.
+// (All makes 43 of them, about 130 allocations) and never change.
 func Lookup(name string) (Tool, bool) {
 	t, ok := byName()[name]
 	return t, ok
