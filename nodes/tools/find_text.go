@@ -255,7 +255,7 @@ func lookFor(ctx context.Context, t *Task, qs []textQuery, index int, noOCR erro
 		return look, err
 	}
 	look.size = img.Bounds().Size()
-	res, vi, err := askVision(img, 0, func(vi visionImage) (vision.OCRResult, error) {
+	res, vi, err := askVision(ctx, t, img, 0, func(vi visionImage) (vision.OCRResult, error) {
 		return t.vision().OCR(ctx, vision.OCRRequest{V: vision.WireVersion, Image: vi.data})
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"sync/atomic"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -43,6 +44,9 @@ type Env struct {
 	Config OpsConfig
 	Ops    Ops
 	dl     downloader
+	// visionSeen is when a vision worker last answered (unix ns): a look at the screen asks
+	// whether one listens first only when none did lately (visionReady).
+	visionSeen atomic.Int64
 }
 
 // env returns the task's environment, an unconfigured node's when it has none.

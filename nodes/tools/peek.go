@@ -163,7 +163,7 @@ const SourceVision = "vision"
 // visionElements asks the vision worker for the elements of a screenshot, as peek lists them:
 // the worker's ids, kinds, texts and confidences, bboxes relative to img.
 func visionElements(ctx context.Context, t *Task, img image.Image) (out []PeekElement, more int, err error) {
-	res, vi, err := askVision(img, 0, func(vi visionImage) (vision.ElementsResult, error) {
+	res, vi, err := askVision(ctx, t, img, 0, func(vi visionImage) (vision.ElementsResult, error) {
 		return t.vision().Elements(ctx, vision.ElementsRequest{V: vision.WireVersion, Image: vi.data})
 	})
 	if err != nil {

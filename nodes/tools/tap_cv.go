@@ -45,7 +45,7 @@ func tapCV() Tool {
 			if err != nil {
 				return Output{}, err
 			}
-			res, vi, err := askVision(img, len(tm.data), func(vi visionImage) (vision.MatchResult, error) {
+			res, vi, err := askVision(ctx, t, img, len(tm.data), func(vi visionImage) (vision.MatchResult, error) {
 				req := vision.MatchRequest{V: vision.WireVersion, Image: vi.data, Template: tm.data, Threshold: a.Threshold, Max: 1}
 				if vi.scale != 1 { // the screen shrank to fit: so does the template on it
 					req.MinScale, req.MaxScale = 0.75*vi.scale, 1.5*vi.scale

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"golang.org/x/image/draw"
@@ -101,10 +102,42 @@ func encodeForVision(img image.Image, limit int) (visionImage, error) {
 	return visionImage{}, fmt.Errorf("the %dx%d screenshot does not fit in %d bytes for the vision worker", b.Dx(), b.Dy(), limit)
 }
 
-// askVision encodes img within each of visionLimits (less reserve bytes, another image's) in turn
-// and calls ask with it, until a request fits the NATS server's payload limit.
-func askVision[R any](img image.Image, reserve int, ask func(visionImage) (R, error)) (R, visionImage, error) {
+// visionFresh is how long a worker's answer vouches that workers listen.
+const visionFresh = 10 * time.Second
+
+// probeImage is the smallest question for a vision worker: a 1x1 PNG.
+var probeImage = func() []byte {
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))) // cannot fail on a bytes.Buffer
+	return buf.Bytes()
+}()
+
+// visionReady says whether a vision worker listens (nil), before a tool pays for encoding a
+// screenshot (a tenth of a second, seconds under the race detector): vision.ErrNoWorker at
+// once when none does. A worker that answered in the last visionFresh vouches for itself;
+// otherwise a 1x1 image asks, and any answer, a refusal too, means one listens.
+func visionReady(ctx context.Context, t *Task) error {
+	env := t.env()
+	if seen := env.visionSeen.Load(); seen != 0 && time.Since(time.Unix(0, seen)) < visionFresh {
+		return nil
+	}
+	_, err := t.vision().OCR(ctx, vision.OCRRequest{V: vision.WireVersion, Image: probeImage})
+	var ve *vision.Error
+	if err == nil || errors.As(err, &ve) {
+		env.visionSeen.Store(time.Now().UnixNano())
+		return nil
+	}
+	return err
+}
+
+// askVision asks the vision workers about img, when one listens (visionReady): it encodes img
+// within each of visionLimits (less reserve bytes, another image's) in turn and calls ask with
+// it, until a request fits the NATS server's payload limit.
+func askVision[R any](ctx context.Context, t *Task, img image.Image, reserve int, ask func(visionImage) (R, error)) (R, visionImage, error) {
 	var zero R
+	if err := visionReady(ctx, t); err != nil {
+		return zero, visionImage{}, err
+	}
 	var last error
 	for _, limit := range visionLimits {
 		if limit-reserve <= 0 {
@@ -116,6 +149,10 @@ func askVision[R any](img image.Image, reserve int, ask func(visionImage) (R, er
 		}
 		r, err := ask(vi)
 		if !errors.Is(err, nats.ErrMaxPayload) {
+			var ve *vision.Error
+			if err == nil || errors.As(err, &ve) {
+				t.env().visionSeen.Store(time.Now().UnixNano())
+			}
 			return r, vi, visionErr(err)
 		}
 		last = err
