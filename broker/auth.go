@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// NATS least privilege. Every process reaches NATS as one of four roles, each a NATS user with
+// NATS least privilege. Every process reaches NATS as one of five roles, each a NATS user with
 // subject permissions (user and password, in the server's config or the embedded server's
 // options: the simplest thing that gives subject-level limits and works the same for the
 // embedded server, a standalone nats-server and the Helm chart):
@@ -19,7 +19,10 @@ import (
 //     event and a node's lost event;
 //   - operator: `nats micro ls/info/stats`, `kv get` of devices and leases, events, the leases
 //     endpoint (read-only, no handles); nothing that changes the farm;
-//   - admin: operator plus every node request (drain, release --force, abort, calls).
+//   - admin: operator plus every node request (drain, release --force, abort, calls);
+//   - vision: a vision worker (`corral vision`) serves corral.v1.vision.> in the queue group
+//     corral-vision only, and its micro service's $SRV subjects; it publishes nothing but its
+//     answers. Nodes request it (VisionRequests).
 //
 // Only gateways and admins may publish requests to node subjects (the leases endpoint aside,
 // which carries no principal), so a node can trust the `by` and holder fields of a request: no
@@ -34,10 +37,20 @@ const (
 	RoleGateway  Role = "gateway"
 	RoleOperator Role = "operator"
 	RoleAdmin    Role = "admin"
+	RoleVision   Role = "vision"
 )
 
 // Roles lists the roles.
-var Roles = []Role{RoleNode, RoleGateway, RoleOperator, RoleAdmin}
+var Roles = []Role{RoleNode, RoleGateway, RoleOperator, RoleAdmin, RoleVision}
+
+// The vision workers' micro service, its queue group and the subjects its endpoints serve:
+// the values of package vision (the contract: vision.Service, vision.QueueGroup,
+// vision.Prefix), which a test holds equal to these.
+const (
+	VisionService  = "corral-vision"
+	VisionQueue    = "corral-vision"
+	VisionRequests = Prefix + ".vision.>"
+)
 
 // AnyNode stands for every node id in a node user's permissions: one shared node user, for
 // deployments that cannot hand each node its own secret (a Kubernetes DaemonSet).
@@ -112,9 +125,10 @@ func manageStreams() []string {
 	return out
 }
 
-// srvSubjects are the nats micro discovery subjects of the node service.
-var srvSubjects = []string{"$SRV.PING", "$SRV.INFO", "$SRV.STATS",
-	"$SRV.*." + NodeService, "$SRV.*." + NodeService + ".*"}
+// srvSubjects are the nats micro discovery subjects of a service.
+func srvSubjects(service string) []string {
+	return []string{"$SRV.PING", "$SRV.INFO", "$SRV.STATS", "$SRV.*." + service, "$SRV.*." + service + ".*"}
+}
 
 // PermissionsFor returns the permissions of a role; node is the node's id, or AnyNode for a
 // user shared by every node. It fails on an unknown role or a node id that is not a token.
@@ -144,12 +158,14 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			jsAPI + "CONSUMER.DELETE." + kvStream(RegistryBucket) + ".>",
 			"$JS.FC." + kvStream(RegistryBucket) + ".>",
 			jsAPI + "INFO",
+			// The tools that read screens (tap_ocr, tap_cv, peek without a UI tree) ask a vision worker.
+			VisionRequests,
 		}
 		for _, s := range allStreams {
 			// Create what is missing (a node may start first), never change what exists.
 			pub = append(pub, jsAPI+"STREAM.INFO."+s, jsAPI+"STREAM.CREATE."+s)
 		}
-		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects...)
+		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects(NodeService)...)
 		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true}, nil
 	case RoleGateway:
 		pub := []string{nodeSubjects,
@@ -176,6 +192,12 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Events, Heartbeats, Progresses, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil
+	case RoleVision:
+		// Serve the vision endpoints only in the workers' queue group (a plain subscription,
+		// which would see every request, is refused), answer them and micro's discovery
+		// pings; publish nothing else (an empty allow list: responses only).
+		sub := append([]string{VisionRequests + " " + VisionQueue, inbox}, srvSubjects(VisionService)...)
+		return Permissions{PublishAllow: []string{}, SubscribeAllow: sub, AllowResponses: true}, nil
 	}
 	return Permissions{}, fmt.Errorf("unknown NATS role %q: use one of %v", r, Roles)
 }
@@ -204,7 +226,7 @@ func FarmUsers(nodes []string, secret func(name string) (string, error)) ([]User
 		out = append(out, User{Name: name, Password: pw, Role: r, Node: node})
 		return nil
 	}
-	for _, r := range []Role{RoleGateway, RoleOperator, RoleAdmin} {
+	for _, r := range []Role{RoleGateway, RoleOperator, RoleAdmin, RoleVision} {
 		if err := add(r, ""); err != nil {
 			return nil, err
 		}

@@ -14,6 +14,13 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
+// MaxPayload is the largest message the embedded server takes: 24 MiB, for a vision request,
+// which carries up to two images (a diff's frames, a match's screen and template) of
+// vision.MaxImageBytes each, base64 in JSON. nats-server's default is 1 MiB; a standalone
+// server of a farm with vision workers needs max_payload: 24MB too (docs/operations.md).
+// Screenshots and task records stay far below it.
+const MaxPayload = 24 << 20
+
 // Options configure an in-process NATS server.
 type Options struct {
 	// Host defaults to 127.0.0.1: the embedded server is for this machine only.
@@ -84,7 +91,7 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		StoreDir:   opts.StoreDir,
 		NoSigs:     true,
 		NoLog:      true,
-		MaxPayload: 1 << 20,
+		MaxPayload: MaxPayload,
 	}
 	if len(opts.Users) > 0 {
 		so.Users = serverUsers(opts.Users)

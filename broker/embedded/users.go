@@ -24,6 +24,11 @@ func serverUsers(users []User) []*server.User {
 	out := make([]*server.User, 0, len(users))
 	for _, u := range users {
 		p := u.Permissions
+		if p.PublishAllow == nil {
+			// An empty allow list allows nothing (broker.Permissions); nats-server reads a nil
+			// one as no list at all, which allows everything.
+			p.PublishAllow = []string{}
+		}
 		sp := &server.Permissions{
 			Publish:   &server.SubjectPermission{Allow: p.PublishAllow, Deny: p.PublishDeny},
 			Subscribe: &server.SubjectPermission{Allow: p.SubscribeAllow, Deny: p.SubscribeDeny},

@@ -9,6 +9,8 @@ import (
 	"sort"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/vision"
 )
 
 // runNATSAuth makes the NATS credentials of a farm of several processes: a user per role (a
@@ -39,6 +41,11 @@ func runNATSAuth(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Vision requests carry images (two of up to 8 MiB, base64, in a diff or a match): the
+	// server must take messages as large as the embedded one does.
+	conf = fmt.Sprintf("# Vision workers take requests with two images of up to %d MiB each, base64: nats-server's\n"+
+		"# default max_payload (1MB) refuses them (docs/operations.md, Vision workers).\nmax_payload: %dMB\n\n",
+		vision.MaxImageBytes>>20, embedded.MaxPayload>>20) + conf
 	confPath := filepath.Join(*dir, "nats-server-auth.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
 		return fmt.Errorf("server configuration: %w", err)
@@ -56,7 +63,7 @@ func runNATSAuth(_ context.Context, args []string) error {
 	for _, n := range names {
 		fmt.Printf("  %-9s --nats-context %s\n", n+":", contexts[n])
 	}
-	fmt.Println("Give each process only its own context file; passwords are kept and reused when you run this again.")
+	fmt.Println("Give each process only its own context file (vision.json: the vision workers'); passwords are kept and reused when you run this again.")
 	return nil
 }
 

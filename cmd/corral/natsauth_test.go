@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 )
 
 // corral nats-auth writes a configuration nats-server reads, with each role's permissions,
@@ -35,17 +36,30 @@ func TestNATSAuthWritesAServerConfig(t *testing.T) {
 
 	opts, err := server.ProcessConfigFile(filepath.Join(dir, "nats-server-auth.conf"))
 	require.NoError(t, err)
-	require.Len(t, opts.Users, 5)
+	require.Len(t, opts.Users, 6) // gateway, operator, admin, vision, node-n1, node-n2
+	assert.Equal(t, int32(embedded.MaxPayload), opts.MaxPayload, "vision requests need the embedded server's max payload")
+	seen := 0
 	for _, u := range opts.Users {
-		if u.Username != "node-n2" {
+		var want broker.Permissions
+		switch u.Username {
+		case "node-n2":
+			want, err = broker.PermissionsFor(broker.RoleNode, "n2")
+		case "vision":
+			want, err = broker.PermissionsFor(broker.RoleVision, "")
+		default:
 			continue
 		}
-		want, err := broker.PermissionsFor(broker.RoleNode, "n2")
+		seen++
 		require.NoError(t, err)
-		assert.Equal(t, want.PublishAllow, u.Permissions.Publish.Allow)
+		// The vision worker publishes nothing but answers: an empty allow list, which the
+		// server keeps empty (allow nothing) because responses are allowed.
+		require.NotNil(t, u.Permissions.Publish, u.Username)
+		assert.ElementsMatch(t, want.PublishAllow, u.Permissions.Publish.Allow, u.Username)
+		assert.NotNil(t, u.Permissions.Publish.Allow, "%s may publish anything", u.Username)
 		assert.Equal(t, want.SubscribeAllow, u.Permissions.Subscribe.Allow)
-		assert.NotNil(t, u.Permissions.Response, "a node cannot answer requests")
+		assert.NotNil(t, u.Permissions.Response, "%s cannot answer requests", u.Username)
 	}
+	assert.Equal(t, 2, seen)
 	c, err := broker.ReadNATSContext(filepath.Join(dir, "operator.json"))
 	require.NoError(t, err)
 	assert.Equal(t, "nats://nats:4222", c.URL)

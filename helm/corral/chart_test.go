@@ -792,7 +792,7 @@ func TestChartExampleBundledNATSWithAuth(t *testing.T) {
 	// NATS: a user per role (the default), each pod with its own role's password.
 	a := renderedNATSAuth(t, example(t, "bundled-nats-with-auth"))
 	opts := natsConfig(t, a.m, a.environ(t))
-	if len(opts.Users) != 4 || opts.Username != "" {
+	if len(opts.Users) != len(broker.Roles) || opts.Username != "" {
 		t.Errorf("NATS users: %d, single user %q; want one per role", len(opts.Users), opts.Username)
 	}
 	a.podUser(t, "Deployment/"+fullname+"-gateway", broker.RoleGateway)
