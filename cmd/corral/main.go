@@ -1,5 +1,6 @@
 // Command corral runs and operates a Corral device farm: `corral up` runs everything in one
-// process; `gateway`, `node` and `mcp-stdio` are the parts; `devices`, `leases`, `call`,
+// process; `gateway`, `node`, `vision` (built with the vision tag: make build-vision) and
+// `mcp-stdio` are the parts; `devices`, `leases`, `call`,
 // `abort`, `release`, `drain` and `tasks` operate a running farm (docs/operations.md).
 package main
 
@@ -26,6 +27,7 @@ func commands() []command {
 		{"up", "run everything in one process: embedded NATS, a node with devices, the MCP gateway", runUp},
 		{"gateway", "run an MCP gateway (stateless; run several) against a NATS", runGateway},
 		{"node", "run an edge node with its devices against a NATS", runNode},
+		{"vision", "run a vision worker (OCR, template matching, element listing) against a NATS; needs a corral built with make build-vision", runVision},
 		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
 		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT", runSim},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
@@ -74,7 +77,20 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer gw.stop()
-	printWelcome(gw.addr, url, contexts[broker.UserName(broker.RoleAdmin, "")], *gf.authPolicy != "")
+	visionState := "off: this corral was built without vision; build it with make build-vision (cgo, OpenCV, Tesseract:\n" +
+		"                 make setup installs the Debian packages), or run one elsewhere: corral vision"
+	if inProcessVision != nil {
+		visionCtx := contexts[broker.UserName(broker.RoleVision, "")]
+		stopVision, err := inProcessVision(ctx, broker.ConnectOptions{Context: visionCtx}, reg, log)
+		if err != nil {
+			log.Warn("no vision worker in this process", "err", err)
+			visionState = "off: " + err.Error()
+		} else {
+			defer stopVision()
+			visionState = "on: a worker in this process; more: corral vision --nats-context " + visionCtx
+		}
+	}
+	printWelcome(gw.addr, url, contexts[broker.UserName(broker.RoleAdmin, "")], *gf.authPolicy != "", visionState)
 	select {
 	case <-ctx.Done():
 		return nil
@@ -96,7 +112,12 @@ func embeddedUsers(users []broker.User) ([]embedded.User, error) {
 	return out, nil
 }
 
-func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool) {
+// visionStarter starts a vision worker on a NATS connection made with conn, its metrics on
+// reg; the function it returns stops it. inProcessVision is one in a corral built with vision
+// (vision.go), nil otherwise (vision_off.go).
+type visionStarter func(ctx context.Context, conn broker.ConnectOptions, reg *prometheus.Registry, log *slog.Logger) (stop func(), err error)
+
+func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool, visionState string) {
 	mcpURL := "http://" + httpAddr + "/mcp"
 	server := map[string]any{"type": "http", "url": mcpURL}
 	bridge, auth := "corral mcp-stdio --gateway "+mcpURL, ""
@@ -113,11 +134,12 @@ func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool) {
   NATS           %s   (credentials required; a natscli context per role is in %s)
                  export NATS_CONTEXT=%s
                  then: nats micro ls; corral devices; corral drain NODE   (operator.json: read-only)
+  vision         %s
 %s
 Client configuration (streamable HTTP), ready to paste (more clients: docs/clients.md):
 %s
 
 For stdio-only clients: %s
 Stop with Ctrl-C.
-`, mcpURL, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, auth, cfg, bridge)
+`, mcpURL, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, visionState, auth, cfg, bridge)
 }

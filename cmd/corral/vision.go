@@ -1,0 +1,116 @@
+//go:build vision
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/vision/service"
+	"github.com/corral-farm/corral/vision/worker"
+)
+
+// inProcessVision starts the one vision worker of `corral up`: this corral is built with vision.
+var inProcessVision visionStarter = func(ctx context.Context, conn broker.ConnectOptions, reg *prometheus.Registry, log *slog.Logger) (func(), error) {
+	return startVisionWorker(ctx, conn, visionSettings{timeout: service.DefaultTimeout}, reg, log)
+}
+
+// visionSettings are the flags of a vision worker.
+type visionSettings struct {
+	parallel int
+	timeout  time.Duration
+	tessdata string
+}
+
+// runVision runs a vision worker against a NATS: the corral-vision micro service, in its queue
+// group with the farm's other workers.
+func runVision(ctx context.Context, args []string) error {
+	f := newFlags("vision")
+	nf := f.natsFlags()
+	parallel := f.Int("parallel", 0, "requests this worker runs at once, each on a core (0: the CPUs it may use)")
+	timeout := f.Duration("timeout", service.DefaultTimeout, "time a request may take from its arrival, waiting included "+
+		"(a node's vision client tries another worker after 20s)")
+	tessdata := f.String("tessdata", "", "directory of Tesseract's *.traineddata (default: Tesseract's own, or $TESSDATA_PREFIX)")
+	metricsAddr := f.String("metrics", "127.0.0.1:8422", "address of the worker's /metrics ('' to serve none)")
+	log, stop, err := f.start(args, func() error {
+		if *parallel < 0 || *timeout <= 0 {
+			return fmt.Errorf("--parallel %d, --timeout %s: want --parallel 0 or more and a positive --timeout", *parallel, *timeout)
+		}
+		return nil
+	})
+	if err != nil || stop {
+		return err
+	}
+	if *parallel < 0 || *timeout <= 0 {
+		return fmt.Errorf("--parallel %d, --timeout %s: want --parallel 0 or more and a positive --timeout", *parallel, *timeout)
+	}
+	reg := newRegistry()
+	stopWorker, err := startVisionWorker(ctx, nf.options(""), visionSettings{parallel: *parallel, timeout: *timeout, tessdata: *tessdata}, reg, log)
+	if err != nil {
+		return err
+	}
+	defer stopWorker()
+	if *metricsAddr != "" {
+		ln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics listener %s: %w", *metricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("metrics server stopped", "err", err)
+			}
+		}()
+		defer func() { _ = srv.Close() }()
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// startVisionWorker starts the engine and serves it on its own NATS connection. The function it
+// returns stops taking requests, lets those under way finish (10 s at most: their callers try
+// another worker), then closes the connection and the engine.
+func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSettings, reg *prometheus.Registry, log *slog.Logger) (func(), error) {
+	eng, err := worker.New(worker.Options{Parallel: s.parallel, TessdataDir: s.tessdata, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("%w (Tesseract's English data: apt-get install tesseract-ocr-eng, or --tessdata DIR)", err)
+	}
+	if conn.Name == "" {
+		conn.Name = "corral-vision"
+	}
+	nc, err := broker.Connect(conn, log)
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	svc, err := service.Start(nc, service.Options{Engine: eng, Parallel: s.parallel, Timeout: s.timeout, Instance: host,
+		Metrics: service.NewMetrics(reg), Log: log})
+	if err != nil {
+		nc.Close()
+		eng.Close()
+		return nil, err
+	}
+	log.Info("vision worker ready", "languages", eng.Languages(), "instance", host)
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := svc.Stop(ctx); err != nil {
+			log.Warn("vision worker stopped with requests under way", "err", err)
+		}
+		nc.Close()
+		eng.Close()
+	}, nil
+}
