@@ -12,10 +12,10 @@ export CORRAL_REQUIRE_TOOLS := 1
 # build` outside make works with Go 1.26 too.
 export GOTOOLCHAIN := go1.27.3
 
-.PHONY: help setup run build test test-short bench bench-compare fuzz lint clean chart-assets mutate vulncheck
+.PHONY: help setup run build build-vision test-vision test test-short bench bench-compare fuzz lint clean chart-assets mutate vulncheck
 
 help: ## list the targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 setup: ## install what the tests need (idempotent): adb, natscli, the MCP Inspector
 	@./scripts/setup.sh
@@ -23,7 +23,18 @@ setup: ## install what the tests need (idempotent): adb, natscli, the MCP Inspec
 build: ## build bin/corral (static, CGO_ENABLED=0)
 	CGO_ENABLED=0 $(GO) build -o bin/corral ./cmd/corral
 
-run: build ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.0.0.1:8420
+build-vision: ## build bin/corral with the vision worker (cgo: OpenCV 4.6 and Tesseract 5.3 from Debian, make setup)
+	CGO_ENABLED=1 $(GO) build -tags vision -o bin/corral ./cmd/corral
+
+run: ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.0.0.1:8420; vision when OpenCV and Tesseract are installed
+	@if pkg-config --exists opencv4 tesseract 2>/dev/null; then \
+		echo "make run: OpenCV and Tesseract are installed: building corral with vision (a worker runs in-process)"; \
+		$(MAKE) --no-print-directory build-vision; \
+	else \
+		echo "make run: OpenCV or Tesseract is missing (pkg-config opencv4 tesseract): building corral WITHOUT vision;"; \
+		echo "          tap_ocr, tap_cv and peek on screens without a UI tree will say so. make setup installs them."; \
+		$(MAKE) --no-print-directory build; \
+	fi
 	./bin/corral up --data data
 
 test: setup ## vet, format check, govulncheck (reports; VULNCHECK_STRICT=1 fails on findings), and every test under -race
@@ -31,6 +42,9 @@ test: setup ## vet, format check, govulncheck (reports; VULNCHECK_STRICT=1 fails
 	@./scripts/vulncheck.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+test-vision: ## the vision worker's tests with the real engine (cgo, -tags vision; make setup installs OpenCV and Tesseract)
+	CGO_ENABLED=1 $(GO) test -race -count=1 -tags vision -timeout 20m ./vision/... ./cmd/corral/...
 
 test-short: ## unit tests only (no farm), quick
 	$(GO) test -race -short ./...
