@@ -12,6 +12,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/stretchr/testify v1.12.1
+	gocv.io/x/gocv v0.31.0
 	golang.org/x/image v0.48.0
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -65,6 +65,20 @@ if [ "$(inspector_version)" != "$INSPECTOR_VERSION" ] || ! cmp -s test/inspector
 fi
 echo "setup: @modelcontextprotocol/inspector $(inspector_version) on node $(node --version)"
 
+# The vision worker's libraries (vision/worker, built with -tags vision: cgo, OpenCV through gocv
+# v0.31.0, which matches Debian 12's OpenCV 4.6, and Tesseract 5.3 with its English and
+# Simplified Chinese traineddata), and a Chinese font its tests draw screens with.
+VISION_PACKAGES=(libopencv-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-chi-sim fonts-wqy-microhei)
+missing=()
+for p in "${VISION_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages for the vision worker: ${missing[*]}"
+  apt_install "${missing[@]}"
+fi
+echo "setup: vision: OpenCV $(pkg-config --modversion opencv4), Tesseract $(pkg-config --modversion tesseract)"
+
 # Prometheus and promtool (Debian's prometheus package has both): test/observability_test.go
 # checks the alert rules with promtool and runs every dashboard query through a real Prometheus.
 if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then

@@ -14,13 +14,14 @@ import (
 )
 
 // Template matching: normalised correlation (OpenCV's TM_CCOEFF_NORMED) of the gray template,
-// resized to matchSteps scales from MinScale to MaxScale, over the gray image. To stay fast on
-// a full screen, the search runs on both images shrunk so the template is about coarseSide
-// pixels, keeps the promising places (a lower threshold, as shrinking blurs), and scores each
-// again at full size in a small window around it, at its scale and the half steps beside it.
+// resized to scales from MinScale to MaxScale, over the gray image. To stay fast on a full
+// screen, the search runs on both images shrunk so the template is about coarseSide pixels,
+// at matchSteps scales, keeps the promising places (a lower threshold, as shrinking blurs),
+// and scores each again at full size in a small window around it, at its scale and the scales
+// a third of a step beside it: 3×matchSteps-2 scales in all (19 from 0.75 to 1.5).
 const (
-	matchSteps        = 13
-	coarseSide        = 20   // pixels of the template's shorter side at its smallest scale, when coarse
+	matchSteps        = 7
+	coarseSide        = 16   // pixels of the template's shorter side at its smallest scale, when coarse
 	coarseSlack       = 0.25 // a coarse score this much under the threshold is still looked at
 	matchMinTemplate  = 6    // pixels, either side
 	textureMinStdDev  = 6.0  // gray levels: a template flatter than this has nothing to correlate
@@ -104,6 +105,9 @@ type candidate struct {
 
 func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale float64, maxN int) ([]vision.Match, error) {
 	iw, ih, tw, th := img.Cols(), img.Rows(), tpl.Cols(), tpl.Rows()
+	// The coarse pass tries matchSteps scales, geometrically spaced; the fine pass tries each
+	// candidate's scale and those a third of a step either side (a template some percent off
+	// in scale still correlates well at full size, and much better than when coarse).
 	scales := []float64{minScale}
 	if maxScale > minScale*1.001 {
 		scales = scales[:0]
@@ -115,6 +119,7 @@ func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale
 	if len(scales) > 1 {
 		step = scales[1] / scales[0]
 	}
+	fineSteps := []float64{1 / math.Cbrt(step), 1, math.Cbrt(step)}
 	// The coarse pass.
 	c := min(1, max(0.15, coarseSide/(minScale*float64(min(tw, th)))))
 	small, smallTpl := img, tpl
@@ -126,7 +131,7 @@ func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale
 		gocv.Resize(tpl, &smallTpl, image.Pt(max(1, int(float64(tw)*c)), max(1, int(float64(th)*c))), 0, 0, gocv.InterpolationArea)
 	}
 	var cands []candidate
-	perScale := maxN * 2
+	perScale := maxN
 	for _, s := range scales {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -148,8 +153,14 @@ func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale
 			return nil, err
 		}
 		best := candidate{score: -1}
-		for _, s := range []float64{cd.scale / math.Sqrt(step), cd.scale, cd.scale * math.Sqrt(step)} {
-			if s < minScale/math.Sqrt(step)-1e-9 || s > maxScale*1.0001 {
+		tries := fineSteps
+		// A template cut from the same device's screen is at scale 1: try it exactly.
+		if math.Abs(math.Log(cd.scale)) < math.Log(step)/2 {
+			tries = append(slices.Clone(fineSteps), 1/cd.scale)
+		}
+		for _, f := range tries {
+			s := cd.scale * f
+			if s < minScale*0.9999 || s > maxScale*1.0001 {
 				continue
 			}
 			sw, sh := int(math.Round(float64(tw)*s)), int(math.Round(float64(th)*s))

@@ -4,7 +4,9 @@ package worker
 
 /*
 #cgo pkg-config: tesseract lept
+#cgo LDFLAGS: -lgomp
 #include <stdlib.h>
+#include <omp.h>
 #include <tesseract/capi.h>
 
 // tword is one recognised word, with the number of the text line it is on.
@@ -14,6 +16,12 @@ typedef struct {
 	char *text;
 	int line;
 } tword;
+
+// tess_serial turns OpenMP parallel regions off in the whole process. Debian's Tesseract runs
+// parts of its LSTM on OpenMP teams (with num_threads clauses, which omp_set_num_threads does
+// not bound): their threads spin on cores the other calls need, and on 2 cores a call took
+// 2.5× the CPU and wall time it takes alone. The engine runs calls in parallel instead.
+static void tess_serial(void) { omp_set_max_active_levels(0); }
 
 static bool tess_cancelled(void *flag, int words) {
 	return __atomic_load_n((int *)flag, __ATOMIC_RELAXED) != 0;
@@ -93,6 +101,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"sync"
 	"unsafe"
 )
 
@@ -108,6 +117,9 @@ type tess struct {
 	langs string // "eng+chi_sim"
 }
 
+// tessVars are set on every Tesseract instance.
+var tessVars = map[string]string{}
+
 // tessWord is a word as Tesseract reports it, in the pixels of the image it was given.
 type tessWord struct {
 	text string
@@ -116,9 +128,12 @@ type tessWord struct {
 	line int     // the text line it is on, from 1
 }
 
+var serialOnce sync.Once
+
 // newTess starts Tesseract for langs ("eng+chi_sim") with the traineddata in dir (empty:
 // Tesseract's default, or TESSDATA_PREFIX).
 func newTess(dir, langs string) (*tess, error) {
+	serialOnce.Do(func() { C.tess_serial() })
 	api := C.TessBaseAPICreate()
 	if api == nil {
 		return nil, errors.New("tesseract: cannot create an instance")
@@ -139,6 +154,9 @@ func newTess(dir, langs string) (*tess, error) {
 	// Screens come without a resolution; 300 dpi keeps Tesseract's size heuristics sane and
 	// quiet ("Invalid resolution 0 dpi").
 	t.set("user_defined_dpi", "300")
+	for k, v := range tessVars {
+		t.set(k, v)
+	}
 	return t, nil
 }
 
