@@ -27,9 +27,9 @@ var inProcessVision visionStarter = func(ctx context.Context, conn broker.Connec
 
 // visionSettings are the flags of a vision worker.
 type visionSettings struct {
-	parallel int
-	timeout  time.Duration
-	tessdata string
+	parallel, maxWaiting int
+	timeout              time.Duration
+	tessdata             string
 }
 
 // runVision runs a vision worker against a NATS: the corral-vision micro service, in its queue
@@ -38,24 +38,22 @@ func runVision(ctx context.Context, args []string) error {
 	f := newFlags("vision")
 	nf := f.natsFlags()
 	parallel := f.Int("parallel", 0, "requests this worker runs at once, each on a core (0: the CPUs it may use)")
+	maxWaiting := f.Int("max-waiting", 0, "requests that may wait for a slot; more are refused as busy at once (0: 32 × --parallel)")
 	timeout := f.Duration("timeout", service.DefaultTimeout, "time a request may take from its arrival, waiting included "+
 		"(a node's vision client tries another worker after 20s)")
 	tessdata := f.String("tessdata", "", "directory of Tesseract's *.traineddata (default: Tesseract's own, or $TESSDATA_PREFIX)")
 	metricsAddr := f.String("metrics", "127.0.0.1:8422", "address of the worker's /metrics ('' to serve none)")
 	log, stop, err := f.start(args, func() error {
-		if *parallel < 0 || *timeout <= 0 {
-			return fmt.Errorf("--parallel %d, --timeout %s: want --parallel 0 or more and a positive --timeout", *parallel, *timeout)
-		}
-		return nil
+		return checkVisionFlags(*parallel, *maxWaiting, *timeout)
 	})
 	if err != nil || stop {
 		return err
 	}
-	if *parallel < 0 || *timeout <= 0 {
-		return fmt.Errorf("--parallel %d, --timeout %s: want --parallel 0 or more and a positive --timeout", *parallel, *timeout)
+	if err := checkVisionFlags(*parallel, *maxWaiting, *timeout); err != nil {
+		return err
 	}
 	reg := newRegistry()
-	stopWorker, err := startVisionWorker(ctx, nf.options(""), visionSettings{parallel: *parallel, timeout: *timeout, tessdata: *tessdata}, reg, log)
+	stopWorker, err := startVisionWorker(ctx, nf.options(""), visionSettings{parallel: *parallel, maxWaiting: *maxWaiting, timeout: *timeout, tessdata: *tessdata}, reg, log)
 	if err != nil {
 		return err
 	}
@@ -79,6 +77,13 @@ func runVision(ctx context.Context, args []string) error {
 	return nil
 }
 
+func checkVisionFlags(parallel, maxWaiting int, timeout time.Duration) error {
+	if parallel < 0 || maxWaiting < 0 || timeout <= 0 {
+		return fmt.Errorf("--parallel %d, --max-waiting %d, --timeout %s: want 0 or more, 0 or more and a positive duration", parallel, maxWaiting, timeout)
+	}
+	return nil
+}
+
 // startVisionWorker starts the engine and serves it on its own NATS connection. The function it
 // returns stops taking requests, lets those under way finish (10 s at most: their callers try
 // another worker), then closes the connection and the engine.
@@ -96,7 +101,7 @@ func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSe
 		return nil, err
 	}
 	host, _ := os.Hostname()
-	svc, err := service.Start(nc, service.Options{Engine: eng, Parallel: s.parallel, Timeout: s.timeout, Instance: host,
+	svc, err := service.Start(nc, service.Options{Engine: eng, Parallel: s.parallel, MaxWaiting: s.maxWaiting, Timeout: s.timeout, Instance: host,
 		Metrics: service.NewMetrics(reg), Log: log})
 	if err != nil {
 		nc.Close()

@@ -48,7 +48,8 @@ type Options struct {
 	// Parallel is how many requests the engine works on at once; 0: GOMAXPROCS.
 	Parallel int
 	// MaxWaiting is how many more may wait for a slot; more are refused at once with
-	// CodeBusy. 0: 4 × Parallel.
+	// CodeBusy (each holds its images while it waits). 0: 32 × Parallel, a burst of a busy
+	// farm's screenshots: a request waits at most Timeout anyway.
 	MaxWaiting int
 	// Timeout bounds a request from its arrival (waiting included) to its answer; 0:
 	// DefaultTimeout.
@@ -91,7 +92,7 @@ func Start(nc *nats.Conn, opts Options) (*Service, error) {
 		opts.Parallel = runtime.GOMAXPROCS(0)
 	}
 	if opts.MaxWaiting <= 0 {
-		opts.MaxWaiting = 4 * opts.Parallel
+		opts.MaxWaiting = 32 * opts.Parallel
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
