@@ -163,6 +163,9 @@ func (s *Scheduler) endLease(sl *slot, what, reason string) {
 	s.failQueue(sl, func(w *waiter) bool { return w.task != nil && w.task.req.Lease == handle },
 		broker.OutcomeRefused, broker.CodeStaleLease, fmt.Sprintf("your lease of %s was %s (%s) while this task waited", l.Serial, what, reason))
 	s.cfg.Metrics.leaseEnded(s.cfg.Node, what)
+	if what == "revoked" { // its holder did not end it and its time was not up: say why
+		s.cfg.Log.Warn("lease revoked", "serial", l.Serial, "holder", l.Holder.String(), "reason", reason)
+	}
 	s.cfg.Mirror.Lease(l.Serial, nil)
 	s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: l.Serial, Node: s.cfg.Node,
 		What: what, Reason: reason, Holder: l.Holder.String(), Epoch: l.Epoch, At: time.Now()})

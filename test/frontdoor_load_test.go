@@ -67,7 +67,7 @@ func heapAfterGC() uint64 {
 // or cut off within the read timeout, and once they stop the heap is back within 20 % of
 // where it started.
 func TestFrontdoorLoadWithHostileClients(t *testing.T) {
-	f := farmtest.Start(t, farmtest.Options{Quiet: true})
+	f := farmtest.Start(t, farmtest.Options{})
 	url := limitedGateway(t, f, mcp.Options{RateLimit: mcp.RateLimit{PerSecond: 20, Burst: 20, MaxWaiting: 64},
 		Limits: mcp.Limits{ReadTimeout: time.Second, MaxBody: 4 << 20, MaxConns: 512}})
 
@@ -134,7 +134,8 @@ func TestFrontdoorLoadWithHostileClients(t *testing.T) {
 	for i := range 30 {
 		<-tick.C
 		res := farmtest.Call(t, holder, "tap_xy", args("serial", "n1-p1", "lease", held.Lease.Handle, "x", 0.5, "y", 0.5))
-		assert.False(t, res.IsError, "holder's tap %d refused: %s", i+1, farmtest.Text(res))
+		// The farm's warnings (a lease revoked, a node declared lost) print with a failure.
+		require.False(t, res.IsError, "holder's tap %d refused: %s", i+1, farmtest.Text(res))
 	}
 	farmtest.Eventually(t, 30*time.Second, func() bool {
 		return hugeRefused.Load() >= 8 && stalledCut.Load() >= 8 && agentCalls.Load() >= 47
