@@ -14,6 +14,7 @@ import (
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/vision/service"
 )
 
 // runUp runs the whole farm in one process on an embedded NATS server.
@@ -79,6 +80,7 @@ func runUp(ctx context.Context, args []string) error {
 	defer gw.stop()
 	visionState := "off: this corral was built without vision; build it with make build-vision (cgo, OpenCV, Tesseract:\n" +
 		"                 make setup installs the Debian packages), or run one elsewhere: corral vision"
+	visionOn := false
 	if inProcessVision != nil {
 		visionCtx := contexts[broker.UserName(broker.RoleVision, "")]
 		stopVision, err := inProcessVision(ctx, broker.ConnectOptions{Context: visionCtx}, reg, log)
@@ -87,8 +89,12 @@ func runUp(ctx context.Context, args []string) error {
 			visionState = "off: " + err.Error()
 		} else {
 			defer stopVision()
+			visionOn = true
 			visionState = "on: a worker in this process; more: corral vision --nats-context " + visionCtx
 		}
+	}
+	if !visionOn {
+		service.NewMetrics(reg) // the dashboards' vision row reads zeros: no slots here
 	}
 	printWelcome(gw.addr, url, contexts[broker.UserName(broker.RoleAdmin, "")], *gf.authPolicy != "", visionState)
 	select {
