@@ -87,3 +87,24 @@ func BenchmarkElements(b *testing.B) {
 	}
 	report(b, took, cpuTime()-cpu0)
 }
+
+// BenchmarkOCRParallel reads the screen from GOMAXPROCS goroutines on an engine with as many
+// slots: against BenchmarkOCR's ms/op, its ms/op shows what a second core adds.
+func BenchmarkOCRParallel(b *testing.B) {
+	e := newEngine(b)
+	img := encodePNG(b, settingsScreen(b, lightTheme).img)
+	ctx := context.Background()
+	if _, err := e.OCR(ctx, vision.OCRRequest{Image: img}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := e.OCR(ctx, vision.OCRRequest{Image: img}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+}

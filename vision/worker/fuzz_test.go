@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"sync"
 	"testing"
@@ -51,6 +52,16 @@ func FuzzEngineRequests(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
+		// An input the engine is stuck on fails, so the fuzzer keeps it.
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(45 * time.Second):
+				panic(fmt.Sprintf("the engine is stuck on %q", data))
+			}
+		}()
 		check := func(op string, err error) {
 			var ve *vision.Error
 			if err != nil && !errors.As(err, &ve) && !errors.Is(err, context.DeadlineExceeded) {

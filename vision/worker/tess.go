@@ -17,10 +17,11 @@ typedef struct {
 	int line;
 } tword;
 
-// tess_serial turns OpenMP parallel regions off in the whole process. Debian's Tesseract runs
-// parts of its LSTM on OpenMP teams (with num_threads clauses, which omp_set_num_threads does
-// not bound): their threads spin on cores the other calls need, and on 2 cores a call took
-// 2.5× the CPU and wall time it takes alone. The engine runs calls in parallel instead.
+// tess_serial turns OpenMP parallel regions off for the calling thread. Debian's Tesseract
+// runs parts of its LSTM on OpenMP teams (with num_threads clauses, which omp_set_num_threads
+// does not bound): their threads spin on cores the other calls need, and on 2 cores a call
+// took twice the CPU and wall time it takes alone. The engine runs calls in parallel instead.
+// libgomp keeps the setting per thread, so it is made on the thread that recognises.
 static void tess_serial(void) { omp_set_max_active_levels(0); }
 
 static bool tess_cancelled(void *flag, int words) {
@@ -35,6 +36,7 @@ static void tess_cancel(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELAXED)
 static int tess_words(TessBaseAPI *api, int *flag, tword **out, int *n) {
 	*out = NULL;
 	*n = 0;
+	tess_serial();
 	ETEXT_DESC *mon = TessMonitorCreate();
 	TessMonitorSetCancelFunc(mon, tess_cancelled);
 	TessMonitorSetCancelThis(mon, flag);
@@ -101,7 +103,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"sync"
 	"unsafe"
 )
 
@@ -128,12 +129,9 @@ type tessWord struct {
 	line int     // the text line it is on, from 1
 }
 
-var serialOnce sync.Once
-
 // newTess starts Tesseract for langs ("eng+chi_sim") with the traineddata in dir (empty:
 // Tesseract's default, or TESSDATA_PREFIX).
 func newTess(dir, langs string) (*tess, error) {
-	serialOnce.Do(func() { C.tess_serial() })
 	api := C.TessBaseAPICreate()
 	if api == nil {
 		return nil, errors.New("tesseract: cannot create an instance")
