@@ -1,7 +1,8 @@
 // Package deploy_test checks the container images' Dockerfiles for what the chart and the
 // design rely on, without building them (no container engine is needed): every base image
 // pinned by tag, a non-root final user that matches the chart's runAsUser, the corral binary
-// static (CGO_ENABLED=0) except in the vision image, adb only in the node image.
+// static (CGO_ENABLED=0) except in the vision image (built with the vision tag, running corral
+// vision), adb only in the node image.
 package deploy_test
 
 import (
@@ -179,12 +180,16 @@ func runAsUser(t *testing.T, name string) int {
 	var v struct {
 		Gateway component `yaml:"gateway"`
 		Node    component `yaml:"node"`
+		Vision  component `yaml:"vision"`
 	}
 	if err := yaml.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
-	if name == "node" {
+	switch name {
+	case "node":
 		return v.Node.PodSecurityContext.RunAsUser
+	case "vision":
+		return v.Vision.PodSecurityContext.RunAsUser
 	}
 	return v.Gateway.PodSecurityContext.RunAsUser
 }
@@ -237,8 +242,29 @@ func TestVisionImage(t *testing.T) {
 			t.Errorf("%s: the runtime stage does not install %s", file, pkg)
 		}
 	}
-	if b := goBuild(t, file, stages); !strings.Contains(b.args, "CGO_ENABLED=1") {
+	b := goBuild(t, file, stages)
+	if !strings.Contains(b.args, "CGO_ENABLED=1") {
 		t.Errorf("%s:%d: the vision worker links OpenCV and Tesseract: build with CGO_ENABLED=1", file, b.line)
+	}
+	if !strings.Contains(b.args, "-tags vision") {
+		t.Errorf("%s:%d: corral is built without the vision tag: the image would have no worker", file, b.line)
+	}
+	if !installs(final, "tesseract-ocr-chi-sim") {
+		t.Errorf("%s: the runtime stage does not install tesseract-ocr-chi-sim (requests read eng and chi_sim by default)", file)
+	}
+	cmd := final.all("CMD")
+	if len(cmd) != 1 || !strings.HasPrefix(cmd[0].args, `["vision"`) {
+		t.Errorf("%s: CMD %v, want the worker: [\"vision\", ...]", file, cmd)
+	}
+	if uid, want := checkCommon(t, file, stages), runAsUser(t, "vision"); uid != want {
+		t.Errorf("%s: USER %d, but the chart runs the vision workers as %d (vision.podSecurityContext.runAsUser)", file, uid, want)
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "PLACEHOLDER") {
+		t.Errorf("%s still says it is a placeholder", file)
 	}
 }
 

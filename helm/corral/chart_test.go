@@ -914,7 +914,8 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"nats.bundled.replicas=2"}, "/nats/bundled/replicas"},
 		{[]string{"gateway.rateLimit=fast"}, "/gateway/rateLimit"},
 		{[]string{"gateway.replica=3"}, "'replica' not allowed"},
-		{[]string{"vision.enabled=true"}, "/vision/enabled"},
+		{[]string{"vision.replicas=-1"}, "/vision/replicas"},
+		{[]string{"vision.timeout=soon"}, "/vision/timeout"},
 		{[]string{"node.leaseTTL=5 minutes"}, "/node/leaseTTL"},
 	} {
 		_, err := helm(t, append([]string{"template", release, chartDir(t)}, valuesCase{sets: c.sets}.args()...)...)
@@ -1058,5 +1059,64 @@ func TestChartArgsPassCheckConfig(t *testing.T) {
 			}
 			checkConfig(t, node, args, nil)
 		})
+	}
+}
+
+// TestChartVisionWorkers: the vision workers are a Deployment of corral vision that scales
+// (replicas, or an HPA), as the vision NATS user (bundled or external), with a metrics Service
+// for the ServiceMonitor; vision.enabled=false leaves them out.
+func TestChartVisionWorkers(t *testing.T) {
+	m := render(t, valuesCase{name: "vision-default"})
+	d := m.must(t, "Deployment", fullname+"-vision")
+	if dig(d, "spec", "replicas") != 2 {
+		t.Errorf("vision replicas %v, want 2", dig(d, "spec", "replicas"))
+	}
+	pod := dig(d, "spec", "template", "spec").(object)
+	ctr := container(t, pod, "vision")
+	if a, _ := ctr["args"].([]any); len(a) == 0 || a[0] != "vision" {
+		t.Errorf("vision args %v: want corral vision", ctr["args"])
+	}
+	f := flags(ctr)
+	if f["metrics"] != "0.0.0.0:8422" || f["parallel"] != "0" || f["timeout"] != "20s" {
+		t.Errorf("vision flags %v", f)
+	}
+	if img := str(ctr["image"]); !strings.HasPrefix(img, "ghcr.io/corral-farm/corral-vision:") {
+		t.Errorf("vision image %s", img)
+	}
+	vars, _ := env(ctr)
+	if vars["CORRAL_NATS_USER"] != "vision" {
+		t.Errorf("vision NATS user %q", vars["CORRAL_NATS_USER"])
+	}
+	if s := m.must(t, "Service", fullname+"-vision"); dig(s, "spec", "clusterIP") != "None" {
+		t.Errorf("vision Service %v: want headless, for metrics", s["spec"])
+	}
+	if m.find("HorizontalPodAutoscaler", fullname+"-vision") != nil {
+		t.Error("an HPA for the workers without vision.autoscaling.enabled")
+	}
+
+	m = render(t, valuesCase{name: "vision-hpa", sets: []string{"vision.autoscaling.enabled=true", "vision.autoscaling.maxReplicas=12",
+		"monitoring.prometheusOperator=true"}})
+	hpa := m.must(t, "HorizontalPodAutoscaler", fullname+"-vision")
+	if dig(hpa, "spec", "maxReplicas") != 12 || dig(hpa, "spec", "scaleTargetRef", "name") != fullname+"-vision" {
+		t.Errorf("vision HPA %v", hpa["spec"])
+	}
+	if r := dig(m.must(t, "Deployment", fullname+"-vision"), "spec", "replicas"); r != nil {
+		t.Errorf("the vision Deployment sets replicas %v under an HPA", r)
+	}
+	if sm := m.find("ServiceMonitor", fullname+"-vision"); sm == nil {
+		t.Error("no ServiceMonitor for the vision workers")
+	}
+
+	m = render(t, example(t, "external-nats-users"))
+	vars, _ = env(container(t, dig(m.must(t, "Deployment", fullname+"-vision"), "spec", "template", "spec").(object), "vision"))
+	if vars["CORRAL_NATS_USER"] != "vision" || vars["CORRAL_NATS_URL"] != "nats://nats.nats.svc:4222" {
+		t.Errorf("vision workers on an external NATS: %v", vars)
+	}
+
+	m = render(t, valuesCase{name: "vision-off", sets: []string{"vision.enabled=false"}})
+	for _, kind := range []string{"Deployment", "Service", "NetworkPolicy"} {
+		if m.find(kind, fullname+"-vision") != nil {
+			t.Errorf("vision.enabled=false still renders %s/%s-vision", kind, fullname)
+		}
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 )
 
 var updateNATSPermissions = flag.Bool("update-nats-permissions", false,
@@ -252,7 +253,7 @@ func (a natsAuth) podUser(t *testing.T, workload string, role broker.Role) (user
 	t.Helper()
 	kind, name, _ := strings.Cut(workload, "/")
 	pod := dig(a.m.must(t, kind, name), "spec", "template", "spec").(object)
-	ctr := container(t, pod, map[broker.Role]string{broker.RoleGateway: "gateway", broker.RoleNode: "node"}[role])
+	ctr := container(t, pod, map[broker.Role]string{broker.RoleGateway: "gateway", broker.RoleNode: "node", broker.RoleVision: "vision"}[role])
 	vars, _ := env(ctr)
 	if u := vars["CORRAL_NATS_URL"]; strings.Contains(u, "@") || u == "" {
 		t.Errorf("%s: CORRAL_NATS_URL %q: want the server without credentials", workload, u)
@@ -277,6 +278,9 @@ func TestChartNATSAuthByDefault(t *testing.T) {
 	if len(opts.Users) != len(broker.Roles) || opts.Username != "" || opts.Authorization != "" || opts.NoAuthUser != "" {
 		t.Fatalf("NATS users %d (single user %q, token %v, no_auth_user %q); want one per role, nothing else",
 			len(opts.Users), opts.Username, opts.Authorization != "", opts.NoAuthUser)
+	}
+	if opts.MaxPayload != embedded.MaxPayload {
+		t.Errorf("NATS max_payload %d, want the embedded server's %d: vision requests carry two images", opts.MaxPayload, embedded.MaxPayload)
 	}
 	// The same users as corral nats-auth --node '*' writes for a standalone server.
 	farm, err := broker.FarmUsers([]string{broker.AnyNode}, func(name string) (string, error) {
@@ -343,6 +347,9 @@ func TestChartNATSAuthByDefault(t *testing.T) {
 		}
 		checkConfig(t, ctr, args, map[string]string{vars["CORRAL_NATS_PASSWORD_FILE"]: local})
 	}
+	// The vision workers: their role's user and password (corral vision needs a corral built with
+	// vision, so its flags are not checked here).
+	a.podUser(t, "Deployment/"+fullname+"-vision", broker.RoleVision)
 
 	// The Secret is made once: the template reads the existing one back (lookup) before making
 	// passwords, and keeps it on uninstall.
@@ -705,14 +712,15 @@ func selects(peer object, labels object) bool {
 func TestChartNetworkPolicies(t *testing.T) {
 	m := render(t, valuesCase{name: "default"})
 	nps := networkPolicies(t, m)
-	if len(nps) != 3 || nps["nats"] == nil || nps["gateway"] == nil || nps["node"] == nil {
-		t.Fatalf("NetworkPolicies %v, want one each for nats, gateway and node", m.names())
+	if len(nps) != 4 || nps["nats"] == nil || nps["gateway"] == nil || nps["node"] == nil || nps["vision"] == nil {
+		t.Fatalf("NetworkPolicies %v, want one each for nats, gateway, node and vision", m.names())
 	}
 	labels := func(kind, name string) object {
 		return dig(m.must(t, kind, name), "spec", "template", "metadata", "labels").(object)
 	}
 	gwPod, nodePod, natsPod := labels("Deployment", fullname+"-gateway"), labels("DaemonSet", fullname+"-node"), labels("StatefulSet", fullname+"-nats")
-	for component, pod := range map[string]object{"nats": natsPod, "gateway": gwPod, "node": nodePod} {
+	visionPod := labels("Deployment", fullname+"-vision")
+	for component, pod := range map[string]object{"nats": natsPod, "gateway": gwPod, "node": nodePod, "vision": visionPod} {
 		np := nps[component]
 		if !subset(dig(np, "spec", "podSelector", "matchLabels"), pod) || jsonString(dig(np, "spec", "policyTypes")) != `["Ingress"]` {
 			t.Errorf("NetworkPolicy %s: podSelector %v, policyTypes %v", component, dig(np, "spec", "podSelector"), dig(np, "spec", "policyTypes"))
@@ -750,8 +758,13 @@ func TestChartNetworkPolicies(t *testing.T) {
 	if r := ingressTo(nps["gateway"], "http"); len(r) != 1 || r[0]["from"] != nil {
 		t.Errorf("gateway HTTP rules %v: want anyone", r)
 	}
-	if r := ingressTo(nps["node"], "metrics"); len(r) != 1 || jsonString(r[0]["from"]) != monitoring || len(list(dig(nps["node"], "spec", "ingress"))) != 1 {
-		t.Errorf("node rules %v: want the metrics port from the monitoring namespace only", dig(nps["node"], "spec", "ingress"))
+	for _, c := range []string{"node", "vision"} {
+		if r := ingressTo(nps[c], "metrics"); len(r) != 1 || jsonString(r[0]["from"]) != monitoring || len(list(dig(nps[c], "spec", "ingress"))) != 1 {
+			t.Errorf("%s rules %v: want the metrics port from the monitoring namespace only", c, dig(nps[c], "spec", "ingress"))
+		}
+	}
+	if !anyPeer(visionPod) {
+		t.Errorf("NATS client port admits %v: not the vision Deployment's pods", from)
 	}
 
 	// Extended by values: operators' natscli pods, the gateways behind an ingress controller.

@@ -117,7 +117,9 @@ the role, or the external NATS's from nats.external.auth.
 {{- else -}}
 {{- $a := $.Values.nats.external.auth -}}
 {{- if $a.existingSecret -}}
-{{- printf "%s %s %s" (ternary $a.nodeUser $a.gatewayUser (eq $role "node")) $a.existingSecret $role -}}
+{{- $user := $a.gatewayUser -}}
+{{- if eq $role "node" }}{{ $user = $a.nodeUser }}{{ else if eq $role "vision" }}{{ $user = $a.visionUser }}{{ end -}}
+{{- printf "%s %s %s" $user $a.existingSecret $role -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -128,6 +130,8 @@ the role, or the external NATS's from nats.external.auth.
 {{- $c := $.Values.nats.external.credentials -}}
 {{- if and (eq (index . 1) "node") $c.nodeKey -}}
 {{- $c.nodeKey -}}
+{{- else if and (eq (index . 1) "vision") $c.visionKey -}}
+{{- $c.visionKey -}}
 {{- else -}}
 {{- $c.key -}}
 {{- end -}}
@@ -274,6 +278,8 @@ true
 {{- $name := include "corral.nats.fullname" . -}}
 # $SERVER_NAME and the credentials come from the environment (pod name, Secret).
 server_name: $SERVER_NAME
+# Vision requests carry up to two 8 MiB images, base64 (broker/embedded.MaxPayload).
+max_payload: 24MB
 listen: 0.0.0.0:{{ $n.ports.client }}
 http: 0.0.0.0:{{ $n.ports.monitor }}
 pid_file: /var/run/nats/nats.pid
