@@ -20,13 +20,18 @@ import (
 // high-contrast, with text a few dozen pixels tall: they are read at ocrMaxWidth pixels wide,
 // enough for 10 px text, and with page segmentation mode ocrPSM (sparse text: a screen is
 // scattered labels, not a page of paragraphs, and mode 11 finds them without Tesseract's
-// column analysis). Small images are enlarged, as Tesseract misses text under ~10 px tall.
+// column analysis). Small images are enlarged, as Tesseract misses text under ~10 px tall. A
+// dark screen (mean luminance under darkLuminance) is inverted, and so are dark panels on a
+// light one (evenPanels): Tesseract reads dark text on light ground best.
 var (
 	ocrMaxWidth    = 1080
 	ocrMinSide     = 600
 	ocrPSM         = 11
 	ocrMinConf     = 30.0 // Tesseract's 0-100: below it a "word" is mostly an icon read as text
 	darkLuminance  = 100.0
+	panelLevel     = float32(200)
+	panelMinFrac   = 0.04 // of the width: a button's or a bar's shorter side is larger
+	panelFill      = 0.6
 	lineGapFactor  = 1.5 // a gap wider than this many line heights splits a Tesseract line
 	cjkJoinNoSpace = true
 )
@@ -86,6 +91,7 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 		gocv.Resize(prep, &scaled, image.Pt(sw, sh), 0, 0, interp)
 		prep, scaled = scaled, prep
 	}
+	evenPanels(&prep)
 	if !prep.IsContinuous() {
 		c := prep.Clone()
 		prep.Close()
@@ -138,6 +144,41 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 	}
 	sortReading(lines, func(l vision.Line) vision.Box { return l.Box })
 	return lines, nil
+}
+
+// evenPanels makes the solid panels of gray (a screen of dark text on light ground) read like
+// the rest: buttons and bars, light text on a dark panel or dark text on a mid-gray one, which
+// Tesseract's binarisation blackens, text and all. A panel is a connected region of pixels
+// darker than panelLevel, at least panelMinFrac of the image's width in both directions,
+// filling at least panelFill of its box (text glyphs, however bold, are smaller or sparser).
+// A panel darker than the middle gray is inverted; each is stretched so its ground is white
+// and its text black.
+func evenPanels(gray *gocv.Mat) {
+	w := gray.Cols()
+	minSide := max(8, int(panelMinFrac*float64(w)))
+	dark := gocv.NewMat()
+	defer dark.Close()
+	gocv.Threshold(*gray, &dark, panelLevel, 255, gocv.ThresholdBinaryInv)
+	contours := gocv.FindContours(dark, gocv.RetrievalExternal, gocv.ChainApproxSimple)
+	defer contours.Close()
+	for i := range contours.Size() {
+		r := gocv.BoundingRect(contours.At(i))
+		if r.Dx() < minSide || r.Dy() < minSide || r.Dx() == w {
+			continue
+		}
+		region := dark.Region(r)
+		fill := float64(gocv.CountNonZero(region)) / float64(r.Dx()*r.Dy())
+		region.Close()
+		if fill < panelFill {
+			continue
+		}
+		panel := gray.Region(r)
+		if panel.Mean().Val1 < 128 {
+			gocv.BitwiseNot(panel, &panel)
+		}
+		gocv.Normalize(panel, &panel, 0, 255, gocv.NormMinMax)
+		panel.Close()
+	}
 }
 
 // splitLine makes lines of a Tesseract line's words (sorted left to right), split where a gap

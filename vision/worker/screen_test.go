@@ -189,6 +189,9 @@ func settingsScreen(t testing.TB, th theme) *screen {
 	s.text(small, th.fg, 48, 64, true, "9:41")
 	s.fill(image.Rect(960, 36, 1020, 64), th.dim) // battery
 	s.text(bold, th.fg, 60, 230, true, "Settings")
+	// A button: white text on blue, in either theme.
+	s.fill(image.Rect(740, 150, 1020, 250), rgb(0x1a, 0x73, 0xe8))
+	s.text(regular, rgb(0xff, 0xff, 0xff), 790, 215, true, "Search")
 	for i, row := range settingsRows {
 		y := 320 + i*160
 		s.icon(60, y+16, i+1, iconColors[i%len(iconColors)])
