@@ -74,6 +74,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to heartbeats: %w", err)
 	}
+	c.live.caughtUp = func() bool { return caughtUp(nc, sub) }
 	w, err := stores.Registry.WatchAll(ctx)
 	if err != nil {
 		_ = sub.Unsubscribe()
@@ -406,4 +407,23 @@ func validToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// caughtUp returns once the heartbeats the server sent before now have been handled: a round
+// trip to the server (its PONG comes after every message it sent before), then until the
+// subscription's queue is empty. False if that takes longer than a heartbeat interval.
+func caughtUp(nc *nats.Conn, sub *nats.Subscription) bool {
+	deadline := time.Now().Add(HeartbeatInterval)
+	if err := nc.FlushTimeout(HeartbeatInterval); err != nil {
+		return false
+	}
+	for {
+		if n, _, err := sub.Pending(); err != nil || n == 0 {
+			return err == nil
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -20,6 +20,10 @@ const (
 type Liveness struct {
 	lostAfter time.Duration
 	onLost    func(node, boot string)
+	// caughtUp, when set, is asked before a verdict: it returns once the heartbeats already
+	// delivered to this process have been read (false: they could not be). A busy process
+	// reads its messages late, and a node whose beats wait in its queue is not lost.
+	caughtUp func() bool
 
 	mu    sync.Mutex
 	nodes map[string]*nodeLife
@@ -98,6 +102,14 @@ func (l *Liveness) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
+			if l.caughtUp != nil {
+				if longest := l.silence(now); longest > l.lostAfter {
+					if !l.caughtUp() && longest < 2*l.lostAfter {
+						continue // no verdict on heartbeats not yet read, for a while
+					}
+					now = time.Now()
+				}
+			}
 			for _, lost := range l.sweep(now) {
 				if l.onLost != nil {
 					l.onLost(lost[0], lost[1])
@@ -105,6 +117,19 @@ func (l *Liveness) Run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// silence is the longest a node not yet declared lost has been silent at now.
+func (l *Liveness) silence(now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var longest time.Duration
+	for _, n := range l.nodes {
+		if !n.lost {
+			longest = max(longest, now.Sub(n.last))
+		}
+	}
+	return longest
 }
 
 // sweep marks silent nodes lost and returns them as (node, boot) pairs.

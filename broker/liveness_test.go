@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,4 +212,38 @@ func TestLivenessConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A verdict waits until the heartbeats already delivered have been read: a beat that was
+// queued while the process was busy keeps its node alive; a process that cannot catch up
+// holds its verdict for at most twice lostAfter.
+func TestLivenessVerdictWaitsForQueuedBeats(t *testing.T) {
+	const after = 200 * time.Millisecond
+	var lost atomic.Int64
+	l := NewLiveness(after, func(string, string) { lost.Add(1) })
+	// Catching up reads a beat of n1 that was waiting: n1 is alive.
+	var asked atomic.Int64
+	l.caughtUp = func() bool {
+		asked.Add(1)
+		l.Beat("n1", "boot", time.Now())
+		return true
+	}
+	l.Beat("n1", "boot", time.Now().Add(-time.Second))
+	go l.Run(t.Context())
+	require.Eventually(t, func() bool { return asked.Load() >= 3 }, 10*time.Second, 5*time.Millisecond)
+	assert.Zero(t, lost.Load(), "a node whose beat waited in the queue was declared lost")
+	assert.False(t, isClosed(l.Lost("n1")))
+
+	// Never caught up: no verdict before twice lostAfter of silence, one after it.
+	never := NewLiveness(after, nil)
+	never.caughtUp = func() bool { return false }
+	start := time.Now()
+	never.Beat("n2", "boot", start)
+	go never.Run(t.Context())
+	select {
+	case <-never.Lost("n2"):
+		assert.GreaterOrEqual(t, time.Since(start), 2*after, "declared lost before twice lostAfter")
+	case <-time.After(10 * time.Second):
+		t.Fatal("a process that never catches up never declared n2 lost")
+	}
 }
