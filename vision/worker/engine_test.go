@@ -495,3 +495,35 @@ func TestCancelledOCRStops(t *testing.T) {
 		t.Errorf("OCR with a cancelled context: %v, want context.Canceled", err)
 	}
 }
+
+// TestMatchFindsEveryIcon cuts each of the screen's 15 icons and looks for it in the screen
+// drawn at 0.75, 1, 1.25 and 1.5 times its size (as on phones of other densities): the best
+// match must be the icon (IoU > 0.8).
+func TestMatchFindsEveryIcon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60 matches")
+	}
+	e := newEngine(t)
+	s := settingsScreen(t, lightTheme)
+	found, total := 0, 0
+	for _, f := range []float64{0.75, 1, 1.25, 1.5} {
+		img := encodePNG(t, scaled(s.img, f))
+		for i, icon := range s.icons {
+			total++
+			res, err := e.Match(testCtx(t), vision.MatchRequest{Image: img, Template: encodePNG(t, crop(s.img, icon))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := scaleRectF(icon, f)
+			if len(res.Matches) > 0 && iou(res.Matches[0].Box.Rect(), want) > 0.8 {
+				found++
+			} else {
+				t.Logf("scale %v icon %d at %v: matches %v", f, i, want, res.Matches)
+			}
+		}
+	}
+	t.Logf("found %d of %d icons (%.1f %%)", found, total, 100*float64(found)/float64(total))
+	if found < total*99/100 {
+		t.Errorf("found %d of %d icons, want ≥ 99 %%", found, total)
+	}
+}

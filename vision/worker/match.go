@@ -144,7 +144,7 @@ func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale
 			cands = append(cands, candidate{r: scaleRect(f.r, 1/c).Intersect(image.Rect(0, 0, iw, ih)), score: f.score, scale: s})
 		}
 	}
-	cands = nms(cands, maxN*3)
+	cands = nms(cands, maxN+3)
 	// The fine pass, at full size around each candidate.
 	var fine []candidate
 	margin := int(math.Ceil(2/c)) + 2
