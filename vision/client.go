@@ -39,6 +39,22 @@ func NewClient(nc *nats.Conn, attempt time.Duration) *Client {
 	return &Client{nc: nc, attempt: attempt}
 }
 
+// Ping says whether a worker listens (nil) or none does (ErrNoWorker), with the micro
+// service's own PING: any worker answers it at once, whatever it is busy with, and it costs a
+// worker nothing to answer (no image, no metrics).
+func (c *Client) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.attempt)
+	defer cancel()
+	_, err := c.nc.RequestWithContext(ctx, PingSubject, nil)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return ErrNoWorker
+	case err != nil:
+		return fmt.Errorf("vision: ping the workers: %w", err)
+	}
+	return nil
+}
+
 // OCR reads the text of an image.
 func (c *Client) OCR(ctx context.Context, req OCRRequest) (OCRResult, error) {
 	return call[OCRResult](ctx, c, EndpointOCR, req)

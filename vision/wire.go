@@ -14,6 +14,9 @@ const (
 	EndpointElements = "elements" // ElementsRequest → ElementsResult
 	EndpointDiff     = "diff"     // DiffRequest → DiffResult
 	EndpointAnnotate = "annotate" // AnnotateRequest → AnnotateResult
+
+	// PingSubject is the micro PING of every worker of the service (nats micro ping).
+	PingSubject = "$SRV.PING." + Service
 )
 
 // WireVersion is the V of every request and answer.

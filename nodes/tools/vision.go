@@ -20,6 +20,7 @@ import (
 // Vision is what the tools that read screens (tap_ocr, tap_cv, swipe_to_tap_*, peek without a
 // UI tree) ask of the farm's vision workers: *vision.Client, through NATS.
 type Vision interface {
+	Ping(ctx context.Context) error
 	OCR(ctx context.Context, req vision.OCRRequest) (vision.OCRResult, error)
 	Match(ctx context.Context, req vision.MatchRequest) (vision.MatchResult, error)
 	Elements(ctx context.Context, req vision.ElementsRequest) (vision.ElementsResult, error)
@@ -27,6 +28,8 @@ type Vision interface {
 
 // noVision is the Vision of a node configured without one: no worker answers.
 type noVision struct{}
+
+func (noVision) Ping(context.Context) error { return vision.ErrNoWorker }
 
 func (noVision) OCR(context.Context, vision.OCRRequest) (vision.OCRResult, error) {
 	return vision.OCRResult{}, vision.ErrNoWorker
@@ -105,29 +108,20 @@ func encodeForVision(img image.Image, limit int) (visionImage, error) {
 // visionFresh is how long a worker's answer vouches that workers listen.
 const visionFresh = 10 * time.Second
 
-// probeImage is the smallest question for a vision worker: a 1x1 PNG.
-var probeImage = func() []byte {
-	var buf bytes.Buffer
-	_ = png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))) // cannot fail on a bytes.Buffer
-	return buf.Bytes()
-}()
-
 // visionReady says whether a vision worker listens (nil), before a tool pays for encoding a
 // screenshot (a tenth of a second, seconds under the race detector): vision.ErrNoWorker at
 // once when none does. A worker that answered in the last visionFresh vouches for itself;
-// otherwise a 1x1 image asks, and any answer, a refusal too, means one listens.
+// otherwise the workers' micro PING asks.
 func visionReady(ctx context.Context, t *Task) error {
 	env := t.env()
 	if seen := env.visionSeen.Load(); seen != 0 && time.Since(time.Unix(0, seen)) < visionFresh {
 		return nil
 	}
-	_, err := t.vision().OCR(ctx, vision.OCRRequest{V: vision.WireVersion, Image: probeImage})
-	var ve *vision.Error
-	if err == nil || errors.As(err, &ve) {
-		env.visionSeen.Store(time.Now().UnixNano())
-		return nil
+	if err := t.vision().Ping(ctx); err != nil {
+		return err
 	}
-	return err
+	env.visionSeen.Store(time.Now().UnixNano())
+	return nil
 }
 
 // askVision asks the vision workers about img, when one listens (visionReady): it encodes img
