@@ -158,8 +158,9 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			jsAPI + "CONSUMER.DELETE." + kvStream(RegistryBucket) + ".>",
 			"$JS.FC." + kvStream(RegistryBucket) + ".>",
 			jsAPI + "INFO",
-			// The tools that read screens (tap_ocr, tap_cv, peek without a UI tree) ask a vision worker.
-			VisionRequests,
+			// The tools that read screens (tap_ocr, tap_cv, peek without a UI tree) ask a vision
+			// worker, after asking whether one listens (micro's PING of the vision service).
+			VisionRequests, "$SRV.PING." + VisionService,
 		}
 		for _, s := range allStreams {
 			// Create what is missing (a node may start first), never change what exists.

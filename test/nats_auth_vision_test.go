@@ -39,16 +39,21 @@ func TestVisionNATSRole(t *testing.T) {
 		assert.True(t, refused(out), "the vision user could %s:\n%s", a.name, out)
 	}
 
-	// In its queue group it serves; a node's user asks (vision.Client) and gets the answer.
+	// A node's user asks whether a worker listens (micro's PING): none yet, told at once.
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
+	client := vision.NewClient(connectAs(t, f, broker.UserName(broker.RoleNode, "n1")), 10*time.Second)
+	start := time.Now()
+	require.ErrorIs(t, client.Ping(ctx), vision.ErrNoWorker)
+	assert.Less(t, time.Since(start), 5*time.Second, "the ping waited for an answer that cannot come")
+
+	// In its queue group it serves; a node's user asks (vision.Client) and gets the answer.
 	cmd := exec.CommandContext(ctx, tool(t, "nats"), "--context", f.Context(worker), "reply",
 		vision.Prefix+"."+vision.EndpointOCR, `{"v":1,"width":7,"height":3,"lines":[]}`, "--queue", vision.QueueGroup, "--count", "1")
 	home := t.TempDir()
 	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=/usr/bin:/bin"}
 	require.NoError(t, cmd.Start())
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	client := vision.NewClient(connectAs(t, f, broker.UserName(broker.RoleNode, "n1")), 10*time.Second)
 	var res vision.OCRResult
 	var err error
 	until(t, func() bool {

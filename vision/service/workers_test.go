@@ -94,6 +94,7 @@ func TestTwoWorkersShareRequests(t *testing.T) {
 	_, _, reg1 := realWorker(t, f, "w1", nil)
 	_, _, reg2 := realWorker(t, f, "w2", nil)
 	client := nodeClient(t, f, 60*time.Second)
+	require.NoError(t, client.Ping(t.Context()), "a node's ping of the workers")
 	before, after := screenPNG(t, 320, 120, ""), screenPNG(t, 320, 120, "Changed")
 	const n = 24
 	var wg sync.WaitGroup
