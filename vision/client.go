@@ -15,6 +15,9 @@ import (
 var ErrNoWorker = errors.New("no vision worker answers in this farm: start one with `corral vision --nats-url …` " +
 	"(`corral up` starts one itself when corral is built with vision: make build-vision)")
 
+// busyBackoff is the pause before asking again when a worker answered busy.
+const busyBackoff = 100 * time.Millisecond
+
 // Error is a worker's refusal or failure.
 type Error struct {
 	Code    string // CodeBadInput or CodeFailed
@@ -104,7 +107,17 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 			return out, fmt.Errorf("vision %s: %w", endpoint, err)
 		}
 		if text := msg.Header.Get(micro.ErrorHeader); text != "" {
-			return out, &Error{Code: msg.Header.Get(micro.ErrorCodeHeader), Message: text}
+			e := &Error{Code: msg.Header.Get(micro.ErrorCodeHeader), Message: text}
+			if e.Code != CodeBusy {
+				return out, e
+			}
+			// Busy: the queue group may pick another worker, or this one once it has room.
+			select {
+			case <-ctx.Done():
+				return out, fmt.Errorf("%w (still busy at the call's deadline, %d tries)", e, try)
+			case <-time.After(busyBackoff):
+			}
+			continue
 		}
 		if err := json.Unmarshal(msg.Data, &out); err != nil {
 			return out, fmt.Errorf("vision %s: the worker's answer does not decode: %w", endpoint, err)

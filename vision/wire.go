@@ -157,4 +157,5 @@ type AnnotateResult struct {
 const (
 	CodeBadInput = "400" // not an image, too large, a template larger than the image, ...
 	CodeFailed   = "500" // the worker failed
+	CodeBusy     = "503" // the worker's queue is full: another, or the same a little later, may take it
 )

@@ -65,8 +65,9 @@ type Options struct {
 	started func(ctx context.Context, op string)
 }
 
-// CodeBusy answers a request that found Options.MaxWaiting others waiting on a worker.
-const CodeBusy = "503"
+// CodeBusy answers a request that found Options.MaxWaiting others waiting on a worker (the
+// client asks again, after a pause, while its deadline allows).
+const CodeBusy = vision.CodeBusy
 
 // Service is a running vision worker's micro service.
 type Service struct {

@@ -184,7 +184,7 @@ func TestParallelBoundAndBusy(t *testing.T) {
 	_, reg := startWorker(t, conn(), Options{Engine: g, Parallel: 2, MaxWaiting: 2})
 	client := vision.NewClient(conn(), 30*time.Second)
 	var wg sync.WaitGroup
-	errs := make(chan error, 4)
+	errs := make(chan error, 5)
 	for range 4 {
 		wg.Go(func() {
 			_, err := client.Diff(t.Context(), vision.DiffRequest{V: 1})
@@ -194,13 +194,22 @@ func TestParallelBoundAndBusy(t *testing.T) {
 	eventually(t, func() bool {
 		return counterValue(reg, "corral_vision_in_flight", nil) == 2 && counterValue(reg, "corral_vision_queue", nil) == 2
 	}, "2 running and 2 waiting")
-	_, err := client.OCR(t.Context(), vision.OCRRequest{V: 1})
+	// A fifth is refused busy; the client asks again until its deadline, then says so.
+	short, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel()
+	_, err := client.OCR(short, vision.OCRRequest{V: 1})
 	var ve *vision.Error
 	require.ErrorAs(t, err, &ve, "a fifth request")
 	assert.Equal(t, CodeBusy, ve.Code)
 	assert.Contains(t, ve.Message, "busy")
-	assert.Equal(t, 1.0, requests(reg, vision.EndpointOCR, OutcomeBusy))
+	assert.GreaterOrEqual(t, requests(reg, vision.EndpointOCR, OutcomeBusy), 2.0, "asked again after busy")
 
+	// A sixth, with time to wait, is taken once there is room.
+	wg.Go(func() {
+		_, err := client.Diff(t.Context(), vision.DiffRequest{V: 1})
+		errs <- err
+	})
+	eventually(t, func() bool { return requests(reg, vision.EndpointDiff, OutcomeBusy) >= 1 }, "the sixth refused busy")
 	close(g.release)
 	wg.Wait()
 	close(errs)
@@ -208,7 +217,7 @@ func TestParallelBoundAndBusy(t *testing.T) {
 		assert.NoError(t, err)
 	}
 	assert.Equal(t, int64(2), g.most.Load(), "calls that ran at once")
-	eventually(t, func() bool { return requests(reg, vision.EndpointDiff, OutcomeOK) == 4 }, "4 diffs counted ok")
+	eventually(t, func() bool { return requests(reg, vision.EndpointDiff, OutcomeOK) == 5 }, "5 diffs counted ok")
 	assert.Equal(t, 0.0, counterValue(reg, "corral_vision_in_flight", nil))
 	assert.Equal(t, 0.0, counterValue(reg, "corral_vision_queue", nil))
 }
