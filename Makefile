@@ -26,7 +26,8 @@ build: ## build bin/corral (static, CGO_ENABLED=0)
 build-vision: ## build bin/corral with the vision worker (cgo: OpenCV 4.6 and Tesseract 5.3 from Debian, make setup)
 	CGO_ENABLED=1 $(GO) build -tags vision -o bin/corral ./cmd/corral
 
-run: ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.0.0.1:8420; vision when OpenCV and Tesseract are installed
+run: ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.0.0.1:8420; vision when OpenCV and Tesseract can be installed
+	@./scripts/setup-vision.sh --best-effort
 	@if pkg-config --exists opencv4 tesseract 2>/dev/null; then \
 		echo "make run: OpenCV and Tesseract are installed: building corral with vision (a worker runs in-process)"; \
 		$(MAKE) --no-print-directory build-vision; \

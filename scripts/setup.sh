@@ -12,18 +12,8 @@ INSPECTOR_VERSION=0.15.0   # pinned, with its whole tree, by test/inspector/pack
 INSPECTOR="$PWD/.tools/inspector"
 DEBIAN_PACKAGES=(adb)   # the real adb server the Android tests connect simulated devices to
 
-# apt installs as root, or through sudo when there is one.
-apt_install() {
-  local sudo=()
-  if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null; then sudo=(sudo -n); else
-      echo "setup: need root (or sudo) to install Debian packages: $*" >&2; return 1
-    fi
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get install -y -q --no-install-recommends "$@" >/dev/null ||
-    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q --no-install-recommends "$@" >/dev/null; }
-}
+# shellcheck source=scripts/apt.sh
+. scripts/apt.sh
 
 missing=()
 for p in "${DEBIAN_PACKAGES[@]}"; do
@@ -65,19 +55,8 @@ if [ "$(inspector_version)" != "$INSPECTOR_VERSION" ] || ! cmp -s test/inspector
 fi
 echo "setup: @modelcontextprotocol/inspector $(inspector_version) on node $(node --version)"
 
-# The vision worker's libraries (vision/worker, built with -tags vision: cgo, OpenCV through gocv
-# v0.31.0, which matches Debian 12's OpenCV 4.6, and Tesseract 5.3 with its English and
-# Simplified Chinese traineddata), and a Chinese font its tests draw screens with.
-VISION_PACKAGES=(libopencv-dev libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-chi-sim fonts-wqy-microhei)
-missing=()
-for p in "${VISION_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing Debian packages for the vision worker: ${missing[*]}"
-  apt_install "${missing[@]}"
-fi
-echo "setup: vision: OpenCV $(pkg-config --modversion opencv4), Tesseract $(pkg-config --modversion tesseract)"
+# The vision worker's libraries (scripts/setup-vision.sh).
+./scripts/setup-vision.sh
 
 # Prometheus and promtool (Debian's prometheus package has both): test/observability_test.go
 # checks the alert rules with promtool and runs every dashboard query through a real Prometheus.
