@@ -70,12 +70,22 @@ for i in $(seq 1 "$SCALE_RUNS"); do
   "$bin" -test.run='^$' -test.bench='^BenchmarkTenThousandDevices$' \
     -test.benchtime=1x -test.count=1 -test.cpu=2 -test.timeout=5m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 done
+# The vision worker (cgo, -tags vision), where OpenCV and Tesseract are installed (make setup).
+vision=0
+if pkg-config --exists opencv4 tesseract 2>/dev/null; then
+  vision=1
+  echo "bench: vision worker, OCR and template matching on a 1080×2400 screen, -benchtime=${VISION_ROUNDS:-10}x -count=$COUNT" >&2
+  CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^(BenchmarkOCR|BenchmarkMatch)$' -benchtime="${VISION_ROUNDS:-10}x" \
+    -count="$COUNT" -cpu=2 -timeout=15m ./vision/worker | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+else
+  echo "bench: vision worker skipped: OpenCV or Tesseract is missing (make setup installs them)" >&2
+fi
 load_end=$(load)
 echo "# load at end: $load_end" >>"$raw"
 
 # The report. Each benchmark line is: name-N iterations (value unit)...; a metric's measured
 # value is the median of its runs.
-awk -v load_start="$load_start" -v load_end="$load_end" -v busy_start="$busy_start" -v cores="$(nproc 2>/dev/null || echo '?')" '
+awk -v vision="$vision" -v load_start="$load_start" -v load_end="$load_end" -v busy_start="$busy_start" -v cores="$(nproc 2>/dev/null || echo '?')" '
 function median(key,   n, i, j, t, a) {
   n = split(vals[key], a, " ")
   if (n == 0 || vals[key] == "") return ""
@@ -135,6 +145,10 @@ END {
   row("Android screenshot 1080×2400 (MCP HTTP, JPEG): p50 over exec:screencap -p straight through the adb server", "≤ 1.3×", A "screenshot", "ratio-http", 1.3, "le", "×")
   row("the same: JPEG delivered", "≤ 300 KB", A "screenshot", "jpeg-KB", 300, "le", "KB")
   row("Android, 50 devices on one node, 50 parallel callers (MCP HTTP): tap_xy p99 over single-device p50", "≤ 3×", A "tap-parallel/transport=http/devices=50", "p99-ratio", 3, "le", "×")
+  if (vision) {
+    row("vision worker: OCR of a 1080×2400 screenshot (eng+chi_sim): p50", "≤ 1.0 s", "BenchmarkOCR", "p50-ms", 1000, "le", "ms")
+    row("vision worker: template match (tap_cv) on a 1080×2400 screenshot, 0.75-1.5×: p50", "≤ 150 ms", "BenchmarkMatch", "p50-ms", 150, "le", "ms")
+  }
   print ""
   print "Breakdown of get_screen_size by layer, and the other runs (medians). cpu, allocs and NATS messages are the"
   print "whole process (clients included) per call, per acquire+release round for the lease rows, or per abort or"
