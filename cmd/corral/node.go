@@ -2,13 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/corral-farm/corral/actors"
 )
@@ -34,21 +28,11 @@ func runNode(ctx context.Context, args []string) error {
 		return err
 	}
 	defer node.stop()
-	if *metricsAddr != "" {
-		ln, err := net.Listen("tcp", *metricsAddr)
-		if err != nil {
-			return fmt.Errorf("metrics listener %s: %w", *metricsAddr, err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("metrics server stopped", "err", err)
-			}
-		}()
-		defer func() { _ = srv.Close() }()
+	stopMetrics, err := serveMetrics(*metricsAddr, reg, log)
+	if err != nil {
+		return err
 	}
+	defer stopMetrics()
 	select {
 	case <-ctx.Done():
 		return nil

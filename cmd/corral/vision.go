@@ -4,16 +4,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/vision/service"
@@ -58,21 +54,11 @@ func runVision(ctx context.Context, args []string) error {
 		return err
 	}
 	defer stopWorker()
-	if *metricsAddr != "" {
-		ln, err := net.Listen("tcp", *metricsAddr)
-		if err != nil {
-			return fmt.Errorf("metrics listener %s: %w", *metricsAddr, err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				log.Error("metrics server stopped", "err", err)
-			}
-		}()
-		defer func() { _ = srv.Close() }()
+	stopMetrics, err := serveMetrics(*metricsAddr, reg, log)
+	if err != nil {
+		return err
 	}
+	defer stopMetrics()
 	<-ctx.Done()
 	return nil
 }
