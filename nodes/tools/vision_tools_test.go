@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -180,12 +179,11 @@ func TestTapOCROffset(t *testing.T) {
 func TestTapOCRNotFoundWithoutWorker(t *testing.T) {
 	p := simIn(t, "com.corral.shop")
 	v := &fakeVision{}
-	start := time.Now()
 	_, err := runWith(t, OpsConfig{Vision: v}, "tap_ocr", p, `{"text":"Checkout","max_retry_times":5}`)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "corral vision")
 	assert.ErrorIs(t, err, vision.ErrNoWorker)
-	assert.Less(t, time.Since(start), time.Second, "no retries without a worker")
+	// No retries: one question whether a worker listens, no screenshot sent (counts, not a clock).
 	assert.Equal(t, 0, v.count(), "no screenshot went to the workers")
 	assert.Equal(t, 1, v.probes, "asked once whether a worker listens")
 
