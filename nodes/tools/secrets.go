@@ -10,6 +10,23 @@ import (
 // steps hold other tools' arguments).
 type secretSource interface{ secrets() []string }
 
+// holdsSecrets says whether t's arguments can hold a secret, so that tasks of the others skip
+// decoding their arguments a second time (Op.Secrets is nil for them).
+func (t Tool) holdsSecrets() bool {
+	if t.Args == nil || t.Args.Kind() != reflect.Struct {
+		return false
+	}
+	if reflect.PointerTo(t.Args).Implements(reflect.TypeFor[secretSource]()) {
+		return true
+	}
+	for i := range t.Args.NumField() {
+		if f := t.Args.Field(i); f.Tag.Get("secret") == "true" && f.Type.Kind() == reflect.String {
+			return true
+		}
+	}
+	return false
+}
+
 // Secrets returns the values of the secret arguments in args (string fields tagged
 // `secret:"true"`, e.g. the text input types): the caller gets them back in its answer, but the
 // task record and the event stream must not keep them (broker.TaskResult.Record).

@@ -26,3 +26,14 @@ func TestSecretsAreTheTypedText(t *testing.T) {
 	// Arguments that are not even JSON hold nothing to find.
 	assert.Empty(t, secrets("input", `{"text":`))
 }
+
+// Only tools whose arguments can hold a secret look for one in every task.
+func TestOnlySecretHoldersLook(t *testing.T) {
+	var holders []string
+	for name, op := range DefaultOps() {
+		if op.Secrets != nil {
+			holders = append(holders, name)
+		}
+	}
+	assert.ElementsMatch(t, []string{"input", "send_to_clipboard", "sequence"}, holders)
+}

@@ -220,10 +220,14 @@ func (t Tool) InputSchema() (props map[string]map[string]any, required []string)
 // op is the node half of t, run with env.
 func (t Tool) op(env *Env) Op {
 	run := t.Run
-	return Op{Name: t.Name, Timeout: t.Timeout, MaxTimeout: t.MaxTimeout, Secrets: t.Secrets,
+	op := Op{Name: t.Name, Timeout: t.Timeout, MaxTimeout: t.MaxTimeout,
 		Run: func(ctx context.Context, task *Task) (Output, error) {
 			tt := *task
 			tt.Env = env
 			return run(ctx, &tt)
 		}}
+	if t.holdsSecrets() {
+		op.Secrets = t.Secrets
+	}
+	return op
 }
