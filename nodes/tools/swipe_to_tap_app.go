@@ -19,15 +19,10 @@ type SwipeToTapAppArgs struct {
 
 // SwipeToTapAppResult is swipe_to_tap_app's structured result (HttpRunner seed: message, appName).
 type SwipeToTapAppResult struct {
-	Message    string        `json:"message" jsonschema:"What was found and tapped, or why not"`
-	AppName    string        `json:"appName" jsonschema:"The app found and tapped"`
-	Tapped     bool          `json:"tapped" jsonschema:"False when not found (and ignore_NotFoundError)"`
-	Source     string        `json:"source,omitempty" jsonschema:"Where it was found: ui_tree or ocr"`
-	BBox       []float64     `json:"bbox,omitempty" jsonschema:"Its label's box [l,t,r,b], relative 0-1"`
-	Point      *device.Point `json:"point,omitempty" jsonschema:"Pixel tapped"`
-	Confidence float64       `json:"confidence,omitempty" jsonschema:"1 from the UI tree, the OCR's 0-1 otherwise"`
-	Swipes     int           `json:"swipes,omitempty" jsonschema:"Swipes made before it showed"`
-	Hint       string        `json:"hint"`
+	Message string `json:"message" jsonschema:"What was found and tapped, or why not"`
+	AppName string `json:"appName" jsonschema:"The app found and tapped"`
+	TextTap
+	Hint string `json:"hint"`
 }
 
 // Home screen pages: how many swipes right reach the first page at most, and the default of
@@ -66,7 +61,7 @@ func swipeToTapApp() Tool {
 		}
 		if !look.found {
 			return notFoundResult(look, fmt.Sprintf("app %s (after %d swipes of the home screen)", q, swipes), 0, a.IgnoreNotFoundError, func(msg string) any {
-				return SwipeToTapAppResult{Message: msg, Swipes: swipes, Hint: "list_packages and app_launch start an app by its package name."}
+				return SwipeToTapAppResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: "list_packages and app_launch start an app by its package name."}
 			})
 		}
 		offset := a.TapOffset
@@ -77,7 +72,6 @@ func swipeToTapApp() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		return Output{Data: SwipeToTapAppResult{Message: tappedMessage(look, p, swipes), AppName: look.hit.Text, Tapped: true, Source: look.source,
-			BBox: bboxOf(look.hit.Box, look.size), Point: &p, Confidence: round2(look.hit.Conf), Swipes: swipes, Hint: hintLaunch}}, nil
+		return Output{Data: SwipeToTapAppResult{Message: tappedMessage(look, p, swipes), AppName: look.hit.Text, TextTap: look.tapped(p, swipes), Hint: hintLaunch}}, nil
 	})
 }

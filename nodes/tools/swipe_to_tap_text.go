@@ -40,15 +40,14 @@ func swipeToTapText() Tool {
 		}
 		if !look.found {
 			return notFoundResult(look, fmt.Sprintf("text %s (after %d swipes)", q, swipes), 0, a.IgnoreNotFoundError, func(msg string) any {
-				return TapTextResult{Message: msg, Swipes: swipes, Hint: hintNotFound}
+				return TapTextResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
 			})
 		}
 		p, err := tapHit(ctx, t, look.hit, look.size, a.TapOffset)
 		if err != nil {
 			return Output{}, err
 		}
-		return Output{Data: TapTextResult{Message: tappedMessage(look, p, swipes), Text: look.hit.Text, Tapped: true, Source: look.source,
-			BBox: bboxOf(look.hit.Box, look.size), Point: &p, Confidence: round2(look.hit.Conf), Swipes: swipes, Hint: hintTap}}, nil
+		return Output{Data: TapTextResult{Message: tappedMessage(look, p, swipes), Text: look.hit.Text, TextTap: look.tapped(p, swipes), Hint: hintTap}}, nil
 	})
 }
 

@@ -39,16 +39,11 @@ func (a *SwipeToTapTextsArgs) Check() error {
 // SwipeToTapTextsResult is swipe_to_tap_texts's structured result (HttpRunner seed: message,
 // texts, foundText).
 type SwipeToTapTextsResult struct {
-	Message    string        `json:"message" jsonschema:"What was found and tapped, or why not"`
-	Texts      []string      `json:"texts" jsonschema:"The texts looked for"`
-	FoundText  string        `json:"foundText" jsonschema:"The one found and tapped"`
-	Tapped     bool          `json:"tapped" jsonschema:"False when none was found (and ignore_NotFoundError)"`
-	Source     string        `json:"source,omitempty" jsonschema:"Where it was found: ui_tree or ocr"`
-	BBox       []float64     `json:"bbox,omitempty" jsonschema:"Its box [l,t,r,b], relative 0-1"`
-	Point      *device.Point `json:"point,omitempty" jsonschema:"Pixel tapped"`
-	Confidence float64       `json:"confidence,omitempty" jsonschema:"1 from the UI tree, the OCR's 0-1 otherwise"`
-	Swipes     int           `json:"swipes,omitempty" jsonschema:"Swipes made before it showed"`
-	Hint       string        `json:"hint"`
+	Message   string   `json:"message" jsonschema:"What was found and tapped, or why not"`
+	Texts     []string `json:"texts" jsonschema:"The texts looked for"`
+	FoundText string   `json:"foundText" jsonschema:"The one found and tapped"`
+	TextTap
+	Hint string `json:"hint"`
 }
 
 func swipeToTapTexts() Tool {
@@ -78,7 +73,7 @@ func swipeToTapTexts() Tool {
 		}
 		if !look.found {
 			return notFoundResult(look, what, 0, a.IgnoreNotFoundError, func(msg string) any {
-				return SwipeToTapTextsResult{Message: strings.Replace(msg, "none of the texts", "the texts", 1), Texts: a.Texts, Swipes: swipes, Hint: hintNotFound}
+				return SwipeToTapTextsResult{Message: strings.Replace(msg, "none of the texts", "the texts", 1), Texts: a.Texts, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
 			})
 		}
 		p, err := tapHit(ctx, t, look.hit, look.size, nil)
@@ -86,7 +81,6 @@ func swipeToTapTexts() Tool {
 			return Output{}, err
 		}
 		return Output{Data: SwipeToTapTextsResult{Message: tappedMessage(look, p, swipes) + " (looked for " + strconv.Itoa(len(a.Texts)) + " texts)",
-			Texts: a.Texts, FoundText: a.Texts[look.query], Tapped: true, Source: look.source, BBox: bboxOf(look.hit.Box, look.size),
-			Point: &p, Confidence: round2(look.hit.Conf), Swipes: swipes, Hint: hintTap}}, nil
+			Texts: a.Texts, FoundText: a.Texts[look.query], TextTap: look.tapped(p, swipes), Hint: hintTap}}, nil
 	})
 }

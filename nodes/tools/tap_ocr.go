@@ -25,15 +25,25 @@ type TapOCRArgs struct {
 
 // TapTextResult is the structured result of tap_ocr and swipe_to_tap_text.
 type TapTextResult struct {
-	Message    string        `json:"message" jsonschema:"What was found and tapped, or why not"`
-	Text       string        `json:"text" jsonschema:"The text found and tapped, as the screen shows it"`
+	Message string `json:"message" jsonschema:"What was found and tapped, or why not"`
+	Text    string `json:"text" jsonschema:"The text found and tapped, as the screen shows it"`
+	TextTap
+	Hint string `json:"hint"`
+}
+
+// TextTap is where a text search tapped: the fields tap_ocr and the swipe_to_tap tools share.
+type TextTap struct {
 	Tapped     bool          `json:"tapped" jsonschema:"False when not found (and ignore_NotFoundError)"`
 	Source     string        `json:"source,omitempty" jsonschema:"Where it was found: ui_tree or ocr"`
 	BBox       []float64     `json:"bbox,omitempty" jsonschema:"Its box [l,t,r,b], relative 0-1"`
 	Point      *device.Point `json:"point,omitempty" jsonschema:"Pixel tapped"`
 	Confidence float64       `json:"confidence,omitempty" jsonschema:"1 from the UI tree, the OCR's 0-1 otherwise"`
 	Swipes     int           `json:"swipes,omitempty" jsonschema:"Swipes made before it showed"`
-	Hint       string        `json:"hint"`
+}
+
+// tapped is the TextTap of look's hit, tapped at p after swipes.
+func (look screenLook) tapped(p device.Point, swipes int) TextTap {
+	return TextTap{Tapped: true, Source: look.source, BBox: bboxOf(look.hit.Box, look.size), Point: &p, Confidence: round2(look.hit.Conf), Swipes: swipes}
 }
 
 func tapOCR() Tool {
@@ -73,8 +83,7 @@ func tapOCR() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		return Output{Data: TapTextResult{Message: tappedMessage(look, p, 0), Text: look.hit.Text, Tapped: true,
-			Source: look.source, BBox: bboxOf(look.hit.Box, look.size), Point: &p, Confidence: round2(look.hit.Conf), Hint: hintTap}}, nil
+		return Output{Data: TapTextResult{Message: tappedMessage(look, p, 0), Text: look.hit.Text, TextTap: look.tapped(p, 0), Hint: hintTap}}, nil
 	})
 }
 
