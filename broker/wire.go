@@ -44,21 +44,23 @@ var Outcomes = []string{OutcomeSucceeded, OutcomeFailed, OutcomeAborted, Outcome
 
 // Refusal and failure codes: stable words an agent or a script can switch on.
 const (
-	CodeBusy          = "busy"           // another holder has the device; see Lease and QueueLen
-	CodeUnknownDevice = "unknown_device" // no device has this serial
-	CodeBadInput      = "bad_input"      // the arguments are wrong; nothing ran
-	CodeUnsupported   = "unsupported"    // the device's driver cannot do this
-	CodeUnhealthy     = "unhealthy"      // the device failed a health check
-	CodeOffline       = "offline"        // the device is gone
-	CodeStaleLease    = "stale_lease"    // the lease handle is unknown, expired or fenced
-	CodeNodeLost      = "node_lost"      // the node that owns the device stopped answering
-	CodeWaitExpired   = "wait_expired"   // waited wait_seconds in the queue without getting the device
-	CodeDisconnected  = "disconnected"   // the device went away during the task
-	CodeDriver        = "driver_error"   // the driver reported an error
-	CodePanic         = "driver_panic"   // the driver panicked; its actor was restarted
-	CodeDraining      = "draining"       // the device's node is draining: no new leases or tasks
-	CodeQueueFull     = "queue_full"     // the device's queue is at its node's limit (--max-queue); nothing ran
-	CodeInterrupted   = "interrupted"    // the node stopped (crashed, killed) while the task ran
+	CodeBusy          = "busy"               // another holder has the device; see Lease and QueueLen
+	CodeUnknownDevice = "unknown_device"     // no device has this serial
+	CodeBadInput      = "bad_input"          // the arguments are wrong; nothing ran
+	CodeUnsupported   = "unsupported"        // the device's driver cannot do this
+	CodeUnhealthy     = "unhealthy"          // the device failed a health check
+	CodeOffline       = "offline"            // the device is gone
+	CodeStaleLease    = "stale_lease"        // the lease handle is unknown, expired or fenced
+	CodeNodeLost      = "node_lost"          // the node that owns the device stopped answering
+	CodeWaitExpired   = "wait_expired"       // waited wait_seconds in the queue without getting the device
+	CodeDisconnected  = "disconnected"       // the device went away during the task
+	CodeDriver        = "driver_error"       // the driver reported an error
+	CodePanic         = "driver_panic"       // the driver panicked; its actor was restarted
+	CodeDraining      = "draining"           // the device's node is draining: no new leases or tasks
+	CodeQueueFull     = "queue_full"         // the device's queue is at its node's limit (--max-queue); nothing ran
+	CodeInterrupted   = "interrupted"        // the node stopped (crashed, killed) while the task ran
+	CodeNotFound      = "not_found"          // the text or image to act on is not on screen; nothing was tapped
+	CodeNoVision      = "vision_unavailable" // the tool needs a vision worker and none answers: start corral vision
 )
 
 // DeviceEntry is one device in the registry bucket.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/vision"
 )
@@ -71,7 +72,7 @@ func tapCV() Tool {
 				if a.IgnoreNotFoundError {
 					return Output{Data: TapCVResult{Message: msg + "; nothing tapped (ignore_NotFoundError)", Hint: hintNotFound}}, nil
 				}
-				return Output{}, fmt.Errorf("%s; peek to see the screen, lower threshold, or set ignore_NotFoundError", msg)
+				return Output{}, &OpError{Code: broker.CodeNotFound, Msg: msg + "; peek to see the screen, lower threshold, or set ignore_NotFoundError"}
 			}
 			if err := pause(ctx, time.Second); err != nil {
 				return Output{}, err

@@ -2,10 +2,10 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -107,7 +107,7 @@ func notFoundResult(look screenLook, what string, index int, ignore bool, data f
 	if look.ocrErr != nil && look.matches == 0 {
 		return Output{}, fmt.Errorf("%s is not in the UI tree, and OCR could not look: %w", what, look.ocrErr)
 	}
-	return Output{}, errors.New(msg + "; peek to see the screen, or set ignore_NotFoundError")
+	return Output{}, &OpError{Code: broker.CodeNotFound, Msg: msg + "; peek to see the screen, or set ignore_NotFoundError"}
 }
 
 // tappedMessage says what was tapped, where and how it was found.

@@ -130,7 +130,7 @@ func visionReady(ctx context.Context, t *Task) error {
 func askVision[R any](ctx context.Context, t *Task, img image.Image, reserve int, ask func(visionImage) (R, error)) (R, visionImage, error) {
 	var zero R
 	if err := visionReady(ctx, t); err != nil {
-		return zero, visionImage{}, err
+		return zero, visionImage{}, visionErr(err)
 	}
 	var last error
 	for _, limit := range visionLimits {
@@ -156,12 +156,15 @@ func askVision[R any](ctx context.Context, t *Task, img image.Image, reserve int
 }
 
 // visionErr says what a vision failure means to the caller: a refusal of the input is
-// bad_input; no worker keeps vision.ErrNoWorker (errors.Is) and its words.
+// bad_input; no worker is vision_unavailable and keeps vision.ErrNoWorker (errors.Is) and
+// its words.
 func visionErr(err error) error {
 	var ve *vision.Error
 	switch {
 	case err == nil:
 		return nil
+	case noWorker(err):
+		return &OpError{Code: broker.CodeNoVision, Msg: "vision is unavailable", Err: err}
 	case errors.As(err, &ve) && ve.Code == vision.CodeBadInput:
 		return &OpError{Code: broker.CodeBadInput, Msg: "the vision worker refused the image", Err: err}
 	}
