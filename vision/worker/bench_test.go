@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/vision"
+	"github.com/corral-farm/corral/vision/corpus"
 )
 
 // cpuTime is the CPU time the process used so far.
@@ -35,7 +36,7 @@ func report(b *testing.B, took []time.Duration, cpu time.Duration) {
 // BenchmarkOCR reads a 1080×2400 settings screen with the default languages (eng+chi_sim).
 func BenchmarkOCR(b *testing.B) {
 	e := newEngine(b)
-	img := encodePNG(b, settingsScreen(b, lightTheme).img)
+	img := encodePNG(b, settingsScreen(b, false).Image)
 	ctx := context.Background()
 	if _, err := e.OCR(ctx, vision.OCRRequest{Image: img}); err != nil { // a warm instance
 		b.Fatal(err)
@@ -55,8 +56,8 @@ func BenchmarkOCR(b *testing.B) {
 // BenchmarkMatch finds an icon cut from a 1080×2400 screen in it, at 0.75-1.5×.
 func BenchmarkMatch(b *testing.B) {
 	e := newEngine(b)
-	s := settingsScreen(b, lightTheme)
-	req := vision.MatchRequest{Image: encodePNG(b, s.img), Template: encodePNG(b, crop(s.img, s.icons[4]))}
+	s := settingsScreen(b, false)
+	req := vision.MatchRequest{Image: encodePNG(b, s.Image), Template: encodePNG(b, corpus.Crop(s.Image, s.Icons[4].Box))}
 	ctx := context.Background()
 	var took []time.Duration
 	cpu0 := cpuTime()
@@ -74,7 +75,7 @@ func BenchmarkMatch(b *testing.B) {
 // BenchmarkElements lists the elements of a 1080×2400 screen (English).
 func BenchmarkElements(b *testing.B) {
 	e := newEngine(b)
-	req := vision.ElementsRequest{Image: encodePNG(b, settingsScreen(b, lightTheme).img), Languages: []string{"eng"}}
+	req := vision.ElementsRequest{Image: encodePNG(b, settingsScreen(b, false).Image), Languages: []string{"eng"}}
 	ctx := context.Background()
 	var took []time.Duration
 	cpu0 := cpuTime()
@@ -92,7 +93,7 @@ func BenchmarkElements(b *testing.B) {
 // slots: against BenchmarkOCR's ms/op, its ms/op shows what a second core adds.
 func BenchmarkOCRParallel(b *testing.B) {
 	e := newEngine(b)
-	img := encodePNG(b, settingsScreen(b, lightTheme).img)
+	img := encodePNG(b, settingsScreen(b, false).Image)
 	ctx := context.Background()
 	if _, err := e.OCR(ctx, vision.OCRRequest{Image: img}); err != nil {
 		b.Fatal(err)

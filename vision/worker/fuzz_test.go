@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/vision"
+	"github.com/corral-farm/corral/vision/corpus"
 )
 
 var (
@@ -24,10 +25,10 @@ var (
 // FuzzEngineRequests decodes the payload as each operation's request, as a worker does, and
 // runs it: whatever the bytes, the engine answers or refuses, and never panics nor crashes.
 func FuzzEngineRequests(f *testing.F) {
-	s := settingsScreen(f, lightTheme)
-	small := encodePNG(f, crop(s.img, image.Rect(40, 300, 360, 460)))
-	icon := encodePNG(f, crop(s.img, image.Rect(60, 336, 156, 432)))
-	tiny := encodePNG(f, crop(s.img, image.Rect(0, 0, 8, 8)))
+	s := settingsScreen(f, false)
+	small := encodePNG(f, corpus.Crop(s.Image, image.Rect(40, 300, 360, 460)))
+	icon := encodePNG(f, corpus.Crop(s.Image, s.Icons[0].Box))
+	tiny := encodePNG(f, corpus.Crop(s.Image, image.Rect(0, 0, 8, 8)))
 	for _, req := range []any{
 		vision.OCRRequest{V: 1, Image: small, Languages: []string{"eng"}},
 		vision.OCRRequest{Image: tiny},

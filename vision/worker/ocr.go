@@ -34,6 +34,10 @@ var (
 	panelFill      = 0.6
 	lineGapFactor  = 1.5 // a gap wider than this many line heights splits a Tesseract line
 	cjkJoinNoSpace = true
+	cjkJoinGap     = 0.8 // Chinese characters closer than this many heights are one word
+	iconCover      = 0.7 // a word covering this much of a panel is the panel (an icon) read as text
+	iconSquare     = 1.5 // a panel at most this long over wide is square, as icons are
+	iconUnsure     = 50.0
 )
 
 // OCR reads the words and lines of an image.
@@ -91,7 +95,7 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 		gocv.Resize(prep, &scaled, image.Pt(sw, sh), 0, 0, interp)
 		prep, scaled = scaled, prep
 	}
-	evenPanels(&prep)
+	panels := evenPanels(&prep)
 	if !prep.IsContinuous() {
 		c := prep.Clone()
 		prep.Close()
@@ -121,7 +125,7 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 	var order []int
 	for _, tw := range words {
 		text := strings.TrimSpace(tw.text)
-		if text == "" || tw.conf < ocrMinConf || !hasLetterOrDigit(text) {
+		if text == "" || tw.conf < ocrMinConf || !hasLetterOrDigit(text) || onIcon(tw, panels) {
 			continue
 		}
 		r := image.Rect(
@@ -140,7 +144,7 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 	for _, n := range order {
 		ws := byLine[n]
 		slices.SortStableFunc(ws, func(a, b vision.Word) int { return a.Box.X - b.Box.X })
-		lines = append(lines, splitLine(ws)...)
+		lines = append(lines, splitLine(joinCJK(ws))...)
 	}
 	sortReading(lines, func(l vision.Line) vision.Box { return l.Box })
 	return lines, nil
@@ -152,8 +156,8 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 // darker than panelLevel, at least panelMinFrac of the image's width in both directions,
 // filling at least panelFill of its box (text glyphs, however bold, are smaller or sparser).
 // A panel darker than the middle gray is inverted; each is stretched so its ground is white
-// and its text black.
-func evenPanels(gray *gocv.Mat) {
+// and its text black. It returns the panels' boxes.
+func evenPanels(gray *gocv.Mat) []image.Rectangle {
 	w := gray.Cols()
 	minSide := max(8, int(panelMinFrac*float64(w)))
 	dark := gocv.NewMat()
@@ -161,6 +165,7 @@ func evenPanels(gray *gocv.Mat) {
 	gocv.Threshold(*gray, &dark, panelLevel, 255, gocv.ThresholdBinaryInv)
 	contours := gocv.FindContours(dark, gocv.RetrievalExternal, gocv.ChainApproxSimple)
 	defer contours.Close()
+	var panels []image.Rectangle
 	for i := range contours.Size() {
 		r := gocv.BoundingRect(contours.At(i))
 		if r.Dx() < minSide || r.Dy() < minSide || r.Dx() == w {
@@ -178,7 +183,30 @@ func evenPanels(gray *gocv.Mat) {
 		}
 		gocv.Normalize(panel, &panel, 0, 255, gocv.NormMinMax)
 		panel.Close()
+		panels = append(panels, r)
 	}
+	return panels
+}
+
+// onIcon says whether w is an icon read as text: a word that covers most of a panel (a button's
+// text is well inside it), or an unsure word in a square panel (an icon's pattern; a key's letter
+// is read surely).
+func onIcon(w tessWord, panels []image.Rectangle) bool {
+	area := func(r image.Rectangle) float64 { return float64(r.Dx() * r.Dy()) }
+	for _, p := range panels {
+		in := w.box.Intersect(p)
+		if in.Empty() {
+			continue
+		}
+		if area(in) >= iconCover*area(p) {
+			return true
+		}
+		square := float64(max(p.Dx(), p.Dy())) <= iconSquare*float64(min(p.Dx(), p.Dy()))
+		if square && w.box.In(p) && w.conf < iconUnsure {
+			return true
+		}
+	}
+	return false
 }
 
 // splitLine makes lines of a Tesseract line's words (sorted left to right), split where a gap
@@ -197,6 +225,28 @@ func splitLine(ws []vision.Word) []vision.Line {
 		}
 		out = append(out, makeLine(ws[start:i]))
 		start = i
+	}
+	return out
+}
+
+// joinCJK makes one word of Chinese characters side by side (a line's words, sorted left to
+// right): Tesseract reports each character of a Chinese label as a word, where a reader (and
+// tap_ocr's text) sees one. Characters are side by side when the gap between them is under
+// cjkJoinGap of their height.
+func joinCJK(ws []vision.Word) []vision.Word {
+	out := ws[:0:0]
+	for _, w := range ws {
+		if n := len(out); n > 0 {
+			prev := &out[n-1]
+			gap := w.Box.X - (prev.Box.X + prev.Box.W)
+			if endsCJK(prev.Text) && startsCJK(w.Text) && float64(gap) < cjkJoinGap*float64(max(prev.Box.H, w.Box.H)) {
+				prev.Text += w.Text
+				prev.Box = toBox(prev.Box.Rect().Union(w.Box.Rect()))
+				prev.Confidence = min(prev.Confidence, w.Confidence)
+				continue
+			}
+		}
+		out = append(out, w)
 	}
 	return out
 }
