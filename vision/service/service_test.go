@@ -84,7 +84,7 @@ func (g *gate) Annotate(ctx context.Context, _ vision.AnnotateRequest) (vision.A
 
 // natsServer starts an embedded NATS (its max payload: embedded.MaxPayload) and returns a
 // connection factory.
-func natsServer(t *testing.T) func() *nats.Conn {
+func natsServer(t testing.TB) func() *nats.Conn {
 	t.Helper()
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
@@ -97,7 +97,7 @@ func natsServer(t *testing.T) func() *nats.Conn {
 	}
 }
 
-func startWorker(t *testing.T, nc *nats.Conn, opts Options) (*Service, *prometheus.Registry) {
+func startWorker(t testing.TB, nc *nats.Conn, opts Options) (*Service, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	opts.Metrics = NewMetrics(reg)
