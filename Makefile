@@ -44,12 +44,14 @@ test: setup ## vet, format check, govulncheck (reports; VULNCHECK_STRICT=1 fails
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) test -race -count=1 -timeout 20m ./...
 	@pkg-config --exists opencv4 tesseract || { echo "make test: the vision worker needs OpenCV and Tesseract (libopencv-dev, libtesseract-dev): run make setup"; exit 1; }
-	$(GO) vet -tags vision ./vision/... ./cmd/corral/ ./test/
+	$(GO) vet -tags vision ./vision/... ./cmd/corral/ ./test/ ./nodes/tools/
 	$(GO) test -race -count=1 -timeout 20m -tags vision ./vision/... ./cmd/corral/
 	$(GO) test -race -count=1 -timeout 20m -tags vision -run 'Vision' ./test/
+	$(GO) test -race -count=1 -timeout 20m -tags vision -run 'Accuracy' ./nodes/tools/
 
 test-vision: ## the vision worker's tests with the real engine (cgo, -tags vision; make setup installs OpenCV and Tesseract)
 	CGO_ENABLED=1 $(GO) test -race -count=1 -tags vision -timeout 20m ./vision/... ./cmd/corral/...
+	CGO_ENABLED=1 $(GO) test -race -count=1 -tags vision -timeout 20m -run 'Accuracy' ./nodes/tools/
 
 test-short: ## unit tests only (no farm), quick
 	$(GO) test -race -short ./...

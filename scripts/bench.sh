@@ -77,6 +77,14 @@ if pkg-config --exists opencv4 tesseract 2>/dev/null; then
   echo "bench: vision worker, OCR and template matching on a 1080×2400 screen, -benchtime=${VISION_ROUNDS:-10}x -count=$COUNT" >&2
   CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^(BenchmarkOCR|BenchmarkMatch)$' -benchtime="${VISION_ROUNDS:-10}x" \
     -count="$COUNT" -cpu=2 -timeout=15m ./vision/worker | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+  # Accuracy over package corpus's labelled screens, once (the same screens every run: the
+  # figures do not vary), and the throughput of one and two workers side by side.
+  echo "bench: vision accuracy per condition (vision/corpus, 12 screens each; about 2 min)" >&2
+  CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^BenchmarkAccuracy$' -benchtime=1x -count=1 -cpu=2 -timeout=15m \
+    ./vision/worker | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+  echo "bench: vision throughput, one and two workers, -benchtime=${VISION_REQUESTS:-40}x -count=$COUNT" >&2
+  CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^BenchmarkWorkers$' -benchtime="${VISION_REQUESTS:-40}x" -count="$COUNT" \
+    -cpu=2 -timeout=15m ./vision/service | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 else
   echo "bench: vision worker skipped: OpenCV or Tesseract is missing (make setup installs them)" >&2
 fi
@@ -148,6 +156,19 @@ END {
   if (vision) {
     row("vision worker: OCR of a 1080×2400 screenshot (eng+chi_sim): p50", "≤ 1.0 s", "BenchmarkOCR", "p50-ms", 1000, "le", "ms")
     row("vision worker: template match (tap_cv) on a 1080×2400 screenshot, 0.75-1.5×: p50", "≤ 150 ms", "BenchmarkMatch", "p50-ms", 150, "le", "ms")
+    AC = "BenchmarkAccuracy/cond="
+    row("vision: OCR word recall, clean screenshots, light (12 screens of vision/corpus)", "≥ 98 %", AC "clean-light", "recall-%", 98, "ge", "%")
+    row("vision: OCR word recall, clean screenshots, dark", "≥ 98 %", AC "clean-dark", "recall-%", 98, "ge", "%")
+    row("vision: OCR word recall, mild camera frames (rectified to the screen, as the arm takes screenshots)", "≥ 95 %", AC "camera-mild", "recall-%", 95, "ge", "%")
+    row("vision: tap_ocr taps inside the right element, clean screenshots (light)", "≥ 99 %", AC "clean-light", "tap-ocr-%", 99, "ge", "%")
+    row("vision: tap_ocr taps inside the right element, clean screenshots (dark)", "≥ 99 %", AC "clean-dark", "tap-ocr-%", 99, "ge", "%")
+    for (f = 0; f < 4; f++) {
+      sc = (f == 0) ? "0.75" : (f == 1) ? "1.00" : (f == 2) ? "1.25" : "1.50"
+      row("vision: tap_cv finds an icon cut from the screen, screen at " sc "×", "≥ 99 %", "BenchmarkAccuracy/tap_cv/scale=" sc, "tap-cv-%", 99, "ge", "%")
+    }
+    w1 = median("BenchmarkWorkers/workers=1" SUBSEP "req/s"); w2 = median("BenchmarkWorkers/workers=2" SUBSEP "req/s")
+    if (w1 == "" || w2 == "") { print "| vision: OCR throughput of two workers over one (a core each) | ≥ 1.8× | not measured | FAIL |"; failed++ }
+    else { ok = (w2 / w1 >= 1.8); if (!ok) failed++; printf "| vision: OCR throughput of two workers over one (a core each; %.2f and %.2f req/s) | ≥ 1.8× | %.2f× | %s |\n", w1, w2, w2 / w1, ok ? "pass" : "**FAIL**" }
   }
   print ""
   print "Breakdown of get_screen_size by layer, and the other runs (medians). cpu, allocs and NATS messages are the"
@@ -185,6 +206,20 @@ END {
   info("Android tap_xy, 50 devices, 50 in-process callers", A "tap-parallel/transport=inprocess/devices=50")
   info("Android tap_xy, one device, one HTTP caller (same run)", A "tap-parallel/transport=http/devices=50", "single-")
   printf "| release_device (in acquire-free) | %s | %s | — | — | — | — | %d |\n", fmtv(median(L "acquire-free" SUBSEP "release-p50-µs"), "µs"), fmtv(median(L "acquire-free" SUBSEP "release-p99-µs"), "µs"), runs(L "acquire-free" SUBSEP "release-p50-µs")
+  if (vision) {
+    print ""
+    print "Vision accuracy by condition (vision/corpus: 12 screens each, every layout, fonts and sizes; camera conditions by internal/lens,"
+    print "Mild: each effect alone on the screenshot, then all of them, rectified to the screen and raw). A word is read when a word"
+    print "with its text overlaps its box by IoU ≥ 0.5; tap_ocr hits when the middle of the text it finds is inside the element:"
+    print ""
+    print "| condition | word recall | precision | mean box IoU | tap_ocr hits | words |"
+    print "|---|---|---|---|---|---|"
+    n = split("clean-light clean-dark chinese small-text bold perspective blur noise glare jpeg camera-mild camera-mild-raw", conds, " ")
+    for (i = 1; i <= n; i++) {
+      k = "BenchmarkAccuracy/cond=" conds[i]
+      printf "| %s | %s | %s | %s | %s | %s |\n", conds[i], opt(median(k SUBSEP "recall-%"), "%.1f %%"), opt(median(k SUBSEP "precision-%"), "%.1f %%"), opt(median(k SUBSEP "IoU"), "%.3f"), opt(median(k SUBSEP "tap-ocr-%"), "%.1f %%"), opt(median(k SUBSEP "words"), "%d")
+    }
+  }
   print ""
   printf "10,000 devices (median of %d processes): all given to their nodes in %s; VmRSS when all online %s; Go heap in use %s; %s goroutines. Then acquire_device on a free device in that farm: p50 %s, p99 %s.\n", runs(T SUBSEP "online-s"), fmtv(median(T SUBSEP "added-s"), "s"), fmtv(median(T SUBSEP "rss-MiB"), "MiB"), fmtv(median(T SUBSEP "heap-MiB"), "MiB"), median(T SUBSEP "goroutines"), fmtv(median(T SUBSEP "acquire-p50-µs"), "µs"), fmtv(median(T SUBSEP "acquire-p99-µs"), "µs")
   print ""

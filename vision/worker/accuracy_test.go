@@ -41,16 +41,17 @@ func measure(tb testing.TB, e *Engine, cond corpus.Condition, seeds []uint64) ac
 		acc accuracy
 		wg  sync.WaitGroup
 	)
-	sem := make(chan struct{}, 2)
+	sem := make(chan struct{}, 2) // drawing and reading: two at a time
 	for _, seed := range seeds {
-		s, err := cond.Screen(seed)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		img := encodePNG(tb, s.Image)
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			s, err := cond.Screen(seed)
+			if err != nil {
+				tb.Error(err)
+				return
+			}
+			img := encodePNG(tb, s.Image)
 			res, err := e.OCR(context.Background(), vision.OCRRequest{Image: img})
 			if err != nil {
 				tb.Error(err)
@@ -99,10 +100,7 @@ func matchIcons(tb testing.TB, e *Engine, seeds []uint64, scale float64) (n, hit
 			tb.Fatal(err)
 		}
 		img := s.Image
-		if scale != 1 {
-			img = corpus.Scale(s.Image, scale)
-		}
-		data := encodePNG(tb, img)
+		data := scaledPNG(tb, img, scale)
 		for i, icon := range s.Icons {
 			tpl := encodePNG(tb, corpus.Crop(s.Image, icon.Box))
 			want := corpus.ScaleRect(icon.Box, scale)
@@ -140,6 +138,10 @@ var accuracyTargets = map[string]struct{ recall, taps float64 }{
 	"clean-light": {0.98, 0.99},
 	"clean-dark":  {0.98, 0.99},
 	"camera-mild": {0.95, 0},
+	// Not targets, floors under what they measure, so that a regression shows.
+	"chinese":    {0.75, 0.75},
+	"small-text": {0.95, 0.95},
+	"bold":       {0.95, 0.95},
 }
 
 // testSeeds are the screens TestAccuracy reads per condition; BenchmarkAccuracy reads benchSeeds.
@@ -150,22 +152,23 @@ var (
 
 // TestAccuracy holds the accuracy targets of the conditions in accuracyTargets, and tap_cv's
 // (an icon found at 0.75-1.5× ≥ 99 %), on a few screens: a regression of the engine fails it.
-// The other conditions are reported.
+// The other camera conditions, whose frames take seconds to render under the race detector,
+// are BenchmarkAccuracy's.
 func TestAccuracy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads dozens of screens")
 	}
 	e := newEngine(t)
 	for _, cond := range corpus.Conditions() {
+		if _, ok := accuracyTargets[cond.Name]; !ok {
+			continue
+		}
 		t.Run(cond.Name, func(t *testing.T) {
 			a := measure(t, e, cond, testSeeds)
 			sc := a.score
 			t.Logf("recall %.3f precision %.3f IoU %.3f (%d words), tap_ocr %d/%d; missed words %q, taps %q",
 				sc.Recall, sc.Precision, sc.MeanIoU, sc.Truth, a.hit, a.taps, sc.Missed, a.missed)
-			want, ok := accuracyTargets[cond.Name]
-			if !ok {
-				return
-			}
+			want := accuracyTargets[cond.Name]
 			if sc.Recall < want.recall {
 				t.Errorf("word recall %.3f, want ≥ %.2f", sc.Recall, want.recall)
 			}

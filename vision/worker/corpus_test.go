@@ -3,8 +3,11 @@
 package worker
 
 import (
+	"bytes"
 	"image"
 	"testing"
+
+	"gocv.io/x/gocv"
 
 	"github.com/corral-farm/corral/vision/corpus"
 )
@@ -37,11 +40,57 @@ func row(t testing.TB, s *corpus.Screen, n int) corpus.Element {
 	return s.Elements[n+1] // the first is the Search button
 }
 
+// encodePNG encodes img as a PNG, with OpenCV when it is an RGBA image at (0, 0) (Go's encoder
+// takes seconds for a screen under the race detector).
 func encodePNG(t testing.TB, img image.Image) []byte {
 	t.Helper()
-	b, err := corpus.EncodePNG(img)
+	rgba, ok := img.(*image.RGBA)
+	if !ok || rgba.Rect.Min != (image.Point{}) || rgba.Stride != 4*rgba.Rect.Dx() {
+		b, err := corpus.EncodePNG(img)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	m := rgbaMat(t, rgba)
+	defer m.Close()
+	return encodeMat(t, m)
+}
+
+// rgbaMat is img as a BGR Mat.
+func rgbaMat(t testing.TB, img *image.RGBA) gocv.Mat {
+	t.Helper()
+	src, err := gocv.NewMatFromBytes(img.Rect.Dy(), img.Rect.Dx(), gocv.MatTypeCV8UC4, img.Pix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	defer src.Close()
+	bgr := gocv.NewMat()
+	gocv.CvtColor(src, &bgr, gocv.ColorRGBAToBGR)
+	return bgr
+}
+
+func encodeMat(t testing.TB, m gocv.Mat) []byte {
+	t.Helper()
+	buf, err := gocv.IMEncodeWithParams(gocv.PNGFileExt, m, []int{gocv.IMWritePngCompression, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Close()
+	return bytes.Clone(buf.GetBytes())
+}
+
+// scaledPNG is img resized by f (bicubic, as a phone of another density shows it), as a PNG.
+func scaledPNG(t testing.TB, img *image.RGBA, f float64) []byte {
+	t.Helper()
+	m := rgbaMat(t, img)
+	defer m.Close()
+	if f == 1 {
+		return encodeMat(t, m)
+	}
+	out := gocv.NewMat()
+	defer out.Close()
+	size := image.Pt(int(float64(img.Rect.Dx())*f+0.5), int(float64(img.Rect.Dy())*f+0.5))
+	gocv.Resize(m, &out, size, 0, 0, gocv.InterpolationCubic)
+	return encodeMat(t, out)
 }

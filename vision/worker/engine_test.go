@@ -145,12 +145,9 @@ func TestMatchFindsAnIconAtOtherScales(t *testing.T) {
 	icon := s.Icons[4].Box
 	tpl := encodePNG(t, corpus.Crop(s.Image, icon))
 	for _, f := range []float64{0.75, 1, 1.5} {
-		img := s.Image
-		if f != 1 {
-			img = corpus.Scale(s.Image, f)
-		}
+		img := scaledPNG(t, s.Image, f)
 		start := time.Now()
-		res, err := e.Match(testCtx(t), vision.MatchRequest{Image: encodePNG(t, img), Template: tpl})
+		res, err := e.Match(testCtx(t), vision.MatchRequest{Image: img, Template: tpl})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,7 +466,7 @@ func TestMatchFindsEveryIcon(t *testing.T) {
 	s := settingsScreen(t, false)
 	found, total := 0, 0
 	for _, f := range []float64{0.75, 1, 1.25, 1.5} {
-		img := encodePNG(t, corpus.Scale(s.Image, f))
+		img := scaledPNG(t, s.Image, f)
 		for i, icon := range s.Icons {
 			total++
 			res, err := e.Match(testCtx(t), vision.MatchRequest{Image: img, Template: encodePNG(t, corpus.Crop(s.Image, icon.Box))})
