@@ -1,0 +1,190 @@
+package grbl
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// maxCoord bounds coordinates and feeds: far beyond any gantry, short enough for a line.
+const maxCoord = 100000
+
+// num formats a number as a G-code value: three decimals, no exponent.
+func num(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 3, 64)
+	if s == "-0.000" {
+		s = "0.000"
+	}
+	return s
+}
+
+func (c *Client) checkNums(op string, vals ...float64) error {
+	for _, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxCoord {
+			return &OpError{Port: c.port, Op: op, Err: fmt.Errorf("%w: %v is not a coordinate", ErrBadArgument, v)}
+		}
+	}
+	return nil
+}
+
+func (c *Client) checkFeed(op string, feed float64) error {
+	if err := c.checkNums(op, feed); err != nil {
+		return err
+	}
+	if feed <= 0 {
+		return &OpError{Port: c.port, Op: op, Err: fmt.Errorf("%w: feed %v mm/min, want more than 0", ErrBadArgument, feed)}
+	}
+	return nil
+}
+
+// MoveTo moves the head in a straight line to (x, y) in machine millimetres at feed mm/min
+// (G90 G21 G1): GRBL answers once the move is queued; Barrier waits for its end. A target
+// outside the soft limits ($20=1) makes GRBL raise ALARM:2 and halt (an *Alarm).
+func (c *Client) MoveTo(ctx context.Context, x, y, feed float64) error {
+	const op = "move"
+	if err := c.checkNums(op, x, y); err != nil {
+		return err
+	}
+	if err := c.checkFeed(op, feed); err != nil {
+		return err
+	}
+	return c.Send(ctx, "G90G21G1X"+num(x)+"Y"+num(y)+"F"+num(feed))
+}
+
+// Rapid moves the head to (x, y) at the machine's maximum rate (G90 G21 G0).
+func (c *Client) Rapid(ctx context.Context, x, y float64) error {
+	if err := c.checkNums("rapid", x, y); err != nil {
+		return err
+	}
+	return c.Send(ctx, "G90G21G0X"+num(x)+"Y"+num(y))
+}
+
+// SetZ moves the Z axis to z at feed mm/min: the finger of a Z-axis rig.
+func (c *Client) SetZ(ctx context.Context, z, feed float64) error {
+	const op = "set z"
+	if err := c.checkNums(op, z); err != nil {
+		return err
+	}
+	if err := c.checkFeed(op, feed); err != nil {
+		return err
+	}
+	return c.Send(ctx, "G90G21G1Z"+num(z)+"F"+num(feed))
+}
+
+// SpindleOn turns the spindle on at PWM value pwm (M3 S): on a solenoid rig the finger
+// strikes. GRBL waits for the queued moves to finish first, so the strike lands where the
+// last move ends. It refuses in laser mode ($32=1), where M3 fires only during moves
+// (ErrLaserMode).
+func (c *Client) SpindleOn(ctx context.Context, pwm float64) error {
+	const op = "spindle on"
+	if err := c.checkNums(op, pwm); err != nil {
+		return err
+	}
+	if pwm < 0 {
+		return &OpError{Port: c.port, Op: op, Err: fmt.Errorf("%w: PWM %v", ErrBadArgument, pwm)}
+	}
+	laser, err := c.LaserMode(ctx)
+	if err != nil {
+		return err
+	}
+	if laser {
+		return &OpError{Port: c.port, Op: op, Err: ErrLaserMode,
+			Hint: "the finger fires only while moving in laser mode: set $32=0"}
+	}
+	return c.Send(ctx, "M3S"+num(pwm))
+}
+
+// SpindleOff turns the spindle off (M5): the finger lifts, once the queued moves are done.
+func (c *Client) SpindleOff(ctx context.Context) error { return c.Send(ctx, "M5") }
+
+// Unlock clears an alarm lock ($X). After a hard or soft limit GRBL needs a Reset first.
+func (c *Client) Unlock(ctx context.Context) error { return c.Send(ctx, "$X") }
+
+// Hold asks for a feed hold (!): the machine decelerates to a stop along its path and
+// keeps the position (state Hold:1, then Hold:0); Resume continues. The spindle stays on.
+func (c *Client) Hold(ctx context.Context) error { return c.realtime("hold", cmdHold) }
+
+// Resume resumes after a feed hold (~).
+func (c *Client) Resume(ctx context.Context) error { return c.realtime("resume", cmdResume) }
+
+// Reset soft-resets the controller (Ctrl-X) and waits for its welcome and first status. A
+// reset stops the spindle (the finger lifts), empties the planner and drops the lines in
+// flight (they fail with ErrReset). Reset while moving stops the steppers dead: GRBL raises
+// ALARM:3 and comes up in alarm state (the returned Status says so; Unlock clears it). Feed
+// hold first, as Stop does, to keep the position.
+func (c *Client) Reset(ctx context.Context) (Status, error) {
+	if err := c.realtime("reset", cmdSoftReset); err != nil {
+		return Status{}, err
+	}
+	if err := c.awaitWelcome(ctx, "reset", false); err != nil {
+		return Status{}, err
+	}
+	return c.WaitFor(ctx, func(s Status) bool { return s.State != StateUnknown })
+}
+
+// Stop halts the machine and makes sure the finger is up, whatever it was doing: a feed
+// hold (the machine decelerates and keeps its position), a soft reset once it is at rest
+// (GRBL's reset stops the spindle and empties the planner; the hold keeps it out of alarm
+// state), then M5 for good measure unless GRBL came up locked (there G-code is refused, and
+// the reset has already stopped the spindle). Give it a context of its own: a cancelled
+// gesture's context would stop Stop too.
+//
+// A Z-axis finger stays where the reset left it: lift it with SetZ (after Unlock when the
+// Status returned is in alarm state).
+func (c *Client) Stop(ctx context.Context) (Status, error) {
+	if err := c.realtime("hold", cmdHold); err != nil {
+		return Status{}, err
+	}
+	c.mu.Lock()
+	halted := c.haltCode != 0
+	c.mu.Unlock()
+	if !halted {
+		hctx, cancel := context.WithTimeout(ctx, c.o.holdTimeout)
+		_, err := c.WaitFor(hctx, func(s Status) bool {
+			return (s.State == StateHold && s.Sub == 0) || s.State == StateIdle || s.State == StateAlarm ||
+				s.State == StateDoor || s.State == StateSleep
+		})
+		cancel()
+		if err != nil && ctx.Err() == nil && c.Err() == nil {
+			c.log.Warn("grbl feed hold did not complete, resetting anyway", "port", c.port, "err", err)
+		}
+	}
+	st, err := c.Reset(ctx)
+	if err != nil {
+		return st, err
+	}
+	if st.State == StateAlarm {
+		return st, nil
+	}
+	if err := c.SpindleOff(ctx); err != nil {
+		return c.Status(), err
+	}
+	return c.Status(), nil
+}
+
+// Recover brings the controller out of an alarm: a Reset when GRBL halted until one (hard
+// or soft limit), then Unlock ($X) when it is locked. It does not home: after ALARM:1 or 3
+// the position is likely lost and the rig needs re-homing or re-calibration.
+func (c *Client) Recover(ctx context.Context) (Status, error) {
+	c.mu.Lock()
+	halted := c.haltCode != 0
+	c.mu.Unlock()
+	var st Status
+	var err error
+	if halted {
+		st, err = c.Reset(ctx)
+	} else {
+		st, err = c.WaitFor(ctx, func(s Status) bool { return s.State != StateUnknown })
+	}
+	if err != nil {
+		return st, err
+	}
+	if st.State != StateAlarm {
+		return st, nil
+	}
+	if err := c.Unlock(ctx); err != nil {
+		return c.Status(), err
+	}
+	return c.WaitFor(ctx, func(s Status) bool { return s.State != StateAlarm && s.State != StateUnknown })
+}
