@@ -1,0 +1,118 @@
+// Package camsim is the simulated overhead camera of an arm rig's digital twin: it renders
+// a phone's screen through lens conditions (perspective, blur, glare, noise, JPEG) on every
+// Frame, and serves itself as an MJPEG stream over HTTP, so the rig reads it through the
+// real camera client.
+package camsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/corral-farm/corral/arm/camera"
+	"github.com/corral-farm/corral/internal/lens"
+)
+
+// Camera is a simulated camera over a screen.
+type Camera struct {
+	screen func(ctx context.Context) (image.Image, error)
+
+	mu      sync.Mutex
+	c       lens.Conditions
+	closed  bool
+	servers []*http.Server
+}
+
+var _ camera.Source = (*Camera)(nil)
+
+// New is a camera that sees screen under the conditions c (checked on each Frame).
+func New(screen func(ctx context.Context) (image.Image, error), c lens.Conditions) *Camera {
+	return &Camera{screen: screen, c: c}
+}
+
+// Conditions are the camera's conditions: its ground truth.
+func (k *Camera) Conditions() lens.Conditions {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.c
+}
+
+// SetConditions moves the camera (or changes its light) from the next frame on.
+func (k *Camera) SetConditions(c lens.Conditions) error {
+	if err := c.Check(); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.c = c
+	return nil
+}
+
+// Frame renders the screen as the camera sees it now.
+func (k *Camera) Frame(ctx context.Context) (image.Image, error) {
+	k.mu.Lock()
+	c, closed := k.c, k.closed
+	k.mu.Unlock()
+	if closed {
+		return nil, camera.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("camsim: %w", err)
+	}
+	screen, err := k.screen(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("camsim: the phone's screen: %w", err)
+	}
+	frame, err := lens.Render(screen, c)
+	if err != nil {
+		return nil, fmt.Errorf("camsim: %w", err)
+	}
+	return frame, nil
+}
+
+// Handler serves the camera as an MJPEG stream (5 frames a second at most).
+func (k *Camera) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		camera.ServeMJPEG(w, r, k.Frame, camera.StreamOptions{FPS: 5, Quality: 90})
+	})
+}
+
+// Serve serves the MJPEG stream at addr (host:port, port 0 for any) until Close, and says
+// the stream's URL.
+func (k *Camera) Serve(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("camsim: listen on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: k.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	k.mu.Lock()
+	if k.closed {
+		k.mu.Unlock()
+		_ = ln.Close()
+		return "", camera.ErrClosed
+	}
+	k.servers = append(k.servers, srv)
+	k.mu.Unlock()
+	go func() { _ = srv.Serve(ln) }()
+	return "http://" + ln.Addr().String() + "/", nil
+}
+
+// Close stops the camera and its streams.
+func (k *Camera) Close() error {
+	k.mu.Lock()
+	servers := k.servers
+	k.servers, k.closed = nil, true
+	k.mu.Unlock()
+	var errs []error
+	for _, s := range servers {
+		if err := s.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
