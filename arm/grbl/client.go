@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +40,7 @@ type options struct {
 	replyTimeout   time.Duration
 	welcomeTimeout time.Duration
 	holdTimeout    time.Duration
+	travel         *[2]Vec // min and max corners; nil: no check
 	log            *slog.Logger
 }
 
@@ -76,6 +78,13 @@ func WithWelcomeTimeout(d time.Duration) Option { return func(o *options) { o.we
 // WithHoldTimeout bounds how long Stop waits for a feed hold to bring the machine to rest
 // before it resets anyway (default 3 s).
 func WithHoldTimeout(d time.Duration) Option { return func(o *options) { o.holdTimeout = d } }
+
+// WithTravel sets the box (machine millimetres, corners included) that MoveTo, Rapid and
+// SetZ keep to: a target outside it fails with ErrOutOfTravel and nothing is sent, where
+// GRBL's soft limits would halt the machine with ALARM:2. Default: no box.
+func WithTravel(min, max Vec) Option {
+	return func(o *options) { o.travel = &[2]Vec{min, max} }
+}
 
 // WithLogger sets the logger (default: none).
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
@@ -191,6 +200,16 @@ func (o *options) check() error {
 	}
 	if o.replyTimeout <= 0 || o.welcomeTimeout <= 0 || o.holdTimeout <= 0 {
 		return fmt.Errorf("%w: timeouts must be positive", ErrBadArgument)
+	}
+	if t := o.travel; t != nil {
+		for _, f := range []float64{t[0].X, t[0].Y, t[0].Z, t[1].X, t[1].Y, t[1].Z} {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return fmt.Errorf("%w: travel %v", ErrBadArgument, *t)
+			}
+		}
+		if t[0].X > t[1].X || t[0].Y > t[1].Y || t[0].Z > t[1].Z {
+			return fmt.Errorf("%w: travel min %v above max %v", ErrBadArgument, t[0], t[1])
+		}
 	}
 	return nil
 }

@@ -21,6 +21,9 @@ var (
 	ErrNoReply = errors.New("no answer to the line")
 	// ErrBadArgument: the call's arguments cannot become a safe line (NaN, a newline, …).
 	ErrBadArgument = errors.New("bad argument")
+	// ErrOutOfTravel: a target lies outside the travel box given with WithTravel; nothing
+	// was sent (GRBL's soft limits would have halted the machine with ALARM:2).
+	ErrOutOfTravel = errors.New("target outside the machine's travel")
 	// ErrLaserMode: GRBL runs in laser mode ($32=1), where M3 only fires while moving; the
 	// spindle finger refuses to strike.
 	ErrLaserMode = errors.New("laser mode is on ($32=1)")

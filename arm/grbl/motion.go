@@ -38,6 +38,29 @@ func (c *Client) checkFeed(op string, feed float64) error {
 	return nil
 }
 
+// checkTravel refuses a target outside WithTravel's box; axes holds which of x, y, z the
+// line moves.
+func (c *Client) checkTravel(op string, p Vec, axes string) error {
+	t := c.o.travel
+	if t == nil {
+		return nil
+	}
+	for _, a := range axes {
+		v, lo, hi := p.X, t[0].X, t[1].X
+		switch a {
+		case 'Y':
+			v, lo, hi = p.Y, t[0].Y, t[1].Y
+		case 'Z':
+			v, lo, hi = p.Z, t[0].Z, t[1].Z
+		}
+		if v < lo || v > hi {
+			return &OpError{Port: c.port, Op: op, Err: fmt.Errorf("%w: %c%s outside %s..%s", ErrOutOfTravel, a, num(v), num(lo), num(hi)),
+				Hint: "send targets inside the travel box (WithTravel)"}
+		}
+	}
+	return nil
+}
+
 // MoveTo moves the head in a straight line to (x, y) in machine millimetres at feed mm/min
 // (G90 G21 G1): GRBL answers once the move is queued; Barrier waits for its end. A target
 // outside the soft limits ($20=1) makes GRBL raise ALARM:2 and halt (an *Alarm).
@@ -49,12 +72,18 @@ func (c *Client) MoveTo(ctx context.Context, x, y, feed float64) error {
 	if err := c.checkFeed(op, feed); err != nil {
 		return err
 	}
+	if err := c.checkTravel(op, Vec{X: x, Y: y}, "XY"); err != nil {
+		return err
+	}
 	return c.Send(ctx, "G90G21G1X"+num(x)+"Y"+num(y)+"F"+num(feed))
 }
 
 // Rapid moves the head to (x, y) at the machine's maximum rate (G90 G21 G0).
 func (c *Client) Rapid(ctx context.Context, x, y float64) error {
 	if err := c.checkNums("rapid", x, y); err != nil {
+		return err
+	}
+	if err := c.checkTravel("rapid", Vec{X: x, Y: y}, "XY"); err != nil {
 		return err
 	}
 	return c.Send(ctx, "G90G21G0X"+num(x)+"Y"+num(y))
@@ -67,6 +96,9 @@ func (c *Client) SetZ(ctx context.Context, z, feed float64) error {
 		return err
 	}
 	if err := c.checkFeed(op, feed); err != nil {
+		return err
+	}
+	if err := c.checkTravel(op, Vec{Z: z}, "Z"); err != nil {
 		return err
 	}
 	return c.Send(ctx, "G90G21G1Z"+num(z)+"F"+num(feed))

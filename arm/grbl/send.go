@@ -26,18 +26,35 @@ func (c *Client) Command(ctx context.Context, line string) ([]string, error) {
 	return c.exchange(ctx, line, 0)
 }
 
+// maxLineChars is what GRBL's line buffer keeps of a line: 79 characters, spaces and
+// comments left out. A longer line is refused with error:11 and does not run.
+const maxLineChars = 79
+
 // checkLine refuses what cannot be one line GRBL reads whole.
 func checkLine(line string) error {
 	if len(line)+1 > rxBuffer {
 		return fmt.Errorf("%w: %d bytes, GRBL's receive buffer holds %d with the newline", ErrBadArgument, len(line), rxBuffer)
 	}
+	kept, paren, semi := 0, false, false
 	for i := 0; i < len(line); i++ {
 		switch b := line[i]; {
 		case b == '\n' || b == '\r':
 			return fmt.Errorf("%w: a line holds no newline", ErrBadArgument)
 		case b == cmdStatus || b == cmdHold || b == cmdResume || b < 0x20 || b >= 0x7f:
 			return fmt.Errorf("%w: byte %#x is a realtime command or not printable", ErrBadArgument, b)
+		case semi:
+		case paren:
+			paren = b != ')'
+		case b == '(':
+			paren = true
+		case b == ';':
+			semi = true
+		case b != ' ':
+			kept++
 		}
+	}
+	if kept > maxLineChars {
+		return fmt.Errorf("%w: %d characters, GRBL keeps %d a line (spaces and comments aside)", ErrBadArgument, kept, maxLineChars)
 	}
 	return nil
 }
@@ -57,11 +74,20 @@ func (c *Client) exchange(ctx context.Context, line string, extra time.Duration)
 	if err := c.resync(ctx, line); err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(line, "$32=") {
+		defer c.forgetLaser() // whatever the answer: read $32 again next time
+	}
 	p, err := c.push(line, extra)
 	if err != nil {
 		return nil, err
 	}
 	return c.await(ctx, p)
+}
+
+func (c *Client) forgetLaser() {
+	c.mu.Lock()
+	c.laser = nil
+	c.mu.Unlock()
 }
 
 // push queues a line as in flight and writes it.
@@ -150,7 +176,14 @@ func (c *Client) Barrier(ctx context.Context) error {
 }
 
 // Settings reads the settings ($$) as numbers by setting number ($110 is 110).
+// GRBL answers $ commands only at rest (error:8 otherwise), so it waits for the queued moves
+// first, unless the controller is in alarm, where it runs no G-code but answers $$.
 func (c *Client) Settings(ctx context.Context) (map[int]float64, error) {
+	if c.Status().State != StateAlarm {
+		if err := c.Barrier(ctx); err != nil {
+			return nil, err
+		}
+	}
 	lines, err := c.Command(ctx, "$$")
 	if err != nil {
 		return nil, err

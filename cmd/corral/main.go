@@ -29,7 +29,7 @@ func commands() []command {
 		{"node", "run an edge node with its devices against a NATS", runNode},
 		{"vision", "run a vision worker (OCR, template matching, element listing) against a NATS; needs a corral built with make build-vision", runVision},
 		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
-		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT", runSim},
+		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT; corral sim arm --listen 127.0.0.1:PORT", runSim},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices", runDevices},
 		{"leases", "list the leases held", runLeases},
@@ -98,8 +98,13 @@ func signalContext() (context.Context, context.CancelFunc) {
 
 // runSim dispatches the simulators.
 func runSim(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "android" {
-		return runSimAndroid(ctx, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "android":
+			return runSimAndroid(ctx, args[1:])
+		case "arm":
+			return runSimArm(ctx, args[1:])
+		}
 	}
-	return fmt.Errorf("usage: corral sim android --count N --listen 127.0.0.1:PORT")
+	return fmt.Errorf("usage: corral sim android --count N --listen 127.0.0.1:PORT, or corral sim arm --listen 127.0.0.1:PORT")
 }

@@ -41,8 +41,8 @@ func (m modal) report() string {
 type actKind int
 
 const (
-	actSpindle   actKind = iota + 1 // waits for the planner to drain (not in laser mode), then sets the spindle
-	actDwell                        // waits for the drain, then dwells
+	actSpindle   actKind = iota + 1 // waits for the planner to drain (even in laser mode), then sets the spindle
+	actDwell                        // waits for the drain, then dwells (a feed hold pauses it)
 	actMove                         // waits for room in the planner, then queues the block
 	actSoftLimit                    // target out of travel: feed hold, then ALARM:2
 	actHomed                        // waits for the homing move, then Idle
@@ -65,7 +65,7 @@ func (s *Sim) runTodo() bool {
 		a := &s.todo[0]
 		switch a.kind {
 		case actSpindle:
-			if s.settings[32] == 0 && len(s.blocks) > 0 {
+			if len(s.blocks) > 0 { // spindle_sync: every spindle change waits for the moves before it
 				return false
 			}
 			s.spindleOn, s.spindleS = a.on, a.speed
@@ -75,7 +75,7 @@ func (s *Sim) runTodo() bool {
 			s.updateFinger()
 		case actDwell:
 			if a.until.IsZero() {
-				if len(s.blocks) > 0 {
+				if len(s.blocks) > 0 || s.state == stateHold {
 					return false
 				}
 				a.until = s.t.Add(a.dwell)
@@ -110,10 +110,8 @@ func (s *Sim) runTodo() bool {
 			if len(s.blocks) > 0 {
 				return false
 			}
-			m := defaultModal()
-			m.feed, m.tool = s.gc.feed, s.gc.tool
-			m.motion = 1
-			s.gc = m
+			// gc_execute_line's program end: G1 G17 G90 G94 G54 M5 M9; units, F and S stay.
+			s.gc.motion, s.gc.relative, s.gc.spindle = 1, false, 5
 			s.spindleOn, s.spindleS = false, 0
 			s.updateFinger()
 			s.msg("Pgm End")

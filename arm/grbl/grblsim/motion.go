@@ -82,7 +82,19 @@ func newMotion(b *block, from vec, t0 time.Time, maxRate, accel vec) *motion {
 	return m
 }
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+// maxSpan bounds a move's or a dwell's duration: a target a line's 79 characters can put
+// light-years away must not overflow a time.Duration.
+const maxSpan = 1000 * time.Hour
+
+func seconds(s float64) time.Duration {
+	if !(s > 0) { // NaN too
+		return 0
+	}
+	if s >= maxSpan.Seconds() {
+		return maxSpan
+	}
+	return time.Duration(s * float64(time.Second))
+}
 
 // at returns the distance travelled and the speed at t.
 func (m *motion) at(t time.Time) (s, v float64) {
@@ -185,10 +197,16 @@ func (s *Sim) finishMotion() {
 	}
 }
 
-// feedHold starts a feed hold (!).
+// feedHold starts a feed hold (!). GRBL's homing cycle does not take one. A dwell under way
+// pauses: what is left of it runs after the resume.
 func (s *Sim) feedHold() {
+	if len(s.todo) > 0 && s.todo[0].kind == actDwell && !s.todo[0].until.IsZero() &&
+		(s.state == stateIdle || s.state == stateRun) {
+		a := &s.todo[0]
+		a.dwell, a.until = max(a.until.Sub(s.t), 0), time.Time{}
+	}
 	switch s.state {
-	case stateRun, stateHome:
+	case stateRun:
 		s.state = stateHold
 		s.holdDone = false
 		if s.mo == nil {
@@ -227,49 +245,3 @@ func (s *Sim) halt() {
 
 // moving reports whether the steppers are running (a reset now loses the position).
 func (s *Sim) moving() bool { return s.mo != nil }
-
-// fingerDown says whether the finger touches at the cursor: the spindle on at the strike
-// PWM or more (in laser mode only while a G1 move runs), or Z at or below the touch height.
-func (s *Sim) fingerDown(p vec) bool {
-	if s.zFinger {
-		return p[2] <= s.touchZ
-	}
-	if !s.spindleOn || s.spindleS < s.strikePWM {
-		return false
-	}
-	if s.settings[32] != 0 {
-		return s.mo != nil && !s.mo.b.rapid && !s.mo.hold && s.state == stateRun
-	}
-	return true
-}
-
-// updateFinger emits a finger event when the finger went down or up, or moved while down.
-func (s *Sim) updateFinger() {
-	p := s.pos()
-	down := s.fingerDown(p)
-	switch {
-	case down != s.down:
-		s.down = down
-		kind := FingerUp
-		if down {
-			kind = FingerDown
-		}
-		s.emitFinger(kind, p)
-	case down && p != s.lastFinger:
-		s.emitFinger(FingerMove, p)
-	}
-}
-
-func (s *Sim) emitFinger(kind FingerKind, p vec) {
-	s.lastFinger = p
-	if s.onFinger == nil {
-		return
-	}
-	s.events = append(s.events, FingerEvent{Kind: kind, X: p[0], Y: p[1], Z: p[2], At: s.t})
-}
-
-// sampling reports whether finger positions are sampled: a finger down (or a Z finger that
-// may come down) while the head moves.
-func (s *Sim) sampling() bool {
-	return s.mo != nil && (s.down || s.zFinger)
-}

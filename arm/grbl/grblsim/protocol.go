@@ -2,6 +2,7 @@ package grblsim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +42,8 @@ var intSettings = map[int]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: t
 	13: true, 20: true, 21: true, 22: true, 23: true, 26: true, 32: true}
 
 // input takes bytes from a connection: realtime commands act at once (as GRBL's serial
-// interrupt picks them out), the rest goes to the receive buffer, or is lost when it is full.
+// interrupt picks them out), the rest goes to the receive buffer, or is lost when it is full
+// (it fills only while a line waits: for room in the planner, a drain, a dwell).
 func (s *Sim) input(c *conn, data []byte) {
 	s.mu.Lock()
 	if s.clock.Now().Before(s.stallUntil) {
@@ -66,13 +68,19 @@ func (s *Sim) input(c *conn, data []byte) {
 		case len(s.rx) >= rxSize:
 			s.dropped++
 		default:
+			// The main loop takes bytes as they come unless a line has to wait: only
+			// then does the buffer fill, and a '?' after a line sees it run.
 			s.rx = append(s.rx, b)
+			s.runLines()
 		}
 	}
 	s.advance(s.t)
+	pending := len(s.events) > 0
 	s.mu.Unlock()
 	s.wake()
-	s.flushEvents()
+	if pending {
+		s.notifyFinger()
+	}
 }
 
 // out sends a line to every connection, unless the link is stalled.
@@ -150,6 +158,7 @@ func (s *Sim) takeLine() (string, int, bool) {
 
 // execLine executes one line at the cursor and answers it, now or when its actions are done.
 func (s *Sim) execLine(line string, flags int) {
+	s.lines++
 	switch {
 	case flags&flagOverflow != 0:
 		s.reply(11) // line overflow
@@ -194,9 +203,12 @@ func (s *Sim) system(line string) int {
 		})
 		for _, k := range keys {
 			v := s.settings[k]
-			if intSettings[k] {
+			switch {
+			case intSettings[k]:
 				s.out(fmt.Sprintf("$%d=%d\r\n", k, int(v)))
-			} else {
+			case k == 30 || k == 31: // RPM, no decimals
+				s.out(fmt.Sprintf("$%d=%.0f\r\n", k, v))
+			default:
 				s.out(fmt.Sprintf("$%d=%.3f\r\n", k, v))
 			}
 		}
@@ -210,6 +222,10 @@ func (s *Sim) system(line string) int {
 			s.state = stateIdle
 		}
 		return 0
+	}
+	switch line[1] {
+	case '$', 'G', 'X', 'C', 'J':
+		return 3 // trailing characters; check mode ($C) and jogging ($J=) are not simulated
 	}
 	if busy {
 		return 8
@@ -225,7 +241,7 @@ func (s *Sim) system(line string) int {
 		s.out("[VER:" + version + "." + buildDate + ":]\r\n[OPT:V," + strconv.Itoa(plannerSize) + "," + strconv.Itoa(rxSize) + "]\r\n")
 		return 0
 	case "$N":
-		s.out("$N0=\r\n$N1=\r\n")
+		s.out("$N0=" + s.startup[0] + "\r\n$N1=" + s.startup[1] + "\r\n")
 		return 0
 	case "$H":
 		if s.settings[22] == 0 {
@@ -237,30 +253,50 @@ func (s *Sim) system(line string) int {
 		s.todo = []action{{kind: actMove, blk: &block{feed: s.settings[25]}}, {kind: actHomed}}
 		return -1
 	}
+	switch line[1] {
+	case '#', 'H', 'I', 'S', 'R':
+		return 3 // trailing characters; sleep ($SLP), restore ($RST=), $I= are not simulated
+	}
 	return s.setSetting(line)
 }
 
-// setSetting stores "$n=v".
+// setSetting stores "$n=v" (settings_store_global_setting) or a startup line "$Nn=line".
 func (s *Sim) setSetting(line string) int {
-	k, v, ok := strings.Cut(line[1:], "=")
+	if strings.HasPrefix(line, "$N") {
+		n, i, ok := readFloat(line, 2)
+		if !ok {
+			return 2
+		}
+		if i >= len(line) || line[i] != '=' {
+			return 3
+		}
+		if n != 0 && n != 1 {
+			return 3
+		}
+		s.startup[int(n)] = line[i+1:]
+		return 0
+	}
+	n, i, ok := readFloat(line, 1)
 	if !ok {
+		return 2 // "$X1" and the like: bad number format, as GRBL reads it
+	}
+	if i >= len(line) || line[i] != '=' {
 		return 3 // "$32" alone too: GRBL reads settings only with $$
 	}
-	n, err := strconv.Atoi(k)
-	if err != nil || n < 0 || n > 255 {
+	f, j, ok := readFloat(line, i+1)
+	if !ok {
 		return 2
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 2
-	}
-	if _, known := s.settings[n]; !known {
+	if j != len(line) || n > 255 || n != math.Trunc(n) {
 		return 3
 	}
 	if f < 0 {
 		return 4
 	}
-	switch n {
+	if _, known := s.settings[int(n)]; !known {
+		return 3
+	}
+	switch int(n) {
 	case 0:
 		if f < 3 {
 			return 6
@@ -269,12 +305,44 @@ func (s *Sim) setSetting(line string) int {
 		if f != 0 && s.settings[22] == 0 {
 			return 10 // soft limits need homing
 		}
+	case 22:
+		if f == 0 {
+			s.settings[20] = 0 // GRBL turns soft limits off with homing
+		}
 	}
-	if intSettings[n] {
-		f = float64(int(f))
+	if intSettings[int(n)] {
+		f = math.Trunc(f)
 	}
-	s.settings[n] = f
+	s.settings[int(n)] = f
 	return 0
+}
+
+// readFloat reads a number as GRBL's read_float does, from line[i]: an optional sign,
+// digits and one point, no exponent; at least one digit.
+func readFloat(line string, i int) (float64, int, bool) {
+	j, digits, point := i, 0, false
+	if j < len(line) && (line[j] == '-' || line[j] == '+') {
+		j++
+	}
+	for ; j < len(line); j++ {
+		c := line[j]
+		if c == '.' && !point {
+			point = true
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		digits++
+	}
+	if digits == 0 {
+		return 0, i, false
+	}
+	v, err := strconv.ParseFloat(line[i:j], 64)
+	if err != nil || math.IsInf(v, 0) {
+		return 0, i, false
+	}
+	return v, j, true
 }
 
 // statusReport formats a status report as GRBL 1.1h does ($10 picks MPos or WPos and Bf).
@@ -342,11 +410,13 @@ func (s *Sim) alarm(code int) {
 	}
 }
 
-// reset is a soft reset (Ctrl-X), or with spontaneous one GRBL did by itself: the steppers
-// stop (ALARM:3 when they were running), the spindle stops, the planner, the receive buffer
-// and the parser state are cleared, and GRBL greets again.
-func (s *Sim) reset(spontaneous bool) {
-	wasMoving := s.moving()
+// reset is a soft reset (Ctrl-X), or with powerUp a reset GRBL did by itself (a brown-out):
+// the steppers stop (ALARM:3, or 6 while homing, when a soft reset catches them running), the
+// spindle stops, the planner, the receive buffer and the parser state are cleared, and GRBL
+// greets again. A soft reset keeps the position and an alarm state; a power-up loses the
+// position and comes up locked only when homing is enabled (HOMING_INIT_LOCK).
+func (s *Sim) reset(powerUp bool) {
+	wasMoving, wasHoming := s.moving(), s.state == stateHome
 	s.halt()
 	s.spindleOn, s.spindleS = false, 0
 	s.homing = false
@@ -356,7 +426,15 @@ func (s *Sim) reset(spontaneous bool) {
 	s.halted = 0
 	s.report = 0
 	switch {
-	case spontaneous:
+	case powerUp:
+		s.rest, s.ppos = vec{}, vec{}
+		s.state = stateIdle
+		if s.settings[22] != 0 {
+			s.state = stateAlarm
+		}
+		s.updateFinger() // a Z finger may be somewhere else now
+	case wasHoming:
+		s.out("ALARM:6\r\n")
 		s.state = stateAlarm
 	case wasMoving:
 		s.out("ALARM:3\r\n")
@@ -364,8 +442,11 @@ func (s *Sim) reset(spontaneous bool) {
 	}
 	s.out(welcome)
 	if s.state == stateAlarm {
-		s.msg("'$H'|'$X' to unlock")
+		s.msg(msgLocked)
 	} else {
 		s.state = stateIdle
 	}
 }
+
+// msgLocked is what GRBL says when it comes up locked in alarm state.
+const msgLocked = "'$H'|'$X' to unlock"

@@ -52,6 +52,9 @@ func (s *Sim) attach(rw io.ReadWriteCloser, greet bool) {
 	s.conns[c] = struct{}{}
 	if greet {
 		c.send(welcome)
+		if s.state == stateAlarm && s.halted == 0 {
+			c.send("[MSG:" + msgLocked + "]\r\n")
+		}
 	}
 	s.wg.Add(2)
 	s.mu.Unlock()

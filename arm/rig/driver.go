@@ -1,0 +1,231 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/corral-farm/corral/arm/calib"
+	"github.com/corral-farm/corral/arm/grbl"
+	"github.com/corral-farm/corral/internal/geom"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Camera is where the rig's frames come from (arm/camera's sources and simulated camera).
+type Camera interface {
+	Frame(ctx context.Context) (image.Image, error)
+	Close() error
+}
+
+// Config describes a rig beyond its links: what to call it and how its finger moves.
+type Config struct {
+	// Serial names the device in the farm (the rig's name).
+	Serial string `json:"serial"`
+	// Model is the phone under the arm, as the registry shows it (default "iPhone").
+	Model string `json:"model,omitempty"`
+	// Finger is the stylus (default: a solenoid on the spindle PWM).
+	Finger Finger `json:"finger,omitempty"`
+	// MaxFeed caps a swipe's speed in mm/min (default 12000, 200 mm/s): a flick asked for
+	// faster is slower, and says so in the log.
+	MaxFeed float64 `json:"max_feed,omitempty"`
+	// TapHold is how long a plain tap touches (default 80 ms): long enough for a capacitive
+	// screen to register, short of a long press.
+	TapHold time.Duration `json:"tap_hold,omitempty"`
+}
+
+func (c Config) withDefaults() Config {
+	if c.Model == "" {
+		c.Model = "iPhone"
+	}
+	if c.MaxFeed == 0 {
+		c.MaxFeed = 12000
+	}
+	if c.TapHold == 0 {
+		c.TapHold = 80 * time.Millisecond
+	}
+	c.Finger = c.Finger.withDefaults()
+	return c
+}
+
+func (c Config) check() error {
+	var errs []error
+	if c.Serial == "" {
+		errs = append(errs, errors.New("serial: name the rig"))
+	}
+	if !finite(c.MaxFeed) || c.MaxFeed <= 0 {
+		errs = append(errs, fmt.Errorf("max_feed %g mm/min must be positive", c.MaxFeed))
+	}
+	if c.TapHold < 10*time.Millisecond || c.TapHold > time.Second {
+		errs = append(errs, fmt.Errorf("tap_hold %s must be between 10ms and 1s", c.TapHold))
+	}
+	return errors.Join(append(errs, c.Finger.check())...)
+}
+
+// Driver is a rig as a device of platform "arm" (see the package comment). Its methods are
+// safe for concurrent use; gestures run one at a time.
+type Driver struct {
+	info    device.Info
+	cfg     Config
+	arm     *grbl.Client
+	cam     Camera
+	log     *slog.Logger
+	cal     atomic.Pointer[calib.Calibration]
+	moves   atomic.Int64 // gestures run, for metrics
+	gesture sync.Mutex   // one gesture at a time on the gantry
+}
+
+// New makes a driver of a rig whose controller and camera are open; cal may be nil until the
+// rig is calibrated (SetCalibration). Close closes both.
+func New(cfg Config, arm *grbl.Client, cam Camera, cal *calib.Calibration, log *slog.Logger) (*Driver, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("rig %s: %w", cfg.Serial, err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	d := &Driver{cfg: cfg, arm: arm, cam: cam, log: log.With("rig", cfg.Serial),
+		info: device.Info{Serial: cfg.Serial, Platform: device.PlatformArm, Model: cfg.Model, Brand: "Corral arm",
+			Extra: map[string]string{"grbl": arm.Port()}}}
+	if cal != nil {
+		if err := d.SetCalibration(cal); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// Info describes the rig.
+func (d *Driver) Info() device.Info { return d.info }
+
+// SetCalibration makes cal the rig's calibration from the next gesture on.
+func (d *Driver) SetCalibration(cal *calib.Calibration) error {
+	if err := cal.Validate(); err != nil {
+		return d.wrap("calibrate", err, "calibrate the rig again: corral arm calibrate")
+	}
+	d.cal.Store(cal)
+	return nil
+}
+
+// Calibration is the rig's calibration, nil before it has one.
+func (d *Driver) Calibration() *calib.Calibration { return d.cal.Load() }
+
+// calibration is the calibration a gesture or a look needs.
+func (d *Driver) calibration(op string) (*calib.Calibration, error) {
+	cal := d.cal.Load()
+	if cal == nil {
+		return nil, d.wrap(op, ErrNotCalibrated, "calibrate it first: corral arm calibrate "+d.info.Serial)
+	}
+	return cal, nil
+}
+
+// ScreenSize is the size of the calibrated screen: the rectified frame's.
+func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
+	cal, err := d.calibration("screen size")
+	if err != nil {
+		return device.Size{}, err
+	}
+	return device.Size{Width: cal.ScreenW, Height: cal.ScreenH}, nil
+}
+
+// Density is the screen's dots per inch as the calibration measured them, so that the
+// PhysiClaw swipe sizes in centimetres are centimetres on the glass.
+func (d *Driver) Density(ctx context.Context) (int, error) {
+	cal, err := d.calibration("density")
+	if err != nil {
+		return 0, err
+	}
+	return int(math.Round(25.4 / cal.MMPerPixel())), nil
+}
+
+// Screenshot is the camera's frame rectified to the screen: what the phone shows, as the
+// camera sees it.
+func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
+	cal, err := d.calibration("screenshot")
+	if err != nil {
+		return nil, err
+	}
+	frame, err := d.cam.Frame(ctx)
+	if err != nil {
+		return nil, d.wrap("screenshot", err, "check the camera")
+	}
+	return calib.Rectify(frame, cal.Quad, cal.ScreenW, cal.ScreenH), nil
+}
+
+// Health says whether the rig can take work: the link is up and the controller not in alarm.
+func (d *Driver) Health(ctx context.Context) error {
+	return d.ready("health")
+}
+
+// ready refuses work on a dead link or a controller in alarm.
+func (d *Driver) ready(op string) error {
+	if err := d.arm.Err(); err != nil {
+		return d.wrap(op, err, "the controller's link is lost: check its cable or network; the device is offline until it is back")
+	}
+	if st := d.arm.Status(); st.State == grbl.StateAlarm {
+		return d.wrap(op, fmt.Errorf("%w (%s)", ErrAlarm, alarmText(st.Alarm)),
+			"a person should look at the rig; then recover it (corral arm recover "+d.info.Serial+"), which unlocks the controller")
+	}
+	return nil
+}
+
+// alarmText names an alarm code as GRBL documents it.
+func alarmText(code int) string {
+	if code == 0 {
+		return "locked: unlock with $X"
+	}
+	return (&grbl.Alarm{Code: code}).Error()
+}
+
+// Moves is how many gestures the rig has run.
+func (d *Driver) Moves() int64 { return d.moves.Load() }
+
+// Recover brings the controller out of an alarm (reset, unlock) with the finger up.
+func (d *Driver) Recover(ctx context.Context) error {
+	d.gesture.Lock()
+	defer d.gesture.Unlock()
+	if _, err := d.arm.Recover(ctx); err != nil {
+		return d.wrap("recover", err, "")
+	}
+	if err := d.cfg.Finger.up(ctx, d.arm); err != nil {
+		return d.wrap("recover", err, "")
+	}
+	if err := d.arm.Barrier(ctx); err != nil {
+		return d.wrap("recover", err, "")
+	}
+	d.log.Info("rig recovered from alarm")
+	return nil
+}
+
+// Halt stops the rig at once, whatever it does: a feed hold, a reset, the finger up. It does
+// not wait for the gesture in flight (that gesture fails); the rig takes work again after it.
+func (d *Driver) Halt(ctx context.Context) error {
+	d.log.Warn("rig halted")
+	if _, err := d.arm.Stop(ctx); err != nil {
+		return d.wrap("halt", err, "if the finger is still down, power the rig off")
+	}
+	return nil
+}
+
+// Close releases the controller and the camera.
+func (d *Driver) Close() error {
+	return errors.Join(d.arm.Close(), d.cam.Close())
+}
+
+// toGantry maps a screen pixel to the gantry, refusing one off the calibrated screen.
+func (d *Driver) toGantry(op string, cal *calib.Calibration, p device.Point) (geom.Point, error) {
+	if p.X < 0 || p.Y < 0 || p.X >= cal.ScreenW || p.Y >= cal.ScreenH {
+		return geom.Point{}, d.wrap(op, ErrOutOfScreen, fmt.Sprintf("pixel (%d, %d) is outside the %d×%d screen", p.X, p.Y, cal.ScreenW, cal.ScreenH))
+	}
+	mm, err := cal.ToGantry(geom.Point{X: float64(p.X) + 0.5, Y: float64(p.Y) + 0.5})
+	if err != nil {
+		return geom.Point{}, d.wrap(op, fmt.Errorf("%w: %w", ErrOutOfScreen, err), "")
+	}
+	return mm, nil
+}

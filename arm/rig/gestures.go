@@ -1,0 +1,164 @@
+package rig
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/corral-farm/corral/arm/calib"
+	"github.com/corral-farm/corral/arm/grbl"
+	"github.com/corral-farm/corral/internal/geom"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Timing of the composite gestures, as PhysiClaw's.
+const (
+	doubleTapGap = 150 * time.Millisecond // from the first tap's start to the second's
+	stopTimeout  = 10 * time.Second       // a failed gesture's Stop, on a context of its own
+)
+
+// run runs one gesture: it refuses while the rig cannot move, then runs program and a
+// barrier, so it returns once the finger is up. When anything fails or ctx ends, the rig is
+// stopped with the finger up before run returns.
+func (d *Driver) run(ctx context.Context, op string, program func(ctx context.Context, cal *calib.Calibration, c *grbl.Client) error) error {
+	cal, err := d.calibration(op)
+	if err != nil {
+		return err
+	}
+	d.gesture.Lock()
+	defer d.gesture.Unlock()
+	if err := d.ready(op); err != nil {
+		return err
+	}
+	d.moves.Add(1)
+	err = program(ctx, cal, d.arm)
+	if err == nil {
+		err = d.arm.Barrier(ctx)
+	}
+	if err == nil {
+		return nil
+	}
+	d.stop(op, err)
+	return d.wrap(op, err, "")
+}
+
+// stop brings the rig to rest with the finger up after a failed gesture.
+func (d *Driver) stop(op string, cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if d.arm.Err() != nil {
+		return // nothing reaches the controller; a lost link resets an Arduino GRBL anyway
+	}
+	st, err := d.arm.Stop(ctx)
+	if err == nil && d.cfg.Finger.Z {
+		if st.State == grbl.StateAlarm {
+			_, err = d.arm.Recover(ctx)
+		}
+		if err == nil {
+			err = d.cfg.Finger.up(ctx, d.arm)
+		}
+	}
+	if err != nil {
+		d.log.Error("rig did not stop cleanly after a failed gesture: check that the finger is up", "op", op, "cause", cause, "err", err)
+		return
+	}
+	d.log.Warn("gesture failed; rig stopped with the finger up", "op", op, "cause", cause)
+}
+
+// Tap touches p for hold (a plain tap when 0).
+func (d *Driver) Tap(ctx context.Context, p device.Point, hold time.Duration) error {
+	const op = "tap"
+	if hold < 0 || hold > time.Minute {
+		return d.wrap(op, ErrBadInput, fmt.Sprintf("hold %s must be between 0 and 1m", hold))
+	}
+	return d.run(ctx, op, func(ctx context.Context, cal *calib.Calibration, c *grbl.Client) error {
+		at, err := d.toGantry(op, cal, p)
+		if err != nil {
+			return err
+		}
+		return d.touch(ctx, c, at, max(hold, d.cfg.TapHold))
+	})
+}
+
+// DoubleTap taps p twice, the second tap doubleTapGap after the first.
+func (d *Driver) DoubleTap(ctx context.Context, p device.Point) error {
+	const op = "double tap"
+	return d.run(ctx, op, func(ctx context.Context, cal *calib.Calibration, c *grbl.Client) error {
+		at, err := d.toGantry(op, cal, p)
+		if err != nil {
+			return err
+		}
+		hold := min(d.cfg.TapHold, doubleTapGap/3)
+		if err := d.touch(ctx, c, at, hold); err != nil {
+			return err
+		}
+		return d.touch(ctx, c, at, hold)
+	})
+}
+
+// touch travels to at, puts the finger down for hold and lifts it.
+func (d *Driver) touch(ctx context.Context, c *grbl.Client, at geom.Point, hold time.Duration) error {
+	if err := c.Rapid(ctx, at.X, at.Y); err != nil {
+		return err
+	}
+	if err := d.cfg.Finger.down(ctx, c); err != nil {
+		return err
+	}
+	if err := c.Dwell(ctx, hold); err != nil {
+		return err
+	}
+	return d.cfg.Finger.up(ctx, c)
+}
+
+// Swipe puts the finger down at from, holds it there for hold (a drag), moves it to to in
+// about dur, and lifts it.
+func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold time.Duration) error {
+	const op = "swipe"
+	if dur < 0 || hold < 0 || dur > time.Minute || hold > time.Minute {
+		return d.wrap(op, ErrBadInput, fmt.Sprintf("duration %s and hold %s must be between 0 and 1m", dur, hold))
+	}
+	return d.run(ctx, op, func(ctx context.Context, cal *calib.Calibration, c *grbl.Client) error {
+		a, err := d.toGantry(op, cal, from)
+		if err != nil {
+			return err
+		}
+		b, err := d.toGantry(op, cal, to)
+		if err != nil {
+			return err
+		}
+		return d.stroke(ctx, c, a, b, dur, hold)
+	})
+}
+
+// stroke is a swipe in millimetres.
+func (d *Driver) stroke(ctx context.Context, c *grbl.Client, a, b geom.Point, dur, hold time.Duration) error {
+	if err := c.Rapid(ctx, a.X, a.Y); err != nil {
+		return err
+	}
+	if err := d.cfg.Finger.down(ctx, c); err != nil {
+		return err
+	}
+	if hold > 0 {
+		if err := c.Dwell(ctx, hold); err != nil {
+			return err
+		}
+	}
+	if err := c.MoveTo(ctx, b.X, b.Y, d.feed(math.Hypot(b.X-a.X, b.Y-a.Y), dur)); err != nil {
+		return err
+	}
+	return d.cfg.Finger.up(ctx, c)
+}
+
+// feed is the feed rate (mm/min) that covers dist millimetres in dur, capped at MaxFeed.
+func (d *Driver) feed(dist float64, dur time.Duration) float64 {
+	if dur <= 0 || dist <= 0 {
+		return d.cfg.MaxFeed
+	}
+	f := dist / dur.Minutes()
+	if f > d.cfg.MaxFeed {
+		d.log.Debug("swipe capped at the rig's max feed", "asked_mm_min", f, "max_feed", d.cfg.MaxFeed)
+		return d.cfg.MaxFeed
+	}
+	return f
+}

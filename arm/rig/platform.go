@@ -1,0 +1,90 @@
+package rig
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"sync"
+
+	"github.com/corral-farm/corral/arm/grbl"
+	"github.com/corral-farm/corral/arm/twin"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Platform is the arm as a node finds it: the rigs of a rigs file (--arm) and digital twins
+// (--sim-arm N).
+func Platform() device.Platform {
+	return device.Platform{Name: device.PlatformArm, Driver: reflect.TypeFor[*Driver](), Flags: func(fs *flag.FlagSet) device.Attacher {
+		return &setup{
+			file: fs.String("arm", "", "YAML file of the arm rigs this node drives (docs/arm.md)"),
+			sims: fs.Int("sim-arm", 0, "digital twins of arm rigs to start: a GRBL simulator over a simulated phone, seen by a simulated camera"),
+		}
+	}}
+}
+
+// setup says where a node finds its rigs.
+type setup struct {
+	file *string
+	sims *int
+}
+
+// Real says whether rigs or twins are asked for.
+func (s *setup) Real(context.Context) bool { return *s.file != "" || *s.sims > 0 }
+
+// Attach starts the twins and connects the rigs of the file; each joins reg once it is
+// connected and calibrated, and leaves it when its controller's link is lost.
+func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logger) (func(), error) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	stop := func() { cancel(); wg.Wait() }
+	for i := 1; i <= *s.sims; i++ {
+		tw, err := twin.Start(twin.Options{Seed: int64(i), Serial: fmt.Sprintf("arm-twin-%02d", i), Log: log})
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		addr, err := tw.GRBL.ServeTCP("127.0.0.1:0")
+		if err != nil {
+			_ = tw.Close()
+			stop()
+			return nil, fmt.Errorf("arm twin %d: %w", i, err)
+		}
+		wg.Go(func() {
+			defer func() { _ = tw.Close() }()
+			serial := tw.Phone.Info().Serial
+			c, err := grbl.DialTCP(ctx, addr, grbl.WithLogger(log))
+			if err != nil {
+				log.Error("arm twin: cannot reach its controller", "rig", serial, "err", err)
+				return
+			}
+			d, err := New(Config{Serial: serial, Model: "iPhone (twin)"}, c, tw.Camera, nil, log)
+			if err != nil {
+				_ = c.Close()
+				log.Error("arm twin", "rig", serial, "err", err)
+				return
+			}
+			lo, hi := tw.RoughArea()
+			if _, err := d.Calibrate(ctx, tw, Area{Min: lo, Max: hi}, func(msg string) { log.Debug("arm twin calibration", "rig", serial, "step", msg) }); err != nil {
+				_ = d.Close()
+				log.Error("arm twin: calibration failed", "rig", serial, "err", err)
+				return
+			}
+			cal := d.Calibration()
+			log.Info("arm twin ready", "rig", serial, "grbl", addr, "validation_error_mm", cal.ValidationErrMM, "residual_p95_mm", cal.ResidualP95MM)
+			serve(ctx, reg, d, c)
+		})
+	}
+	return stop, nil
+}
+
+// serve keeps a rig on reg until its link is lost or ctx ends.
+func serve(ctx context.Context, reg device.Registry, d *Driver, c *grbl.Client) {
+	reg.AddDriver(d)
+	select {
+	case <-c.Done():
+		reg.RemoveDevice(d.info.Serial, fmt.Sprintf("arm controller link lost: %v", c.Err()))
+	case <-ctx.Done():
+	}
+}

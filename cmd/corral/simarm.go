@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/corral-farm/corral/arm/twin"
+)
+
+// runSimArm runs the digital twin of one arm rig on its own: its GRBL controller on a TCP
+// port and a pty, its camera as an MJPEG stream, and the calibration readback, for a node
+// whose rigs file names them (docs/arm.md).
+func runSimArm(ctx context.Context, args []string) error {
+	f := newFlags("sim arm")
+	listen := f.String("listen", "127.0.0.1:2323", "address of the GRBL controller's TCP port (FluidNC's raw port)")
+	httpAddr := f.String("http", "127.0.0.1:8090", "address of the camera's MJPEG stream (/camera) and the calibration readback (/calibration)")
+	seed := f.Int64("seed", 1, "draws the rig's geometry (where the phone lies, the camera's view)")
+	pty := f.Bool("pty", true, "also serve the controller on a pty, as a USB board appears")
+	log, stop, err := f.start(args, nil)
+	if err != nil || stop {
+		return err
+	}
+	tw, err := twin.Start(twin.Options{Seed: *seed, Serial: fmt.Sprintf("arm-twin-%d", *seed), Log: log})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tw.Close() }()
+	addr, err := tw.GRBL.ServeTCP(*listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", *listen, err)
+	}
+	ptyPath := ""
+	if *pty {
+		if ptyPath, err = tw.GRBL.ServePTY(); err != nil {
+			return fmt.Errorf("pty: %w (run with --pty=false where ptys are not available)", err)
+		}
+	}
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return fmt.Errorf("--http %s: %w", *httpAddr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/camera", tw.Camera.Handler())
+	mux.Handle("/calibration", tw.ReadbackHandler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() { _ = srv.Close() }()
+	lo, hi := tw.RoughArea()
+	base := "http://" + ln.Addr().String()
+	fmt.Printf(`# an arm rig's digital twin; put this in a rigs file for corral node --arm FILE
+rigs:
+  - serial: %s
+    grbl: tcp://%s%s
+    camera: %s/camera
+    readback: %s/calibration
+    screen_area: [%.0f, %.0f, %.0f, %.0f]   # mm under the gantry, as measured with a ruler
+`, tw.Phone.Info().Serial, addr, ptyComment(ptyPath), base, base, lo.X, lo.Y, hi.X, hi.Y)
+	log.Info("arm twin ready", "grbl", addr, "pty", ptyPath, "http", base)
+	<-ctx.Done()
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+func ptyComment(path string) string {
+	if path == "" {
+		return ""
+	}
+	return "   # or: " + path
+}
