@@ -46,7 +46,7 @@ test: setup ## vet, format check, govulncheck (reports; VULNCHECK_STRICT=1 fails
 	@pkg-config --exists opencv4 tesseract || { echo "make test: the vision worker needs OpenCV and Tesseract (libopencv-dev, libtesseract-dev): run make setup"; exit 1; }
 	$(GO) vet -tags vision ./vision/... ./cmd/corral/ ./test/ ./nodes/tools/
 	$(GO) test -race -count=1 -timeout 20m -tags vision ./vision/... ./cmd/corral/
-	$(GO) test -race -count=1 -timeout 20m -tags vision -run 'Vision' ./test/
+	$(GO) test -race -count=1 -timeout 20m -tags vision -run 'Vision|Runbook' ./test/
 	$(GO) test -race -count=1 -timeout 20m -tags vision -run 'Accuracy' ./nodes/tools/
 
 test-vision: ## the vision worker's tests with the real engine (cgo, -tags vision; make setup installs OpenCV and Tesseract)

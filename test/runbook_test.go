@@ -126,6 +126,9 @@ func TestRunbook(t *testing.T) {
 	}
 
 	f := farmtest.Start(t, farmtest.Options{Nodes: 3, PhonesPerNode: 2})
+	if haveVisionWorker {
+		startVisionWorker(t, f.URL)
+	}
 	const serial, node = "n1-p1", "n1"
 	agent := f.Client("agent-007")
 	lease := leaseOf(t, farmtest.MustCall(t, agent, "acquire_device", args("serial", serial)))
@@ -177,6 +180,10 @@ func TestRunbook(t *testing.T) {
 		env = append(env, k+"="+v)
 	}
 	for _, s := range steps {
+		if strings.HasPrefix(s.section, "Vision") && !haveVisionWorker {
+			t.Logf("not run without a vision worker (make test runs it with -tags vision): %s:%d %s", runbookPath, s.line, s.command)
+			continue
+		}
 		out, status := runStep(t, s, env, filepath.Join(home, "work"))
 		where := fmt.Sprintf("%s:%d (%s): %s", runbookPath, s.line, s.section, s.command)
 		if status != s.status {

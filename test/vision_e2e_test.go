@@ -9,18 +9,14 @@ import (
 	"image"
 	"image/draw"
 	"image/png"
-	"log/slog"
 	"strings"
 	"testing"
 
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/nodes/uitree"
-	"github.com/corral-farm/corral/vision/service"
-	"github.com/corral-farm/corral/vision/worker"
 )
 
 // The vision tools end to end with a real worker (Tesseract and OpenCV behind the corral-vision
@@ -33,15 +29,7 @@ func TestVisionToolsWithAWorker(t *testing.T) {
 	phone := f.Phone(serial)
 	c := f.Client("vision-user")
 
-	eng, err := worker.New(worker.Options{Parallel: 2})
-	require.NoError(t, err)
-	t.Cleanup(eng.Close)
-	nc, err := nats.Connect(f.URL)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	svc, err := service.Start(nc, service.Options{Engine: eng, Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	startVisionWorker(t, f.URL)
 
 	res := farmtest.Call(t, c, "app_launch", args("serial", serial, "packageName", "com.corral.shop"))
 	require.False(t, res.IsError, farmtest.Text(res))
