@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"sync"
 
 	"github.com/corral-farm/corral/arm/grbl"
 	"github.com/corral-farm/corral/arm/twin"
@@ -36,47 +35,75 @@ func (s *setup) Real(context.Context) bool { return *s.file != "" || *s.sims > 0
 // Attach starts the twins and connects the rigs of the file; each joins reg once it is
 // connected and calibrated, and leaves it when its controller's link is lost.
 func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logger) (func(), error) {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	stop := func() { cancel(); wg.Wait() }
-	for i := 1; i <= *s.sims; i++ {
-		tw, err := twin.Start(twin.Options{Seed: int64(i), Serial: fmt.Sprintf("arm-twin-%02d", i), Log: log})
-		if err != nil {
-			stop()
-			return nil, err
+	if *s.file != "" {
+		return nil, fmt.Errorf("--arm %s: rigs files are not read yet; use --sim-arm N for digital twins", *s.file)
+	}
+	var stops []func()
+	stop := func() {
+		for _, f := range stops {
+			f()
 		}
-		addr, err := tw.GRBL.ServeTCP("127.0.0.1:0")
+	}
+	for i := 1; i <= *s.sims; i++ {
+		st, err := startTwin(ctx, reg, twin.Options{Seed: int64(i), Serial: fmt.Sprintf("arm-twin-%02d", i), Log: log}, log)
 		if err != nil {
-			_ = tw.Close()
 			stop()
 			return nil, fmt.Errorf("arm twin %d: %w", i, err)
 		}
-		wg.Go(func() {
-			defer func() { _ = tw.Close() }()
-			serial := tw.Phone.Info().Serial
-			c, err := grbl.DialTCP(ctx, addr, grbl.WithLogger(log))
-			if err != nil {
-				log.Error("arm twin: cannot reach its controller", "rig", serial, "err", err)
-				return
-			}
-			d, err := New(Config{Serial: serial, Model: "iPhone (twin)"}, c, tw.Camera, nil, log)
-			if err != nil {
-				_ = c.Close()
-				log.Error("arm twin", "rig", serial, "err", err)
-				return
-			}
-			lo, hi := tw.RoughArea()
-			if _, err := d.Calibrate(ctx, tw, Area{Min: lo, Max: hi}, func(msg string) { log.Debug("arm twin calibration", "rig", serial, "step", msg) }); err != nil {
-				_ = d.Close()
-				log.Error("arm twin: calibration failed", "rig", serial, "err", err)
-				return
-			}
-			cal := d.Calibration()
-			log.Info("arm twin ready", "rig", serial, "grbl", addr, "validation_error_mm", cal.ValidationErrMM, "residual_p95_mm", cal.ResidualP95MM)
-			serve(ctx, reg, d, c)
-		})
+		stops = append(stops, st)
 	}
 	return stop, nil
+}
+
+// startTwin starts a twin and serves it; stop also closes it.
+func startTwin(ctx context.Context, reg device.Registry, o twin.Options, log *slog.Logger) (func(), error) {
+	tw, err := twin.Start(o)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := ServeTwin(ctx, reg, tw, log)
+	if err != nil {
+		_ = tw.Close()
+		return nil, err
+	}
+	return func() { stop(); _ = tw.Close() }, nil
+}
+
+// ServeTwin drives the digital twin tw as a rig of reg: the driver talks GRBL to the twin's
+// controller over loopback TCP, calibrates against it (a few seconds at real speed) and joins
+// reg, until ctx ends or stop is called. The caller closes tw after stop.
+func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slog.Logger) (stop func(), err error) {
+	addr, err := tw.GRBL.ServeTCP("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		serial := tw.Phone.Info().Serial
+		c, err := grbl.DialTCP(ctx, addr, grbl.WithLogger(log))
+		if err != nil {
+			log.Error("arm twin: cannot reach its controller", "rig", serial, "err", err)
+			return
+		}
+		d, err := New(Config{Serial: serial, Model: "iPhone (twin)"}, c, tw.Camera, nil, log)
+		if err != nil {
+			_ = c.Close()
+			log.Error("arm twin", "rig", serial, "err", err)
+			return
+		}
+		lo, hi := tw.RoughArea()
+		if _, err := d.Calibrate(ctx, tw, Area{Min: lo, Max: hi}, func(msg string) { log.Debug("arm twin calibration", "rig", serial, "step", msg) }); err != nil {
+			_ = d.Close()
+			log.Error("arm twin: calibration failed", "rig", serial, "err", err)
+			return
+		}
+		cal := d.Calibration()
+		log.Info("arm twin ready", "rig", serial, "grbl", addr, "validation_error_mm", cal.ValidationErrMM, "residual_p95_mm", cal.ResidualP95MM)
+		serve(ctx, reg, d, c)
+	}()
+	return func() { cancel(); <-done }, nil
 }
 
 // serve keeps a rig on reg until its link is lost or ctx ends.

@@ -1,0 +1,38 @@
+package farmtest
+
+import (
+	"time"
+
+	"github.com/corral-farm/corral/arm/rig"
+	"github.com/corral-farm/corral/arm/twin"
+	"github.com/corral-farm/corral/broker"
+)
+
+// StartArmTwin puts the digital twin of an arm rig, drawn by seed, on node id with its gantry
+// running speed times faster than real time, and waits until the rig has calibrated and is
+// online. The twin's phone shows what the finger did (Phone.InputLog).
+func (f *Farm) StartArmTwin(id string, seed int64, speed float64) *twin.Twin {
+	f.t.Helper()
+	f.mu.Lock()
+	n, ok := f.nodes[id]
+	f.mu.Unlock()
+	if !ok {
+		f.t.Fatalf("no node %s", id)
+	}
+	tw, err := twin.Start(twin.Options{Seed: seed, Speed: speed, Log: f.log})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	stop, err := rig.ServeTwin(f.ctx, n, tw, f.log)
+	if err != nil {
+		_ = tw.Close()
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { stop(); _ = tw.Close() })
+	serial := tw.Phone.Info().Serial
+	Eventually(f.t, 60*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device(serial)
+		return ok && d.State == broker.StateOnline
+	}, "the arm twin "+serial+" calibrated and online")
+	return tw
+}

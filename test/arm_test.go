@@ -1,0 +1,184 @@
+package test
+
+import (
+	"errors"
+	"image"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/arm/rig"
+	"github.com/corral-farm/corral/arm/twin"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/geom"
+	"github.com/corral-farm/corral/nodes/android"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// armFarm is a farm of one node with a simulated phone and the digital twin of an arm rig,
+// its gantry four times faster than real time.
+func armFarm(t *testing.T) (*farmtest.Farm, *twin.Twin, string) {
+	t.Helper()
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), rig.Platform()}})
+	tw := f.StartArmTwin("n1", 5, 4)
+	return f, tw, tw.Phone.Info().Serial
+}
+
+// inputsAfter waits for the twin's phone to log more than n inputs and returns the new ones.
+func inputsAfter(t *testing.T, tw *twin.Twin, n int) []string {
+	t.Helper()
+	var got []string
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		got = tw.Phone.InputLog()[n:]
+		return len(got) > 0
+	}, "the phone under the arm got an input")
+	return got
+}
+
+var tapAt = regexp.MustCompile(`^(tap|doubletap) (\d+) (\d+)`)
+
+// landedWithin says whether the phone's input line is a tap or double tap within mm
+// millimetres of pixel want on the glass.
+func landedWithin(tw *twin.Twin, line string, want image.Point, mm float64) bool {
+	m := tapAt.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	x, _ := strconv.Atoi(m[2])
+	y, _ := strconv.Atoi(m[3])
+	a := tw.ScreenToGantry.Apply(geom.Point{X: float64(want.X), Y: float64(want.Y)})
+	b := tw.ScreenToGantry.Apply(geom.Point{X: float64(x), Y: float64(y)})
+	return math.Hypot(a.X-b.X, a.Y-b.Y) <= mm
+}
+
+// An arm rig is a device like a phone: the PhysiClaw tools reach the phone under it through
+// the gantry's finger, where they were asked to land, under the same leases.
+func TestArmRigThroughTheFrontDoor(t *testing.T) {
+	f, tw, serial := armFarm(t)
+	c := f.Client("arm-agent")
+	size := tw.Size
+	centre := func(b []float64) image.Point {
+		return image.Pt(int((b[0]+b[2])/2*float64(size.Width)), int((b[1]+b[3])/2*float64(size.Height)))
+	}
+
+	res := farmtest.MustCall(t, c, "list_available_devices", args("platform", "arm"))
+	assert.Contains(t, farmtest.Text(res), serial)
+
+	lease := leaseOf(t, farmtest.MustCall(t, c, "acquire_device", args("serial", serial)))
+	other := f.Client("someone-else")
+	res = farmtest.Call(t, other, "tap", args("serial", serial, "bbox", []float64{0.1, 0.1, 0.2, 0.2}))
+	require.True(t, res.IsError, "a tap on a leased rig without the lease: %s", farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "busy")
+
+	for _, c2 := range []struct {
+		tool string
+		bbox []float64
+		want string
+	}{
+		{"tap", []float64{0.40, 0.30, 0.50, 0.34}, "tap "},
+		{"double_tap", []float64{0.70, 0.60, 0.80, 0.64}, "doubletap "},
+		{"long_press", []float64{0.20, 0.80, 0.30, 0.84}, "tap "},
+	} {
+		n := len(tw.Phone.InputLog())
+		farmtest.MustCall(t, c, c2.tool, args("serial", serial, "lease", lease, "bbox", c2.bbox))
+		got := inputsAfter(t, tw, n)
+		require.Len(t, got, 1, "%s: %q", c2.tool, got)
+		assert.True(t, strings.HasPrefix(got[0], c2.want), "%s made %q", c2.tool, got[0])
+		assert.True(t, landedWithin(tw, got[0], centre(c2.bbox), 1), "%s at %v landed at %q: more than 1 mm off", c2.tool, centre(c2.bbox), got[0])
+		if c2.tool == "long_press" {
+			hold := regexp.MustCompile(`hold=([0-9.]+m?s)`).FindStringSubmatch(got[0])
+			require.NotNil(t, hold, got[0])
+			d, err := time.ParseDuration(hold[1])
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, d, time.Second, "long_press held %s", d)
+		}
+	}
+
+	// Swipes and the iPhone's system gestures.
+	for _, c2 := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"swipe", args("bbox", []float64{0.45, 0.6, 0.55, 0.65}, "direction", "up"), "swipe "},
+		{"home_screen", nil, "key HOME"},
+		{"go_back", nil, "key BACK"},
+	} {
+		n := len(tw.Phone.InputLog())
+		a := args("serial", serial, "lease", lease)
+		for k, v := range c2.args {
+			a[k] = v
+		}
+		farmtest.MustCall(t, c, c2.tool, a)
+		got := inputsAfter(t, tw, n)
+		assert.True(t, strings.HasPrefix(got[len(got)-1], c2.want), "%s made %q", c2.tool, got)
+	}
+
+	// A sequence runs its steps as one task, finger up at the end.
+	n := len(tw.Phone.InputLog())
+	farmtest.MustCall(t, c, "sequence", args("serial", serial, "lease", lease, // PhysiClaw's form
+		"step1", map[string]any{"tool_name": "tap", "arg": map[string]any{"bbox": []float64{0.1, 0.5, 0.2, 0.55}}},
+		"step2", map[string]any{"tool_name": "tap", "arg": map[string]any{"bbox": []float64{0.8, 0.5, 0.9, 0.55}}}))
+	farmtest.Eventually(t, 10*time.Second, func() bool { return len(tw.Phone.InputLog()) >= n+2 }, "both taps of the sequence")
+	got := tw.Phone.InputLog()[n:]
+	assert.True(t, landedWithin(tw, got[0], centre([]float64{0.1, 0.5, 0.2, 0.55}), 1), "%q", got)
+	assert.True(t, landedWithin(tw, got[1], centre([]float64{0.8, 0.5, 0.9, 0.55}), 1), "%q", got)
+	assert.False(t, tw.GRBL.Snapshot().FingerDown, "the finger is down after the gestures")
+
+	// The screenshot is the camera's frame rectified to the screen.
+	res = farmtest.MustCall(t, c, "screenshot", args("serial", serial, "lease", lease))
+	var shot struct{ Width, Height int }
+	farmtest.Structured(t, res, &shot)
+	assert.Equal(t, size.Width, shot.Width)
+	assert.Equal(t, size.Height, shot.Height)
+
+	// Out of reach: the finger never leaves the calibrated screen.
+	before := tw.GRBL.Snapshot()
+	res = farmtest.Call(t, c, "tap_abs_xy", args("serial", serial, "lease", lease, "x", size.Width+500, "y", 10))
+	require.True(t, res.IsError, farmtest.Text(res))
+	assert.Equal(t, before.Pos, tw.GRBL.Snapshot().Pos, "the gantry moved for an off-screen tap")
+
+	// A tool the rig cannot serve says so and what can.
+	res = farmtest.Call(t, c, "app_launch", args("serial", serial, "lease", lease, "packageName", "com.corral.notes"))
+	require.True(t, res.IsError)
+	assert.Contains(t, farmtest.Text(res), "unsupported")
+}
+
+// errSucceeded marks a call that should have failed.
+var errSucceeded = errors.New("the call succeeded")
+
+// abort_task in the middle of a slow swipe stops the gantry with the finger up, and the rig
+// takes the next task.
+func TestArmAbortLiftsTheFinger(t *testing.T) {
+	f, tw, serial := armFarm(t)
+	c := f.Client("arm-agent")
+	done := make(chan error, 1)
+	go func() {
+		res, err := farmtest.TryCall(t, c, "swipe", args("serial", serial, "from_x", 0.3, "from_y", 0.7, "to_x", 0.7, "to_y", 0.3, "duration", 60))
+		if err == nil && !res.IsError {
+			err = errSucceeded
+		}
+		done <- err
+	}()
+	farmtest.Eventually(t, 20*time.Second, func() bool { return tw.GRBL.Snapshot().FingerDown }, "the finger down on the glass")
+	farmtest.MustCall(t, f.Client("operator"), "abort_task", args("serial", serial))
+	select {
+	case err := <-done:
+		require.NotErrorIs(t, err, errSucceeded, "the aborted swipe reported success")
+	case <-time.After(freeWithin):
+		t.Fatal("the aborted swipe did not end")
+	}
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		s := tw.GRBL.Snapshot()
+		return !s.FingerDown && !s.Spindle && s.State == "Idle"
+	}, "the gantry at rest with the finger up")
+	n := len(tw.Phone.InputLog())
+	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
+	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after the abort")
+}
