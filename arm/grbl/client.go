@@ -175,9 +175,10 @@ func Open(ctx context.Context, rw io.ReadWriteCloser, opts ...Option) (*Client, 
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
+	greeted := c.resets // taken before the reader starts: the welcome may be waiting already
 	c.wg.Add(1)
 	go c.readLoop()
-	if err := c.awaitWelcome(ctx, "open", true); err != nil {
+	if err := c.awaitWelcome(ctx, "open", greeted, true); err != nil {
 		_ = c.Close()
 		return nil, err
 	}
@@ -467,7 +468,9 @@ func (c *Client) onGC(line string) {
 		}
 		c.fifo = c.fifo[i:]
 		p.gotGC = true
-		p.lines = append(p.lines, line)
+		if !p.gone {
+			p.lines = append(p.lines, line)
+		}
 		return
 	}
 	c.info(line)
@@ -479,7 +482,8 @@ func (c *Client) info(line string) {
 		c.log.Debug("grbl says", "port", c.port, "line", line)
 		return
 	}
-	if p := c.fifo[0]; len(p.lines) < 1024 {
+	// A line already failed (an alarm, the reply timeout) has handed its lines out.
+	if p := c.fifo[0]; !p.gone && len(p.lines) < 1024 {
 		p.lines = append(p.lines, line)
 	}
 }
@@ -491,12 +495,17 @@ func (c *Client) bump() {
 	c.stCh = make(chan struct{})
 }
 
-// awaitWelcome waits for the next welcome; with nudge, it resets the controller when none
-// came within half the timeout.
-func (c *Client) awaitWelcome(ctx context.Context, op string, nudge bool) error {
+// welcomes returns the channel the next welcome closes. Take it before the write that
+// provokes the welcome: the reader may take the welcome in before the writer looks.
+func (c *Client) welcomes() <-chan struct{} {
 	c.mu.Lock()
-	ch := c.resets
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	return c.resets
+}
+
+// awaitWelcome waits for the welcome that closes ch (see welcomes); with nudge, it resets
+// the controller when none came within half the timeout.
+func (c *Client) awaitWelcome(ctx context.Context, op string, ch <-chan struct{}, nudge bool) error {
 	wait := c.o.welcomeTimeout
 	if nudge {
 		wait /= 2

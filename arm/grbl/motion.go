@@ -146,10 +146,11 @@ func (c *Client) Resume(ctx context.Context) error { return c.realtime("resume",
 // ALARM:3 and comes up in alarm state (the returned Status says so; Unlock clears it). Feed
 // hold first, as Stop does, to keep the position.
 func (c *Client) Reset(ctx context.Context) (Status, error) {
+	welcome := c.welcomes()
 	if err := c.realtime("reset", cmdSoftReset); err != nil {
 		return Status{}, err
 	}
-	if err := c.awaitWelcome(ctx, "reset", false); err != nil {
+	if err := c.awaitWelcome(ctx, "reset", welcome, false); err != nil {
 		return Status{}, err
 	}
 	return c.WaitFor(ctx, func(s Status) bool { return s.State != StateUnknown })
