@@ -362,12 +362,12 @@ func TestContextCancel(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(ctxT(t))
 	queued := goErr(func() error { return r.c.Send(ctx2, "G21") })
 	cancel2()
-	<-queued.done
+	_ = queued.wait(t)
 	if !errors.Is(queued.err, context.Canceled) || !strings.Contains(queued.err.Error(), "waiting to send") {
 		t.Fatalf("a queued line cancelled: %v", queued.err)
 	}
 	cancel()
-	<-dwell.done
+	_ = dwell.wait(t)
 	var op *grbl.OpError
 	if !errors.Is(dwell.err, context.Canceled) || !errors.As(dwell.err, &op) || op.Hint == "" {
 		t.Fatalf("the dwell cancelled: %v, want context.Canceled with a hint", dwell.err)

@@ -280,3 +280,15 @@ func waitDead(t *testing.T, c *grbl.Client) error {
 	}
 	return c.Err()
 }
+
+// wait waits for the call to return, without running the machine.
+func (r *result[T]) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.err
+	case <-time.After(deadline):
+		t.Fatal("the call did not return")
+		return nil
+	}
+}

@@ -158,7 +158,7 @@ func TestResetWhileIdle(t *testing.T) {
 			t.Fatalf("after reset %d: %s, want Idle", i, st.State)
 		}
 	}
-	<-dwell.done
+	_ = dwell.wait(t)
 	if !errors.Is(dwell.err, grbl.ErrReset) {
 		t.Fatalf("the dwell across a reset: %v, want ErrReset", dwell.err)
 	}

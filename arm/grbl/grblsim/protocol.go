@@ -400,6 +400,9 @@ func (s *Sim) stateText() string {
 func (s *Sim) alarm(code int) {
 	s.halt()
 	s.spindleOn = false
+	// The parser's state says so too (GRBL's reset re-initialises it): else a later M3 at
+	// the same S would change nothing and the finger would not strike.
+	s.gc.spindle = 5
 	s.homing = false
 	s.state = stateAlarm
 	s.updateFinger()
