@@ -160,6 +160,25 @@ func Open(ctx context.Context, rw io.ReadWriteCloser, opts ...Option) (*Client, 
 		_ = rw.Close()
 		return nil, &OpError{Port: o.name, Op: "open", Err: err}
 	}
+	c := newClient(rw, o)
+	greeted := c.resets // taken before the reader starts: the welcome may be waiting already
+	c.wg.Add(1)
+	go c.readLoop()
+	if err := c.awaitWelcome(ctx, "open", greeted, true); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	c.wg.Add(1)
+	go c.pollLoop()
+	if _, err := c.WaitFor(ctx, func(Status) bool { return true }); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// newClient makes a client on rw with checked options; Open starts it.
+func newClient(rw io.ReadWriteCloser, o options) *Client {
 	c := &Client{
 		port:   o.name,
 		rw:     rw,
@@ -175,20 +194,7 @@ func Open(ctx context.Context, rw io.ReadWriteCloser, opts ...Option) (*Client, 
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	greeted := c.resets // taken before the reader starts: the welcome may be waiting already
-	c.wg.Add(1)
-	go c.readLoop()
-	if err := c.awaitWelcome(ctx, "open", greeted, true); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	c.wg.Add(1)
-	go c.pollLoop()
-	if _, err := c.WaitFor(ctx, func(Status) bool { return true }); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return c, nil
+	return c
 }
 
 func (o *options) check() error {
