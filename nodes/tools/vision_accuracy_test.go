@@ -80,9 +80,9 @@ func visionWorker(t *testing.T) *vision.Client {
 
 // TestTapOCRAccuracy runs tap_ocr, through the tool and a real worker, for every element of
 // corpus screens (screenshots of every layout, light and dark; a Chinese one): the tap must
-// land inside the element's box on the Latin screens (the target is 99 %; measured 80 of 81: a
-// blue link on a dark form, "Add a note", is too dim for Tesseract once inverted, so the floor
-// is 97 %); Chinese is reported.
+// land inside the element's box on the Latin screens at least 99 % of the time (81 of 81 since
+// the worker reads again the lines its first pass missed: a blue link on a dark form, "Add a
+// note", was too dim for it once inverted); Chinese is reported.
 // The screens are 720×1280 (the tool PNG-encodes each screenshot, which takes seconds for a
 // 1080×2400 one under the race detector).
 func TestTapOCRAccuracy(t *testing.T) {
@@ -95,8 +95,8 @@ func TestTapOCRAccuracy(t *testing.T) {
 		seeds []uint64
 		want  float64
 	}{
-		{"clean-light", []uint64{1, 2, 3, 4}, 0.97},
-		{"clean-dark", []uint64{5, 6, 7, 8}, 0.97},
+		{"clean-light", []uint64{1, 2, 3, 4}, 0.99},
+		{"clean-dark", []uint64{5, 6, 7, 8}, 0.99},
 		{"chinese", []uint64{1}, 0},
 	} {
 		t.Run(tc.cond, func(t *testing.T) {

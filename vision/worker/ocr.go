@@ -22,12 +22,14 @@ import (
 // scattered labels, not a page of paragraphs, and mode 11 finds them without Tesseract's
 // column analysis). Small images are enlarged, as Tesseract misses text under ~10 px tall. A
 // dark screen (mean luminance under darkLuminance) is inverted, and so are dark panels on a
-// light one (evenPanels): Tesseract reads dark text on light ground best.
+// light one (evenPanels): Tesseract reads dark text on light ground best. The lines this first
+// pass misses or cuts up are read again one at a time (reread.go).
 var (
 	ocrMaxWidth    = 1080
 	ocrMinSide     = 600
 	ocrPSM         = 11
 	ocrMinConf     = 30.0 // Tesseract's 0-100: below it a "word" is mostly an icon read as text
+	ocrDictConf    = 10.0 // a dictionary word is kept down to this
 	darkLuminance  = 100.0
 	panelLevel     = float32(200)
 	panelMinFrac   = 0.04 // of the width: a button's or a bar's shorter side is larger
@@ -112,7 +114,26 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 	if err != nil {
 		return nil, err
 	}
+	// A word is kept when Tesseract is sure enough of it, or when it is a dictionary word of
+	// three letters or more (an icon read as text rarely is): Tesseract's LSTM is unsure of
+	// some plain words ("Display" in a monospaced font, 25 %).
+	keep := func(tw tessWord) bool {
+		text := strings.TrimSpace(tw.text)
+		if text == "" || !hasLetterOrDigit(text) || onIcon(tw, panels) {
+			return false
+		}
+		return tw.conf >= ocrMinConf || tw.conf >= ocrDictConf && utf8.RuneCountInString(text) >= 3 && t.validWord(text)
+	}
 	words, err := t.words(ctx, pix, prep.Cols(), prep.Rows(), ocrPSM)
+	if err == nil {
+		// The first pass's words, times whose colon made them two joined, then the second look
+		// (reread.go) at the lines the first missed or cut up.
+		words = slices.DeleteFunc(reread(ctx, t, prep, joinDigits(words), keep), func(tw tessWord) bool { return !keep(tw) })
+		for i := range words {
+			words[i].text = fixCase(t, strings.TrimSpace(words[i].text))
+		}
+		err = ctx.Err()
+	}
 	e.release(t)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -124,10 +145,7 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 	byLine := map[int][]vision.Word{}
 	var order []int
 	for _, tw := range words {
-		text := strings.TrimSpace(tw.text)
-		if text == "" || tw.conf < ocrMinConf || !hasLetterOrDigit(text) || onIcon(tw, panels) {
-			continue
-		}
+		text := tw.text
 		r := image.Rect(
 			int(math.Floor(float64(tw.box.Min.X)/scale)), int(math.Floor(float64(tw.box.Min.Y)/scale)),
 			int(math.Ceil(float64(tw.box.Max.X)/scale)), int(math.Ceil(float64(tw.box.Max.Y)/scale)),
@@ -265,6 +283,26 @@ func makeLine(ws []vision.Word) vision.Line {
 	}
 	l.Text, l.Box = b.String(), toBox(r)
 	return l
+}
+
+// fixCase mends a word Tesseract read with a capital L or I for a small l inside it ("DispLay",
+// "CLock": Go Mono's l has a foot like an L), when the word as read is not in the dictionary
+// and the mended one is. A word that is (a name, "Land" at the start of a sentence) is left.
+func fixCase(t *tess, s string) string {
+	if !strings.ContainsAny(s, "LI") || t.validWord(s) {
+		return s
+	}
+	r := []rune(s)
+	changed := false
+	for i := 1; i+1 < len(r); i++ {
+		if (r[i] == 'L' || r[i] == 'I') && unicode.IsLetter(r[i-1]) && unicode.IsLower(r[i+1]) {
+			r[i], changed = 'l', true
+		}
+	}
+	if changed && t.validWord(string(r)) {
+		return string(r)
+	}
+	return s
 }
 
 func hasLetterOrDigit(s string) bool {

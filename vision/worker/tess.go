@@ -230,6 +230,13 @@ func (t *tess) words(ctx context.Context, gray []byte, w, h int, psm int) ([]tes
 	return out, nil
 }
 
+// validWord says whether word is in the dictionary of t's languages.
+func (t *tess) validWord(word string) bool {
+	cw := C.CString(word)
+	defer C.free(unsafe.Pointer(cw))
+	return C.TessBaseAPIIsValidWord(t.api, cw) != 0
+}
+
 func (t *tess) close() {
 	C.TessBaseAPIEnd(t.api)
 	C.TessBaseAPIDelete(t.api)
