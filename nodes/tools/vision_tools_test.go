@@ -8,75 +8,63 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"log/slog"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 	"github.com/corral-farm/corral/vision"
 )
 
-// fakeVision answers as a vision worker would; unset functions answer vision.ErrNoWorker.
-type fakeVision struct {
-	OCRFn      func(req vision.OCRRequest) (vision.OCRResult, error)
-	MatchFn    func(req vision.MatchRequest) (vision.MatchResult, error)
-	ElementsFn func(req vision.ElementsRequest) (vision.ElementsResult, error)
-
-	mu     sync.Mutex
-	calls  int // questions about a screen
-	probes int // asking whether a worker listens (visionReady)
+// emptyFarm is a node's real vision client (vision.Client) on a real, in-process NATS server that
+// no vision worker has joined: what a farm without `corral vision` gives the tools. The tests
+// that need a worker's answers run one for real (vision_worker_tools_test.go, -tags vision);
+// this build has no cgo, so here the tools can only find that none listens.
+func emptyFarm(t *testing.T) *countedVision {
+	t.Helper()
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect(ns.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	return &countedVision{Vision: vision.NewClient(nc, time.Minute)}
 }
 
-func (f *fakeVision) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls
+// countedVision passes every question to a real client and counts them, so a test can say
+// what the tools asked (a probe whether a worker listens, a screen sent) without timing them.
+type countedVision struct {
+	Vision
+	probes, screens atomic.Int64
 }
 
-// Ping answers as workers would: one listens when the fake has any answer to give.
-func (f *fakeVision) Ping(context.Context) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.probes++
-	if f.OCRFn == nil && f.MatchFn == nil && f.ElementsFn == nil {
-		return vision.ErrNoWorker
-	}
-	return nil
+func (c *countedVision) Ping(ctx context.Context) error {
+	c.probes.Add(1)
+	return c.Vision.Ping(ctx)
 }
 
-func (f *fakeVision) OCR(_ context.Context, req vision.OCRRequest) (vision.OCRResult, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if f.OCRFn == nil {
-		return vision.OCRResult{}, vision.ErrNoWorker
-	}
-	return f.OCRFn(req)
+func (c *countedVision) OCR(ctx context.Context, req vision.OCRRequest) (vision.OCRResult, error) {
+	c.screens.Add(1)
+	return c.Vision.OCR(ctx, req)
 }
 
-func (f *fakeVision) Match(_ context.Context, req vision.MatchRequest) (vision.MatchResult, error) {
-	f.mu.Lock()
-	f.calls++
-	f.mu.Unlock()
-	if f.MatchFn == nil {
-		return vision.MatchResult{}, vision.ErrNoWorker
-	}
-	return f.MatchFn(req)
+func (c *countedVision) Match(ctx context.Context, req vision.MatchRequest) (vision.MatchResult, error) {
+	c.screens.Add(1)
+	return c.Vision.Match(ctx, req)
 }
 
-func (f *fakeVision) Elements(_ context.Context, req vision.ElementsRequest) (vision.ElementsResult, error) {
-	f.mu.Lock()
-	f.calls++
-	f.mu.Unlock()
-	if f.ElementsFn == nil {
-		return vision.ElementsResult{}, vision.ErrNoWorker
-	}
-	return f.ElementsFn(req)
+func (c *countedVision) Elements(ctx context.Context, req vision.ElementsRequest) (vision.ElementsResult, error) {
+	c.screens.Add(1)
+	return c.Vision.Elements(ctx, req)
 }
 
 // runWith runs op name on d with a node configured with c.
@@ -178,14 +166,14 @@ func TestTapOCROffset(t *testing.T) {
 // ignore_NotFoundError, a result that says so.
 func TestTapOCRNotFoundWithoutWorker(t *testing.T) {
 	p := simIn(t, "com.corral.shop")
-	v := &fakeVision{}
+	v := emptyFarm(t)
 	_, err := runWith(t, OpsConfig{Vision: v}, "tap_ocr", p, `{"text":"Checkout","max_retry_times":5}`)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "corral vision")
 	assert.ErrorIs(t, err, vision.ErrNoWorker)
 	// No retries: one question whether a worker listens, no screenshot sent (counts, not a clock).
-	assert.Equal(t, 0, v.count(), "no screenshot went to the workers")
-	assert.Equal(t, 1, v.probes, "asked once whether a worker listens")
+	assert.EqualValues(t, 0, v.screens.Load(), "no screenshot went to the workers")
+	assert.EqualValues(t, 1, v.probes.Load(), "asked once whether a worker listens")
 
 	out, err := runWith(t, OpsConfig{Vision: v}, "tap_ocr", p, `{"text":"Checkout","ignore_NotFoundError":true}`)
 	require.NoError(t, err)
@@ -204,60 +192,6 @@ func TestTapOCRBlindIsAnErrorAtOnce(t *testing.T) {
 	assert.ErrorIs(t, err, vision.ErrNoWorker)
 	assert.Contains(t, err.Error(), "lists no text")
 	assert.False(t, showing(t, p, itemPage))
-}
-
-// max_retry_times: looks again, interval apart, until the text shows.
-func TestTapOCRRetries(t *testing.T) {
-	d := newFake() // no UI tree: OCR only
-	n := 0
-	v := &fakeVision{OCRFn: func(req vision.OCRRequest) (vision.OCRResult, error) {
-		n++
-		if n < 3 {
-			return vision.OCRResult{}, nil
-		}
-		return ocrLine(req, "Sign in", 0.91, image.Rect(100, 200, 300, 260)), nil
-	}}
-	out, err := runWith(t, OpsConfig{Vision: v}, "tap_ocr", d, `{"text":"Sign in","max_retry_times":1,"interval":0.01}`)
-	require.Error(t, err, "two looks are not enough")
-	assert.Equal(t, 2, v.count())
-	assert.Contains(t, err.Error(), "not on screen")
-
-	n = 0
-	out, err = runWith(t, OpsConfig{Vision: v}, "tap_ocr", d, `{"text":"Sign in","max_retry_times":2,"interval":0.01}`)
-	require.NoError(t, err)
-	r := out.Data.(TapTextResult)
-	assert.Equal(t, SourceOCR, r.Source)
-	assert.Equal(t, 0.91, r.Confidence)
-	assert.Equal(t, device.Point{X: 200, Y: 230}, *r.Point)
-}
-
-// ocrLine is an OCR answer with one line of words, boxes split evenly over box.
-func ocrLine(_ vision.OCRRequest, text string, conf float64, box image.Rectangle) vision.OCRResult {
-	words := strings.Fields(text)
-	l := vision.Line{Text: text, Confidence: conf, Box: vision.Box{X: box.Min.X, Y: box.Min.Y, W: box.Dx(), H: box.Dy()}}
-	w := box.Dx() / len(words)
-	for i, s := range words {
-		l.Words = append(l.Words, vision.Word{Text: s, Confidence: conf, Box: vision.Box{X: box.Min.X + i*w, Y: box.Min.Y, W: w, H: box.Dy()}})
-	}
-	return vision.OCRResult{V: 1, Width: 1080, Height: 2400, Lines: []vision.Line{l}}
-}
-
-// OCR: the tap lands on the words matched, not the middle of the line; the screenshot goes as
-// PNG within the contract's bound.
-func TestTapOCRNarrowsToTheWords(t *testing.T) {
-	d := newFake()
-	v := &fakeVision{OCRFn: func(req vision.OCRRequest) (vision.OCRResult, error) {
-		if _, err := png.DecodeConfig(bytes.NewReader(req.Image)); err != nil || len(req.Image) > vision.MaxImageBytes {
-			return vision.OCRResult{}, &vision.Error{Code: vision.CodeBadInput, Message: "not a PNG"}
-		}
-		return ocrLine(req, "Total $12.99 Checkout now", 0.8, image.Rect(0, 1000, 1000, 1100)), nil
-	}}
-	out, err := runWith(t, OpsConfig{Vision: v}, "tap_ocr", d, `{"text":"Checkout"}`)
-	require.NoError(t, err)
-	r := out.Data.(TapTextResult)
-	assert.Equal(t, "Checkout", r.Text)
-	assert.Equal(t, device.Point{X: 625, Y: 1050}, *r.Point, "the third of four words")
-	assert.Equal(t, []float64{0.463, 0.417, 0.694, 0.458}, r.BBox)
 }
 
 func TestVisionToolsRefuseBadInput(t *testing.T) {
@@ -295,37 +229,29 @@ func TestVisionToolsRefuseBadInput(t *testing.T) {
 
 // A shared node reads no template files for callers.
 func TestTapCVReadsNoFilesOnASharedNode(t *testing.T) {
-	_, err := runWith(t, OpsConfig{Shared: true, Vision: &fakeVision{}}, "tap_cv", simIn(t, ""), `{"imagePath":"/etc/passwd"}`)
+	_, err := runWith(t, OpsConfig{Shared: true, Vision: emptyFarm(t)}, "tap_cv", simIn(t, ""), `{"imagePath":"/etc/passwd"}`)
 	require.Error(t, err)
 	assert.Equal(t, broker.CodeBadInput, ErrorCode(err))
 	assert.Contains(t, err.Error(), "shared farm")
 }
 
-func TestTapCVTapsTheMatch(t *testing.T) {
+// tap_cv with no worker: vision.ErrNoWorker, nothing tapped. A match found and tapped is
+// TestWorkerTapCVTapsTheMatch's (-tags vision, a real worker).
+func TestTapCVWithoutWorker(t *testing.T) {
 	tmpl := image.NewRGBA(image.Rect(0, 0, 40, 40))
 	for i := range tmpl.Pix {
 		tmpl.Pix[i] = byte(i * 7)
 	}
 	var buf bytes.Buffer
 	require.NoError(t, png.Encode(&buf, tmpl))
-	var got vision.MatchRequest
-	v := &fakeVision{MatchFn: func(req vision.MatchRequest) (vision.MatchResult, error) {
-		got = req
-		return vision.MatchResult{Matches: []vision.Match{{Box: vision.Box{X: 500, Y: 900, W: 60, H: 60}, Score: 0.934, Scale: 1.5}}}, nil
-	}}
-	p := simIn(t, "")
-	out, err := runWith(t, OpsConfig{Vision: v}, "tap_cv", p,
-		`{"imagePath":"data:image/png;base64,`+base64.StdEncoding.EncodeToString(buf.Bytes())+`","threshold":0.9}`)
-	require.NoError(t, err)
-	r := out.Data.(TapCVResult)
-	assert.Equal(t, device.Point{X: 530, Y: 930}, *r.Point)
-	assert.Equal(t, 0.93, r.Confidence)
-	assert.Equal(t, 0.9, got.Threshold)
-	assert.Equal(t, buf.Bytes(), got.Template)
-
-	_, err = runOp(t, "tap_cv", p, `{"imagePath":"`+base64.StdEncoding.EncodeToString(buf.Bytes())+`"}`)
+	p := simIn(t, "com.corral.shop")
+	v := emptyFarm(t)
+	_, err := runWith(t, OpsConfig{Vision: v}, "tap_cv", p, `{"imagePath":"`+base64.StdEncoding.EncodeToString(buf.Bytes())+`","threshold":0.9}`)
 	require.Error(t, err, "no worker")
 	assert.ErrorIs(t, err, vision.ErrNoWorker)
+	assert.Contains(t, err.Error(), "corral vision")
+	assert.EqualValues(t, 0, v.screens.Load(), "no screenshot went to the workers")
+	assert.False(t, showing(t, p, itemPage), "nothing was tapped")
 }
 
 // swipe_to_tap_text swipes the Shop's list until Item 42 shows, then taps it.
@@ -380,37 +306,25 @@ func TestSwipeToTapApp(t *testing.T) {
 	assert.Contains(t, err.Error(), `app "Nope"`)
 }
 
-// peek without a UI tree lists what the vision worker sees, with its confidences; without a
-// worker it says how to get one.
-func TestPeekFallsBackToVision(t *testing.T) {
+// peek without a UI tree and no worker says how to get one; with a tree, the tree is used
+// without asking the workers. What a worker lists is TestWorkerPeekFallsBackToVision's (-tags vision).
+func TestPeekWithoutWorker(t *testing.T) {
 	p := simIn(t, "com.corral.shop")
 	p.HideTree(true)
-	v := &fakeVision{ElementsFn: func(req vision.ElementsRequest) (vision.ElementsResult, error) {
-		return vision.ElementsResult{Width: 1080, Height: 2400, Elements: []vision.Element{
-			{ID: "t3f9c", Kind: "text", Text: "Item 1", Box: vision.Box{X: 200, Y: 300, W: 300, H: 60}, Confidence: 0.87},
-			{ID: "i81a0", Kind: "icon", Box: vision.Box{X: 40, Y: 280, W: 120, H: 120}, Confidence: 0.62},
-		}}, nil
-	}}
+	v := emptyFarm(t)
 	out, err := runWith(t, OpsConfig{Vision: v}, "peek", p, `{}`)
 	require.NoError(t, err)
 	r := out.Data.(PeekResult)
-	assert.Equal(t, SourceVision, r.Source)
-	assert.Equal(t, 2, r.Elements)
-	assert.Contains(t, r.Listing, `t3f9c [text] "Item 1" [0.185,0.125,0.463,0.150] 0.87`)
-	assert.Contains(t, r.Listing, `i81a0 [icon] "" `)
-	assert.Contains(t, r.Listing, "0.62")
-
-	out, err = runOp(t, "peek", p, `{}`)
-	require.NoError(t, err)
-	r = out.Data.(PeekResult)
 	assert.Empty(t, r.Source)
 	assert.Zero(t, r.Elements)
 	assert.Contains(t, r.Message, "no element listing: read the image")
 	assert.Contains(t, r.Message, "corral vision")
 
 	p.HideTree(false)
+	before := v.probes.Load() + v.screens.Load()
 	out, err = runWith(t, OpsConfig{Vision: v}, "peek", p, `{}`)
 	require.NoError(t, err)
 	assert.Equal(t, SourceUITree, out.Data.(PeekResult).Source, "a tree that lists elements is used first")
 	assert.Contains(t, out.Data.(PeekResult).Listing, " 1.00")
+	assert.Equal(t, before, v.probes.Load()+v.screens.Load(), "the workers were not asked")
 }
