@@ -146,8 +146,10 @@ func (p *pending) finish(err error) {
 // Open starts a client on rw (a serial port, a TCP connection, a pty): it waits for the
 // welcome GRBL prints when the port opens (an Arduino resets then) and, when none comes
 // within half the welcome timeout, sends a soft reset (which stops the spindle and any
-// motion) and waits again; then it starts polling status and returns once the first report
-// is in. The client owns rw and closes it.
+// motion) and waits again; when no status report follows within half the link timeout (GRBL
+// halted on a hard or soft limit answers none until a reset), it resets the controller too,
+// which comes up in alarm state for Recover; then it starts polling status and returns once
+// the first report is in. The client owns rw and closes it.
 func Open(ctx context.Context, rw io.ReadWriteCloser, opts ...Option) (*Client, error) {
 	o := defaultOptions()
 	for _, f := range opts {
@@ -168,6 +170,15 @@ func Open(ctx context.Context, rw io.ReadWriteCloser, opts ...Option) (*Client, 
 		_ = c.Close()
 		return nil, err
 	}
+	// A controller halted on a hard or soft limit greets a new connection (FluidNC's telnet
+	// port, a board that does not reset when the port opens) but answers no '?' until it is
+	// reset: the poll loop would count the link as lost, and every new client too. Reset it,
+	// as it waits for (the spindle stops: the finger lifts); it comes up locked in alarm
+	// state, for Recover.
+	if err := c.probeStatus(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
 	c.wg.Add(1)
 	go c.pollLoop()
 	if _, err := c.WaitFor(ctx, func(Status) bool { return true }); err != nil {
@@ -175,6 +186,42 @@ func Open(ctx context.Context, rw io.ReadWriteCloser, opts ...Option) (*Client, 
 		return nil, err
 	}
 	return c, nil
+}
+
+// probeStatus asks for a status report and, when none comes within half the link timeout,
+// soft-resets the controller and waits for its welcome.
+func (c *Client) probeStatus(ctx context.Context) error {
+	c.mu.Lock()
+	seq0, ch := c.seq, c.stCh
+	c.mu.Unlock()
+	if err := c.write([]byte{cmdStatus}); err != nil {
+		return err
+	}
+	t := time.NewTimer(c.o.linkTimeout / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return &OpError{Port: c.port, Op: "open", Err: fmt.Errorf("waiting for a status report: %w", ctx.Err())}
+		case <-c.dead:
+			return c.Err()
+		case <-t.C:
+			c.log.Warn("grbl no status report after the welcome (halted on a limit?), resetting", "port", c.port)
+			welcome := c.welcomes()
+			if err := c.write([]byte{cmdSoftReset}); err != nil {
+				return err
+			}
+			return c.awaitWelcome(ctx, "open", welcome, false)
+		}
+		c.mu.Lock()
+		seq, next := c.seq, c.stCh
+		c.mu.Unlock()
+		if seq > seq0 {
+			return nil
+		}
+		ch = next
+	}
 }
 
 // newClient makes a client on rw with checked options; Open starts it.

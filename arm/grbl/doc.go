@@ -7,7 +7,8 @@
 // What it does with it:
 //
 //   - Start-up: it waits for the welcome ("Grbl 1.1h ['$' for help]") the controller prints
-//     at power-up and after every reset, and resets a controller that does not greet.
+//     at power-up and after every reset, and resets a controller that does not greet, or
+//     that greets but answers no status request (GRBL halted on a limit waits for a reset).
 //   - Lines: one in flight until its ok or error:N (send-response; answers are matched to
 //     lines in order, so character counting can come later). error:N is an *Error and
 //     ALARM:N an *Alarm, with GRBL 1.1's texts and a hint; both sit inside an *OpError

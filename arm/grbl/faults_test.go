@@ -75,6 +75,29 @@ func TestFaultHardLimit(t *testing.T) {
 	r.usable(r.c)
 }
 
+func TestFaultHardLimitNewClient(t *testing.T) {
+	// The node restarts while GRBL is halted on a limit: the new client's Open resets it
+	// (GRBL waits for that and answers no '?' before), where the poll loop would otherwise
+	// count the link as lost, for every client after it too.
+	r := newRig(t, nil)
+	d := r.holding()
+	r.sim.InjectAlarm(1)
+	var a *grbl.Alarm
+	if err := d.wait(t); !errors.As(err, &a) {
+		t.Fatalf("the dwell across a hard limit: %v", err)
+	}
+	_ = r.c.Close()
+	c := r.open()
+	if st := c.Status(); st.State != grbl.StateAlarm {
+		t.Fatalf("a new client on a halted controller: %+v, want the alarm state its reset leaves", st)
+	}
+	fingerUp(t, r.sim, "after the new client opened")
+	if st, err := c.Recover(ctxT(t)); err != nil || st.State != grbl.StateIdle {
+		t.Fatalf("recover: %+v, %v", st, err)
+	}
+	r.usable(c)
+}
+
 func TestFaultAlarmLocked(t *testing.T) {
 	// An alarm GRBL does not halt on (a probe failure): locked until $X.
 	r := newRig(t, nil)

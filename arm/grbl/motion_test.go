@@ -88,8 +88,9 @@ func TestTapGesture(t *testing.T) {
 	if len(events) != 2 || events[0].Kind != grblsim.FingerDown || events[0].X != 30 || events[0].Y != 40 {
 		t.Fatalf("finger events %+v, want down and up at X30 Y40", events)
 	}
-	if held := events[1].At.Sub(events[0].At); held != 80*time.Millisecond {
-		t.Errorf("the finger was down %s, want the dwell's 80 ms", held)
+	// Down for the dwell, and the M5's round trip after its ok (machine time runs fast here).
+	if held := events[1].At.Sub(events[0].At); held < 80*time.Millisecond || held > 2*time.Second {
+		t.Errorf("the finger was down %s, want the dwell's 80 ms and the M5's round trip", held)
 	}
 }
 
@@ -315,7 +316,7 @@ func TestLaserMode(t *testing.T) {
 
 func TestRecoverSoftLimit(t *testing.T) {
 	// Soft limits on: a target past the travel raises ALARM:2 and halts GRBL until a reset.
-	r := newRig(t, []grblsim.Option{grblsim.WithSetting(22, 1), grblsim.WithSetting(20, 1)})
+	r := newRig(t, []grblsim.Option{grblsim.WithSetting(22, 1), grblsim.WithSetting(20, 1)}, grbl.WithLinkTimeout(time.Second))
 	ctx := ctxT(t)
 	st, err := r.c.Recover(ctx) // locked at power-up: $X
 	if err != nil || st.State != grbl.StateIdle {
@@ -339,7 +340,7 @@ func TestRecoverSoftLimit(t *testing.T) {
 		t.Fatalf("a line while halted: %v, want the alarm and a hint to Recover", err)
 	}
 	n := r.tap.count('?')
-	waitFor(t, "polls past the link timeout", func() bool { return r.tap.count('?') >= n+25 })
+	waitFor(t, "polls past the link timeout", func() bool { return r.tap.count('?') >= n+15 })
 	if err := r.c.Err(); err != nil {
 		t.Fatalf("halted GRBL answers no '?', and the client died of it: %v", err)
 	}
