@@ -197,3 +197,31 @@ func TestHoming(t *testing.T) {
 		t.Fatalf("homed at %v, want the origin", p)
 	}
 }
+
+func TestAlarmStopsSpindleInParserToo(t *testing.T) {
+	// An alarm stops the spindle; the parser must say M5 too, or a later M3 at the same S
+	// after $X changes nothing and the finger does not strike.
+	s := newSim(t, grblsim.WithClock(newFakeClock()))
+	w := dial(t, s)
+	if _, ans := w.cmd("M3S1000"); ans != "ok" {
+		t.Fatal(ans)
+	}
+	if !s.Snapshot().FingerDown {
+		t.Fatal("no strike")
+	}
+	s.InjectAlarm(5)
+	w.expect("ALARM:5")
+	if snap := s.Snapshot(); snap.Spindle || snap.FingerDown {
+		t.Fatalf("after the alarm: %+v", snap)
+	}
+	if lines, _ := w.cmd("$G"); len(lines) != 1 || !strings.Contains(lines[0], " M5 ") {
+		t.Fatalf("$G after the alarm: %q, want M5", lines)
+	}
+	w.cmd("$X")
+	if _, ans := w.cmd("M3S1000"); ans != "ok" {
+		t.Fatal(ans)
+	}
+	if !s.Snapshot().FingerDown {
+		t.Fatal("M3 after $X did not strike")
+	}
+}
