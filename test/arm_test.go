@@ -5,6 +5,7 @@ import (
 	"image"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,8 +121,22 @@ func TestArmRigThroughTheFrontDoor(t *testing.T) {
 		assert.True(t, strings.HasPrefix(got[len(got)-1], c2.want), "%s made %q", c2.tool, got)
 	}
 
-	// A sequence runs its steps as one task, finger up at the end.
+	// force_quit through the app switcher: the phone's app in front is stopped.
+	require.NoError(t, tw.Phone.LaunchApp(t.Context(), "com.corral.notes")) // as a person opens it
 	n := len(tw.Phone.InputLog())
+	res = farmtest.MustCall(t, c, "force_quit", args("serial", serial, "lease", lease))
+	var quit struct{ Quit bool }
+	farmtest.Structured(t, res, &quit)
+	assert.True(t, quit.Quit, farmtest.Text(res))
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		return slices.Contains(tw.Phone.InputLog()[n:], "terminate com.corral.notes")
+	}, "the notes app quit from the app switcher")
+	fg, err := tw.Phone.ForegroundApp(t.Context())
+	require.NoError(t, err)
+	assert.NotEqual(t, "com.corral.notes", fg)
+
+	// A sequence runs its steps as one task, finger up at the end.
+	n = len(tw.Phone.InputLog())
 	farmtest.MustCall(t, c, "sequence", args("serial", serial, "lease", lease, // PhysiClaw's form
 		"step1", map[string]any{"tool_name": "tap", "arg": map[string]any{"bbox": []float64{0.1, 0.5, 0.2, 0.55}}},
 		"step2", map[string]any{"tool_name": "tap", "arg": map[string]any{"bbox": []float64{0.8, 0.5, 0.9, 0.55}}}))

@@ -3,7 +3,6 @@ package rig
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/corral-farm/corral/arm/calib"
@@ -144,7 +143,7 @@ func (d *Driver) stroke(ctx context.Context, c *grbl.Client, a, b geom.Point, du
 			return err
 		}
 	}
-	if err := c.MoveTo(ctx, b.X, b.Y, d.feed(math.Hypot(b.X-a.X, b.Y-a.Y), dur)); err != nil {
+	if err := c.MoveTo(ctx, b.X, b.Y, d.feed(dist(a, b), dur)); err != nil {
 		return err
 	}
 	return d.cfg.Finger.up(ctx, c)

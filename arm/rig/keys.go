@@ -3,9 +3,13 @@ package rig
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
+	"github.com/corral-farm/corral/arm/calib"
+	"github.com/corral-farm/corral/arm/grbl"
+	"github.com/corral-farm/corral/internal/geom"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -33,3 +37,47 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	return d.wrap("press key", fmt.Errorf("%w: %q", ErrUnknownKey, key),
 		"an arm makes HOME and BACK as gestures; it cannot press the phone's side buttons")
 }
+
+// The app switcher gesture, as on an iPhone without a home button.
+const (
+	switcherPause = 600 * time.Millisecond // still at mid-screen before the lift: the switcher opens
+	switcherOpen  = 400 * time.Millisecond // its cards settle
+	cardFlick     = 150 * time.Millisecond // the front card swiped up and away
+)
+
+// QuitFrontApp force-quits the app in front as a person does on an iPhone: up from the bottom
+// edge to mid-screen and a pause there open the app switcher, a flick up on the front card
+// quits it, and the HOME swipe leaves the home screen showing.
+func (d *Driver) QuitFrontApp(ctx context.Context) error {
+	const op = "force quit"
+	return d.run(ctx, op, func(ctx context.Context, cal *calib.Calibration, c *grbl.Client) error {
+		w, h := cal.ScreenW, cal.ScreenH
+		var mm [5]geom.Point
+		for i, p := range []device.Point{{X: w / 2, Y: h - 1}, {X: w / 2, Y: h / 2}, {X: w / 2, Y: h * 11 / 20}, {X: w / 2, Y: h / 10}, {X: w / 2, Y: h * 2 / 5}} {
+			var err error
+			if mm[i], err = d.toGantry(op, cal, p); err != nil {
+				return err
+			}
+		}
+		bottom, middle, card, top, homeEnd := mm[0], mm[1], mm[2], mm[3], mm[4]
+		steps := []func() error{
+			func() error { return c.Rapid(ctx, bottom.X, bottom.Y) },
+			func() error { return d.cfg.Finger.down(ctx, c) },
+			func() error { return c.MoveTo(ctx, middle.X, middle.Y, d.feed(dist(bottom, middle), homeSwipe)) },
+			func() error { return c.Dwell(ctx, switcherPause) },
+			func() error { return d.cfg.Finger.up(ctx, c) },
+			func() error { return c.Dwell(ctx, switcherOpen) },
+			func() error { return d.stroke(ctx, c, card, top, cardFlick, 0) },
+			func() error { return c.Dwell(ctx, switcherOpen) },
+			func() error { return d.stroke(ctx, c, bottom, homeEnd, homeSwipe, 0) },
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func dist(a, b geom.Point) float64 { return math.Hypot(b.X-a.X, b.Y-a.Y) }

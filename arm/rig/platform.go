@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"time"
 
 	"github.com/corral-farm/corral/arm/grbl"
 	"github.com/corral-farm/corral/arm/twin"
@@ -69,6 +70,13 @@ func startTwin(ctx context.Context, reg device.Registry, o twin.Options, log *sl
 	return func() { stop(); _ = tw.Close() }, nil
 }
 
+// twinLink are the timeouts of a link to a twin: the controller is in this process, so a
+// status report late by seconds is this machine's load (a test suite on two cores, under the
+// race detector), not a lost cable; a closed connection still counts at once.
+func twinLink(more ...grbl.Option) []grbl.Option {
+	return append([]grbl.Option{grbl.WithLinkTimeout(15 * time.Second), grbl.WithReplyTimeout(15 * time.Second)}, more...)
+}
+
 // ServeTwin drives the digital twin tw as a rig of reg: the driver talks GRBL to the twin's
 // controller over loopback TCP, calibrates against it (a few seconds at real speed) and joins
 // reg, until ctx ends or stop is called. The caller closes tw after stop.
@@ -82,7 +90,7 @@ func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 	go func() {
 		defer close(done)
 		serial := tw.Phone.Info().Serial
-		c, err := grbl.DialTCP(ctx, addr, grbl.WithLogger(log))
+		c, err := grbl.DialTCP(ctx, addr, twinLink(grbl.WithLogger(log))...)
 		if err != nil {
 			log.Error("arm twin: cannot reach its controller", "rig", serial, "err", err)
 			return

@@ -37,7 +37,7 @@ func startRig(t *testing.T, seed int64, calibrate bool) testRig {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := grbl.DialTCP(ctx, addr)
+	c, err := grbl.DialTCP(ctx, addr, twinLink()...)
 	if err != nil {
 		t.Fatal(err)
 	}

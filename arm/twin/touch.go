@@ -19,6 +19,9 @@ const (
 	edgeFrac       = 0.03                   // a swipe from this close to an edge is a system gesture
 	homeTravel     = 0.15                   // ... up from the bottom by this much of the height: HOME
 	backTravel     = 0.2                    // ... right from the left edge by this much of the width: BACK
+	switcherStill  = 300 * time.Millisecond // ... up from the bottom, still this long before the lift: the app switcher
+	stillPx        = 3                      // a finger that moves less than this between samples is still
+	cardTravel     = 0.2                    // in the switcher, a swipe up by this much of the height quits the front app
 )
 
 // screenTarget is what the touch screen drives: the simulated phone.
@@ -27,11 +30,15 @@ type screenTarget interface {
 	DoubleTap(ctx context.Context, p device.Point) error
 	Swipe(ctx context.Context, from, to device.Point, d, hold time.Duration) error
 	PressKey(ctx context.Context, key string) error
+	ForegroundApp(ctx context.Context) (string, error)
+	TerminateApp(ctx context.Context, pkg string) error
 }
 
 // touchScreen turns the finger's events (gantry millimetres) into the phone's input (screen
 // pixels) through the rig's true geometry: a tap where the finger came down and lifted within
-// slopPx, a swipe otherwise, HOME and BACK for the iPhone's edge swipes. A tap waits
+// slopPx, a swipe otherwise, HOME and BACK for the iPhone's edge swipes, and its app switcher
+// (up from the bottom edge, still before the lift), where a flick up quits the app in front
+// and a tap or HOME leaves. A tap waits
 // doubleTapAfter for a second one before it is delivered, as a phone with double-tap
 // recognisers does. Touches off the glass are ignored. In calibration mode touches are not
 // delivered but reported where they landed.
@@ -48,6 +55,8 @@ type touchScreen struct {
 	last     geom.Point
 	downAt   time.Time
 	movedAt  time.Time // when it first left the slop circle; zero while it has not
+	stillAt  time.Time // since when it has not moved
+	switcher bool      // the app switcher shows
 	pending  *geom.Point
 	pendAt   time.Time // when the pending tap's finger lifted (sim time)
 	pendHold time.Duration
@@ -70,12 +79,15 @@ func (t *touchScreen) finger(e grblsim.FingerEvent) {
 			t.log.Warn("twin: the finger came down off the glass", "x_mm", e.X, "y_mm", e.Y)
 			return
 		}
-		t.down, t.start, t.last, t.downAt, t.movedAt = true, p, p, e.At, time.Time{}
+		t.down, t.start, t.last, t.downAt, t.movedAt, t.stillAt = true, p, p, e.At, time.Time{}, e.At
 	case grblsim.FingerMove:
 		if !t.down {
 			return
 		}
 		if t.onGlass(p) {
+			if dist(p, t.last) >= stillPx {
+				t.stillAt = e.At
+			}
 			t.last = p
 		}
 		if t.movedAt.IsZero() && dist(p, t.start) > slopPx {
@@ -100,15 +112,22 @@ func (t *touchScreen) lifted(at time.Time) {
 		}
 		return
 	}
+	w, h := float64(t.size.Width), float64(t.size.Height)
+	fromBottom := t.start.Y >= h*(1-edgeFrac) && t.start.Y-t.last.Y >= h*homeTravel
+	if t.switcher {
+		t.inSwitcher(fromBottom)
+		return
+	}
 	if dist(t.last, t.start) <= slopPx {
 		t.tapped(t.start, at, at.Sub(t.downAt))
 		return
 	}
 	t.deliverPending()
 	from, to := pt(t.start), pt(t.last)
-	w, h := float64(t.size.Width), float64(t.size.Height)
 	switch {
-	case t.start.Y >= h*(1-edgeFrac) && t.start.Y-t.last.Y >= h*homeTravel:
+	case fromBottom && at.Sub(t.stillAt) >= switcherStill:
+		t.switcher = true
+	case fromBottom:
 		t.deliver("home", func(ctx context.Context) error { return t.phone.PressKey(ctx, "HOME") })
 	case t.start.X <= w*edgeFrac && t.last.X-t.start.X >= w*backTravel:
 		t.deliver("back", func(ctx context.Context) error { return t.phone.PressKey(ctx, "BACK") })
@@ -119,6 +138,26 @@ func (t *touchScreen) lifted(at time.Time) {
 		}
 		d := at.Sub(t.downAt) - hold
 		t.deliver("swipe", func(ctx context.Context) error { return t.phone.Swipe(ctx, from, to, d, hold) })
+	}
+}
+
+// inSwitcher is a touch while the app switcher shows: a flick up on the front card quits its
+// app; HOME, a tap or anything else leaves the switcher (to the home screen, or back to the
+// app: either way the phone shows what it showed).
+func (t *touchScreen) inSwitcher(fromBottom bool) {
+	if !fromBottom && t.start.Y-t.last.Y >= float64(t.size.Height)*cardTravel {
+		t.deliver("quit from the app switcher", func(ctx context.Context) error {
+			pkg, err := t.phone.ForegroundApp(ctx)
+			if err != nil || pkg == "" {
+				return err
+			}
+			return t.phone.TerminateApp(ctx, pkg)
+		})
+		return
+	}
+	t.switcher = false
+	if fromBottom {
+		t.deliver("home", func(ctx context.Context) error { return t.phone.PressKey(ctx, "HOME") })
 	}
 }
 

@@ -110,6 +110,11 @@ type (
 	IMESetter interface {
 		SetIME(ctx context.Context, ime string) error
 	}
+	// FrontAppQuitter force-quits the app in front without naming it, as a finger does in
+	// the app switcher (an arm over an iPhone), and leaves the home screen showing.
+	FrontAppQuitter interface {
+		QuitFrontApp(ctx context.Context) error
+	}
 	// ClipboardSetter puts text on the device's clipboard.
 	ClipboardSetter interface {
 		SetClipboard(ctx context.Context, text string) error

@@ -37,8 +37,10 @@ func abilityTools() (needs, uses map[string][]string) {
 	needs, uses = map[string][]string{}, map[string][]string{}
 	for _, tool := range All() {
 		for _, a := range tool.Needs {
-			if n := needs[a.Name()]; len(n) == 0 || n[len(n)-1] != tool.Name {
-				needs[a.Name()] = append(n, tool.Name)
+			for _, name := range a.Names() {
+				if n := needs[name]; len(n) == 0 || n[len(n)-1] != tool.Name {
+					needs[name] = append(n, tool.Name)
+				}
 			}
 		}
 		for _, a := range tool.Uses {

@@ -97,7 +97,7 @@ func UnsupportedMessage(ps []device.Platform, tool string, dev broker.DeviceEntr
 // servedBy says whether drivers of type d have every ability t needs (a nil d has them all).
 func (t Tool) servedBy(d reflect.Type) bool {
 	for _, n := range t.Needs {
-		if d != nil && !d.Implements(n.Iface) {
+		if d != nil && !n.servedBy(d) {
 			return false
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // ForceQuitResult is force_quit's structured result.
 type ForceQuitResult struct {
 	Message     string `json:"message" jsonschema:"What was quit"`
-	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app that was in front"`
+	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app that was in front; empty where the device cannot tell (an arm)"`
 	Quit        bool   `json:"quit" jsonschema:"False when no app was in front (the home screen was)"`
 	Hint        string `json:"hint"`
 }
@@ -21,13 +21,24 @@ type ForceQuitResult struct {
 // forceQuit stops the app in front and goes to the home screen, as PhysiClaw's app-switcher
 // gesture does.
 func forceQuit() Tool {
+	const doing = "force-quit the app in front"
 	return Define[NoArgs, ForceQuitResult](Tool{Name: "force_quit", Description: "Force-quit the app in front and go to the home screen: a hard reset when go_back cannot reach the right place. " +
 		"The app's unsaved state is lost.", Hints: Hints{Destructive: true},
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhysiClaw}, Short: noParams,
-		Needs: []Ability{Need[device.ForegroundReporter]("force-quit the app in front"), Need[device.AppManager]("force-quit the app in front")},
-		Uses:  []Ability{Need[device.KeyPresser]("press HOME after quitting")},
+		Needs: []Ability{Need[device.ForegroundReporter](doing).Or(Need[device.FrontAppQuitter](doing)),
+			Need[device.AppManager](doing).Or(Need[device.FrontAppQuitter](doing))},
+		Uses: []Ability{Need[device.KeyPresser]("press HOME after quitting")},
 	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
-		pkg, err := t.Driver.(device.ForegroundReporter).ForegroundApp(ctx)
+		fg, named := t.Driver.(device.ForegroundReporter)
+		_, stops := t.Driver.(device.AppManager)
+		if !named || !stops {
+			if err := t.Driver.(device.FrontAppQuitter).QuitFrontApp(ctx); err != nil {
+				return Output{}, err
+			}
+			return Output{Data: ForceQuitResult{Message: "swiped the app in front away in the app switcher and went to the home screen (this device cannot tell which app it was)",
+				Quit: true, Hint: hintForceQuit}}, nil
+		}
+		pkg, err := fg.ForegroundApp(ctx)
 		if err != nil {
 			return Output{}, err
 		}
