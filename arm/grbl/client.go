@@ -113,6 +113,8 @@ type Client struct {
 	lastBusy   time.Time // last report of a state where lines legitimately wait
 	haltCode   int       // the alarm GRBL halts on until a reset; 0 when not halted
 	laser      *bool     // $32 as last read
+	stops      uint64    // Stop calls begun
+	stopping   int       // Stop calls under way
 	subs       map[chan Event]struct{}
 	err        error // why the client is dead: the link was lost, or Close
 	dead       chan struct{}

@@ -21,7 +21,8 @@
 //   - The link: EOF, a read or write error, or status requests left unanswered for the link
 //     timeout make the client dead with ErrLinkLost; every later call fails at once with it.
 //   - Barrier (G4 P0.01) returns once everything sent before it has run: the end of a
-//     gesture. Stop brings the machine to rest with the finger up, whatever happened.
+//     gesture. Stop brings the machine to rest with the finger up, whatever happened; calls
+//     that overlap it (a gesture in another goroutine) send nothing and fail with ErrStopped.
 //
 // A tap at (x, y) on a solenoid rig:
 //

@@ -27,6 +27,9 @@ var (
 	// ErrLaserMode: GRBL runs in laser mode ($32=1), where M3 only fires while moving; the
 	// spindle finger refuses to strike.
 	ErrLaserMode = errors.New("laser mode is on ($32=1)")
+	// ErrStopped: Stop was called while the call was under way (or waiting to send); its
+	// line was not sent, so that a gesture being stopped does not move the machine again.
+	ErrStopped = errors.New("stopped")
 	// ErrClosed: Close was called.
 	ErrClosed = errors.New("client closed")
 )

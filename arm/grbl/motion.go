@@ -163,9 +163,23 @@ func (c *Client) Reset(ctx context.Context) (Status, error) {
 // the reset has already stopped the spindle). Give it a context of its own: a cancelled
 // gesture's context would stop Stop too.
 //
+// Calls that overlap a Stop (begun before it and not yet sent, or begun while it runs) send
+// nothing and fail with ErrStopped, so that a gesture running in another goroutine cannot
+// move the machine again behind the reset; a call begun after Stop returned is sent as usual.
+//
 // A Z-axis finger stays where the reset left it: lift it with SetZ (after Unlock when the
 // Status returned is in alarm state).
 func (c *Client) Stop(ctx context.Context) (Status, error) {
+	c.mu.Lock()
+	c.stops++
+	c.stopping++
+	own := call{stops: c.stops, own: true}
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.stopping--
+		c.mu.Unlock()
+	}()
 	if err := c.realtime("hold", cmdHold); err != nil {
 		return Status{}, err
 	}
@@ -190,7 +204,7 @@ func (c *Client) Stop(ctx context.Context) (Status, error) {
 	if st.State == StateAlarm {
 		return st, nil
 	}
-	if err := c.SpindleOff(ctx); err != nil {
+	if _, err := c.exchangeAs(ctx, own, "M5", 0); err != nil {
 		return c.Status(), err
 	}
 	return c.Status(), nil

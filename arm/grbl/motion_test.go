@@ -354,3 +354,87 @@ func TestRecoverSoftLimit(t *testing.T) {
 	r.must("rapid", func() error { return r.c.Rapid(ctx, 20, 20) })
 	r.must("barrier", func() error { return r.c.Barrier(ctx) })
 }
+
+func TestStopDuringGesture(t *testing.T) {
+	// The e-stop: Stop from another goroutine while a swipe runs; the swipe fails, the finger
+	// lifts, the machine rests where the hold left it.
+	r := newRig(t, nil)
+	ctx := ctxT(t)
+	r.must("laser mode", func() error { _, err := r.c.LaserMode(ctx); return err })
+	swipe := goErr(func() error {
+		if err := r.c.Rapid(ctx, 10, 10); err != nil {
+			return err
+		}
+		if err := r.c.SpindleOn(ctx, 1000); err != nil {
+			return err
+		}
+		for i := range 200 { // the planner fills: lines wait for room
+			if err := r.c.MoveTo(ctx, 10, float64(10+140*(i%2)), 2000); err != nil {
+				return err
+			}
+		}
+		if err := r.c.SpindleOff(ctx); err != nil {
+			return err
+		}
+		return r.c.Barrier(ctx)
+	})
+	waitFor(t, "the finger down", func() bool {
+		r.tick(20 * time.Millisecond)
+		return r.sim.Snapshot().FingerDown
+	})
+	st, err := pump(r, goCall(func() (grbl.Status, error) { return r.c.Stop(ctx) }))
+	if err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := swipe.wait(t); !errors.Is(err, grbl.ErrStopped) && !errors.Is(err, grbl.ErrReset) {
+		t.Fatalf("the swipe through Stop: %v, want ErrStopped or ErrReset", err)
+	}
+	fingerUp(t, r.sim, "after Stop")
+	if snap := r.sim.Snapshot(); snap.Queued != 0 || snap.State != "Idle" || !near(snap.Pos, st.MPos) {
+		t.Fatalf("after Stop: %+v, status %+v", snap, st)
+	}
+	r.tick(10 * time.Second)
+	fingerUp(t, r.sim, "after Stop, later")
+	if snap := r.sim.Snapshot(); snap.Queued != 0 || !near(snap.Pos, st.MPos) {
+		t.Fatalf("moved after Stop: %+v", snap)
+	}
+}
+
+func TestStopRefusesOverlappingCalls(t *testing.T) {
+	r := newRig(t, nil)
+	ctx := ctxT(t)
+	r.must("laser mode", func() error { _, err := r.c.LaserMode(ctx); return err })
+	// A move under way and a dwell behind it holding the send slot; a strike waits for it.
+	if err := r.c.Rapid(ctx, 150, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.tick(500 * time.Millisecond)
+	n := r.lines()
+	dwell := goErr(func() error { return r.c.Dwell(ctx, time.Second) })
+	waitFor(t, "the dwell to reach the machine", func() bool { return r.lines() > n })
+	waiting := goErr(func() error { return r.c.SpindleOn(ctx, 1000) })
+	// Stop: its feed hold decelerates only as the machine's clock moves, so it waits here.
+	stop := goCall(func() (grbl.Status, error) { return r.c.Stop(ctx) })
+	waitFor(t, "the hold", func() bool { return r.sim.Snapshot().State == "Hold:1" })
+	// A call begun while Stop runs sends nothing.
+	n = r.lines()
+	if err := r.c.Rapid(ctx, 0, 0); !errors.Is(err, grbl.ErrStopped) || !strings.Contains(err.Error(), "not sent") {
+		t.Fatalf("a call during Stop: %v, want ErrStopped", err)
+	}
+	if _, err := pump(r, stop); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := dwell.wait(t); !errors.Is(err, grbl.ErrReset) {
+		t.Fatalf("the dwell in flight: %v, want ErrReset", err)
+	}
+	// The strike begun before Stop waited for the slot: it is not sent after the reset.
+	if err := waiting.wait(t); !errors.Is(err, grbl.ErrStopped) {
+		t.Fatalf("a strike waiting through Stop: %v, want ErrStopped", err)
+	}
+	fingerUp(t, r.sim, "after Stop")
+	if got := r.lines(); got != n+1 { // Stop's M5 alone
+		t.Fatalf("the machine read %d lines during Stop, want Stop's M5 alone", got-n)
+	}
+	// A call after Stop goes.
+	r.usable(r.c)
+}

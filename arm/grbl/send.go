@@ -59,9 +59,29 @@ func checkLine(line string) error {
 	return nil
 }
 
+// call is one call's claim to send: the Stop generation it began in, and whether it is
+// Stop's own line.
+type call struct {
+	stops uint64
+	own   bool
+}
+
+func (c *Client) newCall() call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return call{stops: c.stops}
+}
+
 func (c *Client) exchange(ctx context.Context, line string, extra time.Duration) ([]string, error) {
+	return c.exchangeAs(ctx, c.newCall(), line, extra)
+}
+
+func (c *Client) exchangeAs(ctx context.Context, k call, line string, extra time.Duration) ([]string, error) {
 	if err := checkLine(line); err != nil {
 		return nil, &OpError{Port: c.port, Op: line, Err: err}
+	}
+	if err := c.stopped(k, line); err != nil {
+		return nil, err // at once: a call during Stop does not wait for the slot
 	}
 	select {
 	case c.slot <- struct{}{}:
@@ -71,13 +91,13 @@ func (c *Client) exchange(ctx context.Context, line string, extra time.Duration)
 		return nil, c.Err()
 	}
 	defer func() { <-c.slot }()
-	if err := c.resync(ctx, line); err != nil {
+	if err := c.resync(ctx, k, line); err != nil {
 		return nil, err
 	}
 	if strings.HasPrefix(line, "$32=") {
 		defer c.forgetLaser() // whatever the answer: read $32 again next time
 	}
-	p, err := c.push(line, extra)
+	p, err := c.push(k, line, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +110,32 @@ func (c *Client) forgetLaser() {
 	c.mu.Unlock()
 }
 
-// push queues a line as in flight and writes it.
-func (c *Client) push(line string, extra time.Duration) (*pending, error) {
+// stopped fails a call that overlapped a Stop.
+func (c *Client) stopped(k call, line string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stoppedLocked(k, line)
+}
+
+func (c *Client) stoppedLocked(k call, line string) error {
+	if k.own || (c.stopping == 0 && c.stops == k.stops) {
+		return nil
+	}
+	return &OpError{Port: c.port, Op: line, Err: ErrStopped,
+		Hint: "Stop was called while this call was under way: the line was not sent; start the gesture again"}
+}
+
+// push queues a line as in flight and writes it. A call that overlapped a Stop (begun
+// before it, or while it runs) sends nothing: the gesture it belongs to is being stopped.
+func (c *Client) push(k call, line string, extra time.Duration) (*pending, error) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
 		return nil, c.err
+	}
+	if err := c.stoppedLocked(k, line); err != nil {
+		c.mu.Unlock()
+		return nil, err
 	}
 	if c.haltCode != 0 {
 		code := c.haltCode
@@ -130,7 +170,7 @@ func (c *Client) await(ctx context.Context, p *pending) ([]string, error) {
 // resync makes sure no line is in flight before a new one goes: lines whose caller gave up
 // may still be answered, and an answer may have been lost. It sends $G and waits for its
 // [GC:…] and ok: what came before belonged to the old lines, or never came.
-func (c *Client) resync(ctx context.Context, line string) error {
+func (c *Client) resync(ctx context.Context, k call, line string) error {
 	for {
 		c.mu.Lock()
 		if c.err != nil {
@@ -148,7 +188,7 @@ func (c *Client) resync(ctx context.Context, line string) error {
 				Hint: "the controller answers no line: Reset it"}
 		}
 		c.mu.Unlock()
-		p, err := c.push("$G", 0)
+		p, err := c.push(k, "$G", 0)
 		if err != nil {
 			return err
 		}
