@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/arm/grbl"
+	"github.com/corral-farm/corral/arm/grbl/grblsim"
 )
 
 func TestDialTCP(t *testing.T) {
@@ -464,4 +465,56 @@ func dialSilent(t *testing.T) *tap {
 // decimals).
 func near(a, b grbl.Vec) bool {
 	return math.Abs(a.X-b.X) < 1e-3 && math.Abs(a.Y-b.Y) < 1e-3 && math.Abs(a.Z-b.Z) < 1e-3
+}
+
+func TestReopenPTYNudgesReset(t *testing.T) {
+	// A later client of the same pty gets no welcome (the board did not reset on open):
+	// Open resets the controller at half the welcome timeout, which lifts the finger.
+	clock := newFakeClock()
+	s := newSim(t, clock)
+	path, err := s.ServePTY()
+	if err != nil {
+		t.Skipf("no pty here: %v", err)
+	}
+	c, err := grbl.DialSerial(ctxT(t), path, 115200, testOpts()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rig{t: t, clock: clock, sim: s, c: c}
+	r.strike(5, 5)
+	_ = c.Close()
+	if !s.Snapshot().FingerDown {
+		t.Fatal("closing the client moved the finger")
+	}
+	c2, err := grbl.DialSerial(ctxT(t), path, 115200, append(testOpts(), grbl.WithWelcomeTimeout(time.Second))...)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer c2.Close()
+	fingerUp(t, s, "after the reopen's reset")
+	if st := c2.Status(); st.State != grbl.StateIdle || !near(st.MPos, grbl.Vec{X: 5, Y: 5}) {
+		t.Fatalf("after the reopen: %+v", st)
+	}
+}
+
+func TestWaitIdleWithBuffer(t *testing.T) {
+	r := newRig(t, []grblsim.Option{grblsim.WithSetting(10, 3)}) // MPos and Bf
+	ctx := ctxT(t)
+	for _, x := range []float64{10, 20, 30} {
+		if err := r.c.Rapid(ctx, x, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := pump(r, goCall(func() (grbl.Status, error) { return r.c.WaitIdle(ctx) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != grbl.StateIdle || st.Buf == nil || st.Buf.Planner != 15 || st.MPos != (grbl.Vec{X: 30}) {
+		t.Fatalf("WaitIdle returned %+v", st)
+	}
+	r.sim.InjectAlarm(5)
+	var a *grbl.Alarm
+	if _, err := r.c.WaitIdle(ctx); !errors.As(err, &a) || a.Code != 5 {
+		t.Fatalf("WaitIdle in alarm: %v, want the alarm", err)
+	}
 }
