@@ -318,3 +318,28 @@ func TestFaultDisconnectPTY(t *testing.T) {
 	fingerUp(t, s, "after Stop from a new client")
 	r.usable(c2)
 }
+
+func TestFaultStallOrphans(t *testing.T) {
+	// A controller that takes no line for long: each resynchronising $G is lost too, until
+	// the client stops sending and says to reset; after the reset it is usable.
+	r := newRig(t, nil, grbl.WithLinkTimeout(deadline), grbl.WithReplyTimeout(100*time.Millisecond))
+	ctx := ctxT(t)
+	r.sim.Stall(time.Hour)
+	n := r.tap.count('?')
+	waitFor(t, "a poll into the stall", func() bool { return r.tap.count('?') > n })
+	if err := r.c.Send(ctx, "G21"); !errors.Is(err, grbl.ErrNoReply) {
+		t.Fatalf("a line lost in a stall: %v, want ErrNoReply", err)
+	}
+	err := r.c.Send(ctx, "G21")
+	if !errors.Is(err, grbl.ErrNoReply) || !strings.Contains(err.Error(), "Reset") {
+		t.Fatalf("a line after many lost: %v, want ErrNoReply and a hint to reset", err)
+	}
+	if got := strings.Count(string(r.tap.Bytes()), "$G\n"); got < 6 {
+		t.Errorf("%d resynchronising $G sent, want them tried up to the bound", got)
+	}
+	r.sim.StallUntil(time.Time{})
+	if _, err := r.c.Reset(ctx); err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	r.usable(r.c)
+}
