@@ -86,10 +86,10 @@ type Permissions struct {
 // stores are the JetStream streams behind Corral's buckets and event stream.
 var (
 	kvStream   = func(bucket string) string { return "KV_" + bucket }
-	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), EventStream}
-	// What an operator may read: the registry, the leases and the events; not the sessions (a
+	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), EventStream}
+	// What an operator may read: the registry, the leases, the calibrations and the events; not the sessions (a
 	// session's selected lease) nor the claims.
-	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), EventStream}
+	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(CalibrationBucket), EventStream}
 )
 
 const jsAPI = "$JS.API."
@@ -153,6 +153,9 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			"$KV." + LeaseBucket + "." + node + ".>",
 			"$KV." + NodeBucket + "." + node,
 			jsAPI + "DIRECT.GET." + kvStream(NodeBucket) + ".$KV." + NodeBucket + "." + node,
+			// Its rigs' calibrations: written and read back under its own keys.
+			"$KV." + CalibrationBucket + "." + node + ".>",
+			jsAPI + "DIRECT.GET." + kvStream(CalibrationBucket) + ".$KV." + CalibrationBucket + "." + node + ".>",
 			// The node reads the registry at start (its own entries from before a restart).
 			jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket), jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket) + ".>",
 			jsAPI + "CONSUMER.DELETE." + kvStream(RegistryBucket) + ".>",

@@ -12,6 +12,9 @@ func RegistryKey(node, serial string) string { return node + "." + Token(serial)
 // LeaseKey is the corral_leases key of a node's device.
 func LeaseKey(node, serial string) string { return node + "." + Token(serial) }
 
+// CalibrationKey is the corral_calibrations key of a node's device.
+func CalibrationKey(node, serial string) string { return node + "." + Token(serial) }
+
 // CheckEntryKey says whether a registry entry may be trusted under key: only when the key is
 // the one its node writes it under, or the serial alone: the key of a Corral from before
 // node-scoped keys, still read so that in a farm upgraded in place (whose NATS had no

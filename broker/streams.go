@@ -17,6 +17,9 @@ type Stores struct {
 	Leases   jetstream.KeyValue
 	Sessions jetstream.KeyValue
 	Nodes    jetstream.KeyValue // node id claims (NodeClaim)
+	// Calibrations keep what a device's driver measured of its rig (an arm's camera and
+	// gantry), so that a node restart does not calibrate again.
+	Calibrations jetstream.KeyValue
 	Events   jetstream.Stream
 }
 
@@ -94,6 +97,9 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		return nil, err
 	}
 	if s.Nodes, err = kv(NodeBucket, "Corral node id claims: one key per running node id, kept alive by its node", claimTTL); err != nil {
+		return nil, err
+	}
+	if s.Calibrations, err = kv(CalibrationBucket, "Corral rig calibrations (arm: camera to screen to gantry), one entry per device", 0); err != nil {
 		return nil, err
 	}
 	r, err := replicas(ctx, js, EventStream, o.Replicas)

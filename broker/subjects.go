@@ -53,6 +53,9 @@ const (
 	// SessionBucket holds the default device of MCP protocol sessions, keyed by session id,
 	// and the latest task id of each session (or holder), keyed latest_<token>.
 	SessionBucket = "corral_sessions"
+	// CalibrationBucket holds the calibrations of rigs (Stores.Calibrations), keyed by
+	// CalibrationKey.
+	CalibrationBucket = "corral_calibrations"
 	// EventStream keeps device, lease and node events and task records.
 	EventStream = "CORRAL_EVENTS"
 )

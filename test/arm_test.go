@@ -3,6 +3,7 @@ package test
 import (
 	"errors"
 	"image"
+	"log/slog"
 	"math"
 	"regexp"
 	"slices"
@@ -14,8 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/corral-farm/corral/arm/calib"
 	"github.com/corral-farm/corral/arm/rig"
 	"github.com/corral-farm/corral/arm/twin"
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/internal/geom"
 	"github.com/corral-farm/corral/nodes/android"
@@ -196,4 +199,72 @@ func TestArmAbortLiftsTheFinger(t *testing.T) {
 	n := len(tw.Phone.InputLog())
 	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after the abort")
+}
+
+// A rig's calibration lives in the farm's KV: arm_calibrate measures it again and keeps it, and
+// a rig driven anew (a node restart) takes it from there without probing the phone.
+func TestArmCalibrationKeptInTheFarm(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), rig.Platform()}})
+	tw, err := twin.Start(twin.Options{Seed: 8, Speed: 4})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tw.Close() })
+	stop := f.ServeArmTwin("n1", tw)
+	serial := tw.Phone.Info().Serial
+
+	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "arm-test"}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
+	require.NoError(t, err)
+	kept := func() (*calib.Calibration, uint64) {
+		e, err := stores.Calibrations.Get(t.Context(), broker.CalibrationKey("n1", serial))
+		require.NoError(t, err, "the farm keeps no calibration of %s", serial)
+		cal, err := calib.Parse(e.Value())
+		require.NoError(t, err)
+		return cal, e.Revision()
+	}
+	first, rev := kept()
+	assert.Equal(t, serial, first.Rig)
+
+	// arm_calibrate, with progress: probes, a check touch, a new entry.
+	c := f.Client("arm-operator")
+	res := farmtest.MustCall(t, c, "arm_calibrate", args("serial", serial))
+	var rep struct {
+		Probes            int
+		ValidationErrorMM float64 `json:"validation_error_mm"`
+	}
+	farmtest.Structured(t, res, &rep)
+	assert.Equal(t, 9, rep.Probes)
+	assert.LessOrEqual(t, rep.ValidationErrorMM, 1.0)
+	again, rev2 := kept()
+	assert.Greater(t, rev2, rev, "arm_calibrate kept nothing new")
+	assert.True(t, again.At.After(first.At), "the kept calibration is the old one")
+
+	// Driven anew, the rig takes the kept calibration: the finger does not move.
+	stopped := func() {
+		stop()
+		farmtest.Eventually(t, 10*time.Second, func() bool {
+			d, ok := f.Gateway().Client.Device(serial)
+			return ok && d.State == broker.StateOffline
+		}, "the rig off the node")
+	}
+	stopped()
+	finger := tw.GRBL.Snapshot().LastFinger
+	stop = f.ServeArmTwin("n1", tw)
+	assert.Equal(t, finger, tw.GRBL.Snapshot().LastFinger, "the rig probed the phone again instead of taking the kept calibration")
+	n := len(tw.Phone.InputLog())
+	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.3, 0.3, 0.4, 0.34}))
+	got := inputsAfter(t, tw, n)
+	assert.True(t, landedWithin(tw, got[0], image.Pt(int(0.35*float64(tw.Size.Width)), int(0.32*float64(tw.Size.Height))), 1),
+		"a tap through the kept calibration landed at %q", got)
+
+	// A kept calibration that does not parse is measured again, and kept anew.
+	stopped()
+	_, err = stores.Calibrations.Put(t.Context(), broker.CalibrationKey("n1", serial), []byte(`{"version":1,"rig":"`+serial+`"}`))
+	require.NoError(t, err)
+	finger = tw.GRBL.Snapshot().LastFinger
+	f.ServeArmTwin("n1", tw)
+	assert.NotEqual(t, finger, tw.GRBL.Snapshot().LastFinger, "a broken kept calibration was used")
+	fresh, _ := kept()
+	assert.Equal(t, serial, fresh.Rig)
 }

@@ -43,11 +43,43 @@ const (
 	calibVersion = 1
 )
 
-// Calibrate calibrates the rig: it finds the screen in the camera's frame while the phone
+// calibrationSource is where the rig calibrates against and keeps the result (CalibrateFrom).
+type calibrationSource struct {
+	readback Readback
+	area     Area
+	save     func(ctx context.Context, cal *calib.Calibration) error
+}
+
+// CalibrateFrom says what Calibrate calibrates against: the phone's readback and where its
+// screen roughly lies; save (optional) keeps each new calibration.
+func (d *Driver) CalibrateFrom(rb Readback, area Area, save func(ctx context.Context, cal *calib.Calibration) error) {
+	d.source.Store(&calibrationSource{readback: rb, area: area, save: save})
+}
+
+// Calibrate calibrates the rig again against what CalibrateFrom set, and keeps the result:
+// the device.Calibrator of the arm_calibrate tool.
+func (d *Driver) Calibrate(ctx context.Context, progress func(step string)) (device.CalibrationReport, error) {
+	src := d.source.Load()
+	if src == nil {
+		return device.CalibrationReport{}, d.wrap("calibrate", ErrNoReadback, "name the rig's calibration readback in its rigs file (docs/arm.md)")
+	}
+	cal, err := d.CalibrateWith(ctx, src.readback, src.area, progress)
+	if err != nil {
+		return device.CalibrationReport{}, err
+	}
+	if src.save != nil {
+		if err := src.save(ctx, cal); err != nil {
+			return device.CalibrationReport{}, d.wrap("calibrate", err, "the rig uses the new calibration until the node restarts; calibrate again once the farm's KV takes it")
+		}
+	}
+	return device.CalibrationReport{Probes: cal.Probes, ResidualP95MM: cal.ResidualP95MM, ValidationErrorMM: cal.ValidationErrMM}, nil
+}
+
+// CalibrateWith calibrates the rig: it finds the screen in the camera's frame while the phone
 // shows the calibration page, taps a grid of probes inside area and reads back where each
 // landed, fits the screen → gantry transform, and checks it with one more tap between the
 // probes, whose error it reports. progress hears each step. The rig keeps the result.
-func (d *Driver) Calibrate(ctx context.Context, rb Readback, area Area, progress func(string)) (*calib.Calibration, error) {
+func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, progress func(string)) (*calib.Calibration, error) {
 	const op = "calibrate"
 	if progress == nil {
 		progress = func(string) {}

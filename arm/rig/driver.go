@@ -76,6 +76,7 @@ type Driver struct {
 	cam     Camera
 	log     *slog.Logger
 	cal     atomic.Pointer[calib.Calibration]
+	source  atomic.Pointer[calibrationSource]
 	moves   atomic.Int64 // gestures run, for metrics
 	gesture sync.Mutex   // one gesture at a time on the gantry
 }

@@ -14,6 +14,7 @@ var (
 	ErrAlarm         = errors.New("the arm is in alarm")
 	ErrUnknownKey    = errors.New("the arm has no such key")
 	ErrBadInput      = errors.New("bad input")
+	ErrNoReadback    = errors.New("the rig has no calibration readback")
 )
 
 // kind is how errors name a rig.

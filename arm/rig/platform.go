@@ -95,14 +95,14 @@ func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 			log.Error("arm twin: cannot reach its controller", "rig", serial, "err", err)
 			return
 		}
-		d, err := New(Config{Serial: serial, Model: "iPhone (twin)"}, c, tw.Camera, nil, log)
+		d, err := New(Config{Serial: serial, Model: "iPhone (twin)"}, c, twinCamera{tw.Camera}, nil, log)
 		if err != nil {
 			_ = c.Close()
 			log.Error("arm twin", "rig", serial, "err", err)
 			return
 		}
 		lo, hi := tw.RoughArea()
-		if _, err := d.Calibrate(ctx, tw, Area{Min: lo, Max: hi}, func(msg string) { log.Debug("arm twin calibration", "rig", serial, "step", msg) }); err != nil {
+		if err := calibrate(ctx, reg, d, tw, Area{Min: lo, Max: hi}, log); err != nil {
 			_ = d.Close()
 			log.Error("arm twin: calibration failed", "rig", serial, "err", err)
 			return
@@ -114,12 +114,19 @@ func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 	return func() { cancel(); <-done }, nil
 }
 
-// serve keeps a rig on reg until its link is lost or ctx ends.
+// twinCamera is a twin's camera as its rig's driver holds it: the twin closes it, not the
+// driver, so that the twin can be driven again.
+type twinCamera struct{ Camera }
+
+func (twinCamera) Close() error { return nil }
+
+// serve keeps a rig on reg until its link is lost or ctx ends; reg then closes its driver.
 func serve(ctx context.Context, reg device.Registry, d *Driver, c *grbl.Client) {
 	reg.AddDriver(d)
 	select {
 	case <-c.Done():
 		reg.RemoveDevice(d.info.Serial, fmt.Sprintf("arm controller link lost: %v", c.Err()))
 	case <-ctx.Done():
+		reg.RemoveDevice(d.info.Serial, "the arm rig was stopped")
 	}
 }

@@ -48,7 +48,7 @@ func startRig(t *testing.T, seed int64, calibrate bool) testRig {
 	t.Cleanup(func() { _ = d.Close() })
 	if calibrate {
 		lo, hi := tw.RoughArea()
-		if _, err := d.Calibrate(ctx, tw, Area{Min: lo, Max: hi}, nil); err != nil {
+		if _, err := d.CalibrateWith(ctx, tw, Area{Min: lo, Max: hi}, nil); err != nil {
 			t.Fatalf("calibrate: %v", err)
 		}
 	}
@@ -148,7 +148,7 @@ func TestBadInputMovesNothing(t *testing.T) {
 		t.Fatalf("tap before calibration: %v, want ErrNotCalibrated", err)
 	}
 	lo, hi := r.tw.RoughArea()
-	if _, err := r.d.Calibrate(ctx, r.tw, Area{Min: lo, Max: hi}, nil); err != nil {
+	if _, err := r.d.CalibrateWith(ctx, r.tw, Area{Min: lo, Max: hi}, nil); err != nil {
 		t.Fatal(err)
 	}
 	before := r.tw.GRBL.Snapshot().Pos
@@ -166,7 +166,7 @@ func TestBadInputMovesNothing(t *testing.T) {
 	if after := r.tw.GRBL.Snapshot().Pos; after != before {
 		t.Errorf("the gantry moved from %v to %v on bad input", before, after)
 	}
-	if _, err := r.d.Calibrate(ctx, r.tw, Area{Min: geom.Point{X: math.NaN()}, Max: hi}, nil); !errors.Is(err, ErrBadInput) {
+	if _, err := r.d.CalibrateWith(ctx, r.tw, Area{Min: geom.Point{X: math.NaN()}, Max: hi}, nil); !errors.Is(err, ErrBadInput) {
 		t.Errorf("calibrate with a NaN area: %v, want ErrBadInput", err)
 	}
 }

@@ -1,6 +1,7 @@
 package farmtest
 
 import (
+	"sync"
 	"time"
 
 	"github.com/corral-farm/corral/arm/rig"
@@ -13,26 +14,35 @@ import (
 // online. The twin's phone shows what the finger did (Phone.InputLog).
 func (f *Farm) StartArmTwin(id string, seed int64, speed float64) *twin.Twin {
 	f.t.Helper()
+	tw, err := twin.Start(twin.Options{Seed: seed, Speed: speed, Log: f.log})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = tw.Close() })
+	f.ServeArmTwin(id, tw)
+	return tw
+}
+
+// ServeArmTwin drives tw as a rig of node id and waits until it is online; stop takes it off
+// the node (the test's end does too), after which tw can be served again.
+func (f *Farm) ServeArmTwin(id string, tw *twin.Twin) (stop func()) {
+	f.t.Helper()
 	f.mu.Lock()
 	n, ok := f.nodes[id]
 	f.mu.Unlock()
 	if !ok {
 		f.t.Fatalf("no node %s", id)
 	}
-	tw, err := twin.Start(twin.Options{Seed: seed, Speed: speed, Log: f.log})
+	st, err := rig.ServeTwin(f.ctx, n, tw, f.log)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	stop, err := rig.ServeTwin(f.ctx, n, tw, f.log)
-	if err != nil {
-		_ = tw.Close()
-		f.t.Fatal(err)
-	}
-	f.t.Cleanup(func() { stop(); _ = tw.Close() })
+	stop = sync.OnceFunc(st)
+	f.t.Cleanup(stop)
 	serial := tw.Phone.Info().Serial
 	Eventually(f.t, 60*time.Second, func() bool {
 		d, ok := f.Gateway().Client.Device(serial)
-		return ok && d.State == broker.StateOnline
-	}, "the arm twin "+serial+" calibrated and online")
-	return tw
+		return ok && d.State == broker.StateOnline && d.Node == id
+	}, "the arm twin "+serial+" calibrated and online on "+id)
+	return stop
 }

@@ -31,6 +31,13 @@ type Info struct {
 	Extra    map[string]string `json:"extra,omitempty"`
 }
 
+// CalibrationReport is how well a calibration fits (Calibrator).
+type CalibrationReport struct {
+	Probes            int     // touches measured
+	ResidualP95MM     float64 // how far the probes lie from the fit, 95th percentile, mm
+	ValidationErrorMM float64 // how far a check touch landed from where it was aimed, mm
+}
+
 // Size is a screen size in pixels.
 type Size struct {
 	Width  int `json:"width"`
@@ -114,6 +121,11 @@ type (
 	// the app switcher (an arm over an iPhone), and leaves the home screen showing.
 	FrontAppQuitter interface {
 		QuitFrontApp(ctx context.Context) error
+	}
+	// Calibrator measures again where the device's touches land (an arm rig: the camera's
+	// view of the screen, the screen under the gantry), telling each step to progress.
+	Calibrator interface {
+		Calibrate(ctx context.Context, progress func(step string)) (CalibrationReport, error)
 	}
 	// ClipboardSetter puts text on the device's clipboard.
 	ClipboardSetter interface {

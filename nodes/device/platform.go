@@ -43,3 +43,12 @@ type Registry interface {
 	// fails, its lease is revoked) and closes its driver.
 	RemoveDevice(serial, reason string)
 }
+
+// CalibrationStore keeps what a driver measured of its rig (an arm's camera and gantry) across
+// node restarts, in the farm's KV: a node is one. A platform whose Registry is one loads a
+// device's calibration before calibrating again.
+type CalibrationStore interface {
+	// LoadCalibration returns what was saved for serial, nil when nothing was.
+	LoadCalibration(ctx context.Context, serial string) ([]byte, error)
+	SaveCalibration(ctx context.Context, serial string, data []byte) error
+}

@@ -189,6 +189,8 @@ func All() []Tool {
 		unlockPhone(),
 		sendToClipboard(),
 		sequence(),
+		// Arm rigs (issue 11).
+		armCalibrate(),
 	}
 }
 

@@ -1,0 +1,60 @@
+package rig
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/corral-farm/corral/arm/calib"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// calibrate readies d to calibrate against rb and area, keeping each calibration in reg when
+// reg is a device.CalibrationStore, and gives d its calibration: the one reg kept from before
+// (a node restart), or a new one when there is none or it does not fit the rig.
+func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback, area Area, log *slog.Logger) error {
+	serial := d.info.Serial
+	store, keeps := reg.(device.CalibrationStore)
+	var save func(context.Context, *calib.Calibration) error
+	if keeps {
+		save = func(ctx context.Context, cal *calib.Calibration) error {
+			data, err := json.Marshal(cal)
+			if err != nil {
+				return fmt.Errorf("encode the calibration: %w", err)
+			}
+			return store.SaveCalibration(ctx, serial, data)
+		}
+	}
+	d.CalibrateFrom(rb, area, save)
+	if keeps {
+		err := loadCalibration(ctx, store, d)
+		if err == nil {
+			cal := d.Calibration()
+			log.Info("arm rig calibration loaded from the farm", "rig", serial, "at", cal.At, "validation_error_mm", cal.ValidationErrMM)
+			return nil
+		}
+		log.Info("arm rig: calibrating", "rig", serial, "why", err)
+	}
+	_, err := d.Calibrate(ctx, func(step string) { log.Debug("arm rig calibration", "rig", serial, "step", step) })
+	return err
+}
+
+// loadCalibration gives d the calibration store keeps for it, or says why it cannot.
+func loadCalibration(ctx context.Context, store device.CalibrationStore, d *Driver) error {
+	data, err := store.LoadCalibration(ctx, d.info.Serial)
+	if err != nil {
+		return err
+	}
+	if data == nil {
+		return fmt.Errorf("the farm keeps no calibration of it")
+	}
+	cal, err := calib.Parse(data)
+	if err != nil {
+		return fmt.Errorf("the calibration the farm keeps is unusable: %w", err)
+	}
+	if cal.Rig != d.info.Serial {
+		return fmt.Errorf("the calibration the farm keeps is of rig %q", cal.Rig)
+	}
+	return d.SetCalibration(cal)
+}
