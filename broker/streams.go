@@ -20,7 +20,7 @@ type Stores struct {
 	// Calibrations keep what a device's driver measured of its rig (an arm's camera and
 	// gantry), so that a node restart does not calibrate again.
 	Calibrations jetstream.KeyValue
-	Events   jetstream.Stream
+	Events       jetstream.Stream
 }
 
 // StoreOptions size the stores.
