@@ -4,6 +4,7 @@ import (
 	"errors"
 	"image"
 	"log/slog"
+	"os/exec"
 	"math"
 	"regexp"
 	"slices"
@@ -239,6 +240,22 @@ func TestArmCalibrationKeptInTheFarm(t *testing.T) {
 	again, rev2 := kept()
 	assert.Greater(t, rev2, rev, "arm_calibrate kept nothing new")
 	assert.True(t, again.At.After(first.At), "the kept calibration is the old one")
+
+	// corral arm calibrate guides a person through the same, step by step.
+	out, err := exec.Command(corral(t), "arm", "calibrate", "--gateway", f.Gateway().MCPURL, serial).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, want := range []string{"Keep the phone still", "calibration page shown", "probe 9 of 9", "validation tap", "calibrated: 9 probes"} {
+		assert.Contains(t, string(out), want)
+	}
+	_, rev3 := kept()
+	assert.Greater(t, rev3, rev2, "corral arm calibrate kept nothing new")
+	phone := f.Devices()[0].Serial
+	if phone == serial {
+		phone = f.Devices()[1].Serial
+	}
+	out, err = exec.Command(corral(t), "arm", "calibrate", "--gateway", f.Gateway().MCPURL, phone).CombinedOutput()
+	require.Error(t, err, "calibrating a phone: %s", out)
+	assert.Contains(t, string(out), "cannot calibrate")
 
 	// Driven anew, the rig takes the kept calibration: the finger does not move.
 	stopped := func() {

@@ -92,6 +92,11 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 
 // callTool runs one tool and returns its result; isError results become errors.
 func (o *operatorFlags) callTool(ctx context.Context, tool string, args map[string]any) (*mcpgo.CallToolResult, error) {
+	return o.callToolProgress(ctx, tool, args, nil)
+}
+
+// callToolProgress is callTool telling progress each progress message of the call.
+func (o *operatorFlags) callToolProgress(ctx context.Context, tool string, args map[string]any, progress func(msg string)) (*mcpgo.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
 	defer cancel()
 	c, closeAll, err := o.dial(ctx)
@@ -101,6 +106,14 @@ func (o *operatorFlags) callTool(ctx context.Context, tool string, args map[stri
 	defer closeAll()
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, args
+	if progress != nil {
+		req.Params.Meta = &mcpgo.Meta{ProgressToken: "corral-cli"}
+		c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+			if msg, ok := n.Params.AdditionalFields["message"].(string); ok && n.Method == string(mcpgo.MethodNotificationProgress) {
+				progress(msg)
+			}
+		})
+	}
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tool, err)

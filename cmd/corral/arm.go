@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// runArm dispatches the arm rig commands.
+func runArm(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "calibrate" {
+		return runArmCalibrate(ctx, args[1:])
+	}
+	return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL")
+}
+
+// runArmCalibrate calibrates a rig again through the farm (the arm_calibrate tool), saying
+// each step as the rig takes it.
+func runArmCalibrate(ctx context.Context, args []string) error {
+	o := newOperatorFlags("arm calibrate")
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if o.NArg() != 1 {
+		return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)")
+	}
+	serial := o.Arg(0)
+	fmt.Printf("Calibrating %s. Keep the phone still under the arm and the camera's view clear: the phone shows the calibration page and the finger taps it.\n", serial)
+	start := time.Now()
+	res, err := o.callToolProgress(ctx, "arm_calibrate", map[string]any{"serial": serial}, func(msg string) {
+		fmt.Printf("  %5.1fs  %s\n", time.Since(start).Seconds(), msg)
+	})
+	if err != nil {
+		return fmt.Errorf("%w\n(is %s an arm rig, and free? corral devices shows who holds it)", err, serial)
+	}
+	fmt.Println(resultText(res))
+	return nil
+}
