@@ -32,11 +32,17 @@ func listTools(t *testing.T, spec string) ([]mcpgo.Tool, int) {
 	return res.Tools, len(b)
 }
 
-// The size limits of tools/list: agents pay for every byte of it in their context.
+// The size limits of tools/list: agents pay for every byte of it in their context. A profile
+// gets 25 KB, but httprunner: it serves HttpRunner's seed, whose 33 tools include five that
+// find what they tap by vision (tap_ocr, tap_cv, swipe_to_tap_app, swipe_to_tap_text,
+// swipe_to_tap_texts). Their entries are as lean as the others' (a line of description, a few
+// words a field; about 1.9 KB each, input and output schemas alike) and take 9.5 KB together:
+// the 28 other tools fill 24.8 KB, so the profile gets 36 KB rather than leave out tools its
+// seed has.
 func TestToolsListSizes(t *testing.T) {
-	limits := map[string]int{"all": 60_000}
+	limits := map[string]int{"all": 60_000, "httprunner": 36_000}
 	for _, p := range ProfileNames() {
-		if p != "all" {
+		if _, ok := limits[p]; !ok {
 			limits[p] = 25_000
 		}
 	}

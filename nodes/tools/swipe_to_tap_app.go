@@ -39,7 +39,7 @@ const iconAbove = 25
 func swipeToTapApp() Tool {
 	return Define[SwipeToTapAppArgs, SwipeToTapAppResult](Tool{Name: "swipe_to_tap_app",
 		Description: "Go home, swipe through the home screen pages until an app's name shows, then tap its icon.",
-		Timeout:     2 * time.Minute, MaxTimeout: 10 * time.Minute, Step: StepObject, Progress: true,
+		Timeout:     2 * time.Minute, MaxTimeout: 10 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Progress: true,
 		Short: Short{Kind: ShortText, Keys: []string{"appName"}, Usage: `an app's name, e.g. "Settings"`},
 		Needs: []Ability{Need[device.Swiper]("swipe")},
 		Uses:  []Ability{Need[device.KeyPresser]("go to the home screen")},

@@ -26,7 +26,7 @@ const defaultSwipesToTap = 10
 func swipeToTapText() Tool {
 	return Define[SwipeToTapTextArgs, TapTextResult](Tool{Name: "swipe_to_tap_text",
 		Description: "Swipe until a text shows (UI tree, else OCR), then tap it.",
-		Timeout:     2 * time.Minute, MaxTimeout: 10 * time.Minute, Step: StepObject, Progress: true, Short: textShort,
+		Timeout:     2 * time.Minute, MaxTimeout: 10 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Progress: true, Short: textShort,
 		Needs: []Ability{Need[device.Swiper]("swipe")},
 	}, func(ctx context.Context, t *Task, a SwipeToTapTextArgs) (Output, error) {
 		q, err := newTextQuery(a.Text, a.Regex)

@@ -49,7 +49,7 @@ type SwipeToTapTextsResult struct {
 func swipeToTapTexts() Tool {
 	return Define[SwipeToTapTextsArgs, SwipeToTapTextsResult](Tool{Name: "swipe_to_tap_texts",
 		Description: "Swipe until one of the texts shows (UI tree, else OCR), then tap it.",
-		Timeout:     2 * time.Minute, MaxTimeout: 10 * time.Minute, Step: StepObject, Progress: true,
+		Timeout:     2 * time.Minute, MaxTimeout: 10 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Progress: true,
 		Short: Short{Kind: ShortTextList, Keys: []string{"texts"}, Usage: `a list of texts, e.g. ["Allow", "OK"]`},
 		Needs: []Ability{Need[device.Swiper]("swipe")},
 	}, func(ctx context.Context, t *Task, a SwipeToTapTextsArgs) (Output, error) {

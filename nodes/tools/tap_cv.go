@@ -33,7 +33,7 @@ type TapCVResult struct {
 func tapCV() Tool {
 	return Define[TapCVArgs, TapCVResult](Tool{Name: "tap_cv",
 		Description: "Find a template image on screen (a vision worker's template matching) and tap its centre.",
-		Timeout:     30 * time.Second, MaxTimeout: 5 * time.Minute, Step: StepObject,
+		Timeout:     30 * time.Second, MaxTimeout: 5 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
 		Short: Short{Kind: ShortText, Keys: []string{"imagePath"}, Usage: "a template image: a file on the node, base64 or a data URL"},
 	}, func(ctx context.Context, t *Task, a TapCVArgs) (Output, error) {
 		for try := 0; ; try++ {

@@ -49,7 +49,7 @@ func (look screenLook) tapped(p device.Point, swipes int) TextTap {
 func tapOCR() Tool {
 	return Define[TapOCRArgs, TapTextResult](Tool{Name: "tap_ocr",
 		Description: "Find a text on screen (UI tree first, else OCR by a vision worker) and tap it.",
-		Timeout:     30 * time.Second, MaxTimeout: 5 * time.Minute, Step: StepObject, Short: textShort,
+		Timeout:     30 * time.Second, MaxTimeout: 5 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Short: textShort,
 	}, func(ctx context.Context, t *Task, a TapOCRArgs) (Output, error) {
 		q, err := newTextQuery(a.Text, a.Regex)
 		if err != nil {
