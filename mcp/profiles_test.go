@@ -115,3 +115,12 @@ func TestProfilesNameKnownTools(t *testing.T) {
 		}
 	}
 }
+
+// The httprunner profile serves its seed's tools that find what they tap by vision.
+func TestHttpRunnerProfileHasVisionTools(t *testing.T) {
+	for _, n := range []string{"tap_ocr", "tap_cv", "swipe_to_tap_app", "swipe_to_tap_text", "swipe_to_tap_texts"} {
+		if !slices.Contains(profiles["httprunner"], n) {
+			t.Errorf("the httprunner profile has no %s (HttpRunner's seed has it)", n)
+		}
+	}
+}
