@@ -1,11 +1,14 @@
 package test
 
 import (
+	"bufio"
 	"errors"
 	"image"
 	"log/slog"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -284,4 +287,60 @@ func TestArmCalibrationKeptInTheFarm(t *testing.T) {
 	assert.NotEqual(t, finger, tw.GRBL.Snapshot().LastFinger, "a broken kept calibration was used")
 	fresh, _ := kept()
 	assert.Equal(t, serial, fresh.Rig)
+}
+
+// A rig of a rigs file: `corral sim arm` runs a twin on its own (GRBL on TCP, the camera as
+// MJPEG, the calibration readback) and prints the rigs file entry; `corral up --arm FILE`
+// calibrates against it and serves it; when the controller goes away the rig goes offline.
+func TestArmRigsFileWithCorralSimArm(t *testing.T) {
+	sim := exec.Command(corral(t), "sim", "arm", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--pty=false", "--seed", "4", "--log-level", "warn")
+	stdout, err := sim.StdoutPipe()
+	require.NoError(t, err)
+	sim.Stderr = os.Stderr
+	require.NoError(t, sim.Start())
+	t.Cleanup(func() { _ = sim.Process.Kill(); _ = sim.Wait() })
+	var spec strings.Builder
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		spec.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "screen_area:") {
+			break
+		}
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	require.Contains(t, spec.String(), "grbl: tcp://127.0.0.1:", "corral sim arm printed no rigs file entry")
+	// The twin runs in another process on the same loaded machine: give its link room.
+	file := filepath.Join(t.TempDir(), "rigs.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(spec.String()+"    link_timeout: 15s\n"), 0o600))
+
+	url := corralUp(t, "--sim", "0", "--adb", "off", "--arm", file)
+	const serial = "arm-twin-4"
+	farmtest.Eventually(t, 60*time.Second, func() bool {
+		out, err := runCorral(t, "devices", "--gateway", url)
+		return err == nil && strings.Contains(out, serial) && strings.Contains(out, "online")
+	}, "the rig of the rigs file calibrated and online")
+	out, err := runCorral(t, "call", "--gateway", url, "tap", `{"serial":"`+serial+`","bbox":[0.4,0.4,0.5,0.5]}`)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "tapped the centre")
+
+	require.NoError(t, sim.Process.Kill())
+	farmtest.Eventually(t, 30*time.Second, func() bool {
+		out, err := runCorral(t, "devices", "--gateway", url)
+		return err == nil && strings.Contains(out, serial) && strings.Contains(out, "offline")
+	}, "the rig offline once its controller is gone")
+}
+
+// `corral up --sim-arm 1` puts a twin in the farm, as the README says.
+func TestCorralUpWithSimulatedArm(t *testing.T) {
+	url := corralUp(t, "--sim", "0", "--adb", "off", "--sim-arm", "1")
+	farmtest.Eventually(t, 60*time.Second, func() bool {
+		out, err := runCorral(t, "devices", "--gateway", url)
+		return err == nil && strings.Contains(out, "arm-twin-01") && strings.Contains(out, "online")
+	}, "the twin calibrated and online")
+	out, err := runCorral(t, "call", "--gateway", url, "home_screen", `{"serial":"arm-twin-01"}`)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "pressed HOME")
 }

@@ -266,8 +266,19 @@ func TestStdioBridge(t *testing.T) {
 // the Android driver.
 func TestCorralUpWithSimulatedAndroid(t *testing.T) {
 	tool(t, "adb")
-	dir := t.TempDir()
-	cmd := exec.Command(corral(t), "up", "--data", dir, "--nats-port", "-1", "--http", "127.0.0.1:0", "--sim", "0", "--sim-android", "2", "--adb", "off", "--log-level", "warn")
+	url := corralUp(t, "--sim", "0", "--sim-android", "2", "--adb", "off")
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		out, err := runCorral(t, "devices", "--gateway", url)
+		return err == nil && strings.Count(out, "Corral SimAndroid") == 2 && !strings.Contains(out, "unhealthy")
+	}, "two simulated Android devices listed")
+}
+
+// corralUp runs `corral up` with args on an embedded NATS of its own until the test ends, and
+// returns its MCP endpoint.
+func corralUp(t *testing.T, args ...string) string {
+	t.Helper()
+	args = append([]string{"up", "--data", t.TempDir(), "--nats-port", "-1", "--http", "127.0.0.1:0", "--log-level", "warn"}, args...)
+	cmd := exec.Command(corral(t), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +287,7 @@ func TestCorralUpWithSimulatedAndroid(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Signal(syscall.SIGINT); _ = cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGINT); _ = cmd.Wait() })
 	lines := bufio.NewScanner(stdout)
 	urlRE := regexp.MustCompile(`MCP endpoint\s+(http://\S+/mcp)`)
 	var url string
@@ -292,8 +303,5 @@ func TestCorralUpWithSimulatedAndroid(t *testing.T) {
 	if url == "" {
 		t.Fatal("no MCP endpoint printed")
 	}
-	farmtest.Eventually(t, 10*time.Second, func() bool {
-		out, err := runCorral(t, "devices", "--gateway", url)
-		return err == nil && strings.Count(out, "Corral SimAndroid") == 2 && !strings.Contains(out, "unhealthy")
-	}, "two simulated Android devices listed")
+	return url
 }

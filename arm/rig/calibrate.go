@@ -93,13 +93,9 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 	}
 	defer stop()
 	progress("calibration page shown; finding the screen in the camera's frame")
-	frame, err := d.cam.Frame(ctx)
+	quad, err := d.findScreen(ctx)
 	if err != nil {
-		return nil, d.wrap(op, err, "check the camera")
-	}
-	quad, err := calib.FindScreenQuad(frame)
-	if err != nil {
-		return nil, d.wrap(op, err, "the camera must see the whole screen showing the calibration page")
+		return nil, err
 	}
 	probesMM := grid(area)
 	var px, mm []geom.Point
@@ -139,6 +135,37 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 	}
 	progress(fmt.Sprintf("calibrated: %d probes, p95 residual %.2f mm, validation error %.2f mm", cal.Probes, cal.ResidualP95MM, cal.ValidationErrMM))
 	return cal, nil
+}
+
+// Finding the screen: a camera's frames lag (a stream's latest frame may be from before the
+// page showed), so frames are looked at until one shows the page, for a while.
+const (
+	pageTimeout = 10 * time.Second
+	pageRetry   = 100 * time.Millisecond
+)
+
+// findScreen finds the calibration page's quad in the camera's frames.
+func (d *Driver) findScreen(ctx context.Context) ([4]geom.Point, error) {
+	const op = "calibrate"
+	deadline := time.Now().Add(pageTimeout)
+	for {
+		frame, err := d.cam.Frame(ctx)
+		if err != nil {
+			return [4]geom.Point{}, d.wrap(op, err, "check the camera")
+		}
+		quad, err := calib.FindScreenQuad(frame)
+		if err == nil {
+			return quad, nil
+		}
+		if time.Now().After(deadline) {
+			return [4]geom.Point{}, d.wrap(op, err, "the camera must see the whole screen showing the calibration page")
+		}
+		select {
+		case <-ctx.Done():
+			return [4]geom.Point{}, d.wrap(op, ctx.Err(), "")
+		case <-time.After(pageRetry):
+		}
+	}
 }
 
 // probe taps the gantry position at and waits for the touch it makes to be reported.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/corral-farm/corral/arm/grbl"
@@ -36,9 +37,6 @@ func (s *setup) Real(context.Context) bool { return *s.file != "" || *s.sims > 0
 // Attach starts the twins and connects the rigs of the file; each joins reg once it is
 // connected and calibrated, and leaves it when its controller's link is lost.
 func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logger) (func(), error) {
-	if *s.file != "" {
-		return nil, fmt.Errorf("--arm %s: rigs files are not read yet; use --sim-arm N for digital twins", *s.file)
-	}
 	var stops []func()
 	stop := func() {
 		for _, f := range stops {
@@ -52,6 +50,19 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			return nil, fmt.Errorf("arm twin %d: %w", i, err)
 		}
 		stops = append(stops, st)
+	}
+	if *s.file != "" {
+		rigs, err := ReadRigs(*s.file)
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("--arm %s: %w", *s.file, err)
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		for _, r := range rigs {
+			wg.Go(func() { keepRig(rctx, reg, r, log) })
+		}
+		stops = append(stops, func() { cancel(); wg.Wait() })
 	}
 	return stop, nil
 }
