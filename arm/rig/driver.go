@@ -204,6 +204,27 @@ func (d *Driver) Recover(ctx context.Context) error {
 	return nil
 }
 
+// rest brings a rig whose controller was just opened to rest with the finger up: over TCP a
+// controller keeps doing what it did when its last client went away, the finger maybe down.
+func (d *Driver) rest(ctx context.Context) error {
+	d.gesture.Lock()
+	defer d.gesture.Unlock()
+	st, err := d.arm.Stop(ctx)
+	if err == nil && st.State == grbl.StateAlarm {
+		_, err = d.arm.Recover(ctx)
+	}
+	if err == nil {
+		err = d.cfg.Finger.up(ctx, d.arm)
+	}
+	if err == nil {
+		err = d.arm.Barrier(ctx)
+	}
+	if err != nil {
+		return d.wrap("rest", err, "check the rig: its finger may still be down")
+	}
+	return nil
+}
+
 // Halt stops the rig at once, whatever it does: a feed hold, a reset, the finger up. It does
 // not wait for the gesture in flight (that gesture fails); the rig takes work again after it.
 func (d *Driver) Halt(ctx context.Context) error {

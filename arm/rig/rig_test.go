@@ -247,3 +247,48 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond) // polling a condition
 	}
 }
+
+// A controller left with the finger down by a client that went away (over TCP it keeps its
+// state) has it lifted by the next rig that connects, before anything else.
+func TestConnectingLiftsAFingerLeftDown(t *testing.T) {
+	tw, err := twin.Start(twin.Options{Seed: 2, Speed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tw.Close() })
+	addr, err := tw.GRBL.ServeTCP("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gone, err := grbl.DialTCP(ctx, addr, twinLink()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gone.SpindleOn(ctx, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := gone.Barrier(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_ = gone.Close()
+	if !tw.GRBL.Snapshot().FingerDown {
+		t.Fatal("the finger is not down after M3 and the client going away")
+	}
+	c, err := grbl.DialTCP(ctx, addr, twinLink()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(Config{Serial: tw.Phone.Info().Serial}, c, tw.Camera, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	if err := d.rest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := tw.GRBL.Snapshot(); s.FingerDown || s.Spindle {
+		t.Fatalf("the finger is still down after the rig connected: %+v", s)
+	}
+}

@@ -13,8 +13,12 @@ import (
 // calibrate readies d to calibrate against rb and area, keeping each calibration in reg when
 // reg is a device.CalibrationStore, and gives d its calibration: the one reg kept from before
 // (a node restart), or a new one when there is none or it does not fit the rig.
+// The rig is first brought to rest with the finger up.
 func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback, area Area, log *slog.Logger) error {
 	serial := d.info.Serial
+	if err := d.rest(ctx); err != nil {
+		return err
+	}
 	store, keeps := reg.(device.CalibrationStore)
 	var save func(context.Context, *calib.Calibration) error
 	if keeps {
