@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -343,4 +344,45 @@ func TestCorralUpWithSimulatedArm(t *testing.T) {
 	out, err := runCorral(t, "call", "--gateway", url, "home_screen", `{"serial":"arm-twin-01"}`)
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "pressed HOME")
+}
+
+// GRBL faults at the device: an alarm in mid-swipe fails the swipe with GRBL's words and the
+// finger up, gestures are refused until arm_recover, then the rig taps again; a lost link
+// takes the rig offline with the reason.
+func TestArmFaultsThroughTheFrontDoor(t *testing.T) {
+	f, tw, serial := armFarm(t)
+	c := f.Client("arm-agent")
+	done := make(chan *mcpgo.CallToolResult, 1)
+	go func() {
+		res, _ := farmtest.TryCall(t, c, "swipe", args("serial", serial, "from_x", 0.3, "from_y", 0.7, "to_x", 0.7, "to_y", 0.3, "duration", 30))
+		done <- res
+	}()
+	farmtest.Eventually(t, 20*time.Second, func() bool { return tw.GRBL.Snapshot().FingerDown }, "the finger down on the glass")
+	tw.GRBL.InjectAlarm(1) // a hard limit tripped
+	select {
+	case res := <-done:
+		require.NotNil(t, res)
+		require.True(t, res.IsError, "the swipe through an alarm succeeded: %s", farmtest.Text(res))
+		assert.Contains(t, farmtest.Text(res), "Hard limit")
+	case <-time.After(freeWithin):
+		t.Fatal("the swipe went on through the alarm")
+	}
+	assert.False(t, tw.GRBL.Snapshot().FingerDown, "the finger is down after the alarm")
+
+	res := farmtest.Call(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
+	require.True(t, res.IsError, "a tap in alarm: %s", farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "arm_recover")
+	out, err := runCorral(t, "arm", "recover", "--gateway", f.Gateway().MCPURL, serial)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "recovered")
+	n := len(tw.Phone.InputLog())
+	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
+	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after arm_recover")
+
+	tw.GRBL.Disconnect()
+	farmtest.Eventually(t, 20*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device(serial)
+		return ok && d.State == broker.StateOffline
+	}, "the rig offline once its controller's link is lost")
+	assert.False(t, tw.GRBL.Snapshot().FingerDown)
 }

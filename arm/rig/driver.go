@@ -171,7 +171,7 @@ func (d *Driver) ready(op string) error {
 	}
 	if st := d.arm.Status(); st.State == grbl.StateAlarm {
 		return d.wrap(op, fmt.Errorf("%w (%s)", ErrAlarm, alarmText(st.Alarm)),
-			"a person should look at the rig; then recover it (corral arm recover "+d.info.Serial+"), which unlocks the controller")
+			"a person should look at the rig; then recover it: arm_recover (corral arm recover "+d.info.Serial+"), which unlocks the controller")
 	}
 	return nil
 }

@@ -8,10 +8,32 @@ import (
 
 // runArm dispatches the arm rig commands.
 func runArm(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "calibrate" {
-		return runArmCalibrate(ctx, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "calibrate":
+			return runArmCalibrate(ctx, args[1:])
+		case "recover":
+			return runArmRecover(ctx, args[1:])
+		}
 	}
-	return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL")
+	return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL, or corral arm recover [flags] SERIAL")
+}
+
+// runArmRecover brings a rig out of an alarm (the arm_recover tool).
+func runArmRecover(ctx context.Context, args []string) error {
+	o := newOperatorFlags("arm recover")
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	if o.NArg() != 1 {
+		return fmt.Errorf("usage: corral arm recover [flags] SERIAL")
+	}
+	res, err := o.callTool(ctx, "arm_recover", map[string]any{"serial": o.Arg(0)})
+	if err != nil {
+		return err
+	}
+	fmt.Println(resultText(res))
+	return nil
 }
 
 // runArmCalibrate calibrates a rig again through the farm (the arm_calibrate tool), saying

@@ -127,6 +127,11 @@ type (
 	Calibrator interface {
 		Calibrate(ctx context.Context, progress func(step string)) (CalibrationReport, error)
 	}
+	// AlarmRecoverer brings a machine out of an alarm its controller raised (an arm rig's
+	// GRBL: a tripped limit, a reset in mid-move), with nothing left moving.
+	AlarmRecoverer interface {
+		Recover(ctx context.Context) error
+	}
 	// ClipboardSetter puts text on the device's clipboard.
 	ClipboardSetter interface {
 		SetClipboard(ctx context.Context, text string) error

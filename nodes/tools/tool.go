@@ -191,6 +191,7 @@ func All() []Tool {
 		sequence(),
 		// Arm rigs (issue 11).
 		armCalibrate(),
+		armRecover(),
 	}
 }
 

@@ -1,0 +1,23 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// armRecover brings a rig out of an alarm, after a person has looked at it.
+func armRecover() Tool {
+	return Define[NoArgs, MessageResult](Tool{Name: "arm_recover", Description: "Bring an arm rig out of an alarm (a tripped limit switch, a reset in mid-move, a soft limit): " +
+		"reset and unlock its controller, the finger up. Gestures are refused while the rig is in alarm; an alarm means something stopped the machine, so have a person look at the rig first.",
+		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Short: noParams,
+		Needs: []Ability{Need[device.AlarmRecoverer]("recover from an alarm")},
+	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+		if err := t.Driver.(device.AlarmRecoverer).Recover(ctx); err != nil {
+			return Output{}, err
+		}
+		return Output{Data: MessageResult{Message: "recovered: the controller is unlocked and the finger up",
+			Hint: "if taps land beside their targets now (a hard limit may have cost the position), run arm_calibrate"}}, nil
+	})
+}
