@@ -32,6 +32,7 @@ type Metrics struct {
 	deviceTasks *prometheus.CounterVec
 	deviceBusy  *prometheus.CounterVec
 	deviceQueue *prometheus.GaugeVec
+	deviceGauge *prometheus.GaugeVec
 }
 
 // Abort causes (corral_aborts_total): an abort_task call (an agent, or an operator's corral
@@ -82,9 +83,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time a device spent running tasks (its rate is the device's utilisation)."}, []string{"node", "serial"}),
 		deviceQueue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_queue_depth",
 			Help: "Tasks and lease requests waiting in a device's queue."}, []string{"node", "serial"}),
+		deviceGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_gauge",
+			Help: "What a device's driver measures of itself, by name (an arm rig: calibration_error_mm, calibration_residual_p95_mm, gestures, alarm), as of its last task."},
+			[]string{"node", "serial", "name"}),
 	}
 	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
-		m.aborts, m.handover, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue)
+		m.aborts, m.handover, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
 	return m
 }
 
@@ -160,6 +164,13 @@ func (m *Metrics) queueFull(node string) { m.queueFulls.WithLabelValues(node).In
 func (m *Metrics) task(tool, outcome string, d time.Duration) {
 	m.tasks.WithLabelValues(tool, outcome).Inc()
 	m.taskTime.WithLabelValues(tool).Observe(d.Seconds())
+}
+
+// SetDeviceGauges sets the gauges a device's driver reports of itself (device.Gauger).
+func (m *Metrics) SetDeviceGauges(node, serial string, gauges map[string]float64) {
+	for name, v := range gauges {
+		m.deviceGauge.WithLabelValues(node, serial, name).Set(v)
+	}
 }
 
 // deviceTask counts a task of a known device; busy is how long it ran (zero if it never started).

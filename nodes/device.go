@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/tools"
@@ -14,14 +15,19 @@ import (
 
 // boundDevice binds a driver to the node's ops: it is what a device actor drives.
 type boundDevice struct {
-	drv  device.Driver
-	ops  tools.Ops
-	info broker.DeviceEntry
+	drv    device.Driver
+	ops    tools.Ops
+	info   broker.DeviceEntry
+	gauges func(map[string]float64) // exports a device.Gauger's gauges; nil: none
 }
 
-func newBoundDevice(drv device.Driver, ops tools.Ops, node string, epoch uint64) *boundDevice {
+func newBoundDevice(drv device.Driver, ops tools.Ops, node string, epoch uint64, metrics *actors.Metrics) *boundDevice {
 	i := drv.Info()
-	return &boundDevice{drv: drv, ops: ops, info: broker.DeviceEntry{
+	var gauges func(map[string]float64)
+	if metrics != nil {
+		gauges = func(g map[string]float64) { metrics.SetDeviceGauges(node, i.Serial, g) }
+	}
+	return &boundDevice{drv: drv, ops: ops, gauges: gauges, info: broker.DeviceEntry{
 		V: broker.WireVersion, Serial: i.Serial, Platform: i.Platform, Model: i.Model, Brand: i.Brand,
 		Release: i.Release, SDK: i.SDK, Tags: i.Tags, Extra: i.Extra, Node: node, Epoch: epoch,
 	}}
@@ -54,7 +60,15 @@ func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progr
 	if op.Secrets != nil {
 		res.Secrets = op.Secrets(req.Args)
 	}
+	b.exportGauges()
 	return res
+}
+
+// exportGauges exports what the driver measures of itself, if it does.
+func (b *boundDevice) exportGauges() {
+	if g, ok := b.drv.(device.Gauger); ok && b.gauges != nil {
+		b.gauges(g.Gauges())
+	}
 }
 
 func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {

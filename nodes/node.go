@@ -144,7 +144,9 @@ func (n *Node) AddDriver(d device.Driver) {
 		n.mirror.Lease(serial, nil) // the lease KV remembers died with the old node
 	}
 	epoch := before.Epoch
-	n.system.Root.Send(n.sched, actors.AddDevice{Device: newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch)})
+	bd := newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch, n.cfg.Metrics)
+	bd.exportGauges()
+	n.system.Root.Send(n.sched, actors.AddDevice{Device: bd})
 }
 
 // RemoveDevice marks a device offline: unplugged, or its driver lost it.

@@ -372,12 +372,17 @@ func TestArmFaultsThroughTheFrontDoor(t *testing.T) {
 	res := farmtest.Call(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	require.True(t, res.IsError, "a tap in alarm: %s", farmtest.Text(res))
 	assert.Contains(t, farmtest.Text(res), "arm_recover")
+	assert.Equal(t, 1.0, deviceGauge(t, f, serial, "alarm"), "corral_device_gauge alarm during the alarm")
 	out, err := runCorral(t, "arm", "recover", "--gateway", f.Gateway().MCPURL, serial)
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "recovered")
 	n := len(tw.Phone.InputLog())
 	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after arm_recover")
+	assert.Equal(t, 0.0, deviceGauge(t, f, serial, "alarm"), "corral_device_gauge alarm after arm_recover")
+	assert.GreaterOrEqual(t, deviceGauge(t, f, serial, "gestures"), 2.0)
+	e := deviceGauge(t, f, serial, "calibration_error_mm")
+	assert.True(t, e >= 0 && e <= 1, "calibration_error_mm %g", e)
 
 	tw.GRBL.Disconnect()
 	farmtest.Eventually(t, 20*time.Second, func() bool {
@@ -385,4 +390,27 @@ func TestArmFaultsThroughTheFrontDoor(t *testing.T) {
 		return ok && d.State == broker.StateOffline
 	}, "the rig offline once its controller's link is lost")
 	assert.False(t, tw.GRBL.Snapshot().FingerDown)
+}
+
+// deviceGauge reads corral_device_gauge of a device from the farm's registry.
+func deviceGauge(t *testing.T, f *farmtest.Farm, serial, name string) float64 {
+	t.Helper()
+	families, err := f.Registry.Gather()
+	require.NoError(t, err)
+	for _, fam := range families {
+		if fam.GetName() != "corral_device_gauge" {
+			continue
+		}
+		for _, m := range fam.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["serial"] == serial && labels["name"] == name {
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no corral_device_gauge{serial=%q,name=%q}", serial, name)
+	return 0
 }

@@ -251,3 +251,19 @@ func (d *Driver) toGantry(op string, cal *calib.Calibration, p device.Point) (ge
 	}
 	return mm, nil
 }
+
+// Gauges are what the rig measures of itself, for /metrics (device.Gauger): its calibration's
+// check-touch error and probe residual (mm; -1 before it is calibrated), the gestures it ran,
+// and 1 while its controller is in alarm.
+func (d *Driver) Gauges() map[string]float64 {
+	errMM, residual := -1.0, -1.0
+	if cal := d.cal.Load(); cal != nil {
+		errMM, residual = cal.ValidationErrMM, cal.ResidualP95MM
+	}
+	alarm := 0.0
+	if d.arm.Status().State == grbl.StateAlarm {
+		alarm = 1
+	}
+	return map[string]float64{"calibration_error_mm": errMM, "calibration_residual_p95_mm": residual,
+		"gestures": float64(d.moves.Load()), "alarm": alarm}
+}

@@ -132,6 +132,11 @@ type (
 	AlarmRecoverer interface {
 		Recover(ctx context.Context) error
 	}
+	// Gauger reports numbers worth watching that the driver measures of its device, by fixed
+	// names (an arm rig: calibration_error_mm): the node exports them after every task.
+	Gauger interface {
+		Gauges() map[string]float64
+	}
 	// ClipboardSetter puts text on the device's clipboard.
 	ClipboardSetter interface {
 		SetClipboard(ctx context.Context, text string) error
