@@ -101,6 +101,8 @@ func convertCases() map[string][]convertCase {
 		"home_screen":       {{a("home_screen", nil, nil), m{}}},
 		"go_back":           {{a("go_back", nil, nil), m{}}},
 		"force_quit":        {{a("force_quit", nil, nil), m{}}},
+		"arm_calibrate":     {{a("arm_calibrate", nil, nil), m{}}},
+		"arm_recover":       {{a("arm_recover", nil, nil), m{}}},
 		"send_to_clipboard": {{a("send_to_clipboard", "hello", nil), m{"text": "hello"}}},
 		"unlock_phone":      {{a("unlock_phone", nil, nil), m{}}},
 		// Vision (issue 10).
