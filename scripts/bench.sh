@@ -87,8 +87,9 @@ if pkg-config --exists opencv4 tesseract 2>/dev/null; then
   echo "bench: vision accuracy per condition (vision/corpus, 12 screens each; about 2 min)" >&2
   CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^BenchmarkAccuracy$' -benchtime=1x -count=1 -cpu=2 -timeout=15m \
     ./vision/worker | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
-  echo "bench: vision throughput, one and two workers, -benchtime=${VISION_REQUESTS:-40}x -count=$COUNT" >&2
-  CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^BenchmarkWorkers$' -benchtime="${VISION_REQUESTS:-40}x" -count="$COUNT" \
+  # 80 requests a run: the steady rate (BenchmarkWorkers) leaves out the first and last eight.
+  echo "bench: vision throughput, one and two workers, -benchtime=${VISION_REQUESTS:-80}x -count=$COUNT" >&2
+  CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^BenchmarkWorkers$' -benchtime="${VISION_REQUESTS:-80}x" -count="$COUNT" \
     -cpu=2 -timeout=15m ./vision/service | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 else
   echo "bench: vision worker skipped: OpenCV or Tesseract is missing (make setup installs them)" >&2
@@ -172,9 +173,14 @@ END {
       sc = (f == 0) ? "0.75" : (f == 1) ? "1.00" : (f == 2) ? "1.25" : "1.50"
       row("vision: tap_cv finds an icon cut from the screen, screen at " sc "×", "≥ 99 %", "BenchmarkAccuracy/tap_cv/scale=" sc, "tap-cv-%", 99, "ge", "%")
     }
-    w1 = median("BenchmarkWorkers/workers=1" SUBSEP "req/s"); w2 = median("BenchmarkWorkers/workers=2" SUBSEP "req/s")
-    if (w1 == "" || w2 == "") { print "| vision: OCR throughput of two workers over one (a core each) | ≥ 1.8× | not measured | FAIL |"; failed++ }
-    else { ok = (w2 / w1 >= 1.8); if (!ok) failed++; printf "| vision: OCR throughput of two workers over one (a core each; %.2f and %.2f req/s) | ≥ 1.8× | %.2f× | %s |\n", w1, w2, w2 / w1, ok ? "pass" : "**FAIL**" }
+    # The steady rates (the start and the drain of a batch left out: BenchmarkWorkers says why), and
+    # how many cores other processes kept busy meanwhile: two workers need both of 2 cores.
+    W = "BenchmarkWorkers/workers="
+    w1 = median(W "1" SUBSEP "steady-req/s"); w2 = median(W "2" SUBSEP "steady-req/s")
+    b1 = median(W "1" SUBSEP "req/s"); b2 = median(W "2" SUBSEP "req/s")
+    oc = median(W "2" SUBSEP "other-cores")
+    if (w1 == "" || w2 == "" || b1 == "" || b2 == "") { print "| vision: OCR throughput of two workers over one (a core each) | ≥ 1.8× | not measured | FAIL |"; failed++ }
+    else { ok = (w2 / w1 >= 1.8); if (!ok) failed++; printf "| vision: OCR throughput of two workers over one (a core each; steady %.2f and %.2f req/s; whole batch %.2f×; other processes busy %s cores) | ≥ 1.8× | %.2f× | %s |\n", w1, w2, b2 / b1, (oc == "" ? "?" : sprintf("%.2f", oc)), w2 / w1, ok ? "pass" : "**FAIL**" }
   }
   print ""
   print "Breakdown of get_screen_size by layer, and the other runs (medians). cpu, allocs and NATS messages are the"

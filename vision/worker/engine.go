@@ -63,6 +63,7 @@ func New(opts Options) (*Engine, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = runtime.NumCPU()
 	}
+	sequentialOpenCV() // each call has a core of its own (threads.go)
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

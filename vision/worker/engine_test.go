@@ -486,3 +486,11 @@ func TestMatchFindsEveryIcon(t *testing.T) {
 		t.Errorf("found %d of %d icons, want ≥ 99 %%", found, total)
 	}
 }
+
+// An engine's calls each run on one thread: OpenCV's own pool is off (threads.go).
+func TestEngineRunsOpenCVOnTheCallersThread(t *testing.T) {
+	newEngine(t)
+	if n := openCVThreads(); n != 1 {
+		t.Errorf("OpenCV runs its functions on %d threads, want 1 (the caller's)", n)
+	}
+}
