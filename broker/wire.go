@@ -313,7 +313,10 @@ type AbortRequest struct {
 	TaskID string `json:"task_id,omitempty"`
 	Lease  string `json:"lease,omitempty"`
 	All    bool   `json:"all,omitempty"`
-	By     string `json:"by,omitempty"`
+	// Halt also stops the device's machine at once and holds it until it is recovered
+	// (emergency_stop; a device.Halter: an arm rig). Devices without one are only aborted.
+	Halt bool   `json:"halt,omitempty"`
+	By   string `json:"by,omitempty"`
 	// Tags, when set, limit the abort to devices with at least one of them: the caller's
 	// auth policy, so a task id or lease handle cannot reach a device it may not use.
 	Tags []string `json:"tags,omitempty"`
@@ -333,6 +336,7 @@ func SharesTag(a, b []string) bool {
 type AbortAnswer struct {
 	V       int      `json:"v"`
 	Aborted []string `json:"aborted"` // task ids cancelled (running or queued)
+	Halted  bool     `json:"halted,omitempty"` // the device's machine was halted (AbortRequest.Halt)
 	Error   string   `json:"error,omitempty"`
 	Code    string   `json:"code,omitempty"`
 }

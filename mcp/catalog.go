@@ -14,6 +14,7 @@ func catalog(platforms ...string) []toolDef {
 		toolReleaseDevice(),
 		toolListLeases(),
 		toolAbortTask(),
+		toolEmergencyStop(),
 		toolGetTaskResult(),
 		toolGetLatestTask(),
 	}, deviceTools()...)

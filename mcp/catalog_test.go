@@ -9,7 +9,7 @@ import (
 
 // gatewayOnly are the tools that run no task on a device.
 var gatewayOnly = []string{"list_available_devices", "get_device_status", "select_device", "acquire_device",
-	"release_device", "list_leases", "abort_task", "get_task_result", "get_latest_task"}
+	"release_device", "list_leases", "abort_task", "emergency_stop", "get_task_result", "get_latest_task"}
 
 func TestCatalogIsConsistent(t *testing.T) {
 	ops := tools.DefaultOps()
@@ -48,7 +48,7 @@ func TestCatalogIsConsistent(t *testing.T) {
 }
 
 func TestDestructiveTools(t *testing.T) {
-	want := []string{"release_device", "abort_task", "app_terminate", "app_uninstall", "app_clear", "force_quit"}
+	want := []string{"release_device", "abort_task", "emergency_stop", "app_terminate", "app_uninstall", "app_clear", "force_quit"}
 	for _, d := range catalog() {
 		got := hint(d.tool.Annotations.DestructiveHint, true)
 		if got != slices.Contains(want, d.tool.Name) {

@@ -56,7 +56,13 @@ func (n *Node) serve() error {
 		broker.EndpointAbort: func(r micro.Request) {
 			var req broker.AbortRequest
 			if decode(r, &req) {
-				root.Send(sched, actors.AbortTasks{Req: req, Reply: func(a broker.AbortAnswer) { respond(r, a) }})
+				root.Send(sched, actors.AbortTasks{Req: req, Reply: func(a broker.AbortAnswer) {
+					if !req.Halt || a.Error != "" || a.Code != "" {
+						respond(r, a)
+						return
+					}
+					go func() { respond(r, n.halt(req.Serial, a)) }() // not on the scheduler's goroutine
+				}})
 			}
 		},
 		broker.EndpointLeases: func(r micro.Request) {

@@ -395,22 +395,86 @@ func TestArmFaultsThroughTheFrontDoor(t *testing.T) {
 // deviceGauge reads corral_device_gauge of a device from the farm's registry.
 func deviceGauge(t *testing.T, f *farmtest.Farm, serial, name string) float64 {
 	t.Helper()
+	v, ok := farmGauge(t, f, "corral_device_gauge", map[string]string{"serial": serial, "name": name})
+	if !ok {
+		t.Fatalf("no corral_device_gauge{serial=%q,name=%q}", serial, name)
+	}
+	return v
+}
+
+// farmGauge reads the gauge family of the farm's registry whose labels include want.
+func farmGauge(t *testing.T, f *farmtest.Farm, family string, want map[string]string) (float64, bool) {
+	t.Helper()
 	families, err := f.Registry.Gather()
 	require.NoError(t, err)
 	for _, fam := range families {
-		if fam.GetName() != "corral_device_gauge" {
+		if fam.GetName() != family {
 			continue
 		}
+	metrics:
 		for _, m := range fam.GetMetric() {
 			labels := map[string]string{}
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if labels["serial"] == serial && labels["name"] == name {
-				return m.GetGauge().GetValue()
+			for k, v := range want {
+				if labels[k] != v {
+					continue metrics
+				}
 			}
+			return m.GetGauge().GetValue(), true
 		}
 	}
-	t.Fatalf("no corral_device_gauge{serial=%q,name=%q}", serial, name)
-	return 0
+	return 0, false
+}
+
+// emergency_stop halts the gantry at once, outside the queue, and holds it: a task queued by
+// someone else behind the stopped one does not move the finger; arm_recover resumes.
+func TestArmEmergencyStop(t *testing.T) {
+	f, tw, serial := armFarm(t)
+	agent, other := f.Client("arm-agent"), f.Client("someone-else")
+	swipe := make(chan *mcpgo.CallToolResult, 1)
+	go func() {
+		res, _ := farmtest.TryCall(t, agent, "swipe", args("serial", serial, "from_x", 0.3, "from_y", 0.7, "to_x", 0.7, "to_y", 0.3, "duration", 30))
+		swipe <- res
+	}()
+	farmtest.Eventually(t, 20*time.Second, func() bool { return tw.GRBL.Snapshot().FingerDown }, "the finger down on the glass")
+	queued := make(chan *mcpgo.CallToolResult, 1)
+	go func() {
+		res, _ := farmtest.TryCall(t, other, "tap", args("serial", serial, "bbox", []float64{0.1, 0.1, 0.2, 0.2}, "wait_seconds", 60))
+		queued <- res
+	}()
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		q, _ := farmGauge(t, f, "corral_device_queue_depth", map[string]string{"serial": serial})
+		return q > 0
+	}, "someone else's tap queued behind the swipe")
+
+	res := farmtest.MustCall(t, f.Client("operator"), "emergency_stop", args("serial", serial))
+	var stop struct {
+		Halted  bool
+		Aborted []string
+	}
+	farmtest.Structured(t, res, &stop)
+	assert.True(t, stop.Halted, farmtest.Text(res))
+	assert.Len(t, stop.Aborted, 1, "the swipe aborted")
+	for _, ch := range []chan *mcpgo.CallToolResult{swipe, queued} {
+		select {
+		case r := <-ch:
+			require.NotNil(t, r)
+			assert.True(t, r.IsError, "a call went on through the emergency stop: %s", farmtest.Text(r))
+		case <-time.After(freeWithin):
+			t.Fatal("a call did not end after the emergency stop")
+		}
+	}
+	s := tw.GRBL.Snapshot()
+	assert.False(t, s.FingerDown, "the finger is down after the emergency stop")
+	n := len(tw.Phone.InputLog())
+	res = farmtest.Call(t, other, "tap", args("serial", serial, "bbox", []float64{0.1, 0.1, 0.2, 0.2}))
+	require.True(t, res.IsError, "a tap on a halted rig: %s", farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "arm_recover")
+	assert.Equal(t, s.Pos, tw.GRBL.Snapshot().Pos, "the halted gantry moved")
+
+	farmtest.MustCall(t, f.Client("operator"), "arm_recover", args("serial", serial))
+	farmtest.MustCall(t, other, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
+	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after arm_recover")
 }

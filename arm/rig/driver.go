@@ -78,6 +78,7 @@ type Driver struct {
 	cal     atomic.Pointer[calib.Calibration]
 	source  atomic.Pointer[calibrationSource]
 	moves   atomic.Int64 // gestures run, for metrics
+	halted  atomic.Bool  // by Halt (emergency_stop), until Recover
 	gesture sync.Mutex   // one gesture at a time on the gantry
 }
 
@@ -169,6 +170,9 @@ func (d *Driver) ready(op string) error {
 	if err := d.arm.Err(); err != nil {
 		return d.wrap(op, err, "the controller's link is lost: check its cable or network; the device is offline until it is back")
 	}
+	if d.halted.Load() {
+		return d.wrap(op, ErrHalted, "emergency_stop halted it: when a person has looked at the rig, resume with arm_recover (corral arm recover "+d.info.Serial+")")
+	}
 	if st := d.arm.Status(); st.State == grbl.StateAlarm {
 		return d.wrap(op, fmt.Errorf("%w (%s)", ErrAlarm, alarmText(st.Alarm)),
 			"a person should look at the rig; then recover it: arm_recover (corral arm recover "+d.info.Serial+"), which unlocks the controller")
@@ -187,7 +191,8 @@ func alarmText(code int) string {
 // Moves is how many gestures the rig has run.
 func (d *Driver) Moves() int64 { return d.moves.Load() }
 
-// Recover brings the controller out of an alarm (reset, unlock) with the finger up.
+// Recover brings the controller out of an alarm (reset, unlock) with the finger up, and ends
+// a Halt: the rig takes gestures again.
 func (d *Driver) Recover(ctx context.Context) error {
 	d.gesture.Lock()
 	defer d.gesture.Unlock()
@@ -200,7 +205,8 @@ func (d *Driver) Recover(ctx context.Context) error {
 	if err := d.arm.Barrier(ctx); err != nil {
 		return d.wrap("recover", err, "")
 	}
-	d.log.Info("rig recovered from alarm")
+	d.halted.Store(false)
+	d.log.Info("rig recovered")
 	return nil
 }
 
@@ -226,8 +232,10 @@ func (d *Driver) rest(ctx context.Context) error {
 }
 
 // Halt stops the rig at once, whatever it does: a feed hold, a reset, the finger up. It does
-// not wait for the gesture in flight (that gesture fails); the rig takes work again after it.
+// not wait for the gesture in flight (that gesture fails), and the rig refuses gestures after
+// it until Recover (device.Halter: emergency_stop).
 func (d *Driver) Halt(ctx context.Context) error {
+	d.halted.Store(true)
 	d.log.Warn("rig halted")
 	if _, err := d.arm.Stop(ctx); err != nil {
 		return d.wrap("halt", err, "if the finger is still down, power the rig off")
@@ -254,14 +262,14 @@ func (d *Driver) toGantry(op string, cal *calib.Calibration, p device.Point) (ge
 
 // Gauges are what the rig measures of itself, for /metrics (device.Gauger): its calibration's
 // check-touch error and probe residual (mm; -1 before it is calibrated), the gestures it ran,
-// and 1 while its controller is in alarm.
+// and 1 while its controller is in alarm or it is halted.
 func (d *Driver) Gauges() map[string]float64 {
 	errMM, residual := -1.0, -1.0
 	if cal := d.cal.Load(); cal != nil {
 		errMM, residual = cal.ValidationErrMM, cal.ResidualP95MM
 	}
 	alarm := 0.0
-	if d.arm.Status().State == grbl.StateAlarm {
+	if d.arm.Status().State == grbl.StateAlarm || d.halted.Load() {
 		alarm = 1
 	}
 	return map[string]float64{"calibration_error_mm": errMM, "calibration_residual_p95_mm": residual,

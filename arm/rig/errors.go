@@ -15,6 +15,7 @@ var (
 	ErrUnknownKey    = errors.New("the arm has no such key")
 	ErrBadInput      = errors.New("bad input")
 	ErrNoReadback    = errors.New("the rig has no calibration readback")
+	ErrHalted        = errors.New("the rig is halted")
 )
 
 // kind is how errors name a rig.

@@ -139,7 +139,7 @@ func formOf(method string) form {
 	switch method { // the gateway's own: devices, leases and tasks
 	case "list_available_devices", "list_leases", "get_latest_task":
 		return form{usage: "no params"}
-	case "select_device", "get_device_status", "acquire_device":
+	case "select_device", "get_device_status", "acquire_device", "emergency_stop":
 		return form{`a serial, e.g. "emulator-5554"`, text("serial")}
 	case "release_device":
 		return form{"a lease handle (or nothing: the run's lease)", text("lease")}

@@ -43,6 +43,7 @@ func convertCases() map[string][]convertCase {
 			{a("abort_task", nil, m{"all": true}), m{"all": true}},
 		},
 		"get_task_result": {{a("get_task_result", "t_abc123", nil), m{"task_id": "t_abc123"}}},
+		"emergency_stop":  {{a("emergency_stop", "arm-twin-01", nil), m{"serial": "arm-twin-01"}}},
 		"get_latest_task": {
 			{a("get_latest_task", nil, nil), m{}},
 			{a("get_latest_task", m{"includeSteps": false}, nil), m{"includeSteps": false}},

@@ -137,6 +137,11 @@ type (
 	Gauger interface {
 		Gauges() map[string]float64
 	}
+	// Halter stops the device's machine at once, whatever it does, and holds it so until it is
+	// recovered (AlarmRecoverer): emergency_stop on an arm rig.
+	Halter interface {
+		Halt(ctx context.Context) error
+	}
 	// ClipboardSetter puts text on the device's clipboard.
 	ClipboardSetter interface {
 		SetClipboard(ctx context.Context, text string) error

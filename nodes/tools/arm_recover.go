@@ -9,8 +9,8 @@ import (
 
 // armRecover brings a rig out of an alarm, after a person has looked at it.
 func armRecover() Tool {
-	return Define[NoArgs, MessageResult](Tool{Name: "arm_recover", Description: "Bring an arm rig out of an alarm (a tripped limit switch, a reset in mid-move, a soft limit): " +
-		"reset and unlock its controller, the finger up. Gestures are refused while the rig is in alarm; an alarm means something stopped the machine, so have a person look at the rig first.",
+	return Define[NoArgs, MessageResult](Tool{Name: "arm_recover", Description: "Bring an arm rig out of an alarm (a tripped limit switch, a reset in mid-move, a soft limit) or an emergency_stop: " +
+		"reset and unlock its controller, the finger up. Gestures are refused meanwhile; something stopped the machine, so have a person look at the rig first.",
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Short: noParams,
 		Needs: []Ability{Need[device.AlarmRecoverer]("recover from an alarm")},
 	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
