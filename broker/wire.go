@@ -335,7 +335,7 @@ func SharesTag(a, b []string) bool {
 // AbortAnswer says what was cancelled.
 type AbortAnswer struct {
 	V       int      `json:"v"`
-	Aborted []string `json:"aborted"` // task ids cancelled (running or queued)
+	Aborted []string `json:"aborted"`          // task ids cancelled (running or queued)
 	Halted  bool     `json:"halted,omitempty"` // the device's machine was halted (AbortRequest.Halt)
 	Error   string   `json:"error,omitempty"`
 	Code    string   `json:"code,omitempty"`
