@@ -103,8 +103,11 @@ type rig struct {
 
 // testOpts are the client options of most tests: short reply timeouts, so that a lost ok
 // shows within a second.
+// testOpts poll fast, and give a line 2 s of real time at rest before its ok counts as lost:
+// short enough for the dropped-ok tests, long enough for a loaded 2-core machine under -race
+// (400 ms once failed a pty test in a fresh-clone run, its ok merely late).
 func testOpts() []grbl.Option {
-	return []grbl.Option{grbl.WithPollRate(10), grbl.WithReplyTimeout(400 * time.Millisecond)}
+	return []grbl.Option{grbl.WithPollRate(10), grbl.WithReplyTimeout(2 * time.Second)}
 }
 
 func newSim(t *testing.T, clock *fakeClock, opts ...grblsim.Option) *grblsim.Sim {
