@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,54 +13,11 @@ import (
 // deadline bounds every wait: generous, for a loaded machine; tests never sleep to wait.
 const deadline = 20 * time.Second
 
-// fakeClock is a clock that moves only when the test advances it.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []fakeTimer
-}
-
-type fakeTimer struct {
-	at time.Time
-	ch chan time.Time
-}
+// fakeClock is the simulator's manual clock: it moves only when the test advances it.
+type fakeClock = grblsim.ManualClock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	if d <= 0 {
-		ch <- c.now
-		return ch
-	}
-	c.timers = append(c.timers, fakeTimer{c.now.Add(d), ch})
-	return ch
-}
-
-// Advance moves the clock on by d and fires the timers due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.timers[:0]
-	for _, t := range c.timers {
-		if t.at.After(c.now) {
-			kept = append(kept, t)
-			continue
-		}
-		t.ch <- c.now
-	}
-	c.timers = kept
+	return grblsim.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 }
 
 // wire is a raw TCP connection to a simulator, read line by line.
