@@ -24,7 +24,9 @@ type testRig struct {
 	d  *Driver
 }
 
-func startRig(t *testing.T, seed int64, calibrate bool) testRig {
+// startTwin starts a twin drawn by seed, four times faster than real time, and serves its
+// controller on loopback TCP.
+func startTwin(t *testing.T, seed int64) (*twin.Twin, string) {
 	t.Helper()
 	tw, err := twin.Start(twin.Options{Seed: seed, Speed: 4})
 	if err != nil {
@@ -35,6 +37,12 @@ func startRig(t *testing.T, seed int64, calibrate bool) testRig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tw, addr
+}
+
+func startRig(t *testing.T, seed int64, calibrate bool) testRig {
+	t.Helper()
+	tw, addr := startTwin(t, seed)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := grbl.DialTCP(ctx, addr, twinLink()...)
@@ -251,15 +259,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // A controller left with the finger down by a client that went away (over TCP it keeps its
 // state) has it lifted by the next rig that connects, before anything else.
 func TestConnectingLiftsAFingerLeftDown(t *testing.T) {
-	tw, err := twin.Start(twin.Options{Seed: 2, Speed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tw.Close() })
-	addr, err := tw.GRBL.ServeTCP("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tw, addr := startTwin(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	gone, err := grbl.DialTCP(ctx, addr, twinLink()...)
