@@ -24,9 +24,9 @@ type testRig struct {
 	d  *Driver
 }
 
-// startTwin starts a twin drawn by seed, four times faster than real time, and serves its
+// servedTwin starts a twin drawn by seed, four times faster than real time, and serves its
 // controller on loopback TCP.
-func startTwin(t *testing.T, seed int64) (*twin.Twin, string) {
+func servedTwin(t *testing.T, seed int64) (*twin.Twin, string) {
 	t.Helper()
 	tw, err := twin.Start(twin.Options{Seed: seed, Speed: 4})
 	if err != nil {
@@ -42,7 +42,7 @@ func startTwin(t *testing.T, seed int64) (*twin.Twin, string) {
 
 func startRig(t *testing.T, seed int64, calibrate bool) testRig {
 	t.Helper()
-	tw, addr := startTwin(t, seed)
+	tw, addr := servedTwin(t, seed)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := grbl.DialTCP(ctx, addr, twinLink()...)
@@ -259,7 +259,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // A controller left with the finger down by a client that went away (over TCP it keeps its
 // state) has it lifted by the next rig that connects, before anything else.
 func TestConnectingLiftsAFingerLeftDown(t *testing.T) {
-	tw, addr := startTwin(t, 2)
+	tw, addr := servedTwin(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	gone, err := grbl.DialTCP(ctx, addr, twinLink()...)
