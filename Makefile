@@ -47,7 +47,7 @@ test: setup ## vet, format check, govulncheck (reports; VULNCHECK_STRICT=1 fails
 	$(GO) vet -tags vision ./vision/... ./cmd/corral/ ./test/ ./nodes/tools/
 	$(GO) test -race -count=1 -timeout 20m -tags vision ./vision/... ./cmd/corral/
 	$(GO) test -race -count=1 -timeout 20m -tags vision -run 'Vision|Runbook' ./test/
-	$(GO) test -race -count=1 -timeout 20m -tags vision -run 'Accuracy' ./nodes/tools/
+	$(GO) test -race -count=1 -timeout 20m -tags vision -run '^TestWorker|Accuracy' ./nodes/tools/
 
 test-vision: ## the vision worker's tests with the real engine (cgo, -tags vision; make setup installs OpenCV and Tesseract)
 	CGO_ENABLED=1 $(GO) test -race -count=1 -tags vision -timeout 20m ./vision/... ./cmd/corral/...

@@ -25,8 +25,8 @@ func getForegroundApp() Tool {
 		Hints:       ReadOnly,
 		Timeout:     10 * time.Second,
 		MaxTimeout:  time.Minute,
-		// Not in the httprunner profile (yet): its tools/list would pass the profiles' 25 KB
-		// budget (mcp/profiles_test.go). --tools all, or a list of names, serves it.
+		// Not in the httprunner profile: HttpRunner's seed has no such tool (mcp/profiles.go).
+		// --tools all, or a list of names, serves it.
 		Short: noParams,
 		Needs: []Ability{Need[device.ForegroundReporter]("tell which app is in front")},
 	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
