@@ -91,6 +91,10 @@ if pkg-config --exists opencv4 tesseract 2>/dev/null; then
   echo "bench: vision throughput, one and two workers, -benchtime=${VISION_REQUESTS:-80}x -count=$COUNT" >&2
   CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^BenchmarkWorkers$' -benchtime="${VISION_REQUESTS:-80}x" -count="$COUNT" \
     -cpu=2 -timeout=15m ./vision/service | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+  # peek on an arm rig's camera frame (a digital twin at real speed) with a real worker.
+  echo "bench: peek on an arm rig's camera frame, -benchtime=${ARM_PEEKS:-10}x -count=$COUNT" >&2
+  CGO_ENABLED=1 go test -tags vision -run='^$' -bench='^BenchmarkArmPeek$' -benchtime="${ARM_PEEKS:-10}x" -count="$COUNT" \
+    -cpu=2 -timeout=15m ./bench | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 else
   echo "bench: vision worker skipped: OpenCV or Tesseract is missing (make setup installs them)" >&2
 fi
@@ -163,6 +167,7 @@ END {
   if (vision) {
     row("vision worker: OCR of a 1080×2400 screenshot (eng+chi_sim): p50", "≤ 1.0 s", "BenchmarkOCR", "p50-ms", 1000, "le", "ms")
     row("vision worker: template match (tap_cv) on a 1080×2400 screenshot, 0.75-1.5×: p50", "≤ 150 ms", "BenchmarkMatch", "p50-ms", 150, "le", "ms")
+    row("arm rig: peek on the camera frame (the twin rendering it included, " fmtv(median("BenchmarkArmPeek" SUBSEP "camera-p50-µs"), "µs") " of it): p50", "≤ 1.5 s", "BenchmarkArmPeek", "p50-µs", 1500000, "le", "µs")
     AC = "BenchmarkAccuracy/cond="
     row("vision: OCR word recall, clean screenshots, light (12 screens of vision/corpus)", "≥ 98 %", AC "clean-light", "recall-%", 98, "ge", "%")
     row("vision: OCR word recall, clean screenshots, dark", "≥ 98 %", AC "clean-dark", "recall-%", 98, "ge", "%")
