@@ -26,6 +26,7 @@ func BenchmarkArm(b *testing.B) {
 	b.Run("op=tap", func(b *testing.B) {
 		c := httpClient(b, f, "bench-arm")
 		lease := leaseHandle(b, c, map[string]any{"serial": serial})
+		defer func() { _, _ = call(c, "release_device", map[string]any{"lease": lease}) }() // -count runs this again
 		rng := rand.New(rand.NewPCG(1, 2))
 		var lat []time.Duration
 		for b.Loop() {
