@@ -37,6 +37,13 @@ func (s *setup) Real(context.Context) bool { return *s.file != "" || *s.sims > 0
 // Attach starts the twins and connects the rigs of the file; each joins reg once it is
 // connected and calibrated, and leaves it when its controller's link is lost.
 func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logger) (func(), error) {
+	var rigs []RigSpec
+	if *s.file != "" {
+		var err error
+		if rigs, err = ReadRigs(*s.file); err != nil {
+			return nil, fmt.Errorf("--arm %s: %w", *s.file, err)
+		}
+	}
 	var stops []func()
 	stop := func() {
 		for _, f := range stops {
@@ -51,12 +58,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		}
 		stops = append(stops, st)
 	}
-	if *s.file != "" {
-		rigs, err := ReadRigs(*s.file)
-		if err != nil {
-			stop()
-			return nil, fmt.Errorf("--arm %s: %w", *s.file, err)
-		}
+	if len(rigs) > 0 {
 		rctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		for _, r := range rigs {
