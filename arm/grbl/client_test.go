@@ -71,21 +71,14 @@ func TestDialTCPRefused(t *testing.T) {
 }
 
 func TestDialSerialPTY(t *testing.T) {
-	clock := newFakeClock()
-	s := newSim(t, clock)
-	path, err := s.ServePTY()
-	if err != nil {
-		t.Skipf("no pty here: %v", err)
-	}
+	// A missed welcome would hold Open for half of this minute before it nudged the
+	// controller with a reset; the welcome waiting in the pty comes at once.
 	start := time.Now()
-	c, err := grbl.DialSerial(ctxT(t), path, 115200, testOpts()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if d := time.Since(start); d > 2*time.Second {
+	r, path := ptyRig(t, grbl.WithWelcomeTimeout(time.Minute))
+	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("open took %s: the welcome waiting in the pty was missed", d)
 	}
+	s, c := r.sim, r.c
 	if c.Port() != path {
 		t.Errorf("port %q, want %q", c.Port(), path)
 	}
@@ -93,7 +86,6 @@ func TestDialSerialPTY(t *testing.T) {
 	if err := c.Rapid(ctx, 10, 20); err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, clock: clock, sim: s, c: c}
 	r.must("barrier", func() error { return c.Barrier(ctx) })
 	if p := s.Position(); p != (grbl.Vec{X: 10, Y: 20}) {
 		t.Fatalf("at %v after the barrier, want X10 Y20", p)
@@ -470,17 +462,8 @@ func near(a, b grbl.Vec) bool {
 func TestReopenPTYNudgesReset(t *testing.T) {
 	// A later client of the same pty gets no welcome (the board did not reset on open):
 	// Open resets the controller at half the welcome timeout, which lifts the finger.
-	clock := newFakeClock()
-	s := newSim(t, clock)
-	path, err := s.ServePTY()
-	if err != nil {
-		t.Skipf("no pty here: %v", err)
-	}
-	c, err := grbl.DialSerial(ctxT(t), path, 115200, testOpts()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &rig{t: t, clock: clock, sim: s, c: c}
+	r, path := ptyRig(t)
+	s, c := r.sim, r.c
 	r.strike(5, 5)
 	_ = c.Close()
 	if !s.Snapshot().FingerDown {

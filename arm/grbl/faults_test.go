@@ -178,18 +178,7 @@ func TestFaultSpontaneousReset(t *testing.T) {
 				t.Fatalf("the dwell across a reset: %v, want ErrReset", d.err)
 			}
 			fingerUp(t, r.sim, "after the reset")
-			waitFor(t, "a reset event", func() bool {
-				for {
-					select {
-					case e := <-ev:
-						if e.Kind == grbl.EventReset {
-							return true
-						}
-					default:
-						return false
-					}
-				}
-			})
+			waitReset(t, ev, func(string) bool { return true })
 			want := grbl.StateIdle
 			if homing {
 				want = grbl.StateAlarm
@@ -285,18 +274,8 @@ func TestFaultDisconnectTCP(t *testing.T) {
 }
 
 func TestFaultDisconnectPTY(t *testing.T) {
-	clock := newFakeClock()
-	s := newSim(t, clock)
-	path, err := s.ServePTY()
-	if err != nil {
-		t.Skipf("no pty here: %v", err)
-	}
-	c, err := grbl.DialSerial(ctxT(t), path, 115200, testOpts()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	r := &rig{t: t, clock: clock, sim: s, c: c}
+	r, path := ptyRig(t)
+	s, c := r.sim, r.c
 	d := r.holding()
 	s.Disconnect()
 	isLinkLost(t, waitDead(t, c))

@@ -104,6 +104,41 @@ func (r *rig) open(opts ...grbl.Option) *grbl.Client {
 }
 
 // ctxT is a context that ends with the test's deadline.
+// ptyRig starts a simulator on the fake clock serving a pty, and a client (testOpts, then
+// opts) over it; the test is skipped where ptys are not available.
+func ptyRig(t *testing.T, opts ...grbl.Option) (r *rig, path string) {
+	t.Helper()
+	clock := newFakeClock()
+	s := newSim(t, clock)
+	path, err := s.ServePTY()
+	if err != nil {
+		t.Skipf("no pty here: %v", err)
+	}
+	c, err := grbl.DialSerial(ctxT(t), path, 115200, append(testOpts(), opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return &rig{t: t, clock: clock, sim: s, c: c}, path
+}
+
+// waitReset waits for a reset event on ev whose welcome text satisfies ok.
+func waitReset(t *testing.T, ev <-chan grbl.Event, ok func(welcome string) bool) {
+	t.Helper()
+	waitFor(t, "a reset event", func() bool {
+		for {
+			select {
+			case e := <-ev:
+				if e.Kind == grbl.EventReset && ok(e.Text) {
+					return true
+				}
+			default:
+				return false
+			}
+		}
+	})
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	t.Cleanup(cancel)

@@ -164,18 +164,7 @@ func TestResetWhileIdle(t *testing.T) {
 		t.Fatalf("the dwell across a reset: %v, want ErrReset", dwell.err)
 	}
 	fingerUp(t, r.sim, "after the reset")
-	waitFor(t, "a reset event", func() bool {
-		for {
-			select {
-			case e := <-ev:
-				if e.Kind == grbl.EventReset && strings.HasPrefix(e.Text, "Grbl 1.1h") {
-					return true
-				}
-			default:
-				return false
-			}
-		}
-	})
+	waitReset(t, ev, func(welcome string) bool { return strings.HasPrefix(welcome, "Grbl 1.1h") })
 	// A reset forgets the feed rate; the client is usable.
 	r.must("move", func() error { return r.c.MoveTo(ctx, 5, 5, 500) })
 }
