@@ -37,12 +37,12 @@ func WarpInto(dst *image.RGBA, src image.Image, dstToSrc Homography, bg color.RG
 	// dstToSrc are behind the camera, not on src.
 	centre := dstToSrc[6]*float64(b.Dx())/2 + dstToSrc[7]*float64(b.Dy())/2 + dstToSrc[8]
 	job := warpJob{dst: dst, src: s, h: dstToSrc, bg: bg, positive: centre >= 0}
-	parallelRows(b.Dy(), b.Dx(), job.rows)
+	ParallelRows(b.Dy(), b.Dx(), job.rows)
 }
 
-// parallelRows runs fn over bands of rows [y0, y1) on all processors when the image is big
-// enough for that to pay.
-func parallelRows(h, w int, fn func(y0, y1 int)) {
+// ParallelRows runs fn over bands of rows [y0, y1) of an h×w image on all processors when the
+// image is big enough for that to pay (package lens renders with it too).
+func ParallelRows(h, w int, fn func(y0, y1 int)) {
 	n := runtime.GOMAXPROCS(0)
 	if n < 2 || w*h < 1<<16 {
 		fn(0, h)

@@ -8,8 +8,6 @@ import (
 	"image/jpeg"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 
 	"github.com/corral-farm/corral/internal/geom"
 )
@@ -88,7 +86,7 @@ func halve(src image.Image) *image.RGBA {
 	in := rgba(src)
 	w, h := in.Rect.Dx()/2, in.Rect.Dy()/2
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	rows(h, w, func(y0, y1 int) {
+	geom.ParallelRows(h, w, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			a := in.Pix[(2*y)*in.Stride:]
 			b := in.Pix[(2*y+1)*in.Stride:]
@@ -115,26 +113,6 @@ func rgba(img image.Image) *image.RGBA {
 	return out
 }
 
-// rows runs fn over bands of rows [y0, y1) on all processors when the image is big enough.
-func rows(h, w int, fn func(y0, y1 int)) {
-	n := runtime.GOMAXPROCS(0)
-	if n < 2 || w*h < 1<<16 {
-		fn(0, h)
-		return
-	}
-	n = min(2*n, h)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		y0, y1 := h*i/n, h*(i+1)/n
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(y0, y1)
-		}()
-	}
-	wg.Wait()
-}
-
 // blur is a separable gaussian blur of the colour channels of an opaque frame, in place.
 // Three channels travel together in one 64-bit word, 21 bits apart, with 12-bit weights.
 func blur(img *image.RGBA, sigma float64) {
@@ -156,7 +134,7 @@ func blur(img *image.RGBA, sigma float64) {
 	tmp := make([]uint64, w*h)
 	stride := img.Stride
 	// Horizontal: img → tmp (spread words).
-	rows(h, w, func(y0, y1 int) {
+	geom.ParallelRows(h, w, func(y0, y1 int) {
 		pad := make([]uint64, w+2*r)
 		for y := y0; y < y1; y++ {
 			src := img.Pix[y*stride : y*stride+4*w]
@@ -175,7 +153,7 @@ func blur(img *image.RGBA, sigma float64) {
 		}
 	})
 	// Vertical: tmp → img, a row of accumulators at a time (cache friendly).
-	rows(h, w, func(y0, y1 int) {
+	geom.ParallelRows(h, w, func(y0, y1 int) {
 		acc := make([]uint64, w)
 		for y := y0; y < y1; y++ {
 			clear(acc)
@@ -228,7 +206,7 @@ func glare(img *image.RGBA, c Conditions) {
 		dx := (float64(x0+x) + 0.5 - c.GlareAt.X) / rx
 		ex[x] = c.Glare * math.Exp(-dx*dx) * 256
 	}
-	rows(y1-y0, x1-x0, func(a, b int) {
+	geom.ParallelRows(y1-y0, x1-x0, func(a, b int) {
 		for y := y0 + a; y < y0+b; y++ {
 			dy := (float64(y) + 0.5 - c.GlareAt.Y) / ry
 			ey := math.Exp(-dy * dy)
@@ -258,7 +236,7 @@ func noise(img *image.RGBA, sigma float64, seed int64) {
 		table[i] = int16(max(min(math.Round(rng.NormFloat64()*sigma), 255), -255))
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	rows(h, w, func(y0, y1 int) {
+	geom.ParallelRows(h, w, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			// xorshift64 seeded per row (never zero).
 			s := uint64(seed)*0x9e3779b97f4a7c15 ^ uint64(y+1)*0xbf58476d1ce4e5b9
