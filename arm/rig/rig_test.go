@@ -40,11 +40,9 @@ func servedTwin(t *testing.T, seed int64) (*twin.Twin, string) {
 	return tw, addr
 }
 
-func startRig(t *testing.T, seed int64, calibrate bool) testRig {
+// dialRig makes the driver of twin tw whose controller serves at addr.
+func dialRig(ctx context.Context, t *testing.T, tw *twin.Twin, addr string) *Driver {
 	t.Helper()
-	tw, addr := servedTwin(t, seed)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	c, err := grbl.DialTCP(ctx, addr, twinLink()...)
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +52,15 @@ func startRig(t *testing.T, seed int64, calibrate bool) testRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+func startRig(t *testing.T, seed int64, calibrate bool) testRig {
+	t.Helper()
+	tw, addr := servedTwin(t, seed)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := dialRig(ctx, t, tw, addr)
 	if calibrate {
 		lo, hi := tw.RoughArea()
 		if _, err := d.CalibrateWith(ctx, tw, Area{Min: lo, Max: hi}, nil); err != nil {
@@ -276,15 +283,7 @@ func TestConnectingLiftsAFingerLeftDown(t *testing.T) {
 	if !tw.GRBL.Snapshot().FingerDown {
 		t.Fatal("the finger is not down after M3 and the client going away")
 	}
-	c, err := grbl.DialTCP(ctx, addr, twinLink()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := New(Config{Serial: tw.Phone.Info().Serial}, c, tw.Camera, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
+	d := dialRig(ctx, t, tw, addr)
 	if err := d.rest(ctx); err != nil {
 		t.Fatal(err)
 	}

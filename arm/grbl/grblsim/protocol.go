@@ -46,41 +46,36 @@ var intSettings = map[int]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: t
 // (it fills only while a line waits: for room in the planner, a drain, a dwell).
 func (s *Sim) input(c *conn, data []byte) {
 	s.mu.Lock()
-	if s.clock.Now().Before(s.stallUntil) {
-		s.mu.Unlock()
+	stalled := s.clock.Now().Before(s.stallUntil)
+	s.mu.Unlock()
+	if stalled {
 		return
 	}
-	s.advance(s.now())
-	for _, b := range data {
-		switch {
-		case b == '?':
-			if s.halted == 0 { // GRBL halted on a limit answers no status request
-				c.send(s.statusReport())
+	s.step(func() {
+		for _, b := range data {
+			switch {
+			case b == '?':
+				if s.halted == 0 { // GRBL halted on a limit answers no status request
+					c.send(s.statusReport())
+				}
+			case b == '!':
+				s.feedHold()
+			case b == '~':
+				s.cycleStart()
+			case b == 0x18:
+				s.reset(false)
+			case b >= 0x80:
+				// extended realtime commands (overrides, safety door, jog cancel): not simulated
+			case len(s.rx) >= rxSize:
+				s.dropped++
+			default:
+				// The main loop takes bytes as they come unless a line has to wait: only
+				// then does the buffer fill, and a '?' after a line sees it run.
+				s.rx = append(s.rx, b)
+				s.runLines()
 			}
-		case b == '!':
-			s.feedHold()
-		case b == '~':
-			s.cycleStart()
-		case b == 0x18:
-			s.reset(false)
-		case b >= 0x80:
-			// extended realtime commands (overrides, safety door, jog cancel): not simulated
-		case len(s.rx) >= rxSize:
-			s.dropped++
-		default:
-			// The main loop takes bytes as they come unless a line has to wait: only
-			// then does the buffer fill, and a '?' after a line sees it run.
-			s.rx = append(s.rx, b)
-			s.runLines()
 		}
-	}
-	s.advance(s.t)
-	pending := len(s.events) > 0
-	s.mu.Unlock()
-	s.wake()
-	if pending {
-		s.notifyFinger()
-	}
+	})
 }
 
 // out sends a line to every connection, unless the link is stalled.
