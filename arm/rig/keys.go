@@ -3,6 +3,7 @@ package rig
 import (
 	"context"
 	"fmt"
+	"image"
 	"math"
 	"strings"
 	"time"
@@ -21,7 +22,8 @@ const (
 )
 
 // PressKey makes the gesture of a key: HOME swipes up from the bottom edge, BACK right from
-// the left edge. The rig has no other keys: it has one finger on the glass.
+// the left edge, WAKEUP taps a dark screen (an iPhone wakes to a tap). The rig has no other
+// keys: it has one finger on the glass.
 func (d *Driver) PressKey(ctx context.Context, key string) error {
 	s, err := d.ScreenSize(ctx)
 	if err != nil {
@@ -33,9 +35,44 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 		return d.Swipe(ctx, device.Point{X: w / 2, Y: h - 1}, device.Point{X: w / 2, Y: h * 2 / 5}, homeSwipe, 0)
 	case "BACK":
 		return d.Swipe(ctx, device.Point{X: 0, Y: h / 2}, device.Point{X: w * 3 / 5, Y: h / 2}, backSwipe, 0)
+	case "WAKEUP":
+		return d.wake(ctx, s)
 	}
 	return d.wrap("press key", fmt.Errorf("%w: %q", ErrUnknownKey, key),
-		"an arm makes HOME and BACK as gestures; it cannot press the phone's side buttons")
+		"an arm makes HOME, BACK and WAKEUP as gestures; it cannot press the phone's side buttons")
+}
+
+// wake taps the middle of a dark screen, and leaves a lit one alone: a tap there would land on
+// what it shows.
+func (d *Driver) wake(ctx context.Context, s device.Size) error {
+	img, err := d.Screenshot(ctx)
+	if err != nil {
+		return err
+	}
+	if !dark(img) {
+		return nil
+	}
+	d.log.Info("rig: the screen is dark, tapping it awake")
+	return d.Tap(ctx, device.Point{X: s.Width / 2, Y: s.Height / 2}, 0)
+}
+
+// dark says whether a frame shows a screen that is off: under 0.5 % of its pixels brighter than
+// a third grey (a camera sees a dark screen grey with glare and noise; a lit one, even in dark
+// mode, shows text or a clock).
+func dark(img image.Image) bool {
+	b := img.Bounds()
+	step := max(1, min(b.Dx(), b.Dy())/100)
+	lit, n := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y += step {
+		for x := b.Min.X; x < b.Max.X; x += step {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if (299*r+587*g+114*bl)/1000 > 0x5000 {
+				lit++
+			}
+			n++
+		}
+	}
+	return lit*200 < n
 }
 
 // The app switcher gesture, as on an iPhone without a home button.

@@ -17,8 +17,7 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// rigOf starts a twin drawn by seed and a driver talking GRBL to it over loopback TCP,
-// calibrated unless raw.
+// testRig is a twin and the driver of its rig.
 type testRig struct {
 	tw *twin.Twin
 	d  *Driver
@@ -153,6 +152,32 @@ func TestGesturesReachThePhone(t *testing.T) {
 	}
 	if err := r.d.PressKey(ctx, "VOLUME_UP"); !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("VOLUME_UP: %v, want ErrUnknownKey", err)
+	}
+}
+
+// WAKEUP taps a dark screen awake and leaves a lit one untouched.
+func TestWakeupTapsOnlyADarkScreen(t *testing.T) {
+	r := startRig(t, 8, true)
+	ctx := context.Background()
+	moves, n := r.d.Moves(), len(r.tw.Phone.InputLog())
+	if err := r.d.PressKey(ctx, "WAKEUP"); err != nil {
+		t.Fatal(err)
+	}
+	if r.d.Moves() != moves || len(r.tw.Phone.InputLog()) != n {
+		t.Fatalf("WAKEUP on a lit screen moved the finger: %d gestures, the phone got %q", r.d.Moves()-moves, r.tw.Phone.InputLog()[n:])
+	}
+	if err := r.tw.Sleep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n = len(r.tw.Phone.InputLog())
+	if err := r.d.PressKey(ctx, "WAKEUP"); err != nil {
+		t.Fatal(err)
+	}
+	if r.tw.Asleep() || r.d.Moves() != moves+1 {
+		t.Errorf("WAKEUP on a dark screen: asleep %v after %d gestures, want awake after 1", r.tw.Asleep(), r.d.Moves()-moves)
+	}
+	if got := r.tw.Phone.InputLog()[n:]; len(got) > 0 {
+		t.Errorf("the tap that woke the screen landed too: %q", got)
 	}
 }
 

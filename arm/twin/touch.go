@@ -38,10 +38,10 @@ type screenTarget interface {
 // pixels) through the rig's true geometry: a tap where the finger came down and lifted within
 // slopPx, a swipe otherwise, HOME and BACK for the iPhone's edge swipes, and its app switcher
 // (up from the bottom edge, still before the lift), where a flick up quits the app in front
-// and a tap or HOME leaves. A tap waits
-// doubleTapAfter for a second one before it is delivered, as a phone with double-tap
-// recognisers does. Touches off the glass are ignored. In calibration mode touches are not
-// delivered but reported where they landed.
+// and a tap or HOME leaves. A tap waits doubleTapAfter for a second one before it is
+// delivered, as a phone with double-tap recognisers does. Touches off the glass are ignored;
+// one on a dark display wakes it. In calibration mode touches are not delivered but reported
+// where they landed.
 type touchScreen struct {
 	phone    screenTarget
 	toScreen geom.Affine // gantry mm → screen px
@@ -62,6 +62,7 @@ type touchScreen struct {
 	pendHold time.Duration
 	flush    *time.Timer
 	probes   chan<- geom.Point // calibration mode: where touches landed
+	asleep   bool              // the display is off: the next touch wakes it and does nothing else
 }
 
 func (t *touchScreen) onGlass(p geom.Point) bool {
@@ -110,6 +111,10 @@ func (t *touchScreen) lifted(at time.Time) {
 		default:
 			t.log.Warn("twin: a calibration touch was dropped: nobody reads them")
 		}
+		return
+	}
+	if t.asleep {
+		t.asleep = false
 		return
 	}
 	w, h := float64(t.size.Width), float64(t.size.Height)
@@ -213,6 +218,20 @@ func (t *touchScreen) calibrating(probes chan<- geom.Point) {
 	defer t.mu.Unlock()
 	t.deliverPending()
 	t.probes = probes
+}
+
+// sleep turns the display off (on false: on).
+func (t *touchScreen) sleep(on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.asleep = on
+}
+
+// dark says whether the display is off.
+func (t *touchScreen) dark() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.asleep
 }
 
 func dist(a, b geom.Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }

@@ -117,11 +117,27 @@ func (t *Twin) screen(ctx context.Context) (image.Image, error) {
 	t.mu.Lock()
 	cal := t.calibrating
 	t.mu.Unlock()
-	if cal {
+	switch {
+	case cal:
 		return calib.Page(t.Size.Width, t.Size.Height), nil
+	case t.touch.dark():
+		return image.NewRGBA(image.Rect(0, 0, t.Size.Width, t.Size.Height)), nil // all black
 	}
 	return t.Phone.Screenshot(ctx)
 }
+
+// Sleep turns the phone's display off, as its side button does: the phone locks, the camera
+// sees a black screen, and the next touch wakes it (tap to wake) and lands nowhere else.
+func (t *Twin) Sleep(ctx context.Context) error {
+	if err := t.Phone.PressKey(ctx, "POWER"); err != nil {
+		return err
+	}
+	t.touch.sleep(true)
+	return nil
+}
+
+// Asleep says whether the phone's display is off.
+func (t *Twin) Asleep() bool { return t.touch.dark() }
 
 // ShowCalibration puts the calibration page on the phone: the camera sees it, and touches
 // are not given to the phone but reported, in screen pixels, where they landed. stop goes

@@ -17,6 +17,8 @@ import (
 	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/sim"
+	"github.com/corral-farm/corral/nodes/tools"
+	"github.com/corral-farm/corral/vision"
 )
 
 // StartEmpty starts a farm with its NATS server and a gateway but no node, and stops it when
@@ -72,7 +74,8 @@ func (f *Farm) startNode(id string, count int) error {
 		return fmt.Errorf("node %s: %w", id, err)
 	}
 	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, LeaseTTL: f.opts.LeaseTTL,
-		Grace: f.opts.Grace, MaxQueue: f.opts.MaxQueue, Metrics: f.metrics, Log: f.log})
+		Grace: f.opts.Grace, MaxQueue: f.opts.MaxQueue, Metrics: f.metrics, Log: f.log,
+		Ops: tools.DefaultOpsWith(tools.OpsConfig{Vision: vision.NewClient(nc, 0), Passcodes: f.opts.Passcodes})})
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("node %s: %w", id, err)

@@ -29,6 +29,7 @@ import (
 	"github.com/corral-farm/corral/nodes/android/adbsim"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Options shape a test farm.
@@ -47,6 +48,9 @@ type Options struct {
 	// subject permissions (nodes n1 to n9 each have their own), nodes and the gateway connecting
 	// as theirs. Farm.Context names each user's natscli context file.
 	Auth bool
+	// Passcodes are the nodes' passcodes for unlock_phone (--passcodes); the simulated phones
+	// know their own.
+	Passcodes tools.Passcodes
 }
 
 // authNodes are the node ids a farm with Auth has users for.

@@ -43,7 +43,6 @@ type passcodeTeller interface{ Passcode() string }
 // call, a task or a record. Not idempotent: a retry after a wrong passcode counts towards the
 // lockout.
 func unlockPhone() Tool {
-	const doing = "unlock (it needs keys and text input)"
 	const tellsLock = "tell whether the lock screen shows"
 	return Define[NoArgs, UnlockResult](Tool{
 		Name:        "unlock_phone",
@@ -52,13 +51,16 @@ func unlockPhone() Tool {
 		MaxTimeout:  2 * time.Minute,
 		Profiles:    []string{PhysiClaw},
 		Short:       noParams,
-		Needs:       []Ability{Need[device.KeyPresser](doing), Need[device.TextInputter](doing)},
-		// A swipe up brings up the PIN pad; the status, the UI tree or the app in front tell
-		// whether the lock screen shows (lockState).
-		Uses: []Ability{Need[device.Swiper]("swipe up to the PIN pad"), Need[device.StatusReporter](tellsLock),
+		Needs:       []Ability{Need[device.KeyPresser]("wake the screen to unlock it")},
+		// Typing the passcode is best; a device that cannot type, only touch (an arm), taps it
+		// on the PIN pad that the vision worker finds (unlockBySight). A swipe up brings up the
+		// PIN pad; the status, the UI tree or the app in front tell whether the lock screen
+		// shows (lockState).
+		Uses: []Ability{Need[device.TextInputter]("type the passcode (else it is tapped on the PIN pad, found by vision)"),
+			Need[device.Swiper]("swipe up to the PIN pad"), Need[device.StatusReporter](tellsLock),
 			Need[device.SourceDumper](tellsLock), Need[device.ForegroundReporter](tellsLock)},
 	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
-		keys, typer := t.Driver.(device.KeyPresser), t.Driver.(device.TextInputter)
+		keys := t.Driver.(device.KeyPresser)
 		if err := wake(ctx, keys); err != nil {
 			return Output{}, err
 		}
@@ -75,6 +77,10 @@ func unlockPhone() Tool {
 		if !ok {
 			return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: start the node with "+
 				"--passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` (or `\"*\": \"PASSCODE\"` for every device)", serial)
+		}
+		typer, types := t.Driver.(device.TextInputter)
+		if !types {
+			return unlockBySight(ctx, t, code)
 		}
 		if sw, ok := t.Driver.(device.Swiper); ok { // brings up the PIN pad; harmless where it shows already
 			s, err := t.Driver.ScreenSize(ctx)
