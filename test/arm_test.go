@@ -171,6 +171,22 @@ func TestArmRigThroughTheFrontDoor(t *testing.T) {
 	res = farmtest.Call(t, c, "app_launch", args("serial", serial, "lease", lease, "packageName", "com.corral.notes"))
 	require.True(t, res.IsError)
 	assert.Contains(t, farmtest.Text(res), "unsupported")
+
+	// PhysiClaw's paste: send_to_clipboard (the rig's helper), long_press the field, tap Paste.
+	require.NoError(t, tw.Phone.LaunchApp(t.Context(), "com.corral.notes"))
+	farmtest.MustCall(t, c, "send_to_clipboard", args("serial", serial, "lease", lease, "text", "pasted by the arm"))
+	farmtest.MustCall(t, c, "long_press", args("serial", serial, "lease", lease, "bbox", []float64{0.3, 0.3, 0.7, 0.4}))
+	farmtest.MustCall(t, c, "tap", args("serial", serial, "lease", lease, "bbox", []float64{0.06, 0.15, 0.37, 0.21})) // Paste
+	farmtest.Eventually(t, 10*time.Second, func() bool { return tw.Phone.Note() == "pasted by the arm" },
+		"the clipboard pasted into the note")
+
+	// unlock_phone with no passcode for the rig says how to give it one; the finger stays put.
+	require.NoError(t, tw.Phone.PressKey(t.Context(), "POWER"))
+	before = tw.GRBL.Snapshot()
+	res = farmtest.Call(t, c, "unlock_phone", args("serial", serial, "lease", lease))
+	require.True(t, res.IsError, farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "this node has no passcode for it: start the node with --passcodes FILE")
+	assert.Equal(t, before.Pos, tw.GRBL.Snapshot().Pos, "the gantry moved for unlock_phone without a passcode")
 }
 
 // errSucceeded marks a call that should have failed.
@@ -291,7 +307,7 @@ func TestArmCalibrationKeptInTheFarm(t *testing.T) {
 }
 
 // A rig of a rigs file: `corral sim arm` runs a twin on its own (GRBL on TCP, the camera as
-// MJPEG, the calibration readback) and prints the rigs file entry; `corral up --arm FILE`
+// MJPEG, the calibration readback, the clipboard helper) and prints the rigs file entry; `corral up --arm FILE`
 // calibrates against it and serves it; when the controller goes away the rig goes offline.
 func TestArmRigsFileWithCorralSimArm(t *testing.T) {
 	sim := exec.Command(corral(t), "sim", "arm", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--pty=false", "--seed", "4", "--log-level", "warn")
@@ -304,7 +320,7 @@ func TestArmRigsFileWithCorralSimArm(t *testing.T) {
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
 		spec.WriteString(lines.Text() + "\n")
-		if strings.Contains(lines.Text(), "screen_area:") {
+		if strings.Contains(lines.Text(), "clipboard:") {
 			break
 		}
 	}
@@ -326,6 +342,9 @@ func TestArmRigsFileWithCorralSimArm(t *testing.T) {
 	out, err := runCorral(t, "call", "--gateway", url, "tap", `{"serial":"`+serial+`","bbox":[0.4,0.4,0.5,0.5]}`)
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "tapped the centre")
+	out, err = runCorral(t, "call", "--gateway", url, "send_to_clipboard", `{"serial":"`+serial+`","text":"over the helper"}`)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "put 15 characters on the clipboard")
 
 	require.NoError(t, sim.Process.Kill())
 	farmtest.Eventually(t, 30*time.Second, func() bool {

@@ -37,6 +37,9 @@ type Config struct {
 	// TapHold is how long a plain tap touches (default 80 ms): long enough for a capacitive
 	// screen to register, short of a long press.
 	TapHold time.Duration `json:"tap_hold,omitempty"`
+	// Clipboard is the helper that puts text on the phone's clipboard (send_to_clipboard);
+	// nil: the rig has none, and says so.
+	Clipboard Clipboard `json:"-"`
 }
 
 func (c Config) withDefaults() Config {

@@ -16,6 +16,7 @@ var (
 	ErrBadInput      = errors.New("bad input")
 	ErrNoReadback    = errors.New("the rig has no calibration readback")
 	ErrHalted        = errors.New("the rig is halted")
+	ErrNoClipboard   = errors.New("the rig has no clipboard helper")
 )
 
 // kind is how errors name a rig.

@@ -108,7 +108,8 @@ func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 			log.Error("arm twin: cannot reach its controller", "rig", serial, "err", err)
 			return
 		}
-		d, err := New(Config{Serial: serial, Model: "iPhone (twin)"}, c, twinCamera{tw.Camera}, nil, log)
+		// The twin's phone takes the text as a helper app on it would.
+		d, err := New(Config{Serial: serial, Model: "iPhone (twin)", Clipboard: tw.Phone}, c, twinCamera{tw.Camera}, nil, log)
 		if err != nil {
 			_ = c.Close()
 			log.Error("arm twin", "rig", serial, "err", err)

@@ -37,6 +37,38 @@ type RigSpec struct {
 	Readback string `yaml:"readback"`
 	// ScreenArea is where the screen roughly lies under the gantry, [x0, y0, x1, y1] mm.
 	ScreenArea []float64 `yaml:"screen_area"`
+	// Clipboard is the helper for send_to_clipboard, if the rig has one.
+	Clipboard ClipboardSpec `yaml:"clipboard"`
+}
+
+// ClipboardSpec names a rig's clipboard helper: a helper app's URL that takes the text in a
+// POST, or a command that takes it on its standard input.
+type ClipboardSpec struct {
+	URL     string   `yaml:"url"`
+	Command []string `yaml:"command"`
+}
+
+func (c ClipboardSpec) check() error {
+	switch {
+	case c.URL != "" && len(c.Command) > 0:
+		return errors.New("clipboard: url or command, not both")
+	case c.URL != "" && !strings.HasPrefix(c.URL, "http://") && !strings.HasPrefix(c.URL, "https://"):
+		return fmt.Errorf("clipboard url %q: the helper app's http(s) URL", c.URL)
+	case len(c.Command) > 0 && strings.TrimSpace(c.Command[0]) == "":
+		return errors.New("clipboard command: the program first, e.g. [pbcopy]")
+	}
+	return nil
+}
+
+// helper is the Clipboard c names, nil for none.
+func (c ClipboardSpec) helper() Clipboard {
+	switch {
+	case c.URL != "":
+		return HTTPClipboard{URL: c.URL}
+	case len(c.Command) > 0:
+		return CommandClipboard{Args: c.Command}
+	}
+	return nil
 }
 
 // rigsFile is the document.
@@ -107,6 +139,9 @@ func (r RigSpec) check() error {
 	if r.LinkTimeout < 0 || r.LinkTimeout > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("link_timeout %s: between 0 (2s) and 10m", r.LinkTimeout))
 	}
+	if err := r.Clipboard.check(); err != nil {
+		errs = append(errs, err)
+	}
 	if r.Baud < 0 {
 		errs = append(errs, fmt.Errorf("baud %d: leave it out for 115200", r.Baud))
 	}
@@ -153,7 +188,7 @@ func (r RigSpec) connect(ctx context.Context, log *slog.Logger) (*Driver, *grbl.
 		_ = c.Close()
 		return nil, nil, fmt.Errorf("camera %s: %w", r.Camera, err)
 	}
-	d, err := New(Config{Serial: r.Serial, Model: r.Model}, c, cam, nil, log)
+	d, err := New(Config{Serial: r.Serial, Model: r.Model, Clipboard: r.Clipboard.helper()}, c, cam, nil, log)
 	if err != nil {
 		_ = c.Close()
 		_ = cam.Close()

@@ -15,11 +15,14 @@ const goodRig = `rigs:
     readback: http://10.0.0.9:8090/calibration
     screen_area: [40, 20, 110, 170]
     link_timeout: 5s
+    clipboard: {command: [pbcopy]}
   - serial: bench-arm-2
     grbl: tcp://fluidnc.local:23
     camera: http://cam.local/stream
     readback: http://cam.local/calibration
     screen_area: [110, 170, 40, 20]
+    clipboard:
+      url: http://phone.local:8091/clipboard
 `
 
 func TestParseRigs(t *testing.T) {
@@ -29,6 +32,12 @@ func TestParseRigs(t *testing.T) {
 	}
 	if len(rigs) != 2 || rigs[0].Serial != "bench-arm-1" || rigs[0].LinkTimeout != 5*time.Second || rigs[1].GRBL != "tcp://fluidnc.local:23" {
 		t.Fatalf("rigs = %+v", rigs)
+	}
+	if h, ok := rigs[0].Clipboard.helper().(CommandClipboard); !ok || h.Args[0] != "pbcopy" {
+		t.Errorf("clipboard of rig 1: %#v, want the command pbcopy", rigs[0].Clipboard.helper())
+	}
+	if h, ok := rigs[1].Clipboard.helper().(HTTPClipboard); !ok || h.URL != "http://phone.local:8091/clipboard" {
+		t.Errorf("clipboard of rig 2: %#v, want the helper app's URL", rigs[1].Clipboard.helper())
 	}
 	a, err := rigs[1].area()
 	if err != nil || a.Min.X != 40 || a.Min.Y != 20 || a.Max.X != 110 || a.Max.Y != 170 {
@@ -51,6 +60,9 @@ func TestParseRigsRefuses(t *testing.T) {
 		{"area NaN", strings.Replace(goodRig, "[40, 20, 110, 170]", "[.nan, 20, 110, 170]", 1), "numbers only"},
 		{"timeout", strings.Replace(goodRig, "link_timeout: 5s", "link_timeout: 1h", 1), "link_timeout"},
 		{"baud", strings.Replace(goodRig, "baud: 115200", "baud: -1", 1), "baud -1"},
+		{"clipboard both", strings.Replace(goodRig, "{command: [pbcopy]}", "{command: [pbcopy], url: http://x/}", 1), "url or command, not both"},
+		{"clipboard url", strings.Replace(goodRig, "url: http://phone.local:8091/clipboard", "url: phone.local", 1), `clipboard url "phone.local"`},
+		{"clipboard command", strings.Replace(goodRig, "[pbcopy]", "['']", 1), "the program first"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseRigs([]byte(c.doc))

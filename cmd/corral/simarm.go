@@ -12,12 +12,12 @@ import (
 )
 
 // runSimArm runs the digital twin of one arm rig on its own: its GRBL controller on a TCP
-// port and a pty, its camera as an MJPEG stream, and the calibration readback, for a node
-// whose rigs file names them (docs/arm.md).
+// port and a pty, its camera as an MJPEG stream, the calibration readback and a clipboard
+// helper app, for a node whose rigs file names them (docs/arm.md).
 func runSimArm(ctx context.Context, args []string) error {
 	f := newFlags("sim arm")
 	listen := f.String("listen", "127.0.0.1:2323", "address of the GRBL controller's TCP port (FluidNC's raw port)")
-	httpAddr := f.String("http", "127.0.0.1:8090", "address of the camera's MJPEG stream (/camera) and the calibration readback (/calibration)")
+	httpAddr := f.String("http", "127.0.0.1:8090", "address of the camera's MJPEG stream (/camera), the calibration readback (/calibration) and the clipboard helper (/clipboard)")
 	seed := f.Int64("seed", 1, "draws the rig's geometry (where the phone lies, the camera's view)")
 	pty := f.Bool("pty", true, "also serve the controller on a pty, as a USB board appears")
 	log, stop, err := f.start(args, nil)
@@ -46,6 +46,7 @@ func runSimArm(ctx context.Context, args []string) error {
 	mux := http.NewServeMux()
 	mux.Handle("/camera", tw.Camera.Handler())
 	mux.Handle("/calibration", tw.ReadbackHandler())
+	mux.Handle("/clipboard", tw.ClipboardHandler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer func() { _ = srv.Close() }()
@@ -58,7 +59,8 @@ rigs:
     camera: %s/camera
     readback: %s/calibration
     screen_area: [%.0f, %.0f, %.0f, %.0f]   # mm under the gantry, as measured with a ruler
-`, tw.Phone.Info().Serial, addr, ptyComment(ptyPath), base, base, lo.X, lo.Y, hi.X, hi.Y)
+    clipboard: {url: %s/clipboard}          # the helper app for send_to_clipboard
+`, tw.Phone.Info().Serial, addr, ptyComment(ptyPath), base, base, lo.X, lo.Y, hi.X, hi.Y, base)
 	log.Info("arm twin ready", "grbl", addr, "pty", ptyPath, "http", base)
 	<-ctx.Done()
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.Canceled) {

@@ -32,8 +32,21 @@ func (p *Phone) Tap(ctx context.Context, pt device.Point, hold time.Duration) er
 		return p.wrap(op, ErrBadInput, fmt.Sprintf("hold is %s; it must be 0 or more", hold))
 	}
 	p.st.toast = ""
+	if hold >= longPress && p.clipboard != "" && p.onNote(pt) {
+		p.st.paste = true
+		return nil
+	}
 	p.tap(pt)
 	return nil
+}
+
+// longPress is how long a touch must hold to be a long press, as Android's default timeout.
+const longPress = 500 * time.Millisecond
+
+// onNote says whether pt is on the note's field in Notes. Callers hold p.mu.
+func (p *Phone) onNote(pt device.Point) bool {
+	e := p.touchRoot().find(image.Pt(pt.X, pt.Y), isClickable)
+	return e != nil && e.kind == kField && !p.st.locked && p.st.cur.scr == scrNotes
 }
 
 // DoubleTap taps pt twice in quick succession. The element there is activated once: on a
@@ -51,12 +64,20 @@ func (p *Phone) DoubleTap(ctx context.Context, pt device.Point) error {
 		return err
 	}
 	p.st.toast = ""
+	p.st.paste = false
 	p.tap(pt)
 	return nil
 }
 
+// tap does what the element at pt does; any touch closes the Paste menu.
 func (p *Phone) tap(pt device.Point) {
-	if e := p.touchRoot().find(image.Pt(pt.X, pt.Y), isClickable); e != nil {
+	e := p.touchRoot().find(image.Pt(pt.X, pt.Y), isClickable)
+	p.st.paste = false
+	switch {
+	case e == nil:
+	case e.act.op == actPaste:
+		p.st.typeNote(p.clipboard)
+	default:
 		p.st.do(e.act, p.passcode)
 	}
 }
@@ -82,6 +103,7 @@ func (p *Phone) Swipe(ctx context.Context, from, to device.Point, d, hold time.D
 		return p.wrap(op, ErrBadInput, fmt.Sprintf("duration %s and hold %s must be 0 or more", d, hold))
 	}
 	p.st.toast = ""
+	p.st.paste = false
 	list := p.touchRoot().find(image.Pt(from.X, from.Y), isScrollable)
 	if list == nil {
 		return nil
@@ -103,6 +125,7 @@ func (p *Phone) InputText(ctx context.Context, text string) error {
 	defer p.mu.Unlock()
 	p.log.add(textLogLine(text))
 	p.st.toast = ""
+	p.st.paste = false
 	text = strings.Map(func(r rune) rune {
 		if r == unicode.ReplacementChar || (unicode.IsControl(r) && r != '\n' && r != '\t') {
 			return -1
@@ -144,6 +167,7 @@ func (p *Phone) PressKey(ctx context.Context, key string) error {
 	p.log.add("key " + name)
 	st := &p.st
 	st.toast = ""
+	st.paste = false
 	notes := !st.locked && st.popup == nil && st.cur.scr == scrNotes
 	switch name {
 	case "HOME":

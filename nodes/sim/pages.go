@@ -177,6 +177,11 @@ func (b *builder) notes(content *element) {
 	content.add(&element{class: clsEdit, id: pkg + ":id/note", text: b.st.note, hint: "Type a note", clickable: true, focused: true,
 		kind: kField, box: image.Rect(l.px(40), y, l.w-l.px(40), y+l.px(1000)),
 		style: style{bg: white, fg: ink, size: l.px(48), radius: l.px(24)}})
+	if b.st.paste { // Android's floating text toolbar, over the field's top-left corner
+		content.add(&element{class: clsButton, id: "android:id/paste", text: "Paste", desc: "Paste", clickable: true,
+			box: image.Rect(l.px(60), y+l.px(40), l.px(400), y+l.px(180)), act: action{op: actPaste},
+			style: style{bg: rgb(0x303134), fg: white, size: l.px(48), bold: true, align: alignCenter, radius: l.px(24)}})
+	}
 	y += l.px(1020)
 	n := utf8.RuneCountInString(b.st.note)
 	content.add(b.text(pkg+":id/count", itoa(n)+" characters", image.Rect(l.px(60), y, l.w-l.px(60), y+l.px(80)), l.px(40), grey, false, alignLeft))

@@ -59,6 +59,7 @@ type state struct {
 	note   string
 	toast  string  // a message shown until the next input
 	popup  *dialog // a modal dialog over the screen (ShowPopup); nil when none is open
+	paste  bool    // the Paste menu shows over the note (a long press on it, the clipboard full)
 }
 
 // dialog is a modal popup: a title and 1 to maxButtons buttons, any of which closes it.
@@ -90,6 +91,7 @@ const (
 	actDelete        // delete the last lock screen digit
 	actEnter         // submit the lock screen digits
 	actDismiss       // close the popup
+	actPaste         // paste the clipboard into the note (the Phone does: it holds the clipboard)
 )
 
 func (s *state) open(v view) {

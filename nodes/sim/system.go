@@ -214,6 +214,13 @@ func (p *Phone) Clipboard() string {
 	return p.clipboard
 }
 
+// Note returns what the note in Notes holds.
+func (p *Phone) Note() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.st.note
+}
+
 // Density returns the screen density in dpi: 420 unless WithDensity says otherwise.
 func (p *Phone) Density(ctx context.Context) (int, error) {
 	defer p.track()()

@@ -5,7 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 func appFile(t *testing.T, name string) string {
@@ -145,5 +149,41 @@ func TestIMEClipboardDensityStatus(t *testing.T) {
 	p.FailNext(nil)
 	if _, err := p.Status(ctx); !errors.Is(err, ErrInjected) {
 		t.Fatalf("injected failure: %v", err)
+	}
+}
+
+// A long press on the note's field shows Paste when the clipboard holds text, and Paste puts
+// it into the note; without text on the clipboard, or with a short tap, no Paste shows.
+func TestLongPressOnTheNotePastes(t *testing.T) {
+	ctx := t.Context()
+	p := New("paste")
+	field := device.Point{X: 540, Y: 800}
+	pasteShows := func() bool {
+		src, err := p.Source(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(src, `resource-id="android:id/paste"`)
+	}
+	if err := p.LaunchApp(ctx, "com.corral.notes"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Tap(ctx, field, time.Second); err != nil || pasteShows() {
+		t.Fatalf("long press with an empty clipboard: Paste shows %v (%v)", pasteShows(), err)
+	}
+	if err := p.SetClipboard(ctx, "from the clipboard"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Tap(ctx, field, 100*time.Millisecond); err != nil || pasteShows() {
+		t.Fatalf("short tap: Paste shows %v (%v)", pasteShows(), err)
+	}
+	if err := p.Tap(ctx, field, time.Second); err != nil || !pasteShows() {
+		t.Fatalf("long press: Paste shows %v (%v)", pasteShows(), err)
+	}
+	if err := p.Tap(ctx, device.Point{X: 200, Y: 440}, 0); err != nil { // the Paste button
+		t.Fatal(err)
+	}
+	if got := p.Note(); got != "from the clipboard" || pasteShows() {
+		t.Errorf("after Paste the note holds %q (Paste still shows: %v)", got, pasteShows())
 	}
 }
