@@ -25,6 +25,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 echo "setup: $(adb version | head -1)"
 
+# Headless Chromium for the tests that drive web pages in a real browser (the arm's calibration
+# page): Debian's chromium-headless-shell, or its chromium where a release has no headless shell.
+if ! command -v chromium-headless-shell >/dev/null && ! command -v chromium >/dev/null; then
+  echo "setup: installing Debian packages: chromium-headless-shell"
+  apt_install chromium-headless-shell || { echo "setup: no chromium-headless-shell; installing chromium"; apt_install chromium; }
+fi
+echo "setup: $( (chromium-headless-shell --version || chromium --version) 2>/dev/null | head -1)"
+
 if ! "$TOOLS/nats" --version 2>/dev/null | grep -q "${NATSCLI_VERSION#v}"; then
   echo "setup: installing natscli $NATSCLI_VERSION"
   GOBIN="$TOOLS" CGO_ENABLED=0 go install "github.com/nats-io/natscli/nats@$NATSCLI_VERSION"

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"errors"
 	"image"
+	"io"
 	"log/slog"
 	"math"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -496,4 +498,31 @@ func TestArmEmergencyStop(t *testing.T) {
 	farmtest.MustCall(t, f.Client("operator"), "arm_recover", args("serial", serial))
 	farmtest.MustCall(t, other, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after arm_recover")
+}
+
+// `corral arm page` serves the calibration page that a real phone's browser opens, named by
+// the rig, and says where the rigs file's readback points.
+func TestCorralArmPage(t *testing.T) {
+	cmd := exec.Command(corral(t), "arm", "page", "--listen", "127.0.0.1:0", "--log-level", "warn")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var base string
+	lines := bufio.NewScanner(stdout)
+	for base == "" && lines.Scan() {
+		if m := regexp.MustCompile(`readback: (http://\S+)/RIG/events`).FindStringSubmatch(lines.Text()); m != nil {
+			base = m[1]
+		}
+	}
+	require.NotEmpty(t, base, "corral arm page printed no readback URL")
+	resp, err := http.Get(base + "/bench-arm-1/")
+	require.NoError(t, err)
+	page, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, string(page), "<title>Corral calibration: bench-arm-1</title>")
+	assert.Contains(t, string(page), `addEventListener("pointerdown"`)
 }

@@ -14,9 +14,11 @@ func runArm(ctx context.Context, args []string) error {
 			return runArmCalibrate(ctx, args[1:])
 		case "recover":
 			return runArmRecover(ctx, args[1:])
+		case "page":
+			return runArmPage(ctx, args[1:])
 		}
 	}
-	return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL, or corral arm recover [flags] SERIAL")
+	return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL, corral arm recover [flags] SERIAL, or corral arm page [--listen ADDR]")
 }
 
 // runArmRecover brings a rig out of an alarm (the arm_recover tool).

@@ -30,7 +30,7 @@ func commands() []command {
 		{"vision", "run a vision worker (OCR, template matching, element listing) against a NATS; needs a corral built with make build-vision", runVision},
 		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
 		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT; corral sim arm --listen 127.0.0.1:PORT", runSim},
-		{"arm", "arm rigs: corral arm calibrate SERIAL calibrates one again, step by step; corral arm recover SERIAL unlocks one after an alarm", runArm},
+		{"arm", "arm rigs: corral arm calibrate SERIAL calibrates one again, step by step; corral arm recover SERIAL unlocks one after an alarm; corral arm page serves the calibration page to phones without a cable", runArm},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices", runDevices},
 		{"leases", "list the leases held", runLeases},

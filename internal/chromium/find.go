@@ -1,0 +1,30 @@
+// Package chromium finds the headless Chromium that Corral drives web pages with: Debian's
+// chromium-headless-shell, or its full chromium.
+package chromium
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
+
+// Names are the commands tried, in order; CORRAL_CHROMIUM names another.
+var Names = []string{"chromium-headless-shell", "chromium", "chromium-browser"}
+
+// ErrNotFound says that no Chromium is installed, and how to install one.
+var ErrNotFound = errors.New("no headless Chromium found: install Debian's chromium-headless-shell (apt-get install " +
+	"chromium-headless-shell, or chromium; make setup does), or name one in CORRAL_CHROMIUM")
+
+// Find returns the path of the Chromium to run: CORRAL_CHROMIUM if set, else the first of
+// Names on PATH.
+func Find() (string, error) {
+	if p := os.Getenv("CORRAL_CHROMIUM"); p != "" {
+		return exec.LookPath(p)
+	}
+	for _, n := range Names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNotFound
+}
