@@ -63,6 +63,11 @@ echo "bench: arm rig taps on a digital twin, -benchtime=${ARM_TAPS:-30}x -count=
 "$bin" -test.run='^$' -test.bench='^BenchmarkArm$' \
   -test.benchtime="${ARM_TAPS:-30}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
+# Tap accuracy over 200 twins, each calibrated end to end: once (about 90 s on 2 cores).
+echo "bench: arm tap accuracy over 200 twins, once" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkArmAccuracy$' \
+  -test.benchtime=1x -test.count=1 -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
 # Aborting and cancelling a running sleep 60, by count: a round's wait for the phone to be
 # busy is not timed, so a -benchtime in seconds would run far longer than it says.
 echo "bench: abort and cancel of a running sleep, -benchtime=${ABORT_ROUNDS:-200}x -count=$COUNT" >&2
@@ -164,6 +169,8 @@ END {
   row("the same: JPEG delivered", "≤ 300 KB", A "screenshot", "jpeg-KB", 300, "le", "KB")
   row("Android, 50 devices on one node, 50 parallel callers (MCP HTTP): tap_xy p99 over single-device p50", "≤ 3×", A "tap-parallel/transport=http/devices=50", "p99-ratio", 3, "le", "×")
   row("arm rig (digital twin at real speed): tap, from the call (MCP HTTP) to its answer once the finger is up: p50", "≤ 0.5 s", "BenchmarkArm/op=tap", "p50-µs", 500000, "le", "µs")
+  row("arm rig: tap error after calibration, 200 twins × 10 taps aimed through the camera screenshot: p95", "≤ 1.0 mm", "BenchmarkArmAccuracy", "p95-mm", 1.0, "le", "mm")
+  row("the same: 7 mm targets hit", "100 %", "BenchmarkArmAccuracy", "hit-%", 100, "ge", "%")
   if (vision) {
     row("vision worker: OCR of a 1080×2400 screenshot (eng+chi_sim): p50", "≤ 1.0 s", "BenchmarkOCR", "p50-ms", 1000, "le", "ms")
     row("vision worker: template match (tap_cv) on a 1080×2400 screenshot, 0.75-1.5×: p50", "≤ 150 ms", "BenchmarkMatch", "p50-ms", 150, "le", "ms")

@@ -19,6 +19,9 @@ import (
 const (
 	homeSwipe = 200 * time.Millisecond // up from the bottom edge to 60% of the height
 	backSwipe = 300 * time.Millisecond // right from the left edge to 60% of the width
+	// Edge gestures start a hundredth of the screen in from the edge (1-2 mm), inside iOS's
+	// edge zone: a finger sent to the very edge lands off the glass as often as on it.
+	edgeIn = 100
 )
 
 // PressKey makes the gesture of a key: HOME swipes up from the bottom edge, BACK right from
@@ -32,9 +35,9 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	w, h := s.Width, s.Height
 	switch strings.TrimPrefix(strings.ToUpper(key), "KEYCODE_") {
 	case "HOME":
-		return d.Swipe(ctx, device.Point{X: w / 2, Y: h - 1}, device.Point{X: w / 2, Y: h * 2 / 5}, homeSwipe, 0)
+		return d.Swipe(ctx, device.Point{X: w / 2, Y: h - h/edgeIn}, device.Point{X: w / 2, Y: h * 2 / 5}, homeSwipe, 0)
 	case "BACK":
-		return d.Swipe(ctx, device.Point{X: 0, Y: h / 2}, device.Point{X: w * 3 / 5, Y: h / 2}, backSwipe, 0)
+		return d.Swipe(ctx, device.Point{X: w / edgeIn, Y: h / 2}, device.Point{X: w * 3 / 5, Y: h / 2}, backSwipe, 0)
 	case "WAKEUP":
 		return d.wake(ctx, s)
 	}
@@ -90,7 +93,7 @@ func (d *Driver) QuitFrontApp(ctx context.Context) error {
 	return d.run(ctx, op, func(ctx context.Context, cal *calib.Calibration, c *grbl.Client) error {
 		w, h := cal.ScreenW, cal.ScreenH
 		var mm [5]geom.Point
-		for i, p := range []device.Point{{X: w / 2, Y: h - 1}, {X: w / 2, Y: h / 2}, {X: w / 2, Y: h * 11 / 20}, {X: w / 2, Y: h / 10}, {X: w / 2, Y: h * 2 / 5}} {
+		for i, p := range []device.Point{{X: w / 2, Y: h - h/edgeIn}, {X: w / 2, Y: h / 2}, {X: w / 2, Y: h * 11 / 20}, {X: w / 2, Y: h / 10}, {X: w / 2, Y: h * 2 / 5}} {
 			var err error
 			if mm[i], err = d.toGantry(op, cal, p); err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 // What a touch screen makes of a finger's path, as iOS does.
 const (
 	slopPx         = 12                     // a touch that moves less than this is a tap
+	repeatMM       = 0.05                   // the gantry lands within this of where it was sent, in x and y
 	doubleTapAfter = 300 * time.Millisecond // a second tap this soon, this close, makes a double tap
 	edgeFrac       = 0.03                   // a swipe from this close to an edge is a system gesture
 	homeTravel     = 0.15                   // ... up from the bottom by this much of the height: HOME
@@ -48,6 +50,7 @@ type touchScreen struct {
 	size     device.Size
 	log      *slog.Logger
 	speed    float64 // the gantry's time runs this much faster than the clock
+	rng      *rand.Rand
 
 	mu       sync.Mutex
 	down     bool
@@ -63,17 +66,23 @@ type touchScreen struct {
 	flush    *time.Timer
 	probes   chan<- geom.Point // calibration mode: where touches landed
 	asleep   bool              // the display is off: the next touch wakes it and does nothing else
+	off      geom.Point        // this touch's repeatability error, mm
 }
 
 func (t *touchScreen) onGlass(p geom.Point) bool {
 	return p.X >= 0 && p.Y >= 0 && p.X < float64(t.size.Width) && p.Y < float64(t.size.Height)
 }
 
-// finger takes one event of the simulator's, in order.
+// finger takes one event of the simulator's, in order. Each touch lands off where the gantry
+// was sent by up to repeatMM, as a real gantry's repeatability allows, the same for the
+// whole touch.
 func (t *touchScreen) finger(e grblsim.FingerEvent) {
-	p := t.toScreen.Apply(geom.Point{X: e.X, Y: e.Y})
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if e.Kind == grblsim.FingerDown {
+		t.off = geom.Point{X: (t.rng.Float64()*2 - 1) * repeatMM, Y: (t.rng.Float64()*2 - 1) * repeatMM}
+	}
+	p := t.toScreen.Apply(geom.Point{X: e.X, Y: e.Y}.Add(t.off))
 	switch e.Kind {
 	case grblsim.FingerDown:
 		if !t.onGlass(p) {
@@ -105,9 +114,9 @@ func (t *touchScreen) finger(e grblsim.FingerEvent) {
 
 // lifted decides what the touch that just ended was.
 func (t *touchScreen) lifted(at time.Time) {
-	if t.probes != nil {
+	if t.probes != nil { // a digitiser tells whole pixels: the pixel's centre
 		select {
-		case t.probes <- t.start:
+		case t.probes <- geom.Point{X: math.Floor(t.start.X) + .5, Y: math.Floor(t.start.Y) + .5}:
 		default:
 			t.log.Warn("twin: a calibration touch was dropped: nobody reads them")
 		}

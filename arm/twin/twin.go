@@ -81,7 +81,8 @@ func Start(o Options) (*Twin, error) {
 	for i := range t.ruler {
 		t.ruler[i] = (rng.Float64()*2 - 1) * 2
 	}
-	t.touch = &touchScreen{phone: phone, toScreen: toScreen, size: size, log: o.Log, speed: max(o.Speed, 1)}
+	t.touch = &touchScreen{phone: phone, toScreen: toScreen, size: size, log: o.Log, speed: max(o.Speed, 1),
+		rng: rand.New(rand.NewPCG(uint64(o.Seed), 0x7e9ea7))}
 	opts := []grblsim.Option{grblsim.WithLogger(o.Log)}
 	for n, v := range gantry {
 		opts = append(opts, grblsim.WithSetting(n, v))

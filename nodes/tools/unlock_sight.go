@@ -131,7 +131,8 @@ func swipeToPad(ctx context.Context, t *Task) (sightLook, error) {
 	if err != nil {
 		return sightLook{}, err
 	}
-	from, to := device.Point{X: s.Width / 2, Y: s.Height - 1}, device.Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
+	// From a hundredth above the bottom edge: a finger sent to the very edge may miss the glass.
+	from, to := device.Point{X: s.Width / 2, Y: s.Height - s.Height/100}, device.Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
 	if err := sw.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
 		return sightLook{}, err
 	}
