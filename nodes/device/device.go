@@ -151,6 +151,23 @@ type (
 	DensityReporter interface {
 		Density(ctx context.Context) (int, error)
 	}
+	// SelectorActor acts on the element a CSS selector or an XPath (starting with / or ( )
+	// finds, scrolled into view, at its box's centre (a browser): a tap, the pointer moved over
+	// it, or a secondary (right) click. No match is an error that wraps ErrNoElement.
+	SelectorActor interface {
+		TapSelector(ctx context.Context, selector string) error
+		HoverSelector(ctx context.Context, selector string) error
+		SecondaryClickSelector(ctx context.Context, selector string) error
+	}
+	// SecondaryClicker clicks the secondary (right) button at a point (a browser's context menu).
+	SecondaryClicker interface {
+		SecondaryClick(ctx context.Context, p Point) error
+	}
+	// TabCloser closes a browser tab by its index among the open tabs, oldest first; the
+	// newest remaining one is then in front.
+	TabCloser interface {
+		CloseTab(ctx context.Context, index int) error
+	}
 	// StatusReporter reports live facts about the device: battery level, charging, etc.
 	StatusReporter interface {
 		Status(ctx context.Context) (map[string]string, error)

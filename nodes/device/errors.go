@@ -1,5 +1,7 @@
 package device
 
+import "errors"
+
 // Error is a failed driver operation: which kind of device and which one, which
 // operation, why, and what to do about it. Drivers wrap their sentinel errors in it.
 type Error struct {
@@ -19,3 +21,7 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrNoElement is what a SelectorActor's error wraps when its selector matches nothing: the
+// tools that take ignore_NotFoundError let it pass.
+var ErrNoElement = errors.New("no element matches the selector")

@@ -1,0 +1,318 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/corral-farm/corral/internal/chromium"
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// Options configure a browser device.
+type Options struct {
+	Serial  string
+	Profile Profile
+	// Home is the page HOME opens (default about:blank).
+	Home string
+	Log  *slog.Logger
+}
+
+// Driver is one headless Chromium as a device. Its methods act on the newest open tab, as a
+// browser brings a new tab to the front.
+type Driver struct {
+	serial string
+	prof   Profile
+	home   string
+	dir    string // the browser's profile directory, removed by Close
+	log    *slog.Logger
+
+	browser context.Context // the first tab's: the browser lives as long as it
+	stop    context.CancelFunc
+
+	mu     sync.Mutex
+	tabs   map[target.ID]context.Context // attached tabs
+	opened map[target.ID]int             // the order tabs were first seen in; -1: closed
+	seen   int
+	front  target.ID // the tab last brought to the front
+}
+
+var (
+	_ device.Driver           = (*Driver)(nil)
+	_ device.DoubleTapper     = (*Driver)(nil)
+	_ device.Swiper           = (*Driver)(nil)
+	_ device.TextInputter     = (*Driver)(nil)
+	_ device.KeyPresser       = (*Driver)(nil)
+	_ device.SourceDumper     = (*Driver)(nil)
+	_ device.SelectorActor    = (*Driver)(nil)
+	_ device.SecondaryClicker = (*Driver)(nil)
+	_ device.TabCloser        = (*Driver)(nil)
+)
+
+// Start starts a browser for a device: its own Chromium process and profile directory,
+// emulating o.Profile.
+func Start(ctx context.Context, o Options) (*Driver, error) {
+	path, err := chromium.Find()
+	if err != nil {
+		return nil, err
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Home == "" {
+		o.Home = "about:blank"
+	}
+	dir, err := os.MkdirTemp("", "corral-web-")
+	if err != nil {
+		return nil, fmt.Errorf("web %s: a profile directory: %w", o.Serial, err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.UserDataDir(dir))
+	if os.Geteuid() == 0 { // Chromium's sandbox refuses to run as root
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, dir: dir, log: o.Log.With("device", o.Serial),
+		browser: bctx, stop: func() { bcancel(); acancel() },
+		tabs: map[target.ID]context.Context{}, opened: map[target.ID]int{}}
+	// The first run starts the browser, which lives as long as its context: not ctx.
+	if err := d.attach(ctx, bctx, d.emulate()); err != nil {
+		_ = d.Close()
+		return nil, d.wrap("start", fmt.Errorf("%s: %w", path, err), "check that Chromium runs here: "+path+" --headless --version")
+	}
+	id := chromedp.FromContext(bctx).Target.TargetID
+	d.tabs[id], d.opened[id], d.front = bctx, 0, id
+	return d, nil
+}
+
+// emulate makes a tab the profile's device.
+func (d *Driver) emulate() chromedp.Action[chromedp.Void] {
+	p := d.prof
+	opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(p.DPR)}
+	if p.Mobile {
+		opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
+	}
+	steps := []chromedp.Action[chromedp.Void]{chromedp.EmulateViewport(p.Width, p.Height, opts...)}
+	if p.UserAgent != "" {
+		steps = append(steps, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: p.UserAgent})
+			return err
+		}))
+	}
+	return chromedp.Steps(steps...)
+}
+
+// bound returns a context of tab that ends when ctx does: actions run in it, and cancelling
+// it does not close the tab.
+func bound(ctx, tab context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(tab)
+	stop := context.AfterFunc(ctx, cancel)
+	return c, func() { stop(); cancel() }
+}
+
+// pages lists the open tabs, oldest first.
+func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
+	bctx, done := bound(ctx, d.browser)
+	defer done()
+	all, err := chromedp.Targets(bctx)
+	if err != nil {
+		return nil, d.wrap("list tabs", err, "")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []*target.Info
+	listed := map[target.ID]bool{}
+	for _, t := range all {
+		if t.Type != "page" {
+			continue
+		}
+		listed[t.TargetID] = true
+		seq, ok := d.opened[t.TargetID]
+		if !ok {
+			d.seen++
+			seq = d.seen
+			d.opened[t.TargetID] = seq
+		}
+		if seq >= 0 { // a closed tab may be listed a little longer
+			out = append(out, t)
+		}
+	}
+	for id := range d.opened {
+		if !listed[id] {
+			delete(d.opened, id)
+		}
+	}
+	order := func(t *target.Info) int { return d.opened[t.TargetID] }
+	for i := 1; i < len(out); i++ { // insertion sort: a handful of tabs
+		for j := i; j > 0 && order(out[j]) < order(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out, nil
+}
+
+// tab returns the context of the tab in front (the newest), attaching to it first if needed;
+// with no tab open it opens one at home.
+func (d *Driver) tab(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	pages, err := d.pages(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(pages) == 0 {
+		tctx, _ := chromedp.NewContext(d.browser) // closed with the browser
+		if err := d.attach(ctx, tctx, d.emulate(), chromedp.Navigate(d.home)); err != nil {
+			return nil, nil, d.wrap("open a tab", err, "")
+		}
+		id := chromedp.FromContext(tctx).Target.TargetID
+		d.mu.Lock()
+		d.tabs[id] = tctx
+		d.seen++
+		d.opened[id] = d.seen
+		d.mu.Unlock()
+		if err := d.activate(ctx, id); err != nil {
+			return nil, nil, err
+		}
+		c, done := bound(ctx, tctx)
+		return c, done, nil
+	}
+	front := pages[len(pages)-1].TargetID
+	d.mu.Lock()
+	tctx, ok := d.tabs[front]
+	d.mu.Unlock()
+	if !ok {
+		tctx, _ = chromedp.NewContext(d.browser, chromedp.WithTargetID(front))
+		if err := d.attach(ctx, tctx, d.emulate()); err != nil {
+			return nil, nil, d.wrap("take over a tab", err, "")
+		}
+		d.mu.Lock()
+		d.tabs[front] = tctx
+		d.mu.Unlock()
+	}
+	if err := d.activate(ctx, front); err != nil {
+		return nil, nil, err
+	}
+	c, done := bound(ctx, tctx)
+	return c, done, nil
+}
+
+// activate brings tab id to the front once it is the newest: a headless browser renders (and
+// captures screenshots of) only the tab in front.
+func (d *Driver) activate(ctx context.Context, id target.ID) error {
+	d.mu.Lock()
+	same := d.front == id
+	d.mu.Unlock()
+	if same {
+		return nil
+	}
+	d.mu.Lock()
+	tctx := d.tabs[id]
+	d.mu.Unlock()
+	c, done := bound(ctx, tctx)
+	defer done()
+	if _, err := chromedp.Call(c, page.BringToFront, cdp.Empty{}); err != nil {
+		return d.wrap("bring the tab to the front", err, "")
+	}
+	d.mu.Lock()
+	d.front = id
+	d.mu.Unlock()
+	return nil
+}
+
+// attach runs the first steps of a new tab context: in tab itself, since chromedp keeps a
+// tab attached as long as the context of its first run, and waiting no longer than ctx.
+func (d *Driver) attach(ctx, tab context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	ran := make(chan error, 1)
+	go func() { ran <- chromedp.Do(tab, steps...) }()
+	select {
+	case err := <-ran:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// do runs steps in the tab in front; op names them in errors.
+func (d *Driver) do(ctx context.Context, op string, steps ...chromedp.Action[chromedp.Void]) error {
+	c, done, err := d.tab(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := chromedp.Do(c, steps...); err != nil {
+		return d.wrap(op, err, "")
+	}
+	return nil
+}
+
+// Info describes the device.
+func (d *Driver) Info() device.Info {
+	return device.Info{Serial: d.serial, Platform: device.PlatformWeb, Model: d.prof.Name, Brand: "Chromium",
+		Extra: map[string]string{"viewport": fmt.Sprintf("%dx%d@%g", d.prof.Width, d.prof.Height, d.prof.DPR)}}
+}
+
+// ScreenSize is the viewport in device pixels.
+func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
+	w, h := d.prof.pixels()
+	return device.Size{Width: w, Height: h}, ctx.Err()
+}
+
+// Screenshot captures the tab in front at device pixels.
+func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
+	c, done, err := d.tab(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	res, err := chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	if err != nil {
+		return nil, d.wrap("screenshot", err, "")
+	}
+	img, err := png.Decode(bytes.NewReader(res.Data))
+	if err != nil {
+		return nil, d.wrap("screenshot", err, "")
+	}
+	return img, nil
+}
+
+// Health answers whether the browser still runs.
+func (d *Driver) Health(ctx context.Context) error {
+	_, err := d.pages(ctx)
+	return err
+}
+
+// Close stops the browser and removes its profile directory.
+func (d *Driver) Close() error {
+	d.stop()
+	if err := os.RemoveAll(d.dir); err != nil {
+		return d.wrap("close", err, "")
+	}
+	return nil
+}
+
+// Errors a Driver returns, wrapped in a *device.Error.
+var (
+	ErrBadSelector = errors.New("bad selector")
+	ErrNoTab       = errors.New("no such tab")
+	ErrUnknownKey  = errors.New("no such key")
+	ErrBadURL      = errors.New("not a URL a browser device opens")
+)
+
+func (d *Driver) wrap(op string, err error, hint string) error {
+	var de *device.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return &device.Error{Kind: "web", Serial: d.serial, Op: op, Err: err, Hint: hint}
+}

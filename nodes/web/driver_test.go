@@ -1,0 +1,329 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/internal/chromium"
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/uitree"
+)
+
+// testPage records what it sees (touches, clicks, context menus, hovers, typing, keys) by
+// posting each event to /log: the test reads the page's own account, not the driver's.
+const testPage = `<!doctype html><html><head><meta name="viewport" content="width=device-width,initial-scale=1">
+<style>body{margin:0;font:16px sans-serif} button,div.t{display:block;width:200px;height:60px;margin:10px}</style></head><body>
+<button id="first" style="position:absolute;left:20px;top:20px">First</button>
+<div class="t" id="hover" style="position:absolute;left:20px;top:100px">Hover me</div>
+<div class="t" id="menu" style="position:absolute;left:20px;top:180px">Menu</div>
+<input id="field" style="position:absolute;left:20px;top:260px;width:300px;height:40px" placeholder="Type here">
+<a id="tab" href="/page2" target="_blank" style="position:absolute;left:20px;top:320px">Open a tab</a>
+<div id="pad" style="position:absolute;left:0;top:380px;width:390px;height:300px;background:#eee">Swipe pad</div>
+<button id="far" style="position:absolute;left:20px;top:2400px">Third</button>
+<script>
+const log = (type, e) => navigator.sendBeacon("/log", JSON.stringify({type, id: (e.target && e.target.id) || "", page: location.pathname,
+  key: e.key || "", value: e.target && e.target.value || ""}));
+for (const t of ["click", "dblclick", "contextmenu", "touchstart", "touchmove", "touchend", "input", "keydown"])
+  addEventListener(t, e => log(t, e), true);
+document.getElementById("hover").addEventListener("mouseover", e => log("mouseover", e));
+</script></body></html>`
+
+type pageEvent struct{ Type, ID, Page, Key, Value string }
+
+// recorder serves testPage (and /page2) and collects what the pages post.
+type recorder struct {
+	mu     sync.Mutex
+	events []pageEvent
+	srv    *httptest.Server
+}
+
+func newRecorder(t *testing.T) *recorder {
+	r := &recorder{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, testPage) })
+	mux.HandleFunc("/page2", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>two</title><p id="p2">Page two</p>`)
+	})
+	mux.HandleFunc("POST /log", func(w http.ResponseWriter, req *http.Request) {
+		var e pageEvent
+		if json.NewDecoder(req.Body).Decode(&e) == nil {
+			r.mu.Lock()
+			r.events = append(r.events, e)
+			r.mu.Unlock()
+		}
+	})
+	r.srv = httptest.NewServer(mux)
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// await waits for the page to record an event matching want, and returns it.
+func (r *recorder) await(t *testing.T, what string, want func(pageEvent) bool) pageEvent {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.mu.Lock()
+		for _, e := range r.events {
+			if want(e) {
+				r.mu.Unlock()
+				return e
+			}
+		}
+		n := len(r.events)
+		r.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatalf("the page never recorded %s (%d events: %+v)", what, n, r.events)
+		}
+		time.Sleep(10 * time.Millisecond) // polling what the page posted
+	}
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	r.events = nil
+	r.mu.Unlock()
+}
+
+func on(typ, id string) func(pageEvent) bool {
+	return func(e pageEvent) bool { return e.Type == typ && e.ID == id }
+}
+
+func startBrowser(t *testing.T, profile string) *Driver {
+	t.Helper()
+	if _, err := chromium.Find(); err != nil {
+		if os.Getenv("CORRAL_REQUIRE_TOOLS") != "" {
+			t.Fatalf("%v, and CORRAL_REQUIRE_TOOLS is set", err)
+		}
+		t.Skip(err)
+	}
+	p, err := ProfileNamed(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d, err := Start(ctx, Options{Serial: "web-" + profile, Profile: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+// centre is the device pixel at the centre of a CSS box of the test page, at DPR 3.
+func centre(left, top, w, h float64) device.Point {
+	return device.Point{X: int((left + w/2) * 3), Y: int((top + h/2) * 3)}
+}
+
+func TestBrowserDeviceOnAPhoneProfile(t *testing.T) {
+	d := startBrowser(t, "phone")
+	r := newRecorder(t)
+	ctx := context.Background()
+	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := d.ScreenSize(ctx); s != (device.Size{Width: 1170, Height: 2532}) {
+		t.Errorf("screen %v", s)
+	}
+	img, err := d.Screenshot(ctx)
+	if err != nil || img.Bounds().Dx() != 1170 || img.Bounds().Dy() != 2532 {
+		t.Fatalf("screenshot %v, %v", img.Bounds(), err)
+	}
+
+	// A tap at the button's device pixels is a touch and a click on it.
+	if err := d.Tap(ctx, centre(20, 20, 200, 60), 0); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "a touch on First", on("touchstart", "first"))
+	r.await(t, "a click on First", on("click", "first"))
+
+	// By selector: CSS and XPath, scrolled into view (Third lies far below the fold).
+	if err := d.TapSelector(ctx, "//button[text()='Third']"); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "a click on Third", on("click", "far"))
+	if err := d.HoverSelector(ctx, "#hover"); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "the pointer over Hover me", on("mouseover", "hover"))
+	if err := d.SecondaryClickSelector(ctx, "div#menu"); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "a context menu on Menu", on("contextmenu", "menu"))
+	r.reset()
+	if err := d.TapSelector(ctx, "#first"); err != nil { // scrolls back up
+		t.Fatal(err)
+	}
+	r.await(t, "a click on First", on("click", "first"))
+	if err := d.SecondaryClick(ctx, centre(20, 180, 200, 60)); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "a context menu at Menu's pixels", on("contextmenu", "menu"))
+
+	// Typing into the focused field, and keys.
+	if err := d.TapSelector(ctx, "#field"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.InputText(ctx, "hello web"); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "the text typed", func(e pageEvent) bool { return e.Type == "input" && e.Value == "hello web" })
+	if err := d.PressKey(ctx, "ENTER"); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "Enter", func(e pageEvent) bool { return e.Type == "keydown" && e.Key == "Enter" && e.ID == "field" })
+
+	// A swipe is a touch that moves.
+	r.reset()
+	if err := d.Swipe(ctx, centre(0, 380, 390, 300), centre(0, 380, 390, 100), 200*time.Millisecond, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "the swipe's end", on("touchend", "pad"))
+	r.mu.Lock()
+	moves := 0
+	for _, e := range r.events {
+		if e.Type == "touchmove" {
+			moves++
+		}
+	}
+	r.mu.Unlock()
+	if moves < 5 {
+		t.Errorf("the swipe made %d touch moves, want at least 5", moves)
+	}
+
+	// The source: elements with device-pixel bounds.
+	src, err := d.Source(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	els, err := uitree.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range els {
+		if e.ResourceID == "first" {
+			found = true
+			// left 20 px and a 10 px margin, 200×60 CSS pixels: at 3×, from x = 90, 600×180
+			if e.Text != "First" || !e.Clickable || e.Bounds.Min.X != 90 || e.Bounds.Dx() != 600 || e.Bounds.Dy() != 180 {
+				t.Errorf("First in the source: %+v", e)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("First is not in the source:\n%s", src)
+	}
+
+	// Bad input: nothing matches, a selector that does not parse, URLs of other schemes.
+	if err := d.TapSelector(ctx, "#nothing-here"); !errors.Is(err, device.ErrNoElement) {
+		t.Errorf("no match: %v", err)
+	}
+	if err := d.TapSelector(ctx, "div[[["); !errors.Is(err, ErrBadSelector) {
+		t.Errorf("bad CSS: %v", err)
+	}
+	if err := d.TapSelector(ctx, "//div[@"); !errors.Is(err, ErrBadSelector) {
+		t.Errorf("bad XPath: %v", err)
+	}
+	for _, u := range []string{"file:///etc/passwd", "javascript:alert(1)", "chrome://settings", "not a url"} {
+		if err := d.LaunchApp(ctx, u); !errors.Is(err, ErrBadURL) {
+			t.Errorf("LaunchApp(%q): %v", u, err)
+		}
+	}
+	if err := d.PressKey(ctx, "VOLUME_UP"); !errors.Is(err, ErrUnknownKey) {
+		t.Errorf("VOLUME_UP: %v", err)
+	}
+	if err := d.Tap(ctx, device.Point{X: 1170, Y: 10}, 0); err == nil {
+		t.Error("a tap off the viewport was taken")
+	}
+}
+
+// A link to a new tab brings it to the front; closing it brings back the one before, and BACK
+// goes back in a tab's history.
+func TestBrowserDeviceTabsAndHistory(t *testing.T) {
+	d := startBrowser(t, "phone")
+	r := newRecorder(t)
+	ctx := context.Background()
+	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.TapSelector(ctx, "#tab"); err != nil {
+		t.Fatal(err)
+	}
+	front := func() string {
+		u, err := d.ForegroundApp(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.HasSuffix(front(), "/page2") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new tab is not in front: %s", front())
+		}
+		time.Sleep(20 * time.Millisecond) // polling the browser's tabs
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := d.Screenshot(sctx); err != nil {
+		t.Fatalf("a screenshot of the new tab: %v", err)
+	}
+	if err := d.CloseTab(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := front(); got != r.srv.URL+"/" {
+		t.Errorf("after closing the new tab, %s is in front", got)
+	}
+	if err := d.CloseTab(ctx, 3); !errors.Is(err, ErrNoTab) {
+		t.Errorf("closing tab 3 of 1: %v", err)
+	}
+	if err := d.LaunchApp(ctx, r.srv.URL+"/page2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.PressKey(ctx, "BACK"); err != nil {
+		t.Fatal(err)
+	}
+	if got := front(); got != r.srv.URL+"/" {
+		t.Errorf("after BACK, %s is in front", got)
+	}
+	// The last tab closed: the next action opens one at home.
+	if err := d.CloseTab(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := front(); got != "" {
+		t.Errorf("no tab left, yet %q is in front", got)
+	}
+	if _, err := d.Screenshot(ctx); err != nil {
+		t.Fatalf("a screenshot with no tab open: %v", err)
+	}
+	if got := front(); got != "about:blank" {
+		t.Errorf("the new tab shows %q, want home (about:blank)", got)
+	}
+}
+
+// A desktop profile clicks with the mouse.
+func TestBrowserDeviceOnADesktopProfile(t *testing.T) {
+	d := startBrowser(t, "desktop")
+	r := newRecorder(t)
+	ctx := context.Background()
+	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Tap(ctx, device.Point{X: 120, Y: 50}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "a click on First", on("click", "first"))
+	if err := d.DoubleTap(ctx, device.Point{X: 120, Y: 50}); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "a double click on First", on("dblclick", "first"))
+}

@@ -1,0 +1,230 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// css is a device pixel's centre in the page's CSS pixels.
+func (d *Driver) css(p device.Point) (x, y float64) {
+	return (float64(p.X) + 0.5) / d.prof.DPR, (float64(p.Y) + 0.5) / d.prof.DPR
+}
+
+// wait pauses for dt, or until ctx ends.
+func wait(ctx context.Context, dt time.Duration) error {
+	if dt <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(dt)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// touch sends a touch event (touchEnd when x, y are nil).
+func touch(ctx context.Context, t *chromedp.Target, kind input.DispatchTouchEventType, at ...[2]float64) error {
+	pts := []*input.TouchPoint{}
+	for _, p := range at {
+		pts = append(pts, &input.TouchPoint{X: p[0], Y: p[1], RadiusX: ptr(1.0), RadiusY: ptr(1.0), Force: ptr(1.0), ID: ptr(0.0)})
+	}
+	_, err := cdp.Call(ctx, t, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: kind, TouchPoints: pts})
+	return err
+}
+
+// mouse sends a mouse event with button (none, left, right) pressed clicks times.
+func mouse(ctx context.Context, t *chromedp.Target, kind input.DispatchMouseEventType, x, y float64, button input.MouseButton, clicks int64) error {
+	var buttons int64
+	switch {
+	case kind == input.DispatchMouseEventTypeMouseReleased || kind == input.DispatchMouseEventTypeMouseMoved:
+	case button == input.MouseButtonLeft:
+		buttons = 1
+	case button == input.MouseButtonRight:
+		buttons = 2
+	}
+	_, err := cdp.Call(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: kind, X: x, Y: y,
+		Button: button, Buttons: buttons, ClickCount: clicks})
+	return err
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// press is a finger (touch profiles) or the left button (desktop) down at x, y for hold,
+// then up: a tap, a long press, or the second tap of a double tap (clicks 2).
+func (d *Driver) press(x, y float64, hold time.Duration, clicks int64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if d.prof.Mobile {
+			if err := touch(ctx, t, input.DispatchTouchEventTypeTouchStart, [2]float64{x, y}); err != nil {
+				return err
+			}
+			if err := wait(ctx, hold); err != nil {
+				return err
+			}
+			return touch(ctx, t, input.DispatchTouchEventTypeTouchEnd)
+		}
+		if err := mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, x, y, input.MouseButtonLeft, clicks); err != nil {
+			return err
+		}
+		if err := wait(ctx, hold); err != nil {
+			return err
+		}
+		return mouse(ctx, t, input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonLeft, clicks)
+	})
+}
+
+// Tap touches p (device pixels) for hold: touch events on a touch profile, the mouse on a
+// desktop one.
+func (d *Driver) Tap(ctx context.Context, p device.Point, hold time.Duration) error {
+	if err := d.onScreen("tap", p); err != nil {
+		return err
+	}
+	x, y := d.css(p)
+	return d.do(ctx, "tap", d.press(x, y, hold, 1))
+}
+
+// doubleTapGap is the pause between a double tap's taps: well inside a browser's double-tap
+// window.
+const doubleTapGap = 80 * time.Millisecond
+
+// DoubleTap taps p twice in quick succession.
+func (d *Driver) DoubleTap(ctx context.Context, p device.Point) error {
+	if err := d.onScreen("double tap", p); err != nil {
+		return err
+	}
+	x, y := d.css(p)
+	return d.do(ctx, "double tap", d.press(x, y, 0, 1), chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		return wait(ctx, doubleTapGap)
+	}), d.press(x, y, 0, 2))
+}
+
+// swipeStep is how often a swipe's finger reports its move: a 60 Hz screen's frame.
+const swipeStep = 16 * time.Millisecond
+
+// Swipe moves a finger (the left button on a desktop profile) from one point to the other
+// over dur, after holding still for hold.
+func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold time.Duration) error {
+	for _, p := range []device.Point{from, to} {
+		if err := d.onScreen("swipe", p); err != nil {
+			return err
+		}
+	}
+	x0, y0 := d.css(from)
+	x1, y1 := d.css(to)
+	steps := max(5, int(dur/swipeStep))
+	return d.do(ctx, "swipe", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		at := func(i int) (float64, float64) {
+			f := float64(i) / float64(steps)
+			return x0 + (x1-x0)*f, y0 + (y1-y0)*f
+		}
+		down, move, up := func(x, y float64) error {
+			return touch(ctx, t, input.DispatchTouchEventTypeTouchStart, [2]float64{x, y})
+		},
+			func(x, y float64) error {
+				return touch(ctx, t, input.DispatchTouchEventTypeTouchMove, [2]float64{x, y})
+			},
+			func(x, y float64) error { return touch(ctx, t, input.DispatchTouchEventTypeTouchEnd) }
+		if !d.prof.Mobile {
+			down = func(x, y float64) error {
+				return mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, x, y, input.MouseButtonLeft, 1)
+			}
+			move = func(x, y float64) error {
+				return mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonLeft, 0)
+			}
+			up = func(x, y float64) error {
+				return mouse(ctx, t, input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonLeft, 1)
+			}
+		}
+		if err := down(x0, y0); err != nil {
+			return err
+		}
+		if err := wait(ctx, hold); err != nil {
+			return err
+		}
+		for i := 1; i <= steps; i++ {
+			if err := wait(ctx, dur/time.Duration(steps)); err != nil {
+				return err
+			}
+			if err := move(at(i)); err != nil {
+				return err
+			}
+		}
+		return up(x1, y1)
+	}))
+}
+
+// InputText types text into the focused element, as an input method commits it.
+func (d *Driver) InputText(ctx context.Context, text string) error {
+	return d.do(ctx, "input text", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
+		return err
+	}))
+}
+
+// keys are the keys a browser device presses as keyboard keys: DOM key, code, key code, text.
+var keys = map[string]struct {
+	key, code string
+	vk        int64
+	text      string
+}{
+	"ENTER":  {"Enter", "Enter", 13, "\r"},
+	"DEL":    {"Backspace", "Backspace", 8, ""},
+	"TAB":    {"Tab", "Tab", 9, ""},
+	"ESCAPE": {"Escape", "Escape", 27, ""},
+}
+
+// validKeys lists what PressKey takes.
+const validKeys = "BACK, HOME, ENTER, DEL, TAB, ESCAPE"
+
+// PressKey presses a keyboard key (ENTER, DEL, TAB, ESCAPE), or does what a phone's key does:
+// BACK goes back in the tab's history, HOME opens the home page.
+func (d *Driver) PressKey(ctx context.Context, key string) error {
+	name := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(key)), "KEYCODE_")
+	switch name {
+	case "BACK":
+		return d.back(ctx)
+	case "HOME":
+		return d.do(ctx, "home", chromedp.Navigate(d.home))
+	}
+	k, ok := keys[name]
+	if !ok {
+		return d.wrap("press key", fmt.Errorf("%w: %q", ErrUnknownKey, key), "a browser device presses "+validKeys)
+	}
+	return d.do(ctx, "press key", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk, Text: k.text}
+		if k.text == "" {
+			down.Type = input.DispatchKeyEventTypeRawKeyDown
+		}
+		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
+			return err
+		}
+		up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk}
+		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
+		return err
+	}))
+}
+
+// back goes one entry back in the front tab's history.
+func (d *Driver) back(ctx context.Context) error {
+	return d.do(ctx, "back", chromedp.NavigateBack())
+}
+
+// onScreen refuses a point outside the viewport.
+func (d *Driver) onScreen(op string, p device.Point) error {
+	w, h := d.prof.pixels()
+	if p.X >= 0 && p.Y >= 0 && p.X < w && p.Y < h {
+		return nil
+	}
+	return d.wrap(op, fmt.Errorf("(%d,%d) is outside the %dx%d viewport", p.X, p.Y, w, h),
+		fmt.Sprintf("x must be 0..%d and y 0..%d (device pixels)", w-1, h-1))
+}

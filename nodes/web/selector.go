@@ -1,0 +1,141 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// locateJS finds the element of a CSS selector or an XPath (one starting with / or ( ),
+// scrolls it into the middle of the viewport and returns its box's centre in CSS pixels, or
+// {"error": ...} for a selector that does not parse, or {"none": true}.
+const locateJS = `((sel) => {
+  let el;
+  try {
+    el = /^[(/]/.test(sel)
+      ? document.evaluate(sel, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue
+      : document.querySelector(sel);
+  } catch (e) { return {error: String(e.message || e)}; }
+  if (!el) return {none: true};
+  if (el.nodeType !== 1) el = el.parentElement;
+  el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) return {hidden: true};
+  return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+})(%s)`
+
+type located struct {
+	X, Y   float64
+	Error  string
+	None   bool
+	Hidden bool
+}
+
+// locate runs locateJS for selector in the front tab.
+func (d *Driver) locate(selector string) chromedp.Action[located] {
+	arg, _ := json.Marshal(selector)
+	return chromedp.Evaluate[located](fmt.Sprintf(locateJS, arg))
+}
+
+// onSelector finds selector's element in the front tab and runs act at its centre.
+func (d *Driver) onSelector(ctx context.Context, op, selector string, act func(x, y float64) chromedp.Action[chromedp.Void]) error {
+	if strings.TrimSpace(selector) == "" {
+		return d.wrap(op, ErrBadSelector, "give a CSS selector (#login, button.primary) or an XPath (//a[text()='Next'])")
+	}
+	c, done, err := d.tab(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	at, err := chromedp.Run(c, d.locate(selector))
+	switch {
+	case err != nil:
+		return d.wrap(op, err, "")
+	case at.Error != "":
+		return d.wrap(op, fmt.Errorf("%w %q: %s", ErrBadSelector, selector, at.Error), "CSS selectors as document.querySelector takes them; XPaths start with / or (")
+	case at.None:
+		return d.wrap(op, fmt.Errorf("%w %q", device.ErrNoElement, selector), "peek or get_source to see what the page holds")
+	case at.Hidden:
+		return d.wrap(op, fmt.Errorf("%w %q: it has no box (display: none?)", device.ErrNoElement, selector), "")
+	}
+	if err := chromedp.Do(c, act(at.X, at.Y)); err != nil {
+		return d.wrap(op, err, "")
+	}
+	return nil
+}
+
+// TapSelector taps the element selector finds, at its centre.
+func (d *Driver) TapSelector(ctx context.Context, selector string) error {
+	return d.onSelector(ctx, "tap by selector", selector, func(x, y float64) chromedp.Action[chromedp.Void] {
+		return d.press(x, y, 0, 1)
+	})
+}
+
+// HoverSelector moves the pointer over the element selector finds.
+func (d *Driver) HoverSelector(ctx context.Context, selector string) error {
+	return d.onSelector(ctx, "hover by selector", selector, hover)
+}
+
+// SecondaryClickSelector right-clicks the element selector finds.
+func (d *Driver) SecondaryClickSelector(ctx context.Context, selector string) error {
+	return d.onSelector(ctx, "secondary click by selector", selector, rightClick)
+}
+
+// SecondaryClick right-clicks p (device pixels).
+func (d *Driver) SecondaryClick(ctx context.Context, p device.Point) error {
+	if err := d.onScreen("secondary click", p); err != nil {
+		return err
+	}
+	return d.do(ctx, "secondary click", rightClick(d.css(p)))
+}
+
+func hover(x, y float64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		return mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonNone, 0)
+	})
+}
+
+func rightClick(x, y float64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if err := mouse(ctx, t, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonNone, 0); err != nil {
+			return err
+		}
+		if err := mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, x, y, input.MouseButtonRight, 1); err != nil {
+			return err
+		}
+		return mouse(ctx, t, input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonRight, 1)
+	})
+}
+
+// CloseTab closes the tab at index among the open tabs, oldest first; the newest remaining
+// one is in front after it (and with none left, the next action opens one at home).
+func (d *Driver) CloseTab(ctx context.Context, index int) error {
+	pages, err := d.pages(ctx)
+	if err != nil {
+		return err
+	}
+	if index < 0 || index >= len(pages) {
+		return d.wrap("close tab", fmt.Errorf("%w: %d of %d open tabs", ErrNoTab, index, len(pages)),
+			fmt.Sprintf("tabIndex counts the open tabs from 0, oldest first: 0..%d", len(pages)-1))
+	}
+	id := pages[index].TargetID
+	bctx, done := bound(ctx, d.browser)
+	defer done()
+	if _, err := chromedp.CallBrowser(bctx, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil &&
+		!errors.Is(err, context.Canceled) {
+		return d.wrap("close tab", err, "")
+	}
+	d.mu.Lock()
+	delete(d.tabs, id)
+	d.opened[id] = -1
+	d.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,79 @@
+package web
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/chromedp/chromedp"
+)
+
+// sourceJS lists the page's elements worth showing, in document order, in one evaluation:
+// those with text of their own, a label, or a role that takes a tap, and a box in the
+// viewport or near it. Boxes are CSS pixels relative to the viewport.
+const sourceJS = `(() => {
+  const tappable = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "LABEL", "OPTION"]);
+  const out = [], vh = innerHeight, vw = innerWidth;
+  for (const el of document.body ? document.body.querySelectorAll("*") : []) {
+    if (out.length >= 5000) break;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || r.bottom < -vh || r.top > 2 * vh || r.right < 0 || r.left > vw) continue;
+    let own = "";
+    for (const n of el.childNodes) if (n.nodeType === 3) own += n.textContent;
+    own = own.replace(/\s+/g, " ").trim();
+    const role = el.getAttribute("role") || "";
+    const click = tappable.has(el.tagName) || el.onclick != null || /^(button|link|tab|menuitem|checkbox|switch)$/.test(role);
+    const label = el.getAttribute("aria-label") || el.getAttribute("alt") || el.getAttribute("placeholder") || el.getAttribute("title") || "";
+    if (!own && !label && !click) continue;
+    const s = getComputedStyle(el);
+    if (s.visibility === "hidden" || s.display === "none" || s.opacity === "0") continue;
+    const value = el.tagName === "INPUT" && el.type !== "password" ? el.value : "";
+    out.push({tag: el.tagName.toLowerCase(), id: el.id, text: (own || value).slice(0, 500), desc: label.slice(0, 500),
+      click, focused: el === document.activeElement, password: el.type === "password",
+      l: r.left, t: r.top, r: r.right, b: r.bottom});
+  }
+  return {host: location.host, url: location.href, els: out};
+})()`
+
+type domElement struct {
+	Tag, ID, Text, Desc      string
+	Click, Focused, Password bool
+	L, T, R, B               float64
+}
+
+type domSnapshot struct {
+	Host, URL string
+	Els       []domElement
+}
+
+// Source lists the front tab's elements as uiautomator XML (what get_source, peek and
+// close_popups read), their bounds in device pixels of the screenshot.
+func (d *Driver) Source(ctx context.Context) (string, error) {
+	c, done, err := d.tab(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	snap, err := chromedp.Run(c, chromedp.Evaluate[domSnapshot](sourceJS))
+	if err != nil {
+		return "", d.wrap("source", err, "")
+	}
+	px := func(v float64) int { return int(math.Round(v * d.prof.DPR)) }
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">`)
+	for i, e := range snap.Els {
+		fmt.Fprintf(&b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" clickable="%t" enabled="true" focused="%t" password="%t" bounds="[%d,%d][%d,%d]"/>`,
+			i, esc(e.Text), esc(e.ID), esc(e.Tag), esc(snap.Host), esc(e.Desc), e.Click, e.Focused, e.Password,
+			px(e.L), px(e.T), px(e.R), px(e.B))
+	}
+	b.WriteString(`</hierarchy>`)
+	return b.String(), nil
+}
+
+func esc(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return strings.ReplaceAll(b.String(), `"`, "&quot;")
+}
