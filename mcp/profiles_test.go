@@ -37,10 +37,10 @@ func listTools(t *testing.T, spec string) ([]mcpgo.Tool, int) {
 // find what they tap by vision (tap_ocr, tap_cv, swipe_to_tap_app, swipe_to_tap_text,
 // swipe_to_tap_texts). Their entries are as lean as the others' (a line of description, a few
 // words a field; about 1.9 KB each, input and output schemas alike) and take 9.5 KB together:
-// the 28 other tools fill 24.8 KB, so the profile gets 36 KB rather than leave out tools its
-// seed has.
+// the 28 other tools fill 24.8 KB, so the profile got 36 KB rather than leave out tools its
+// seed has. The seed's five web tools (issue 13) add 4.7 KB: 40 KB (and the whole catalog 66 KB).
 func TestToolsListSizes(t *testing.T) {
-	limits := map[string]int{"all": 60_000, "httprunner": 36_000}
+	limits := map[string]int{"all": 66_000, "httprunner": 40_000}
 	for _, p := range ProfileNames() {
 		if _, ok := limits[p]; !ok {
 			limits[p] = 25_000

@@ -168,7 +168,7 @@ func TestRunRefusesBadSteps(t *testing.T) {
 	writeFile(t, steps, `{"name": "bad", "steps": [
 		{"method": "home"},
 		{"method": "tap_xy", "params": [2, 0.5]},
-		{"method": "web_close_tab", "params": 1}
+		{"method": "no_such_tool", "params": 1}
 	]}`)
 	before := len(f.Phone("n1-p1").InputLog())
 	junit := filepath.Join(dir, "bad.xml")
@@ -177,7 +177,7 @@ func TestRunRefusesBadSteps(t *testing.T) {
 		t.Fatalf("exit code %v\n%s", err, out)
 	}
 	contains(t, out, "nothing ran; fix these steps:", "step 2 (tap_xy): x must be between 0 and 1, got 2",
-		`step 3 (web_close_tab): the gateway has no tool "web_close_tab"`)
+		`step 3 (no_such_tool): the gateway has no tool "no_such_tool"`)
 	if _, err := os.Stat(junit); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a JUnit file for a run that did not run: %v", err)
 	}

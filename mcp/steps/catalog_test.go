@@ -29,7 +29,7 @@ func TestCatalogCheck(t *testing.T) {
 		{"tap", m{"bbox": []any{0.1, 0.2, 0.3, "a"}}, `bbox[3] must be a number, got the string "a"`},
 		{"tap", m{"bbox": []any{0.1, 0.2, 0.3, 1.5}}, `bbox[3] must be between 0 and 1, got 1.5`},
 		{"sleep_ms", m{"milliseconds": 1.5}, "milliseconds must be a whole number, got the number 1.5"},
-		{"app_launch", m{"packageName": "com bad"}, `packageName "com bad" does not match ^[A-Za-z0-9._-]+$`},
+		{"app_launch", m{"packageName": "com bad"}, `packageName "com bad" does not match ^([A-Za-z0-9._-]{1,255}|https?://[^\s]+)$`},
 		{"input", m{"text": 5}, "text must be a string, got the number 5"},
 		{"input", m{"text": ""}, "text must not be empty"},
 		{"tap_xy", m{"x": 0.5, "y": 0.5, "serial": 7}, "serial must be a string, got the number 7"},

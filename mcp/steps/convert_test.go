@@ -119,6 +119,15 @@ func convertCases() map[string][]convertCase {
 			{a("swipe_to_tap_texts", []any{"Allow", "OK"}, nil), m{"texts": []any{"Allow", "OK"}}},
 			{a("swipe_to_tap_texts", []string{"Item 9"}, m{"max_retry_times": 5}), m{"texts": []any{"Item 9"}, "max_retry_times": 5}},
 		},
+		// Web (issue 13).
+		"tap_by_selector": {
+			{a("tap_by_selector", "#submit", nil), m{"selector": "#submit"}},
+			{a("tap_by_selector", "//a[text()='Next']", m{"ignore_NotFoundError": true}), m{"selector": "//a[text()='Next']", "ignore_NotFoundError": true}},
+		},
+		"hover_by_selector":           {{a("hover_by_selector", ".menu", nil), m{"selector": ".menu"}}},
+		"secondary_click_by_selector": {{a("secondary_click_by_selector", "#row-3", nil), m{"selector": "#row-3"}}},
+		"secondary_click":             {{a("secondary_click", []any{0.5, 0.25}, nil), m{"x": 0.5, "y": 0.25}}},
+		"web_close_tab":               {{a("web_close_tab", 1, nil), m{"tabIndex": 1}}},
 		// Popups.
 		"close_popups": {{a("close_popups", nil, m{"timeout": 10}), m{"timeout_ms": 10000}}},
 		"sequence": {{

@@ -9,7 +9,7 @@ import (
 
 // appLaunch starts an app, or brings it to the front.
 func appLaunch() Tool {
-	return Define[PackageArgs, MessageResult](Tool{
+	return Define[AppArgs, MessageResult](Tool{
 		Name:        "app_launch",
 		Description: "Launch an app or bring it to the front.",
 		Hints:       Hints{Idempotent: true},
@@ -19,7 +19,7 @@ func appLaunch() Tool {
 		Step:        StepObject,
 		Short:       packageName,
 		Needs:       []Ability{Need[device.AppManager]("manage apps")},
-	}, func(ctx context.Context, t *Task, a PackageArgs) (Output, error) {
+	}, func(ctx context.Context, t *Task, a AppArgs) (Output, error) {
 		if err := t.Driver.(device.AppManager).LaunchApp(ctx, a.PackageName); err != nil {
 			return Output{}, err
 		}

@@ -9,7 +9,7 @@ import (
 
 // appTerminate force-stops an app.
 func appTerminate() Tool {
-	return Define[PackageArgs, MessageResult](Tool{
+	return Define[AppArgs, MessageResult](Tool{
 		Name:        "app_terminate",
 		Description: "Stop an app (force-stop).",
 		Hints:       Hints{Destructive: true, Idempotent: true},
@@ -18,7 +18,7 @@ func appTerminate() Tool {
 		Profiles:    []string{HttpRunner},
 		Short:       packageName,
 		Needs:       []Ability{Need[device.AppManager]("manage apps")},
-	}, func(ctx context.Context, t *Task, a PackageArgs) (Output, error) {
+	}, func(ctx context.Context, t *Task, a AppArgs) (Output, error) {
 		if err := t.Driver.(device.AppManager).TerminateApp(ctx, a.PackageName); err != nil {
 			return Output{}, err
 		}

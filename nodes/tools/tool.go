@@ -192,6 +192,12 @@ func All() []Tool {
 		// Arm rigs (issue 11).
 		armCalibrate(),
 		armRecover(),
+		// HttpRunner seed, web (issue 13).
+		tapBySelector(),
+		hoverBySelector(),
+		secondaryClick(),
+		secondaryClickBySelector(),
+		webCloseTab(),
 	}
 }
 

@@ -8,19 +8,50 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-var _ interface {
-	LaunchApp(context.Context, string) error
-	ForegroundApp(context.Context) (string, error)
-} = (*Driver)(nil)
+// A browser's apps are its tabs: app_launch opens a URL, list_packages lists the open tabs'
+// URLs, app_terminate closes the tabs showing one, and the app in front is the front tab's URL.
 
-// LaunchApp opens a URL in the front tab (app_launch's packageName on a browser device):
-// http and https only.
+// LaunchApp opens a URL in the front tab: http and https only.
 func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return d.wrap("open", fmt.Errorf("%w: %q", ErrBadURL, rawURL), "a browser device opens http:// and https:// URLs")
 	}
 	return d.do(ctx, "open "+u.Redacted(), chromedp.Navigate(u.String()))
+}
+
+// ListPackages lists the open tabs' URLs, oldest first.
+func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
+	pages, err := d.pages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(pages))
+	for i, p := range pages {
+		out[i] = p.URL
+	}
+	return out, nil
+}
+
+// TerminateApp closes the tabs showing rawURL.
+func (d *Driver) TerminateApp(ctx context.Context, rawURL string) error {
+	pages, err := d.pages(ctx)
+	if err != nil {
+		return err
+	}
+	closed := 0
+	for i := len(pages) - 1; i >= 0; i-- { // from the newest, so that indexes stay valid
+		if pages[i].URL == rawURL {
+			if err := d.CloseTab(ctx, i); err != nil {
+				return err
+			}
+			closed++
+		}
+	}
+	if closed == 0 {
+		return d.wrap("close", fmt.Errorf("%w: none shows %q", ErrNoTab, rawURL), "list_packages lists the open tabs' URLs")
+	}
+	return nil
 }
 
 // ForegroundApp is the front tab's URL.

@@ -1,0 +1,133 @@
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/chromium"
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// webPage records what it saw by posting each event to /log: the test asserts on the page's
+// own account.
+const webPage = `<!doctype html><html><head><meta name="viewport" content="width=device-width,initial-scale=1">
+<style>body{margin:0} .b{position:absolute;left:20px;width:200px;height:60px}</style></head><body>
+<button class="b" id="buy" style="top:20px">Buy</button>
+<div class="b" id="help" style="top:100px">Help</div>
+<div class="b" id="row" style="top:180px">Row</div>
+<input class="b" id="q" style="top:260px" placeholder="Search">
+<a class="b" id="more" href="/more" target="_blank" style="top:340px">More</a>
+<script>
+for (const t of ["click", "contextmenu", "input"])
+  addEventListener(t, e => navigator.sendBeacon("/log", JSON.stringify({type: t, id: e.target.id || "", value: e.target.value || ""})), true);
+document.getElementById("help").addEventListener("mouseover", e => navigator.sendBeacon("/log", JSON.stringify({type: "mouseover", id: "help"})));
+</script></body></html>`
+
+type webEvent struct{ Type, ID, Value string }
+
+// webSite serves webPage at / (and a page at /more) and collects the events the pages post.
+func webSite(t *testing.T) (url string, saw func(typ, id string) bool) {
+	var mu sync.Mutex
+	var events []webEvent
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, webPage) })
+	mux.HandleFunc("/more", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `<!doctype html><p>More</p>`) })
+	mux.HandleFunc("POST /log", func(w http.ResponseWriter, r *http.Request) {
+		var e webEvent
+		if json.NewDecoder(r.Body).Decode(&e) == nil {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, func(typ, id string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range events {
+			if e.Type == typ && (e.ID == id || e.Value == id) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// A browser device of `corral up --sim-web 1` through the front door: HttpRunner's web tools
+// and the catalog's own act on the page, as the page itself records.
+func TestWebDeviceThroughTheFrontDoor(t *testing.T) {
+	if _, err := chromium.Find(); err != nil {
+		tool(t, chromium.Names[0])
+	}
+	site, saw := webSite(t)
+	url := corralUp(t, "--sim", "0", "--adb", "off", "--sim-web", "1")
+	const serial = "web-01"
+	farmtest.Eventually(t, 60*time.Second, func() bool {
+		out, err := runCorral(t, "devices", "--gateway", url)
+		return err == nil && strings.Contains(out, serial) && strings.Contains(out, "online")
+	}, "the browser device online")
+	call := func(tool string, args map[string]any) (string, error) {
+		args["serial"] = serial
+		b, _ := json.Marshal(args)
+		return runCorral(t, "call", "--gateway", url, tool, string(b))
+	}
+	must := func(tool string, args map[string]any) string {
+		out, err := call(tool, args)
+		require.NoError(t, err, "%s: %s", tool, out)
+		return out
+	}
+	waitSaw := func(typ, id string) {
+		farmtest.Eventually(t, 10*time.Second, func() bool { return saw(typ, id) }, "the page saw "+typ+" on "+id)
+	}
+
+	must("app_launch", map[string]any{"packageName": site + "/"})
+	must("tap_by_selector", map[string]any{"selector": "#buy"})
+	waitSaw("click", "buy")
+	must("hover_by_selector", map[string]any{"selector": "//div[@id='help']"})
+	waitSaw("mouseover", "help")
+	must("secondary_click_by_selector", map[string]any{"selector": "#row"})
+	waitSaw("contextmenu", "row")
+	// Row's centre: (120, 210) CSS pixels of 390×844, as relative coordinates.
+	must("secondary_click", map[string]any{"x": 120.0 / 390, "y": 210.0 / 844})
+	must("tap_xy", map[string]any{"x": 120.0 / 390, "y": 290.0 / 844}) // the search field
+	must("input", map[string]any{"text": "boots"})
+	waitSaw("input", "boots")
+
+	out := must("screenshot", map[string]any{})
+	assert.Contains(t, out, "1170", "a phone profile's screenshot is 1170×2532 device pixels")
+	out = must("get_source", map[string]any{})
+	assert.Contains(t, out, `resource-id=\"buy\"`)
+
+	// No match: an error, unless ignore_NotFoundError.
+	out, err := call("tap_by_selector", map[string]any{"selector": "#missing"})
+	require.Error(t, err, out)
+	assert.Contains(t, out, "no element matches the selector")
+	out = must("tap_by_selector", map[string]any{"selector": "#missing", "ignore_NotFoundError": true})
+	assert.Contains(t, out, "ignored")
+	out, err = call("app_launch", map[string]any{"packageName": "file:///etc/passwd"})
+	require.Error(t, err, out)
+	assert.Contains(t, out, "http:// and https://")
+
+	// Tabs: More opens one in front; closing it brings back the first.
+	must("tap_by_selector", map[string]any{"selector": "#more"})
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		out, err := call("get_foreground_app", map[string]any{})
+		return err == nil && strings.Contains(out, "/more")
+	}, "the new tab in front")
+	must("web_close_tab", map[string]any{"tabIndex": 1})
+	out = must("get_foreground_app", map[string]any{})
+	assert.NotContains(t, out, "/more")
+	out, err = call("web_close_tab", map[string]any{"tabIndex": 5})
+	require.Error(t, err, out)
+	assert.Contains(t, out, "no such tab")
+}
