@@ -389,3 +389,15 @@ func (f *Farm) StartAndroid(id string, count int) (*android.PrivateServer, []*ad
 	}
 	return adb, sims.Devices()
 }
+
+// AddDriver puts the device of d on node id, as a platform's Attach does.
+func (f *Farm) AddDriver(id string, d device.Driver) {
+	f.t.Helper()
+	f.mu.Lock()
+	n, ok := f.nodes[id]
+	f.mu.Unlock()
+	if !ok {
+		f.t.Fatalf("no node %s", id)
+	}
+	n.AddDriver(d)
+}

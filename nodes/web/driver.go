@@ -93,7 +93,7 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 		return nil, d.wrap("start", fmt.Errorf("%s: %w", path, err), "check that Chromium runs here: "+path+" --headless --version")
 	}
 	id := chromedp.FromContext(bctx).Target.TargetID
-	d.tabs[id], d.opened[id], d.front = bctx, 0, id
+	d.tabs[id], d.opened[id] = bctx, 0
 	return d, nil
 }
 

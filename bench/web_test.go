@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/corral-farm/corral/internal/chromium"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/web"
+)
+
+// tapPage counts the touches its own listener sees, posting each to /touch.
+const tapPage = `<!doctype html><meta name="viewport" content="width=device-width,initial-scale=1">
+<body style="margin:0;height:100vh;background:#fafafa"><p>Tap anywhere</p><script>
+addEventListener("touchstart", () => navigator.sendBeacon("/touch", "1"), true);
+</script></body>`
+
+// touchSite serves tapPage and counts the touches it reports.
+func touchSite(b *testing.B) (string, *atomic.Int64) {
+	var n atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, tapPage) })
+	mux.HandleFunc("POST /touch", func(http.ResponseWriter, *http.Request) { n.Add(1) })
+	srv := httptest.NewServer(mux)
+	b.Cleanup(srv.Close)
+	return srv.URL, &n
+}
+
+// landed waits until the page has reported more than n touches.
+func landed(b *testing.B, touches *atomic.Int64, n int64) {
+	for deadline := time.Now().Add(10 * time.Second); touches.Load() <= n; {
+		if time.Now().After(deadline) {
+			b.Fatal("the page never saw the touch")
+		}
+		time.Sleep(100 * time.Microsecond) // polling the page's report
+	}
+}
+
+// BenchmarkWeb taps and captures a browser device (the phone profile, 390×844 at 3×) through
+// the front door, side by side with chromedp doing the same straight to another browser on
+// the same page: a tap until the page's own listener reports it (target ≤ 1.5× direct), and a
+// screenshot (target ≤ 1.3× chromedp's capture).
+func BenchmarkWeb(b *testing.B) {
+	path, err := chromium.Find()
+	if err != nil {
+		b.Skip(err)
+	}
+	site, touches := touchSite(b)
+	f := farmtest.StartEmpty(b, farmtest.Options{Quiet: true, Platforms: []device.Platform{web.Platform()}})
+	if err := f.StartNodes(0, "n1"); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	phone, _ := web.ProfileNamed("phone")
+	d, err := web.Start(ctx, web.Options{Serial: "web-bench", Profile: phone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.AddDriver("n1", d)
+	// The direct side: chromedp on a browser of its own, emulating the same phone.
+	actx, acancel := chromedp.NewExecAllocator(context.Background(),
+		append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox)...)
+	defer acancel()
+	dctx, dcancel := chromedp.NewContext(actx)
+	defer dcancel()
+	if err := chromedp.Do(dctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3), chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate(site+"/")); err != nil {
+		b.Fatal(err)
+	}
+	c := httpClient(b, f, "bench-web")
+	lease := leaseHandle(b, c, map[string]any{"serial": "web-bench"})
+	defer func() { _, _ = call(c, "release_device", map[string]any{"lease": lease}) }()
+	if _, err := call(c, "app_launch", map[string]any{"serial": "web-bench", "lease": lease, "packageName": site + "/"}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("op=tap", func(b *testing.B) {
+		var gw, dir []time.Duration
+		for b.Loop() {
+			n, start := touches.Load(), time.Now()
+			if _, err := call(c, "tap_xy", map[string]any{"serial": "web-bench", "lease": lease, "x": 0.5, "y": 0.5}); err != nil {
+				b.Fatal(err)
+			}
+			landed(b, touches, n)
+			gw = append(gw, time.Since(start))
+			n, start = touches.Load(), time.Now()
+			if err := chromedp.Do(dctx, chromedp.TapXY(195, 422)); err != nil {
+				b.Fatal(err)
+			}
+			landed(b, touches, n)
+			dir = append(dir, time.Since(start))
+		}
+		reportSideBySide(b, gw, dir)
+	})
+	b.Run("op=screenshot", func(b *testing.B) {
+		var gw, dir []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			if _, err := call(c, "screenshot", map[string]any{"serial": "web-bench", "lease": lease}); err != nil {
+				b.Fatal(err)
+			}
+			gw = append(gw, time.Since(start))
+			start = time.Now()
+			if _, err := chromedp.Run(dctx, chromedp.CaptureScreenshot()); err != nil {
+				b.Fatal(err)
+			}
+			dir = append(dir, time.Since(start))
+		}
+		reportSideBySide(b, gw, dir)
+	})
+}
+
+// reportSideBySide reports both sides' p50 and the ratio of the front door's over direct.
+func reportSideBySide(b *testing.B, gw, dir []time.Duration) {
+	slices.Sort(gw)
+	slices.Sort(dir)
+	g, d := percentile(gw, 0.5), percentile(dir, 0.5)
+	b.ReportMetric(float64(g.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(d.Microseconds()), "direct-p50-µs")
+	b.ReportMetric(float64(g)/float64(d), "ratio")
+}
