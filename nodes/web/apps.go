@@ -17,6 +17,9 @@ func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return d.wrap("open", fmt.Errorf("%w: %q", ErrBadURL, rawURL), "a browser device opens http:// and https:// URLs")
 	}
+	if !d.allow.Allows(u.Hostname()) {
+		return d.wrap("open", fmt.Errorf("%w: %s", ErrBlocked, u.Hostname()), "the node allows "+d.allow.String())
+	}
 	return d.do(ctx, "open "+u.Redacted(), chromedp.Navigate(u.String()))
 }
 

@@ -27,7 +27,11 @@ type Options struct {
 	Profile Profile
 	// Home is the page HOME opens (default about:blank).
 	Home string
-	Log  *slog.Logger
+	// Allow is which hosts the device may load from (the zero policy: any); Proxy, a Proxy's
+	// address enforcing it for everything the browser loads (StartProxy).
+	Allow HostPolicy
+	Proxy string
+	Log   *slog.Logger
 }
 
 // Driver is one headless Chromium as a device. Its methods act on the newest open tab, as a
@@ -36,6 +40,7 @@ type Driver struct {
 	serial string
 	prof   Profile
 	home   string
+	allow  HostPolicy
 	dir    string // the browser's profile directory, removed by Close
 	log    *slog.Logger
 
@@ -82,9 +87,12 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 	if os.Geteuid() == 0 { // Chromium's sandbox refuses to run as root
 		opts = append(opts, chromedp.NoSandbox)
 	}
+	if o.Proxy != "" { // loopback too: Chromium passes it by a proxy unless told not to
+		opts = append(opts, chromedp.ProxyServer("http://"+o.Proxy), chromedp.Flag("proxy-bypass-list", "<-loopback>"))
+	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, dir: dir, log: o.Log.With("device", o.Serial),
+	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, allow: o.Allow, dir: dir, log: o.Log.With("device", o.Serial),
 		browser: bctx, stop: func() { bcancel(); acancel() },
 		tabs: map[target.ID]context.Context{}, opened: map[target.ID]int{}}
 	// The first run starts the browser, which lives as long as its context: not ctx.

@@ -99,19 +99,29 @@ func on(typ, id string) func(pageEvent) bool {
 
 func startBrowser(t *testing.T, profile string) *Driver {
 	t.Helper()
+	p, err := ProfileNamed(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startBrowserWith(t, Options{Serial: "web-" + profile, Profile: p})
+}
+
+// startBrowserWith starts a browser device for the test (the phone profile unless o names
+// one); without Chromium the test is skipped, or fails under CORRAL_REQUIRE_TOOLS.
+func startBrowserWith(t *testing.T, o Options) *Driver {
+	t.Helper()
 	if _, err := chromium.Find(); err != nil {
 		if os.Getenv("CORRAL_REQUIRE_TOOLS") != "" {
 			t.Fatalf("%v, and CORRAL_REQUIRE_TOOLS is set", err)
 		}
 		t.Skip(err)
 	}
-	p, err := ProfileNamed(profile)
-	if err != nil {
-		t.Fatal(err)
+	if o.Profile.Name == "" {
+		o.Profile, _ = ProfileNamed("phone")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	d, err := Start(ctx, Options{Serial: "web-" + profile, Profile: p})
+	d, err := Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

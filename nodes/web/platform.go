@@ -22,13 +22,14 @@ func Platform() device.Platform {
 			sims:    fs.Int("sim-web", 0, "the same as --web: browser devices (headless Chromium) to put in the farm"),
 			profile: fs.String("web-profile", "phone", "what the browser devices emulate: phone (390x844 at 3x), android, tablet or desktop"),
 			home:    fs.String("web-home", "about:blank", "the page a browser device opens for HOME"),
+			allow:   fs.String("web-allow", "", "hosts the browser devices may load from, comma-separated (example.org, *.example.org); empty: any"),
 		}
 	}}
 }
 
 type setup struct {
-	n, sims       *int
-	profile, home *string
+	n, sims              *int
+	profile, home, allow *string
 }
 
 func (s *setup) count() int { return *s.n + *s.sims }
@@ -49,6 +50,19 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	if err != nil {
 		return nil, fmt.Errorf("--web-profile: %w", err)
 	}
+	allow, err := ParseHostPolicy(*s.allow)
+	if err != nil {
+		return nil, fmt.Errorf("--web-allow: %w", err)
+	}
+	proxy := ""
+	closeProxy := func() {}
+	if !allow.Any() {
+		p, err := StartProxy(allow, log)
+		if err != nil {
+			return nil, err
+		}
+		proxy, closeProxy = p.Addr(), func() { _ = p.Close() }
+	}
 	sctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	drivers := make([]*Driver, s.count())
@@ -56,7 +70,8 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	var wg sync.WaitGroup
 	for i := range drivers {
 		wg.Go(func() {
-			drivers[i], errs[i] = Start(sctx, Options{Serial: fmt.Sprintf("web-%02d", i+1), Profile: prof, Home: *s.home, Log: log})
+			drivers[i], errs[i] = Start(sctx, Options{Serial: fmt.Sprintf("web-%02d", i+1), Profile: prof, Home: *s.home,
+				Allow: allow, Proxy: proxy, Log: log})
 		})
 	}
 	wg.Wait()
@@ -66,15 +81,17 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 				_ = d.Close()
 			}
 		}
+		closeProxy()
 		return nil, err
 	}
 	for _, d := range drivers {
 		reg.AddDriver(d)
 	}
-	log.Info("browser devices ready", "count", len(drivers), "profile", prof.Name)
+	log.Info("browser devices ready", "count", len(drivers), "profile", prof.Name, "allow", allow.String())
 	return func() {
 		for _, d := range drivers {
 			reg.RemoveDevice(d.serial, "the node stopped its browser devices")
 		}
+		closeProxy()
 	}, nil
 }
