@@ -25,6 +25,13 @@ type Device interface {
 	Health(ctx context.Context) error
 }
 
+// LeaseEnder is a Device that wants to know when an explicit lease of it ends (released,
+// expired or revoked), to wipe what its holder left before the next task (device.Resetter).
+// LeaseEnded must return at once: the scheduler calls it from its own goroutine.
+type LeaseEnder interface {
+	LeaseEnded()
+}
+
 // Messages of the device actor.
 type (
 	// runTask asks the device actor to run a task under ctx.

@@ -159,6 +159,9 @@ func (s *Scheduler) endLease(sl *slot, what, reason string) {
 		return
 	}
 	sl.lease = nil
+	if e, ok := sl.dev.(LeaseEnder); ok {
+		e.LeaseEnded()
+	}
 	handle := l.Handle
 	s.failQueue(sl, func(w *waiter) bool { return w.task != nil && w.task.req.Lease == handle },
 		broker.OutcomeRefused, broker.CodeStaleLease, fmt.Sprintf("your lease of %s was %s (%s) while this task waited", l.Serial, what, reason))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/corral-farm/corral/actors"
@@ -19,6 +20,28 @@ type boundDevice struct {
 	ops    tools.Ops
 	info   broker.DeviceEntry
 	gauges func(map[string]float64) // exports a device.Gauger's gauges; nil: none
+	// wipe: an explicit lease ended and the driver (a device.Resetter) has not been reset
+	// since; it outlives the device actor's restarts, as this value does.
+	wipe atomic.Bool
+}
+
+// LeaseEnded marks a device.Resetter for a reset before its next task.
+func (b *boundDevice) LeaseEnded() {
+	if _, ok := b.drv.(device.Resetter); ok {
+		b.wipe.Store(true)
+	}
+}
+
+// reset resets the driver if a lease ended since the last reset.
+func (b *boundDevice) reset(ctx context.Context) error {
+	if !b.wipe.Load() {
+		return nil
+	}
+	if err := b.drv.(device.Resetter).Reset(ctx); err != nil {
+		return err
+	}
+	b.wipe.Store(false)
+	return nil
 }
 
 func newBoundDevice(drv device.Driver, ops tools.Ops, node string, epoch uint64, metrics *actors.Metrics) *boundDevice {
@@ -55,6 +78,10 @@ func (b *boundDevice) Deadline(tool string, askedMS int64) (time.Duration, error
 // Execute runs the op of the task's tool and encodes its output, naming the task's secrets so
 // that its record does not keep them.
 func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
+	if err := b.reset(ctx); err != nil {
+		return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeUnhealthy,
+			Error: fmt.Sprintf("device %s: wiping what its last holder left failed, so no task runs on it until a reset succeeds: %v", b.info.Serial, err)}
+	}
 	op := b.ops[req.Tool]
 	res := b.execute(ctx, op, req, progress)
 	if op.Secrets != nil {

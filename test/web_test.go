@@ -10,11 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/internal/chromium"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/android"
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/web"
 )
 
 // webPage records what it saw by posting each event to /log: the test asserts on the page's
@@ -130,4 +134,59 @@ func TestWebDeviceThroughTheFrontDoor(t *testing.T) {
 	out, err = call("web_close_tab", map[string]any{"tabIndex": 5})
 	require.Error(t, err, out)
 	assert.Contains(t, out, "no such tab")
+}
+
+// Cookies and storage never pass from one holder to the next: a lease's end gets the browser
+// device a fresh profile before anyone else's task runs on it.
+func TestWebDeviceIsFreshForEachHolder(t *testing.T) {
+	if _, err := chromium.Find(); err != nil {
+		tool(t, chromium.Names[0])
+	}
+	var mu sync.Mutex
+	var reports []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/saw" {
+			mu.Lock()
+			reports = append(reports, r.URL.Query().Get("c"))
+			mu.Unlock()
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><script>
+fetch("/saw?c=" + encodeURIComponent(document.cookie + "|" + (localStorage.getItem("k") || "")));
+document.cookie = "who=" + location.hash.slice(1) + "; max-age=3600"; localStorage.setItem("k", location.hash.slice(1));
+</script>`)
+	}))
+	t.Cleanup(srv.Close)
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), web.Platform()}})
+	phone, _ := web.ProfileNamed("phone")
+	d, err := web.Start(t.Context(), web.Options{Serial: "web-fresh", Profile: phone})
+	require.NoError(t, err)
+	f.AddDriver("n1", d)
+	waitOnline(t, f, "web-fresh")
+
+	visit := func(c *client.Client, lease, who string) string {
+		mu.Lock()
+		n := len(reports)
+		mu.Unlock()
+		farmtest.MustCall(t, c, "app_launch", args("serial", "web-fresh", "lease", lease, "packageName", srv.URL+"/#"+who))
+		farmtest.MustCall(t, c, "press_button", args("serial", "web-fresh", "lease", lease, "button", "HOME"))
+		farmtest.MustCall(t, c, "app_launch", args("serial", "web-fresh", "lease", lease, "packageName", srv.URL+"/#"+who))
+		farmtest.Eventually(t, 10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(reports) >= n+2 }, "the page's reports")
+		mu.Lock()
+		defer mu.Unlock()
+		return reports[n+1] // what the second load found
+	}
+	a, b := f.Client("holder-a"), f.Client("holder-b")
+	la := leaseOf(t, farmtest.MustCall(t, a, "acquire_device", args("serial", "web-fresh")))
+	assert.Equal(t, "who=alice|alice", visit(a, la, "alice"), "within a lease the page keeps its cookie and storage")
+	farmtest.MustCall(t, a, "release_device", args("lease", la))
+	lb := leaseOf(t, farmtest.MustCall(t, b, "acquire_device", args("serial", "web-fresh")))
+	mu.Lock()
+	n := len(reports)
+	mu.Unlock()
+	farmtest.MustCall(t, b, "app_launch", args("serial", "web-fresh", "lease", lb, "packageName", srv.URL+"/#bob"))
+	farmtest.Eventually(t, 10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(reports) > n }, "the page's report")
+	mu.Lock()
+	assert.Equal(t, "|", reports[n], "the next holder's page found the last holder's cookie or storage")
+	mu.Unlock()
 }

@@ -168,6 +168,12 @@ type (
 	TabCloser interface {
 		CloseTab(ctx context.Context, index int) error
 	}
+	// Resetter makes the device fresh for its next holder (a browser: a new profile, so no
+	// cookies, storage, history or tabs are left). The node calls it before the first task
+	// after an explicit lease ended, and runs no task on the device until it has succeeded.
+	Resetter interface {
+		Reset(ctx context.Context) error
+	}
 	// StatusReporter reports live facts about the device: battery level, charging, etc.
 	StatusReporter interface {
 		Status(ctx context.Context) (map[string]string, error)

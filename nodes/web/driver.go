@@ -41,17 +41,18 @@ type Driver struct {
 	prof   Profile
 	home   string
 	allow  HostPolicy
-	dir    string // the browser's profile directory, removed by Close
+	exec   string // Chromium's path
+	proxy  string // Options.Proxy
 	log    *slog.Logger
 
+	mu      sync.Mutex
 	browser context.Context // the first tab's: the browser lives as long as it
-	stop    context.CancelFunc
-
-	mu     sync.Mutex
-	tabs   map[target.ID]context.Context // attached tabs
-	opened map[target.ID]int             // the order tabs were first seen in; -1: closed
-	seen   int
-	front  target.ID // the tab last brought to the front
+	stop    func()
+	dir     string                        // the browser's profile directory, removed by Close and Reset
+	tabs    map[target.ID]context.Context // attached tabs
+	opened  map[target.ID]int             // the order tabs were first seen in; -1: closed
+	seen    int
+	front   target.ID // the tab last brought to the front
 }
 
 var (
@@ -79,30 +80,77 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 	if o.Home == "" {
 		o.Home = "about:blank"
 	}
+	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, allow: o.Allow, exec: path, proxy: o.Proxy,
+		log: o.Log.With("device", o.Serial)}
+	if err := d.launch(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// launch starts a browser on a new profile directory and makes it the device's.
+func (d *Driver) launch(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "corral-web-")
 	if err != nil {
-		return nil, fmt.Errorf("web %s: a profile directory: %w", o.Serial, err)
+		return d.wrap("start", fmt.Errorf("a profile directory: %w", err), "")
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.UserDataDir(dir))
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(d.exec), chromedp.UserDataDir(dir))
 	if os.Geteuid() == 0 { // Chromium's sandbox refuses to run as root
 		opts = append(opts, chromedp.NoSandbox)
 	}
-	if o.Proxy != "" { // loopback too: Chromium passes it by a proxy unless told not to
-		opts = append(opts, chromedp.ProxyServer("http://"+o.Proxy), chromedp.Flag("proxy-bypass-list", "<-loopback>"))
+	if d.proxy != "" { // loopback too: Chromium passes it by a proxy unless told not to
+		opts = append(opts, chromedp.ProxyServer("http://"+d.proxy), chromedp.Flag("proxy-bypass-list", "<-loopback>"))
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, allow: o.Allow, dir: dir, log: o.Log.With("device", o.Serial),
-		browser: bctx, stop: func() { bcancel(); acancel() },
-		tabs: map[target.ID]context.Context{}, opened: map[target.ID]int{}}
+	stop := func() { bcancel(); acancel() }
 	// The first run starts the browser, which lives as long as its context: not ctx.
 	if err := d.attach(ctx, bctx, d.emulate()); err != nil {
-		_ = d.Close()
-		return nil, d.wrap("start", fmt.Errorf("%s: %w", path, err), "check that Chromium runs here: "+path+" --headless --version")
+		stop()
+		_ = os.RemoveAll(dir)
+		return d.wrap("start", fmt.Errorf("%s: %w", d.exec, err), "check that Chromium runs here: "+d.exec+" --headless --version")
 	}
 	id := chromedp.FromContext(bctx).Target.TargetID
-	d.tabs[id], d.opened[id] = bctx, 0
-	return d, nil
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.browser, d.stop, d.dir = bctx, stop, dir
+	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
+	return nil
+}
+
+// browserCtx is the running browser's context.
+func (d *Driver) browserCtx() context.Context {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.browser
+}
+
+// Reset gives the device a new browser on a new profile directory, the old one stopped and
+// its directory removed first: nothing of the last holder's (cookies, storage, history,
+// tabs, downloads) is left.
+func (d *Driver) Reset(ctx context.Context) error {
+	if err := d.shutdown(); err != nil {
+		return err
+	}
+	return d.launch(ctx)
+}
+
+// shutdown stops the browser and removes its profile directory.
+func (d *Driver) shutdown() error {
+	d.mu.Lock()
+	stop, dir := d.stop, d.dir
+	d.stop, d.dir = nil, ""
+	d.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	if dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return d.wrap("remove the profile", err, "")
+	}
+	return nil
 }
 
 // emulate makes a tab the profile's device.
@@ -132,7 +180,7 @@ func bound(ctx, tab context.Context) (context.Context, context.CancelFunc) {
 
 // pages lists the open tabs, oldest first.
 func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
-	bctx, done := bound(ctx, d.browser)
+	bctx, done := bound(ctx, d.browserCtx())
 	defer done()
 	all, err := chromedp.Targets(bctx)
 	if err != nil {
@@ -179,7 +227,7 @@ func (d *Driver) tab(ctx context.Context) (context.Context, context.CancelFunc, 
 		return nil, nil, err
 	}
 	if len(pages) == 0 {
-		tctx, _ := chromedp.NewContext(d.browser) // closed with the browser
+		tctx, _ := chromedp.NewContext(d.browserCtx()) // closed with the browser
 		if err := d.attach(ctx, tctx, d.emulate(), chromedp.Navigate(d.home)); err != nil {
 			return nil, nil, d.wrap("open a tab", err, "")
 		}
@@ -200,7 +248,7 @@ func (d *Driver) tab(ctx context.Context) (context.Context, context.CancelFunc, 
 	tctx, ok := d.tabs[front]
 	d.mu.Unlock()
 	if !ok {
-		tctx, _ = chromedp.NewContext(d.browser, chromedp.WithTargetID(front))
+		tctx, _ = chromedp.NewContext(d.browserCtx(), chromedp.WithTargetID(front))
 		if err := d.attach(ctx, tctx, d.emulate()); err != nil {
 			return nil, nil, d.wrap("take over a tab", err, "")
 		}
@@ -301,13 +349,7 @@ func (d *Driver) Health(ctx context.Context) error {
 }
 
 // Close stops the browser and removes its profile directory.
-func (d *Driver) Close() error {
-	d.stop()
-	if err := os.RemoveAll(d.dir); err != nil {
-		return d.wrap("close", err, "")
-	}
-	return nil
-}
+func (d *Driver) Close() error { return d.shutdown() }
 
 // Errors a Driver returns, wrapped in a *device.Error.
 var (

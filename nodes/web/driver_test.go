@@ -337,3 +337,51 @@ func TestBrowserDeviceOnADesktopProfile(t *testing.T) {
 	}
 	r.await(t, "a double click on First", on("dblclick", "first"))
 }
+
+// Reset leaves nothing of the last holder's: the cookie and the stored item its page set are
+// gone, and so is the old profile directory.
+func TestResetGivesAFreshProfile(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/saw" {
+			mu.Lock()
+			got = append(got, r.URL.RawQuery)
+			mu.Unlock()
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><script>
+fetch("/saw?" + encodeURIComponent("cookie=" + document.cookie + ";stored=" + (localStorage.getItem("k") || "")));
+document.cookie = "who=holder-a; max-age=3600"; localStorage.setItem("k", "holder-a");
+</script>`)
+	}))
+	t.Cleanup(srv.Close)
+	d := startBrowserWith(t, Options{Serial: "web-reset"})
+	ctx := context.Background()
+	load := func() string {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if err := d.LaunchApp(ctx, srv.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the page's report", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) > n })
+		mu.Lock()
+		defer mu.Unlock()
+		return got[n]
+	}
+	load()
+	if second := load(); !strings.Contains(second, "holder-a") {
+		t.Fatalf("the page did not keep its cookie and item within one profile: %q", second)
+	}
+	old := d.dir
+	if err := d.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if after := load(); after != "cookie%3D%3Bstored%3D" && after != "cookie=;stored=" {
+		t.Errorf("after Reset the page found %q, want no cookie and no stored item", after)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the old profile directory %s is still there: %v", old, err)
+	}
+}
