@@ -9,8 +9,11 @@ import (
 	"image/png"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
@@ -110,12 +113,30 @@ func (d *Driver) launch(ctx context.Context) error {
 		_ = os.RemoveAll(dir)
 		return d.wrap("start", fmt.Errorf("%s: %w", d.exec, err), "check that Chromium runs here: "+d.exec+" --headless --version")
 	}
+	// Downloads land in the profile's own directory, and go with it.
+	if _, err := chromedp.CallBrowser(bctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: filepath.Join(dir, downloads)}); err != nil {
+		stop()
+		_ = os.RemoveAll(dir)
+		return d.wrap("start", fmt.Errorf("setting the downloads' directory: %w", err), "")
+	}
 	id := chromedp.FromContext(bctx).Target.TargetID
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.browser, d.stop, d.dir = bctx, stop, dir
 	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
 	return nil
+}
+
+// downloads is the directory of the profile's downloads.
+const downloads = "Downloads"
+
+// Downloads is where the device's downloads land: inside its profile directory, removed with
+// it (Reset, Close).
+func (d *Driver) Downloads() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return filepath.Join(d.dir, downloads)
 }
 
 // browserCtx is the running browser's context.
@@ -186,9 +207,25 @@ func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
 	if err != nil {
 		return nil, d.wrap("list tabs", err, "")
 	}
+	out, excess := d.order(all)
+	if len(excess) > 0 {
+		d.log.Warn("a page opened more tabs than a browser device keeps; the newest were closed", "closed", len(excess), "kept", maxTabs)
+		for _, t := range excess {
+			_, _ = chromedp.CallBrowser(bctx, target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID})
+		}
+	}
+	return out, nil
+}
+
+// maxTabs is how many tabs a browser device keeps open: a page that opens more (a hundred
+// window.open calls in one click) has the newest closed.
+const maxTabs = 10
+
+// order returns the open tabs of all, oldest first, and those past maxTabs, which it marks
+// closed.
+func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []*target.Info
 	listed := map[target.ID]bool{}
 	for _, t := range all {
 		if t.Type != "page" {
@@ -202,7 +239,7 @@ func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
 			d.opened[t.TargetID] = seq
 		}
 		if seq >= 0 { // a closed tab may be listed a little longer
-			out = append(out, t)
+			open = append(open, t)
 		}
 	}
 	for id := range d.opened {
@@ -210,13 +247,15 @@ func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
 			delete(d.opened, id)
 		}
 	}
-	order := func(t *target.Info) int { return d.opened[t.TargetID] }
-	for i := 1; i < len(out); i++ { // insertion sort: a handful of tabs
-		for j := i; j > 0 && order(out[j]) < order(out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	slices.SortFunc(open, func(a, b *target.Info) int { return d.opened[a.TargetID] - d.opened[b.TargetID] })
+	if len(open) > maxTabs {
+		open, excess = open[:maxTabs], open[maxTabs:]
+		for _, t := range excess {
+			d.opened[t.TargetID] = -1
+			delete(d.tabs, t.TargetID)
 		}
 	}
-	return out, nil
+	return open, excess
 }
 
 // tab returns the context of the tab in front (the newest), attaching to it first if needed;

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -383,5 +384,66 @@ document.cookie = "who=holder-a; max-age=3600"; localStorage.setItem("k", "holde
 	}
 	if _, err := os.Stat(old); !os.IsNotExist(err) {
 		t.Errorf("the old profile directory %s is still there: %v", old, err)
+	}
+}
+
+// A download lands in the device's own directory (inside its profile, wiped with it); a page
+// that never finishes loading holds the caller no longer than its deadline; a page that
+// opens a hundred tabs on one tap keeps maxTabs of them, and the device goes on.
+func TestBrowserDeviceDownloadsHangsAndPopups(t *testing.T) {
+	hang := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `<!doctype html><a id="dl" href="/report.csv" download>report</a>
+<button id="spam" style="display:block;width:200px;height:60px" onclick="for (let i = 0; i < 100; i++) window.open('/popup?' + i)">spam</button>`)
+	})
+	mux.HandleFunc("/report.csv", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="report.csv"`)
+		fmt.Fprint(w, "a,b\n1,2\n")
+	})
+	mux.HandleFunc("/popup", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "<p>popup</p>") })
+	mux.HandleFunc("/never", func(http.ResponseWriter, *http.Request) { <-hang })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(hang) }) // before srv.Close, which waits for the handler
+	d := startBrowserWith(t, Options{Serial: "web-edge"})
+	ctx := context.Background()
+	if err := d.LaunchApp(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.TapSelector(ctx, "#dl"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(d.Downloads(), "report.csv")
+	waitFor(t, "the download in the device's directory", func() bool {
+		b, err := os.ReadFile(file)
+		return err == nil && string(b) == "a,b\n1,2\n"
+	})
+	if !strings.HasPrefix(file, d.dir) {
+		t.Errorf("downloads land in %s, outside the profile %s", file, d.dir)
+	}
+
+	if err := d.TapSelector(ctx, "#spam"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the popup's tab in front", func() bool {
+		u, err := d.ForegroundApp(ctx)
+		return err == nil && strings.Contains(u, "/popup")
+	})
+	if tabs, err := d.ListPackages(ctx); err != nil || len(tabs) > maxTabs {
+		t.Errorf("%d tabs open after a page opened 100 (%v), want at most %d", len(tabs), err, maxTabs)
+	}
+
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := d.LaunchApp(dctx, srv.URL+"/never"); err == nil {
+		t.Error("a page that never loads was opened")
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("LaunchApp held its caller %s past a 2s deadline", took)
+	}
+	if _, err := d.Screenshot(ctx); err != nil {
+		t.Errorf("the device after a page that never loaded: %v", err)
 	}
 }
