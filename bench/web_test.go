@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/corral-farm/corral/internal/chromium"
 	"github.com/corral-farm/corral/internal/farmtest"
@@ -127,4 +129,67 @@ func reportSideBySide(b *testing.B, gw, dir []time.Duration) {
 	b.ReportMetric(float64(g.Microseconds()), "p50-µs")
 	b.ReportMetric(float64(d.Microseconds()), "direct-p50-µs")
 	b.ReportMetric(float64(g)/float64(d), "ratio")
+}
+
+// BenchmarkWebFleet runs 20 browser devices on one node (2 cores) on a light page, one caller
+// each tapping at once: the taps' p99 through the front door (target ≤ 100 ms), and the
+// devices' memory while idle (their PSS, mean of the 20, as /metrics shows it).
+func BenchmarkWebFleet(b *testing.B) {
+	if _, err := chromium.Find(); err != nil {
+		b.Skip(err)
+	}
+	const n = 20
+	site, _ := touchSite(b)
+	f := farmtest.StartEmpty(b, farmtest.Options{Quiet: true, Platforms: []device.Platform{web.Platform()}})
+	if err := f.StartNodes(0, "n1"); err != nil {
+		b.Fatal(err)
+	}
+	phone, _ := web.ProfileNamed("phone")
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	drivers := make([]*web.Driver, n)
+	for i := range drivers {
+		d, err := web.Start(ctx, web.Options{Serial: fmt.Sprintf("web-%02d", i+1), Profile: phone})
+		if err != nil {
+			b.Fatal(err)
+		}
+		drivers[i] = d
+		f.AddDriver("n1", d)
+	}
+	mib := 0.0
+	for _, d := range drivers {
+		mib += d.Gauges()["memory_mib"]
+	}
+	clients, leases := make([]*client.Client, n), make([]string, n)
+	for i := range clients {
+		clients[i] = httpClient(b, f, fmt.Sprintf("agent-%d", i))
+		serial := fmt.Sprintf("web-%02d", i+1)
+		leases[i] = leaseHandle(b, clients[i], map[string]any{"serial": serial})
+		if _, err := call(clients[i], "app_launch", map[string]any{"serial": serial, "lease": leases[i], "packageName": site + "/"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var lat []time.Duration
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for i := range clients {
+			wg.Go(func() {
+				start := time.Now()
+				_, err := call(clients[i], "tap_xy", map[string]any{"serial": fmt.Sprintf("web-%02d", i+1), "lease": leases[i], "x": 0.5, "y": 0.5})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				lat = append(lat, time.Since(start))
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs")
+	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(mib/n, "idle-MiB/device")
 }

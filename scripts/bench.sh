@@ -68,6 +68,10 @@ echo "bench: browser device tap and screenshot, -benchtime=${WEB_ROUNDS:-30}x -c
 "$bin" -test.run='^$' -test.bench='^BenchmarkWeb$' \
   -test.benchtime="${WEB_ROUNDS:-30}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
 
+echo "bench: 20 browser devices on one node, -benchtime=${WEB_FLEET_ROUNDS:-10}x" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkWebFleet$' \
+  -test.benchtime="${WEB_FLEET_ROUNDS:-10}x" -test.count=1 -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
+
 # Tap accuracy over 200 twins, each calibrated end to end: once (about 90 s on 2 cores).
 echo "bench: arm tap accuracy over 200 twins, once" >&2
 "$bin" -test.run='^$' -test.bench='^BenchmarkArmAccuracy$' \
@@ -176,6 +180,8 @@ END {
   row("arm rig (digital twin at real speed): tap, from the call (MCP HTTP) to its answer once the finger is up: p50", "≤ 0.5 s", "BenchmarkArm/op=tap", "p50-µs", 500000, "le", "µs")
   row("browser device (phone profile, 390x844 at 3x): tap_xy through the front door until the page listener sees the touch, over chromedp tapping straight, side by side", "≤ 1.5×", "BenchmarkWeb/op=tap", "ratio", 1.5, "le", "×")
   row("browser device: screenshot (1170x2532) through the front door over chromedp capturing straight", "≤ 1.3×", "BenchmarkWeb/op=screenshot", "ratio", 1.3, "le", "×")
+  row("20 browser devices on one node, 20 callers tapping at once (MCP HTTP): tap_xy p99", "≤ 100 ms", "BenchmarkWebFleet", "p99-µs", 100000, "le", "µs")
+  row("the same: memory of an idle browser device (PSS of its processes, 20 sharing)", "≤ 100 MiB", "BenchmarkWebFleet", "idle-MiB/device", 100, "le", "MiB")
   row("arm rig: tap error after calibration, 200 twins × 10 taps aimed through the camera screenshot: p95", "≤ 1.0 mm", "BenchmarkArmAccuracy", "p95-mm", 1.0, "le", "mm")
   row("the same: 7 mm targets hit", "100 %", "BenchmarkArmAccuracy", "hit-%", 100, "ge", "%")
   if (vision) {

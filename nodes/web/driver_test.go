@@ -447,3 +447,13 @@ func TestBrowserDeviceDownloadsHangsAndPopups(t *testing.T) {
 		t.Errorf("the device after a page that never loaded: %v", err)
 	}
 }
+
+// The browser's memory, all its processes together, is a gauge for /metrics.
+func TestBrowserMemoryGauge(t *testing.T) {
+	d := startBrowserWith(t, Options{Serial: "web-mem"})
+	mib := d.Gauges()["memory_mib"]
+	t.Logf("an idle browser device: %.0f MiB (PSS of its processes)", mib)
+	if mib < 20 || mib > 2000 {
+		t.Errorf("memory_mib %.1f: not a browser's", mib)
+	}
+}
