@@ -121,6 +121,9 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		}
 		res.Data = data
 	}
+	if out.JPEG != nil {
+		res.Image, res.ImageType = out.JPEG, "image/jpeg"
+	}
 	if out.Image != nil {
 		jpg, err := tools.EncodeJPEG(out.Image, tools.MaxImageBytes)
 		if err != nil {

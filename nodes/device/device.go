@@ -174,6 +174,11 @@ type (
 	Resetter interface {
 		Reset(ctx context.Context) error
 	}
+	// JPEGScreenshotter captures the screen as JPEG bytes as the device encodes them (a
+	// browser), so that a screenshot goes out as captured, neither decoded nor encoded again.
+	JPEGScreenshotter interface {
+		ScreenshotJPEG(ctx context.Context) (data []byte, size Size, err error)
+	}
 	// StatusReporter reports live facts about the device: battery level, charging, etc.
 	StatusReporter interface {
 		Status(ctx context.Context) (map[string]string, error)

@@ -73,6 +73,9 @@ type Output struct {
 	Data  any
 	Text  string
 	Image image.Image
+	// JPEG is the image as a device captured it (device.JPEGScreenshotter), sent as it is when
+	// it fits MaxImageBytes; Image must then be nil.
+	JPEG []byte
 }
 
 // OpError is an error with a stable code (broker.Code*) and a hint an agent can act on.

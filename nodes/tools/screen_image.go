@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // ImageArgs are the arguments of the tools that answer with an image of the screen.
@@ -37,6 +39,15 @@ type ScreenshotResult struct {
 // screenImage is the run of both screenshot (HttpRunner) and take_screenshot (phone-agent
 // seed): the screen, as wide as asked at most.
 func screenImage(ctx context.Context, t *Task, a ImageArgs) (Output, error) {
+	if js, ok := t.Driver.(device.JPEGScreenshotter); ok {
+		data, s, err := js.ScreenshotJPEG(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		if (a.MaxWidth == 0 || s.Width <= a.MaxWidth) && len(data) <= MaxImageBytes {
+			return Output{JPEG: data, Data: ScreenshotResult{Name: "screenshot", Type: "image/jpeg", Width: s.Width, Height: s.Height}}, nil
+		}
+	}
 	img, err := t.Driver.Screenshot(ctx)
 	if err != nil {
 		return Output{}, err
