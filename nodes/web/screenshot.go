@@ -1,0 +1,49 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/jpeg"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// shotQuality is the JPEG quality screenshots are captured at: the tools answer in JPEG, and
+// 85 keeps text sharp for OCR within the tools' image limit.
+const shotQuality = 85
+
+// Screenshot captures the tab in front at device pixels.
+func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
+	data, _, err := d.ScreenshotJPEG(ctx)
+	if err != nil {
+		return nil, err
+	}
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, d.wrap("screenshot", err, "")
+	}
+	return img, nil
+}
+
+// ScreenshotJPEG captures the tab in front at device pixels as Chromium encodes it.
+func (d *Driver) ScreenshotJPEG(ctx context.Context) ([]byte, device.Size, error) {
+	c, done, err := d.tab(ctx)
+	if err != nil {
+		return nil, device.Size{}, err
+	}
+	defer done()
+	res, err := chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg,
+		Quality: ptr(int64(shotQuality)), OptimizeForSpeed: ptr(true)})
+	if err != nil {
+		return nil, device.Size{}, d.wrap("screenshot", err, "")
+	}
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(res.Data))
+	if err != nil {
+		return nil, device.Size{}, d.wrap("screenshot", err, "")
+	}
+	return res.Data, device.Size{Width: cfg.Width, Height: cfg.Height}, nil
+}

@@ -1,0 +1,173 @@
+package web
+
+import (
+	"context"
+	"slices"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// A browser's tabs: the newest open one is in front, and the tools act on it.
+
+// bound returns a context of tab that ends when ctx does: actions run in it, and cancelling
+// it does not close the tab.
+func bound(ctx, tab context.Context) (context.Context, context.CancelFunc) {
+	c, cancel := context.WithCancel(tab)
+	stop := context.AfterFunc(ctx, cancel)
+	return c, func() { stop(); cancel() }
+}
+
+// pages lists the open tabs, oldest first.
+func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
+	bctx, done := bound(ctx, d.browserCtx())
+	defer done()
+	all, err := chromedp.Targets(bctx)
+	if err != nil {
+		return nil, d.wrap("list tabs", err, "")
+	}
+	out, excess := d.order(all)
+	if len(excess) > 0 {
+		d.log.Warn("a page opened more tabs than a browser device keeps; the newest were closed", "closed", len(excess), "kept", maxTabs)
+		for _, t := range excess {
+			_, _ = chromedp.CallBrowser(bctx, target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID})
+		}
+	}
+	return out, nil
+}
+
+// maxTabs is how many tabs a browser device keeps open: a page that opens more (a hundred
+// window.open calls in one click) has the newest closed.
+const maxTabs = 10
+
+// order returns the open tabs of all, oldest first, and those past maxTabs, which it marks
+// closed.
+func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	listed := map[target.ID]bool{}
+	for _, t := range all {
+		if t.Type != "page" {
+			continue
+		}
+		listed[t.TargetID] = true
+		seq, ok := d.opened[t.TargetID]
+		if !ok {
+			d.seen++
+			seq = d.seen
+			d.opened[t.TargetID] = seq
+		}
+		if seq >= 0 { // a closed tab may be listed a little longer
+			open = append(open, t)
+		}
+	}
+	for id := range d.opened {
+		if !listed[id] {
+			delete(d.opened, id)
+		}
+	}
+	slices.SortFunc(open, func(a, b *target.Info) int { return d.opened[a.TargetID] - d.opened[b.TargetID] })
+	if len(open) > maxTabs {
+		open, excess = open[:maxTabs], open[maxTabs:]
+		for _, t := range excess {
+			d.opened[t.TargetID] = -1
+			delete(d.tabs, t.TargetID)
+		}
+	}
+	return open, excess
+}
+
+// tab returns the context of the tab in front (the newest), attaching to it first if needed;
+// with no tab open it opens one at home.
+func (d *Driver) tab(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	pages, err := d.pages(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(pages) == 0 {
+		tctx, _ := chromedp.NewContext(d.browserCtx()) // closed with the browser
+		if err := d.attach(ctx, tctx, d.emulate(), chromedp.Navigate(d.home)); err != nil {
+			return nil, nil, d.wrap("open a tab", err, "")
+		}
+		id := chromedp.FromContext(tctx).Target.TargetID
+		d.mu.Lock()
+		d.tabs[id] = tctx
+		d.seen++
+		d.opened[id] = d.seen
+		d.mu.Unlock()
+		if err := d.activate(ctx, id); err != nil {
+			return nil, nil, err
+		}
+		c, done := bound(ctx, tctx)
+		return c, done, nil
+	}
+	front := pages[len(pages)-1].TargetID
+	d.mu.Lock()
+	tctx, ok := d.tabs[front]
+	d.mu.Unlock()
+	if !ok {
+		tctx, _ = chromedp.NewContext(d.browserCtx(), chromedp.WithTargetID(front))
+		if err := d.attach(ctx, tctx, d.emulate()); err != nil {
+			return nil, nil, d.wrap("take over a tab", err, "")
+		}
+		d.mu.Lock()
+		d.tabs[front] = tctx
+		d.mu.Unlock()
+	}
+	if err := d.activate(ctx, front); err != nil {
+		return nil, nil, err
+	}
+	c, done := bound(ctx, tctx)
+	return c, done, nil
+}
+
+// activate brings tab id to the front once it is the newest: a headless browser renders (and
+// captures screenshots of) only the tab in front.
+func (d *Driver) activate(ctx context.Context, id target.ID) error {
+	d.mu.Lock()
+	same := d.front == id
+	d.mu.Unlock()
+	if same {
+		return nil
+	}
+	d.mu.Lock()
+	tctx := d.tabs[id]
+	d.mu.Unlock()
+	c, done := bound(ctx, tctx)
+	defer done()
+	if _, err := chromedp.Call(c, page.BringToFront, cdp.Empty{}); err != nil {
+		return d.wrap("bring the tab to the front", err, "")
+	}
+	d.mu.Lock()
+	d.front = id
+	d.mu.Unlock()
+	return nil
+}
+
+// attach runs the first steps of a new tab context: in tab itself, since chromedp keeps a
+// tab attached as long as the context of its first run, and waiting no longer than ctx.
+func (d *Driver) attach(ctx, tab context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	ran := make(chan error, 1)
+	go func() { ran <- chromedp.Do(tab, steps...) }()
+	select {
+	case err := <-ran:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// do runs steps in the tab in front; op names them in errors.
+func (d *Driver) do(ctx context.Context, op string, steps ...chromedp.Action[chromedp.Void]) error {
+	c, done, err := d.tab(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := chromedp.Do(c, steps...); err != nil {
+		return d.wrap(op, err, "")
+	}
+	return nil
+}
