@@ -18,6 +18,7 @@ import (
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/nodes/android"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 	"github.com/corral-farm/corral/nodes/web"
 )
 
@@ -191,4 +192,61 @@ document.cookie = "who=" + location.hash.slice(1) + "; max-age=3600"; localStora
 	mu.Unlock()
 	mib := deviceGauge(t, f, "web-fresh", "memory_mib")
 	assert.True(t, mib > 10 && mib < 4000, "corral_device_gauge memory_mib of a browser device: %g", mib)
+}
+
+// web_login_none_ui logs a browser device in through the site's login endpoint, without its
+// login page: the session cookie the endpoint sets is the browser's, as the site's own page
+// then sees; a wrong password is an error that does not repeat it.
+func TestWebLoginNoneUI(t *testing.T) {
+	if _, err := chromium.Find(); err != nil {
+		tool(t, chromium.Names[0])
+	}
+	var mu sync.Mutex
+	var whoami []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/login", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ PhoneNumber, Password string }
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		if in.Password != "s3cret-pass" {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprintf(w, `{"error":"bad password %s"}`, in.Password) // an endpoint that echoes it
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "for-" + in.PhoneNumber, Path: "/"})
+		fmt.Fprint(w, `{"user":"`+in.PhoneNumber+`"}`)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if c, err := r.Cookie("session"); err == nil && r.URL.Path == "/me" {
+			mu.Lock()
+			whoami = append(whoami, c.Value)
+			mu.Unlock()
+		}
+		fmt.Fprint(w, `<!doctype html><p>shop</p>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), web.Platform()}})
+	phone, _ := web.ProfileNamed("phone")
+	d, err := web.Start(t.Context(), web.Options{Serial: "web-login", Profile: phone})
+	require.NoError(t, err)
+	f.AddDriver("n1", d)
+	waitOnline(t, f, "web-login")
+	c := f.Client("shopper")
+
+	res := farmtest.Call(t, c, "web_login_none_ui", args("serial", "web-login", "packageName", srv.URL+"/api/login",
+		"phoneNumber", "13800000000", "password", "wrong-pass"))
+	require.True(t, res.IsError, farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "HTTP 401")
+	assert.NotContains(t, farmtest.Text(res), "wrong-pass")
+
+	res = farmtest.MustCall(t, c, "web_login_none_ui", args("serial", "web-login", "packageName", srv.URL+"/api/login",
+		"phoneNumber", "13800000000", "password", "s3cret-pass"))
+	var got tools.LoginResult
+	farmtest.Structured(t, res, &got)
+	assert.True(t, got.LoginResult.OK, "%+v", got)
+	assert.Equal(t, map[string]any{"user": "13800000000"}, got.LoginResult.Body)
+	farmtest.MustCall(t, c, "app_launch", args("serial", "web-login", "packageName", srv.URL+"/me"))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"for-13800000000"}, whoami, "the site's page did not see the session")
 }

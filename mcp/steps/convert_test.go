@@ -128,6 +128,8 @@ func convertCases() map[string][]convertCase {
 		"secondary_click_by_selector": {{a("secondary_click_by_selector", "#row-3", nil), m{"selector": "#row-3"}}},
 		"secondary_click":             {{a("secondary_click", []any{0.5, 0.25}, nil), m{"x": 0.5, "y": 0.25}}},
 		"web_close_tab":               {{a("web_close_tab", 1, nil), m{"tabIndex": 1}}},
+		"web_login_none_ui": {{a("web_login_none_ui", nil, m{"packageName": "https://shop.example/api/login", "phoneNumber": "13800000000", "captcha": "1234"}),
+			m{"packageName": "https://shop.example/api/login", "phoneNumber": "13800000000", "captcha": "1234"}}},
 		// Popups.
 		"close_popups": {{a("close_popups", nil, m{"timeout": 10}), m{"timeout_ms": 10000}}},
 		"sequence": {{

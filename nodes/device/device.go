@@ -179,11 +179,23 @@ type (
 	JPEGScreenshotter interface {
 		ScreenshotJPEG(ctx context.Context) (data []byte, size Size, err error)
 	}
+	// NoUILoginer logs in without the login page's UI (HttpRunner's web_login_none_ui): a
+	// browser posts the credentials to the site's login endpoint from the site's own origin,
+	// so the session it answers with lands in the browser's cookies.
+	NoUILoginer interface {
+		LoginNoUI(ctx context.Context, endpoint string, fields map[string]string) (LoginResult, error)
+	}
 	// StatusReporter reports live facts about the device: battery level, charging, etc.
 	StatusReporter interface {
 		Status(ctx context.Context) (map[string]string, error)
 	}
 )
+
+// LoginResult is what a login endpoint answered: its HTTP status and the start of its body.
+type LoginResult struct {
+	Status int    `json:"status"`
+	Body   string `json:"body,omitempty"`
+}
 
 // Capable is a driver with every ability a tool uses: what Android's drivers are, and what a
 // test stand-in implements to serve every tool. A driver need not be one.

@@ -35,5 +35,5 @@ func TestOnlySecretHoldersLook(t *testing.T) {
 			holders = append(holders, name)
 		}
 	}
-	assert.ElementsMatch(t, []string{"input", "send_to_clipboard", "sequence"}, holders)
+	assert.ElementsMatch(t, []string{"input", "send_to_clipboard", "sequence", "web_login_none_ui"}, holders)
 }

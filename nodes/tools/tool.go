@@ -198,6 +198,7 @@ func All() []Tool {
 		secondaryClick(),
 		secondaryClickBySelector(),
 		webCloseTab(),
+		webLoginNoneUI(),
 	}
 }
 
