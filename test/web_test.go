@@ -75,7 +75,7 @@ func TestWebDeviceThroughTheFrontDoor(t *testing.T) {
 		tool(t, chromium.Names[0])
 	}
 	site, saw := webSite(t)
-	url := corralUp(t, "--sim", "0", "--adb", "off", "--sim-web", "1")
+	url := corralUp(t, "--sim", "0", "--adb", "off", "--sim-web", "1", "--web-max", "3")
 	const serial = "web-01"
 	farmtest.Eventually(t, 60*time.Second, func() bool {
 		out, err := runCorral(t, "devices", "--gateway", url)
@@ -135,6 +135,34 @@ func TestWebDeviceThroughTheFrontDoor(t *testing.T) {
 	out, err = call("web_close_tab", map[string]any{"tabIndex": 5})
 	require.Error(t, err, out)
 	assert.Contains(t, out, "no such tab")
+
+	// --web-max 3: three agents at once each get a browser of their own, two of them started
+	// at their first use.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := map[string]bool{}
+	for _, who := range []string{"agent-1", "agent-2", "agent-3"} {
+		wg.Go(func() {
+			c := mcpClient(t.Context(), t, url, who)
+			res := farmtest.Call(t, c, "acquire_device", args("platform", "web", "wait_seconds", 30))
+			if !assert.False(t, res.IsError, farmtest.Text(res)) {
+				return
+			}
+			var l struct {
+				Lease struct{ Handle, Serial string }
+			}
+			farmtest.Structured(t, res, &l)
+			mu.Lock()
+			got[l.Lease.Serial] = true
+			mu.Unlock()
+			res = farmtest.Call(t, c, "app_launch", args("serial", l.Lease.Serial, "lease", l.Lease.Handle, "packageName", site+"/?"+who))
+			assert.False(t, res.IsError, farmtest.Text(res))
+			res = farmtest.Call(t, c, "tap_by_selector", args("serial", l.Lease.Serial, "lease", l.Lease.Handle, "selector", "#buy"))
+			assert.False(t, res.IsError, farmtest.Text(res))
+		})
+	}
+	wg.Wait()
+	assert.Len(t, got, 3, "three agents, three browsers: %v", got)
 }
 
 // Cookies and storage never pass from one holder to the next: a lease's end gets the browser

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
@@ -28,7 +29,11 @@ type Options struct {
 	// address enforcing it for everything the browser loads (StartProxy).
 	Allow HostPolicy
 	Proxy string
-	Log   *slog.Logger
+	// Lazy starts the browser at the device's first use, not in Start; Idle stops it after
+	// that long unused (0: never), to start again at the next use (elastic.go).
+	Lazy bool
+	Idle time.Duration
+	Log  *slog.Logger
 }
 
 // Driver is one headless Chromium as a device. Its methods act on the newest open tab, as a
@@ -50,6 +55,14 @@ type Driver struct {
 	opened  map[target.ID]int             // the order tabs were first seen in; -1: closed
 	seen    int
 	front   target.ID // the tab last brought to the front
+
+	lazy      bool
+	idle      time.Duration
+	inflight  int        // uses under way (use)
+	lastUse   time.Time  // when the last use ended, or the browser started
+	launching sync.Mutex // one start at a time
+	quit      chan struct{}
+	quitOnce  sync.Once
 }
 
 var (
@@ -78,9 +91,14 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 		o.Home = "about:blank"
 	}
 	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, allow: o.Allow, exec: path, proxy: o.Proxy,
-		log: o.Log.With("device", o.Serial)}
-	if err := d.launch(ctx); err != nil {
-		return nil, err
+		log: o.Log.With("device", o.Serial), lazy: o.Lazy, idle: o.Idle, quit: make(chan struct{})}
+	if !o.Lazy {
+		if err := d.launch(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if o.Idle > 0 {
+		go d.stopWhenIdle()
 	}
 	return d, nil
 }
@@ -117,7 +135,7 @@ func (d *Driver) launch(ctx context.Context) error {
 	id := chromedp.FromContext(bctx).Target.TargetID
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.browser, d.stop, d.dir = bctx, stop, dir
+	d.browser, d.stop, d.dir, d.lastUse = bctx, stop, dir, time.Now()
 	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
 	return nil
 }
@@ -126,14 +144,17 @@ func (d *Driver) launch(ctx context.Context) error {
 const downloads = "Downloads"
 
 // Downloads is where the device's downloads land: inside its profile directory, removed with
-// it (Reset, Close).
+// it (Reset, Close); "" while no browser runs.
 func (d *Driver) Downloads() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.dir == "" {
+		return ""
+	}
 	return filepath.Join(d.dir, downloads)
 }
 
-// browserCtx is the running browser's context.
+// browserCtx is the running browser's context (nil while none runs). Callers hold a use.
 func (d *Driver) browserCtx() context.Context {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -142,9 +163,11 @@ func (d *Driver) browserCtx() context.Context {
 
 // Reset gives the device a new browser on a new profile directory, the old one stopped and
 // its directory removed first: nothing of the last holder's (cookies, storage, history,
-// tabs, downloads) is left.
+// tabs, downloads) is left. A lazy device starts its new browser at its next use.
 func (d *Driver) Reset(ctx context.Context) error {
-	if err := d.shutdown(); err != nil {
+	d.launching.Lock()
+	defer d.launching.Unlock()
+	if err := d.shutdown(); err != nil || d.lazy {
 		return err
 	}
 	return d.launch(ctx)
@@ -154,7 +177,7 @@ func (d *Driver) Reset(ctx context.Context) error {
 func (d *Driver) shutdown() error {
 	d.mu.Lock()
 	stop, dir := d.stop, d.dir
-	d.stop, d.dir = nil, ""
+	d.stop, d.dir, d.browser = nil, "", nil
 	d.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -204,7 +227,10 @@ func (d *Driver) Health(ctx context.Context) error {
 }
 
 // Close stops the browser and removes its profile directory.
-func (d *Driver) Close() error { return d.shutdown() }
+func (d *Driver) Close() error {
+	d.quitOnce.Do(func() { close(d.quit) })
+	return d.shutdown()
+}
 
 // Errors a Driver returns, wrapped in a *device.Error.
 var (

@@ -457,3 +457,32 @@ func TestBrowserMemoryGauge(t *testing.T) {
 		t.Errorf("memory_mib %.1f: not a browser's", mib)
 	}
 }
+
+// An elastic device starts its browser at its first use, stops it once idle, and starts a
+// fresh one at the next use.
+func TestElasticDeviceStartsOnUseAndStopsWhenIdle(t *testing.T) {
+	r := newRecorder(t)
+	d := startBrowserWith(t, Options{Serial: "web-elastic", Lazy: true, Idle: 300 * time.Millisecond})
+	if d.Running() {
+		t.Fatal("a lazy device started its browser before any use")
+	}
+	ctx := context.Background()
+	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Running() {
+		t.Fatal("no browser after the first use")
+	}
+	if err := d.TapSelector(ctx, "#first"); err != nil {
+		t.Fatal(err)
+	}
+	r.await(t, "a click on First", on("click", "first"))
+	waitFor(t, "the idle browser stopped", func() bool { return !d.Running() })
+	if got := d.Gauges()["memory_mib"]; got != 0 {
+		t.Errorf("a stopped browser's memory_mib %g, want 0", got)
+	}
+	u, err := d.ForegroundApp(ctx) // a use: a new browser, on home
+	if err != nil || u != "about:blank" {
+		t.Errorf("after the idle stop, the front tab shows %q (%v), want a fresh browser's about:blank", u, err)
+	}
+}

@@ -12,7 +12,11 @@ import (
 // proportional set size, so pages they share count once), for /metrics (corral_device_gauge);
 // nothing where /proc cannot tell.
 func (d *Driver) Gauges() map[string]float64 {
-	c := chromedp.FromContext(d.browserCtx())
+	bctx := d.browserCtx()
+	if bctx == nil {
+		return map[string]float64{"memory_mib": 0} // an elastic device's stopped browser
+	}
+	c := chromedp.FromContext(bctx)
 	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
 		return nil
 	}

@@ -14,7 +14,9 @@ import (
 )
 
 // Platform is the browser devices of a node: --web N of them (--sim-web N on corral up, the
-// same thing: a headless browser is as real as a simulated one), each emulating --web-profile.
+// same thing: a headless browser is as real as a simulated one), each emulating --web-profile,
+// and up to --web-max in all: those beyond the N start their browser at their first use and
+// stop it after --web-idle unused.
 func Platform() device.Platform {
 	return device.Platform{Name: device.PlatformWeb, Driver: reflect.TypeFor[*Driver](), Flags: func(fs *flag.FlagSet) device.Attacher {
 		return &setup{
@@ -23,16 +25,21 @@ func Platform() device.Platform {
 			profile: fs.String("web-profile", "phone", "what the browser devices emulate: phone (390x844 at 3x), android, tablet or desktop"),
 			home:    fs.String("web-home", "about:blank", "the page a browser device opens for HOME"),
 			allow:   fs.String("web-allow", "", "hosts the browser devices may load from, comma-separated (example.org, *.example.org); empty: any"),
+			max:     fs.Int("web-max", 0, "browser devices in all, the --web N always running and the rest started at their first use (0: just the N)"),
+			idle:    fs.Duration("web-idle", 5*time.Minute, "how long a browser device beyond --web N may stay unused before its browser stops"),
 		}
 	}}
 }
 
 type setup struct {
-	n, sims              *int
+	n, sims, max         *int
 	profile, home, allow *string
+	idle                 *time.Duration
 }
 
-func (s *setup) count() int { return *s.n + *s.sims }
+// floor is how many browsers always run; count is how many devices there are.
+func (s *setup) floor() int { return *s.n + *s.sims }
+func (s *setup) count() int { return max(s.floor(), *s.max) }
 
 // Real says whether browser devices are asked for.
 func (s *setup) Real(context.Context) bool { return s.count() > 0 }
@@ -45,6 +52,9 @@ const startTimeout = 30 * time.Second
 func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logger) (func(), error) {
 	if s.count() == 0 {
 		return func() {}, nil
+	}
+	if *s.idle <= 0 {
+		return nil, fmt.Errorf("--web-idle %s: must be positive", *s.idle)
 	}
 	prof, err := ProfileNamed(*s.profile)
 	if err != nil {
@@ -70,8 +80,11 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	var wg sync.WaitGroup
 	for i := range drivers {
 		wg.Go(func() {
-			drivers[i], errs[i] = Start(sctx, Options{Serial: fmt.Sprintf("web-%02d", i+1), Profile: prof, Home: *s.home,
-				Allow: allow, Proxy: proxy, Log: log})
+			o := Options{Serial: fmt.Sprintf("web-%02d", i+1), Profile: prof, Home: *s.home, Allow: allow, Proxy: proxy, Log: log}
+			if i >= s.floor() {
+				o.Lazy, o.Idle = true, *s.idle
+			}
+			drivers[i], errs[i] = Start(sctx, o)
 		})
 	}
 	wg.Wait()
@@ -87,7 +100,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	for _, d := range drivers {
 		reg.AddDriver(d)
 	}
-	log.Info("browser devices ready", "count", len(drivers), "profile", prof.Name, "allow", allow.String())
+	log.Info("browser devices ready", "count", len(drivers), "running", s.floor(), "profile", prof.Name, "allow", allow.String())
 	return func() {
 		for _, d := range drivers {
 			reg.RemoveDevice(d.serial, "the node stopped its browser devices")

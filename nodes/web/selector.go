@@ -127,6 +127,11 @@ func (d *Driver) CloseTab(ctx context.Context, index int) error {
 			fmt.Sprintf("tabIndex counts the open tabs from 0, oldest first: 0..%d", len(pages)-1))
 	}
 	id := pages[index].TargetID
+	release, err := d.use(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	bctx, done := bound(ctx, d.browserCtx())
 	defer done()
 	if _, err := chromedp.CallBrowser(bctx, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil &&

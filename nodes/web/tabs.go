@@ -22,6 +22,11 @@ func bound(ctx, tab context.Context) (context.Context, context.CancelFunc) {
 
 // pages lists the open tabs, oldest first.
 func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
+	release, err := d.use(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	bctx, done := bound(ctx, d.browserCtx())
 	defer done()
 	all, err := chromedp.Targets(bctx)
@@ -80,16 +85,35 @@ func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
 }
 
 // tab returns the context of the tab in front (the newest), attaching to it first if needed;
-// with no tab open it opens one at home.
-func (d *Driver) tab(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	pages, err := d.pages(ctx)
+// with no tab open it opens one at home. The browser is in use until done is called.
+func (d *Driver) tab(ctx context.Context) (c context.Context, done context.CancelFunc, err error) {
+	release, err := d.use(ctx)
 	if err != nil {
 		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	tctx, err := d.frontTab(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, unbound := bound(ctx, tctx)
+	return c, func() { unbound(); release() }, nil
+}
+
+// frontTab is the context of the tab in front; see tab.
+func (d *Driver) frontTab(ctx context.Context) (context.Context, error) {
+	pages, err := d.pages(ctx)
+	if err != nil {
+		return nil, err
 	}
 	if len(pages) == 0 {
 		tctx, _ := chromedp.NewContext(d.browserCtx()) // closed with the browser
 		if err := d.attach(ctx, tctx, d.emulate(), chromedp.Navigate(d.home)); err != nil {
-			return nil, nil, d.wrap("open a tab", err, "")
+			return nil, d.wrap("open a tab", err, "")
 		}
 		id := chromedp.FromContext(tctx).Target.TargetID
 		d.mu.Lock()
@@ -98,10 +122,9 @@ func (d *Driver) tab(ctx context.Context) (context.Context, context.CancelFunc, 
 		d.opened[id] = d.seen
 		d.mu.Unlock()
 		if err := d.activate(ctx, id); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		c, done := bound(ctx, tctx)
-		return c, done, nil
+		return tctx, nil
 	}
 	front := pages[len(pages)-1].TargetID
 	d.mu.Lock()
@@ -110,17 +133,16 @@ func (d *Driver) tab(ctx context.Context) (context.Context, context.CancelFunc, 
 	if !ok {
 		tctx, _ = chromedp.NewContext(d.browserCtx(), chromedp.WithTargetID(front))
 		if err := d.attach(ctx, tctx, d.emulate()); err != nil {
-			return nil, nil, d.wrap("take over a tab", err, "")
+			return nil, d.wrap("take over a tab", err, "")
 		}
 		d.mu.Lock()
 		d.tabs[front] = tctx
 		d.mu.Unlock()
 	}
 	if err := d.activate(ctx, front); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	c, done := bound(ctx, tctx)
-	return c, done, nil
+	return tctx, nil
 }
 
 // activate brings tab id to the front once it is the newest: a headless browser renders (and
