@@ -29,12 +29,13 @@ const (
 // only inside a dialog, where they cannot be a page's own buttons.
 var (
 	dismissLabels = []string{"close", "dismiss", "not now", "no thanks", "no, thanks", "skip", "later", "maybe later",
-		"remind me later", "not interested", "×", "✕", "✖", "关闭", "跳过", "以后再说", "稍后再说", "下次再说", "暂不", "暂不需要", "不了"}
+		"remind me later", "not interested", "reject all", "decline", "decline all", "only necessary", "necessary only", "×", "✕", "✖", "关闭", "跳过", "以后再说", "稍后再说", "下次再说", "暂不", "暂不需要", "不了"}
 	dialogLabels = []string{"x", "cancel", "got it", "ok", "okay", "取消", "我知道了", "知道了", "好的", "确定"}
 )
 
 // dialogIDs are parts of the resource ids and classes of popup containers.
-var dialogIDs = []string{"dialog", "popup", "parentpanel", "buttonpanel", "alerttitle", "bottom_sheet", "bottomsheet", "modal"}
+var dialogIDs = []string{"dialog", "popup", "parentpanel", "buttonpanel", "alerttitle", "bottom_sheet", "bottomsheet", "modal",
+	"cookie", "consent"} // a web page's cookie banner
 
 // ClosePopupsResult is close_popups's structured result (HttpRunner seed).
 // The message names the buttons tapped; tools/list's budget leaves no room for a list of them.

@@ -11,11 +11,13 @@ import (
 )
 
 // sourceJS lists the page's elements worth showing, in document order, in one evaluation:
-// those with text of their own, a label, or a role that takes a tap, and a box in the
-// viewport or near it. Boxes are CSS pixels relative to the viewport.
+// those with text of their own, a label, a role that takes a tap, or a dialog's, and a box in
+// the viewport or near it, each with the index of its nearest listed ancestor (-1: none).
+// Boxes are CSS pixels relative to the viewport.
 const sourceJS = `(() => {
   const tappable = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "LABEL", "OPTION"]);
-  const out = [], vh = innerHeight, vw = innerWidth;
+  const out = [], vh = innerHeight, vw = innerWidth, index = new Map();
+  const parentOf = el => { for (let p = el.parentElement; p; p = p.parentElement) if (index.has(p)) return index.get(p); return -1; };
   for (const el of document.body ? document.body.querySelectorAll("*") : []) {
     if (out.length >= 5000) break;
     const r = el.getBoundingClientRect();
@@ -26,12 +28,14 @@ const sourceJS = `(() => {
     const role = el.getAttribute("role") || "";
     const click = tappable.has(el.tagName) || el.onclick != null || /^(button|link|tab|menuitem|checkbox|switch)$/.test(role);
     const label = el.getAttribute("aria-label") || el.getAttribute("alt") || el.getAttribute("placeholder") || el.getAttribute("title") || "";
-    if (!own && !label && !click) continue;
+    const box = /^(dialog|alertdialog)$/.test(role) || el.tagName === "DIALOG" || el.getAttribute("aria-modal") === "true";
+    if (!own && !label && !click && !box) continue;
     const s = getComputedStyle(el);
     if (s.visibility === "hidden" || s.display === "none" || s.opacity === "0") continue;
     const value = el.tagName === "INPUT" && el.type !== "password" ? el.value : "";
-    out.push({tag: el.tagName.toLowerCase(), id: el.id, text: (own || value).slice(0, 500), desc: label.slice(0, 500),
-      click, focused: el === document.activeElement, password: el.type === "password",
+    index.set(el, out.length);
+    out.push({tag: el.tagName.toLowerCase() + (box ? " dialog" : ""), id: el.id, text: (own || value).slice(0, 500), desc: label.slice(0, 500),
+      click, focused: el === document.activeElement, password: el.type === "password", parent: parentOf(el),
       l: r.left, t: r.top, r: r.right, b: r.bottom});
   }
   return {host: location.host, url: location.href, els: out};
@@ -40,6 +44,7 @@ const sourceJS = `(() => {
 type domElement struct {
 	Tag, ID, Text, Desc      string
 	Click, Focused, Password bool
+	Parent                   int
 	L, T, R, B               float64
 }
 
@@ -61,12 +66,29 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 		return "", d.wrap("source", err, "")
 	}
 	px := func(v float64) int { return int(math.Round(v * d.prof.DPR)) }
+	children := make([][]int, len(snap.Els)+1) // by parent index + 1: the roots under 0
+	for i, e := range snap.Els {
+		p := e.Parent + 1
+		if p < 0 || p > i { // a parent must come before its child
+			p = 0
+		}
+		children[p] = append(children[p], i)
+	}
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0">`)
-	for i, e := range snap.Els {
-		fmt.Fprintf(&b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" clickable="%t" enabled="true" focused="%t" password="%t" bounds="[%d,%d][%d,%d]"/>`,
+	var write func(i int)
+	write = func(i int) {
+		e := snap.Els[i]
+		fmt.Fprintf(&b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" clickable="%t" enabled="true" focused="%t" password="%t" bounds="[%d,%d][%d,%d]">`,
 			i, esc(e.Text), esc(e.ID), esc(e.Tag), esc(snap.Host), esc(e.Desc), e.Click, e.Focused, e.Password,
 			px(e.L), px(e.T), px(e.R), px(e.B))
+		for _, c := range children[i+1] {
+			write(c)
+		}
+		b.WriteString(`</node>`)
+	}
+	for _, i := range children[0] {
+		write(i)
 	}
 	b.WriteString(`</hierarchy>`)
 	return b.String(), nil
