@@ -32,6 +32,13 @@ func touchSite(b *testing.B) (string, *atomic.Int64) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, tapPage) })
 	mux.HandleFunc("POST /touch", func(http.ResponseWriter, *http.Request) { n.Add(1) })
+	mux.HandleFunc("/list", func(w http.ResponseWriter, _ *http.Request) { // a 1,000-item page
+		fmt.Fprint(w, `<!doctype html><meta name="viewport" content="width=device-width,initial-scale=1"><ul>`)
+		for i := range 1000 {
+			fmt.Fprintf(w, `<li><a href="/item/%d">Item %d</a> <button>Add</button></li>`, i, i)
+		}
+		fmt.Fprint(w, `</ul>`)
+	})
 	srv := httptest.NewServer(mux)
 	b.Cleanup(srv.Close)
 	return srv.URL, &n
@@ -120,6 +127,20 @@ func BenchmarkWeb(b *testing.B) {
 		}
 		reportSideBySide(b, gw, dir)
 	})
+	b.Run("op=peek-1000", func(b *testing.B) { // peek's element listing of a 1,000-item page
+		if _, err := call(c, "app_launch", map[string]any{"serial": "web-bench", "lease": lease, "packageName": site + "/list"}); err != nil {
+			b.Fatal(err)
+		}
+		var lat []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			if _, err := call(c, "peek", map[string]any{"serial": "web-bench", "lease": lease}); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+		reportLatency(b, "", lat)
+	})
 }
 
 // reportSideBySide reports both sides' p50 and the ratio of the front door's over direct.
@@ -133,8 +154,9 @@ func reportSideBySide(b *testing.B, gw, dir []time.Duration) {
 }
 
 // BenchmarkWebFleet runs 20 browser devices on one node (2 cores) on a light page, one caller
-// each tapping at once: the taps' p99 through the front door (target ≤ 100 ms), and the
-// devices' memory while idle (their PSS, mean of the 20, as /metrics shows it).
+// each tapping at once: the taps' p99 through the front door (target ≤ 100 ms) beside the same
+// taps straight to the drivers (Chromium's floor here), and the devices' memory while idle
+// (their PSS, mean of the 20, as /metrics shows it).
 func BenchmarkWebFleet(b *testing.B) {
 	if _, err := chromium.Find(); err != nil {
 		b.Skip(err)
@@ -171,26 +193,37 @@ func BenchmarkWebFleet(b *testing.B) {
 		}
 	}
 	var mu sync.Mutex
-	var lat []time.Duration
-	for b.Loop() {
+	var lat, direct []time.Duration
+	// A round of 20 taps at once, through the front door, then the same straight to the
+	// drivers (Chromium's own floor on these cores), side by side.
+	round := func(into *[]time.Duration, tap func(i int) error) {
 		var wg sync.WaitGroup
-		for i := range clients {
+		for i := range n {
 			wg.Go(func() {
 				start := time.Now()
-				_, err := call(clients[i], "tap_xy", map[string]any{"serial": fmt.Sprintf("web-%02d", i+1), "lease": leases[i], "x": 0.5, "y": 0.5})
-				if err != nil {
+				if err := tap(i); err != nil {
 					b.Error(err)
 					return
 				}
 				mu.Lock()
-				lat = append(lat, time.Since(start))
+				*into = append(*into, time.Since(start))
 				mu.Unlock()
 			})
 		}
 		wg.Wait()
 	}
+	for b.Loop() {
+		round(&lat, func(i int) error {
+			_, err := call(clients[i], "tap_xy", map[string]any{"serial": fmt.Sprintf("web-%02d", i+1), "lease": leases[i], "x": 0.5, "y": 0.5})
+			return err
+		})
+		round(&direct, func(i int) error { return drivers[i].Tap(context.Background(), device.Point{X: 585, Y: 1266}, 0) })
+	}
 	slices.Sort(lat)
+	slices.Sort(direct)
 	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds()), "p99-µs")
 	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(percentile(direct, 0.99).Microseconds()), "direct-p99-µs")
+	b.ReportMetric(float64(percentile(lat, 0.99))/float64(percentile(direct, 0.99)), "p99-ratio")
 	b.ReportMetric(mib/n, "idle-MiB/device")
 }
