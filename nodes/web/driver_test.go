@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/corral-farm/corral/internal/chromium"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
@@ -484,5 +486,33 @@ func TestElasticDeviceStartsOnUseAndStopsWhenIdle(t *testing.T) {
 	u, err := d.ForegroundApp(ctx) // a use: a new browser, on home
 	if err != nil || u != "about:blank" {
 		t.Errorf("after the idle stop, the front tab shows %q (%v), want a fresh browser's about:blank", u, err)
+	}
+}
+
+// A browser that crashes is replaced at the device's next use; another device's browser is
+// not touched.
+func TestCrashedBrowserIsReplaced(t *testing.T) {
+	r := newRecorder(t)
+	a := startBrowserWith(t, Options{Serial: "web-crash"})
+	b := startBrowserWith(t, Options{Serial: "web-bystander"})
+	ctx := context.Background()
+	for _, d := range []*Driver{a, b} {
+		if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proc := chromedp.FromContext(a.browserCtx()).Browser.Process()
+	if err := proc.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the killed browser seen as crashed", a.crashed)
+	if err := a.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+		t.Fatalf("the device after its browser crashed: %v", err)
+	}
+	if err := a.TapSelector(ctx, "#first"); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := b.ForegroundApp(ctx); err != nil || u != r.srv.URL+"/" {
+		t.Errorf("the other device after the crash: %q, %v", u, err)
 	}
 }

@@ -2,17 +2,25 @@ package web
 
 import (
 	"context"
+	"syscall"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // A node's browser devices beyond its floor are elastic: each starts its browser at its first
 // use and stops it after Options.Idle unused, so a node can offer more browsers than it keeps
 // running. use and stopWhenIdle keep a browser from stopping while something uses it.
 
-// use marks the browser in use until release is called, starting it first if none runs.
+// use marks the browser in use until release is called, starting it first if none runs, or
+// again if it crashed.
 func (d *Driver) use(ctx context.Context) (release func(), err error) {
 	d.launching.Lock()
 	defer d.launching.Unlock()
+	if d.crashed() {
+		d.log.Warn("the browser died; starting a new one")
+		_ = d.shutdown()
+	}
 	d.mu.Lock()
 	running := d.stop != nil
 	if running {
@@ -61,6 +69,22 @@ func (d *Driver) stopWhenIdle() {
 		}
 		d.launching.Unlock()
 	}
+}
+
+// crashed says whether the browser's process has ended while the device still counts it as
+// running (it crashed, or was killed).
+func (d *Driver) crashed() bool {
+	d.mu.Lock()
+	bctx, running := d.browser, d.stop != nil
+	d.mu.Unlock()
+	if !running || bctx == nil {
+		return false
+	}
+	c := chromedp.FromContext(bctx)
+	if c == nil || c.Browser == nil || c.Browser.Process() == nil {
+		return false
+	}
+	return c.Browser.Process().Signal(syscall.Signal(0)) != nil
 }
 
 // Running says whether the device's browser runs now.
