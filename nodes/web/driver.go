@@ -63,6 +63,10 @@ type Driver struct {
 	launching sync.Mutex // one start at a time
 	quit      chan struct{}
 	quitOnce  sync.Once
+
+	gaugeMu  sync.Mutex
+	gauges   map[string]float64 // the last measurement (memory.go)
+	gaugedAt time.Time
 }
 
 var (

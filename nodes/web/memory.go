@@ -4,14 +4,30 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
 
+// gaugeEvery is how often Gauges measures again: the node asks after every task, and walking
+// /proc costs more than a tap (20 browsers: 150 processes).
+const gaugeEvery = 10 * time.Second
+
 // Gauges reports the browser's memory, all its processes together (memory_mib: their
-// proportional set size, so pages they share count once), for /metrics (corral_device_gauge);
-// nothing where /proc cannot tell.
+// proportional set size, so pages they share count once), for /metrics (corral_device_gauge),
+// measured at most every gaugeEvery; nothing where /proc cannot tell.
 func (d *Driver) Gauges() map[string]float64 {
+	d.gaugeMu.Lock()
+	defer d.gaugeMu.Unlock()
+	if d.gauges != nil && time.Since(d.gaugedAt) < gaugeEvery && d.Running() == (d.gauges["memory_mib"] > 0) {
+		return d.gauges
+	}
+	d.gauges, d.gaugedAt = d.measure(), time.Now()
+	return d.gauges
+}
+
+// measure is Gauges' measurement.
+func (d *Driver) measure() map[string]float64 {
 	bctx := d.browserCtx()
 	if bctx == nil {
 		return map[string]float64{"memory_mib": 0} // an elastic device's stopped browser
