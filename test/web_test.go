@@ -22,6 +22,29 @@ import (
 	"github.com/corral-farm/corral/nodes/web"
 )
 
+// needChromium skips the test without a headless Chromium, or fails it under
+// CORRAL_REQUIRE_TOOLS (make setup installs one).
+func needChromium(t *testing.T) {
+	t.Helper()
+	if _, err := chromium.Find(); err != nil {
+		tool(t, chromium.Names[0])
+	}
+}
+
+// webFarm is a farm of one node with a simulated phone and a browser device (phone profile)
+// called serial, online.
+func webFarm(t *testing.T, serial string) *farmtest.Farm {
+	t.Helper()
+	needChromium(t)
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), web.Platform()}})
+	phone, _ := web.ProfileNamed("phone")
+	d, err := web.Start(t.Context(), web.Options{Serial: serial, Profile: phone})
+	require.NoError(t, err)
+	f.AddDriver("n1", d)
+	waitOnline(t, f, serial)
+	return f
+}
+
 // webPage records what it saw by posting each event to /log: the test asserts on the page's
 // own account.
 const webPage = `<!doctype html><html><head><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -40,7 +63,7 @@ document.getElementById("help").addEventListener("mouseover", e => navigator.sen
 type webEvent struct{ Type, ID, Value string }
 
 // webSite serves webPage at / (and a page at /more) and collects the events the pages post.
-func webSite(t *testing.T) (url string, saw func(typ, id string) bool) {
+func webSite(t *testing.T) (url string, saw func(typ, id string) int) {
 	var mu sync.Mutex
 	var events []webEvent
 	mux := http.NewServeMux()
@@ -56,24 +79,23 @@ func webSite(t *testing.T) (url string, saw func(typ, id string) bool) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv.URL, func(typ, id string) bool {
+	return srv.URL, func(typ, id string) int { // how many times
 		mu.Lock()
 		defer mu.Unlock()
+		n := 0
 		for _, e := range events {
 			if e.Type == typ && (e.ID == id || e.Value == id) {
-				return true
+				n++
 			}
 		}
-		return false
+		return n
 	}
 }
 
 // A browser device of `corral up --sim-web 1` through the front door: HttpRunner's web tools
 // and the catalog's own act on the page, as the page itself records.
 func TestWebDeviceThroughTheFrontDoor(t *testing.T) {
-	if _, err := chromium.Find(); err != nil {
-		tool(t, chromium.Names[0])
-	}
+	needChromium(t)
 	site, saw := webSite(t)
 	url := corralUp(t, "--sim", "0", "--adb", "off", "--sim-web", "1", "--web-max", "3")
 	const serial = "web-01"
@@ -91,22 +113,24 @@ func TestWebDeviceThroughTheFrontDoor(t *testing.T) {
 		require.NoError(t, err, "%s: %s", tool, out)
 		return out
 	}
-	waitSaw := func(typ, id string) {
-		farmtest.Eventually(t, 10*time.Second, func() bool { return saw(typ, id) }, "the page saw "+typ+" on "+id)
+	waitSaw := func(typ, id string, times int) {
+		farmtest.Eventually(t, 10*time.Second, func() bool { return saw(typ, id) >= times },
+			fmt.Sprintf("the page saw %s on %s %d times", typ, id, times))
 	}
 
 	must("app_launch", map[string]any{"packageName": site + "/"})
 	must("tap_by_selector", map[string]any{"selector": "#buy"})
-	waitSaw("click", "buy")
+	waitSaw("click", "buy", 1)
 	must("hover_by_selector", map[string]any{"selector": "//div[@id='help']"})
-	waitSaw("mouseover", "help")
+	waitSaw("mouseover", "help", 1)
 	must("secondary_click_by_selector", map[string]any{"selector": "#row"})
-	waitSaw("contextmenu", "row")
+	waitSaw("contextmenu", "row", 1)
 	// Row's centre: (120, 210) CSS pixels of 390×844, as relative coordinates.
 	must("secondary_click", map[string]any{"x": 120.0 / 390, "y": 210.0 / 844})
+	waitSaw("contextmenu", "row", 2)
 	must("tap_xy", map[string]any{"x": 120.0 / 390, "y": 290.0 / 844}) // the search field
 	must("input", map[string]any{"text": "boots"})
-	waitSaw("input", "boots")
+	waitSaw("input", "boots", 1)
 
 	out := must("screenshot", map[string]any{})
 	assert.Contains(t, out, "1170", "a phone profile's screenshot is 1170×2532 device pixels")
@@ -168,9 +192,6 @@ func TestWebDeviceThroughTheFrontDoor(t *testing.T) {
 // Cookies and storage never pass from one holder to the next: a lease's end gets the browser
 // device a fresh profile before anyone else's task runs on it.
 func TestWebDeviceIsFreshForEachHolder(t *testing.T) {
-	if _, err := chromium.Find(); err != nil {
-		tool(t, chromium.Names[0])
-	}
 	var mu sync.Mutex
 	var reports []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -186,12 +207,7 @@ document.cookie = "who=" + location.hash.slice(1) + "; max-age=3600"; localStora
 </script>`)
 	}))
 	t.Cleanup(srv.Close)
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), web.Platform()}})
-	phone, _ := web.ProfileNamed("phone")
-	d, err := web.Start(t.Context(), web.Options{Serial: "web-fresh", Profile: phone})
-	require.NoError(t, err)
-	f.AddDriver("n1", d)
-	waitOnline(t, f, "web-fresh")
+	f := webFarm(t, "web-fresh")
 
 	visit := func(c *client.Client, lease, who string) string {
 		mu.Lock()
@@ -226,9 +242,6 @@ document.cookie = "who=" + location.hash.slice(1) + "; max-age=3600"; localStora
 // login page: the session cookie the endpoint sets is the browser's, as the site's own page
 // then sees; a wrong password is an error that does not repeat it.
 func TestWebLoginNoneUI(t *testing.T) {
-	if _, err := chromium.Find(); err != nil {
-		tool(t, chromium.Names[0])
-	}
 	var mu sync.Mutex
 	var whoami []string
 	mux := http.NewServeMux()
@@ -253,12 +266,7 @@ func TestWebLoginNoneUI(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), web.Platform()}})
-	phone, _ := web.ProfileNamed("phone")
-	d, err := web.Start(t.Context(), web.Options{Serial: "web-login", Profile: phone})
-	require.NoError(t, err)
-	f.AddDriver("n1", d)
-	waitOnline(t, f, "web-login")
+	f := webFarm(t, "web-login")
 	c := f.Client("shopper")
 
 	res := farmtest.Call(t, c, "web_login_none_ui", args("serial", "web-login", "packageName", srv.URL+"/api/login",

@@ -469,16 +469,23 @@ func TestElasticDeviceStartsOnUseAndStopsWhenIdle(t *testing.T) {
 		t.Fatal("a lazy device started its browser before any use")
 	}
 	ctx := context.Background()
-	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+	// The first use starts the browser; held, it cannot go idle between the calls below, however
+	// slow the machine.
+	release, err := d.use(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !d.Running() {
 		t.Fatal("no browser after the first use")
 	}
+	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
 	if err := d.TapSelector(ctx, "#first"); err != nil {
 		t.Fatal(err)
 	}
 	r.await(t, "a click on First", on("click", "first"))
+	release()
 	waitFor(t, "the idle browser stopped", func() bool { return !d.Running() })
 	if got := d.Gauges()["memory_mib"]; got != 0 {
 		t.Errorf("a stopped browser's memory_mib %g, want 0", got)
