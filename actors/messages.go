@@ -39,6 +39,13 @@ type (
 		Serial string
 		Reason string
 	}
+	// SetHealth shows a device online (Err nil) or unhealthy with Err as the reason, as its
+	// driver watches it (device.HealthReporter: an iPhone whose WebDriverAgent died). A report
+	// that changes nothing costs nothing, so drivers may repeat theirs.
+	SetHealth struct {
+		Serial string
+		Err    error
+	}
 	// RevokeAll revokes every lease and fails every queued caller: the node was declared lost
 	// or is shutting down. Epochs move on, so holders of the old ones are fenced.
 	RevokeAll struct {

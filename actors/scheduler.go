@@ -170,6 +170,8 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 		s.finished(m)
 	case deviceHealth:
 		s.deviceHealth(m)
+	case SetHealth:
+		s.deviceHealth(deviceHealth{serial: m.Serial, err: m.Err})
 	case leaseTimer:
 		s.leaseTimer(m)
 	case waitTimer:

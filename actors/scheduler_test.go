@@ -2,8 +2,10 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -270,4 +272,20 @@ func TestRemovedDeviceFailsItsTask(t *testing.T) {
 	expect(t, r, broker.OutcomeFailed, broker.CodeDisconnected)
 	expect(t, h.submit(broker.TaskRequest{ID: "n", Tool: "noop"}).wait(), broker.OutcomeRefused, broker.CodeOffline)
 	expect(t, h.submit(broker.TaskRequest{ID: "m", Serial: "nope", Tool: "noop"}).wait(), broker.OutcomeRefused, broker.CodeUnknownDevice)
+}
+
+func TestSetHealthShowsDriverReportedHealth(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.root.Send(h.sched, SetHealth{Serial: "d1", Err: errors.New("WebDriverAgent does not answer")})
+	r := h.submit(broker.TaskRequest{ID: "u", Tool: "noop"}).wait()
+	expect(t, r, broker.OutcomeRefused, broker.CodeUnhealthy)
+	if !strings.Contains(r.Error, "WebDriverAgent does not answer") {
+		t.Fatalf("the refusal does not give the driver's reason: %s", r.Error)
+	}
+	h.root.Send(h.sched, SetHealth{Serial: "d1"})
+	expect(t, h.submit(broker.TaskRequest{ID: "w", Tool: "noop"}).wait(), broker.OutcomeSucceeded, "")
+	// A report for an offline device changes nothing.
+	h.root.Send(h.sched, RemoveDevice{Serial: "d1", Reason: "unplugged"})
+	h.root.Send(h.sched, SetHealth{Serial: "d1"})
+	expect(t, h.submit(broker.TaskRequest{ID: "o", Tool: "noop"}).wait(), broker.OutcomeRefused, broker.CodeOffline)
 }

@@ -147,6 +147,9 @@ func (n *Node) AddDriver(d device.Driver) {
 	bd := newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch, n.cfg.Metrics)
 	bd.exportGauges()
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: bd})
+	if h, ok := d.(device.HealthReporter); ok {
+		h.ReportHealth(func(err error) { n.system.Root.Send(n.sched, actors.SetHealth{Serial: serial, Err: err}) })
+	}
 }
 
 // RemoveDevice marks a device offline: unplugged, or its driver lost it.

@@ -95,6 +95,14 @@ type (
 	HealthChecker interface {
 		Health(ctx context.Context) error
 	}
+	// HealthReporter watches its device's health itself (an iPhone's WebDriverAgent dies on
+	// long runs and is restarted): the node hands it report when the device is added, and the
+	// driver calls report with its health at every change and again every few seconds, until
+	// it is closed. An error shows the device unhealthy with that reason (no task starts on it);
+	// nil shows it online.
+	HealthReporter interface {
+		ReportHealth(report func(error))
+	}
 	// Closer releases what the driver holds when its device leaves the node.
 	Closer interface {
 		Close() error
