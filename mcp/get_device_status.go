@@ -24,6 +24,8 @@ type DeviceStatusResult struct {
 	Reason    string   `json:"reason,omitempty" jsonschema:"Why the device is unhealthy or offline"`
 	Holder    string   `json:"holder,omitempty" `
 	Tags      []string `json:"tags,omitempty" jsonschema:"Device tags"`
+	// Extra are the driver's facts of the device (an iPhone's name, build and developer mode).
+	Extra map[string]string `json:"extra,omitempty" jsonschema:"More facts the driver tells of the device (iOS: name, build, developer_mode)"`
 }
 
 func toolGetDeviceStatus(platforms []string) toolDef {
@@ -45,7 +47,7 @@ func toolGetDeviceStatus(platforms []string) toolDef {
 			}
 			return structuredResult(ctx, DeviceStatusResult{Connected: d.State != broker.StateOffline,
 				Serial: d.Serial, Platform: d.Platform, Model: d.Model, Brand: d.Brand, Release: d.Release, SDK: d.SDK,
-				Node: d.Node, State: d.State, Reason: d.Reason, Holder: d.Holder, Tags: d.Tags}), nil
+				Node: d.Node, State: d.State, Reason: d.Reason, Holder: d.Holder, Tags: d.Tags, Extra: d.Extra}), nil
 		}
 	}}
 }

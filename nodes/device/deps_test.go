@@ -14,12 +14,17 @@ func TestDriversLinkNoRuntime(t *testing.T) {
 		"github.com/corral-farm/corral/nodes/sim":    true, // adbsim's phone behind the ADB transport
 		// android.Platform's --sim-android devices (adbsim is held to this same list)
 		"github.com/corral-farm/corral/nodes/android/adbsim": true,
+		// iOS: the WebDriverAgent client, and the simulators behind ios.Platform's --sim-ios
+		"github.com/corral-farm/corral/nodes/ios/wda":    true,
+		"github.com/corral-farm/corral/nodes/ios/iossim": true,
+		"github.com/corral-farm/corral/nodes/ios/wdasim": true,
+		"github.com/corral-farm/corral/nodes/uitree":     true, // wdasim reads its phone's uiautomator dump
 	}
 	// The arm rig's driver is held to it too, with its own protocol and geometry packages.
 	for _, dep := range []string{"arm/calib", "arm/camera", "arm/camera/camsim", "arm/grbl", "arm/grbl/grblsim", "arm/twin", "internal/geom", "internal/lens"} {
 		allowed["github.com/corral-farm/corral/"+dep] = true
 	}
-	for _, pkg := range []string{"../sim", "../android", "../android/adbsim", "../../arm/rig"} {
+	for _, pkg := range []string{"../sim", "../android", "../android/adbsim", "../ios", "../ios/iossim", "../ios/wdasim", "../../arm/rig"} {
 		out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)

@@ -1,0 +1,147 @@
+package ios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	goios "github.com/danielpaulus/go-ios/ios"
+	"github.com/danielpaulus/go-ios/ios/afc"
+)
+
+const (
+	installationProxy = "com.apple.mobile.installation_proxy"
+	afcService        = "com.apple.afc"
+	// stagingDir is where an .ipa waits on the phone while installation_proxy installs it.
+	stagingDir = "PublicStaging"
+	// maxProxyMessages bounds the answers one installation_proxy command may take.
+	maxProxyMessages = 10000
+)
+
+// ListPackages lists the bundle ids of the installed apps, user and system, sorted.
+func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
+	var ids []string
+	err := d.proxy(ctx, "list apps", map[string]any{"Command": "Browse", "ClientOptions": map[string]any{
+		"ApplicationType": "Any", "ReturnAttributes": []string{"CFBundleIdentifier", "CFBundleDisplayName", "ApplicationType"}}},
+		func(m map[string]any) {
+			list, _ := m["CurrentList"].([]any)
+			for _, a := range list {
+				if app, ok := a.(map[string]any); ok {
+					if id, ok := app["CFBundleIdentifier"].(string); ok && id != "" {
+						ids = append(ids, id)
+					}
+				}
+			}
+		})
+	slices.Sort(ids)
+	return slices.Compact(ids), err
+}
+
+// LaunchApp brings the app with bundle id pkg to the front, starting it if needed.
+func (d *Driver) LaunchApp(ctx context.Context, pkg string) error {
+	return d.wdaError("launch "+pkg, d.wda.Launch(ctx, pkg))
+}
+
+// TerminateApp stops the app with bundle id pkg.
+func (d *Driver) TerminateApp(ctx context.Context, pkg string) error {
+	_, err := d.wda.Terminate(ctx, pkg)
+	return d.wdaError("terminate "+pkg, err)
+}
+
+// ForegroundApp names the bundle id of the app in front.
+func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
+	app, err := d.wda.ActiveApp(ctx)
+	if err != nil {
+		return "", d.wdaError("read the app in front", err)
+	}
+	return app.BundleID, nil
+}
+
+// InstallApp copies an .ipa into the phone's staging directory (AFC) and has
+// installation_proxy install it, as Xcode and ideviceinstaller do.
+func (d *Driver) InstallApp(ctx context.Context, localPath string) error {
+	if ext := strings.ToLower(filepath.Ext(localPath)); ext != ".ipa" {
+		return d.errorf("install "+filepath.Base(localPath), fmt.Errorf("not an .ipa (%q)", ext), "iPhones install .ipa files signed for them")
+	}
+	remote := path.Join(stagingDir, fmt.Sprintf("corral-%d.ipa", os.Getpid()))
+	if err := d.stage(ctx, localPath, remote); err != nil {
+		return err
+	}
+	return d.proxy(ctx, "install "+filepath.Base(localPath), map[string]any{"Command": "Install", "PackagePath": remote,
+		"ClientOptions": map[string]any{"PackageType": "Developer"}}, nil)
+}
+
+// stage copies a local file to the phone over AFC.
+func (d *Driver) stage(ctx context.Context, localPath, remote string) error {
+	f, err := os.Open(localPath)
+	if err != nil {
+		return d.errorf("install", err, "")
+	}
+	defer f.Close()
+	conn, err := d.o.Mux.service(ctx, d.DeviceID(), d.o.UDID, afcService)
+	if err != nil {
+		return d.errorf("install: copy the .ipa to the phone", err, "")
+	}
+	defer conn.Close()
+	c := afc.NewFromConn(conn)
+	err = guard(ctx, conn.Conn(), func() error {
+		if err := c.MkDir(stagingDir); err != nil {
+			return err
+		}
+		return c.WriteToFile(f, remote)
+	})
+	return d.errorf("install: copy the .ipa to the phone", err, "")
+}
+
+// UninstallApp removes the app with bundle id pkg.
+func (d *Driver) UninstallApp(ctx context.Context, pkg string) error {
+	return d.proxy(ctx, "uninstall "+pkg, map[string]any{"Command": "Uninstall", "ApplicationIdentifier": pkg,
+		"ClientOptions": map[string]any{}}, nil)
+}
+
+// proxy sends one installation_proxy command and reads its answers, giving each to each
+// (nil: none needed), until the status is Complete or an error.
+func (d *Driver) proxy(ctx context.Context, op string, cmd map[string]any, each func(map[string]any)) error {
+	conn, err := d.o.Mux.service(ctx, d.DeviceID(), d.o.UDID, installationProxy)
+	if err != nil {
+		return d.errorf(op, err, "")
+	}
+	defer conn.Close()
+	codec := goios.NewPlistCodec()
+	err = guard(ctx, conn.Conn(), func() error {
+		msg, err := codec.Encode(cmd)
+		if err != nil {
+			return err
+		}
+		if err := conn.Send(msg); err != nil {
+			return err
+		}
+		for range maxProxyMessages {
+			raw, err := codec.Decode(conn.Reader())
+			if err != nil {
+				return fmt.Errorf("installation_proxy: %w", err)
+			}
+			m, err := goios.ParsePlist(raw)
+			if err != nil {
+				return fmt.Errorf("installation_proxy answered a malformed plist: %w", err)
+			}
+			if e, ok := m["Error"]; ok {
+				desc, _ := m["ErrorDescription"].(string)
+				return fmt.Errorf("installation_proxy: %v: %s", e, desc)
+			}
+			if each != nil {
+				each(m)
+			}
+			if m["Status"] == "Complete" {
+				return nil
+			}
+		}
+		return errors.New("installation_proxy never said Complete")
+	})
+	return d.errorf(op, err, "")
+}

@@ -1,0 +1,110 @@
+package ios
+
+import (
+	"context"
+	"errors"
+	"image"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/ios/iossim"
+	"github.com/corral-farm/corral/nodes/ios/wdasim"
+	"github.com/corral-farm/corral/nodes/sim"
+)
+
+// plugIn attaches one more simulated iPhone, made as cfg says, with a WebDriverAgent.
+func plugIn(t *testing.T, sims *Sims, cfg iossim.Config) (*iossim.Device, *wdasim.Server) {
+	t.Helper()
+	dev, err := iossim.NewDevice(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := wdasim.New(sim.New(cfg.UDID, sim.WithSize(750, 1334)), SimScale)
+	dev.Handle(DefaultWDAPort, w)
+	sims.Host.Attach(dev)
+	return dev, w
+}
+
+// An iPhone that does not trust this computer shows unhealthy with what a person must do, and
+// is taken as soon as they tap Trust.
+func TestUntrustedDeviceWaitsForTrust(t *testing.T) {
+	sims, reg := simFarm(t, 0)
+	dev, _ := plugIn(t, sims, iossim.Config{UDID: "ios-untrusted", Name: "Locked Box", Untrusted: true})
+	eventually(t, 10*time.Second, func() bool {
+		err, ok := reg.healthOf("ios-untrusted")
+		return ok && errors.Is(err, ErrUntrusted) && strings.Contains(err.Error(), "tap Trust")
+	}, "the untrusted iPhone listed, unhealthy, saying to tap Trust")
+	if d := reg.driver("ios-untrusted"); d.Info().Release != "16.7.2" || d.Info().Extra["name"] != "Locked Box" {
+		t.Errorf("an untrusted device still tells lockdown's public values: %+v", d.Info())
+	}
+	dev.Trust()
+	ready(t, reg, "ios-untrusted")
+}
+
+// Without a launcher (the farm runs WebDriverAgent itself) a dead WDA shows the device
+// unhealthy, saying so, until WDA answers again.
+func TestDeadWDAWithoutLauncher(t *testing.T) {
+	sims, reg := simFarmLaunching(t, 0, false)
+	dev, w := plugIn(t, sims, iossim.Config{UDID: "ios-own-wda"})
+	ready(t, reg, "ios-own-wda")
+	dev.Unhandle(DefaultWDAPort)
+	eventually(t, 10*time.Second, func() bool {
+		err, _ := reg.healthOf("ios-own-wda")
+		return err != nil && strings.Contains(err.Error(), "does not answer") && strings.Contains(err.Error(), "the farm starts WebDriverAgent itself")
+	}, "unhealthy, waiting for the farm's WebDriverAgent")
+	dev.Handle(DefaultWDAPort, w)
+	ready(t, reg, "ios-own-wda")
+}
+
+// A locked phone's screenshot is black: the driver wakes it and shows the screen.
+func TestScreenshotWakesALockedPhone(t *testing.T) {
+	sims, reg := simFarm(t, 1)
+	d := ready(t, reg, "ios-sim-01")
+	ctx := t.Context()
+	if err := d.PressKey(ctx, "POWER"); err != nil {
+		t.Fatal(err)
+	}
+	if locked, err := d.wda.Locked(ctx); err != nil || !locked {
+		t.Fatalf("POWER did not lock the phone: %v %v", locked, err)
+	}
+	img, err := d.Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dark(img) {
+		t.Error("the screenshot of a locked phone is still dark")
+	}
+	if locked, _ := d.wda.Locked(ctx); locked {
+		t.Error("the phone is still locked")
+	}
+	_ = sims
+}
+
+// WebDriverAgent answering garbage, an error or nothing: clear errors, promptly, no panic.
+func TestWDABadAnswers(t *testing.T) {
+	sims, reg := simFarmLaunching(t, 1, false)
+	d := ready(t, reg, "ios-sim-01")
+	w := sims.Devices()[0].WDA()
+	for _, f := range []struct {
+		fault wdasim.Fault
+		says  string
+	}{{wdasim.FaultGarbage, "screenshot"}, {wdasim.FaultError500, "XCTest crashed"}, {wdasim.FaultHang, "deadline"}} {
+		w.SetFault(f.fault)
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		start := time.Now()
+		_, err := d.Screenshot(ctx)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), f.says) {
+			t.Errorf("fault %d: %v; want an error saying %q", f.fault, err, f.says)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("fault %d: took %s", f.fault, took)
+		}
+	}
+	w.SetFault(wdasim.FaultNone)
+	img, err := d.Screenshot(t.Context())
+	if err != nil || img.Bounds() != image.Rect(0, 0, 750, 1334) {
+		t.Fatalf("after the faults: %v %v", img, err)
+	}
+}
