@@ -29,7 +29,7 @@ func commands() []command {
 		{"node", "run an edge node with its devices against a NATS", runNode},
 		{"vision", "run a vision worker (OCR, template matching, element listing) against a NATS; needs a corral built with make build-vision", runVision},
 		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
-		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT; corral sim arm --listen 127.0.0.1:PORT", runSim},
+		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT; corral sim ios --count N --listen 127.0.0.1:PORT; corral sim arm --listen 127.0.0.1:PORT", runSim},
 		{"arm", "arm rigs: corral arm calibrate SERIAL calibrates one again, step by step; corral arm recover SERIAL unlocks one after an alarm; corral arm page serves the calibration page to phones without a cable", runArm},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices", runDevices},
@@ -105,7 +105,9 @@ func runSim(ctx context.Context, args []string) error {
 			return runSimAndroid(ctx, args[1:])
 		case "arm":
 			return runSimArm(ctx, args[1:])
+		case "ios":
+			return runSimIOS(ctx, args[1:])
 		}
 	}
-	return fmt.Errorf("usage: corral sim android --count N --listen 127.0.0.1:PORT, or corral sim arm --listen 127.0.0.1:PORT")
+	return fmt.Errorf("usage: corral sim android --count N --listen 127.0.0.1:PORT, corral sim ios --count N --listen 127.0.0.1:PORT, or corral sim arm --listen 127.0.0.1:PORT")
 }
