@@ -68,6 +68,16 @@ func TestIOSThroughTheFrontDoor(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.IsError, farmtest.Text(res))
 	contains(t, farmtest.Text(res), "platforms that can: android")
+	// No input methods or app data to clear on an iPhone either.
+	for _, tool := range []struct {
+		name string
+		args map[string]any
+	}{{"set_ime", args("serial", serial, "ime", "com.apple.keyboard")}, {"app_clear", args("serial", serial, "packageName", "com.corral.notes")}} {
+		res, err = farmtest.TryCall(t, c, tool.name, tool.args)
+		require.NoError(t, err)
+		require.True(t, res.IsError, farmtest.Text(res))
+		contains(t, farmtest.Text(res), "platforms that can: android")
+	}
 
 	ipa := filepath.Join(t.TempDir(), "Hello.ipa")
 	writeIPA(t, ipa, "org.example.hello")

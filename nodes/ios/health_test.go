@@ -108,3 +108,47 @@ func TestWDABadAnswers(t *testing.T) {
 		t.Fatalf("after the faults: %v %v", img, err)
 	}
 }
+
+// The per-device rate limit holds WebDriverAgent's requests to --wda-rate a second, bursts
+// of half as many aside: 30 requests at 20 a second take at least a second.
+func TestRateLimitProtectsWDA(t *testing.T) {
+	sims, reg := simFarmLaunching(t, 1, false)
+	ready(t, reg, "ios-sim-01")
+	d := New(Options{UDID: "ios-sim-01", DeviceID: reg.driver("ios-sim-01").DeviceID(), Mux: ParseMux(sims.Addr()),
+		Facts: Facts{Trusted: true}, Rate: 20})
+	defer d.Close()
+	ctx := t.Context()
+	if err := d.Health(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for range 30 {
+		if _, err := d.wda.Status(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("30 requests at --wda-rate 20 took %s: not limited", took)
+	}
+}
+
+// A device that comes and goes while its driver is being made (unplugged mid-pair) leaves no
+// driver behind, and the farm still takes the next one.
+func TestDeviceVanishingMidAttach(t *testing.T) {
+	sims, reg := simFarm(t, 0)
+	dev, _ := plugIn(t, sims, iossim.Config{UDID: "ios-flaky"})
+	for i := range 20 {
+		sims.Host.Detach("ios-flaky")
+		if i%3 == 0 {
+			time.Sleep(time.Duration(i) * time.Millisecond) // vary where the unplug lands; not a wait
+		}
+		sims.Host.Attach(dev)
+	}
+	sims.Host.Detach("ios-flaky")
+	eventually(t, 10*time.Second, func() bool { return reg.driver("ios-flaky") == nil }, "no driver left for the unplugged device")
+	plugIn(t, sims, iossim.Config{UDID: "ios-after"})
+	ready(t, reg, "ios-after")
+	if reg.driver("ios-flaky") != nil {
+		t.Error("a driver for the unplugged device came back")
+	}
+}
