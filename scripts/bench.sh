@@ -68,6 +68,12 @@ echo "bench: browser device tap and screenshot, -benchtime=${WEB_ROUNDS:-30}x -c
 "$bin" -test.run='^$' -test.bench='^BenchmarkWeb$' \
   -test.benchtime="${WEB_ROUNDS:-30}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
 
+# A simulated iPhone beside WebDriverAgent's own HTTP API on the same phone, by count, and how
+# fast one plugged in or out shows in the registry.
+echo "bench: iPhone (simulated usbmuxd and WebDriverAgent) tap, screenshot, plug, -benchtime=${IOS_ROUNDS:-50}x -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkIOS$' \
+  -test.benchtime="${IOS_ROUNDS:-50}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
 echo "bench: 20 browser devices on one node, -benchtime=${WEB_FLEET_ROUNDS:-10}x" >&2
 "$bin" -test.run='^$' -test.bench='^BenchmarkWebFleet$' \
   -test.benchtime="${WEB_FLEET_ROUNDS:-10}x" -test.count=1 -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
@@ -184,6 +190,14 @@ END {
   row("20 browser devices on one node, 20 callers tapping at once (MCP HTTP): tap_xy p99", "≤ 100 ms", "BenchmarkWebFleet", "p99-µs", 100000, "le", "µs")
   row("the same: p99 over the same taps straight to the drivers (the floor of Chromium here)", "—", "BenchmarkWebFleet", "p99-ratio", 1e9, "le", "×")
   row("the same: memory of an idle browser device (PSS of its processes, 20 sharing)", "≤ 100 MiB", "BenchmarkWebFleet", "idle-MiB/device", 100, "le", "MiB")
+  I = "BenchmarkIOS/op="
+  row("iPhone (simulated, 750x1334 at 2x): tap_xy through the front door over the same tap posted straight to WebDriverAgent over usbmux, side by side", "≤ 1.3×", I "tap", "ratio", 1.3, "le", "×")
+  row("the same over WDA’s tap plus the front door’s floor (tap_xy on a phone inside the node), side by side", "—", I "tap", "floor-ratio", 1e9, "le", "×")
+  row("iPhone screenshot (MCP HTTP, JPEG) over WebDriverAgent’s own /screenshot (PNG), side by side", "≤ 1.3×", I "screenshot", "ratio", 1.3, "le", "×")
+  row("the same over WDA’s /screenshot plus decoding its PNG and encoding the JPEG (the floor of a PNG delivered as JPEG)", "—", I "screenshot", "floor-ratio", 1e9, "le", "×")
+  row("the same: JPEG delivered", "≤ 300 KB", I "screenshot", "jpeg-KB", 300, "le", "KB")
+  row("iPhone plugged in (usbmuxd Attached) until online in the node: slowest of the runs", "≤ 1 s", I "plug", "attach-max-ms", 1000, "le", "ms")
+  row("iPhone unplugged (usbmuxd Detached) until offline in the node: slowest of the runs", "≤ 1 s", I "plug", "detach-max-ms", 1000, "le", "ms")
   row("arm rig: tap error after calibration, 200 twins × 10 taps aimed through the camera screenshot: p95", "≤ 1.0 mm", "BenchmarkArmAccuracy", "p95-mm", 1.0, "le", "mm")
   row("the same: 7 mm targets hit", "100 %", "BenchmarkArmAccuracy", "hit-%", 100, "ge", "%")
   if (vision) {

@@ -57,6 +57,9 @@ func TestIOSThroughTheFrontDoor(t *testing.T) {
 	assert.Equal(t, "com.corral.settings", app)
 	farmtest.MustCall(t, c, "swipe_direction", args("serial", serial, "direction", "up"))
 
+	farmtest.MustCall(t, c, "send_to_clipboard", args("serial", serial, "text", "from the farm"))
+	assert.Equal(t, "from the farm", phone.Clipboard(), "send_to_clipboard through WebDriverAgent's pasteboard")
+
 	res = farmtest.MustCall(t, c, "screenshot", args("serial", serial))
 	data, mime := farmtest.Image(res)
 	assert.Equal(t, "image/jpeg", mime)

@@ -74,6 +74,7 @@ var (
 	_ device.Swiper             = (*Driver)(nil)
 	_ device.TextInputter       = (*Driver)(nil)
 	_ device.KeyPresser         = (*Driver)(nil)
+	_ device.ClipboardSetter    = (*Driver)(nil)
 	_ device.AppManager         = (*Driver)(nil)
 	_ device.AppInstaller       = (*Driver)(nil)
 	_ device.ForegroundReporter = (*Driver)(nil)

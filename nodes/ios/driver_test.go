@@ -67,6 +67,9 @@ func TestDriverOnSimulatedIPhone(t *testing.T) {
 	if err := d.PressKey(ctx, "BACK"); err == nil || !strings.Contains(err.Error(), "no such key") {
 		t.Errorf("BACK on an iPhone: %v", err)
 	}
+	if err := d.SetClipboard(ctx, "héllo, pasteboard"); err != nil || phone.Clipboard() != "héllo, pasteboard" {
+		t.Errorf("the pasteboard holds %q (%v)", phone.Clipboard(), err)
+	}
 	if err := d.Tap(ctx, device.Point{X: 750, Y: 10}, 0); err == nil {
 		t.Error("a tap off the screen did not fail")
 	}

@@ -91,3 +91,8 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	}
 	return d.errorf("press "+key, errNoKey, "iPhones have HOME, VOLUME_UP, VOLUME_DOWN, POWER, WAKEUP, and ENTER, DEL and TAB on the keyboard; go back with go_back (an edge swipe)")
 }
+
+// SetClipboard puts text on the iPhone's pasteboard.
+func (d *Driver) SetClipboard(ctx context.Context, text string) error {
+	return d.wdaError("set the pasteboard", d.wda.SetPasteboard(ctx, text))
+}

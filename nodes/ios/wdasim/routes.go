@@ -53,6 +53,7 @@ func (s *Server) table() []route {
 		{post, "/actions", inSession, s.actions},
 		{post, "/wda/keys", inSession, s.keys},
 		{post, "/wda/pressButton", inSession, s.pressButton},
+		{post, "/wda/setPasteboard", inSession, s.setPasteboard},
 		{post, "/wda/homescreen", bare, s.homescreen},
 		{post, "/wda/lock", both, s.lock},
 		{post, "/wda/unlock", both, s.unlock},
