@@ -18,6 +18,8 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/ios"
 	"github.com/corral-farm/corral/nodes/ios/wdasim"
+	"github.com/corral-farm/corral/nodes/sim"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // iosFarm is a farm of one node with a simulated Android phone and n simulated iPhones, online.
@@ -153,4 +155,32 @@ func writeIPA(t *testing.T, path, id string) {
 	require.NoError(t, err)
 	require.NoError(t, z.Close())
 	require.NoError(t, f.Close())
+}
+
+// unlock_phone on a locked iPhone types the node's passcode for it on the PIN pad, through
+// WebDriverAgent; a wrong one says so.
+func TestIOSUnlockPhone(t *testing.T) {
+	book, err := tools.ParsePasscodes([]byte(`"ios-sim-01": "` + sim.DefaultPasscode + `"` + "\n" + `"ios-sim-02": "0000"`))
+	require.NoError(t, err)
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Passcodes: book, Platforms: []device.Platform{android.Platform(), ios.Platform()}})
+	sims := f.StartIOS("n1", 2)
+	waitOnline(t, f, "ios-sim-01", "ios-sim-02")
+	c := f.Client("agent")
+	locked := func(p *sim.Phone) bool {
+		st, err := p.Status(t.Context())
+		require.NoError(t, err)
+		return st["locked"] == "true"
+	}
+	for _, d := range sims.Devices() {
+		require.NoError(t, d.Phone.PressKey(t.Context(), "POWER"))
+		require.True(t, locked(d.Phone))
+	}
+	farmtest.MustCall(t, c, "unlock_phone", args("serial", "ios-sim-01"))
+	assert.False(t, locked(sims.Devices()[0].Phone), "ios-sim-01 unlocked with its passcode")
+	res, err := farmtest.TryCall(t, c, "unlock_phone", args("serial", "ios-sim-02"))
+	require.NoError(t, err)
+	require.True(t, res.IsError, farmtest.Text(res))
+	contains(t, farmtest.Text(res), "wrong passcode")
+	assert.NotContains(t, farmtest.Text(res), "0000")
+	assert.True(t, locked(sims.Devices()[1].Phone))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/ios/wda"
 )
 
 // points turns a pixel of the screenshot into WebDriverAgent's points.
@@ -62,6 +63,17 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 	return d.wdaError("type", d.wda.Keys(ctx, text))
 }
 
+// wake wakes the screen with WDA's /wda/unlock, which unlocks a phone without a passcode and
+// answers an error (a timeout) once a phone with one shows its passcode screen: awake, as asked.
+func (d *Driver) wake(ctx context.Context, op string) error {
+	err := d.wda.Unlock(ctx)
+	var answer *wda.Error
+	if errors.As(err, &answer) {
+		return nil
+	}
+	return d.wdaError(op, err)
+}
+
 // errNoKey is a key an iPhone does not have.
 var errNoKey = errors.New("iPhones have no such key")
 
@@ -78,14 +90,14 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	case "ENTER", "DEL", "TAB":
 		return d.wdaError("press "+k, d.wda.Keys(ctx, map[string]string{"ENTER": "\n", "DEL": "\b", "TAB": "\t"}[k]))
 	case "WAKEUP":
-		return d.wdaError("wake the screen", d.wda.Unlock(ctx))
+		return d.wake(ctx, "wake the screen")
 	case "POWER":
 		locked, err := d.wda.Locked(ctx)
 		if err != nil {
 			return d.wdaError("press POWER", err)
 		}
 		if locked {
-			return d.wdaError("press POWER (wake)", d.wda.Unlock(ctx))
+			return d.wake(ctx, "press POWER (wake)")
 		}
 		return d.wdaError("press POWER (lock)", d.wda.Lock(ctx))
 	}

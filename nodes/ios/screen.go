@@ -69,8 +69,8 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	if err != nil || !locked {
 		return img, nil // a dark app, or WDA cannot tell: show what there is
 	}
-	if err := d.wda.Unlock(ctx); err != nil {
-		return nil, d.wdaError("wake the locked phone", err)
+	if err := d.wake(ctx, "wake the locked phone"); err != nil {
+		return nil, err
 	}
 	if img, err = d.screenshot(ctx); err != nil || !dark(img) {
 		return img, err
