@@ -1,0 +1,29 @@
+package model
+
+import "net/http"
+
+// bearer is the HTTP client go-openai sends through. It adds the Authorization header
+// itself, so the key lives only in a Secret: go-openai would keep it in a plain string that
+// fmt prints through a pointer. It follows no redirect, which would carry the key along.
+type bearer struct {
+	key Secret
+	hc  *http.Client
+}
+
+func newBearer(key Secret) *bearer {
+	return &bearer{key: key, hc: &http.Client{CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+		return &redirectError{to: req.URL.Scheme + "://" + req.URL.Host}
+	}}}
+}
+
+func (b *bearer) Do(req *http.Request) (*http.Response, error) {
+	if b.key.IsSet() {
+		req.Header.Set("Authorization", "Bearer "+b.key.Reveal())
+	}
+	return b.hc.Do(req)
+}
+
+// redirectError stops the HTTP client at a redirect.
+type redirectError struct{ to string }
+
+func (e *redirectError) Error() string { return "redirected to " + e.to }

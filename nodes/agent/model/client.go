@@ -1,0 +1,160 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Client is a Chatter for any OpenAI-compatible chat-completions server. It is safe for
+// concurrent use.
+type Client struct {
+	cfg Config
+	oc  *openai.Client
+	log *slog.Logger
+}
+
+var _ Chatter = (*Client)(nil)
+
+// NewClient checks cfg and returns a client for it that logs each call at debug level to log
+// (nil: nowhere). Deadlines come from the ctx of each call, not from the client: a streamed
+// answer may rightly take minutes.
+func NewClient(cfg Config, log *slog.Logger) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	oc := openai.DefaultConfig("") // the key goes in through bearer
+	oc.BaseURL = cfg.baseURL()
+	oc.HTTPClient = newBearer(cfg.APIKey)
+	return &Client{cfg: cfg, oc: openai.NewClientWithConfig(oc), log: log.With("model", cfg.Model)}, nil
+}
+
+// String names the endpoint and model, for logs and %v; the key never shows.
+func (c *Client) String() string { return "model.Client{" + c.cfg.String() + "}" }
+
+// Chat sends one turn and returns the answer. An answer with neither text nor tool calls is
+// an error (ErrEmptyAnswer: the loop has nothing to act on) that still comes with the
+// Response, for its FinishReason and Usage.
+func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	creq, err := chatRequest(c.cfg.Model, req)
+	if err != nil {
+		return Response{}, fmt.Errorf("model request: %w", err)
+	}
+	start := time.Now()
+	var resp Response
+	if req.Stream {
+		resp, err = c.stream(ctx, creq, req.OnDelta)
+	} else {
+		resp, err = c.complete(ctx, creq)
+		if err == nil && req.OnDelta != nil && resp.Text != "" {
+			req.OnDelta(resp.Text)
+		}
+	}
+	if err == nil && strings.TrimSpace(resp.Text) == "" && len(resp.ToolCalls) == 0 {
+		err = c.empty(resp.FinishReason)
+	}
+	c.log.LogAttrs(ctx, slog.LevelDebug, "model call",
+		slog.Int("messages", len(req.Messages)), slog.Int("tools", len(req.Tools)), slog.Bool("stream", req.Stream),
+		slog.Duration("took", time.Since(start)), slog.String("finish", resp.FinishReason), slog.Int("tool_calls", len(resp.ToolCalls)),
+		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens),
+		slog.Any("err", err))
+	return resp, err
+}
+
+// complete is a non-streamed turn.
+func (c *Client) complete(ctx context.Context, creq openai.ChatCompletionRequest) (Response, error) {
+	out, err := c.oc.CreateChatCompletion(ctx, creq)
+	if err != nil {
+		return Response{}, c.explain(ctx, err)
+	}
+	if len(out.Choices) == 0 {
+		return Response{}, fmt.Errorf("%w: %s sent an answer without choices", ErrMalformed, redactURL(c.cfg.baseURL()))
+	}
+	ch := out.Choices[0]
+	resp := Response{Text: ch.Message.Content, FinishReason: string(ch.FinishReason), Usage: usage(&out.Usage)}
+	if resp.Text == "" && ch.Message.Refusal != "" {
+		return resp, fmt.Errorf("%w: model %q at %s refused: %s", ErrEmptyAnswer, c.cfg.Model, redactURL(c.cfg.baseURL()), clip(ch.Message.Refusal))
+	}
+	for i, tc := range ch.Message.ToolCalls {
+		resp.ToolCalls = append(resp.ToolCalls, toolCall(i, tc.ID, tc.Function.Name, tc.Function.Arguments))
+	}
+	return resp, nil
+}
+
+// stream is a streamed turn: text deltas go to onDelta as they come, tool calls are
+// reassembled, and usage is taken from the last chunk when the server sends it.
+func (c *Client) stream(ctx context.Context, creq openai.ChatCompletionRequest, onDelta func(string)) (Response, error) {
+	s, err := c.oc.CreateChatCompletionStream(ctx, creq)
+	if err != nil {
+		return Response{}, c.explain(ctx, err)
+	}
+	defer s.Close()
+	var (
+		resp  Response
+		text  strings.Builder
+		calls callAssembler
+	)
+	for {
+		chunk, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Response{}, c.explain(ctx, err)
+		}
+		if chunk.Usage != nil {
+			resp.Usage = usage(chunk.Usage)
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue // only one answer is asked for
+			}
+			if d := ch.Delta.Content; d != "" {
+				text.WriteString(d)
+				if onDelta != nil {
+					onDelta(d)
+				}
+			}
+			for _, tc := range ch.Delta.ToolCalls {
+				calls.add(tc)
+			}
+			if ch.FinishReason != "" {
+				resp.FinishReason = string(ch.FinishReason)
+			}
+		}
+	}
+	if resp.FinishReason == "" {
+		// go-openai ends a stream the same way on [DONE] and on a body that simply stops, and
+		// lets lines that are not "data:" pass: a real server always says why it finished.
+		return Response{}, fmt.Errorf("%w: the stream from %s ended without a finish_reason: the answer may be cut short, "+
+			"or the server does not stream (then leave Request.Stream false)", ErrMalformed, redactURL(c.cfg.baseURL()))
+	}
+	resp.Text, resp.ToolCalls = text.String(), calls.done()
+	return resp, nil
+}
+
+// empty explains an answer with nothing in it.
+func (c *Client) empty(finish string) error {
+	who := fmt.Sprintf("model %q at %s", c.cfg.Model, redactURL(c.cfg.baseURL()))
+	if finish == string(openai.FinishReasonLength) {
+		return fmt.Errorf("%w: %s ran out of tokens (finish_reason length): raise MaxTokens, or shorten the conversation", ErrEmptyAnswer, who)
+	}
+	return fmt.Errorf("%w: %s (finish_reason %q): ask again, or check that the model supports tool calling", ErrEmptyAnswer, who, finish)
+}
+
+func usage(u *openai.Usage) Usage {
+	total := u.TotalTokens
+	if total == 0 {
+		total = u.PromptTokens + u.CompletionTokens
+	}
+	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: total}
+}

@@ -1,0 +1,118 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// What can go wrong with a model call; Chat's errors wrap one of these (or a context error),
+// so the agent loop can tell a task to give up from one to retry.
+var (
+	ErrUnauthorized  = errors.New("the model endpoint refused the API key")
+	ErrModelNotFound = errors.New("the model endpoint does not know the model")
+	ErrRateLimited   = errors.New("the model endpoint is rate limiting")
+	ErrBadRequest    = errors.New("the model endpoint rejected the request")
+	ErrServer        = errors.New("the model server failed")
+	ErrUnreachable   = errors.New("the model endpoint is unreachable")
+	ErrMalformed     = errors.New("the model endpoint sent a malformed answer")
+	ErrEmptyAnswer   = errors.New("the model answered with neither text nor tool calls")
+)
+
+// maxErrText bounds how much of a server's error body goes into an error: enough for its
+// message, not a whole HTML page.
+const maxErrText = 300
+
+// explain turns an error from go-openai into one that says what to do. The server's own
+// words are kept as text, with the API key scrubbed (some servers echo the key they refused),
+// rather than wrapped, so no chain of errors can carry the key out.
+func (c *Client) explain(ctx context.Context, err error) error {
+	base, model := redactURL(c.cfg.baseURL()), c.cfg.Model
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			return fmt.Errorf("model %q at %s did not answer in time: %w: give the task more time or use a faster model", model, base, ctxErr)
+		}
+		return fmt.Errorf("model call to %s: %w", base, ctxErr)
+	}
+	status, text := 0, ""
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		status, text = apiErr.HTTPStatusCode, apiErr.Message
+	case errors.As(err, &reqErr):
+		status, text = reqErr.HTTPStatusCode, strings.TrimSpace(string(reqErr.Body))
+	}
+	text = c.scrub(clip(text))
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		if !c.cfg.APIKey.IsSet() {
+			return fmt.Errorf("%w: none was sent and %s wants one (%d: %s): set OPENAI_API_KEY or --openai-api-key-file", ErrUnauthorized, base, status, text)
+		}
+		return fmt.Errorf("%w: set OPENAI_API_KEY or --openai-api-key-file (%s answered %d: %s)", ErrUnauthorized, base, status, text)
+	case status == http.StatusNotFound:
+		return fmt.Errorf("%w: model %q at %s (404: %s): check OPENAI_MODEL or --openai-model against GET %s/models, and that the base URL is the API root (usually ending in /v1)",
+			ErrModelNotFound, model, base, text, base)
+	case status == http.StatusTooManyRequests:
+		return fmt.Errorf("%w: %s (429: %s): retry later or raise the account's limits", ErrRateLimited, base, text)
+	case status >= 500:
+		return fmt.Errorf("%w: %s answered %d for model %q: %s: its own logs say why; retrying may help", ErrServer, base, status, model, text)
+	case status >= 400:
+		return fmt.Errorf("%w: %s answered %d for model %q: %s: check that the model takes tools and images, and that the conversation fits its context",
+			ErrBadRequest, base, status, model, text)
+	case apiErr != nil:
+		// An error event inside a stream: the server failed after it had started answering.
+		return fmt.Errorf("%w: %s reported an error mid-answer for model %q: %s", ErrServer, base, model, text)
+	case reqErr != nil:
+		return fmt.Errorf("%w: %s answered %d: %s", ErrMalformed, base, status, text)
+	}
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) || errors.Is(err, openai.ErrTooManyEmptyStreamMessages) {
+		return fmt.Errorf("%w: %s sent something that is not a chat-completions answer (%s): is the base URL an OpenAI-compatible API root, usually ending in /v1?",
+			ErrMalformed, base, c.scrub(clip(err.Error())))
+	}
+	if errors.Is(err, openai.ErrChatCompletionInvalidModel) || errors.Is(err, openai.ErrReasoningToolsRequireResponses) {
+		return fmt.Errorf("%w: model %q: %v: pick a chat-completions model that calls tools", ErrBadRequest, model, err)
+	}
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		return fmt.Errorf("%w: %s redirects to %s, and a redirect would carry the API key there: set OPENAI_BASE_URL to the final URL",
+			ErrUnreachable, base, redirect.to)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: %s closed the connection mid-answer for model %q: retrying may help", ErrServer, base, model)
+	}
+	var urlErr interface{ Timeout() bool }
+	if errors.As(err, &urlErr) {
+		// Transport errors (refused, DNS, TLS, reset) name the URL but hold no key.
+		return fmt.Errorf("%w: nothing answers at %s: %w: start the model server, or fix OPENAI_BASE_URL or --openai-base-url", ErrUnreachable, base, err)
+	}
+	return fmt.Errorf("model %q at %s: %s", model, base, c.scrub(clip(err.Error())))
+}
+
+// scrub removes the API key from text that came from a server or a library.
+func (c *Client) scrub(s string) string {
+	if key := c.cfg.APIKey.Reveal(); key != "" {
+		s = strings.ReplaceAll(s, key, redacted)
+	}
+	return s
+}
+
+func clip(s string) string {
+	if len(s) <= maxErrText {
+		return s
+	}
+	cut := maxErrText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,118 @@
+package model_test
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/corral-farm/corral/nodes/agent/model"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
+)
+
+func TestFlagsPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte("sk-from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	full := map[string]string{
+		"CORRAL_OPENAI_BASE_URL": "http://corral/v1", "OPENAI_BASE_URL": "http://openai/v1",
+		"CORRAL_OPENAI_MODEL": "corral-model", "OPENAI_MODEL": "openai-model",
+		"CORRAL_OPENAI_API_KEY": "sk-corral", "OPENAI_API_KEY": "sk-openai",
+	}
+	cases := []struct {
+		name           string
+		args           []string
+		env            map[string]string
+		base, mdl, key string
+	}{
+		{"flags win", []string{"--openai-base-url", "http://flag/v1/", "--openai-model", "flag-model", "--openai-api-key-file", keyFile}, full,
+			"http://flag/v1/", "flag-model", "sk-from-file"},
+		{"CORRAL_ env next", nil, full, "http://corral/v1", "corral-model", "sk-corral"},
+		{"OPENAI_ env last", nil, map[string]string{"OPENAI_BASE_URL": "http://openai/v1", "OPENAI_MODEL": "openai-model", "OPENAI_API_KEY": "sk-openai"},
+			"http://openai/v1", "openai-model", "sk-openai"},
+		{"empty values count as unset", nil, map[string]string{"CORRAL_OPENAI_BASE_URL": "", "OPENAI_BASE_URL": "http://openai/v1",
+			"CORRAL_OPENAI_MODEL": " ", "OPENAI_MODEL": "openai-model", "CORRAL_OPENAI_API_KEY": "", "OPENAI_API_KEY": "sk-openai"},
+			"http://openai/v1", "openai-model", "sk-openai"},
+		{"defaults", nil, nil, model.DefaultBaseURL, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			resolve := model.Flags(fs, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.BaseURL != tc.base || cfg.Model != tc.mdl || cfg.APIKey.Reveal() != tc.key {
+				t.Errorf("got %s %s key %q; want %s %s key %q", cfg.BaseURL, cfg.Model, cfg.APIKey.Reveal(), tc.base, tc.mdl, tc.key)
+			}
+		})
+	}
+}
+
+// TestFlagsNoKeyArgument checks that there is no way to put the key on a command line.
+func TestFlagsNoKeyArgument(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	model.Flags(fs, func(string) (string, bool) { return "", false })
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name != "openai-base-url" && f.Name != "openai-model" && f.Name != "openai-api-key-file" {
+			t.Errorf("unexpected flag --%s", f.Name)
+		}
+	})
+	if err := fs.Parse([]string{"--openai-api-key", "sk-x"}); err == nil {
+		t.Error("--openai-api-key was accepted")
+	}
+}
+
+func TestFlagsKeyFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for file, says := range map[string]string{empty: "is empty", filepath.Join(dir, "missing"): "no such file"} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		resolve := model.Flags(fs, func(string) (string, bool) { return "sk-env", true })
+		if err := fs.Parse([]string{"--openai-api-key-file", file}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := resolve()
+		checkErr(t, err, nil, "--openai-api-key-file", says)
+	}
+}
+
+// TestKeyOnlyFromFile runs a whole call with the key given only through a file.
+func TestKeyOnlyFromFile(t *testing.T) {
+	srv := sim(t, modelsim.Say("authorised"))
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(testKey+"\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	resolve := model.Flags(fs, func(string) (string, bool) { return "", false })
+	if err := fs.Parse([]string{"--openai-base-url", srv.BaseURL(), "--openai-model", "m", "--openai-api-key-file", keyFile}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.NewClient(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Chat(t.Context(), model.Request{Messages: user("x")})
+	if err != nil || resp.Text != "authorised" {
+		t.Fatalf("Chat = %+v, %v", resp, err)
+	}
+	if got := srv.Requests()[0].Authorization; got != "Bearer "+testKey {
+		t.Errorf("Authorization = %q", got)
+	}
+}
