@@ -1,0 +1,57 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// retryPause is the wait before the one retry of a model call that failed on the server's
+// side: long tasks should not die of one proxy hiccup.
+const retryPause = 500 * time.Millisecond
+
+// chat asks the model one turn with tools, counting the call and its tokens against the
+// budget. An answer with nothing in it comes back as an empty Response, not an error, so the
+// caller can nudge the model as it does after text alone.
+func (r *runner) chat(ctx context.Context, c *conversation, tools []model.Tool) (model.Response, error) {
+	t := r.task
+	if err := r.guard.tokensLeft(t.Usage); err != nil {
+		return model.Response{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := r.o.Model.Chat(ctx, model.Request{Messages: c.msgs, Tools: tools})
+		t.ModelCalls++
+		t.Usage = t.Usage.Add(resp.Usage)
+		if err == nil || errors.Is(err, model.ErrEmptyAnswer) {
+			if err != nil {
+				r.log.Info("the model answered nothing", "err", err)
+			}
+			return resp, r.guard.tokens(t.Usage)
+		}
+		if ctx.Err() != nil {
+			return resp, ctx.Err()
+		}
+		if attempt > 0 || !(errors.Is(err, model.ErrServer) || errors.Is(err, model.ErrRateLimited)) {
+			return resp, fmt.Errorf("model call: %w", err)
+		}
+		r.log.Warn("model call failed; retrying once", "err", err)
+		if err := pause(ctx, retryPause); err != nil {
+			return resp, err
+		}
+	}
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

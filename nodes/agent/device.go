@@ -1,0 +1,25 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// Device is what the agent acts through: the catalog's tools on one device.
+type Device interface {
+	// Tools are the device tools the model may call, by their catalog names, with JSON-schema parameters.
+	Tools() []model.Tool
+	// Call runs one tool with its JSON arguments and returns its result as text for the model; an error is a failed call (the model sees its message).
+	Call(ctx context.Context, name string, args json.RawMessage) (string, error)
+	// Observe looks at the screen: a JPEG (already scaled for the model) and the element listing (one line per element: `id [kind] "label" [l,t,r,b] conf`, bbox relative 0-1).
+	Observe(ctx context.Context) (Observation, error)
+}
+
+// Observation is one look at the screen.
+type Observation struct {
+	JPEG          []byte
+	Width, Height int
+	Elements      string
+}

@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// loopRepeats is how many times the same action on the same screen makes a loop: twice can be
+// a retry after a slow screen, a third time is a model going round.
+const loopRepeats = 3
+
+// guard keeps a run within its budget and out of loops.
+type guard struct {
+	budget  Budget
+	actions int            // device calls tried
+	seen    map[string]int // action on a screen → times tried
+}
+
+func newGuard(b Budget) *guard { return &guard{budget: b, seen: map[string]int{}} }
+
+// tokens fails once the run has used more tokens than its budget.
+func (g *guard) tokens(u model.Usage) error {
+	if u.TotalTokens > g.budget.MaxTokens {
+		return fmt.Errorf("budget: %d tokens used, more than the %d allowed: give the task a larger token budget or a shorter goal",
+			u.TotalTokens, g.budget.MaxTokens)
+	}
+	return nil
+}
+
+// tokensLeft says whether another model call may start.
+func (g *guard) tokensLeft(u model.Usage) error {
+	if u.TotalTokens >= g.budget.MaxTokens {
+		return fmt.Errorf("budget: all %d tokens used: give the task a larger token budget or a shorter goal", g.budget.MaxTokens)
+	}
+	return nil
+}
+
+// action admits one device call of tool with args on screen, or says why not.
+func (g *guard) action(tool, args, screen string) error {
+	if g.actions >= g.budget.MaxActions {
+		return fmt.Errorf("budget: all %d device actions used: give the task a larger action budget or split the goal", g.budget.MaxActions)
+	}
+	key := tool + "\x00" + args + "\x00" + screen
+	g.seen[key]++
+	if n := g.seen[key]; n >= loopRepeats {
+		return fmt.Errorf("loop detected: %s(%s) for the %s time on the same screen, which it did not change: "+
+			"the model is going round; rephrase the goal or try a stronger model", tool, cut(args, 200), ordinal(n))
+	}
+	g.actions++
+	return nil
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 1:
+		return "first"
+	case 2:
+		return "second"
+	case 3:
+		return "third"
+	}
+	return fmt.Sprintf("%dth", n)
+}
+
+// screenKey identifies what the screen showed: its element listing when it has one (stable
+// across JPEG noise), else the image.
+func screenKey(o Observation) string {
+	h := sha256.New()
+	if o.Elements != "" {
+		h.Write([]byte(o.Elements))
+	} else {
+		h.Write(o.JPEG)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

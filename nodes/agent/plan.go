@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// plan asks the model for the plan, once more with a correction if its first answer is no
+// usable plan, and sets the task's steps.
+func (r *runner) plan(ctx context.Context) error {
+	obs, err := r.observe(ctx)
+	if err != nil {
+		return fmt.Errorf("planning: %w", err)
+	}
+	maxSteps := r.o.Budget.MaxSteps
+	c := newConversation(planPrompt(maxSteps), r.o.Budget.KeepImages)
+	c.screen("The user's goal: "+r.o.Goal, obs)
+	tools := []model.Tool{planTool(maxSteps)}
+	var why error
+	for attempt := 0; attempt < 2; attempt++ {
+		resp, err := r.chat(ctx, c, tools)
+		if err != nil {
+			return fmt.Errorf("planning: %w", err)
+		}
+		var steps []planStep
+		if steps, why = readPlan(resp, maxSteps); why == nil {
+			r.setPlan(steps)
+			return nil
+		}
+		r.log.Info("no usable plan", "attempt", attempt+1, "why", why)
+		c.replay(resp)
+		for _, call := range resp.ToolCalls {
+			c.result(call.ID, "error: "+why.Error())
+		}
+		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, 1 to %d steps.`, why, maxSteps))
+	}
+	return fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal", why)
+}
+
+// readPlan finds the plan in an answer, or says what is wrong with it.
+func readPlan(resp model.Response, maxSteps int) ([]planStep, error) {
+	for _, call := range resp.ToolCalls {
+		if call.Name == toolPlan {
+			return parsePlan(call.Arguments, maxSteps)
+		}
+	}
+	switch {
+	case len(resp.ToolCalls) > 0:
+		return nil, fmt.Errorf("it called %s, not plan", resp.ToolCalls[0].Name)
+	case strings.TrimSpace(resp.Text) != "":
+		return nil, fmt.Errorf("it answered text instead of calling plan: %q", cut(oneLine(resp.Text), 120))
+	}
+	return nil, errors.New("it answered nothing")
+}
+
+func (r *runner) setPlan(steps []planStep) {
+	t := r.task
+	titles := make([]string, len(steps))
+	for i, s := range steps {
+		t.Steps = append(t.Steps, Step{Index: i + 1, Title: s.title, Description: s.description, Status: StepPending})
+		titles[i] = fmt.Sprintf("%d. %s", i+1, s.title)
+	}
+	r.summaries = make([]string, len(steps))
+	r.emit(EventPlanned, 0, "📋 Plan made (%d steps): %s", len(steps), strings.Join(titles, "; "))
+}

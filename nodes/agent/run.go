@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// runner is one Run's state. It lives on Run's goroutine alone; only events leave it.
+type runner struct {
+	o         Options
+	log       *slog.Logger
+	now       func() time.Time
+	task      *Task
+	events    *reporter
+	guard     *guard
+	tools     []model.Tool    // the device's tools, then step_done and finished
+	device    map[string]bool // the device's tool names
+	summaries []string        // what each finished step found, for the next steps' recap
+	lastObs   Observation     // the latest look at the screen
+	began     time.Time       // wall time of the start, for "timed out after"
+	last      time.Time       // when the previous recorded action ran
+}
+
+// Run runs the goal to its end and returns the task, whatever happens: finished, failed (a step failed, the model answered garbage, a budget ran out, a loop was detected) or aborted (ctx cancelled or its deadline passed; the error says which). It returns within ~200 ms of ctx ending, between or during steps (model calls and device calls get ctx).
+func Run(ctx context.Context, o Options) *Task {
+	r := newRunner(o)
+	defer r.events.close(drainGrace)
+	r.end(ctx, r.run(ctx))
+	return r.task
+}
+
+func newRunner(o Options) *runner {
+	o.Budget = o.Budget.withDefaults()
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	log := o.Log.With("goal", cut(oneLine(o.Goal), 80))
+	return &runner{
+		o: o, log: log, now: o.Clock, guard: newGuard(o.Budget),
+		task:   &Task{Goal: o.Goal, Status: StatusIdle, Steps: []Step{}, Actions: []Action{}},
+		events: newReporter(o.Progress, log),
+	}
+}
+
+func (r *runner) run(ctx context.Context) error {
+	t := r.task
+	t.Started, r.began = r.now(), time.Now()
+	t.Status = StatusPlanning
+	r.log.Info("agent task started", "budget", fmt.Sprintf("%+v", r.o.Budget))
+	switch {
+	case strings.TrimSpace(r.o.Goal) == "":
+		return errors.New("no goal: say in words what to do on the phone")
+	case r.o.Model == nil:
+		return errors.New("no model: configure one (OPENAI_BASE_URL, OPENAI_MODEL) for agent tasks")
+	case r.o.Device == nil:
+		return errors.New("no device to act on")
+	}
+	r.offerTools()
+	if err := r.plan(ctx); err != nil {
+		return err
+	}
+	t.Status = StatusExecuting
+	for i := range t.Steps {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		done, err := r.step(ctx, i)
+		if err != nil || done {
+			return err
+		}
+	}
+	return r.conclude(ctx)
+}
+
+// offerTools puts the device's tools and the agent's own in one list; a device tool named as
+// one of the agent's is left out, as the model could not tell them apart.
+func (r *runner) offerTools() {
+	r.device = map[string]bool{}
+	for _, tl := range r.o.Device.Tools() {
+		if tl.Name == toolPlan || tl.Name == toolStepDone || tl.Name == toolFinished {
+			r.log.Warn("device tool left out: its name is the agent's own", "tool", tl.Name)
+			continue
+		}
+		r.device[tl.Name] = true
+		r.tools = append(r.tools, tl)
+	}
+	r.tools = append(r.tools, stepDoneTool, finishedTool)
+}
+
+// end settles the task: its status and error, the step in progress and those never reached.
+func (r *runner) end(ctx context.Context, err error) {
+	t := r.task
+	switch {
+	case err == nil:
+		t.Status = StatusFinished
+	case ctx.Err() != nil:
+		t.Status, t.Error = StatusAborted, r.abortReason(ctx)
+	default:
+		t.Status, t.Error = StatusFailed, err.Error()
+	}
+	for i := range t.Steps {
+		s := &t.Steps[i]
+		switch s.Status {
+		case StepRunning: // step settles its own step; this is a safety net
+			s.Status, s.Error = StepFailed, t.Error
+		case StepPending:
+			s.Status = StepSkipped
+			r.emit(EventStepEnd, s.Index, "⏭️ Step %d skipped", s.Index)
+		}
+	}
+	t.Ended = r.now()
+	t.DurationMS = ms(t.Ended.Sub(t.Started))
+	if t.Error != "" {
+		r.emit(EventError, 0, "❌ Agent error: %s", t.Error)
+	}
+	r.log.Info("agent task ended", "status", t.Status, "err", t.Error, "steps", len(t.Steps),
+		"succeeded", t.StepsCompleted(), "actions", len(t.Actions), "model_calls", t.ModelCalls,
+		"tokens", t.Usage.TotalTokens, "took", time.Duration(t.DurationMS)*time.Millisecond)
+}
+
+// abortReason says why ctx ended: an abort, or the task's deadline.
+func (r *runner) abortReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		d := time.Since(r.began)
+		if dl, ok := ctx.Deadline(); ok {
+			d = dl.Sub(r.began)
+		}
+		// The deadline was set a moment before Run began: round that moment away.
+		unit := time.Millisecond
+		if d >= time.Second {
+			unit = 100 * time.Millisecond
+		}
+		return "timed out after " + d.Round(unit).String()
+	}
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return "aborted: " + c.Error()
+	}
+	return "aborted"
+}
+
+// observe looks at the screen.
+func (r *runner) observe(ctx context.Context) (Observation, error) {
+	o, err := r.o.Device.Observe(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return o, ctx.Err()
+		}
+		return o, fmt.Errorf("looking at the screen: %w: check the device is on and unlocked", err)
+	}
+	return o, nil
+}
+
+func (r *runner) emit(kind string, step int, format string, args ...any) {
+	r.events.emit(Event{Kind: kind, Step: step, Message: fmt.Sprintf(format, args...)})
+}
