@@ -24,8 +24,8 @@ func TestCatalogIsConsistent(t *testing.T) {
 			t.Errorf("%s: no description or handler", tool.Name)
 		}
 		a := tool.Annotations
-		if a.DestructiveHint == nil || a.OpenWorldHint == nil || *a.OpenWorldHint != (tool.Name == "app_install") {
-			t.Errorf("%s: destructiveHint and openWorldHint must be explicit; only app_install reaches out (a URL)", tool.Name)
+		if a.DestructiveHint == nil || a.OpenWorldHint == nil || *a.OpenWorldHint != slices.Contains(openWorld, tool.Name) {
+			t.Errorf("%s: destructiveHint and openWorldHint must be explicit; only %v reach out (a URL, the model)", tool.Name, openWorld)
 		}
 		if hint(a.ReadOnlyHint, false) && hint(a.DestructiveHint, true) {
 			t.Errorf("%s: read-only and destructive", tool.Name)
@@ -47,8 +47,13 @@ func TestCatalogIsConsistent(t *testing.T) {
 	}
 }
 
+// openWorld are the tools that reach beyond the farm: app_install (a URL) and the AI tools
+// (the model's endpoint).
+var openWorld = []string{"app_install", "run_agent_task", "ai_action", "ai_query"}
+
 func TestDestructiveTools(t *testing.T) {
-	want := []string{"release_device", "abort_task", "emergency_stop", "app_terminate", "app_uninstall", "app_clear", "force_quit"}
+	// run_agent_task: an agent may do anything a caller of the other tools may.
+	want := []string{"release_device", "abort_task", "emergency_stop", "app_terminate", "app_uninstall", "app_clear", "force_quit", "run_agent_task"}
 	for _, d := range catalog() {
 		got := hint(d.tool.Annotations.DestructiveHint, true)
 		if got != slices.Contains(want, d.tool.Name) {

@@ -84,7 +84,7 @@ func deviceTool(spec tools.Tool) toolDef {
 // annotations are the MCP annotations of h, as readOnly, action and destructive make them.
 func annotations(h tools.Hints) mcpgo.ToolOption {
 	if h.ReadOnly {
-		return readOnly()
+		return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{ReadOnlyHint: ptr(true), DestructiveHint: ptr(false), OpenWorldHint: ptr(h.OpenWorld)})
 	}
 	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{DestructiveHint: ptr(h.Destructive),
 		IdempotentHint: trueOrNil(h.Idempotent), OpenWorldHint: ptr(h.OpenWorld)})
@@ -268,15 +268,25 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if errRes != nil {
 		return errRes
 	}
+	if tool == agentTool {
+		if errRes := g.agentRunning(ctx, dev); errRes != nil {
+			return errRes
+		}
+	}
 	done, errRes := g.admitCall(ctx, dev.Serial, lease)
 	if errRes != nil {
 		return errRes
 	}
-	defer done()
 	task := broker.TaskRequest{
 		V: broker.WireVersion, ID: broker.NewTaskID(), Serial: dev.Serial, Tool: tool, Args: args,
 		Lease: lease, Holder: holderFrom(ctx), TimeoutMS: common.TimeoutMS, WaitMS: common.WaitMS,
 	}
+	if detached(tool, args) {
+		var a struct{ Goal string }
+		_ = json.Unmarshal(args, &a)
+		return g.startDetached(ctx, task, a.Goal, done)
+	}
+	defer done()
 	progress := g.progressSink(ctx, req, reportsProgress(tool))
 	task.Progress = progress != nil
 	res, err := g.farm.Run(ctx, task, progress)

@@ -46,7 +46,7 @@ func toolGetLatestTask() toolDef {
 			}
 			out := taskRecord(rec)
 			if a.IncludeSteps != nil && !*a.IncludeSteps {
-				out.Data = withoutSteps(out.Data)
+				out.Data, out.Text = withoutSteps(out.Data), "" // the text is an agent task's report, steps and all
 			}
 			return structuredResult(ctx, out), nil
 		}

@@ -38,10 +38,14 @@ func toolGetTaskResult() toolDef {
 		readOnly(), mcpgo.WithOutputSchema[TaskRecordResult](),
 		mcpgo.WithString("task_id", mcpgo.MaxLength(128), mcpgo.Description("Task id (taskId is accepted too)")),
 		mcpgo.WithString("taskId", mcpgo.MaxLength(128), mcpgo.Description("Same as task_id (phone-agent spelling)")),
+		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include an agent task's or a sequence's steps (default true)")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			var a taskIDArgs
+			var a struct {
+				taskIDArgs
+				IncludeSteps *bool `json:"includeSteps,omitempty"`
+			}
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
@@ -54,6 +58,9 @@ func toolGetTaskResult() toolDef {
 			}
 			rec, err := g.farm.TaskRecord(ctx, id)
 			if err != nil {
+				if running, ok := g.runningTask(ctx, id); ok {
+					return structuredResult(ctx, running), nil
+				}
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(fmt.Sprintf("no record of task %s: %v. A record is written when a task ends; a running task has none yet.", id, err)), nil
 			}
@@ -62,9 +69,25 @@ func toolGetTaskResult() toolDef {
 				return g.deny(ctx, reasonDevice, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on a device outside its rule (%s); get_latest_task shows its own latest task",
 					p.Name, id, p.tagRule())), nil
 			}
-			return structuredResult(ctx, taskRecord(rec)), nil
+			out := taskRecord(rec)
+			if a.IncludeSteps != nil && !*a.IncludeSteps {
+				out.Data, out.Text = withoutSteps(out.Data), "" // the text is an agent task's report, steps and all
+			}
+			return structuredResult(ctx, out), nil
 		}
 	}}
+}
+
+// runningTask is what the registry tells of a task still running (it has no record yet): its
+// device, tool and start, status "running".
+func (g *Gateway) runningTask(ctx context.Context, id string) (TaskRecordResult, bool) {
+	for _, d := range g.farm.Devices() {
+		if t := d.Task; t != nil && t.ID == id && g.mayUseSerial(ctx, d.Serial) {
+			return TaskRecordResult{TaskID: id, Serial: d.Serial, Node: d.Node, Tool: t.Tool, Status: "running", Outcome: "running",
+				Started: t.Started}, true
+		}
+	}
+	return TaskRecordResult{}, false
 }
 
 // taskRecord maps a task's record to get_task_result's result.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -255,8 +256,8 @@ func TestNewToolAnnotations(t *testing.T) {
 		t.Fatalf("found %d of the %d new tools", seen, len(want))
 	}
 	for _, d := range catalog() {
-		if open := *d.tool.Annotations.OpenWorldHint; open != (d.tool.Name == "app_install") {
-			t.Errorf("%s: openWorldHint %v (only app_install reaches beyond the farm, by URL)", d.tool.Name, open)
+		if open := *d.tool.Annotations.OpenWorldHint; open != slices.Contains(openWorld, d.tool.Name) {
+			t.Errorf("%s: openWorldHint %v (only %v reach beyond the farm)", d.tool.Name, open, openWorld)
 		}
 	}
 }

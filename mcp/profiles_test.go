@@ -39,8 +39,10 @@ func listTools(t *testing.T, spec string) ([]mcpgo.Tool, int) {
 // words a field; about 1.9 KB each, input and output schemas alike) and take 9.5 KB together:
 // the 28 other tools fill 24.8 KB, so the profile got 36 KB rather than leave out tools its
 // seed has. The seed's six web tools (issue 13) add 6.1 KB: 42 KB (and the whole catalog 68 KB).
+// Its AI tools ai_action, ai_query and finished (issue 14) add 3.4 KB: 43.5 KB; with
+// phone-agent's run_agent_task (3.1 KB) the whole catalog gets 72 KB.
 func TestToolsListSizes(t *testing.T) {
-	limits := map[string]int{"all": 68_000, "httprunner": 42_000}
+	limits := map[string]int{"all": 72_000, "httprunner": 43_500}
 	for _, p := range ProfileNames() {
 		if _, ok := limits[p]; !ok {
 			limits[p] = 25_000

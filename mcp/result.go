@@ -32,6 +32,9 @@ func (g *Gateway) toolResult(ctx context.Context, res broker.TaskResult) *mcpgo.
 		out.Content = append(out.Content, mcpgo.NewImageContent(base64.StdEncoding.EncodeToString(res.Image), res.ImageType))
 	}
 	out.Content = append(out.Content, mcpgo.NewTextContent(text))
+	if len(res.Data) > 0 && res.Text != "" { // a report beside the structured result (run_agent_task's Markdown)
+		out.Content = append(out.Content, mcpgo.NewTextContent(res.Text))
+	}
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/agent/model"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/sim"
 	"github.com/corral-farm/corral/nodes/tools"
@@ -95,7 +97,8 @@ type nodeSettings struct {
 	maxQueue           *int
 	passcodes          *string
 	appSources         *string
-	platforms          []device.Attacher // one per platform, in the order of platforms()
+	model              func() (model.Config, error) // the model of agent tasks (--openai-*, OPENAI_*)
+	platforms          []device.Attacher            // one per platform, in the order of platforms()
 	// shared: the node serves a shared farm (a node of its own, or callers authenticated by
 	// --auth-policy): app_install takes apps only from --app-sources.
 	shared bool
@@ -115,10 +118,25 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 			"named hosts may be local), * for any host with public addresses only, and directories on this node; empty: none on "+
 			"`corral node` and `corral up --auth-policy`, anywhere on a laptop's `corral up`"),
 	}
+	s.model = model.Flags(f.FlagSet, os.LookupEnv)
 	for _, p := range ps {
 		s.platforms = append(s.platforms, p.Flags(f.FlagSet))
 	}
 	return s
+}
+
+// agentModel is the model client of agent tasks, nil when none is configured.
+func (s nodeSettings) agentModel(log *slog.Logger) (model.Chatter, error) {
+	cfg, err := s.model()
+	if err != nil || !cfg.Enabled() {
+		return nil, err
+	}
+	c, err := model.NewClient(cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("agent tasks' model: %w", err)
+	}
+	log.Info("agent tasks use a model", "model", cfg.Model, "endpoint", c.String())
+	return c, nil
 }
 
 // sources returns --app-sources as a list.
@@ -144,6 +162,11 @@ func (s nodeSettings) check() error {
 		if _, err := tools.LoadPasscodes(*s.passcodes); err != nil {
 			return fmt.Errorf("--passcodes: %w", err)
 		}
+	}
+	if cfg, err := s.model(); err != nil {
+		return err
+	} else if cfg.Enabled() {
+		return cfg.Validate()
 	}
 	return nil
 }
@@ -189,6 +212,10 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		passcodes = p
 		log.Info("lock screen passcodes loaded", "devices", p.Len())
 	}
+	agentModel, err := s.agentModel(log)
+	if err != nil {
+		return nil, err
+	}
 	nc, err := broker.Connect(conn, log)
 	if err != nil {
 		return nil, err
@@ -225,7 +252,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
 		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared,
-			Vision: vision.NewClient(nc, 0)})})
+			Vision: vision.NewClient(nc, 0), Model: agentModel})})
 	if err != nil {
 		release()
 		return nil, err

@@ -25,6 +25,7 @@ import (
 	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/agent/model"
 	"github.com/corral-farm/corral/nodes/android"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
 	"github.com/corral-farm/corral/nodes/device"
@@ -51,6 +52,8 @@ type Options struct {
 	// Passcodes are the nodes' passcodes for unlock_phone (--passcodes); the simulated phones
 	// know their own.
 	Passcodes tools.Passcodes
+	// Model is the nodes' model of agent tasks (run_agent_task, ai_action, ai_query); nil: none.
+	Model model.Chatter
 }
 
 // authNodes are the node ids a farm with Auth has users for.

@@ -105,7 +105,12 @@ func convertCases() map[string][]convertCase {
 		"arm_calibrate":     {{a("arm_calibrate", nil, nil), m{}}},
 		"arm_recover":       {{a("arm_recover", nil, nil), m{}}},
 		"send_to_clipboard": {{a("send_to_clipboard", "hello", nil), m{"text": "hello"}}},
-		"unlock_phone":      {{a("unlock_phone", nil, nil), m{}}},
+		// Agent tasks.
+		"run_agent_task": {{a("run_agent_task", "open Settings", m{"timeoutMs": 60000}), m{"goal": "open Settings", "timeoutMs": 60000}}},
+		"ai_action":      {{a("ai_action", "tap the search box", nil), m{"prompt": "tap the search box"}}},
+		"ai_query":       {{a("ai_query", "what is the price?", nil), m{"prompt": "what is the price?"}}},
+		"finished":       {{a("finished", "all done", nil), m{"content": "all done"}}},
+		"unlock_phone":   {{a("unlock_phone", nil, nil), m{}}},
 		// Vision (issue 10).
 		"tap_ocr": {
 			{a("tap_ocr", "Sign in", m{"ignore_NotFoundError": true, "index": -1, "offset": []any{0, -25}}),

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/agent/model"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -33,6 +34,9 @@ type OpsConfig struct {
 	// tap_ocr, tap_cv and swipe_to_tap_* read screens without a UI tree with it, and peek lists
 	// their elements. Nil: no worker, and those tools say to start `corral vision`.
 	Vision Vision
+	// Model is the language model of agent tasks (run_agent_task, ai_action, ai_query): any
+	// OpenAI-compatible server. Nil: none configured, and those tools say how to configure one.
+	Model model.Chatter
 }
 
 // DefaultOps is every op an edge node serves, with nothing configured.

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -34,6 +33,6 @@ func listPackages() Tool {
 		if pkgs == nil {
 			pkgs = []string{}
 		}
-		return Output{Data: PackagesResult{Packages: pkgs}, Text: fmt.Sprintf("%d packages", len(pkgs))}, nil
+		return Output{Data: PackagesResult{Packages: pkgs}}, nil
 	})
 }

@@ -30,6 +30,8 @@ type Op struct {
 // Task is what an Op gets: the device's driver, the arguments, a way to report progress, and
 // the node's environment.
 type Task struct {
+	// ID is the task's id (broker.TaskRequest.ID): what get_task_result finds it by.
+	ID       string
 	Driver   device.Driver
 	Args     json.RawMessage
 	Progress func(done, total float64, msg string)

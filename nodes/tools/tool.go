@@ -199,6 +199,11 @@ func All() []Tool {
 		secondaryClickBySelector(),
 		webCloseTab(),
 		webLoginNoneUI(),
+		// Agent tasks (issue 14): phone-agent's run_agent_task, HttpRunner's AI tools.
+		runAgentTask(),
+		aiAction(),
+		aiQuery(),
+		finished(),
 	}
 }
 

@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/agent"
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// PromptArgs are the arguments of HttpRunner's ai_action and ai_query.
+type PromptArgs struct {
+	Prompt string `json:"prompt" arg:"required,minLength=1,maxLength=4000" desc:"What to do, or to ask, in words"`
+}
+
+// AIActionResult is ai_action's structured result.
+type AIActionResult struct {
+	Message     string        `json:"message" jsonschema:"What the agent did"`
+	Status      string        `json:"status" jsonschema:"finished, failed or aborted"`
+	ActionTaken []AgentAction `json:"actionTaken" jsonschema:"The device tool calls it made"`
+	Error       string        `json:"error,omitempty" jsonschema:"Why it failed"`
+}
+
+// AIQueryResult is ai_query's structured result.
+type AIQueryResult struct {
+	Answer string `json:"answer" jsonschema:"The model's answer about the screen"`
+}
+
+// FinishedArgs are finished's arguments (HttpRunner seed).
+type FinishedArgs struct {
+	Content string `json:"content" arg:"required,maxLength=10000" desc:"The task's conclusion"`
+}
+
+// aiAction is HttpRunner's one intelligent action: one round of look, act and check, as a
+// one-step agent task.
+func aiAction() Tool {
+	return Define[PromptArgs, AIActionResult](Tool{
+		Name:        "ai_action",
+		Description: "Do one thing on the device described in words (HttpRunner): the AI looks at the screen, acts (tap, type, swipe) and checks.",
+		Hints:       Hints{OpenWorld: true},
+		Timeout:     2 * time.Minute,
+		MaxTimeout:  10 * time.Minute,
+		Profiles:    []string{HttpRunner},
+		Progress:    true,
+		Short:       Short{Kind: ShortText, Keys: []string{"prompt"}, Usage: `an action in words, e.g. "tap the search box"`},
+	}, func(ctx context.Context, t *Task, a PromptArgs) (Output, error) {
+		env := t.env()
+		if env.Config.Model == nil {
+			return Output{}, errNoModel
+		}
+		task := agent.Run(ctx, agent.Options{Goal: a.Prompt, Model: env.Config.Model, Device: agentDevice{task: t, env: env},
+			Budget: agent.Budget{MaxSteps: 1, MaxActions: 10}, Progress: agentProgress(t)})
+		if err := ctx.Err(); err != nil {
+			return Output{}, err
+		}
+		res := AIActionResult{Status: task.Status, ActionTaken: agentActions(task.Actions), Error: task.Error,
+			Message: fmt.Sprintf("%s after %d action(s)", task.Status, len(task.Actions))}
+		if task.Conclusion != "" {
+			res.Message += ": " + task.Conclusion
+		}
+		if task.Status != agent.StatusFinished {
+			return Output{}, &OpError{Code: broker.CodeDriver, Msg: "ai_action " + task.Status, Err: errors.New(task.Error)}
+		}
+		return Output{Data: res}, nil
+	})
+}
+
+// aiQuery answers a question about the screen (HttpRunner's ai_query): read-only.
+func aiQuery() Tool {
+	return Define[PromptArgs, AIQueryResult](Tool{
+		Name:        "ai_query",
+		Description: "Ask the AI a question about what the screen shows (HttpRunner); nothing on the device changes.",
+		Hints:       Hints{ReadOnly: true, OpenWorld: true},
+		Timeout:     time.Minute,
+		MaxTimeout:  5 * time.Minute,
+		Profiles:    []string{HttpRunner},
+		Short:       Short{Kind: ShortText, Keys: []string{"prompt"}, Usage: `a question, e.g. "what is the price of Item 3?"`},
+	}, func(ctx context.Context, t *Task, a PromptArgs) (Output, error) {
+		env := t.env()
+		if env.Config.Model == nil {
+			return Output{}, errNoModel
+		}
+		obs, err := agentDevice{task: t, env: env}.Observe(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		resp, err := env.Config.Model.Chat(ctx, model.Request{Messages: []model.Message{
+			{Role: model.RoleSystem, Text: "You answer questions about a phone's screen from its screenshot and its element listing. Answer briefly and exactly."},
+			{Role: model.RoleUser, Text: a.Prompt + "\n\nElements on the screen (id [kind] \"label\" [l,t,r,b] conf):\n" + obs.Elements,
+				Images: []model.Image{{MIME: "image/jpeg", Data: obs.JPEG}}},
+		}})
+		if err != nil {
+			return Output{}, &OpError{Code: broker.CodeDriver, Msg: "ai_query: the model", Err: err}
+		}
+		return Output{Data: AIQueryResult{Answer: resp.Text}}, nil
+	})
+}
+
+// finished is HttpRunner's end of an AI task with its conclusion. Inside run_agent_task the
+// agent's model calls its own finished; called from outside, it records the conclusion.
+func finished() Tool {
+	return Define[FinishedArgs, MessageResult](Tool{
+		Name:        "finished",
+		Description: "Mark the task as finished with its conclusion (HttpRunner); run_agent_task's agent ends with it.",
+		Hints:       Hints{ReadOnly: true},
+		Timeout:     5 * time.Second,
+		MaxTimeout:  time.Minute,
+		Profiles:    []string{HttpRunner},
+		Short:       Short{Kind: ShortText, Keys: []string{"content"}, Usage: "the conclusion"},
+	}, func(ctx context.Context, t *Task, a FinishedArgs) (Output, error) {
+		return Output{Data: MessageResult{Message: "finished: " + a.Content}}, nil
+	})
+}

@@ -1,0 +1,156 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/agent"
+)
+
+// Defaults and caps of run_agent_task (phone-agent seed: 20 minutes by default).
+const (
+	agentTaskTimeout    = 20 * time.Minute
+	agentTaskMaxTimeout = 2 * time.Hour
+	maxAgentGoal        = 4000
+	maxAgentSteps       = 30
+)
+
+// RunAgentTaskArgs are run_agent_task's arguments (phone-agent seed, plus budgets).
+type RunAgentTaskArgs struct {
+	Goal      string `json:"goal" arg:"required,minLength=1,maxLength=4000" desc:"What to do on the device, in words" help:"a goal in natural language, e.g. \"open Settings and turn on Wi-Fi\""`
+	TimeoutMS int64  `json:"timeoutMs,omitempty" arg:"min=1000,max=7200000" desc:"Longest run in ms (default 1200000: 20 min)" unit:"ms"`
+	MaxSteps  int    `json:"maxSteps,omitempty" arg:"min=1,max=30" desc:"Plan steps at most (default 10)"`
+	Wait      *bool  `json:"wait,omitempty" desc:"false: answer at once with the task id and let it run; poll get_task_result"`
+}
+
+// AgentTaskResult is run_agent_task's structured result (the seed's JSON, plus the steps and
+// the Markdown report).
+type AgentTaskResult struct {
+	TaskID         string        `json:"taskId" jsonschema:"Task id: get_task_result finds it"`
+	Goal           string        `json:"goal" jsonschema:"The goal"`
+	Status         string        `json:"status" jsonschema:"finished, failed or aborted"`
+	Conclusion     string        `json:"conclusion,omitempty" jsonschema:"What the agent concluded"`
+	StepsCompleted int           `json:"stepsCompleted" jsonschema:"Plan steps that succeeded"`
+	TotalSteps     int           `json:"totalSteps" jsonschema:"Plan steps"`
+	DurationMS     int64         `json:"durationMs" jsonschema:"How long it ran, in ms"`
+	Error          string        `json:"error,omitempty" jsonschema:"Why it failed or stopped"`
+	ModelCalls     int           `json:"modelCalls" jsonschema:"Calls to the model"`
+	Tokens         int           `json:"tokens" jsonschema:"Tokens the model counted, prompt and completion"`
+	Steps          []AgentStep   `json:"steps,omitempty" jsonschema:"The plan's steps with their tool calls"`
+	Actions        []AgentAction `json:"actions,omitempty" jsonschema:"Every device tool call that succeeded, in order: what a replay runs"`
+}
+
+// AgentStep is one step of an agent task's plan, as its result shows it.
+type AgentStep struct {
+	Index       int             `json:"index"`
+	Title       string          `json:"title"`
+	Description string          `json:"description,omitempty"`
+	Status      string          `json:"status"`
+	ToolCalls   []AgentToolCall `json:"toolCalls,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	DurationMS  int64           `json:"durationMs"`
+}
+
+// AgentToolCall is one call of the model in a step.
+type AgentToolCall struct {
+	Name       string `json:"name"`
+	Args       any    `json:"args"`
+	Result     string `json:"result,omitempty"`
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"durationMs"`
+}
+
+// AgentAction is one device tool call an agent task made, as a replay runs it.
+type AgentAction struct {
+	Step       int    `json:"step"`
+	Tool       string `json:"tool"`
+	Args       any    `json:"args"`
+	WaitMS     int64  `json:"waitMs"`
+	ExpectText string `json:"expectText,omitempty"`
+}
+
+// errNoModel is the answer of the AI tools on a node without a model.
+var errNoModel = &OpError{Code: broker.CodeUnsupported, Msg: "agent tasks need a model, and this node has none: set OPENAI_BASE_URL and " +
+	"OPENAI_MODEL (and OPENAI_API_KEY) where the node runs, or --openai-base-url and --openai-model (e.g. Ollama: " +
+	"OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl)"}
+
+// runAgentTask runs a goal on the device with a Plan-and-Resolve agent next to it: the node
+// looks at the screen, asks the model for a plan, and for each step lets the model call the
+// catalog's action tools until it says the step is done, or the whole goal (finished). The
+// task holds the device the whole time; abort_task stops it between or during steps.
+func runAgentTask() Tool {
+	return Define[RunAgentTaskArgs, AgentTaskResult](Tool{
+		Name: "run_agent_task",
+		Description: "Run a goal in natural language on the device with an AI agent next to it (Plan-and-Resolve: it plans steps, " +
+			"looks at the screen and taps, types and swipes until done). Streams progress; answers a Markdown report. " +
+			"Holds the device meanwhile; abort_task stops it. wait:false answers at once with the taskId to poll.",
+		Hints:      Hints{Destructive: true, OpenWorld: true},
+		Timeout:    agentTaskTimeout,
+		MaxTimeout: agentTaskMaxTimeout,
+		Profiles:   []string{PhoneAgent},
+		Progress:   true,
+		Short:      Short{Kind: ShortText, Keys: []string{"goal"}, Usage: `a goal, e.g. "open Settings and turn on Wi-Fi"`},
+	}, func(ctx context.Context, t *Task, a RunAgentTaskArgs) (Output, error) {
+		env := t.env()
+		if env.Config.Model == nil {
+			return Output{}, errNoModel
+		}
+		if a.TimeoutMS > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMS)*time.Millisecond)
+			defer cancel()
+		}
+		task := agent.Run(ctx, agent.Options{Goal: a.Goal, Model: env.Config.Model, Device: agentDevice{task: t, env: env},
+			Budget: agent.Budget{MaxSteps: a.MaxSteps}, Progress: agentProgress(t)})
+		return Output{Data: agentResult(t.ID, task), Text: task.Markdown()}, nil
+	})
+}
+
+// agentProgress forwards the agent's events as the task's progress, numbered.
+func agentProgress(t *Task) func(agent.Event) {
+	if t.Progress == nil {
+		return nil
+	}
+	seq := 0
+	return func(e agent.Event) {
+		seq++
+		t.Progress(float64(seq), 0, e.Message)
+	}
+}
+
+// agentResult is the structured result of a finished agent task.
+func agentResult(id string, task *agent.Task) AgentTaskResult {
+	return AgentTaskResult{TaskID: id, Goal: task.Goal, Status: task.Status, Conclusion: task.Conclusion,
+		StepsCompleted: task.StepsCompleted(), TotalSteps: len(task.Steps), DurationMS: task.DurationMS, Error: task.Error,
+		ModelCalls: task.ModelCalls, Tokens: task.Usage.TotalTokens, Steps: agentSteps(task.Steps), Actions: agentActions(task.Actions)}
+}
+
+func agentSteps(steps []agent.Step) []AgentStep {
+	out := make([]AgentStep, len(steps))
+	for i, s := range steps {
+		out[i] = AgentStep{Index: s.Index, Title: s.Title, Description: s.Description, Status: s.Status, Error: s.Error, DurationMS: s.DurationMS}
+		for _, c := range s.ToolCalls {
+			out[i].ToolCalls = append(out[i].ToolCalls, AgentToolCall{Name: c.Name, Args: jsonValue(c.Args), Result: c.Result, Error: c.Error, DurationMS: c.DurationMS})
+		}
+	}
+	return out
+}
+
+func agentActions(actions []agent.Action) []AgentAction {
+	out := make([]AgentAction, len(actions))
+	for i, a := range actions {
+		out[i] = AgentAction{Step: a.Step, Tool: a.Tool, Args: jsonValue(a.Args), WaitMS: a.WaitMS, ExpectText: a.ExpectText}
+	}
+	return out
+}
+
+// jsonValue decodes raw JSON for a result (nil when it is not JSON: a model's broken arguments).
+func jsonValue(raw []byte) any {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	return v
+}

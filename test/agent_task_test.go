@@ -1,0 +1,198 @@
+package test
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/agent/model"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
+)
+
+// elementRE finds an element of peek's listing by its label: id [kind] "label" [l,t,r,b] conf.
+func bboxOf(req modelsim.Request, label string) (string, bool) {
+	re := regexp.MustCompile(`e\d+ \[\w+\] "` + regexp.QuoteMeta(label) + `" (\[[0-9.,]+\])`)
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := re.FindStringSubmatch(req.Messages[i].Text); m != nil {
+			return m[1], true
+		}
+	}
+	return "", false
+}
+
+// tapLabel is a scripted model's turn that taps the element labelled label in the listing the
+// agent sent, as a model that reads the listing does.
+func tapLabel(t *testing.T, label string) modelsim.Turn {
+	return modelsim.Turn{Reply: func(req modelsim.Request) modelsim.Turn {
+		bbox, ok := bboxOf(req, label)
+		if !ok {
+			t.Errorf("the agent's request lists no element %q", label)
+			return modelsim.Say("I cannot see " + label)
+		}
+		return modelsim.Call(modelsim.ToolCall{Name: "tap", Arguments: `{"bbox":` + bbox + `}`})
+	}}
+}
+
+func call(name, args string) modelsim.Turn {
+	return modelsim.Call(modelsim.ToolCall{Name: name, Arguments: args})
+}
+
+// agentFarm is a farm of one simulated phone whose node's model is a scripted one.
+func agentFarm(t *testing.T, turns ...modelsim.Turn) (*farmtest.Farm, *modelsim.Server, string) {
+	t.Helper()
+	srv := modelsim.New(turns...)
+	t.Cleanup(srv.Close)
+	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "scripted"}, nil)
+	require.NoError(t, err)
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Model: m})
+	return f, srv, f.Devices()[0].Serial
+}
+
+// run_agent_task through the front door: the agent on the node plans, opens Notes by tapping
+// the icon the listing shows, types, and finishes; the phone shows the text; progress arrives
+// as the seed reports it; the Markdown report and the structured result agree; the task's
+// record keeps its steps.
+func TestRunAgentTaskThroughTheFrontDoor(t *testing.T) {
+	f, srv, serial := agentFarm(t,
+		call("plan", `{"steps":[{"title":"Open Notes","description":"tap the Notes icon"},{"title":"Write hello","description":"type it"}]}`),
+		tapLabel(t, "Notes"),
+		call("step_done", `{"status":"success","summary":"Notes is open"}`),
+		call("input", `{"text":"hello"}`),
+		call("finished", `{"content":"wrote hello in Notes"}`),
+	)
+	c := f.Client("agent")
+	var mu sync.Mutex
+	var messages []string
+	c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+		if n.Method == string(mcpgo.MethodNotificationProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if m, ok := n.Params.AdditionalFields["message"].(string); ok {
+				messages = append(messages, m)
+			}
+		}
+	})
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = "run_agent_task"
+	req.Params.Arguments = args("serial", serial, "goal", "write hello in Notes")
+	req.Params.Meta = &mcpgo.Meta{ProgressToken: "agent-1"}
+	res, err := c.CallTool(t.Context(), req)
+	require.NoError(t, err)
+	require.False(t, res.IsError, farmtest.Text(res))
+	var out struct {
+		TaskID, Status, Conclusion string
+		StepsCompleted, TotalSteps int
+		Steps                      []struct{ Title, Status string }
+	}
+	farmtest.Structured(t, res, &out)
+	assert.Equal(t, "finished", out.Status)
+	assert.Equal(t, "wrote hello in Notes", out.Conclusion)
+	assert.Equal(t, 2, out.StepsCompleted)
+	contains(t, farmtest.Text(res), "Agent task", "wrote hello in Notes", "Open Notes")
+
+	phone := f.Phone(serial)
+	app, _ := phone.ForegroundApp(t.Context())
+	assert.Equal(t, "com.corral.notes", app, "the agent's tap opened Notes")
+	assert.Contains(t, strings.Join(phone.InputLog(), "\n"), "hello", "the agent typed hello on the phone")
+
+	mu.Lock()
+	got := strings.Join(messages, "\n")
+	mu.Unlock()
+	for _, want := range []string{"Open Notes", "tap(", "input(", "Step 2"} {
+		assert.Contains(t, got, want, "progress says %q", want)
+	}
+	reqs := srv.Requests()
+	require.NotEmpty(t, reqs)
+	assert.NotEmpty(t, reqs[0].Messages[len(reqs[0].Messages)-1].Images, "the model sees the screenshot")
+
+	rec := farmtest.MustCall(t, c, "get_task_result", args("taskId", out.TaskID))
+	contains(t, farmtest.Text(rec), "run_agent_task", "Write hello", "wrote hello in Notes")
+	rec = farmtest.MustCall(t, c, "get_task_result", args("taskId", out.TaskID, "includeSteps", false))
+	assert.NotContains(t, farmtest.Text(rec), "Write hello")
+	latest := farmtest.MustCall(t, c, "get_latest_task", args())
+	contains(t, farmtest.Text(latest), out.TaskID)
+}
+
+// An agent task started with wait:false answers at once; a second one on the device is told the
+// agent is already running; get_task_result says running, then abort_task stops it within
+// moments, and its record says aborted.
+func TestAgentTaskAsyncAlreadyRunningAndAbort(t *testing.T) {
+	f, _, serial := agentFarm(t,
+		call("plan", `{"steps":[{"title":"Wait for the model"}]}`),
+		modelsim.Turn{Delay: time.Minute, Text: "too late"},
+	)
+	c := f.Client("agent")
+	res := farmtest.MustCall(t, c, "run_agent_task", args("serial", serial, "goal", "think long", "wait", false))
+	var started struct{ TaskID, Status string }
+	farmtest.Structured(t, res, &started)
+	require.Equal(t, "running", started.Status)
+	require.NotEmpty(t, started.TaskID)
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		r, err := farmtest.TryCall(t, c, "get_task_result", args("taskId", started.TaskID))
+		return err == nil && !r.IsError && strings.Contains(farmtest.Text(r), `"status":"running"`)
+	}, "get_task_result says the task runs")
+	second, err := farmtest.TryCall(t, c, "run_agent_task", args("serial", serial, "goal", "another"))
+	require.NoError(t, err)
+	require.True(t, second.IsError)
+	contains(t, farmtest.Text(second), "Agent is already running")
+
+	start := time.Now()
+	farmtest.MustCall(t, c, "abort_task", args("serial", serial))
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		r, err := farmtest.TryCall(t, c, "get_task_result", args("taskId", started.TaskID))
+		return err == nil && !r.IsError && strings.Contains(farmtest.Text(r), `"status":"aborted"`)
+	}, "the aborted task's record")
+	t.Logf("abort_task to the aborted record: %s", time.Since(start).Round(time.Millisecond))
+}
+
+// Without a model the AI tools say how to configure one, and the rest of the farm works.
+func TestAgentToolsWithoutModel(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	serial := f.Devices()[0].Serial
+	c := f.Client("agent")
+	for _, tool := range []string{"run_agent_task", "ai_action", "ai_query"} {
+		a := args("serial", serial, "goal", "x")
+		if tool != "run_agent_task" {
+			a = args("serial", serial, "prompt", "x")
+		}
+		res, err := farmtest.TryCall(t, c, tool, a)
+		require.NoError(t, err)
+		require.True(t, res.IsError, tool)
+		contains(t, farmtest.Text(res), "OPENAI_BASE_URL", "OPENAI_MODEL")
+	}
+	farmtest.MustCall(t, c, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.5))
+}
+
+// ai_query answers from the screen without touching it; ai_action acts once.
+func TestAIQueryAndAction(t *testing.T) {
+	f, srv, serial := agentFarm(t,
+		modelsim.Turn{Reply: func(req modelsim.Request) modelsim.Turn {
+			if _, ok := bboxOf(req, "Settings"); !ok {
+				return modelsim.Say("no listing")
+			}
+			return modelsim.Say("The home screen, with Settings.")
+		}},
+		call("plan", `{"steps":[{"title":"Open Settings"}]}`),
+		tapLabel(t, "Settings"),
+		call("finished", `{"content":"Settings is open"}`),
+	)
+	c := f.Client("agent")
+	phone := f.Phone(serial)
+	before := len(phone.InputLog())
+	res := farmtest.MustCall(t, c, "ai_query", args("serial", serial, "prompt", "what is on the screen?"))
+	contains(t, farmtest.Text(res), "The home screen, with Settings.")
+	assert.Len(t, phone.InputLog(), before, "ai_query touched the phone")
+	res = farmtest.MustCall(t, c, "ai_action", args("serial", serial, "prompt", "open Settings"))
+	contains(t, farmtest.Text(res), "actionTaken", `"tool":"tap"`)
+	app, _ := phone.ForegroundApp(t.Context())
+	assert.Equal(t, "com.corral.settings", app)
+	assert.Equal(t, 0, srv.Left(), fmt.Sprintf("unused turns: %d", srv.Left()))
+}
