@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -54,4 +55,32 @@ func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, go
 	}()
 	return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: goal, Status: "running",
 		Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
+}
+
+// errCallerLeft is the answer to a caller who left while its agent task runs on.
+var errCallerLeft = errors.New("the caller left; the agent task runs on to its end (get_task_result reads it then; abort_task stops it)")
+
+// outliveCaller runs an agent task that outlives its caller: a caller that disconnects (or
+// cancels its call) leaves it running to its end on its node, as the seed's tasks do; only
+// abort_task stops it.
+func (g *Gateway) outliveCaller(ctx context.Context, task broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error) {
+	type answer struct {
+		res broker.TaskResult
+		err error
+	}
+	ch := make(chan answer, 1)
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		res, err := g.farm.Run(bg, task, progress)
+		if err == nil && ctx.Err() != nil {
+			g.rememberLatest(bg, res) // the caller is gone: runOnDevice will not
+		}
+		ch <- answer{res, err}
+	}()
+	select {
+	case a := <-ch:
+		return a.res, a.err
+	case <-ctx.Done():
+		return broker.TaskResult{}, errCallerLeft
+	}
 }

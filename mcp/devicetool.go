@@ -289,7 +289,11 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	defer done()
 	progress := g.progressSink(ctx, req, reportsProgress(tool))
 	task.Progress = progress != nil
-	res, err := g.farm.Run(ctx, task, progress)
+	run := g.farm.Run
+	if tool == agentTool {
+		run = g.outliveCaller
+	}
+	res, err := run(ctx, task, progress)
 	if err != nil {
 		setOutcome(ctx, broker.OutcomeLost)
 		return errorResult(fmt.Sprintf("%s on %s: %v", tool, dev.Serial, err))

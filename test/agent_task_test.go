@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -195,4 +196,36 @@ func TestAIQueryAndAction(t *testing.T) {
 	app, _ := phone.ForegroundApp(t.Context())
 	assert.Equal(t, "com.corral.settings", app)
 	assert.Equal(t, 0, srv.Left(), fmt.Sprintf("unused turns: %d", srv.Left()))
+}
+
+// A caller that gives up on its run_agent_task (cancels, or its connection drops) leaves the task
+// running on the node to its end; its record has the agent's conclusion.
+func TestAgentTaskOutlivesItsCaller(t *testing.T) {
+	f, _, serial := agentFarm(t,
+		call("plan", `{"steps":[{"title":"Look"}]}`),
+		modelsim.Turn{Delay: 2 * time.Second, ToolCalls: []modelsim.ToolCall{{Name: "finished", Arguments: `{"content":"looked"}`}}},
+	)
+	c := f.Client("agent")
+	ctx, cancel := context.WithCancel(t.Context())
+	answered := make(chan error, 1)
+	go func() {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "run_agent_task", args("serial", serial, "goal", "look")
+		_, err := c.CallTool(ctx, req)
+		answered <- err
+	}()
+	var id string
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device(serial)
+		if ok && d.Task != nil && d.Task.Tool == "run_agent_task" {
+			id = d.Task.ID
+		}
+		return id != ""
+	}, "the agent task running")
+	cancel()
+	<-answered
+	farmtest.Eventually(t, 30*time.Second, func() bool {
+		r, err := farmtest.TryCall(t, c, "get_task_result", args("taskId", id))
+		return err == nil && !r.IsError && strings.Contains(farmtest.Text(r), `"conclusion":"looked"`)
+	}, "the task ran to its end after its caller left")
 }
