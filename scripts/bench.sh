@@ -74,6 +74,11 @@ echo "bench: iPhone (simulated usbmuxd and WebDriverAgent) tap, screenshot, plug
 "$bin" -test.run='^$' -test.bench='^BenchmarkIOS$' \
   -test.benchtime="${IOS_ROUNDS:-50}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
+# Agent tasks with a scripted model that answers at once: Corral's own time per model call.
+echo "bench: agent tasks (scripted model) on a 1080x2400 phone, -benchtime=${AGENT_RUNS:-5}x -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkAgent$' \
+  -test.benchtime="${AGENT_RUNS:-5}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
 echo "bench: 20 browser devices on one node, -benchtime=${WEB_FLEET_ROUNDS:-10}x" >&2
 "$bin" -test.run='^$' -test.bench='^BenchmarkWebFleet$' \
   -test.benchtime="${WEB_FLEET_ROUNDS:-10}x" -test.count=1 -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
@@ -198,6 +203,10 @@ END {
   row("the same: JPEG delivered", "≤ 300 KB", I "screenshot", "jpeg-KB", 300, "le", "KB")
   row("iPhone plugged in (usbmuxd Attached) until online in the node: slowest of the runs", "≤ 1 s", I "plug", "attach-max-ms", 1000, "le", "ms")
   row("iPhone unplugged (usbmuxd Detached) until offline in the node: slowest of the runs", "≤ 1 s", I "plug", "detach-max-ms", 1000, "le", "ms")
+  G = "BenchmarkAgent/goal="
+  row("agent task, open Settings, open Wi-Fi, turn it off (7 model calls, 3 actions): Corral’s time per model call (all but the model’s own)", "≤ 50 ms", G "toggle-setting", "overhead-ms/call", 50, "le", "ms")
+  row("agent task, write a note (5 model calls, 2 actions): the same", "≤ 50 ms", G "type-message", "overhead-ms/call", 50, "le", "ms")
+  row("agent task, scroll the Shop to an item and open it (7 model calls, 4 actions): the same", "≤ 50 ms", G "scroll-find", "overhead-ms/call", 50, "le", "ms")
   row("arm rig: tap error after calibration, 200 twins × 10 taps aimed through the camera screenshot: p95", "≤ 1.0 mm", "BenchmarkArmAccuracy", "p95-mm", 1.0, "le", "mm")
   row("the same: 7 mm targets hit", "100 %", "BenchmarkArmAccuracy", "hit-%", 100, "ge", "%")
   if (vision) {

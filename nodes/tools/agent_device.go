@@ -13,9 +13,9 @@ import (
 	"github.com/corral-farm/corral/nodes/agent/model"
 )
 
-// agentImageWidth is how wide the screenshots an agent's model sees are: enough to read a
-// phone's text, small enough for a model's context.
-const agentImageWidth = 720
+// agentImageWidth is how wide the screenshots an agent's model sees are at most (a 1080-wide
+// phone's are halved): enough to read a phone's text, small for a model's context.
+const agentImageWidth = 540
 
 // agentTools are the tools an agent task's model may call: the sequence step tools (actions on
 // the screen, keys, text, launching an app) and a wait. Looking is the loop's own (peek), and
@@ -84,10 +84,11 @@ func (d agentDevice) Observe(ctx context.Context) (agent.Observation, error) {
 	if out.Image == nil {
 		return agent.Observation{}, errors.New("peek returned no screenshot")
 	}
-	jpg, err := EncodeJPEG(out.Image, MaxImageBytes)
+	img := out.Image
+	jpg, err := EncodeJPEG(img, MaxImageBytes)
 	if err != nil {
 		return agent.Observation{}, err
 	}
-	b := out.Image.Bounds()
+	b := img.Bounds()
 	return agent.Observation{JPEG: jpg, Width: b.Dx(), Height: b.Dy(), Elements: res.Listing}, nil
 }

@@ -37,15 +37,15 @@ func FitWidth(img image.Image, maxWidth int) image.Image {
 	if maxWidth <= 0 || b.Dx() <= maxWidth {
 		return img
 	}
+	for b.Dx()/2 >= maxWidth { // halving is the cheap scale: as far as it goes
+		img = halve(img)
+		b = img.Bounds()
+	}
+	if b.Dx() <= maxWidth {
+		return img
+	}
 	h := max(1, (b.Dy()*maxWidth+b.Dx()/2)/b.Dx())
 	dst := image.NewRGBA(image.Rect(0, 0, maxWidth, h))
-	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-	return dst
-}
-
-func halve(img image.Image) image.Image {
-	b := img.Bounds()
-	dst := image.NewRGBA(image.Rect(0, 0, max(1, b.Dx()/2), max(1, b.Dy()/2)))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
 	return dst
 }

@@ -153,7 +153,8 @@ func peek() Tool {
 			res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
 		}
 		res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
-		return Output{Data: res, Image: FitWidth(markElements(img, els), a.MaxWidth)}, nil
+		// Scaled first, then marked: drawing on the smaller image is the cheaper.
+		return Output{Data: res, Image: markElements(FitWidth(img, a.MaxWidth), els, size)}, nil
 	})
 }
 
@@ -202,9 +203,9 @@ func lowerFirst(s string) string {
 // markColor is the colour of the boxes and id tags peek draws.
 var markColor = color.RGBA{R: 0xff, G: 0x1a, B: 0x8c, A: 0xff}
 
-// markElements returns a copy of img with each element's box outlined and its id in a tag at
-// its top-left corner, so the image and the listing can be read together.
-func markElements(img image.Image, els []PeekElement) image.Image {
+// markElements returns a copy of img, a screenshot of screen's size (maybe scaled), with each
+// element's box outlined and its id in a tag at the box's top-left corner.
+func markElements(img image.Image, els []PeekElement, screen image.Point) image.Image {
 	if len(els) == 0 {
 		return img
 	}
@@ -215,7 +216,7 @@ func markElements(img image.Image, els []PeekElement) image.Image {
 	scale := max(1, b.Dx()/540)
 	pen := image.NewUniform(markColor)
 	for _, e := range els {
-		r := e.px
+		r := image.Rect(e.px.Min.X*b.Dx()/screen.X, e.px.Min.Y*b.Dy()/screen.Y, e.px.Max.X*b.Dx()/screen.X, e.px.Max.Y*b.Dy()/screen.Y)
 		for _, edge := range []image.Rectangle{
 			{r.Min, image.Pt(r.Max.X, r.Min.Y+line)}, {image.Pt(r.Min.X, r.Max.Y-line), r.Max},
 			{r.Min, image.Pt(r.Min.X+line, r.Max.Y)}, {image.Pt(r.Max.X-line, r.Min.Y), r.Max},
