@@ -264,6 +264,9 @@ func jsonType(v any) string {
 
 // runOnDevice resolves the device, runs the task on its node and turns the answer into a result.
 func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, tool string, common deviceArgs, args json.RawMessage) *mcpgo.CallToolResult {
+	if common.Serial == "" && tool == "take_screenshot" { // phone-agent's, with no arguments
+		common.Serial = g.onlyDevice(ctx, common.Platform)
+	}
 	dev, lease, errRes := g.resolveDevice(ctx, common)
 	if errRes != nil {
 		return errRes
@@ -303,6 +306,27 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 		res.Error = tools.UnsupportedMessage(g.opts.Platforms, tool, dev, g.farm.Devices()) + ". " + res.Error
 	}
 	return g.toolResult(ctx, res)
+}
+
+// onlyDevice is the serial of the one device of platform (any, if "") the caller may use, as
+// the phone-agent seed's tools, which take no arguments, assume one phone; "" when there are
+// none or several (a session's selection still comes first).
+func (g *Gateway) onlyDevice(ctx context.Context, platform string) string {
+	if s := mcpserver.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
+		if _, ok := g.farm.SessionDevice(ctx, s.SessionID()); ok {
+			return ""
+		}
+	}
+	serial := ""
+	for _, d := range g.farm.Devices() {
+		if (platform == "" || d.Platform == platform) && g.mayUseSerial(ctx, d.Serial) {
+			if serial != "" {
+				return ""
+			}
+			serial = d.Serial
+		}
+	}
+	return serial
 }
 
 // resolveDevice finds the device a call is for: its serial, else the session's selection.

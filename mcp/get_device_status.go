@@ -41,6 +41,9 @@ func toolGetDeviceStatus(platforms []string) toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
+			if a.Serial == "" {
+				a.Serial = g.onlyDevice(ctx, a.Platform)
+			}
 			d, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial})
 			if errRes != nil {
 				return errRes, nil

@@ -229,3 +229,21 @@ func TestAgentTaskOutlivesItsCaller(t *testing.T) {
 		return err == nil && !r.IsError && strings.Contains(farmtest.Text(r), `"conclusion":"looked"`)
 	}, "the task ran to its end after its caller left")
 }
+
+// The phone-agent seed's take_screenshot and get_device_status take no arguments: with one
+// device in the farm they need none; with several they ask for a serial.
+func TestPhoneAgentToolsWithoutArguments(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	c := f.Client("agent")
+	res := farmtest.MustCall(t, c, "get_device_status", args())
+	contains(t, farmtest.Text(res), f.Devices()[0].Serial, `"connected":true`)
+	res = farmtest.MustCall(t, c, "take_screenshot", args())
+	_, mime := farmtest.Image(res)
+	assert.Equal(t, "image/jpeg", mime)
+	f.StartNode("n2", 1)
+	f.WaitDevices(2, "online")
+	res, err := farmtest.TryCall(t, c, "take_screenshot", args())
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	contains(t, farmtest.Text(res), "serial is required")
+}
