@@ -124,6 +124,9 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 	if out.JPEG != nil {
 		res.Image, res.ImageType = out.JPEG, "image/jpeg"
 	}
+	if out.PNG != nil {
+		res.Image, res.ImageType = out.PNG, "image/png"
+	}
 	if out.Image != nil {
 		jpg, err := tools.EncodeJPEG(out.Image, tools.MaxImageBytes)
 		if err != nil {

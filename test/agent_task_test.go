@@ -1,8 +1,11 @@
 package test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
+	"image/png"
 	"regexp"
 	"strings"
 	"sync"
@@ -240,9 +243,17 @@ func TestPhoneAgentToolsWithoutArguments(t *testing.T) {
 	res = farmtest.MustCall(t, c, "take_screenshot", args())
 	_, mime := farmtest.Image(res)
 	assert.Equal(t, "image/jpeg", mime)
+	res = farmtest.MustCall(t, c, "take_screenshot", args("format", "png"))
+	data, mime := farmtest.Image(res)
+	assert.Equal(t, "image/png", mime)
+	raw, err := base64.StdEncoding.DecodeString(data)
+	require.NoError(t, err)
+	_, err = png.DecodeConfig(bytes.NewReader(raw))
+	require.NoError(t, err, "take_screenshot format png is a PNG")
+	assert.LessOrEqual(t, len(raw), 300_000)
 	f.StartNode("n2", 1)
 	f.WaitDevices(2, "online")
-	res, err := farmtest.TryCall(t, c, "take_screenshot", args())
+	res, err = farmtest.TryCall(t, c, "take_screenshot", args())
 	require.NoError(t, err)
 	require.True(t, res.IsError)
 	contains(t, farmtest.Text(res), "serial is required")

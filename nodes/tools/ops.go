@@ -78,6 +78,9 @@ type Output struct {
 	// JPEG is the image as a device captured it (device.JPEGScreenshotter), sent as it is when
 	// it fits MaxImageBytes; Image must then be nil.
 	JPEG []byte
+	// PNG is the image as PNG (take_screenshot's format png), sent as it is; Image and JPEG
+	// must then be nil.
+	PNG []byte
 }
 
 // OpError is an error with a stable code (broker.Code*) and a hint an agent can act on.

@@ -31,7 +31,7 @@ func (a *ImageArgs) Check() error {
 // ScreenshotResult is the structured part of screenshot; the image itself is image content.
 type ScreenshotResult struct {
 	Name   string `json:"name" jsonschema:"Image name identifier (screenshot)"`
-	Type   string `json:"type" jsonschema:"MIME type of the image (image/jpeg)"`
+	Type   string `json:"type" jsonschema:"MIME type of the image (image/jpeg; image/png when take_screenshot is asked for png)"`
 	Width  int    `json:"width" jsonschema:"Image width in pixels"`
 	Height int    `json:"height" jsonschema:"Image height in pixels"`
 }

@@ -1,14 +1,63 @@
 package tools
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/nodes/device"
 )
 
+// TakeScreenshotArgs are take_screenshot's arguments: screenshot's, and the format, as the
+// phone-agent seed sends PNG.
+type TakeScreenshotArgs struct {
+	MaxWidth int    `json:"max_width,omitempty" arg:"min=0" desc:"Scale down to this width in px"`
+	Format   string `json:"format,omitempty" arg:"enum=jpeg|png" desc:"jpeg (default) or png (as the phone-agent seed)"`
+}
+
+// Check validates max_width as screenshot does.
+func (a *TakeScreenshotArgs) Check() error {
+	return (&ImageArgs{MaxWidth: a.MaxWidth}).Check()
+}
+
 func takeScreenshot() Tool {
-	return Define[ImageArgs, ScreenshotResult](Tool{Name: "take_screenshot", Description: "Take a screenshot of the phone screen (phone-agent seed name). Returns JPEG image content.",
+	return Define[TakeScreenshotArgs, ScreenshotResult](Tool{Name: "take_screenshot", Description: "Take a screenshot of the phone screen (phone-agent seed name). Returns JPEG image content, or PNG with format png.",
 		Hints: ReadOnly, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhoneAgent}, Short: noParams,
 		Uses: []Ability{Need[device.JPEGScreenshotter]("send the screen as captured")},
-	}, screenImage)
+	}, func(ctx context.Context, t *Task, a TakeScreenshotArgs) (Output, error) {
+		if !strings.EqualFold(a.Format, "png") {
+			return screenImage(ctx, t, ImageArgs{MaxWidth: a.MaxWidth})
+		}
+		img, err := t.Driver.Screenshot(ctx)
+		if err != nil {
+			return Output{}, err
+		}
+		data, img, err := encodePNG(FitWidth(img, a.MaxWidth), MaxImageBytes)
+		if err != nil {
+			return Output{}, err
+		}
+		b := img.Bounds()
+		return Output{PNG: data, Data: ScreenshotResult{Name: "screenshot", Type: "image/png", Width: b.Dx(), Height: b.Dy()}}, nil
+	})
+}
+
+// encodePNG encodes img as PNG of at most limit bytes, halving it until it fits; it returns
+// the image it encoded.
+func encodePNG(img image.Image, limit int) ([]byte, image.Image, error) {
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	for range 4 {
+		var b bytes.Buffer
+		if err := enc.Encode(&b, img); err != nil {
+			return nil, nil, err
+		}
+		if b.Len() <= limit {
+			return b.Bytes(), img, nil
+		}
+		img = halve(img)
+	}
+	return nil, nil, fmt.Errorf("the screenshot does not fit in %d bytes as PNG even at 1/8 size: ask for format jpeg", limit)
 }
