@@ -305,7 +305,8 @@ func runTasks(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(pos) != 0 {
-		return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json]")
+		return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json], " +
+			"or corral tasks export TASK_ID [--gateway URL] [--out FILE]")
 	}
 	if *outcome != "" && !slices.Contains(broker.Outcomes, *outcome) {
 		return fmt.Errorf("--outcome %q: use one of %s", *outcome, strings.Join(broker.Outcomes, ", "))

@@ -39,7 +39,7 @@ func commands() []command {
 		{"abort", "abort the running task of a device: corral abort SERIAL [--all]", runAbort},
 		{"release", "end a lease: corral release SERIAL --force (an operator revokes it) or --lease HANDLE", runRelease},
 		{"drain", "stop new work on a node, let what runs finish: corral drain NODE [--wait] [--undo]", runDrain},
-		{"tasks", "task history from the event stream: corral tasks [--serial S] [--outcome O] [--limit N]", runTasks},
+		{"tasks", "task history from the event stream: corral tasks [--serial S] [--outcome O] [--limit N]; corral tasks export TASK_ID writes an agent task's actions as a steps file", runTasksCommand},
 		{"version", "print the version", func(context.Context, []string) error { fmt.Println(buildinfo.Version()); return nil }},
 	}
 }

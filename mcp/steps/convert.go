@@ -95,7 +95,7 @@ func mergeOptions(args, opts map[string]any, from string, nested bool) error {
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		name, v := k, opts[k]
 		switch k {
-		case optIgnoreError, optIdentifier:
+		case optIgnoreError, optIdentifier, optExpect, optExpectTimeout:
 			if nested {
 				return fmt.Errorf("options.%s: steers a whole step; it has no place inside a sequence", k)
 			}

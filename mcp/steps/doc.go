@@ -10,7 +10,11 @@
 //     gateway's tools/list (names, required arguments, the input schemas) before anything runs.
 //   - run.go calls the tools in order, stops at the first failure (unless the step says
 //     ignore_error or the run keeps going), and report.go, text.go and junit.go write the
-//     per-step report for a terminal, as JSON, and as JUnit XML for CI systems.
+//     per-step report for a terminal, as JSON, and as JUnit XML for CI systems. expect.go is a
+//     step's check of the screen after it (expect: a text the UI tree must show).
+//
+// export.go goes the other way: an agent task's record (run_agent_task's actions) becomes a
+// steps file that replays it without a model.
 //
 // docs/scripted-runs.md lists every method with its params.
 package steps

@@ -88,7 +88,11 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		case s.Status == Failed && s.Ignored:
 			c.SystemErr = "failed, error ignored (ignore_error): " + s.Error
 		case s.Status == Failed:
-			c.Failure = &junitFailure{Message: oneLine(s.Error), Type: "tool_error", Text: s.Error}
+			kind := "tool_error"
+			if s.ExpectFailed {
+				kind = "expect_failed" // the tool passed; the screen did not show the text
+			}
+			c.Failure = &junitFailure{Message: oneLine(s.Error), Type: kind, Text: s.Error}
 		case s.Status == Skipped:
 			c.Skipped = &junitSkipped{Message: s.Reason}
 		}

@@ -34,6 +34,10 @@ type Result struct {
 	Error    string        `json:"error,omitempty"`  // why it failed: the tool's error text
 	Reason   string        `json:"reason,omitempty"` // why it was skipped
 	Text     string        `json:"text,omitempty"`   // the tool's text result
+	// Expect is the text the step expected on the screen (options.expect); ExpectFailed marks a
+	// step whose tool passed and whose screen did not show it (or could not be read).
+	Expect       string `json:"expect,omitempty"`
+	ExpectFailed bool   `json:"expectFailed,omitempty"`
 }
 
 // Report is a whole run, step by step.

@@ -110,6 +110,10 @@ func NewPlan(doc *Document, cat *Catalog, opts Options) (*Plan, error) {
 			errs = append(errs, stepError(s, "", err))
 			continue
 		}
+		if err := p.checkExpect(s, tool); err != nil {
+			errs = append(errs, stepError(s, "options."+optExpect, err))
+			continue
+		}
 		if _, set := args["serial"]; !set && !leased && cat.needsDevice(tool) {
 			errs = append(errs, stepError(s, "", errors.New("no device: pass --serial, set serial in the file or in the step, "+
 				"or put an acquire_device step before this one")))
@@ -141,16 +145,17 @@ func Run(ctx context.Context, c Client, doc *Document, opts Options) (*Report, e
 // heldLease is a lease a step took and no step has given back yet.
 type heldLease struct{ handle, serial string }
 
-// Run calls the steps' tools in order. The first failure skips the rest, unless the step says
-// ignore_error or the run keeps going; an interrupted run (ctx) skips the rest too. Leases the
-// steps took and did not give back are released at the end.
+// Run calls the steps' tools in order; a step with expect then waits for its text on the
+// device's screen. The first failure skips the rest, unless the step says ignore_error or the
+// run keeps going; an interrupted run (ctx) skips the rest too. Leases the steps took and did
+// not give back are released at the end.
 func (p *Plan) Run(ctx context.Context, c Caller) *Report {
 	start := time.Now()
 	rep := &Report{Name: p.Name, Serial: p.Serial, Platform: p.Platform, Started: start.UTC()}
 	var held []heldLease
 	stop := "" // why the remaining steps are skipped
 	for _, pc := range p.calls {
-		r := Result{Index: pc.step.Index, Name: pc.step.Name, Method: pc.step.Method(), Tool: pc.tool}
+		r := Result{Index: pc.step.Index, Name: pc.step.Name, Method: pc.step.Method(), Tool: pc.tool, Expect: pc.step.Expect}
 		if stop != "" {
 			r.Status, r.Reason = Skipped, stop
 			p.finish(rep, r)
@@ -162,7 +167,6 @@ func (p *Plan) Run(ctx context.Context, c Caller) *Report {
 		t0 := time.Now()
 		r.Started = t0.UTC()
 		res, err := c.CallTool(ctx, newRequest(pc.tool, args))
-		r.Duration = time.Since(t0)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			r.Status, r.Error = Failed, fmt.Sprintf("interrupted before %s answered (%v)", pc.tool, context.Cause(ctx))
@@ -175,7 +179,11 @@ func (p *Plan) Run(ctx context.Context, c Caller) *Report {
 		default:
 			r.Status, r.Text = Passed, resultText(res)
 			held = track(held, pc.tool, args, res)
+			if msg := p.expect(ctx, c, pc, args, held); msg != "" {
+				r.Status, r.Error, r.ExpectFailed = Failed, msg, true
+			}
 		}
+		r.Duration = time.Since(t0) // with the wait for expect's text: the step lasts until the screen shows it
 		switch {
 		case ctx.Err() != nil:
 			stop = "the run was interrupted"

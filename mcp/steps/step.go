@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"gopkg.in/yaml.v3"
@@ -37,6 +38,10 @@ type Step struct {
 
 	// IgnoreError lets the run go on when this step fails (options.ignore_error).
 	IgnoreError bool
+	// Expect is a text the device's screen must show once the step passed (options.expect);
+	// "" for no check. ExpectTimeout bounds the wait for it (options.expect_timeout; 0: 5 s).
+	Expect        string
+	ExpectTimeout time.Duration
 }
 
 // Method is the step's method (HttpRunner form) or tool.
@@ -99,14 +104,16 @@ func stepError(s Step, field string, err error) *StepError {
 
 // Options that steer the run rather than the tool: they never become arguments.
 const (
-	optIgnoreError = "ignore_error"
-	optIdentifier  = "identifier" // HttpRunner's label of an action
+	optIgnoreError   = "ignore_error"
+	optIdentifier    = "identifier"     // HttpRunner's label of an action
+	optExpect        = "expect"         // a text the screen shows after the step
+	optExpectTimeout = "expect_timeout" // seconds to wait for it
 )
 
 // inlineOptions are the options a step may also give next to method, as HttpRunner's
 // MobileAction embeds its ActionOptions.
 func inlineOptions() []string {
-	return []string{optIgnoreError, optIdentifier, "duration", "press_duration", "anti_risk", "timeout",
+	return []string{optIgnoreError, optIdentifier, optExpect, optExpectTimeout, "duration", "press_duration", "anti_risk", "timeout",
 		"timeout_ms", "wait_seconds", "lease", "serial", "platform"}
 }
 
@@ -302,6 +309,9 @@ func parseStep(index, line int, v any) (Step, error) {
 			s.Name = id
 		}
 		delete(opts, optIdentifier)
+	}
+	if err := parseExpect(&s, opts); err != nil {
+		return s, err
 	}
 	if s.Action != nil {
 		if len(opts) > 0 {

@@ -115,7 +115,7 @@ func TestParseErrors(t *testing.T) {
 		{"- {method: 3}\n", "step 1 (line 1): method: must be a non-empty string, got the number 3"},
 		{"- {method: home, name: 7}\n", "step 1 (line 1, home): name: must be a non-empty string, got the number 7"},
 		{"- {method: home, parms: 1}\n", `step 1 (line 1, home): unknown field "parms": a step has method, params, options and name ` +
-			`(or tool, arguments, options and name); options may also stand next to method: ignore_error, identifier, duration, ` +
+			`(or tool, arguments, options and name); options may also stand next to method: ignore_error, identifier, expect, expect_timeout, duration, ` +
 			`press_duration, anti_risk, timeout, timeout_ms, wait_seconds, lease, serial, platform`},
 		{"- {method: home, options: [1]}\n",
 			"step 1 (line 1, home): options: must be an object, e.g. {duration: 0.5, ignore_error: true}; got the list [1]"},
@@ -168,6 +168,7 @@ func FuzzParse(f *testing.F) {
 		`{"name": "x", "steps": [{"tool": "input", "arguments": {"text": "a"}}]}`,
 		"steps:\n  - {method: sequence, params: [{method: tap, params: [0, 0, 1, 1]}]}\n",
 		"- {method: swipe, params: up, ignore_error: true}\n",
+		"- {method: tap_xy, params: [0.5, 0.5], expect: Notes, expect_timeout: 2.5}\n",
 		"[{method: sleep, params: '1'}]",
 		"- &a {method: home}\n- *a\n",
 	} {

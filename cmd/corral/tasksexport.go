@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/corral-farm/corral/mcp/steps"
+)
+
+// runTasksCommand is `corral tasks`: the task history, or `corral tasks export TASK_ID`.
+func runTasksCommand(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "export" {
+		return runTasksExport(ctx, args[1:])
+	}
+	return runTasks(ctx, args)
+}
+
+// runTasksExport writes an agent task's device actions as a steps file that `corral run`
+// replays without a model. It reads the task's record with get_task_result, through a gateway
+// (--gateway) or through NATS (--nats-url), as `corral call` does.
+func runTasksExport(ctx context.Context, args []string) error {
+	o := newOperatorFlags("tasks export")
+	out := o.String("out", "", "write the steps file to this file (default: stdout)")
+	o.Usage = func() {
+		fmt.Fprintf(o.Output(), "usage: corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]\n\n"+
+			"Writes the device actions of an agent task (run_agent_task) as a steps file for `corral run` (docs/agent.md).\n\n")
+		o.PrintDefaults()
+	}
+	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
+		return err
+	}
+	if o.NArg() != 1 {
+		return fmt.Errorf("usage: corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]")
+	}
+	id := o.Arg(0)
+	res, err := o.callTool(ctx, "get_task_result", map[string]any{"taskId": id})
+	if err != nil {
+		return fmt.Errorf("read task %s: %w; `corral tasks --tool run_agent_task` lists the agent tasks the event stream keeps", id, err)
+	}
+	var rec steps.TaskRecord
+	if err := structured(res, &rec); err != nil {
+		return fmt.Errorf("read task %s: get_task_result's answer: %w", id, err)
+	}
+	ex, err := steps.ExportAgentTask(rec)
+	if err != nil {
+		return err
+	}
+	for _, n := range ex.Notes {
+		fmt.Fprintln(os.Stderr, "note:", n)
+	}
+	if *out == "" {
+		_, err := os.Stdout.Write(ex.YAML)
+		return err
+	}
+	if err := os.WriteFile(*out, ex.YAML, 0o644); err != nil {
+		return fmt.Errorf("write the steps file: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s: %d steps replaying the %d actions of task %s on %s; run it: corral run %s --gateway URL\n",
+		*out, ex.Steps, ex.Actions, id, rec.Serial, *out)
+	return nil
+}
