@@ -142,8 +142,10 @@ func (s *supervisor) launch(ctx context.Context) string {
 	}
 	s.launchMu.Lock()
 	defer s.launchMu.Unlock()
-	if now := time.Now(); now.Before(s.nextLaunch) {
-		return fmt.Sprintf("; restarting it (next try in %s)", s.nextLaunch.Sub(now).Round(time.Millisecond))
+	if time.Now().Before(s.nextLaunch) {
+		// The same words until the next try: a reason that changed at every probe would
+		// rewrite the device's registry entry four times a second.
+		return "; restarted it, waiting for its answer"
 	}
 	err := l.Launch(ctx, s.d.o.UDID)
 	s.launches++
