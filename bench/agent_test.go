@@ -2,7 +2,6 @@ package bench
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"sync"
 	"testing"
@@ -74,7 +73,7 @@ func (a *scripted) decide(req modelsim.Request) modelsim.Turn {
 	op := a.ops[a.next]
 	switch op.kind {
 	case "tap", "scroll":
-		bbox, ok := listed(req, op.label)
+		bbox, ok := req.BBox(op.label)
 		if !ok && op.kind == "scroll" {
 			return call("swipe_direction", map[string]string{"direction": "up"})
 		}
@@ -82,7 +81,7 @@ func (a *scripted) decide(req modelsim.Request) modelsim.Turn {
 			return modelsim.Say("I cannot see " + op.label)
 		}
 		a.next++
-		return call("tap", map[string]json.RawMessage{"bbox": json.RawMessage(bbox)})
+		return call("tap", map[string]any{"bbox": bbox})
 	case "type":
 		a.next++
 		return call("input", map[string]string{"text": op.label})
@@ -92,17 +91,6 @@ func (a *scripted) decide(req modelsim.Request) modelsim.Turn {
 	}
 	a.next++
 	return call("finished", map[string]string{"content": op.label})
-}
-
-// listed finds an element's bbox by its label in the newest listing the agent sent.
-func listed(req modelsim.Request, label string) (string, bool) {
-	re := regexp.MustCompile(`e\d+ \[\w+\] "` + regexp.QuoteMeta(label) + `" (\[[0-9.,]+\])`)
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if m := re.FindStringSubmatch(req.Messages[i].Text); m != nil {
-			return m[1], true
-		}
-	}
-	return "", false
 }
 
 // BenchmarkAgent runs run_agent_task through the front door on a simulated phone (1080x2400)

@@ -264,15 +264,16 @@ func jsonType(v any) string {
 
 // runOnDevice resolves the device, runs the task on its node and turns the answer into a result.
 func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, tool string, common deviceArgs, args json.RawMessage) *mcpgo.CallToolResult {
-	if common.Serial == "" && tool == "take_screenshot" { // phone-agent's, with no arguments
+	spec, _ := tools.Lookup(tool)
+	if common.Serial == "" && spec.DefaultDevice {
 		common.Serial = g.onlyDevice(ctx, common.Platform)
 	}
 	dev, lease, errRes := g.resolveDevice(ctx, common)
 	if errRes != nil {
 		return errRes
 	}
-	if tool == agentTool {
-		if errRes := g.agentRunning(ctx, dev); errRes != nil {
+	if spec.Background {
+		if errRes := g.alreadyRunning(ctx, dev, tool); errRes != nil {
 			return errRes
 		}
 	}
@@ -284,16 +285,14 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 		V: broker.WireVersion, ID: broker.NewTaskID(), Serial: dev.Serial, Tool: tool, Args: args,
 		Lease: lease, Holder: holderFrom(ctx), TimeoutMS: common.TimeoutMS, WaitMS: common.WaitMS,
 	}
-	if detached(tool, args) {
-		var a struct{ Goal string }
-		_ = json.Unmarshal(args, &a)
-		return g.startDetached(ctx, task, a.Goal, done)
+	if spec.Background && !waits(args) {
+		return g.startDetached(ctx, task, args, done)
 	}
 	defer done()
-	progress := g.progressSink(ctx, req, reportsProgress(tool))
+	progress := g.progressSink(ctx, req, spec.Progress)
 	task.Progress = progress != nil
 	run := g.farm.Run
-	if tool == agentTool {
+	if spec.Background {
 		run = g.outliveCaller
 	}
 	res, err := run(ctx, task, progress)
@@ -357,11 +356,4 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 		return dev, "", g.refuse(ctx, fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", serial, dev.Platform, common.Platform, dev.Platform))
 	}
 	return dev, lease, nil
-}
-
-// reportsProgress says whether tool's op reports progress (its Tool's Progress): without a
-// progress token its progress still reaches the client, as logging messages.
-func reportsProgress(tool string) bool {
-	t, ok := tools.Lookup(tool)
-	return ok && t.Progress
 }

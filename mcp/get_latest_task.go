@@ -46,7 +46,7 @@ func toolGetLatestTask() toolDef {
 			}
 			out := taskRecord(rec)
 			if a.IncludeSteps != nil && !*a.IncludeSteps {
-				out.Data, out.Text = withoutSteps(out.Data), "" // the text is an agent task's report, steps and all
+				out.dropSteps()
 			}
 			return structuredResult(ctx, out), nil
 		}
@@ -76,7 +76,13 @@ func (g *Gateway) rememberLatest(ctx context.Context, res broker.TaskResult) {
 	}
 }
 
-// withoutSteps drops the per-step results from a tool's result (sequence's steps).
+// dropSteps leaves out of a record the per-step results of its tool's result (an agent task's or
+// a sequence's steps) and its text, which for an agent task is the report, steps and all.
+func (r *TaskRecordResult) dropSteps() {
+	r.Data, r.Text = withoutSteps(r.Data), ""
+}
+
+// withoutSteps drops the per-step results from a tool's result.
 func withoutSteps(data any) any {
 	raw, ok := data.(json.RawMessage)
 	if !ok {

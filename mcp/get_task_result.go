@@ -71,7 +71,7 @@ func toolGetTaskResult() toolDef {
 			}
 			out := taskRecord(rec)
 			if a.IncludeSteps != nil && !*a.IncludeSteps {
-				out.Data, out.Text = withoutSteps(out.Data), "" // the text is an agent task's report, steps and all
+				out.dropSteps()
 			}
 			return structuredResult(ctx, out), nil
 		}

@@ -13,6 +13,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // The tools of the Android issue, called well, send their own tool name and the arguments the
@@ -213,7 +214,7 @@ func TestSequenceFailureIsRendered(t *testing.T) {
 // logging messages.
 func TestLongNewToolsReportProgress(t *testing.T) {
 	for _, tool := range []string{"app_install", "sleep_random", "sequence"} {
-		if !reportsProgress(tool) {
+		if spec, _ := tools.Lookup(tool); !spec.Progress {
 			t.Errorf("%s does not report progress", tool)
 		}
 	}

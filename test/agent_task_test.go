@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image/png"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -21,27 +21,17 @@ import (
 	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
 
-// elementRE finds an element of peek's listing by its label: id [kind] "label" [l,t,r,b] conf.
-func bboxOf(req modelsim.Request, label string) (string, bool) {
-	re := regexp.MustCompile(`e\d+ \[\w+\] "` + regexp.QuoteMeta(label) + `" (\[[0-9.,]+\])`)
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if m := re.FindStringSubmatch(req.Messages[i].Text); m != nil {
-			return m[1], true
-		}
-	}
-	return "", false
-}
-
 // tapLabel is a scripted model's turn that taps the element labelled label in the listing the
 // agent sent, as a model that reads the listing does.
 func tapLabel(t *testing.T, label string) modelsim.Turn {
 	return modelsim.Turn{Reply: func(req modelsim.Request) modelsim.Turn {
-		bbox, ok := bboxOf(req, label)
+		bbox, ok := req.BBox(label)
 		if !ok {
 			t.Errorf("the agent's request lists no element %q", label)
 			return modelsim.Say("I cannot see " + label)
 		}
-		return modelsim.Call(modelsim.ToolCall{Name: "tap", Arguments: `{"bbox":` + bbox + `}`})
+		b, _ := json.Marshal(map[string]any{"bbox": bbox})
+		return modelsim.Call(modelsim.ToolCall{Name: "tap", Arguments: string(b)})
 	}}
 }
 
@@ -179,7 +169,7 @@ func TestAgentToolsWithoutModel(t *testing.T) {
 func TestAIQueryAndAction(t *testing.T) {
 	f, srv, serial := agentFarm(t,
 		modelsim.Turn{Reply: func(req modelsim.Request) modelsim.Turn {
-			if _, ok := bboxOf(req, "Settings"); !ok {
+			if _, ok := req.BBox("Settings"); !ok {
 				return modelsim.Say("no listing")
 			}
 			return modelsim.Say("The home screen, with Settings.")
@@ -204,9 +194,17 @@ func TestAIQueryAndAction(t *testing.T) {
 // A caller that gives up on its run_agent_task (cancels, or its connection drops) leaves the task
 // running on the node to its end; its record has the agent's conclusion.
 func TestAgentTaskOutlivesItsCaller(t *testing.T) {
+	// The model answers only once the caller has gone, whatever the machine's speed.
+	gone := make(chan struct{})
 	f, _, serial := agentFarm(t,
 		call("plan", `{"steps":[{"title":"Look"}]}`),
-		modelsim.Turn{Delay: 2 * time.Second, ToolCalls: []modelsim.ToolCall{{Name: "finished", Arguments: `{"content":"looked"}`}}},
+		modelsim.Turn{Reply: func(modelsim.Request) modelsim.Turn {
+			select {
+			case <-gone:
+			case <-time.After(time.Minute):
+			}
+			return call("finished", `{"content":"looked"}`)
+		}},
 	)
 	c := f.Client("agent")
 	ctx, cancel := context.WithCancel(t.Context())
@@ -227,6 +225,7 @@ func TestAgentTaskOutlivesItsCaller(t *testing.T) {
 	}, "the agent task running")
 	cancel()
 	<-answered
+	close(gone)
 	farmtest.Eventually(t, 30*time.Second, func() bool {
 		r, err := farmtest.TryCall(t, c, "get_task_result", args("taskId", id))
 		return err == nil && !r.IsError && strings.Contains(farmtest.Text(r), `"conclusion":"looked"`)

@@ -3,10 +3,8 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -140,35 +138,13 @@ func tapXY(x, y float64) modelsim.Turn { return call("tap_xy", map[string]float6
 // first, as a model that thinks aloud does.
 func tapLabel(label string) modelsim.Turn {
 	return modelsim.Turn{Reply: func(req modelsim.Request) modelsim.Turn {
-		bbox, ok := bboxOf(req, label)
+		bbox, ok := req.BBox(label)
 		if !ok {
 			return modelsim.Say("I see no element " + strconv.Quote(label))
 		}
 		b, _ := json.Marshal(map[string]any{"bbox": bbox})
 		return modelsim.Turn{Text: "I tap " + label + ".", ToolCalls: []modelsim.ToolCall{{Name: "tap", Arguments: string(b)}}}
 	}}
-}
-
-// bboxOf finds the bbox of the first element labelled label in the latest listing of req.
-func bboxOf(req modelsim.Request, label string) ([4]float64, bool) {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		m := req.Messages[i]
-		if m.Role != "user" || !strings.Contains(m.Text, "Its elements") {
-			continue
-		}
-		for line := range strings.Lines(m.Text) {
-			_, rest, ok := strings.Cut(line, "] "+strconv.Quote(label)+" [")
-			if !ok {
-				continue
-			}
-			var b [4]float64
-			if _, err := fmt.Sscanf(rest, "%f,%f,%f,%f]", &b[0], &b[1], &b[2], &b[3]); err == nil {
-				return b, true
-			}
-		}
-		return [4]float64{}, false
-	}
-	return [4]float64{}, false
 }
 
 // lastUser is the text of the last user message of req.

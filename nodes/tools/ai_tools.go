@@ -47,12 +47,10 @@ func aiAction() Tool {
 		Progress:    true,
 		Short:       Short{Kind: ShortText, Keys: []string{"prompt"}, Usage: `an action in words, e.g. "tap the search box"`},
 	}, func(ctx context.Context, t *Task, a PromptArgs) (Output, error) {
-		env := t.env()
-		if env.Config.Model == nil {
-			return Output{}, errNoModel
+		task, err := runAgent(ctx, t, a.Prompt, agent.Budget{MaxSteps: 1, MaxActions: 10})
+		if err != nil {
+			return Output{}, err
 		}
-		task := agent.Run(ctx, agent.Options{Goal: a.Prompt, Model: env.Config.Model, Device: agentDevice{task: t, env: env},
-			Budget: agent.Budget{MaxSteps: 1, MaxActions: 10}, Progress: agentProgress(t)})
 		if err := ctx.Err(); err != nil {
 			return Output{}, err
 		}

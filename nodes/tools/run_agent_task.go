@@ -91,21 +91,31 @@ func runAgentTask() Tool {
 		MaxTimeout: agentTaskMaxTimeout,
 		Profiles:   []string{PhoneAgent},
 		Progress:   true,
+		Background: true,
 		Short:      Short{Kind: ShortText, Keys: []string{"goal"}, Usage: `a goal, e.g. "open Settings and turn on Wi-Fi"`},
 	}, func(ctx context.Context, t *Task, a RunAgentTaskArgs) (Output, error) {
-		env := t.env()
-		if env.Config.Model == nil {
-			return Output{}, errNoModel
-		}
 		if a.TimeoutMS > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMS)*time.Millisecond)
 			defer cancel()
 		}
-		task := agent.Run(ctx, agent.Options{Goal: a.Goal, Model: env.Config.Model, Device: agentDevice{task: t, env: env},
-			Budget: agent.Budget{MaxSteps: a.MaxSteps}, Progress: agentProgress(t)})
+		task, err := runAgent(ctx, t, a.Goal, agent.Budget{MaxSteps: a.MaxSteps})
+		if err != nil {
+			return Output{}, err
+		}
 		return Output{Data: agentResult(t.ID, task), Text: task.Markdown()}, nil
 	})
+}
+
+// runAgent runs an agent with the node's model on the task's device, its events the task's
+// progress; without a model it says how to configure one.
+func runAgent(ctx context.Context, t *Task, goal string, budget agent.Budget) (*agent.Task, error) {
+	env := t.env()
+	if env.Config.Model == nil {
+		return nil, errNoModel
+	}
+	return agent.Run(ctx, agent.Options{Goal: goal, Model: env.Config.Model, Device: agentDevice{task: t, env: env},
+		Budget: budget, Progress: agentProgress(t)}), nil
 }
 
 // agentProgress forwards the agent's events as the task's progress, numbered.

@@ -33,6 +33,13 @@ type Tool struct {
 	// Progress says that Run reports progress: without a progress token the gateway forwards it
 	// as logging messages.
 	Progress bool
+	// Background: a task of the tool runs to its end whatever becomes of its caller (only
+	// abort_task stops it), one at a time per device, and with wait:false the caller is
+	// answered at once with its task id (run_agent_task).
+	Background bool
+	// DefaultDevice: called without a serial, the tool runs on the farm's one device the
+	// caller may use, as the phone-agent seed's tools, which take no arguments, assume.
+	DefaultDevice bool
 	// Short is the HttpRunner short form of the tool's params (mcp/steps).
 	Short Short
 	// Needs are the abilities a driver must have for the tool to run at all: a driver without
