@@ -26,6 +26,8 @@ type Metrics struct {
 	heartbeats  *prometheus.CounterVec
 	aborts      *prometheus.CounterVec
 	handover    prometheus.Histogram
+	shots       *prometheus.CounterVec
+	shotBytes   *prometheus.CounterVec
 
 	// Per device, for the drill-down dashboard: nine series a device.
 	deviceState *prometheus.GaugeVec
@@ -75,6 +77,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		handover: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corral_handover_seconds",
 			Help: "Time a device stood free while someone waited: from its task's driver returning (or its lease ending) " +
 				"to the next queued task starting or queued lease being granted.", Buckets: latencyBuckets}),
+		shots: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_screenshots_total",
+			Help: "Agent task screenshots a node kept in the farm's object store, by node and outcome (saved, failed)."}, []string{"node", "outcome"}),
+		shotBytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_screenshot_bytes_total",
+			Help: "Bytes of agent task screenshots a node saved in the farm's object store."}, []string{"node"}),
 		deviceState: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_state",
 			Help: "1, labelled with the device's current state (one series a device)."}, []string{"node", "platform", "serial", "state"}),
 		deviceTasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_device_tasks_total",
@@ -88,7 +94,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"node", "serial", "name"}),
 	}
 	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
-		m.aborts, m.handover, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
+		m.aborts, m.handover, m.shots, m.shotBytes, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
 	return m
 }
 
@@ -112,6 +118,10 @@ func (m *Metrics) KnowNode(node string) {
 	for _, c := range abortCauses {
 		m.aborts.WithLabelValues(node, c)
 	}
+	for _, o := range []string{"saved", "failed"} {
+		m.shots.WithLabelValues(node, o)
+	}
+	m.shotBytes.WithLabelValues(node)
 }
 
 // KnowTools creates every tool's series.
@@ -198,6 +208,16 @@ func abortCause(by string) string {
 func (m *Metrics) handedOver(freed time.Time) { m.handover.Observe(time.Since(freed).Seconds()) }
 
 func (m *Metrics) restart(node, kind string) { m.restarts.WithLabelValues(node, kind).Inc() }
+
+// Screenshot counts a screenshot the node saved (err nil) or failed to save.
+func (m *Metrics) Screenshot(node string, bytes int, err error) {
+	if err != nil {
+		m.shots.WithLabelValues(node, "failed").Inc()
+		return
+	}
+	m.shots.WithLabelValues(node, "saved").Inc()
+	m.shotBytes.WithLabelValues(node).Add(float64(bytes))
+}
 
 // Heartbeat counts a heartbeat the node published.
 func (m *Metrics) Heartbeat(node string) { m.heartbeats.WithLabelValues(node).Inc() }

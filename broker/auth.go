@@ -13,7 +13,8 @@ import (
 //   - node: serves only its own subjects (corral.v1.node.<id>.> and its micro service's
 //     $SRV subjects), writes only its own registry and lease entries (keys <id>.<serial>, see
 //     RegistryKey) and its id's claim, publishes its heartbeats, and progress, task records
-//     and events under its own id (corral.v1.events.<kind>.<id>.…, corral.v1.progress.<id>.…);
+//     and events under its own id (corral.v1.events.<kind>.<id>.…, corral.v1.progress.<id>.…),
+//     and its agent tasks' screenshots (ScreenshotBucket);
 //   - gateway: requests node subjects but may not serve them, reads the buckets, writes
 //     sessions, and (as it reaps lost nodes) registry and lease entries, a device's offline
 //     event and a node's lost event;
@@ -86,9 +87,9 @@ type Permissions struct {
 // stores are the JetStream streams behind Corral's buckets and event stream.
 var (
 	kvStream   = func(bucket string) string { return "KV_" + bucket }
-	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), EventStream}
+	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), EventStream, objStream(ScreenshotBucket)}
 	// What an operator may read: the registry, the leases, the calibrations and the events; not the sessions (a
-	// session's selected lease) nor the claims.
+	// session's selected lease), the claims nor the screenshots (screens show people's data).
 	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(CalibrationBucket), EventStream}
 )
 
@@ -156,6 +157,10 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			// Its rigs' calibrations: written and read back under its own keys.
 			"$KV." + CalibrationBucket + "." + node + ".>",
 			jsAPI + "DIRECT.GET." + kvStream(CalibrationBucket) + ".$KV." + CalibrationBucket + "." + node + ".>",
+			// Its agent tasks' screenshots. Object subjects carry no node: a reader checks an
+			// image against the digest its name carries, in a task record only this node writes.
+			"$O." + ScreenshotBucket + ".C.>", "$O." + ScreenshotBucket + ".M.>",
+			jsAPI + "DIRECT.GET." + objStream(ScreenshotBucket) + ".$O." + ScreenshotBucket + ".M.>",
 			// The node reads the registry at start (its own entries from before a restart).
 			jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket), jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket) + ".>",
 			jsAPI + "CONSUMER.DELETE." + kvStream(RegistryBucket) + ".>",

@@ -295,6 +295,11 @@ func (c *Client) TaskRecord(ctx context.Context, id string) (TaskResult, error) 
 	}
 }
 
+// Screenshot reads a task's screenshot by the name its record gives (SaveScreenshot).
+func (c *Client) Screenshot(ctx context.Context, name string) ([]byte, error) {
+	return c.stores.Screenshot(ctx, name)
+}
+
 // SessionDevice reads an MCP session's selected device.
 func (c *Client) SessionDevice(ctx context.Context, session string) (SessionDefault, bool) {
 	var d SessionDefault

@@ -17,6 +17,12 @@ import (
 // openStores starts an embedded NATS and opens the stores on it.
 func openStores(t *testing.T) *Stores {
 	t.Helper()
+	return openStoresWith(t, StoreOptions{})
+}
+
+// openStoresWith starts an embedded NATS and opens the stores o sizes on it.
+func openStoresWith(t *testing.T, o StoreOptions) *Stores {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
 	if err != nil {
@@ -28,7 +34,7 @@ func openStores(t *testing.T) *Stores {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	s, err := EnsureStores(t.Context(), nc, StoreOptions{})
+	s, err := EnsureStores(t.Context(), nc, o)
 	if err != nil {
 		t.Fatal(err)
 	}

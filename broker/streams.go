@@ -21,6 +21,9 @@ type Stores struct {
 	// gantry), so that a node restart does not calibrate again.
 	Calibrations jetstream.KeyValue
 	Events       jetstream.Stream
+	// Screenshots keep the screens of agent tasks' steps (SaveScreenshot, Screenshot).
+	Screenshots      jetstream.ObjectStore
+	screenshotStream jetstream.Stream // behind Screenshots: read by direct gets (Screenshot)
 }
 
 // StoreOptions size the stores.
@@ -33,11 +36,21 @@ type StoreOptions struct {
 	// EventsMaxAge and EventsMaxBytes bound the event stream.
 	EventsMaxAge   time.Duration
 	EventsMaxBytes int64
+	// ScreenshotsMaxAge and ScreenshotsMaxBytes bound the screenshots kept (ScreenshotBucket):
+	// older ones expire, and when it is full the oldest are dropped for the new.
+	ScreenshotsMaxAge   time.Duration
+	ScreenshotsMaxBytes int64
 	// CreateOnly creates the stores that are missing and leaves those that exist as they are:
 	// what a node and the CLI do, whose NATS users may create Corral's stores but not change
 	// them (a node that could would be able to shorten the event stream's history).
 	CreateOnly bool
 }
+
+// The screenshots' retention when none is set: a week, and 1 GiB (some 10,000 screenshots).
+const (
+	DefaultScreenshotsMaxAge         = 7 * 24 * time.Hour
+	DefaultScreenshotsMaxBytes int64 = 1 << 30
+)
 
 // publishAckTimeout bounds the wait for an asynchronous publish's acknowledgement: during a
 // NATS server's loss an ack may never come, and the writer must learn that and retry.
@@ -54,6 +67,12 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	}
 	if o.EventsMaxBytes <= 0 {
 		o.EventsMaxBytes = 1 << 30
+	}
+	if o.ScreenshotsMaxAge <= 0 {
+		o.ScreenshotsMaxAge = DefaultScreenshotsMaxAge
+	}
+	if o.ScreenshotsMaxBytes <= 0 {
+		o.ScreenshotsMaxBytes = DefaultScreenshotsMaxBytes
 	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
 	if err != nil {
@@ -102,31 +121,50 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if s.Calibrations, err = kv(CalibrationBucket, "Corral rig calibrations (arm: camera to screen to gantry), one entry per device", 0); err != nil {
 		return nil, err
 	}
-	r, err := replicas(ctx, js, EventStream, o.Replicas)
-	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w (%s)", EventStream, err, hint(err))
+	stream := func(cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+		r, err := replicas(ctx, js, cfg.Name, o.Replicas)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: %w (%s)", cfg.Name, err, hint(err))
+		}
+		cfg.Storage, cfg.Replicas, cfg.Retention, cfg.AllowDirect = jetstream.FileStorage, r, jetstream.LimitsPolicy, true
+		var st jetstream.Stream
+		if o.CreateOnly {
+			if st, err = js.Stream(ctx, cfg.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+				st, err = js.CreateStream(ctx, cfg)
+			}
+		} else {
+			st, err = js.CreateOrUpdateStream(ctx, cfg)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: %w (%s)", cfg.Name, err, hint(err))
+		}
+		return st, nil
 	}
-	cfg := jetstream.StreamConfig{
+	if s.Events, err = stream(jetstream.StreamConfig{
 		Name:        EventStream,
 		Description: "Corral device, lease and node events, and task records",
 		Subjects:    []string{Events},
-		Retention:   jetstream.LimitsPolicy,
 		MaxAge:      o.EventsMaxAge,
 		MaxBytes:    o.EventsMaxBytes,
-		Storage:     jetstream.FileStorage,
-		Replicas:    r,
 		Discard:     jetstream.DiscardOld,
-		AllowDirect: true,
+	}); err != nil {
+		return nil, err
 	}
-	if o.CreateOnly {
-		if s.Events, err = js.Stream(ctx, EventStream); errors.Is(err, jetstream.ErrStreamNotFound) {
-			s.Events, err = js.CreateStream(ctx, cfg)
-		}
-	} else {
-		s.Events, err = js.CreateOrUpdateStream(ctx, cfg)
+	// The screenshots' object store is made as nats.go makes one (its subjects, rollups of
+	// its metadata), but drops the oldest when full where nats.go would refuse the newest.
+	if s.screenshotStream, err = stream(jetstream.StreamConfig{
+		Name:        objStream(ScreenshotBucket),
+		Description: "Corral task screenshots (agent task steps), JPEG",
+		Subjects:    []string{"$O." + ScreenshotBucket + ".C.>", "$O." + ScreenshotBucket + ".M.>"},
+		MaxAge:      o.ScreenshotsMaxAge,
+		MaxBytes:    o.ScreenshotsMaxBytes,
+		Discard:     jetstream.DiscardOld,
+		AllowRollup: true,
+	}); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w (%s)", EventStream, err, hint(err))
+	if s.Screenshots, err = js.ObjectStore(ctx, ScreenshotBucket); err != nil {
+		return nil, fmt.Errorf("object store %s: %w", ScreenshotBucket, err)
 	}
 	return s, nil
 }

@@ -30,6 +30,8 @@ type Farm interface {
 	Leases(ctx context.Context) ([]broker.Lease, error)
 	// TaskRecord reads a finished task's record from the event stream.
 	TaskRecord(ctx context.Context, id string) (broker.TaskResult, error)
+	// Screenshot reads a task's screenshot by the name its record gives, checked.
+	Screenshot(ctx context.Context, name string) ([]byte, error)
 	// SessionDevice and SetSessionDevice keep a protocol session's default device and lease.
 	SessionDevice(ctx context.Context, session string) (broker.SessionDefault, bool)
 	SetSessionDevice(ctx context.Context, session string, d broker.SessionDefault) error

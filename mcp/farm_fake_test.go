@@ -126,6 +126,10 @@ func (f *fakeFarm) TaskRecord(ctx context.Context, id string) (broker.TaskResult
 	return broker.TaskResult{}, fmt.Errorf("task %s: not found", id)
 }
 
+func (f *fakeFarm) Screenshot(_ context.Context, name string) ([]byte, error) {
+	return nil, fmt.Errorf("screenshot %s: %w", name, broker.ErrNotFound)
+}
+
 func (f *fakeFarm) SessionDevice(_ context.Context, session string) (broker.SessionDefault, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -39,12 +40,14 @@ func toolGetTaskResult() toolDef {
 		mcpgo.WithString("task_id", mcpgo.MaxLength(128), mcpgo.Description("Task id (taskId is accepted too)")),
 		mcpgo.WithString("taskId", mcpgo.MaxLength(128), mcpgo.Description("Same as task_id (phone-agent spelling)")),
 		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include an agent task's or a sequence's steps (default true)")),
+		mcpgo.WithNumber("screenshotsOfStep", mcpgo.Min(1), mcpgo.Description("Attach the screens an agent task's step N began and ended on, as images")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a struct {
 				taskIDArgs
 				IncludeSteps *bool `json:"includeSteps,omitempty"`
+				ShotsOfStep  int   `json:"screenshotsOfStep,omitempty"`
 			}
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
@@ -69,11 +72,19 @@ func toolGetTaskResult() toolDef {
 				return g.deny(ctx, reasonDevice, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on a device outside its rule (%s); get_latest_task shows its own latest task",
 					p.Name, id, p.tagRule())), nil
 			}
+			var images []mcpgo.Content
+			if a.ShotsOfStep > 0 {
+				if images, err = g.stepScreenshots(ctx, rec, a.ShotsOfStep); err != nil {
+					return g.refuse(ctx, err.Error()), nil
+				}
+			}
 			out := taskRecord(rec)
 			if a.IncludeSteps != nil && !*a.IncludeSteps {
 				out.dropSteps()
 			}
-			return structuredResult(ctx, out), nil
+			res := structuredResult(ctx, out)
+			res.Content = append(res.Content, images...)
+			return res, nil
 		}
 	}}
 }
@@ -102,4 +113,41 @@ func taskRecord(r broker.TaskResult) TaskRecordResult {
 		out.Data = json.RawMessage(r.Data)
 	}
 	return out
+}
+
+// stepScreenshots are the screens step n of an agent task's record began and ended on, each
+// as a caption and a JPEG image.
+func (g *Gateway) stepScreenshots(ctx context.Context, rec broker.TaskResult, n int) ([]mcpgo.Content, error) {
+	var data struct {
+		Steps []struct {
+			Before string `json:"beforeScreenshot"`
+			After  string `json:"afterScreenshot"`
+		} `json:"steps"`
+	}
+	if json.Unmarshal(rec.Data, &data) != nil || len(data.Steps) == 0 {
+		return nil, fmt.Errorf("task %s (%s) has no steps with screenshots: only agent tasks (run_agent_task, ai_action) keep them", rec.ID, rec.Tool)
+	}
+	if n > len(data.Steps) {
+		return nil, fmt.Errorf("screenshotsOfStep %d: task %s has %d steps", n, rec.ID, len(data.Steps))
+	}
+	s := data.Steps[n-1]
+	var out []mcpgo.Content
+	for _, shot := range []struct{ which, name string }{{"began", s.Before}, {"ended", s.After}} {
+		if shot.name == "" {
+			out = append(out, mcpgo.NewTextContent(fmt.Sprintf("Step %d %s on a screen that was not kept (the node could not save it, or keeps no screenshots).", n, shot.which)))
+			continue
+		}
+		// A record names its own task's screenshots; the digest in the name checks the image.
+		if !broker.ScreenshotOfTask(shot.name, rec.ID) {
+			return nil, fmt.Errorf("task %s names a screenshot of another task (%s): its record is not to be trusted", rec.ID, shot.name)
+		}
+		jpeg, err := g.farm.Screenshot(ctx, shot.name)
+		if err != nil {
+			out = append(out, mcpgo.NewTextContent(fmt.Sprintf("Step %d %s on a screenshot that cannot be read: %v", n, shot.which, err)))
+			continue
+		}
+		out = append(out, mcpgo.NewTextContent(fmt.Sprintf("Step %d %s on this screen:", n, shot.which)),
+			mcpgo.NewImageContent(base64.StdEncoding.EncodeToString(jpeg), "image/jpeg"))
+	}
+	return out, nil
 }

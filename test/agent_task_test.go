@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image/jpeg"
 	"image/png"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/nodes/agent/model"
 	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
@@ -42,11 +44,18 @@ func call(name, args string) modelsim.Turn {
 // agentFarm is a farm of one simulated phone whose node's model is a scripted one.
 func agentFarm(t *testing.T, turns ...modelsim.Turn) (*farmtest.Farm, *modelsim.Server, string) {
 	t.Helper()
+	return agentFarmWith(t, farmtest.Options{}, turns...)
+}
+
+// agentFarmWith is agentFarm with more options.
+func agentFarmWith(t *testing.T, o farmtest.Options, turns ...modelsim.Turn) (*farmtest.Farm, *modelsim.Server, string) {
+	t.Helper()
 	srv := modelsim.New(turns...)
 	t.Cleanup(srv.Close)
 	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "scripted"}, nil)
 	require.NoError(t, err)
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Model: m})
+	o.PhonesPerNode, o.Model = 1, m
+	f := farmtest.Start(t, o)
 	return f, srv, f.Devices()[0].Serial
 }
 
@@ -113,6 +122,73 @@ func TestRunAgentTaskThroughTheFrontDoor(t *testing.T) {
 	assert.NotContains(t, farmtest.Text(rec), "Write hello")
 	latest := farmtest.MustCall(t, c, "get_latest_task", args())
 	contains(t, farmtest.Text(latest), out.TaskID)
+}
+
+// Issue 14: the screens each step of an agent task began and ended on are kept in the farm's
+// object store, saved by the node and read by the gateway with their own NATS users; the
+// task's record names them and get_task_result shows them; /metrics counts them. An
+// operator's NATS user may not read them (screens show people's data).
+func TestAgentTaskScreenshotsKept(t *testing.T) {
+	f, srv, serial := agentFarmWith(t, farmtest.Options{Auth: true},
+		call("plan", `{"steps":[{"title":"Open Notes"}]}`),
+		tapLabel(t, "Notes"),
+		call("finished", `{"content":"Notes is open"}`),
+	)
+	c := f.Client("agent")
+	res := farmtest.MustCall(t, c, "run_agent_task", args("serial", serial, "goal", "open Notes"))
+	var out struct {
+		TaskID string
+		Steps  []struct{ BeforeScreenshot, AfterScreenshot string }
+	}
+	farmtest.Structured(t, res, &out)
+	require.Len(t, out.Steps, 1)
+	step := out.Steps[0]
+	require.NotEmpty(t, step.BeforeScreenshot, "the step names the screen it began on")
+	require.NotEqual(t, step.BeforeScreenshot, step.AfterScreenshot, "the tap changed the screen")
+
+	rec := farmtest.MustCall(t, c, "get_task_result", args("taskId", out.TaskID, "screenshotsOfStep", 1))
+	var shots []string
+	for _, content := range rec.Content {
+		if ic, ok := content.(mcpgo.ImageContent); ok {
+			assert.Equal(t, "image/jpeg", ic.MIMEType)
+			shots = append(shots, ic.Data)
+		}
+	}
+	require.Len(t, shots, 2, farmtest.Text(rec))
+	for _, b64 := range shots {
+		b, err := base64.StdEncoding.DecodeString(b64)
+		require.NoError(t, err)
+		_, err = jpeg.Decode(bytes.NewReader(b))
+		require.NoError(t, err, "a kept screenshot is a JPEG")
+	}
+	// They are the screens the model was shown: the step's first, and the one after the tap.
+	shown := map[string]bool{}
+	for _, r := range srv.Requests() {
+		for _, m := range r.Messages {
+			for _, img := range m.Images {
+				shown[strings.TrimPrefix(img, "data:image/jpeg;base64,")] = true
+			}
+		}
+	}
+	assert.True(t, shown[shots[0]], "the step's first screenshot is not one the model saw")
+	assert.True(t, shown[shots[1]], "the step's last screenshot is not one the model saw")
+
+	bad, err := farmtest.TryCall(t, c, "get_task_result", args("taskId", out.TaskID, "screenshotsOfStep", 2))
+	require.NoError(t, err)
+	require.True(t, bad.IsError)
+	contains(t, farmtest.Text(bad), "has 1 steps")
+	farmtest.MustCall(t, c, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.5))
+	var tap struct{ TaskID string }
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args()), &tap)
+	bad, err = farmtest.TryCall(t, c, "get_task_result", args("taskId", tap.TaskID, "screenshotsOfStep", 1))
+	require.NoError(t, err)
+	require.True(t, bad.IsError)
+	contains(t, farmtest.Text(bad), "only agent tasks")
+
+	assert.Equal(t, 2.0, metric(t, f, `corral_screenshots_total{node="n1",outcome="saved"}`))
+	assert.Zero(t, metric(t, f, `corral_screenshots_total{node="n1",outcome="failed"}`))
+	outText, _ := natsAs(t, f, broker.UserName(broker.RoleOperator, ""), "object", "get", broker.ScreenshotBucket, step.BeforeScreenshot, "--output", t.TempDir()+"/shot.jpg")
+	assert.True(t, refused(outText), "an operator read a screenshot:\n%s", outText)
 }
 
 // An agent task started with wait:false answers at once; a second one on the device is told the

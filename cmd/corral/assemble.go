@@ -54,7 +54,11 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 		return nil, err
 	}
 	opts.Platforms = ps
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
+	retention, err := gf.stores()
+	if err != nil {
+		return nil, err
+	}
+	stores, err := broker.EnsureStores(ctx, nc, retention)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +256,8 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
 		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared,
-			Vision: vision.NewClient(nc, 0), Model: agentModel})})
+			Vision: vision.NewClient(nc, 0), Model: agentModel,
+			Screenshots: nodes.ScreenshotSaver{Stores: stores, Node: *s.id, Metrics: metrics, Log: log}})})
 	if err != nil {
 		release()
 		return nil, err

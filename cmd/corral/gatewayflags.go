@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
 )
 
@@ -27,6 +28,8 @@ type gatewayFlags struct {
 	maxConns       *int
 	sessionTTL     *time.Duration
 	maxSessions    *int
+	shotsMaxAge    *time.Duration
+	shotsMaxBytes  *string
 }
 
 func (f *flags) gatewayFlags() gatewayFlags {
@@ -52,7 +55,23 @@ func (f *flags) gatewayFlags() gatewayFlags {
 			"(its id still works for its principal, with nothing kept but its selected device)"),
 		maxSessions: f.Int("max-sessions", mcp.DefaultMaxSessions, "live protocol sessions of one principal on this gateway; "+
 			"opening another forgets its least recently used idle one"),
+		shotsMaxAge: f.Duration("screenshots-max-age", broker.DefaultScreenshotsMaxAge, "agent task screenshots older than this "+
+			"are dropped from the farm's object store ("+broker.ScreenshotBucket+")"),
+		shotsMaxBytes: f.String("screenshots-max-bytes", "1GiB", "size of the farm's screenshot store, e.g. 1GiB or 200MiB; "+
+			"when full, the oldest screenshots are dropped for new ones"),
 	}
+}
+
+// stores returns the retention of the stores the gateway keeps.
+func (g gatewayFlags) stores() (broker.StoreOptions, error) {
+	size, err := parseSize(*g.shotsMaxBytes)
+	if err != nil || size < 1<<20 {
+		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *g.shotsMaxBytes)
+	}
+	if *g.shotsMaxAge < time.Minute {
+		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-age %s: give at least a minute, e.g. 168h for a week", *g.shotsMaxAge)
+	}
+	return broker.StoreOptions{ScreenshotsMaxAge: *g.shotsMaxAge, ScreenshotsMaxBytes: size}, nil
 }
 
 // options returns the gateway options these flags choose, or an error naming the bad flag.
@@ -118,14 +137,15 @@ func (g gatewayFlags) limits() (mcp.Limits, error) {
 	return l, nil
 }
 
-// parseSize reads a byte count: 4194304, 4MiB, 4M, 512KiB, 512K (powers of 1024).
+// parseSize reads a byte count: 4194304, 1GiB, 4MiB, 4M, 512KiB, 512K (powers of 1024).
 func parseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	mult := int64(1)
 	for _, u := range []struct {
 		suffix string
 		mult   int64
-	}{{"MiB", 1 << 20}, {"KiB", 1 << 10}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10},
+		{"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
 		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
 			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
 			break
@@ -154,6 +174,9 @@ func loopbackAddr(addr string) bool {
 
 // check validates the flags for --check-config, the policy file included.
 func (g gatewayFlags) check() error {
-	_, err := g.options()
+	if _, err := g.options(); err != nil {
+		return err
+	}
+	_, err := g.stores()
 	return err
 }

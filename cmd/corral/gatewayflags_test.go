@@ -120,9 +120,29 @@ func TestGatewayFlagsLimits(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, mcp.Limits{MaxBody: 1 << 20, ReadTimeout: mcp.DefaultReadTimeout, IdleTimeout: mcp.DefaultIdleTimeout,
 		MaxConns: -1, SessionTTL: 90 * time.Second, MaxSessions: mcp.DefaultMaxSessions}, opts.Limits)
-	for in, want := range map[string]int64{"4194304": 4 << 20, "4MiB": 4 << 20, "4m": 4 << 20, "512 KiB": 512 << 10, "100B": 100} {
+	for in, want := range map[string]int64{"4194304": 4 << 20, "4MiB": 4 << 20, "4m": 4 << 20, "512 KiB": 512 << 10, "100B": 100, "2GiB": 2 << 30, "1g": 1 << 30} {
 		got, err := parseSize(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
+	}
+}
+
+// The screenshots' retention reaches the stores the gateway keeps; a size or an age too small
+// to keep one task's screenshots is refused with what to give.
+func TestGatewayFlagsScreenshotRetention(t *testing.T) {
+	t.Setenv("CORRAL_SCREENSHOTS_MAX_BYTES", "200MiB")
+	f := newFlags("gateway")
+	gf := f.gatewayFlags()
+	require.NoError(t, f.parse([]string{"--screenshots-max-age", "48h"}))
+	got, err := gf.stores()
+	require.NoError(t, err)
+	assert.Equal(t, broker.StoreOptions{ScreenshotsMaxAge: 48 * time.Hour, ScreenshotsMaxBytes: 200 << 20}, got)
+	for _, bad := range [][]string{{"--screenshots-max-bytes", "10KiB"}, {"--screenshots-max-age", "1s"}, {"--screenshots-max-bytes", "lots"}} {
+		f := newFlags("gateway")
+		gf := f.gatewayFlags()
+		require.NoError(t, f.parse(bad))
+		_, err := gf.stores()
+		assert.ErrorContains(t, err, bad[0], bad)
+		assert.Error(t, gf.check(), bad)
 	}
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -37,6 +38,14 @@ type OpsConfig struct {
 	// Model is the language model of agent tasks (run_agent_task, ai_action, ai_query): any
 	// OpenAI-compatible server. Nil: none configured, and those tools say how to configure one.
 	Model model.Chatter
+	// Screenshots keep the screens agent tasks' steps began and ended on, which their records
+	// name (a nodes.ScreenshotSaver). Nil: the records name none.
+	Screenshots ScreenshotSaver
+}
+
+// ScreenshotSaver keeps a task's JPEG screenshot and returns the name a reader finds it by.
+type ScreenshotSaver interface {
+	SaveScreenshot(ctx context.Context, task string, jpeg []byte) (string, error)
 }
 
 // DefaultOps is every op an edge node serves, with nothing configured.

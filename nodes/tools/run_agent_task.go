@@ -51,6 +51,8 @@ type AgentStep struct {
 	ToolCalls   []AgentToolCall `json:"toolCalls,omitempty"`
 	Error       string          `json:"error,omitempty"`
 	DurationMS  int64           `json:"durationMs"`
+	Before      string          `json:"beforeScreenshot,omitempty" jsonschema:"The screen the step began on: get_task_result's screenshotsOfStep shows it"`
+	After       string          `json:"afterScreenshot,omitempty" jsonschema:"The screen the step ended on"`
 }
 
 // AgentToolCall is one call of the model in a step.
@@ -103,8 +105,41 @@ func runAgentTask() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		return Output{Data: agentResult(t.ID, task), Text: task.Markdown()}, nil
+		res := agentResult(t.ID, task)
+		keepScreenshots(ctx, t, task.Steps, res.Steps)
+		return Output{Data: res, Text: task.Markdown()}, nil
 	})
+}
+
+// screenshotSaveTimeout bounds saving a task's screenshots, which happens after the task
+// ended, even aborted.
+const screenshotSaveTimeout = 5 * time.Second
+
+// keepScreenshots saves the steps' screenshots with the node's ScreenshotSaver and names them
+// in out. One the saver refuses is left unnamed (the saver tells why), and the task's
+// outcome stays what it was: the screenshots are a record of the task, not part of it.
+func keepScreenshots(ctx context.Context, t *Task, steps []agent.Step, out []AgentStep) {
+	saver := t.env().Config.Screenshots
+	if saver == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), screenshotSaveTimeout)
+	defer cancel()
+	names := make(map[string]string) // a screen saved once for the task (a step begins where the last ended)
+	save := func(jpeg []byte) string {
+		if len(jpeg) == 0 {
+			return ""
+		}
+		name, ok := names[string(jpeg)]
+		if !ok {
+			name, _ = saver.SaveScreenshot(ctx, t.ID, jpeg)
+			names[string(jpeg)] = name
+		}
+		return name
+	}
+	for i, s := range steps {
+		out[i].Before, out[i].After = save(s.Before), save(s.After)
+	}
 }
 
 // runAgent runs an agent with the node's model on the task's device, its events the task's

@@ -1,0 +1,110 @@
+package broker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ScreenshotBucket is the object store of task screenshots: the screens an agent task's
+// steps began and ended on, kept as JPEG for as long as the retention setting says
+// (StoreOptions.ScreenshotsMaxAge and ScreenshotsMaxBytes), the oldest dropped first.
+const ScreenshotBucket = "corral_screenshots"
+
+// objStream is the stream behind an object store.
+func objStream(bucket string) string { return "OBJ_" + bucket }
+
+// screenshotPrefix starts every screenshot's name: tasks/<task id>/<sha256>.jpg.
+const screenshotPrefix = "tasks/"
+
+// screenshotName is the object name of a task's screenshot. The name carries the image's
+// SHA-256: any node may write the bucket (object subjects do not carry a node), so a reader
+// checks the image against the digest in the name it found in a task record, which only the
+// task's node can write.
+func screenshotName(task string, jpeg []byte) string {
+	sum := sha256.Sum256(jpeg)
+	return screenshotPrefix + task + "/" + hex.EncodeToString(sum[:]) + ".jpg"
+}
+
+// SaveScreenshot keeps a JPEG screenshot of task and returns its name, which the task's
+// record carries. The same image saved twice for one task is stored once.
+func (s *Stores) SaveScreenshot(ctx context.Context, task string, jpeg []byte) (string, error) {
+	if !validToken(task) {
+		return "", fmt.Errorf("screenshot of task %q: a task id is letters, digits, '-' and '_'", task)
+	}
+	name := screenshotName(task, jpeg)
+	if info, err := s.Screenshots.GetInfo(ctx, name); err == nil && !info.Deleted {
+		return name, nil
+	}
+	if _, err := s.Screenshots.PutBytes(ctx, name, jpeg); err != nil {
+		return "", fmt.Errorf("save a screenshot of task %s in %s: %w (may this node's NATS user publish $O.%s.>? is the bucket full? see --screenshots-max-bytes)",
+			task, ScreenshotBucket, err, ScreenshotBucket)
+	}
+	return name, nil
+}
+
+// maxScreenshotBytes bounds a screenshot read back: a scaled JPEG is tens of KiB.
+const maxScreenshotBytes = 16 << 20
+
+// Screenshot reads a task's screenshot by the name its record gives, checked against the
+// digest in the name. Its chunks are read by direct gets (no consumer): one for a screenshot
+// under 128 KiB, and a screenshot whose chunks were dropped (the store was full) reads as gone
+// at once rather than waiting for chunks that will never come.
+func (s *Stores) Screenshot(ctx context.Context, name string) ([]byte, error) {
+	want, ok := screenshotDigest(name)
+	if !ok {
+		return nil, fmt.Errorf("screenshot %q: not a screenshot name (tasks/<task>/<sha256>.jpg, as a task's steps give it)", name)
+	}
+	gone := func() error {
+		return fmt.Errorf("screenshot %s: %w: it is older than the retention setting (--screenshots-max-age, --screenshots-max-bytes) or was never saved", name, ErrNotFound)
+	}
+	info, err := s.Screenshots.GetInfo(ctx, name)
+	switch {
+	case errors.Is(err, jetstream.ErrObjectNotFound):
+		return nil, gone()
+	case err != nil:
+		return nil, fmt.Errorf("read screenshot %s: %w", name, err)
+	case info.Size > maxScreenshotBytes:
+		return nil, fmt.Errorf("screenshot %s: %d bytes, more than a screenshot has (%d at most)", name, info.Size, maxScreenshotBytes)
+	}
+	chunks := "$O." + ScreenshotBucket + ".C." + info.NUID
+	b := make([]byte, 0, info.Size)
+	for seq := uint64(1); uint64(len(b)) < info.Size; {
+		m, err := s.screenshotStream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(chunks))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil, gone()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read screenshot %s: %w", name, err)
+		}
+		b, seq = append(b, m.Data...), m.Sequence+1
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+		return nil, fmt.Errorf("screenshot %s: its content does not match its name's digest: its oldest chunks were dropped, or it was overwritten, not by the task's node", name)
+	}
+	return b, nil
+}
+
+// ScreenshotOfTask says whether a screenshot's name is one of task's.
+func ScreenshotOfTask(name, task string) bool {
+	return strings.HasPrefix(name, screenshotPrefix+task+"/")
+}
+
+// screenshotDigest is the hex SHA-256 a screenshot's name carries.
+func screenshotDigest(name string) (string, bool) {
+	task, file := path.Split(strings.TrimPrefix(name, screenshotPrefix))
+	digest, ok := strings.CutSuffix(file, ".jpg")
+	if !strings.HasPrefix(name, screenshotPrefix) || !ok || len(digest) != 2*sha256.Size || !validToken(strings.TrimSuffix(task, "/")) {
+		return "", false
+	}
+	if _, err := hex.DecodeString(digest); err != nil {
+		return "", false
+	}
+	return digest, true
+}
