@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
@@ -23,8 +22,8 @@ const nopTool = "get_screen_size"
 // BenchmarkCall is one sequential client calling get_screen_size on a leased device, layer by
 // layer, on one farm (1 node, 2 phones):
 //
-//   - nats-floor: a bare NATS request/reply between two connections of the same embedded
-//     server, with a payload the size of a task request. Nothing of Corral's.
+//   - nats-floor: a bare NATS request/reply between two in-process connections of the same
+//     embedded server, with a payload the size of a task request. Nothing of Corral's.
 //   - broker-run: broker.Client.Run, as the gateway calls it: JSON, NATS request/reply to the
 //     node's micro endpoint, scheduler and device actors, the sim driver, the registry mirror.
 //   - mcp-inprocess: an MCP client calling the gateway's MCP server in-process: adds mcp-go's
@@ -37,13 +36,13 @@ const nopTool = "get_screen_size"
 //     answers at once, called in-process and over HTTP: the cost of MCP itself (client and
 //     server), with nothing of Corral's behind it.
 func BenchmarkCall(b *testing.B) {
-	f := farmtest.Start(b, farmtest.Options{Nodes: 1, PhonesPerNode: 2, Quiet: true})
+	f := farmtest.Start(b, farmtest.Options{Nodes: 1, PhonesPerNode: 2, Quiet: true, InProcessNATS: true})
 	leased, free := "n1-p1", "n1-p2"
 	hc := httpClient(b, f, "bench-http")
 	lease := leaseHandle(b, hc, map[string]any{"serial": leased})
 	args := map[string]any{"serial": leased, "lease": lease}
 
-	b.Run("layer=nats-floor", func(b *testing.B) { benchNATSFloor(b, f) })
+	b.Run("layer=nats-floor", func(b *testing.B) { sequential(b, f, natsFloor(b, f)) })
 	b.Run("layer=broker-run", func(b *testing.B) {
 		gw := f.Gateway().Client
 		holder := broker.Holder{Principal: "anonymous", Client: "bench-http"}
@@ -110,35 +109,6 @@ func sequential(b *testing.B, f *farmtest.Farm, fn func() error) {
 	msgs(len(lat))
 	reportLatency(b, "", lat)
 	reportThroughput(b, len(lat), elapsed, cpu)
-}
-
-// benchNATSFloor times a bare request/reply between two connections of the farm's server.
-func benchNATSFloor(b *testing.B, f *farmtest.Farm) {
-	responder, err := nats.Connect(f.URL, nats.Name("bench-responder"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer responder.Close()
-	requester, err := nats.Connect(f.URL, nats.Name("bench-requester"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer requester.Close()
-	// Payloads about the size of a get_screen_size task request and its result.
-	reply := []byte(`{"v":1,"id":"t_0123456789","serial":"n1-p1","node":"n1","tool":"get_screen_size","outcome":"succeeded","data":{"width":1080,"height":2400,"message":"screen size: 1080x2400 pixels"}}`)
-	req := []byte(`{"v":1,"id":"t_0123456789","serial":"n1-p1","tool":"get_screen_size","args":{},"lease":"lease_0123456789abcdef","holder":{"principal":"anonymous","client":"bench"}}`)
-	sub, err := responder.Subscribe("bench.floor", func(m *nats.Msg) { _ = m.Respond(reply) })
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = sub.Unsubscribe() }()
-	if err := responder.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	sequential(b, f, func() error {
-		_, err := requester.Request("bench.floor", req, callTimeout)
-		return err
-	})
 }
 
 // BenchmarkCallParallel is 32 MCP clients calling get_screen_size as fast as they can over 100

@@ -32,8 +32,14 @@ const callTimeout = 30 * time.Second
 // connections per host: 32 clients sharing it would open a TCP connection for most calls.)
 func httpClient(b *testing.B, f *farmtest.Farm, name string) *client.Client {
 	b.Helper()
+	return httpClientAt(b, f.Gateway().MCPURL, name)
+}
+
+// httpClientAt is httpClient of the MCP server at url.
+func httpClientAt(b *testing.B, url, name string) *client.Client {
+	b.Helper()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	c, err := client.NewStreamableHttpClient(f.Gateway().MCPURL,
+	c, err := client.NewStreamableHttpClient(url,
 		transport.WithHTTPBasicClient(&http.Client{Transport: tr}),
 		transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {

@@ -37,6 +37,10 @@ type ConnectOptions struct {
 	InboxPrefix string
 	// TLS: a client certificate and key, and a CA to trust.
 	TLSCert, TLSKey, TLSCA string
+	// InProcess, when set, connects to a NATS server in this process (corral up's embedded
+	// one) without a socket: the same protocol, credentials and permissions, without the
+	// loopback TCP's system calls and copies on every message.
+	InProcess nats.InProcessConnProvider
 
 	password string // resolved from PasswordFile, the context or the environment
 }
@@ -132,6 +136,9 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	}
 	if o.TLSCA != "" {
 		opts = append(opts, nats.RootCAs(o.TLSCA))
+	}
+	if o.InProcess != nil {
+		opts = append(opts, nats.InProcessServer(o.InProcess))
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {

@@ -112,6 +112,9 @@ func (g *Gateway) bufferBody(next http.Handler) http.Handler {
 		var body []byte
 		if r.Body != nil && r.Body != http.NoBody {
 			var buf bytes.Buffer
+			if n := r.ContentLength; n > 0 && n <= g.limits.MaxBody {
+				buf.Grow(int(n) + bytes.MinRead) // one allocation: ReadFrom wants MinRead free to see the end
+			}
 			_, err := buf.ReadFrom(r.Body)
 			var tooBig *http.MaxBytesError
 			switch {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +62,19 @@ func FuzzToolArguments(f *testing.F) {
 			if err := validateOutput(name, res.StructuredContent); err != nil {
 				t.Errorf("%s %s: result does not match the output schema: %v", name, data, err)
 			}
+		}
+	})
+}
+
+// FuzzMayOverflow: the quick scan that lets most calls skip hugeNumbers' decoding never
+// misses a number outOfRange would refuse.
+func FuzzMayOverflow(f *testing.F) {
+	for _, s := range []string{`{"x":1e400}`, `{"x":-1E+309}`, `{"x":1.5,"serial":"e1"}`, `{"x":` + strings.Repeat("9", 320) + `}`, `{"a":[1,2e3]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if where, n, ok := outOfRange(body); ok && !mayOverflow(body) {
+			t.Errorf("%s = %s is out of range, but the scan let %q through", where, n, body)
 		}
 	})
 }

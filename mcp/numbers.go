@@ -24,7 +24,7 @@ import (
 func (g *Gateway) hugeNumbers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := bodyOf(r)
-		if r.Method != http.MethodPost || !bytes.Contains(body, []byte(`"tools/call"`)) {
+		if r.Method != http.MethodPost || !mayOverflow(body) || !bytes.Contains(body, []byte(`"tools/call"`)) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -55,6 +55,25 @@ func (g *Gateway) hugeNumbers(next http.Handler) http.Handler {
 		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": call.ID, "result": res})
 		_, _ = w.Write(append(out, '\n'))
 	})
+}
+
+// mayOverflow says whether body has a number float64 might not hold: one with an exponent
+// (a digit then e or E) or of 309 digits or more. Most calls have neither, and skip decoding.
+func mayOverflow(body []byte) bool {
+	digits := 0
+	for i, c := range body {
+		switch {
+		case c >= '0' && c <= '9':
+			if digits++; digits >= 309 {
+				return true
+			}
+		case (c == 'e' || c == 'E') && digits > 0 && i+1 < len(body) && (body[i+1] == '+' || body[i+1] == '-' || body[i+1] >= '0' && body[i+1] <= '9'):
+			return true
+		default:
+			digits = 0
+		}
+	}
+	return false
 }
 
 // outOfRange finds in args a number that float64 cannot hold: its path and its text.

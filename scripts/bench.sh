@@ -50,6 +50,14 @@ echo "bench: latency and throughput, -benchtime=$BENCHTIME -count=$COUNT (about 
 "$bin" -test.run='^$' -test.bench='^(BenchmarkCall|BenchmarkCallParallel|BenchmarkLease|BenchmarkToolsList)$' \
   -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
+# The gateway beside the floors of its own parts, side by side (issue 16): latencies by time,
+# throughput by turns (three one-second bursts of each a run).
+echo "bench: the gateway beside its floors, -benchtime=$BENCHTIME -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkFloors$' \
+  -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+"$bin" -test.run='^$' -test.bench='^BenchmarkFloorsThroughput$' \
+  -test.benchtime=1x -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
 # Android (needs the adb tool; the benchmark skips without it): taps and parallel taps by time,
 # screenshots by count (one round of four screenshots takes most of a second).
 echo "bench: Android through a private adb server, -count=$COUNT" >&2
@@ -173,9 +181,10 @@ END {
   AB = "BenchmarkAbort/op="
   print "| metric | target | measured (median) | result |"
   print "|---|---|---|---|"
-  row("tool call through the gateway (MCP streamable HTTP → NATS → node actor → sim), 1 sequential client: p50", "≤ 300 µs", C "mcp-http", "p50-µs", 300, "le", "µs")
-  row("the same: p99", "≤ 2 ms", C "mcp-http", "p99-µs", 2000, "le", "µs")
-  row("throughput, 32 clients over 100 devices (4 nodes × 25)", "≥ 5,000 calls/s", P "http/clients=32", "calls/s", 5000, "ge", "calls/s")
+  F = "BenchmarkFloors/op="
+  row("tool call, minimal HTTP client → gateway → NATS → node actor → sim: p50 over the bare mcp-go server’s p50 (" fmtv(median(F "minimal-client" SUBSEP "mcp-floor-p50-µs"), "µs") ") plus a bare NATS request/reply’s (" fmtv(median(F "minimal-client" SUBSEP "nats-floor-p50-µs"), "µs") "), side by side; gateway " fmtv(median(F "minimal-client" SUBSEP "gateway-p50-µs"), "µs"), "≤ 1.25×", F "minimal-client", "ratio", 1.25, "le", "×")
+  row("the same call with mcp-go’s own client: p50 over the bare mcp-go server’s, side by side; gateway " fmtv(median(F "mcp-client" SUBSEP "gateway-p50-µs"), "µs") ", bare " fmtv(median(F "mcp-client" SUBSEP "mcp-floor-p50-µs"), "µs"), "≤ 1.5×", F "mcp-client", "ratio", 1.5, "le", "×")
+  row("32 clients (MCP streamable HTTP) over 100 devices (4 nodes × 25): calls/s over 32 clients of the bare mcp-go server, in turns; gateway " fmtv(median("BenchmarkFloorsThroughput" SUBSEP "gateway-calls/s"), "calls/s") ", bare " fmtv(median("BenchmarkFloorsThroughput" SUBSEP "mcp-floor-calls/s"), "calls/s"), "≥ 0.8×", "BenchmarkFloorsThroughput", "ratio", 0.8, "ge", "×")
   row("tools/list of the whole catalog, served by the gateway (minimal HTTP client): p50", "≤ 1 ms", "BenchmarkToolsList/layer=raw-http", "p50-µs", 1000, "le", "µs")
   row("acquire_device on a free device: p99", "≤ 5 ms", L "acquire-free", "p99-µs", 5000, "le", "µs")
   row("hand-over to the next waiter after release_device: p99", "≤ 5 ms", L "handover", "p99-µs", 5000, "le", "µs")
@@ -233,13 +242,19 @@ END {
     else { ok = (w2 / w1 >= 1.8); if (!ok) failed++; printf "| vision: OCR throughput of two workers over one (a core each; steady %.2f and %.2f req/s; whole batch %.2f×; other processes busy %s cores) | ≥ 1.8× | %.2f× | %s |\n", w1, w2, b2 / b1, (oc == "" ? "?" : sprintf("%.2f", oc)), w2 / w1, ok ? "pass" : "**FAIL**" }
   }
   print ""
+  F = "BenchmarkFloors/op="
   print "Breakdown of get_screen_size by layer, and the other runs (medians). cpu, allocs and NATS messages are the"
   print "whole process (clients included) per call, per acquire+release round for the lease rows, or per abort or"
   print "cancel (from it to the last answer timed) for the abort rows:"
   print ""
   print "| path | p50 | p99 | calls/s | cpu | allocs | NATS msgs in | runs |"
   print "|---|---|---|---|---|---|---|---|"
-  info("bare NATS request/reply on the same server (floor)", C "nats-floor")
+  info("side by side: minimal HTTP client → gateway → NATS (in-process) → node → sim", F "minimal-client", "gateway-")
+  info("side by side: minimal HTTP client → bare mcp-go no-op server (MCP floor)", F "minimal-client", "mcp-floor-")
+  info("side by side: bare NATS request/reply, in-process connections (NATS floor)", F "minimal-client", "nats-floor-")
+  info("side by side: mcp-go client → gateway", F "mcp-client", "gateway-")
+  info("side by side: mcp-go client → bare mcp-go no-op server", F "mcp-client", "mcp-floor-")
+  info("bare NATS request/reply on the same server, in-process (floor)", C "nats-floor")
   info("broker.Client.Run: NATS → node actors → sim driver", C "broker-run")
   info("in-process MCP client → gateway MCP server → …", C "mcp-inprocess")
   info("MCP streamable HTTP → … (lease held)", C "mcp-http")

@@ -63,12 +63,19 @@ func runUp(ctx context.Context, args []string) error {
 	}
 
 	reg := newRegistry()
-	node, err := startClaimedNode(ctx, broker.ConnectOptions{Context: contexts[broker.UserName(broker.RoleNode, *ns.id)]}, ns, actors.NewMetrics(reg), log)
+	// The node, the gateway and the vision worker reach the embedded server in-process (no
+	// loopback socket); other clients (natscli, corral CLI) reach it at url.
+	conn := func(role broker.Role, node string) broker.ConnectOptions {
+		return broker.ConnectOptions{Context: contexts[broker.UserName(role, node)], InProcess: server}
+	}
+	node, err := startClaimedNode(ctx, conn(broker.RoleNode, *ns.id), ns, actors.NewMetrics(reg), log)
 	if err != nil {
 		return err
 	}
 	defer node.stop()
-	nc, err := broker.Connect(broker.ConnectOptions{Context: contexts[broker.UserName(broker.RoleGateway, "")], Name: "corral-gateway"}, log)
+	gwConn := conn(broker.RoleGateway, "")
+	gwConn.Name = "corral-gateway"
+	nc, err := broker.Connect(gwConn, log)
 	if err != nil {
 		return err
 	}
@@ -83,7 +90,7 @@ func runUp(ctx context.Context, args []string) error {
 	visionOn := false
 	if inProcessVision != nil {
 		visionCtx := contexts[broker.UserName(broker.RoleVision, "")]
-		stopVision, err := inProcessVision(ctx, broker.ConnectOptions{Context: visionCtx}, reg, log)
+		stopVision, err := inProcessVision(ctx, conn(broker.RoleVision, ""), reg, log)
 		if err != nil {
 			log.Warn("no vision worker in this process", "err", err)
 			visionState = "off: " + err.Error()

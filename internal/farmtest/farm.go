@@ -42,6 +42,9 @@ type Options struct {
 	MaxQueue      int // waiters per device (actors.DefaultMaxQueue if 0)
 	// Quiet drops logs; by default warnings and errors go to the test log.
 	Quiet bool
+	// InProcessNATS connects the gateway and the nodes to the farm's NATS server in-process,
+	// as `corral up` does, rather than over loopback TCP.
+	InProcessNATS bool
 	// Platforms are the platforms the gateway offers agents, as `corral up` registers them
 	// (nil: Android's, which the simulated phones are).
 	Platforms []device.Platform
@@ -262,7 +265,11 @@ func (f *Farm) Context(user string) string {
 
 // Connect returns how a NATS user of the farm connects (without Auth, anyone connects).
 func (f *Farm) Connect(user, name string) broker.ConnectOptions {
-	return broker.ConnectOptions{URL: f.URL, Name: name, Context: f.Context(user)}
+	o := broker.ConnectOptions{URL: f.URL, Name: name, Context: f.Context(user)}
+	if f.opts.InProcessNATS {
+		o.InProcess = f.NATS
+	}
+	return o
 }
 
 // Gateway returns the running gateway.

@@ -15,14 +15,24 @@ const retryPause = 500 * time.Millisecond
 
 // chat asks the model one turn with tools, counting the call and its tokens against the
 // budget. An answer with nothing in it comes back as an empty Response, not an error, so the
-// caller can nudge the model as it does after text alone.
-func (r *runner) chat(ctx context.Context, c *conversation, tools []model.Tool) (model.Response, error) {
+// caller can nudge the model as it does after text alone. A streaming model's text goes out as
+// thinking events of step while it writes.
+func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []model.Tool) (model.Response, error) {
 	t := r.task
 	if err := r.guard.tokensLeft(t.Usage); err != nil {
 		return model.Response{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := r.o.Model.Chat(ctx, model.Request{Messages: c.msgs, Tools: tools})
+		req := model.Request{Messages: c.msgs, Tools: tools}
+		var th *thinking
+		if r.live {
+			th = r.newThinking(step)
+			req.OnDelta = th.delta
+		}
+		resp, err := r.o.Model.Chat(ctx, req)
+		if th != nil {
+			th.flush() // after a failure too: the model did write what came before it
+		}
 		t.ModelCalls++
 		t.Usage = t.Usage.Add(resp.Usage)
 		if err == nil || errors.Is(err, model.ErrEmptyAnswer) {

@@ -18,7 +18,7 @@ func (r *runner) conclude(ctx context.Context) error {
 	}
 	c := newConversation(concludePrompt, r.o.Budget.KeepImages)
 	c.screen(recap(t.Goal, t.Steps, r.summaries, len(t.Steps)), r.lastObs)
-	resp, err := r.chat(ctx, c, []model.Tool{finishedTool})
+	resp, err := r.chat(ctx, 0, c, []model.Tool{finishedTool})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

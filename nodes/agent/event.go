@@ -10,7 +10,7 @@ import (
 const (
 	EventPlanned    = "planned"     // onPlanned: the plan
 	EventStepStart  = "step_start"  // onStepStart
-	EventThinking   = "thinking"    // the model's text that came with its tool calls, flushed before them
+	EventThinking   = "thinking"    // the model's text that came with its tool calls, flushed before them; a streaming model's text as it writes, in pieces
 	EventToolCall   = "tool_call"   // onToolCall
 	EventToolResult = "tool_result" // onToolResult, cut to 300 characters
 	EventStepEnd    = "step_end"    // onStepEnd: success, failed or skipped

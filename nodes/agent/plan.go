@@ -22,7 +22,7 @@ func (r *runner) plan(ctx context.Context) error {
 	tools := []model.Tool{planTool(maxSteps)}
 	var why error
 	for attempt := 0; attempt < 2; attempt++ {
-		resp, err := r.chat(ctx, c, tools)
+		resp, err := r.chat(ctx, 0, c, tools)
 		if err != nil {
 			return fmt.Errorf("planning: %w", err)
 		}
@@ -38,7 +38,7 @@ func (r *runner) plan(ctx context.Context) error {
 		}
 		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, 1 to %d steps.`, why, maxSteps))
 	}
-	return fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal", why)
+	return fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal%s", why, r.noToolsHint())
 }
 
 // readPlan finds the plan in an answer, or says what is wrong with it.

@@ -23,6 +23,7 @@ type runner struct {
 	device    map[string]bool // the device's tool names
 	summaries []string        // what each finished step found, for the next steps' recap
 	lastObs   Observation     // the latest look at the screen
+	live      bool            // the model streams: its text goes out as thinking events while it writes
 	began     time.Time       // wall time of the start, for "timed out after"
 	last      time.Time       // when the previous recorded action ran
 }
@@ -45,7 +46,7 @@ func newRunner(o Options) *runner {
 	}
 	log := o.Log.With("goal", cut(oneLine(o.Goal), 80))
 	return &runner{
-		o: o, log: log, now: o.Clock, guard: newGuard(o.Budget),
+		o: o, log: log, now: o.Clock, guard: newGuard(o.Budget), live: streams(o.Model),
 		task:   &Task{Goal: o.Goal, Status: StatusIdle, Steps: []Step{}, Actions: []Action{}},
 		events: newReporter(o.Progress, log),
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/nodes/agent"
-	"github.com/corral-farm/corral/nodes/agent/model"
 )
 
 // settingsScript opens Settings, then Wi-Fi, and concludes when asked.
@@ -148,40 +147,6 @@ func TestTypesIntoNotes(t *testing.T) {
 	}
 	if task.Actions[1].ExpectText != "buy milk" {
 		t.Errorf("after typing, expect text %q, want the typed note", task.Actions[1].ExpectText)
-	}
-}
-
-// streaming is a model whose answers come as server-sent events.
-type streaming struct{ model.Chatter }
-
-func (s streaming) Chat(ctx context.Context, req model.Request) (model.Response, error) {
-	req.Stream = true
-	return s.Chatter.Chat(ctx, req)
-}
-
-func TestStreamingModel(t *testing.T) {
-	t.Parallel()
-	r := newRig(t,
-		plan(step{Title: "Write the note"}),
-		tapLabel("Notes"),
-		call("input", map[string]string{"text": "a long note, streamed in pieces"}),
-		finished("done"),
-	)
-	o := r.options("Write a note")
-	o.Model = streaming{r.client}
-	task := run(t, context.Background(), o)
-
-	wantStatus(t, task, agent.StatusFinished)
-	if got := r.phone.Note(); got != "a long note, streamed in pieces" {
-		t.Errorf("the note is %q: tool-call arguments were not put back together", got)
-	}
-	for i, req := range r.srv.Requests() {
-		if !req.Stream {
-			t.Errorf("request %d was not streamed", i)
-		}
-	}
-	if task.Usage.TotalTokens == 0 {
-		t.Errorf("no usage counted from the stream")
 	}
 }
 

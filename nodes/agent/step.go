@@ -49,22 +49,22 @@ func (r *runner) step(ctx context.Context, i int) (finished bool, err error) {
 	c.screen(recap(t.Goal, t.Steps, r.summaries, i), obs)
 	texts, bad := 0, 0
 	for {
-		resp, err := r.chat(ctx, c, r.tools)
+		resp, err := r.chat(ctx, s.Index, c, r.tools)
 		if err != nil {
 			return false, err
 		}
 		if len(resp.ToolCalls) == 0 {
 			// Text alone: nudge once, then give up on the step.
 			if texts++; texts >= 2 {
-				return false, fmt.Errorf("step %d: the model answered without calling a tool, twice (%q): use a model that calls tools",
-					s.Index, cut(oneLine(resp.Text), 120))
+				return false, fmt.Errorf("step %d: the model answered without calling a tool, twice (%q): use a model that calls tools%s",
+					s.Index, cut(oneLine(resp.Text), 120), r.noToolsHint())
 			}
 			c.replay(resp)
 			c.user("Call a tool: act on the phone with one of the device tools, or end the step with step_done.")
 			continue
 		}
 		texts = 0
-		if text := strings.TrimSpace(resp.Text); text != "" {
+		if text := strings.TrimSpace(resp.Text); text != "" && !r.live {
 			r.emit(EventThinking, s.Index, "💭 %s", cut(oneLine(text), eventRunes))
 		}
 		c.replay(resp)

@@ -41,10 +41,15 @@ func NewClient(cfg Config, log *slog.Logger) (*Client, error) {
 // String names the endpoint and model, for logs and %v; the key never shows.
 func (c *Client) String() string { return "model.Client{" + c.cfg.String() + "}" }
 
-// Chat sends one turn and returns the answer. An answer with neither text nor tool calls is
-// an error (ErrEmptyAnswer: the loop has nothing to act on) that still comes with the
-// Response, for its FinishReason and Usage.
+// Streams says whether every call streams (Config.Stream), so a caller knows OnDelta will
+// see the text in pieces while the model writes, not once at the end.
+func (c *Client) Streams() bool { return c.cfg.Stream }
+
+// Chat sends one turn and returns the answer; it streams when the Request or the Config asks
+// for it. An answer with neither text nor tool calls is an error (ErrEmptyAnswer: the loop has
+// nothing to act on) that still comes with the Response, for its FinishReason and Usage.
 func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
+	req.Stream = req.Stream || c.cfg.Stream
 	creq, err := chatRequest(c.cfg.Model, req)
 	if err != nil {
 		return Response{}, fmt.Errorf("model request: %w", err)
@@ -95,7 +100,7 @@ func (c *Client) complete(ctx context.Context, creq openai.ChatCompletionRequest
 func (c *Client) stream(ctx context.Context, creq openai.ChatCompletionRequest, onDelta func(string)) (Response, error) {
 	s, err := c.oc.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
-		return Response{}, c.explain(ctx, err)
+		return Response{}, streamHint(c.explain(ctx, err))
 	}
 	defer s.Close()
 	var (
@@ -109,7 +114,7 @@ func (c *Client) stream(ctx context.Context, creq openai.ChatCompletionRequest, 
 			break
 		}
 		if err != nil {
-			return Response{}, c.explain(ctx, err)
+			return Response{}, streamHint(c.explain(ctx, err))
 		}
 		if chunk.Usage != nil {
 			resp.Usage = usage(chunk.Usage)
@@ -133,13 +138,25 @@ func (c *Client) stream(ctx context.Context, creq openai.ChatCompletionRequest, 
 		}
 	}
 	if resp.FinishReason == "" {
-		// go-openai ends a stream the same way on [DONE] and on a body that simply stops, and
-		// lets lines that are not "data:" pass: a real server always says why it finished.
-		return Response{}, fmt.Errorf("%w: the stream from %s ended without a finish_reason: the answer may be cut short, "+
-			"or the server does not stream (then leave Request.Stream false)", ErrMalformed, redactURL(c.cfg.baseURL()))
+		return Response{}, c.unfinished(text.Len() > 0 || len(calls.calls) > 0)
 	}
 	resp.Text, resp.ToolCalls = text.String(), calls.done()
 	return resp, nil
+}
+
+// unfinished explains a stream that ended without a finish_reason, which a real server always
+// sends. go-openai ends a stream the same way on [DONE] and on a body that simply stops, and
+// lets lines that are not "data:" pass. After part of an answer (started), the server or a
+// proxy gave up mid-answer, which a retry may mend; before any, the server does not stream
+// (it may have answered in plain JSON).
+func (c *Client) unfinished(started bool) error {
+	base := redactURL(c.cfg.baseURL())
+	if started {
+		return fmt.Errorf("%w: the stream from %s stopped mid-answer for model %q (no finish_reason): retrying may help; "+
+			"if every streamed answer stops so, %s", ErrServer, base, c.cfg.Model, streamOff)
+	}
+	return fmt.Errorf("%w: %s sent no stream for model %q (no finish_reason): the server does not seem to stream: %s",
+		ErrMalformed, base, c.cfg.Model, streamOff)
 }
 
 // empty explains an answer with nothing in it.

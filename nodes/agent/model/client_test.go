@@ -209,6 +209,42 @@ func TestChatStreamToolCalls(t *testing.T) {
 	checkCall(t, resp.ToolCalls[1], "call_2", "tap", `{"bbox":[0,0,1,1]}`)
 }
 
+// TestChatConfigStream checks that --openai-stream (Config.Stream) streams every call, the
+// caller asking nothing, and that tool calls split over many chunks come out whole.
+func TestChatConfigStream(t *testing.T) {
+	long := `{"text":"` + strings.Repeat("stream me 日本 ", 30) + `"}`
+	srv := sim(t, modelsim.Turn{Text: "Typing the note now.", ToolCalls: []modelsim.ToolCall{
+		{ID: "call_1", Name: "input", Arguments: long},
+		{ID: "call_2", Name: "step_done", Arguments: `{"status":"success","summary":"typed"}`},
+	}})
+	c, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "m", APIKey: model.NewSecret(testKey), Stream: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Streams() {
+		t.Error("Streams() = false with Config.Stream")
+	}
+	var deltas []string
+	resp, err := c.Chat(t.Context(), model.Request{Messages: user("type"), OnDelta: func(d string) { deltas = append(deltas, d) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.Requests()[0]; !r.Stream || !r.IncludeUsage {
+		t.Errorf("request stream=%v include_usage=%v, want both from the config", r.Stream, r.IncludeUsage)
+	}
+	if len(deltas) < 3 || strings.Join(deltas, "") != "Typing the note now." {
+		t.Errorf("deltas = %q, want the text in several pieces", deltas)
+	}
+	if len(resp.ToolCalls) != 2 {
+		t.Fatalf("response = %+v", resp)
+	}
+	checkCall(t, resp.ToolCalls[0], "call_1", "input", long)
+	checkCall(t, resp.ToolCalls[1], "call_2", "step_done", `{"status":"success","summary":"typed"}`)
+	if c := newClient(t, srv.BaseURL(), "m"); c.Streams() {
+		t.Error("Streams() = true without Config.Stream")
+	}
+}
+
 func TestChatOnDeltaWithoutStream(t *testing.T) {
 	srv := sim(t, modelsim.Say("whole"))
 	c := newClient(t, srv.BaseURL(), "m")

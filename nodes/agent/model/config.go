@@ -22,6 +22,9 @@ type Config struct {
 	APIKey  Secret
 	// Model is the server's model name, e.g. gpt-4o or qwen2.5vl:7b.
 	Model string
+	// Stream makes every call ask for its answer as server-sent events, so the text shows
+	// while the model writes it. Off by default: not every compatible server streams tool calls.
+	Stream bool
 }
 
 // Enabled says whether a model is configured at all; without one the node runs no agent tasks.
@@ -54,17 +57,18 @@ func (c Config) baseURL() string {
 	return strings.TrimRight(c.BaseURL, "/")
 }
 
-// String names the endpoint and model; the key shows only as set or not.
+// String names the endpoint, model and whether it streams; the key shows only as set or not.
 func (c Config) String() string {
-	return fmt.Sprintf("model %q at %s (api key %s)", c.Model, redactURL(c.baseURL()), keyState(c.APIKey))
+	return fmt.Sprintf("model %q at %s (api key %s, stream %t)", c.Model, redactURL(c.baseURL()), keyState(c.APIKey), c.Stream)
 }
 
-// LogValue logs the endpoint and model, never the key.
+// LogValue logs the endpoint, model and whether it streams, never the key.
 func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("base_url", redactURL(c.baseURL())),
 		slog.String("model", c.Model),
 		slog.String("api_key", keyState(c.APIKey)),
+		slog.Bool("stream", c.Stream),
 	)
 }
 

@@ -98,6 +98,18 @@ func (c *Client) explain(ctx context.Context, err error) error {
 	return fmt.Errorf("model %q at %s: %s", model, base, c.scrub(clip(err.Error())))
 }
 
+// streamOff is the hint for a server that does not stream as OpenAI does.
+const streamOff = "turn streaming off (drop --openai-stream, or set CORRAL_OPENAI_STREAM=false)"
+
+// streamHint adds to a streamed call's refusal or garbled answer that streaming may be the
+// cause: some servers refuse it, or stream text but not tool calls.
+func streamHint(err error) error {
+	if errors.Is(err, ErrBadRequest) || errors.Is(err, ErrMalformed) {
+		return fmt.Errorf("%w; if the server cannot stream this request, %s", err, streamOff)
+	}
+	return err
+}
+
 // scrub removes the API key from text that came from a server or a library.
 func (c *Client) scrub(s string) string {
 	if key := c.cfg.APIKey.Reveal(); key != "" {

@@ -4,26 +4,25 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
-// Flags defines --openai-base-url, --openai-model and --openai-api-key-file on fs and returns
-// a function that, once fs is parsed, resolves the Config. Each setting comes from its flag,
-// else CORRAL_OPENAI_*, else OPENAI_* (lookupEnv is os.LookupEnv outside tests; empty values
-// count as unset). The key is read from the file (trailing newline trimmed) or the
+// Flags defines --openai-base-url, --openai-model, --openai-api-key-file and --openai-stream on
+// fs and returns a function that, once fs is parsed, resolves the Config. Each setting comes
+// from its flag, else CORRAL_OPENAI_*, else OPENAI_* (lookupEnv is os.LookupEnv outside tests;
+// empty values count as unset). The key is read from the file (trailing newline trimmed) or the
 // environment, never from an argument: a command line shows in every process listing.
 func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Config, error) {
 	baseURL := fs.String("openai-base-url", "", "OpenAI-compatible API root (default: $CORRAL_OPENAI_BASE_URL, $OPENAI_BASE_URL, else "+DefaultBaseURL+")")
 	model := fs.String("openai-model", "", "model for agent tasks, e.g. gpt-4o or qwen2.5vl (default: $CORRAL_OPENAI_MODEL, $OPENAI_MODEL)")
 	keyFile := fs.String("openai-api-key-file", "", "file holding the API key (default: the key in $CORRAL_OPENAI_API_KEY, $OPENAI_API_KEY)")
+	stream := fs.Bool("openai-stream", false, "stream the model's answers, so agent tasks report its text as it writes; "+
+		"leave off for a server that cannot stream tool calls (default: $CORRAL_OPENAI_STREAM, $OPENAI_STREAM, else false)")
 	return func() (Config, error) {
 		env := func(names ...string) string {
-			for _, n := range names {
-				if v, ok := lookupEnv(n); ok && strings.TrimSpace(v) != "" {
-					return strings.TrimSpace(v)
-				}
-			}
-			return ""
+			_, v := firstEnv(lookupEnv, names...)
+			return v
 		}
 		c := Config{
 			BaseURL: first(*baseURL, env("CORRAL_OPENAI_BASE_URL", "OPENAI_BASE_URL"), DefaultBaseURL),
@@ -38,8 +37,43 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 		} else {
 			c.APIKey = NewSecret(env("CORRAL_OPENAI_API_KEY", "OPENAI_API_KEY"))
 		}
+		var err error
+		if c.Stream, err = streamSetting(fs, *stream, lookupEnv); err != nil {
+			return Config{}, err
+		}
 		return c, nil
 	}
+}
+
+// streamSetting resolves --openai-stream. A bool flag has no "empty", so whether it was given
+// is asked of fs: false on the command line beats true in the environment. Without the flag or
+// the environment, the flag's value stands (the default, or what a config file set).
+func streamSetting(fs *flag.FlagSet, flagValue bool, lookupEnv func(string) (string, bool)) (bool, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "openai-stream" })
+	if given {
+		return flagValue, nil
+	}
+	name, v := firstEnv(lookupEnv, "CORRAL_OPENAI_STREAM", "OPENAI_STREAM")
+	if v == "" {
+		return flagValue, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s=%q is not a boolean: set it to true or false, or unset it", name, v)
+	}
+	return b, nil
+}
+
+// firstEnv returns the first of names set to something other than white space, and its value
+// trimmed.
+func firstEnv(lookupEnv func(string) (string, bool), names ...string) (name, value string) {
+	for _, n := range names {
+		if v, ok := lookupEnv(n); ok && strings.TrimSpace(v) != "" {
+			return n, strings.TrimSpace(v)
+		}
+	}
+	return "", ""
 }
 
 // ReadKeyFile reads an API key from a file, as mounted from a Kubernetes secret: surrounding

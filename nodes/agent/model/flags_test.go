@@ -3,8 +3,10 @@ package model_test
 import (
 	"flag"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/corral-farm/corral/nodes/agent/model"
@@ -56,13 +58,80 @@ func TestFlagsPrecedence(t *testing.T) {
 	}
 }
 
+func TestFlagsStream(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		file string // as cmd/corral sets a value from its --config file: through the flag's Value
+		want bool
+	}{
+		{"off by default", nil, nil, "", false},
+		{"flag", []string{"--openai-stream"}, nil, "", true},
+		{"CORRAL_ env", nil, map[string]string{"CORRAL_OPENAI_STREAM": "true"}, "", true},
+		{"OPENAI_ env", nil, map[string]string{"OPENAI_STREAM": "1"}, "", true},
+		{"CORRAL_ env beats OPENAI_ env", nil, map[string]string{"CORRAL_OPENAI_STREAM": "false", "OPENAI_STREAM": "true"}, "", false},
+		{"flag false beats env true", []string{"--openai-stream=false"}, map[string]string{"CORRAL_OPENAI_STREAM": "true", "OPENAI_STREAM": "true"}, "", false},
+		{"flag true beats env false", []string{"--openai-stream=true"}, map[string]string{"CORRAL_OPENAI_STREAM": "false"}, "", true},
+		{"empty values count as unset", nil, map[string]string{"CORRAL_OPENAI_STREAM": " ", "OPENAI_STREAM": "TRUE"}, "", true},
+		{"config file", nil, nil, "true", true},
+		{"env beats config file", nil, map[string]string{"CORRAL_OPENAI_STREAM": "false"}, "true", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			resolve := model.Flags(fs, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if tc.file != "" {
+				if err := fs.Lookup("openai-stream").Value.Set(tc.file); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg, err := resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Stream != tc.want {
+				t.Errorf("Stream = %v, want %v", cfg.Stream, tc.want)
+			}
+		})
+	}
+}
+
+func TestFlagsStreamNotABoolean(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	resolve := model.Flags(fs, func(k string) (string, bool) {
+		return map[string]string{"CORRAL_OPENAI_STREAM": "yes please"}[k], k == "CORRAL_OPENAI_STREAM"
+	})
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := resolve()
+	checkErr(t, err, nil, `CORRAL_OPENAI_STREAM="yes please"`, "true or false")
+}
+
+// TestConfigShowsStream checks that a Config's text and log say whether it streams.
+func TestConfigShowsStream(t *testing.T) {
+	cfg := model.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5vl", APIKey: model.NewSecret(testKey), Stream: true}
+	if s := cfg.String(); !strings.Contains(s, "stream true") || strings.Contains(s, testKey) {
+		t.Errorf("String() = %s", s)
+	}
+	logs := &syncBuffer{}
+	slog.New(slog.NewJSONHandler(logs, nil)).Info("model", "cfg", cfg)
+	if s := logs.String(); !strings.Contains(s, `"stream":true`) || strings.Contains(s, testKey) {
+		t.Errorf("log = %s", s)
+	}
+}
+
 // TestFlagsNoKeyArgument checks that there is no way to put the key on a command line.
 func TestFlagsNoKeyArgument(t *testing.T) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	model.Flags(fs, func(string) (string, bool) { return "", false })
 	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name != "openai-base-url" && f.Name != "openai-model" && f.Name != "openai-api-key-file" {
+		if f.Name != "openai-base-url" && f.Name != "openai-model" && f.Name != "openai-api-key-file" && f.Name != "openai-stream" {
 			t.Errorf("unexpected flag --%s", f.Name)
 		}
 	})

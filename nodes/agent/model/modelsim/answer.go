@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
 	}
 	u := usage(req, turn)
 	if req.Stream {
-		s.stream(w, req, turn.Text, calls, finish, u)
+		s.stream(w, req, turn.Text, calls, finish, u, turn.Cut)
 		return
 	}
 	var content *string
@@ -80,7 +81,7 @@ func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
 		Message      message `json:"message"`
 		FinishReason string  `json:"finish_reason"`
 	}
-	writeJSON(w, http.StatusOK, struct {
+	body := struct {
 		ID      string    `json:"id"`
 		Object  string    `json:"object"`
 		Created int64     `json:"created"`
@@ -88,7 +89,25 @@ func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
 		Choices []choice  `json:"choices"`
 		Usage   wireUsage `json:"usage"`
 	}{"chatcmpl-modelsim", "chat.completion", created, req.Model,
-		[]choice{{Message: message{Role: "assistant", Content: content, ToolCalls: calls}, FinishReason: finish}}, u})
+		[]choice{{Message: message{Role: "assistant", Content: content, ToolCalls: calls}, FinishReason: finish}}, u}
+	if turn.Cut {
+		b, _ := json.Marshal(body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(b[:len(b)/2])
+		drop(w)
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// drop sends what was written and closes the connection without ending the response, so the
+// client reads a truncated body. It does not return.
+func drop(w http.ResponseWriter) {
+	if fl, ok := w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	panic(http.ErrAbortHandler) // net/http closes the connection, and logs nothing for this value
 }
 
 // usage is the turn's, or a rough count: about four bytes a token.

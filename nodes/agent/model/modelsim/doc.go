@@ -1,6 +1,6 @@
 // Package modelsim is a scripted OpenAI-compatible chat-completions server for tests. Each
 // request takes the next Turn of the script: text, tool calls, an HTTP error, a raw body, a
-// delay, or an answer computed from the request. It answers as real servers do, in JSON or as
+// delay, a connection dropped mid-answer, or an answer computed from the request. It answers as real servers do, in JSON or as
 // server-sent events with tool-call arguments split over several chunks, and keeps every
 // request it received so a test can check what the agent sent.
 //

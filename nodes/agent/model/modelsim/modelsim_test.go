@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -150,6 +151,31 @@ func TestAnswerStream(t *testing.T) {
 		}
 		if want := map[bool]int{true: 1, false: 0}[includeUsage]; usages != want {
 			t.Errorf("%d usage chunks, want %d", usages, want)
+		}
+	}
+}
+
+// TestCut checks that a cut answer stops mid-way on a dropped connection: a stream after its
+// text, before the finish; a JSON answer within its body.
+func TestCut(t *testing.T) {
+	turn := Turn{Text: "Tapping the Settings icon", Cut: true}
+	s := New(turn, turn)
+	defer s.Close()
+	for _, body := range []string{`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, hello} {
+		resp, err := http.Post(s.BaseURL()+"/chat/completions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("reading a cut answer: %v, want unexpected EOF (got %q)", err, got)
+		}
+		if strings.Contains(string(got), `"finish_reason":"`) || strings.Contains(string(got), "[DONE]") {
+			t.Errorf("a cut answer ended: %q", got)
+		}
+		if strings.Contains(body, `"stream":true`) && !strings.Contains(string(got), `"content":"Tappi"`) {
+			t.Errorf("a cut stream sent no text before the cut: %q", got)
 		}
 	}
 }

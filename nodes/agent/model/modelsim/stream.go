@@ -29,8 +29,9 @@ type chunk struct {
 
 // stream sends an answer as OpenAI does: a role chunk, the text in pieces, each tool call
 // as a chunk with its ID and name followed by its arguments in pieces, a finish chunk, a
-// usage chunk when asked for, then [DONE]. Each chunk is flushed on its own.
-func (s *Server) stream(w http.ResponseWriter, req Request, text string, calls []wireCall, finish string, u wireUsage) {
+// usage chunk when asked for, then [DONE]. Each chunk is flushed on its own. cut drops the
+// connection instead of the finish chunk.
+func (s *Server) stream(w http.ResponseWriter, req Request, text string, calls []wireCall, finish string, u wireUsage, cut bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -81,6 +82,9 @@ func (s *Server) stream(w http.ResponseWriter, req Request, text string, calls [
 				return
 			}
 		}
+	}
+	if cut {
+		drop(w)
 	}
 	if !send(one(delta{}, &finish)) {
 		return

@@ -19,6 +19,9 @@ type Turn struct {
 	Raw string
 	// Delay holds the answer back; the request's context or Close cut it short.
 	Delay time.Duration
+	// Cut drops the connection mid-answer, as a server or proxy that dies does: a stream after
+	// its text and tool calls, before the finish; a JSON answer halfway through its body.
+	Cut bool
 	// Reply, when set, computes the turn from the request (its own Reply is ignored).
 	Reply func(Request) Turn
 }

@@ -1,0 +1,181 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// BenchmarkFloors holds the gateway against the floors of its own parts, side by side in one
+// run (issue 16): each iteration calls every path once, in rotating order, so a busy machine
+// slows them alike. The farm's gateway and node reach NATS in-process, as `corral up`
+// connects them, and so does the NATS floor.
+//
+//   - op=minimal-client: get_screen_size by a minimal HTTP client (one POST) to the gateway,
+//     to a bare mcp-go server whose look-alike tool answers at once (mcp floor), and a bare
+//     NATS request/reply (nats floor). ratio = gateway p50 / (mcp floor p50 + nats floor p50),
+//     goal ≤ 1.25.
+//   - op=mcp-client: the same call by mcp-go's own client, to the gateway and to the bare
+//     server. ratio = gateway p50 / bare p50, goal ≤ 1.5.
+func BenchmarkFloors(b *testing.B) {
+	f := farmtest.Start(b, farmtest.Options{Nodes: 1, PhonesPerNode: 1, Quiet: true, InProcessNATS: true})
+	serial := f.Devices()[0].Serial
+	hc := httpClient(b, f, "bench-floors")
+	args := map[string]any{"serial": serial, "lease": leaseHandle(b, hc, map[string]any{"serial": serial})}
+
+	b.Run("op=minimal-client", func(b *testing.B) {
+		gw := newRawCaller(b, f.Gateway().MCPURL, nopTool, args)
+		bare := newRawCaller(b, noopURL(b), nopTool, args)
+		floor := natsFloor(b, f)
+		lat := interleave(b, []timedPath{{"gateway", gw.call}, {"mcp-floor", bare.call}, {"nats-floor", floor}})
+		ratio := float64(p50(lat[0])) / float64(p50(lat[1])+p50(lat[2]))
+		b.ReportMetric(ratio, "ratio")
+	})
+	b.Run("op=mcp-client", func(b *testing.B) {
+		bare := noopClient(b, true)
+		lat := interleave(b, []timedPath{
+			{"gateway", func() error { _, err := call(hc, nopTool, args); return err }},
+			{"mcp-floor", func() error { _, err := call(bare, nopTool, args); return err }},
+		})
+		b.ReportMetric(float64(p50(lat[0]))/float64(p50(lat[1])), "ratio")
+	})
+}
+
+// BenchmarkFloorsThroughput is 32 mcp-go clients over streamable HTTP calling get_screen_size
+// as fast as they can for a second over 100 devices (4 nodes × 25), then 32 clients of a bare
+// mcp-go server, taking turns three times in each b.Loop iteration (run it with -benchtime 1x).
+// ratio = the gateway's median calls/s over the bare server's, goal ≥ 0.8.
+func BenchmarkFloorsThroughput(b *testing.B) {
+	const nodes, perNode = 4, 25
+	f := farmtest.Start(b, farmtest.Options{Nodes: nodes, PhonesPerNode: perNode, Quiet: true, InProcessNATS: true})
+	args := map[string]any{"serial": "n1-p1"}
+	const clients = 32
+	gw := make([]func() error, clients)
+	bare := make([]func() error, clients)
+	devs, noop := f.Devices(), noopURL(b)
+	for i := range clients {
+		name := fmt.Sprintf("bench-floors-%d", i)
+		c := httpClient(b, f, name)
+		var mine []map[string]any // 3 or 4 devices, leased by this client alone
+		for k := i; k < len(devs); k += clients {
+			mine = append(mine, map[string]any{"serial": devs[k].Serial, "lease": leaseHandle(b, c, map[string]any{"serial": devs[k].Serial})})
+		}
+		n := 0
+		gw[i] = func() error { n++; _, err := call(c, nopTool, mine[n%len(mine)]); return err }
+		nc := httpClientAt(b, noop, name)
+		bare[i] = func() error { _, err := call(nc, nopTool, args); return err }
+	}
+	var gwRates, bareRates []float64
+	for b.Loop() {
+		for range 3 {
+			gwRates = append(gwRates, burst(b, gw, time.Second))
+			bareRates = append(bareRates, burst(b, bare, time.Second))
+		}
+	}
+	g, m := median(gwRates), median(bareRates)
+	b.ReportMetric(g, "gateway-calls/s")
+	b.ReportMetric(m, "mcp-floor-calls/s")
+	b.ReportMetric(g/m, "ratio")
+}
+
+// timedPath is one way of making a call, timed beside others.
+type timedPath struct {
+	name string
+	fn   func() error
+}
+
+// interleave warms every path up, then in each b.Loop iteration calls each path once, the
+// order rotating, and reports each path's latency percentiles under its name. It returns the
+// latencies, path by path.
+func interleave(b *testing.B, paths []timedPath) [][]time.Duration {
+	b.Helper()
+	for _, p := range paths {
+		for range 200 {
+			if err := p.fn(); err != nil {
+				b.Fatalf("%s: %v", p.name, err)
+			}
+		}
+	}
+	lat := make([][]time.Duration, len(paths))
+	b.ReportAllocs()
+	cpu0, rounds := cpuTime(), 0
+	for b.Loop() {
+		for k := range paths {
+			i := (k + rounds) % len(paths)
+			t0 := time.Now()
+			if err := paths[i].fn(); err != nil {
+				b.Fatalf("%s: %v", paths[i].name, err)
+			}
+			lat[i] = append(lat[i], time.Since(t0))
+		}
+		rounds++
+	}
+	reportCPU(b, cpuTime()-cpu0, rounds)
+	for i, p := range paths {
+		reportLatency(b, p.name+"-", lat[i])
+	}
+	return lat
+}
+
+// burst runs every caller in a loop of its own for d and returns the calls made per second.
+func burst(b *testing.B, callers []func() error, d time.Duration) float64 {
+	b.Helper()
+	var calls atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	stop := time.Now().Add(d)
+	start := time.Now()
+	for _, fn := range callers {
+		wg.Go(func() {
+			for time.Now().Before(stop) {
+				if err := fn(); err != nil {
+					failed.Store(err)
+					return
+				}
+				calls.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatal(err)
+	}
+	return float64(calls.Load()) / time.Since(start).Seconds()
+}
+
+// natsFloor is a bare NATS request/reply between two in-process connections of the farm's
+// server, with payloads the size of a get_screen_size task's request and result.
+func natsFloor(b *testing.B, f *farmtest.Farm) func() error {
+	b.Helper()
+	conn := func(name string) *nats.Conn {
+		nc, err := nats.Connect(f.URL, nats.Name(name), nats.InProcessServer(f.NATS))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(nc.Close)
+		return nc
+	}
+	responder, requester := conn("bench-responder"), conn("bench-requester")
+	reply := []byte(`{"v":1,"id":"t_0123456789","serial":"n1-p1","node":"n1","tool":"get_screen_size","outcome":"succeeded","data":{"width":1080,"height":2400,"message":"screen size: 1080x2400 pixels"}}`)
+	req := []byte(`{"v":1,"id":"t_0123456789","serial":"n1-p1","tool":"get_screen_size","args":{},"lease":"lease_0123456789abcdef","holder":{"principal":"anonymous","client":"bench"}}`)
+	if _, err := responder.Subscribe("bench.floor", func(m *nats.Msg) { _ = m.Respond(reply) }); err != nil {
+		b.Fatal(err)
+	}
+	if err := responder.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return func() error { _, err := requester.Request("bench.floor", req, callTimeout); return err }
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

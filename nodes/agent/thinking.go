@@ -1,0 +1,80 @@
+package agent
+
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// A streaming model's text goes out as thinking events while the model writes, so a slow one
+// (a local model takes 10–30 s a turn) shows signs of life; in pieces, not tokens, so a long
+// answer makes a handful of events rather than hundreds.
+const (
+	// thinkEvery is the longest text waits for an event while more text comes.
+	thinkEvery = 500 * time.Millisecond
+	// thinkRunes of waiting text go out at once, whatever the time, so a piece still fits in
+	// one event (eventRunes) when a fast model writes much in a moment.
+	thinkRunes = 200
+)
+
+// streamer is a model that says whether it streams: model.Client does, from --openai-stream.
+type streamer interface{ Streams() bool }
+
+// streams says whether m sends its text in pieces as it writes, rather than once at the end.
+func streams(m model.Chatter) bool {
+	s, ok := m.(streamer)
+	return ok && s.Streams()
+}
+
+// noToolsHint is what else to try when a model calls no tools: one that streams may have
+// called them through a server that streams text but not tool calls.
+func (r *runner) noToolsHint() string {
+	if !r.live {
+		return ""
+	}
+	return "; or turn --openai-stream off: some servers stream text but not tool calls"
+}
+
+// thinking turns one answer's text deltas into thinking events of a step (0: the plan or the
+// conclusion). It lives on Run's goroutine: model.Request.OnDelta runs on the caller's.
+type thinking struct {
+	r       *runner
+	step    int
+	pending string
+	last    time.Time // when the previous event went out, or the answer was asked for
+}
+
+func (r *runner) newThinking(step int) *thinking {
+	return &thinking{r: r, step: step, last: r.now()}
+}
+
+// delta takes the next piece of the answer's text, and sends what waits when it is due.
+func (th *thinking) delta(text string) {
+	th.pending += text
+	now := th.r.now()
+	if utf8.RuneCountInString(th.pending) < thinkRunes && now.Sub(th.last) < thinkEvery {
+		return
+	}
+	th.last = now
+	th.send(false)
+}
+
+// flush sends whatever waits: the caller flushes once the answer is in, so its last words are
+// not held back.
+func (th *thinking) flush() { th.send(true) }
+
+// send emits the waiting text; unless all, only up to its last space, so an event does not end
+// in the middle of a word the model is still writing.
+func (th *thinking) send(all bool) {
+	text := th.pending
+	if i := strings.LastIndexFunc(text, unicode.IsSpace); !all && i > 0 {
+		text = text[:i]
+	}
+	th.pending = th.pending[len(text):]
+	if line := oneLine(text); line != "" {
+		th.r.emit(EventThinking, th.step, "💭 %s", cut(line, eventRunes))
+	}
+}
