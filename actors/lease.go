@@ -55,7 +55,9 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 		maxLife = d
 	}
 	sl.epoch++
-	l := &broker.Lease{V: broker.WireVersion, Handle: broker.NewLeaseHandle(), Serial: sl.info.Serial, Node: s.cfg.Node,
+	handle := broker.NewLeaseHandle()
+	// The hash once, here: the mirror publishes the lease (Public) at every call's renewal.
+	l := &broker.Lease{V: broker.WireVersion, Handle: handle, HandleSHA256: broker.HandleHash(handle), Serial: sl.info.Serial, Node: s.cfg.Node,
 		Holder: m.Req.Holder, Epoch: sl.epoch, AcquiredAt: now, MaxUntil: now.Add(maxLife)}
 	l.ExpiresAt = minTime(now.Add(ttl), l.MaxUntil)
 	sl.lease, sl.ttl = l, ttl

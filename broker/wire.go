@@ -144,7 +144,7 @@ func (r *RunningTask) SameTask(o *RunningTask) bool {
 // Public returns the lease without its handle, for anyone but the holder; its HandleSHA256
 // stays.
 func (l Lease) Public() Lease {
-	if l.Handle != "" {
+	if l.Handle != "" && l.HandleSHA256 == "" {
 		l.HandleSHA256 = HandleHash(l.Handle)
 	}
 	l.Handle = ""
