@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -20,20 +21,30 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // androidDevices is how many simulated Android devices BenchmarkAndroid puts on its node.
 const androidDevices = 50
 
-// BenchmarkAndroid drives simulated Android devices (nodes/android/adbsim, 1080×2400) through a
-// private real adb server attached to one node: gateway → NATS → node → Android driver → adb
-// server → ADB transport → simulated device. Every path is timed side by side in the same loop,
-// on the same device and adb server, so the ratios hold whatever else the machine runs:
+// BenchmarkAndroid drives simulated Android devices (nodes/android/adbsim, 1080×2400, whose
+// `input` takes adbsim.DefaultInputStartup, 150 ms, to start, as a phone's Java start-up does)
+// through a private real adb server attached to one node: gateway → NATS → node → Android
+// driver → adb server → ADB transport → simulated device. Every path is timed side by side in
+// the same loop, on the same device and adb server, so the ratios hold whatever else the
+// machine runs:
 //
-//   - op=tap: tap_xy (x 0.5, y 0.25: `input tap 540 600`) over MCP streamable HTTP ("http-")
-//     and from an in-process MCP client ("inprocess-"), and the same `input tap 540 600` sent by
-//     gadb straight to the adb server ("gadb-"). One b.Loop iteration is one call of each, in
-//     rotating order. ratio-http and ratio-inprocess are their p50s over gadb's (target ≤ 1.3).
+//   - op=tap: tap_xy (x 0.5, y 0.25: pixel 540,600) over MCP streamable HTTP ("http-") and from
+//     an in-process MCP client ("inprocess-"): the driver writes the touch to the touchscreen's
+//     event device through its persistent adb stream (a finger down for 50 ms, then up). The
+//     floor ("events-") writes the same events through an exec:cat stream of its own, straight
+//     to the adb server; the baseline ("gadb-") is `input tap 540 600` sent by gadb, which pays
+//     the start-up. One b.Loop iteration is one call of each, in rotating order. ratio-http and
+//     ratio-inprocess are their p50s over gadb's (the win: target ≤ 1.3), floor-ratio-http
+//     over the floor's. Then, over HTTP: down-p50-µs, from the call to the finger landing on
+//     the phone (target ≤ 20 ms; the call itself also holds the finger 50 ms), and the gaps
+//     the phone sees between a double tap's lift and second touch, gap-min-ms and gap-max-ms
+//     over 10 double_tap_xy (target: always inside Android's 40–300 ms).
 //   - op=screenshot: screenshot over HTTP and in-process (the driver pulls the raw framebuffer
 //     and encodes the JPEG on the node), and the PNG pulled straight through
 //     the adb server with exec:screencap -p (what `adb exec-out screencap -p` does), and with
@@ -77,11 +88,31 @@ func BenchmarkAndroid(b *testing.B) {
 	tapArgs := withArgs(args, "x", 0.5, "y", 0.25)
 
 	b.Run("op=tap", func(b *testing.B) {
-		sideBySide(b, 200, devs[0], adbCPU, "input tap 540 600", []path{
+		dev := devs[0]
+		// The driver sends no command for a tap: the touch lands through the event stream.
+		before, t0 := len(dev.Commands()), time.Now()
+		if _, err := call(hc, "tap_xy", tapArgs); err != nil {
+			b.Fatal(err)
+		}
+		farmtest.Eventually(b, 5*time.Second, func() bool { return len(tapsSince(dev, t0)) == 1 }, "the tap lands")
+		if cmds, at := dev.Commands()[before:], tapsSince(dev, t0)[0].Point; at != (device.Point{X: 540, Y: 600}) ||
+			slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "input ") }) {
+			b.Fatalf("tap_xy sent %q and landed at %v; want events at 540,600", cmds, at)
+		}
+		floor := eventFloor(b, adb.Addr(), serial)
+		lat := sideBySide(b, 10, dev, adbCPU, "", []path{
 			{"http", func() error { _, err := call(hc, "tap_xy", tapArgs); return err }},
 			{"inprocess", func() error { _, err := call(ic, "tap_xy", tapArgs); return err }},
+			{"events", floor.tap},
 			{"gadb", func() error { _, err := g.RunShellCommand("input", "tap", "540", "600"); return err }},
 		})
+		if f := p50(lat[2]); f > 0 {
+			b.ReportMetric(float64(p50(lat[0]))/float64(f), "floor-ratio-http")
+		}
+		b.ReportMetric(float64(touchDown(b, hc, dev, tapArgs, 20).Microseconds()), "down-p50-µs")
+		lo, hi := doubleTapGaps(b, hc, dev, tapArgs, 10)
+		b.ReportMetric(float64(lo.Microseconds())/1000, "gap-min-ms")
+		b.ReportMetric(float64(hi.Microseconds())/1000, "gap-max-ms")
 	})
 
 	b.Run("op=screenshot", func(b *testing.B) {
@@ -137,9 +168,9 @@ type path struct {
 
 // sideBySide warms each path up, then runs one call of every path per b.Loop iteration (the
 // order rotating each iteration) and reports each path's latency percentiles under its name,
-// and each but the last one's p50 over the last one's as ratio-NAME. It checks that the
-// device's last command starts with want.
-func sideBySide(b *testing.B, warm int, dev *adbsim.Device, adbCPU func() time.Duration, want string, paths []path) {
+// and each but the last one's p50 over the last one's as ratio-NAME. Unless want is "", it
+// checks that the device's last command starts with want. It returns each path's latencies.
+func sideBySide(b *testing.B, warm int, dev *adbsim.Device, adbCPU func() time.Duration, want string, paths []path) [][]time.Duration {
 	b.Helper()
 	for _, p := range paths {
 		for range warm {
@@ -147,7 +178,7 @@ func sideBySide(b *testing.B, warm int, dev *adbsim.Device, adbCPU func() time.D
 				b.Fatalf("%s: %v", p.name, err)
 			}
 		}
-		if cmds := dev.Commands(); len(cmds) == 0 || !strings.HasPrefix(cmds[len(cmds)-1], want) {
+		if cmds := dev.Commands(); want != "" && (len(cmds) == 0 || !strings.HasPrefix(cmds[len(cmds)-1], want)) {
 			b.Fatalf("%s: the device's last command does not start with %q (last 3: %q)", p.name, want, cmds[max(0, len(cmds)-3):])
 		}
 	}
@@ -176,6 +207,7 @@ func sideBySide(b *testing.B, warm int, dev *adbsim.Device, adbCPU func() time.D
 			b.ReportMetric(float64(p50(lat[i]))/float64(base), "ratio-"+p.name)
 		}
 	}
+	return lat
 }
 
 // benchParallelTaps measures tap_xy on one device by one sequential client (single-p50-µs),
@@ -201,12 +233,12 @@ func benchParallelTaps(b *testing.B, f *farmtest.Farm, devs []*adbsim.Device, ad
 	})
 	// The single-device p50, in the same farm, just before.
 	var single []time.Duration
-	for i := range 300 {
+	for i := range 120 {
 		t0 := time.Now()
 		if _, err := call(ws[0].c, "tap_xy", ws[0].args); err != nil {
 			b.Fatal(err)
 		}
-		if i >= 50 { // the first ones warm up
+		if i >= 20 { // the first ones warm up
 			single = append(single, time.Since(t0))
 		}
 	}
@@ -389,4 +421,105 @@ func adbServerCPU(addr string) func() time.Duration {
 		stime, _ := strconv.ParseInt(f[12], 10, 64)
 		return time.Duration(utime+stime) * 10 * time.Millisecond
 	}
+}
+
+// tapsSince returns the taps dev recorded going down after t0 (of the last 64 it keeps).
+func tapsSince(dev *adbsim.Device, t0 time.Time) []adbsim.Tap {
+	taps := dev.Taps()
+	i := len(taps)
+	for i > 0 && taps[i-1].At.After(t0) {
+		i--
+	}
+	return taps[i:]
+}
+
+// touchDown calls tap_xy n times over c and returns the median time from each call to its
+// finger landing on dev (the touch-down time the device records).
+func touchDown(b *testing.B, c *client.Client, dev *adbsim.Device, args map[string]any, n int) time.Duration {
+	b.Helper()
+	var lat []time.Duration
+	for range n {
+		t0 := time.Now()
+		if _, err := call(c, "tap_xy", args); err != nil {
+			b.Fatal(err)
+		}
+		farmtest.Eventually(b, 5*time.Second, func() bool { return len(tapsSince(dev, t0)) == 1 }, "the tap lands")
+		lat = append(lat, tapsSince(dev, t0)[0].At.Sub(t0))
+	}
+	return p50(lat)
+}
+
+// doubleTapGaps calls double_tap_xy n times over c and returns the least and the most time dev
+// saw between a double tap's first lift and its second touch.
+func doubleTapGaps(b *testing.B, c *client.Client, dev *adbsim.Device, args map[string]any, n int) (lo, hi time.Duration) {
+	b.Helper()
+	for i := range n {
+		t0 := time.Now()
+		if _, err := call(c, "double_tap_xy", args); err != nil {
+			b.Fatal(err)
+		}
+		farmtest.Eventually(b, 5*time.Second, func() bool { return len(tapsSince(dev, t0)) == 2 }, "both taps land")
+		taps := tapsSince(dev, t0)
+		gap := taps[1].At.Sub(taps[0].Up)
+		if i == 0 || gap < lo {
+			lo = gap
+		}
+		hi = max(hi, gap)
+	}
+	return lo, hi
+}
+
+// eventStream is the floor of a tap written as input events: one exec:cat stream into the
+// simulated touchscreen (/dev/input/event2, 0–4095 on both axes, 24-byte events), opened once
+// straight through the adb server, and per tap the reports the driver writes: a finger down at
+// 540,600 for 50 ms, then up.
+type eventStream struct {
+	c  net.Conn
+	id int32
+}
+
+func eventFloor(b *testing.B, addr, serial string) *eventStream {
+	b.Helper()
+	c, err := net.DialTimeout("tcp", addr, callTimeout)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Close() })
+	for _, req := range []string{"host:transport:" + serial, "exec:cat > /dev/input/event2"} {
+		if _, err := fmt.Fprintf(c, "%04x%s", len(req), req); err != nil {
+			b.Fatal(err)
+		}
+		var status [4]byte
+		if _, err := io.ReadFull(c, status[:]); err != nil || string(status[:]) != "OKAY" {
+			b.Fatalf("adb server answered %q, %v to %q", status[:], err, req)
+		}
+	}
+	return &eventStream{c: c, id: 40000}
+}
+
+func (s *eventStream) tap() error {
+	const (
+		evSyn, evKey, evAbs                             = 0, 1, 3
+		slot, major, x, y, tracking, pressure, btnTouch = 0x2f, 0x30, 0x35, 0x36, 0x39, 0x3a, 0x14a
+	)
+	s.id++
+	report := func(evs ...[3]int32) []byte {
+		var out []byte
+		for _, e := range append(evs, [3]int32{evSyn, 0, 0}) {
+			ev := make([]byte, 24) // a zero struct timeval, then type, code, value
+			binary.LittleEndian.PutUint16(ev[16:], uint16(e[0]))
+			binary.LittleEndian.PutUint16(ev[18:], uint16(e[1]))
+			binary.LittleEndian.PutUint32(ev[20:], uint32(e[2]))
+			out = append(out, ev...)
+		}
+		return out
+	}
+	// 540,600 of 1080×2400 on the 0–4095 panel.
+	if _, err := s.c.Write(report([3]int32{evAbs, slot, 0}, [3]int32{evAbs, tracking, s.id}, [3]int32{evKey, btnTouch, 1},
+		[3]int32{evAbs, x, 2049}, [3]int32{evAbs, y, 1024}, [3]int32{evAbs, pressure, 127}, [3]int32{evAbs, major, 127})); err != nil {
+		return err
+	}
+	time.Sleep(50 * time.Millisecond) // the finger rests, as the driver's does
+	_, err := s.c.Write(report([3]int32{evAbs, tracking, -1}, [3]int32{evKey, btnTouch, 0}))
+	return err
 }

@@ -11,15 +11,16 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // androidFarm is a farm whose node n1 has a simulated Android device behind a real adb server.
-func androidFarm(t *testing.T) (*farmtest.Farm, string, *adbsim.Device) {
+func androidFarm(t *testing.T, opts ...adbsim.Option) (*farmtest.Farm, string, *adbsim.Device) {
 	t.Helper()
 	tool(t, "adb")
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
-	adb, devs := f.StartAndroid("n1", 1)
+	adb, devs := f.StartAndroid("n1", 1, opts...)
 	d := devs[0]
 	// The issue's bound: a connected device is listed within 1 s (StartAndroid returns once adb
 	// has connected it).
@@ -55,7 +56,9 @@ func lastCommand(d *adbsim.Device, prefix string) string {
 
 // Tools land as the exact adb commands on the simulated device, through the real adb server.
 func TestAndroidToolsLandAsADBCommands(t *testing.T) {
-	f, _, d := androidFarm(t)
+	// A phone whose shell may not write its input devices: touches and keys fall back to
+	// `input`, the commands of docs/android.md.
+	f, _, d := androidFarm(t, adbsim.WithInputDevicesDenied())
 	c := f.Client("agent")
 	var list struct {
 		AndroidDevices []string `json:"androidDevices"`
@@ -103,6 +106,57 @@ func TestAndroidToolsLandAsADBCommands(t *testing.T) {
 		t.Errorf("screenshot max_width 540: %dx%d", shot.Width, shot.Height)
 	}
 }
+
+// Issue 16: on a phone whose shell may write its input devices (stock Android), touches and
+// the phone's buttons are written as input events to its touchscreen and key devices (the
+// touchscreen's range 0-4095, not the screen's pixels), through one stream kept open: no
+// `input` command runs, so none pays its start-up. get_device_status says how touches go.
+func TestAndroidTouchesLandAsInputEvents(t *testing.T) {
+	f, _, d := androidFarm(t)
+	c := f.Client("agent")
+	s := d.Serial()
+	var status struct{ Extra map[string]string }
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_device_status", args("serial", s)), &status)
+	if touch := status.Extra["touch"]; !strings.Contains(touch, "/dev/input/event") {
+		t.Errorf("get_device_status extra touch = %q, want the event device", touch)
+	}
+	before := len(d.Commands())
+	farmtest.MustCall(t, c, "tap_xy", args("serial", s, "x", 0.5, "y", 0.25))
+	farmtest.MustCall(t, c, "double_tap_xy", args("serial", s, "x", 0.25, "y", 0.5))
+	farmtest.MustCall(t, c, "swipe", args("serial", s, "from_x", 0.5, "from_y", 0.8, "to_x", 0.5, "to_y", 0.2, "duration", 0.3))
+	farmtest.MustCall(t, c, "press_button", args("serial", s, "button", "volume_up"))
+	farmtest.MustCall(t, c, "home", args("serial", s))
+	// The phone acts on events as they come: wait for the last one to land.
+	farmtest.Eventually(t, 5*time.Second, func() bool {
+		log := d.Phone().InputLog()
+		return len(log) > 0 && log[len(log)-1] == "key HOME"
+	}, "the home key landed")
+	taps := d.Taps()
+	if len(taps) < 3 {
+		t.Fatalf("the device saw %d taps, want the tap and the double tap's two: %+v", len(taps), taps)
+	}
+	taps = taps[len(taps)-3:]
+	near := func(p device.Point, x, y int) bool { return abs(p.X-x) <= 1 && abs(p.Y-y) <= 1 }
+	if !near(taps[0].Point, 540, 600) || !near(taps[1].Point, 270, 1200) || !near(taps[2].Point, 270, 1200) {
+		t.Errorf("taps landed at %v, %v, %v; want (540,600) then (270,1200) twice", taps[0].Point, taps[1].Point, taps[2].Point)
+	}
+	if gap := taps[2].At.Sub(taps[1].Up); gap < 40*time.Millisecond || gap > 300*time.Millisecond {
+		t.Errorf("the double tap's second touch came %s after the first lifted; Android's window is 40-300 ms", gap)
+	}
+	log := strings.Join(d.Phone().InputLog(), "\n")
+	for _, want := range []string{"swipe 540 1919 540 480", "key VOLUME_UP", "key HOME"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the phone's input log lacks %q:\n%s", want, log)
+		}
+	}
+	for _, cmd := range d.Commands()[before:] {
+		if strings.HasPrefix(cmd, "input ") {
+			t.Errorf("a touch or key ran %q: it pays input's start-up", cmd)
+		}
+	}
+}
+
+func abs(n int) int { return max(n, -n) }
 
 // A device that is disconnected goes offline within a second and its call in flight fails
 // clearly; reconnected, it comes back under the same serial.

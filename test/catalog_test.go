@@ -311,7 +311,8 @@ func TestCatalogUnlockAndClosePopupsOnAndroid(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	n := ownNode(t, f, "droid", `"*": "1234"`, slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
-	sims, err := adbsim.Start(ctx, 1, "127.0.0.1:0")
+	// Input devices denied: unlock's touches and keys land as `input` commands to check.
+	sims, err := adbsim.Start(ctx, 1, "127.0.0.1:0", adbsim.WithInputDevicesDenied())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ func runSimAndroid(ctx context.Context, args []string) error {
 	count := f.Int("count", 1, "simulated devices to start")
 	listen := f.String("listen", "127.0.0.1:5555", "address of the first device; the others take the next ports (port 0: a free port each)")
 	model := f.String("model", adbsim.DefaultModel, "model name the devices report (ro.product.model)")
+	startup := f.Duration("input-startup", adbsim.DefaultInputStartup, "how long an input command takes to start, as a phone's Java start-up does (100 ms to over 1 s; 0 for none)")
 	log, stop, err := f.start(args, func() error {
 		if *count < 1 {
 			return fmt.Errorf("--count %d: start at least one device", *count)
@@ -27,7 +28,7 @@ func runSimAndroid(ctx context.Context, args []string) error {
 	if *count < 1 {
 		return fmt.Errorf("--count %d: start at least one device", *count)
 	}
-	farm, err := adbsim.Start(ctx, *count, *listen, adbsim.WithModel(*model), adbsim.WithLogger(log))
+	farm, err := adbsim.Start(ctx, *count, *listen, adbsim.WithModel(*model), adbsim.WithLogger(log), adbsim.WithInputStartup(*startup))
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func runSimAndroid(ctx context.Context, args []string) error {
 	for _, d := range farm.Devices() {
 		fmt.Println("adb connect " + d.Addr())
 	}
-	log.Info("simulated Android devices ready", "count", len(farm.Devices()), "model", *model)
+	log.Info("simulated Android devices ready", "count", len(farm.Devices()), "model", *model, "input_startup", *startup)
 	<-ctx.Done()
 	return nil
 }

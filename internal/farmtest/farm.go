@@ -369,9 +369,9 @@ func (f *Farm) ClientWithProtocol(name, version string) *client.Client {
 // StartAndroid starts count simulated Android devices, a private adb server that connects to
 // them, and attaches that server to node id: the whole real Android path, ADB transport
 // included. Everything stops with the farm.
-func (f *Farm) StartAndroid(id string, count int) (*android.PrivateServer, []*adbsim.Device) {
+func (f *Farm) StartAndroid(id string, count int, opts ...adbsim.Option) (*android.PrivateServer, []*adbsim.Device) {
 	f.t.Helper()
-	sims, err := adbsim.Start(f.ctx, count, "127.0.0.1:0")
+	sims, err := adbsim.Start(f.ctx, count, "127.0.0.1:0", opts...)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -9,7 +9,8 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// createTimeout bounds making a driver for a device that appeared (it reads four properties).
+// createTimeout bounds making a driver for a device that appeared (it reads five properties
+// and the input devices).
 const createTimeout = 10 * time.Second
 
 // RemovedReason is the reason Attach gives the registry for a device that left.
@@ -156,7 +157,7 @@ func (a *attacher) add(ctx context.Context, serial string) {
 	a.wg.Go(func() {
 		defer cancel()
 		start := time.Now()
-		d, err := New(ctx, a.addr, serial)
+		d, err := New(ctx, a.addr, serial, WithLogger(a.log))
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.live[serial] != at { // it left (or came back) meanwhile
@@ -174,7 +175,7 @@ func (a *attacher) add(ctx context.Context, serial string) {
 		a.reg.AddDriver(d)
 		info := d.Info()
 		a.log.Info("android device attached", "serial", serial, "model", info.Model, "release", info.Release,
-			"took", time.Since(start).Round(time.Millisecond))
+			"touch", info.Extra["touch"], "took", time.Since(start).Round(time.Millisecond))
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-farm/corral/nodes/android/adbsim"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -47,7 +48,7 @@ func goCall(fn func() error) <-chan error {
 // A slow device command ends soon after its ctx is cancelled, or its deadline passes, instead
 // of running its minute; and the next call works.
 func TestCancelSlowCommand(t *testing.T) {
-	dev, d := newDevice(t)
+	dev, d := newDevice(t, adbsim.WithInputDevicesDenied()) // taps are `input` commands
 	p := device.Point{X: 10, Y: 20}
 	ops := map[string]func(ctx context.Context) error{
 		"tap":        func(ctx context.Context) error { return d.Tap(ctx, p, 0) },
@@ -121,7 +122,7 @@ func TestCancelSlowCommand(t *testing.T) {
 // A device that disappears mid-call fails the call promptly with "device disconnected"; one
 // whose driver is closed (the node removed it) too; and it comes back under the same serial.
 func TestDisconnectMidCall(t *testing.T) {
-	dev, d := newDevice(t)
+	dev, d := newDevice(t, adbsim.WithInputDevicesDenied()) // taps are `input` commands
 	p := device.Point{X: 1, Y: 2}
 
 	dev.SetDelay(time.Minute)

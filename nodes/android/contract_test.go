@@ -26,9 +26,10 @@ func newCommands(t *testing.T, dev *adbsim.Device, f func() error) []string {
 	return dev.Commands()[before:]
 }
 
-// Each operation lands on the device as the exact command of docs/android.md.
+// Each operation lands on the device as the exact command of docs/android.md. The device's
+// event devices are not writable, so touches and keys are `input` commands (the fallback).
 func TestContractCommands(t *testing.T) {
-	dev, d := newDevice(t)
+	dev, d := newDevice(t, adbsim.WithInputDevicesDenied())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p := device.Point{X: 540, Y: 1200}
@@ -193,11 +194,11 @@ func TestScreenSizeOverrideAndRotation(t *testing.T) {
 	}
 }
 
-// A double tap's two taps land inside Android's double-tap window (40–300 ms apart) even when
-// every `input` takes 300 ms to start, as on a phone; taps sent one after the other would be
-// 300 ms and more apart.
+// A double tap's two `input tap`s (the fallback) land inside Android's double-tap window
+// (40–300 ms apart) even when every `input` takes 300 ms to start, as on a phone; taps sent
+// one after the other would be 300 ms and more apart.
 func TestDoubleTapLandsInsideTheWindow(t *testing.T) {
-	dev, d := newDevice(t, adbsim.WithInputStartup(300*time.Millisecond))
+	dev, d := newDevice(t, adbsim.WithInputStartup(300*time.Millisecond), adbsim.WithInputDevicesDenied())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p := device.Point{X: 540, Y: 1200}
@@ -227,7 +228,7 @@ func TestDoubleTapLandsInsideTheWindow(t *testing.T) {
 	}
 }
 
-// What `input` prints is its failure: a drag on Android 10 is refused before anything is sent
+// What `input` (the fallback) prints is its failure: a drag on Android 10 is refused before anything is sent
 // (draganddrop came with Android 11), and a phone that refuses injected input says how to
 // allow it.
 func TestInputFailuresAreErrors(t *testing.T) {
@@ -235,7 +236,7 @@ func TestInputFailuresAreErrors(t *testing.T) {
 	defer cancel()
 	from, to := device.Point{X: 100, Y: 200}, device.Point{X: 300, Y: 400}
 
-	old, d := newDevice(t, adbsim.WithAndroid("10", 29))
+	old, d := newDevice(t, adbsim.WithAndroid("10", 29), adbsim.WithInputDevicesDenied())
 	got := newCommands(t, old, func() error {
 		err := d.Swipe(ctx, from, to, 300*time.Millisecond, time.Second)
 		if !errors.Is(err, ErrCommandFailed) || !strings.Contains(err.Error(), "Android 11 (SDK 30)") || !strings.Contains(err.Error(), "Android 10 (SDK 29)") {
@@ -254,7 +255,7 @@ func TestInputFailuresAreErrors(t *testing.T) {
 		t.Errorf("draganddrop on Android 10: %v", err)
 	}
 
-	denied, d := newDevice(t, adbsim.WithInputDenied())
+	denied, d := newDevice(t, adbsim.WithInputDenied(), adbsim.WithInputDevicesDenied())
 	for name, act := range map[string]func() error{
 		"tap":        func() error { return d.Tap(ctx, from, 0) },
 		"double tap": func() error { return d.DoubleTap(ctx, from) },

@@ -8,6 +8,12 @@
 // adb server stops the command on the device. A device that leaves the adb server mid-call
 // (cable pulled, emulator killed) fails the call with ErrDisconnected.
 //
+// Touches and the phone's button keys are written as Linux input events to the touchscreen's
+// and the buttons' event devices, through one persistent adb stream per device
+// (`exec:cat > /dev/input/eventN`), so that no `input` process has to start on the phone for
+// each; a phone whose devices the shell may not write gets `input` commands instead, and Info
+// says which (touch.go, input_setup.go).
+//
 // Watch follows the adb server's device list (host:track-devices) and Attach puts the devices
 // it reports on a node, and takes them off again when they leave. Platform is Android as a
 // node registers it: its flags (--adb, --sim-android) and that discovery.

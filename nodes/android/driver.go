@@ -2,6 +2,7 @@ package android
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -41,6 +42,14 @@ type Driver struct {
 	closed bool
 
 	size screenCache
+	geom geometryCache
+	log  *slog.Logger
+
+	// How touches and keys are sent, learnt at creation (setupInput): touch is nil, and a key
+	// missing from keys, when they are `input` commands. touchInfo and keysInfo say which.
+	touch               *touchscreen
+	keys                map[string]keyTarget
+	touchInfo, keysInfo string
 
 	// shellV2 is true when the device speaks shell protocol v2 (Android 7 and later): its
 	// commands then end with an exit status, and a stream that ends without one means the
@@ -51,17 +60,35 @@ type Driver struct {
 // closer is what the driver closes when it is closed: its calls' connections.
 type closer interface{ Close() error }
 
-// Properties the driver reads once, at creation, for Info.
-var infoProps = [...]string{"ro.product.model", "ro.product.brand", "ro.build.version.release", "ro.build.version.sdk"}
+// Properties the driver reads once, at creation: for Info, and the ABI (ro.product.cpu.abi),
+// which sizes the input events it writes.
+var infoProps = [...]string{"ro.product.model", "ro.product.brand", "ro.build.version.release", "ro.build.version.sdk", "ro.product.cpu.abi"}
+
+// Option configures a Driver.
+type Option func(*Driver)
+
+// WithLogger logs what the driver does on its own: an event stream it opens again, a call it
+// makes with `input` after its events failed (default: nowhere).
+func WithLogger(log *slog.Logger) Option {
+	return func(d *Driver) {
+		if log != nil {
+			d.log = log
+		}
+	}
+}
 
 // New returns a driver for the device serial of the adb server at addr (ServerAddr() when
-// empty). It reads the device's model, brand, release and SDK level once, for Info, and fails
-// if the device does not answer.
-func New(ctx context.Context, addr, serial string) (*Driver, error) {
+// empty). It reads the device's model, brand, release and SDK level once, for Info, and its
+// input devices (`getevent -lp`), to write touches and keys as input events where it may
+// (setupInput); it fails if the device does not answer.
+func New(ctx context.Context, addr, serial string, opts ...Option) (*Driver, error) {
 	if addr == "" {
 		addr = ServerAddr()
 	}
-	d := &Driver{addr: addr, serial: serial, conns: map[closer]struct{}{}}
+	d := &Driver{addr: addr, serial: serial, conns: map[closer]struct{}{}, log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(d)
+	}
 	if serial == "" || strings.ContainsAny(serial, "\x00\n") {
 		return nil, d.fail(ctx, "connect", ErrBadArgument, "a serial is what `adb devices` lists")
 	}
@@ -71,13 +98,15 @@ func New(ctx context.Context, addr, serial string) (*Driver, error) {
 	}
 	d.shellV2 = slices.Contains(strings.Split(strings.TrimSpace(features), ","), "shell_v2")
 	var (
-		wg     sync.WaitGroup
-		values [len(infoProps)]string
-		errs   [len(infoProps)]error
+		wg       sync.WaitGroup
+		values   [len(infoProps)]string
+		errs     [len(infoProps) + 1]error
+		getevent string
 	)
 	for i, prop := range infoProps {
 		wg.Go(func() { values[i], errs[i] = d.getprop(ctx, prop) })
 	}
+	wg.Go(func() { getevent, errs[len(infoProps)] = d.shell(ctx, "input devices", "getevent -lp") })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -86,13 +115,24 @@ func New(ctx context.Context, addr, serial string) (*Driver, error) {
 	}
 	d.info = device.Info{Serial: serial, Platform: device.PlatformAndroid,
 		Model: values[0], Brand: values[1], Release: values[2], SDK: values[3]}
+	if err := d.setupInput(ctx, values[4], getevent); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
-// Info describes the device as it was when the driver was made. It never blocks.
+// Info describes the device as it was when the driver was made. It never blocks. Extra holds
+// the adb server, and how touches ("touch": the touchscreen's event device, or "input command"
+// and why) and keys ("keys") are sent.
 func (d *Driver) Info() device.Info {
 	info := d.info
 	info.Extra = map[string]string{"adb_server": d.addr}
+	if d.touchInfo != "" {
+		info.Extra["touch"] = d.touchInfo
+	}
+	if d.keysInfo != "" {
+		info.Extra["keys"] = d.keysInfo
+	}
 	return info
 }
 
@@ -156,6 +196,9 @@ func (d *Driver) untrack(c closer) {
 
 // sleep waits t or until ctx is done.
 func sleep(ctx context.Context, t time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err // ended already: not a coin toss with a timer that is due
+	}
 	timer := time.NewTimer(t)
 	defer timer.Stop()
 	select {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // FuzzParsers throws arbitrary device answers at every output parser: none panics, and what
@@ -101,6 +103,45 @@ func FuzzTextCommands(f *testing.F) {
 		}
 		if utf8.ValidString(text) && len(text) > maxTextChunk && len(cmds) < 2 {
 			t.Fatalf("%d bytes in one command", len(text))
+		}
+	})
+}
+
+// FuzzGetevent throws arbitrary `getevent -lp` answers at the parser and the touchscreen's
+// choice: nothing panics, a chosen panel has real ranges, and every pixel of a display maps
+// inside them.
+func FuzzGetevent(f *testing.F) {
+	f.Add(geteventLabelled)
+	f.Add(geteventHex)
+	f.Add("add device 1: /dev/input/event1\n  events:\n    ABS (0003): 0035  : value 0, min -5, max -1\n                0036 : min 7 max 8\n")
+	f.Add("add device 1: x\n    KEY (0001):\n    ABS (0003): ABS_MT_SLOT : max\n  input props:\n    <none>\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		devs, _ := parseGetevent(out)
+		for _, d := range devs {
+			for code, r := range d.abs {
+				if r.min >= r.max {
+					t.Fatalf("axis %#x has the range %v", code, r)
+				}
+			}
+		}
+		p, err := findTouchscreen(devs)
+		if err != nil {
+			return
+		}
+		for rot := range 4 {
+			g := geometry{size: device.Size{Width: 1080, Height: 2400}, rotation: rot}
+			for _, pt := range []device.Point{{}, {X: 1079, Y: 2399}, {X: 540, Y: 1}} {
+				at, err := p.toPanel(pt, g)
+				if err != nil || at.x < p.x.min || at.x > p.x.max || at.y < p.y.min || at.y > p.y.max {
+					t.Fatalf("%v at rotation %d maps to %v on %v, %v", pt, rot, at, p, err)
+				}
+			}
+		}
+		f := &finger{t: &touchscreen{panel: p}}
+		for range 3 {
+			if id := f.t.nextID(); id < p.tracking.min || id > p.tracking.max || id < 0 && p.tracking.max >= 0 {
+				t.Fatalf("tracking id %d outside %v", id, p.tracking)
+			}
 		}
 	})
 }

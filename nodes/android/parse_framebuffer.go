@@ -2,8 +2,10 @@ package android
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"image"
+	"io"
 )
 
 // Pixel formats of `screencap` without -p (android.graphics.PixelFormat / HAL formats).
@@ -50,12 +52,93 @@ func parseFramebuffer(raw []byte) (img *image.RGBA, ok bool, err error) {
 			ErrCommandFailed, len(raw), w, h, pixels)
 	}
 	pix := raw[header:]
-	// The framebuffer is opaque; RGBX leaves the fourth byte undefined, and image/jpeg would
-	// read it as alpha.
-	if format == formatRGBX8888 {
-		for i := 3; i < len(pix); i += 4 {
-			pix[i] = 0xff
+	opaqueRGBX(raw[8:12], pix)
+	return &image.RGBA{Pix: pix, Stride: 4 * int(w), Rect: image.Rect(0, 0, int(w), int(h))}, true, nil
+}
+
+// Lengths of screencap's header: Android 8 (SDK 26) added the colour space.
+const (
+	headerShort    = 12
+	headerLong     = 16
+	colourSpaceSDK = 26
+)
+
+// readFramebuffer reads a `screencap` answer from r as readAnswer does, into one buffer of the
+// length its header announces, up to limit bytes and one more. When the answer is an RGBA
+// frame it makes the frame that follows a header of hdr bytes, turns each row opaque as it
+// arrives (see parseFramebuffer), and calls rows(frame, n), if rows is not nil, whenever rows
+// 0 to n-1 are all in: they do not change after that. It returns the frame only if the
+// answer's length confirms hdr; parseFramebuffer reads raw otherwise. A frame after the
+// longer header is whole once its last byte is in: it returns then, without waiting for the
+// stream to end (which takes a few milliseconds more through adb).
+func readFramebuffer(r io.Reader, limit int64, hdr int, rows func(frame *image.RGBA, n int)) (raw []byte, frame *image.RGBA, err error) {
+	r = io.LimitReader(r, limit+1)
+	head := make([]byte, sizeProbe)
+	if n, err := io.ReadFull(r, head); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return head[:n], nil, nil
+		}
+		return nil, nil, err
+	}
+	size := int64(framebufferSize(head))
+	if size == 0 {
+		rest, err := io.ReadAll(r)
+		return append(head, rest...), nil, err
+	}
+	buf := append(make([]byte, 0, min(size, limit)+1), head...) // +1: room to see the end
+	frame = frameIn(buf, hdr)
+	done := 0 // rows made opaque and told
+	for len(buf) < cap(buf) {
+		m, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if frame != nil && len(buf) > hdr {
+			if n := min((len(buf)-hdr)/frame.Stride, frame.Rect.Dy()); n > done {
+				opaqueRGBX(buf[8:12], frame.Pix[done*frame.Stride:n*frame.Stride])
+				done = n
+				if rows != nil {
+					rows(frame, n)
+				}
+			}
+			if hdr == headerLong && len(buf) == hdr+len(frame.Pix) {
+				return buf, frame, nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
 		}
 	}
-	return &image.RGBA{Pix: pix, Stride: 4 * int(w), Rect: image.Rect(0, 0, int(w), int(h))}, true, nil
+	if len(buf) == cap(buf) { // longer than announced: read it all, and let parseFramebuffer judge
+		rest, err := io.ReadAll(r)
+		return append(buf, rest...), nil, err
+	}
+	if frame == nil || len(buf) != hdr+len(frame.Pix) {
+		return buf, nil, nil
+	}
+	return buf, frame, nil
+}
+
+// frameIn returns the RGBA frame that follows a header of hdr bytes in buf, sharing buf's
+// memory up to its capacity; nil unless the header's format is RGBA and the frame fits.
+func frameIn(buf []byte, hdr int) *image.RGBA {
+	w, h := int(binary.LittleEndian.Uint32(buf[0:])), int(binary.LittleEndian.Uint32(buf[4:]))
+	format := binary.LittleEndian.Uint32(buf[8:])
+	if format != formatRGBA8888 && format != formatRGBX8888 || hdr+w*h*4 > cap(buf) {
+		return nil
+	}
+	return &image.RGBA{Pix: buf[hdr : hdr+w*h*4], Stride: 4 * w, Rect: image.Rect(0, 0, w, h)}
+}
+
+// opaqueRGBX sets the fourth byte of every pixel of pix when format (as the header's 4 bytes)
+// is RGBX: the framebuffer is opaque, RGBX leaves that byte undefined, and image/jpeg would
+// read it as alpha.
+func opaqueRGBX(format, pix []byte) {
+	if binary.LittleEndian.Uint32(format) != formatRGBX8888 {
+		return
+	}
+	for i := 3; i < len(pix); i += 4 {
+		pix[i] = 0xff
+	}
 }

@@ -20,14 +20,17 @@ func Platform() device.Platform {
 		return &setup{
 			adb:  fs.String("adb", "auto", "adb server to take Android devices from: auto (ANDROID_ADB_SERVER_PORT or 5037, if it answers), off, or host:port"),
 			sims: fs.Int("sim-android", 0, "simulated Android devices to start, connected through a private adb server"),
+			simStartup: fs.Duration("sim-android-input-startup", adbsim.DefaultInputStartup,
+				"how long an input command takes to start on the simulated Android devices (a phone's Java start-up: 100 ms to over 1 s)"),
 		}
 	}}
 }
 
 // setup says where a node finds Android devices.
 type setup struct {
-	adb  *string // adb server to attach: "auto" (if one answers), "off", or host:port
-	sims *int    // simulated Android devices, behind a private adb server
+	adb        *string        // adb server to attach: "auto" (if one answers), "off", or host:port
+	sims       *int           // simulated Android devices, behind a private adb server
+	simStartup *time.Duration // how long `input` takes to start on them
 }
 
 // Real says whether simulated Android devices are asked for or the adb server to attach lists
@@ -84,7 +87,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		stops = append(stops, func() { cancel(); <-done })
 	}
 	if *s.sims > 0 {
-		farm, err := adbsim.Start(ctx, *s.sims, "127.0.0.1:0", adbsim.WithLogger(log))
+		farm, err := adbsim.Start(ctx, *s.sims, "127.0.0.1:0", adbsim.WithLogger(log), adbsim.WithInputStartup(*s.simStartup))
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"strconv"
 	"sync"
 	"time"
 
@@ -89,10 +90,23 @@ func (d *Driver) Density(ctx context.Context) (int, error) {
 // adb server. A device whose framebuffer is in a format the driver does not read gets asked
 // for a PNG instead (`screencap -p`).
 func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
+	return d.StreamScreenshot(ctx, nil)
+}
+
+// StreamScreenshot is Screenshot for a caller that works on the frame while the rest is still
+// on its way (the tools encode a JPEG strip by strip): 10 MB take a while through adb. Each
+// time more rows of the RGBA frame are in, it calls rows(frame, n): rows 0 to n-1 of frame
+// are final then, and may be read from any goroutine. It returns that frame once all is in;
+// any other image it returns (a PNG, or a frame whose header was not the length the SDK level
+// says) voids what rows was told.
+func (d *Driver) StreamScreenshot(ctx context.Context, rows func(frame *image.RGBA, n int)) (image.Image, error) {
 	const op = "screenshot"
-	raw, err := d.exec(ctx, op, "screencap", maxImageOutput, framebufferSize)
+	raw, frame, err := d.pullFramebuffer(ctx, rows)
 	if err != nil {
-		return nil, err
+		return nil, d.fail(ctx, op, err, "")
+	}
+	if frame != nil {
+		return frame, nil
 	}
 	img, ok, err := parseFramebuffer(raw)
 	if err != nil {
@@ -102,6 +116,42 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 		return img, nil
 	}
 	return d.screenshotPNG(ctx)
+}
+
+// pullFramebuffer runs `screencap` as exec does, reading the answer with readFramebuffer.
+// A frame of the length its header announced needs no presence question: the command
+// finished, since a device that leaves cuts the stream short.
+func (d *Driver) pullFramebuffer(ctx context.Context, rows func(*image.RGBA, int)) ([]byte, *image.RGBA, error) {
+	spare := dialAhead(ctx, d.addr) // for the presence question, if it must be asked
+	defer spare.discard()
+	c, release, err := d.open(ctx, "exec:screencap")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	raw, frame, err := readFramebuffer(c, maxImageOutput, d.framebufferHeader(), rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	if int64(len(raw)) > maxImageOutput {
+		return nil, nil, fmt.Errorf("%w: the answer is longer than %d bytes", ErrCommandFailed, maxImageOutput)
+	}
+	if frame != nil {
+		return raw, frame, nil
+	}
+	if err := d.present(ctx, spare); err != nil {
+		return nil, nil, err
+	}
+	return raw, nil, nil
+}
+
+// framebufferHeader is the length of screencap's header on this device, by its SDK level
+// (the longer one if that is unknown).
+func (d *Driver) framebufferHeader() int {
+	if sdk, err := strconv.Atoi(d.info.SDK); err == nil && sdk < colourSpaceSDK {
+		return headerShort
+	}
+	return headerLong
 }
 
 // screenshotPNG returns the screen as `screencap -p` draws it.

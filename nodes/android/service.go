@@ -135,6 +135,22 @@ func readAnswer(r io.Reader, limit int64, size func(head []byte) int) ([]byte, e
 // called, cancelling ctx or closing the driver closes the connection, which ends any read or
 // write on it at once.
 func (d *Driver) open(ctx context.Context, svc string) (c net.Conn, release func(), err error) {
+	c, stop, err := d.start(ctx, svc)
+	if err != nil {
+		return nil, nil, err
+	}
+	release = func() {
+		stop()
+		d.untrack(c)
+		_ = c.Close()
+	}
+	return c, release, nil
+}
+
+// start connects to the adb server, switches to the device and starts svc. The connection is
+// tracked (closing the driver closes it) until untracked, and cancelling ctx closes it until
+// stop is called.
+func (d *Driver) start(ctx context.Context, svc string) (c net.Conn, stop func() bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -149,24 +165,24 @@ func (d *Driver) open(ctx context.Context, svc string) (c net.Conn, release func
 		_ = c.Close()
 		return nil, nil, ErrDisconnected
 	}
-	stop := context.AfterFunc(ctx, func() { _ = c.Close() })
-	release = func() {
+	stop = context.AfterFunc(ctx, func() { _ = c.Close() })
+	abandon := func() {
 		stop()
 		d.untrack(c)
 		_ = c.Close()
 	}
 	if err := request(c, "host:transport:"+d.serial); err != nil {
-		release()
+		abandon()
 		if isGone(err) {
 			return nil, nil, fmt.Errorf("%w: %w", ErrDisconnected, err)
 		}
 		return nil, nil, err
 	}
 	if err := request(c, svc); err != nil {
-		release()
+		abandon()
 		return nil, nil, err
 	}
-	return c, release, nil
+	return c, stop, nil
 }
 
 // present returns nil if the adb server still has the device in state "device", and an error

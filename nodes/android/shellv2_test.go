@@ -22,7 +22,7 @@ func TestShellProtocols(t *testing.T) {
 		v2   bool
 	}{{"v2", nil, true}, {"v1", []adbsim.Option{adbsim.WithoutShellV2()}, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			dev, d := newDevice(t, tc.opts...)
+			dev, d := newDevice(t, append(tc.opts, adbsim.WithInputDevicesDenied())...) // taps are `input` commands
 			if d.shellV2 != tc.v2 {
 				t.Fatalf("shellV2 %v, want %v", d.shellV2, tc.v2)
 			}

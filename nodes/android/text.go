@@ -53,14 +53,27 @@ func (d *Driver) checkADBKeyboard(ctx context.Context, op string) error {
 	return nil
 }
 
-// PressKey presses a named key: `input keyevent KEYCODE_NAME`. Names are those of Android's
-// KeyEvent, with or without KEYCODE_, in any case, plus a few aliases (BACKSPACE, RETURN, ESC,
-// RECENTS, UP, DOWN, LEFT, RIGHT, VOLUMEUP, ...).
+// PressKey presses a named key. Names are those of Android's KeyEvent, with or without
+// KEYCODE_, in any case, plus a few aliases (BACKSPACE, RETURN, ESC, RECENTS, UP, DOWN, LEFT,
+// RIGHT, VOLUMEUP, ...). A key on one of the phone's buttons (HOME, BACK, POWER, VOLUME_UP, …,
+// as its event devices list them) is pressed and released on that device; any other is
+// `input keyevent KEYCODE_NAME`.
 func (d *Driver) PressKey(ctx context.Context, key string) error {
 	const op = "press key"
 	code, err := keyCode(key)
 	if err != nil {
 		return d.fail(ctx, op, err, "use a name of Android's KeyEvent, e.g. HOME, BACK, ENTER, DEL, VOLUME_UP, POWER, APP_SWITCH")
+	}
+	if k, ok := d.keys[code]; ok {
+		done, err := d.onStream(ctx, k.stream, op, func(context.Context) error {
+			if err := k.stream.send(inputEvent{evKey, k.code, 1}); err != nil {
+				return err
+			}
+			return k.stream.send(inputEvent{evKey, k.code, 0})
+		})
+		if done {
+			return err
+		}
 	}
 	return d.input(ctx, op, "input keyevent "+code)
 }

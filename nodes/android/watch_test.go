@@ -221,7 +221,7 @@ func TestAttach(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	dev := startDevice(t)
+	dev := startDevice(t, adbsim.WithInputDevicesDenied()) // taps are `input` commands, which SetDelay holds
 	t.Cleanup(func() { shared.srv.disconnect(dev) })
 	shared.srv.connect(t, dev)
 	serial := dev.Serial()

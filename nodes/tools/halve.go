@@ -37,10 +37,9 @@ func boxRows(dst, src *image.RGBA, y0, y1 int) {
 		r1 := src.Pix[(2*y+1)*src.Stride:]
 		out := dst.Pix[y*dst.Stride:]
 		for x := range w {
-			i := 8 * x
+			a, b, o := r0[8*x:8*x+8:8*x+8], r1[8*x:8*x+8:8*x+8], out[4*x:4*x+4:4*x+4]
 			for c := range 4 {
-				sum := uint32(r0[i+c]) + uint32(r0[i+4+c]) + uint32(r1[i+c]) + uint32(r1[i+4+c])
-				out[4*x+c] = uint8((sum + 2) / 4)
+				o[c] = uint8((uint32(a[c]) + uint32(a[c+4]) + uint32(b[c]) + uint32(b[c+4]) + 2) / 4)
 			}
 		}
 	}

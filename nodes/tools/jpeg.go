@@ -12,22 +12,32 @@ import (
 // and far under NATS' 1 MiB message limit.
 const MaxImageBytes = 300_000
 
+// jpegQualities are the qualities EncodeJPEG tries, best first.
+var jpegQualities = []int{85, 70, 50}
+
 // EncodeJPEG encodes img as JPEG of at most limit bytes: it lowers the quality first, then
 // halves the size until the image fits.
 func EncodeJPEG(img image.Image, limit int) ([]byte, error) {
+	b, _, err := fitJPEG(img, limit, jpegQualities)
+	return b, err
+}
+
+// fitJPEG is EncodeJPEG trying only qualities at full size (the better ones were tried); it
+// also returns the image it encoded, img or img halved.
+func fitJPEG(img image.Image, limit int, qualities []int) ([]byte, image.Image, error) {
 	for range 4 {
-		for _, q := range []int{85, 70, 50} {
+		for _, q := range qualities {
 			b, err := encodeStrips(img, q, min(runtime.GOMAXPROCS(0), 8))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(b) <= limit {
-				return b, nil
+				return b, img, nil
 			}
 		}
-		img = halve(img)
+		img, qualities = halve(img), jpegQualities
 	}
-	return nil, fmt.Errorf("screenshot does not fit in %d bytes even at 1/16 size", limit)
+	return nil, nil, fmt.Errorf("screenshot does not fit in %d bytes even at 1/16 size", limit)
 }
 
 // FitWidth returns img scaled down, aspect kept, to at most maxWidth pixels wide; img itself
@@ -44,8 +54,12 @@ func FitWidth(img image.Image, maxWidth int) image.Image {
 	if b.Dx() <= maxWidth {
 		return img
 	}
-	h := max(1, (b.Dy()*maxWidth+b.Dx()/2)/b.Dx())
-	dst := image.NewRGBA(image.Rect(0, 0, maxWidth, h))
+	dst := image.NewRGBA(image.Rect(0, 0, maxWidth, fitHeight(b, maxWidth)))
 	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
 	return dst
+}
+
+// fitHeight is the height of b scaled to width w, aspect kept.
+func fitHeight(b image.Rectangle, w int) int {
+	return max(1, (b.Dy()*w+b.Dx()/2)/b.Dx())
 }

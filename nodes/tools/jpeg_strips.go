@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"image"
-	"image/jpeg"
 	"sync"
 )
 
@@ -66,14 +64,6 @@ func encodeStrips(img image.Image, quality, n int) ([]byte, error) {
 		return nil, err
 	}
 	return joinStrips(strips, b.Dy(), interval)
-}
-
-func encodeOne(img image.Image, quality int) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
-		return nil, fmt.Errorf("encode JPEG: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // joinStrips makes one JPEG of strips encoded alone: the first strip's header with the whole

@@ -75,8 +75,8 @@ type Output struct {
 	Data  any
 	Text  string
 	Image image.Image
-	// JPEG is the image as a device captured it (device.JPEGScreenshotter), sent as it is when
-	// it fits MaxImageBytes; Image must then be nil.
+	// JPEG is an image already encoded, within MaxImageBytes (a device's own, or strips
+	// encoded while the frame arrived), sent as it is; Image must then be nil.
 	JPEG []byte
 	// PNG is the image as PNG (take_screenshot's format png), sent as it is; Image and JPEG
 	// must then be nil.

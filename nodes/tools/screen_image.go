@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/jpeg"
 
 	"github.com/corral-farm/corral/nodes/device"
 )
@@ -37,8 +40,16 @@ type ScreenshotResult struct {
 }
 
 // screenImage is the run of both screenshot (HttpRunner) and take_screenshot (phone-agent
-// seed): the screen, as wide as asked at most.
+// seed): the screen, as wide as asked at most. Raw pixels are scaled, if need be, and encoded
+// once; a device's own JPEG is sent as it is, or decoded once when it must be scaled.
 func screenImage(ctx context.Context, t *Task, a ImageArgs) (Output, error) {
+	if fs, ok := t.Driver.(FrameStreamer); ok {
+		return streamedImage(ctx, fs, a.MaxWidth)
+	}
+	var (
+		img image.Image
+		err error
+	)
 	if js, ok := t.Driver.(device.JPEGScreenshotter); ok {
 		data, s, err := js.ScreenshotJPEG(ctx)
 		if err != nil {
@@ -47,13 +58,42 @@ func screenImage(ctx context.Context, t *Task, a ImageArgs) (Output, error) {
 		if (a.MaxWidth == 0 || s.Width <= a.MaxWidth) && len(data) <= MaxImageBytes {
 			return Output{JPEG: data, Data: ScreenshotResult{Name: "screenshot", Type: "image/jpeg", Width: s.Width, Height: s.Height}}, nil
 		}
-	}
-	img, err := t.Driver.Screenshot(ctx)
-	if err != nil {
+		// A browser gives no raw pixels: the JPEG it gave is all there is to scale.
+		if img, err = jpeg.Decode(bytes.NewReader(data)); err != nil {
+			return Output{}, fmt.Errorf("decode the device's JPEG screenshot: %w", err)
+		}
+	} else if img, err = t.Driver.Screenshot(ctx); err != nil {
 		return Output{}, err
 	}
 	img = FitWidth(img, a.MaxWidth)
 	b := img.Bounds()
 	return Output{Image: img, Data: ScreenshotResult{Name: "screenshot", Type: "image/jpeg",
 		Width: b.Dx(), Height: b.Dy()}}, nil
+}
+
+// streamedImage is screenImage for a driver that streams its frame: the JPEG is encoded while
+// the frame arrives, at the first of jpegQualities; only one over MaxImageBytes is encoded
+// again, at the next ones.
+func streamedImage(ctx context.Context, fs FrameStreamer, maxWidth int) (Output, error) {
+	s := stripStream{maxWidth: maxWidth, quality: jpegQualities[0]}
+	img, err := fs.StreamScreenshot(ctx, s.rows)
+	data, ok, jerr := s.jpeg(img) // waits for the strips, whatever happened
+	if err != nil {
+		return Output{}, err
+	}
+	if jerr != nil {
+		return Output{}, jerr
+	}
+	var out image.Image = s.out
+	qualities := jpegQualities[1:]
+	if !ok {
+		out, qualities = FitWidth(img, maxWidth), jpegQualities
+	}
+	if !ok || len(data) > MaxImageBytes {
+		if data, out, err = fitJPEG(out, MaxImageBytes, qualities); err != nil {
+			return Output{}, err
+		}
+	}
+	b := out.Bounds()
+	return Output{JPEG: data, Data: ScreenshotResult{Name: "screenshot", Type: "image/jpeg", Width: b.Dx(), Height: b.Dy()}}, nil
 }

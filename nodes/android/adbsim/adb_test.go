@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // adbServer is a real adb server on a private port, for one test.
@@ -217,5 +219,39 @@ func TestRealADBKillRestart(t *testing.T) {
 	a.reconnect(serial)
 	if got := string(a.run("-s", serial, "shell", "wm", "size")); !strings.Contains(got, "Override size: 720x1600") {
 		t.Errorf("after restart: %q", got)
+	}
+}
+
+// The real adb reads the input devices with getevent and writes events with exec-in (stdin to
+// `cat > /dev/input/event2`, as a host's stream does): the phone takes the tap.
+func TestRealADBInputEvents(t *testing.T) {
+	a := startADB(t)
+	d := newDevice(t)
+	serial := d.Serial()
+	a.run("connect", serial)
+	a.waitState(serial, "device")
+	if out := a.run("-s", serial, "shell", "getevent", "-lp"); !bytes.Contains(out, []byte("ABS_MT_POSITION_X     : value 0, min 0, max 4095")) {
+		t.Errorf("getevent -lp:\n%s", out)
+	}
+	var tap []byte
+	for _, e := range [][3]int32{{evAbs, absMTSlot, 0}, {evAbs, absMTTrackingID, 1}, {evKey, btnTouch, 1}, {evAbs, absMTPositionX, 1024},
+		{evAbs, absMTPositionY, 3072}, {evSyn, synReport, 0}, {evAbs, absMTTrackingID, -1}, {evKey, btnTouch, 0}, {evSyn, synReport, 0}} {
+		tap = append(tap, event(24, uint16(e[0]), uint16(e[1]), e[2])...)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.bin, "-P", a.port, "-s", serial, "exec-in", "cat > /dev/input/event2")
+	cmd.Env, cmd.Stdin = a.env, bytes.NewReader(tap)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("adb exec-in: %v\n%s", err, out)
+	}
+	if err := waitFor(func() bool { return len(d.Taps()) == 1 }); err != nil {
+		t.Fatalf("no tap: %v", err)
+	}
+	if p := d.Taps()[0].Point; p != (device.Point{X: 270, Y: 1800}) {
+		t.Errorf("tap at %v, want 270,1800", p)
+	}
+	if !slices.Contains(d.Commands(), "cat > /dev/input/event2") {
+		t.Errorf("commands %q", d.Commands())
 	}
 }

@@ -51,7 +51,8 @@ func cmdInput(d *Device, c *call) int {
 		if !ok || len(args) != 2 {
 			return usage(c, verb)
 		}
-		d.recordTap(pts[0])
+		now := time.Now()
+		d.recordTap(Tap{At: now, Up: now, Point: pts[0]})
 		return phoneErr(c, d.phone.Tap(c.ctx, pts[0], 0))
 	case "swipe", "draganddrop":
 		pts, ok := points(d, args, 2)

@@ -14,7 +14,6 @@ var props = map[string]string{
 	"ro.product.manufacturer": "Corral",
 	"ro.product.name":         productName,
 	"ro.product.device":       productName,
-	"ro.product.cpu.abi":      "x86_64",
 	"ro.build.type":           "user",
 	"sys.boot_completed":      "1",
 }
@@ -29,6 +28,8 @@ func (d *Device) prop(name string) (string, bool) {
 		return strconv.Itoa(d.sdk), true
 	case "ro.serialno":
 		return d.addr, true
+	case "ro.product.cpu.abi":
+		return d.abi, true
 	case "ro.sf.lcd_density":
 		return strconv.Itoa(d.currentDisplay().density), true
 	}
@@ -43,7 +44,7 @@ func cmdGetprop(d *Device, c *call) int {
 		c.printf("%s\n", v)
 		return 0
 	}
-	names := []string{"ro.product.model", "ro.serialno", "ro.sf.lcd_density", "ro.build.version.release", "ro.build.version.sdk"}
+	names := []string{"ro.product.model", "ro.serialno", "ro.sf.lcd_density", "ro.build.version.release", "ro.build.version.sdk", "ro.product.cpu.abi"}
 	for k := range props {
 		names = append(names, k)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"slices"
 	"sync"
@@ -49,12 +50,42 @@ func WithAndroid(release string, sdk int) Option {
 	return func(d *Device) { d.release, d.sdk = release, sdk }
 }
 
-// WithInputStartup makes every `input` command wait dur before it acts, as a real phone's
-// does while app_process starts (about 0.2–0.5 s): commands that must land close together,
-// like the two taps of a double tap, show whether they overlap those starts. Default 0.
+// DefaultInputStartup is how long an `input` command takes to start unless WithInputStartup
+// says otherwise: a real phone starts a Java process (app_process) first, 100 ms on a fast
+// one, over a second on old ones.
+const DefaultInputStartup = 150 * time.Millisecond
+
+// WithInputStartup makes every `input` command wait dur before it acts (default
+// DefaultInputStartup): commands that must land close together, like the two taps of a double
+// tap, show whether they overlap those starts. WithInputStartup(0) is for tests that need
+// speed.
 func WithInputStartup(dur time.Duration) Option {
 	return func(d *Device) { d.inputStartup = max(dur, 0) }
 }
+
+// WithTouchPanel sets the range the touchscreen's axes report, 0–maxX and 0–maxY (default
+// 0–4095 both, as many panels whose units are not pixels). Touches written to it are scaled to
+// the phone's pixels.
+func WithTouchPanel(maxX, maxY int) Option {
+	return func(d *Device) {
+		if maxX > 0 && maxY > 0 && maxX <= math.MaxInt32 && maxY <= math.MaxInt32 {
+			d.panelMax = [2]int32{int32(maxX), int32(maxY)}
+		}
+	}
+}
+
+// WithoutTouchscreen leaves the touchscreen out of the input devices getevent lists: a host
+// then has nothing to write touches to, and uses `input`.
+func WithoutTouchscreen() Option { return func(d *Device) { d.noTouchscreen = true } }
+
+// WithInputDevicesDenied makes /dev/input/event* unwritable by the shell, as on builds that
+// take the input group from it: getevent still lists the devices, but `test -w` fails and a
+// write says "/system/bin/sh: can't create /dev/input/event2: Permission denied".
+func WithInputDevicesDenied() Option { return func(d *Device) { d.inputLocked.Store(true) } }
+
+// WithABI sets ro.product.cpu.abi (default x86_64), which decides the size of the input events
+// written to the event devices: 24 bytes for a 64-bit ABI, 16 for a 32-bit one (armeabi-v7a).
+func WithABI(abi string) Option { return func(d *Device) { d.abi = abi } }
 
 // WithInputDenied makes the device refuse injected input, as a Xiaomi phone does until
 // "USB debugging (Security settings)" is on: every `input` command prints a SecurityException.
@@ -88,6 +119,14 @@ type Device struct {
 	wg           sync.WaitGroup // accept loops and connection readers
 	stopCtx      func() bool    // releases the StartDevice context's hook
 
+	// The input devices (inputdev.go, evsink.go).
+	abi           string   // ro.product.cpu.abi: the size of input events
+	panelMax      [2]int32 // the touchscreen's axes: 0–panelMax[0] and 0–panelMax[1]
+	noTouchscreen bool
+	inputLocked   atomic.Bool   // the event devices are not writable
+	evdevs        []eventDevice // what getevent lists, fixed at start
+	input         inputState
+
 	mu     sync.Mutex // guards everything below
 	ln     net.Listener
 	conns  map[*conn]struct{}
@@ -99,9 +138,11 @@ type Device struct {
 	taps   []Tap // the last maxTaps
 }
 
-// Tap is a tap the touch screen received: when, and where in the phone's natural pixels.
+// Tap is a tap the touch screen received: when the finger went down (At) and lifted (Up; the
+// same for an `input tap`), and where in the phone's natural pixels. Android takes two taps
+// for a double tap when the second goes down 40–300 ms after the first lifted.
 type Tap struct {
-	At time.Time
+	At, Up time.Time
 	device.Point
 }
 
@@ -115,13 +156,13 @@ func (d *Device) Taps() []Tap {
 	return slices.Clone(d.taps)
 }
 
-func (d *Device) recordTap(p device.Point) {
+func (d *Device) recordTap(t Tap) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.taps) == maxTaps {
 		d.taps = slices.Delete(d.taps, 0, 1)
 	}
-	d.taps = append(d.taps, Tap{At: time.Now(), Point: p})
+	d.taps = append(d.taps, t)
 }
 
 // StartDevice starts a device listening on addr ("127.0.0.1:0" picks a free port). It runs
@@ -137,10 +178,16 @@ func StartDevice(ctx context.Context, addr string, opts ...Option) (*Device, err
 		disp:     display{density: defaultDensity},
 		ime:      imeLatin,
 		files:    fileStore{limit: storageLimit},
+		abi:      "x86_64",
+		panelMax: [2]int32{4095, 4095},
+		input:    inputState{devs: map[string]*evdevState{}, writers: map[*stream]struct{}{}},
+
+		inputStartup: DefaultInputStartup,
 	}
 	for _, o := range opts {
 		o(d)
 	}
+	d.evdevs = d.eventDevices()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("adbsim: listen on %s: %w (is the port taken? use port 0 for a free one)", addr, err)

@@ -81,7 +81,7 @@ func FuzzShell(f *testing.F) {
 		"screencap /sdcard/a.raw", "rm -rf /", "echo a >> /sdcard/b; cat < /sdcard/b", "sleep 0.001", "/system/bin/wm size", "input tap 1 2 & sleep 0.01; input tap 1 2; wait"} {
 		f.Add(s)
 	}
-	d, err := StartDevice(context.Background(), "127.0.0.1:0", WithPhoneOptions(sim.WithSize(320, 480)))
+	d, err := StartDevice(context.Background(), "127.0.0.1:0", WithPhoneOptions(sim.WithSize(320, 480)), WithInputStartup(0))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -123,6 +123,42 @@ func FuzzSync(f *testing.F) {
 					h.send(packet{cmd: cmdOKAY, arg0: local, arg1: remote})
 				case cmdCLSE:
 					return
+				}
+			}
+		}
+	})
+}
+
+// FuzzInputEvents writes arbitrary bytes to the touchscreen and a key device, as 16- and
+// 24-byte input_event structs: decoding and the kernel's state never panic, every whole struct
+// is read, no more fingers are down than the panel has slots, and touches end after they begin.
+func FuzzInputEvents(f *testing.F) {
+	tap := slices.Concat(event(24, evAbs, absMTTrackingID, 1), event(24, evAbs, absMTPositionX, 5), event(24, evSyn, synReport, 0),
+		event(24, evAbs, absMTTrackingID, -1), event(24, evSyn, synReport, 0))
+	f.Add(tap)
+	f.Add(slices.Concat(event(16, evAbs, absMTSlot, 3), event(16, evAbs, absMTTrackingID, 9), event(16, evSyn, synReport, 0), []byte{1, 2, 3}))
+	f.Add(slices.Concat(event(24, evKey, 116, 1), event(24, evSyn, synReport, 0), event(24, evKey, 116, 0), event(24, evSyn, synReport, 0)))
+	devs := (&Device{panelMax: [2]int32{4095, 4095}}).eventDevices()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, size := range []int{16, 24} {
+			evs, used := decodeEvents(data, size)
+			if used != len(data)/size*size || len(evs) != len(data)/size {
+				t.Fatalf("%d bytes: %d events from %d bytes", len(data), len(evs), used)
+			}
+			for _, dev := range []*eventDevice{&devs[0], &devs[1]} {
+				st := newEvdevState(dev)
+				now := time.Unix(0, 0)
+				for _, ev := range evs {
+					now = now.Add(time.Millisecond)
+					touches, _ := st.feed(ev, now)
+					for _, tc := range touches {
+						if tc.up.Before(tc.down) || !tc.firstMove.IsZero() && (tc.firstMove.Before(tc.down) || tc.up.Before(tc.firstMove)) {
+							t.Fatalf("touch %+v out of order", tc)
+						}
+					}
+					if n := st.contacts(); n > len(st.slots) {
+						t.Fatalf("%d fingers on %d slots", n, len(st.slots))
+					}
 				}
 			}
 		}

@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-// newDevice starts a device on a free port, closed when the test ends.
+// newDevice starts a device on a free port, closed when the test ends. Its `input` starts at
+// once unless opts say otherwise.
 func newDevice(t *testing.T, opts ...Option) *Device {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	d, err := StartDevice(ctx, "127.0.0.1:0", opts...)
+	d, err := StartDevice(ctx, "127.0.0.1:0", append([]Option{WithInputStartup(0)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

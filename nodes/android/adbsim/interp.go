@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -50,6 +51,8 @@ var handlers = map[string]handler{
 	"echo":        cmdEcho,
 	"grep":        cmdGrep,
 	"sleep":       cmdSleep,
+	"getevent":    cmdGetevent,
+	"test":        cmdTest,
 	"true":        func(*Device, *call) int { return 0 },
 	"false":       func(*Device, *call) int { return 1 },
 }
@@ -156,6 +159,18 @@ func (d *Device) runOne(c *call, redirs []redir) int {
 			buf := &bytes.Buffer{}
 			*target = buf
 			if r.target == "/dev/null" {
+				continue
+			}
+			if strings.HasPrefix(r.target, "/dev/input/") {
+				dev, err := d.eventDevice(r.target)
+				if err != nil {
+					c.errorf("%scan't create %s: %v\n", shPrefix, r.target, err)
+					return 1
+				}
+				files = append(files, func() { // what the command wrote, read as input events
+					evs, _ := decodeEvents(buf.Bytes(), eventSize(d.abi))
+					d.inject(c.ctx, dev, evs)
+				})
 				continue
 			}
 			path, appendTo := r.target, r.op == ">>"

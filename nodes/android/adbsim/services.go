@@ -20,6 +20,8 @@ type service struct {
 //	shell:CMD, shell,OPTS:CMD   run CMD, write its output, close
 //	shell,v2,…:CMD              the same in shell protocol v2 packets, ending with the exit status
 //	exec:CMD                    the same as shell: (the output is binary-safe: no PTY here)
+//	exec:cat > /dev/input/eventN, shell:cat > …
+//	                            what the host writes goes to an event device (evsink.go)
 //	sync:                       file transfer (sync.go)
 func (d *Device) service(name string) service {
 	kind, arg, ok := strings.Cut(name, ":")
@@ -29,6 +31,9 @@ func (d *Device) service(name string) service {
 	kind, opts, _ := strings.Cut(kind, ",") // shell,raw:…: other options are ignored
 	if kind == "shell" && arg != "" && slices.Contains(strings.Split(opts, ","), "v2") {
 		return service{run: func(s *stream) { d.runCommand(s, arg, true) }}
+	}
+	if w, ok := eventWriterPath(arg); ok && (kind == "shell" || kind == "exec") {
+		return service{run: func(s *stream) { d.serveEvents(s, arg, w) }, reads: true}
 	}
 	switch kind {
 	case "shell":
