@@ -78,7 +78,9 @@ var errDriverStuck = errors.New("the driver did not stop after cancellation")
 type deviceActor struct {
 	dev     Device
 	grace   time.Duration
-	current string // id of the running task, "" when idle
+	current string     // id of the running task, "" when idle
+	capture *capturing // a console's look at the screen in flight (capture.go)
+	pending *runTask   // a task waiting for that look to end
 }
 
 // Receive handles the device actor's messages.
@@ -89,7 +91,15 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 	case healthDone:
 		ctx.Send(ctx.Parent(), deviceHealth{serial: a.dev.Info().Serial, err: m.err})
 	case runTask:
-		a.run(ctx, m)
+		if !a.deferTask(m) {
+			a.run(ctx, m)
+		}
+	case captureScreen:
+		a.startCapture(ctx, m)
+	case captureDone:
+		a.captureEnded(ctx, m)
+	case captureGraceOver:
+		a.captureStuck(ctx, m)
 	case workDone:
 		if m.id != a.current {
 			return // a task abandoned before a restart finished at last

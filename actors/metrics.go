@@ -28,6 +28,9 @@ type Metrics struct {
 	handover    prometheus.Histogram
 	shots       *prometheus.CounterVec
 	shotBytes   *prometheus.CounterVec
+	frames      *prometheus.CounterVec // the console's live screens (capture.go)
+	frameBytes  *prometheus.CounterVec
+	watched     *prometheus.GaugeVec
 
 	// Per device, for the drill-down dashboard: nine series a device.
 	deviceState *prometheus.GaugeVec
@@ -81,6 +84,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Agent task screenshots a node kept in the farm's object store, by node and outcome (saved, failed)."}, []string{"node", "outcome"}),
 		shotBytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_screenshot_bytes_total",
 			Help: "Bytes of agent task screenshots a node saved in the farm's object store."}, []string{"node"}),
+		frames: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_frames_total",
+			Help: "Live screen frames a node captured and published for the console's watchers, by node."}, []string{"node"}),
+		frameBytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_frame_bytes_total",
+			Help: "Bytes of JPEG live screen frames a node published for the console, by node."}, []string{"node"}),
+		watched: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_console_watched_devices",
+			Help: "Devices of a node whose screens someone watches in the console now (each has one capture loop), by node."}, []string{"node"}),
 		deviceState: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_state",
 			Help: "1, labelled with the device's current state (one series a device)."}, []string{"node", "platform", "serial", "state"}),
 		deviceTasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_device_tasks_total",
@@ -94,7 +103,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"node", "serial", "name"}),
 	}
 	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
-		m.aborts, m.handover, m.shots, m.shotBytes, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
+		m.aborts, m.handover, m.shots, m.shotBytes, m.frames, m.frameBytes, m.watched, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
 	return m
 }
 
@@ -122,6 +131,9 @@ func (m *Metrics) KnowNode(node string) {
 		m.shots.WithLabelValues(node, o)
 	}
 	m.shotBytes.WithLabelValues(node)
+	m.frames.WithLabelValues(node)
+	m.frameBytes.WithLabelValues(node)
+	m.watched.WithLabelValues(node)
 }
 
 // KnowTools creates every tool's series.
@@ -221,3 +233,12 @@ func (m *Metrics) Screenshot(node string, bytes int, err error) {
 
 // Heartbeat counts a heartbeat the node published.
 func (m *Metrics) Heartbeat(node string) { m.heartbeats.WithLabelValues(node).Inc() }
+
+// Frame counts a live screen frame the node published for the console.
+func (m *Metrics) Frame(node string, bytes int) {
+	m.frames.WithLabelValues(node).Inc()
+	m.frameBytes.WithLabelValues(node).Add(float64(bytes))
+}
+
+// Watched moves the count of the node's devices whose screens are watched.
+func (m *Metrics) Watched(node string, delta float64) { m.watched.WithLabelValues(node).Add(delta) }

@@ -158,6 +158,8 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 		m.Reply(s.abort(m.Req))
 	case ListLeases:
 		m.Reply(s.leases())
+	case CaptureScreen:
+		s.capture(m)
 	case Drain:
 		m.Reply(s.drain(m.Req))
 	case AddDevice:

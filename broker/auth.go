@@ -14,12 +14,15 @@ import (
 //     $SRV subjects), writes only its own registry and lease entries (keys <id>.<serial>, see
 //     RegistryKey) and its id's claim, publishes its heartbeats, and progress, task records
 //     and events under its own id (corral.v1.events.<kind>.<id>.…, corral.v1.progress.<id>.…),
-//     and its agent tasks' screenshots (ScreenshotBucket);
+//     and its agent tasks' screenshots (ScreenshotBucket), and its watched devices' frames
+//     (corral.v1.frames.<id>.…: no node can show a screen as another's);
 //   - gateway: requests node subjects but may not serve them, reads the buckets, writes
 //     sessions, and (as it reaps lost nodes) registry and lease entries, a device's offline
-//     event and a node's lost event;
+//     event and a node's lost event; it receives the frames of the screens it watches (the
+//     console);
 //   - operator: `nats micro ls/info/stats`, `kv get` of devices and leases, events, the leases
-//     endpoint (read-only, no handles); nothing that changes the farm;
+//     endpoint (read-only, no handles); nothing that changes the farm, and no frames (screens
+//     show people's data);
 //   - admin: operator plus every node request (drain, release --force, abort, calls);
 //   - vision: a vision worker (`corral vision`) serves corral.v1.vision.> in the queue group
 //     corral-vision only, and its micro service's $SRV subjects; it publishes nothing but its
@@ -150,6 +153,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			fmt.Sprintf(EventDevT, node, "*", "*"),
 			fmt.Sprintf(EventLeaseT, node, "*", "*"),
 			fmt.Sprintf(EventNodeT, node, "*"),
+			fmt.Sprintf(FramesT, node, "*"),
 			"$KV." + RegistryBucket + "." + node + ".>",
 			"$KV." + LeaseBucket + "." + node + ".>",
 			"$KV." + NodeBucket + "." + node,
@@ -187,13 +191,13 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		pub = append(pub, readStreams(allStreams)...)
 		pub = append(pub, manageStreams()...)
 		return Permissions{PublishAllow: pub,
-			SubscribeAllow: []string{Heartbeats, Progresses, Events, inbox},
+			SubscribeAllow: []string{Heartbeats, Progresses, Events, Frames, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>"}}, nil
 	case RoleOperator:
 		pub := append([]string{"$SRV.>", fmt.Sprintf(NodeGroupT, "*") + "." + EndpointLeases}, readStreams(readableStreams)...)
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Events, Heartbeats, inbox},
-			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil
+			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>", Prefix + ".frames.>"}}, nil
 	case RoleAdmin:
 		// An admin runs the corral CLI, whose in-process front door calls nodes as a gateway
 		// does and records each session's latest task.

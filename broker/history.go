@@ -186,3 +186,8 @@ func (s *Stores) taskRecord(ctx context.Context, id string) (TaskResult, error) 
 	}
 	return res, nil
 }
+
+// TaskHistory reads task records from the event stream, newest first (Stores.TaskHistory).
+func (c *Client) TaskHistory(ctx context.Context, q HistoryQuery) (History, error) {
+	return c.stores.TaskHistory(ctx, q)
+}

@@ -19,6 +19,7 @@ const (
 	EndpointAbort   = "abort"   // cancel running/queued tasks (AbortRequest → AbortAnswer)
 	EndpointLeases  = "leases"  // list this node's leases and queues (LeasesRequest → LeasesAnswer)
 	EndpointDrain   = "drain"   // drain, undrain or report the node (DrainRequest → DrainAnswer)
+	EndpointWatch   = "watch"   // keep a device's live screen coming (WatchRequest → WatchAnswer; frames.go)
 
 	// Heartbeats: every node publishes one every HeartbeatInterval.
 	Heartbeats = Prefix + ".heartbeat.*"
@@ -36,6 +37,11 @@ const (
 	EventLeaseT = Prefix + ".events.lease.%s.%s.%s"  // lease change: node, serial, granted|released|expired|revoked
 	EventNodeT  = Prefix + ".events.node.%s.%s"      // node change: node, up|lost|down|draining|undrained
 	EventNodes  = Prefix + ".events.node.*.*"        //
+
+	// Live screens (the console): JPEG frames of a watched device, published by its node while
+	// a gateway watches it (frames.go). Not in the event stream: a frame is stale in a second.
+	FramesT = Prefix + ".frames.%s.%s" // node, Token(serial); published by the node
+	Frames  = Prefix + ".frames.*.*"   //
 
 	// legacyEventTasks are the task records of Corral before node-scoped subjects
 	// (corral.v1.events.task.<task id>), still read until the stream has aged them out

@@ -125,12 +125,13 @@ func catalogOrder(defs []toolDef) mcpserver.ToolFilterFunc {
 // MCPServer returns the underlying MCP server, for the stdio transport and in-process clients.
 func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 
-// Handler serves /mcp (streamable HTTP), /metrics, /healthz and /readyz. Every path has the
-// Host/Origin check (origin.go) and a deadline to arrive whole (bounds.go); with a policy, /mcp
-// needs a bearer token (auth.go) while /metrics, /healthz and /readyz stay open for probes and
-// scrapers. /mcp then, in this order: refuses an oversized body before reading it, checks the
-// token, refuses a session id not issued to the caller (sessions.go), reads the body, answers
-// batches (batch.go) and arguments beyond float64 (numbers.go), and hands the rest to mcp-go.
+// Handler serves /mcp (streamable HTTP), the console (/ and /console/, console.go), /metrics,
+// /healthz and /readyz. Every path has the Host/Origin check (origin.go) and a deadline to
+// arrive whole (bounds.go); with a policy, /mcp and the console need a bearer token (auth.go)
+// while /metrics, /healthz and /readyz stay open for probes and scrapers. /mcp then, in this
+// order: refuses an oversized body before reading it, checks the token, refuses a session id
+// not issued to the caller (sessions.go), reads the body, answers batches (batch.go) and
+// arguments beyond float64 (numbers.go), and hands the rest to mcp-go.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", g.limitBody(g.authenticate(g.sessions.guard(g, g.bufferBody(
@@ -139,7 +140,11 @@ func (g *Gateway) Handler() http.Handler {
 	if gatherer == nil {
 		gatherer = prometheus.NewRegistry()
 	}
-	mux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	// The device wall (mcp/console) at / and under /console/: the same Host/Origin check and
+	// deadlines as every path, the same tokens as /mcp (also from its login cookie).
+	wall, wallMetrics := g.console()
+	mux.Handle("/", wall)
+	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{gatherer, wallMetrics}, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})

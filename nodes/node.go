@@ -50,6 +50,7 @@ type Node struct {
 	wg      sync.WaitGroup
 	stopped sync.Once
 	lostSub *nats.Subscription
+	screens *screens // the console's live screens (screens.go)
 
 	mu      sync.Mutex
 	devices map[string]device.Driver
@@ -112,6 +113,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		}
 	}
 	n.wg.Go(func() { n.mirror.run(ctx) })
+	n.screens = n.watchScreens(ctx)
 	if err := n.serve(); err != nil {
 		return fail(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/corral-farm/corral/internal/buildinfo"
 )
 
-// serve registers the node's micro service: corral.v1.node.<id>.{task,acquire,release,abort,leases,drain}.
+// serve registers the node's micro service: corral.v1.node.<id>.{task,acquire,release,abort,leases,drain,watch}.
 // Handlers only decode and hand the request to the scheduler; answers are sent when the
 // scheduler decides, so a long task never holds up the endpoint.
 func (n *Node) serve() error {
@@ -69,8 +69,10 @@ func (n *Node) serve() error {
 			root.Send(sched, actors.ListLeases{Reply: func(a broker.LeasesAnswer) { respond(r, a) }})
 		},
 		broker.EndpointDrain: n.drainHandler,
+		broker.EndpointWatch: n.screens.handle,
 	}
-	for _, name := range []string{broker.EndpointTask, broker.EndpointAcquire, broker.EndpointRelease, broker.EndpointAbort, broker.EndpointLeases, broker.EndpointDrain} {
+	for _, name := range []string{broker.EndpointTask, broker.EndpointAcquire, broker.EndpointRelease, broker.EndpointAbort, broker.EndpointLeases, broker.EndpointDrain,
+		broker.EndpointWatch} {
 		if err := g.AddEndpoint(name, endpoints[name]); err != nil {
 			return fmt.Errorf("node %s: add endpoint %s: %w", n.cfg.ID, name, err)
 		}

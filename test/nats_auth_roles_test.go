@@ -74,6 +74,7 @@ func TestNATSRolesRefuseWhatTheyMayNot(t *testing.T) {
 			`{"v":1,"id":"` + forged + `","serial":"n1-p1","tool":"app_uninstall","args":{"packageName":"com.example.app"},"holder":{"principal":"alice"}}`}},
 		{"drain", []string{"req", "corral.v1.node.n1.drain", `{"v":1,"action":"drain","by":"mallory"}`}},
 		{"watch node requests", []string{"sub", "corral.v1.node.>", "--count", "1"}},
+		{"watch the screens", []string{"sub", "corral.v1.frames.>", "--count", "1"}},
 		{"watch the gateway's replies", []string{"sub", broker.InboxPrefix("gateway") + ".>", "--count", "1"}},
 		{"read a session", []string{"kv", "get", broker.SessionBucket, "s_victim", "--raw"}},
 		{"write a registry entry", []string{"kv", "put", broker.RegistryBucket, broker.RegistryKey("n1", "n1-p1"),
@@ -194,6 +195,54 @@ func TestOperatorSeesNoLeaseHandles(t *testing.T) {
 	farmtest.MustCall(t, f.Client("alice"), "tap_xy", args("serial", "n1-p1", "lease", lease, "x", 0.5, "y", 0.5))
 	require.NoError(t, nc.Flush())
 	assert.Zero(t, seen.Load(), "the operator saw node requests or replies")
+}
+
+// Issue 17: a node publishes the live screens of its own devices only. Another node's frames
+// under n1's subject are refused (the console would show them as n1's device); n1's own reach
+// the gateway; an operator may not watch screens at all (they show people's data).
+func TestNodeCannotPublishAnotherNodesFrames(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{Nodes: 2, PhonesPerNode: 1, Auth: true})
+	gw := connectAs(t, f, broker.UserName(broker.RoleGateway, ""))
+	got := make(chan broker.Frame, 4)
+	sub, err := gw.Subscribe(broker.Frames, func(m *nats.Msg) {
+		if fr, err := broker.ParseFrame(m); err == nil {
+			got <- fr
+		}
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	require.NoError(t, gw.Flush())
+	frame := func(node string) *nats.Msg {
+		return broker.Frame{Node: node, Serial: "n1-p1", Seq: 1, Width: 1, Height: 1, Captured: time.Now(), JPEG: []byte("forged")}.Msg()
+	}
+
+	n2 := connectAs(t, f, broker.UserName(broker.RoleNode, "n2"))
+	require.NoError(t, n2.PublishMsg(frame("n1")))
+	require.NoError(t, n2.Flush())
+	farmtest.Eventually(t, 5*time.Second, func() bool { return errors.Is(n2.LastError(), nats.ErrPermissionViolation) },
+		"n2's publish under n1's subject refused")
+
+	n1 := connectAs(t, f, broker.UserName(broker.RoleNode, "n1"))
+	require.NoError(t, n1.PublishMsg(frame("n1")))
+	select {
+	case fr := <-got:
+		assert.Equal(t, "n1", fr.Node)
+		assert.Equal(t, "n1-p1", fr.Serial)
+	case <-time.After(5 * time.Second):
+		t.Fatal("n1's own frame never reached the gateway")
+	}
+	select {
+	case fr := <-got:
+		t.Fatalf("a second frame arrived (%s from node %s): n2's got through", fr.JPEG, fr.Node)
+	default:
+	}
+
+	op := connectAs(t, f, broker.UserName(broker.RoleOperator, ""))
+	_, err = op.Subscribe(broker.Frames, func(*nats.Msg) {})
+	require.NoError(t, err)
+	require.NoError(t, op.Flush())
+	farmtest.Eventually(t, 5*time.Second, func() bool { return errors.Is(op.LastError(), nats.ErrPermissionViolation) },
+		"the operator's subscription to frames refused")
 }
 
 // connectAs connects to the farm's NATS as one of its users.

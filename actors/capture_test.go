@@ -1,0 +1,181 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"image"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// screenDevice is a fakeDevice whose screen can be looked at: Screen waits for shot (or, if
+// stubborn, ignores cancellation until shot), counting itself with the tasks so that an
+// overlap of a capture and a task shows.
+type screenDevice struct {
+	*fakeDevice
+	shot      chan struct{}
+	stubborn  bool
+	looking   chan struct{} // told when a Screen starts
+	cancelled chan struct{} // told when a Screen saw its context end
+}
+
+func (d *screenDevice) Screen(ctx context.Context) (image.Image, error) {
+	d.mu.Lock()
+	d.running++
+	if d.running > 1 {
+		d.overlap = true
+	}
+	d.mu.Unlock()
+	defer func() { d.mu.Lock(); d.running--; d.mu.Unlock() }()
+	d.looking <- struct{}{}
+	if d.stubborn {
+		<-d.shot
+		return nil, errors.New("too late")
+	}
+	select {
+	case <-d.shot:
+		return image.NewRGBA(image.Rect(0, 0, 9, 16)), nil
+	case <-ctx.Done():
+		d.cancelled <- struct{}{}
+		return nil, ctx.Err()
+	}
+}
+
+func newScreenHarness(t *testing.T, stubborn bool) (*harness, *screenDevice) {
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
+	t.Cleanup(sys.Shutdown)
+	cfg := Config{Node: "n", Mirror: &recorder{}, Metrics: NewMetrics(prometheus.NewRegistry()), Grace: 100 * time.Millisecond}
+	props, started := NewNodeSupervisorProps(NewSchedulerProps(cfg), cfg.Metrics, "n")
+	sys.Root.Spawn(props)
+	dev := &screenDevice{fakeDevice: &fakeDevice{serial: "d1", release: make(chan struct{})}, shot: make(chan struct{}), stubborn: stubborn,
+		looking: make(chan struct{}, 8), cancelled: make(chan struct{}, 8)}
+	h := &harness{t: t, root: sys.Root, sched: <-started, dev: dev.fakeDevice, rec: cfg.Mirror.(*recorder)}
+	t.Cleanup(func() { close(dev.release); close(dev.shot) })
+	h.root.Send(h.sched, AddDevice{Device: dev})
+	waitOnline(t, h)
+	return h, dev
+}
+
+// waitOnline waits until the device takes tasks.
+func waitOnline(t *testing.T, h *harness) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.submit(broker.TaskRequest{ID: "probe", Serial: "d1", Tool: "noop"}).wait().Code == broker.CodeUnhealthy {
+		if time.Now().After(deadline) {
+			t.Fatal("device never became healthy")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+type shot struct {
+	img image.Image
+	err error
+}
+
+func (h *harness) capture(serial string) chan shot {
+	p := make(chan shot, 1)
+	h.root.Send(h.sched, CaptureScreen{Serial: serial, Reply: func(img image.Image, err error) { p <- shot{img, err} }})
+	return p
+}
+
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no %s within 5s", what)
+	}
+	var zero T
+	return zero
+}
+
+// A free device is looked at without a lease: the console's capture runs no task, moves no
+// epoch, and the device stays free for anyone.
+func TestCaptureOfAFreeDevice(t *testing.T) {
+	h, dev := newScreenHarness(t, false)
+	got := h.capture("d1")
+	within(t, dev.looking, "capture")
+	dev.shot <- struct{}{}
+	s := within(t, got, "answer")
+	if s.err != nil || s.img.Bounds().Dx() != 9 {
+		t.Fatalf("capture: %v, %v", s.img, s.err)
+	}
+	expect(t, h.submit(broker.TaskRequest{ID: "after", Tool: "noop", Holder: broker.Holder{Principal: "bob"}}).wait(), broker.OutcomeSucceeded, "")
+	if s := within(t, h.capture("nope"), "answer"); s.err == nil || !strings.Contains(s.err.Error(), `no device "nope"`) {
+		t.Fatalf("capture of an unknown device: %v", s.err)
+	}
+}
+
+// While a task runs, a capture is skipped at once: the driver is never called alongside it.
+func TestCaptureSkippedWhileATaskRuns(t *testing.T) {
+	h, dev := newScreenHarness(t, false)
+	running := h.submit(broker.TaskRequest{ID: "a", Tool: "block"})
+	waitFor(t, "the task to run", dev.isRunning)
+	if s := within(t, h.capture("d1"), "answer"); !errors.Is(s.err, ErrCaptureBusy) {
+		t.Fatalf("capture during a task: %v, want ErrCaptureBusy", s.err)
+	}
+	dev.release <- struct{}{}
+	expect(t, running.wait(), broker.OutcomeSucceeded, "")
+	if dev.overlap {
+		t.Fatal("a capture ran alongside a task")
+	}
+}
+
+// A task that arrives during a capture cancels it and starts once the driver has returned:
+// tasks first, never alongside.
+func TestTaskCancelsACaptureAndWaitsForIt(t *testing.T) {
+	h, dev := newScreenHarness(t, false)
+	got := h.capture("d1")
+	within(t, dev.looking, "capture")
+	task := h.submit(broker.TaskRequest{ID: "t", Tool: "noop"})
+	within(t, dev.cancelled, "the capture's cancellation")
+	if s := within(t, got, "answer"); !errors.Is(s.err, context.Canceled) {
+		t.Fatalf("a capture a task cut short: %v, want context.Canceled", s.err)
+	}
+	expect(t, task.wait(), broker.OutcomeSucceeded, "")
+	if dev.overlap {
+		t.Fatal("a task ran alongside a capture")
+	}
+	// And the device is looked at again once free.
+	again := h.capture("d1")
+	within(t, dev.looking, "the next capture")
+	dev.shot <- struct{}{}
+	if s := within(t, again, "answer"); s.err != nil {
+		t.Fatal(s.err)
+	}
+}
+
+// A driver that ignores a capture's cancellation is stuck, as after a task: the task that
+// waited for it fails, the device goes unhealthy, its actor restarts and it comes back.
+func TestStuckCaptureMarksTheDeviceUnhealthy(t *testing.T) {
+	h, dev := newScreenHarness(t, true)
+	got := h.capture("d1")
+	within(t, dev.looking, "capture")
+	task := h.submit(broker.TaskRequest{ID: "t", Tool: "noop"})
+	expect(t, task.wait(), broker.OutcomeFailed, broker.CodeUnhealthy)
+	if s := within(t, got, "answer"); !errors.Is(s.err, errDriverStuck) {
+		t.Fatalf("a stuck capture: %v", s.err)
+	}
+	dev.shot <- struct{}{} // the stuck Screen returns at last; its answer is ignored
+	waitOnline(t, h)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 5s: %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

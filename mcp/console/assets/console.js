@@ -1,0 +1,134 @@
+// Corral's device wall: what the grid and the device page share. Plain JS, no libraries and
+// no build step; it works in current Chromium and Firefox.
+'use strict';
+
+const Corral = (() => {
+  const dash = '\u2014';
+
+  // span renders a duration in ms as "1h 4m", "4m 12s" or "12s".
+  function span(ms) {
+    let s = Math.max(0, Math.round(ms / 1000));
+    const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+    s %= 60;
+    if (h) return `${h}h ${m}m`;
+    if (m) return `${m}m ${s}s`;
+    return `${s}s`;
+  }
+
+  // until renders when a time is due: "in 4m 12s", or "expired".
+  function until(stamp) {
+    if (!stamp) return dash;
+    const ms = Date.parse(stamp) - Date.now();
+    return ms > 0 ? 'in ' + span(ms) : 'expired';
+  }
+
+  function clock(stamp) {
+    return stamp ? new Date(stamp).toLocaleTimeString() : dash;
+  }
+
+  // fields are the texts of a device's data-f elements.
+  function fields(d) {
+    return {
+      serial: d.serial,
+      state: d.draining && d.state !== 'draining' ? d.state + ' (draining)' : d.state,
+      platform: [d.platform, d.model].filter(Boolean).join(' \u00b7 '),
+      release: [d.brand, d.release].filter(Boolean).join(' ') || dash,
+      node: d.node,
+      reason: d.reason || dash,
+      tags: (d.tags || []).join(' '),
+      holder: d.holder || dash,
+      lease: d.lease_expires ? until(d.lease_expires) : dash,
+      leasemax: d.lease_max ? 'at the latest ' + clock(d.lease_max) : dash,
+      queue: String(d.queue_len || 0),
+      task: d.task ? d.task.tool : '',
+      running: d.task ? `${d.task.tool} for ${d.task.holder || 'someone'} since ${clock(d.task.started)}` : dash,
+    };
+  }
+
+  // fill writes a device into the data-f elements under root.
+  function fill(root, d) {
+    const t = fields(d);
+    if (root.dataset.state !== d.state) root.dataset.state = d.state;
+    for (const el of root.querySelectorAll('[data-f]')) {
+      const k = el.dataset.f;
+      if (k === 'lease') el.dataset.expires = d.lease_expires || '';
+      if (k in t && el.textContent !== t[k]) el.textContent = t[k];
+    }
+  }
+
+  // tick keeps relative times current.
+  function tick() {
+    for (const el of document.querySelectorAll('[data-expires]')) {
+      const text = el.dataset.expires ? until(el.dataset.expires) : dash;
+      if (el.textContent !== text) el.textContent = text;
+    }
+    for (const el of document.querySelectorAll('time[data-time]')) {
+      if (el.dataset.time && !el.dataset.local) {
+        el.textContent = clock(el.dataset.time);
+        el.title = el.dataset.time;
+        el.dataset.local = '1';
+      }
+    }
+  }
+  setInterval(tick, 1000);
+  document.addEventListener('DOMContentLoaded', tick);
+
+  // getJSON fetches the console's JSON; a lost login reloads the page (to the login form).
+  async function getJSON(url) {
+    const r = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+    if (r.status === 401) { location.reload(); throw new Error('logged out'); }
+    if (!r.ok) { const e = new Error(`${r.status} ${await r.text()}`); e.status = r.status; throw e; }
+    return r.json();
+  }
+
+  // Screens keeps one EventSource for the live screens of the page: set() names the serials to
+  // watch (reopening the stream when they change), and every frame lands in the <img
+  // data-screen> under the element whose data-serial is the frame's. A hidden page watches
+  // nothing, so frames cost nothing when no one looks.
+  class Screens {
+    constructor(width, fps) {
+      this.width = width; this.fps = fps; this.serials = []; this.es = null; this.key = '';
+      document.addEventListener('visibilitychange', () => this.open());
+      window.addEventListener('pagehide', () => this.close());
+    }
+    set(serials) {
+      this.serials = [...new Set(serials)].sort();
+      this.open();
+    }
+    close() {
+      if (this.es) { this.es.close(); this.es = null; this.key = ''; }
+    }
+    open() {
+      const want = document.hidden ? [] : this.serials;
+      const q = new URLSearchParams({ width: this.width, fps: this.fps });
+      for (const s of want) q.append('serial', s);
+      const key = want.length ? q.toString() : '';
+      if (key === this.key) return;
+      this.close();
+      if (!key) return;
+      this.key = key;
+      this.es = new EventSource('/console/frames?' + q);
+      this.es.addEventListener('frame', (ev) => this.show(JSON.parse(ev.data)));
+    }
+    show(f) {
+      for (const root of document.querySelectorAll(`[data-serial="${CSS.escape(f.serial)}"]`)) {
+        const img = root.querySelector('img[data-screen]');
+        if (!img) continue;
+        img.src = 'data:image/jpeg;base64,' + f.jpeg;
+        const box = img.parentElement; // the screen's box takes the screen's shape
+        const ratio = `${f.width} / ${f.height}`;
+        if (box.style.aspectRatio !== ratio) box.style.aspectRatio = ratio;
+        img.dataset.seq = f.seq;
+        img.dataset.size = `${f.width}x${f.height}`;
+        img.hidden = false;
+        const none = root.querySelector('[data-noframe]');
+        if (none) none.hidden = true;
+        const at = root.querySelector('[data-captured]');
+        if (at) at.textContent = `${f.width}\u00d7${f.height}, captured ${clock(f.captured)}`;
+        root.dataset.frames = String(Number(root.dataset.frames || 0) + 1);
+      }
+    }
+  }
+
+  return { fill, tick, getJSON, Screens, span, until };
+})();

@@ -1,0 +1,48 @@
+// The device page: a larger live screen, the device's facts polled twice a second, and its
+// task timeline, whose rows the gateway renders (the page swaps them in, keeping open the
+// agent steps someone opened).
+'use strict';
+
+(() => {
+  const main = document.querySelector('main[data-page="device"]');
+  const serial = main.dataset.serial;
+  const path = encodeURIComponent(serial);
+  const gone = document.getElementById('gone');
+  const rows = document.getElementById('timeline');
+  const screens = new Corral.Screens(720, 4);
+  screens.set([serial]);
+
+  async function facts() {
+    try {
+      const d = await Corral.getJSON(`/console/api/devices/${path}?tasks=0`);
+      Corral.fill(main, d.device);
+      gone.hidden = true;
+      document.body.dataset.updated = new Date().toISOString();
+    } catch (e) {
+      if (e.status === 404) gone.hidden = false;
+    }
+    setTimeout(facts, 500);
+  }
+
+  let last = null; // the rows as the gateway last sent them
+  async function timeline() {
+    try {
+      const r = await fetch(`/console/devices/${path}/timeline`, { credentials: 'same-origin', cache: 'no-store' });
+      if (r.status === 401) { location.reload(); return; }
+      if (r.ok) {
+        const html = await r.text();
+        if (html !== last) {
+          const open = new Set([...rows.querySelectorAll('details[open]')].map((d) => d.dataset.task));
+          rows.innerHTML = html;
+          for (const d of rows.querySelectorAll('details')) if (open.has(d.dataset.task)) d.open = true;
+          last = html;
+          Corral.tick();
+        }
+      }
+    } catch (e) { /* the next round tries again */ }
+    setTimeout(timeline, 2000);
+  }
+
+  facts();
+  setTimeout(timeline, 2000);
+})();

@@ -1,0 +1,126 @@
+// The grid: long-polls the registry's JSON view and updates the cards in place
+// (keyed by serial), filters on the server by the form's query, and watches the live screens
+// of the cards on screen only.
+'use strict';
+
+(() => {
+  const form = document.getElementById('filters');
+  const wall = document.getElementById('wall');
+  const tmpl = document.getElementById('card-template');
+  const count = document.getElementById('count');
+  const warn = document.getElementById('warn');
+  const empty = document.getElementById('empty');
+  const screens = new Corral.Screens(360, 2);
+  const RETRY_MS = 1000;
+
+  // The cards on screen (or about to be) are the ones watched.
+  const onScreen = new Set();
+  let pending = 0;
+  const watch = () => { clearTimeout(pending); pending = setTimeout(() => screens.set([...onScreen]), 150); };
+  const seen = new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) onScreen.add(e.target.dataset.serial); else onScreen.delete(e.target.dataset.serial);
+    }
+    watch();
+  }, { rootMargin: '300px' });
+  for (const el of wall.children) seen.observe(el);
+
+  function query() {
+    const q = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (v) q.set(k, v);
+    return q;
+  }
+
+  function cardOf(serial) {
+    let el = wall.querySelector(`[data-serial="${CSS.escape(serial)}"]`);
+    if (el) return el;
+    el = tmpl.content.firstElementChild.cloneNode(true);
+    el.dataset.serial = serial;
+    for (const a of el.querySelectorAll('[data-link]')) a.href = '/devices/' + encodeURIComponent(serial);
+    seen.observe(el);
+    return el;
+  }
+
+  // options keeps a filter's choices to the values the farm has, and the chosen one.
+  function options(select, values, chosen) {
+    const want = ['', ...values];
+    if (chosen && !want.includes(chosen)) want.push(chosen);
+    const have = [...select.options].map((o) => o.value);
+    if (have.join('\n') !== want.join('\n')) {
+      select.replaceChildren(...want.map((v) => new Option(v || 'any', v)));
+    }
+    select.value = chosen || '';
+  }
+
+  function render(g) {
+    let prev = null;
+    const keep = new Set();
+    for (const d of g.devices) {
+      const el = cardOf(d.serial);
+      Corral.fill(el, d);
+      keep.add(d.serial);
+      const at = prev ? prev.nextElementSibling : wall.firstElementChild;
+      if (at !== el) wall.insertBefore(el, at);
+      prev = el;
+    }
+    for (const el of [...wall.children]) {
+      if (!keep.has(el.dataset.serial)) { seen.unobserve(el); onScreen.delete(el.dataset.serial); el.remove(); }
+    }
+    options(form.elements.platform, g.platforms, g.filter.platform);
+    options(form.elements.tag, g.tags, g.filter.tag);
+    options(form.elements.node, g.nodes, g.filter.node);
+    options(form.elements.state, g.states, g.filter.state);
+    count.textContent = `${g.devices.length} of ${g.total} devices`;
+    warn.textContent = g.leases_error || '';
+    warn.hidden = !g.leases_error;
+    empty.hidden = g.devices.length > 0;
+    document.body.dataset.updated = new Date().toISOString();
+    watch();
+  }
+
+  // poll asks for the grid, long-polling: naming the grid it has, it is answered when the grid
+  // changes (or with 304 after a while), and asks again at once. A hidden page does not poll.
+  let timer = 0;
+  let seq = 0;
+  let etag = '';
+  let asked = '';
+  let ctrl = null;
+  async function poll() {
+    clearTimeout(timer);
+    if (ctrl) ctrl.abort();
+    if (document.hidden) return;
+    const mine = ++seq;
+    const q = query();
+    if (q.toString() !== asked) { asked = q.toString(); etag = ''; }
+    if (etag) q.set('wait', '1');
+    ctrl = new AbortController();
+    let again = 0;
+    try {
+      const r = await fetch('/console/api/devices?' + q, { credentials: 'same-origin', cache: 'no-store',
+        headers: etag ? { 'If-None-Match': etag } : {}, signal: ctrl.signal });
+      if (r.status === 401) { location.reload(); return; }
+      if (r.status !== 304) {
+        if (!r.ok) throw new Error(`${r.status} ${await r.text()}`);
+        const g = await r.json();
+        if (mine === seq) { etag = r.headers.get('ETag') || ''; render(g); }
+      }
+    } catch (e) {
+      if (e.name === 'AbortError') return; // a newer poll took over
+      warn.textContent = 'The gateway does not answer: ' + e.message;
+      warn.hidden = false;
+      etag = '';
+      again = RETRY_MS;
+    }
+    if (mine === seq) timer = setTimeout(poll, again);
+  }
+  document.addEventListener('visibilitychange', poll);
+
+  form.addEventListener('change', () => {
+    const q = query().toString();
+    history.replaceState(null, '', q ? '/?' + q : '/');
+    poll();
+  });
+  form.addEventListener('submit', (e) => { e.preventDefault(); poll(); });
+  watch();
+  poll();
+})();

@@ -1,0 +1,146 @@
+// Package console is the device wall: the web console the gateway serves at / beside /mcp, on
+// the same listener, behind the same Host/Origin checks and with the same tokens. It shows
+// every device the viewer may use (the policy's tag rule) with its platform, node, state,
+// holder, lease expiry, queue and a live screen; a device page with a larger screen and the
+// device's task timeline from the event stream. It is read-only for now.
+//
+// Pages are html/template, styled by one embedded CSS file and driven by a little hand-written
+// JS (no build step): the grid long-polls a JSON view of the registry (answered as soon as it
+// changes), and live screens arrive as Server-Sent Events carrying JPEG frames, one stream per
+// page for all its screens (a browser opens at most six connections to a host). Frames come
+// from the nodes through NATS (broker/frames.go) only while someone watches, one capture shared
+// by every watcher (hub.go).
+//
+// A browser cannot put a bearer token on an <img> or an EventSource, so the console takes the
+// token once (a login form, or ?token= on any page) and keeps it in an HttpOnly, SameSite=Strict
+// cookie; requests may also carry the bearer header, as /mcp's do (viewer.go).
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// Farm is what the console reads of the farm; broker.Client implements it.
+type Farm interface {
+	Devices() []broker.DeviceEntry
+	Device(serial string) (broker.DeviceEntry, bool)
+	Leases(ctx context.Context) ([]broker.Lease, error)
+}
+
+// History reads task records (broker.Client.TaskHistory); without it there is no timeline.
+type History interface {
+	TaskHistory(ctx context.Context, q broker.HistoryQuery) (broker.History, error)
+}
+
+// Screens reaches the nodes' live screens (broker.Client); without it there are no frames.
+type Screens interface {
+	Watch(ctx context.Context, req broker.WatchRequest) (broker.WatchAnswer, error)
+	SubscribeFrames(serial string, fn func(broker.Frame)) (node string, stop func(), err error)
+}
+
+// Viewer is who looks at the console.
+type Viewer struct {
+	Name string
+	// Tags are the device tags the viewer is limited to (shown); MayUse decides (nil: every
+	// device).
+	Tags   []string
+	MayUse func(tags []string) bool
+	// MayAct: the viewer has tools that change devices (acquire_device). The console's actions
+	// are for such viewers; everyone else gets a read-only console.
+	MayAct bool
+}
+
+// Anonymous is every viewer of a console without authentication (a gateway without a policy).
+var Anonymous = Viewer{Name: "anonymous", MayAct: true}
+
+func (v Viewer) mayUse(d broker.DeviceEntry) bool { return v.MayUse == nil || v.MayUse(d.Tags) }
+
+// Refusal reasons, as the gateway counts them (corral_gateway_denied_total).
+const (
+	ReasonNoToken  = "no_token"
+	ReasonBadToken = "bad_token"
+)
+
+// Config configures a Console.
+type Config struct {
+	Farm    Farm
+	History History // nil: no timeline
+	Screens Screens // nil: no live screens
+	// Authenticate returns the viewer a token names, false for none. Nil: no authentication;
+	// everyone is Anonymous (a gateway without a policy, on loopback).
+	Authenticate func(token string) (Viewer, bool)
+	// Denied counts a refused request by reason (ReasonNoToken, ReasonBadToken); may be nil.
+	Denied  func(reason string)
+	Metrics *Metrics // may be nil
+	Log     *slog.Logger
+	// Watcher names this gateway in its watch requests (random when empty).
+	Watcher string
+}
+
+// Console serves the device wall.
+type Console struct {
+	cfg     Config
+	log     *slog.Logger
+	mux     *http.ServeMux
+	pages   *pages
+	leases  *cached[map[string]broker.Lease]
+	history *historyCache
+	hub     *hub
+}
+
+// New returns a console over cfg.Farm.
+func New(cfg Config) *Console {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Watcher == "" {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		cfg.Watcher = "gw_" + hex.EncodeToString(b)
+	}
+	c := &Console{cfg: cfg, log: cfg.Log, mux: http.NewServeMux(), pages: mustPages(),
+		leases: newCached(time.Second, func(ctx context.Context) (map[string]broker.Lease, error) {
+			return leaseMap(ctx, cfg.Farm)
+		}),
+		history: newHistoryCache(cfg.History),
+	}
+	if cfg.Screens != nil {
+		c.hub = newHub(cfg.Screens, cfg.Farm, cfg.Watcher, cfg.Metrics, cfg.Log)
+	}
+	c.routes()
+	return c
+}
+
+// routes registers the console's paths. Pages and their data need a viewer; the login form
+// and the static files do not.
+func (c *Console) routes() {
+	c.mux.HandleFunc("GET /{$}", c.page(c.gridPage))
+	c.mux.HandleFunc("GET /devices/{serial}", c.page(c.devicePage))
+	c.mux.HandleFunc("GET /console/api/devices", c.api(c.devicesJSON))
+	c.mux.HandleFunc("GET /console/api/devices/{serial}", c.api(c.deviceJSON))
+	c.mux.HandleFunc("GET /console/devices/{serial}/timeline", c.api(c.timelineFragment))
+	c.mux.HandleFunc("GET /console/frames", c.api(c.frames))
+	c.mux.HandleFunc("POST /console/login", c.login)
+	c.mux.HandleFunc("POST /console/logout", c.logout)
+	c.mux.Handle("GET /console/static/", http.StripPrefix("/console/static/", staticFiles()))
+}
+
+// ServeHTTP serves the console with its security headers: no framing, no sniffing, no
+// referrer to other sites (a URL may carry ?token= once; same-origin keeps the form posts'
+// Origin header, which "no-referrer" turns into "null" and the gateway's Origin check then
+// refuses), scripts and styles from the console only.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	c.mux.ServeHTTP(w, r)
+}

@@ -1,0 +1,243 @@
+package console
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// deviceView is one device as the console shows it: its registry entry, and its explicit
+// lease's expiry and queue from its node (the registry carries the holder, not those).
+type deviceView struct {
+	Serial   string   `json:"serial"`
+	Platform string   `json:"platform"`
+	Model    string   `json:"model,omitempty"`
+	Brand    string   `json:"brand,omitempty"`
+	Release  string   `json:"release,omitempty"`
+	Node     string   `json:"node"`
+	State    string   `json:"state"`
+	Reason   string   `json:"reason,omitempty"`
+	Draining bool     `json:"draining,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
+	Holder   string   `json:"holder,omitempty"`
+	// LeaseExpires and LeaseMax are the explicit lease's idle expiry and hard end; QueueLen the
+	// tasks and lease requests waiting for the device (known while it is leased).
+	LeaseExpires time.Time  `json:"lease_expires,omitzero"`
+	LeaseMax     time.Time  `json:"lease_max,omitzero"`
+	QueueLen     int        `json:"queue_len"`
+	Task         *taskBrief `json:"task,omitempty"`
+	Updated      time.Time  `json:"updated,omitzero"`
+}
+
+// taskBrief is the task a device runs now.
+type taskBrief struct {
+	ID       string    `json:"id,omitempty"`
+	Tool     string    `json:"tool"`
+	Holder   string    `json:"holder,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Deadline time.Time `json:"deadline,omitzero"`
+}
+
+func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
+	v := deviceView{Serial: d.Serial, Platform: d.Platform, Model: d.Model, Brand: d.Brand, Release: d.Release, Node: d.Node,
+		State: d.State, Reason: d.Reason, Draining: d.Draining, Tags: d.Tags, Holder: d.Holder, Updated: d.Updated}
+	if l, ok := leases[d.Serial]; ok && l.Node == d.Node && l.Epoch == d.Epoch {
+		v.LeaseExpires, v.LeaseMax, v.QueueLen = l.ExpiresAt, l.MaxUntil, l.QueueLen
+	}
+	if t := d.Task; t != nil {
+		v.Task = &taskBrief{ID: t.ID, Tool: t.Tool, Started: t.Started, Deadline: t.Deadline}
+		if t.Holder != nil {
+			v.Task.Holder = t.Holder.String()
+		}
+	}
+	return v
+}
+
+// leaseMap asks every node for its explicit leases, by serial.
+func leaseMap(ctx context.Context, farm Farm) (map[string]broker.Lease, error) {
+	ls, err := farm.Leases(ctx)
+	out := make(map[string]broker.Lease, len(ls))
+	for _, l := range ls {
+		out[l.Serial] = l
+	}
+	if err != nil && len(out) > 0 {
+		err = nil // some nodes answered: show what they said
+	}
+	return out, err
+}
+
+// filter chooses devices by the grid's query: platform, tag, node and state ("" for any).
+type filter struct {
+	Platform string `json:"platform,omitempty"`
+	Tag      string `json:"tag,omitempty"`
+	Node     string `json:"node,omitempty"`
+	State    string `json:"state,omitempty"`
+}
+
+func filterOf(q url.Values) filter {
+	return filter{Platform: q.Get("platform"), Tag: q.Get("tag"), Node: q.Get("node"), State: q.Get("state")}
+}
+
+func (f filter) match(d deviceView) bool {
+	return (f.Platform == "" || d.Platform == f.Platform) && (f.Node == "" || d.Node == f.Node) &&
+		(f.State == "" || d.State == f.State) && (f.Tag == "" || slices.Contains(d.Tags, f.Tag))
+}
+
+// gridData is the grid: the devices the filter chose among those the viewer may see, and the
+// values each filter can take (from every device the viewer may see).
+type gridData struct {
+	Viewer    string       `json:"viewer"`
+	Filter    filter       `json:"filter"`
+	Devices   []deviceView `json:"devices"`
+	Total     int          `json:"total"` // devices the viewer may see
+	Platforms []string     `json:"platforms"`
+	Nodes     []string     `json:"nodes"`
+	Tags      []string     `json:"tags"`
+	States    []string     `json:"states"`
+	// LeasesError says why lease expiries and queues are missing, if they are.
+	LeasesError string `json:"leases_error,omitempty"`
+}
+
+// grid builds the grid for the viewer in ctx.
+func (c *Console) grid(ctx context.Context, f filter) gridData {
+	v := viewerFrom(ctx)
+	leases, err := c.leases.get(ctx)
+	g := gridData{Viewer: v.Name, Filter: f, Devices: []deviceView{}, States: broker.States}
+	if err != nil {
+		g.LeasesError = "lease expiries and queues are unknown: " + err.Error()
+	}
+	var platforms, nodes, tags []string
+	for _, d := range c.cfg.Farm.Devices() {
+		if !v.mayUse(d) {
+			continue
+		}
+		g.Total++
+		platforms, nodes, tags = append(platforms, d.Platform), append(nodes, d.Node), append(tags, d.Tags...)
+		if dv := viewOf(d, leases); f.match(dv) {
+			g.Devices = append(g.Devices, dv)
+		}
+	}
+	g.Platforms, g.Nodes, g.Tags = sorted(platforms), sorted(nodes), sorted(tags)
+	return g
+}
+
+// visible returns the device the viewer in ctx may see; false for one it may not or that
+// does not exist (the console does not tell them apart).
+func (c *Console) visible(ctx context.Context, serial string) (broker.DeviceEntry, bool) {
+	d, ok := c.cfg.Farm.Device(serial)
+	if !ok || !viewerFrom(ctx).mayUse(d) {
+		return broker.DeviceEntry{}, false
+	}
+	return d, true
+}
+
+// Long polls of the grid: a request that names the grid it has (If-None-Match) and asks to
+// wait is answered when the grid differs, or with 304 after longPoll. A change shows at once,
+// with no poll interval on top of the registry's own delay.
+const (
+	longPoll      = 10 * time.Second
+	longPollCheck = 50 * time.Millisecond // the registry is in memory: a look costs microseconds
+)
+
+// devicesJSON serves the grid as JSON: /console/api/devices?platform=&tag=&node=&state=, with
+// an ETag; with If-None-Match and ?wait=1, a long poll.
+func (c *Console) devicesJSON(w http.ResponseWriter, r *http.Request) {
+	f := filterOf(r.URL.Query())
+	have := r.Header.Get("If-None-Match")
+	body, etag, err := c.gridBody(r.Context(), f)
+	if have == etag && r.URL.Query().Get("wait") != "" {
+		end := time.NewTimer(longPoll)
+		defer end.Stop()
+		check := time.NewTicker(longPollCheck)
+		defer check.Stop()
+	wait:
+		for err == nil && etag == have {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-end.C:
+				break wait
+			case <-check.C:
+				body, etag, err = c.gridBody(r.Context(), f)
+			}
+		}
+	}
+	if err != nil {
+		http.Error(w, "encode the grid: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", "no-cache")
+	if have == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.Set("Content-Type", "application/json")
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// gridBody is the grid's JSON and its ETag.
+func (c *Console) gridBody(ctx context.Context, f filter) ([]byte, string, error) {
+	body, err := json.Marshal(c.grid(ctx, f))
+	sum := sha256.Sum256(body)
+	return body, `"` + hex.EncodeToString(sum[:12]) + `"`, err
+}
+
+// deviceData is one device's page: its view and its task timeline.
+type deviceData struct {
+	Device      deviceView `json:"device"`
+	Tasks       []taskView `json:"tasks"`
+	TasksError  string     `json:"tasks_error,omitempty"`
+	LeasesError string     `json:"leases_error,omitempty"`
+}
+
+// TimelineData is the timeline template's data.
+func (d deviceData) TimelineData() timelineData {
+	return timelineData{Tasks: d.Tasks, Error: d.TasksError}
+}
+
+// device builds a device's page; with its timeline if tasks.
+func (c *Console) device(ctx context.Context, d broker.DeviceEntry, tasks bool) deviceData {
+	leases, err := c.leases.get(ctx)
+	out := deviceData{Device: viewOf(d, leases), Tasks: []taskView{}}
+	if err != nil {
+		out.LeasesError = "lease expiry and queue are unknown: " + err.Error()
+	}
+	if tasks {
+		out.Tasks, out.TasksError = c.timeline(ctx, d.Serial)
+	}
+	return out
+}
+
+// deviceJSON serves one device and its timeline: /console/api/devices/{serial} (?tasks=0:
+// without the timeline, which the device page fetches less often).
+func (c *Console) deviceJSON(w http.ResponseWriter, r *http.Request) {
+	d, ok := c.visible(r.Context(), r.PathValue("serial"))
+	if !ok {
+		http.Error(w, "no such device: it is not in the registry, or your token may not use it", http.StatusNotFound)
+		return
+	}
+	writeJSON(w, c.device(r.Context(), d, r.URL.Query().Get("tasks") != "0"))
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// sorted returns the distinct non-empty strings of s, sorted.
+func sorted(s []string) []string {
+	s = slices.DeleteFunc(s, func(x string) bool { return strings.TrimSpace(x) == "" })
+	slices.Sort(s)
+	return slices.Compact(s)
+}

@@ -1,0 +1,137 @@
+package console
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// assets are the console's templates, style and scripts.
+//
+//go:embed assets
+var assets embed.FS
+
+// pages are the parsed templates.
+type pages struct {
+	t *template.Template
+}
+
+var funcs = template.FuncMap{
+	// path escapes a serial for a URL path ("192.168.1.5:5555" stays readable).
+	"path": url.PathEscape,
+	// clock shows a time of day; "" for none.
+	"clock": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Local().Format("15:04:05")
+	},
+	// stamp is a time for scripts (RFC 3339); "" for none.
+	"stamp": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339Nano)
+	},
+	"ms": func(ms int64) string {
+		d := time.Duration(ms) * time.Millisecond
+		if d < time.Second {
+			return fmt.Sprintf("%d ms", ms)
+		}
+		return d.Round(100 * time.Millisecond).String()
+	},
+	// took is how long a task ran: "—" if it never started.
+	"took": func(start, end time.Time) string {
+		switch d := end.Sub(start); {
+		case start.IsZero() || d < 0:
+			return "—"
+		case d < time.Millisecond:
+			return "<1 ms"
+		case d < time.Second:
+			return fmt.Sprintf("%d ms", d.Milliseconds())
+		default:
+			return d.Round(100 * time.Millisecond).String()
+		}
+	},
+	"join": strings.Join,
+	// selected marks the option of a filter that is chosen.
+	"selected": func(a, b string) bool { return a == b },
+}
+
+func mustPages() *pages {
+	t := template.Must(template.New("console").Funcs(funcs).ParseFS(assets, "assets/*.html"))
+	return &pages{t: t}
+}
+
+// render executes a template into a buffer first, so that a failure is a clean 500.
+func (p *pages) render(w http.ResponseWriter, name string, status int, data any) {
+	var buf bytes.Buffer
+	if err := p.t.ExecuteTemplate(&buf, name, data); err != nil {
+		http.Error(w, "console template "+name+": "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// staticFiles serves the style and scripts. Revalidated on every load: they are small, and a
+// gateway upgrade must not leave old scripts running against new data.
+func staticFiles() http.Handler {
+	sub, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(sub)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, ".css") && !strings.HasSuffix(r.URL.Path, ".js") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// frame is what every page template gets: the viewer and the page's own data.
+type frame struct {
+	Title  string
+	Viewer Viewer
+	Auth   bool // the console asks for tokens: show who is logged in, and a logout button
+	Page   any
+	// Empty is a device with no data, for the card template scripts clone.
+	Empty deviceView
+}
+
+// gridPage serves the grid: /?platform=&tag=&node=&state=.
+func (c *Console) gridPage(w http.ResponseWriter, r *http.Request) {
+	g := c.grid(r.Context(), filterOf(r.URL.Query()))
+	c.pages.render(w, "grid", http.StatusOK, frame{Title: "Devices", Viewer: viewerFrom(r.Context()), Auth: c.cfg.Authenticate != nil, Page: g})
+}
+
+// devicePage serves one device: /devices/{serial}.
+func (c *Console) devicePage(w http.ResponseWriter, r *http.Request) {
+	v := viewerFrom(r.Context())
+	d, ok := c.visible(r.Context(), r.PathValue("serial"))
+	if !ok {
+		c.pages.render(w, "notfound", http.StatusNotFound, frame{Title: "No such device", Viewer: v, Auth: c.cfg.Authenticate != nil,
+			Page: r.PathValue("serial")})
+		return
+	}
+	c.pages.render(w, "device", http.StatusOK, frame{Title: d.Serial, Viewer: v, Auth: c.cfg.Authenticate != nil, Page: c.device(r.Context(), d, true)})
+}
+
+// loginData is the login form's.
+type loginData struct {
+	Next    string
+	Message string
+}
+
+// loginForm asks for a token; next is where to go after.
+func (c *Console) loginForm(w http.ResponseWriter, next, msg string, status int) {
+	w.Header().Set("Cache-Control", "no-store")
+	c.pages.render(w, "login", status, frame{Title: "Log in", Page: loginData{Next: localPath(next), Message: msg}})
+}

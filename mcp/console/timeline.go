@@ -1,0 +1,217 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// A device's task timeline: its latest task records from the event stream, newest first, with
+// the steps of agent tasks. A record keeps no tool arguments (secrets may be among them); an
+// agent task's steps keep the arguments of the calls its model made, already redacted.
+
+// Bounds of a timeline.
+const (
+	timelineTasks   = 25   // records shown
+	timelineScan    = 2000 // task records read at most, the newest, whatever their device
+	timelineTTL     = 2 * time.Second
+	maxShownText    = 600 // characters of a summary, an error or arguments shown
+	maxHistoryCache = 256 // devices whose timelines are kept
+)
+
+// agentTools are the tools whose records carry an agent's steps.
+var agentTools = map[string]bool{"run_agent_task": true, "ai_action": true}
+
+// taskView is one task record as the timeline shows it.
+type taskView struct {
+	ID         string       `json:"id"`
+	Tool       string       `json:"tool"`
+	Holder     string       `json:"holder"`
+	Outcome    string       `json:"outcome"`
+	Code       string       `json:"code,omitempty"`
+	Error      string       `json:"error,omitempty"`
+	Text       string       `json:"text,omitempty"`
+	AbortedBy  string       `json:"aborted_by,omitempty"`
+	Submitted  time.Time    `json:"submitted,omitzero"`
+	Started    time.Time    `json:"started,omitzero"`
+	Finished   time.Time    `json:"finished,omitzero"`
+	DurationMS int64        `json:"duration_ms"`
+	Goal       string       `json:"goal,omitempty"`
+	Steps      []stepView   `json:"steps,omitempty"`
+	Actions    []actionView `json:"actions,omitempty"`
+}
+
+// stepView is one step of an agent task.
+type stepView struct {
+	Index      int        `json:"index"`
+	Title      string     `json:"title"`
+	Status     string     `json:"status"`
+	Error      string     `json:"error,omitempty"`
+	DurationMS int64      `json:"duration_ms"`
+	Calls      []callView `json:"calls,omitempty"`
+}
+
+// callView is one tool call of an agent's step.
+type callView struct {
+	Name       string `json:"name"`
+	Args       string `json:"args,omitempty"`
+	Result     string `json:"result,omitempty"`
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// actionView is one device call of ai_action.
+type actionView struct {
+	Tool string `json:"tool"`
+	Args string `json:"args,omitempty"`
+}
+
+// taskOf maps a task record to its view.
+func taskOf(r broker.TaskResult) taskView {
+	t := taskView{ID: r.ID, Tool: r.Tool, Holder: r.Holder.String(), Outcome: r.Outcome, Code: r.Code, Error: clip(r.Error),
+		Text: clip(r.Text), AbortedBy: r.AbortedBy, Submitted: r.Submitted, Started: r.Started, Finished: r.Finished}
+	if !r.Started.IsZero() && r.Finished.After(r.Started) {
+		t.DurationMS = r.Finished.Sub(r.Started).Milliseconds()
+	}
+	if agentTools[r.Tool] && len(r.Data) > 0 {
+		t.Goal, t.Steps, t.Actions = agentData(r.Data)
+	}
+	return t
+}
+
+// agentData reads an agent task's goal, steps and actions from its record's data: what
+// run_agent_task (goal, steps with their calls) and ai_action (actionTaken) keep.
+func agentData(data json.RawMessage) (string, []stepView, []actionView) {
+	var d struct {
+		Goal  string `json:"goal"`
+		Steps []struct {
+			Index      int    `json:"index"`
+			Title      string `json:"title"`
+			Status     string `json:"status"`
+			Error      string `json:"error"`
+			DurationMS int64  `json:"durationMs"`
+			ToolCalls  []struct {
+				Name       string          `json:"name"`
+				Args       json.RawMessage `json:"args"`
+				Result     string          `json:"result"`
+				Error      string          `json:"error"`
+				DurationMS int64           `json:"durationMs"`
+			} `json:"toolCalls"`
+		} `json:"steps"`
+		ActionTaken []struct {
+			Tool string          `json:"tool"`
+			Args json.RawMessage `json:"args"`
+		} `json:"actionTaken"`
+	}
+	if json.Unmarshal(data, &d) != nil {
+		return "", nil, nil
+	}
+	var steps []stepView
+	for _, s := range d.Steps {
+		sv := stepView{Index: s.Index, Title: clip(s.Title), Status: s.Status, Error: clip(s.Error), DurationMS: s.DurationMS}
+		for _, c := range s.ToolCalls {
+			sv.Calls = append(sv.Calls, callView{Name: c.Name, Args: clip(compact(c.Args)), Result: clip(c.Result), Error: clip(c.Error), DurationMS: c.DurationMS})
+		}
+		steps = append(steps, sv)
+	}
+	var actions []actionView
+	for _, a := range d.ActionTaken {
+		actions = append(actions, actionView{Tool: a.Tool, Args: clip(compact(a.Args))})
+	}
+	return clip(d.Goal), steps, actions
+}
+
+// compact renders JSON arguments on one line; "" for none.
+func compact(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// clip shortens s to maxShownText characters.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxShownText {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxShownText]) + "…"
+}
+
+// historyCache keeps each device's timeline for timelineTTL, so that many viewers of one
+// device read the event stream once.
+type historyCache struct {
+	history History
+	mu      sync.Mutex
+	bySer   map[string]*cached[[]taskView]
+}
+
+func newHistoryCache(h History) *historyCache {
+	return &historyCache{history: h, bySer: map[string]*cached[[]taskView]{}}
+}
+
+// timeline returns the device's latest tasks, or why they are missing.
+func (c *Console) timeline(ctx context.Context, serial string) ([]taskView, string) {
+	hc := c.history
+	if hc.history == nil {
+		return []taskView{}, "this gateway cannot read task history"
+	}
+	hc.mu.Lock()
+	ch, ok := hc.bySer[serial]
+	if !ok {
+		if len(hc.bySer) >= maxHistoryCache {
+			clear(hc.bySer)
+		}
+		ch = newCached(timelineTTL, func(ctx context.Context) ([]taskView, error) {
+			h, err := hc.history.TaskHistory(ctx, broker.HistoryQuery{Serial: serial, Limit: timelineTasks, MaxScan: timelineScan})
+			out := make([]taskView, 0, len(h.Tasks))
+			for _, r := range h.Tasks {
+				out = append(out, taskOf(r))
+			}
+			return out, err
+		})
+		hc.bySer[serial] = ch
+	}
+	hc.mu.Unlock()
+	tasks, err := ch.get(ctx)
+	if tasks == nil {
+		tasks = []taskView{}
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return tasks, ""
+		}
+		return tasks, "task history unreadable: " + err.Error()
+	}
+	return tasks, ""
+}
+
+// timelineFragment serves the rows of a device's timeline, as the device page shows them:
+// /console/devices/{serial}/timeline. The page swaps them in; the markup stays in templates.
+func (c *Console) timelineFragment(w http.ResponseWriter, r *http.Request) {
+	d, ok := c.visible(r.Context(), r.PathValue("serial"))
+	if !ok {
+		http.Error(w, "no such device: it is not in the registry, or your token may not use it", http.StatusNotFound)
+		return
+	}
+	tasks, msg := c.timeline(r.Context(), d.Serial)
+	w.Header().Set("Cache-Control", "no-store")
+	c.pages.render(w, "timeline", http.StatusOK, timelineData{Tasks: tasks, Error: msg})
+}
+
+// timelineData is the timeline template's data.
+type timelineData struct {
+	Tasks []taskView
+	Error string
+}

@@ -1,0 +1,152 @@
+package console
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// cookieName holds the viewer's token. HttpOnly (no script reads it), SameSite=Strict (no other
+// site's page sends it), Secure over TLS, for the browser's session only. The token itself
+// rather than a session of the gateway's: gateways keep no state a restart would lose, and
+// any gateway of the farm takes it.
+const cookieName = "corral_console"
+
+// maxLoginBody bounds the login form.
+const maxLoginBody = 8 << 10
+
+type viewerKey struct{}
+
+func viewerFrom(ctx context.Context) Viewer {
+	v, _ := ctx.Value(viewerKey{}).(Viewer)
+	return v
+}
+
+// identify finds the viewer of r: Anonymous without authentication; else the token of the
+// Authorization header (as /mcp takes it) or of the cookie. reason says why there is none.
+func (c *Console) identify(r *http.Request) (v Viewer, reason string) {
+	if c.cfg.Authenticate == nil {
+		return Anonymous, ""
+	}
+	token := ""
+	if scheme, t, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		token = strings.TrimSpace(t)
+	} else if ck, err := r.Cookie(cookieName); err == nil {
+		if b, err := base64.RawURLEncoding.DecodeString(ck.Value); err == nil {
+			token = string(b)
+		}
+	}
+	if token == "" {
+		return Viewer{}, ReasonNoToken
+	}
+	if v, ok := c.cfg.Authenticate(token); ok {
+		return v, ""
+	}
+	return Viewer{}, ReasonBadToken
+}
+
+// refused counts and logs a request without a viewer; never the token.
+func (c *Console) refused(r *http.Request, reason string) {
+	if c.cfg.Denied != nil {
+		c.cfg.Denied(reason)
+	}
+	c.log.Info("console: refused unauthenticated request", "reason", reason, "remote", r.RemoteAddr, "path", r.URL.Path)
+}
+
+// page wraps a page handler: a ?token= is taken once (cookie set, then a redirect to the
+// same page without it, so the token stays in neither the address bar nor the history); a
+// request without a viewer gets the login form.
+func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if c.cfg.Authenticate != nil && r.URL.Query().Has("token") {
+			q := r.URL.Query()
+			token := q.Get("token")
+			q.Del("token")
+			next := (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String()
+			if _, ok := c.cfg.Authenticate(token); !ok {
+				c.refused(r, ReasonBadToken)
+				c.loginForm(w, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
+				return
+			}
+			setToken(w, r, token)
+			http.Redirect(w, r, next, http.StatusSeeOther)
+			return
+		}
+		v, reason := c.identify(r)
+		if reason != "" {
+			msg := ""
+			if reason == ReasonBadToken {
+				msg = "Your token is no longer valid for this gateway."
+			}
+			c.refused(r, reason)
+			c.loginForm(w, r.URL.RequestURI(), msg, http.StatusUnauthorized)
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+	}
+}
+
+// api wraps a data handler: without a viewer, 401 and a line saying what to do.
+func (c *Console) api(h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, reason := c.identify(r)
+		if reason != "" {
+			c.refused(r, reason)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="corral"`)
+			http.Error(w, "unauthorized: log in to the console (open / and give your token), or send 'Authorization: Bearer <token>' (docs/console.md)", http.StatusUnauthorized)
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+	}
+}
+
+// login takes the token of the login form.
+func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxLoginBody)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad login form: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	next := localPath(r.PostFormValue("next"))
+	if c.cfg.Authenticate == nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	token := strings.TrimSpace(r.PostFormValue("token"))
+	if _, ok := c.cfg.Authenticate(token); token == "" || !ok {
+		reason := ReasonBadToken
+		if token == "" {
+			reason = ReasonNoToken
+		}
+		c.refused(r, reason)
+		c.loginForm(w, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
+		return
+	}
+	setToken(w, r, token)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// logout forgets the token.
+func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// setToken keeps the token in the cookie, base64url-encoded: a token may hold characters a
+// cookie cannot (';', ',', '"').
+func setToken(w http.ResponseWriter, r *http.Request, token string) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(token)), Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+}
+
+// localPath returns p if it is a path of this site ("/devices/x"), else "/": a login must not
+// send the browser elsewhere.
+func localPath(p string) string {
+	u, err := url.Parse(p)
+	if err != nil || p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") ||
+		u.Scheme != "" || u.Host != "" {
+		return "/"
+	}
+	return p
+}

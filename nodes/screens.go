@@ -1,0 +1,248 @@
+package nodes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/tools"
+)
+
+// Live screens for the console (broker/frames.go): the node's watch endpoint, and one capture
+// loop per watched device that publishes JPEG frames on the device's frames subject. A loop
+// runs only while a watch is fresh (broker.WatchTTL), at the largest width and rate its
+// watchers ask, and looks at the screen through the device's actor (actors/capture.go): between
+// tasks, never alongside one, without a lease.
+
+// Screen looks at the device's screen for the console (actors.Screener).
+func (b *boundDevice) Screen(ctx context.Context) (image.Image, error) {
+	return b.drv.Screenshot(ctx)
+}
+
+// frameQuality is the JPEG quality of live screen frames: a glance, not a record.
+const frameQuality = 70
+
+// maxFrameBytes bounds a frame message, well under NATS' 1 MiB default payload.
+const maxFrameBytes = 512 << 10
+
+// screens keeps the node's watched devices.
+type screens struct {
+	node    string
+	nc      *nats.Conn
+	look    func(ctx context.Context, serial string) (image.Image, error)
+	known   func(serial string) bool
+	metrics *actors.Metrics
+	log     *slog.Logger
+	ctx     context.Context // the node's: loops end with it
+	wg      *sync.WaitGroup
+
+	mu      sync.Mutex
+	watched map[string]map[string]watch // serial → watcher → its watch
+}
+
+// watch is one watcher's ask.
+type watch struct {
+	width int
+	fps   float64
+	until time.Time
+}
+
+// watchScreens returns the node's live screens.
+func (n *Node) watchScreens(ctx context.Context) *screens {
+	return &screens{node: n.cfg.ID, nc: n.cfg.NC, metrics: n.cfg.Metrics, log: n.cfg.Log.With("component", "screens"),
+		ctx: ctx, wg: &n.wg, watched: map[string]map[string]watch{},
+		known: func(serial string) bool {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			_, ok := n.devices[serial]
+			return ok
+		},
+		look: func(ctx context.Context, serial string) (image.Image, error) {
+			type answer struct {
+				img image.Image
+				err error
+			}
+			ch := make(chan answer, 1)
+			n.system.Root.Send(n.sched, actors.CaptureScreen{Serial: serial, Reply: func(img image.Image, err error) { ch <- answer{img, err} }})
+			select {
+			case a := <-ch:
+				return a.img, a.err
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	}
+}
+
+// handle is the watch endpoint: corral.v1.node.<id>.watch.
+func (s *screens) handle(r micro.Request) {
+	var req broker.WatchRequest
+	if !decode(r, &req) {
+		return
+	}
+	respond(r, s.watch(req, time.Now()))
+}
+
+// watch records a watcher's ask (or its stop) and starts the device's loop if none runs.
+func (s *screens) watch(req broker.WatchRequest, now time.Time) broker.WatchAnswer {
+	ans := broker.WatchAnswer{V: broker.WireVersion}
+	switch {
+	case s.ctx.Err() != nil:
+		ans.Code, ans.Error = broker.CodeNodeLost, fmt.Sprintf("node %s is stopping", s.node)
+		return ans
+	case !broker.ValidWatcher(req.Watcher):
+		ans.Code, ans.Error = broker.CodeBadInput, fmt.Sprintf("watcher %q: name it with 1 to 64 letters, digits, '-' and '_'", req.Watcher)
+		return ans
+	case !s.known(req.Serial):
+		ans.Code, ans.Error = broker.CodeUnknownDevice, fmt.Sprintf("no device %q on node %s; the registry names its node", req.Serial, s.node)
+		return ans
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	by, running := s.watched[req.Serial]
+	if req.Stop {
+		delete(by, req.Watcher)
+		ans.Watchers = len(by)
+		return ans // the loop sees its last watcher gone at its next frame
+	}
+	if !running {
+		by = map[string]watch{}
+		s.watched[req.Serial] = by
+	}
+	if _, ok := by[req.Watcher]; !ok && len(by) >= broker.MaxWatchers {
+		ans.Code, ans.Error = broker.CodeBadInput, fmt.Sprintf("device %s has %d watchers, the most a node keeps; retry later", req.Serial, len(by))
+		return ans
+	}
+	by[req.Watcher] = watch{width: clampWidth(req.MaxWidth), fps: clampFPS(req.FPS), until: now.Add(broker.WatchTTL)}
+	ans.Subject, ans.Watchers = broker.FramesSubject(s.node, req.Serial), len(by)
+	if !running {
+		s.metrics.Watched(s.node, 1)
+		s.wg.Go(func() { s.loop(req.Serial) })
+	}
+	return ans
+}
+
+// ask returns the width and rate to capture serial at now, dropping lapsed watches; false when
+// no watch is left, and then the device is no longer watched.
+func (s *screens) ask(serial string, now time.Time) (width int, fps float64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	by := s.watched[serial]
+	for id, w := range by {
+		if now.After(w.until) {
+			delete(by, id)
+			continue
+		}
+		width, fps = max(width, w.width), max(fps, w.fps)
+	}
+	if len(by) == 0 {
+		delete(s.watched, serial)
+		return 0, 0, false
+	}
+	return width, fps, true
+}
+
+// loop captures and publishes serial's screen while it is watched.
+func (s *screens) loop(serial string) {
+	defer s.metrics.Watched(s.node, -1)
+	var seq uint64
+	var lastErr string
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			s.drop(serial)
+			return
+		case <-timer.C:
+		}
+		start := time.Now()
+		width, fps, ok := s.ask(serial, start)
+		if !ok {
+			return
+		}
+		err := s.frame(serial, width, seq+1)
+		switch {
+		case err == nil:
+			seq++
+			lastErr = ""
+		case errors.Is(err, actors.ErrCaptureBusy):
+		case err.Error() != lastErr: // say it once, not at every frame
+			lastErr = err.Error()
+			s.log.Info("live screen: no frame", "serial", serial, "err", err)
+		}
+		timer.Reset(time.Until(start.Add(time.Duration(float64(time.Second) / fps))))
+	}
+}
+
+// frame captures, scales, encodes and publishes one frame.
+func (s *screens) frame(serial string, width int, seq uint64) error {
+	ctx, cancel := context.WithTimeout(s.ctx, actors.DefaultCaptureTimeout+2*time.Second)
+	defer cancel()
+	img, err := s.look(ctx, serial)
+	if err != nil {
+		return err
+	}
+	data, b, err := encodeFrame(img, width)
+	if err != nil {
+		return fmt.Errorf("device %s: encode a frame: %w", serial, err)
+	}
+	f := broker.Frame{Node: s.node, Serial: serial, Seq: seq, Width: b.Dx(), Height: b.Dy(), Captured: time.Now(), JPEG: data}
+	if err := s.nc.PublishMsg(f.Msg()); err != nil {
+		return fmt.Errorf("device %s: publish a frame: %w", serial, err)
+	}
+	s.metrics.Frame(s.node, len(data))
+	return nil
+}
+
+// drop forgets serial's watches (the node stops).
+func (s *screens) drop(serial string) {
+	s.mu.Lock()
+	delete(s.watched, serial)
+	s.mu.Unlock()
+}
+
+// encodeFrame scales img to width at most and encodes it as JPEG within maxFrameBytes,
+// halving it while it does not fit; it returns the bounds encoded.
+func encodeFrame(img image.Image, width int) ([]byte, image.Rectangle, error) {
+	img = tools.FitWidth(img, width)
+	for range 4 {
+		var buf bytes.Buffer
+		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: frameQuality}); err != nil {
+			return nil, image.Rectangle{}, err
+		}
+		if buf.Len() <= maxFrameBytes {
+			return buf.Bytes(), img.Bounds(), nil
+		}
+		img = tools.FitWidth(img, max(img.Bounds().Dx()/2, 1))
+	}
+	return nil, image.Rectangle{}, fmt.Errorf("a frame does not fit in %d bytes even at 1/16 of %d px", maxFrameBytes, width)
+}
+
+func clampWidth(w int) int {
+	if w <= 0 {
+		return broker.WatchDefaultWidth
+	}
+	return min(max(w, broker.WatchMinWidth), broker.WatchMaxWidth)
+}
+
+// clampFPS keeps a rate between one frame in WatchTTL (so a loop notices its watches lapse)
+// and WatchMaxFPS.
+func clampFPS(fps float64) float64 {
+	if fps <= 0 || math.IsNaN(fps) {
+		return broker.WatchDefaultFPS
+	}
+	return min(max(fps, 1/broker.WatchTTL.Seconds()), broker.WatchMaxFPS)
+}
