@@ -519,7 +519,7 @@ func (s *eventStream) tap() error {
 		[3]int32{evAbs, x, 2049}, [3]int32{evAbs, y, 1024}, [3]int32{evAbs, pressure, 127}, [3]int32{evAbs, major, 127})); err != nil {
 		return err
 	}
-	time.Sleep(50 * time.Millisecond) // the finger rests, as the driver's does
+	time.Sleep(10 * time.Millisecond) // the finger rests, as the driver's does (tapHold)
 	_, err := s.c.Write(report([3]int32{evAbs, tracking, -1}, [3]int32{evKey, btnTouch, 0}))
 	return err
 }
