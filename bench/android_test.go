@@ -182,21 +182,8 @@ func sideBySide(b *testing.B, warm int, dev *adbsim.Device, adbCPU func() time.D
 			b.Fatalf("%s: the device's last command does not start with %q (last 3: %q)", p.name, want, cmds[max(0, len(cmds)-3):])
 		}
 	}
-	lat := make([][]time.Duration, len(paths))
-	b.ReportAllocs()
-	cpu0, adb0, rounds := cpuTime(), adbCPU(), 0
-	for b.Loop() {
-		for k := range paths {
-			i := (k + rounds) % len(paths)
-			t0 := time.Now()
-			if err := paths[i].fn(); err != nil {
-				b.Fatalf("%s: %v", paths[i].name, err)
-			}
-			lat[i] = append(lat[i], time.Since(t0))
-		}
-		rounds++
-	}
-	reportCPU(b, cpuTime()-cpu0, rounds)
+	adb0 := adbCPU()
+	lat, rounds := inTurns(b, paths)
 	if adb := adbCPU() - adb0; adb > 0 && rounds > 0 {
 		b.ReportMetric(float64(adb.Microseconds())/float64(rounds), "adb-server-cpu-µs/round")
 	}

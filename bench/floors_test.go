@@ -34,13 +34,13 @@ func BenchmarkFloors(b *testing.B) {
 		gw := newRawCaller(b, f.Gateway().MCPURL, nopTool, args)
 		bare := newRawCaller(b, noopURL(b), nopTool, args)
 		floor := natsFloor(b, f)
-		lat := interleave(b, []timedPath{{"gateway", gw.call}, {"mcp-floor", bare.call}, {"nats-floor", floor}})
+		lat := interleave(b, []path{{"gateway", gw.call}, {"mcp-floor", bare.call}, {"nats-floor", floor}})
 		ratio := float64(p50(lat[0])) / float64(p50(lat[1])+p50(lat[2]))
 		b.ReportMetric(ratio, "ratio")
 	})
 	b.Run("op=mcp-client", func(b *testing.B) {
 		bare := noopClient(b, true)
-		lat := interleave(b, []timedPath{
+		lat := interleave(b, []path{
 			{"gateway", func() error { _, err := call(hc, nopTool, args); return err }},
 			{"mcp-floor", func() error { _, err := call(bare, nopTool, args); return err }},
 		})
@@ -85,16 +85,9 @@ func BenchmarkFloorsThroughput(b *testing.B) {
 	b.ReportMetric(g/m, "ratio")
 }
 
-// timedPath is one way of making a call, timed beside others.
-type timedPath struct {
-	name string
-	fn   func() error
-}
-
-// interleave warms every path up, then in each b.Loop iteration calls each path once, the
-// order rotating, and reports each path's latency percentiles under its name. It returns the
-// latencies, path by path.
-func interleave(b *testing.B, paths []timedPath) [][]time.Duration {
+// interleave warms every path up, times them in turns (inTurns) and reports each path's
+// latency percentiles under its name. It returns the latencies, path by path.
+func interleave(b *testing.B, paths []path) [][]time.Duration {
 	b.Helper()
 	for _, p := range paths {
 		for range 200 {
@@ -103,6 +96,17 @@ func interleave(b *testing.B, paths []timedPath) [][]time.Duration {
 			}
 		}
 	}
+	lat, _ := inTurns(b, paths)
+	for i, p := range paths {
+		reportLatency(b, p.name+"-", lat[i])
+	}
+	return lat
+}
+
+// inTurns calls each path once per b.Loop iteration, the order rotating, and returns each
+// path's latencies and the rounds run; it reports the process's CPU time per round.
+func inTurns(b *testing.B, paths []path) ([][]time.Duration, int) {
+	b.Helper()
 	lat := make([][]time.Duration, len(paths))
 	b.ReportAllocs()
 	cpu0, rounds := cpuTime(), 0
@@ -118,10 +122,7 @@ func interleave(b *testing.B, paths []timedPath) [][]time.Duration {
 		rounds++
 	}
 	reportCPU(b, cpuTime()-cpu0, rounds)
-	for i, p := range paths {
-		reportLatency(b, p.name+"-", lat[i])
-	}
-	return lat
+	return lat, rounds
 }
 
 // burst runs every caller in a loop of its own for d and returns the calls made per second.
