@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image/jpeg"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -30,12 +28,7 @@ import (
 // ratio-NAME is each path's p50 over exec's (target ≤ 1.0 for http and inprocess); jpeg-KB and
 // jpeg540-KB are the JPEGs delivered, png-KB the device's PNG.
 func BenchmarkAndroidScreenshot(b *testing.B) {
-	if _, err := exec.LookPath("adb"); err != nil {
-		if os.Getenv("CORRAL_REQUIRE_TOOLS") != "" {
-			b.Fatal("BenchmarkAndroidScreenshot needs the adb tool, and CORRAL_REQUIRE_TOOLS is set: run make setup (Debian: apt-get install adb)")
-		}
-		b.Skip("BenchmarkAndroidScreenshot needs the adb tool (Debian: apt-get install adb, or make setup): skipped")
-	}
+	needADB(b)
 	f := farmtest.StartEmpty(b, farmtest.Options{Quiet: true})
 	if err := f.StartNodes(0, "n1"); err != nil {
 		b.Fatal(err)

@@ -57,12 +57,7 @@ const androidDevices = 50
 // It needs the adb tool (Debian: apt-get install adb, or make setup) and skips without it,
 // unless CORRAL_REQUIRE_TOOLS is set (make sets it), when it fails.
 func BenchmarkAndroid(b *testing.B) {
-	if _, err := exec.LookPath("adb"); err != nil {
-		if os.Getenv("CORRAL_REQUIRE_TOOLS") != "" {
-			b.Fatal("BenchmarkAndroid needs the adb tool, and CORRAL_REQUIRE_TOOLS is set: run make setup (Debian: apt-get install adb)")
-		}
-		b.Skip("BenchmarkAndroid needs the adb tool (/usr/bin/adb; Debian: apt-get install adb, or make setup): skipped")
-	}
+	needADB(b)
 	f := farmtest.StartEmpty(b, farmtest.Options{Quiet: true})
 	if err := f.StartNodes(0, "n1"); err != nil {
 		b.Fatal(err)
@@ -157,6 +152,18 @@ func BenchmarkAndroid(b *testing.B) {
 		b.Run(fmt.Sprintf("op=tap-parallel/transport=%s/devices=%d", tr.name, len(devs)), func(b *testing.B) {
 			benchParallelTaps(b, f, devs, adbCPU, tr.dial)
 		})
+	}
+}
+
+// needADB skips b without the adb tool, or fails it when CORRAL_REQUIRE_TOOLS is set (make
+// sets it).
+func needADB(b *testing.B) {
+	b.Helper()
+	if _, err := exec.LookPath("adb"); err != nil {
+		if os.Getenv("CORRAL_REQUIRE_TOOLS") != "" {
+			b.Fatal(b.Name() + " needs the adb tool, and CORRAL_REQUIRE_TOOLS is set: run make setup (Debian: apt-get install adb)")
+		}
+		b.Skip(b.Name() + " needs the adb tool (/usr/bin/adb; Debian: apt-get install adb, or make setup): skipped")
 	}
 }
 

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
 	"strings"
@@ -77,13 +78,12 @@ func TestScreenshotRetentionDropsTheOldest(t *testing.T) {
 		names = append(names, name)
 	}
 	for i, name := range names[:5] {
-		start := time.Now()
-		_, err := s.Screenshot(ctx, name)
+		// A read that waited for chunks that never come would end with the deadline instead.
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := s.Screenshot(rctx, name)
+		cancel()
 		if !errors.Is(err, ErrNotFound) {
 			t.Errorf("the %d. screenshot, dropped: %v, want ErrNotFound", i+1, err)
-		}
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("reading a dropped screenshot took %s", d)
 		}
 	}
 	if _, err := s.Screenshot(ctx, names[len(names)-1]); err != nil {

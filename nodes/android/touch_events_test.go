@@ -1,16 +1,15 @@
 package android
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
 	"github.com/corral-farm/corral/nodes/device"
 )
@@ -330,24 +329,6 @@ func TestTouchFallbackReported(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink for a test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // A stream that fails twice (the phone no longer lets the shell write the device) makes that
 // call an `input` command, and the log says why.
 func TestTouchFallsBackWhenTheStreamFails(t *testing.T) {
@@ -357,8 +338,8 @@ func TestTouchFallsBackWhenTheStreamFails(t *testing.T) {
 	t.Cleanup(func() { shared.srv.disconnect(dev) })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var logs syncBuffer
-	d, err := New(ctx, addr, dev.Serial(), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	var logs logtest.Recorder
+	d, err := New(ctx, addr, dev.Serial(), WithLogger(slog.New(&logs)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,9 +355,15 @@ func TestTouchFallsBackWhenTheStreamFails(t *testing.T) {
 	if n := count(dev.Commands(), "cat > /dev/input/event2"); n < 2 || n > 3 || count(cmds, "input swipe 300 400 300 400 300") != 1 {
 		t.Errorf("the tap sent %q (all: %q); want the stream tried twice, then input", cmds, dev.Commands())
 	}
+	var logged strings.Builder
+	for _, r := range logs.Records() {
+		logged.WriteString(r.Message)
+		r.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&logged, " %s=%v", a.Key, a.Value); return true })
+		logged.WriteByte('\n')
+	}
 	for _, want := range []string{"android event stream failed; opening it again", "failed twice", "Permission denied"} {
-		if !strings.Contains(logs.String(), want) {
-			t.Errorf("the log does not say %q:\n%s", want, logs.String())
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, logged.String())
 		}
 	}
 }
