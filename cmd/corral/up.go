@@ -143,6 +143,7 @@ func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool, visionS
 	fmt.Printf(`Corral is up.
 
   MCP endpoint   %s
+  console        http://%s/   (the device wall: docs/console.md)
   metrics        http://%s/metrics
   NATS           %s   (credentials required; a natscli context per role is in %s)
                  export NATS_CONTEXT=%s
@@ -154,5 +155,5 @@ Client configuration (streamable HTTP), ready to paste (more clients: docs/clien
 
 For stdio-only clients: %s
 Stop with Ctrl-C.
-`, mcpURL, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, visionState, auth, cfg, bridge)
+`, mcpURL, httpAddr, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, visionState, auth, cfg, bridge)
 }
