@@ -37,8 +37,8 @@ func (s *Scheduler) acquire(m AcquireLease) {
 			Error: fmt.Sprintf("device %s is busy", sl.info.Serial)})
 		return
 	}
-	if msg := s.queueFull(sl); msg != "" {
-		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeQueueFull, Error: msg})
+	if code, msg := s.queueRefusal(sl, m.Req.Holder, m.Req.Share); msg != "" {
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: code, Error: msg})
 		return
 	}
 	s.enqueue(sl, &waiter{acquire: &m}, time.Duration(m.Req.WaitMS)*time.Millisecond)
@@ -55,6 +55,7 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 		maxLife = d
 	}
 	sl.epoch++
+	sl.turns.served(m.Req.Holder.Principal, m.Req.Share.Weight)
 	handle := broker.NewLeaseHandle()
 	// The hash once, here: the mirror publishes the lease (Public) at every call's renewal.
 	l := &broker.Lease{V: broker.WireVersion, Handle: handle, HandleSHA256: broker.HandleHash(handle), Serial: sl.info.Serial, Node: s.cfg.Node,

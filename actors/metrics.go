@@ -13,7 +13,6 @@ var knownPlatforms = []string{"android", "ios", "web", "arm"}
 
 // Metrics of the node's actors. One Metrics serves every node of a process.
 type Metrics struct {
-	devices     *prometheus.GaugeVec
 	leases      *prometheus.GaugeVec
 	leaseEvents *prometheus.CounterVec
 	leaseWait   prometheus.Histogram
@@ -31,9 +30,12 @@ type Metrics struct {
 	frames      *prometheus.CounterVec // the console's live screens (capture.go)
 	frameBytes  *prometheus.CounterVec
 	watched     *prometheus.GaugeVec
+	waiting     *prometheus.GaugeVec // by principal (fair shares)
+	served      *prometheus.CounterVec
+	quota       *prometheus.CounterVec
 
 	// Per device, for the drill-down dashboard: nine series a device.
-	deviceState *prometheus.GaugeVec
+	deviceState *deviceStates // and corral_devices
 	deviceTasks *prometheus.CounterVec
 	deviceBusy  *prometheus.CounterVec
 	deviceQueue *prometheus.GaugeVec
@@ -53,8 +55,6 @@ var latencyBuckets = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .02
 // NewMetrics registers the actors' metrics with reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
-		devices: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_devices",
-			Help: "Devices by node, platform and state."}, []string{"node", "platform", "state"}),
 		leases: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_leases_held",
 			Help: "Explicit leases held, by node."}, []string{"node"}),
 		leaseEvents: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_lease_events_total",
@@ -90,8 +90,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Bytes of JPEG live screen frames a node published for the console, by node."}, []string{"node"}),
 		watched: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_console_watched_devices",
 			Help: "Devices of a node whose screens someone watches in the console now (each has one capture loop), by node."}, []string{"node"}),
-		deviceState: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_state",
-			Help: "1, labelled with the device's current state (one series a device)."}, []string{"node", "platform", "serial", "state"}),
+		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_queue_waiting",
+			Help: "Tasks and lease requests waiting in a node's device queues, by principal."}, []string{"node", "principal"}),
+		served: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_queue_served_total",
+			Help: "Waiters a node served from its device queues, by principal: their rates show how principals share busy devices."}, []string{"node", "principal"}),
+		quota: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_queue_quota_refusals_total",
+			Help: "Tasks and lease requests a node refused because their principal had max_queued waiting already, by principal."}, []string{"node", "principal"}),
+		deviceState: newDeviceStates(),
 		deviceTasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_device_tasks_total",
 			Help: "Tasks answered by device and outcome."}, []string{"node", "serial", "outcome"}),
 		deviceBusy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_device_busy_seconds_total",
@@ -102,18 +107,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "What a device's driver measures of itself, by name (an arm rig: calibration_error_mm, calibration_residual_p95_mm, gestures, alarm; an iPhone: wda_up, wda_restarts; a browser: memory_mib), as of its last task."},
 			[]string{"node", "serial", "name"}),
 	}
-	reg.MustRegister(m.devices, m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
-		m.aborts, m.handover, m.shots, m.shotBytes, m.frames, m.frameBytes, m.watched, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
+	reg.MustRegister(m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
+		m.aborts, m.handover, m.shots, m.shotBytes, m.frames, m.frameBytes, m.watched, m.waiting, m.served, m.quota, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
 	return m
 }
 
 // KnowNode creates the node's series so that zeros are visible.
 func (m *Metrics) KnowNode(node string) {
-	for _, p := range knownPlatforms {
-		for _, s := range broker.States {
-			m.devices.WithLabelValues(node, p, s)
-		}
-	}
+	m.deviceState.know(node)
 	m.leases.WithLabelValues(node)
 	m.heartbeats.WithLabelValues(node)
 	m.queueDepth.WithLabelValues(node)
@@ -146,23 +147,31 @@ func (m *Metrics) KnowTools(tools []string) {
 	}
 }
 
-func (m *Metrics) moveDevice(platform, node, serial, from, to string) {
-	if from != "" {
-		m.devices.WithLabelValues(node, platform, from).Dec()
-	} else { // a new device: its series start at zero
-		for _, o := range broker.Outcomes {
-			m.deviceTasks.WithLabelValues(node, serial, o)
-		}
-		m.deviceBusy.WithLabelValues(node, serial)
-		m.deviceQueue.WithLabelValues(node, serial)
+// deviceSeries are a device's own series, looked up once when it joins: a call touches them
+// several times.
+type deviceSeries struct {
+	tasks map[string]prometheus.Counter // by outcome
+	busy  prometheus.Counter
+	queue prometheus.Gauge
+	other func(outcome string) prometheus.Counter // an outcome not in broker.Outcomes
+}
+
+// device returns a device's series, created at zero.
+func (m *Metrics) device(node, serial string) *deviceSeries {
+	ds := &deviceSeries{tasks: make(map[string]prometheus.Counter, len(broker.Outcomes)),
+		busy: m.deviceBusy.WithLabelValues(node, serial), queue: m.deviceQueue.WithLabelValues(node, serial),
+		other: func(o string) prometheus.Counter { return m.deviceTasks.WithLabelValues(node, serial, o) }}
+	for _, o := range broker.Outcomes {
+		ds.tasks[o] = m.deviceTasks.WithLabelValues(node, serial, o)
 	}
-	m.devices.WithLabelValues(node, platform, to).Inc()
-	// One series a device, labelled with its current state: at 10,000 devices a series for
-	// every state (0 for the others) cost 50,000 series and ~100 MiB more.
-	if from != "" {
-		m.deviceState.DeleteLabelValues(node, platform, serial, from)
-	}
-	m.deviceState.WithLabelValues(node, platform, serial, to).Set(1)
+	return ds
+}
+
+// moveDevice shows a device in a new state. One series a device, labelled with its current
+// state: at 10,000 devices a series for every state (0 for the others) cost 50,000 series and
+// ~100 MiB more.
+func (m *Metrics) moveDevice(platform, node, serial, state string) {
+	m.deviceState.set(deviceKey{node, platform, serial}, state)
 }
 
 func (m *Metrics) leaseGranted(node string, waited time.Duration) {
@@ -176,12 +185,20 @@ func (m *Metrics) leaseEnded(node, what string) {
 	m.leaseEvents.WithLabelValues(node, what).Inc()
 }
 
-func (m *Metrics) queued(node, serial string, delta float64) {
+func (m *Metrics) queued(node string, ds *deviceSeries, principal string, delta float64) {
 	m.queueDepth.WithLabelValues(node).Add(delta)
-	m.deviceQueue.WithLabelValues(node, serial).Add(delta)
+	ds.queue.Add(delta)
+	m.waiting.WithLabelValues(node, principal).Add(delta)
+}
+
+// servedWaiter counts a waiter that got its device: a task started or a lease granted.
+func (m *Metrics) servedWaiter(node, principal string) {
+	m.served.WithLabelValues(node, principal).Inc()
 }
 
 func (m *Metrics) queueFull(node string) { m.queueFulls.WithLabelValues(node).Inc() }
+
+func (m *Metrics) queueQuota(node, principal string) { m.quota.WithLabelValues(node, principal).Inc() }
 
 func (m *Metrics) task(tool, outcome string, d time.Duration) {
 	m.tasks.WithLabelValues(tool, outcome).Inc()
@@ -196,9 +213,13 @@ func (m *Metrics) SetDeviceGauges(node, serial string, gauges map[string]float64
 }
 
 // deviceTask counts a task of a known device; busy is how long it ran (zero if it never started).
-func (m *Metrics) deviceTask(node, serial, outcome string, busy time.Duration) {
-	m.deviceTasks.WithLabelValues(node, serial, outcome).Inc()
-	m.deviceBusy.WithLabelValues(node, serial).Add(busy.Seconds())
+func (ds *deviceSeries) task(outcome string, busy time.Duration) {
+	c, ok := ds.tasks[outcome]
+	if !ok {
+		c = ds.other(outcome)
+	}
+	c.Inc()
+	ds.busy.Add(busy.Seconds())
 }
 
 // aborted counts n tasks aborted for cause (see abortCauses).

@@ -28,7 +28,7 @@ func newMeteredHarness(t *testing.T, cfg Config) (*harness, *Metrics) {
 	t.Cleanup(func() { close(h.dev.release) })
 	h.root.Send(h.sched, AddDevice{Device: h.dev})
 	online := func() bool {
-		return deviceStates(m)[broker.StateOnline] == 1
+		return statesOfD1(m)[broker.StateOnline] == 1
 	}
 	pollUntil(t, online, "device d1 never showed online")
 	return h, m
@@ -50,8 +50,8 @@ func pollUntil(t *testing.T, cond func() bool, msg string) {
 // its tasks and busy time; a hand-over to a waiter is timed; aborts are counted by cause.
 func TestDeviceMetricsAbortsAndHandover(t *testing.T) {
 	h, m := newMeteredHarness(t, Config{})
-	state := func(s string) float64 { return deviceStates(m)[s] }
-	if got := deviceStates(m); len(got) != 1 || got[broker.StateOnline] != 1 {
+	state := func(s string) float64 { return statesOfD1(m)[s] }
+	if got := statesOfD1(m); len(got) != 1 || got[broker.StateOnline] != 1 {
 		t.Fatalf("corral_device_state of d1: %v, want one series, online 1", got)
 	}
 	for _, o := range broker.Outcomes {
@@ -61,7 +61,7 @@ func TestDeviceMetricsAbortsAndHandover(t *testing.T) {
 	}
 
 	running := h.submit(broker.TaskRequest{ID: "a", Tool: "block", Holder: broker.Holder{Principal: "alice"}})
-	pollUntil(t, func() bool { return state(broker.StateBusy) == 1 && len(deviceStates(m)) == 1 }, "device never showed busy (alone)")
+	pollUntil(t, func() bool { return state(broker.StateBusy) == 1 && len(statesOfD1(m)) == 1 }, "device never showed busy (alone)")
 	waiting := h.submit(broker.TaskRequest{ID: "b", Tool: "noop", WaitMS: 5000})
 	pollUntil(t, func() bool { return sampleValue(m.deviceQueue.WithLabelValues("n", "d1")) == 1 }, "queued task not counted")
 	h.dev.release <- struct{}{}
@@ -155,7 +155,7 @@ func TestForcedReleaseAbortIsCounted(t *testing.T) {
 	l := (<-h.acquire("alice", 0)).Lease
 	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block", Lease: l.Handle})
 	pollUntil(t, func() bool {
-		return sampleValue(m.deviceState.WithLabelValues("n", "android", "d1", broker.StateBusy)) == 1
+		return statesOfD1(m)[broker.StateBusy] == 1
 	}, "r never ran")
 	p := make(chan broker.LeaseAnswer, 1)
 	h.root.Send(h.sched, ReleaseLease{Req: broker.ReleaseRequest{Serial: "d1", Force: true, By: "operator"}, Reply: func(a broker.LeaseAnswer) { p <- a }})
@@ -189,8 +189,8 @@ func sampleValue(c prometheus.Metric) float64 {
 	return d.GetCounter().GetValue()
 }
 
-// deviceStates returns d1's corral_device_state series by state.
-func deviceStates(m *Metrics) map[string]float64 {
+// statesOfD1 returns d1's corral_device_state series by state.
+func statesOfD1(m *Metrics) map[string]float64 {
 	ch := make(chan prometheus.Metric)
 	go func() { m.deviceState.Collect(ch); close(ch) }()
 	out := map[string]float64{}

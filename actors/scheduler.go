@@ -95,6 +95,8 @@ type slot struct {
 	ttl     time.Duration // the lease's idle TTL: each of its tasks pushes its expiry this far
 	running *task
 	queue   []*waiter
+	turns   turns // whose turn it is when several principals wait (turns.go)
+	series  *deviceSeries
 	shown   string    // state last reported, for metrics and the registry
 	freed   time.Time // when the device last became free, for the hand-over metric
 }
@@ -129,7 +131,8 @@ type Scheduler struct {
 	slots   map[string]*slot
 	byPID   map[string]string // device actor id → serial
 	nextID  uint64
-	drained drainState // set while the node drains (drain.go)
+	waiting map[string]int // principal → its waiters in this node's queues, for Share.MaxQueued
+	drained drainState     // set while the node drains (drain.go)
 	self    *actor.PID
 	root    *actor.RootContext
 }
@@ -139,7 +142,7 @@ type Scheduler struct {
 func NewSchedulerProps(cfg Config) *actor.Props {
 	cfg.defaults()
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Scheduler{cfg: cfg, slots: map[string]*slot{}, byPID: map[string]string{}}
+		return &Scheduler{cfg: cfg, slots: map[string]*slot{}, byPID: map[string]string{}, waiting: map[string]int{}}
 	}, actor.WithSupervisor(newDeviceSupervisor(cfg.Metrics, cfg.Node)))
 }
 
@@ -191,7 +194,7 @@ func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
 		return
 	}
 	if !ok {
-		sl = &slot{epoch: info.Epoch}
+		sl = &slot{epoch: info.Epoch, series: s.cfg.Metrics.device(s.cfg.Node, info.Serial)}
 		s.slots[info.Serial] = sl
 	}
 	sl.dev, sl.info = dev, info
@@ -297,22 +300,27 @@ func (s *Scheduler) submit(m SubmitTask) {
 	}
 }
 
-// queueFull says why a device's queue takes no more waiters, counting the refusal the caller
-// is about to make; "" while it has room.
-func (s *Scheduler) queueFull(sl *slot) string {
-	if len(sl.queue) < s.cfg.MaxQueue {
-		return ""
+// queueRefusal says why the device's queue takes no more waiters from who, counting the
+// refusal the caller is about to make; "" while there is room.
+func (s *Scheduler) queueRefusal(sl *slot, who broker.Holder, share broker.Share) (code, msg string) {
+	if len(sl.queue) >= s.cfg.MaxQueue {
+		s.cfg.Metrics.queueFull(s.cfg.Node)
+		return broker.CodeQueueFull, fmt.Sprintf("device %s has %d tasks and lease requests waiting, the most its node queues (--max-queue); retry later or use another device",
+			sl.info.Serial, len(sl.queue))
 	}
-	s.cfg.Metrics.queueFull(s.cfg.Node)
-	return fmt.Sprintf("device %s has %d tasks and lease requests waiting, the most its node queues (--max-queue); retry later or use another device",
-		sl.info.Serial, len(sl.queue))
+	if n := s.waiting[who.Principal]; share.MaxQueued > 0 && n >= share.MaxQueued {
+		s.cfg.Metrics.queueQuota(s.cfg.Node, who.Principal)
+		return broker.CodeQuota, fmt.Sprintf("%s already has %d tasks and lease requests waiting on node %s, the most its policy allows (max_queued); wait for them or abort some",
+			who.Principal, n, s.cfg.Node)
+	}
+	return "", ""
 }
 
-// refuseQueueFull refuses t when the device's queue is full.
+// refuseQueueFull refuses t when the device's queue takes no more of its principal's waiters.
 func (s *Scheduler) refuseQueueFull(t *task, sl *slot) bool {
-	msg := s.queueFull(sl)
+	code, msg := s.queueRefusal(sl, t.req.Holder, t.req.Share)
 	if msg != "" {
-		s.refuse(t, broker.CodeQueueFull, msg, nil)
+		s.refuse(t, code, msg, nil)
 	}
 	return msg != ""
 }
@@ -343,6 +351,7 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	if sl.lease == nil {
 		sl.epoch++ // an implicit lease is a grant too
 		t.implicit = true
+		sl.turns.served(t.req.Holder.Principal, t.req.Share.Weight)
 	}
 	t.epoch = sl.epoch
 	t.deadline = now.Add(d)
@@ -393,7 +402,8 @@ func (s *Scheduler) finished(m taskFinished) {
 func (s *Scheduler) dispatch(sl *slot) {
 	freed := sl.freed
 	sl.freed = time.Time{}
-	handedOver := func() {
+	served := func(w *waiter) {
+		s.cfg.Metrics.servedWaiter(s.cfg.Node, w.principal())
 		if !freed.IsZero() {
 			s.cfg.Metrics.handedOver(freed)
 			freed = time.Time{}
@@ -406,13 +416,13 @@ func (s *Scheduler) dispatch(sl *slot) {
 				return // the holder has nothing queued; others wait for the lease to end
 			}
 			w := s.dequeue(sl, i)
-			handedOver()
+			served(w)
 			s.start(sl, w.task)
 			continue
 		}
-		w := s.dequeue(sl, 0)
+		w := s.dequeue(sl, sl.turns.pick(sl.queue))
 		if w.acquire != nil {
-			handedOver()
+			served(w)
 			s.grant(sl, w.acquire, time.Since(w.enqueued))
 			continue
 		}
@@ -420,7 +430,7 @@ func (s *Scheduler) dispatch(sl *slot) {
 			s.refuse(w.task, broker.CodeStaleLease, "your lease ended while this task waited; call acquire_device again", sl)
 			continue
 		}
-		handedOver()
+		served(w)
 		s.start(sl, w.task)
 	}
 }
@@ -430,12 +440,12 @@ func (s *Scheduler) answer(t *task, res broker.TaskResult) {
 	res.V, res.ID, res.Serial, res.Node, res.Tool, res.Holder = broker.WireVersion, t.req.ID, t.req.Serial, s.cfg.Node, t.req.Tool, t.req.Holder
 	res.Submitted, res.Started, res.Finished, res.LeaseEpoch = t.submitted, t.started, time.Now(), t.epoch
 	s.cfg.Metrics.task(t.req.Tool, res.Outcome, res.Finished.Sub(t.submitted))
-	if _, known := s.slots[t.req.Serial]; known {
+	if sl, known := s.slots[t.req.Serial]; known {
 		var busy time.Duration
 		if !t.started.IsZero() {
 			busy = res.Finished.Sub(t.started)
 		}
-		s.cfg.Metrics.deviceTask(s.cfg.Node, t.req.Serial, res.Outcome, busy)
+		sl.series.task(res.Outcome, busy)
 	}
 	s.cfg.Mirror.TaskRecord(res.Record())
 	t.reply(res)
@@ -456,7 +466,16 @@ func (s *Scheduler) enqueue(sl *slot, w *waiter, wait time.Duration) {
 	serial := sl.info.Serial
 	w.timer = time.AfterFunc(wait, func() { s.root.Send(s.self, waitTimer{serial: serial, id: w.id}) })
 	sl.queue = append(sl.queue, w)
-	s.cfg.Metrics.queued(s.cfg.Node, serial, 1)
+	s.counted(sl, w, 1)
+}
+
+// counted moves the queue counts, of the device and of the waiter's principal, by delta.
+func (s *Scheduler) counted(sl *slot, w *waiter, delta int) {
+	p := w.principal()
+	if s.waiting[p] += delta; s.waiting[p] <= 0 {
+		delete(s.waiting, p)
+	}
+	s.cfg.Metrics.queued(s.cfg.Node, sl.series, p, float64(delta))
 }
 
 func (s *Scheduler) waitTimer(m waitTimer) {
@@ -489,7 +508,7 @@ func (s *Scheduler) failQueue(sl *slot, match func(*waiter) bool, outcome, code,
 			continue
 		}
 		w.timer.Stop()
-		s.cfg.Metrics.queued(s.cfg.Node, sl.info.Serial, -1)
+		s.counted(sl, w, -1)
 		if w.task != nil {
 			ids = append(ids, w.task.req.ID)
 			s.answer(w.task, broker.TaskResult{Outcome: outcome, Code: code, Error: msg})
@@ -507,7 +526,7 @@ func (s *Scheduler) dequeue(sl *slot, i int) *waiter {
 	w := sl.queue[i]
 	w.timer.Stop()
 	sl.queue = append(sl.queue[:i], sl.queue[i+1:]...)
-	s.cfg.Metrics.queued(s.cfg.Node, sl.info.Serial, -1)
+	s.counted(sl, w, -1)
 	return w
 }
 
@@ -554,7 +573,7 @@ func (s *Scheduler) show(sl *slot) {
 		return
 	}
 	if st != sl.shown {
-		s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.info.Serial, sl.shown, st)
+		s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.info.Serial, st)
 		// Every task flips busy on and off; its record tells that story. Events are for the rest.
 		if routine := st == broker.StateBusy || sl.shown == broker.StateBusy; !routine || sl.health != broker.StateOnline {
 			s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: sl.info.Serial, Node: s.cfg.Node,

@@ -58,6 +58,7 @@ const (
 	CodePanic         = "driver_panic"       // the driver panicked; its actor was restarted
 	CodeDraining      = "draining"           // the device's node is draining: no new leases or tasks
 	CodeQueueFull     = "queue_full"         // the device's queue is at its node's limit (--max-queue); nothing ran
+	CodeQuota         = "quota_exceeded"     // the principal holds or queues as much as its policy allows; nothing ran
 	CodeInterrupted   = "interrupted"        // the node stopped (crashed, killed) while the task ran
 	CodeNotFound      = "not_found"          // the text or image to act on is not on screen; nothing was tapped
 	CodeNoVision      = "vision_unavailable" // the tool needs a vision worker and none answers: start corral vision
@@ -173,7 +174,16 @@ type TaskRequest struct {
 	// (0 = refuse at once with busy).
 	WaitMS int64 `json:"wait_ms,omitempty"`
 	// Progress asks the node to publish progress on ProgressT for this task id.
-	Progress bool `json:"progress,omitempty"`
+	Progress bool  `json:"progress,omitempty"`
+	Share    Share `json:"share,omitzero"`
+}
+
+// Share is what the gateway's policy grants a principal in the nodes' queues (docs/auth.md):
+// its weight when principals take turns at a device, and how many places it may hold in one
+// node's queues at once.
+type Share struct {
+	Weight    float64 `json:"weight,omitempty"`     // 0 means 1
+	MaxQueued int     `json:"max_queued,omitempty"` // 0 means no limit but the node's --max-queue
 }
 
 // TaskResult is the answer to a TaskRequest, and the task record kept in the event stream.
@@ -284,6 +294,7 @@ type AcquireRequest struct {
 	// TTLMS and MaxMS ask for a shorter idle TTL or hard maximum than the node's defaults.
 	TTLMS int64 `json:"ttl_ms,omitempty"`
 	MaxMS int64 `json:"max_ms,omitempty"`
+	Share Share `json:"share,omitzero"`
 }
 
 // ReleaseRequest gives a lease back. Force (operators) releases whoever holds it.

@@ -30,10 +30,11 @@ const (
 	reasonSlowBody = "slow_body" // a request body that did not arrive within --read-timeout
 	reasonSession  = "session"   // a session id not issued to the caller
 	reasonHolder   = "holder"    // abort_task of a task another principal holds the device for
+	reasonQuota    = "quota"     // a lease beyond the principal's max_devices (quota.go)
 )
 
 var denyReasons = []string{reasonNoToken, reasonBadToken, reasonHost, reasonOrigin, reasonTool, reasonDevice, reasonRate, reasonQueue,
-	reasonBody, reasonSlowBody, reasonSession, reasonHolder}
+	reasonBody, reasonSlowBody, reasonSession, reasonHolder, reasonQuota}
 
 // authKey carries the caller of one HTTP request through mcp-go to the tool handlers.
 type authKey struct{}

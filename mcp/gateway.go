@@ -65,6 +65,9 @@ type Gateway struct {
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit),
 		limits: opts.Limits.withDefaults(), known: map[string]bool{}}
+	if opts.Policy != nil {
+		g.farm = &quotaFarm{Farm: farm, g: g, asking: map[string]int{}}
+	}
 	defs := catalog(tools.Platforms(opts.Platforms)...)
 	if opts.Tools != nil {
 		defs = slices.DeleteFunc(defs, func(d toolDef) bool { return !slices.Contains(opts.Tools, d.tool.Name) })

@@ -29,7 +29,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"tool", "outcome"}),
 		denied: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "corral_gateway_denied_total",
-			Help: "Requests and tool calls the gateway refused before anything reached a device, by reason: no_token, bad_token, host, origin, tool, device, rate, queue, body, slow_body, session, holder.",
+			Help: "Requests and tool calls the gateway refused before anything reached a device, by reason: no_token, bad_token, host, origin, tool, device, rate, queue, body, slow_body, session, holder, quota.",
 		}, []string{"reason"}),
 	}
 	for _, r := range denyReasons {

@@ -38,6 +38,10 @@ type Principal struct {
 	// Operator may abort the task of a device another principal holds (on its devices);
 	// others may abort only the tasks of devices they hold themselves.
 	Operator bool
+	// Share is its weight in the devices' queues and its places in each node's queues;
+	// MaxDevices bounds the leases it holds at once across the farm (0: no bound). See quota.go.
+	Share      broker.Share
+	MaxDevices int
 
 	tools map[string]bool // nil: every tool
 	hash  [sha256.Size]byte
@@ -95,6 +99,9 @@ type principalEntry struct {
 	Tags        []string `yaml:"tags" json:"tags"`
 	Tools       []string `yaml:"tools" json:"tools"`
 	Operator    bool     `yaml:"operator" json:"operator"`
+	Weight      *float64 `yaml:"weight" json:"weight"`
+	MaxDevices  int      `yaml:"max_devices" json:"max_devices"`
+	MaxQueued   int      `yaml:"max_queued" json:"max_queued"`
 }
 
 // Limits of a policy.
@@ -102,11 +109,13 @@ const (
 	minTokenLen   = 16 // a token given in clear (token, token_file) must be at least this long
 	maxTokenLen   = 4096
 	maxPrincipals = 10000
+	maxWeight     = 100
+	maxQuota      = 100000
 )
 
 var principalName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
-const policyKeys = "top level: principals; each principal: name, token_sha256 | token_file | token, tags, tools, operator"
+const policyKeys = "top level: principals; each principal: name, token_sha256 | token_file | token, tags, tools, operator, weight, max_devices, max_queued"
 
 // LoadPolicy reads and validates a policy file (YAML, or JSON). A relative token_file is
 // read from the policy file's directory.
@@ -181,7 +190,13 @@ func (e principalEntry) principal(dir string, tools map[string][]string) (*Princ
 	if e.Name == anonymous.Name {
 		return nil, errors.New(`"anonymous" names every caller of a gateway without a policy; choose another name`)
 	}
-	p := &Principal{Name: e.Name, Operator: e.Operator}
+	p := &Principal{Name: e.Name, Operator: e.Operator, MaxDevices: e.MaxDevices, Share: broker.Share{MaxQueued: e.MaxQueued}}
+	if err := e.checkShares(); err != nil {
+		return nil, err
+	}
+	if e.Weight != nil {
+		p.Share.Weight = *e.Weight
+	}
 	given := 0
 	for _, s := range []string{e.TokenSHA256, e.TokenFile, e.Token} {
 		if s != "" {
@@ -247,6 +262,22 @@ func (e principalEntry) principal(dir string, tools map[string][]string) (*Princ
 		}
 	}
 	return p, nil
+}
+
+// checkShares validates the fair-share keys.
+func (e principalEntry) checkShares() error {
+	if w := e.Weight; w != nil && !(*w > 0 && *w <= maxWeight) { // also refuses NaN
+		return fmt.Errorf("weight must be above 0 and at most %d (its share of a busy device's turns; 1 if not given), got %v", maxWeight, *w)
+	}
+	for _, q := range []struct {
+		key string
+		v   int
+	}{{"max_devices", e.MaxDevices}, {"max_queued", e.MaxQueued}} {
+		if q.v < 0 || q.v > maxQuota {
+			return fmt.Errorf("%s must be between 0 (no bound) and %d, got %d", q.key, maxQuota, q.v)
+		}
+	}
+	return nil
 }
 
 // checkToken rejects tokens a policy should not hold: short ones are guessable. Errors do not
