@@ -85,20 +85,22 @@ func (c *cause) Error() string {
 
 // slot is the scheduler's view of one device.
 type slot struct {
-	dev     Device
-	info    broker.DeviceEntry
-	pid     *actor.PID
-	health  string // online, unhealthy or offline; leased and busy are derived
-	reason  string
-	epoch   uint64
-	lease   *broker.Lease
-	ttl     time.Duration // the lease's idle TTL: each of its tasks pushes its expiry this far
-	running *task
-	queue   []*waiter
-	turns   turns // whose turn it is when several principals wait (turns.go)
-	series  *deviceSeries
-	shown   string    // state last reported, for metrics and the registry
-	freed   time.Time // when the device last became free, for the hand-over metric
+	dev        Device
+	info       broker.DeviceEntry
+	pid        *actor.PID
+	health     string // online, unhealthy or offline; leased and busy are derived
+	reason     string
+	epoch      uint64
+	lease      *broker.Lease
+	ttl        time.Duration // the lease's idle TTL: each of its tasks pushes its expiry this far
+	running    *task
+	queue      []*waiter
+	turns      turns // whose turn it is when several principals wait (turns.go)
+	series     *deviceSeries
+	holder     broker.Holder // whoever holds or runs on the device, as last shown
+	holderName string        // its String()
+	shown      string        // state last reported, for metrics and the registry
+	freed      time.Time     // when the device last became free, for the hand-over metric
 }
 
 // task is a task the scheduler has accepted.
@@ -556,12 +558,16 @@ func (sl *slot) state() string {
 // show reports a state change to the metrics and the registry.
 func (s *Scheduler) show(sl *slot) {
 	st, reason := s.shownState(sl)
-	holder := ""
+	var who broker.Holder
 	if sl.lease != nil {
-		holder = sl.lease.Holder.String()
+		who = sl.lease.Holder
 	} else if sl.running != nil {
-		holder = sl.running.req.Holder.String()
+		who = sl.running.req.Holder
 	}
+	if who != sl.holder { // its name is shown as a string: built when it changes, not every call
+		sl.holder, sl.holderName = who, who.String()
+	}
+	holder := sl.holderName
 	draining := s.drained.on()
 	var running *broker.RunningTask
 	if t := sl.running; t != nil {

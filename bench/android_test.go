@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -45,11 +44,7 @@ const androidDevices = 50
 //     the phone (target ≤ 20 ms; the call itself also holds the finger 50 ms), and the gaps
 //     the phone sees between a double tap's lift and second touch, gap-min-ms and gap-max-ms
 //     over 10 double_tap_xy (target: always inside Android's 40–300 ms).
-//   - op=screenshot: screenshot over HTTP and in-process (the driver pulls the raw framebuffer
-//     and encodes the JPEG on the node), and the PNG pulled straight through
-//     the adb server with exec:screencap -p (what `adb exec-out screencap -p` does), and with
-//     gadb's shell:screencap -p. The ratios are over exec:'s p50 (target ≤ 1.3); jpeg-KB is the
-//     size of the JPEG delivered (target ≤ 300 KB), png-KB the device's PNG.
+//   - Screenshots: BenchmarkAndroidScreenshot (android_screenshot_test.go).
 //   - op=tap-parallel/transport=…/devices=50: first single-p50-µs, tap_xy on one device by one
 //     sequential client; then 50 clients, one per device, tapping as fast as they can. p99 over
 //     single-p50 is p99-ratio (target ≤ 3).
@@ -108,40 +103,6 @@ func BenchmarkAndroid(b *testing.B) {
 		lo, hi := doubleTapGaps(b, hc, dev, tapArgs, 10)
 		b.ReportMetric(float64(lo.Microseconds())/1000, "gap-min-ms")
 		b.ReportMetric(float64(hi.Microseconds())/1000, "gap-max-ms")
-	})
-
-	b.Run("op=screenshot", func(b *testing.B) {
-		var jpegSize, pngSize int
-		shot := func(c *client.Client) func() error {
-			return func() error {
-				res, err := call(c, "screenshot", args)
-				if err != nil {
-					return err
-				}
-				data, mime := farmtest.Image(res)
-				if mime != "image/jpeg" {
-					return fmt.Errorf("screenshot: %q image", mime)
-				}
-				jpegSize = base64.StdEncoding.DecodedLen(len(data)) - strings.Count(data[max(0, len(data)-2):], "=")
-				return nil
-			}
-		}
-		// The driver asks for the raw framebuffer (screencap), the baselines for a PNG.
-		sideBySide(b, 5, devs[0], adbCPU, "screencap", []path{
-			{"http", shot(hc)},
-			{"inprocess", shot(ic)},
-			{"gadb", func() error { _, err := g.RunShellCommandWithBytes("screencap", "-p"); return err }},
-			{"exec", func() error {
-				png, err := adbExec(adb.Addr(), serial, "exec:screencap -p")
-				if err == nil && !strings.HasPrefix(string(png), "\x89PNG") {
-					err = fmt.Errorf("exec:screencap -p gave no PNG (%d bytes)", len(png))
-				}
-				pngSize = len(png)
-				return err
-			}},
-		})
-		b.ReportMetric(float64(jpegSize)/1000, "jpeg-KB")
-		b.ReportMetric(float64(pngSize)/1000, "png-KB")
 	})
 
 	release() // the parallel runs lease every device, this one too

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 )
 
@@ -21,7 +22,9 @@ import (
 //   - op=minimal-client: get_screen_size by a minimal HTTP client (one POST) to the gateway,
 //     to a bare mcp-go server whose look-alike tool answers at once (mcp floor), and a bare
 //     NATS request/reply (nats floor). ratio = gateway p50 / (mcp floor p50 + nats floor p50),
-//     goal ≤ 1.25.
+//     goal ≤ 1.25. Beside them, the same task sent by the gateway's farm client straight to
+//     the node (node: NATS → node's actors → sim → NATS, no MCP); node-ratio = its p50 over
+//     the NATS floor's, which says how much of the gateway's excess is the node's.
 //   - op=mcp-client: the same call by mcp-go's own client, to the gateway and to the bare
 //     server. ratio = gateway p50 / bare p50, goal ≤ 1.5.
 func BenchmarkFloors(b *testing.B) {
@@ -34,9 +37,10 @@ func BenchmarkFloors(b *testing.B) {
 		gw := newRawCaller(b, f.Gateway().MCPURL, nopTool, args)
 		bare := newRawCaller(b, noopURL(b), nopTool, args)
 		floor := natsFloor(b, f)
-		lat := interleave(b, []path{{"gateway", gw.call}, {"mcp-floor", bare.call}, {"nats-floor", floor}})
+		lat := interleave(b, []path{{"gateway", gw.call}, {"mcp-floor", bare.call}, {"nats-floor", floor}, {"node", nodeTask(b, f, serial, args["lease"].(string))}})
 		ratio := float64(p50(lat[0])) / float64(p50(lat[1])+p50(lat[2]))
 		b.ReportMetric(ratio, "ratio")
+		b.ReportMetric(float64(p50(lat[3]))/float64(p50(lat[2])), "node-ratio")
 	})
 	b.Run("op=mcp-client", func(b *testing.B) {
 		bare := noopClient(b, true)
@@ -173,6 +177,20 @@ func natsFloor(b *testing.B, f *farmtest.Farm) func() error {
 		b.Fatal(err)
 	}
 	return func() error { _, err := requester.Request("bench.floor", req, callTimeout); return err }
+}
+
+// nodeTask sends get_screen_size under the lease by the gateway's own farm client, as the
+// gateway does once it has decoded the call.
+func nodeTask(b *testing.B, f *farmtest.Farm, serial, lease string) func() error {
+	c := f.Gateway().Client
+	return func() error {
+		res, err := c.Run(b.Context(), broker.TaskRequest{V: broker.WireVersion, ID: broker.NewTaskID(), Serial: serial, Tool: nopTool,
+			Lease: lease, Holder: broker.Holder{Principal: "anonymous", Client: "bench-floors"}}, nil)
+		if err == nil && res.Outcome != broker.OutcomeSucceeded {
+			err = fmt.Errorf("%s: %s", res.Outcome, res.Error)
+		}
+		return err
+	}
 }
 
 func median(xs []float64) float64 {

@@ -48,9 +48,24 @@ type natsMirror struct {
 
 type publication struct {
 	subject string
-	data    []byte
+	v       any    // encoded by the writer, off the scheduler's goroutine: data and id then
+	data    []byte //
 	id      string // Nats-Msg-Id: the stream drops a retry of a write it already has
 	tries   int
+}
+
+// encode fills in the publication's data and id once.
+func (p *publication) encode() error {
+	if p.data != nil {
+		return nil
+	}
+	data, err := json.Marshal(p.v)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(append([]byte(p.subject+"\n"), data...))
+	p.data, p.id, p.v = data, hex.EncodeToString(sum[:16]), nil
+	return nil
 }
 
 var _ actors.Mirror = (*natsMirror)(nil)
@@ -97,14 +112,8 @@ func (m *natsMirror) TaskRecord(res broker.TaskResult) {
 }
 
 func (m *natsMirror) publish(subject string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		m.log.Error("event not encodable", "subject", subject, "err", err)
-		return
-	}
-	sum := sha256.Sum256(append([]byte(subject+"\n"), data...))
 	m.mu.Lock()
-	m.events = append(m.events, publication{subject: subject, data: data, id: hex.EncodeToString(sum[:16])})
+	m.events = append(m.events, publication{subject: subject, v: v})
 	m.mu.Unlock()
 	m.signal()
 }
@@ -178,7 +187,12 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 		}
 		devFutures[serial] = f
 	}
-	for i, p := range events {
+	for i := range events {
+		p := &events[i]
+		if err := p.encode(); err != nil {
+			m.log.Error("event not encodable; dropped", "subject", p.subject, "err", err)
+			continue
+		}
 		msg := &nats.Msg{Subject: p.subject, Data: p.data, Header: nats.Header{}}
 		msg.Header.Set(jetstream.MsgIDHeader, p.id)
 		f, err := js.PublishMsgAsync(msg)
@@ -219,6 +233,9 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	}
 	var retry []publication
 	for i, p := range events {
+		if p.data == nil {
+			continue // not encodable: dropped above
+		}
 		if err := acked(evFutures[i]); err != nil {
 			lastErr = err
 			if p.tries++; p.tries >= maxTries {
