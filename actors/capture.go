@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -25,25 +24,33 @@ import (
 //   - a task that arrives during a capture cancels it, and starts as soon as the driver
 //     returns (a driver returns promptly once cancelled; one that does not within the grace
 //     period is stuck, as after a task: the device goes unhealthy and its actor restarts);
-//   - only the driver's Screenshot is held under exclusion; scaling and encoding the frame
-//     happen after, off the device.
+//   - the frame is scaled and encoded while the driver's pixels arrive (Android streams its
+//     framebuffer) or right after, so a task waits at most for the end of an encode.
 //
 // The scheduler skips captures of devices that are not online (offline, unhealthy or starting),
 // so a console never pokes a driver under repair.
 
 // Screener is a Device whose screen can be looked at outside tasks. The node's devices are.
 type Screener interface {
-	Screen(ctx context.Context) (image.Image, error)
+	// Screen returns the screen as a JPEG at most maxWidth pixels wide.
+	Screen(ctx context.Context, maxWidth int) (ScreenFrame, error)
 }
 
-// CaptureScreen asks for one look at a device's screen. Reply gets the image or why there is
+// ScreenFrame is one look at a screen: a JPEG and its size.
+type ScreenFrame struct {
+	JPEG          []byte
+	Width, Height int
+}
+
+// CaptureScreen asks for one look at a device's screen. Reply gets the frame or why there is
 // none; it must not block (it is called from the actors' goroutines). A device removed during
 // the capture may never answer: callers wait with a timeout.
 type CaptureScreen struct {
-	Serial string
+	Serial   string
+	MaxWidth int
 	// Timeout bounds the driver's Screenshot (DefaultCaptureTimeout if zero).
 	Timeout time.Duration
-	Reply   func(image.Image, error)
+	Reply   func(ScreenFrame, error)
 }
 
 // DefaultCaptureTimeout bounds one capture.
@@ -59,14 +66,15 @@ var ErrCaptureUnsupported = errors.New("the device's screen cannot be captured o
 type (
 	// captureScreen asks the device actor for one capture.
 	captureScreen struct {
-		timeout time.Duration
-		reply   func(image.Image, error)
+		maxWidth int
+		timeout  time.Duration
+		reply    func(ScreenFrame, error)
 	}
 	// captureDone is sent by the capture's goroutine when Screen returns or panics.
 	captureDone struct {
-		run *capturing
-		img image.Image
-		err error
+		run   *capturing
+		frame ScreenFrame
+		err   error
 	}
 	// captureGraceOver is sent when a cancelled capture has not returned within the grace period.
 	captureGraceOver struct{ run *capturing }
@@ -76,7 +84,7 @@ type (
 // abandoned before a restart is recognised when it ends at last.
 type capturing struct {
 	cancel context.CancelFunc
-	reply  func(image.Image, error)
+	reply  func(ScreenFrame, error)
 }
 
 // capture hands a capture to the device's actor if the device is online and idle.
@@ -84,17 +92,17 @@ func (s *Scheduler) capture(m CaptureScreen) {
 	sl, ok := s.slots[m.Serial]
 	switch {
 	case !ok:
-		m.Reply(nil, fmt.Errorf("no device %q on node %s", m.Serial, s.cfg.Node))
+		m.Reply(ScreenFrame{}, fmt.Errorf("no device %q on node %s", m.Serial, s.cfg.Node))
 	case sl.health != broker.StateOnline || sl.pid == nil:
-		m.Reply(nil, fmt.Errorf("device %s is %s (%s): its screen is not looked at until it is online", m.Serial, sl.health, sl.reason))
+		m.Reply(ScreenFrame{}, fmt.Errorf("device %s is %s (%s): its screen is not looked at until it is online", m.Serial, sl.health, sl.reason))
 	case sl.running != nil:
-		m.Reply(nil, ErrCaptureBusy)
+		m.Reply(ScreenFrame{}, ErrCaptureBusy)
 	default:
 		timeout := m.Timeout
 		if timeout <= 0 {
 			timeout = DefaultCaptureTimeout
 		}
-		s.root.Send(sl.pid, captureScreen{timeout: timeout, reply: m.Reply})
+		s.root.Send(sl.pid, captureScreen{maxWidth: m.MaxWidth, timeout: timeout, reply: m.Reply})
 	}
 }
 
@@ -103,10 +111,10 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 	sc, ok := a.dev.(Screener)
 	switch {
 	case a.current != "" || a.pending != nil || a.capture != nil:
-		m.reply(nil, ErrCaptureBusy)
+		m.reply(ScreenFrame{}, ErrCaptureBusy)
 		return
 	case !ok:
-		m.reply(nil, ErrCaptureUnsupported)
+		m.reply(ScreenFrame{}, ErrCaptureUnsupported)
 		return
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), m.timeout)
@@ -120,12 +128,12 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 		done := captureDone{run: run}
 		defer func() {
 			if p := recover(); p != nil {
-				done.img, done.err = nil, fmt.Errorf("the driver panicked taking a screenshot: %v", p)
+				done.frame, done.err = ScreenFrame{}, fmt.Errorf("the driver panicked taking a screenshot: %v", p)
 			}
 			stopGrace()
 			root.Send(self, done)
 		}()
-		done.img, done.err = sc.Screen(cctx)
+		done.frame, done.err = sc.Screen(cctx, m.maxWidth)
 	}()
 }
 
@@ -136,7 +144,7 @@ func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
 	}
 	a.capture = nil
 	m.run.cancel()
-	m.run.reply(m.img, m.err)
+	m.run.reply(m.frame, m.err)
 	if p := a.pending; p != nil {
 		a.pending = nil
 		a.run(ctx, *p)
@@ -163,7 +171,7 @@ func (a *deviceActor) captureStuck(ctx actor.Context, m captureGraceOver) {
 	}
 	a.capture = nil
 	serial := a.dev.Info().Serial
-	m.run.reply(nil, errDriverStuck)
+	m.run.reply(ScreenFrame{}, errDriverStuck)
 	ctx.Send(ctx.Parent(), deviceHealth{serial: serial, err: errDriverStuck})
 	if p := a.pending; p != nil {
 		a.pending = nil

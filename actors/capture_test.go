@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"errors"
-	"image"
 	"log/slog"
 	"strings"
 	"testing"
@@ -26,7 +25,7 @@ type screenDevice struct {
 	cancelled chan struct{} // told when a Screen saw its context end
 }
 
-func (d *screenDevice) Screen(ctx context.Context) (image.Image, error) {
+func (d *screenDevice) Screen(ctx context.Context, maxWidth int) (ScreenFrame, error) {
 	d.mu.Lock()
 	d.running++
 	if d.running > 1 {
@@ -37,14 +36,14 @@ func (d *screenDevice) Screen(ctx context.Context) (image.Image, error) {
 	d.looking <- struct{}{}
 	if d.stubborn {
 		<-d.shot
-		return nil, errors.New("too late")
+		return ScreenFrame{}, errors.New("too late")
 	}
 	select {
 	case <-d.shot:
-		return image.NewRGBA(image.Rect(0, 0, 9, 16)), nil
+		return ScreenFrame{JPEG: []byte("jpeg"), Width: min(9, maxWidth), Height: 16}, nil
 	case <-ctx.Done():
 		d.cancelled <- struct{}{}
-		return nil, ctx.Err()
+		return ScreenFrame{}, ctx.Err()
 	}
 }
 
@@ -76,13 +75,13 @@ func waitOnline(t *testing.T, h *harness) {
 }
 
 type shot struct {
-	img image.Image
-	err error
+	frame ScreenFrame
+	err   error
 }
 
 func (h *harness) capture(serial string) chan shot {
 	p := make(chan shot, 1)
-	h.root.Send(h.sched, CaptureScreen{Serial: serial, Reply: func(img image.Image, err error) { p <- shot{img, err} }})
+	h.root.Send(h.sched, CaptureScreen{Serial: serial, MaxWidth: 360, Reply: func(f ScreenFrame, err error) { p <- shot{f, err} }})
 	return p
 }
 
@@ -106,8 +105,8 @@ func TestCaptureOfAFreeDevice(t *testing.T) {
 	within(t, dev.looking, "capture")
 	dev.shot <- struct{}{}
 	s := within(t, got, "answer")
-	if s.err != nil || s.img.Bounds().Dx() != 9 {
-		t.Fatalf("capture: %v, %v", s.img, s.err)
+	if s.err != nil || s.frame.Width != 9 {
+		t.Fatalf("capture: %v, %v", s.frame, s.err)
 	}
 	expect(t, h.submit(broker.TaskRequest{ID: "after", Tool: "noop", Holder: broker.Holder{Principal: "bob"}}).wait(), broker.OutcomeSucceeded, "")
 	if s := within(t, h.capture("nope"), "answer"); s.err == nil || !strings.Contains(s.err.Error(), `no device "nope"`) {

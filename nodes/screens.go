@@ -1,12 +1,9 @@
 package nodes
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/jpeg"
 	"log/slog"
 	"math"
 	"sync"
@@ -26,22 +23,18 @@ import (
 // watchers ask, and looks at the screen through the device's actor (actors/capture.go): between
 // tasks, never alongside one, without a lease.
 
-// Screen looks at the device's screen for the console (actors.Screener).
-func (b *boundDevice) Screen(ctx context.Context) (image.Image, error) {
-	return b.drv.Screenshot(ctx)
+// Screen looks at the device's screen for the console (actors.Screener), as the screenshot
+// tool does: Android's frame is scaled and encoded while it arrives.
+func (b *boundDevice) Screen(ctx context.Context, maxWidth int) (actors.ScreenFrame, error) {
+	data, size, err := tools.ScreenJPEG(ctx, b.drv, maxWidth)
+	return actors.ScreenFrame{JPEG: data, Width: size.X, Height: size.Y}, err
 }
-
-// frameQuality is the JPEG quality of live screen frames: a glance, not a record.
-const frameQuality = 70
-
-// maxFrameBytes bounds a frame message, well under NATS' 1 MiB default payload.
-const maxFrameBytes = 512 << 10
 
 // screens keeps the node's watched devices.
 type screens struct {
 	node    string
 	nc      *nats.Conn
-	look    func(ctx context.Context, serial string) (image.Image, error)
+	look    func(ctx context.Context, serial string, maxWidth int) (actors.ScreenFrame, error)
 	known   func(serial string) bool
 	metrics *actors.Metrics
 	log     *slog.Logger
@@ -69,18 +62,19 @@ func (n *Node) watchScreens(ctx context.Context) *screens {
 			_, ok := n.devices[serial]
 			return ok
 		},
-		look: func(ctx context.Context, serial string) (image.Image, error) {
+		look: func(ctx context.Context, serial string, maxWidth int) (actors.ScreenFrame, error) {
 			type answer struct {
-				img image.Image
-				err error
+				frame actors.ScreenFrame
+				err   error
 			}
 			ch := make(chan answer, 1)
-			n.system.Root.Send(n.sched, actors.CaptureScreen{Serial: serial, Reply: func(img image.Image, err error) { ch <- answer{img, err} }})
+			n.system.Root.Send(n.sched, actors.CaptureScreen{Serial: serial, MaxWidth: maxWidth,
+				Reply: func(f actors.ScreenFrame, err error) { ch <- answer{f, err} }})
 			select {
 			case a := <-ch:
-				return a.img, a.err
+				return a.frame, a.err
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return actors.ScreenFrame{}, ctx.Err()
 			}
 		},
 	}
@@ -187,23 +181,22 @@ func (s *screens) loop(serial string) {
 	}
 }
 
-// frame captures, scales, encodes and publishes one frame.
+// frame captures (scaled and encoded on the way) and publishes one frame.
 func (s *screens) frame(serial string, width int, seq uint64) error {
 	ctx, cancel := context.WithTimeout(s.ctx, actors.DefaultCaptureTimeout+2*time.Second)
 	defer cancel()
-	img, err := s.look(ctx, serial)
+	shot, err := s.look(ctx, serial, width)
 	if err != nil {
 		return err
 	}
-	data, b, err := encodeFrame(img, width)
-	if err != nil {
-		return fmt.Errorf("device %s: encode a frame: %w", serial, err)
+	if len(shot.JPEG) > maxFrameBytes {
+		return fmt.Errorf("device %s: a %d px frame takes %d bytes, more than a frame may (%d)", serial, shot.Width, len(shot.JPEG), maxFrameBytes)
 	}
-	f := broker.Frame{Node: s.node, Serial: serial, Seq: seq, Width: b.Dx(), Height: b.Dy(), Captured: time.Now(), JPEG: data}
+	f := broker.Frame{Node: s.node, Serial: serial, Seq: seq, Width: shot.Width, Height: shot.Height, Captured: time.Now(), JPEG: shot.JPEG}
 	if err := s.nc.PublishMsg(f.Msg()); err != nil {
 		return fmt.Errorf("device %s: publish a frame: %w", serial, err)
 	}
-	s.metrics.Frame(s.node, len(data))
+	s.metrics.Frame(s.node, len(shot.JPEG))
 	return nil
 }
 
@@ -214,22 +207,9 @@ func (s *screens) drop(serial string) {
 	s.mu.Unlock()
 }
 
-// encodeFrame scales img to width at most and encodes it as JPEG within maxFrameBytes,
-// halving it while it does not fit; it returns the bounds encoded.
-func encodeFrame(img image.Image, width int) ([]byte, image.Rectangle, error) {
-	img = tools.FitWidth(img, width)
-	for range 4 {
-		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: frameQuality}); err != nil {
-			return nil, image.Rectangle{}, err
-		}
-		if buf.Len() <= maxFrameBytes {
-			return buf.Bytes(), img.Bounds(), nil
-		}
-		img = tools.FitWidth(img, max(img.Bounds().Dx()/2, 1))
-	}
-	return nil, image.Rectangle{}, fmt.Errorf("a frame does not fit in %d bytes even at 1/16 of %d px", maxFrameBytes, width)
-}
+// maxFrameBytes bounds a frame message, well under NATS' 1 MiB default payload. A frame at
+// most broker.WatchMaxWidth wide is far smaller.
+const maxFrameBytes = 512 << 10
 
 func clampWidth(w int) int {
 	if w <= 0 {

@@ -3,7 +3,6 @@ package nodes
 import (
 	"bytes"
 	"context"
-	"image"
 	"image/jpeg"
 	"log/slog"
 	"sync"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/sim"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // testScreens is a node's screens whose device p1 is always busy (no frame is published, so
@@ -27,9 +28,9 @@ func testScreens(t *testing.T) (*screens, *atomic.Int64, *sync.WaitGroup) {
 	s := &screens{node: "n", metrics: actors.NewMetrics(prometheus.NewRegistry()), log: slog.New(slog.DiscardHandler), ctx: ctx, wg: wg,
 		watched: map[string]map[string]watch{},
 		known:   func(serial string) bool { return serial == "p1" },
-		look: func(context.Context, string) (image.Image, error) {
+		look: func(context.Context, string, int) (actors.ScreenFrame, error) {
 			looks.Add(1)
-			return nil, actors.ErrCaptureBusy
+			return actors.ScreenFrame{}, actors.ErrCaptureBusy
 		},
 	}
 	return s, looks, wg
@@ -111,13 +112,15 @@ func TestWatchLapses(t *testing.T) {
 	}
 }
 
-func TestEncodeFrameScales(t *testing.T) {
-	data, b, err := encodeFrame(image.NewRGBA(image.Rect(0, 0, 1080, 2400)), 360)
+// A frame is scaled to the width watched, and says its size: here a simulated phone's, whose
+// driver gives a decoded image (Android's streams its frame: nodes/android's screen tests).
+func TestFramesAreScaledToTheWatchedWidth(t *testing.T) {
+	data, size, err := tools.ScreenJPEG(t.Context(), sim.New("p1"), 360)
 	if err != nil {
 		t.Fatal(err)
 	}
 	img, err := jpeg.Decode(bytes.NewReader(data))
-	if err != nil || img.Bounds() != b || b.Dx() != 360 || b.Dy() != 800 {
-		t.Fatalf("frame %v (%v), bounds %v", img, err, b)
+	if err != nil || img.Bounds().Size() != size || size.X != 360 {
+		t.Fatalf("a %v frame (%v), said to be %v; want 360 px wide", img.Bounds(), err, size)
 	}
 }

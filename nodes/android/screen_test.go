@@ -137,6 +137,19 @@ func TestScreenshotToolScalesTheRawFrame(t *testing.T) {
 			t.Errorf("%s: the JPEG's luma is %.1f levels off the screen on average", tc.args, diff)
 		}
 	}
+	// The console's live screens take the same path.
+	trap.told.Store(0)
+	data, size, err := tools.ScreenJPEG(ctx, trap, 540)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil || got.Bounds().Dx() != 540 || size != got.Bounds().Size() || trap.told.Load() == 0 {
+		t.Fatalf("ScreenJPEG: a %v JPEG (%v), said to be %v, rows told %d", got.Bounds(), err, size, trap.told.Load())
+	}
+	if diff := meanLumaDiff(got, halveRGBA(raw.(*image.RGBA))); diff > 2 {
+		t.Errorf("ScreenJPEG: the JPEG's luma is %.1f levels off the screen on average", diff)
+	}
 }
 
 // halveRGBA averages each 2x2 block of img.

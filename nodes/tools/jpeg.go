@@ -47,6 +47,11 @@ func FitWidth(img image.Image, maxWidth int) image.Image {
 	if maxWidth <= 0 || b.Dx() <= maxWidth {
 		return img
 	}
+	if rgba, ok := img.(*image.RGBA); ok { // raw pixels: by area in one pass, as frames are
+		s := newShrinker(rgba, maxWidth, fitHeight(b, maxWidth))
+		s.rows(0, s.dst.Rect.Dy())
+		return s.dst
+	}
 	for b.Dx()/2 >= maxWidth { // halving is the cheap scale: as far as it goes
 		img = halve(img)
 		b = img.Bounds()
