@@ -27,6 +27,7 @@ type Metrics struct {
 	handover    prometheus.Histogram
 	shots       *prometheus.CounterVec
 	shotBytes   *prometheus.CounterVec
+	marks       *prometheus.CounterVec // pre_mark_operation's marked screens
 	frames      *prometheus.CounterVec // the console's live screens (capture.go)
 	frameBytes  *prometheus.CounterVec
 	watched     *prometheus.GaugeVec
@@ -81,9 +82,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time a device stood free while someone waited: from its task's driver returning (or its lease ending) " +
 				"to the next queued task starting or queued lease being granted.", Buckets: latencyBuckets}),
 		shots: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_screenshots_total",
-			Help: "Agent task screenshots a node kept in the farm's object store, by node and outcome (saved, failed)."}, []string{"node", "outcome"}),
+			Help: "Task screenshots (agent steps', marked screens) a node kept in the farm's object store, by node and outcome (saved, failed)."}, []string{"node", "outcome"}),
 		shotBytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_screenshot_bytes_total",
-			Help: "Bytes of agent task screenshots a node saved in the farm's object store."}, []string{"node"}),
+			Help: "Bytes of task screenshots (agent steps', marked screens) a node saved in the farm's object store."}, []string{"node"}),
+		marks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_marked_screenshots_total",
+			Help: "Screens an action acted on, its target marked (pre_mark_operation), by node and outcome: saved, or failed (not captured or not kept; the action ran)."},
+			[]string{"node", "outcome"}),
 		frames: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_frames_total",
 			Help: "Live screen frames a node captured and published for the console's watchers, by node."}, []string{"node"}),
 		frameBytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_frame_bytes_total",
@@ -108,7 +112,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"node", "serial", "name"}),
 	}
 	reg.MustRegister(m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
-		m.aborts, m.handover, m.shots, m.shotBytes, m.frames, m.frameBytes, m.watched, m.waiting, m.served, m.quota, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
+		m.aborts, m.handover, m.shots, m.shotBytes, m.marks, m.frames, m.frameBytes, m.watched, m.waiting, m.served, m.quota, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
 	return m
 }
 
@@ -130,6 +134,7 @@ func (m *Metrics) KnowNode(node string) {
 	}
 	for _, o := range []string{"saved", "failed"} {
 		m.shots.WithLabelValues(node, o)
+		m.marks.WithLabelValues(node, o)
 	}
 	m.shotBytes.WithLabelValues(node)
 	m.frames.WithLabelValues(node)
@@ -250,6 +255,16 @@ func (m *Metrics) Screenshot(node string, bytes int, err error) {
 	}
 	m.shots.WithLabelValues(node, "saved").Inc()
 	m.shotBytes.WithLabelValues(node).Add(float64(bytes))
+}
+
+// MarkedScreenshot counts a marked screenshot the node saved (err nil), or could not make or
+// keep.
+func (m *Metrics) MarkedScreenshot(node string, err error) {
+	if err != nil {
+		m.marks.WithLabelValues(node, "failed").Inc()
+		return
+	}
+	m.marks.WithLabelValues(node, "saved").Inc()
 }
 
 // Heartbeat counts a heartbeat the node published.

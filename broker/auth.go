@@ -17,9 +17,9 @@ import (
 //     and its agent tasks' screenshots (ScreenshotBucket), and its watched devices' frames
 //     (corral.v1.frames.<id>.…: no node can show a screen as another's);
 //   - gateway: requests node subjects but may not serve them, reads the buckets, writes
-//     sessions, and (as it reaps lost nodes) registry and lease entries, a device's offline
-//     event and a node's lost event; it receives the frames of the screens it watches (the
-//     console);
+//     sessions and lease groups, and (as it reaps lost nodes) registry and lease entries, a
+//     device's offline event and a node's lost event; it receives the frames of the screens it
+//     watches (the console);
 //   - operator: `nats micro ls/info/stats`, `kv get` of devices and leases, events, the leases
 //     endpoint (read-only, no handles); nothing that changes the farm, and no frames (screens
 //     show people's data);
@@ -69,6 +69,9 @@ func UserName(r Role, node string) string {
 	if r == RoleNode && node != AnyNode && node != "" {
 		return "node-" + node
 	}
+	if r == RoleLeaf {
+		return LeafUserName(node)
+	}
 	return string(r)
 }
 
@@ -90,7 +93,8 @@ type Permissions struct {
 // stores are the JetStream streams behind Corral's buckets and event stream.
 var (
 	kvStream   = func(bucket string) string { return "KV_" + bucket }
-	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), EventStream, objStream(ScreenshotBucket)}
+	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), EventStream, objStream(ScreenshotBucket),
+		kvStream(LeaseGroupBucket)}
 	// What an operator may read: the registry, the leases, the calibrations and the events; not the sessions (a
 	// session's selected lease), the claims nor the screenshots (screens show people's data).
 	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(CalibrationBucket), EventStream}
@@ -182,7 +186,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true}, nil
 	case RoleGateway:
 		pub := []string{nodeSubjects,
-			"$KV." + SessionBucket + ".>",
+			"$KV." + SessionBucket + ".>", "$KV." + LeaseGroupBucket + ".>",
 			// Reaping a lost node: its devices go offline and its leases are deleted, and the
 			// stream is told (reap.go): those two events, no other.
 			"$KV." + RegistryBucket + ".>", "$KV." + LeaseBucket + ".>",
@@ -190,6 +194,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		}
 		pub = append(pub, readStreams(allStreams)...)
 		pub = append(pub, manageStreams()...)
+		pub = append(pub, siteReads()...) // a hub's gateways read its sites' stores (sites.go)
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Heartbeats, Progresses, Events, Frames, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>"}}, nil
@@ -201,10 +206,12 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 	case RoleAdmin:
 		// An admin runs the corral CLI, whose in-process front door calls nodes as a gateway
 		// does and records each session's latest task.
-		pub := append([]string{"$SRV.>", nodeSubjects, "$KV." + SessionBucket + ".>"}, readStreams(allStreams)...)
+		pub := append([]string{"$SRV.>", nodeSubjects, "$KV." + SessionBucket + ".>", "$KV." + LeaseGroupBucket + ".>"}, readStreams(allStreams)...)
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Events, Heartbeats, Progresses, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil
+	case RoleLeaf:
+		return LeafPermissions(node) // node is the site
 	case RoleVision:
 		// Serve the vision endpoints only in the workers' queue group (a plain subscription,
 		// which would see every request, is refused), answer them and micro's discovery

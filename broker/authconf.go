@@ -43,7 +43,11 @@ func ServerAuthConfig(users []User) (string, error) {
 		if p.AllowResponses {
 			b.WriteString("        allow_responses: true\n")
 		}
-		b.WriteString("      }\n    }\n")
+		b.WriteString("      }\n")
+		if u.Role == RoleLeaf { // a site's server, never a client (leaf.go)
+			b.WriteString("      allowed_connection_types: [\"LEAFNODE\"]\n")
+		}
+		b.WriteString("    }\n")
 	}
 	b.WriteString("  ]\n}\n")
 	return b.String(), nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -47,6 +49,7 @@ type Client struct {
 	devices map[string]cachedEntry // by registry key (<node>.<serial>)
 
 	latest *latestTasks
+	groups *leaseGroups // leasegroups_kv.go
 }
 
 type cachedEntry struct {
@@ -62,7 +65,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{},
-		latest: newLatestTasks(stores.Sessions, opts.Log)}
+		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
 	sub, err := nc.Subscribe(Heartbeats, func(m *nats.Msg) {
 		var hb Heartbeat
@@ -153,21 +156,22 @@ func (c *Client) watchRegistry(w jetstream.KeyWatcher) {
 	}
 }
 
-// Devices lists the registry, one entry per serial, sorted by serial.
+// Devices lists the registry, one entry per serial, sorted by serial. It sorts serials and
+// copies each entry once: entries are hundreds of bytes, and a registry may hold 10,000.
 func (c *Client) Devices() []DeviceEntry {
 	c.mu.RLock()
-	best := map[string]cachedEntry{}
-	for _, d := range c.devices {
-		if b, ok := best[d.Serial]; !ok || preferEntry(d, b) {
-			best[d.Serial] = d
+	defer c.mu.RUnlock()
+	best := make(map[string]string, len(c.devices)) // serial → registry key of its entry
+	for k, d := range c.devices {
+		if b, ok := best[d.Serial]; !ok || preferEntry(d, c.devices[b]) {
+			best[d.Serial] = k
 		}
 	}
-	c.mu.RUnlock()
-	out := make([]DeviceEntry, 0, len(best))
-	for _, d := range best {
-		out = append(out, d.DeviceEntry)
+	serials := slices.Sorted(maps.Keys(best))
+	out := make([]DeviceEntry, len(serials))
+	for i, s := range serials {
+		out[i] = c.devices[best[s]].DeviceEntry
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
 	return out
 }
 

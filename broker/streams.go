@@ -44,6 +44,11 @@ type StoreOptions struct {
 	// what a node and the CLI do, whose NATS users may create Corral's stores but not change
 	// them (a node that could would be able to shorten the event stream's history).
 	CreateOnly bool
+	// Sites are the edge sites whose stores this farm's (the hub's) aggregate: the registry,
+	// the leases and the event stream source each site's own, in its JetStream domain (the
+	// site's name), and catch up when its link heals (leaf.go, sites.go). Nil keeps the sources
+	// the stores have, so that a process without an opinion never cuts a hub off its sites.
+	Sites []string
 }
 
 // The screenshots' retention when none is set: a week, and 1 GiB (some 10,000 screenshots).
@@ -87,12 +92,22 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		}
 		return "is JetStream enabled on the NATS server?"
 	}
+	for _, site := range o.Sites {
+		if !ValidSite(site) {
+			return nil, fmt.Errorf("stores: site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
+		}
+	}
 	kv := func(name, desc string, ttl time.Duration) (jetstream.KeyValue, error) {
 		r, err := replicas(ctx, js, "KV_"+name, o.Replicas)
 		if err != nil {
 			return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
 		}
 		cfg := jetstream.KeyValueConfig{Bucket: name, Description: desc, History: 1, TTL: ttl, Replicas: r, Storage: jetstream.FileStorage}
+		if sourced(kvStream(name)) && !o.CreateOnly {
+			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites); err != nil {
+				return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
+			}
+		}
 		var b jetstream.KeyValue
 		if o.CreateOnly {
 			if b, err = js.KeyValue(ctx, name); errors.Is(err, jetstream.ErrBucketNotFound) {
@@ -123,6 +138,9 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	}
 	stream := func(cfg jetstream.StreamConfig) (jetstream.Stream, error) {
 		r, err := replicas(ctx, js, cfg.Name, o.Replicas)
+		if err == nil && sourced(cfg.Name) && !o.CreateOnly {
+			cfg.Sources, err = sources(ctx, js, cfg.Name, o.Sites)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("stream %s: %w (%s)", cfg.Name, err, hint(err))
 		}

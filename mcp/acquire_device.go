@@ -23,8 +23,9 @@ const (
 	maxAcquireTries = 16 // devices asked at once before waiting on one
 )
 
-// acquireArgs select the device to lease: every given field must match.
+// acquireArgs select the devices to lease: every given field must match.
 type acquireArgs struct {
+	Count       int      `json:"count,omitempty"`
 	Platform    string   `json:"platform,omitempty"`
 	Serial      string   `json:"serial,omitempty"`
 	Model       string   `json:"model,omitempty"`
@@ -41,6 +42,14 @@ func (a *acquireArgs) Check() error {
 		}
 	}
 	a.Platform = strings.ToLower(a.Platform)
+	switch {
+	case a.Count == 0:
+		a.Count = 1
+	case a.Count < 1 || a.Count > maxCount:
+		return fmt.Errorf("count must be between 1 and %d (devices leased together), got %d", maxCount, a.Count)
+	case a.Count > 1 && a.Serial != "":
+		return fmt.Errorf("count %d with serial: a serial names one device; leave serial out and choose the %d devices by platform, model or tags", a.Count, a.Count)
+	}
 	if len(a.Tags) > maxTags {
 		return fmt.Errorf("tags has %d entries; at most %d", len(a.Tags), maxTags)
 	}
@@ -82,10 +91,11 @@ func (a *acquireArgs) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// AcquireResult is acquire_device's structured result.
+// AcquireResult is acquire_device's structured result: a lease, or with count > 1 a group.
 type AcquireResult struct {
-	Message string    `json:"message" jsonschema:"What was acquired and how to use it"`
-	Lease   LeaseInfo `json:"lease"`
+	Message string     `json:"message" jsonschema:"What was acquired and how to use it"`
+	Lease   LeaseInfo  `json:"lease,omitzero"`
+	Group   *GroupInfo `json:"group,omitempty" jsonschema:"count > 1: the group lease"`
 }
 
 // stateRank orders devices for acquire_device: free ones first; unhealthy and offline ones
@@ -96,8 +106,11 @@ func toolAcquireDevice(platforms []string) toolDef {
 	tool := mcpgo.NewTool("acquire_device",
 		mcpgo.WithDescription("Lease a device matching a selector (every given field must match; none: any device). "+
 			"Free devices are tried first; if none can be had and wait_seconds > 0, waits in the queue of the matching device with the fewest waiters. "+
-			"Returns the lease: pass its handle as lease and its serial as serial on every call; release_device when done."),
+			"Returns the lease: pass its handle as lease and its serial as serial on every call; release_device when done. "+
+			"count > 1 leases that many matching devices together, all or none, under one group handle."),
 		action(false), mcpgo.WithOutputSchema[AcquireResult](),
+		mcpgo.WithInteger("count", mcpgo.Min(1), mcpgo.Max(maxCount),
+			mcpgo.Description("How many matching devices to lease together, all or none (default 1)")),
 		platformParam(platforms),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Exact device serial (optional)")),
 		mcpgo.WithString("model", mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Device model, case-insensitive (optional)")),
@@ -142,6 +155,9 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 	}
 	if len(tryable) == 0 {
 		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, farmSummary(match)))
+	}
+	if a.Count > 1 {
+		return g.acquireGroup(ctx, a, match, tryable)
 	}
 	slices.SortFunc(tryable, func(x, y broker.DeviceEntry) int {
 		return cmp.Or(cmp.Compare(stateRank[x.State], stateRank[y.State]), cmp.Compare(x.Serial, y.Serial))

@@ -1,10 +1,17 @@
 package mcp
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp/console"
 )
 
@@ -12,13 +19,15 @@ import (
 // of its metrics, which /metrics serves beside the others. It sees the farm as the front door
 // does: the same policy, whose tag rules choose the devices each principal sees; without a
 // policy everyone is anonymous, as on /mcp. Its refusals count in corral_gateway_denied_total.
+// Its actions are the front door's own tool calls (consoleActions).
 func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 	reg := prometheus.NewRegistry()
-	cfg := console.Config{Farm: g.farm, Log: g.log.With("component", "console"), Metrics: console.NewMetrics(reg)}
-	if h, ok := g.farm.(console.History); ok {
+	cfg := console.Config{Farm: g.farm, Log: g.log.With("component", "console"), Metrics: console.NewMetrics(reg),
+		Actions: consoleActions{g}}
+	if h, ok := farmAs[console.History](g.farm); ok {
 		cfg.History = h
 	}
-	if s, ok := g.farm.(console.Screens); ok {
+	if s, ok := farmAs[console.Screens](g.farm); ok {
 		cfg.Screens = s
 	}
 	if pol := g.opts.Policy; pol != nil {
@@ -34,8 +43,124 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 	return console.New(cfg), reg
 }
 
-// viewerOf is the console's view of a principal: its tag rule, and whether it may change
-// devices at all (acquire_device: every tool that changes a device needs it held or free).
+// viewerOf is the console's view of a principal: its tag rule, whether it may change devices at
+// all (acquire_device: every tool that changes a device needs it held or free), which tools it
+// may call and whether it is an operator, for the actions the console shows.
 func viewerOf(p *Principal) console.Viewer {
-	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: p.MayCall("acquire_device")}
+	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: p.MayCall("acquire_device"),
+		MayCall: p.MayCall, Operator: p.Operator, Principal: p}
 }
+
+// consoleClient names the console as the client of its calls: a lease it takes shows as held
+// by "alice (console)".
+const consoleClient = "console"
+
+// consoleActions carries out the console's actions as tools/call does: the tool's handler as
+// the MCP server holds it (policy check, metrics), called with the viewer's principal, so that
+// the console decides nothing an agent could not.
+type consoleActions struct{ g *Gateway }
+
+// Serves reports whether the gateway serves tool.
+func (a consoleActions) Serves(tool string) bool { return a.g.knownTool(tool) }
+
+// Call calls tool for the viewer.
+func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string, args map[string]any) console.Answer {
+	st := a.g.server.GetTool(tool)
+	if st == nil {
+		return console.Answer{Message: fmt.Sprintf("this gateway does not serve %s", tool)}
+	}
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, args
+	res, err := st.Handler(a.callerContext(ctx, v), req)
+	switch {
+	case err != nil:
+		return console.Answer{Message: fmt.Sprintf("%s: %v", tool, err)}
+	case res == nil:
+		return console.Answer{Message: tool + " answered nothing"}
+	}
+	out := console.Answer{OK: !res.IsError, Message: textOf(res)}
+	out.Denied = res.IsError && strings.HasPrefix(out.Message, deniedByPolicy)
+	if res.StructuredContent != nil {
+		out.Data, _ = json.Marshal(res.StructuredContent)
+		var m struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(out.Data, &m) == nil && m.Message != "" {
+			out.Message = m.Message // the text mirrors the whole structured result
+		}
+	}
+	return out
+}
+
+// deniedByPolicy begins the text of every refusal by policy (auth.go).
+const deniedByPolicy = "denied by policy"
+
+// ForceRelease revokes serial's lease whoever holds it, as `corral release --force` does: an
+// operator's action (policy key operator), as aborting the task of another's device is.
+// Without a policy everyone is anonymous and may, as they may abort anything.
+func (a consoleActions) ForceRelease(ctx context.Context, v console.Viewer, serial string) console.Answer {
+	g := a.g
+	ctx = a.callerContext(ctx, v)
+	if p := g.principal(ctx); g.opts.Policy != nil && (p == nil || !p.Operator) {
+		g.metrics.deny(reasonHolder)
+		return console.Answer{Denied: true, Message: fmt.Sprintf("%s: principal %q may not force the release of %s (rule: only an operator, policy key operator: true, "+
+			"revokes another's lease); ask its holder, or an operator", deniedByPolicy, v.Name, serial)}
+	}
+	if dev, ok := g.farm.Device(serial); !ok || !g.mayUse(ctx, dev) {
+		return console.Answer{Message: fmt.Sprintf("unknown device %q: no device in the farm has this serial, or your token may not use it", serial)}
+	}
+	ans, err := g.farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: serial, Force: true, By: holderFrom(ctx).String()})
+	switch {
+	case err != nil:
+		return console.Answer{Message: fmt.Sprintf("force release of %s: %v", serial, err)}
+	case !ans.OK:
+		return console.Answer{Message: leaseRefusal("force release", serial, ans)}
+	}
+	msg := fmt.Sprintf("Revoked the lease of %s.", serial)
+	if l := ans.Lease; l != nil {
+		msg = fmt.Sprintf("Revoked the lease of %s held by %s (epoch %d); its running task, if any, was aborted.", serial, l.Holder, l.Epoch)
+	}
+	return console.Answer{OK: true, Message: msg}
+}
+
+// callerContext is the context of a tool call by the viewer: its principal, as the front
+// door's authentication puts it, and a session without an id whose client is the console.
+func (a consoleActions) callerContext(ctx context.Context, v console.Viewer) context.Context {
+	if p, ok := v.Principal.(*Principal); ok {
+		ctx = withAuth(ctx, p)
+	}
+	return a.g.server.WithContext(ctx, consoleSession{})
+}
+
+// textOf is a result's text content.
+func textOf(res *mcpgo.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(mcpgo.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// consoleSession is the protocol session of the console's calls: none (no id, so no session
+// default device or latest task is kept), but a client name for holderFrom.
+type consoleSession struct{}
+
+func (consoleSession) Initialize()                                           {}
+func (consoleSession) Initialized() bool                                     { return true }
+func (consoleSession) NotificationChannel() chan<- mcpgo.JSONRPCNotification { return nil }
+func (consoleSession) SessionID() string                                     { return "" }
+func (consoleSession) GetClientInfo() mcpgo.Implementation {
+	return mcpgo.Implementation{Name: consoleClient}
+}
+func (consoleSession) SetClientInfo(mcpgo.Implementation) {}
+func (consoleSession) GetClientCapabilities() mcpgo.ClientCapabilities {
+	return mcpgo.ClientCapabilities{}
+}
+func (consoleSession) SetClientCapabilities(mcpgo.ClientCapabilities) {}
+
+var (
+	_ console.Actions                 = consoleActions{}
+	_ mcpserver.SessionWithClientInfo = consoleSession{}
+)

@@ -145,7 +145,8 @@ func describeFields(t reflect.Type, s *jsonschema.Schema) {
 func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 	name := tool.Name
 	return toolDef{
-		tool: tool,
+		tool:   tool,
+		device: true,
 		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 			return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 				if a := req.Params.Arguments; a != nil {
@@ -355,5 +356,6 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 	if common.Platform != "" && common.Platform != dev.Platform {
 		return dev, "", g.refuse(ctx, fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", serial, dev.Platform, common.Platform, dev.Platform))
 	}
-	return dev, lease, nil
+	lease, errRes := g.memberLease(ctx, dev.Serial, lease) // a group's handle: its member's lease
+	return dev, lease, errRes
 }

@@ -86,7 +86,11 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g.server = mcpserver.NewMCPServer("corral", buildinfo.Version(), serverOpts...)
 	tools := make([]mcpserver.ServerTool, 0, len(defs))
 	for _, d := range defs {
-		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, g.authorize(d.tool.Name, d.handler(g)))})
+		h := g.authorize(d.tool.Name, d.handler(g))
+		if !d.device {
+			h = g.capped(d.tool.Name, h)
+		}
+		tools = append(tools, mcpserver.ServerTool{Tool: frozen(d.tool), Handler: g.instrument(d.tool.Name, h)})
 		metrics.knowTool(d.tool.Name)
 		g.known[d.tool.Name] = true
 	}
@@ -110,7 +114,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 // knownTool reports whether the gateway serves tool.
 func (g *Gateway) knownTool(tool string) bool { return g.known[tool] }
 
-const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Every device tool also takes: platform (optional; must match the device if given), serial (optional after select_device in a session), lease (the handle; without one a free device runs the call under a one-call lease), timeout_ms (deadline for this call; each tool has a default) and wait_seconds (wait this long in the device's FIFO queue instead of being refused as busy). Coordinates: relative 0-1 (tap_xy), absolute pixels (tap_abs_xy), or a bbox [left,top,right,bottom] in 0-1 (tap, long_press, swipe act at its centre; peek lists the screen's elements with their bboxes). A busy answer names the holder. release_device when done.`
+const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Every device tool also takes: platform (optional; must match the device if given), serial (optional after select_device in a session), lease (the handle; without one a free device runs the call under a one-call lease), timeout_ms (deadline for this call; each tool has a default) and wait_seconds (wait this long in the device's queue instead of being refused as busy). Every tool that acts on a device also takes HttpRunner's pre_mark_operation (save the screen acted on with the target marked; get_task_result markedScreenshots shows it) and anti_risk (human-like touches on android and ios). Coordinates: relative 0-1 (tap_xy), absolute pixels (tap_abs_xy), or a bbox [left,top,right,bottom] in 0-1 (tap, long_press, swipe act at its centre; peek lists the screen's elements with their bboxes). A busy answer names the holder. release_device when done.`
 
 // catalogOrder returns a tool filter that puts tools/list in the catalog's order (mcp-go sorts
 // by name): the tools agents use most come first, as in the PhysiClaw seed's wire order.

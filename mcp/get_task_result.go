@@ -41,6 +41,7 @@ func toolGetTaskResult() toolDef {
 		mcpgo.WithString("taskId", mcpgo.MaxLength(128), mcpgo.Description("Same as task_id (phone-agent spelling)")),
 		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include an agent task's or a sequence's steps (default true)")),
 		mcpgo.WithNumber("screenshotsOfStep", mcpgo.Min(1), mcpgo.Description("Attach the screens an agent task's step N began and ended on, as images")),
+		mcpgo.WithBoolean("markedScreenshots", mcpgo.Description("Attach the marked screens its gestures acted on (pre_mark_operation)")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -48,6 +49,7 @@ func toolGetTaskResult() toolDef {
 				taskIDArgs
 				IncludeSteps *bool `json:"includeSteps,omitempty"`
 				ShotsOfStep  int   `json:"screenshotsOfStep,omitempty"`
+				Marked       bool  `json:"markedScreenshots,omitempty"`
 			}
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
@@ -77,6 +79,13 @@ func toolGetTaskResult() toolDef {
 				if images, err = g.stepScreenshots(ctx, rec, a.ShotsOfStep); err != nil {
 					return g.refuse(ctx, err.Error()), nil
 				}
+			}
+			if a.Marked {
+				marked, err := g.markedScreenshots(ctx, rec)
+				if err != nil {
+					return g.refuse(ctx, err.Error()), nil
+				}
+				images = append(images, marked...)
 			}
 			out := taskRecord(rec)
 			if a.IncludeSteps != nil && !*a.IncludeSteps {
@@ -137,17 +146,47 @@ func (g *Gateway) stepScreenshots(ctx context.Context, rec broker.TaskResult, n 
 			out = append(out, mcpgo.NewTextContent(fmt.Sprintf("Step %d %s on a screen that was not kept (the node could not save it, or keeps no screenshots).", n, shot.which)))
 			continue
 		}
-		// A record names its own task's screenshots; the digest in the name checks the image.
-		if !broker.ScreenshotOfTask(shot.name, rec.ID) {
-			return nil, fmt.Errorf("task %s names a screenshot of another task (%s): its record is not to be trusted", rec.ID, shot.name)
-		}
-		jpeg, err := g.farm.Screenshot(ctx, shot.name)
+		shown, err := g.screenshotContent(ctx, rec, shot.name, fmt.Sprintf("Step %d %s on", n, shot.which))
 		if err != nil {
-			out = append(out, mcpgo.NewTextContent(fmt.Sprintf("Step %d %s on a screenshot that cannot be read: %v", n, shot.which, err)))
-			continue
+			return nil, err
 		}
-		out = append(out, mcpgo.NewTextContent(fmt.Sprintf("Step %d %s on this screen:", n, shot.which)),
-			mcpgo.NewImageContent(base64.StdEncoding.EncodeToString(jpeg), "image/jpeg"))
+		out = append(out, shown...)
 	}
 	return out, nil
+}
+
+// markedScreenshots are the screens the gestures of a task's record acted on, marked
+// (pre_mark_operation), each as a caption and a JPEG image.
+func (g *Gateway) markedScreenshots(ctx context.Context, rec broker.TaskResult) ([]mcpgo.Content, error) {
+	var data struct {
+		Marked []string `json:"markedScreenshots"`
+	}
+	if json.Unmarshal(rec.Data, &data) != nil || len(data.Marked) == 0 {
+		return nil, fmt.Errorf("task %s (%s) kept no marked screens: call an action tool with pre_mark_operation: true "+
+			"(a failed task keeps none, nor a gesture-less one such as input or app_launch)", rec.ID, rec.Tool)
+	}
+	var out []mcpgo.Content
+	for i, name := range data.Marked {
+		shown, err := g.screenshotContent(ctx, rec, name, fmt.Sprintf("Gesture %d of %d of %s acted on", i+1, len(data.Marked), rec.Tool))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, shown...)
+	}
+	return out, nil
+}
+
+// screenshotContent is the screenshot a task's record names, as a caption ("{what} this
+// screen:") and a JPEG image; a caption saying why when it cannot be read.
+func (g *Gateway) screenshotContent(ctx context.Context, rec broker.TaskResult, name, what string) ([]mcpgo.Content, error) {
+	// A record names its own task's screenshots; the digest in the name checks the image.
+	if !broker.ScreenshotOfTask(name, rec.ID) {
+		return nil, fmt.Errorf("task %s names a screenshot of another task (%s): its record is not to be trusted", rec.ID, name)
+	}
+	jpeg, err := g.farm.Screenshot(ctx, name)
+	if err != nil {
+		return []mcpgo.Content{mcpgo.NewTextContent(fmt.Sprintf("%s a screenshot that cannot be read: %v", what, err))}, nil
+	}
+	return []mcpgo.Content{mcpgo.NewTextContent(what + " this screen:"),
+		mcpgo.NewImageContent(base64.StdEncoding.EncodeToString(jpeg), "image/jpeg")}, nil
 }

@@ -17,6 +17,7 @@ type LeaseInfo struct {
 	ExpiresAt  time.Time `json:"expires_at" jsonschema:"Idle expiry; each call renews"`
 	MaxUntil   time.Time `json:"max_until" jsonschema:"Hard end"`
 	QueueLen   int       `json:"queue_len" jsonschema:"Callers waiting"`
+	Group      string    `json:"group,omitempty"`
 }
 
 func leaseInfo(l broker.Lease) LeaseInfo {

@@ -257,3 +257,22 @@ func TestLeaseTimesAreRFC3339(t *testing.T) {
 		t.Fatalf("expires_at %q: %v", s, err)
 	}
 }
+
+// count asks for several devices at once; bad counts are refused before anything is asked of
+// the farm, and a farm that keeps no groups says so.
+func TestAcquireDeviceCount(t *testing.T) {
+	farm := newFakeFarm(t)
+	cl := newTestClient(t, farm)
+	wantError(t, call(t, cl, "acquire_device", map[string]any{"count": 21}), "count must be between 1 and 20")
+	wantError(t, call(t, cl, "acquire_device", map[string]any{"count": -2}), "count must be between 1 and 20")
+	wantError(t, call(t, cl, "acquire_device", map[string]any{"count": 1.5}), "count must be a whole number")
+	wantError(t, call(t, cl, "acquire_device", map[string]any{"count": 2, "serial": phone}), "count 2 with serial")
+	wantError(t, call(t, cl, "acquire_device", map[string]any{"count": 2}), "keeps no lease groups")
+	wantError(t, call(t, cl, "release_device", map[string]any{"lease": broker.NewGroupHandle()}), "keeps no lease groups")
+	assert.Empty(t, farm.acquires, "a refused count reached the farm")
+	assert.Empty(t, farm.releases)
+
+	out := wantOK(t, "acquire_device", call(t, cl, "acquire_device", map[string]any{"count": 1, "platform": "android"}))
+	assert.NotContains(t, out, "group", "count 1 is a single lease")
+	assert.Equal(t, phone, out["lease"].(map[string]any)["serial"])
+}

@@ -3,7 +3,10 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -13,11 +16,14 @@ import (
 )
 
 // DeviceListResult is list_available_devices' structured result: the HttpRunner seed's two
-// lists, plus every device with its state.
+// lists and every device with its state, a page at a time, with a summary of all pages.
 type DeviceListResult struct {
-	AndroidDevices []string        `json:"androidDevices" jsonschema:"Android device serials"`
-	IOSDevices     []string        `json:"iosDevices" jsonschema:"iOS device UDIDs"`
-	Devices        []DeviceSummary `json:"devices" jsonschema:"Every device with its state"`
+	AndroidDevices []string        `json:"androidDevices" jsonschema:"Android device serials (this page)"`
+	IOSDevices     []string        `json:"iosDevices" jsonschema:"iOS device UDIDs (this page)"`
+	Devices        []DeviceSummary `json:"devices" jsonschema:"This page"`
+	Summary        ListSummary     `json:"summary" jsonschema:"Counts of all matching"`
+	NextCursor     string          `json:"next_cursor,omitempty" jsonschema:"Cursor of the next page, if any"`
+	Note           string          `json:"note,omitempty"`
 }
 
 // DeviceSummary is one device as list_available_devices shows it.
@@ -31,28 +37,76 @@ type DeviceSummary struct {
 	Holder   string   `json:"holder,omitempty"`
 }
 
+// listDevicesArgs are list_available_devices' filters and page.
+type listDevicesArgs struct {
+	deviceFilter
+	FreeOnly bool `json:"free_only,omitempty"`
+	pageArgs
+}
+
+func (a *listDevicesArgs) Check() error {
+	return errors.Join(a.deviceFilter.Check(), a.pageArgs.Check())
+}
+
+func (a *listDevicesArgs) matches(d broker.DeviceEntry) bool {
+	return a.deviceFilter.matches(d) && (!a.FreeOnly || d.State == broker.StateOnline)
+}
+
 func toolListAvailableDevices() toolDef {
-	return toolDef{
-		tool: mcpgo.NewTool("list_available_devices",
-			mcpgo.WithDescription("List the farm's devices with platform, model, node and state."),
-			readOnly(), mcpgo.WithOutputSchema[DeviceListResult]()),
-		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
-			return func(ctx context.Context, _ mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-				out := DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: []DeviceSummary{}}
-				devs := slices.DeleteFunc(g.farm.Devices(), func(d broker.DeviceEntry) bool { return !g.mayUse(ctx, d) })
-				slices.SortFunc(devs, func(a, b broker.DeviceEntry) int { return cmp.Compare(a.Serial, b.Serial) })
-				for _, d := range devs {
-					switch d.Platform {
-					case device.PlatformAndroid:
-						out.AndroidDevices = append(out.AndroidDevices, d.Serial)
-					case device.PlatformIOS:
-						out.IOSDevices = append(out.IOSDevices, d.Serial)
-					}
-					out.Devices = append(out.Devices, DeviceSummary{Serial: d.Serial, Platform: d.Platform, Model: d.Model,
-						Tags: d.Tags, Node: d.Node, State: d.State, Holder: d.Holder})
-				}
-				return structuredResult(ctx, out), nil
+	opts := append([]mcpgo.ToolOption{
+		mcpgo.WithDescription("List the devices matching the filters (platform, model, node, state) a page at a time by serial, with counts of all."),
+		readOnly(), mcpgo.WithOutputSchema[DeviceListResult](),
+	}, deviceFilterParams()...)
+	opts = append(opts, mcpgo.WithBoolean("free_only", mcpgo.Description("Only online (free) devices")))
+	tool := mcpgo.NewTool("list_available_devices", append(opts, pageParams()...)...)
+	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+			var a listDevicesArgs
+			if err := decodeArgs(tool, req, &a); err != nil {
+				return g.refuse(ctx, err.Error()), nil
 			}
-		},
+			end := pageEnd{kind: listDevices, filters: a.print(strconv.FormatBool(a.FreeOnly)), noun: "devices",
+				narrow: "platform, state, tags, model, node or free_only"}
+			after, err := a.after(end.kind, end.filters)
+			if err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
+			devs := g.farm.Devices()
+			slices.SortFunc(devs, func(a, b broker.DeviceEntry) int { return cmp.Compare(a.Serial, b.Serial) })
+			devs = slices.DeleteFunc(devs, func(d broker.DeviceEntry) bool { return !g.mayUse(ctx, d) || !a.matches(d) })
+			sum := newSummary()
+			for _, d := range devs {
+				sum.add(d.Platform, d.State, d.Node)
+			}
+			sum.bound()
+			page, more := pageAfter(devs, func(d broker.DeviceEntry) string { return d.Serial }, after, a.Limit)
+			b, err := fitPage(len(page), func(n int) any {
+				out := devicePage(page[:n], sum)
+				if n > 0 {
+					out.NextCursor, out.Note = end.tail(page[n-1].Serial, n, len(page), sum.Total, more)
+				}
+				return out
+			})
+			if err != nil {
+				return errorResult(fmt.Sprintf("list_available_devices: the answer cannot be encoded: %v", err)), nil
+			}
+			return structuredJSON(ctx, b), nil
+		}
+	}}
+}
+
+// devicePage is the answer holding devs, one page of the devices sum counts.
+func devicePage(devs []broker.DeviceEntry, sum ListSummary) DeviceListResult {
+	out := DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: make([]DeviceSummary, 0, len(devs)), Summary: sum}
+	for _, d := range devs {
+		switch d.Platform {
+		case device.PlatformAndroid:
+			out.AndroidDevices = append(out.AndroidDevices, d.Serial)
+		case device.PlatformIOS:
+			out.IOSDevices = append(out.IOSDevices, d.Serial)
+		}
+		out.Devices = append(out.Devices, DeviceSummary{Serial: d.Serial, Platform: d.Platform, Model: d.Model,
+			Tags: d.Tags, Node: d.Node, State: d.State, Holder: d.Holder})
 	}
+	return out
 }

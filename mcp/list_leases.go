@@ -3,6 +3,7 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -10,21 +11,61 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes/tools"
 )
 
-// LeasesResult is list_leases' structured result.
+// LeasesResult is list_leases' structured result: a page of leases by serial, with a summary
+// of all pages.
 type LeasesResult struct {
-	Leases []LeaseInfo `json:"leases" jsonschema:"Every explicit lease on the devices the caller may use, without handles"`
+	Leases     []LeaseInfo `json:"leases" jsonschema:"This page: explicit leases on the devices the caller may use, without handles"`
+	Summary    ListSummary `json:"summary" jsonschema:"Counts of all matching, by device"`
+	NextCursor string      `json:"next_cursor,omitempty" jsonschema:"Cursor of the next page, if any"`
+	Note       string      `json:"note,omitempty"`
+	Groups     []GroupInfo `json:"groups,omitempty" jsonschema:"The groups of these leases"`
+}
+
+// listLeasesArgs are list_leases' filters (of the leased device, and its holder) and page.
+type listLeasesArgs struct {
+	deviceFilter
+	Holder string `json:"holder,omitempty"`
+	pageArgs
+}
+
+func (a *listLeasesArgs) Check() error {
+	var err error
+	if len(a.Holder) > maxSerialLen {
+		err = fmt.Errorf("holder is %d bytes long; at most %d", len(a.Holder), maxSerialLen)
+	}
+	return errors.Join(a.deviceFilter.Check(), err, a.pageArgs.Check())
+}
+
+// matches reports whether a lease on device d (known: in the registry) passes the filters.
+func (a *listLeasesArgs) matches(l broker.Lease, d broker.DeviceEntry, known bool) bool {
+	if a.Holder != "" && a.Holder != l.Holder.Principal && a.Holder != l.Holder.String() {
+		return false
+	}
+	if !known {
+		return a.Platform == "" && a.State == "" && a.Model == "" && len(a.Tags) == 0 && (a.Node == "" || a.Node == l.Node)
+	}
+	return a.deviceFilter.matches(d)
 }
 
 func toolListLeases() toolDef {
-	tool := mcpgo.NewTool("list_leases",
-		mcpgo.WithDescription("List the leases of the farm: device, holder, epoch, expiry, hard maximum and queue length (handles are secret to their holders)."),
-		readOnly(), mcpgo.WithOutputSchema[LeasesResult]())
+	opts := append([]mcpgo.ToolOption{
+		mcpgo.WithDescription("List the leases of the farm: device, holder, epoch, expiry, hard maximum and queue length (handles are secret to their holders), " +
+			"of the devices matching the filters, a page at a time by serial, with counts of all."),
+		readOnly(), mcpgo.WithOutputSchema[LeasesResult](),
+	}, deviceFilterParams()...)
+	opts = append(opts, mcpgo.WithString("holder", mcpgo.Description(`A principal, or "principal (client)"`)))
+	tool := mcpgo.NewTool("list_leases", append(opts, pageParams()...)...)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-			if err := decodeArgs(tool, req, &tools.NoArgs{}); err != nil {
+			var a listLeasesArgs
+			if err := decodeArgs(tool, req, &a); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
+			end := pageEnd{kind: listLeases, filters: a.print(a.Holder), noun: "leases", narrow: "platform, state, tags, model, node or holder"}
+			after, err := a.after(end.kind, end.filters)
+			if err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
 			leases, err := g.farm.Leases(ctx)
@@ -32,15 +73,43 @@ func toolListLeases() toolDef {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("list_leases: %v", err)), nil
 			}
+			// Leases and devices both by serial: each lease finds its device in one pass.
 			slices.SortFunc(leases, func(x, y broker.Lease) int { return cmp.Compare(x.Serial, y.Serial) })
-			out := LeasesResult{Leases: make([]LeaseInfo, 0, len(leases))}
-			for _, l := range leases {
-				if !g.mayUseSerial(ctx, l.Serial) {
-					continue // another principal's devices
+			devs := g.farm.Devices()
+			slices.SortFunc(devs, func(x, y broker.DeviceEntry) int { return cmp.Compare(x.Serial, y.Serial) })
+			sum := newSummary()
+			leases = slices.DeleteFunc(leases, func(l broker.Lease) bool {
+				for len(devs) > 0 && devs[0].Serial < l.Serial {
+					devs = devs[1:]
 				}
-				out.Leases = append(out.Leases, leaseInfo(l.Public()))
+				var d broker.DeviceEntry
+				known := len(devs) > 0 && devs[0].Serial == l.Serial
+				if known {
+					d = devs[0]
+				}
+				if !a.matches(l, d, known) || (known && !g.mayUse(ctx, d)) || (!known && !g.mayUseSerial(ctx, l.Serial)) {
+					return true // filtered out, or another principal's device
+				}
+				sum.add(d.Platform, d.State, l.Node)
+				return false
+			})
+			sum.bound()
+			page, more := pageAfter(leases, func(l broker.Lease) string { return l.Serial }, after, a.Limit)
+			b, err := fitPage(len(page), func(n int) any {
+				out := LeasesResult{Leases: make([]LeaseInfo, 0, n), Summary: sum}
+				for _, l := range page[:n] {
+					out.Leases = append(out.Leases, leaseInfo(l.Public()))
+				}
+				out.Groups = g.markGroups(ctx, leases, out.Leases)
+				if n > 0 {
+					out.NextCursor, out.Note = end.tail(page[n-1].Serial, n, len(page), sum.Total, more)
+				}
+				return out
+			})
+			if err != nil {
+				return errorResult(fmt.Sprintf("list_leases: the answer cannot be encoded: %v", err)), nil
 			}
-			return structuredResult(ctx, out), nil
+			return structuredJSON(ctx, b), nil
 		}
 	}}
 }

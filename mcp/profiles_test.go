@@ -40,9 +40,13 @@ func listTools(t *testing.T, spec string) ([]mcpgo.Tool, int) {
 // the 28 other tools fill 24.8 KB, so the profile got 36 KB rather than leave out tools its
 // seed has. The seed's six web tools (issue 13) add 6.1 KB: 42 KB (and the whole catalog 68 KB).
 // Its AI tools ai_action, ai_query and finished (issue 14) add 3.4 KB: 43.5 KB; with
-// phone-agent's run_agent_task (3.1 KB) the whole catalog gets 72 KB.
+// phone-agent's run_agent_task (3.1 KB) the whole catalog gets 72 KB. Issue 17 gives the seed's
+// common parameters pre_mark_operation and anti_risk to its 39 action tools, undescribed like
+// serial and lease (the instructions say them once): 1.7 KB, 1.3 KB of them httprunner's; and
+// issue 19 gives the lists filters, pages and a summary, and acquire_device a count and a
+// group: 3.6 KB, 1.3 KB of them httprunner's. Hence 80 KB and 47 KB.
 func TestToolsListSizes(t *testing.T) {
-	limits := map[string]int{"all": 72_000, "httprunner": 43_500}
+	limits := map[string]int{"all": 80_000, "httprunner": 47_000}
 	for _, p := range ProfileNames() {
 		if _, ok := limits[p]; !ok {
 			limits[p] = 25_000

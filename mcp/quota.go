@@ -68,3 +68,13 @@ func (q *quotaFarm) Acquire(ctx context.Context, req broker.AcquireRequest) (bro
 	}
 	return q.Farm.Acquire(ctx, req)
 }
+
+// farmAs finds an optional ability of the farm (a group store, the console's history and
+// screens) under quotaFarm, which passes on only what Farm names.
+func farmAs[T any](f Farm) (T, bool) {
+	if q, ok := f.(*quotaFarm); ok {
+		f = q.Farm
+	}
+	t, ok := f.(T)
+	return t, ok
+}

@@ -32,7 +32,7 @@ func (a *releaseArgs) Check() error {
 
 func toolReleaseDevice() toolDef {
 	tool := mcpgo.NewTool("release_device",
-		mcpgo.WithDescription("Give a lease back; the next waiter gets the device."),
+		mcpgo.WithDescription("Give a lease back; the next waiter gets the device. A group's lease gives back all its devices."),
 		destructive(true), mcpgo.WithOutputSchema[tools.MessageResult](),
 		mcpgo.WithString(argLease, mcpgo.MaxLength(128), mcpgo.Description("Lease handle to give back; default: the session's")),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
@@ -43,6 +43,9 @@ func toolReleaseDevice() toolDef {
 			var a releaseArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
+			}
+			if broker.IsGroupHandle(a.Lease) {
+				return g.releaseGroup(ctx, a.Lease, a.Serial), nil
 			}
 			serial, lease, errRes := g.releaseTarget(ctx, a)
 			if errRes != nil {
@@ -63,19 +66,26 @@ func toolReleaseDevice() toolDef {
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(leaseRefusal("release_device", dev.Serial, ans)), nil
 			}
-			msg := fmt.Sprintf("Released device %s.", dev.Serial)
-			if id := sessionID(ctx); id != "" {
-				// The session's default keeps its device but not the dead handle.
-				if sd, ok := g.farm.SessionDevice(ctx, id); ok && sd.Lease == a.Lease {
-					sd.Lease = ""
-					if err := g.farm.SetSessionDevice(ctx, id, sd); err != nil {
-						msg += fmt.Sprintf(" The session still names the old lease (%v); pass lease explicitly or call select_device.", err)
-					}
-				}
-			}
+			msg := fmt.Sprintf("Released device %s.", dev.Serial) + g.forgetSessionLease(ctx, a.Lease)
 			return structuredResult(ctx, tools.MessageResult{Message: msg}), nil
 		}
 	}}
+}
+
+// forgetSessionLease drops a released handle from the session's default, which keeps its
+// device; it returns what to add to the answer if that failed.
+func (g *Gateway) forgetSessionLease(ctx context.Context, lease string) string {
+	id := sessionID(ctx)
+	if id == "" {
+		return ""
+	}
+	if sd, ok := g.farm.SessionDevice(ctx, id); ok && sd.Lease == lease {
+		sd.Lease = ""
+		if err := g.farm.SetSessionDevice(ctx, id, sd); err != nil {
+			return fmt.Sprintf(" The session still names the old lease (%v); pass lease explicitly or call select_device.", err)
+		}
+	}
+	return ""
 }
 
 // releaseTarget finds the device and the lease release_device gives back: the session's

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -90,11 +91,16 @@ func (g *Gateway) refuse(ctx context.Context, msg string) *mcpgo.CallToolResult 
 
 // structuredResult is a successful result whose structured content is v, mirrored as text.
 func structuredResult(ctx context.Context, v any) *mcpgo.CallToolResult {
-	setOutcome(ctx, broker.OutcomeSucceeded)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return errorResult(fmt.Sprintf("result cannot be encoded: %v", err))
 	}
+	return structuredJSON(ctx, b)
+}
+
+// structuredJSON is structuredResult of a value already encoded.
+func structuredJSON(ctx context.Context, b []byte) *mcpgo.CallToolResult {
+	setOutcome(ctx, broker.OutcomeSucceeded)
 	return mcpgo.NewToolResultStructured(json.RawMessage(b), string(b))
 }
 
@@ -109,5 +115,28 @@ func withOutcomeSlot(ctx context.Context) (context.Context, *string) {
 func setOutcome(ctx context.Context, outcome string) {
 	if s, ok := ctx.Value(outcomeKey{}).(*string); ok {
 		*s = outcome
+	}
+}
+
+// MaxResultBytes caps what one result of a gateway tool (lists, leases, task records: what
+// grows with the farm) carries besides images: its structured content as JSON plus the text of
+// its text items, the structured content's mirror included. Lists page to stay under it;
+// capped cuts anything else. A device tool's result is bounded by its node instead
+// (get_source's 512 KB, images by tools.MaxImageBytes): the screen, not the farm, sizes it.
+const MaxResultBytes = 32 << 10
+
+// capped holds every result of a gateway tool to MaxResultBytes: one over it is cut (cutResult),
+// with a note saying what was cut and how to ask for less, never silently.
+func (g *Gateway) capped(tool string, h mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		res, err := h(ctx, req)
+		if err != nil || res == nil {
+			return res, err
+		}
+		if size := resultSize(res); size > MaxResultBytes {
+			res = cutResult(tool, res, size)
+			g.log.Info("result cut to the size cap", "tool", tool, "bytes", size, "cap", MaxResultBytes, "now", resultSize(res))
+		}
+		return res, nil
 	}
 }

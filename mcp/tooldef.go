@@ -9,6 +9,9 @@ import (
 type toolDef struct {
 	tool    mcpgo.Tool
 	handler func(g *Gateway) mcpserver.ToolHandlerFunc
+	// device marks a tool that runs on a device: its result is bounded by the node (images,
+	// get_source's 512 KB), not by the size of the farm, and is not held to MaxResultBytes.
+	device bool
 }
 
 // Annotation helpers, so every tool states its hints in one short line. Hints equal to the

@@ -8,9 +8,10 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// ScreenshotSaver keeps a node's agent task screenshots in the farm's object store
-// (broker.ScreenshotBucket), counting them in /metrics and logging those it could not keep:
-// the tools' OpsConfig.Screenshots.
+// ScreenshotSaver keeps a node's task screenshots in the farm's object store
+// (broker.ScreenshotBucket): the screens of agent tasks' steps, and the marked screens of
+// actions given pre_mark_operation. It counts them in /metrics and logs those it could not
+// keep: the tools' OpsConfig.Screenshots.
 type ScreenshotSaver struct {
 	Stores  *broker.Stores
 	Node    string
@@ -25,7 +26,26 @@ func (s ScreenshotSaver) SaveScreenshot(ctx context.Context, task string, jpeg [
 		s.Metrics.Screenshot(s.Node, len(jpeg), err)
 	}
 	if err != nil {
-		s.Log.Warn("a screenshot of an agent task was not kept", "task", task, "err", err)
+		s.Log.Warn("a screenshot of a task was not kept", "task", task, "err", err)
 	}
 	return name, err
+}
+
+// SaveMarked saves the marked screen of an action of task (pre_mark_operation), counted as a
+// screenshot and as a mark.
+func (s ScreenshotSaver) SaveMarked(ctx context.Context, task string, jpeg []byte) (string, error) {
+	name, err := s.SaveScreenshot(ctx, task, jpeg)
+	if s.Metrics != nil {
+		s.Metrics.MarkedScreenshot(s.Node, err)
+	}
+	return name, err
+}
+
+// MarkFailed counts and logs a marked screen of task that could not be made: the action went
+// on unmarked.
+func (s ScreenshotSaver) MarkFailed(task string, err error) {
+	if s.Metrics != nil {
+		s.Metrics.MarkedScreenshot(s.Node, err)
+	}
+	s.Log.Warn("the screen an action acted on could not be marked; the action went on", "task", task, "err", err)
 }

@@ -91,6 +91,20 @@ echo "bench: 20 browser devices on one node, -benchtime=${WEB_FLEET_ROUNDS:-10}x
 "$bin" -test.run='^$' -test.bench='^BenchmarkWebFleet$' \
   -test.benchtime="${WEB_FLEET_ROUNDS:-10}x" -test.count=1 -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
 
+# The console (issue 17): live screens of 20 phones on one node at 2 frames a second (an op is
+# a second of wall time), and the grid of 100 devices by a plain HTTP client and by Chromium.
+echo "bench: console live screens, 20 phones at 2 frames/s, -benchtime=${CONSOLE_SECONDS:-5}x -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkConsoleFrames$' \
+  -test.benchtime="${CONSOLE_SECONDS:-5}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+echo "bench: console grid of 100 devices, -benchtime=${CONSOLE_GRIDS:-20}x -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkConsoleGrid$' \
+  -test.benchtime="${CONSOLE_GRIDS:-20}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic|.*skip)' >&2 || true
+
+# HttpRunner's behaviour parameters beside a plain tap_xy and a screenshot, in turns.
+echo "bench: tap_xy with anti_risk and pre_mark_operation, -benchtime=${BEHAVIOUR_ROUNDS:-100}x -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkBehaviour$' \
+  -test.benchtime="${BEHAVIOUR_ROUNDS:-100}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
 # Tap accuracy over 200 twins, each calibrated end to end: once (about 90 s on 2 cores).
 echo "bench: arm tap accuracy over 200 twins, once" >&2
 "$bin" -test.run='^$' -test.bench='^BenchmarkArmAccuracy$' \
@@ -101,6 +115,26 @@ echo "bench: arm tap accuracy over 200 twins, once" >&2
 echo "bench: abort and cancel of a running sleep, -benchtime=${ABORT_ROUNDS:-200}x -count=$COUNT" >&2
 "$bin" -test.run='^$' -test.bench='^BenchmarkAbort$' \
   -test.benchtime="${ABORT_ROUNDS:-200}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
+# Group leases (issue 19): callers asking for overlapping pairs of a ring of 20 devices on 2 nodes,
+# once. MULTILEASE_CALLERS and MULTILEASE_FOR scale it (the issue's figure: 1000 and 30s).
+echo "bench: group leases, ${MULTILEASE_CALLERS:-100} callers over overlapping pairs of 20 devices for ${MULTILEASE_FOR:-5s}" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkMultiLease$' -test.benchtime=1x -test.count=1 -test.cpu=2 -test.timeout=15m \
+  -multilease.callers="${MULTILEASE_CALLERS:-100}" -multilease.for="${MULTILEASE_FOR:-5s}" | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
+# The list tools in a farm of 10,000 devices on 10 nodes, by count (a round is five calls).
+echo "bench: list tools in a farm of 10,000 devices, -benchtime=${LIST_ROUNDS:-200}x -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkLists$' \
+  -test.benchtime="${LIST_ROUNDS:-200}x" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+
+# Edge sites (issue 19): a hub and two leaf sites in process; calls by time, uplink cuts by count
+# (a cut and its heal take about 4 s).
+echo "bench: edge sites, a call from the hub to a site's device beside a local one, -benchtime=$BENCHTIME -count=$COUNT" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkLeafCall$' \
+  -test.benchtime="$BENCHTIME" -test.count="$COUNT" -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
+echo "bench: edge sites, uplink cut and healed, -benchtime=${LEAF_CUTS:-3}x" >&2
+"$bin" -test.run='^$' -test.bench='^BenchmarkLeafCut$' \
+  -test.benchtime="${LEAF_CUTS:-3}x" -test.count=1 -test.cpu=2 -test.timeout=15m | tee -a "$raw" | grep -E '^(Benchmark|FAIL|---|panic)' >&2 || true
 
 # One process per run: VmHWM is the peak of the whole process.
 for i in $(seq 1 "$SCALE_RUNS"); do
@@ -152,6 +186,7 @@ function fmtv(v, unit) {
   if (unit == "MiB") return sprintf("%.0f MiB", v)
   if (unit == "×") return sprintf("%.2f×", v)
   if (unit == "KB") return sprintf("%.0f KB", v)
+  if (unit == "n") return sprintf("%.0f", v)
   return sprintf("%.1f %s", v, unit)
 }
 # row: metric, target text, bench, unit key, limit, "le" or "ge", display unit
@@ -193,6 +228,9 @@ END {
   row("a caller cancels its sleep 60 (mcp-go ends the HTTP stream): from the cancel until the device has run the next call, p99", "≤ 200 ms", AB "cancel", "p99-µs", 200000, "le", "µs")
   row("10,000 sim devices on 10 nodes: all online in the gateway registry", "≤ 5 s", T, "online-s", 5, "le", "s")
   row("the same: peak resident memory of the process (VmHWM)", "≤ 1 GiB", T, "hwm-MiB", 1024, "le", "MiB")
+  LS = "BenchmarkLists"
+  row("10,000 devices on 10 nodes: the largest list answer (list_available_devices bare, filtered and a middle page; list_leases), structured content plus its text", "≤ 32 KB", LS, "max-KB", 32, "le", "KB")
+  row("the same: list answers at the gateway (mcp-go client, HTTP), the slowest list’s p99; list_available_devices p50 " fmtv(median(LS SUBSEP "devices-p50-µs"), "µs") " against get_device_status’s " fmtv(median(LS SUBSEP "status-p50-µs"), "µs") " in turns", "≤ 50 ms", LS, "list-p99-µs", 50000, "le", "µs")
   A = "BenchmarkAndroid/op="
   row("Android tap_xy as input events (MCP HTTP → … → driver → one kept exec:cat stream → sim touchscreen; the sim’s input starts in 150 ms): p50", "≤ 20 ms", A "tap", "http-p50-µs", 20000, "le", "µs")
   row("the same over gadb’s input tap straight to the adb server (which pays input’s start-up), side by side", "≤ 1.3×", A "tap", "ratio-http", 1.3, "le", "×")
@@ -222,6 +260,23 @@ END {
   row("agent task, open Settings, open Wi-Fi, turn it off (7 model calls, 3 actions): Corral’s time per model call (all but the model’s own)", "≤ 50 ms", G "toggle-setting", "overhead-ms/call", 50, "le", "ms")
   row("agent task, write a note (5 model calls, 2 actions): the same", "≤ 50 ms", G "type-message", "overhead-ms/call", 50, "le", "ms")
   row("agent task, scroll the Shop to an item and open it (7 model calls, 4 actions): the same", "≤ 50 ms", G "scroll-find", "overhead-ms/call", 50, "le", "ms")
+  CF = "BenchmarkConsoleFrames/width="; CG = "BenchmarkConsoleGrid/client="
+  row("console live screens: one node, 20 simulated phones watched at 2 frames/s, 360 px (the grid): CPU of the whole process (node, NATS, gateway, the stream’s reader) per frame × the 40 frames/s asked (measured: " fmtv(median(CF "360" SUBSEP "cores"), "cores") " at " fmtv(median(CF "360" SUBSEP "frames/s"), "frames/s") " delivered)", "≤ 1 core", CF "360", "cores-full-rate", 1, "le", "cores")
+  row("the same at 720 px (the device page’s width; measured: " fmtv(median(CF "720" SUBSEP "cores"), "cores") " at " fmtv(median(CF "720" SUBSEP "frames/s"), "frames/s") ")", "—", CF "720", "cores-full-rate", 1e9, "le", "cores")
+  row("tap_xy with pre_mark_operation (the screen marked and kept) over a plain tap_xy plus a 540 px screenshot, side by side", "≤ 1.2×", "BenchmarkBehaviour", "ratio-pre_mark-to-tap+screenshot", 1.2, "le", "×")
+  row("tap_xy with anti_risk over a plain tap_xy, side by side", "≤ 1.2×", "BenchmarkBehaviour", "ratio-anti_risk", 1.2, "le", "×")
+  row("console grid of 100 devices (4 nodes × 25), plain HTTP client: the page (" fmtv(median(CG "http" SUBSEP "html-KB"), "KB") ") and its first data, p99", "≤ 1 s", CG "http", "p99-µs", 1000000, "le", "µs")
+  row("the same in headless Chromium, until its script has rendered the first data in 100 cards: p99", "≤ 1 s", CG "chromium", "p99-µs", 1000000, "le", "µs")
+  M = "BenchmarkMultiLease"
+  ml = median(M SUBSEP "callers") " callers asking acquire_device for overlapping pairs (count 2) of 20 devices on 2 nodes for " median(M SUBSEP "seconds") " s"
+  row(ml ": partial grants", "0", M, "partial", 0, "le", "n")
+  row("the same: a device granted to a caller while another held it", "0", M, "double", 0, "le", "n")
+  row("the same: calls answered without saying why", "0", M, "untold", 0, "le", "n")
+  row("the same: refusals answered more than 1 s past wait_seconds", "0", M, "late", 0, "le", "n")
+  LC = "BenchmarkLeafCall"; LX = "BenchmarkLeafCut"
+  row("edge sites: get_screen_size from a hub gateway to a leaf site’s device over the same to a hub node’s: the p50 added, in NATS round trips (a bare one on the hub " fmtv(median(LC SUBSEP "nats-floor-p50-µs"), "µs") "), side by side; site " fmtv(median(LC SUBSEP "site-p50-µs"), "µs") ", local " fmtv(median(LC SUBSEP "local-p50-µs"), "µs"), "≤ 1.5×", LC, "added-ratio", 1.5, "le", "×")
+  row("edge sites: an uplink cut noticed by the hub’s gateway (corral_site_up 0), slowest of the cuts", "≤ 3 s", LX, "detect-max-ms", 3000, "le", "ms")
+  row("the same: the site’s devices offline at the hub (heartbeats missed), slowest; healed, link and devices back in " fmtv(median(LX SUBSEP "heal-p50-ms"), "ms") " (p50)", "≤ 3 s", LX, "offline-max-ms", 3000, "le", "ms")
   row("arm rig: tap error after calibration, 200 twins × 10 taps aimed through the camera screenshot: p95", "≤ 1.0 mm", "BenchmarkArmAccuracy", "p95-mm", 1.0, "le", "mm")
   row("the same: 7 mm targets hit", "100 %", "BenchmarkArmAccuracy", "hit-%", 100, "ge", "%")
   if (vision) {
@@ -261,6 +316,9 @@ END {
   info("side by side: the gateway’s farm client → NATS → node → sim (no MCP)", F "minimal-client", "node-")
   info("side by side: mcp-go client → gateway", F "mcp-client", "gateway-")
   info("side by side: mcp-go client → bare mcp-go no-op server", F "mcp-client", "mcp-floor-")
+  info("tap_xy, plain (beside the behaviour parameters)", "BenchmarkBehaviour", "plain-")
+  info("tap_xy with anti_risk", "BenchmarkBehaviour", "anti_risk-")
+  info("tap_xy with pre_mark_operation", "BenchmarkBehaviour", "pre_mark-")
   info("bare NATS request/reply on the same server, in-process (floor)", C "nats-floor")
   info("broker.Client.Run: NATS → node actors → sim driver", C "broker-run")
   info("in-process MCP client → gateway MCP server → …", C "mcp-inprocess")
@@ -289,6 +347,14 @@ END {
   info("Android tap_xy, 50 devices, 50 HTTP callers", A "tap-parallel/transport=http/devices=50")
   info("Android tap_xy, 50 devices, 50 in-process callers", A "tap-parallel/transport=inprocess/devices=50")
   info("Android tap_xy, one device, one HTTP caller (same run)", A "tap-parallel/transport=http/devices=50", "single-")
+  info("list_available_devices, 10,000 devices, no arguments (summary and the first 50)", LS, "devices-")
+  info("list_available_devices, 10,000 devices, platform + tags + node + free_only, limit 100", LS, "devices-filtered-")
+  info("list_available_devices, 10,000 devices, a middle page of 100 (cursor)", LS, "devices-page-")
+  info("list_leases, 150 leases on 10 nodes (first 50)", LS, "leases-")
+  info("get_device_status in the same farm, in turns with the lists (floor)", LS, "status-")
+  info("edge sites, side by side: hub gateway’s farm client → hub NATS → leaf link → site NATS → node → sim", "BenchmarkLeafCall", "site-")
+  info("edge sites, side by side: the same to a node on the hub’s NATS", "BenchmarkLeafCall", "local-")
+  info("edge sites, side by side: bare NATS request/reply from the hub across the leaf link (leaf floor)", "BenchmarkLeafCall", "leaf-floor-")
   printf "| release_device (in acquire-free) | %s | %s | — | — | — | — | %d |\n", fmtv(median(L "acquire-free" SUBSEP "release-p50-µs"), "µs"), fmtv(median(L "acquire-free" SUBSEP "release-p99-µs"), "µs"), runs(L "acquire-free" SUBSEP "release-p50-µs")
   if (vision) {
     print ""
@@ -304,6 +370,8 @@ END {
       printf "| %s | %s | %s | %s | %s | %s |\n", conds[i], opt(median(k SUBSEP "recall-%"), "%.1f %%"), opt(median(k SUBSEP "precision-%"), "%.1f %%"), opt(median(k SUBSEP "IoU"), "%.3f"), opt(median(k SUBSEP "tap-ocr-%"), "%.1f %%"), opt(median(k SUBSEP "words"), "%d")
     }
   }
+  print ""
+  printf "Group leases (%s): %s grants (%.1f/s), grant latency p50 %s, p99 %s (wait_seconds %s s included); %s refusals, each saying why, the latest %s ms past its wait; %s callers never served in the run.\n", ml, median(M SUBSEP "grants"), median(M SUBSEP "grants/s"), fmtv(median(M SUBSEP "grant-p50-µs"), "µs"), fmtv(median(M SUBSEP "grant-p99-µs"), "µs"), median(M SUBSEP "wait-s"), median(M SUBSEP "told-why"), median(M SUBSEP "refusal-over-wait-ms"), median(M SUBSEP "callers-unserved")
   print ""
   printf "10,000 devices (median of %d processes): all given to their nodes in %s; VmRSS when all online %s; Go heap in use %s; %s goroutines. Then acquire_device on a free device in that farm: p50 %s, p99 %s.\n", runs(T SUBSEP "online-s"), fmtv(median(T SUBSEP "added-s"), "s"), fmtv(median(T SUBSEP "rss-MiB"), "MiB"), fmtv(median(T SUBSEP "heap-MiB"), "MiB"), median(T SUBSEP "goroutines"), fmtv(median(T SUBSEP "acquire-p50-µs"), "µs"), fmtv(median(T SUBSEP "acquire-p99-µs"), "µs")
   print ""

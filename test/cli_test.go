@@ -103,7 +103,8 @@ func TestOperatorCLI(t *testing.T) {
 			require.NoError(t, err, "corral leases: %s", out)
 			// A table, as devices prints: serial, holder, epoch, expires in, queue.
 			lines := strings.Split(strings.TrimSpace(out), "\n")
-			require.Len(t, lines, 2, "corral leases printed %q; want a header and the lease of n1-p2", out)
+			require.Len(t, lines, 3, "corral leases printed %q; want a header, the lease of n1-p2 and the summary", out)
+			assert.Equal(t, "1 lease: android 1; leased 1; n1 1", lines[2])
 			assert.Equal(t, []string{"SERIAL", "HOLDER", "EPOCH", "EXPIRES", "IN", "QUEUE"}, strings.Fields(lines[0]))
 			row := regexp.MustCompile(`^n1-p2\s+` + regexp.QuoteMeta(l.Lease.Holder) + `\s+` + strconv.FormatUint(l.Lease.Epoch, 10) +
 				`\s+(\d+m)?\d+s\s+0$`)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,8 +15,12 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/chromium"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/mcp"
 )
 
 // consoleBrowser starts a headless Chromium with a laptop's window (1280×800) for the console;
@@ -194,4 +199,20 @@ func consoleSerials(t *testing.T, base, token string) []string {
 		out = append(out, d.Serial)
 	}
 	return out
+}
+
+// consolePolicyGateway serves a gateway over f with the policy given as YAML, once it sees f's
+// phones; its base URL.
+func consolePolicyGateway(t *testing.T, f *farmtest.Farm, policy string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(policy), 0o600))
+	pol, err := mcp.LoadPolicy(path)
+	require.NoError(t, err)
+	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "console-gateway"}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	c, url := serveGateway(t, nc, slog.New(slog.DiscardHandler), mcp.Options{Policy: pol})
+	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == len(f.Devices()) }, "the gateway sees the phones")
+	return strings.TrimSuffix(url, "/mcp")
 }

@@ -73,7 +73,6 @@ func TestConsoleWall(t *testing.T) {
 	browse(t, ctx, chromedp.Navigate(base+"/devices/n1-p2"))
 	wh := waitPage(t, ctx, 15*time.Second, "the device page's live screen", screenJS("n1-p2"), func(v []int) bool { return len(v) == 2 && v[0] == 720 })
 	assert.InDelta(t, float64(size.Width)/float64(size.Height), float64(wh[0])/float64(wh[1]), 0.01, "frame %v", wh)
-	seqJS := `Number(document.querySelector('main img[data-screen]').dataset.seq)`
 	before := evalPage[int](t, ctx, seqJS)
 	for range 10 {
 		farmtest.MustCall(t, agent, "tap_xy", args("serial", "n1-p2", "lease", lease, "x", 0.5, "y", 0.5))

@@ -40,6 +40,13 @@ type Options struct {
 	Users []User
 	// TLS, when set, makes clients connect over TLS.
 	TLS *TLSOptions
+	// Domain is the server's JetStream domain: a site's name (leaf.go), empty for a hub or a
+	// farm of one place.
+	Domain string
+	// LeafListen, when set, accepts sites' leaf connections (a hub); LeafRemote, when set,
+	// connects to a hub as a leaf node (a site).
+	LeafListen *LeafListenOptions
+	LeafRemote *LeafRemoteOptions
 }
 
 // TLSOptions are the server's certificate and key files, and a CA that client certificates
@@ -104,6 +111,9 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		so.TLSConfig, so.TLS, so.TLSVerify = cfg, true, t.VerifyClients
 		so.TLSTimeout = 5
 	}
+	if err := leafOptions(so, opts); err != nil {
+		return nil, fmt.Errorf("embedded nats %s: %w", opts.Name, err)
+	}
 	if c := opts.Cluster; c != nil {
 		if c.Name == "" {
 			return nil, fmt.Errorf("embedded nats %s: a cluster needs a name", opts.Name)
@@ -127,6 +137,6 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		return nil, fmt.Errorf("embedded nats: not ready after 10s (store %s)", opts.StoreDir)
 	}
 	log.Info("embedded NATS started", "name", opts.Name, "url", ns.ClientURL(), "store", opts.StoreDir, "cluster", so.Cluster.Name,
-		"users", len(so.Users), "tls", so.TLS)
+		"users", len(so.Users), "tls", so.TLS, "domain", so.JetStreamDomain, "leaf_port", so.LeafNode.Port, "uplink", len(so.LeafNode.Remotes) > 0)
 	return ns, nil
 }

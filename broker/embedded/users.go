@@ -4,10 +4,16 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
+// leafConnection is nats-server's name of a leaf node connection (jwt.ConnectionTypeLeafnode).
+const leafConnection = "LEAFNODE"
+
 // User is a client the server accepts: a name, a password and what it may do.
 type User struct {
 	Name, Password string
 	Permissions    Permissions
+	// Leaf makes it a site's leaf user (a hub's, leaf.go): it may connect as a leaf node only,
+	// and its permissions say what the site may send (publish) and take (subscribe).
+	Leaf bool
 }
 
 // Permissions are a user's subject permissions: the fields of broker.Permissions, so that one
@@ -36,7 +42,11 @@ func serverUsers(users []User) []*server.User {
 		if p.AllowResponses {
 			sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: server.DEFAULT_ALLOW_RESPONSE_EXPIRATION}
 		}
-		out = append(out, &server.User{Username: u.Name, Password: u.Password, Permissions: sp})
+		su := &server.User{Username: u.Name, Password: u.Password, Permissions: sp}
+		if u.Leaf {
+			su.AllowedConnectionTypes = map[string]struct{}{leafConnection: {}}
+		}
+		out = append(out, su)
 	}
 	return out
 }

@@ -22,11 +22,15 @@ func runGateway(ctx context.Context, args []string) error {
 		return err
 	}
 	defer func() { _ = nc.Drain() }()
-	gw, err := startGateway(ctx, nc, gf, platforms(), newRegistry(), log)
+	reg := newRegistry()
+	gw, err := startGateway(ctx, nc, gf, platforms(), reg, log)
 	if err != nil {
 		return err
 	}
 	defer gw.stop()
+	if err := watchSites(ctx, nc, gf, reg, log); err != nil {
+		return err
+	}
 	log.Info("gateway serving", "mcp", "http://"+gw.addr+"/mcp")
 	<-ctx.Done()
 	return nil

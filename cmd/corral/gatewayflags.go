@@ -30,6 +30,7 @@ type gatewayFlags struct {
 	maxSessions    *int
 	shotsMaxAge    *time.Duration
 	shotsMaxBytes  *string
+	sites          *string
 }
 
 func (f *flags) gatewayFlags() gatewayFlags {
@@ -59,8 +60,13 @@ func (f *flags) gatewayFlags() gatewayFlags {
 			"are dropped from the farm's object store ("+broker.ScreenshotBucket+")"),
 		shotsMaxBytes: f.String("screenshots-max-bytes", "1GiB", "size of the farm's screenshot store, e.g. 1GiB or 200MiB; "+
 			"when full, the oldest screenshots are dropped for new ones"),
+		sites: f.String("sites", "", "edge sites of this hub, comma-separated (their JetStream domains): the hub's stores aggregate "+
+			"theirs and its gateways watch their links (docs/operations.md, Edge sites); empty keeps the sites the stores have"),
 	}
 }
+
+// siteList returns --sites as a list, nil when empty.
+func (g gatewayFlags) siteList() []string { return splitList(*g.sites) }
 
 // stores returns the retention of the stores the gateway keeps.
 func (g gatewayFlags) stores() (broker.StoreOptions, error) {
@@ -71,7 +77,12 @@ func (g gatewayFlags) stores() (broker.StoreOptions, error) {
 	if *g.shotsMaxAge < time.Minute {
 		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-age %s: give at least a minute, e.g. 168h for a week", *g.shotsMaxAge)
 	}
-	return broker.StoreOptions{ScreenshotsMaxAge: *g.shotsMaxAge, ScreenshotsMaxBytes: size}, nil
+	for _, site := range g.siteList() {
+		if !broker.ValidSite(site) {
+			return broker.StoreOptions{}, fmt.Errorf("--sites: %q: use letters, digits, '-' and '_' (each is a site's JetStream domain)", site)
+		}
+	}
+	return broker.StoreOptions{ScreenshotsMaxAge: *g.shotsMaxAge, ScreenshotsMaxBytes: size, Sites: g.siteList()}, nil
 }
 
 // options returns the gateway options these flags choose, or an error naming the bad flag.

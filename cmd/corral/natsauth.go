@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,13 +22,16 @@ func runNATSAuth(_ context.Context, args []string) error {
 	dir := f.String("dir", "nats-auth", "directory for the passwords, the server configuration and the contexts (mode 0700)")
 	url := f.String("url", broker.DefaultURL, "the NATS URL(s) the contexts point at")
 	ca := f.String("ca", "", "CA certificate the contexts trust (NATS with TLS)")
-	var nodes multiFlag
+	var nodes, sites multiFlag
 	f.Var(&nodes, "node", "a node id to make a user for (repeat it); * makes one user shared by every node")
+	f.Var(&sites, "site", "an edge site to make a hub's leaf user for (repeat it; docs/operations.md, Edge sites): the server "+
+		"configuration takes leaf connections on --leaf-url's port, and the site gets a context and a leafnodes block")
+	leafURL := f.String("leaf-url", "nats-leaf://127.0.0.1:7422", "with --site: the hub's leaf URL as the sites reach it")
 	if _, stop, err := f.start(args, nil); err != nil || stop {
 		return err
 	}
 	if len(nodes) == 0 {
-		return errors.New("usage: corral nats-auth --node ID [--node ID ...] [--dir DIR] [--url URL] [--ca FILE]")
+		return errors.New("usage: corral nats-auth --node ID [--node ID ...] [--site NAME ...] [--dir DIR] [--url URL] [--ca FILE]")
 	}
 	secrets, err := broker.OpenSecrets(*dir)
 	if err != nil {
@@ -37,9 +41,18 @@ func runNATSAuth(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	conf, err := broker.ServerAuthConfig(users)
+	leafUsers, err := broker.SiteUsers(sites, secrets.Password)
 	if err != nil {
 		return err
+	}
+	conf, err := broker.ServerAuthConfig(append(users, leafUsers...))
+	if err != nil {
+		return err
+	}
+	if len(leafUsers) > 0 {
+		if conf, err = hubLeafConfig(conf, *leafURL); err != nil {
+			return err
+		}
 	}
 	// Vision requests carry images (two of up to 8 MiB, base64, in a diff or a match): the
 	// server must take messages as large as the embedded one does.
@@ -63,7 +76,48 @@ func runNATSAuth(_ context.Context, args []string) error {
 	for _, n := range names {
 		fmt.Printf("  %-9s --nats-context %s\n", n+":", contexts[n])
 	}
+	if err := writeSiteFiles(secrets, *leafURL, *ca, leafUsers); err != nil {
+		return err
+	}
 	fmt.Println("Give each process only its own context file (vision.json: the vision workers'); passwords are kept and reused when you run this again.")
+	return nil
+}
+
+// hubLeafConfig adds to a hub's server configuration the leafnodes block that takes the sites'
+// leaf connections on leafURL's port.
+func hubLeafConfig(conf, leafURL string) (string, error) {
+	u, err := url.Parse(leafURL)
+	if err != nil || u.Port() == "" {
+		return "", fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT as the sites reach the hub", leafURL)
+	}
+	return conf + fmt.Sprintf("\n# Edge sites connect here, each as its leaf user above (docs/operations.md, Edge sites).\n"+
+		"leafnodes {\n  port: %s\n  # The address sites were given (a load balancer, a NAT), not this server's own.\n  no_advertise: true\n}\n", u.Port()), nil
+}
+
+// writeSiteFiles writes, for each site's leaf user, what the site needs: a natscli context for
+// corral up --site / corral node --site (--hub-context), and a leafnodes block for a standalone
+// nats-server.
+func writeSiteFiles(secrets *broker.Secrets, leafURL, ca string, users []broker.User) error {
+	if len(users) == 0 {
+		return nil
+	}
+	contexts, err := secrets.WriteContexts(leafURL, ca, users)
+	if err != nil {
+		return err
+	}
+	fmt.Println("Edge sites (give each only its own files):")
+	for _, u := range users {
+		block, err := broker.LeafRemoteConfig([]string{leafURL}, u)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(secrets.Dir(), u.Name+"-remote.conf")
+		if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
+			return fmt.Errorf("site %s: %w", u.Node, err)
+		}
+		fmt.Printf("  %-9s corral up --site %s --hub-context %s   (or include %s in the site's nats-server config, with jetstream { domain: %s })\n",
+			u.Node+":", u.Node, contexts[u.Name], path, u.Node)
+	}
 	return nil
 }
 

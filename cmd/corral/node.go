@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
 )
 
-// runNode runs an edge node with its devices against a NATS.
+// runNode runs an edge node with its devices against a NATS, or, with --site, on an edge
+// site's NATS of its own.
 func runNode(ctx context.Context, args []string) error {
 	f := newFlags("node")
 	nf := f.natsFlags()
@@ -15,15 +19,33 @@ func runNode(ctx context.Context, args []string) error {
 	ns.shared = true // its gateways and callers are elsewhere
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
 	replicas := f.replicasFlag()
-	log, stop, err := f.start(args, ns.check)
+	site := f.siteFlags()
+	data := f.String("data", "data", "with --site: directory for the site's embedded NATS (JetStream data, credentials in nats/)")
+	natsPort := f.Int("nats-port", 4222, "with --site: port of the site's embedded NATS on 127.0.0.1, for the site's gateway and "+
+		"operators (-1: any free port)")
+	log, stop, err := f.start(args, func() error { return errors.Join(ns.check(), checkEdge(site, hubSettings{})) })
 	if err != nil || stop {
 		return err
 	}
-	if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
+	reg := newRegistry()
+	conn := nf.options("")
+	if *site.name != "" {
+		if *nf.url != "" || *nf.context != "" {
+			return errors.New("--site runs the site's own NATS: drop --nats-url and --nats-context (the site's gateway connects to it)")
+		}
+		natsd, err := startEmbeddedNATS(*data, *natsPort, *ns.id, site, hubSettings{}, log)
+		if err != nil {
+			return err
+		}
+		defer natsd.stop()
+		embedded.WatchUplink(ctx, natsd.server, reg, log)
+		conn = natsd.connect(broker.RoleNode, *ns.id)
+		log.Info("edge site's NATS serving", "site", *site.name, "url", natsd.url,
+			"gateway_context", natsd.contexts[broker.UserName(broker.RoleGateway, "")])
+	} else if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
 		return err
 	}
-	reg := newRegistry()
-	node, err := startClaimedNode(ctx, nf.options(""), ns, actors.NewMetrics(reg), log)
+	node, err := startClaimedNode(ctx, conn, ns, actors.NewMetrics(reg), log)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -114,9 +113,14 @@ func (o *operatorFlags) callToolProgress(ctx context.Context, tool string, args 
 			}
 		})
 	}
+	return callOn(ctx, c, req)
+}
+
+// callOn sends one tools/call on an open client; isError results become errors.
+func callOn(ctx context.Context, c *client.Client, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
+		return nil, fmt.Errorf("%s: %w", req.Params.Name, err)
 	}
 	if res.IsError {
 		return res, fmt.Errorf("%s", resultText(res))
@@ -141,68 +145,6 @@ func structured(res *mcpgo.CallToolResult, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
-}
-
-func runDevices(ctx context.Context, args []string) error {
-	o := newOperatorFlags("devices")
-	asJSON := o.Bool("json", false, "print JSON")
-	if err := o.parse(args); err != nil {
-		return err
-	}
-	res, err := o.callTool(ctx, "list_available_devices", nil)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		fmt.Println(resultText(res))
-		return nil
-	}
-	var list mcp.DeviceListResult
-	if err := structured(res, &list); err != nil {
-		return err
-	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SERIAL\tPLATFORM\tMODEL\tNODE\tSTATE\tHOLDER")
-	for _, d := range list.Devices {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Serial, d.Platform, d.Model, d.Node, d.State, d.Holder)
-	}
-	return w.Flush()
-}
-
-func runLeases(ctx context.Context, args []string) error {
-	o := newOperatorFlags("leases")
-	asJSON := o.Bool("json", false, "print JSON")
-	if err := o.parse(args); err != nil {
-		return err
-	}
-	res, err := o.callTool(ctx, "list_leases", nil)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		fmt.Println(resultText(res))
-		return nil
-	}
-	var list mcp.LeasesResult
-	if err := structured(res, &list); err != nil {
-		return err
-	}
-	now := time.Now()
-	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SERIAL\tHOLDER\tEPOCH\tEXPIRES IN\tQUEUE")
-	for _, l := range list.Leases {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d\n", l.Serial, l.Holder, l.Epoch, expiresIn(l.ExpiresAt, now), l.QueueLen)
-	}
-	return w.Flush()
-}
-
-// expiresIn says how long until t, to the second, or "expired".
-func expiresIn(t, now time.Time) string {
-	d := t.Sub(now).Round(time.Second)
-	if d <= 0 {
-		return "expired"
-	}
-	return d.String()
 }
 
 func runCall(ctx context.Context, args []string) error {

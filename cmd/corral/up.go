@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,51 +22,32 @@ func runUp(ctx context.Context, args []string) error {
 	gf := f.gatewayFlags()
 	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
 	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
+	site := f.siteFlags()
+	leafListen := f.String("leaf-listen", "", "run the embedded NATS as a hub: take the leaf connections of the edge sites of --sites on "+
+		"this address, e.g. 0.0.0.0:7422 (a leaf context per site is written into --data's nats/)")
 	ps := platforms()
 	ns := f.nodeFlags(-1, ps)
-	log, stop, err := f.start(args, func() error { return errors.Join(gf.check(), ns.check()) })
+	hub := func() hubSettings { return hubSettings{*leafListen, gf.siteList()} } // once parsed
+	log, stop, err := f.start(args, func() error { return errors.Join(gf.check(), ns.check(), checkEdge(site, hub())) })
 	if err != nil || stop {
 		return err
 	}
 	ns.shared = *gf.authPolicy != ""
-	dir, err := filepath.Abs(*data)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("data directory: %w", err)
-	}
 	// NATS wants credentials: one user per role, with only its role's subjects, their
 	// passwords made once into DATA/nats and reused.
-	secrets, err := broker.OpenSecrets(filepath.Join(dir, "nats"))
+	natsd, err := startEmbeddedNATS(*data, *natsPort, *ns.id, site, hub(), log)
 	if err != nil {
 		return err
 	}
-	users, err := broker.FarmUsers([]string{*ns.id}, secrets.Password)
-	if err != nil {
-		return err
-	}
-	serverUsers, err := embeddedUsers(users)
-	if err != nil {
-		return err
-	}
-	server, err := embedded.Start(embedded.Options{Port: *natsPort, StoreDir: filepath.Join(dir, "jetstream"), Users: serverUsers}, log)
-	if err != nil {
-		return err
-	}
-	defer func() { server.Shutdown(); server.WaitForShutdown() }()
-	url := server.ClientURL()
-	contexts, err := secrets.WriteContexts(url, "", users)
-	if err != nil {
-		return err
-	}
+	defer natsd.stop()
+	url, contexts, conn := natsd.url, natsd.contexts, natsd.connect
 
 	reg := newRegistry()
+	if *site.name != "" {
+		embedded.WatchUplink(ctx, natsd.server, reg, log)
+	}
 	// The node, the gateway and the vision worker reach the embedded server in-process (no
 	// loopback socket); other clients (natscli, corral CLI) reach it at url.
-	conn := func(role broker.Role, node string) broker.ConnectOptions {
-		return broker.ConnectOptions{Context: contexts[broker.UserName(role, node)], InProcess: server}
-	}
 	node, err := startClaimedNode(ctx, conn(broker.RoleNode, *ns.id), ns, actors.NewMetrics(reg), log)
 	if err != nil {
 		return err
@@ -85,6 +65,9 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer gw.stop()
+	if err := watchSites(ctx, nc, gf, reg, log); err != nil {
+		return err
+	}
 	visionState := "off: this corral was built without vision; build it with make build-vision (cgo, OpenCV, Tesseract:\n" +
 		"                 make setup installs the Debian packages), or run one elsewhere: corral vision"
 	visionOn := false
@@ -103,7 +86,7 @@ func runUp(ctx context.Context, args []string) error {
 	if !visionOn {
 		service.NewMetrics(reg) // the dashboards' vision row reads zeros: no slots here
 	}
-	printWelcome(gw.addr, url, contexts[broker.UserName(broker.RoleAdmin, "")], *gf.authPolicy != "", visionState)
+	printWelcome(gw.addr, url, contexts[broker.UserName(broker.RoleAdmin, "")], *gf.authPolicy != "", visionState, edgeWelcome(site, hub()))
 	select {
 	case <-ctx.Done():
 		return nil
@@ -120,7 +103,7 @@ func embeddedUsers(users []broker.User) ([]embedded.User, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, embedded.User{Name: u.Name, Password: u.Password, Permissions: embedded.Permissions(p)})
+		out = append(out, embedded.User{Name: u.Name, Password: u.Password, Permissions: embedded.Permissions(p), Leaf: u.Role == broker.RoleLeaf})
 	}
 	return out, nil
 }
@@ -130,7 +113,7 @@ func embeddedUsers(users []broker.User) ([]embedded.User, error) {
 // (vision.go), nil otherwise (vision_off.go).
 type visionStarter func(ctx context.Context, conn broker.ConnectOptions, reg *prometheus.Registry, log *slog.Logger) (stop func(), err error)
 
-func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool, visionState string) {
+func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool, visionState, edge string) {
 	mcpURL := "http://" + httpAddr + "/mcp"
 	server := map[string]any{"type": "http", "url": mcpURL}
 	bridge, auth := "corral mcp-stdio --gateway "+mcpURL, ""
@@ -149,11 +132,11 @@ func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool, visionS
                  export NATS_CONTEXT=%s
                  then: nats micro ls; corral devices; corral drain NODE   (operator.json: read-only)
   vision         %s
-%s
+%s%s
 Client configuration (streamable HTTP), ready to paste (more clients: docs/clients.md):
 %s
 
 For stdio-only clients: %s
 Stop with Ctrl-C.
-`, mcpURL, httpAddr, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, visionState, auth, cfg, bridge)
+`, mcpURL, httpAddr, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, visionState, auth, edge, cfg, bridge)
 }

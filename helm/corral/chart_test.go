@@ -917,6 +917,10 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"vision.replicas=-1"}, "/vision/replicas"},
 		{[]string{"vision.timeout=soon"}, "/vision/timeout"},
 		{[]string{"node.leaseTTL=5 minutes"}, "/node/leaseTTL"},
+		{[]string{"site.name=paris"}, "site.hub.urls is empty"},
+		{[]string{"site.name=paris", "site.hub.urls={nats-leaf://hub:7422}", "hub.sites={tokyo}"}, "an edge site or its hub, not both"},
+		{[]string{"site.name=par.is"}, "/site/name"},
+		{[]string{"site.name=paris", "site.hub.urls={nats-leaf://leaf:pw@hub:7422}"}, "/site/hub/urls"},
 	} {
 		_, err := helm(t, append([]string{"template", release, chartDir(t)}, valuesCase{sets: c.sets}.args()...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

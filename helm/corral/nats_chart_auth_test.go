@@ -61,10 +61,20 @@ type natsUser struct {
 type natsPermissionsDoc struct {
 	About string     `json:"about"`
 	Users []natsUser `json:"users"`
+	Leaf  natsLeaf   `json:"leaf"`
+}
+
+// natsLeaf is the leaf user every edge site of a hub connects as, and the subjects no site's
+// link carries.
+type natsLeaf struct {
+	User        string          `json:"user"`
+	Permissions natsPermissions `json:"permissions"`
+	Local       []string        `json:"local"`
 }
 
 // wantNATSPermissions is what files/nats-permissions.json must hold: every role of
-// broker.Roles with broker.PermissionsFor(role, AnyNode) (one node user shared by every node).
+// broker.Roles with broker.PermissionsFor(role, AnyNode) (one node user shared by every node),
+// and the edge sites' leaf user with broker.LeafPermissions(AnyNode) (one shared by every site).
 func wantNATSPermissions(t *testing.T) []byte {
 	t.Helper()
 	doc := natsPermissionsDoc{About: "Made by make chart-assets from broker.PermissionsFor (broker/auth.go); " +
@@ -84,6 +94,12 @@ func wantNATSPermissions(t *testing.T) []byte {
 			Publish: subjects(p.PublishAllow, p.PublishDeny), Subscribe: subjects(p.SubscribeAllow, p.SubscribeDeny),
 			AllowResponses: p.AllowResponses}})
 	}
+	lp, err := broker.LeafPermissions(broker.AnyNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Leaf = natsLeaf{User: broker.LeafUserName(broker.AnyNode), Local: broker.LeafLocal,
+		Permissions: natsPermissions{Publish: subjects(lp.PublishAllow, lp.PublishDeny), Subscribe: subjects(lp.SubscribeAllow, lp.SubscribeDeny)}}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -76,6 +76,8 @@ type Farm struct {
 	done     *atomic.Bool
 	contexts map[string]string // natscli context file by NATS user (Auth)
 
+	sites []string // a hub's edge sites (leaf.go): its gateway aggregates their stores
+
 	mu      sync.Mutex
 	nodes   map[string]*nodes.Node
 	phones  map[string]*sim.Phone
@@ -87,11 +89,25 @@ type Gateway struct {
 	HTTP   *httptest.Server
 	MCPURL string
 	Client *broker.Client
+	Sites  *broker.SiteWatch // a hub's (leaf.go); nil elsewhere
 	cancel context.CancelFunc
 }
 
 // Start starts a farm and stops it when the test ends.
 func Start(t testing.TB, opts Options) *Farm {
+	t.Helper()
+	f := serve(t, opts, embedded.Options{})
+	for i := 1; i <= f.opts.Nodes; i++ {
+		f.StartNode(fmt.Sprintf("n%d", i), f.opts.PhonesPerNode)
+	}
+	f.StartGateway()
+	f.WaitDevices(f.opts.Nodes*f.opts.PhonesPerNode, broker.StateOnline)
+	return f
+}
+
+// serve starts a farm's NATS server with so (its port and store chosen here, its users
+// added to so's), without nodes or a gateway, and stops it when the test ends.
+func serve(t testing.TB, opts Options, so embedded.Options) *Farm {
 	t.Helper()
 	if opts.Nodes == 0 {
 		opts.Nodes = 1
@@ -132,7 +148,8 @@ func Start(t testing.TB, opts Options) *Farm {
 			t.Fatal(err)
 		}
 	}
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Users: serverUsers}, log)
+	so.Port, so.StoreDir, so.Users = -1, t.TempDir(), append(serverUsers, so.Users...)
+	ns, err := embedded.Start(so, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +164,6 @@ func Start(t testing.TB, opts Options) *Farm {
 	}
 	f.metrics = actors.NewMetrics(f.Registry)
 	t.Cleanup(f.stop)
-	for i := 1; i <= opts.Nodes; i++ {
-		f.StartNode(fmt.Sprintf("n%d", i), opts.PhonesPerNode)
-	}
-	f.StartGateway()
-	f.WaitDevices(opts.Nodes*opts.PhonesPerNode, broker.StateOnline)
 	return f
 }
 
@@ -228,12 +240,18 @@ func (f *Farm) StartGateway() *Gateway {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{})
+	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{Sites: f.sites})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(f.ctx)
 	reg := prometheus.NewRegistry()
+	var sites *broker.SiteWatch
+	if len(f.sites) > 0 {
+		if sites, err = broker.WatchSites(ctx, nc, f.sites, broker.NewSiteMetrics(reg), f.log); err != nil {
+			f.t.Fatal(err)
+		}
+	}
 	c, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: f.log, Reap: true, Metrics: broker.NewClientMetrics(reg)})
 	if err != nil {
 		f.t.Fatal(err)
@@ -244,7 +262,7 @@ func (f *Farm) StartGateway() *Gateway {
 	g := mcp.New(c, f.log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: prometheus.Gatherers{reg, f.Registry},
 		Platforms: f.opts.Platforms})
 	hs := httptest.NewServer(g.Handler())
-	gw := &Gateway{HTTP: hs, MCPURL: hs.URL + "/mcp", Client: c, cancel: func() { cancel(); nc.Close() }}
+	gw := &Gateway{HTTP: hs, MCPURL: hs.URL + "/mcp", Client: c, Sites: sites, cancel: func() { cancel(); nc.Close() }}
 	f.mu.Lock()
 	f.gateway = gw
 	f.mu.Unlock()

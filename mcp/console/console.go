@@ -2,7 +2,10 @@
 // the same listener, behind the same Host/Origin checks and with the same tokens. It shows
 // every device the viewer may use (the policy's tag rule) with its platform, node, state,
 // holder, lease expiry, queue and a live screen; a device page with a larger screen and the
-// device's task timeline from the event stream. It is read-only for now.
+// device's task timeline from the event stream; and, for viewers allowed them, actions on the
+// device (actions.go): acquire and release, tap and swipe on the live screen, type, home, back,
+// abort, and for operators force release, each carried out by the front door's own tool
+// handlers (Actions), behind a per-session CSRF token (csrf.go).
 //
 // Pages are html/template, styled by one embedded CSS file and driven by a little hand-written
 // JS (no build step): the grid long-polls a JSON view of the registry (answered as soon as it
@@ -13,13 +16,15 @@
 //
 // A browser cannot put a bearer token on an <img> or an EventSource, so the console takes the
 // token once (a login form, or ?token= on any page) and keeps it in an HttpOnly, SameSite=Strict
-// cookie; requests may also carry the bearer header, as /mcp's do (viewer.go).
+// cookie; requests may also carry the bearer header, as /mcp's do (viewer.go). Actions take the
+// cookie only: they are for the console's own pages, and scripts have /mcp.
 package console
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -55,12 +60,45 @@ type Viewer struct {
 	// MayAct: the viewer has tools that change devices (acquire_device). The console's actions
 	// are for such viewers; everyone else gets a read-only console.
 	MayAct bool
+	// MayCall says which of the front door's tools the viewer may call (nil: every tool): the
+	// device page shows the actions whose tools it may call. The front door decides again.
+	MayCall func(tool string) bool
+	// Operator may force the release of a lease whoever holds it.
+	Operator bool
+	// Principal is the front door's own record of the viewer, handed back to Actions.
+	Principal any
 }
 
-// Anonymous is every viewer of a console without authentication (a gateway without a policy).
-var Anonymous = Viewer{Name: "anonymous", MayAct: true}
+// Anonymous is every viewer of a console without authentication (a gateway without a policy,
+// on loopback): it may do everything, as on /mcp, force release included.
+var Anonymous = Viewer{Name: "anonymous", MayAct: true, Operator: true}
 
 func (v Viewer) mayUse(d broker.DeviceEntry) bool { return v.MayUse == nil || v.MayUse(d.Tags) }
+
+func (v Viewer) mayCall(tool string) bool { return v.MayCall == nil || v.MayCall(tool) }
+
+// Actions carries out the console's actions through the front door (mcp/console.go): the tool
+// handlers an MCP tools/call reaches, with their policy checks, lease fencing, task records and
+// metrics, so that the console decides nothing an agent could not.
+type Actions interface {
+	// Serves reports whether the front door serves tool (a gateway may serve a profile only).
+	Serves(tool string) bool
+	// Call calls tool with args for the viewer.
+	Call(ctx context.Context, v Viewer, tool string, args map[string]any) Answer
+	// ForceRelease revokes the lease of serial, whoever holds it: operators only.
+	ForceRelease(ctx context.Context, v Viewer, serial string) Answer
+}
+
+// Answer is what an action came to.
+type Answer struct {
+	OK bool
+	// Denied: the policy refused it (the viewer may not do this); nothing ran.
+	Denied bool
+	// Message is the tool's text: what happened, or what was wrong and what to do.
+	Message string
+	// Data is the tool's structured result.
+	Data json.RawMessage
+}
 
 // Refusal reasons, as the gateway counts them (corral_gateway_denied_total).
 const (
@@ -77,7 +115,9 @@ type Config struct {
 	// everyone is Anonymous (a gateway without a policy, on loopback).
 	Authenticate func(token string) (Viewer, bool)
 	// Denied counts a refused request by reason (ReasonNoToken, ReasonBadToken); may be nil.
-	Denied  func(reason string)
+	Denied func(reason string)
+	// Actions carries out actions; nil: the console is read-only for everyone.
+	Actions Actions
 	Metrics *Metrics // may be nil
 	Log     *slog.Logger
 	// Watcher names this gateway in its watch requests (random when empty).
@@ -127,6 +167,7 @@ func (c *Console) routes() {
 	c.mux.HandleFunc("GET /console/api/devices/{serial}", c.api(c.deviceJSON))
 	c.mux.HandleFunc("GET /console/devices/{serial}/timeline", c.api(c.timelineFragment))
 	c.mux.HandleFunc("GET /console/frames", c.api(c.frames))
+	c.mux.HandleFunc("POST /console/devices/{serial}/actions/{action}", c.act)
 	c.mux.HandleFunc("POST /console/login", c.login)
 	c.mux.HandleFunc("POST /console/logout", c.logout)
 	c.mux.Handle("GET /console/static/", http.StripPrefix("/console/static/", staticFiles()))

@@ -125,31 +125,57 @@ func TestTokenInTheAddressBecomesACookie(t *testing.T) {
 	if resp, body := withCookie("/console/api/devices"); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"d3"`) || strings.Contains(body, `"d2"`) {
 		t.Fatalf("with the cookie: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := get(t, srv, "/?token=wrong-token-0123456789", ""); resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
+	if resp, _ := get(t, srv, "/?token=wrong-token-0123456789", ""); resp.StatusCode != http.StatusUnauthorized || slices.ContainsFunc(resp.Cookies(), isToken) {
 		t.Fatalf("a wrong ?token=: %d, cookies %v", resp.StatusCode, resp.Cookies())
 	}
 
-	// The login form: a token, and where to go next (this site only).
-	post := func(form url.Values) *http.Response {
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/console/login", strings.NewReader(form.Encode()))
+	// The login form: a token, and where to go next (this site only), with the form's CSRF
+	// token and the session cookie it goes with.
+	session, csrf := loginForm(t, srv)
+	post := func(path string, form url.Values) *http.Response {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+path, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(session)
 		resp, _ := do(t, req)
 		return resp
 	}
-	if resp := post(url.Values{"token": {labToken}, "next": {"/devices/d2"}}); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/devices/d2" || len(resp.Cookies()) != 1 {
+	if resp := post("/console/login", url.Values{"token": {labToken}, "next": {"/devices/d2"}, "csrf": {csrf}}); resp.StatusCode != http.StatusSeeOther ||
+		resp.Header.Get("Location") != "/devices/d2" || len(resp.Cookies()) != 1 {
 		t.Fatalf("login: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	if resp := post(url.Values{"token": {labToken}, "next": {"//evil.example/x"}}); resp.Header.Get("Location") != "/" {
+	if resp := post("/console/login", url.Values{"token": {labToken}, "next": {"//evil.example/x"}, "csrf": {csrf}}); resp.Header.Get("Location") != "/" {
 		t.Fatalf("login sent the browser to %q", resp.Header.Get("Location"))
 	}
-	if resp := post(url.Values{"token": {"nope-nope-nope-nope"}}); resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
+	if resp := post("/console/login", url.Values{"token": {"nope-nope-nope-nope"}, "csrf": {csrf}}); resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
 		t.Fatalf("a wrong login: %d", resp.StatusCode)
 	}
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/console/logout", nil)
-	resp, _ = do(t, req)
+	for _, bad := range []string{"", "not-the-token"} {
+		if resp := post("/console/login", url.Values{"token": {labToken}, "csrf": {bad}}); resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+			t.Fatalf("a login with CSRF token %q: %d %v", bad, resp.StatusCode, resp.Cookies())
+		}
+	}
+	if resp := post("/console/logout", nil); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a logout without the CSRF token: %d", resp.StatusCode)
+	}
+	resp = post("/console/logout", url.Values{"csrf": {csrf}})
 	if c := resp.Cookies(); resp.StatusCode != http.StatusSeeOther || len(c) != 1 || c[0].MaxAge >= 0 {
 		t.Fatalf("logout: %d %v", resp.StatusCode, c)
 	}
+}
+
+func isToken(c *http.Cookie) bool { return c.Name == cookieName }
+
+// loginForm opens the login form: its session cookie and CSRF token.
+func loginForm(t *testing.T, srv *httptest.Server) (*http.Cookie, string) {
+	t.Helper()
+	resp, body := get(t, srv, "/", "")
+	i := slices.IndexFunc(resp.Cookies(), func(c *http.Cookie) bool { return c.Name == sessionCookie })
+	_, csrf, _ := strings.Cut(body, `name="csrf" value="`)
+	csrf, _, _ = strings.Cut(csrf, `"`)
+	if i < 0 || csrf == "" || !resp.Cookies()[i].HttpOnly || resp.Cookies()[i].SameSite != http.SameSiteStrictMode {
+		t.Fatalf("the login form's session cookie %v and CSRF token %q", resp.Cookies(), csrf)
+	}
+	return resp.Cookies()[i], csrf
 }
 
 func TestLocalPath(t *testing.T) {

@@ -198,6 +198,8 @@ type deviceData struct {
 	Tasks       []taskView `json:"tasks"`
 	TasksError  string     `json:"tasks_error,omitempty"`
 	LeasesError string     `json:"leases_error,omitempty"`
+	// Held: this console session holds the device's lease (held.go).
+	Held bool `json:"held"`
 }
 
 // TimelineData is the timeline template's data.
@@ -226,7 +228,9 @@ func (c *Console) deviceJSON(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such device: it is not in the registry, or your token may not use it", http.StatusNotFound)
 		return
 	}
-	writeJSON(w, c.device(r.Context(), d, r.URL.Query().Get("tasks") != "0"))
+	data := c.device(r.Context(), d, r.URL.Query().Get("tasks") != "0")
+	data.Held = c.holds(r, data.Device.Serial)
+	writeJSON(w, data)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -100,28 +100,41 @@ func staticFiles() http.Handler {
 type frame struct {
 	Title  string
 	Viewer Viewer
-	Auth   bool // the console asks for tokens: show who is logged in, and a logout button
+	Auth   bool   // the console asks for tokens: show who is logged in, and a logout button
+	CSRF   string // the page's token for its POSTs (csrf.go)
 	Page   any
 	// Empty is a device with no data, for the card template scripts clone.
 	Empty deviceView
 }
 
+// frameOf starts the frame of a page for r.
+func (c *Console) frameOf(w http.ResponseWriter, r *http.Request, title string, page any) frame {
+	return frame{Title: title, Viewer: viewerFrom(r.Context()), Auth: c.cfg.Authenticate != nil, CSRF: pageCSRF(w, r), Page: page}
+}
+
 // gridPage serves the grid: /?platform=&tag=&node=&state=.
 func (c *Console) gridPage(w http.ResponseWriter, r *http.Request) {
 	g := c.grid(r.Context(), filterOf(r.URL.Query()))
-	c.pages.render(w, "grid", http.StatusOK, frame{Title: "Devices", Viewer: viewerFrom(r.Context()), Auth: c.cfg.Authenticate != nil, Page: g})
+	c.pages.render(w, "grid", http.StatusOK, c.frameOf(w, r, "Devices", g))
+}
+
+// devicePageData is the device page's: the device, its timeline, and the actions the viewer
+// may take on it.
+type devicePageData struct {
+	deviceData
+	Controls controls
 }
 
 // devicePage serves one device: /devices/{serial}.
 func (c *Console) devicePage(w http.ResponseWriter, r *http.Request) {
-	v := viewerFrom(r.Context())
 	d, ok := c.visible(r.Context(), r.PathValue("serial"))
 	if !ok {
-		c.pages.render(w, "notfound", http.StatusNotFound, frame{Title: "No such device", Viewer: v, Auth: c.cfg.Authenticate != nil,
-			Page: r.PathValue("serial")})
+		c.pages.render(w, "notfound", http.StatusNotFound, c.frameOf(w, r, "No such device", r.PathValue("serial")))
 		return
 	}
-	c.pages.render(w, "device", http.StatusOK, frame{Title: d.Serial, Viewer: v, Auth: c.cfg.Authenticate != nil, Page: c.device(r.Context(), d, true)})
+	data := devicePageData{deviceData: c.device(r.Context(), d, true), Controls: c.controls(viewerFrom(r.Context()))}
+	data.Held = c.holds(r, data.Device.Serial)
+	c.pages.render(w, "device", http.StatusOK, c.frameOf(w, r, d.Serial, data))
 }
 
 // loginData is the login form's.
@@ -131,7 +144,7 @@ type loginData struct {
 }
 
 // loginForm asks for a token; next is where to go after.
-func (c *Console) loginForm(w http.ResponseWriter, next, msg string, status int) {
+func (c *Console) loginForm(w http.ResponseWriter, r *http.Request, next, msg string, status int) {
 	w.Header().Set("Cache-Control", "no-store")
-	c.pages.render(w, "login", status, frame{Title: "Log in", Page: loginData{Next: localPath(next), Message: msg}})
+	c.pages.render(w, "login", status, frame{Title: "Log in", CSRF: pageCSRF(w, r), Page: loginData{Next: localPath(next), Message: msg}})
 }

@@ -1,10 +1,13 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -13,8 +16,9 @@ import (
 )
 
 // A device's task timeline: its latest task records from the event stream, newest first, with
-// the steps of agent tasks. A record keeps no tool arguments (secrets may be among them); an
-// agent task's steps keep the arguments of the calls its model made, already redacted.
+// the steps of agent tasks and the marked screens of actions given pre_mark_operation. A record
+// keeps no tool arguments (secrets may be among them); an agent task's steps keep the
+// arguments of the calls its model made, already redacted.
 
 // Bounds of a timeline.
 const (
@@ -45,6 +49,15 @@ type taskView struct {
 	Goal       string       `json:"goal,omitempty"`
 	Steps      []stepView   `json:"steps,omitempty"`
 	Actions    []actionView `json:"actions,omitempty"`
+	Marks      []markView   `json:"marks,omitempty"`
+}
+
+// markView is a screen a task's gesture acted on, its target marked (pre_mark_operation), as
+// the console serves it: from the timeline's own path, so that only those of the device's
+// recent tasks are served, to those who may see the device.
+type markView struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
 }
 
 // stepView is one step of an agent task.
@@ -82,7 +95,29 @@ func taskOf(r broker.TaskResult) taskView {
 	if agentTools[r.Tool] && len(r.Data) > 0 {
 		t.Goal, t.Steps, t.Actions = agentData(r.Data)
 	}
+	t.Marks = marksOf(r)
 	return t
+}
+
+// marksOf are the marked screens a record names: its own task's only (the name says whose,
+// and the store checks the image against the digest in it).
+func marksOf(r broker.TaskResult) []markView {
+	if !bytes.Contains(r.Data, []byte(`"markedScreenshots"`)) { // most records: not decoded again
+		return nil
+	}
+	var d struct {
+		Marked []string `json:"markedScreenshots"`
+	}
+	if json.Unmarshal(r.Data, &d) != nil {
+		return nil
+	}
+	var out []markView
+	for _, name := range d.Marked {
+		if broker.ScreenshotOfTask(name, r.ID) {
+			out = append(out, markView{Name: name, URL: "/console/devices/" + url.PathEscape(r.Serial) + "/timeline?" + url.Values{"shot": {name}}.Encode()})
+		}
+	}
+	return out
 }
 
 // agentData reads an agent task's goal, steps and actions from its record's data: what
@@ -206,8 +241,44 @@ func (c *Console) timelineFragment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tasks, msg := c.timeline(r.Context(), d.Serial)
+	if shot := r.URL.Query().Get("shot"); shot != "" {
+		c.markedShot(w, r, tasks, shot)
+		return
+	}
 	w.Header().Set("Cache-Control", "no-store")
 	c.pages.render(w, "timeline", http.StatusOK, timelineData{Tasks: tasks, Error: msg})
+}
+
+// screenshotReader reads a task's screenshot by name, checked (broker.Client); a console whose
+// History is one serves its timeline's marked screens.
+type screenshotReader interface {
+	Screenshot(ctx context.Context, name string) ([]byte, error)
+}
+
+// markedShot serves one marked screen of tasks, the device's timeline:
+// /console/devices/{serial}/timeline?shot=tasks/<task>/<sha256>.jpg.
+func (c *Console) markedShot(w http.ResponseWriter, r *http.Request, tasks []taskView, name string) {
+	sr, ok := c.cfg.History.(screenshotReader)
+	if !ok {
+		http.Error(w, "this gateway cannot read screenshots", http.StatusNotFound)
+		return
+	}
+	listed := slices.ContainsFunc(tasks, func(t taskView) bool {
+		return slices.ContainsFunc(t.Marks, func(m markView) bool { return m.Name == name })
+	})
+	if !listed {
+		http.Error(w, "no such marked screen among this device's recent tasks", http.StatusNotFound)
+		return
+	}
+	jpeg, err := sr.Screenshot(r.Context(), name)
+	if err != nil {
+		c.log.Warn("a marked screen of the timeline cannot be read", "name", name, "err", err)
+		http.Error(w, "the marked screen cannot be read: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Cache-Control", "private, max-age=86400, immutable") // its name is its digest
+	_, _ = w.Write(jpeg)
 }
 
 // timelineData is the timeline template's data.

@@ -27,16 +27,17 @@ func viewerFrom(ctx context.Context) Viewer {
 // identify finds the viewer of r: Anonymous without authentication; else the token of the
 // Authorization header (as /mcp takes it) or of the cookie. reason says why there is none.
 func (c *Console) identify(r *http.Request) (v Viewer, reason string) {
-	if c.cfg.Authenticate == nil {
-		return Anonymous, ""
-	}
-	token := ""
+	token := cookieToken(r)
 	if scheme, t, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
 		token = strings.TrimSpace(t)
-	} else if ck, err := r.Cookie(cookieName); err == nil {
-		if b, err := base64.RawURLEncoding.DecodeString(ck.Value); err == nil {
-			token = string(b)
-		}
+	}
+	return c.viewerOf(token)
+}
+
+// viewerOf is the viewer a token names; reason says why there is none.
+func (c *Console) viewerOf(token string) (v Viewer, reason string) {
+	if c.cfg.Authenticate == nil {
+		return Anonymous, ""
 	}
 	if token == "" {
 		return Viewer{}, ReasonNoToken
@@ -45,6 +46,19 @@ func (c *Console) identify(r *http.Request) (v Viewer, reason string) {
 		return v, ""
 	}
 	return Viewer{}, ReasonBadToken
+}
+
+// cookieToken is the token of the console's cookie; "" for none.
+func cookieToken(r *http.Request) string {
+	ck, err := r.Cookie(cookieName)
+	if err != nil {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(ck.Value)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // refused counts and logs a request without a viewer; never the token.
@@ -67,7 +81,7 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerF
 			next := (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String()
 			if _, ok := c.cfg.Authenticate(token); !ok {
 				c.refused(r, ReasonBadToken)
-				c.loginForm(w, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
+				c.loginForm(w, r, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
 				return
 			}
 			setToken(w, r, token)
@@ -81,7 +95,7 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerF
 				msg = "Your token is no longer valid for this gateway."
 			}
 			c.refused(r, reason)
-			c.loginForm(w, r.URL.RequestURI(), msg, http.StatusUnauthorized)
+			c.loginForm(w, r, r.URL.RequestURI(), msg, http.StatusUnauthorized)
 			return
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
@@ -109,6 +123,10 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad login form: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if _, msg := checkPost(r); msg != "" {
+		http.Error(w, msg, http.StatusForbidden)
+		return
+	}
 	next := localPath(r.PostFormValue("next"))
 	if c.cfg.Authenticate == nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
@@ -121,15 +139,24 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 			reason = ReasonNoToken
 		}
 		c.refused(r, reason)
-		c.loginForm(w, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
+		c.loginForm(w, r, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
 		return
 	}
 	setToken(w, r, token)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// logout forgets the token.
+// logout forgets the token, after giving back the leases the console session holds: no one
+// else could end them before they lapse.
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxLoginBody)
+	if _, msg := checkPost(r); msg != "" {
+		http.Error(w, msg, http.StatusForbidden)
+		return
+	}
+	if v, reason := c.viewerOf(cookieToken(r)); reason == "" {
+		c.releaseAll(w, r, v)
+	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

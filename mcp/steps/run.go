@@ -96,7 +96,9 @@ func NewPlan(doc *Document, cat *Catalog, opts Options) (*Plan, error) {
 			}
 		}
 		fill("serial", p.Serial)
-		fill("platform", p.Platform)
+		if cat.Takes(tool, "serial") { // a list tool's platform filters the list: not the run's to fill
+			fill("platform", p.Platform)
+		}
 		check := args
 		if leased { // what the lease will fill in at run time
 			check = maps.Clone(args)

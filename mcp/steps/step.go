@@ -113,7 +113,7 @@ const (
 // inlineOptions are the options a step may also give next to method, as HttpRunner's
 // MobileAction embeds its ActionOptions.
 func inlineOptions() []string {
-	return []string{optIgnoreError, optIdentifier, optExpect, optExpectTimeout, "duration", "press_duration", "anti_risk", "timeout",
+	return []string{optIgnoreError, optIdentifier, optExpect, optExpectTimeout, "duration", "press_duration", "anti_risk", "pre_mark_operation", "timeout",
 		"timeout_ms", "wait_seconds", "lease", "serial", "platform"}
 }
 

@@ -116,7 +116,7 @@ func TestParseErrors(t *testing.T) {
 		{"- {method: home, name: 7}\n", "step 1 (line 1, home): name: must be a non-empty string, got the number 7"},
 		{"- {method: home, parms: 1}\n", `step 1 (line 1, home): unknown field "parms": a step has method, params, options and name ` +
 			`(or tool, arguments, options and name); options may also stand next to method: ignore_error, identifier, expect, expect_timeout, duration, ` +
-			`press_duration, anti_risk, timeout, timeout_ms, wait_seconds, lease, serial, platform`},
+			`press_duration, anti_risk, pre_mark_operation, timeout, timeout_ms, wait_seconds, lease, serial, platform`},
 		{"- {method: home, options: [1]}\n",
 			"step 1 (line 1, home): options: must be an object, e.g. {duration: 0.5, ignore_error: true}; got the list [1]"},
 		{"- {method: home, duration: 1, options: {duration: 2}}\n",

@@ -44,6 +44,9 @@ func (d agentDevice) Tools() []model.Tool {
 			continue
 		}
 		props, required := t.InputSchema()
+		for _, name := range behaviourArgs { // for scripts and people, not the model
+			delete(props, name)
+		}
 		schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 		if len(required) > 0 {
 			schema["required"] = required

@@ -18,6 +18,7 @@ import (
 // AppInstallArgs are app_install's arguments (HttpRunner seed).
 type AppInstallArgs struct {
 	AppURL string `json:"appUrl" arg:"required,minLength=1,maxLength=4096" desc:"APK/IPA URL or path" help:"an http(s) URL of the APK/IPA, or its absolute path on the node that hosts the device"`
+	Behaviour
 }
 
 // Check validates the arguments: an http(s) URL, or an absolute path on the node.

@@ -72,11 +72,9 @@ func jsonWords(t reflect.Type) string {
 		return "an array"
 	case reflect.Struct:
 		var names []string
-		for i := range t.NumField() {
-			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-			if name != "" && name != "-" {
-				names = append(names, name)
-			}
+		for _, f := range jsonFields(t) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			names = append(names, name)
 		}
 		if len(names) > 0 {
 			return "an object {" + strings.Join(names, ", ") + "}"

@@ -22,7 +22,7 @@ func TestArgProblem(t *testing.T) {
 		{`{"x":"a"}`, "x must be a number, got a string", false},
 		{`{"n":1.5}`, "n must be a whole number, got a fraction or a number out of range", false},
 		{`{"names":"a"}`, "names must be an array of strings, got a string", false},
-		{`{"steps":[1]}`, "steps must be an object {x, y, duration, anti_risk}, got a number", false},
+		{`{"steps":[1]}`, "steps must be an object {x, y, duration, pre_mark_operation, anti_risk}, got a number", false},
 		{`{"on":"yes"}`, "on must be a boolean, got a string", false},
 		{`[1]`, "arguments must be an object {x, n, names, steps, on}, got an array", false},
 		{`{"zz":1}`, `unknown argument "zz"`, true},

@@ -65,12 +65,8 @@ func argFields(t reflect.Type) []argField {
 		return f.([]argField)
 	}
 	var fields []argField
-	for i := range t.NumField() {
-		sf := t.Field(i)
+	for _, sf := range jsonFields(t) {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" || !sf.IsExported() {
-			continue
-		}
 		f := argField{index: sf.Index, name: name, desc: sf.Tag.Get("desc"), unit: sf.Tag.Get("unit"),
 			help: sf.Tag.Get("help"), hint: sf.Tag.Get("hint")}
 		ft := sf.Type
@@ -117,6 +113,26 @@ func argFields(t reflect.Type) []argField {
 	}
 	argFieldsCache.Store(t, fields)
 	return fields
+}
+
+// jsonFields are the fields of struct type t that JSON names, those of embedded structs (an
+// action's Behaviour) in their place, as encoding/json promotes them; each Index leads from t.
+func jsonFields(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		switch {
+		case sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct:
+			for _, inner := range jsonFields(sf.Type) {
+				inner.Index = append([]int{i}, inner.Index...)
+				out = append(out, inner)
+			}
+		case name != "" && name != "-" && sf.IsExported():
+			out = append(out, sf)
+		}
+	}
+	return out
 }
 
 func mustFloat(t reflect.Type, name, s string) *float64 {

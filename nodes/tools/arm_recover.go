@@ -9,11 +9,11 @@ import (
 
 // armRecover brings a rig out of an alarm, after a person has looked at it.
 func armRecover() Tool {
-	return Define[NoArgs, MessageResult](Tool{Name: "arm_recover", Description: "Bring an arm rig out of an alarm (a tripped limit switch, a reset in mid-move, a soft limit) or an emergency_stop: " +
+	return Define[ActionArgs, MessageResult](Tool{Name: "arm_recover", Description: "Bring an arm rig out of an alarm (a tripped limit switch, a reset in mid-move, a soft limit) or an emergency_stop: " +
 		"reset and unlock its controller, the finger up. Gestures are refused meanwhile; something stopped the machine, so have a person look at the rig first.",
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Short: noParams,
 		Needs: []Ability{Need[device.AlarmRecoverer]("recover from an alarm")},
-	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		if err := t.Driver.(device.AlarmRecoverer).Recover(ctx); err != nil {
 			return Output{}, err
 		}

@@ -24,6 +24,7 @@ func bboxCentre(b []float64) (x, y float64) { return (b[0] + b[2]) / 2, (b[1] + 
 // BBoxArgs are the arguments of tap, double_tap and long_press (PhysiClaw seed).
 type BBoxArgs struct {
 	BBox []float64 `json:"bbox" arg:"required,minItems=4,maxItems=4,itemMin=0,itemMax=1" unit:"(relative to the screen)" desc:"Where to tap: the centre of [left, top, right, bottom], relative 0-1, as peek lists them" help:"[left, top, right, bottom] relative to the screen (0-1), as peek lists them"`
+	Behaviour
 }
 
 // Check validates the arguments.
@@ -45,6 +46,9 @@ func atBBoxCentre(verb, hint string, do func(ctx context.Context, t *Task, p dev
 		cx, cy := bboxCentre(a.BBox)
 		p, err := relativePoint(ctx, t.Driver, cx, cy)
 		if err != nil {
+			return Output{}, err
+		}
+		if err := t.aimAtBBox(ctx, a.BBox); err != nil {
 			return Output{}, err
 		}
 		if err := do(ctx, t, p); err != nil {

@@ -38,8 +38,9 @@ type OpsConfig struct {
 	// Model is the language model of agent tasks (run_agent_task, ai_action, ai_query): any
 	// OpenAI-compatible server. Nil: none configured, and those tools say how to configure one.
 	Model model.Chatter
-	// Screenshots keep the screens agent tasks' steps began and ended on, which their records
-	// name (a nodes.ScreenshotSaver). Nil: the records name none.
+	// Screenshots keep the screens agent tasks' steps began and ended on, and the marked
+	// screens of actions given pre_mark_operation, which their records name (a
+	// nodes.ScreenshotSaver). Nil: the records name none.
 	Screenshots ScreenshotSaver
 }
 

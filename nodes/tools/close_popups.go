@@ -58,7 +58,7 @@ type popupButton struct {
 // closePopupsTool taps the dismiss buttons of the popups on screen, found in the UI tree, one
 // at a time, and checks that each went.
 func closePopupsTool() Tool {
-	return Define[NoArgs, ClosePopupsResult](Tool{
+	return Define[ActionArgs, ClosePopupsResult](Tool{
 		Name:        "close_popups",
 		Description: "Tap the dismiss buttons (Close, Not now, Skip, 关闭...) of up to 5 popups.",
 		Timeout:     30 * time.Second,
@@ -66,7 +66,7 @@ func closePopupsTool() Tool {
 		Profiles:    []string{HttpRunner},
 		Short:       noParams,
 		Needs:       []Ability{Need[device.SourceDumper]("read its UI tree to find popups")},
-	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		sd := t.Driver.(device.SourceDumper)
 		size, err := t.Driver.ScreenSize(ctx)
 		if err != nil {
@@ -85,7 +85,8 @@ func closePopupsTool() Tool {
 				break
 			}
 			c := b.bounds.Intersect(screen)
-			if err := t.Driver.Tap(ctx, device.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}, 0); err != nil {
+			t.aimAt(c)
+			if err := t.tapAt(ctx, device.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}, 0); err != nil {
 				return Output{}, fmt.Errorf("tapping %s: %w", strconv.Quote(b.label), err)
 			}
 			var gone bool

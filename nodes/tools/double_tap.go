@@ -13,6 +13,6 @@ func doubleTap() Tool {
 		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhysiClaw}, Step: StepBBox, Short: bboxShort,
 		Needs: []Ability{Need[device.DoubleTapper]("double-tap")},
 	}, atBBoxCentre("double-tapped", hintDoubleTap, func(ctx context.Context, t *Task, p device.Point) error {
-		return t.Driver.(device.DoubleTapper).DoubleTap(ctx, p)
+		return t.doubleTapAt(ctx, p)
 	}))
 }

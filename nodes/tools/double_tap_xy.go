@@ -12,6 +12,7 @@ import (
 type DoubleTapXYArgs struct {
 	X *float64 `json:"x" arg:"required,min=0,max=1" desc:"X coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
 	Y *float64 `json:"y" arg:"required,min=0,max=1" desc:"Y coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
+	Behaviour
 }
 
 func doubleTapXY() Tool {
@@ -23,7 +24,7 @@ func doubleTapXY() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		if err := t.Driver.(device.DoubleTapper).DoubleTap(ctx, p); err != nil {
+		if err := t.doubleTapAt(ctx, p); err != nil {
 			return Output{}, err
 		}
 		return Output{Data: MessageResult{Message: fmt.Sprintf("double-tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil

@@ -22,6 +22,7 @@ type DragArgs struct {
 	ToX      *float64 `json:"to_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End X (0-1)"`
 	ToY      *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
 	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60000" unit:"milliseconds" desc:"Move time in ms (default 1000)"`
+	Behaviour
 }
 
 // DragResult is drag's structured result (HttpRunner seed).
@@ -48,7 +49,7 @@ func drag() Tool {
 		if ms == 0 {
 			ms = defaultDragMS
 		}
-		if err := t.Driver.(device.Swiper).Swipe(ctx, from, to, time.Duration(ms*float64(time.Millisecond)), dragHold); err != nil {
+		if err := t.swipeFrom(ctx, from, to, time.Duration(ms*float64(time.Millisecond)), dragHold); err != nil {
 			return Output{}, err
 		}
 		return Output{Data: DragResult{

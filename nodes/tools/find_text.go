@@ -313,5 +313,6 @@ func tapHit(ctx context.Context, t *Task, hit textHit, size image.Point, offset 
 		c = c.Add(image.Pt(offset[0], offset[1]))
 	}
 	p := device.Point{X: max(0, min(size.X-1, c.X)), Y: max(0, min(size.Y-1, c.Y))}
-	return p, t.Driver.Tap(ctx, p, 0)
+	t.aimAt(hit.Box)
+	return p, t.tapAt(ctx, p, 0)
 }

@@ -22,13 +22,13 @@ type ForceQuitResult struct {
 // gesture does.
 func forceQuit() Tool {
 	const doing = "force-quit the app in front"
-	return Define[NoArgs, ForceQuitResult](Tool{Name: "force_quit", Description: "Force-quit the app in front and go to the home screen: a hard reset when go_back cannot reach the right place. " +
+	return Define[ActionArgs, ForceQuitResult](Tool{Name: "force_quit", Description: "Force-quit the app in front and go to the home screen: a hard reset when go_back cannot reach the right place. " +
 		"The app's unsaved state is lost.", Hints: Hints{Destructive: true},
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhysiClaw}, Short: noParams,
 		Needs: []Ability{Need[device.ForegroundReporter](doing).Or(Need[device.FrontAppQuitter](doing)),
 			Need[device.AppManager](doing).Or(Need[device.FrontAppQuitter](doing))},
 		Uses: []Ability{Need[device.KeyPresser]("press HOME after quitting")},
-	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		fg, named := t.Driver.(device.ForegroundReporter)
 		_, stops := t.Driver.(device.AppManager)
 		if !named || !stops {

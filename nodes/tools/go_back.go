@@ -13,12 +13,12 @@ import (
 const iosBackSwipe = 300 * time.Millisecond
 
 func goBack() Tool {
-	return Define[NoArgs, MessageResult](Tool{Name: "go_back", Description: "Go back one screen (PhysiClaw name for BACK; on iOS the swipe from the left edge).",
+	return Define[ActionArgs, MessageResult](Tool{Name: "go_back", Description: "Go back one screen (PhysiClaw name for BACK; on iOS the swipe from the left edge).",
 		Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{PhysiClaw}, Step: StepObject, Short: noParams,
 		// BACK where the platform has one, the edge swipe on iOS: neither is needed everywhere.
 		Uses: []Ability{Need[device.KeyPresser]("press BACK"),
 			Need[device.Swiper]("go back (iOS has no back button, and this device cannot swipe from the edge)")},
-	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		if t.Driver.Info().Platform != device.PlatformIOS {
 			k, ok := t.Driver.(device.KeyPresser)
 			if !ok {
@@ -29,8 +29,7 @@ func goBack() Tool {
 			}
 			return Output{Data: MessageResult{Message: "pressed BACK", Hint: hintBack}}, nil
 		}
-		sw, ok := t.Driver.(device.Swiper)
-		if !ok {
+		if _, ok := t.Driver.(device.Swiper); !ok {
 			return Output{}, Unsupported(t.Driver, "go back (iOS has no back button, and this device cannot swipe from the edge)")
 		}
 		s, err := t.Driver.ScreenSize(ctx)
@@ -39,7 +38,7 @@ func goBack() Tool {
 		}
 		from := device.Point{X: 0, Y: s.Height / 2}
 		to := device.Point{X: scale(0.6, s.Width), Y: s.Height / 2}
-		if err := sw.Swipe(ctx, from, to, iosBackSwipe, 0); err != nil {
+		if err := t.swipeFrom(ctx, from, to, iosBackSwipe, 0); err != nil {
 			return Output{}, err
 		}
 		return Output{Data: MessageResult{Hint: hintBack, Message: fmt.Sprintf(

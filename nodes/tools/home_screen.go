@@ -10,7 +10,7 @@ import (
 // bbox.
 
 func homeScreen() Tool {
-	return Define[NoArgs, MessageResult](Tool{Name: "home_screen", Description: "Go to the home screen (PhysiClaw name for HOME): a known starting point.",
+	return Define[ActionArgs, MessageResult](Tool{Name: "home_screen", Description: "Go to the home screen (PhysiClaw name for HOME): a known starting point.",
 		Hints: Hints{Idempotent: true}, Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{PhysiClaw}, Step: StepObject, Short: noParams,
 		Needs: []Ability{Need[device.KeyPresser]("press HOME")},
 	}, pressOneKey("HOME", hintHome))

@@ -15,6 +15,7 @@ const MaxInputBytes = 10000
 // InputArgs are input's arguments (HttpRunner seed).
 type InputArgs struct {
 	Text string `json:"text" arg:"required,minLength=1,maxLength=10000" secret:"true" desc:"Text to type" help:"the text to type into the focused element" hint:"split it into several input calls"`
+	Behaviour
 }
 
 // InputResult is input's structured result (HttpRunner seed).

@@ -17,8 +17,8 @@ func pressKey(ctx context.Context, d device.Driver, key string) error {
 
 // pressOneKey is the run of a tool without arguments that presses one key (home, back,
 // home_screen), which Needs device.KeyPresser.
-func pressOneKey(key, hint string) func(context.Context, *Task, NoArgs) (Output, error) {
-	return func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+func pressOneKey(key, hint string) func(context.Context, *Task, ActionArgs) (Output, error) {
+	return func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		if err := pressKey(ctx, t.Driver, key); err != nil {
 			return Output{}, err
 		}

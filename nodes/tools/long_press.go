@@ -16,6 +16,6 @@ func longPress() Tool {
 		ArgDesc: map[string]string{"bbox": "Where to press: the centre of [left, top, right, bottom], relative 0-1"},
 		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhysiClaw}, Step: StepBBox, Short: bboxShort,
 	}, atBBoxCentre(fmt.Sprintf("long-pressed (%s)", LongPressHold), hintLongPress, func(ctx context.Context, t *Task, p device.Point) error {
-		return t.Driver.Tap(ctx, p, LongPressHold)
+		return t.tapAt(ctx, p, LongPressHold)
 	}))
 }

@@ -2,3 +2,9 @@ package tools
 
 // NoArgs is the argument struct of tools that take only the common device arguments.
 type NoArgs struct{}
+
+// ActionArgs is the argument struct of action tools that take only the common device arguments
+// and HttpRunner's behaviour parameters.
+type ActionArgs struct {
+	Behaviour
+}

@@ -38,6 +38,9 @@ type Task struct {
 	// Env is the node's, configured once (DefaultOpsWith sets it); nil reads as an unconfigured
 	// node's.
 	Env *Env
+	// act is how the task's gestures are made when it was given HttpRunner's behaviour
+	// parameters (behaviour.go); nil: as asked, at no cost.
+	act *acting
 }
 
 // Env is what ops reach of their node: its configuration and its own ops (a sequence's steps

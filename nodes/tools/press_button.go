@@ -21,6 +21,7 @@ var buttonAliases = map[string]string{"DELETE": "DEL", "BACKSPACE": "DEL", "RETU
 // PressButtonArgs are press_button's arguments (HttpRunner seed).
 type PressButtonArgs struct {
 	Button string `json:"button" arg:"required" desc:"Button name" help:"a button name such as HOME, BACK or VOLUME_UP"`
+	Behaviour
 }
 
 // Check validates the button and normalizes it: upper case, "volume up" → VOLUME_UP,

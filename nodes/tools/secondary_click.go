@@ -13,6 +13,7 @@ import (
 type SecondaryClickArgs struct {
 	X *float64 `json:"x" arg:"required,min=0" desc:"X coordinate: 0-1 relative to the screen, or pixels" help:"a relative coordinate (0-1) or a pixel"`
 	Y *float64 `json:"y" arg:"required,min=0" desc:"Y coordinate: 0-1 relative to the screen, or pixels" help:"a relative coordinate (0-1) or a pixel"`
+	Behaviour
 }
 
 // SecondaryClickResult is secondary_click's structured result (HttpRunner seed).
@@ -40,7 +41,7 @@ func secondaryClick() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		if err := t.Driver.(device.SecondaryClicker).SecondaryClick(ctx, p); err != nil {
+		if err := t.secondaryClickAt(ctx, p); err != nil {
 			return Output{}, err
 		}
 		return Output{Data: SecondaryClickResult{Message: fmt.Sprintf("right-clicked at (%g, %g) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y),

@@ -15,6 +15,7 @@ type SelectorArgs struct {
 	Selector string `json:"selector" arg:"required,minLength=1,maxLength=4096" desc:"CSS selector or XPath" help:"a CSS selector (#login, button.primary) or an XPath (//a[text()='Next'])"`
 	// IgnoreNotFound is HttpRunner's option of the same name: no match is not an error.
 	IgnoreNotFound bool `json:"ignore_NotFoundError,omitempty" desc:"Succeed when nothing matches the selector"`
+	Behaviour
 }
 
 // Check trims the selector.

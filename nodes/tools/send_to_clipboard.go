@@ -12,6 +12,7 @@ import (
 // ClipboardArgs are send_to_clipboard's arguments (PhysiClaw seed).
 type ClipboardArgs struct {
 	Text string `json:"text" arg:"required,minLength=1,maxLength=10000" secret:"true" desc:"Text to copy (UTF-8, at most 10,000 bytes)" help:"the text to put on the phone's clipboard"`
+	Behaviour
 }
 
 // ClipboardResult is send_to_clipboard's structured result.

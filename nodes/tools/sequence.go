@@ -238,22 +238,27 @@ func sequence() Tool {
 		env := t.env()
 		n := len(a.Steps)
 		results := make([]StepResult, 0, n)
+		var marks []string // of steps given pre_mark_operation
 		for i, s := range a.Steps {
 			if err := ctx.Err(); err != nil {
 				return Output{}, stepFailure(i, a.Steps, results, err)
 			}
 			start := time.Now()
-			out, err := env.Ops[s.ToolName].Run(ctx, &Task{Driver: t.Driver, Args: s.Args, Env: env})
+			out, err := env.Ops[s.ToolName].Run(ctx, &Task{ID: t.ID, Driver: t.Driver, Args: s.Args, Env: env})
 			if err != nil {
 				return Output{}, stepFailure(i, a.Steps, results, err)
 			}
-			results = append(results, StepResult{Step: i + 1, ToolName: s.ToolName, Message: messageOf(out.Data),
+			step := resultOf(out.Data)
+			results = append(results, StepResult{Step: i + 1, ToolName: s.ToolName, Message: step.Message,
 				DurationMS: time.Since(start).Milliseconds()})
+			marks = append(marks, step.MarkedScreenshots...)
 			if t.Progress != nil {
 				t.Progress(float64(i+1), float64(n), fmt.Sprintf("step %d of %d (%s) done", i+1, n, s.ToolName))
 			}
 		}
-		return Output{Data: SequenceResult{Message: fmt.Sprintf("ran all %d steps", n), Steps: results, Hint: hintSequence}}, nil
+		data, err := withFields(SequenceResult{Message: fmt.Sprintf("ran all %d steps", n), Steps: results, Hint: hintSequence},
+			BehaviourResult{MarkedScreenshots: marks})
+		return Output{Data: data}, err
 	})
 }
 
@@ -299,15 +304,20 @@ func stepFailure(i int, steps []SequenceStep, done []StepResult, err error) erro
 		Err: &stepError{err: err, tail: tail.String()}}
 }
 
-// messageOf returns the message field of an op's result data.
-func messageOf(data any) string {
-	b, err := json.Marshal(data)
-	if err != nil {
-		return ""
-	}
-	var m struct {
-		Message string `json:"message"`
-	}
-	_ = json.Unmarshal(b, &m)
-	return m.Message
+// stepResult is what a sequence reads of a step's result data.
+type stepResult struct {
+	Message string `json:"message"`
+	BehaviourResult
 }
+
+// resultOf reads an op's result data.
+func resultOf(data any) stepResult {
+	var r stepResult
+	if b, err := json.Marshal(data); err == nil {
+		_ = json.Unmarshal(b, &r)
+	}
+	return r
+}
+
+// messageOf returns the message field of an op's result data.
+func messageOf(data any) string { return resultOf(data).Message }

@@ -10,6 +10,7 @@ import (
 // IMEArgs are set_ime's arguments (HttpRunner seed).
 type IMEArgs struct {
 	IME string `json:"ime" arg:"required,maxLength=255" pattern:"^[A-Za-z0-9._/-]+$" desc:"Input method id, e.g. com.android.adbkeyboard/.AdbIME" help:"an input method id such as com.android.adbkeyboard/.AdbIME (adb shell ime list -s lists them)" hint:"input method ids are a package name, '/' and a class name: letters, digits, '.', '_', '-' and '/'"`
+	Behaviour
 }
 
 // IMEResult is set_ime's structured result (HttpRunner seed).

@@ -38,6 +38,7 @@ type SwipeArgs struct {
 	BBox          []float64 `json:"bbox,omitempty" arg:"minItems=4,maxItems=4,itemMin=0,itemMax=1" unit:"(relative to the screen)" desc:"[l,t,r,b] 0-1; starts at its centre"` // where the finger starts
 	Size          string    `json:"size,omitempty" arg:"enum=s|m|l|xl|xxl" desc:"Distance (default m)"`
 	Speed         string    `json:"speed,omitempty" arg:"enum=slow|medium|fast" desc:"Default medium"`
+	Behaviour
 }
 
 const swipeModes = "direction alone (up, down, left or right); all of from_x, from_y, to_x, to_y (relative 0-1); " +
@@ -119,7 +120,7 @@ func swipeTool() Tool {
 		Needs: []Ability{Need[device.Swiper]("swipe")},
 		Uses:  []Ability{Need[device.DensityReporter]("tell its screen density")}, // bbox mode: cm to pixels, else 420 dpi assumed
 	}, func(ctx context.Context, t *Task, a SwipeArgs) (Output, error) {
-		res, err := runSwipe(ctx, t.Driver, &a)
+		res, err := runSwipe(ctx, t, &a)
 		if err != nil {
 			return Output{}, err
 		}
@@ -127,12 +128,11 @@ func swipeTool() Tool {
 	})
 }
 
-// runSwipe does a checked swipe in any of its modes on drv, a device.Swiper (the tools
-// calling it need one); swipe, swipe_direction and swipe_coordinate all end here.
-func runSwipe(ctx context.Context, drv device.Driver, a *SwipeArgs) (SwipeResult, error) {
-	d := drv.(device.Swiper)
+// runSwipe does a checked swipe in any of its modes on the task's driver, a device.Swiper (the
+// tools calling it need one); swipe, swipe_direction and swipe_coordinate all end here.
+func runSwipe(ctx context.Context, t *Task, a *SwipeArgs) (SwipeResult, error) {
 	if a.BBox != nil {
-		return bboxSwipe(ctx, drv, d, a)
+		return bboxSwipe(ctx, t, a)
 	}
 	res := SwipeResult{Direction: a.Direction, Hint: hintSwipe}
 	var c [4]float64
@@ -142,7 +142,7 @@ func runSwipe(ctx context.Context, drv device.Driver, a *SwipeArgs) (SwipeResult
 		c = [4]float64{*a.FromX, *a.FromY, *a.ToX, *a.ToY}
 		res.FromX, res.FromY, res.ToX, res.ToY = a.FromX, a.FromY, a.ToX, a.ToY
 	}
-	from, to, err := relativeLine(ctx, drv, c)
+	from, to, err := relativeLine(ctx, t.Driver, c)
 	if err != nil {
 		return SwipeResult{}, err
 	}
@@ -150,7 +150,7 @@ func runSwipe(ctx context.Context, drv device.Driver, a *SwipeArgs) (SwipeResult
 	if dur == 0 {
 		dur = defaultSwipeSeconds
 	}
-	if err := d.Swipe(ctx, from, to, seconds(dur), seconds(a.PressDuration)); err != nil {
+	if err := t.swipeFrom(ctx, from, to, seconds(dur), seconds(a.PressDuration)); err != nil {
 		return SwipeResult{}, err
 	}
 	what := "swiped " + a.Direction

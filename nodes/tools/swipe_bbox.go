@@ -36,13 +36,13 @@ var swipeUnits = map[string][2]int{"up": {0, -1}, "down": {0, 1}, "left": {-1, 0
 
 // bboxSwipe is the PhysiClaw swipe: from the bbox's centre, size centimetres in direction,
 // clamped to the screen, over the speed's duration.
-func bboxSwipe(ctx context.Context, drv device.Driver, d device.Swiper, a *SwipeArgs) (SwipeResult, error) {
+func bboxSwipe(ctx context.Context, t *Task, a *SwipeArgs) (SwipeResult, error) {
 	size, speed := cmp.Or(a.Size, defaultSwipeSize), cmp.Or(a.Speed, defaultSwipeSpeed)
-	s, err := drv.ScreenSize(ctx)
+	s, err := t.Driver.ScreenSize(ctx)
 	if err != nil {
 		return SwipeResult{}, err
 	}
-	dpi, densityNote, err := screenDensity(ctx, drv)
+	dpi, densityNote, err := screenDensity(ctx, t.Driver)
 	if err != nil {
 		return SwipeResult{}, err
 	}
@@ -58,7 +58,10 @@ func bboxSwipe(ctx context.Context, drv device.Driver, d device.Swiper, a *Swipe
 			from.X, from.Y, a.Direction)
 	}
 	dur := swipeSpeeds[speed]
-	if err := d.Swipe(ctx, from, to, dur, 0); err != nil {
+	if err := t.aimAtBBox(ctx, a.BBox); err != nil {
+		return SwipeResult{}, err
+	}
+	if err := t.swipeFrom(ctx, from, to, dur, 0); err != nil {
 		return SwipeResult{}, err
 	}
 	msg := fmt.Sprintf("swiped %s from the centre of [%.3f, %.3f, %.3f, %.3f]: pixel (%d, %d) to (%d, %d), size %s = %g cm = %d px at %d dpi, speed %s = %s",

@@ -16,6 +16,7 @@ type SwipeCoordinateArgs struct {
 	ToY           *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
 	Duration      float64  `json:"duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds the move takes (default 0.3)"`
 	PressDuration float64  `json:"press_duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds pressed before moving"`
+	Behaviour
 }
 
 func (a *SwipeCoordinateArgs) swipe() SwipeArgs {
@@ -44,7 +45,7 @@ func swipeCoordinate() Tool {
 		Needs: []Ability{Need[device.Swiper]("swipe")},
 	}, func(ctx context.Context, t *Task, a SwipeCoordinateArgs) (Output, error) {
 		s := a.swipe()
-		res, err := runSwipe(ctx, t.Driver, &s)
+		res, err := runSwipe(ctx, t, &s)
 		if err != nil {
 			return Output{}, err
 		}

@@ -12,6 +12,7 @@ type SwipeDirectionArgs struct {
 	Direction     string  `json:"direction" arg:"required,enum=up|down|left|right" desc:"Where the finger moves" help:"where the finger moves (up, down, left or right)"`
 	Duration      float64 `json:"duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds the move takes (default 0.3)"`
 	PressDuration float64 `json:"press_duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds pressed before moving"`
+	Behaviour
 }
 
 func (a *SwipeDirectionArgs) swipe() SwipeArgs {
@@ -42,7 +43,7 @@ func swipeDirection() Tool {
 		Needs: []Ability{Need[device.Swiper]("swipe")},
 	}, func(ctx context.Context, t *Task, a SwipeDirectionArgs) (Output, error) {
 		s := a.swipe()
-		res, err := runSwipe(ctx, t.Driver, &s)
+		res, err := runSwipe(ctx, t, &s)
 		if err != nil {
 			return Output{}, err
 		}

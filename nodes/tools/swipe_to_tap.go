@@ -30,7 +30,7 @@ func swipeToFind(ctx context.Context, t *Task, qs []textQuery, index int, phases
 	swipes := 0
 	for _, ph := range phases {
 		for range ph.max {
-			if _, err := runSwipe(ctx, t.Driver, &SwipeArgs{Direction: ph.dir}); err != nil {
+			if _, err := runSwipe(ctx, t, &SwipeArgs{Direction: ph.dir}); err != nil {
 				return look, swipes, fmt.Errorf("swipe %s (after %d swipes): %w", ph.dir, swipes, err)
 			}
 			swipes++

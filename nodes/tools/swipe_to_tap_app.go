@@ -15,6 +15,7 @@ type SwipeToTapAppArgs struct {
 	IgnoreNotFoundError bool    `json:"ignore_NotFoundError,omitempty" desc:"Not found is no error"`
 	Interval            float64 `json:"interval,omitempty" arg:"min=0,max=10" unit:"seconds" desc:"Seconds after each swipe (default 0.5)"`
 	TapOffset           []int   `json:"tap_offset,omitempty" arg:"minItems=2,maxItems=2,itemMin=-2000,itemMax=2000" desc:"[dx,dy] pixels from its centre"`
+	Behaviour
 }
 
 // SwipeToTapAppResult is swipe_to_tap_app's structured result (HttpRunner seed: message, appName).

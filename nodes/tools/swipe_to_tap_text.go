@@ -17,6 +17,7 @@ type SwipeToTapTextArgs struct {
 	Direction           string  `json:"direction,omitempty" arg:"enum=up|down|left|right" desc:"Where the finger moves (default up)"`
 	Interval            float64 `json:"interval,omitempty" arg:"min=0,max=10" unit:"seconds" desc:"Seconds after each swipe (default 0.5)"`
 	TapOffset           []int   `json:"tap_offset,omitempty" arg:"minItems=2,maxItems=2,itemMin=-2000,itemMax=2000" desc:"[dx,dy] pixels from its centre"`
+	Behaviour
 }
 
 // defaultSwipesToTap is how many swipes swipe_to_tap_text and swipe_to_tap_texts make at most

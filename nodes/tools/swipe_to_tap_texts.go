@@ -21,6 +21,7 @@ type SwipeToTapTextsArgs struct {
 	IgnoreNotFoundError bool     `json:"ignore_NotFoundError,omitempty" desc:"Not found is no error"`
 	Direction           string   `json:"direction,omitempty" arg:"enum=up|down|left|right" desc:"Where the finger moves (default up)"`
 	Interval            float64  `json:"interval,omitempty" arg:"min=0,max=10" unit:"seconds" desc:"Seconds after each swipe (default 0.5)"`
+	Behaviour
 }
 
 // Check refuses empty and overlong texts.

@@ -11,7 +11,7 @@ type TapAbsXYArgs struct {
 	X        *float64 `json:"x" arg:"required,min=0,max=100000" desc:"X pixel coordinate" unit:"(a pixel coordinate)" help:"an absolute pixel coordinate (0 is the left/top edge)" hint:"use tap_xy for relative 0-1 coordinates"`
 	Y        *float64 `json:"y" arg:"required,min=0,max=100000" desc:"Y pixel coordinate" unit:"(a pixel coordinate)" help:"an absolute pixel coordinate (0 is the left/top edge)" hint:"use tap_xy for relative 0-1 coordinates"`
 	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60" desc:"Seconds held down" unit:"seconds"`
-	AntiRisk bool     `json:"anti_risk,omitempty" desc:"Accepted; no effect"`
+	Behaviour
 }
 
 func tapAbsXY() Tool {
@@ -23,7 +23,7 @@ func tapAbsXY() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
+		if err := t.tapAt(ctx, p, seconds(a.Duration)); err != nil {
 			return Output{}, err
 		}
 		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at pixel (%d, %d)", p.X, p.Y), Hint: hintAction}}, nil

@@ -17,6 +17,7 @@ type TapCVArgs struct {
 	IgnoreNotFoundError bool    `json:"ignore_NotFoundError,omitempty" desc:"Not found is no error"`
 	MaxRetryTimes       int     `json:"max_retry_times,omitempty" arg:"min=0,max=20" desc:"Looks again this many times"`
 	TapOffset           []int   `json:"tap_offset,omitempty" arg:"minItems=2,maxItems=2,itemMin=-2000,itemMax=2000" desc:"[dx,dy] pixels from its centre"`
+	Behaviour
 }
 
 // TapCVResult is tap_cv's structured result.

@@ -21,6 +21,7 @@ type TapOCRArgs struct {
 	MaxRetryTimes       int     `json:"max_retry_times,omitempty" arg:"min=0,max=20" desc:"Looks again this many times"`
 	Interval            float64 `json:"interval,omitempty" arg:"min=0,max=10" unit:"seconds" desc:"Seconds between looks (default 1)"`
 	TapOffset           []int   `json:"tap_offset,omitempty" arg:"minItems=2,maxItems=2,itemMin=-2000,itemMax=2000" desc:"[dx,dy] pixels from its centre"`
+	Behaviour
 }
 
 // TapTextResult is the structured result of tap_ocr and swipe_to_tap_text.

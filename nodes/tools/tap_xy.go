@@ -11,7 +11,7 @@ type TapXYArgs struct {
 	X        *float64 `json:"x" arg:"required,min=0,max=1" desc:"X coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
 	Y        *float64 `json:"y" arg:"required,min=0,max=1" desc:"Y coordinate (0.0-1.0)" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" hint:"use tap_abs_xy for pixels"`
 	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60" desc:"Seconds held down" unit:"seconds"`
-	AntiRisk bool     `json:"anti_risk,omitempty" desc:"Accepted; no effect"`
+	Behaviour
 }
 
 func tapXY() Tool {
@@ -22,7 +22,7 @@ func tapXY() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		if err := t.Driver.Tap(ctx, p, seconds(a.Duration)); err != nil {
+		if err := t.tapAt(ctx, p, seconds(a.Duration)); err != nil {
 			return Output{}, err
 		}
 		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil

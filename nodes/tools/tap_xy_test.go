@@ -17,7 +17,7 @@ func TestTapXYPixels(t *testing.T) {
 		{`{"x":0,"y":0}`, device.Point{X: 0, Y: 0}, 0},
 		{`{"x":1,"y":1}`, device.Point{X: 1079, Y: 2399}, 0},
 		{`{"x":0.5,"y":0.5,"duration":1.5}`, device.Point{X: 540, Y: 1200}, 1500 * time.Millisecond},
-		{`{"x":1,"y":0,"anti_risk":true}`, device.Point{X: 1079, Y: 0}, 0},
+		{`{"x":1,"y":0,"anti_risk":false}`, device.Point{X: 1079, Y: 0}, 0}, // anti_risk: behaviour_test.go
 	} {
 		d := newFake()
 		var got device.Point

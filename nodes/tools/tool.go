@@ -56,7 +56,7 @@ type Tool struct {
 // the arguments decoded and checked (DecodeArgs), and a driver with every ability of t.Needs.
 func Define[A, R any](t Tool, run func(ctx context.Context, t *Task, a A) (Output, error)) Tool {
 	t.Args, t.Result = reflect.TypeFor[A](), reflect.TypeFor[R]()
-	needs := t.Needs
+	needs, name := t.Needs, t.Name
 	t.Run = func(ctx context.Context, task *Task) (Output, error) {
 		var a A
 		if err := DecodeArgs(task.Args, &a); err != nil {
@@ -66,6 +66,9 @@ func Define[A, R any](t Tool, run func(ctx context.Context, t *Task, a A) (Outpu
 			if !n.in(task.Driver) {
 				return Output{}, Unsupported(task.Driver, n.Doing)
 			}
+		}
+		if b, ok := any(a).(behaved); ok && b.behaviour() != (Behaviour{}) {
+			return behave(ctx, task, name, b.behaviour(), func(ctx context.Context, task *Task) (Output, error) { return run(ctx, task, a) })
 		}
 		return run(ctx, task, a)
 	}

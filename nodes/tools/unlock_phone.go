@@ -44,7 +44,7 @@ type passcodeTeller interface{ Passcode() string }
 // lockout.
 func unlockPhone() Tool {
 	const tellsLock = "tell whether the lock screen shows"
-	return Define[NoArgs, UnlockResult](Tool{
+	return Define[ActionArgs, UnlockResult](Tool{
 		Name:        "unlock_phone",
 		Description: "Wake and unlock the phone with the passcode its node is configured with. If it fails, do not retry: wrong passcodes lock the phone out.",
 		Timeout:     30 * time.Second,
@@ -59,7 +59,7 @@ func unlockPhone() Tool {
 		Uses: []Ability{Need[device.TextInputter]("type the passcode (else it is tapped on the PIN pad, found by vision)"),
 			Need[device.Swiper]("swipe up to the PIN pad"), Need[device.StatusReporter](tellsLock),
 			Need[device.SourceDumper](tellsLock), Need[device.ForegroundReporter](tellsLock)},
-	}, func(ctx context.Context, t *Task, _ NoArgs) (Output, error) {
+	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		keys := t.Driver.(device.KeyPresser)
 		if err := wake(ctx, keys); err != nil {
 			return Output{}, err
@@ -82,13 +82,13 @@ func unlockPhone() Tool {
 		if !types {
 			return unlockBySight(ctx, t, code)
 		}
-		if sw, ok := t.Driver.(device.Swiper); ok { // brings up the PIN pad; harmless where it shows already
+		if _, ok := t.Driver.(device.Swiper); ok { // brings up the PIN pad; harmless where it shows already
 			s, err := t.Driver.ScreenSize(ctx)
 			if err != nil {
 				return Output{}, err
 			}
 			from, to := device.Point{X: s.Width / 2, Y: scale(0.8, s.Height)}, device.Point{X: s.Width / 2, Y: scale(0.3, s.Height)}
-			if err := sw.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
+			if err := t.swipeFrom(ctx, from, to, 300*time.Millisecond, 0); err != nil { // the PIN's own touches are never marked
 				return Output{}, err
 			}
 		}

@@ -11,6 +11,7 @@ import (
 // CloseTabArgs are web_close_tab's arguments (HttpRunner seed).
 type CloseTabArgs struct {
 	TabIndex *int `json:"tabIndex" arg:"required,min=0,max=1000" desc:"Tab index: the open tabs counted from 0, oldest first" help:"a tab index from 0"`
+	Behaviour
 }
 
 // CloseTabResult is web_close_tab's structured result (HttpRunner seed).

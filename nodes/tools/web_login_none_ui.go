@@ -17,6 +17,7 @@ type LoginArgs struct {
 	PhoneNumber string `json:"phoneNumber,omitempty" arg:"maxLength=64" desc:"Phone number"`
 	Captcha     string `json:"captcha,omitempty" arg:"maxLength=64" secret:"true" desc:"Verification code"`
 	Password    string `json:"password,omitempty" arg:"maxLength=256" secret:"true" desc:"Password"`
+	Behaviour
 }
 
 // LoginResult is web_login_none_ui's structured result (HttpRunner seed).

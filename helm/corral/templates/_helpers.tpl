@@ -88,7 +88,9 @@ app.kubernetes.io/component: {{ index . 1 }}
 The NATS users of the bundled NATS, one per role, with the subject permissions of
 broker.PermissionsFor (a node user shared by every node): files/nats-permissions.json, which
 `make chart-assets` writes from broker/auth.go and a test compares with it. As JSON:
-{"users": [{"role", "user", "permissions"}]}.
+{"users": [{"role", "user", "permissions"}], "leaf": {"user", "permissions", "local"}}: the
+leaf user every edge site of a hub connects as (broker.LeafPermissions), and the subjects a
+site's link never carries (broker.LeafLocal).
 */}}
 {{- define "corral.nats.permissions" -}}
 {{- $f := .Files.Get "files/nats-permissions.json" -}}
@@ -291,6 +293,10 @@ jetstream {
   {{- with $n.jetstream.maxFileStore }}
   max_file_store: {{ . }}
   {{- end }}
+  {{- with .Values.site.name }}
+  # An edge site's own domain: its streams and buckets work while the uplink is down.
+  domain: {{ . }}
+  {{- end }}
 }
 {{- if gt (int $n.replicas) 1 }}
 cluster {
@@ -311,7 +317,68 @@ authorization {
     {{- range (include "corral.nats.permissions" . | fromJson).users }}
     {user: {{ .user | quote }}, password: $NATS_PASSWORD_{{ upper .role }}, permissions: {{ toRawJson .permissions }}}
     {{- end }}
+    {{- if .Values.hub.sites }}
+    {{- with (include "corral.nats.permissions" . | fromJson).leaf }}
+    # Every edge site's server connects as this user, as a leaf node only (broker.LeafPermissions).
+    {user: {{ .user | quote }}, password: $NATS_PASSWORD_LEAF, permissions: {{ toRawJson .permissions }}, allowed_connection_types: ["LEAFNODE"]}
+    {{- end }}
+    {{- end }}
   ]
 }
+{{- end }}
+{{- if .Values.hub.sites }}
+# The edge sites ({{ join ", " .Values.hub.sites }}) connect here as leaf nodes.
+leafnodes {
+  port: {{ .Values.hub.leafnodes.port }}
+  # Sites keep the address they were given (the leaf Service), not a pod's own.
+  no_advertise: true
+}
+{{- end }}
+{{- with .Values.site.name }}
+{{- $local := (include "corral.nats.permissions" $ | fromJson).leaf.local }}
+# Edge site {{ . }}: a leaf node of the hub. What both sides store themselves never crosses.
+leafnodes {
+  remotes = [
+    {
+      urls: [{{ range $i, $u := $.Values.site.hub.urls }}{{ if $i }}, {{ end }}$NATS_LEAF_URL_{{ $i }}{{ end }}]
+      deny_imports: {{ toRawJson $local }}
+      deny_exports: {{ toRawJson $local }}
+      {{- if $.Values.site.hub.tls.existingSecret }}
+      tls {
+        ca_file: /etc/nats-leaf-tls/{{ $.Values.site.hub.tls.caKey }}
+      }
+      {{- end }}
+    }
+  ]
+}
+{{- end }}
+{{- end -}}
+
+{{/*
+The environment of a NATS server of an edge site or a hub: the leaf user's password (a hub's,
+from the auth Secret), or each hub URL with the site's credentials in it (a site's:
+Kubernetes puts the password, from its Secret, into the URL).
+*/}}
+{{- define "corral.nats.leafEnv" -}}
+{{- if and .Values.hub.sites .Values.nats.bundled.auth.enabled }}
+- name: NATS_PASSWORD_LEAF
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "corral.nats.authSecret" . }}
+      key: leaf
+{{- end }}
+{{- with .Values.site.name }}
+{{- $h := $.Values.site.hub }}
+{{- if $h.existingSecret }}
+- name: NATS_LEAF_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $h.existingSecret }}
+      key: {{ $h.passwordKey }}
+{{- end }}
+{{- range $i, $u := $h.urls }}
+- name: NATS_LEAF_URL_{{ $i }}
+  value: {{ if $h.existingSecret }}{{ replace "://" (printf "://%s:$(NATS_LEAF_PASSWORD)@" $h.user) $u | quote }}{{ else }}{{ $u | quote }}{{ end }}
+{{- end }}
 {{- end }}
 {{- end -}}

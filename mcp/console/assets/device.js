@@ -16,6 +16,7 @@
     try {
       const d = await Corral.getJSON(`/console/api/devices/${path}?tasks=0`);
       Corral.fill(main, d.device);
+      document.dispatchEvent(new CustomEvent('corral:device', { detail: d })); // actions.js
       gone.hidden = true;
       document.body.dataset.updated = new Date().toISOString();
     } catch (e) {

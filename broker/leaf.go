@@ -1,0 +1,126 @@
+package broker
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Edge sites. A site runs its own NATS server as a leaf node of the hub's, in a JetStream
+// domain named after the site: its nodes write their registry, leases and task records into
+// the site's stores, which keep working while the uplink is down; the hub's stores source
+// them (StoreOptions.Sites) and catch up when the link heals. Core NATS crosses the link:
+// gateways at the hub call a site's nodes, and hear their heartbeats and progress.
+//
+// The link carries only what a site and the hub must exchange. Subjects that both the site's
+// and the hub's own streams listen on never cross it (LeafLocal): a
+// task record written at a site is stored there once and reaches the hub through the source,
+// never twice; and a hub gateway's verdict that a site's node is lost, which the site cannot
+// contradict while cut off, stays at the hub: the node keeps its leases (sites.go says how the
+// hub's view heals).
+
+// RoleLeaf is the NATS user a site's server connects to the hub's leaf port with. It is not
+// one of Roles: no client connects with it.
+const RoleLeaf Role = "leaf"
+
+// LeafUserName is the hub's leaf user of a site: leaf-<site>, or leaf for AnyNode (one user
+// shared by every site).
+func LeafUserName(site string) string {
+	if site == AnyNode || site == "" {
+		return string(RoleLeaf)
+	}
+	return "leaf-" + site
+}
+
+// LeafLocal are the subjects that never cross a site's link, either way: those of the event
+// stream and the object store, which the site and the hub each keep (the hub sources the
+// site's). $KV and the JetStream API are kept apart by nats-server itself, the domains being
+// different. The other way round, the hub sends a site only what LeafPermissions let it take:
+// not other sites' heartbeats, so that a site's gateways track only the site's nodes.
+var LeafLocal = []string{Events, "$O.>"}
+
+// ValidSite says whether name can name a site: it is a JetStream domain and a subject token.
+func ValidSite(name string) bool { return validToken(name) && len(name) <= 64 }
+
+// LeafPermissions are what a site's leaf connection may carry, from the site's side as
+// nats-server reads a leaf user's permissions: publish is what the site sends the hub,
+// subscribe what it takes from it. A site sends its nodes' heartbeats, progress and frames,
+// answers to the hub's gateways, operators and admins, and its streams' messages to the hub's
+// sources; it takes requests for its nodes, micro discovery, and JetStream API requests for its
+// domain (the hub's sources and gateways reading its buckets). site is the site's name, or
+// AnyNode for a user shared by every site.
+func LeafPermissions(site string) (Permissions, error) {
+	domain := site
+	if site != AnyNode && !ValidSite(site) {
+		return Permissions{}, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is a JetStream domain)", site)
+	}
+	pub := []string{Heartbeats, Progresses, Frames,
+		// Answers on the inboxes of the hub's requesters.
+		InboxPrefix(UserName(RoleGateway, "")) + ".>", InboxPrefix(UserName(RoleAdmin, "")) + ".>",
+		InboxPrefix(UserName(RoleOperator, "")) + ".>",
+		// The hub's sources: consumer replies, deliveries (sources, mirrors).
+		"$JSC.R.>", "$JS.S.>", "$JS.M.>",
+	}
+	sub := []string{Prefix + ".node.*.*", "$SRV.>",
+		"$JS." + domain + ".API.>", // the hub's sources and gateways reading this site's stores
+		"$JS.FC.>",                 // flow control of the deliveries above
+	}
+	return Permissions{PublishAllow: pub, SubscribeAllow: sub}, nil
+}
+
+// SiteUsers returns the hub's leaf users of these sites (AnyNode: one user shared by every
+// site), their passwords taken from secret(name).
+func SiteUsers(sites []string, secret func(name string) (string, error)) ([]User, error) {
+	var out []User
+	for _, site := range sites {
+		if site != AnyNode && !ValidSite(site) {
+			return nil, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is a JetStream domain)", site)
+		}
+		name := LeafUserName(site)
+		pw, err := secret(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, User{Name: name, Password: pw, Role: RoleLeaf, Node: site})
+	}
+	return out, nil
+}
+
+// LeafRemoteConfig renders the leafnodes block of a site's standalone nats-server: one remote,
+// the hub at urls as the site's leaf user u, with LeafLocal kept on each side. The server's
+// jetstream block must name the site as its domain. It holds u's password: keep it secret.
+func LeafRemoteConfig(urls []string, u User) (string, error) {
+	if len(urls) == 0 {
+		return "", fmt.Errorf("leaf remote: no hub URL (nats-leaf://HUB:7422)")
+	}
+	quote := func(list []string) string {
+		q := make([]string, len(list))
+		for i, s := range list {
+			q[i] = strconv.Quote(s)
+		}
+		return strings.Join(q, ", ")
+	}
+	withUser := make([]string, len(urls))
+	for i, raw := range urls {
+		l, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || l.Host == "" {
+			return "", fmt.Errorf("leaf remote: hub URL %q: want nats-leaf://HOST:PORT", raw)
+		}
+		l.User = url.UserPassword(u.Name, u.Password)
+		withUser[i] = l.String()
+	}
+	return fmt.Sprintf(`# Corral edge site %s: a leaf node of the hub (docs/operations.md, Edge sites). Made by corral nats-auth.
+# The site's jetstream block needs: domain: %s
+leafnodes {
+  remotes = [
+    {
+      urls: [%s]
+      # Kept apart: each side stores these itself; the hub sources the site's streams.
+      deny_imports: [%s]
+      deny_exports: [%s]
+    }
+  ]
+}
+`, u.Node, u.Node, quote(withUser), quote(LeafLocal), quote(LeafLocal)), nil
+}

@@ -1,0 +1,236 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// groupKeep is how long a group's entry outlives its last member's maximum (clocks differ), and
+// how long a deleted entry's marker stays for watchers to see.
+const groupKeep = time.Minute
+
+// leaseGroups is a client's view of LeaseGroupBucket: opened (created if missing) on first use,
+// so that a client that never groups leases never needs it, then kept from a watch, as the
+// registry is.
+type leaseGroups struct {
+	life context.Context // the client's
+	js   jetstream.JetStream
+	log  *slog.Logger
+
+	open  sync.Mutex // held while the bucket is opened
+	mu    sync.RWMutex
+	kv    jetstream.KeyValue
+	byKey map[string]LeaseGroup // by bucket key
+}
+
+func newLeaseGroups(life context.Context, js jetstream.JetStream, log *slog.Logger) *leaseGroups {
+	return &leaseGroups{life: life, js: js, log: log, byKey: map[string]LeaseGroup{}}
+}
+
+// bucket opens the bucket and its watch once; a failure is tried again at the next use.
+func (lg *leaseGroups) bucket(ctx context.Context) (jetstream.KeyValue, error) {
+	lg.mu.RLock()
+	kv := lg.kv
+	lg.mu.RUnlock()
+	if kv != nil {
+		return kv, nil
+	}
+	lg.open.Lock()
+	defer lg.open.Unlock()
+	if lg.kv != nil {
+		return lg.kv, nil
+	}
+	kv, err := openLeaseGroups(ctx, lg.js)
+	if err != nil {
+		return nil, fmt.Errorf("lease groups bucket %s: %w (is the NATS server 2.11 or later, and may this user use the bucket?)", LeaseGroupBucket, err)
+	}
+	w, err := kv.WatchAll(lg.life)
+	if err != nil {
+		return nil, fmt.Errorf("watch the lease groups: %w", err)
+	}
+	caughtUp := make(chan struct{})
+	go lg.watch(w, caughtUp)
+	select {
+	case <-caughtUp:
+	case <-ctx.Done():
+		_ = w.Stop()
+		return nil, fmt.Errorf("lease groups not loaded: %w", ctx.Err())
+	}
+	lg.mu.Lock()
+	lg.kv = kv
+	lg.mu.Unlock()
+	return kv, nil
+}
+
+// openLeaseGroups opens the bucket, or creates it as replicated as the leases' bucket, with
+// per-key TTLs (each group lives until its last member's maximum).
+func openLeaseGroups(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
+	kv, err := js.KeyValue(ctx, LeaseGroupBucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	r, err := replicas(ctx, js, kvStream(LeaseBucket), 0)
+	if err != nil {
+		return nil, err
+	}
+	kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: LeaseGroupBucket,
+		Description: "Corral lease groups (acquire_device count > 1), keyed by the group handle's SHA-256; member handles sealed",
+		History:     1, Replicas: r, Storage: jetstream.FileStorage, LimitMarkerTTL: groupKeep})
+	if errors.Is(err, jetstream.ErrBucketExists) { // another gateway was first
+		return js.KeyValue(ctx, LeaseGroupBucket)
+	}
+	return kv, err
+}
+
+func (lg *leaseGroups) watch(w jetstream.KeyWatcher, caughtUp chan struct{}) {
+	defer func() { _ = w.Stop() }()
+	for e := range w.Updates() {
+		if e == nil {
+			if caughtUp != nil {
+				close(caughtUp)
+				caughtUp = nil
+			}
+			continue
+		}
+		if e.Operation() != jetstream.KeyValuePut {
+			lg.forget(e.Key())
+			continue
+		}
+		g, err := decodeLeaseGroup(e.Key(), e.Value())
+		if err != nil {
+			lg.log.Warn("lease group entry ignored", "key", e.Key(), "err", err)
+			continue
+		}
+		lg.remember(e.Key(), g)
+	}
+}
+
+func (lg *leaseGroups) remember(key string, g LeaseGroup) {
+	lg.mu.Lock()
+	lg.byKey[key] = g
+	lg.mu.Unlock()
+}
+
+func (lg *leaseGroups) forget(key string) {
+	lg.mu.Lock()
+	delete(lg.byKey, key)
+	lg.mu.Unlock()
+}
+
+// CreateLeaseGroup keeps a new group under its handle until its last member's maximum.
+func (c *Client) CreateLeaseGroup(ctx context.Context, handle string, g LeaseGroup) error {
+	kv, err := c.groups.bucket(ctx)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(g)
+	if err != nil {
+		return fmt.Errorf("encode lease group: %w", err)
+	}
+	ttl := max(time.Until(g.LastMaxUntil())+groupKeep, time.Second)
+	if _, err := kv.Create(ctx, groupKey(handle), b, jetstream.KeyTTL(ttl)); err != nil {
+		return fmt.Errorf("store lease group %s: %w", g.ID, err)
+	}
+	c.groups.remember(groupKey(handle), g)
+	return nil
+}
+
+// LeaseGroup finds the group of a handle: from the watch, else from the bucket (a group made
+// on another gateway a moment ago). ErrNotFound when there is none.
+func (c *Client) LeaseGroup(ctx context.Context, handle string) (LeaseGroup, error) {
+	kv, err := c.groups.bucket(ctx)
+	if err != nil {
+		return LeaseGroup{}, err
+	}
+	key := groupKey(handle)
+	c.groups.mu.RLock()
+	g, ok := c.groups.byKey[key]
+	c.groups.mu.RUnlock()
+	if ok {
+		return g, nil
+	}
+	e, err := kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return g, ErrNotFound
+	}
+	if err != nil {
+		return g, fmt.Errorf("read lease group: %w", err)
+	}
+	return decodeLeaseGroup(key, e.Value())
+}
+
+// decodeLeaseGroup reads a bucket entry, which must be the group its key names.
+func decodeLeaseGroup(key string, data []byte) (LeaseGroup, error) {
+	var g LeaseGroup
+	if err := json.Unmarshal(data, &g); err != nil {
+		return g, fmt.Errorf("lease group unreadable: %w", err)
+	}
+	if g.ID != idOfKey(key) {
+		return g, fmt.Errorf("lease group %q kept under the key of %s", g.ID, idOfKey(key))
+	}
+	return g, nil
+}
+
+// DeleteLeaseGroup forgets a group (its members' leases are the nodes' business).
+func (c *Client) DeleteLeaseGroup(ctx context.Context, handle string) error {
+	kv, err := c.groups.bucket(ctx)
+	if err != nil {
+		return err
+	}
+	if err := kv.Purge(ctx, groupKey(handle), jetstream.PurgeTTL(groupKeep)); err != nil {
+		return fmt.Errorf("delete lease group: %w", err)
+	}
+	c.groups.forget(groupKey(handle))
+	return nil
+}
+
+// LeaseGroups lists the groups whose members may still be held.
+func (c *Client) LeaseGroups(ctx context.Context) ([]LeaseGroup, error) {
+	if _, err := c.groups.bucket(ctx); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	c.groups.mu.RLock()
+	defer c.groups.mu.RUnlock()
+	out := make([]LeaseGroup, 0, len(c.groups.byKey))
+	for _, g := range c.groups.byKey {
+		if now.Before(g.LastMaxUntil()) {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// LeaseEnd finds the event that ended a device's lease of this epoch (released, expired or
+// revoked), if the event stream still has it as the latest of its kind.
+func (c *Client) LeaseEnd(ctx context.Context, node, serial string, epoch uint64) (Event, bool) {
+	for _, what := range []string{"expired", "revoked", "released"} {
+		m, err := c.stores.Events.GetLastMsgForSubject(ctx, fmt.Sprintf(EventLeaseT, node, Token(serial), what))
+		if err != nil {
+			continue
+		}
+		var ev Event
+		if json.Unmarshal(m.Data, &ev) == nil && ev.Epoch == epoch {
+			return ev, true
+		}
+	}
+	return Event{}, false
+}
+
+// MirroredLease reads a device's lease as its node mirrors it to KV (handle blanked): a moment
+// behind the node, and enough to tell whether a lease is still held.
+func (c *Client) MirroredLease(ctx context.Context, node, serial string) (Lease, bool) {
+	var l Lease
+	e, err := c.stores.Leases.Get(ctx, LeaseKey(node, serial))
+	if err != nil || json.Unmarshal(e.Value(), &l) != nil || l.Node != node {
+		return l, false
+	}
+	return l.Public(), true
+}

@@ -1,0 +1,273 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A hub's view of its edge sites (leaf.go). Writes of a site's nodes go to the site's domain,
+// and reach the hub's registry, leases and event stream through their sources, which catch up
+// on their own after a cut. One thing does not: while a site is cut off, the hub's gateways
+// stop hearing its nodes and, as for any silent node, mark its devices offline and drop its
+// lease mirrors in the hub's buckets, while the site, which heard nothing of it, keeps them.
+// A device that did not change during the cut writes nothing new, so no source would ever
+// bring it back. So a hub gateway watches each site's link (SiteWatch) and, each time it comes
+// up, restores from the site's own buckets every entry the hub holds otherwise.
+
+// Link timing: a site is probed every siteProbeEvery, and down after siteProbeFailures probes
+// in a row failed (no responders, at once, when the link is cut), so a cut is noticed within
+// about a second. A reaper that decided just before a heal may still be writing when the first
+// restore runs: a second restore follows after siteSettle.
+const (
+	siteProbeEvery    = 500 * time.Millisecond
+	siteProbeTimeout  = time.Second
+	siteProbeFailures = 2
+	siteSettle        = 2 * time.Second
+)
+
+// sourced says whether a hub's store (a stream's name) sources its sites' same stores: the
+// registry, the leases and the event stream. Sessions, node claims and calibrations stay
+// where they are written; screenshots stay at the site that took them.
+func sourced(stream string) bool {
+	return stream == kvStream(RegistryBucket) || stream == kvStream(LeaseBucket) || stream == EventStream
+}
+
+// siteSources are the sources of the hub's store named stream: the same store of each site,
+// read through the site's JetStream domain.
+func siteSources(stream string, sites []string) []*jetstream.StreamSource {
+	var out []*jetstream.StreamSource
+	for _, site := range sites {
+		out = append(out, &jetstream.StreamSource{Name: stream, External: &jetstream.ExternalStream{APIPrefix: siteAPI(site)}})
+	}
+	return out
+}
+
+// sources are the sources to give stream: each site's same store (siteSources), or when sites
+// is nil those the stream has now.
+func sources(ctx context.Context, js jetstream.JetStream, stream string, sites []string) ([]*jetstream.StreamSource, error) {
+	if sites != nil {
+		return siteSources(stream, sites), nil
+	}
+	st, err := js.Stream(ctx, stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st.CachedInfo().Config.Sources, nil
+}
+
+// siteAPI is the JetStream API prefix of a site's domain.
+func siteAPI(site string) string { return "$JS." + site + ".API" }
+
+// sitesRestored are the buckets a hub restores from its sites after a cut.
+var sitesRestored = []string{RegistryBucket, LeaseBucket}
+
+// siteReads are the JetStream API subjects by which a hub's gateway probes its sites' links
+// and reads their restored buckets, in any site's domain.
+func siteReads() []string {
+	api := siteAPI("*") + "."
+	out := []string{api + "INFO"}
+	for _, b := range sitesRestored {
+		s := kvStream(b)
+		out = append(out, api+"STREAM.INFO."+s, api+"CONSUMER.CREATE."+s, api+"CONSUMER.CREATE."+s+".>", api+"CONSUMER.DELETE."+s+".>")
+	}
+	return out
+}
+
+// SiteWatch watches a hub's edge sites' links and heals the hub's view of each when its link
+// comes back (see above).
+type SiteWatch struct {
+	nc      *nats.Conn
+	hub     jetstream.JetStream
+	log     *slog.Logger
+	metrics *SiteMetrics
+
+	mu sync.Mutex
+	up map[string]bool
+}
+
+// WatchSites starts watching sites over nc, a hub gateway's connection; it stops when ctx ends.
+func WatchSites(ctx context.Context, nc *nats.Conn, sites []string, m *SiteMetrics, log *slog.Logger) (*SiteWatch, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hub, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("sites: %w", err)
+	}
+	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}}
+	for _, site := range sites {
+		if !ValidSite(site) {
+			return nil, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
+		}
+		m.know(site)
+		go w.watch(ctx, site)
+	}
+	return w, nil
+}
+
+// Up says whether a site's link is up, as last probed.
+func (w *SiteWatch) Up(site string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.up[site]
+}
+
+// watch probes one site until ctx ends, and restores the hub's view of it whenever its link
+// comes up (the first time too: a gateway may start after a cut another one saw).
+func (w *SiteWatch) watch(ctx context.Context, site string) {
+	t := time.NewTicker(siteProbeEvery)
+	defer t.Stop()
+	failures := 0
+	var up, known bool
+	var settle <-chan time.Time
+	for {
+		err := w.probe(ctx, site)
+		switch {
+		case err == nil:
+			failures = 0
+			if !up || !known {
+				if known {
+					w.metrics.reconnected(site)
+				}
+				w.log.Info("site link up", "site", site)
+				w.setUp(site, true)
+				up, known = true, true
+				w.restore(ctx, site)
+				settle = time.After(siteSettle)
+			}
+		case ctx.Err() != nil:
+			return
+		default:
+			if failures++; failures >= siteProbeFailures && (up || !known) {
+				w.log.Warn("site link down: the site's devices are offline here until it is back; it serves its own callers meanwhile",
+					"site", site, "err", err)
+				w.setUp(site, false)
+				up, known, settle = false, true, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-settle:
+			settle = nil
+			w.restore(ctx, site)
+		case <-t.C:
+		}
+	}
+}
+
+func (w *SiteWatch) setUp(site string, up bool) {
+	w.mu.Lock()
+	w.up[site] = up
+	w.mu.Unlock()
+	w.metrics.setUp(site, up)
+}
+
+// probe asks the site's JetStream for its account's information: any answer means the link
+// carries requests both ways.
+func (w *SiteWatch) probe(ctx context.Context, site string) error {
+	ctx, cancel := context.WithTimeout(ctx, siteProbeTimeout)
+	defer cancel()
+	_, err := w.nc.RequestWithContext(ctx, siteAPI(site)+".INFO", nil)
+	return err
+}
+
+// restore makes the hub's restored buckets agree with the site's.
+func (w *SiteWatch) restore(ctx context.Context, site string) {
+	js, err := jetstream.NewWithDomain(w.nc, site)
+	if err != nil {
+		w.log.Warn("site not restored", "site", site, "err", err)
+		return
+	}
+	for _, bucket := range sitesRestored {
+		n, err := restoreBucket(ctx, w.hub, js, bucket)
+		w.metrics.restored(site, n)
+		if err != nil {
+			w.log.Warn("site's entries not all restored at the hub; the next heal or write brings them", "site", site, "bucket", bucket, "restored", n, "err", err)
+		} else if n > 0 {
+			w.log.Info("site's entries restored at the hub after its link came back", "site", site, "bucket", bucket, "restored", n)
+		}
+	}
+}
+
+// restoreBucket writes into the hub's bucket every entry of the site's that the hub lacks or
+// holds otherwise, each on the condition that the hub's entry has not changed since it was
+// read: a newer one, brought by the source meanwhile, is never overwritten.
+func restoreBucket(ctx context.Context, hubJS, siteJS jetstream.JetStream, bucket string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	site, err := siteJS.KeyValue(ctx, bucket)
+	if err != nil {
+		return 0, fmt.Errorf("open the site's %s: %w", bucket, err)
+	}
+	hub, err := hubJS.KeyValue(ctx, bucket)
+	if err != nil {
+		return 0, fmt.Errorf("open the hub's %s: %w", bucket, err)
+	}
+	theirs, err := kvSnapshot(ctx, site)
+	if err != nil {
+		return 0, fmt.Errorf("read the site's %s: %w", bucket, err)
+	}
+	ours, err := kvSnapshot(ctx, hub)
+	if err != nil {
+		return 0, fmt.Errorf("read the hub's %s: %w", bucket, err)
+	}
+	n := 0
+	var errs []error
+	for key, e := range theirs {
+		mine, ok := ours[key]
+		if ok && string(mine.Value()) == string(e.Value()) {
+			continue
+		}
+		if ok {
+			_, err = hub.Update(ctx, key, e.Value(), mine.Revision())
+		} else {
+			_, err = hub.Create(ctx, key, e.Value()) // over the hub's delete marker, if any
+		}
+		switch {
+		case err == nil:
+			n++
+		case !errors.Is(err, jetstream.ErrKeyExists) && !isWrongLastSequence(err):
+			errs = append(errs, fmt.Errorf("%s: %w", key, err))
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// kvSnapshot reads a bucket's current entries, deleted keys left out.
+func kvSnapshot(ctx context.Context, kv jetstream.KeyValue) (map[string]jetstream.KeyValueEntry, error) {
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = w.Stop() }()
+	out := map[string]jetstream.KeyValueEntry{}
+	for {
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case e := <-w.Updates():
+			if e == nil {
+				return out, nil
+			}
+			out[e.Key()] = e
+		}
+	}
+}
+
+// isWrongLastSequence says whether err is JetStream refusing a conditional write: the entry
+// changed since it was read.
+func isWrongLastSequence(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && (api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/mcp"
+)
+
+// `corral devices` and `corral leases` page through list_available_devices and list_leases
+// with the filters their flags give, and print every row, then a summary of all that match.
+
+// listFlags are the list tools' filters and how much to print.
+type listFlags struct {
+	platform, state, tags, model, node *string
+	limit                              *int
+	asJSON                             *bool
+}
+
+func newListFlags(o *operatorFlags, what string) listFlags {
+	return listFlags{
+		platform: o.String("platform", "", "only "+what+" of this platform: android, ios, web, arm"),
+		state:    o.String("state", "", "only "+what+" in this state: "+strings.Join(broker.States, ", ")),
+		tags:     o.String("tags", "", "only "+what+" with all these tags, comma-separated"),
+		model:    o.String("model", "", "only "+what+" of this model (any case)"),
+		node:     o.String("node", "", "only "+what+" on this node"),
+		limit:    o.Int("limit", 0, "print at most this many rows (0: all, fetched a page at a time)"),
+		asJSON:   o.Bool("json", false, "print JSON: the rows of every page in one answer, with the summary"),
+	}
+}
+
+// args are the tool arguments of the flags.
+func (l listFlags) args() (map[string]any, error) {
+	if *l.limit < 0 {
+		return nil, fmt.Errorf("--limit %d: give 0 (all) or a positive number", *l.limit)
+	}
+	a := map[string]any{"limit": mcp.MaxPageLimit}
+	for name, v := range map[string]string{"platform": *l.platform, "state": *l.state, "model": *l.model, "node": *l.node} {
+		if v != "" {
+			a[name] = v
+		}
+	}
+	if tags := strings.FieldsFunc(*l.tags, func(r rune) bool { return r == ',' || r == ' ' }); len(tags) > 0 {
+		a["tags"] = tags
+	}
+	return a, nil
+}
+
+// eachPage calls a list tool with args, then again with each page's next_cursor, until the
+// last page or until want items came (0: all). page decodes a page: its next cursor and items.
+func (o *operatorFlags) eachPage(ctx context.Context, tool string, args map[string]any, want int,
+	page func(*mcpgo.CallToolResult) (next string, items int, err error)) error {
+	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
+	defer cancel()
+	c, closeAll, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	for got := 0; ; {
+		if want > 0 {
+			args["limit"] = min(mcp.MaxPageLimit, want-got)
+		}
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tool, args
+		res, err := callOn(ctx, c, req)
+		if err != nil {
+			return err
+		}
+		next, n, err := page(res)
+		if err != nil {
+			return fmt.Errorf("%s: %w", tool, err)
+		}
+		if got += n; next == "" || (want > 0 && got >= want) {
+			return nil
+		}
+		args["cursor"] = next
+	}
+}
+
+func runDevices(ctx context.Context, args []string) error {
+	o := newOperatorFlags("devices")
+	lf := newListFlags(o, "devices")
+	free := o.Bool("free", false, "only devices free to lease now (online)")
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	targs, err := lf.args()
+	if err != nil {
+		return err
+	}
+	if *free {
+		targs["free_only"] = true
+	}
+	all := mcp.DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: []mcp.DeviceSummary{}}
+	err = o.eachPage(ctx, "list_available_devices", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
+		var p mcp.DeviceListResult
+		if err := structured(res, &p); err != nil {
+			return "", 0, err
+		}
+		all.AndroidDevices = append(all.AndroidDevices, p.AndroidDevices...)
+		all.IOSDevices = append(all.IOSDevices, p.IOSDevices...)
+		all.Devices = append(all.Devices, p.Devices...)
+		all.Summary = p.Summary
+		return p.NextCursor, len(p.Devices), nil
+	})
+	if err != nil {
+		return err
+	}
+	if *lf.asJSON {
+		return printJSON(all)
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SERIAL\tPLATFORM\tMODEL\tNODE\tSTATE\tHOLDER")
+	for _, d := range all.Devices {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Serial, d.Platform, d.Model, d.Node, d.State, d.Holder)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Println(summaryLine("device", len(all.Devices), all.Summary))
+	return nil
+}
+
+func runLeases(ctx context.Context, args []string) error {
+	o := newOperatorFlags("leases")
+	lf := newListFlags(o, "leases of devices")
+	holder := o.String("holder", "", `only this holder's leases: a principal, or "principal (client)"`)
+	if err := o.parse(args); err != nil {
+		return err
+	}
+	targs, err := lf.args()
+	if err != nil {
+		return err
+	}
+	if *holder != "" {
+		targs["holder"] = *holder
+	}
+	all := mcp.LeasesResult{Leases: []mcp.LeaseInfo{}}
+	err = o.eachPage(ctx, "list_leases", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
+		var p mcp.LeasesResult
+		if err := structured(res, &p); err != nil {
+			return "", 0, err
+		}
+		all.Leases = append(all.Leases, p.Leases...)
+		all.Summary = p.Summary
+		return p.NextCursor, len(p.Leases), nil
+	})
+	if err != nil {
+		return err
+	}
+	if *lf.asJSON {
+		return printJSON(all)
+	}
+	now := time.Now()
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SERIAL\tHOLDER\tEPOCH\tEXPIRES IN\tQUEUE")
+	for _, l := range all.Leases {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%d\n", l.Serial, l.Holder, l.Epoch, expiresIn(l.ExpiresAt, now), l.QueueLen)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Println(summaryLine("lease", len(all.Leases), all.Summary))
+	return nil
+}
+
+func printJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(b))
+	return nil
+}
+
+// summaryLine tells in one line how many noun (singular) match and how they spread over
+// platforms, states and nodes, e.g. "3 devices: android 2, ios 1; leased 1, online 2; n1 2, n2 1".
+func summaryLine(noun string, shown int, s mcp.ListSummary) string {
+	if s.Total != 1 {
+		noun += "s"
+	}
+	head := fmt.Sprintf("%d %s", s.Total, noun)
+	if shown < s.Total {
+		head = fmt.Sprintf("%d of %d %s shown (--limit; narrow with --platform, --state, --tags, --model, --node)", shown, s.Total, noun)
+	}
+	if s.Total == 0 {
+		return head
+	}
+	byNode := counts(s.ByNode)
+	if s.OtherNodes > 0 {
+		byNode += fmt.Sprintf(", %d on other nodes", s.OtherNodes)
+	}
+	return head + ": " + strings.Join([]string{counts(s.ByPlatform), counts(s.ByState), byNode}, "; ")
+}
+
+// counts lists a summary's counts by name: "android 2, ios 1".
+func counts(m map[string]int) string {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// expiresIn says how long until t, to the second, or "expired".
+func expiresIn(t, now time.Time) string {
+	d := t.Sub(now).Round(time.Second)
+	if d <= 0 {
+		return "expired"
+	}
+	return d.String()
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
+)
+
+// Edge sites (docs/operations.md, Edge sites): `corral up --site` and `corral node --site` run
+// a site's NATS as a leaf node of a hub; `corral up --leaf-listen` runs a hub's, which takes
+// the sites' leaf connections; a hub's gateways (--sites) aggregate the sites' stores and
+// watch their links.
+
+// siteFlags make the embedded NATS an edge site's.
+type siteFlags struct {
+	name, hub, hubContext *string
+}
+
+func (f *flags) siteFlags() siteFlags {
+	return siteFlags{
+		name: f.String("site", "", "run the embedded NATS as edge site NAME: a JetStream domain of its own and a leaf node of the hub "+
+			"(--hub); the site serves its own callers while its uplink is down (docs/operations.md, Edge sites)"),
+		hub: f.String("hub", "", "with --site: the hub's leaf URL(s), comma-separated, e.g. nats-leaf://hub.example.com:7422 "+
+			"(default: the --hub-context's)"),
+		hubContext: f.String("hub-context", "", "with --site: natscli context file of the site's leaf user on the hub (user and "+
+			"password, or creds; ca), as the hub's corral up --leaf-listen or corral nats-auth --site writes it"),
+	}
+}
+
+// remote is the site's leaf connection to its hub; nil when this is no site.
+func (s siteFlags) remote() (*embedded.LeafRemoteOptions, error) {
+	if *s.name == "" {
+		if *s.hub != "" || *s.hubContext != "" {
+			return nil, errors.New("--hub and --hub-context are for an edge site: give --site NAME too")
+		}
+		return nil, nil
+	}
+	if !broker.ValidSite(*s.name) {
+		return nil, fmt.Errorf("--site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", *s.name)
+	}
+	r := &embedded.LeafRemoteOptions{Local: broker.LeafLocal}
+	hub := *s.hub
+	if *s.hubContext != "" {
+		c, err := broker.ReadNATSContext(*s.hubContext)
+		if err != nil {
+			return nil, fmt.Errorf("--hub-context: %w", err)
+		}
+		hub = cmp.Or(hub, c.URL)
+		r.User, r.Password, r.CredsFile, r.CA = c.User, c.Password, c.Creds, c.CA
+	}
+	if hub == "" {
+		return nil, fmt.Errorf("--site %s: name the hub: --hub nats-leaf://HUB:7422, or --hub-context FILE with its url", *s.name)
+	}
+	r.URLs = splitList(hub)
+	return r, nil
+}
+
+// hubSettings make the embedded NATS a hub's: it takes the leaf connections of sites on listen.
+type hubSettings struct {
+	listen string
+	sites  []string
+}
+
+// leafListen is the hub's leaf listener; nil when it takes no sites.
+func (h hubSettings) leafListen() (*embedded.LeafListenOptions, error) {
+	if h.listen == "" {
+		return nil, nil
+	}
+	if len(h.sites) == 0 {
+		return nil, fmt.Errorf("--leaf-listen %s: name the sites it takes with --sites a,b (each gets a leaf user)", h.listen)
+	}
+	host, port, err := net.SplitHostPort(h.listen)
+	p, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || p < 1 || p > 65535 {
+		return nil, fmt.Errorf("--leaf-listen %q: want HOST:PORT, e.g. 0.0.0.0:7422", h.listen)
+	}
+	return &embedded.LeafListenOptions{Host: host, Port: p}, nil
+}
+
+// checkEdge validates the edge flags of an embedded NATS: a site's, or a hub's, not both.
+func checkEdge(site siteFlags, hub hubSettings) error {
+	remote, err := site.remote()
+	if err != nil {
+		return err
+	}
+	listen, err := hub.leafListen()
+	switch {
+	case err != nil:
+		return err
+	case remote != nil && len(hub.sites) > 0:
+		return errors.New("--site and --sites: a process is an edge site or its hub, not both")
+	case listen == nil && len(hub.sites) > 0:
+		return errors.New("--sites: the hub's embedded NATS must take the sites' leaf connections: give --leaf-listen HOST:PORT too")
+	}
+	return nil
+}
+
+// edgeWelcome is corral up's welcome line of a site or a hub ("" for neither).
+func edgeWelcome(site siteFlags, hub hubSettings) string {
+	switch {
+	case *site.name != "":
+		return fmt.Sprintf("  edge site      %s: a leaf node of its hub; it serves its callers here when the uplink is down (corral_leaf_up)\n", *site.name)
+	case hub.listen != "":
+		return fmt.Sprintf("  edge sites     %s: leaf connections on %s; hand each site its leaf-SITE.json from the NATS directory above\n",
+			strings.Join(hub.sites, ", "), hub.listen)
+	}
+	return ""
+}
+
+// watchSites watches a hub's sites' links from a gateway's connection, on reg's /metrics.
+func watchSites(ctx context.Context, nc *nats.Conn, gf gatewayFlags, reg prometheus.Registerer, log *slog.Logger) error {
+	sites := gf.siteList()
+	if len(sites) == 0 {
+		return nil
+	}
+	_, err := broker.WatchSites(ctx, nc, sites, broker.NewSiteMetrics(reg), log)
+	return err
+}
+
+// splitList splits a comma-separated flag into its non-empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

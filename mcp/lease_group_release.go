@@ -1,0 +1,66 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/tools"
+)
+
+// releaseGroup gives back every member of a group lease, last in the group's order first, and
+// forgets the group. Members that had already ended are named with why. serial, if given, must
+// be a member: the whole group is released either way.
+func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpgo.CallToolResult {
+	store, grp, handles, errRes := g.findGroup(ctx, "release_device", handle)
+	if errRes != nil {
+		return errRes
+	}
+	if _, ok := grp.Member(serial); serial != "" && !ok {
+		return g.refuse(ctx, fmt.Sprintf("release_device: device %s is not in lease group %s (its devices: %s); leave serial out to release the group",
+			serial, grp.ID, strings.Join(grp.Serials(), ", ")))
+	}
+	var released, ended, failed []string
+	for _, m := range slices.Backward(grp.Members) {
+		if !g.mayUseSerial(ctx, m.Serial) {
+			failed = append(failed, m.Serial+" (not a device you may use)")
+			continue
+		}
+		// Not cut short by a caller who goes away: a group is released whole.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), memberGrace)
+		ans, err := g.farm.Release(rctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: m.Serial, Handle: handles[m.Serial],
+			By: holderFrom(ctx).String()})
+		cancel()
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Sprintf("%s (%v)", m.Serial, err))
+		case ans.OK:
+			released = append(released, m.Serial)
+		case ans.Code == broker.CodeStaleLease:
+			ended = append(ended, fmt.Sprintf("%s (%s)", m.Serial, g.whyEnded(ctx, store, m)))
+		default:
+			failed = append(failed, leaseRefusal("release_device", m.Serial, ans))
+		}
+	}
+	if len(failed) > 0 {
+		setOutcome(ctx, broker.OutcomeLost)
+		return errorResult(fmt.Sprintf("release_device: group %s: released %d; could not release %s; call release_device with the group's lease again",
+			grp.ID, len(released), strings.Join(failed, "; ")))
+	}
+	msg := fmt.Sprintf("Released group %s", grp.ID)
+	if len(released) > 0 {
+		msg += ": devices " + strings.Join(released, ", ")
+	}
+	msg += "."
+	if len(ended) > 0 {
+		msg += " Already ended: " + strings.Join(ended, "; ") + "."
+	}
+	if err := store.DeleteLeaseGroup(ctx, handle); err != nil {
+		msg += fmt.Sprintf(" The group is still listed (%v) until its devices' maximum; its handle no longer holds any device.", err)
+	}
+	return structuredResult(ctx, tools.MessageResult{Message: msg + g.forgetSessionLease(ctx, handle)})
+}
