@@ -139,13 +139,21 @@ type Scheduler struct {
 	root    *actor.RootContext
 }
 
+// inline runs an idle actor's mailbox on the goroutine that sends to it, rather than on a new
+// goroutine per wake-up: a call crosses the scheduler and its device's actor twice, and each
+// hop to a fresh goroutine cost more than the actors' own work (a call through the node took
+// 60 µs, 44 µs inline). The actors' handlers never block (drivers run on workers of their
+// own, replies only publish), so a sender only ever runs them briefly; and no one sends to
+// them holding a lock their handlers take.
+func inline() actor.Dispatcher { return actor.NewSynchronizedDispatcher(300) }
+
 // NewSchedulerProps returns the props of a scheduler whose device actors are supervised
 // one-for-one with exponential back-off.
 func NewSchedulerProps(cfg Config) *actor.Props {
 	cfg.defaults()
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &Scheduler{cfg: cfg, slots: map[string]*slot{}, byPID: map[string]string{}, waiting: map[string]int{}}
-	}, actor.WithSupervisor(newDeviceSupervisor(cfg.Metrics, cfg.Node)))
+	}, actor.WithSupervisor(newDeviceSupervisor(cfg.Metrics, cfg.Node)), actor.WithDispatcher(inline()))
 }
 
 // Receive handles the scheduler's messages.
@@ -204,7 +212,7 @@ func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
 	sl.health, sl.reason = broker.StateUnhealthy, "starting"
 	sl.pid = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
 		return &deviceActor{dev: dev, grace: s.cfg.Grace}
-	}))
+	}, actor.WithDispatcher(inline())))
 	s.byPID[sl.pid.Id] = info.Serial
 	s.show(sl)
 }

@@ -47,6 +47,7 @@ type Client struct {
 
 	mu      sync.RWMutex
 	devices map[string]cachedEntry // by registry key (<node>.<serial>)
+	keysOf  map[string][]string    // serial → its registry keys: one, two while a phone moves
 
 	latest *latestTasks
 	groups *leaseGroups // leasegroups_kv.go
@@ -64,7 +65,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{},
+	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{}, keysOf: map[string][]string{},
 		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
 	sub, err := nc.Subscribe(Heartbeats, func(m *nats.Msg) {
@@ -127,6 +128,9 @@ func (c *Client) watchRegistry(w jetstream.KeyWatcher) {
 		}
 		c.mu.Lock()
 		if e.Operation() != jetstream.KeyValuePut {
+			if old, ok := c.devices[e.Key()]; ok {
+				c.unindex(old.Serial, e.Key())
+			}
 			delete(c.devices, e.Key())
 			c.mu.Unlock()
 			continue
@@ -147,7 +151,9 @@ func (c *Client) watchRegistry(w jetstream.KeyWatcher) {
 		since := time.Now()
 		if old, ok := c.devices[e.Key()]; ok {
 			since = old.since
+			c.unindex(old.Serial, e.Key())
 		}
+		c.keysOf[d.Serial] = append(c.keysOf[d.Serial], e.Key())
 		c.devices[e.Key()] = cachedEntry{DeviceEntry: d, revision: e.Revision(), key: e.Key(), since: since}
 		c.mu.Unlock()
 		if d.State != StateOffline {
@@ -175,18 +181,29 @@ func (c *Client) Devices() []DeviceEntry {
 	return out
 }
 
-// Device looks up one device.
+// Device looks up one device: every device call does, so through the serial's keys rather
+// than the whole registry.
 func (c *Client) Device(serial string) (DeviceEntry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var best cachedEntry
 	found := false
-	for _, d := range c.devices {
-		if d.Serial == serial && (!found || preferEntry(d, best)) {
+	for _, k := range c.keysOf[serial] {
+		if d := c.devices[k]; !found || preferEntry(d, best) {
 			best, found = d, true
 		}
 	}
 	return best.DeviceEntry, found
+}
+
+// unindex forgets that key holds serial's entry; c.mu is held.
+func (c *Client) unindex(serial, key string) {
+	keys := slices.DeleteFunc(c.keysOf[serial], func(k string) bool { return k == key })
+	if len(keys) == 0 {
+		delete(c.keysOf, serial)
+		return
+	}
+	c.keysOf[serial] = keys
 }
 
 // preferEntry says whether a is the entry to use of a serial that two nodes list (a phone

@@ -14,7 +14,7 @@ func TestDevicesOnePerSerial(t *testing.T) {
 		key := node + "." + serial
 		return key, cachedEntry{DeviceEntry: DeviceEntry{V: 1, Serial: serial, Node: node, State: state}, key: key, since: since}
 	}
-	c := &Client{devices: map[string]cachedEntry{}}
+	c := &Client{devices: map[string]cachedEntry{}, keysOf: map[string][]string{}}
 	for _, e := range []struct {
 		node, serial, state string
 		since               time.Time
@@ -29,6 +29,7 @@ func TestDevicesOnePerSerial(t *testing.T) {
 	} {
 		k, v := entry(e.node, e.serial, e.state, e.since)
 		c.devices[k] = v
+		c.keysOf[e.serial] = append(c.keysOf[e.serial], k)
 	}
 	var got []string
 	for _, d := range c.Devices() {
@@ -36,5 +37,18 @@ func TestDevicesOnePerSerial(t *testing.T) {
 	}
 	if want := []string{"alone@n1", "moved@n2", "tie@n4", "twice@n3"}; !slices.Equal(got, want) {
 		t.Fatalf("Devices() = %v, want %v", got, want)
+	}
+	for _, d := range c.Devices() { // Device agrees, through its index
+		if one, ok := c.Device(d.Serial); !ok || one.Node != d.Node {
+			t.Errorf("Device(%q) = %s, %v; Devices() has it on %s", d.Serial, one.Node, ok, d.Node)
+		}
+	}
+	c.unindex("moved", "n2.moved")
+	if one, ok := c.Device("moved"); !ok || one.Node != "n1" {
+		t.Errorf("Device(moved) after n2's entry went = %s, %v; want n1's", one.Node, ok)
+	}
+	c.unindex("moved", "n1.moved")
+	if _, ok := c.Device("moved"); ok || len(c.keysOf["moved"]) != 0 {
+		t.Errorf("Device(moved) found after both its entries went: %v", c.keysOf)
 	}
 }
