@@ -33,6 +33,14 @@ if ! command -v chromium-headless-shell >/dev/null && ! command -v chromium >/de
 fi
 echo "setup: $( (chromium-headless-shell --version || chromium --version) 2>/dev/null | head -1)"
 
+# Firefox for the console's tests in a second engine (test/console_firefox_test.go, over WebDriver
+# BiDi): Debian's firefox-esr.
+if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then
+  echo "setup: installing Debian packages: firefox-esr"
+  apt_install firefox-esr
+fi
+echo "setup: $( (firefox-esr --version || firefox --version) 2>/dev/null | head -1)"
+
 if ! "$TOOLS/nats" --version 2>/dev/null | grep -q "${NATSCLI_VERSION#v}"; then
   echo "setup: installing natscli $NATSCLI_VERSION"
   GOBIN="$TOOLS" CGO_ENABLED=0 go install "github.com/nats-io/natscli/nats@$NATSCLI_VERSION"

@@ -340,24 +340,33 @@ func clickAction(t *testing.T, ctx context.Context, action string) {
 // checks its outcome and that its message says want.
 func waitResult(t *testing.T, ctx context.Context, n int, ok bool, want string) {
 	t.Helper()
-	v := waitPage(t, ctx, 15*time.Second, fmt.Sprintf("answer %d to an action", n), `[document.getElementById('controls').dataset.done || '0',
-  document.querySelector('[data-result]').dataset.outcome || '', document.querySelector('[data-result]').textContent]`,
+	v := waitPage(t, ctx, 15*time.Second, fmt.Sprintf("answer %d to an action", n), resultJS,
 		func(v []string) bool { return len(v) == 3 && v[0] == strconv.Itoa(n) })
 	if (v[1] == "ok") != ok || !strings.Contains(v[2], want) {
 		t.Fatalf("answer %d: %s %q; want ok=%v and %q", n, v[1], v[2], ok, want)
 	}
 }
 
+// resultJS is the device page's count of answers to actions, and the latest one's outcome and
+// message.
+const resultJS = `[document.getElementById('controls').dataset.done || '0',
+  document.querySelector('[data-result]').dataset.outcome || '', document.querySelector('[data-result]').textContent]`
+
 // pagePoint is where, in the page, the point (x, y) of the live screen's frame is shown.
 func pagePoint(t *testing.T, ctx context.Context, x, y float64) (float64, float64) {
 	t.Helper()
-	p := evalPage[[]float64](t, ctx, fmt.Sprintf(`(() => {
+	p := evalPage[[]float64](t, ctx, pagePointJS(x, y))
+	require.Len(t, p, 2)
+	return p[0], p[1]
+}
+
+// pagePointJS computes pagePoint's point in the page.
+func pagePointJS(x, y float64) string {
+	return fmt.Sprintf(`(() => {
   const i = document.querySelector('main img[data-screen]'), r = i.getBoundingClientRect();
   const s = Math.min(r.width / i.naturalWidth, r.height / i.naturalHeight), w = i.naturalWidth * s, h = i.naturalHeight * s;
   return [r.left + (r.width - w) / 2 + %g * w, r.top + (r.height - h) / 2 + %g * h];
-})()`, x, y))
-	require.Len(t, p, 2)
-	return p[0], p[1]
+})()`, x, y)
 }
 
 // lastInputs are the last n lines of the phone's input log.
