@@ -99,7 +99,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		served: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_queue_served_total",
 			Help: "Waiters a node served from its device queues, by principal: their rates show how principals share busy devices."}, []string{"node", "principal"}),
 		quota: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_queue_quota_refusals_total",
-			Help: "Tasks and lease requests a node refused because their principal had max_queued waiting already, by principal."}, []string{"node", "principal"}),
+			Help: "Tasks and lease requests a node refused because their principal had max_queued waiting already (the refusal names the principal)."}, []string{"node"}),
 		deviceState: newDeviceStates(),
 		deviceTasks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_device_tasks_total",
 			Help: "Tasks answered by device and outcome."}, []string{"node", "serial", "outcome"}),
@@ -123,6 +123,7 @@ func (m *Metrics) KnowNode(node string) {
 	m.heartbeats.WithLabelValues(node)
 	m.queueDepth.WithLabelValues(node)
 	m.queueFulls.WithLabelValues(node)
+	m.quota.WithLabelValues(node)
 	for _, e := range []string{"granted", "released", "expired", "revoked"} {
 		m.leaseEvents.WithLabelValues(node, e)
 	}
@@ -203,7 +204,7 @@ func (m *Metrics) servedWaiter(node, principal string) {
 
 func (m *Metrics) queueFull(node string) { m.queueFulls.WithLabelValues(node).Inc() }
 
-func (m *Metrics) queueQuota(node, principal string) { m.quota.WithLabelValues(node, principal).Inc() }
+func (m *Metrics) queueQuota(node string) { m.quota.WithLabelValues(node).Inc() }
 
 func (m *Metrics) task(tool, outcome string, d time.Duration) {
 	m.tasks.WithLabelValues(tool, outcome).Inc()

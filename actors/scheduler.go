@@ -319,7 +319,7 @@ func (s *Scheduler) queueRefusal(sl *slot, who broker.Holder, share broker.Share
 			sl.info.Serial, len(sl.queue))
 	}
 	if n := s.waiting[who.Principal]; share.MaxQueued > 0 && n >= share.MaxQueued {
-		s.cfg.Metrics.queueQuota(s.cfg.Node, who.Principal)
+		s.cfg.Metrics.queueQuota(s.cfg.Node)
 		return broker.CodeQuota, fmt.Sprintf("%s already has %d tasks and lease requests waiting on node %s, the most its policy allows (max_queued); wait for them or abort some",
 			who.Principal, n, s.cfg.Node)
 	}

@@ -13,8 +13,10 @@ const (
 	// Longer would only make every call slower (a tap_xy returns once the finger is up).
 	tapHold = 10 * time.Millisecond
 	// doubleTapPause is the time between a double tap's first lift and its second touch:
-	// Android takes two taps for a double tap when that time is 40–300 ms.
-	doubleTapPause = 100 * time.Millisecond
+	// Android takes two taps for a double tap when that time is 40–300 ms, as the phone sees
+	// it. The middle of that window leaves the most room for the adb link's jitter either way:
+	// a lift delayed on a busy host and a second touch that is not arrive 130 ms closer.
+	doubleTapPause = 170 * time.Millisecond
 	// moveEvery is the time between a swipe's moves: about the 120 Hz a touch panel reports at.
 	moveEvery = 8 * time.Millisecond
 	// dragHold is the least a drag holds before it moves: Android's long-press timeout is
