@@ -124,6 +124,11 @@ func (m *Metrics) KnowNode(node string) {
 	m.queueDepth.WithLabelValues(node)
 	m.queueFulls.WithLabelValues(node)
 	m.quota.WithLabelValues(node)
+	// The fair-share series of the one principal a farm without a policy has, so that its
+	// dashboard's rates have a sample from before the first wait; a policy's principals get
+	// theirs when they first wait.
+	m.waiting.WithLabelValues(node, broker.Anonymous)
+	m.served.WithLabelValues(node, broker.Anonymous)
 	for _, e := range []string{"granted", "released", "expired", "revoked"} {
 		m.leaseEvents.WithLabelValues(node, e)
 	}

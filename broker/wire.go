@@ -87,6 +87,9 @@ type DeviceEntry struct {
 	Updated time.Time    `json:"updated"`
 }
 
+// Anonymous is the principal of every caller of a gateway without an auth policy.
+const Anonymous = "anonymous"
+
 // Holder names who holds or asks: the principal (token owner, "anonymous" without auth) and
 // a client label (the MCP client's name, a CLI user).
 type Holder struct {

@@ -48,7 +48,7 @@ type Principal struct {
 }
 
 // anonymous is every caller of a gateway without a policy: today's behaviour, no limits.
-var anonymous = &Principal{Name: "anonymous"}
+var anonymous = &Principal{Name: broker.Anonymous}
 
 // MayCall reports whether the principal may call tool.
 func (p *Principal) MayCall(tool string) bool { return p.tools == nil || p.tools[tool] }
