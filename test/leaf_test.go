@@ -111,6 +111,10 @@ func TestLeafSitesCutAndHeal(t *testing.T) {
 	farmtest.Eventually(t, 10*time.Second, func() bool {
 		return deviceState(h.Farm, "n1-p1") == broker.StateLeased && deviceState(h.Farm, "n1-p2") == broker.StateLeased
 	}, "site-a's devices back at the hub, leased as they are at the site")
+	// The registry may come back before the node's next heartbeat does; the hub routes calls
+	// to a node it hears again.
+	farmtest.Eventually(t, 10*time.Second, func() bool { return scrape(t, hubMetrics, `corral_node_up{node="n1"}`) == 1 },
+		"the hub hears site-a's node again")
 	stop()
 	wg.Wait()
 	if len(failures) > 0 {
