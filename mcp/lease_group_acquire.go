@@ -17,6 +17,11 @@ import (
 // maxCount is the most devices one acquire_device leases together.
 const maxCount = 20
 
+// giveBack is the part of a caller's wait kept for giving back what was taken when not every
+// device could be had: so that even then the answer comes within the wait (with 1,000 callers
+// on two cores, giving back took up to 306 ms). A tenth of the wait, at most a second.
+func giveBack(wait time.Duration) time.Duration { return min(wait/10, time.Second) }
+
 // memberGrace is how long past its wait a member's acquire or release may take to answer.
 const memberGrace = 5 * time.Second
 
@@ -39,7 +44,8 @@ func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryab
 	if p := g.principal(ctx); p != nil && p.MaxDevices > 0 && a.Count > p.MaxDevices {
 		return g.deny(ctx, reasonQuota, fmt.Sprintf("count %d is more devices than %s may hold at once (max_devices %d)", a.Count, p.Name, p.MaxDevices))
 	}
-	t := &groupTaker{g: g, n: a.Count, deadline: time.Now().Add(time.Duration(a.WaitSeconds * float64(time.Second))),
+	wait := time.Duration(a.WaitSeconds * float64(time.Second))
+	t := &groupTaker{g: g, n: a.Count, deadline: time.Now().Add(wait - giveBack(wait)),
 		req:      broker.AcquireRequest{V: broker.WireVersion, Holder: holderFrom(ctx), TTLMS: int64(a.TTLSeconds * 1000)},
 		refusals: map[string]string{}, busy: map[string]int{}, dropped: map[string]bool{}}
 	defer t.releaseAll(ctx) // whatever is held unless the group was granted, before answering
