@@ -16,7 +16,8 @@ import (
 // Farm is what the front door needs from the rest of Corral. broker.Client implements it over
 // NATS; tests may pass their own.
 type Farm interface {
-	// Devices lists the registry; Device looks one up by serial.
+	// Devices lists the registry, one entry per serial, sorted by serial (the lists page by
+	// it); Device looks one up by serial.
 	Devices() []broker.DeviceEntry
 	Device(serial string) (broker.DeviceEntry, bool)
 	// Run sends a task to the device's owner node and waits for its result. The error is for

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,7 +61,9 @@ func newFakeFarm(t testing.TB) *fakeFarm {
 }
 
 func (f *fakeFarm) Devices() []broker.DeviceEntry {
-	return append([]broker.DeviceEntry(nil), f.devices...)
+	devs := append([]broker.DeviceEntry(nil), f.devices...)
+	slices.SortFunc(devs, func(a, b broker.DeviceEntry) int { return strings.Compare(a.Serial, b.Serial) })
+	return devs
 }
 
 func (f *fakeFarm) Device(serial string) (broker.DeviceEntry, bool) {

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,8 +70,7 @@ func toolListAvailableDevices() toolDef {
 			if err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			devs := g.farm.Devices()
-			slices.SortFunc(devs, func(a, b broker.DeviceEntry) int { return cmp.Compare(a.Serial, b.Serial) })
+			devs := g.farm.Devices() // sorted by serial
 			devs = slices.DeleteFunc(devs, func(d broker.DeviceEntry) bool { return !g.mayUse(ctx, d) || !a.matches(d) })
 			sum := newSummary()
 			for _, d := range devs {

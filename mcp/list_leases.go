@@ -75,8 +75,7 @@ func toolListLeases() toolDef {
 			}
 			// Leases and devices both by serial: each lease finds its device in one pass.
 			slices.SortFunc(leases, func(x, y broker.Lease) int { return cmp.Compare(x.Serial, y.Serial) })
-			devs := g.farm.Devices()
-			slices.SortFunc(devs, func(x, y broker.DeviceEntry) int { return cmp.Compare(x.Serial, y.Serial) })
+			devs := g.farm.Devices() // sorted by serial
 			sum := newSummary()
 			leases = slices.DeleteFunc(leases, func(l broker.Lease) bool {
 				for len(devs) > 0 && devs[0].Serial < l.Serial {
