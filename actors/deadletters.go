@@ -33,7 +33,7 @@ func LogDeadLetters(sys *actor.ActorSystem, log *slog.Logger) {
 		var what string
 		switch m := dl.Message.(type) {
 		case workDone:
-			what = fmt.Sprintf("task %s ended (%s)", m.id, m.result.Outcome)
+			what = fmt.Sprintf("task %s ended", m.id)
 		case graceOver:
 			what = fmt.Sprintf("grace of task %s over", m.id)
 		case healthDone:

@@ -41,13 +41,13 @@ type (
 		ctx      context.Context
 		progress func(broker.Progress)
 	}
-	// workDone is sent by the worker goroutine when Execute returns or panics.
+	// workDone is sent by the worker goroutine when Execute returns or panics. Its result went
+	// to the scheduler (run); a panic has none.
 	workDone struct {
-		id     string
-		result broker.TaskResult
-		panic  any
-		stack  []byte
-		at     time.Time // when the driver returned
+		id    string
+		panic any
+		stack []byte
+		at    time.Time // when the driver returned
 	}
 	// graceOver is sent when a cancelled task has not returned within the grace period.
 	graceOver struct{ id string }
@@ -106,8 +106,7 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 		}
 		a.current = ""
 		if m.panic != nil {
-			res := m.result
-			res.Outcome, res.Code = broker.OutcomeFailed, broker.CodePanic
+			res := broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodePanic}
 			res.Error = fmt.Sprintf("the driver panicked (%v); the device's actor was restarted, try again", m.panic)
 			ctx.Send(ctx.Parent(), taskFinished{serial: a.dev.Info().Serial, id: m.id, result: res, at: m.at})
 			panic(fmt.Sprintf("device %s: driver panic: %v\n%s", a.dev.Info().Serial, m.panic, m.stack))
@@ -147,6 +146,7 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 	})
 	go func() {
 		done := workDone{id: m.id}
+		var result broker.TaskResult
 		defer func() {
 			if p := recover(); p != nil {
 				done.panic, done.stack = p, debug.Stack()
@@ -158,9 +158,9 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 			// actor; the actor hears of it first (its mailbox is in order), so the next task
 			// finds it idle. A panic goes through the actor, which restarts.
 			if done.panic == nil {
-				root.Send(parent, taskFinished{serial: serial, id: m.id, result: done.result, at: done.at})
+				root.Send(parent, taskFinished{serial: serial, id: m.id, result: result, at: done.at})
 			}
 		}()
-		done.result = dev.Execute(m.ctx, m.req, m.progress)
+		result = dev.Execute(m.ctx, m.req, m.progress)
 	}()
 }

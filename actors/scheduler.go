@@ -287,14 +287,12 @@ func (s *Scheduler) submit(m SubmitTask) {
 			s.refuse(t, broker.CodeStaleLease, fmt.Sprintf("lease %s is not the current lease of %s: it expired, was released or revoked; call acquire_device again", redact(t.req.Lease), sl.info.Serial), sl)
 			return
 		}
-		s.renew(sl)
 		if sl.running == nil {
 			s.start(sl, t)
-			return
-		}
-		if !s.refuseQueueFull(t, sl) {
+		} else if !s.refuseQueueFull(t, sl) {
 			s.enqueue(sl, &waiter{task: t}, s.cfg.HolderQueue)
 		}
+		s.renew(sl) // after the task is on its way
 		return
 	}
 	if sl.lease == nil && sl.running == nil && len(sl.queue) == 0 {
@@ -370,9 +368,11 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	t.ctx = ctx
 	t.cancel = func(err error) { cancel(err); stopDeadline() }
 	sl.running = t
+	// The worker starts first; the bookkeeping overlaps with it (what the worker reports
+	// waits in the mailbox until this message is done).
+	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress})
 	s.cfg.Metrics.queueWait.Observe(now.Sub(t.submitted).Seconds())
 	s.show(sl)
-	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress})
 }
 
 // finished completes the running task and hands the device to whoever is next.
@@ -401,7 +401,7 @@ func (s *Scheduler) finished(m taskFinished) {
 	}
 	t.cancel(nil)
 	if !t.implicit && sl.lease != nil && sl.lease.Epoch == t.epoch {
-		s.renew(sl)
+		s.renew(sl) // before the answer: the idle TTL counts from no later than it
 	}
 	s.answer(t, res)
 	s.show(sl)
@@ -449,6 +449,7 @@ func (s *Scheduler) dispatch(sl *slot) {
 func (s *Scheduler) answer(t *task, res broker.TaskResult) {
 	res.V, res.ID, res.Serial, res.Node, res.Tool, res.Holder = broker.WireVersion, t.req.ID, t.req.Serial, s.cfg.Node, t.req.Tool, t.req.Holder
 	res.Submitted, res.Started, res.Finished, res.LeaseEpoch = t.submitted, t.started, time.Now(), t.epoch
+	t.reply(res) // first: the caller waits; the records and metrics do not
 	s.cfg.Metrics.task(t.req.Tool, res.Outcome, res.Finished.Sub(t.submitted))
 	if sl, known := s.slots[t.req.Serial]; known {
 		var busy time.Duration
@@ -458,7 +459,6 @@ func (s *Scheduler) answer(t *task, res broker.TaskResult) {
 		sl.series.task(res.Outcome, busy)
 	}
 	s.cfg.Mirror.TaskRecord(res.Record())
-	t.reply(res)
 }
 
 // refuse answers a task that did not run; sl (optional) names who holds the device.

@@ -381,25 +381,17 @@ func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp
 // request sends one request to a node's endpoint and decodes the answer. It fails with
 // ErrNodeLost as soon as the node is declared lost.
 func (c *Client) request(ctx context.Context, node, endpoint string, req, resp any) error {
-	data, err := json.Marshal(req)
+	data, err := encode(req)
 	if err != nil {
 		return fmt.Errorf("encode %s request: %w", endpoint, err)
 	}
 	lost := c.live.Lost(node)
-	select {
-	case <-lost:
+	if lost.Err() != nil {
 		return fmt.Errorf("node %s is lost (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, c.live.lostAfter, ErrNodeLost)
-	default:
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	go func() {
-		select {
-		case <-lost:
-			cancel(ErrNodeLost)
-		case <-rctx.Done():
-		}
-	}()
+	defer context.AfterFunc(lost, func() { cancel(ErrNodeLost) })()
 	start := time.Now()
 	subject := fmt.Sprintf(NodeGroupT, node) + "." + endpoint
 	msg, err := c.nc.RequestWithContext(rctx, subject, data)
@@ -416,10 +408,26 @@ func (c *Client) request(ctx context.Context, node, endpoint string, req, resp a
 	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
 		return fmt.Errorf("node %s refused the %s request (%s): %s", node, endpoint, code, msg.Header.Get("Nats-Service-Error"))
 	}
-	if err := json.Unmarshal(msg.Data, resp); err != nil {
+	if err := decode(msg.Data, resp); err != nil {
 		return fmt.Errorf("node %s sent an unreadable %s answer: %w", node, endpoint, err)
 	}
 	return nil
+}
+
+// encode is json.Marshal, sooner for a task (wirecodec.go): every tool call sends one.
+func encode(v any) ([]byte, error) {
+	if r, ok := v.(TaskRequest); ok {
+		return r.AppendJSON(nil)
+	}
+	return json.Marshal(v)
+}
+
+// decode is json.Unmarshal, sooner for a task's result.
+func decode(data []byte, v any) error {
+	if r, ok := v.(*TaskResult); ok {
+		return DecodeTaskResult(data, r)
+	}
+	return json.Unmarshal(data, v)
 }
 
 // validToken says whether s can be one NATS subject token or KV key.

@@ -30,10 +30,19 @@ type Liveness struct {
 }
 
 type nodeLife struct {
-	last   time.Time
-	boot   string
-	lost   bool
-	lostCh chan struct{} // closed when the node is declared lost
+	last time.Time
+	boot string
+	lost bool
+	// gone ends when the node is declared lost: a call to it stops waiting by context.AfterFunc,
+	// with no goroutine of its own.
+	gone context.Context
+	lose context.CancelFunc
+}
+
+func newNodeLife(last time.Time) *nodeLife {
+	n := &nodeLife{last: last}
+	n.gone, n.lose = context.WithCancel(context.Background())
+	return n
 }
 
 // NewLiveness returns a tracker that calls onLost (from its own goroutine) when a node is lost.
@@ -50,7 +59,7 @@ func (l *Liveness) Beat(node, boot string, at time.Time) {
 	defer l.mu.Unlock()
 	n := l.nodes[node]
 	if n == nil || n.lost {
-		n = &nodeLife{lostCh: make(chan struct{})}
+		n = newNodeLife(time.Time{})
 		l.nodes[node] = n
 	}
 	n.last, n.boot = at, boot
@@ -61,22 +70,21 @@ func (l *Liveness) Expect(node string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, ok := l.nodes[node]; !ok {
-		l.nodes[node] = &nodeLife{last: time.Now(), lostCh: make(chan struct{})}
+		l.nodes[node] = newNodeLife(time.Now())
 	}
 }
 
-// Lost returns a channel closed when node is declared lost; it is closed already if the node
-// is lost or unknown.
-func (l *Liveness) Lost(node string) <-chan struct{} {
+// Lost returns a context that ends when node is declared lost; it has ended already if the
+// node is lost or unknown.
+func (l *Liveness) Lost(node string) context.Context {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := l.nodes[node]
-	if n == nil {
-		ch := make(chan struct{})
-		close(ch)
-		return ch
+	if n := l.nodes[node]; n != nil {
+		return n.gone
 	}
-	return n.lostCh
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
 
 // Alive lists the nodes not lost, sorted.
@@ -140,7 +148,7 @@ func (l *Liveness) sweep(now time.Time) [][2]string {
 	for name, n := range l.nodes {
 		if !n.lost && now.Sub(n.last) > l.lostAfter {
 			n.lost = true
-			close(n.lostCh)
+			n.lose()
 			lost = append(lost, [2]string{name, n.boot})
 		}
 	}

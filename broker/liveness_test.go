@@ -11,15 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// isClosed says whether ch is closed, without waiting.
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
+// isClosed says whether a Lost context has ended.
+func isClosed(ctx context.Context) bool { return ctx.Err() != nil }
 
 // t0 is an arbitrary instant: sweep is driven with explicit times from it.
 var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -181,7 +174,7 @@ func TestLivenessRun(t *testing.T) {
 	go quiet.Run(t.Context())
 	quiet.Beat("n2", "boot-c", time.Now())
 	select {
-	case <-quiet.Lost("n2"):
+	case <-quiet.Lost("n2").Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("n2 not declared lost within 10s")
 	}
@@ -241,7 +234,7 @@ func TestLivenessVerdictWaitsForQueuedBeats(t *testing.T) {
 	never.Beat("n2", "boot", start)
 	go never.Run(t.Context())
 	select {
-	case <-never.Lost("n2"):
+	case <-never.Lost("n2").Done():
 		assert.GreaterOrEqual(t, time.Since(start), 2*after, "declared lost before twice lostAfter")
 	case <-time.After(10 * time.Second):
 		t.Fatal("a process that never catches up never declared n2 lost")

@@ -212,14 +212,17 @@ func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
 			own[k] = v
 		}
 	}
-	raw, err := json.Marshal(own)
-	if err != nil {
-		return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
+	var raw []byte
+	if len(own) > 0 {
+		var err error
+		if raw, err = json.Marshal(own); err != nil {
+			return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
+		}
 	}
 	if err := tools.DecodeArgs(raw, a); err != nil {
 		return nil, common, err
 	}
-	raw, err = json.Marshal(a)
+	raw, err := json.Marshal(a)
 	if err != nil {
 		return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
 	}

@@ -37,7 +37,8 @@ type Farm interface {
 	SessionDevice(ctx context.Context, session string) (broker.SessionDefault, bool)
 	SetSessionDevice(ctx context.Context, session string, d broker.SessionDefault) error
 	// LatestTask and SetLatestTask keep the id of the latest task of a session or holder (who,
-	// as latestOf names it), for get_latest_task on any gateway.
+	// as latestOf names it), for get_latest_task on any gateway. SetLatestTask is on every
+	// call's path: it must not wait for the write.
 	LatestTask(ctx context.Context, who string) (string, bool)
 	SetLatestTask(ctx context.Context, who, taskID string) error
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -68,10 +67,9 @@ func (g *Gateway) rememberLatest(ctx context.Context, res broker.TaskResult) {
 	if res.ID == "" || res.Submitted.IsZero() {
 		return // refused before any node saw it: there is no record to find
 	}
-	// The caller may be gone already (cancelled); the task still ran.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	if err := g.farm.SetLatestTask(ctx, latestOf(ctx), res.ID); err != nil {
+	// The caller may be gone already (cancelled); the task still ran. (SetLatestTask only
+	// queues the write: no deadline needed, nor the timer one costs on every call.)
+	if err := g.farm.SetLatestTask(context.WithoutCancel(ctx), latestOf(ctx), res.ID); err != nil {
 		g.log.Warn("latest task not recorded; get_latest_task will miss it", "task", res.ID, "err", err)
 	}
 }

@@ -41,7 +41,7 @@ type natsMirror struct {
 
 	mu      sync.Mutex
 	devices map[string]broker.DeviceEntry
-	leases  map[string]*broker.Lease // nil: delete
+	leases  map[string]leaseWrite
 	events  []publication
 	wake    chan struct{}
 }
@@ -54,12 +54,25 @@ type publication struct {
 	tries   int
 }
 
+// leaseWrite is a lease entry to write, or to delete. By value: a task renews its lease twice,
+// and a copy on the heap each time is garbage to collect.
+type leaseWrite struct {
+	lease  broker.Lease
+	delete bool
+}
+
 // encode fills in the publication's data and id once.
 func (p *publication) encode() error {
 	if p.data != nil {
 		return nil
 	}
-	data, err := json.Marshal(p.v)
+	var data []byte
+	var err error
+	if r, ok := p.v.(broker.TaskResult); ok {
+		data, err = r.AppendJSON(nil) // a record a call: the wire codec is sooner
+	} else {
+		data, err = json.Marshal(p.v)
+	}
 	if err != nil {
 		return err
 	}
@@ -72,7 +85,7 @@ var _ actors.Mirror = (*natsMirror)(nil)
 
 func newNATSMirror(stores *broker.Stores, node string, log *slog.Logger) *natsMirror {
 	return &natsMirror{stores: stores, node: node, log: log, devices: map[string]broker.DeviceEntry{},
-		leases: map[string]*broker.Lease{}, wake: make(chan struct{}, 1)}
+		leases: map[string]leaseWrite{}, wake: make(chan struct{}, 1)}
 }
 
 func (m *natsMirror) Device(e broker.DeviceEntry) {
@@ -83,13 +96,12 @@ func (m *natsMirror) Device(e broker.DeviceEntry) {
 }
 
 func (m *natsMirror) Lease(serial string, l *broker.Lease) {
-	var cp *broker.Lease
+	w := leaseWrite{delete: l == nil}
 	if l != nil {
-		c := l.Public() // the handle is the holder's secret; KV readers see who, not how
-		cp = &c
+		w.lease = l.Public() // the handle is the holder's secret; KV readers see who, not how
 	}
 	m.mu.Lock()
-	m.leases[serial] = cp
+	m.leases[serial] = w
 	m.mu.Unlock()
 	m.signal()
 }
@@ -166,7 +178,7 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 		devices, m.devices = m.devices, map[string]broker.DeviceEntry{}
 	}
 	leases, events := m.leases, m.events
-	m.leases, m.events = map[string]*broker.Lease{}, nil
+	m.leases, m.events = map[string]leaseWrite{}, nil
 	pending = len(m.devices) > 0
 	m.mu.Unlock()
 	if len(devices)+len(leases)+len(events) == 0 {
@@ -202,16 +214,16 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 		}
 		evFutures[i] = f
 	}
-	failedLeases := map[string]*broker.Lease{}
+	failedLeases := map[string]leaseWrite{}
 	for serial, l := range leases {
 		// A write lost with a NATS server would hold the others up until ctx ends: retry it
 		// sooner instead.
 		wctx, wcancel := context.WithTimeout(ctx, leaseWriteTimeout)
 		var err error
-		if l == nil {
+		if l.delete {
 			err = m.stores.Leases.Delete(wctx, broker.LeaseKey(m.node, serial))
 		} else {
-			data, _ := json.Marshal(l)
+			data, _ := json.Marshal(l.lease)
 			_, err = m.stores.Leases.Put(wctx, broker.LeaseKey(m.node, serial), data)
 		}
 		wcancel()

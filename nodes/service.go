@@ -34,7 +34,7 @@ func (n *Node) serve() error {
 			if !decode(r, &req) {
 				return
 			}
-			msg := actors.SubmitTask{Req: req, Reply: func(res broker.TaskResult) { respond(r, res) }}
+			msg := actors.SubmitTask{Req: req, Reply: func(res broker.TaskResult) { respondResult(r, res) }}
 			if req.Progress {
 				subject := fmt.Sprintf(broker.ProgressT, n.cfg.ID, req.ID)
 				msg.Progress = func(p broker.Progress) { publishJSON(n.cfg.NC, subject, p) }
@@ -80,9 +80,14 @@ func (n *Node) serve() error {
 	return nil
 }
 
-// decode reads a request's JSON; a malformed or too new request gets a micro error answer.
+// decode reads a request's JSON (a task's by the wire codec: every tool call sends one); a
+// malformed or too new request gets a micro error answer.
 func decode(r micro.Request, v interface{ Version() int }) bool {
-	if err := json.Unmarshal(r.Data(), v); err != nil {
+	unmarshal := json.Unmarshal
+	if t, ok := v.(*broker.TaskRequest); ok {
+		unmarshal = func(data []byte, _ any) error { return broker.DecodeTaskRequest(data, t) }
+	}
+	if err := unmarshal(r.Data(), v); err != nil {
 		_ = r.Error("400", "malformed request: "+err.Error(), nil)
 		return false
 	}
@@ -96,6 +101,20 @@ func decode(r micro.Request, v interface{ Version() int }) bool {
 // respond answers off the scheduler's goroutine: encoding a screenshot takes time.
 func respond(r micro.Request, v any) {
 	go func() { _ = r.RespondJSON(v) }()
+}
+
+// respondResult answers a task by the wire codec, off the scheduler's goroutine: encoding a
+// screenshot takes time, and even a small answer goes sooner from a goroutine that ends (the
+// NATS flusher it wakes runs next, rather than after the scheduler's bookkeeping).
+func respondResult(r micro.Request, res broker.TaskResult) {
+	go func() {
+		data, err := res.AppendJSON(nil)
+		if err != nil {
+			_ = r.Error("500", "task result not encodable: "+err.Error(), nil)
+			return
+		}
+		_ = r.Respond(data)
+	}()
 }
 
 func publishJSON(nc *nats.Conn, subject string, v any) {

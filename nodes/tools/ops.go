@@ -127,16 +127,15 @@ func ErrorCode(err error) string {
 // checks the arguments against their tags (argschema.go), then with v's Check method if it has
 // one (rules across fields).
 func DecodeArgs(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: err} // ArgProblem reads err
-	}
-	if dec.More() {
-		return BadInput("arguments: trailing data after the JSON object")
+	if len(raw) != 0 && string(raw) != "{}" { // no arguments leave v as it is: no decoder needed
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: err} // ArgProblem reads err
+		}
+		if dec.More() {
+			return BadInput("arguments: trailing data after the JSON object")
+		}
 	}
 	if err := checkArgs(v); err != nil {
 		return BadInput("%v", err)
