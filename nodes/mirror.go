@@ -19,8 +19,9 @@ import (
 )
 
 // Write cadence: events, task records and leases go out within flushEvery; registry entries
-// at most every registryEvery, so a device that flips busy and idle a hundred times a second is
-// written a few times, not a hundred (gateways watch every write).
+// and lease renewals at most every registryEvery, so a device that flips busy and idle a
+// hundred times a second is written a few times, not a hundred (gateways watch every write),
+// and a lease renewed by every call is not a KV write a call.
 const (
 	flushEvery    = 20 * time.Millisecond
 	registryEvery = 250 * time.Millisecond
@@ -42,6 +43,7 @@ type natsMirror struct {
 	mu      sync.Mutex
 	devices map[string]broker.DeviceEntry
 	leases  map[string]leaseWrite
+	written map[string]uint64 // the epoch of each serial's lease last taken to be written
 	events  []publication
 	wake    chan struct{}
 }
@@ -59,6 +61,10 @@ type publication struct {
 type leaseWrite struct {
 	lease  broker.Lease
 	delete bool
+	// renewal: only its expiry moved since the lease was last written; it waits for the
+	// registry's turn. (Gateways ask the nodes for leases; the mirror's expiry is a moment
+	// behind at most, and a node restored from it gives back a lease that soon, not later.)
+	renewal bool
 }
 
 // encode fills in the publication's data and id once.
@@ -76,8 +82,12 @@ func (p *publication) encode() error {
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(append([]byte(p.subject+"\n"), data...))
-	p.data, p.id, p.v = data, hex.EncodeToString(sum[:16]), nil
+	h := sha256.New()
+	h.Write([]byte(p.subject))
+	h.Write([]byte{'\n'})
+	h.Write(data)
+	var sum [sha256.Size]byte
+	p.data, p.id, p.v = data, hex.EncodeToString(h.Sum(sum[:0])[:16]), nil
 	return nil
 }
 
@@ -85,7 +95,7 @@ var _ actors.Mirror = (*natsMirror)(nil)
 
 func newNATSMirror(stores *broker.Stores, node string, log *slog.Logger) *natsMirror {
 	return &natsMirror{stores: stores, node: node, log: log, devices: map[string]broker.DeviceEntry{},
-		leases: map[string]leaseWrite{}, wake: make(chan struct{}, 1)}
+		leases: map[string]leaseWrite{}, written: map[string]uint64{}, wake: make(chan struct{}, 1)}
 }
 
 func (m *natsMirror) Device(e broker.DeviceEntry) {
@@ -101,6 +111,10 @@ func (m *natsMirror) Lease(serial string, l *broker.Lease) {
 		w.lease = l.Public() // the handle is the holder's secret; KV readers see who, not how
 	}
 	m.mu.Lock()
+	prev, queued := m.leases[serial]
+	epoch, known := m.written[serial]
+	// (A write queued at once stays so when renewed: a grant whose write failed is queued again.)
+	w.renewal = !w.delete && known && epoch == w.lease.Epoch && (!queued || prev.renewal)
 	m.leases[serial] = w
 	m.mu.Unlock()
 	m.signal()
@@ -163,23 +177,37 @@ func (m *natsMirror) run(ctx context.Context) {
 			}
 		}
 		if pending || failed {
-			m.signal() // registry entries wait for their turn; failed writes are retried
+			m.signal() // registry entries and renewals wait for their turn; failed writes are retried
 		}
 	}
 }
 
 // flush writes the queued changes: registry entries (when withRegistry) and events
 // asynchronously, leases in order. Writes that fail or go unacknowledged are queued again.
-// It reports whether registry entries are still waiting, and whether a write failed.
+// It reports whether registry entries or renewals are still waiting, and whether a write failed.
 func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, failed bool) {
 	m.mu.Lock()
 	var devices map[string]broker.DeviceEntry
 	if withRegistry {
 		devices, m.devices = m.devices, map[string]broker.DeviceEntry{}
 	}
-	leases, events := m.leases, m.events
-	m.leases, m.events = map[string]leaseWrite{}, nil
-	pending = len(m.devices) > 0
+	leases := map[string]leaseWrite{}
+	for serial, w := range m.leases {
+		if w.renewal && !withRegistry {
+			pending = true
+			continue
+		}
+		leases[serial] = w
+		delete(m.leases, serial)
+		if w.delete {
+			delete(m.written, serial)
+		} else {
+			m.written[serial] = w.lease.Epoch
+		}
+	}
+	events := m.events
+	m.events = nil
+	pending = pending || len(m.devices) > 0
 	m.mu.Unlock()
 	if len(devices)+len(leases)+len(events) == 0 {
 		return pending, false
