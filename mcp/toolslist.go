@@ -49,8 +49,11 @@ func (c *listCache) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.next.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxListRequest+1))
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := bodyOf(r), error(nil) // read once by bufferBody: no copy on every call
+	if body == nil {
+		body, err = io.ReadAll(io.LimitReader(r.Body, maxListRequest+1))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	if err != nil || !bytes.Contains(body, []byte(`"tools/list"`)) {
 		c.next.ServeHTTP(w, r)
 		return
