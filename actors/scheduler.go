@@ -368,8 +368,8 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	t.ctx = ctx
 	t.cancel = func(err error) { cancel(err); stopDeadline() }
 	sl.running = t
-	// The worker starts first; the bookkeeping overlaps with it (what the worker reports
-	// waits in the mailbox until this message is done).
+	// The device gets its task before the bookkeeping, which the other core may overlap with
+	// the worker (what the worker reports waits in the mailbox until this message is done).
 	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress})
 	s.cfg.Metrics.queueWait.Observe(now.Sub(t.submitted).Seconds())
 	s.show(sl)

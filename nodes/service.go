@@ -83,11 +83,13 @@ func (n *Node) serve() error {
 // decode reads a request's JSON (a task's by the wire codec: every tool call sends one); a
 // malformed or too new request gets a micro error answer.
 func decode(r micro.Request, v interface{ Version() int }) bool {
-	unmarshal := json.Unmarshal
+	var err error
 	if t, ok := v.(*broker.TaskRequest); ok {
-		unmarshal = func(data []byte, _ any) error { return broker.DecodeTaskRequest(data, t) }
+		err = broker.DecodeTaskRequest(r.Data(), t)
+	} else {
+		err = json.Unmarshal(r.Data(), v)
 	}
-	if err := unmarshal(r.Data(), v); err != nil {
+	if err != nil {
 		_ = r.Error("400", "malformed request: "+err.Error(), nil)
 		return false
 	}
