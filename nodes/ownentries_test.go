@@ -1,16 +1,13 @@
 package nodes
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/broker/embedded"
 )
 
 // A node restarting takes as its own the entries under its keys (<node>.<serial>) that name it,
@@ -18,16 +15,7 @@ import (
 // entry another node wrote naming it, nor one under its keys naming another node: such an
 // entry would set its epochs and make it record an interrupted task it never ran.
 func TestOwnEntriesAreThoseUnderItsKeys(t *testing.T) {
-	log := slog.New(slog.DiscardHandler)
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "test"}, log)
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	ctx := context.Background()
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
-	require.NoError(t, err)
+	ctx, stores, log := mirrorStores(t)
 	put := func(key, serial, node string, epoch uint64) {
 		b, err := json.Marshal(broker.DeviceEntry{V: broker.WireVersion, Serial: serial, Node: node, State: broker.StateOnline, Epoch: epoch})
 		require.NoError(t, err)
