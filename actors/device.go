@@ -74,20 +74,33 @@ type (
 // errDriverStuck marks a task whose driver ignored cancellation past the grace period.
 var errDriverStuck = errors.New("the driver did not stop after cancellation")
 
-// deviceActor runs one device's tasks, one at a time, each in a worker goroutine.
+// deviceActor runs one device's tasks, one at a time, on its worker goroutine.
 type deviceActor struct {
 	dev     Device
 	grace   time.Duration
 	current string     // id of the running task, "" when idle
 	capture *capturing // a console's look at the screen in flight (capture.go)
 	pending *runTask   // a task waiting for that look to end
+	// work feeds this incarnation's worker. It lives from task to task: a goroutine per
+	// task grew its stack again each time (the driver, then this actor and the scheduler,
+	// which run on it), a fifth of the CPU of a short task. A restart closes it; a worker
+	// stuck in a driver that ignored cancellation ends once the driver returns.
+	work chan func()
 }
 
 // Receive handles the device actor's messages.
 func (a *deviceActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
+		a.work = make(chan func(), 1)
+		go func(work <-chan func()) {
+			for task := range work {
+				task()
+			}
+		}(a.work)
 		a.checkHealth(ctx)
+	case *actor.Restarting, *actor.Stopping:
+		close(a.work)
 	case healthDone:
 		ctx.Send(ctx.Parent(), deviceHealth{serial: a.dev.Info().Serial, err: m.err})
 	case runTask:
@@ -135,7 +148,7 @@ func (a *deviceActor) checkHealth(ctx actor.Context) {
 	}()
 }
 
-// run starts the task in a worker goroutine and arms the grace timer for when it is cancelled.
+// run starts the task on the worker and arms the grace timer for when it is cancelled.
 func (a *deviceActor) run(ctx actor.Context, m runTask) {
 	a.current = m.id
 	self, parent, root := ctx.Self(), ctx.Parent(), ctx.ActorSystem().Root
@@ -144,7 +157,7 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 	stopGrace := context.AfterFunc(m.ctx, func() {
 		time.AfterFunc(grace, func() { root.Send(self, graceOver{id: m.id}) })
 	})
-	go func() {
+	task := func() {
 		done := workDone{id: m.id}
 		var result broker.TaskResult
 		defer func() {
@@ -162,5 +175,10 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 			}
 		}()
 		result = dev.Execute(m.ctx, m.req, m.progress)
-	}()
+	}
+	select {
+	case a.work <- task:
+	default:
+		go task() // not expected: the scheduler gives a device one task at a time
+	}
 }
