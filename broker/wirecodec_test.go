@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// codec is one message's pair of fast functions, so each check is written once for both.
+// wireCodec is one message's pair of fast functions, so each check is written once for both.
 type wireCodec[T any] struct {
 	encode func(*T, []byte) ([]byte, error)
 	decode func([]byte, *T) error
