@@ -87,6 +87,7 @@ func BenchmarkWeb(b *testing.B) {
 		chromedp.Navigate(directSite+"/")); err != nil {
 		b.Fatal(err)
 	}
+	f.WaitDevices(1, "online") // the gateway knows a device once its node has written the registry
 	c := httpClient(b, f, "bench-web")
 	lease := leaseHandle(b, c, map[string]any{"serial": "web-bench"})
 	defer func() { _, _ = call(c, "release_device", map[string]any{"lease": lease}) }()
@@ -179,6 +180,7 @@ func BenchmarkWebFleet(b *testing.B) {
 		drivers[i] = d
 		f.AddDriver("n1", d)
 	}
+	f.WaitDevices(n, "online")
 	mib := 0.0
 	for _, d := range drivers {
 		mib += d.Gauges()["memory_mib"]
