@@ -100,7 +100,10 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 		}(a.work)
 		a.checkHealth(ctx)
 	case *actor.Restarting, *actor.Stopping:
-		close(a.work)
+		if a.work != nil { // nil only if it stops before it started
+			close(a.work)
+			a.work = nil
+		}
 	case healthDone:
 		ctx.Send(ctx.Parent(), deviceHealth{serial: a.dev.Info().Serial, err: m.err})
 	case runTask:
