@@ -4,8 +4,8 @@ package chromium
 
 import (
 	"errors"
-	"os"
-	"os/exec"
+
+	"github.com/corral-farm/corral/internal/which"
 )
 
 // Names are the commands tried, in order; CORRAL_CHROMIUM names another.
@@ -18,13 +18,5 @@ var ErrNotFound = errors.New("no headless Chromium found: install Debian's chrom
 // Find returns the path of the Chromium to run: CORRAL_CHROMIUM if set, else the first of
 // Names on PATH.
 func Find() (string, error) {
-	if p := os.Getenv("CORRAL_CHROMIUM"); p != "" {
-		return exec.LookPath(p)
-	}
-	for _, n := range Names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", ErrNotFound
+	return which.First("CORRAL_CHROMIUM", Names, ErrNotFound)
 }

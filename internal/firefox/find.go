@@ -5,8 +5,8 @@ package firefox
 
 import (
 	"errors"
-	"os"
-	"os/exec"
+
+	"github.com/corral-farm/corral/internal/which"
 )
 
 // Names are the commands tried, in order; CORRAL_FIREFOX names another.
@@ -19,13 +19,5 @@ var ErrNotFound = errors.New("no Firefox found: install Debian's firefox-esr (ap
 // Find returns the path of the Firefox to run: CORRAL_FIREFOX if set, else the first of Names
 // on PATH.
 func Find() (string, error) {
-	if p := os.Getenv("CORRAL_FIREFOX"); p != "" {
-		return exec.LookPath(p)
-	}
-	for _, n := range Names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p, nil
-		}
-	}
-	return "", ErrNotFound
+	return which.First("CORRAL_FIREFOX", Names, ErrNotFound)
 }
