@@ -146,9 +146,10 @@ func TestResetWhileIdle(t *testing.T) {
 	r.strike(10, 10)
 	ev, stop := r.c.Subscribe(16)
 	defer stop()
-	// A dwell in flight fails with ErrReset.
-	dwell := goErr(func() error { return r.c.Dwell(ctx, time.Minute) })
+	// A dwell in flight fails with ErrReset. The count is read first: the dwell may reach the
+	// machine before goErr returns.
 	n := r.lines()
+	dwell := goErr(func() error { return r.c.Dwell(ctx, time.Minute) })
 	waitFor(t, "the dwell to reach the machine", func() bool { return r.lines() > n })
 	for i := range 20 { // a reset and its welcome, many times: none may be missed
 		st, err := r.c.Reset(ctx)
