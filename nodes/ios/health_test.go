@@ -86,12 +86,16 @@ func TestWDABadAnswers(t *testing.T) {
 	sims, reg := simFarmLaunching(t, 1, false)
 	d := ready(t, reg, "ios-sim-01")
 	w := sims.Devices()[0].WDA()
+	// Only the hang needs a short deadline; the others answer at once, and a deadline as short
+	// could pass first on a loaded machine, their error then the deadline's.
 	for _, f := range []struct {
-		fault wdasim.Fault
-		says  string
-	}{{wdasim.FaultGarbage, "screenshot"}, {wdasim.FaultError500, "XCTest crashed"}, {wdasim.FaultHang, "deadline"}} {
+		fault    wdasim.Fault
+		says     string
+		deadline time.Duration
+	}{{wdasim.FaultGarbage, "screenshot", 5 * time.Second}, {wdasim.FaultError500, "XCTest crashed", 5 * time.Second},
+		{wdasim.FaultHang, "deadline", 300 * time.Millisecond}} {
 		w.SetFault(f.fault)
-		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(t.Context(), f.deadline)
 		start := time.Now()
 		_, err := d.Screenshot(ctx)
 		cancel()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,11 +36,26 @@ func TestGetevent(t *testing.T) {
 	if out := sh(t, newDevice(t, WithoutTouchscreen()), "getevent -lp"); strings.Contains(out, "touchscreen") || !strings.Contains(out, "gpio-keys") {
 		t.Errorf("without a touchscreen:\n%s", out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	// Stopped 20 ms after it waits: a plain 20 ms deadline could pass before the line runs on a
+	// loaded machine, and a line whose ctx has ended runs nothing (status 0).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, status := d.run(ctx, "getevent"); status != 130 {
+	if _, status := d.run(&stopAfterWait{Context: ctx, cancel: cancel, after: 20 * time.Millisecond}, "getevent"); status != 130 {
 		t.Errorf("getevent without -p ended with %d; it waits for events until stopped", status)
 	}
+}
+
+// stopAfterWait is a context that ends `after` once something first waits on it (calls Done).
+type stopAfterWait struct {
+	context.Context
+	cancel context.CancelFunc
+	after  time.Duration
+	once   sync.Once
+}
+
+func (c *stopAfterWait) Done() <-chan struct{} {
+	c.once.Do(func() { time.AfterFunc(c.after, c.cancel) })
+	return c.Context.Done()
 }
 
 // test -w says the event devices are writable, unless they are denied; writing to one the
