@@ -3,6 +3,7 @@ package test
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"image"
 	"io"
 	"log/slog"
@@ -52,6 +53,22 @@ func inputsAfter(t *testing.T, tw *twin.Twin, n int) []string {
 	return got
 }
 
+// tappedAt checks that the phone gets a tap on bbox's centre after its n-th input. (The touch
+// an abort or a stop cut short may come first: the phone tells a tap from a double tap only
+// once its double-tap window has passed.)
+func tappedAt(t *testing.T, tw *twin.Twin, n int, bbox []float64, after string) {
+	t.Helper()
+	want := bboxCentre(tw, bbox)
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		return slices.ContainsFunc(tw.Phone.InputLog()[n:], func(line string) bool { return landedWithin(tw, line, want, 1) })
+	}, "a tap at "+fmt.Sprint(bbox)+" after "+after)
+}
+
+// bboxCentre is the pixel at the centre of a bbox in screen fractions.
+func bboxCentre(tw *twin.Twin, b []float64) image.Point {
+	return image.Pt(int((b[0]+b[2])/2*float64(tw.Size.Width)), int((b[1]+b[3])/2*float64(tw.Size.Height)))
+}
+
 var tapAt = regexp.MustCompile(`^(tap|doubletap) (\d+) (\d+)`)
 
 // landedWithin says whether the phone's input line is a tap or double tap within mm
@@ -73,10 +90,7 @@ func landedWithin(tw *twin.Twin, line string, want image.Point, mm float64) bool
 func TestArmRigThroughTheFrontDoor(t *testing.T) {
 	f, tw, serial := armFarm(t)
 	c := f.Client("arm-agent")
-	size := tw.Size
-	centre := func(b []float64) image.Point {
-		return image.Pt(int((b[0]+b[2])/2*float64(size.Width)), int((b[1]+b[3])/2*float64(size.Height)))
-	}
+	centre := func(b []float64) image.Point { return bboxCentre(tw, b) }
 
 	res := farmtest.MustCall(t, c, "list_available_devices", args("platform", "arm"))
 	assert.Contains(t, farmtest.Text(res), serial)
@@ -160,12 +174,12 @@ func TestArmRigThroughTheFrontDoor(t *testing.T) {
 	res = farmtest.MustCall(t, c, "screenshot", args("serial", serial, "lease", lease))
 	var shot struct{ Width, Height int }
 	farmtest.Structured(t, res, &shot)
-	assert.Equal(t, size.Width, shot.Width)
-	assert.Equal(t, size.Height, shot.Height)
+	assert.Equal(t, tw.Size.Width, shot.Width)
+	assert.Equal(t, tw.Size.Height, shot.Height)
 
 	// Out of reach: the finger never leaves the calibrated screen.
 	before := tw.GRBL.Snapshot()
-	res = farmtest.Call(t, c, "tap_abs_xy", args("serial", serial, "lease", lease, "x", size.Width+500, "y", 10))
+	res = farmtest.Call(t, c, "tap_abs_xy", args("serial", serial, "lease", lease, "x", tw.Size.Width+500, "y", 10))
 	require.True(t, res.IsError, farmtest.Text(res))
 	assert.Equal(t, before.Pos, tw.GRBL.Snapshot().Pos, "the gantry moved for an off-screen tap")
 
@@ -219,13 +233,9 @@ func TestArmAbortLiftsTheFinger(t *testing.T) {
 		s := tw.GRBL.Snapshot()
 		return !s.FingerDown && !s.Spindle && s.State == "Idle"
 	}, "the gantry at rest with the finger up")
-	// The lift reaches the phone on the simulator's delivery goroutine, after the machine
-	// state shows it: the count is read once it has, or the aborted swipe would count as
-	// the tap below.
-	tw.GRBL.Flush()
 	n := len(tw.Phone.InputLog())
 	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
-	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after the abort")
+	tappedAt(t, tw, n, []float64{0.4, 0.4, 0.5, 0.5}, "the abort")
 }
 
 // A rig's calibration lives in the farm's KV: arm_calibrate measures it again and keeps it, and
@@ -401,10 +411,9 @@ func TestArmFaultsThroughTheFrontDoor(t *testing.T) {
 	out, err := runCorral(t, "arm", "recover", "--gateway", f.Gateway().MCPURL, serial)
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "recovered")
-	tw.GRBL.Flush() // the swipe cut by the alarm reaches the phone before the count (see TestArmAbortLiftsTheFinger)
 	n := len(tw.Phone.InputLog())
 	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
-	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after arm_recover")
+	tappedAt(t, tw, n, []float64{0.4, 0.4, 0.5, 0.5}, "arm_recover")
 	assert.Equal(t, 0.0, deviceGauge(t, f, serial, "alarm"), "corral_device_gauge alarm after arm_recover")
 	assert.GreaterOrEqual(t, deviceGauge(t, f, serial, "gestures"), 2.0)
 	e := deviceGauge(t, f, serial, "calibration_error_mm")
@@ -494,7 +503,6 @@ func TestArmEmergencyStop(t *testing.T) {
 	}
 	s := tw.GRBL.Snapshot()
 	assert.False(t, s.FingerDown, "the finger is down after the emergency stop")
-	tw.GRBL.Flush() // the stopped swipe reaches the phone before the count (see TestArmAbortLiftsTheFinger)
 	n := len(tw.Phone.InputLog())
 	res = farmtest.Call(t, other, "tap", args("serial", serial, "bbox", []float64{0.1, 0.1, 0.2, 0.2}))
 	require.True(t, res.IsError, "a tap on a halted rig: %s", farmtest.Text(res))
@@ -503,7 +511,7 @@ func TestArmEmergencyStop(t *testing.T) {
 
 	farmtest.MustCall(t, f.Client("operator"), "arm_recover", args("serial", serial))
 	farmtest.MustCall(t, other, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
-	assert.True(t, strings.HasPrefix(inputsAfter(t, tw, n)[0], "tap "), "the rig did not tap after arm_recover")
+	tappedAt(t, tw, n, []float64{0.4, 0.4, 0.5, 0.5}, "arm_recover")
 }
 
 // `corral arm page` serves the calibration page that a real phone's browser opens, named by
