@@ -138,7 +138,10 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 		opts = append(opts, nats.RootCAs(o.TLSCA))
 	}
 	if o.InProcess != nil {
-		opts = append(opts, nats.InProcessServer(o.InProcess))
+		// No write deadline on an in-process pipe: setting one starts and stops a timer on
+		// every flush (two allocations a write), and a pipe write cannot stall on a network,
+		// only on the server in this process, which closes the pipe when it stops.
+		opts = append(opts, nats.InProcessServer(o.InProcess), nats.FlusherTimeout(0))
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
