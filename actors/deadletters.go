@@ -9,9 +9,10 @@ import (
 
 // A device actor's worker and timers report to it by message. When the device is disconnected
 // its actor stops at once, and what they report afterwards (the cancelled task's workDone, its
-// graceOver, a health check's healthDone) reaches no one: a dead letter, and an expected one.
-// protoactor logs dead letters at INFO; these three it skips (IgnoreDeadLetterLogging), and
-// LogDeadLetters logs them at DEBUG instead. Other dead letters keep protoactor's logging.
+// graceOver, a health check's healthDone, a recheck's recheckHealth) reaches no one: a dead
+// letter, and an expected one. protoactor logs dead letters at INFO; these four it skips
+// (IgnoreDeadLetterLogging), and LogDeadLetters logs them at DEBUG instead. Other dead letters
+// keep protoactor's logging.
 
 // IgnoreDeadLetterLogging marks workDone as expected after its actor stopped.
 func (workDone) IgnoreDeadLetterLogging() {}
@@ -38,6 +39,8 @@ func LogDeadLetters(sys *actor.ActorSystem, log *slog.Logger) {
 			what = fmt.Sprintf("grace of task %s over", m.id)
 		case healthDone:
 			what = "health check done"
+		case recheckHealth:
+			what = "health recheck due"
 		default:
 			return
 		}

@@ -51,7 +51,8 @@ type (
 	}
 	// graceOver is sent when a cancelled task has not returned within the grace period.
 	graceOver struct{ id string }
-	// healthDone carries the result of the health check run after (re)start.
+	// healthDone carries the result of a health check: the one run after (re)start, or a
+	// recheck of an unhealthy device (health.go).
 	healthDone struct{ err error }
 )
 
@@ -86,6 +87,10 @@ type deviceActor struct {
 	// which run on it), a fifth of the CPU of a short task. A restart closes it; a worker
 	// stuck in a driver that ignored cancellation ends once the driver returns.
 	work chan func()
+	// recheck is the timer of the next health check while unhealthy, recheckIn its delay
+	// (health.go).
+	recheck   *time.Timer
+	recheckIn time.Duration
 }
 
 // Receive handles the device actor's messages.
@@ -104,8 +109,11 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 			close(a.work)
 			a.work = nil
 		}
+		a.stopRecheck()
 	case healthDone:
-		ctx.Send(ctx.Parent(), deviceHealth{serial: a.dev.Info().Serial, err: m.err})
+		a.healthChecked(ctx, m.err)
+	case recheckHealth:
+		a.checkHealth(ctx)
 	case runTask:
 		if !a.deferTask(m) {
 			a.run(ctx, m)
@@ -139,16 +147,6 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 			Error: "the driver did not stop after cancellation; the device is marked unhealthy and its actor restarted"}})
 		panic(fmt.Sprintf("device %s: %v (task %s)", serial, errDriverStuck, m.id))
 	}
-}
-
-func (a *deviceActor) checkHealth(ctx actor.Context) {
-	self, root := ctx.Self(), ctx.ActorSystem().Root
-	dev, timeout := a.dev, a.grace*10
-	go func() {
-		hctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		root.Send(self, healthDone{err: dev.Health(hctx)})
-	}()
 }
 
 // run starts the task on the worker and arms the grace timer for when it is cancelled.

@@ -209,7 +209,7 @@ func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
 	}
 	sl.dev, sl.info = dev, info
 	// Unhealthy until its actor's first health check passes.
-	sl.health, sl.reason = broker.StateUnhealthy, "starting"
+	sl.health, sl.reason = broker.StateUnhealthy, reasonStarting
 	sl.pid = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
 		return &deviceActor{dev: dev, grace: s.cfg.Grace}
 	}, actor.WithDispatcher(inline())))
@@ -255,16 +255,25 @@ func (s *Scheduler) revokeAll(reason string) {
 	}
 }
 
+// reasonStarting is a new device's reason for being unhealthy until its first check answers.
+const reasonStarting = "starting"
+
 func (s *Scheduler) deviceHealth(m deviceHealth) {
 	sl, ok := s.slots[m.serial]
 	if !ok || sl.health == broker.StateOffline {
 		return
 	}
+	was, wasReason := sl.health, sl.reason
 	if m.err != nil {
 		sl.health, sl.reason = broker.StateUnhealthy, m.err.Error()
-		s.cfg.Log.Warn("device unhealthy", "serial", m.serial, "node", s.cfg.Node, "err", m.err)
+		if was != sl.health || wasReason != sl.reason { // rechecks repeat it every half minute
+			s.cfg.Log.Warn("device unhealthy", "serial", m.serial, "node", s.cfg.Node, "err", m.err)
+		}
 	} else {
 		sl.health, sl.reason = broker.StateOnline, ""
+		if was == broker.StateUnhealthy && wasReason != reasonStarting {
+			s.cfg.Log.Info("device healthy again", "serial", m.serial, "node", s.cfg.Node, "was", wasReason)
+		}
 	}
 	s.show(sl)
 	s.dispatch(sl)
