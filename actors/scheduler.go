@@ -143,8 +143,10 @@ type Scheduler struct {
 // goroutine per wake-up: a call crosses the scheduler and its device's actor twice, and each
 // hop to a fresh goroutine cost more than the actors' own work (a call through the node took
 // 60 µs, 44 µs inline). The actors' handlers never block (drivers run on workers of their
-// own, replies only publish), so a sender only ever runs them briefly; and no one sends to
-// them holding a lock their handlers take.
+// own, replies only publish), so a sender runs them briefly: until the mailbox is empty,
+// yielding every 300 messages. (A sender to a busy scheduler is held while others' messages
+// keep it busy; replies must not block for that reason too.) No one sends to them holding a
+// lock their handlers take.
 func inline() actor.Dispatcher { return actor.NewSynchronizedDispatcher(300) }
 
 // NewSchedulerProps returns the props of a scheduler whose device actors are supervised
