@@ -92,6 +92,7 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 		return out, fmt.Errorf("vision %s: encode the request: %w", endpoint, err)
 	}
 	subject := Prefix + "." + endpoint
+	var busy *Error // the last busy answer: what the caller learns if the deadline comes
 	for try := 1; ; try++ {
 		actx, cancel := context.WithTimeout(ctx, c.attempt)
 		msg, err := c.nc.RequestWithContext(actx, subject, data)
@@ -99,6 +100,8 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 		switch {
 		case errors.Is(err, nats.ErrNoResponders):
 			return out, ErrNoWorker
+		case err != nil && ctx.Err() != nil && busy != nil:
+			return out, fmt.Errorf("%w (still busy at the call's deadline, %d tries)", busy, try)
 		case err != nil && ctx.Err() != nil:
 			return out, fmt.Errorf("vision %s: no answer within the call's deadline (%d tries): %w", endpoint, try, ctx.Err())
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
@@ -112,6 +115,7 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 				return out, e
 			}
 			// Busy: the queue group may pick another worker, or this one once it has room.
+			busy = e
 			select {
 			case <-ctx.Done():
 				return out, fmt.Errorf("%w (still busy at the call's deadline, %d tries)", e, try)
