@@ -87,18 +87,18 @@ func TestMirrorRetriesRecordsOnce(t *testing.T) {
 	m.TaskRecord(rec("t_first"))
 	_, failed := m.flush(ctx, false)
 	require.False(t, failed)
-	msg, err := stores.Events.GetLastMsgForSubject(ctx, fmt.Sprintf(broker.EventTaskT, "n1", "t_first"))
+	msg, err := stores.Events.GetLastMsgForSubject(ctx, record("t_first"))
 	require.NoError(t, err)
 	assert.Empty(t, msg.Header.Get(jetstream.MsgIDHeader), "a record carries a dedupe id")
 
 	// The same record again, as a retry would send it: the stream has it, so it is written.
-	m.queue(publication{subject: fmt.Sprintf(broker.EventTaskT, "n1", "t_first"), v: rec("t_first"), own: true, tries: 1})
+	m.queue(publication{subject: record("t_first"), v: rec("t_first"), own: true, tries: 1})
 	_, failed = m.flush(ctx, false)
 	assert.False(t, failed, "a retried record the stream has already is taken as failed")
 	assert.Equal(t, uint64(1), count(record("t_first")), "the record is stored twice")
 
 	// A retry whose first try never arrived is written.
-	m.queue(publication{subject: fmt.Sprintf(broker.EventTaskT, "n1", "t_lost"), v: rec("t_lost"), own: true, tries: 1})
+	m.queue(publication{subject: record("t_lost"), v: rec("t_lost"), own: true, tries: 1})
 	_, failed = m.flush(ctx, false)
 	assert.False(t, failed)
 	assert.Equal(t, uint64(1), count(record("t_lost")))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -342,4 +343,37 @@ func TestNoWorker(t *testing.T) {
 	_, err := client.OCR(t.Context(), vision.OCRRequest{V: 1})
 	assert.ErrorIs(t, err, vision.ErrNoWorker)
 	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+// A worker that answered busy and then does not answer before the call's deadline: the
+// caller learns that the workers were busy, not only that time ran out.
+func TestClientSaysBusyAtTheDeadline(t *testing.T) {
+	connect := natsServer(t)
+	// The worker's side of the wire: busy first, then silence (a request taken by a worker
+	// that stalls, or lost).
+	var asked atomic.Int32
+	worker := connect()
+	if _, err := worker.Subscribe(vision.Prefix+"."+vision.EndpointOCR, func(m *nats.Msg) {
+		if asked.Add(1) == 1 {
+			reply := nats.NewMsg(m.Reply)
+			reply.Header.Set(micro.ErrorHeader, "busy: 2 waiting")
+			reply.Header.Set(micro.ErrorCodeHeader, CodeBusy)
+			_ = m.RespondMsg(reply)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	_, err := vision.NewClient(connect(), time.Minute).OCR(ctx, vision.OCRRequest{V: 1})
+	var ve *vision.Error
+	if !errors.As(err, &ve) || ve.Code != CodeBusy {
+		t.Fatalf("a call that met a busy worker and then its deadline: %v, want the busy error", err)
+	}
+	if asked.Load() < 2 {
+		t.Fatalf("asked %d times: the client did not ask again after busy", asked.Load())
+	}
 }
