@@ -175,13 +175,28 @@ func (s *adbServer) cmd(ctx context.Context, args ...string) *exec.Cmd {
 // connect makes the server connect to dev and waits until it lists dev as ready.
 func (s *adbServer) connect(tb testing.TB, dev *adbsim.Device) {
 	tb.Helper()
+	s.connectOnly(tb, dev)
+	waitState(tb, s.addr(), dev.Serial(), "device")
+}
+
+// connectOnly runs adb connect without waiting for the server to list dev as ready (a test
+// may time that wait itself). A device that was killed stays listed offline while the server
+// retries it, up to 10 s apart; adb connect then answers "already connected" and leaves it to
+// the retry, so connectOnly disconnects the stale entry and connects afresh, as a user would.
+func (s *adbServer) connectOnly(tb testing.TB, dev *adbsim.Device) {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := s.cmd(ctx, "connect", dev.Serial()).CombinedOutput()
+	if err == nil && strings.Contains(string(out), "already connected") {
+		if state, _ := hostQuery(ctx, s.addr(), "host-serial:"+dev.Serial()+":get-state"); state != "device" {
+			s.disconnect(dev)
+			out, err = s.cmd(ctx, "connect", dev.Serial()).CombinedOutput()
+		}
+	}
 	if err != nil || !strings.Contains(string(out), "connected to") {
 		tb.Fatalf("adb connect %s: %v: %s", dev.Serial(), err, out)
 	}
-	waitState(tb, s.addr(), dev.Serial(), "device")
 }
 
 // disconnect makes the server forget dev.
@@ -211,16 +226,17 @@ func waitState(tb testing.TB, addr, serial, state string) {
 	tb.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	var got string
+	var err error
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		got, _ = hostQuery(ctx, addr, "host-serial:"+serial+":get-state")
+		got, err = hostQuery(ctx, addr, "host-serial:"+serial+":get-state")
 		cancel()
 		if got == state {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	tb.Fatalf("%s: state %q, want %q", serial, got, state)
+	tb.Fatalf("%s: state %q (%v), want %q", serial, got, err, state)
 }
 
 // startDevice starts a simulated device that is closed when the test ends.
