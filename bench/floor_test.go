@@ -17,7 +17,11 @@ import (
 // noopServer is a bare mcp-go server with one tool shaped like get_screen_size (the same
 // common arguments and output schema) whose handler answers at once: what MCP costs before
 // Corral does anything.
-func noopServer() *mcpserver.MCPServer {
+func noopServer() *mcpserver.MCPServer { return floorServer(nil) }
+
+// floorServer is noopServer whose tool first runs hop, when there is one: with a bare NATS
+// request/reply, the floors chained (chainURL).
+func floorServer(hop func() error) *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("noop", "0", mcpserver.WithToolCapabilities(false), mcpserver.WithLogging(), mcpserver.WithRecovery())
 	tool := mcpgo.NewTool(nopTool, mcpgo.WithDescription("Get the device's screen size in pixels."),
 		mcpgo.WithReadOnlyHintAnnotation(true), mcpgo.WithOutputSchema[tools.ScreenSizeResult](),
@@ -29,6 +33,11 @@ func noopServer() *mcpserver.MCPServer {
 	)
 	data, _ := json.Marshal(tools.ScreenSizeResult{Width: 1080, Height: 2400, Message: "screen size: 1080x2400 pixels"})
 	s.AddTool(tool, func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		if hop != nil {
+			if err := hop(); err != nil {
+				return nil, err
+			}
+		}
 		return mcpgo.NewToolResultStructured(json.RawMessage(data), string(data)), nil
 	})
 	return s

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,7 +25,9 @@ import (
 //     NATS request/reply (nats floor). ratio = gateway p50 / (mcp floor p50 + nats floor p50),
 //     goal ≤ 1.25. Beside them, the same task sent by the gateway's farm client straight to
 //     the node (node: NATS → node's actors → sim → NATS, no MCP); node-ratio = its p50 over
-//     the NATS floor's, which says how much of the gateway's excess is the node's.
+//     the NATS floor's, which says how much of the gateway's excess is the node's. And the
+//     floors chained (chain-floor: the bare server's tool makes the bare NATS request/reply);
+//     chain-ratio = gateway p50 / chain p50, Corral's own work on top of both parts.
 //   - op=mcp-client: the same call by mcp-go's own client, to the gateway and to the bare
 //     server. ratio = gateway p50 / bare p50, goal ≤ 1.5.
 func BenchmarkFloors(b *testing.B) {
@@ -36,11 +39,13 @@ func BenchmarkFloors(b *testing.B) {
 	b.Run("op=minimal-client", func(b *testing.B) {
 		gw := newRawCaller(b, f.Gateway().MCPURL, nopTool, args)
 		bare := newRawCaller(b, noopURL(b), nopTool, args)
-		floor := natsFloor(b, f)
-		lat := interleave(b, []path{{"gateway", gw.call}, {"mcp-floor", bare.call}, {"nats-floor", floor}, {"node", nodeTask(b, f, serial, args["lease"].(string))}})
+		chain := newRawCaller(b, chainURL(b, f), nopTool, args)
+		lat := interleave(b, []path{{"gateway", gw.call}, {"mcp-floor", bare.call}, {"nats-floor", natsFloor(b, f)},
+			{"node", nodeTask(b, f, serial, args["lease"].(string))}, {"chain-floor", chain.call}})
 		ratio := float64(p50(lat[0])) / float64(p50(lat[1])+p50(lat[2]))
 		b.ReportMetric(ratio, "ratio")
 		b.ReportMetric(float64(p50(lat[3]))/float64(p50(lat[2])), "node-ratio")
+		b.ReportMetric(float64(p50(lat[0]))/float64(p50(lat[4])), "chain-ratio")
 	})
 	b.Run("op=mcp-client", func(b *testing.B) {
 		bare := noopClient(b, true)
@@ -54,16 +59,18 @@ func BenchmarkFloors(b *testing.B) {
 
 // BenchmarkFloorsThroughput is 32 mcp-go clients over streamable HTTP calling get_screen_size
 // as fast as they can for a second over 100 devices (4 nodes × 25), then 32 clients of a bare
-// mcp-go server, taking turns three times in each b.Loop iteration (run it with -benchtime 1x).
-// ratio = the gateway's median calls/s over the bare server's, goal ≥ 0.8.
+// mcp-go server, then 32 of the floors chained (the bare server making a bare NATS
+// request/reply in its tool), taking turns three times in each b.Loop iteration (run it with
+// -benchtime 1x). ratio = the gateway's median calls/s over the bare server's, goal ≥ 0.8;
+// chain-ceiling = the chained floors' over the bare server's, the most that ratio can reach
+// with both parts; chain-ratio = the gateway's over the chained floors'.
 func BenchmarkFloorsThroughput(b *testing.B) {
 	const nodes, perNode = 4, 25
 	f := farmtest.Start(b, farmtest.Options{Nodes: nodes, PhonesPerNode: perNode, Quiet: true, InProcessNATS: true})
 	args := map[string]any{"serial": "n1-p1"}
 	const clients = 32
-	gw := make([]func() error, clients)
-	bare := make([]func() error, clients)
-	devs, noop := f.Devices(), noopURL(b)
+	gw, bare, chain := make([]func() error, clients), make([]func() error, clients), make([]func() error, clients)
+	devs, noop, chained := f.Devices(), noopURL(b), chainURL(b, f)
 	for i := range clients {
 		name := fmt.Sprintf("bench-floors-%d", i)
 		c := httpClient(b, f, name)
@@ -75,18 +82,24 @@ func BenchmarkFloorsThroughput(b *testing.B) {
 		gw[i] = func() error { n++; _, err := call(c, nopTool, mine[n%len(mine)]); return err }
 		nc := httpClientAt(b, noop, name)
 		bare[i] = func() error { _, err := call(nc, nopTool, args); return err }
+		cc := httpClientAt(b, chained, name)
+		chain[i] = func() error { _, err := call(cc, nopTool, args); return err }
 	}
-	var gwRates, bareRates []float64
+	var gwRates, bareRates, chainRates []float64
 	for b.Loop() {
 		for range 3 {
 			gwRates = append(gwRates, burst(b, gw, time.Second))
 			bareRates = append(bareRates, burst(b, bare, time.Second))
+			chainRates = append(chainRates, burst(b, chain, time.Second))
 		}
 	}
-	g, m := median(gwRates), median(bareRates)
+	g, m, c := median(gwRates), median(bareRates), median(chainRates)
 	b.ReportMetric(g, "gateway-calls/s")
 	b.ReportMetric(m, "mcp-floor-calls/s")
+	b.ReportMetric(c, "chain-floor-calls/s")
 	b.ReportMetric(g/m, "ratio")
+	b.ReportMetric(c/m, "chain-ceiling")
+	b.ReportMetric(g/c, "chain-ratio")
 }
 
 // interleave warms every path up, times them in turns (inTurns) and reports each path's
@@ -156,7 +169,8 @@ func burst(b *testing.B, callers []func() error, d time.Duration) float64 {
 }
 
 // natsFloor is a bare NATS request/reply between two in-process connections of the farm's
-// server, with payloads the size of a get_screen_size task's request and result.
+// server, with payloads the size of a get_screen_size task's request and result, on a subject
+// of its own (two floors in one farm must not both answer).
 func natsFloor(b *testing.B, f *farmtest.Farm) func() error {
 	b.Helper()
 	conn := func(name string) *nats.Conn {
@@ -170,13 +184,14 @@ func natsFloor(b *testing.B, f *farmtest.Farm) func() error {
 	responder, requester := conn("bench-responder"), conn("bench-requester")
 	reply := []byte(`{"v":1,"id":"t_0123456789","serial":"n1-p1","node":"n1","tool":"get_screen_size","outcome":"succeeded","data":{"width":1080,"height":2400,"message":"screen size: 1080x2400 pixels"}}`)
 	req := []byte(`{"v":1,"id":"t_0123456789","serial":"n1-p1","tool":"get_screen_size","args":{},"lease":"lease_0123456789abcdef","holder":{"principal":"anonymous","client":"bench"}}`)
-	if _, err := responder.Subscribe("bench.floor", func(m *nats.Msg) { _ = m.Respond(reply) }); err != nil {
+	subject := "bench.floor." + strings.TrimPrefix(nats.NewInbox(), "_INBOX.")
+	if _, err := responder.Subscribe(subject, func(m *nats.Msg) { _ = m.Respond(reply) }); err != nil {
 		b.Fatal(err)
 	}
 	if err := responder.Flush(); err != nil {
 		b.Fatal(err)
 	}
-	return func() error { _, err := requester.Request("bench.floor", req, callTimeout); return err }
+	return func() error { _, err := requester.Request(subject, req, callTimeout); return err }
 }
 
 // nodeTask sends get_screen_size under the lease by the gateway's own farm client, as the

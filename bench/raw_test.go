@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/corral-farm/corral/internal/farmtest"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -99,8 +100,17 @@ func (r *rawCaller) post(body []byte) (rawResponse, error) {
 }
 
 // noopURL serves the bare no-op mcp-go server over streamable HTTP and returns its URL.
-func noopURL(b *testing.B) string {
-	hs := httptest.NewServer(mcpserver.NewStreamableHTTPServer(noopServer(), mcpserver.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler))))
+func noopURL(b *testing.B) string { return serveFloor(b, noopServer()) }
+
+// chainURL serves the floors chained: the bare mcp-go server whose tool makes one bare NATS
+// request/reply (natsFloor) before it answers. Both parts the gateway must use, in one call,
+// none of Corral's own work: the ceiling of what a gateway built on them can reach.
+func chainURL(b *testing.B, f *farmtest.Farm) string {
+	return serveFloor(b, floorServer(natsFloor(b, f)))
+}
+
+func serveFloor(b *testing.B, s *mcpserver.MCPServer) string {
+	hs := httptest.NewServer(mcpserver.NewStreamableHTTPServer(s, mcpserver.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler))))
 	b.Cleanup(hs.Close)
 	return hs.URL
 }
