@@ -90,7 +90,6 @@ func landedWithin(tw *twin.Twin, line string, want image.Point, mm float64) bool
 func TestArmRigThroughTheFrontDoor(t *testing.T) {
 	f, tw, serial := armFarm(t)
 	c := f.Client("arm-agent")
-	centre := func(b []float64) image.Point { return bboxCentre(tw, b) }
 
 	res := farmtest.MustCall(t, c, "list_available_devices", args("platform", "arm"))
 	assert.Contains(t, farmtest.Text(res), serial)
@@ -115,7 +114,7 @@ func TestArmRigThroughTheFrontDoor(t *testing.T) {
 		got := inputsAfter(t, tw, n)
 		require.Len(t, got, 1, "%s: %q", c2.tool, got)
 		assert.True(t, strings.HasPrefix(got[0], c2.want), "%s made %q", c2.tool, got[0])
-		assert.True(t, landedWithin(tw, got[0], centre(c2.bbox), 1), "%s at %v landed at %q: more than 1 mm off", c2.tool, centre(c2.bbox), got[0])
+		assert.True(t, landedWithin(tw, got[0], bboxCentre(tw, c2.bbox), 1), "%s at %v landed at %q: more than 1 mm off", c2.tool, bboxCentre(tw, c2.bbox), got[0])
 		if c2.tool == "long_press" {
 			hold := regexp.MustCompile(`hold=([0-9.]+m?s)`).FindStringSubmatch(got[0])
 			require.NotNil(t, hold, got[0])
@@ -166,8 +165,8 @@ func TestArmRigThroughTheFrontDoor(t *testing.T) {
 		"step2", map[string]any{"tool_name": "tap", "arg": map[string]any{"bbox": []float64{0.8, 0.5, 0.9, 0.55}}}))
 	farmtest.Eventually(t, 10*time.Second, func() bool { return len(tw.Phone.InputLog()) >= n+2 }, "both taps of the sequence")
 	got := tw.Phone.InputLog()[n:]
-	assert.True(t, landedWithin(tw, got[0], centre([]float64{0.1, 0.5, 0.2, 0.55}), 1), "%q", got)
-	assert.True(t, landedWithin(tw, got[1], centre([]float64{0.8, 0.5, 0.9, 0.55}), 1), "%q", got)
+	assert.True(t, landedWithin(tw, got[0], bboxCentre(tw, []float64{0.1, 0.5, 0.2, 0.55}), 1), "%q", got)
+	assert.True(t, landedWithin(tw, got[1], bboxCentre(tw, []float64{0.8, 0.5, 0.9, 0.55}), 1), "%q", got)
 	assert.False(t, tw.GRBL.Snapshot().FingerDown, "the finger is down after the gestures")
 
 	// The screenshot is the camera's frame rectified to the screen.

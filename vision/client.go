@@ -93,6 +93,9 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 	}
 	subject := Prefix + "." + endpoint
 	var busy *Error // the last busy answer: what the caller learns if the deadline comes
+	stillBusy := func(try int) error {
+		return fmt.Errorf("%w (still busy at the call's deadline, %d tries)", busy, try)
+	}
 	for try := 1; ; try++ {
 		actx, cancel := context.WithTimeout(ctx, c.attempt)
 		msg, err := c.nc.RequestWithContext(actx, subject, data)
@@ -101,7 +104,7 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 		case errors.Is(err, nats.ErrNoResponders):
 			return out, ErrNoWorker
 		case err != nil && ctx.Err() != nil && busy != nil:
-			return out, fmt.Errorf("%w (still busy at the call's deadline, %d tries)", busy, try)
+			return out, stillBusy(try)
 		case err != nil && ctx.Err() != nil:
 			return out, fmt.Errorf("vision %s: no answer within the call's deadline (%d tries): %w", endpoint, try, ctx.Err())
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
@@ -118,7 +121,7 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 			busy = e
 			select {
 			case <-ctx.Done():
-				return out, fmt.Errorf("%w (still busy at the call's deadline, %d tries)", e, try)
+				return out, stillBusy(try)
 			case <-time.After(busyBackoff):
 			}
 			continue
