@@ -84,11 +84,15 @@ const Corral = (() => {
   // Screens keeps one EventSource for the live screens of the page: set() names the serials to
   // watch (reopening the stream when they change), and every frame lands in the <img
   // data-screen> under the element whose data-serial is the frame's. A hidden page watches
-  // nothing, so frames cost nothing when no one looks.
+  // nothing, so frames cost nothing when no one looks. The stream is closed as soon as the page
+  // is about to go (beforeunload): Firefox cuts a stream still open when the next page starts
+  // loading and logs that as an error (its bug 833462); should the page stay after all (a
+  // download, a 204), it opens again a second later.
   class Screens {
     constructor(width, fps) {
       this.width = width; this.fps = fps; this.serials = []; this.es = null; this.key = '';
       document.addEventListener('visibilitychange', () => this.open());
+      window.addEventListener('beforeunload', () => { this.close(); setTimeout(() => this.open(), 1000); });
       window.addEventListener('pagehide', () => this.close());
     }
     set(serials) {
