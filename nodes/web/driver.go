@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -107,11 +108,35 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 	return d, nil
 }
 
-// launch starts a browser on a new profile directory and makes it the device's.
+// launch starts a browser on a new profile directory and makes it the device's. A browser
+// that dies while it starts (Chromium has crashed at start-up on a loaded machine) is tried
+// once more, on a fresh directory.
 func (d *Driver) launch(ctx context.Context) error {
+	bctx, stop, dir, err := d.startBrowser(ctx)
+	if errors.Is(err, errDiedAtStart) && ctx.Err() == nil {
+		d.log.Warn("the browser died while starting; trying once more", "err", err)
+		bctx, stop, dir, err = d.startBrowser(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	id := chromedp.FromContext(bctx).Target.TargetID
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.browser, d.stop, d.dir, d.lastUse = bctx, stop, dir, time.Now()
+	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
+	return nil
+}
+
+// errDiedAtStart marks a browser process that exited before it answered.
+var errDiedAtStart = errors.New("the browser died while starting")
+
+// startBrowser starts a browser on a new profile directory: its first tab's context (the
+// browser lives as long as it), what stops it, and the directory.
+func (d *Driver) startBrowser(ctx context.Context) (context.Context, func(), string, error) {
 	dir, err := os.MkdirTemp("", "corral-web-")
 	if err != nil {
-		return d.wrap("start", fmt.Errorf("a profile directory: %w", err), "")
+		return nil, nil, "", d.wrap("start", fmt.Errorf("a profile directory: %w", err), "")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(d.exec), chromedp.UserDataDir(dir))
 	if os.Geteuid() == 0 { // Chromium's sandbox refuses to run as root
@@ -123,25 +148,24 @@ func (d *Driver) launch(ctx context.Context) error {
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
 	stop := func() { bcancel(); acancel() }
-	// The first run starts the browser, which lives as long as its context: not ctx.
-	if err := d.attach(ctx, bctx, d.emulate()); err != nil {
+	fail := func(err error) (context.Context, func(), string, error) {
 		stop()
 		_ = os.RemoveAll(dir)
-		return d.wrap("start", fmt.Errorf("%s: %w", d.exec, err), "check that Chromium runs here: "+d.exec+" --headless --version")
+		return nil, nil, "", err
+	}
+	// The first run starts the browser, which lives as long as its context: not ctx.
+	if err := d.attach(ctx, bctx, d.emulate()); err != nil {
+		if strings.Contains(err.Error(), "chrome failed to start") { // chromedp's words for an early exit
+			err = fmt.Errorf("%w: %w", errDiedAtStart, err)
+		}
+		return fail(d.wrap("start", fmt.Errorf("%s: %w", d.exec, err), "check that Chromium runs here: "+d.exec+" --headless --version"))
 	}
 	// Downloads land in the profile's own directory, and go with it.
 	if _, err := chromedp.CallBrowser(bctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
 		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: filepath.Join(dir, downloads)}); err != nil {
-		stop()
-		_ = os.RemoveAll(dir)
-		return d.wrap("start", fmt.Errorf("setting the downloads' directory: %w", err), "")
+		return fail(d.wrap("start", fmt.Errorf("setting the downloads' directory: %w", err), ""))
 	}
-	id := chromedp.FromContext(bctx).Target.TargetID
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.browser, d.stop, d.dir, d.lastUse = bctx, stop, dir, time.Now()
-	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
-	return nil
+	return bctx, stop, dir, nil
 }
 
 // downloads is the directory of the profile's downloads.

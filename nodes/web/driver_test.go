@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/corral-farm/corral/internal/chromium"
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
 )
@@ -102,11 +105,7 @@ func on(typ, id string) func(pageEvent) bool {
 
 func startBrowser(t *testing.T, profile string) *Driver {
 	t.Helper()
-	p, err := ProfileNamed(profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return startBrowserWith(t, Options{Serial: "web-" + profile, Profile: p})
+	return startBrowserWith(t, Options{Serial: "web-" + profile, Profile: mustProfile(t, profile)})
 }
 
 // startBrowserWith starts a browser device for the test (the phone profile unless o names
@@ -522,4 +521,68 @@ func TestCrashedBrowserIsReplaced(t *testing.T) {
 	if u, err := b.ForegroundApp(ctx); err != nil || u != r.srv.URL+"/" {
 		t.Errorf("the other device after the crash: %q, %v", u, err)
 	}
+}
+
+// A browser that dies while it starts (Chromium has crashed at start-up on a loaded machine)
+// is started once more, and the warning says so; one that keeps dying fails the start with a
+// clear error after two tries. The Chromium here is a script that dies by SIGSEGV, as
+// Chromium did, on its first start or on every one.
+func TestBrowserDiedAtStartIsTriedOnceMore(t *testing.T) {
+	chrome, err := chromium.Find()
+	if err != nil {
+		startBrowserWith(t, Options{}) // skips, or fails under CORRAL_REQUIRE_TOOLS
+	}
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	script := func(name, dies string) string {
+		path := filepath.Join(dir, name)
+		body := fmt.Sprintf("#!/bin/sh\necho >> %q\nif %s; then kill -SEGV $$; fi\nexec %q \"$@\"\n", starts, dies, chrome)
+		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	countStarts := func() int {
+		data, _ := os.ReadFile(starts)
+		n := strings.Count(string(data), "\n")
+		_ = os.Remove(starts)
+		return n
+	}
+	logs := &logtest.Recorder{}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	t.Setenv("CORRAL_CHROMIUM", script("dies-once", fmt.Sprintf(`[ "$(wc -l < %q)" -le 1 ]`, starts)))
+	d, err := Start(ctx, Options{Serial: "web-flaky", Profile: mustProfile(t, "phone"), Log: slog.New(logs)})
+	if err != nil {
+		t.Fatalf("a browser that died once: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	if n := countStarts(); n != 2 {
+		t.Errorf("the browser was started %d times, want 2", n)
+	}
+	if !slices.ContainsFunc(logs.Records(), func(r slog.Record) bool { return strings.Contains(r.Message, "died while starting") }) {
+		t.Error("no warning that the browser died while starting")
+	}
+	if u, err := d.ForegroundApp(ctx); err != nil || u != "about:blank" {
+		t.Errorf("the started browser shows %q (%v), want about:blank", u, err)
+	}
+
+	t.Setenv("CORRAL_CHROMIUM", script("dies-always", "true"))
+	_, err = Start(ctx, Options{Serial: "web-dead", Profile: mustProfile(t, "phone")})
+	if !errors.Is(err, errDiedAtStart) || !strings.Contains(err.Error(), "web-dead") {
+		t.Errorf("a browser that always dies: %v, want errDiedAtStart naming the device", err)
+	}
+	if n := countStarts(); n != 2 {
+		t.Errorf("the always-dying browser was started %d times, want 2", n)
+	}
+}
+
+func mustProfile(t *testing.T, name string) Profile {
+	t.Helper()
+	p, err := ProfileNamed(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
