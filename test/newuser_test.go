@@ -128,17 +128,20 @@ func TestDisconnectLogsNoDeadLetter(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the tap was not answered within 10s of the disconnect")
 	}
-	late := func(report string) bool {
-		return slices.ContainsFunc(logLines(logs, "device actor already stopped"), func(l string) bool {
-			return strings.HasPrefix(l, "DEBUG ") && strings.Contains(l, report)
-		})
+	late := func(report, what string) {
+		t.Helper()
+		if !assert.Eventually(t, func() bool {
+			return slices.ContainsFunc(logLines(logs, "device actor already stopped"), func(l string) bool {
+				return strings.HasPrefix(l, "DEBUG ") && strings.Contains(l, report)
+			})
+		}, 10*time.Second, 10*time.Millisecond, what) {
+			t.Fatalf("dead letters logged: %v", logLines(logs, "DeadLetter"))
+		}
 	}
 	// The grace timer fires a second after the cancel; then the driver is let go.
-	require.Eventually(t, func() bool { return late("grace of task " + id + " over") }, 10*time.Second, 10*time.Millisecond,
-		"the late grace timer is logged at DEBUG; dead letters: %v", logLines(logs, "DeadLetter"))
+	late("grace of task "+id+" over", "the late grace timer is logged at DEBUG")
 	require.NoError(t, phone.Close())
-	require.Eventually(t, func() bool { return late("task " + id + " ended") }, 10*time.Second, 10*time.Millisecond,
-		"the stuck driver's late return is logged at DEBUG; dead letters: %v", logLines(logs, "DeadLetter"))
+	late("task "+id+" ended", "the stuck driver's late return is logged at DEBUG")
 	assert.Empty(t, logLines(logs, "[DeadLetter]"), "dead letters logged by protoactor")
 }
 
