@@ -88,6 +88,15 @@ func TestConsoleWall(t *testing.T) {
 	waitPage(t, ctx, 10*time.Second, "frames after the tasks", seqJS, func(seq int) bool { return seq > before })
 	saveDoc(t, ctx, "console-device.png")
 
+	// About to leave (beforeunload), the page closes its stream before the next page loads;
+	// should it stay after all, the user's next touch opens it again.
+	evalPage[bool](t, ctx, `window.dispatchEvent(new Event('beforeunload'))`)
+	farmtest.Eventually(t, 10*time.Second, func() bool { return scrape(t, base, "corral_console_watchers") == 0 }, "the stream closed at beforeunload")
+	before = evalPage[int](t, ctx, seqJS)
+	evalPage[bool](t, ctx, `window.dispatchEvent(new Event('pointerdown'))`)
+	farmtest.Eventually(t, 10*time.Second, func() bool { return scrape(t, base, "corral_console_watchers") == 1 }, "the stream open again at the next touch")
+	waitPage(t, ctx, 10*time.Second, "frames after the touch", seqJS, func(seq int) bool { return seq > before })
+
 	// The page closes: nothing is watched, no node captures any more.
 	browse(t, ctx, chromedp.Navigate("about:blank"))
 	farmtest.Eventually(t, 10*time.Second, func() bool {

@@ -86,13 +86,17 @@ const Corral = (() => {
   // data-screen> under the element whose data-serial is the frame's. A hidden page watches
   // nothing, so frames cost nothing when no one looks. The stream is closed as soon as the page
   // is about to go (beforeunload): Firefox cuts a stream still open when the next page starts
-  // loading and logs that as an error (its bug 833462); should the page stay after all (a
-  // download, a 204), it opens again a second later.
+  // loading and logs that as an error (its bug 833462). Should the page stay after all (its
+  // load stopped), the user's next touch or key opens it again: a timer could fire while a slow
+  // next page is still on its way.
   class Screens {
     constructor(width, fps) {
       this.width = width; this.fps = fps; this.serials = []; this.es = null; this.key = '';
       document.addEventListener('visibilitychange', () => this.open());
-      window.addEventListener('beforeunload', () => { this.close(); setTimeout(() => this.open(), 1000); });
+      window.addEventListener('beforeunload', () => {
+        this.close();
+        for (const e of ['pointerdown', 'keydown']) window.addEventListener(e, () => this.open(), { once: true });
+      });
       window.addEventListener('pagehide', () => this.close());
     }
     set(serials) {
