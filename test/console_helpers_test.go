@@ -46,7 +46,7 @@ func consoleBrowser(t *testing.T) context.Context {
 		if err == nil {
 			return ctx
 		}
-		if try == 2 || !strings.Contains(err.Error(), "chrome failed to start") {
+		if try == 2 || !chromium.DiedAtStart(err) {
 			t.Fatal(err)
 		}
 		t.Logf("the browser died while starting, trying once more: %v", err)

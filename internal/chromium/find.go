@@ -4,6 +4,7 @@ package chromium
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/corral-farm/corral/internal/which"
 )
@@ -19,4 +20,10 @@ var ErrNotFound = errors.New("no headless Chromium found: install Debian's chrom
 // Names on PATH.
 func Find() (string, error) {
 	return which.First("CORRAL_CHROMIUM", Names, ErrNotFound)
+}
+
+// DiedAtStart reports whether err is chromedp's account of a browser that exited before it
+// answered (Chromium has crashed at start-up on a loaded machine): worth one more try.
+func DiedAtStart(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "chrome failed to start")
 }

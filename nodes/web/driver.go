@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -155,7 +154,7 @@ func (d *Driver) startBrowser(ctx context.Context) (context.Context, func(), str
 	}
 	// The first run starts the browser, which lives as long as its context: not ctx.
 	if err := d.attach(ctx, bctx, d.emulate()); err != nil {
-		if strings.Contains(err.Error(), "chrome failed to start") { // chromedp's words for an early exit
+		if chromium.DiedAtStart(err) {
 			err = fmt.Errorf("%w: %w", errDiedAtStart, err)
 		}
 		return fail(d.wrap("start", fmt.Errorf("%s: %w", d.exec, err), "check that Chromium runs here: "+d.exec+" --headless --version"))

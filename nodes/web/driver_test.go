@@ -542,7 +542,7 @@ func TestBrowserDiedAtStartIsTriedOnceMore(t *testing.T) {
 		}
 		return path
 	}
-	countStarts := func() int {
+	startsSinceLast := func() int {
 		data, _ := os.ReadFile(starts)
 		n := strings.Count(string(data), "\n")
 		_ = os.Remove(starts)
@@ -558,7 +558,7 @@ func TestBrowserDiedAtStartIsTriedOnceMore(t *testing.T) {
 		t.Fatalf("a browser that died once: %v", err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
-	if n := countStarts(); n != 2 {
+	if n := startsSinceLast(); n != 2 {
 		t.Errorf("the browser was started %d times, want 2", n)
 	}
 	if !slices.ContainsFunc(logs.Records(), func(r slog.Record) bool { return strings.Contains(r.Message, "died while starting") }) {
@@ -573,7 +573,7 @@ func TestBrowserDiedAtStartIsTriedOnceMore(t *testing.T) {
 	if !errors.Is(err, errDiedAtStart) || !strings.Contains(err.Error(), "web-dead") {
 		t.Errorf("a browser that always dies: %v, want errDiedAtStart naming the device", err)
 	}
-	if n := countStarts(); n != 2 {
+	if n := startsSinceLast(); n != 2 {
 		t.Errorf("the always-dying browser was started %d times, want 2", n)
 	}
 }
