@@ -53,18 +53,74 @@ func (s *Stores) SaveScreenshot(ctx context.Context, task string, jpeg []byte) (
 const maxScreenshotBytes = 16 << 20
 
 // Screenshot reads a task's screenshot by the name its record gives, checked against the
-// digest in the name. Its chunks are read by direct gets (no consumer): one for a screenshot
-// under 128 KiB, and a screenshot whose chunks were dropped (the store was full) reads as gone
-// at once rather than waiting for chunks that will never come.
+// digest in the name. A hub keeps no copies of its edge sites' screenshots (sites.go): one
+// it does not hold is read from each site's own store in turn, across the site's link.
 func (s *Stores) Screenshot(ctx context.Context, name string) ([]byte, error) {
 	want, ok := screenshotDigest(name)
 	if !ok {
 		return nil, fmt.Errorf("screenshot %q: not a screenshot name (tasks/<task>/<sha256>.jpg, as a task's steps give it)", name)
 	}
+	b, err := readScreenshot(ctx, s.Screenshots, s.screenshotStream, name, want)
+	if !errors.Is(err, ErrNotFound) || len(s.sites) == 0 {
+		return b, err
+	}
+	var failed []error
+	for _, site := range s.sites {
+		b, serr := s.siteScreenshot(ctx, site, name, want)
+		if serr == nil {
+			return b, nil
+		}
+		if !errors.Is(serr, ErrNotFound) {
+			failed = append(failed, fmt.Errorf("site %s: %w", site, serr))
+		}
+	}
+	if len(failed) > 0 {
+		return nil, fmt.Errorf("screenshot %s is not kept here, and a site that may keep it could not be read (is its link up?): %w", name, errors.Join(failed...))
+	}
+	return nil, fmt.Errorf("%w; nor at the sites %s", err, strings.Join(s.sites, ", "))
+}
+
+// siteScreenshot reads a screenshot from an edge site's store, through its JetStream domain.
+func (s *Stores) siteScreenshot(ctx context.Context, site, name, want string) ([]byte, error) {
+	s.siteMu.Lock()
+	src, ok := s.siteShots[site]
+	s.siteMu.Unlock()
+	if !ok {
+		js, err := jetstream.NewWithDomain(s.JS.Conn(), site)
+		if err != nil {
+			return nil, err
+		}
+		if src.obs, err = js.ObjectStore(ctx, ScreenshotBucket); err == nil {
+			src.st, err = js.Stream(ctx, objStream(ScreenshotBucket))
+		}
+		if errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, fmt.Errorf("%w: the site keeps no screenshots", ErrNotFound)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.siteMu.Lock()
+		s.siteShots[site] = src
+		s.siteMu.Unlock()
+	}
+	return readScreenshot(ctx, src.obs, src.st, name, want)
+}
+
+// screenshotSource is an edge site's screenshot store and the stream behind it.
+type screenshotSource struct {
+	obs jetstream.ObjectStore
+	st  jetstream.Stream
+}
+
+// readScreenshot reads a screenshot from obs, checked against its digest want. Its chunks are
+// read from st, the stream behind obs, by direct gets (no consumer): one for a screenshot
+// under 128 KiB, and a screenshot whose chunks were dropped (the store was full) reads as gone
+// at once rather than waiting for chunks that will never come.
+func readScreenshot(ctx context.Context, obs jetstream.ObjectStore, st jetstream.Stream, name, want string) ([]byte, error) {
 	gone := func() error {
 		return fmt.Errorf("screenshot %s: %w: it is older than the retention setting (--screenshots-max-age, --screenshots-max-bytes) or was never saved", name, ErrNotFound)
 	}
-	info, err := s.Screenshots.GetInfo(ctx, name)
+	info, err := obs.GetInfo(ctx, name)
 	switch {
 	case errors.Is(err, jetstream.ErrObjectNotFound):
 		return nil, gone()
@@ -76,7 +132,7 @@ func (s *Stores) Screenshot(ctx context.Context, name string) ([]byte, error) {
 	chunks := "$O." + ScreenshotBucket + ".C." + info.NUID
 	b := make([]byte, 0, info.Size)
 	for seq := uint64(1); uint64(len(b)) < info.Size; {
-		m, err := s.screenshotStream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(chunks))
+		m, err := st.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(chunks))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return nil, gone()
 		}

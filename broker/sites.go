@@ -34,7 +34,8 @@ const (
 
 // sourced says whether a hub's store (a stream's name) sources its sites' same stores: the
 // registry, the leases and the event stream. Sessions, node claims and calibrations stay
-// where they are written; screenshots stay at the site that took them.
+// where they are written; screenshots stay at the site that took them, and a hub's gateways
+// read them there (Stores.Screenshot).
 func sourced(stream string) bool {
 	return stream == kvStream(RegistryBucket) || stream == kvStream(LeaseBucket) || stream == EventStream
 }
@@ -72,10 +73,11 @@ func siteAPI(site string) string { return "$JS." + site + ".API" }
 var sitesRestored = []string{RegistryBucket, LeaseBucket}
 
 // siteReads are the JetStream API subjects by which a hub's gateway probes its sites' links
-// and reads their restored buckets, in any site's domain.
+// and reads their restored buckets and their screenshots, in any site's domain.
 func siteReads() []string {
 	api := siteAPI("*") + "."
-	out := []string{api + "INFO"}
+	shots := objStream(ScreenshotBucket)
+	out := []string{api + "INFO", api + "STREAM.INFO." + shots, api + "DIRECT.GET." + shots, api + "DIRECT.GET." + shots + ".>"}
 	for _, b := range sitesRestored {
 		s := kvStream(b)
 		out = append(out, api+"STREAM.INFO."+s, api+"CONSUMER.CREATE."+s, api+"CONSUMER.CREATE."+s+".>", api+"CONSUMER.DELETE."+s+".>")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,6 +25,10 @@ type Stores struct {
 	// Screenshots keep the screens of agent tasks' steps (SaveScreenshot, Screenshot).
 	Screenshots      jetstream.ObjectStore
 	screenshotStream jetstream.Stream // behind Screenshots: read by direct gets (Screenshot)
+
+	sites     []string // a hub's edge sites, whose screenshots it reads from theirs
+	siteMu    sync.Mutex
+	siteShots map[string]screenshotSource // by site, opened on the first read
 }
 
 // StoreOptions size the stores.
@@ -83,7 +88,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	s := &Stores{JS: js}
+	s := &Stores{JS: js, sites: o.Sites, siteShots: map[string]screenshotSource{}}
 	// hint says what to check when the server refuses a store.
 	hint := func(err error) string {
 		var api *jetstream.APIError

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corral-farm/corral/broker"
@@ -199,6 +201,38 @@ func hubJS(t *testing.T, h *farmtest.Hub) jetstream.JetStream {
 		t.Fatal(err)
 	}
 	return js
+}
+
+// A site's screenshots stay at the site; the hub reads them there. A gesture at site B, called
+// from the hub with pre_mark_operation, keeps its marked screen in site B's store; the hub's
+// get_task_result returns the same image as the site's gateway (after asking site A, which
+// has none); while the link is cut, the hub says it could not reach the site.
+func TestHubReadsSiteScreenshots(t *testing.T) {
+	h := farmtest.StartHub(t, farmtest.HubOptions{Sites: map[string][]string{"site-a": {"n1"}, "site-b": {"n2"}}, PhonesPerNode: 1, Quiet: true})
+	b := h.Sites["site-b"]
+	hubAgent, siteAgent := h.Client("hub-agent"), b.Client("site-agent")
+
+	farmtest.MustCall(t, hubAgent, "tap_xy", args("serial", "n2-p1", "x", 0.3, "y", 0.6, "pre_mark_operation", true))
+	var latest struct{ TaskID string }
+	farmtest.Structured(t, farmtest.MustCall(t, hubAgent, "get_latest_task", args()), &latest)
+	marked := func(c *client.Client) *mcpgo.CallToolResult {
+		return farmtest.MustCall(t, c, "get_task_result", args("taskId", latest.TaskID, "markedScreenshots", true))
+	}
+	var atSite [][]byte
+	farmtest.Eventually(t, 10*time.Second, func() bool { atSite = images(t, marked(siteAgent)); return len(atSite) == 1 },
+		"the site's gateway shows the marked screen")
+	atHub := marked(hubAgent)
+	if got := images(t, atHub); len(got) != 1 || !bytes.Equal(got[0], atSite[0]) {
+		t.Fatalf("the hub shows %d images for a marked screen kept at site-b, want the site's one: %s", len(got), farmtest.Text(atHub))
+	}
+
+	b.Link.Cut()
+	farmtest.Eventually(t, 10*time.Second, func() bool { return scrape(t, h.Gateway().HTTP.URL, `corral_site_up{site="site-b"}`) == 0 },
+		"the hub notices site-b's cut")
+	cut := marked(hubAgent)
+	if text := farmtest.Text(cut); len(images(t, cut)) != 0 || !strings.Contains(text, "site site-b") || !strings.Contains(text, "is its link up?") {
+		t.Fatalf("during the cut, the hub's answer for site-b's screen is not that it could not reach site-b: %s", text)
+	}
 }
 
 // corral up as a hub and as an edge site, and corral node as another site's node with the
