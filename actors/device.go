@@ -114,6 +114,8 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 		a.healthChecked(ctx, m.err)
 	case recheckHealth:
 		a.checkHealth(ctx)
+	case haltCheck:
+		a.checkHalt(ctx)
 	case runTask:
 		if !a.deferTask(m) {
 			a.run(ctx, m)

@@ -46,6 +46,13 @@ type (
 		Serial string
 		Err    error
 	}
+	// SetHalted shows a device halted with Reason (emergency_stop held its machine until it
+	// is recovered) or, with Reason "", no longer so. A halted device shows unhealthy but still
+	// takes tasks (halt.go); it is no longer halted once a health check after a task passes.
+	SetHalted struct {
+		Serial string
+		Reason string
+	}
 	// RevokeAll revokes every lease and fails every queued caller: the node was declared lost
 	// or is shutting down. Epochs move on, so holders of the old ones are fenced.
 	RevokeAll struct {

@@ -90,6 +90,7 @@ type slot struct {
 	pid        *actor.PID
 	health     string // online, unhealthy or offline; leased and busy are derived
 	reason     string
+	halt       string // why the device is halted (halt.go); "" when it is not
 	epoch      uint64
 	lease      *broker.Lease
 	ttl        time.Duration // the lease's idle TTL: each of its tasks pushes its expiry this far
@@ -189,6 +190,10 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 		s.deviceHealth(m)
 	case SetHealth:
 		s.deviceHealth(deviceHealth{serial: m.Serial, err: m.Err})
+	case SetHalted:
+		s.setHalted(m)
+	case haltChecked:
+		s.haltChecked(m)
 	case leaseTimer:
 		s.leaseTimer(m)
 	case waitTimer:
@@ -209,7 +214,7 @@ func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
 		sl = &slot{epoch: info.Epoch, series: s.cfg.Metrics.device(s.cfg.Node, info.Serial)}
 		s.slots[info.Serial] = sl
 	}
-	sl.dev, sl.info = dev, info
+	sl.dev, sl.info, sl.halt = dev, info, "" // a device added again has a new driver
 	// Unhealthy until its actor's first health check passes.
 	sl.health, sl.reason = broker.StateUnhealthy, reasonStarting
 	sl.pid = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
@@ -415,6 +420,7 @@ func (s *Scheduler) finished(m taskFinished) {
 		s.renew(sl) // before the answer: the idle TTL counts from no later than it
 	}
 	s.answer(t, res)
+	s.afterHaltedTask(sl, res)
 	s.show(sl)
 	s.dispatch(sl)
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"time"
 
+	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
 // haltTimeout bounds a driver's halt.
 const haltTimeout = 10 * time.Second
+
+// haltReason is why a halted device is shown unhealthy: what it takes to use it again.
+const haltReason = "halted by emergency_stop: when a person has looked at it, resume with arm_recover"
 
 // halt halts the machine of device serial after its tasks were aborted (emergency_stop), if
 // its driver can: outside the device's queue, since nothing may run before it.
@@ -30,5 +34,7 @@ func (n *Node) halt(serial string, a broker.AbortAnswer) broker.AbortAnswer {
 	}
 	n.cfg.Log.Warn("emergency stop: device halted", "serial", serial)
 	a.Halted = true
+	// Shown unhealthy, out of the free lists, until a task (arm_recover) brings it back.
+	n.system.Root.Send(n.sched, actors.SetHalted{Serial: serial, Reason: haltReason})
 	return a
 }
