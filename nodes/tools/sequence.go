@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // MaxSequenceSteps bounds a sequence (PhysiClaw: up to 5).
@@ -24,6 +25,8 @@ type seqTool struct {
 	// arg says what the PhysiClaw step form's "arg" is for this tool besides an object of
 	// arguments: "bbox" (an array), "text" (a string), or "" (only an object).
 	arg string
+	// needs are the tool's Needs: a sequence checks them all before its first step.
+	needs []Ability
 }
 
 // sequenceTools are the tools a step may run, those whose Tool has a Step form: actions on the
@@ -37,7 +40,7 @@ var sequenceTools = sync.OnceValue(func() map[string]seqTool {
 			continue
 		}
 		arg := map[StepForm]string{StepBBox: "bbox", StepText: "text"}[t.Step]
-		m[t.Name] = seqTool{args: func() any { return reflect.New(t.Args).Interface() }, arg: arg}
+		m[t.Name] = seqTool{args: func() any { return reflect.New(t.Args).Interface() }, arg: arg, needs: t.Needs}
 	}
 	return m
 })
@@ -61,6 +64,7 @@ type SequenceStep struct {
 	ToolName string          `json:"tool_name"`
 	Args     json.RawMessage `json:"args,omitempty"`
 	Arg      json.RawMessage `json:"arg,omitempty"`
+	needs    []Ability       // the tool's, set by check
 }
 
 // SequenceArgs are sequence's arguments: steps, a list of 1 to 5 steps; or the PhysiClaw form,
@@ -158,7 +162,7 @@ func (s *SequenceStep) check() error {
 	if err != nil {
 		return fmt.Errorf("%s: arguments cannot be encoded: %v", name, err)
 	}
-	s.ToolName, s.Args, s.Arg = name, norm, nil
+	s.ToolName, s.Args, s.Arg, s.needs = name, norm, nil, tool.needs
 	return nil
 }
 
@@ -233,8 +237,11 @@ func sequence() Tool {
 		Profiles:   []string{PhysiClaw},
 		Progress:   true,
 		Short:      Short{Kind: ShortSteps, Usage: "a list of steps, each an action {method, params, options} or {tool_name, args}"},
-		// No Needs of its own: each step's tool checks its own before it runs.
+		// No Needs of its own: the steps' tools' Needs are checked before the first step runs.
 	}, func(ctx context.Context, t *Task, a SequenceArgs) (Output, error) {
+		if err := unservedSteps(t.Driver, a.Steps); err != nil {
+			return Output{}, err
+		}
 		env := t.env()
 		n := len(a.Steps)
 		results := make([]StepResult, 0, n)
@@ -260,6 +267,28 @@ func sequence() Tool {
 			BehaviourResult{MarkedScreenshots: marks})
 		return Output{Data: data}, err
 	})
+}
+
+// unservedSteps refuses a sequence any of whose steps needs an ability the device lacks, before
+// any step runs (a step found unable only when its turn comes would leave the earlier ones
+// done), naming every such step.
+func unservedSteps(d device.Driver, steps []SequenceStep) error {
+	var faults []string
+	for i, s := range steps {
+		for _, n := range s.needs {
+			if !n.in(d) {
+				faults = append(faults, fmt.Sprintf("step %d (%s) cannot %s", i+1, s.ToolName, n.Doing))
+				break
+			}
+		}
+	}
+	if len(faults) == 0 {
+		return nil
+	}
+	info := d.Info()
+	return &OpError{Code: broker.CodeUnsupported, Msg: fmt.Sprintf("device %s (%s) cannot run this sequence: %s. Nothing ran: "+
+		"leave those steps out, or use a device whose platform supports them (see list_available_devices)",
+		info.Serial, info.Platform, strings.Join(faults, "; "))}
 }
 
 // stepError is a failed step's error followed by what ran before it and what did not.

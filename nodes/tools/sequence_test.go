@@ -138,6 +138,26 @@ func TestSequenceStopsAtTheFirstFailure(t *testing.T) {
 	}
 }
 
+// A step the device cannot do is found before any step runs, and every such step is named
+// (an arm taps but cannot type; its first step must not run).
+func TestSequenceChecksEveryStepsAbilityFirst(t *testing.T) {
+	d := newFake() // taps only
+	_, err := runOp(t, "sequence", d, `{"step1":{"tool_name":"tap","arg":[0.1,0.1,0.2,0.2]},"step2":{"tool_name":"input","args":{"text":"x"}},`+
+		`"step3":{"tool_name":"tap_xy","args":{"x":0.5,"y":0.5}},"step4":{"tool_name":"send_to_clipboard","arg":"y"}}`)
+	wantCode(t, err, broker.CodeUnsupported)
+	for _, want := range []string{"step 2 (input) cannot type text", "step 4 (send_to_clipboard) cannot set its clipboard", "Nothing ran"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "step 1") || strings.Contains(err.Error(), "step 3") {
+		t.Errorf("error %q names a step the device can do", err)
+	}
+	if calls := d.Calls(); len(calls) != 0 {
+		t.Fatalf("the device got %v before the sequence was refused", calls)
+	}
+}
+
 // Every step is checked before any runs: a bad step anywhere changes nothing.
 func TestSequenceBadInputRunsNothing(t *testing.T) {
 	for args, want := range map[string]string{
