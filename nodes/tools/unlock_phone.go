@@ -61,22 +61,34 @@ func unlockPhone() Tool {
 			Need[device.SourceDumper](tellsLock), Need[device.ForegroundReporter](tellsLock)},
 	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		keys := t.Driver.(device.KeyPresser)
-		if err := wake(ctx, keys); err != nil {
-			return Output{}, err
+		wakeErr := wake(ctx, keys)
+		if wakeErr != nil && ctx.Err() != nil {
+			return Output{}, wakeErr
 		}
 		locked, known, err := lockState(ctx, t.Driver)
 		if err != nil {
 			return Output{}, err
 		}
-		if known && !locked {
+		switch {
+		case wakeErr != nil && known && !locked: // a browser: no wake key, no lock screen
+			return Output{Data: UnlockResult{Message: "nothing to unlock: the device has no wake key (WAKEUP and MENU refused) and shows no lock screen; no passcode entered",
+				Unlocked: true, Verified: true, Hint: hintUnlock}}, nil
+		case wakeErr != nil:
+			return Output{}, wakeErr
+		case known && !locked:
 			return Output{Data: UnlockResult{Message: "the phone was not locked: screen woken, no passcode entered",
 				Unlocked: true, Verified: true, Hint: hintUnlock}}, nil
 		}
 		serial := t.Driver.Info().Serial
 		code, ok := passcodeFor(t.env().Config.Passcodes, t.Driver)
 		if !ok {
-			return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: start the node with "+
-				"--passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` (or `\"*\": \"PASSCODE\"` for every device)", serial)
+			configure := fmt.Sprintf("start the node with --passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` "+
+				"(or `\"*\": \"PASSCODE\"` for every device)", serial)
+			if !known { // an arm: it may well be unlocked, and nothing here can tell
+				return Output{Data: UnlockResult{Message: "screen woken; this device cannot tell whether its lock screen shows, and this node has " +
+					"no passcode for it, so none was entered: peek to check; if the lock screen shows, " + configure, Hint: hintUnlock}}, nil
+			}
+			return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: %s", configure)
 		}
 		typer, types := t.Driver.(device.TextInputter)
 		if !types {

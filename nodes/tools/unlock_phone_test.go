@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -171,12 +172,12 @@ type keysAndText struct {
 	*fakeDriver
 	keys   []string
 	text   string
-	refuse string
+	refuse string // keys refused, space-separated
 }
 
 func (k *keysAndText) PressKey(_ context.Context, key string) error {
 	k.keys = append(k.keys, key)
-	if key == k.refuse {
+	if slices.Contains(strings.Fields(k.refuse), key) {
 		return errors.New("unknown key")
 	}
 	return nil
@@ -185,4 +186,56 @@ func (k *keysAndText) PressKey(_ context.Context, key string) error {
 func (k *keysAndText) InputText(_ context.Context, text string) error {
 	k.text += text
 	return nil
+}
+
+// keysOnly presses keys and can neither type nor tell anything about its state: an arm rig.
+type keysOnly struct {
+	*fakeDriver
+	keys []string
+}
+
+func (k *keysOnly) PressKey(_ context.Context, key string) error {
+	k.keys = append(k.keys, key)
+	return nil
+}
+
+// A device that cannot tell whether it is locked, with no passcode on its node, is not said to
+// be locked: the screen is woken, nothing is entered, and the result says to peek (and how to
+// configure a passcode should the lock screen show).
+func TestUnlockPhoneCannotTellWithoutPasscode(t *testing.T) {
+	arm := &keysOnly{fakeDriver: newFake()}
+	m, err := unlockWith(t, Passcodes{}, arm)
+	if err != nil {
+		t.Fatalf("an arm that cannot tell its lock state was said to be locked: %v", err)
+	}
+	msg, _ := m["message"].(string)
+	if m["unlocked"] != false || m["verified"] != false || m["passcodeEntered"] != false ||
+		!strings.Contains(msg, "cannot tell") || !strings.Contains(msg, "peek") || !strings.Contains(msg, "--passcodes") {
+		t.Fatalf("result %v", m)
+	}
+	if strings.Join(arm.keys, " ") != "WAKEUP" {
+		t.Fatalf("keys %v", arm.keys)
+	}
+	if calls := strings.Join(arm.Calls(), " "); strings.Contains(calls, "Tap") {
+		t.Fatalf("the screen was touched: %s", calls)
+	}
+}
+
+// A device without a wake key (a browser) that tells it shows no lock screen has nothing to
+// unlock: no driver error. One that cannot tell keeps the wake error.
+func TestUnlockPhoneWithoutAWakeKey(t *testing.T) {
+	browser := newLockable("1")
+	browser.locked = false
+	browser.PressKeyFn = func(_ context.Context, key string) error { return fmt.Errorf("no such key: %q", key) }
+	m, err := unlockWith(t, Passcodes{}, browser)
+	if err != nil {
+		t.Fatalf("a device with no wake key and no lock screen: %v", err)
+	}
+	if m["unlocked"] != true || m["verified"] != true || m["passcodeEntered"] != false || !strings.Contains(m["message"].(string), "nothing to unlock") {
+		t.Fatalf("result %v", m)
+	}
+	_, err = unlockWith(t, Passcodes{}, &keysAndText{fakeDriver: newFake(), refuse: "WAKEUP MENU"})
+	if err == nil || !strings.Contains(err.Error(), "waking the screen") {
+		t.Fatalf("no wake key, no lock state: %v", err)
+	}
 }
