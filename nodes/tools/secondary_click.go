@@ -24,6 +24,15 @@ type SecondaryClickResult struct {
 	Hint    string  `json:"hint,omitempty"`
 }
 
+// Check refuses a point half relative and half in pixels ({x: 0.5, y: 300}): x would be pixel 0
+// or 1.
+func (a *SecondaryClickArgs) Check() error {
+	if *a.X <= 1 && *a.Y <= 1 {
+		return nil
+	}
+	return notFractionOfPixel("secondary_click", *a.X, *a.Y, "give both x and y relative (0-1), or both in pixels")
+}
+
 func secondaryClick() Tool {
 	return Define[SecondaryClickArgs, SecondaryClickResult](Tool{Name: "secondary_click",
 		Description: "Right-click at a point (a web page's context menu): x and y relative 0-1 when both are at most 1, else pixels.",

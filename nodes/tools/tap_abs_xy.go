@@ -14,6 +14,26 @@ type TapAbsXYArgs struct {
 	Behaviour
 }
 
+// Check refuses a coordinate between 0 and 1: no pixel lies there, and the caller meant a
+// relative one (tap_xy).
+func (a *TapAbsXYArgs) Check() error {
+	return notFractionOfPixel("tap_abs_xy", *a.X, *a.Y, "use tap_xy for relative 0-1 coordinates")
+}
+
+// notFractionOfPixel refuses pixel coordinates x or y strictly between 0 and 1 (0.5 would
+// round to pixel 0 or 1): such a number is a relative coordinate given to a tool of pixels.
+func notFractionOfPixel(tool string, x, y float64, instead string) error {
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"x", x}, {"y", y}} {
+		if c.v > 0 && c.v < 1 {
+			return fmt.Errorf("%s %g is no pixel: %s takes pixel coordinates (0 is the left/top edge); %s", c.name, c.v, tool, instead)
+		}
+	}
+	return nil
+}
+
 func tapAbsXY() Tool {
 	return Define[TapAbsXYArgs, MessageResult](Tool{Name: "tap_abs_xy", Description: "Tap at absolute pixel coordinates (0,0 top-left).",
 		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,

@@ -18,7 +18,8 @@ func TestTapAbsXYPixels(t *testing.T) {
 	}{
 		{`{"x":0,"y":0}`, device.Point{X: 0, Y: 0}, 0},
 		{`{"x":1079,"y":2399}`, device.Point{X: 1079, Y: 2399}, 0},
-		{`{"x":1079.4,"y":0.4}`, device.Point{X: 1079, Y: 0}, 0},
+		{`{"x":1079.4,"y":1.4}`, device.Point{X: 1079, Y: 1}, 0},
+		{`{"x":1,"y":0}`, device.Point{X: 1, Y: 0}, 0},
 		{`{"x":540,"y":1200,"duration":0.25,"anti_risk":false}`, device.Point{X: 540, Y: 1200}, 250 * time.Millisecond},
 	} {
 		d := newFake()
@@ -56,6 +57,22 @@ func TestTapAbsXYBadInput(t *testing.T) {
 		}
 		_, err := runOp(t, "tap_abs_xy", d, args)
 		wantCode(t, err, broker.CodeBadInput)
+	}
+}
+
+// Coordinates between 0 and 1 are relative ones given to a tool of pixels: refused, with tap_xy
+// named, rather than tapped at pixel (1, 1).
+func TestTapAbsXYRefusesRelativeCoordinates(t *testing.T) {
+	for _, args := range []string{`{"x":0.5,"y":0.5}`, `{"x":300,"y":0.25}`, `{"x":0.999,"y":0}`} {
+		d := newFake()
+		_, err := runOp(t, "tap_abs_xy", d, args)
+		wantCode(t, err, broker.CodeBadInput)
+		if !strings.Contains(err.Error(), "is no pixel") || !strings.Contains(err.Error(), "use tap_xy") {
+			t.Errorf("tap_abs_xy %s: %v", args, err)
+		}
+		if calls := d.Calls(); len(calls) != 0 {
+			t.Errorf("tap_abs_xy %s reached the driver: %v", args, calls)
+		}
 	}
 }
 
