@@ -25,7 +25,7 @@ func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
 
 // ListPackages lists the open tabs' URLs, oldest first.
 func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
-	pages, err := d.pages(ctx)
+	pages, err := d.settledPages(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
 
 // TerminateApp closes the tabs showing rawURL.
 func (d *Driver) TerminateApp(ctx context.Context, rawURL string) error {
-	pages, err := d.pages(ctx)
+	pages, err := d.settledPages(ctx)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (d *Driver) TerminateApp(ctx context.Context, rawURL string) error {
 
 // ForegroundApp is the front tab's URL.
 func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
-	pages, err := d.pages(ctx)
+	pages, err := d.settledPages(ctx)
 	if err != nil || len(pages) == 0 {
 		return "", err
 	}

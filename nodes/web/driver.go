@@ -265,6 +265,8 @@ var (
 	ErrNoTab       = errors.New("no such tab")
 	ErrUnknownKey  = errors.New("no such key")
 	ErrBadURL      = errors.New("not a URL a browser device opens")
+	ErrNoFocus     = errors.New("no text field has focus")
+	ErrNoHistory   = errors.New("there is no page to go back to")
 )
 
 func (d *Driver) wrap(op string, err error, hint string) error {

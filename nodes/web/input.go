@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/corral-farm/corral/nodes/device"
@@ -90,7 +91,7 @@ func (d *Driver) Tap(ctx context.Context, p device.Point, hold time.Duration) er
 		return err
 	}
 	x, y := d.css(p)
-	return d.do(ctx, "tap", d.press(x, y, hold, 1))
+	return d.do(ctx, "tap", settle(d.press(x, y, hold, 1)))
 }
 
 // doubleTapGap is the pause between a double tap's taps: well inside a browser's double-tap
@@ -103,9 +104,9 @@ func (d *Driver) DoubleTap(ctx context.Context, p device.Point) error {
 		return err
 	}
 	x, y := d.css(p)
-	return d.do(ctx, "double tap", d.press(x, y, 0, 1), chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+	return d.do(ctx, "double tap", settle(d.press(x, y, 0, 1), chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
 		return wait(ctx, doubleTapGap)
-	}), d.press(x, y, 0, 2))
+	}), d.press(x, y, 0, 2)))
 }
 
 // swipeStep is how often a swipe's finger reports its move: a 60 Hz screen's frame.
@@ -163,10 +164,20 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold tim
 	}))
 }
 
-// InputText types text into the focused element, as an input method commits it.
+// InputText types text into the focused element, as an input method commits it. With no
+// editable element focused it refuses, as a phone with no keyboard up would: a browser drops
+// such text without a word.
 func (d *Driver) InputText(ctx context.Context, text string) error {
 	return d.do(ctx, "input text", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
+		f, err := chromedp.Evaluate[focus](focusJS)(ctx, t)
+		if err != nil {
+			return err
+		}
+		if !f.Editable {
+			return d.wrap("input text", fmt.Errorf("%w (in front: %s)", ErrNoFocus, f.What),
+				"tap the field first (tap_by_selector with its selector, or tap_xy on it), then input")
+		}
+		_, err = cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
 		return err
 	}))
 }
@@ -200,7 +211,7 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	if !ok {
 		return d.wrap("press key", fmt.Errorf("%w: %q", ErrUnknownKey, key), "a browser device presses "+validKeys)
 	}
-	return d.do(ctx, "press key", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	return d.do(ctx, "press key", settle(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyDown, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk, Text: k.text}
 		if k.text == "" {
 			down.Type = input.DispatchKeyEventTypeRawKeyDown
@@ -211,12 +222,22 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 		up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk}
 		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
 		return err
-	}))
+	})))
 }
 
 // back goes one entry back in the front tab's history.
 func (d *Driver) back(ctx context.Context) error {
-	return d.do(ctx, "back", chromedp.NavigateBack())
+	return d.do(ctx, "back", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		h, err := cdp.Call(ctx, t, page.GetNavigationHistory, cdp.Empty{})
+		if err != nil {
+			return err
+		}
+		if h.CurrentIndex <= 0 || h.CurrentIndex >= int64(len(h.Entries)) {
+			return d.wrap("back", fmt.Errorf("%w: the tab shows the first page it opened", ErrNoHistory),
+				"app_launch a URL, press HOME for the home page, or web_close_tab to close a tab a link opened")
+		}
+		return chromedp.Do(ctx, chromedp.NavigateToHistoryEntry(h.Entries[h.CurrentIndex-1].ID))
+	}))
 }
 
 // onScreen refuses a point outside the viewport.

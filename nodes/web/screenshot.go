@@ -36,8 +36,12 @@ func (d *Driver) ScreenshotJPEG(ctx context.Context) ([]byte, device.Size, error
 		return nil, device.Size{}, err
 	}
 	defer done()
-	res, err := chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg,
-		Quality: ptr(int64(shotQuality)), OptimizeForSpeed: ptr(true)})
+	var res page.CaptureScreenshotResult
+	err = whileNavigating(c, func() (err error) {
+		res, err = chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg,
+			Quality: ptr(int64(shotQuality)), OptimizeForSpeed: ptr(true)})
+		return err
+	})
 	if err != nil {
 		return nil, device.Size{}, d.wrap("screenshot", err, "")
 	}

@@ -55,7 +55,11 @@ func (d *Driver) onSelector(ctx context.Context, op, selector string, act func(x
 		return err
 	}
 	defer done()
-	at, err := chromedp.Run(c, d.locate(selector))
+	var at located
+	err = whileNavigating(c, func() (err error) {
+		at, err = chromedp.Run(c, d.locate(selector))
+		return err
+	})
 	switch {
 	case err != nil:
 		return d.wrap(op, err, "")
@@ -75,7 +79,7 @@ func (d *Driver) onSelector(ctx context.Context, op, selector string, act func(x
 // TapSelector taps the element selector finds, at its centre.
 func (d *Driver) TapSelector(ctx context.Context, selector string) error {
 	return d.onSelector(ctx, "tap by selector", selector, func(x, y float64) chromedp.Action[chromedp.Void] {
-		return d.press(x, y, 0, 1)
+		return settle(d.press(x, y, 0, 1))
 	})
 }
 

@@ -61,7 +61,11 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer done()
-	snap, err := chromedp.Run(c, chromedp.Evaluate[domSnapshot](sourceJS))
+	var snap domSnapshot
+	err = whileNavigating(c, func() (err error) {
+		snap, err = chromedp.Run(c, chromedp.Evaluate[domSnapshot](sourceJS))
+		return err
+	})
 	if err != nil {
 		return "", d.wrap("source", err, "")
 	}

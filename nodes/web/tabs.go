@@ -181,14 +181,15 @@ func (d *Driver) attach(ctx, tab context.Context, steps ...chromedp.Action[chrom
 	}
 }
 
-// do runs steps in the tab in front; op names them in errors.
+// do runs steps in the tab in front, again while the tab is between two pages; op names them
+// in errors.
 func (d *Driver) do(ctx context.Context, op string, steps ...chromedp.Action[chromedp.Void]) error {
 	c, done, err := d.tab(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if err := chromedp.Do(c, steps...); err != nil {
+	if err := whileNavigating(c, func() error { return chromedp.Do(c, steps...) }); err != nil {
 		return d.wrap(op, err, "")
 	}
 	return nil
