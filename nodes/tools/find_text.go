@@ -94,19 +94,26 @@ func pickFrom(hits []textHit, index int) (textHit, int, bool) {
 	return hits[index], len(hits), true
 }
 
-// treeHits finds q in the labels (text, else content-desc) of the elements visible on screen.
-// An element that holds a smaller match with the same label (a list row described by its own
-// title) gives way to it: the hit is where the text is drawn.
+// treeHits finds q in what the elements visible on screen say: their text or their
+// content-desc, either (a button reading "Clear" is found as its description "Clear note" too);
+// a whole match of one beats a part of the other. An element that holds a smaller match with
+// the same label (a list row described by its own title) gives way to it: the hit is where the
+// text is drawn.
 func treeHits(q textQuery, els []uitree.Element, screen image.Rectangle) []textHit {
 	var hits []textHit
 	for _, e := range els {
-		label := e.Label()
 		box := e.Bounds.Intersect(screen)
-		if label == "" || box.Empty() {
+		if box.Empty() {
 			continue
 		}
-		if _, _, exact, ok := q.find(label); ok {
-			hits = append(hits, textHit{Text: label, Box: box, Conf: 1, Exact: exact})
+		var hit textHit
+		for _, label := range e.Labels() {
+			if _, _, exact, ok := q.find(label); ok && (hit.Text == "" || exact && !hit.Exact) {
+				hit = textHit{Text: label, Box: box, Conf: 1, Exact: exact}
+			}
+		}
+		if hit.Text != "" {
+			hits = append(hits, hit)
 		}
 	}
 	out := hits[:0:0]

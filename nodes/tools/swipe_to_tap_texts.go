@@ -42,7 +42,7 @@ func (a *SwipeToTapTextsArgs) Check() error {
 type SwipeToTapTextsResult struct {
 	Message   string   `json:"message" jsonschema:"What was found and tapped, or why not"`
 	Texts     []string `json:"texts" jsonschema:"The texts looked for"`
-	FoundText string   `json:"foundText" jsonschema:"The one found and tapped"`
+	FoundText string   `json:"foundText" jsonschema:"The text found and tapped, as the screen shows it"`
 	TextTap
 	Hint string `json:"hint"`
 }
@@ -82,6 +82,6 @@ func swipeToTapTexts() Tool {
 			return Output{}, err
 		}
 		return Output{Data: SwipeToTapTextsResult{Message: tappedMessage(look, p, swipes) + " (looked for " + strconv.Itoa(len(a.Texts)) + " texts)",
-			Texts: a.Texts, FoundText: a.Texts[look.query], TextTap: look.tapped(p, swipes), Hint: hintTap}}, nil
+			Texts: a.Texts, FoundText: look.hit.Text, TextTap: look.tapped(p, swipes), Hint: hintTap}}, nil
 	})
 }

@@ -118,6 +118,20 @@ func TestTapOCRFindsTextInTheUITree(t *testing.T) {
 	assert.True(t, showing(t, p, itemPage) && showing(t, p, `text="Item 3"`), "the tap opened Item 3's page")
 }
 
+// An element is found by its content-desc too when it has a text ("Clear" described as "Clear
+// note"), as the docs and corral run's expect have it; the text reported is what matched.
+func TestTapOCRFindsTheContentDesc(t *testing.T) {
+	p := simIn(t, "com.corral.notes")
+	require.NoError(t, p.InputText(context.Background(), "draft"))
+	out, err := runOp(t, "tap_ocr", p, `{"text":"Clear note"}`)
+	require.NoError(t, err)
+	assert.Equal(t, "Clear note", dataOf(t, out)["text"])
+	assert.Empty(t, p.Note(), "the tap did not clear the note")
+	out, err = runOp(t, "tap_ocr", p, `{"text":"Clear"}`)
+	require.NoError(t, err)
+	assert.Equal(t, "Clear", dataOf(t, out)["text"], "the text, a whole match, goes before a part of the description")
+}
+
 // "Item 1" is the element reading Item 1, not Item 10 to 13 that contain it.
 func TestTapOCRPrefersWholeText(t *testing.T) {
 	p := simIn(t, "com.corral.shop")
@@ -289,6 +303,14 @@ func TestSwipeToTapTexts(t *testing.T) {
 	assert.Equal(t, "Item 30", r.FoundText)
 	assert.Equal(t, []string{"Checkout", "Item 30"}, r.Texts)
 	assert.True(t, showing(t, p, `text="Item 30"`) && showing(t, p, itemPage))
+
+	// foundText is the text found and tapped, as the screen shows it, not the query.
+	p = simIn(t, "com.corral.shop")
+	out, err = runOp(t, "swipe_to_tap_texts", p, `{"texts":["Nope","tem 30"],"interval":0.01}`)
+	require.NoError(t, err)
+	r = out.Data.(SwipeToTapTextsResult)
+	assert.Equal(t, "Item 30", r.FoundText)
+	assert.Contains(t, r.Message, `tapped "Item 30"`)
 }
 
 func TestSwipeToTapApp(t *testing.T) {

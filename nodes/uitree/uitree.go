@@ -210,6 +210,22 @@ func (e Element) Label() string {
 	return fold(e.ContentDesc)
 }
 
+// Labels are everything the element says, folded as Label folds it: its text, then its
+// content description where that is another (a button reading "Clear" described as "Clear
+// note"). A search for what the element says matches either.
+func (e Element) Labels() []string {
+	text, desc := fold(e.Text), fold(e.ContentDesc)
+	switch {
+	case text == "" && desc == "":
+		return nil
+	case text == "":
+		return []string{desc}
+	case desc == "" || desc == text:
+		return []string{text}
+	}
+	return []string{text, desc}
+}
+
 func fold(s string) string {
 	if s == "" {
 		return ""

@@ -179,6 +179,24 @@ func TestLabel(t *testing.T) {
 	}
 }
 
+func TestLabels(t *testing.T) {
+	for _, c := range []struct {
+		text, desc string
+		want       []string
+	}{
+		{"Clear", "Clear note", []string{"Clear", "Clear note"}},
+		{"", " Confirm ", []string{"Confirm"}},
+		{"OK", "", []string{"OK"}},
+		{"O  K", "O K", []string{"O K"}},
+		{"", "", nil},
+	} {
+		got := (uitree.Element{Text: c.text, ContentDesc: c.desc}).Labels()
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
+			t.Errorf("Labels(%q, %q) = %q, want %q", c.text, c.desc, got, c.want)
+		}
+	}
+}
+
 // The simulated phone's dumps parse, and every node's bounds lie on its screen.
 func TestParseSimDumps(t *testing.T) {
 	p := sim.New("uitree")
