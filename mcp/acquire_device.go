@@ -151,6 +151,9 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 		}
 	}
 	if len(match) == 0 {
+		if err := g.checkPlatform(a.Platform); err != nil {
+			return g.refuse(ctx, err.Error())
+		}
 		return g.refuse(ctx, fmt.Sprintf("no device matches %s. The farm has: %s", a, farmSummary(all)))
 	}
 	if len(tryable) == 0 {

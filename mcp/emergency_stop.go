@@ -31,6 +31,9 @@ func toolEmergencyStop() toolDef {
 				return g.refuse(ctx, err.Error()), nil
 			}
 			a.All = true
+			if a.Serial == "" {
+				return g.refuse(ctx, "serial is required: the device to stop (list_available_devices shows the serials)"), nil
+			}
 			if _, ok := g.farm.Device(a.Serial); !ok {
 				return g.refuse(ctx, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
 			}

@@ -28,5 +28,5 @@ func leaseInfo(l broker.Lease) LeaseInfo {
 // leaseRefusal explains a lease answer that is not OK, as failureText explains a task's.
 func leaseRefusal(tool, serial string, ans broker.LeaseAnswer) string {
 	return failureText(broker.TaskResult{Tool: tool, Serial: serial, Outcome: broker.OutcomeRefused,
-		Code: ans.Code, Error: ans.Error, Lease: ans.Lease, QueuePos: ans.QueuePos})
+		Code: ans.Code, Error: ans.Error, Lease: ans.Lease, QueuePos: ans.QueuePos}, broker.Holder{})
 }

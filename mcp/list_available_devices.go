@@ -64,6 +64,9 @@ func toolListAvailableDevices() toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
+			if err := g.checkPlatform(a.Platform); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
 			end := pageEnd{kind: listDevices, filters: a.print(strconv.FormatBool(a.FreeOnly)), noun: "devices",
 				narrow: "platform, state, tags, model, node or free_only"}
 			after, err := a.after(end.kind, end.filters)

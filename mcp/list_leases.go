@@ -63,6 +63,9 @@ func toolListLeases() toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
+			if err := g.checkPlatform(a.Platform); err != nil {
+				return g.refuse(ctx, err.Error()), nil
+			}
 			end := pageEnd{kind: listLeases, filters: a.print(a.Holder), noun: "leases", narrow: "platform, state, tags, model, node or holder"}
 			after, err := a.after(end.kind, end.filters)
 			if err != nil {

@@ -20,7 +20,7 @@ import (
 func (g *Gateway) toolResult(ctx context.Context, res broker.TaskResult) *mcpgo.CallToolResult {
 	setOutcome(ctx, res.Outcome)
 	if res.Outcome != broker.OutcomeSucceeded {
-		return errorResult(failureText(res))
+		return errorResult(failureText(res, holderFrom(ctx)))
 	}
 	var structured any
 	text := res.Text
@@ -39,8 +39,9 @@ func (g *Gateway) toolResult(ctx context.Context, res broker.TaskResult) *mcpgo.
 	return out
 }
 
-// failureText explains a failed or refused task in words an agent can act on.
-func failureText(res broker.TaskResult) string {
+// failureText explains a failed or refused task in words an agent can act on; caller is who
+// asked, so that a device it holds itself is not shown as someone else's.
+func failureText(res broker.TaskResult, caller broker.Holder) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s on %s %s", res.Tool, res.Serial, strings.ReplaceAll(res.Outcome, "_", " "))
 	if res.Code != "" {
@@ -49,7 +50,10 @@ func failureText(res broker.TaskResult) string {
 	if res.Error != "" {
 		fmt.Fprintf(&b, ": %s", res.Error)
 	}
-	if (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil {
+	switch {
+	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil && res.Lease.Holder == caller:
+		b.WriteString(". " + yoursText(res.Lease))
+	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil:
 		b.WriteString(". " + holderText(res.Lease))
 		b.WriteString(" Call acquire_device with wait_seconds to queue for it, pass wait_seconds on this call, or use another device.")
 	}
@@ -76,6 +80,22 @@ func holderText(l *broker.Lease) string {
 		s += fmt.Sprintf("; running %s, deadline %s", r.Tool, at(r.Deadline))
 	}
 	return s + fmt.Sprintf("; %d waiting.", l.QueueLen)
+}
+
+// yoursText says what to do when the caller itself has the busy device: queueing for it
+// would wait on itself. The handle is the holder's secret and is not in the answer: the
+// caller has it from acquire_device or select_device.
+func yoursText(l *broker.Lease) string {
+	if r := l.Running; r != nil && r.Implicit {
+		return fmt.Sprintf("You are its user: your own %s (started %s, without a lease) is running on it; wait for its answer, or pass wait_seconds to run after it.",
+			r.Tool, r.Started.UTC().Format(time.RFC3339))
+	}
+	s := fmt.Sprintf("You hold it (%s, epoch %d, until %s): pass your lease, the handle acquire_device or select_device gave you, as lease "+
+		"(list_leases shows your leases, not their handles; select_device makes a lease the session's default)", l.Holder, l.Epoch, l.ExpiresAt.UTC().Format(time.RFC3339))
+	if l.Running != nil {
+		s += fmt.Sprintf("; your %s is running on it now", l.Running.Tool)
+	}
+	return s + "."
 }
 
 // errorResult is an isError result with one text.
