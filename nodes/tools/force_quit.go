@@ -35,8 +35,12 @@ func forceQuit() Tool {
 			if err := t.Driver.(device.FrontAppQuitter).QuitFrontApp(ctx); err != nil {
 				return Output{}, err
 			}
+			hint := hintForceQuit
+			if !stops { // an arm: no app_launch
+				hint = hintForceQuitTap
+			}
 			return Output{Data: ForceQuitResult{Message: "swiped the app in front away in the app switcher and went to the home screen (this device cannot tell which app it was)",
-				Quit: true, Hint: hintForceQuit}}, nil
+				Quit: true, Hint: hint}}, nil
 		}
 		pkg, err := fg.ForegroundApp(ctx)
 		if err != nil {

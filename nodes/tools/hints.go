@@ -13,6 +13,8 @@ const (
 		"screen has no back action (modal, root tab, lock screen): try home_screen and re-enter, or tap the " +
 		"screen's own back/close button."
 	hintForceQuit = "the app is closed and you are on the home screen: reopen it from there (tap its icon or app_launch)."
+	// hintForceQuitTap is hintForceQuit for a device that cannot launch apps by name (an arm).
+	hintForceQuitTap = "the app is closed and you are on the home screen: peek, then tap its icon to reopen it."
 	hintClipboard = "long_press the target field to open the paste popup, then tap Paste."
 	hintSequence  = "peek to verify the final state and plan the next step."
 	hintPeek      = "pick a target's bbox from the listing (or the image) and act on it: tap, long_press, swipe."
