@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -38,14 +39,35 @@ func (d *Driver) LaunchApp(ctx context.Context, pkg string) error {
 	return nil
 }
 
-// TerminateApp stops pkg: `am force-stop PKG`.
+// TerminateApp stops pkg: `am force-stop PKG`. That answers nothing whether or not pkg is
+// installed, so `pm path PKG` asks first: a package that is not there is an error.
 func (d *Driver) TerminateApp(ctx context.Context, pkg string) error {
 	const op = "terminate app"
 	if err := d.checkPackage(ctx, op, pkg); err != nil {
 		return err
 	}
-	_, err := d.shell(ctx, op, "am force-stop "+pkg)
+	paths, err := d.apkPaths(ctx, op, pkg)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return d.notInstalled(ctx, op, pkg)
+	}
+	_, err = d.shell(ctx, op, "am force-stop "+pkg)
 	return err
+}
+
+// apkPaths are where pkg's APKs lie (`pm path PKG`): none when it is not installed.
+func (d *Driver) apkPaths(ctx context.Context, op, pkg string) ([]string, error) {
+	out, err := d.shell(ctx, op, "pm path "+pkg)
+	if err != nil {
+		return nil, err
+	}
+	return parsePackages(out), nil
+}
+
+func (d *Driver) notInstalled(ctx context.Context, op, pkg string) error {
+	return d.fail(ctx, op, fmt.Errorf("%w: %s", ErrNotInstalled, pkg), "list_packages shows the installed ones; nothing was changed")
 }
 
 // ClearApp clears pkg's data and cache: `pm clear PKG`.
@@ -68,9 +90,26 @@ func (d *Driver) pm(ctx context.Context, op, verb, pkg string) error {
 		return err
 	}
 	if err := parsePMResult(out); err != nil {
-		return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err), "")
+		return d.pmFailed(ctx, op, verb, pkg, err)
 	}
 	return nil
+}
+
+// pmFailed says why `pm VERB PKG` failed, which pm itself does not ("Failed",
+// "DELETE_FAILED_INTERNAL_ERROR"): pkg is not installed, or it came with the phone's system
+// image (pm uninstall refuses a system app; an update of one installs under /data and is
+// removed).
+func (d *Driver) pmFailed(ctx context.Context, op, verb, pkg string, err error) error {
+	paths, perr := d.apkPaths(ctx, op, pkg)
+	switch {
+	case perr != nil:
+	case len(paths) == 0:
+		return d.notInstalled(ctx, op, pkg)
+	case verb == "uninstall" && !strings.HasPrefix(paths[0], "/data/"):
+		return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err),
+			"it is a system app (at "+paths[0]+"), which pm uninstall refuses; app_clear clears its data instead")
+	}
+	return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err), "")
 }
 
 // InstallApp installs the APK at localPath: it pushes the file to

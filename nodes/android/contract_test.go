@@ -56,7 +56,7 @@ func TestContractCommands(t *testing.T) {
 		{"launch", func() error { return d.LaunchApp(ctx, "com.corral.notes") },
 			[]string{"monkey -p com.corral.notes -c android.intent.category.LAUNCHER 1"}},
 		{"foreground", func() error { _, err := d.ForegroundApp(ctx); return err }, []string{"dumpsys window | grep mCurrentFocus"}},
-		{"terminate", func() error { return d.TerminateApp(ctx, "com.corral.notes") }, []string{"am force-stop com.corral.notes"}},
+		{"terminate", func() error { return d.TerminateApp(ctx, "com.corral.notes") }, []string{"pm path com.corral.notes", "am force-stop com.corral.notes"}},
 		{"clear", func() error { return d.ClearApp(ctx, "com.corral.notes") }, []string{"pm clear com.corral.notes"}},
 		{"ime", func() error { return d.SetIME(ctx, adbKeyboard) }, []string{"ime set com.android.adbkeyboard/.AdbIME"}},
 		{"clipboard", func() error { return d.SetClipboard(ctx, "it's $(x) `y`") },
@@ -328,7 +328,7 @@ func TestInstallUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = d.UninstallApp(ctx, "com.example.installed")
-	if err == nil || !strings.Contains(err.Error(), "DELETE_FAILED_INTERNAL_ERROR") {
+	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "list_packages") {
 		t.Errorf("second uninstall: %v", err)
 	}
 
@@ -341,6 +341,38 @@ func TestInstallUninstall(t *testing.T) {
 	}
 	if err := d.InstallApp(ctx, filepath.Join(t.TempDir(), "missing.apk")); err == nil {
 		t.Error("installing a missing file worked")
+	}
+}
+
+// A package that is not installed is said to be so, with where to see the installed ones:
+// am force-stop answers nothing for it, pm clear "Failed" and pm uninstall
+// DELETE_FAILED_INTERNAL_ERROR, as on a real phone. A system app that pm uninstall refuses
+// is said to be one.
+func TestNotInstalledIsSaid(t *testing.T) {
+	dev, d := newDevice(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for name, err := range map[string]error{
+		"terminate": d.TerminateApp(ctx, "com.not.installed"),
+		"clear":     d.ClearApp(ctx, "com.not.installed"),
+		"uninstall": d.UninstallApp(ctx, "com.not.installed"),
+	} {
+		if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "com.not.installed") || !strings.Contains(err.Error(), "list_packages") {
+			t.Errorf("%s of a package not installed: %v", name, err)
+		}
+	}
+	before := len(dev.Commands())
+	_ = d.TerminateApp(ctx, "com.not.installed")
+	if got, want := dev.Commands()[before:], []string{"pm path com.not.installed"}; !slices.Equal(got, want) {
+		t.Errorf("terminating a package not installed sent %q, want %q", got, want)
+	}
+	err := d.UninstallApp(ctx, "com.corral.notes")
+	if err == nil || errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "system app (at /system/app/notes/notes.apk)") ||
+		!strings.Contains(err.Error(), "app_clear") {
+		t.Errorf("uninstalling a system app: %v", err)
+	}
+	if pkgs, _ := d.ListPackages(ctx); !slices.Contains(pkgs, "com.corral.notes") {
+		t.Errorf("the system app is gone: %q", pkgs)
 	}
 }
 

@@ -16,6 +16,8 @@ var (
 	ErrBadArgument = errors.New("bad argument")
 	// ErrCommandFailed: the device ran the command and said it failed.
 	ErrCommandFailed = errors.New("command failed")
+	// ErrNotInstalled: the package named is not installed on the device.
+	ErrNotInstalled = errors.New("not installed")
 	// ErrServer: the adb server is unreachable or answered something unexpected.
 	ErrServer = errors.New("adb server")
 )

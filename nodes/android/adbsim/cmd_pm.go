@@ -32,9 +32,15 @@ func cmdPm(d *Device, c *call) int {
 			}
 		}
 		return 0
-	case "path":
-		if len(args) == 1 && d.known(args[0]) {
+	case "path": // an unknown package: nothing printed, status 1
+		switch {
+		case len(args) != 1:
+		case d.isInstalled(args[0]):
 			c.printf("package:/data/app/%s-1/base.apk\n", args[0])
+			return 0
+		case d.isBuiltin(args[0]): // in the system image, as a phone's own apps are
+			name := args[0][strings.LastIndexByte(args[0], '.')+1:]
+			c.printf("package:/system/app/%s/%s.apk\n", name, name)
 			return 0
 		}
 		return 1
