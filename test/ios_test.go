@@ -88,7 +88,7 @@ func TestIOSThroughTheFrontDoor(t *testing.T) {
 	writeIPA(t, ipa, "org.example.hello")
 	farmtest.MustCall(t, c, "app_install", args("serial", serial, "appUrl", ipa))
 	res = farmtest.MustCall(t, c, "list_packages", args("serial", serial))
-	contains(t, farmtest.Text(res), "org.example.hello", "com.apple.Preferences")
+	contains(t, farmtest.Text(res), "org.example.hello", "com.corral.notes")
 	farmtest.MustCall(t, c, "app_uninstall", args("serial", serial, "packageName", "org.example.hello"))
 	res = farmtest.MustCall(t, c, "list_packages", args("serial", serial))
 	assert.NotContains(t, farmtest.Text(res), "org.example.hello")

@@ -12,6 +12,8 @@ import (
 
 	goios "github.com/danielpaulus/go-ios/ios"
 	"github.com/danielpaulus/go-ios/ios/afc"
+
+	"github.com/corral-farm/corral/nodes/ios/wda"
 )
 
 const (
@@ -47,11 +49,26 @@ func (d *Driver) LaunchApp(ctx context.Context, pkg string) error {
 	return d.wdaError("launch "+pkg, d.wda.Launch(ctx, pkg))
 }
 
-// TerminateApp stops the app with bundle id pkg.
+// TerminateApp stops the app with bundle id pkg. One that is not installed is an error
+// (WebDriverAgent just answers that it was not running).
 func (d *Driver) TerminateApp(ctx context.Context, pkg string) error {
-	_, err := d.wda.Terminate(ctx, pkg)
-	return d.wdaError("terminate "+pkg, err)
+	op := "terminate " + pkg
+	ran, err := d.wda.Terminate(ctx, pkg)
+	if err != nil || ran {
+		return d.wdaError(op, err)
+	}
+	st, err := d.wda.AppState(ctx, pkg)
+	if err != nil {
+		return d.wdaError(op, err)
+	}
+	if st == wda.AppUnknown {
+		return d.errorf(op, fmt.Errorf("%w: %q", ErrNotInstalled, pkg), "list_packages lists the installed apps")
+	}
+	return nil
 }
+
+// ErrNotInstalled is an app the phone does not have.
+var ErrNotInstalled = errors.New("no such app is installed")
 
 // ForegroundApp names the bundle id of the app in front.
 func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {

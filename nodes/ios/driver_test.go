@@ -2,6 +2,7 @@ package ios
 
 import (
 	"context"
+	"errors"
 	"image"
 	"strings"
 	"testing"
@@ -85,7 +86,7 @@ func TestDriverApps(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkgs, err := d.ListPackages(ctx)
-	if err != nil || !contains(pkgs, "org.example.hello") || !contains(pkgs, "com.apple.Preferences") {
+	if err != nil || !contains(pkgs, "org.example.hello") || !contains(pkgs, "com.corral.notes") {
 		t.Fatalf("after installing: %v, %v", pkgs, err)
 	}
 	if !hasApp(sims.Devices()[0].Apps(), "org.example.hello") {
@@ -106,6 +107,48 @@ func TestDriverApps(t *testing.T) {
 	}
 	if err := d.InstallApp(ctx, writeFile(t, "app.apk", []byte("PK"))); err == nil || !strings.Contains(err.Error(), ".ipa") {
 		t.Errorf("an .apk on an iPhone: %v", err)
+	}
+}
+
+// list_packages (installation_proxy) and app_launch (WebDriverAgent) agree: every listed app
+// launches and comes to the front, and one not listed is not installed for either. Before,
+// installation_proxy listed Apple's apps that WebDriverAgent's phone did not have, and not the
+// phone's own.
+func TestDriverListAndLaunchAgree(t *testing.T) {
+	_, reg := simFarm(t, 1)
+	d := ready(t, reg, "ios-sim-01")
+	ctx := t.Context()
+	pkgs, err := d.ListPackages(ctx)
+	if err != nil || !contains(pkgs, "com.corral.notes") {
+		t.Fatalf("installed: %v, %v", pkgs, err)
+	}
+	for _, p := range pkgs {
+		if err := d.LaunchApp(ctx, p); err != nil {
+			t.Errorf("%s is listed but does not launch: %v", p, err)
+			continue
+		}
+		if front, err := d.ForegroundApp(ctx); err != nil || front != p {
+			t.Errorf("after launching %s, %q is in front (%v)", p, front, err)
+		}
+	}
+	ipa := writeIPA(t, "org.example.hello", "Hello")
+	if err := d.InstallApp(ctx, ipa); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.LaunchApp(ctx, "org.example.hello"); err == nil || strings.Contains(err.Error(), "not installed") {
+		t.Errorf("an installed app the simulated phone has no screens for: %v", err)
+	}
+	if err := d.LaunchApp(ctx, "com.apple.Preferences"); err == nil || !strings.Contains(err.Error(), "no app with bundle id") {
+		t.Errorf("an app that is not listed: %v", err)
+	}
+	if err := d.TerminateApp(ctx, "com.apple.Preferences"); !errors.Is(err, ErrNotInstalled) {
+		t.Errorf("terminating an app that is not installed: %v", err)
+	}
+	if err := d.TerminateApp(ctx, "com.corral.notes"); err != nil {
+		t.Errorf("terminating Notes: %v", err)
+	}
+	if err := d.TerminateApp(ctx, "org.example.hello"); err != nil {
+		t.Errorf("terminating an installed app that does not run: %v", err)
 	}
 }
 

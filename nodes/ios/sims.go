@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 
 	"github.com/corral-farm/corral/nodes/ios/iossim"
@@ -43,12 +44,19 @@ func StartSims(n int, addr string, log *slog.Logger) (*Sims, error) {
 	s := &Sims{Host: host}
 	for i := range n {
 		udid := fmt.Sprintf("ios-sim-%02d", i+1)
-		dev, err := iossim.NewDevice(iossim.Config{UDID: udid, Name: fmt.Sprintf("Corral iPhone %02d", i+1), DeveloperMode: true})
+		phone := sim.New(udid, sim.WithSize(375*SimScale, 667*SimScale))
+		system, err := builtIn(phone)
 		if err != nil {
 			_ = host.Close()
 			return nil, err
 		}
-		sd := &SimDevice{Device: dev, Phone: sim.New(udid, sim.WithSize(375*SimScale, 667*SimScale))}
+		dev, err := iossim.NewDevice(iossim.Config{UDID: udid, Name: fmt.Sprintf("Corral iPhone %02d", i+1), DeveloperMode: true,
+			System: system})
+		if err != nil {
+			_ = host.Close()
+			return nil, err
+		}
+		sd := &SimDevice{Device: dev, Phone: phone}
 		sd.restartWDA()
 		s.devices = append(s.devices, sd)
 		host.Attach(dev)
@@ -56,9 +64,26 @@ func StartSims(n int, addr string, log *slog.Logger) (*Sims, error) {
 	return s, nil
 }
 
+// builtIn are the apps the simulated phone has screens for, as the iPhone's system apps: the
+// device's installation_proxy keeps them, with what is installed later, and its
+// WebDriverAgent opens what installation_proxy lists (wdasim.WithCatalog): one account of the
+// installed apps, as on a real iPhone.
+func builtIn(phone *sim.Phone) ([]iossim.App, error) {
+	pkgs, err := phone.ListPackages(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	apps := make([]iossim.App, len(pkgs))
+	for i, p := range pkgs {
+		name := p[strings.LastIndex(p, ".")+1:]
+		apps[i] = iossim.App{BundleID: p, Name: strings.ToUpper(name[:1]) + name[1:]}
+	}
+	return apps, nil
+}
+
 // restartWDA serves a fresh WebDriverAgent (no sessions) over the same phone.
 func (d *SimDevice) restartWDA() {
-	w := wdasim.New(d.Phone, SimScale)
+	w := wdasim.New(d.Phone, SimScale, wdasim.WithCatalog(d.Device))
 	d.wda.Store(w)
 	d.Handle(DefaultWDAPort, w)
 }

@@ -17,8 +17,8 @@ type appRecord struct {
 	minOS                                                          string
 }
 
-// systemApps are always installed and cannot be uninstalled.
-var systemApps = []appRecord{
+// appleApps are the system apps of a phone whose Config names none.
+var appleApps = []appRecord{
 	{bundleID: "com.apple.Preferences", name: "Preferences", displayName: "Settings", executable: "Preferences"},
 	{bundleID: "com.apple.mobilesafari", name: "MobileSafari", displayName: "Safari", executable: "MobileSafari"},
 	{bundleID: "com.apple.MobileSMS", name: "MobileSMS", displayName: "Messages", executable: "MobileSMS"},
@@ -26,10 +26,24 @@ var systemApps = []appRecord{
 	{bundleID: "com.apple.camera", name: "Camera", displayName: "Camera", executable: "Camera"},
 }
 
-// initialApps is the system apps plus the configured user apps.
-func initialApps(cfg []App) (map[string]*appRecord, error) {
+// initialApps is the system apps (system; nil: appleApps) plus the configured user apps.
+func initialApps(system, cfg []App) (map[string]*appRecord, error) {
+	builtIn := appleApps
+	if system != nil {
+		builtIn = nil
+		for _, a := range system {
+			if a.BundleID == "" {
+				return nil, fmt.Errorf("an app in Config.System has no BundleID (name %q)", a.Name)
+			}
+			name := executableName(defaultString(a.Name, a.BundleID[strings.LastIndex(a.BundleID, ".")+1:]))
+			builtIn = append(builtIn, appRecord{bundleID: a.BundleID, name: name, displayName: defaultString(a.Name, name), executable: name})
+		}
+	}
 	apps := map[string]*appRecord{}
-	for _, s := range systemApps {
+	for _, s := range builtIn {
+		if apps[s.bundleID] != nil {
+			return nil, fmt.Errorf("system app %s is listed twice", s.bundleID)
+		}
 		s.appType, s.shortVersion, s.version = "System", "1.0", "1"
 		s.path = "/Applications/" + s.executable + ".app"
 		apps[s.bundleID] = &s
@@ -81,6 +95,14 @@ func (d *Device) Apps() []App {
 	}
 	slices.SortFunc(out, func(a, b App) int { return strings.Compare(a.BundleID, b.BundleID) })
 	return out
+}
+
+// InstalledApps lists the bundle ids of every installed app, system and user, sorted: what
+// installation_proxy's Browse of ApplicationType Any answers.
+func (d *Device) InstalledApps() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Sorted(maps.Keys(d.apps))
 }
 
 // attributes is the app as installation_proxy lists it, restricted to attrs when given.

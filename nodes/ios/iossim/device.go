@@ -19,7 +19,12 @@ type Config struct {
 	BuildVersion   string // default "20H115"
 	Untrusted      bool   // not paired: no pair record, lockdown refuses sessions until Trust
 	DeveloperMode  bool   // lockdown's DeveloperModeStatus
-	Apps           []App  // user apps installed at start; a few system apps are always there
+	Apps           []App  // user apps installed at start
+	// System are the apps built into the phone (ApplicationType "System": always there, not
+	// removable); nil: a few of Apple's (Settings, Safari, Messages, Photos, Camera). A phone
+	// whose screens come from elsewhere (a WebDriverAgent over a simulated phone) names its own,
+	// so that installation_proxy lists what it can open.
+	System []App
 }
 
 // App is an installed app as tests see it.
@@ -87,7 +92,7 @@ func NewDevice(cfg Config) (*Device, error) {
 		developerMode:  cfg.DeveloperMode,
 	}
 	id.hardwareModel = hardwareModels[id.productType]
-	apps, err := initialApps(cfg.Apps)
+	apps, err := initialApps(cfg.System, cfg.Apps)
 	if err != nil {
 		return nil, err
 	}

@@ -335,3 +335,31 @@ func TestLookup(t *testing.T) {
 		t.Fatalf("Lookup: %v; want com.example.a and Safari with two attributes each", m)
 	}
 }
+
+// Config.System replaces Apple's apps: installation_proxy lists the named ones as System apps
+// (and not Apple's), they cannot be uninstalled, and InstalledApps lists them with the user apps.
+func TestSystemAppsOfTheConfig(t *testing.T) {
+	h := startHost(t)
+	withGoIOS(t, h)
+	d := newDevice(t, Config{System: []App{{BundleID: "com.corral.notes", Name: "Notes"}}, Apps: []App{{BundleID: "com.example.one"}}})
+	h.Attach(d)
+	ip, err := installationproxy.New(entry(t, d.UDID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ip.Close()
+	sys, err := ip.BrowseSystemApps()
+	if err != nil || len(sys) != 1 || sys[0].CFBundleIdentifier() != "com.corral.notes" || sys[0][installationproxy.ApplicationType] != "System" ||
+		sys[0][installationproxy.CFBundleDisplayName] != "Notes" {
+		t.Fatalf("BrowseSystemApps: %v, %v", sys, err)
+	}
+	if err := ip.Uninstall("com.corral.notes"); err == nil {
+		t.Error("Uninstall of a system app succeeded")
+	}
+	if got := d.InstalledApps(); !slices.Equal(got, []string{"com.corral.notes", "com.example.one"}) {
+		t.Errorf("InstalledApps: %v", got)
+	}
+	if _, err := NewDevice(Config{System: []App{{Name: "nameless"}}}); err == nil {
+		t.Error("a system app without a bundle id was taken")
+	}
+}

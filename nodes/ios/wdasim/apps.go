@@ -3,8 +3,13 @@ package wdasim
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
+
+	"github.com/corral-farm/corral/nodes/sim"
 )
 
 // App states of /wda/apps/state (XCUIApplicationState). The simulated phone does not tell
@@ -52,15 +57,37 @@ func (s *Server) activateApp(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.phone.LaunchApp(c.ctx, *a.BundleID); err != nil {
+	if err := s.bringUp(c.ctx, *a.BundleID); err != nil {
 		return nil, errUnknown("Cannot activate " + clipText(*a.BundleID) + ": " + err.Error())
 	}
 	return nil, nil
 }
 
+// maxNamed bounds the installed apps an error names.
+const maxNamed = 30
+
+// bringUp has the phone show bundle, one the catalog (if any) lists as installed.
+func (s *Server) bringUp(ctx context.Context, bundle string) error {
+	if s.catalog != nil {
+		installed := s.catalog.InstalledApps()
+		if !slices.Contains(installed, bundle) {
+			if len(installed) > maxNamed {
+				installed = append(installed[:maxNamed:maxNamed], "…")
+			}
+			return fmt.Errorf("%w: no app with bundle id %q is installed (installed: %s)", sim.ErrUnknownPackage,
+				clipText(bundle), strings.Join(installed, ", "))
+		}
+	}
+	err := s.phone.LaunchApp(ctx, bundle)
+	if s.catalog != nil && errors.Is(err, sim.ErrUnknownPackage) {
+		return fmt.Errorf("%w: %q is installed, but the simulated phone has screens only for its own apps", sim.ErrNoActivity, clipText(bundle))
+	}
+	return err
+}
+
 // open launches bundle and remembers how.
 func (s *Server) open(ctx context.Context, bundle string, l launch) error {
-	if err := s.phone.LaunchApp(ctx, bundle); err != nil {
+	if err := s.bringUp(ctx, bundle); err != nil {
 		return errUnknown("Cannot launch " + clipText(bundle) + ": " + err.Error())
 	}
 	s.mu.Lock()
@@ -79,7 +106,8 @@ func (s *Server) terminateApp(c *call) (any, error) {
 	if err != nil || st == stateUnknown {
 		return false, err
 	}
-	if err := s.phone.TerminateApp(c.ctx, *a.BundleID); err != nil {
+	if err := s.phone.TerminateApp(c.ctx, *a.BundleID); err != nil &&
+		!(s.catalog != nil && errors.Is(err, sim.ErrUnknownPackage)) { // installed, never shown
 		return nil, err
 	}
 	return st >= stateForeground, nil
@@ -95,9 +123,13 @@ func (s *Server) appState(c *call) (any, error) {
 }
 
 func (s *Server) stateOf(ctx context.Context, bundle string) (int, error) {
-	pkgs, err := s.phone.ListPackages(ctx)
-	if err != nil {
+	var pkgs []string
+	if s.catalog != nil {
+		pkgs = s.catalog.InstalledApps()
+	} else if p, err := s.phone.ListPackages(ctx); err != nil {
 		return 0, err
+	} else {
+		pkgs = p
 	}
 	if !slices.Contains(pkgs, bundle) {
 		return stateUnknown, nil

@@ -29,6 +29,8 @@ type Server struct {
 	sid       string            // the active session; "" when there is none
 	screenOff bool              // /wda/lock darkened the screen
 	launched  map[string]launch // how WebDriverAgent last launched each app
+
+	catalog Catalog // which apps are installed; nil: the phone's own list
 }
 
 // launch is how an app was launched, for /wda/activeAppInfo.
@@ -39,11 +41,28 @@ type launch struct {
 
 // New returns WebDriverAgent over phone, whose pixels are points times scale (1 to 4; others are
 // clamped). The server has no session yet.
-func New(phone *sim.Phone, scale int) *Server {
+func New(phone *sim.Phone, scale int, opts ...Option) *Server {
 	s := &Server{phone: phone, scale: min(max(scale, 1), 4), launched: map[string]launch{}}
+	for _, o := range opts {
+		o(s)
+	}
 	s.routes = s.table()
 	return s
 }
+
+// Option configures a Server.
+type Option func(*Server)
+
+// Catalog keeps which apps a phone has installed, when something else than the phone keeps
+// them: a simulated iPhone's installation_proxy (iossim.Device).
+type Catalog interface {
+	InstalledApps() []string
+}
+
+// WithCatalog makes c the one account of the installed apps: WebDriverAgent launches,
+// terminates and reports the state of those it lists, and of no others, so that it agrees
+// with installation_proxy.
+func WithCatalog(c Catalog) Option { return func(s *Server) { s.catalog = c } }
 
 // Requests returns how many requests the server has received.
 func (s *Server) Requests() int64 { return s.requests.Load() }
