@@ -53,3 +53,24 @@ func TestBackWithNoHistory(t *testing.T) {
 		t.Fatalf("BACK on the first page: %v", err)
 	}
 }
+
+// app_terminate of a URL no tab shows closes nothing and says so; of one a tab shows, closes it.
+func TestTerminateAURLNoTabShows(t *testing.T) {
+	d := startBrowser(t, "phone")
+	base := chain(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := d.LaunchApp(ctx, base+"/p/0"); err != nil {
+		t.Fatal(err)
+	}
+	err := d.TerminateApp(ctx, "https://not-open.example/")
+	if !errors.Is(err, ErrNoTab) || !strings.Contains(err.Error(), "list_packages") {
+		t.Fatalf("terminating a URL no tab shows: %v", err)
+	}
+	if pkgs, err := d.ListPackages(ctx); err != nil || len(pkgs) != 1 {
+		t.Fatalf("tabs after: %v, %v", pkgs, err)
+	}
+	if err := d.TerminateApp(ctx, base+"/p/0"); err != nil {
+		t.Fatal(err)
+	}
+}
