@@ -416,11 +416,14 @@ type Event struct {
 	At     time.Time `json:"at"`
 }
 
-// SessionDefault is the device an MCP protocol session selected with select_device.
+// SessionDefault is the device an MCP protocol session selected with select_device, and the
+// leases acquire_device took in it (their handles, latest last): release_device without a
+// lease gives back the one the session holds.
 type SessionDefault struct {
-	Serial   string `json:"serial"`
-	Platform string `json:"platform,omitempty"`
-	Lease    string `json:"lease,omitempty"`
+	Serial   string   `json:"serial"`
+	Platform string   `json:"platform,omitempty"`
+	Lease    string   `json:"lease,omitempty"`
+	Acquired []string `json:"acquired,omitempty"`
 }
 
 // Version returns the payload's wire version (receivers refuse newer ones).

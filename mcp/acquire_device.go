@@ -176,7 +176,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 			refusals = append(refusals, fmt.Sprintf("%s: %v", d.Serial, err))
 			continue
 		case ans.OK && ans.Lease != nil:
-			return acquired(ctx, *ans.Lease, "")
+			return g.acquired(ctx, *ans.Lease, "")
 		}
 		refusals = append(refusals, leaseRefusal("acquire_device", d.Serial, ans))
 		waiters := 0
@@ -198,7 +198,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 			setOutcome(ctx, broker.OutcomeLost)
 			return errorResult(fmt.Sprintf("acquire_device waiting for %s: %v", best, err))
 		case ans.OK && ans.Lease != nil:
-			return acquired(ctx, *ans.Lease, fmt.Sprintf(" (after waiting in its queue behind %d)", bestWaiters))
+			return g.acquired(ctx, *ans.Lease, fmt.Sprintf(" (after waiting in its queue behind %d)", bestWaiters))
 		}
 		setOutcome(ctx, broker.OutcomeRefused)
 		return errorResult(leaseRefusal("acquire_device", best, ans))
@@ -211,8 +211,10 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 	return errorResult(fmt.Sprintf("no device matching %s could be leased: %s.%s", a, strings.Join(refusals, "; "), hint))
 }
 
-// acquired is the successful answer of acquire_device.
-func acquired(ctx context.Context, l broker.Lease, how string) *mcpgo.CallToolResult {
+// acquired is the successful answer of acquire_device; the session remembers the lease for
+// release_device without one.
+func (g *Gateway) acquired(ctx context.Context, l broker.Lease, how string) *mcpgo.CallToolResult {
+	g.rememberAcquired(ctx, l.Handle)
 	return structuredResult(ctx, AcquireResult{Lease: leaseInfo(l), Message: fmt.Sprintf(
 		"Leased device %s%s: pass serial %q and lease %q on every call. The lease ends at %s unless a call renews it (at most at %s); release_device when done.",
 		l.Serial, how, l.Serial, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))})

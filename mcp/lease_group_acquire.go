@@ -267,6 +267,7 @@ func (t *groupTaker) grant(ctx context.Context, store groupFarm) *mcpgo.CallTool
 		return errorResult(fmt.Sprintf("acquire_device: the %d devices were leased but the group could not be kept (%v), so they were released; try again", t.n, err))
 	}
 	t.held = nil // the group's now
+	t.g.rememberAcquired(ctx, handle)
 	info := GroupInfo{Handle: handle, ID: grp.ID, Holder: grp.Holder.String(), Members: make([]MemberInfo, len(leases))}
 	for i, l := range leases {
 		info.Members[i] = MemberInfo{Serial: l.Serial, Node: l.Node, Epoch: l.Epoch, ExpiresAt: l.ExpiresAt, MaxUntil: l.MaxUntil, State: memberHeld}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"slices"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -41,8 +42,14 @@ func toolReleaseDevice() toolDef {
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a releaseArgs
+			var errRes *mcpgo.CallToolResult
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
+			}
+			if a.Lease == "" { // the one lease the session holds, if it holds one
+				if a.Lease, errRes = g.sessionRelease(ctx, a.Serial); errRes != nil {
+					return errRes, nil
+				}
 			}
 			if broker.IsGroupHandle(a.Lease) {
 				return g.releaseGroup(ctx, a.Lease, a.Serial), nil
@@ -73,14 +80,18 @@ func toolReleaseDevice() toolDef {
 }
 
 // forgetSessionLease drops a released handle from the session's default, which keeps its
-// device; it returns what to add to the answer if that failed.
+// device, and from the leases acquire_device took in it; it returns what to add to the answer
+// if that failed.
 func (g *Gateway) forgetSessionLease(ctx context.Context, lease string) string {
 	id := sessionID(ctx)
 	if id == "" {
 		return ""
 	}
-	if sd, ok := g.farm.SessionDevice(ctx, id); ok && sd.Lease == lease {
-		sd.Lease = ""
+	if sd, ok := g.farm.SessionDevice(ctx, id); ok && (sd.Lease == lease || slices.Contains(sd.Acquired, lease)) {
+		if sd.Lease == lease {
+			sd.Lease = ""
+		}
+		sd.Acquired = slices.DeleteFunc(sd.Acquired, func(h string) bool { return h == lease })
 		if err := g.farm.SetSessionDevice(ctx, id, sd); err != nil {
 			return fmt.Sprintf(" The session still names the old lease (%v); pass lease explicitly or call select_device.", err)
 		}

@@ -71,7 +71,8 @@ func toolSelectDevice(platforms []string) toolDef {
 			case session == "":
 				msg += " This connection has no protocol session to remember it: pass serial and lease on every call."
 			default:
-				err := g.farm.SetSessionDevice(ctx, session, broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle})
+				err := g.farm.SetSessionDevice(ctx, session, broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle,
+					Acquired: prev.Acquired})
 				if err != nil {
 					msg += fmt.Sprintf(" It could not be remembered for this session (%v): pass serial and lease on every call.", err)
 				} else {

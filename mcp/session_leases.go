@@ -1,0 +1,134 @@
+package mcp
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"slices"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// maxSessionLeases bounds the handles a session remembers of acquire_device: the oldest goes.
+const maxSessionLeases = 8
+
+// sessionLease is a lease a protocol session took and still holds, as release_device without
+// a lease considers it.
+type sessionLease struct {
+	handle  string
+	serial  string   // a single lease's device; "" for a group
+	group   string   // a group's id
+	members []string // a group's devices
+	by      string   // select_device or acquire_device
+}
+
+func (l sessionLease) String() string {
+	if l.group != "" {
+		return fmt.Sprintf("group %s of %s (%s)", l.group, strings.Join(l.members, ", "), l.by)
+	}
+	return fmt.Sprintf("the lease of %s (%s)", l.serial, l.by)
+}
+
+// covers says whether releasing l gives serial back ("": any).
+func (l sessionLease) covers(serial string) bool {
+	return serial == "" || l.serial == serial || slices.Contains(l.members, serial)
+}
+
+// rememberAcquired keeps a handle acquire_device granted in the caller's session, for
+// release_device without a lease. Without a session there is nothing to remember.
+func (g *Gateway) rememberAcquired(ctx context.Context, handle string) {
+	id := sessionID(ctx)
+	if id == "" {
+		return
+	}
+	sd, _ := g.farm.SessionDevice(ctx, id)
+	sd.Acquired = append(slices.DeleteFunc(sd.Acquired, func(h string) bool { return h == handle }), handle)
+	if n := len(sd.Acquired); n > maxSessionLeases {
+		sd.Acquired = slices.Clone(sd.Acquired[n-maxSessionLeases:])
+	}
+	if err := g.farm.SetSessionDevice(ctx, id, sd); err != nil {
+		g.log.Warn("the session's lease could not be remembered", "session", id, "err", err)
+	}
+}
+
+// sessionLeases are the leases the session took (its selection's, then acquire_device's) that
+// are still held; when it cannot tell, it keeps them.
+func (g *Gateway) sessionLeases(ctx context.Context, sd broker.SessionDefault) []sessionLease {
+	held, err := g.farm.Leases(ctx)
+	alive := func(handle string) (serial string, ok bool) {
+		if err != nil {
+			return "", true
+		}
+		want := broker.HandleHash(handle)
+		for _, l := range held {
+			if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(want)) == 1 {
+				return l.Serial, true
+			}
+		}
+		return "", false
+	}
+	var out []sessionLease
+	if sd.Lease != "" {
+		if _, ok := alive(sd.Lease); ok {
+			out = append(out, sessionLease{handle: sd.Lease, serial: sd.Serial, by: "select_device"})
+		}
+	}
+	store, hasGroups := g.groupStore()
+	for _, h := range slices.Backward(sd.Acquired) {
+		if h == sd.Lease {
+			continue
+		}
+		if broker.IsGroupHandle(h) {
+			if !hasGroups {
+				continue
+			}
+			if grp, gerr := store.LeaseGroup(ctx, h); gerr == nil {
+				out = append(out, sessionLease{handle: h, group: grp.ID, members: grp.Serials(), by: "acquire_device"})
+			}
+			continue
+		}
+		if serial, ok := alive(h); ok {
+			out = append(out, sessionLease{handle: h, serial: serial, by: "acquire_device"})
+		}
+	}
+	return out
+}
+
+// sessionRelease finds what release_device without a lease gives back: the one lease the
+// session holds (of serial, if given). It answers lease "" when the session holds none, and
+// refuses when it holds several, naming them (never their handles).
+func (g *Gateway) sessionRelease(ctx context.Context, serial string) (lease string, errRes *mcpgo.CallToolResult) {
+	id := sessionID(ctx)
+	if id == "" {
+		return "", nil
+	}
+	sd, ok := g.farm.SessionDevice(ctx, id)
+	if !ok {
+		return "", nil
+	}
+	var mine []sessionLease
+	for _, l := range g.sessionLeases(ctx, sd) {
+		if l.covers(serial) {
+			mine = append(mine, l)
+		}
+	}
+	switch len(mine) {
+	case 0:
+		return "", nil
+	case 1:
+		return mine[0].handle, nil
+	}
+	names := make([]string, len(mine))
+	for i, l := range mine {
+		names[i] = l.String()
+	}
+	of := ""
+	if serial != "" {
+		of = " of " + serial
+	}
+	return "", g.refuse(ctx, fmt.Sprintf("release_device: this session holds %d leases%s: %s; pass lease (the handle acquire_device or select_device gave) to say which",
+		len(mine), of, strings.Join(names, "; ")))
+}
