@@ -25,3 +25,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // ErrNoElement is what a SelectorActor's error wraps when its selector matches nothing: the
 // tools that take ignore_NotFoundError let it pass.
 var ErrNoElement = errors.New("no element matches the selector")
+
+// ErrBadInput is what a driver's error is (errors.Is) when the caller asked for something the
+// device cannot be asked (a selector that does not parse, a URL that is not one, a tab that is
+// not open) and nothing ran: for the tools to answer bad_input, the caller's mistake, not the
+// driver's (driver_error).
+var ErrBadInput = errors.New("bad input")

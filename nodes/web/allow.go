@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -61,7 +60,8 @@ func (p HostPolicy) Allows(host string) bool {
 func (p HostPolicy) String() string { return strings.Join(p.patterns, ",") }
 
 // ErrBlocked is what a browser device says of a URL whose host the node does not allow.
-var ErrBlocked = errors.New("the node's --web-allow does not allow this host")
+// It is a caller's mistake (device.ErrBadInput): nothing loads.
+var ErrBlocked = mistake("the node's --web-allow does not allow this host")
 
 // Proxy is the node's filtering proxy: its browsers send every request through it (loopback
 // ones too), and it passes only those to hosts the policy allows. So the policy holds for

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"net/url"
 
 	"github.com/chromedp/chromedp"
 )
@@ -13,12 +12,9 @@ import (
 
 // LaunchApp opens a URL in the front tab: http and https only.
 func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return d.wrap("open", fmt.Errorf("%w: %q", ErrBadURL, rawURL), "a browser device opens http:// and https:// URLs")
-	}
-	if !d.allow.Allows(u.Hostname()) {
-		return d.wrap("open", fmt.Errorf("%w: %s", ErrBlocked, u.Hostname()), "the node allows "+d.allow.String())
+	u, err := d.pageURL("open", rawURL, "a browser device opens http:// and https:// URLs")
+	if err != nil {
+		return err
 	}
 	return d.do(ctx, "open "+u.Redacted(), chromedp.Navigate(u.String()))
 }

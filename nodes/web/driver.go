@@ -259,12 +259,15 @@ func (d *Driver) Close() error {
 	return d.shutdown()
 }
 
-// Errors a Driver returns, wrapped in a *device.Error.
+// Errors a Driver returns, wrapped in a *device.Error. The caller's mistakes among them are
+// device.ErrBadInput too (errors.Is), as is ErrBlocked; a selector that matches nothing is
+// device.ErrNoElement.
 var (
-	ErrBadSelector = errors.New("bad selector")
-	ErrNoTab       = errors.New("no such tab")
-	ErrUnknownKey  = errors.New("no such key")
-	ErrBadURL      = errors.New("not a URL a browser device opens")
+	ErrBadSelector = mistake("bad selector")
+	ErrNoTab       = mistake("no such tab")
+	ErrUnknownKey  = mistake("no such key")
+	ErrBadURL      = mistake("not a URL a browser device opens")
+	ErrOffScreen   = mistake("outside the viewport")
 	ErrNoFocus     = errors.New("no text field has focus")
 	ErrNoHistory   = errors.New("there is no page to go back to")
 )

@@ -246,6 +246,6 @@ func (d *Driver) onScreen(op string, p device.Point) error {
 	if p.X >= 0 && p.Y >= 0 && p.X < w && p.Y < h {
 		return nil
 	}
-	return d.wrap(op, fmt.Errorf("(%d,%d) is outside the %dx%d viewport", p.X, p.Y, w, h),
+	return d.wrap(op, fmt.Errorf("(%d,%d) is %w of %dx%d", p.X, p.Y, ErrOffScreen, w, h),
 		fmt.Sprintf("x must be 0..%d and y 0..%d (device pixels)", w-1, h-1))
 }

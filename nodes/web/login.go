@@ -23,12 +23,9 @@ const loginJS = `(async (endpoint, fields) => {
 // there first if the front tab is elsewhere), it posts the fields as JSON to the endpoint, so
 // the session cookie the site answers with is the browser's from then on.
 func (d *Driver) LoginNoUI(ctx context.Context, endpoint string, fields map[string]string) (device.LoginResult, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return device.LoginResult{}, d.wrap("log in", fmt.Errorf("%w: %q", ErrBadURL, endpoint), "packageName is the site's login endpoint, an http(s) URL")
-	}
-	if !d.allow.Allows(u.Hostname()) {
-		return device.LoginResult{}, d.wrap("log in", fmt.Errorf("%w: %s", ErrBlocked, u.Hostname()), "the node allows "+d.allow.String())
+	u, err := d.pageURL("log in", endpoint, "packageName is the site's login endpoint, an http(s) URL")
+	if err != nil {
+		return device.LoginResult{}, err
 	}
 	origin := u.Scheme + "://" + u.Host
 	front, err := d.ForegroundApp(ctx)

@@ -127,8 +127,11 @@ func (d *Driver) CloseTab(ctx context.Context, index int) error {
 		return err
 	}
 	if index < 0 || index >= len(pages) {
-		return d.wrap("close tab", fmt.Errorf("%w: %d of %d open tabs", ErrNoTab, index, len(pages)),
-			fmt.Sprintf("tabIndex counts the open tabs from 0, oldest first: 0..%d", len(pages)-1))
+		hint := fmt.Sprintf("tabIndex counts the open tabs from 0, oldest first: 0..%d", len(pages)-1)
+		if len(pages) == 0 {
+			hint = "no tab is open; app_launch opens one"
+		}
+		return d.wrap("close tab", fmt.Errorf("%w: %d of %d open tabs", ErrNoTab, index, len(pages)), hint)
 	}
 	id := pages[index].TargetID
 	release, err := d.use(ctx)
