@@ -306,7 +306,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	}
 	g.rememberLatest(ctx, res)
 	if res.Code == broker.CodeUnsupported { // the node knows what its driver lacks; the registry, who can
-		res.Error = tools.UnsupportedMessage(g.opts.Platforms, tool, dev, g.farm.Devices()) + ". " + res.Error
+		res.Error = g.unsupportedText(ctx, tool, dev, res.Error)
 	}
 	return g.toolResult(ctx, res)
 }
@@ -316,7 +316,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 // none or several (a session's selection still comes first).
 func (g *Gateway) onlyDevice(ctx context.Context, platform string) string {
 	if s := mcpserver.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
-		if _, ok := g.farm.SessionDevice(ctx, s.SessionID()); ok {
+		if d, ok := g.farm.SessionDevice(ctx, s.SessionID()); ok && d.Serial != "" { // not only leases acquire_device took
 			return ""
 		}
 	}

@@ -50,3 +50,15 @@ func TestReleaseWithoutLeaseGivesBackTheSessionsLease(t *testing.T) {
 	require.True(t, res.IsError, farmtest.Text(res))
 	contains(t, farmtest.Text(res), "lease is required")
 }
+
+// A session that only acquired (selected nothing) keeps the one-device default of the tools
+// that take no serial: the lease it remembers is not a selection.
+func TestAcquireKeepsTheOneDeviceDefault(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	c := f.ClientWithProtocol("alice", mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+	serial := f.Devices()[0].Serial
+	leaseDevice(t, c, args("serial", serial))
+	res := farmtest.Call(t, c, "take_screenshot", args())
+	require.True(t, res.IsError, "ran without the lease: %s", farmtest.Text(res))
+	contains(t, farmtest.Text(res), "take_screenshot on "+serial, "You hold it")
+}
