@@ -20,10 +20,11 @@ import (
 //     sessions and lease groups, and (as it reaps lost nodes) registry and lease entries, a
 //     device's offline event and a node's lost event; it receives the frames of the screens it
 //     watches (the console);
-//   - operator: `nats micro ls/info/stats`, `kv get` of devices and leases, events, the leases
-//     endpoint (read-only, no handles); nothing that changes the farm, and no frames (screens
-//     show people's data);
-//   - admin: operator plus every node request (drain, release --force, abort, calls);
+//   - operator: `nats micro ls/info/stats`, `kv get` of devices, leases and lease groups,
+//     events, the leases endpoint (read-only, no handles); nothing that changes the farm, and
+//     no frames (screens show people's data);
+//   - admin: operator plus every node request (drain, release --force, abort, calls), and
+//     what the CLI's in-process front door writes: sessions, lease groups, a missing store;
 //   - vision: a vision worker (`corral vision`) serves corral.v1.vision.> in the queue group
 //     corral-vision only, and its micro service's $SRV subjects; it publishes nothing but its
 //     answers. Nodes request it (VisionRequests).
@@ -95,9 +96,11 @@ var (
 	kvStream   = func(bucket string) string { return "KV_" + bucket }
 	allStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(SessionBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), EventStream, objStream(ScreenshotBucket),
 		kvStream(LeaseGroupBucket)}
-	// What an operator may read: the registry, the leases, the calibrations and the events; not the sessions (a
-	// session's selected lease), the claims nor the screenshots (screens show people's data).
-	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(CalibrationBucket), EventStream}
+	// What an operator may read: the registry, the leases, the lease groups (`corral leases`
+	// shows them; their member handles are sealed with the group's handle), the calibrations
+	// and the events; not the sessions (a session's selected lease), the claims nor the
+	// screenshots (screens show people's data).
+	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(LeaseGroupBucket), kvStream(CalibrationBucket), EventStream}
 )
 
 const jsAPI = "$JS.API."
@@ -129,6 +132,17 @@ func manageStreams() []string {
 	var out []string
 	for _, s := range allStreams {
 		out = append(out, jsAPI+"STREAM.CREATE."+s, jsAPI+"STREAM.UPDATE."+s)
+	}
+	return out
+}
+
+// createStreams are the JetStream API subjects that create Corral's stores, never change them:
+// what a process that may start first needs (a node, the admin's CLI, which keeps lease
+// groups as a gateway does), without the right to shorten a store's history.
+func createStreams() []string {
+	out := make([]string, 0, len(allStreams))
+	for _, s := range allStreams {
+		out = append(out, jsAPI+"STREAM.CREATE."+s)
 	}
 	return out
 }
@@ -179,9 +193,9 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			VisionRequests, "$SRV.PING." + VisionService,
 		}
 		for _, s := range allStreams {
-			// Create what is missing (a node may start first), never change what exists.
-			pub = append(pub, jsAPI+"STREAM.INFO."+s, jsAPI+"STREAM.CREATE."+s)
+			pub = append(pub, jsAPI+"STREAM.INFO."+s)
 		}
+		pub = append(pub, createStreams()...) // a node may start first
 		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects(NodeService)...)
 		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true}, nil
 	case RoleGateway:
@@ -205,8 +219,10 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>", Prefix + ".frames.>"}}, nil
 	case RoleAdmin:
 		// An admin runs the corral CLI, whose in-process front door calls nodes as a gateway
-		// does and records each session's latest task.
+		// does, keeps lease groups (acquire_device with count > 1, made on a farm's first) and
+		// records each session's latest task.
 		pub := append([]string{"$SRV.>", nodeSubjects, "$KV." + SessionBucket + ".>", "$KV." + LeaseGroupBucket + ".>"}, readStreams(allStreams)...)
+		pub = append(pub, createStreams()...)
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Events, Heartbeats, Progresses, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil

@@ -24,7 +24,7 @@ type ConnectOptions struct {
 	// Name labels the connection (shown by `nats server report connections`).
 	Name string
 	// Context is a natscli context file (.json); it fills what the other fields leave empty.
-	// Empty: NATS_CONTEXT, when that names a .json file.
+	// Empty: NATS_CONTEXT's (EnvNATSContext).
 	Context string
 	// CredsFile is a NATS credentials file (JWT + nkey).
 	CredsFile string
@@ -41,6 +41,10 @@ type ConnectOptions struct {
 	// one) without a socket: the same protocol, credentials and permissions, without the
 	// loopback TCP's system calls and copies on every message.
 	InProcess nats.InProcessConnProvider
+	// Refusals, when set, takes the connection's permission refusals (connect_refusals.go):
+	// the contexts it watches end at once, and the refusal is not logged (the caller reports
+	// it). Without it, a refusal is logged as an error.
+	Refusals *Refusals
 
 	password string // resolved from PasswordFile, the context or the environment
 }
@@ -48,8 +52,8 @@ type ConnectOptions struct {
 // Resolved fills the options from the context file and the environment, and reads the
 // password: what Connect will use.
 func (o ConnectOptions) Resolved() (ConnectOptions, error) {
-	if o.Context == "" && strings.HasSuffix(os.Getenv("NATS_CONTEXT"), ".json") {
-		o.Context = os.Getenv("NATS_CONTEXT")
+	if o.Context == "" {
+		o.Context = EnvNATSContext()
 	}
 	if o.Context != "" {
 		c, err := ReadNATSContext(o.Context)
@@ -100,17 +104,22 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "url", nc.ConnectedUrlRedacted()) }),
-		// A permission violation is a configuration error (a role without a right it needs):
-		// say so loudly, and which subject, rather than let a request time out in silence.
+		// A permission violation is a configuration error (a role without a right it needs), or
+		// a user asking what its role may not: say which subject, and which of the two it is,
+		// rather than let a request time out in silence.
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if r := refusalOf(o.User, err); r != nil {
+				if o.Refusals != nil {
+					o.Refusals.refuse(r)
+					log.Debug("NATS refused", "err", r)
+					return
+				}
+				log.Error("NATS refused", "err", r)
+				return
+			}
 			args := []any{"err", err}
 			if sub != nil {
 				args = append([]any{"subject", sub.Subject}, args...)
-			}
-			if errors.Is(err, nats.ErrPermissionViolation) {
-				// Most likely after an upgrade: subjects a newer Corral uses (node-scoped progress
-				// and events) that the server's users, made by an older corral nats-auth, lack.
-				args = append(args, "hint", "the NATS server's users may be from an older Corral: run corral nats-auth again and reload nats-server (docs/operations.md, Upgrading)")
 			}
 			log.Error("NATS error", args...)
 		}),
@@ -150,7 +159,11 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 			hint = "NATS wants credentials: give --nats-context FILE (corral up writes them into its --data directory, nats/admin.json), " +
 				"or --nats-user and --nats-password-file, --nats-nkey or --nats-creds"
 		}
-		return nil, fmt.Errorf("connect to NATS at %s: %w (%s)", redactURLs(o.URL), err, hint)
+		at := redactURLs(o.URL)
+		if o.Context != "" {
+			at += " (NATS context " + o.Context + ")"
+		}
+		return nil, fmt.Errorf("connect to NATS at %s: %w (%s)", at, err, hint)
 	}
 	return nc, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // NATSContext is a natscli context file (`nats --context FILE.json`, or NATS_CONTEXT): the
@@ -21,6 +22,38 @@ type NATSContext struct {
 	Key         string `json:"key,omitempty"`
 	CA          string `json:"ca,omitempty"`
 	InboxPrefix string `json:"inbox_prefix,omitempty"`
+}
+
+// EnvNATSContext is the natscli context file that NATS_CONTEXT names, as natscli reads it: a
+// path when it ends in .json, else the name of a context of natscli's own (NAME.json in its
+// configuration directory); "" when NATS_CONTEXT is not set. The file need not exist:
+// ReadNATSContext then says it is missing.
+func EnvNATSContext() string {
+	name := os.Getenv("NATS_CONTEXT")
+	if name == "" || strings.HasSuffix(name, ".json") {
+		return name
+	}
+	return filepath.Join(natscliDir(), "context", name+".json")
+}
+
+// SelectedNATSContext is the file of the context selected with `nats context select`, "" when
+// none is.
+func SelectedNATSContext() string {
+	b, err := os.ReadFile(filepath.Join(natscliDir(), "context.txt"))
+	name := strings.TrimSpace(string(b))
+	if err != nil || name == "" || strings.ContainsAny(name, `/\`) {
+		return ""
+	}
+	return filepath.Join(natscliDir(), "context", name+".json")
+}
+
+// natscliDir is natscli's configuration directory: $XDG_CONFIG_HOME/nats, else ~/.config/nats.
+func natscliDir() string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "nats")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".config", "nats")
 }
 
 // ReadNATSContext reads a natscli context file.

@@ -10,15 +10,15 @@ import (
 
 // explainRefusal turns a request that timed out because the server refused to carry it (a
 // NATS user whose role may not publish there: the server says so asynchronously, and the
-// request just waits) into an error that says so.
+// request just waits) into an error that says so. A connection with ConnectOptions.Refusals
+// does not wait that long: its caller's context ends at the refusal.
 func explainRefusal(nc *nats.Conn, err error) error {
 	if err == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)) {
 		return err
 	}
-	last := nc.LastError()
-	if last == nil || !errors.Is(last, nats.ErrPermissionViolation) {
+	r := refusalOf(nc.Opts.User, nc.LastError())
+	if r == nil {
 		return err
 	}
-	return fmt.Errorf("%w: NATS refused it (%v): this NATS user's role may not do this; node requests need the admin "+
-		"or gateway role (docs/operations.md, NATS roles)", err, last)
+	return fmt.Errorf("%w: %w", err, r)
 }

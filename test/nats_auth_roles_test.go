@@ -134,7 +134,7 @@ func TestNATSRolesAllowTheirWork(t *testing.T) {
 	assert.Contains(t, out, "is draining")
 	out, err = runCorral(t, "drain", "n1", "--undo", "--nats-context", f.Context(op))
 	require.Error(t, err, "an operator undrained a node:\n%s", out)
-	assert.Contains(t, out, "NATS refused it")
+	assert.Contains(t, out, "this NATS user's role may not do this")
 	out, err = runCorral(t, "devices", "--nats-context", f.Context(op))
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "n1-p1")

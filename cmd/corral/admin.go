@@ -15,7 +15,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
@@ -39,7 +38,7 @@ type adminFlags struct {
 func newAdminFlags(name string, timeout time.Duration) *adminFlags {
 	f := newFlags(name)
 	return &adminFlags{flags: f, nats: f.natsFlags(),
-		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only `release --lease` works through one; the operator actions need --nats-url"),
+		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only the holder's own release (release --lease) works through one; the operator actions need NATS"),
 		tokens:  f.tokenFlag(),
 		timeout: f.Duration("timeout", timeout, "give up after this long")}
 }
@@ -109,7 +108,7 @@ func (a *adminFlags) open(ctx context.Context) (*nats.Conn, *broker.Stores, *slo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	nc, err := connect(a.nats.options("corral-cli"), log)
+	nc, err := cliConnect(ctx, a.nats, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -142,27 +141,43 @@ func operatorName(by string) string {
 func runRelease(ctx context.Context, args []string) error {
 	a := newAdminFlags("release", 30*time.Second)
 	force := a.Bool("force", false, "revoke the lease whoever holds it (an operator action, recorded with --by)")
-	handle := a.String("lease", "", "the lease handle to give back (the holder's own release)")
+	handle := a.String("lease", "", "the lease handle to give back (the holder's own release); a group's handle gives back the whole group. "+
+		"It is the holder's secret and shows in process listings: prefer --lease-file or $CORRAL_LEASE")
+	handleFile := a.String("lease-file", "", "file holding the lease handle to give back")
 	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
 	pos, err := a.parseArgs(args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || *force == (*handle != "") {
-		return fmt.Errorf("usage: corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease HANDLE")
-	}
-	serial := pos[0]
-	if *force {
-		if err := a.needsNATS("release --force (an operator revoking someone's lease)", notForAgents,
-			"the holder gives its own lease back with `corral release SERIAL --lease HANDLE --gateway URL`"); err != nil {
+	if *handleFile != "" {
+		if *handle != "" {
+			return errors.New("give the lease handle once: --lease (or $CORRAL_LEASE) or --lease-file")
+		}
+		if *handle, err = readSecretFile("--lease-file", *handleFile); err != nil {
 			return err
 		}
 	}
+	if len(pos) != 1 || *force == (*handle != "") {
+		return fmt.Errorf("usage: corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease-file FILE (or --lease HANDLE, or $CORRAL_LEASE)")
+	}
+	serial := pos[0]
+	if !*force {
+		// The holder's own release takes the agent's path, through a gateway or the in-process
+		// front door alike: release_device, which gives a group handle's whole group back.
+		o := &operatorFlags{flags: a.flags, gateway: a.gateway, tokens: a.tokens, nats: a.nats, timeout: a.timeout}
+		res, err := o.callTool(ctx, "release_device", map[string]any{"serial": serial, "lease": *handle})
+		if err != nil {
+			return fmt.Errorf("%w; `corral leases` lists the leases held", err)
+		}
+		fmt.Println(resultText(res))
+		return nil
+	}
+	if err := a.needsNATS("release --force (an operator revoking someone's lease)", notForAgents,
+		"the holder gives its own lease back with `corral release SERIAL --lease-file FILE --gateway URL`"); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
 	defer cancel()
-	if *a.gateway != "" {
-		return releaseThroughGateway(ctx, a, serial, *handle)
-	}
 	nc, stores, log, err := a.open(ctx)
 	if err != nil {
 		return err
@@ -178,7 +193,7 @@ func runRelease(ctx context.Context, args []string) error {
 		return err
 	}
 	who := operatorName(*by)
-	ans, err := farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: serial, Handle: *handle, Force: *force, By: who})
+	ans, err := farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: serial, Force: true, By: who})
 	if err != nil {
 		return err
 	}
@@ -186,35 +201,23 @@ func runRelease(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s (%s); `corral leases` lists the leases held", ans.Error, ans.Code)
 	}
 	l := ans.Lease
-	if !*force {
-		fmt.Printf("Released the lease of %s (epoch %d).\n", serial, l.Epoch)
-		return nil
-	}
 	fmt.Printf("Revoked the lease of %s held by %s (epoch %d): forced release by %s.\n", serial, l.Holder, l.Epoch, who)
 	fmt.Printf("Recorded on %s; the holder's running task, if any, was aborted and its handle no longer works.\n",
 		fmt.Sprintf(broker.EventLeaseT, l.Node, broker.Token(serial), "revoked"))
 	return nil
 }
 
-// releaseThroughGateway gives a lease back with the gateway's release_device, as its holder
-// would.
-func releaseThroughGateway(ctx context.Context, a *adminFlags, serial, handle string) error {
-	c, err := a.tokens.dialGateway(ctx, *a.gateway, "corral-cli")
+// readSecretFile reads a secret (a token, a lease handle) from a file named by flag.
+func readSecretFile(flag, path string) (string, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return "", fmt.Errorf("%s: %w", flag, err)
 	}
-	defer c.Close()
-	req := mcpgo.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = "release_device", map[string]any{"serial": serial, "lease": handle}
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return fmt.Errorf("release_device: %w", err)
+	v := strings.TrimSpace(string(b))
+	if v == "" {
+		return "", fmt.Errorf("%s %s is empty", flag, path)
 	}
-	if res.IsError {
-		return fmt.Errorf("%s; `corral leases` lists the leases held", resultText(res))
-	}
-	fmt.Println(resultText(res))
-	return nil
+	return v, nil
 }
 
 func runDrain(ctx context.Context, args []string) error {
@@ -247,7 +250,7 @@ func runDrain(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	nc, err := connect(a.nats.options("corral-cli"), log)
+	nc, err := cliConnect(ctx, a.nats, log)
 	if err != nil {
 		return err
 	}

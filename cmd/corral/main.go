@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/buildinfo"
 )
 
@@ -59,9 +60,15 @@ func realMain(args []string) int {
 		}
 		ctx, stop := signalContext()
 		defer stop()
+		refusals := broker.NewRefusals()
+		ctx, stopWatch := withRefusals(ctx, refusals)
+		defer stopWatch()
 		err := c.run(ctx, args[1:])
 		if errors.Is(err, flag.ErrHelp) {
 			return 2
+		}
+		if r := refusals.Refused(); r != nil && err != nil {
+			err = r // what the command saw of it is a cancelled context
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "corral %s: %v\n", c.name, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
+	"github.com/corral-farm/corral/mcp/steps"
 )
 
 // The operator commands speak MCP, through a gateway (--gateway) or through an in-process
@@ -56,7 +58,8 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	nc, err := connect(o.nats.options("corral-cli"), log)
+	log, quiet := quietable(log)
+	nc, err := cliConnect(ctx, o.nats, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,28 +69,40 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 		return nil, nil, err
 	}
 	cctx, cancel := context.WithCancel(ctx)
-	closeAll := func() { cancel(); nc.Close() }
-	farm, err := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
+	closeNATS := func() { quiet.Store(true); cancel(); nc.Close() }
+	nf, err := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
 	if err == nil {
-		err = farm.WaitReady(ctx)
+		err = nf.WaitReady(ctx)
 	}
 	if err != nil {
-		closeAll()
+		closeNATS()
 		return nil, nil, err
 	}
+	farm := newCLIFarm(nf, stores.JS)
 	g := mcp.New(farm, log, mcp.NewMetrics(newRegistry()), mcp.Options{Platforms: platforms()})
 	c, err := client.NewInProcessClient(g.MCPServer())
 	if err != nil {
-		closeAll()
+		closeNATS()
 		return nil, nil, fmt.Errorf("MCP client: %w", err)
 	}
 	if err := initialize(ctx, c, "corral-cli"); err != nil {
 		_ = c.Close()
-		closeAll()
+		closeNATS()
 		return nil, nil, err
 	}
-	return c, func() { _ = c.Close(); closeAll() }, nil
+	return c, func() {
+		_ = c.Close()
+		// A task started without waiting must reach its node before the connection goes.
+		sctx, stop := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		defer stop()
+		farm.settle(sctx)
+		closeNATS()
+	}, nil
 }
+
+// settleTimeout bounds how long a command waits, once done, for the tasks it started to reach
+// their nodes.
+const settleTimeout = 10 * time.Second
 
 // callTool runs one tool and returns its result; isError results become errors.
 func (o *operatorFlags) callTool(ctx context.Context, tool string, args map[string]any) (*mcpgo.CallToolResult, error) {
@@ -150,20 +165,50 @@ func structured(res *mcpgo.CallToolResult, v any) error {
 func runCall(ctx context.Context, args []string) error {
 	o := newOperatorFlags("call")
 	out := o.String("out", "", "write an image result to this file (JPEG)")
-	if err := o.parse(args); err != nil {
+	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
 		return err
 	}
 	rest := o.Args()
 	if len(rest) < 1 || len(rest) > 2 {
-		return fmt.Errorf("usage: corral call [flags] TOOL ['{json arguments}']")
+		return fmt.Errorf("usage: corral call [flags] TOOL ['{json arguments}' | -]   (flags go before TOOL; - reads the arguments from standard input)")
 	}
-	var toolArgs map[string]any
-	if len(rest) == 2 {
-		if err := json.Unmarshal([]byte(rest[1]), &toolArgs); err != nil {
-			return fmt.Errorf("arguments must be a JSON object: %w", err)
+	toolArgs, err := callArgs(rest[1:])
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
+	defer cancel()
+	c, closeAll, err := o.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	tool := rest[0]
+	var cat *steps.Catalog
+	if lease := strings.TrimSpace(os.Getenv("CORRAL_LEASE")); lease != "" && toolArgs["lease"] == nil {
+		// The holder's handle from the environment, not from argv (where ps shows it), for a
+		// tool that takes one.
+		if cat, err = steps.FetchCatalog(ctx, c); err != nil {
+			return err
+		}
+		if cat.Takes(tool, "lease") {
+			if toolArgs == nil {
+				toolArgs = map[string]any{}
+			}
+			toolArgs["lease"] = lease
 		}
 	}
-	res, err := o.callTool(ctx, rest[0], toolArgs)
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, toolArgs
+	res, err := callOn(ctx, c, req)
+	if err != nil && res == nil && ctx.Err() == nil {
+		if cat == nil {
+			cat, _ = steps.FetchCatalog(ctx, c)
+		}
+		if cat != nil && !cat.Has(tool) {
+			return cat.Check(tool, nil) // names the nearest tool
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -187,6 +232,25 @@ func runCall(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// callArgs reads a call's JSON arguments: the argument given, standard input for "-", none.
+func callArgs(rest []string) (map[string]any, error) {
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	raw := []byte(rest[0])
+	if rest[0] == "-" {
+		var err error
+		if raw, err = io.ReadAll(os.Stdin); err != nil {
+			return nil, fmt.Errorf("read the arguments from standard input: %w", err)
+		}
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, fmt.Errorf("arguments must be a JSON object: %w", err)
+	}
+	return args, nil
 }
 
 func runAbort(ctx context.Context, args []string) error {

@@ -1,0 +1,173 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+)
+
+// NATS refuses a publish or a subscription it does not permit asynchronously: the server sends
+// -ERR on the connection and the request that needed it just waits for its deadline. Refusals
+// ties the two: a connection made with ConnectOptions.Refusals hands each refusal to it, and
+// every context it watches ends at once, its cause a *RefusedError naming the subject. A
+// command line (one connection, one thing to do) fails at once instead of after its --timeout.
+
+// Refusals passes a connection's permission refusals to the contexts that watch it.
+type Refusals struct {
+	mu      sync.Mutex
+	next    int
+	cancels map[int]context.CancelCauseFunc
+	first   *RefusedError
+}
+
+// NewRefusals returns a Refusals to give one connection (ConnectOptions.Refusals).
+func NewRefusals() *Refusals {
+	return &Refusals{cancels: map[int]context.CancelCauseFunc{}}
+}
+
+// Watch returns a context that ends when ctx does, or at the connection's first refusal (then
+// context.Cause is its *RefusedError); stop releases it.
+func (r *Refusals) Watch(ctx context.Context) (_ context.Context, stop context.CancelFunc) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.first != nil {
+		cancel(r.first)
+		return wctx, func() {}
+	}
+	id := r.next
+	r.next++
+	r.cancels[id] = cancel
+	return wctx, func() {
+		r.mu.Lock()
+		delete(r.cancels, id)
+		r.mu.Unlock()
+		cancel(context.Canceled)
+	}
+}
+
+// Refused is the connection's first refusal, nil if none.
+func (r *Refusals) Refused() *RefusedError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first
+}
+
+// refuse ends every watching context with e as its cause.
+func (r *Refusals) refuse(e *RefusedError) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.first == nil {
+		r.first = e
+	}
+	for id, cancel := range r.cancels {
+		cancel(r.first)
+		delete(r.cancels, id)
+	}
+}
+
+// RefusedError is NATS refusing a user a subject.
+type RefusedError struct {
+	User    string // the NATS user, "" when unknown
+	Role    Role   // its role, "" when unknown
+	Op      string // "publish to" or "subscribe to"
+	Subject string
+	// Stale says that this Corral's permissions of the role allow what the server refused: the
+	// server's users were made by another Corral version.
+	Stale bool
+	err   error // nats.go's
+}
+
+func (e *RefusedError) Error() string {
+	who := "this NATS user"
+	if e.User != "" {
+		who = fmt.Sprintf("NATS user %q", e.User)
+	}
+	what := fmt.Sprintf("NATS refused to let %s %s %q", who, e.Op, e.Subject)
+	if e.Stale {
+		return what + fmt.Sprintf(", which this Corral's %s role may do: the NATS server's users are from another Corral version; "+
+			"run corral nats-auth again and reload nats-server, or restart corral up (docs/operations.md, Upgrading)", e.Role)
+	}
+	hint := "use the NATS context of a role that may (docs/operations.md, NATS roles)"
+	if strings.HasPrefix(e.Subject, Prefix+".node.") {
+		hint = "node requests need the admin or gateway role (docs/operations.md, NATS roles)"
+	}
+	return what + ": this NATS user's role may not do this; " + hint
+}
+
+func (e *RefusedError) Unwrap() error { return e.err }
+
+var violationRE = regexp.MustCompile(`(?i)permissions violation for (publish|subscription) to "([^"]+)"`)
+
+// refusalOf reads nats.go's permission error as a RefusedError of user; nil for other errors.
+func refusalOf(user string, err error) *RefusedError {
+	if !errors.Is(err, nats.ErrPermissionViolation) {
+		return nil
+	}
+	e := &RefusedError{User: user, Op: "publish to", Subject: "?", err: err}
+	if m := violationRE.FindStringSubmatch(err.Error()); m != nil {
+		e.Subject = m[2]
+		if strings.EqualFold(m[1], "subscription") {
+			e.Op = "subscribe to"
+		}
+	}
+	role, node, ok := RoleOfUser(user)
+	if !ok {
+		return e
+	}
+	e.Role = role
+	if p, err := PermissionsFor(role, node); err == nil && e.Subject != "?" {
+		if e.Op == "publish to" {
+			e.Stale = permits(p.PublishAllow, p.PublishDeny, e.Subject)
+		} else {
+			e.Stale = permits(p.SubscribeAllow, p.SubscribeDeny, e.Subject)
+		}
+	}
+	return e
+}
+
+// RoleOfUser is the role (and node id, or site) of a NATS user named as UserName names them.
+func RoleOfUser(user string) (Role, string, bool) {
+	switch {
+	case user == "":
+		return "", "", false
+	case user == string(RoleNode):
+		return RoleNode, AnyNode, true
+	case strings.HasPrefix(user, "node-"):
+		return RoleNode, strings.TrimPrefix(user, "node-"), true
+	case slices.Contains(Roles, Role(user)):
+		return Role(user), "", true
+	}
+	return "", "", false
+}
+
+// permits says whether permissions with these allow and deny lists let subject through, as
+// nats-server decides it: an allow entry covers it and no deny entry does. Entries may carry a
+// queue group after a space; it is ignored.
+func permits(allow, deny []string, subject string) bool {
+	covers := func(list []string) bool {
+		return slices.ContainsFunc(list, func(p string) bool { return subjectCovers(strings.Fields(p)[0], subject) })
+	}
+	return covers(allow) && !covers(deny)
+}
+
+// subjectCovers says whether pattern (with * and > wildcards) covers subject, every subject
+// subject's own wildcards stand for.
+func subjectCovers(pattern, subject string) bool {
+	p, s := strings.Split(pattern, "."), strings.Split(subject, ".")
+	for i, tok := range p {
+		if tok == ">" {
+			return len(s) > i
+		}
+		if i >= len(s) || (tok != "*" && tok != s[i]) || (tok == "*" && s[i] == ">") {
+			return false
+		}
+	}
+	return len(p) == len(s)
+}
