@@ -27,6 +27,10 @@ func (d *Driver) wdaError(op string, err error) error {
 	if errors.As(err, &answer) {
 		return d.errorf(op, err, "")
 	}
+	if down := muxDown(err); down != nil {
+		d.sup.wake()
+		return d.errorf(op, down, "WebDriverAgent is reached through it: retry once it answers")
+	}
 	if d.gone() {
 		return d.errorf(op, fmt.Errorf("%w (%v)", ErrDisconnected, err), "plug it in again, or pick another device")
 	}

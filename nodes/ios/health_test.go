@@ -156,3 +156,65 @@ func TestDeviceVanishingMidAttach(t *testing.T) {
 		t.Error("a driver for the unplugged device came back")
 	}
 }
+
+// usbmuxd stopping leaves the devices unhealthy with usbmuxd named first, as the cause (not
+// WebDriverAgent, nor trust), and WDA not restarted for it; started again, they come back.
+func TestUsbmuxdDownIsTheReason(t *testing.T) {
+	sims, reg := simFarm(t, 1)
+	d := ready(t, reg, "ios-sim-01")
+	dev, _ := plugIn(t, sims, iossim.Config{UDID: "ios-untrusted", Untrusted: true})
+	eventually(t, 10*time.Second, func() bool {
+		err, ok := reg.healthOf("ios-untrusted")
+		return ok && errors.Is(err, ErrUntrusted)
+	}, "the untrusted iPhone asking for Trust")
+	restarts := d.Gauges()["wda_restarts"]
+
+	if err := sims.Host.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	cause := "usbmuxd at " + sims.Addr() + " does not answer: is it running?"
+	for _, serial := range []string{"ios-sim-01", "ios-untrusted"} {
+		eventually(t, 10*time.Second, func() bool {
+			err, _ := reg.healthOf(serial)
+			return err != nil && strings.HasPrefix(err.Error(), cause)
+		}, serial+" unhealthy, usbmuxd named first")
+	}
+	err, _ := reg.healthOf("ios-sim-01")
+	if !strings.Contains(err.Error(), "WebDriverAgent on port 8100 cannot be reached") || strings.Contains(err.Error(), "restarted it") {
+		t.Errorf("the reason: %v", err)
+	}
+	if err, _ := reg.healthOf("ios-untrusted"); errors.Is(err, ErrUntrusted) {
+		t.Errorf("the untrusted iPhone's reason still asks for Trust: %v", err)
+	}
+	if _, err := d.ForegroundApp(t.Context()); err == nil || !strings.Contains(err.Error(), cause) || !strings.Contains(err.Error(), "retry once it answers") {
+		t.Errorf("a call while usbmuxd is down: %v", err)
+	}
+	reg.mu.Lock()
+	probed := reg.reports["ios-sim-01"]
+	reg.mu.Unlock()
+	eventually(t, 10*time.Second, func() bool {
+		reg.mu.Lock()
+		defer reg.mu.Unlock()
+		return reg.reports["ios-sim-01"] >= probed+4
+	}, "more probes while usbmuxd is down")
+	if got := d.Gauges()["wda_restarts"]; got != restarts {
+		t.Errorf("WebDriverAgent restarted %v times while usbmuxd was down", got-restarts)
+	}
+
+	if err := sims.Host.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, reg, "ios-sim-01")
+	if reg.driver("ios-sim-01") != d {
+		t.Fatal("ios-sim-01's driver was replaced")
+	}
+	if _, err := d.ForegroundApp(t.Context()); err != nil {
+		t.Fatalf("after usbmuxd is back: %v", err)
+	}
+	eventually(t, 10*time.Second, func() bool {
+		err, ok := reg.healthOf("ios-untrusted")
+		return ok && errors.Is(err, ErrUntrusted)
+	}, "the untrusted iPhone asking for Trust again")
+	dev.Trust()
+	ready(t, reg, "ios-untrusted")
+}

@@ -114,6 +114,9 @@ func (s *supervisor) check(ctx context.Context) error {
 	defer cancel()
 	if !d.trusted.Load() {
 		ld, _, err := d.o.Mux.lockdown(pctx, d.DeviceID(), d.o.UDID)
+		if down := muxDown(err); down != nil {
+			return fmt.Errorf("%w; whether the iPhone trusts this computer is asked again when it does", down)
+		}
 		if err != nil {
 			return fmt.Errorf("%w: unlock it and tap Trust on \"Trust This Computer?\"; it is taken as soon as it trusts (%v)", ErrUntrusted, err)
 		}
@@ -123,6 +126,11 @@ func (s *supervisor) check(ctx context.Context) error {
 	}
 	if _, err := d.wda.Status(pctx); err != nil {
 		d.forgetScreen()
+		if down := muxDown(err); down != nil {
+			// WebDriverAgent is out of reach, not known dead: a restart would go through the
+			// same usbmuxd, and count as one in wda_restarts.
+			return fmt.Errorf("%w; WebDriverAgent on port %d cannot be reached meanwhile (restarted if it still does not answer once usbmuxd does)", down, d.o.WDAPort)
+		}
 		launched := s.launch(ctx)
 		return fmt.Errorf("WebDriverAgent does not answer on port %d (%v)%s", d.o.WDAPort, err, launched)
 	}
@@ -130,6 +138,15 @@ func (s *supervisor) check(ctx context.Context) error {
 		return fmt.Errorf("WebDriverAgent answers but gives no session or screen: %w", err)
 	}
 	s.resetBackoff()
+	return nil
+}
+
+// muxDown is the usbmuxd error err holds, if usbmuxd not answering is what failed.
+func muxDown(err error) *MuxDownError {
+	var down *MuxDownError
+	if errors.As(err, &down) {
+		return down
+	}
 	return nil
 }
 

@@ -51,10 +51,23 @@ func (m Mux) dial(ctx context.Context) (*goios.UsbMuxConnection, net.Conn, error
 	var d net.Dialer
 	c, err := d.DialContext(ctx, m.network, m.address)
 	if err != nil {
-		return nil, nil, fmt.Errorf("usbmuxd at %s does not answer: %w (is usbmuxd running? set --usbmuxd or USBMUXD_SOCKET_ADDRESS)", m, err)
+		return nil, nil, &MuxDownError{Addr: m.String(), Err: err}
 	}
 	return goios.NewUsbMuxConnection(goios.NewDeviceConnectionWithConn(c)), c, nil
 }
+
+// MuxDownError is usbmuxd not taking a connection: no device behind it can be reached, so
+// it, not the device, is what to look at.
+type MuxDownError struct {
+	Addr string
+	Err  error
+}
+
+func (e *MuxDownError) Error() string {
+	return fmt.Sprintf("usbmuxd at %s does not answer: is it running? (%v; if it listens elsewhere, set --usbmuxd or USBMUXD_SOCKET_ADDRESS)", e.Addr, e.Err)
+}
+
+func (e *MuxDownError) Unwrap() error { return e.Err }
 
 // guard runs f, which blocks on c without a context, closing c if ctx ends first.
 func guard(ctx context.Context, c net.Conn, f func() error) error {

@@ -170,6 +170,36 @@ func (h *Host) Restart() error {
 	if err := h.stop(false); err != nil {
 		return err
 	}
+	return h.listenAgain()
+}
+
+// Stop is usbmuxd stopping: every client connection is closed and nothing listens on its
+// address until Resume, which is usbmuxd started again (as after Restart, the devices, still
+// plugged in, are numbered anew). Stopping a stopped host does nothing.
+func (h *Host) Stop() error {
+	h.life.Lock()
+	defer h.life.Unlock()
+	return h.stop(false)
+}
+
+// Resume listens again on the address after Stop; on a host that listens it does nothing.
+func (h *Host) Resume() error {
+	h.life.Lock()
+	defer h.life.Unlock()
+	h.mu.Lock()
+	closed, listening := h.closed, h.ln != nil
+	h.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case listening:
+		return nil
+	}
+	return h.listenAgain()
+}
+
+// listenAgain numbers the devices anew and listens on the address again; h.life is held.
+func (h *Host) listenAgain() error {
 	h.mu.Lock()
 	for _, a := range h.attached {
 		h.nextID++
