@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +23,9 @@ type Bridge struct {
 	Log    *slog.Logger
 	// Headers go with every request, e.g. Authorization for a gateway with an auth policy.
 	Headers map[string]string
+	// Hint, when set, says what the bridge's user can do about a gateway's refusal (an HTTP
+	// status of 300 or more, e.g. 401: how to give the bridge a token); "" for nothing.
+	Hint func(status int) string
 
 	mu       sync.Mutex
 	session  string
@@ -107,7 +111,13 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 	}
 	if resp.StatusCode >= 300 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		b.fail(out, msg, fmt.Errorf("gateway answered %s: %s", resp.Status, strings.TrimSpace(string(body))))
+		err := fmt.Errorf("it answered %s: %s", resp.Status, answerText(body))
+		if b.Hint != nil {
+			if h := b.Hint(resp.StatusCode); h != "" {
+				err = fmt.Errorf("%w; %s", err, h)
+			}
+		}
+		b.fail(out, msg, refusedError{err})
 		return
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -174,6 +184,22 @@ func (b *Bridge) write(out io.Writer, msg []byte) {
 	_, _ = out.Write(append(msg, '\n'))
 }
 
+// answerText is the message of a JSON-RPC error answer, else the body as it is.
+func answerText(body []byte) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
+		return e.Error.Message
+	}
+	return strings.TrimSpace(string(body))
+}
+
+// refusedError is a gateway's answer that refuses a request: it was reachable.
+type refusedError struct{ error }
+
 // fail answers a request the gateway could not take with a JSON-RPC error.
 func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 	b.Log.Warn("relay to gateway failed", "err", err)
@@ -183,7 +209,11 @@ func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
 		return // a notification: nobody waits for an answer
 	}
+	what := "corral gateway unreachable: " // it did not answer
+	if errors.As(err, new(refusedError)) {
+		what = "the corral gateway refused the request: "
+	}
 	e, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
-		"error": map[string]any{"code": -32603, "message": "corral gateway unreachable: " + err.Error()}})
+		"error": map[string]any{"code": -32603, "message": what + err.Error()}})
 	b.write(out, e)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/arm/rig"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
@@ -103,6 +105,7 @@ type nodeSettings struct {
 	appSources         *string
 	model              func() (model.Config, error) // the model of agent tasks (--openai-*, OPENAI_*)
 	platforms          []device.Attacher            // one per platform, in the order of platforms()
+	rigsFile           flag.Value                   // --arm, arm/rig's: read at start, so checked by check
 	// shared: the node serves a shared farm (a node of its own, or callers authenticated by
 	// --auth-policy): app_install takes apps only from --app-sources.
 	shared bool
@@ -120,11 +123,14 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 		passcodes: f.String("passcodes", "", `YAML file of lock screen passcodes for unlock_phone, device serial (or "*") to passcode; read once at start`),
 		appSources: f.String("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too; "+
 			"named hosts may be local), * for any host with public addresses only, and directories on this node; empty: none on "+
-			"`corral node` and `corral up --auth-policy`, anywhere on a laptop's `corral up`"),
+			"corral node and corral up --auth-policy, anywhere on a laptop's corral up"),
 	}
 	s.model = model.Flags(f.FlagSet, os.LookupEnv)
 	for _, p := range ps {
 		s.platforms = append(s.platforms, p.Flags(f.FlagSet))
+	}
+	if fl := f.Lookup("arm"); fl != nil {
+		s.rigsFile = fl.Value
 	}
 	return s
 }
@@ -165,6 +171,11 @@ func (s nodeSettings) check() error {
 	if *s.passcodes != "" {
 		if _, err := tools.LoadPasscodes(*s.passcodes); err != nil {
 			return fmt.Errorf("--passcodes: %w", err)
+		}
+	}
+	if s.rigsFile != nil && s.rigsFile.String() != "" {
+		if _, err := rig.ReadRigs(s.rigsFile.String()); err != nil {
+			return fmt.Errorf("--arm %s: %w", s.rigsFile, err)
 		}
 	}
 	if cfg, err := s.model(); err != nil {

@@ -19,9 +19,10 @@ type embeddedNATS struct {
 	server   *server.Server
 	url      string
 	contexts map[string]string // natscli context file by NATS user
+	lock     *dataLock
 }
 
-func (e *embeddedNATS) stop() { e.server.Shutdown(); e.server.WaitForShutdown() }
+func (e *embeddedNATS) stop() { e.server.Shutdown(); e.server.WaitForShutdown(); e.lock.unlock() }
 
 // connect is how a process's own component (role, node id) reaches the server: in-process.
 func (e *embeddedNATS) connect(role broker.Role, node string) broker.ConnectOptions {
@@ -44,6 +45,16 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 	if err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
+	lock, err := lockData(dir) // before anything in it is read or written
+	if err != nil {
+		return nil, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			lock.unlock()
+		}
+	}()
 	remote, _ := site.remote()
 	listen, _ := hub.leafListen()
 	secrets, err := broker.OpenSecrets(filepath.Join(dir, "nats"))
@@ -70,7 +81,7 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 	if err != nil {
 		return nil, err
 	}
-	e := &embeddedNATS{server: ns, url: ns.ClientURL()}
+	e := &embeddedNATS{server: ns, url: ns.ClientURL(), lock: lock}
 	if e.contexts, err = secrets.WriteContexts(e.url, "", users); err == nil && listen != nil {
 		err = writeLeafContexts(secrets, listen, leafUsers, log)
 	}
@@ -78,6 +89,7 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 		e.stop()
 		return nil, err
 	}
+	started = true
 	return e, nil
 }
 

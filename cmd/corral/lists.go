@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/corral-farm/corral/broker"
@@ -58,8 +59,9 @@ func (l listFlags) args() (map[string]any, error) {
 
 // eachPage calls a list tool with args, then again with each page's next_cursor, until the
 // last page or until want items came (0: all). page decodes a page: its next cursor and items.
+// then, when not nil, runs on the same client after the last page.
 func (o *operatorFlags) eachPage(ctx context.Context, tool string, args map[string]any, want int,
-	page func(*mcpgo.CallToolResult) (next string, items int, err error)) error {
+	page func(*mcpgo.CallToolResult) (next string, items int, err error), then func(context.Context, *client.Client) error) error {
 	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
 	defer cancel()
 	c, closeAll, err := o.dial(ctx)
@@ -67,6 +69,15 @@ func (o *operatorFlags) eachPage(ctx context.Context, tool string, args map[stri
 		return err
 	}
 	defer closeAll()
+	if err := o.pages(ctx, c, tool, args, want, page); err != nil || then == nil {
+		return err
+	}
+	return then(ctx, c)
+}
+
+// pages calls a list tool page after page on c (eachPage).
+func (o *operatorFlags) pages(ctx context.Context, c *client.Client, tool string, args map[string]any, want int,
+	page func(*mcpgo.CallToolResult) (next string, items int, err error)) error {
 	for got := 0; ; {
 		if want > 0 {
 			args["limit"] = min(mcp.MaxPageLimit, want-got)
@@ -103,6 +114,7 @@ func runDevices(ctx context.Context, args []string) error {
 		targs["free_only"] = true
 	}
 	all := mcp.DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: []mcp.DeviceSummary{}}
+	var reasons map[string]string
 	err = o.eachPage(ctx, "list_available_devices", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
 		var p mcp.DeviceListResult
 		if err := structured(res, &p); err != nil {
@@ -113,17 +125,27 @@ func runDevices(ctx context.Context, args []string) error {
 		all.Devices = append(all.Devices, p.Devices...)
 		all.Summary = p.Summary
 		return p.NextCursor, len(p.Devices), nil
+	}, func(ctx context.Context, c *client.Client) error {
+		reasons = deviceReasons(ctx, c, all.Devices)
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if *lf.asJSON {
-		return printJSON(all)
+		rows := make([]deviceRow, len(all.Devices))
+		for i, d := range all.Devices {
+			rows[i] = deviceRow{d, reasons[d.Serial]}
+		}
+		return printJSON(struct {
+			mcp.DeviceListResult
+			Devices []deviceRow `json:"devices"`
+		}{all, rows})
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "SERIAL\tPLATFORM\tMODEL\tNODE\tSTATE\tHOLDER")
+	fmt.Fprintln(w, "SERIAL\tPLATFORM\tMODEL\tNODE\tSTATE\tHOLDER\tREASON")
 	for _, d := range all.Devices {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Serial, d.Platform, d.Model, d.Node, d.State, d.Holder)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Serial, d.Platform, d.Model, d.Node, d.State, d.Holder, oneLine(reasons[d.Serial], 80))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -155,7 +177,7 @@ func runLeases(ctx context.Context, args []string) error {
 		all.Leases = append(all.Leases, p.Leases...)
 		all.Summary = p.Summary
 		return p.NextCursor, len(p.Leases), nil
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}
@@ -173,6 +195,31 @@ func runLeases(ctx context.Context, args []string) error {
 	}
 	fmt.Println(summaryLine("lease", len(all.Leases), all.Summary))
 	return nil
+}
+
+// deviceRow is a device as `corral devices --json` prints it: with the reason of its state.
+type deviceRow struct {
+	mcp.DeviceSummary
+	Reason string `json:"reason,omitempty"`
+}
+
+// deviceReasons reads, with get_device_status, why each device that is not in service is so
+// (unhealthy, offline, draining): the list tool leaves the reason out.
+func deviceReasons(ctx context.Context, c *client.Client, devices []mcp.DeviceSummary) map[string]string {
+	out := map[string]string{}
+	for _, d := range devices {
+		if d.State != broker.StateUnhealthy && d.State != broker.StateOffline && d.State != broker.StateDraining {
+			continue
+		}
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "get_device_status", map[string]any{"serial": d.Serial}
+		res, err := callOn(ctx, c, req)
+		var st mcp.DeviceStatusResult
+		if err == nil && structured(res, &st) == nil {
+			out[d.Serial] = st.Reason
+		}
+	}
+	return out
 }
 
 func printJSON(v any) error {

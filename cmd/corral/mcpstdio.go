@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"os"
 
 	"github.com/corral-farm/corral/mcp"
@@ -20,6 +21,16 @@ func runMCPStdio(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	b := &mcp.Bridge{URL: *gateway, Log: log, Headers: headers}
+	b := &mcp.Bridge{URL: mcpURL(*gateway), Log: log, Headers: headers, Hint: func(status int) string {
+		switch {
+		case status == http.StatusUnauthorized && headers == nil:
+			return "give corral mcp-stdio the token: --token-file FILE in its arguments, or CORRAL_TOKEN in its environment (the MCP client's configuration)"
+		case status == http.StatusUnauthorized:
+			return "the token of corral mcp-stdio (" + tokens.from() + ") is not one the gateway's policy knows: check it, or ask the farm's operator for one"
+		case status == http.StatusNotFound || status == http.StatusMethodNotAllowed:
+			return "is --gateway the gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp?"
+		}
+		return ""
+	}}
 	return b.Run(ctx, os.Stdin, os.Stdout)
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"strings"
 
@@ -60,6 +62,7 @@ func noRedirects() *http.Client {
 
 // dialGateway returns an MCP client of the gateway at url, initialized, carrying the token.
 func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client.Client, error) {
+	url = mcpURL(url)
 	headers, err := t.headers()
 	if err != nil {
 		return nil, err
@@ -68,18 +71,81 @@ func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client
 	if err != nil {
 		return nil, fmt.Errorf("MCP client for %s: %w", url, err)
 	}
-	err = initialize(ctx, c, name)
-	switch {
-	case errors.Is(err, transport.ErrAuthorizationRequired):
-		err = fmt.Errorf("gateway %s refused the session (401: %w): it has an auth policy; pass --token-file FILE or set CORRAL_TOKEN", url, err)
-	case err != nil:
-		err = fmt.Errorf("gateway %s: %w (is it up? corral up serves one on 127.0.0.1:8420)", url, err)
-	}
-	if err != nil {
+	if err = initialize(ctx, c, name); err != nil {
 		_ = c.Close()
-		return nil, err
+		return nil, t.explainRefusal(ctx, url, headers, err)
 	}
 	return c, nil
+}
+
+// explainRefusal says why a gateway did not open a session, in the gateway's own words when it
+// answered: mcp-go's errors guess (a 4xx is "likely a legacy SSE server").
+func (t tokenSource) explainRefusal(ctx context.Context, url string, headers map[string]string, err error) error {
+	status, answer := gatewayAnswer(ctx, url, headers)
+	switch {
+	case status == http.StatusUnauthorized && headers == nil:
+		return fmt.Errorf("gateway %s wants a bearer token (it has an auth policy): pass --token-file FILE or set CORRAL_TOKEN; it said: %s", url, answer)
+	case status == http.StatusUnauthorized:
+		return fmt.Errorf("gateway %s refused the bearer token from %s: %s", url, t.from(), answer)
+	case status >= 400:
+		return fmt.Errorf("gateway %s answered %d: %s (give the gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp)", url, status, answer)
+	}
+	return fmt.Errorf("gateway %s: %w (is it up? corral up serves one on 127.0.0.1:8420)", url, err)
+}
+
+// from names where the token came from.
+func (t tokenSource) from() string {
+	if *t.file != "" {
+		return "--token-file " + *t.file
+	}
+	return "CORRAL_TOKEN"
+}
+
+// gatewayAnswer POSTs an initialize to url as the MCP client did and returns the status and
+// the first line of the body; 0 when nothing answered.
+func gatewayAnswer(ctx context.Context, url string, headers map[string]string) (int, string) {
+	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"corral-cli","version":"` +
+		buildinfo.Version() + `"}}}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return 0, ""
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := noRedirects().Do(req)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &e) == nil && e.Error.Message != "" {
+		return resp.StatusCode, e.Error.Message
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if line == "" {
+		line = resp.Status
+	}
+	return resp.StatusCode, line
+}
+
+// mcpURL is a gateway URL with the MCP endpoint's path: one without a path (the console's URL,
+// copied) gets /mcp, and the user is told.
+func mcpURL(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return raw
+	}
+	u.Path = "/mcp"
+	fmt.Fprintf(os.Stderr, "corral: %s has no path; using the gateway's MCP endpoint, %s\n", raw, u)
+	return u.String()
 }
 
 // initialize starts c and opens its MCP session as client name.
