@@ -13,15 +13,66 @@ import (
 	"github.com/corral-farm/corral/nodes/tools"
 )
 
-// alreadyRunning refuses a second background task of tool on a device that runs one, in the
-// phone-agent seed's words; nil when the device runs none.
-func (g *Gateway) alreadyRunning(ctx context.Context, dev broker.DeviceEntry, tool string) *mcpgo.CallToolResult {
-	t := dev.Task
-	if t == nil || t.Tool != tool {
-		return nil
+// runBackground runs a background tool's task (run_agent_task): one at a time per device, as
+// the phone-agent seed's agent, and to its end whatever becomes of its caller.
+func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, spec tools.Tool, dev broker.DeviceEntry, task broker.TaskRequest) *mcpgo.CallToolResult {
+	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), started: time.Now()}
+	if other, ok := g.agents.reserve(run); !ok {
+		return g.refuse(ctx, alreadyRunning(dev.Serial, other.tool, other.id, other.started))
 	}
-	return g.refuse(ctx, fmt.Sprintf("Agent is already running. Please wait or call abort_task first. (device %s runs %s task %s since %s; get_task_result {\"taskId\": %q} once it ends)",
-		dev.Serial, tool, t.ID, t.Started.Format(time.RFC3339), t.ID))
+	done, errRes := g.admitCall(ctx, dev.Serial, task.Lease)
+	if errRes != nil {
+		g.agents.end(run)
+		return errRes
+	}
+	answered := func() { done(); g.agents.end(run) } // when the node answers, not when the caller leaves
+	if !waits(task.Args) {
+		return g.startDetached(ctx, task, answered)
+	}
+	progress := g.progressSink(ctx, req, spec.Progress)
+	task.Progress = progress != nil
+	res, err := g.outliveCaller(ctx, task, progress, answered)
+	if err == nil {
+		if r := res.Lease; res.Code == broker.CodeBusy && r != nil && r.Running != nil && isBackground(r.Running.Tool) {
+			// another gateway's: its node refused this one
+			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, "", r.Running.Started))
+		}
+	}
+	return withReport(g.taskAnswer(ctx, dev, task, res, err), res)
+}
+
+// alreadyRunning is the refusal of a second background task on a device, in the phone-agent
+// seed's words; id is "" when the device's node, not this gateway, knows of the running task.
+func alreadyRunning(serial, tool, id string, started time.Time) string {
+	msg := fmt.Sprintf("Agent is already running. Please wait or call abort_task first. (device %s runs %s", serial, tool)
+	if id != "" {
+		msg += " task " + id
+	}
+	msg += " since " + started.UTC().Format(time.RFC3339)
+	if id != "" {
+		msg += fmt.Sprintf("; get_task_result {\"taskId\": %q} once it ends", id)
+	}
+	return msg + ")"
+}
+
+func isBackground(tool string) bool {
+	spec, ok := tools.Lookup(tool)
+	return ok && spec.Background
+}
+
+// withReport adds to the error result of a background task that failed, was aborted or timed
+// out the result its node answered all the same (run_agent_task's structured result and its
+// Markdown report), after the text that says what went wrong.
+func withReport(out *mcpgo.CallToolResult, res broker.TaskResult) *mcpgo.CallToolResult {
+	if !out.IsError || len(res.Data) == 0 || !json.Valid(res.Data) {
+		return out
+	}
+	out.StructuredContent = json.RawMessage(res.Data)
+	out.Content = append(out.Content, mcpgo.NewTextContent(string(res.Data)))
+	if res.Text != "" {
+		out.Content = append(out.Content, mcpgo.NewTextContent(res.Text))
+	}
+	return out
 }
 
 // backgroundArgs are what the gateway reads of a background task's arguments.
@@ -39,11 +90,11 @@ func waits(args json.RawMessage) bool {
 // startDetached submits task and answers at once with its id: the task runs to its end on its
 // node whatever becomes of the caller, and get_task_result reads its record then. done is
 // called when the node answers.
-func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, args json.RawMessage, done func()) *mcpgo.CallToolResult {
+func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, done func()) *mcpgo.CallToolResult {
 	bg := context.WithoutCancel(ctx)
 	go func() {
-		defer done()
 		res, err := g.farm.Run(bg, task, nil)
+		done()
 		if err != nil {
 			g.log.Warn("task started without waiting: no answer from its node", "task", task.ID, "tool", task.Tool, "err", err)
 			return
@@ -51,7 +102,7 @@ func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, ar
 		g.rememberLatest(bg, res)
 	}()
 	var a backgroundArgs
-	_ = json.Unmarshal(args, &a)
+	_ = json.Unmarshal(task.Args, &a)
 	return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: a.Goal, Status: "running",
 		Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
 }
@@ -61,8 +112,8 @@ var errCallerLeft = errors.New("the caller left; the agent task runs on to its e
 
 // outliveCaller runs a background task (an agent task) that outlives its caller: a caller that
 // disconnects (or cancels its call) leaves it running to its end on its node, as the seed's
-// tasks do; only abort_task stops it.
-func (g *Gateway) outliveCaller(ctx context.Context, task broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error) {
+// tasks do; only abort_task stops it. done is called when the node answers.
+func (g *Gateway) outliveCaller(ctx context.Context, task broker.TaskRequest, progress func(broker.Progress), done func()) (broker.TaskResult, error) {
 	type answer struct {
 		res broker.TaskResult
 		err error
@@ -71,8 +122,9 @@ func (g *Gateway) outliveCaller(ctx context.Context, task broker.TaskRequest, pr
 	bg := context.WithoutCancel(ctx)
 	go func() {
 		res, err := g.farm.Run(bg, task, progress)
+		done() // before the caller hears: its next agent task must find the device free
 		if err == nil && ctx.Err() != nil {
-			g.rememberLatest(bg, res) // the caller is gone: runOnDevice will not
+			g.rememberLatest(bg, res) // the caller is gone: taskAnswer will not
 		}
 		ch <- answer{res, err}
 	}()

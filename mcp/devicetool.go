@@ -276,37 +276,38 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if errRes != nil {
 		return errRes
 	}
+	task := newTask(ctx, dev.Serial, tool, lease, common, args)
 	if spec.Background {
-		if errRes := g.alreadyRunning(ctx, dev, tool); errRes != nil {
-			return errRes
-		}
+		return g.runBackground(ctx, req, spec, dev, task)
 	}
 	done, errRes := g.admitCall(ctx, dev.Serial, lease)
 	if errRes != nil {
 		return errRes
 	}
-	task := broker.TaskRequest{
-		V: broker.WireVersion, ID: broker.NewTaskID(), Serial: dev.Serial, Tool: tool, Args: args,
-		Lease: lease, Holder: holderFrom(ctx), TimeoutMS: common.TimeoutMS, WaitMS: common.WaitMS,
-	}
-	if spec.Background && !waits(args) {
-		return g.startDetached(ctx, task, args, done)
-	}
 	defer done()
 	progress := g.progressSink(ctx, req, spec.Progress)
 	task.Progress = progress != nil
-	run := g.farm.Run
-	if spec.Background {
-		run = g.outliveCaller
+	res, err := g.farm.Run(ctx, task, progress)
+	return g.taskAnswer(ctx, dev, task, res, err)
+}
+
+// newTask is the task of a device tool's call.
+func newTask(ctx context.Context, serial, tool, lease string, common deviceArgs, args json.RawMessage) broker.TaskRequest {
+	return broker.TaskRequest{
+		V: broker.WireVersion, ID: broker.NewTaskID(), Serial: serial, Tool: tool, Args: args,
+		Lease: lease, Holder: holderFrom(ctx), TimeoutMS: common.TimeoutMS, WaitMS: common.WaitMS,
 	}
-	res, err := run(ctx, task, progress)
+}
+
+// taskAnswer turns what came of a task sent to its node into the call's result.
+func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task broker.TaskRequest, res broker.TaskResult, err error) *mcpgo.CallToolResult {
 	if err != nil {
 		setOutcome(ctx, broker.OutcomeLost)
-		return errorResult(fmt.Sprintf("%s on %s: %v", tool, dev.Serial, err))
+		return errorResult(fmt.Sprintf("%s on %s: %v", task.Tool, dev.Serial, err))
 	}
 	g.rememberLatest(ctx, res)
 	if res.Code == broker.CodeUnsupported { // the node knows what its driver lacks; the registry, who can
-		res.Error = g.unsupportedText(ctx, tool, dev, res.Error)
+		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Error)
 	}
 	return g.toolResult(ctx, res)
 }

@@ -59,12 +59,13 @@ type Gateway struct {
 	sessions   *sessions
 	streamable *mcpserver.StreamableHTTPServer
 	known      map[string]bool // the tools served
+	agents     *agentRuns      // the background tasks on their way through this gateway
 }
 
 // New returns a gateway serving the whole catalog over farm.
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit),
-		limits: opts.Limits.withDefaults(), known: map[string]bool{}}
+		limits: opts.Limits.withDefaults(), known: map[string]bool{}, agents: newAgentRuns()}
 	if opts.Policy != nil {
 		g.farm = &quotaFarm{Farm: farm, g: g, asking: map[string]int{}}
 	}

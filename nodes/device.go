@@ -134,6 +134,10 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		}
 		res.Image, res.ImageType = jpg, "image/jpeg"
 	}
+	if out.Failure != nil { // a result that is a failure all the same (an agent task short of its goal)
+		res.Outcome, res.Code = tools.FailureOutcome(out.Failure)
+		res.Error = fmt.Sprintf("device %s: %v", b.info.Serial, out.Failure)
+	}
 	return res
 }
 

@@ -84,6 +84,23 @@ type Output struct {
 	// PNG is the image as PNG (take_screenshot's format png), sent as it is; Image and JPEG
 	// must then be nil.
 	PNG []byte
+	// Failure, when set, fails the task although it answers a result: an agent task that did
+	// not reach its goal still answers its report. Its code is ErrorCode's when it is an
+	// OpError, else none; one that is a context.DeadlineExceeded makes the task timed_out.
+	Failure error
+}
+
+// FailureOutcome is the outcome and code of a task whose Output has Failure.
+func FailureOutcome(err error) (outcome, code string) {
+	outcome = broker.OutcomeFailed
+	if errors.Is(err, context.DeadlineExceeded) {
+		outcome = broker.OutcomeTimedOut
+	}
+	var oe *OpError
+	if errors.As(err, &oe) {
+		code = oe.Code
+	}
+	return outcome, code
 }
 
 // OpError is an error with a stable code (broker.Code*) and a hint an agent can act on.

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -96,6 +98,7 @@ func runAgentTask() Tool {
 		Background: true,
 		Short:      Short{Kind: ShortText, Keys: []string{"goal"}, Usage: `a goal, e.g. "open Settings and turn on Wi-Fi"`},
 	}, func(ctx context.Context, t *Task, a RunAgentTaskArgs) (Output, error) {
+		parent := ctx
 		if a.TimeoutMS > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMS)*time.Millisecond)
@@ -107,9 +110,33 @@ func runAgentTask() Tool {
 		}
 		res := agentResult(t.ID, task)
 		keepScreenshots(ctx, t, task.Steps, res.Steps)
-		return Output{Data: res, Text: task.Markdown()}, nil
+		return Output{Data: res, Text: task.Markdown(), Failure: agentFailure(parent, task)}, nil
 	})
 }
+
+// agentFailure is why an agent task that did not finish failed, nil when it finished: the
+// task's record and metrics then count it failed (aborted or timed out when its context
+// ended), while its report still answers. A task stopped from outside (abort_task, the
+// task's deadline) says how far it got; the node's scheduler says why it stopped.
+func agentFailure(parent context.Context, task *agent.Task) error {
+	switch {
+	case task.Status == agent.StatusFinished:
+		return nil
+	case task.Status == agent.StatusAborted && parent.Err() != nil:
+		return fmt.Errorf("the agent stopped after %d of %d plan steps", task.StepsCompleted(), len(task.Steps))
+	case task.Status == agent.StatusAborted: // its own timeoutMs
+		return timedOut(task.Error + ": pass a larger timeoutMs, or split the goal")
+	case task.Error == "":
+		return errors.New("the agent did not reach the goal")
+	}
+	return errors.New(task.Error)
+}
+
+// timedOut is an agent task's failure for its own timeoutMs: a timed_out outcome.
+type timedOut string
+
+func (e timedOut) Error() string        { return string(e) }
+func (e timedOut) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // screenshotSaveTimeout bounds saving a task's screenshots, which happens after the task
 // ended, even aborted.
