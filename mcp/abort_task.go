@@ -45,8 +45,8 @@ type AbortResult struct {
 
 func toolAbortTask() toolDef {
 	tool := mcpgo.NewTool("abort_task",
-		mcpgo.WithDescription("Abort the running task of a device, chosen by serial, task_id or lease (in a session, the selected device by default). "+
-			"It does not wait behind the task: the task's context is cancelled at once and the device is freed. With all, the same holder's queued tasks are dropped too."),
+		mcpgo.WithDescription("Abort a running task, chosen by serial, task_id or lease; with none of them, the caller's running agent task (run_agent_task), "+
+			"else in a session the selected device's task. It does not wait behind the task: the task's context is cancelled at once and the device is freed. With all, the same holder's queued tasks are dropped too."),
 		destructive(true), mcpgo.WithOutputSchema[AbortResult](),
 		mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen), mcpgo.Description("Abort the task running on this device")),
 		mcpgo.WithString("task_id", mcpgo.MaxLength(128), mcpgo.Description("Abort this task (taskId is accepted too)")),
@@ -61,9 +61,12 @@ func toolAbortTask() toolDef {
 				return g.refuse(ctx, err.Error()), nil
 			}
 			if a.Serial == "" && a.taskID == "" && a.Lease == "" {
+				if own := g.ownAgentTasks(ctx); len(own) > 0 {
+					return g.abortOwn(ctx, own, a.All), nil
+				}
 				sd, ok := g.sessionDevice(ctx)
 				if !ok {
-					return g.refuse(ctx, "say which: serial, task_id or lease (list_available_devices shows busy devices)"), nil
+					return structuredResult(ctx, AbortResult{Message: noTaskRunning, Aborted: []string{}}), nil
 				}
 				a.Serial = sd.Serial
 			}
@@ -88,6 +91,9 @@ func toolAbortTask() toolDef {
 			out := AbortResult{Aborted: ans.Aborted}
 			if out.Aborted == nil {
 				out.Aborted = []string{}
+			}
+			if len(out.Aborted) == 0 && a.taskID != "" {
+				return g.notRunning(ctx, a.taskID), nil
 			}
 			if len(out.Aborted) == 0 {
 				out.Message = fmt.Sprintf("No task is currently running on %s.", a.target())

@@ -1,0 +1,113 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// noTaskRunning is abort_task's answer when the caller has nothing to abort (phone-agent seed).
+const noTaskRunning = "No task is currently running."
+
+// ownAgentTasks are the caller's running agent tasks, what abort_task without arguments stops
+// (the seed's abort_task takes none): those its session (without one, its holder) sent through
+// this gateway, and without a session also those the registry shows its holder running, which
+// another gateway may have sent.
+func (g *Gateway) ownAgentTasks(ctx context.Context) []agentRun {
+	who := latestOf(ctx)
+	own := g.agents.of(who)
+	if !strings.HasPrefix(who, "holder:") {
+		return own
+	}
+	holder := holderFrom(ctx).String()
+	for _, d := range g.farm.Devices() {
+		t := d.Task
+		if t == nil || t.Holder == nil || t.Holder.String() != holder || !isBackground(t.Tool) || !g.mayUseSerial(ctx, d.Serial) {
+			continue
+		}
+		known := false
+		for _, r := range own {
+			known = known || r.id == t.ID
+		}
+		if !known {
+			own = append(own, agentRun{id: t.ID, serial: d.Serial, tool: t.Tool, who: who, started: t.Started})
+		}
+	}
+	return own
+}
+
+// abortOwn aborts the caller's agent tasks (and with all, the same holder's queued tasks on
+// their devices).
+func (g *Gateway) abortOwn(ctx context.Context, own []agentRun, all bool) *mcpgo.CallToolResult {
+	out := AbortResult{Aborted: []string{}}
+	var what []string
+	for _, r := range own {
+		ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: r.serial, TaskID: r.id, All: all,
+			By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
+		if err != nil {
+			setOutcome(ctx, broker.OutcomeLost)
+			return errorResult(fmt.Sprintf("abort_task of %s task %s on device %s: %v", r.tool, r.id, r.serial, err))
+		}
+		if ans.Error != "" || ans.Code != "" {
+			setOutcome(ctx, broker.OutcomeRefused)
+			return errorResult(fmt.Sprintf("abort_task of %s task %s on device %s refused (%s): %s", r.tool, r.id, r.serial, ans.Code, ans.Error))
+		}
+		for _, id := range ans.Aborted {
+			out.Aborted = append(out.Aborted, id)
+			if id == r.id {
+				what = append(what, fmt.Sprintf("%s (%s on device %s)", id, r.tool, r.serial))
+			} else {
+				what = append(what, id+" (queued)")
+			}
+		}
+	}
+	switch {
+	case len(out.Aborted) == 0: // they ended meanwhile
+		out.Message = noTaskRunning
+	case len(out.Aborted) == 1:
+		out.Message = "Task aborted: " + what[0] + "."
+	default:
+		out.Message = "Tasks aborted: " + strings.Join(what, ", ") + "."
+	}
+	return structuredResult(ctx, out)
+}
+
+// notRunning answers an abort_task of a task id that runs nowhere: a task that already ended
+// says how it ended; an id no task has is bad input.
+func (g *Gateway) notRunning(ctx context.Context, id string) *mcpgo.CallToolResult {
+	none := AbortResult{Aborted: []string{}, Message: fmt.Sprintf("No task is currently running on task %s.", id)}
+	rec, err := g.farm.TaskRecord(ctx, id)
+	switch {
+	case errors.Is(err, broker.ErrNotFound):
+		return g.refuse(ctx, fmt.Sprintf("no task has the id %s (none runs or waits with it, and no record of one is kept): "+
+			"a task's id is the taskId in run_agent_task's answer, the [task …] note of a tool result, or in get_latest_task, "+
+			"list_available_devices (a busy device's task) and `corral tasks`", id))
+	case err != nil:
+		g.log.Warn("abort_task: task record not read", "task", id, "err", err)
+		return structuredResult(ctx, none)
+	case !g.mayUseSerial(ctx, rec.Serial): // its record is not the caller's to read
+		return structuredResult(ctx, none)
+	}
+	none.Message = fmt.Sprintf("Task %s already ended: it %s at %s", id, endedAs(rec.Outcome), rec.Finished.UTC().Format(time.RFC3339))
+	if rec.Error != "" {
+		none.Message += " (" + rec.Error + ")"
+	}
+	none.Message += fmt.Sprintf("; nothing to abort. get_task_result {\"taskId\": %q} shows its record.", id)
+	return structuredResult(ctx, none)
+}
+
+// endedAs puts a task's outcome in words: "it ..." succeeded, failed, was aborted, timed out,
+// was refused, was lost.
+func endedAs(outcome string) string {
+	switch outcome {
+	case broker.OutcomeAborted, broker.OutcomeRefused, broker.OutcomeLost:
+		return "was " + outcome
+	}
+	return strings.ReplaceAll(outcome, "_", " ")
+}
