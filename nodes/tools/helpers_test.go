@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/corral-farm/corral/broker"
@@ -52,5 +53,22 @@ func wantCode(t *testing.T, err error, code string) {
 func TestErrorCodeOfDriverError(t *testing.T) {
 	if got := ErrorCode(errors.Join(errDriver)); got != broker.CodeDriver {
 		t.Fatalf("driver error code: %s", got)
+	}
+}
+
+// A driver's error that is the caller's mistake (device.ErrBadInput) or a selector matching
+// nothing (device.ErrNoElement) is not the driver's failure.
+func TestErrorCodeOfTheCallersMistakes(t *testing.T) {
+	wrapped := func(err error) error {
+		return &device.Error{Kind: "web", Serial: "w", Op: "op", Err: fmt.Errorf("x: %w", err)}
+	}
+	for err, want := range map[error]string{
+		wrapped(device.ErrBadInput):  broker.CodeBadInput,
+		wrapped(device.ErrNoElement): broker.CodeNotFound,
+		wrapped(errDriver):           broker.CodeDriver,
+	} {
+		if got := ErrorCode(err); got != want {
+			t.Errorf("ErrorCode(%v) = %s, want %s", err, got, want)
+		}
 	}
 }

@@ -131,11 +131,18 @@ func Unsupported(d device.Driver, ability string) error {
 		d.Info().Serial, d.Info().Platform, ability)}
 }
 
-// ErrorCode returns the stable code of err, or driver_error.
+// ErrorCode returns the stable code of err, or driver_error. A driver marks the caller's
+// mistakes with device.ErrBadInput and a selector that matches nothing with
+// device.ErrNoElement: those are not the driver's failures.
 func ErrorCode(err error) string {
 	var oe *OpError
-	if errors.As(err, &oe) {
+	switch {
+	case errors.As(err, &oe):
 		return oe.Code
+	case errors.Is(err, device.ErrBadInput):
+		return broker.CodeBadInput
+	case errors.Is(err, device.ErrNoElement):
+		return broker.CodeNotFound
 	}
 	return broker.CodeDriver
 }
