@@ -261,7 +261,23 @@ func TestAIQueryAndAction(t *testing.T) {
 	contains(t, farmtest.Text(res), "The home screen, with Settings.")
 	assert.Len(t, phone.InputLog(), before, "ai_query touched the phone")
 	res = farmtest.MustCall(t, c, "ai_action", args("serial", serial, "prompt", "open Settings"))
-	contains(t, farmtest.Text(res), "actionTaken", `"tool":"tap"`)
+	var done struct {
+		Prompt, ActionTaken string
+		Actions             []struct{ Tool string }
+	}
+	farmtest.Structured(t, res, &done)
+	assert.Equal(t, "open Settings", done.Prompt)
+	assert.Contains(t, done.ActionTaken, "tap {", "actionTaken says the calls in words (seed: a string)")
+	if assert.NotEmpty(t, done.Actions) {
+		assert.Equal(t, "tap", done.Actions[0].Tool)
+	}
+	var fin struct {
+		Content       string
+		TaskCompleted bool
+	}
+	farmtest.Structured(t, farmtest.MustCall(t, c, "finished", args("serial", serial, "content", "Settings is open")), &fin)
+	assert.Equal(t, "Settings is open", fin.Content, "finished answers its content (seed)")
+	assert.True(t, fin.TaskCompleted, "finished answers taskCompleted (seed)")
 	app, _ := phone.ForegroundApp(t.Context())
 	assert.Equal(t, "com.corral.settings", app)
 	assert.Equal(t, 0, srv.Left(), fmt.Sprintf("unused turns: %d", srv.Left()))

@@ -121,7 +121,7 @@ func marksOf(r broker.TaskResult) []markView {
 }
 
 // agentData reads an agent task's goal, steps and actions from its record's data: what
-// run_agent_task (goal, steps with their calls) and ai_action (actionTaken) keep.
+// run_agent_task (goal, steps with their calls) and ai_action (actions) keep.
 func agentData(data json.RawMessage) (string, []stepView, []actionView) {
 	var d struct {
 		Goal  string `json:"goal"`
@@ -139,13 +139,17 @@ func agentData(data json.RawMessage) (string, []stepView, []actionView) {
 				DurationMS int64           `json:"durationMs"`
 			} `json:"toolCalls"`
 		} `json:"steps"`
-		ActionTaken []struct {
+		Actions []struct {
 			Tool string          `json:"tool"`
 			Args json.RawMessage `json:"args"`
-		} `json:"actionTaken"`
+		} `json:"actions"`
+		ActionTaken json.RawMessage `json:"actionTaken"` // the calls, in records from before 2026-12-03
 	}
 	if json.Unmarshal(data, &d) != nil {
 		return "", nil, nil
+	}
+	if len(d.Actions) == 0 && len(d.ActionTaken) > 0 && d.ActionTaken[0] == '[' {
+		_ = json.Unmarshal(d.ActionTaken, &d.Actions)
 	}
 	var steps []stepView
 	for _, s := range d.Steps {
@@ -156,7 +160,7 @@ func agentData(data json.RawMessage) (string, []stepView, []actionView) {
 		steps = append(steps, sv)
 	}
 	var actions []actionView
-	for _, a := range d.ActionTaken {
+	for _, a := range d.Actions {
 		actions = append(actions, actionView{Tool: a.Tool, Args: clip(compact(a.Args))})
 	}
 	return clip(d.Goal), steps, actions

@@ -20,7 +20,8 @@ func records() []broker.TaskResult {
 	    {"name":"tap","args":{"bbox":[0.1,0.2,0.3,0.4]},"result":"tapped","durationMs":300},
 	    {"name":"step_done","args":{},"durationMs":1}]},
 	  {"index":2,"title":"Check","status":"failed","error":"not there","durationMs":50}]}`
-	action := `{"message":"done","status":"finished","actionTaken":[{"step":1,"tool":"tap_xy","args":{"x":0.5,"y":0.5},"waitMs":0}]}`
+	action := `{"message":"done","prompt":"tap it","status":"finished","actionTaken":"tap_xy {\"x\":0.5,\"y\":0.5}",
+	  "actions":[{"step":1,"tool":"tap_xy","args":{"x":0.5,"y":0.5},"waitMs":0}]}`
 	return []broker.TaskResult{
 		{ID: "t_tap", Serial: "d1", Node: "n1", Tool: "tap_xy", Holder: broker.Holder{Principal: "alice"}, Outcome: broker.OutcomeFailed,
 			Code: broker.CodeDriver, Error: "<script>alert(1)</script>", Started: at, Finished: at.Add(40 * time.Millisecond)},
@@ -52,6 +53,11 @@ func TestTaskViews(t *testing.T) {
 	}
 	if act := taskOf(rs[2]); len(act.Actions) != 1 || act.Actions[0].Tool != "tap_xy" || act.Actions[0].Args != `{"x":0.5,"y":0.5}` {
 		t.Errorf("ai_action: %+v", act)
+	}
+	// An ai_action record from before 2026-12-03 kept its calls as actionTaken.
+	old := broker.TaskResult{ID: "t_old", Tool: "ai_action", Data: json.RawMessage(`{"actionTaken":[{"step":1,"tool":"home","args":{}}]}`)}
+	if act := taskOf(old); len(act.Actions) != 1 || act.Actions[0].Tool != "home" {
+		t.Errorf("an older ai_action record's calls: %+v", act.Actions)
 	}
 	// Another tool's data is not read as steps, and bad data is no error.
 	if v := taskOf(broker.TaskResult{Tool: "sequence", Data: json.RawMessage(`{"steps":[{"title":"x"}]}`)}); v.Steps != nil {

@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -16,12 +18,22 @@ type PromptArgs struct {
 	Prompt string `json:"prompt" arg:"required,minLength=1,maxLength=4000" desc:"What to do, or to ask, in words"`
 }
 
-// AIActionResult is ai_action's structured result.
+// AIActionResult is ai_action's structured result: the seed's message, prompt and
+// actionTaken (in words), and the calls themselves.
 type AIActionResult struct {
 	Message     string        `json:"message" jsonschema:"What the agent did"`
+	Prompt      string        `json:"prompt" jsonschema:"The instruction it carried out"`
 	Status      string        `json:"status" jsonschema:"finished, failed or aborted"`
-	ActionTaken []AgentAction `json:"actionTaken" jsonschema:"The device tool calls it made"`
+	ActionTaken string        `json:"actionTaken" jsonschema:"The device calls it made, in words"`
+	Actions     []AgentAction `json:"actions" jsonschema:"The device calls it made"`
 	Error       string        `json:"error,omitempty" jsonschema:"Why it failed"`
+}
+
+// FinishedResult is finished's structured result (HttpRunner seed).
+type FinishedResult struct {
+	Message       string `json:"message" jsonschema:"Confirms the task is finished"`
+	Content       string `json:"content" jsonschema:"Its conclusion"`
+	TaskCompleted bool   `json:"taskCompleted" jsonschema:"true: the task is complete"`
 }
 
 // AIQueryResult is ai_query's structured result.
@@ -54,16 +66,31 @@ func aiAction() Tool {
 		if err := ctx.Err(); err != nil {
 			return Output{}, err
 		}
-		res := AIActionResult{Status: task.Status, ActionTaken: agentActions(task.Actions), Error: task.Error,
+		actions := agentActions(task.Actions)
+		res := AIActionResult{Prompt: a.Prompt, Status: task.Status, ActionTaken: actionsInWords(actions), Actions: actions, Error: task.Error,
 			Message: fmt.Sprintf("%s after %d action(s)", task.Status, len(task.Actions))}
 		if task.Conclusion != "" {
 			res.Message += ": " + task.Conclusion
 		}
-		if task.Status != agent.StatusFinished {
-			return Output{}, &OpError{Code: broker.CodeDriver, Msg: "ai_action " + task.Status, Err: errors.New(task.Error)}
+		out := Output{Data: res}
+		if task.Status != agent.StatusFinished { // failed, with what it did before
+			out.Failure = &OpError{Code: broker.CodeDriver, Msg: "ai_action " + task.Status, Err: errors.New(task.Error)}
 		}
-		return Output{Data: res}, nil
+		return out, nil
 	})
+}
+
+// actionsInWords is ai_action's actionTaken: each call as `tool {args}`, in order.
+func actionsInWords(actions []AgentAction) string {
+	if len(actions) == 0 {
+		return "no device call"
+	}
+	words := make([]string, len(actions))
+	for i, a := range actions {
+		args, _ := json.Marshal(a.Args)
+		words[i] = a.Tool + " " + string(args)
+	}
+	return strings.Join(words, "; ")
 }
 
 // aiQuery answers a question about the screen (HttpRunner's ai_query): read-only.
@@ -100,7 +127,7 @@ func aiQuery() Tool {
 // finished is HttpRunner's end of an AI task with its conclusion. Inside run_agent_task the
 // agent's model calls its own finished; called from outside, it records the conclusion.
 func finished() Tool {
-	return Define[FinishedArgs, MessageResult](Tool{
+	return Define[FinishedArgs, FinishedResult](Tool{
 		Name:        "finished",
 		Description: "Mark the task as finished with its conclusion (HttpRunner); run_agent_task's agent ends with it.",
 		Hints:       Hints{ReadOnly: true},
@@ -109,6 +136,6 @@ func finished() Tool {
 		Profiles:    []string{HttpRunner},
 		Short:       Short{Kind: ShortText, Keys: []string{"content"}, Usage: "the conclusion"},
 	}, func(ctx context.Context, t *Task, a FinishedArgs) (Output, error) {
-		return Output{Data: MessageResult{Message: "finished: " + a.Content}}, nil
+		return Output{Data: FinishedResult{Message: "finished: " + a.Content, Content: a.Content, TaskCompleted: true}}, nil
 	})
 }
