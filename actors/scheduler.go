@@ -605,8 +605,10 @@ func (s *Scheduler) show(sl *slot) {
 	}
 	if st != sl.shown {
 		s.cfg.Metrics.moveDevice(sl.info.Platform, s.cfg.Node, sl.info.Serial, st)
-		// Every task flips busy on and off; its record tells that story. Events are for the rest.
-		if routine := st == broker.StateBusy || sl.shown == broker.StateBusy; !routine || sl.health != broker.StateOnline {
+		// Every task flips busy on and off; its record tells that story. Events are for the rest,
+		// such as a halted device (halt.go) that recovered during a task: unhealthy to busy.
+		routine := (st == broker.StateBusy || sl.shown == broker.StateBusy) && st != broker.StateUnhealthy && sl.shown != broker.StateUnhealthy
+		if !routine || sl.health != broker.StateOnline {
 			s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: sl.info.Serial, Node: s.cfg.Node,
 				What: st, Reason: reason, Epoch: sl.epoch, At: time.Now()})
 		}

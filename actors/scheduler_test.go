@@ -73,9 +73,17 @@ type recorder struct {
 	mu      sync.Mutex
 	events  []broker.Event
 	records []broker.TaskResult
+	devices map[string]broker.DeviceEntry // as last shown
 }
 
-func (r *recorder) Device(broker.DeviceEntry)   {}
+func (r *recorder) Device(d broker.DeviceEntry) {
+	r.mu.Lock()
+	if r.devices == nil {
+		r.devices = map[string]broker.DeviceEntry{}
+	}
+	r.devices[d.Serial] = d
+	r.mu.Unlock()
+}
 func (r *recorder) Lease(string, *broker.Lease) {}
 func (r *recorder) Event(ev broker.Event) {
 	r.mu.Lock()
