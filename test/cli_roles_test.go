@@ -15,6 +15,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
 
 // corralRun runs the corral command in dir with only env (and PATH, HOME in a temporary
@@ -138,4 +139,26 @@ func TestCLIFindsTheLocalFarm(t *testing.T) {
 		require.Error(t, err, out)
 		assert.Contains(t, out, "nosuch.json: open", "NATS_CONTEXT=%s", ctx)
 	}
+}
+
+// An agent task started without waiting through the CLI runs on its node after the command
+// ends, and the command says nothing of its own shutdown (its connection closing under the
+// task's pending answer).
+func TestCLIStartsATaskWithoutWaiting(t *testing.T) {
+	f, _, serial := agentFarm(t,
+		call("plan", `{"steps":[{"title":"Wait for the model"}]}`),
+		modelsim.Turn{Delay: time.Minute, Text: "too late"},
+	)
+	out, err := runCorral(t, "call", "--nats-url", f.URL, "run_agent_task", `{"serial":"`+serial+`","goal":"think long","wait":false}`)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, `"status":"running"`)
+	assert.NotContains(t, out, "level=WARN")
+	id := regexp.MustCompile(`t_[a-z0-9]+`).FindString(out)
+	require.NotEmpty(t, id, out)
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device(serial)
+		return ok && d.Task != nil && d.Task.ID == id
+	}, "the task running on its device after the command ended")
+	out, err = runCorral(t, "abort", "--nats-url", f.URL, serial)
+	require.NoError(t, err, out)
 }
