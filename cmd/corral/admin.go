@@ -20,11 +20,11 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// The operator actions (release --force, drain, tasks) speak to NATS directly, with an
-// operator's NATS credentials: no MCP tool offers them, so an agent's gateway token cannot
-// take a device from its holder or a node out of service. They take --gateway as the other
-// commands do: `release --lease` (the holder's own release) goes through the gateway's
-// release_device; the others answer that they need --nats-url.
+// The operator actions (release --force, drain, tasks) speak to NATS directly, with the admin's
+// NATS credentials (tasks: the operator's too): no MCP tool offers them, so an agent's gateway
+// token cannot take a device from its holder or a node out of service. They take --gateway as
+// the other commands do and answer that they need NATS; the holder's own release (--lease)
+// takes the agent's path, release_device, through a gateway or the in-process front door.
 
 // adminFlags are the flags of the operator actions.
 type adminFlags struct {

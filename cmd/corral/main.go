@@ -38,7 +38,7 @@ func commands() []command {
 		{"call", "call a tool: corral call TOOL '{json arguments}'", runCall},
 		{"run", "run a steps file (HttpRunner actions) through the tools: corral run FILE --serial S", runRun},
 		{"abort", "abort the running task of a device: corral abort SERIAL [--all]", runAbort},
-		{"release", "end a lease: corral release SERIAL --force (an operator revokes it) or --lease HANDLE", runRelease},
+		{"release", "end a lease: corral release SERIAL --force (an operator revokes it) or --lease-file FILE (the holder; or $CORRAL_LEASE)", runRelease},
 		{"drain", "stop new work on a node, let what runs finish: corral drain NODE [--wait] [--undo]", runDrain},
 		{"tasks", "task history from the event stream: corral tasks [--serial S] [--outcome O] [--limit N]; corral tasks export TASK_ID writes an agent task's actions as a steps file", runTasksCommand},
 		{"version", "print the version", func(context.Context, []string) error { fmt.Println(buildinfo.Version()); return nil }},
