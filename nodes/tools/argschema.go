@@ -312,14 +312,14 @@ func (f *argField) check(v reflect.Value) error {
 		if strings.TrimSpace(s) == "" {
 			return f.absent()
 		}
-		if f.minLength != nil && len(s) < *f.minLength {
-			return f.bad("%s is %d bytes long; at least %d", f.name, len(s), *f.minLength)
-		}
-		if f.maxLength != nil && len(s) > *f.maxLength {
-			return f.bad("%s is %d bytes long; at most %d", f.name, len(s), *f.maxLength)
-		}
 		if !utf8.ValidString(s) {
 			return f.bad("%s must be valid UTF-8", f.name)
+		}
+		// In characters, as JSON Schema's minLength and maxLength count: 北京 is 2, not 6.
+		if n := utf8.RuneCountInString(s); f.minLength != nil && n < *f.minLength {
+			return f.bad("%s is %d characters long; at least %d", f.name, n, *f.minLength)
+		} else if f.maxLength != nil && n > *f.maxLength {
+			return f.bad("%s is %d characters long; at most %d", f.name, n, *f.maxLength)
 		}
 		if f.enum != nil && !enumHas(f.enum, s) {
 			return f.bad("%s must be %s, got %q", f.name, orList(f.enum), clip(s))

@@ -72,7 +72,9 @@ func TestArgTagsMakeSchemaAndChecks(t *testing.T) {
 		`{"x":null}`:                 "x is required: a number 0-1",
 		`{"x":2}`:                    "x must be between 0 and 1 (relative), got 2; use y",
 		`{"x":0,"n":10}`:             "n must be between 1 and 9, got 10",
-		`{"x":0,"s":"abcd"}`:         "s is 4 bytes long; at most 3",
+		`{"x":0,"s":"abcd"}`:         "s is 4 characters long; at most 3",
+		`{"x":0,"s":"北京上海"}`:         "s is 4 characters long; at most 3",
+		`{"x":0,"s":"北京"}`:           `s must be ab or cd, got "北京"`, // 2 characters, 6 bytes
 		`{"x":0,"s":"zz"}`:           `s must be ab or cd, got "zz"`,
 		`{"x":0,"l":[0]}`:            "l must be 2 numbers, got 1",
 		`{"x":0,"l":[0,2]}`:          "l[1] must be between 0 and 1, got 2",
