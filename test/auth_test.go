@@ -245,7 +245,7 @@ func TestAuthTokenFromCLI(t *testing.T) {
 	if err == nil {
 		t.Fatalf("devices without a token: %s", out)
 	}
-	contains(t, out, "401")
+	contains(t, out, "wants a bearer token", "pass --token-file FILE or set CORRAL_TOKEN")
 	out, err = runCorral(t, "devices", "--gateway", url, "--token-file", tokenFile)
 	if err != nil {
 		t.Fatalf("devices with --token-file: %v\n%s", err, out)
