@@ -48,6 +48,7 @@ const (
 	CodeUnknownDevice = "unknown_device"     // no device has this serial
 	CodeBadInput      = "bad_input"          // the arguments are wrong; nothing ran
 	CodeUnsupported   = "unsupported"        // the device's driver cannot do this
+	CodeUnconfigured  = "unconfigured"       // the device's node lacks configuration the tool needs (the AI tools' model); nothing ran
 	CodeUnhealthy     = "unhealthy"          // the device failed a health check
 	CodeOffline       = "offline"            // the device is gone
 	CodeStaleLease    = "stale_lease"        // the lease handle is unknown, expired or fenced

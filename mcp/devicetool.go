@@ -306,8 +306,8 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 		return errorResult(fmt.Sprintf("%s on %s: %v", task.Tool, dev.Serial, err))
 	}
 	g.rememberLatest(ctx, res)
-	if res.Code == broker.CodeUnsupported { // the node knows what its driver lacks; the registry, who can
-		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Error)
+	if res.Code == broker.CodeUnsupported || res.Code == broker.CodeUnconfigured { // the node knows what it lacks; the registry, who can
+		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Code, res.Error)
 	}
 	return g.toolResult(ctx, res)
 }

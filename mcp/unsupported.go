@@ -14,22 +14,22 @@ import (
 // maxNamedDevices bounds the devices an unsupported refusal names.
 const maxNamedDevices = 8
 
-// unsupportedText is what the gateway puts before a node's unsupported refusal of tool on dev:
-// the node knows what its driver or its configuration lacks, the gateway which devices of the
-// farm can do it instead. Which ones depends on why dev cannot:
+// unsupportedText is what the gateway puts before a node's refusal of tool on dev as
+// unsupported or unconfigured: the node knows what its driver or its configuration lacks, the
+// gateway which devices of the farm can do it instead. Which ones depends on why dev cannot:
 //   - its platform's drivers lack the tool: devices of the platforms that have it;
-//   - its node lacks configuration (no model for the AI tools): no device of that node can,
-//     whatever its platform, so the cause and what to set come first;
+//   - its node lacks configuration (code unconfigured: no model for the AI tools): no device
+//     of that node can, whatever its platform, so the cause and what to set come first;
 //   - its platform has the tool but its driver refused these arguments (BACK on an iPhone):
 //     no device of that platform can either, as they share the driver.
-func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.DeviceEntry, nodeErr string) string {
+func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.DeviceEntry, code, nodeErr string) string {
 	can := tools.ToolPlatforms(g.opts.Platforms, tool)
-	if !slices.Contains(can, dev.Platform) {
+	config := code == broker.CodeUnconfigured
+	if !config && !slices.Contains(can, dev.Platform) {
 		return tools.UnsupportedMessage(g.opts.Platforms, tool, dev, g.farm.Devices()) + ". " + nodeErr
 	}
 	others := func(d broker.DeviceEntry) bool { return d.Platform != dev.Platform }
 	what := fmt.Sprintf("%s is not supported by the driver of %s (%s) as asked, nor by other %s devices", tool, dev.Serial, dev.Platform, dev.Platform)
-	config := missingConfig(nodeErr)
 	if config {
 		others = func(d broker.DeviceEntry) bool { return d.Node != dev.Node }
 		what = fmt.Sprintf("%s cannot run on %s: its node %s lacks configuration, not the device, so none of that node's devices can", tool, dev.Serial, dev.Node)
@@ -50,12 +50,6 @@ func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.D
 		return what + ": " + nodeErr + who
 	}
 	return what + who + ". " + nodeErr
-}
-
-// missingConfig says whether a node's refusal is for configuration it lacks, as the node words
-// it (nodes/tools: the AI tools without a model name the settings to give).
-func missingConfig(nodeErr string) bool {
-	return strings.Contains(nodeErr, "OPENAI_BASE_URL")
 }
 
 // deviceNames names devices briefly, free ones first: "n1-p2 (android, online), …".

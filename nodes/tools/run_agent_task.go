@@ -75,8 +75,9 @@ type AgentAction struct {
 	ExpectText string `json:"expectText,omitempty"`
 }
 
-// errNoModel is the answer of the AI tools on a node without a model.
-var errNoModel = &OpError{Code: broker.CodeUnsupported, Msg: "agent tasks need a model, and this node has none: set OPENAI_BASE_URL and " +
+// errNoModel is the answer of the AI tools on a node without a model: unconfigured, not
+// unsupported, as no device of the node can run them until the node is given one.
+var errNoModel = &OpError{Code: broker.CodeUnconfigured, Msg: "agent tasks need a model, and this node has none: set OPENAI_BASE_URL and " +
 	"OPENAI_MODEL (and OPENAI_API_KEY) where the node runs, or --openai-base-url and --openai-model (e.g. Ollama: " +
 	"OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl)"}
 
