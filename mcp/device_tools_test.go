@@ -95,7 +95,7 @@ func TestDeviceToolsRefuseBadArguments(t *testing.T) {
 		{"swipe", map[string]any{"serial": phone, "from_x": 0.5}, []string{"missing from_y, to_x, to_y"}},
 		{"swipe", map[string]any{"serial": phone, "direction": "north"}, []string{"up, down, left or right"}},
 		{"drag", map[string]any{"serial": phone, "from_x": 0, "from_y": 0, "to_x": 1, "to_y": 1, "duration": 90000}, []string{"milliseconds"}},
-		{"input", map[string]any{"serial": phone, "text": huge}, []string{"10001 bytes", "at most 10000"}},
+		{"input", map[string]any{"serial": phone, "text": huge}, []string{"10001 characters", "at most 10000"}},
 		{"input", map[string]any{"serial": phone, "text": ""}, []string{"text is required"}},
 		{"input", map[string]any{"serial": phone, "text": 42}, []string{"text must be a string, got a number"}},
 		{"press_button", map[string]any{"serial": phone, "button": "TURBO"}, []string{"unknown button", "HOME"}},
