@@ -167,7 +167,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 	})
 	req := broker.AcquireRequest{V: broker.WireVersion, Holder: holderFrom(ctx), TTLMS: int64(a.TTLSeconds * 1000)}
 	var refusals []string
-	best, bestWaiters := "", math.MaxInt
+	best, bestWaiters, yours := "", math.MaxInt, 0
 	for _, d := range tryable[:min(len(tryable), maxAcquireTries)] {
 		req.Serial = d.Serial
 		ans, err := g.farm.Acquire(ctx, req)
@@ -177,13 +177,19 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 			continue
 		case ans.OK && ans.Lease != nil:
 			return g.acquired(ctx, *ans.Lease, "")
+		case ans.Code == broker.CodeQuota: // the caller's bound, whatever the device: it says what helps
+			setOutcome(ctx, broker.OutcomeRefused)
+			return errorResult(leaseRefusal("acquire_device", d.Serial, ans, req.Holder))
 		}
-		refusals = append(refusals, leaseRefusal("acquire_device", d.Serial, ans))
+		refusals = append(refusals, strings.TrimSuffix(leaseRefusal("acquire_device", d.Serial, ans, req.Holder), "."))
 		waiters := 0
 		if ans.Lease != nil {
 			waiters = ans.Lease.QueueLen
 		}
-		if ans.Code == broker.CodeBusy && waiters < bestWaiters {
+		switch {
+		case ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder == req.Holder:
+			yours++ // queueing for it would wait on the caller itself
+		case ans.Code == broker.CodeBusy && waiters < bestWaiters:
 			best, bestWaiters = d.Serial, waiters
 		}
 		if ctx.Err() != nil {
@@ -201,11 +207,16 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 			return g.acquired(ctx, *ans.Lease, fmt.Sprintf(" (after waiting in its queue behind %d)", bestWaiters))
 		}
 		setOutcome(ctx, broker.OutcomeRefused)
-		return errorResult(leaseRefusal("acquire_device", best, ans))
+		return errorResult(leaseRefusal("acquire_device", best, ans, req.Holder))
 	}
 	setOutcome(ctx, broker.OutcomeRefused)
-	hint := " Pass wait_seconds to queue for the device with the fewest waiters, or choose other devices."
-	if a.WaitSeconds > 0 {
+	var hint string
+	switch {
+	case best != "":
+		hint = " Pass wait_seconds to queue for the device with the fewest waiters, or choose other devices."
+	case yours == len(refusals):
+		// You hold every one: the refusals say so and how to use the lease.
+	default:
 		hint = " None of them can be queued for; try again later or choose other devices."
 	}
 	return errorResult(fmt.Sprintf("no device matching %s could be leased: %s.%s", a, strings.Join(refusals, "; "), hint))

@@ -114,7 +114,7 @@ func (a consoleActions) ForceRelease(ctx context.Context, v console.Viewer, seri
 	case err != nil:
 		return console.Answer{Message: fmt.Sprintf("force release of %s: %v", serial, err)}
 	case !ans.OK:
-		return console.Answer{Message: leaseRefusal("force release", serial, ans)}
+		return console.Answer{Message: leaseRefusal("force release", serial, ans, broker.Holder{})}
 	}
 	msg := fmt.Sprintf("Revoked the lease of %s.", serial)
 	if l := ans.Lease; l != nil {

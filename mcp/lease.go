@@ -25,8 +25,9 @@ func leaseInfo(l broker.Lease) LeaseInfo {
 		AcquiredAt: l.AcquiredAt, ExpiresAt: l.ExpiresAt, MaxUntil: l.MaxUntil, QueueLen: l.QueueLen}
 }
 
-// leaseRefusal explains a lease answer that is not OK, as failureText explains a task's.
-func leaseRefusal(tool, serial string, ans broker.LeaseAnswer) string {
+// leaseRefusal explains a lease answer that is not OK, as failureText explains a task's: a
+// device the caller holds itself is "You hold it", not busy with advice to queue.
+func leaseRefusal(tool, serial string, ans broker.LeaseAnswer, caller broker.Holder) string {
 	return failureText(broker.TaskResult{Tool: tool, Serial: serial, Outcome: broker.OutcomeRefused,
-		Code: ans.Code, Error: ans.Error, Lease: ans.Lease, QueuePos: ans.QueuePos}, broker.Holder{})
+		Code: ans.Code, Error: ans.Error, Lease: ans.Lease, QueuePos: ans.QueuePos}, caller)
 }

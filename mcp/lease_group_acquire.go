@@ -42,7 +42,8 @@ func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryab
 		return errRes
 	}
 	if p := g.principal(ctx); p != nil && p.MaxDevices > 0 && a.Count > p.MaxDevices {
-		return g.deny(ctx, reasonQuota, fmt.Sprintf("count %d is more devices than %s may hold at once (max_devices %d)", a.Count, p.Name, p.MaxDevices))
+		return g.deny(ctx, reasonQuota, fmt.Sprintf("count %d is more devices than %s may hold at once (max_devices %d); waiting does not help: "+
+			"ask for at most %d, or ask the farm's operator for a larger max_devices (docs/auth.md)", a.Count, p.Name, p.MaxDevices, p.MaxDevices))
 	}
 	wait := time.Duration(a.WaitSeconds * float64(time.Second))
 	t := &groupTaker{g: g, n: a.Count, deadline: time.Now().Add(wait - giveBack(wait)),
@@ -302,7 +303,7 @@ func (t *groupTaker) refusal(ctx context.Context, a *acquireArgs, why string) *m
 	if why == "" {
 		switch {
 		case t.quota:
-			hint = "Release devices you hold first, or ask for fewer."
+			hint = "Waiting does not help: release devices you hold first, ask for fewer, or ask the farm's operator for a larger max_devices."
 		case a.WaitSeconds > 0:
 			hint = "Pass a longer wait_seconds, ask for fewer devices, or ask again later."
 		default:

@@ -43,7 +43,7 @@ func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpg
 		case ans.Code == broker.CodeStaleLease:
 			ended = append(ended, fmt.Sprintf("%s (%s)", m.Serial, g.whyEnded(ctx, store, m)))
 		default:
-			failed = append(failed, leaseRefusal("release_device", m.Serial, ans))
+			failed = append(failed, leaseRefusal("release_device", m.Serial, ans, holderFrom(ctx)))
 		}
 	}
 	if len(failed) > 0 {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/corral-farm/corral/broker"
@@ -54,17 +55,15 @@ func (q *quotaFarm) Acquire(ctx context.Context, req broker.AcquireRequest) (bro
 	if err != nil {
 		return broker.LeaseAnswer{}, fmt.Errorf("counting the leases of %s for its max_devices: %w", p.Name, err)
 	}
-	held := 0
+	var held []string
 	for _, l := range leases {
 		if l.Holder.Principal == p.Name {
-			held++
+			held = append(held, l.Serial)
 		}
 	}
-	if held+asking >= p.MaxDevices {
+	if len(held)+asking >= p.MaxDevices {
 		q.g.metrics.deny(reasonQuota)
-		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeQuota,
-			Error: fmt.Sprintf("%s holds %d devices and asks for %d more already, the most its policy allows (max_devices %d); release_device one first",
-				p.Name, held, asking, p.MaxDevices)}, nil
+		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeQuota, Error: quotaText(p, held, asking)}, nil
 	}
 	return q.Farm.Acquire(ctx, req)
 }
@@ -77,4 +76,34 @@ func farmAs[T any](f Farm) (T, bool) {
 	}
 	t, ok := f.(T)
 	return t, ok
+}
+
+// quotaText refuses a lease beyond p's max_devices. Waiting in a queue cannot help: it says what
+// can, giving back a device p holds (named, never by its handle) or a larger bound.
+func quotaText(p *Principal, held []string, asking int) string {
+	const larger = "or ask the farm's operator for a larger max_devices (docs/auth.md)"
+	if len(held) == 0 {
+		return fmt.Sprintf("%s has %d lease requests on their way through this gateway, the most its policy allows (max_devices %d); "+
+			"this one cannot queue behind them: ask again when they have ended (one that waits ends by its wait_seconds), %s", p.Name, asking, p.MaxDevices, larger)
+	}
+	of := ""
+	if asking > 0 {
+		of = fmt.Sprintf(", and %d more lease requests of it are on their way through this gateway", asking)
+	}
+	devices := fmt.Sprintf("%d devices (%s)", len(held), namedSerials(held))
+	release := "one of them"
+	if len(held) == 1 {
+		devices, release = "device "+held[0], held[0]
+	}
+	return fmt.Sprintf("%s holds %s%s, the most its policy allows (max_devices %d); waiting does not help: "+
+		"release_device %s first (its serial and lease; list_leases shows its leases), %s",
+		p.Name, devices, of, p.MaxDevices, release, larger)
+}
+
+// namedSerials names devices by serial, at most maxNamedDevices of them.
+func namedSerials(serials []string) string {
+	if len(serials) <= maxNamedDevices {
+		return strings.Join(serials, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(serials[:maxNamedDevices], ", "), len(serials)-maxNamedDevices)
 }

@@ -71,7 +71,7 @@ func toolReleaseDevice() toolDef {
 			}
 			if !ans.OK {
 				setOutcome(ctx, broker.OutcomeRefused)
-				return errorResult(leaseRefusal("release_device", dev.Serial, ans)), nil
+				return errorResult(leaseRefusal("release_device", dev.Serial, ans, holderFrom(ctx))), nil
 			}
 			msg := fmt.Sprintf("Released device %s.", dev.Serial) + g.forgetSessionLease(ctx, a.Lease)
 			return structuredResult(ctx, tools.MessageResult{Message: msg}), nil

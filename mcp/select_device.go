@@ -58,7 +58,7 @@ func toolSelectDevice(platforms []string) toolDef {
 						Message: fmt.Sprintf("Device %s is already selected in this session; lease %s.", dev.Serial, prev.Lease)}), nil
 				}
 				setOutcome(ctx, broker.OutcomeRefused)
-				return errorResult(leaseRefusal("select_device", dev.Serial, ans)), nil
+				return errorResult(leaseRefusal("select_device", dev.Serial, ans, holder)), nil
 			}
 			if ans.Lease == nil || ans.Lease.Handle == "" {
 				setOutcome(ctx, broker.OutcomeFailed)

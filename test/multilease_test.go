@@ -327,7 +327,7 @@ func TestGroupLeaseWithinMaxDevices(t *testing.T) {
 	res := farmtest.Call(t, team, "acquire_device", map[string]any{"count": 2, "wait_seconds": 5})
 	require.True(t, res.IsError, farmtest.Text(res))
 	assert.Contains(t, farmtest.Text(res), "max_devices 2")
-	assert.Contains(t, farmtest.Text(res), "Release devices you hold first")
+	assert.Contains(t, farmtest.Text(res), "release devices you hold first")
 	assert.Less(t, time.Since(start), 4*time.Second, "waited for devices the quota would refuse anyway")
 	leases, err := gw.Leases(t.Context())
 	require.NoError(t, err)
