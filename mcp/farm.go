@@ -33,9 +33,11 @@ type Farm interface {
 	TaskRecord(ctx context.Context, id string) (broker.TaskResult, error)
 	// Screenshot reads a task's screenshot by the name its record gives, checked.
 	Screenshot(ctx context.Context, name string) ([]byte, error)
-	// SessionDevice and SetSessionDevice keep a protocol session's default device and lease.
+	// SessionDevice and UpdateSessionDevice keep a protocol session's default device and the
+	// leases it took. UpdateSessionDevice writes what change makes of the stored value (when it
+	// says to), as a compare-and-set: calls of one session at once must not lose each other's.
 	SessionDevice(ctx context.Context, session string) (broker.SessionDefault, bool)
-	SetSessionDevice(ctx context.Context, session string, d broker.SessionDefault) error
+	UpdateSessionDevice(ctx context.Context, session string, change func(d *broker.SessionDefault) bool) error
 	// LatestTask and SetLatestTask keep the id of the latest task of a session or holder (who,
 	// as latestOf names it), for get_latest_task on any gateway. SetLatestTask is on every
 	// call's path: it must not wait for the write.

@@ -140,10 +140,13 @@ func (f *fakeFarm) SessionDevice(_ context.Context, session string) (broker.Sess
 	return d, ok
 }
 
-func (f *fakeFarm) SetSessionDevice(_ context.Context, session string, d broker.SessionDefault) error {
+func (f *fakeFarm) UpdateSessionDevice(_ context.Context, session string, change func(*broker.SessionDefault) bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.sessions[session] = d
+	d := f.sessions[session]
+	if change(&d) {
+		f.sessions[session] = d
+	}
 	return nil
 }
 

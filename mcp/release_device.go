@@ -87,14 +87,18 @@ func (g *Gateway) forgetSessionLease(ctx context.Context, lease string) string {
 	if id == "" {
 		return ""
 	}
-	if sd, ok := g.farm.SessionDevice(ctx, id); ok && (sd.Lease == lease || slices.Contains(sd.Acquired, lease)) {
+	err := g.farm.UpdateSessionDevice(ctx, id, func(sd *broker.SessionDefault) bool {
+		if sd.Lease != lease && !slices.Contains(sd.Acquired, lease) {
+			return false
+		}
 		if sd.Lease == lease {
 			sd.Lease = ""
 		}
 		sd.Acquired = slices.DeleteFunc(sd.Acquired, func(h string) bool { return h == lease })
-		if err := g.farm.SetSessionDevice(ctx, id, sd); err != nil {
-			return fmt.Sprintf(" The session still names the old lease (%v); pass lease explicitly or call select_device.", err)
-		}
+		return true
+	})
+	if err != nil {
+		return fmt.Sprintf(" The session still names the old lease (%v); pass lease explicitly or call select_device.", err)
 	}
 	return ""
 }

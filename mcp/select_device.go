@@ -71,8 +71,10 @@ func toolSelectDevice(platforms []string) toolDef {
 			case session == "":
 				msg += " This connection has no protocol session to remember it: pass serial and lease on every call."
 			default:
-				err := g.farm.SetSessionDevice(ctx, session, broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle,
-					Acquired: prev.Acquired})
+				err := g.farm.UpdateSessionDevice(ctx, session, func(d *broker.SessionDefault) bool {
+					*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle, Acquired: d.Acquired}
+					return true
+				})
 				if err != nil {
 					msg += fmt.Sprintf(" It could not be remembered for this session (%v): pass serial and lease on every call.", err)
 				} else {

@@ -44,12 +44,14 @@ func (g *Gateway) rememberAcquired(ctx context.Context, handle string) {
 	if id == "" {
 		return
 	}
-	sd, _ := g.farm.SessionDevice(ctx, id)
-	sd.Acquired = append(slices.DeleteFunc(sd.Acquired, func(h string) bool { return h == handle }), handle)
-	if n := len(sd.Acquired); n > maxSessionLeases {
-		sd.Acquired = slices.Clone(sd.Acquired[n-maxSessionLeases:])
-	}
-	if err := g.farm.SetSessionDevice(ctx, id, sd); err != nil {
+	err := g.farm.UpdateSessionDevice(ctx, id, func(sd *broker.SessionDefault) bool {
+		sd.Acquired = append(slices.DeleteFunc(sd.Acquired, func(h string) bool { return h == handle }), handle)
+		if n := len(sd.Acquired); n > maxSessionLeases {
+			sd.Acquired = slices.Clone(sd.Acquired[n-maxSessionLeases:])
+		}
+		return true
+	})
+	if err != nil {
 		g.log.Warn("the session's lease could not be remembered", "session", id, "err", err)
 	}
 }
