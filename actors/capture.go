@@ -28,7 +28,8 @@ import (
 //     framebuffer) or right after, so a task waits at most for the end of an encode.
 //
 // The scheduler skips captures of devices that are not online (offline, unhealthy or starting),
-// so a console never pokes a driver under repair.
+// so a console never pokes a driver under repair; a halted one is looked at, as it takes
+// tasks (halt.go): a person judges it by its screen.
 
 // Screener is a Device whose screen can be looked at outside tasks. The node's devices are.
 type Screener interface {
@@ -93,7 +94,7 @@ func (s *Scheduler) capture(m CaptureScreen) {
 	switch {
 	case !ok:
 		m.Reply(ScreenFrame{}, fmt.Errorf("no device %q on node %s", m.Serial, s.cfg.Node))
-	case sl.health != broker.StateOnline || sl.pid == nil:
+	case !sl.takesTasks() || sl.pid == nil:
 		m.Reply(ScreenFrame{}, fmt.Errorf("device %s is %s (%s): its screen is not looked at until it is online", m.Serial, sl.health, sl.reason))
 	case sl.running != nil:
 		m.Reply(ScreenFrame{}, ErrCaptureBusy)

@@ -111,7 +111,7 @@ func (s *Scheduler) shownState(sl *slot) (state, reason string) {
 			state = broker.StateDraining
 		}
 	}
-	if sl.halt != "" && sl.health == broker.StateOnline { // taking tasks, but not available (halt.go)
+	if sl.halt != "" && sl.health != broker.StateOffline { // taking tasks, but not available (halt.go)
 		state, reason = broker.StateUnhealthy, sl.halt
 	}
 	return state, reason

@@ -8,11 +8,22 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// A halted device is one whose machine emergency_stop stopped and holds so until it is
-// recovered (an arm rig until arm_recover). It still takes tasks: its driver refuses gestures
-// with the halt's words, and the recovery must get through. But it is not available: it shows
-// unhealthy with the halt's reason, so free lists, acquire_device and the metrics leave it
-// out. After each task that succeeds on it, its health check says whether it was recovered.
+// A halted device is one whose machine stopped and holds so until a person recovers it: an
+// arm rig emergency_stop halted, or whose controller raised an alarm (a tripped limit), until
+// arm_recover. It still takes tasks, whatever its health checks say (they fail while it is
+// halted, and its actor may have restarted meanwhile): its driver refuses gestures with the
+// halt's words, and the recovery, and the looks a person judges it by, must get through. But
+// it is not available: it shows unhealthy with the halt's reason, so free lists,
+// acquire_device and the metrics leave it out. It is halted no longer when its driver says so
+// (HaltReporter, SetHalted), or when its health check passes after a task that succeeded.
+
+// HaltReporter is a Device that tells when its machine halts by itself (an arm rig's
+// controller in alarm) or is halted, and when it is recovered: the scheduler hands it report
+// when the device is added, and the device calls report with the halt's reason at every
+// change, "" once it is recovered, until it leaves. ReportHalt must return at once.
+type HaltReporter interface {
+	ReportHalt(report func(reason string))
+}
 
 // haltCheck asks a device actor whether its halted device was recovered.
 type haltCheck struct{}
@@ -21,6 +32,12 @@ type haltCheck struct{}
 type haltChecked struct {
 	serial string
 	err    error
+}
+
+// deviceHalted is a HaltReporter's report; dev tells a report of a driver since replaced.
+type deviceHalted struct {
+	dev    Device
+	reason string
 }
 
 // checkHalt runs the device's health check off the actor's goroutine for the scheduler.
@@ -34,17 +51,47 @@ func (a *deviceActor) checkHalt(ctx actor.Context) {
 	}()
 }
 
+// watchHalts hands a new device that reports its halts where to report them.
+func (s *Scheduler) watchHalts(dev Device) {
+	if h, ok := dev.(HaltReporter); ok {
+		self, root := s.self, s.root
+		h.ReportHalt(func(reason string) { root.Send(self, deviceHalted{dev: dev, reason: reason}) })
+	}
+}
+
+// deviceHalted takes a HaltReporter's report, unless its device was replaced since.
+func (s *Scheduler) deviceHalted(m deviceHalted) {
+	serial := m.dev.Info().Serial
+	if sl, ok := s.slots[serial]; ok && sl.dev == m.dev {
+		s.setHalted(SetHalted{Serial: serial, Reason: m.reason})
+	}
+}
+
 // setHalted shows a device halted (reason set) or no longer so.
 func (s *Scheduler) setHalted(m SetHalted) {
 	sl, ok := s.slots[m.Serial]
 	if !ok || sl.health == broker.StateOffline || sl.halt == m.Reason {
 		return
 	}
+	was := sl.halt
 	sl.halt = m.Reason
 	if m.Reason != "" {
 		s.cfg.Log.Warn("device halted", "serial", m.Serial, "node", s.cfg.Node, "reason", m.Reason)
+	} else {
+		s.cfg.Log.Info("device recovered from its halt", "serial", m.Serial, "node", s.cfg.Node, "was", was)
+		s.recheckAfterHalt(sl)
 	}
 	s.show(sl)
+	s.dispatch(sl)
+}
+
+// recheckAfterHalt asks a device whose health checks failed while it was halted (its actor
+// restarted, say) to check again now, rather than at its back-off's next turn: it takes no
+// tasks until one passes.
+func (s *Scheduler) recheckAfterHalt(sl *slot) {
+	if sl.health == broker.StateUnhealthy && sl.pid != nil {
+		s.root.Send(sl.pid, recheckHealth{})
+	}
 }
 
 // afterHaltedTask asks a halted device's actor, after a task succeeded on it, whether that
@@ -55,7 +102,7 @@ func (s *Scheduler) afterHaltedTask(sl *slot, res broker.TaskResult) {
 	}
 }
 
-// haltChecked ends a halt once the device's health check passes.
+// haltChecked ends a halt once the device's health check passes: it is then healthy too.
 func (s *Scheduler) haltChecked(m haltChecked) {
 	sl, ok := s.slots[m.serial]
 	if !ok || sl.halt == "" || m.err != nil {
@@ -63,5 +110,11 @@ func (s *Scheduler) haltChecked(m haltChecked) {
 	}
 	s.cfg.Log.Info("device recovered from its halt", "serial", m.serial, "node", s.cfg.Node, "was", sl.halt)
 	sl.halt = ""
-	s.show(sl)
+	s.deviceHealth(deviceHealth{serial: m.serial}) // shows it and hands it the next task
+}
+
+// takesTasks says whether tasks may start on the device: it is online, or halted (whatever
+// its health checks say) and not offline.
+func (sl *slot) takesTasks() bool {
+	return sl.health == broker.StateOnline || (sl.halt != "" && sl.health != broker.StateOffline)
 }

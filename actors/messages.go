@@ -48,7 +48,8 @@ type (
 	}
 	// SetHalted shows a device halted with Reason (emergency_stop held its machine until it
 	// is recovered) or, with Reason "", no longer so. A halted device shows unhealthy but still
-	// takes tasks (halt.go); it is no longer halted once a health check after a task passes.
+	// takes tasks, whatever its health checks say (halt.go); it is no longer halted once a
+	// health check after a task passes. A HaltReporter device reports its halts itself.
 	SetHalted struct {
 		Serial string
 		Reason string

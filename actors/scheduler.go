@@ -194,6 +194,8 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 		s.setHalted(m)
 	case haltChecked:
 		s.haltChecked(m)
+	case deviceHalted:
+		s.deviceHalted(m)
 	case leaseTimer:
 		s.leaseTimer(m)
 	case waitTimer:
@@ -222,6 +224,7 @@ func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
 	}, actor.WithDispatcher(inline())))
 	s.byPID[sl.pid.Id] = info.Serial
 	s.show(sl)
+	s.watchHalts(dev)
 }
 
 func (s *Scheduler) removeDevice(ctx actor.Context, serial, reason string) {
@@ -349,8 +352,12 @@ func (s *Scheduler) refuseQueueFull(t *task, sl *slot) bool {
 	return msg != ""
 }
 
-// checkHealth refuses a task for an offline or unhealthy device.
+// checkHealth refuses a task for an offline or unhealthy device; a halted one takes it
+// (halt.go).
 func (s *Scheduler) checkHealth(sl *slot, t *task) bool {
+	if sl.takesTasks() {
+		return false
+	}
 	switch sl.health {
 	case broker.StateOffline:
 		s.refuse(t, broker.CodeOffline, fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", sl.info.Serial, sl.reason), nil)
@@ -436,7 +443,7 @@ func (s *Scheduler) dispatch(sl *slot) {
 			freed = time.Time{}
 		}
 	}
-	for sl.running == nil && sl.health == broker.StateOnline && len(sl.queue) > 0 {
+	for sl.running == nil && sl.takesTasks() && len(sl.queue) > 0 {
 		if sl.lease != nil {
 			i := sl.holderTask()
 			if i < 0 {
