@@ -34,7 +34,10 @@ func (n *Node) halt(serial string, a broker.AbortAnswer) broker.AbortAnswer {
 	}
 	n.cfg.Log.Warn("emergency stop: device halted", "serial", serial)
 	a.Halted = true
-	// Shown unhealthy, out of the free lists, until a task (arm_recover) brings it back.
-	n.system.Root.Send(n.sched, actors.SetHalted{Serial: serial, Reason: haltReason})
+	// Shown unhealthy, out of the free lists, until a task (arm_recover) brings it back; a
+	// driver that reports its halts (armhalt.go) has said so itself, in its words.
+	if _, reports := d.(haltReporter); !reports {
+		n.system.Root.Send(n.sched, actors.SetHalted{Serial: serial, Reason: haltReason})
+	}
 	return a
 }

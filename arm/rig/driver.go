@@ -83,6 +83,9 @@ type Driver struct {
 	moves   atomic.Int64 // gestures run, for metrics
 	halted  atomic.Bool  // by Halt (emergency_stop), until Recover
 	gesture sync.Mutex   // one gesture at a time on the gantry
+
+	// haltNews wakes ReportHalt's watch when Halt or Recover changed the halt (halt.go).
+	haltNews chan struct{}
 }
 
 // New makes a driver of a rig whose controller and camera are open; cal may be nil until the
@@ -95,7 +98,7 @@ func New(cfg Config, arm *grbl.Client, cam Camera, cal *calib.Calibration, log *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &Driver{cfg: cfg, arm: arm, cam: cam, log: log.With("rig", cfg.Serial),
+	d := &Driver{cfg: cfg, arm: arm, cam: cam, log: log.With("rig", cfg.Serial), haltNews: make(chan struct{}, 1),
 		info: device.Info{Serial: cfg.Serial, Platform: device.PlatformArm, Model: cfg.Model, Brand: "Corral arm",
 			Extra: map[string]string{"grbl": arm.Port()}}}
 	if cal != nil {
@@ -209,6 +212,7 @@ func (d *Driver) Recover(ctx context.Context) error {
 		return d.wrap("recover", err, "")
 	}
 	d.halted.Store(false)
+	d.haltChanged()
 	d.log.Info("rig recovered")
 	return nil
 }
@@ -239,6 +243,7 @@ func (d *Driver) rest(ctx context.Context) error {
 // it until Recover (device.Halter: emergency_stop).
 func (d *Driver) Halt(ctx context.Context) error {
 	d.halted.Store(true)
+	d.haltChanged()
 	d.log.Warn("rig halted")
 	if _, err := d.arm.Stop(ctx); err != nil {
 		return d.wrap("halt", err, "if the finger is still down, power the rig off")
