@@ -135,7 +135,7 @@ func (g *Gateway) mayAbort(ctx context.Context, a abortArgs) *mcpgo.CallToolResu
 	if holder == "" || holder == p.Name {
 		return nil
 	}
-	return g.deny(ctx, reasonHolder, fmt.Sprintf("denied by policy: principal %q may not abort the task of device %s, which principal %q holds "+
+	return g.deny(ctx, denial{reason: reasonHolder, serial: a.Serial, rule: "only the holder or an operator aborts a held device's task; principal " + holder + " holds it"}, fmt.Sprintf("denied by policy: principal %q may not abort the task of device %s, which principal %q holds "+
 		"(rule: only the holder or an operator aborts a held device's task); ask its holder, or wait for the device (list_leases shows when its lease ends)",
 		p.Name, a.Serial, holder))
 }

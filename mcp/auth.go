@@ -171,9 +171,10 @@ func (g *Gateway) authorize(tool string, h mcpserver.ToolHandlerFunc) mcpserver.
 		p := g.principal(ctx)
 		switch {
 		case p == nil:
-			return g.deny(ctx, reasonNoToken, fmt.Sprintf("denied by policy: %s has no authenticated caller (rule: the gateway has an auth policy; call it over HTTP with a bearer token)", tool)), nil
+			return g.deny(ctx, denial{reason: reasonNoToken, tool: tool, rule: ruleNoCaller},
+				fmt.Sprintf("denied by policy: %s has no authenticated caller (rule: %s)", tool, ruleNoCaller)), nil
 		case !p.MayCall(tool):
-			return g.deny(ctx, reasonTool, fmt.Sprintf("denied by policy: principal %q may not call %s (rule: %s); tools/list shows the tools it may call",
+			return g.deny(ctx, denial{reason: reasonTool, tool: tool, rule: p.toolRule()}, fmt.Sprintf("denied by policy: principal %q may not call %s (rule: %s); tools/list shows the tools it may call",
 				p.Name, tool, p.toolRule())), nil
 		}
 		if serial, ok := req.GetArguments()[argSerial].(string); ok && serial != "" {
@@ -217,17 +218,22 @@ func (g *Gateway) denyDevice(ctx context.Context, dev broker.DeviceEntry) *mcpgo
 	p := g.principal(ctx)
 	switch {
 	case p == nil:
-		return g.deny(ctx, reasonNoToken, "denied by policy: no authenticated caller (rule: the gateway has an auth policy; call it over HTTP with a bearer token)")
+		return g.deny(ctx, denial{reason: reasonNoToken, serial: dev.Serial, rule: ruleNoCaller}, "denied by policy: no authenticated caller (rule: "+ruleNoCaller+")")
 	case p.MayUse(dev.Tags):
 		return nil
 	}
-	return g.deny(ctx, reasonDevice, fmt.Sprintf("denied by policy: principal %q may not use device %s (rule: %s; the device has tags [%s]); list_available_devices shows the devices it may use",
+	return g.deny(ctx, denial{reason: reasonDevice, serial: dev.Serial, rule: p.tagRule()}, fmt.Sprintf("denied by policy: principal %q may not use device %s (rule: %s; the device has tags [%s]); list_available_devices shows the devices it may use",
 		p.Name, dev.Serial, p.tagRule(), strings.Join(dev.Tags, " ")))
 }
 
-// deny answers a refused call: counted by reason, outcome refused, nothing ran.
-func (g *Gateway) deny(ctx context.Context, reason, msg string) *mcpgo.CallToolResult {
-	g.metrics.deny(reason)
+// ruleNoCaller is the rule that refuses a call without a caller when there is a policy.
+const ruleNoCaller = "the gateway has an auth policy; call it over HTTP with a bearer token"
+
+// deny answers a refused call: counted by reason, logged (denial_log.go), outcome refused,
+// nothing ran. msg is the caller's; the log has d's fields, never the token or a lease handle.
+func (g *Gateway) deny(ctx context.Context, d denial, msg string) *mcpgo.CallToolResult {
+	g.metrics.deny(d.reason)
+	g.logDenial(ctx, d)
 	return g.refuse(ctx, msg)
 }
 
@@ -241,11 +247,13 @@ func (g *Gateway) authorizeSteps(ctx context.Context, tool string, args any) *mc
 	}
 	p := g.principal(ctx)
 	if p == nil {
-		return g.deny(ctx, reasonNoToken, fmt.Sprintf("denied by policy: %s has no authenticated caller (rule: the gateway has an auth policy; call it over HTTP with a bearer token)", tool))
+		return g.deny(ctx, denial{reason: reasonNoToken, tool: tool, rule: ruleNoCaller},
+			fmt.Sprintf("denied by policy: %s has no authenticated caller (rule: %s)", tool, ruleNoCaller))
 	}
 	for i, s := range seq.Steps {
 		if !p.MayCall(s.ToolName) {
-			return g.deny(ctx, reasonTool, fmt.Sprintf("denied by policy: principal %q may not call %s, which step %d of %s names (rule: %s); tools/list shows the tools it may call",
+			rule := fmt.Sprintf("%s; step %d of %s", p.toolRule(), i+1, tool)
+			return g.deny(ctx, denial{reason: reasonTool, tool: s.ToolName, rule: rule}, fmt.Sprintf("denied by policy: principal %q may not call %s, which step %d of %s names (rule: %s); tools/list shows the tools it may call",
 				p.Name, s.ToolName, i+1, tool, p.toolRule()))
 		}
 	}

@@ -103,6 +103,7 @@ func (a consoleActions) ForceRelease(ctx context.Context, v console.Viewer, seri
 	ctx = a.callerContext(ctx, v)
 	if p := g.principal(ctx); g.opts.Policy != nil && (p == nil || !p.Operator) {
 		g.metrics.deny(reasonHolder)
+		g.logDenial(ctx, denial{reason: reasonHolder, tool: "console force release", serial: serial, rule: "only an operator revokes another's lease"})
 		return console.Answer{Denied: true, Message: fmt.Sprintf("%s: principal %q may not force the release of %s (rule: only an operator, policy key operator: true, "+
 			"revokes another's lease); ask its holder, or an operator", deniedByPolicy, v.Name, serial)}
 	}

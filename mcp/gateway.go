@@ -60,12 +60,13 @@ type Gateway struct {
 	streamable *mcpserver.StreamableHTTPServer
 	known      map[string]bool // the tools served
 	agents     *agentRuns      // the background tasks on their way through this gateway
+	denials    *denialLog      // the policy's denials, logged once each (denial_log.go)
 }
 
 // New returns a gateway serving the whole catalog over farm.
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit),
-		limits: opts.Limits.withDefaults(), known: map[string]bool{}, agents: newAgentRuns()}
+		limits: opts.Limits.withDefaults(), known: map[string]bool{}, agents: newAgentRuns(), denials: newDenialLog(log)}
 	if opts.Policy != nil {
 		g.farm = &quotaFarm{Farm: farm, g: g, asking: map[string]int{}}
 	}
@@ -171,14 +172,14 @@ func (g *Gateway) Handler() http.Handler {
 		g.log.Error("ignoring --allowed-origins: only loopback hosts and origins are allowed", "err", err)
 		oc = &originCheck{}
 	}
-	return g.readDeadline(oc.wrap(g, mux))
+	return withRemote(g.readDeadline(oc.wrap(g, mux)))
 }
 
 // instrument counts and times every call of a tool by outcome.
 func (g *Gateway) instrument(name string, h mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
-		ctx, outcome := withOutcomeSlot(ctx)
+		ctx, outcome := withOutcomeSlot(withTool(ctx, name))
 		res, err := h(ctx, req)
 		if *outcome == "" {
 			*outcome = broker.OutcomeSucceeded

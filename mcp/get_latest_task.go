@@ -40,7 +40,7 @@ func toolGetLatestTask() toolDef {
 			}
 			if !g.mayUseSerial(ctx, rec.Serial) { // a session id or holder name is no pass to another's devices
 				p := g.principal(ctx)
-				return g.deny(ctx, reasonDevice, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on device %s, outside its rule (%s)",
+				return g.deny(ctx, denial{reason: reasonDevice, serial: rec.Serial, rule: p.tagRule() + "; task " + id}, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on device %s, outside its rule (%s)",
 					p.Name, id, rec.Serial, p.tagRule())), nil
 			}
 			out := taskRecord(rec)

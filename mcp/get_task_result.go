@@ -71,7 +71,7 @@ func toolGetTaskResult() toolDef {
 			}
 			if !g.mayUseSerial(ctx, rec.Serial) {
 				p := g.principal(ctx)
-				return g.deny(ctx, reasonDevice, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on a device outside its rule (%s); get_latest_task shows its own latest task",
+				return g.deny(ctx, denial{reason: reasonDevice, serial: rec.Serial, rule: p.tagRule() + "; task " + id}, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on a device outside its rule (%s); get_latest_task shows its own latest task",
 					p.Name, id, p.tagRule())), nil
 			}
 			var images []mcpgo.Content

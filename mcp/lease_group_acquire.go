@@ -42,7 +42,7 @@ func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryab
 		return errRes
 	}
 	if p := g.principal(ctx); p != nil && p.MaxDevices > 0 && a.Count > p.MaxDevices {
-		return g.deny(ctx, reasonQuota, fmt.Sprintf("count %d is more devices than %s may hold at once (max_devices %d); waiting does not help: "+
+		return g.deny(ctx, denial{reason: reasonQuota, rule: fmt.Sprintf("max_devices %d; count %d", p.MaxDevices, a.Count)}, fmt.Sprintf("count %d is more devices than %s may hold at once (max_devices %d); waiting does not help: "+
 			"ask for at most %d, or ask the farm's operator for a larger max_devices (docs/auth.md)", a.Count, p.Name, p.MaxDevices, p.MaxDevices))
 	}
 	wait := time.Duration(a.WaitSeconds * float64(time.Second))

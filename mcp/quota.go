@@ -63,6 +63,7 @@ func (q *quotaFarm) Acquire(ctx context.Context, req broker.AcquireRequest) (bro
 	}
 	if len(held)+asking >= p.MaxDevices {
 		q.g.metrics.deny(reasonQuota)
+		q.g.logDenial(ctx, denial{reason: reasonQuota, serial: req.Serial, rule: fmt.Sprintf("max_devices %d; holds %d, %d more asked for", p.MaxDevices, len(held), asking)})
 		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeQuota, Error: quotaText(p, held, asking)}, nil
 	}
 	return q.Farm.Acquire(ctx, req)

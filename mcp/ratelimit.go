@@ -171,7 +171,7 @@ func (g *Gateway) admitCall(ctx context.Context, serial, lease string) (func(), 
 		msg = fmt.Sprintf("rate limited: device %s allows %s calls/s (burst %d) through this gateway; retry after %d ms",
 			serial, strconv.FormatFloat(g.limiter.rl.PerSecond, 'f', -1, 64), g.limiter.rl.Burst, ms)
 	}
-	res := g.deny(ctx, reason, msg)
+	res := g.deny(ctx, denial{reason: reason, serial: serial}, msg)
 	res.Meta = mcpgo.NewMetaFromMap(map[string]any{"retryAfterMs": ms})
 	return nil, res
 }

@@ -1,0 +1,147 @@
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Bounds of the denial log: a client repeating a refused call must not flood the log.
+const (
+	denialWindow  = time.Minute // one line per principal, tool, device and reason in this long
+	maxDenialKeys = 4096        // denials remembered; beyond, new ones are counted, not logged
+)
+
+// denial is one refused call as the log shows it: never the token or a lease handle.
+type denial struct {
+	reason string // of corral_gateway_denied_total
+	tool   string // the tool refused; "" for the call's own
+	serial string // the device, if any
+	rule   string // the rule that refused it
+}
+
+// denialKey is what makes two denials the same for the log.
+type denialKey struct{ reason, principal, tool, serial string }
+
+type denialSeen struct {
+	logged  time.Time
+	repeats int // the same denial since, not logged
+}
+
+// denialLog logs each denial by the policy once: the first at once, its repeats within
+// denialWindow counted and reported (repeats=N) on the line of the next one after it. The
+// metric corral_gateway_denied_total counts them all.
+type denialLog struct {
+	log *slog.Logger
+	now func() time.Time
+
+	mu       sync.Mutex
+	seen     map[denialKey]*denialSeen
+	unlogged int // denials not logged because seen was full, reported on the next line
+}
+
+func newDenialLog(log *slog.Logger) *denialLog {
+	return &denialLog{log: log, now: time.Now, seen: map[denialKey]*denialSeen{}}
+}
+
+// record logs d of principal (or counts it, if the same was logged within the window).
+func (l *denialLog) record(ctx context.Context, principal string, d denial) {
+	key := denialKey{d.reason, principal, d.tool, d.serial}
+	l.mu.Lock()
+	now := l.now()
+	s := l.seen[key]
+	if s != nil && now.Sub(s.logged) < denialWindow {
+		s.repeats++
+		l.mu.Unlock()
+		return
+	}
+	repeats := 0
+	if s != nil {
+		repeats = s.repeats
+	} else if !l.room(now) {
+		l.unlogged++
+		l.mu.Unlock()
+		return
+	}
+	l.seen[key] = &denialSeen{logged: now}
+	unlogged := l.unlogged
+	l.unlogged = 0
+	l.mu.Unlock()
+
+	attrs := []any{"reason", d.reason, "principal", principal, "tool", d.tool}
+	if d.serial != "" {
+		attrs = append(attrs, "serial", d.serial)
+	}
+	attrs = append(attrs, "rule", d.rule, "remote", remoteFrom(ctx))
+	if repeats > 0 {
+		attrs = append(attrs, "repeats", repeats)
+	}
+	if unlogged > 0 {
+		attrs = append(attrs, "unlogged_others", unlogged)
+	}
+	l.log.Info("refused call by policy", attrs...)
+}
+
+// room makes room for one more denial, forgetting those whose window has passed; it reports
+// whether there is. Repeats of a forgotten one are counted as unlogged.
+func (l *denialLog) room(now time.Time) bool {
+	if len(l.seen) < maxDenialKeys {
+		return true
+	}
+	for k, s := range l.seen {
+		if now.Sub(s.logged) >= denialWindow {
+			l.unlogged += s.repeats
+			delete(l.seen, k)
+		}
+	}
+	return len(l.seen) < maxDenialKeys
+}
+
+// remoteKey carries the client's address of an HTTP request to the tool handlers.
+type remoteKey struct{}
+
+// withRemote puts each request's remote address in its context, for the denial log.
+func withRemote(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), remoteKey{}, r.RemoteAddr)))
+	})
+}
+
+// remoteFrom is the client's address, or "local" for a call that came in another way (stdio,
+// an in-process client).
+func remoteFrom(ctx context.Context) string {
+	if r, ok := ctx.Value(remoteKey{}).(string); ok && r != "" {
+		return r
+	}
+	return "local"
+}
+
+// toolKey carries the name of the tool a call is for (instrument).
+type toolKey struct{}
+
+func withTool(ctx context.Context, tool string) context.Context {
+	return context.WithValue(ctx, toolKey{}, tool)
+}
+
+func toolFrom(ctx context.Context) string {
+	s, _ := ctx.Value(toolKey{}).(string)
+	return s
+}
+
+// logDenial logs a denial by the policy (not the rate limits' refusals, which are flow
+// control and only counted) with the caller and its address.
+func (g *Gateway) logDenial(ctx context.Context, d denial) {
+	if d.reason == reasonRate || d.reason == reasonQueue {
+		return
+	}
+	if d.tool == "" {
+		d.tool = toolFrom(ctx)
+	}
+	principal := ""
+	if p := g.principal(ctx); p != nil {
+		principal = p.Name
+	}
+	g.denials.record(ctx, principal, d)
+}
