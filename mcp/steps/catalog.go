@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/internal/typo"
 )
 
 // Catalog is the tools a gateway serves (its tools/list), each with its input schema resolved,
@@ -124,14 +126,8 @@ func (c *Catalog) Check(tool string, args map[string]any) error {
 
 // unknown explains a tool the gateway does not serve, with the nearest name it does.
 func (c *Catalog) unknown(tool string) error {
-	best, bestDist := "", math.MaxInt
-	for _, n := range c.names {
-		if d := distance(tool, n); d < bestDist {
-			best, bestDist = n, d
-		}
-	}
 	hint := ""
-	if best != "" && bestDist <= max(2, len(tool)/3) {
+	if best, ok := typo.Nearest(tool, c.names); ok {
 		hint = fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return fmt.Errorf("the gateway has no tool %q%s; docs/scripted-runs.md lists the methods, tools/list the gateway's %d tools",
@@ -298,25 +294,4 @@ func cleanSchemaError(msg string) string {
 	path = strings.ReplaceAll(path, "/items", "[]")
 	path = strings.ReplaceAll(path, "/properties/", ".")
 	return strings.TrimPrefix(path, ".") + ": " + msg[last[1]:]
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

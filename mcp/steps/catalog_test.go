@@ -82,14 +82,3 @@ func TestCleanSchemaError(t *testing.T) {
 		}
 	}
 }
-
-func TestDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"tap_xy", "tap_xy", 0}, {"tap_yx", "tap_xy", 2}, {"hom", "home", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}} {
-		if got := distance(c.a, c.b); got != c.d {
-			t.Errorf("distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
-		}
-	}
-}
