@@ -334,16 +334,6 @@ func (c *Client) SessionDevice(ctx context.Context, session string) (SessionDefa
 	return d, true
 }
 
-// SetSessionDevice stores an MCP session's selected device.
-func (c *Client) SetSessionDevice(ctx context.Context, session string, d SessionDefault) error {
-	if !validToken(session) {
-		return fmt.Errorf("session id %q cannot be a key", session)
-	}
-	b, _ := json.Marshal(d)
-	_, err := c.stores.Sessions.Put(ctx, session, b)
-	return err
-}
-
 // toDevice sends a request to the node that owns serial.
 func (c *Client) toDevice(ctx context.Context, serial, endpoint string, req, resp any) error {
 	dev, ok := c.Device(serial)

@@ -212,7 +212,10 @@ func TestClientSessionDevice(t *testing.T) {
 	s := openStores(t)
 	c := startClient(t, s, ClientOptions{LostAfter: time.Hour})
 	want := SessionDefault{Serial: "10.0.0.7:5555", Platform: "android", Lease: "lease_x"}
-	require.NoError(t, c.SetSessionDevice(call(t), "mcp-session-1", want))
+	set := func(session string) error {
+		return c.UpdateSessionDevice(call(t), session, func(d *SessionDefault) bool { *d = want; return true })
+	}
+	require.NoError(t, set("mcp-session-1"))
 	got, ok := c.SessionDevice(call(t), "mcp-session-1")
 	require.True(t, ok)
 	assert.Equal(t, want, got)
@@ -224,7 +227,7 @@ func TestClientSessionDevice(t *testing.T) {
 	_, ok = c.SessionDevice(call(t), "mcp-session-3")
 	assert.False(t, ok, "an unreadable entry read as a device")
 
-	assert.ErrorContains(t, c.SetSessionDevice(call(t), "a.b", want), "cannot be a key")
+	assert.ErrorContains(t, set("a.b"), "cannot be a key")
 	_, ok = c.SessionDevice(call(t), "mcp-session-1.>")
 	assert.False(t, ok)
 }
