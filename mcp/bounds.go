@@ -102,8 +102,14 @@ func (g *Gateway) limitBody(next http.Handler) http.Handler {
 	})
 }
 
-// bodyKey carries a request's body, read once by bufferBody, to the middleware after it.
+// bodyKey carries a request's body, read once by bufferBody, to the middleware after it,
+// and its remote address to the denial log (remoteFrom).
 type bodyKey struct{}
+
+type buffered struct {
+	body   []byte
+	remote string
+}
 
 // bufferBody reads the request's body (within ReadTimeout and MaxBody), lifts the read
 // deadline so that a long tool call's stream is not cut, and hands the bytes on.
@@ -138,7 +144,7 @@ func (g *Gateway) bufferBody(next http.Handler) http.Handler {
 
 // withBody returns r carrying body, both as its Body and for bodyOf.
 func withBody(r *http.Request, body []byte) *http.Request {
-	r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, body))
+	r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, &buffered{body: body, remote: r.RemoteAddr}))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	return r
@@ -146,8 +152,10 @@ func withBody(r *http.Request, body []byte) *http.Request {
 
 // bodyOf returns the body bufferBody read.
 func bodyOf(r *http.Request) []byte {
-	b, _ := r.Context().Value(bodyKey{}).([]byte)
-	return b
+	if b, ok := r.Context().Value(bodyKey{}).(*buffered); ok {
+		return b.body
+	}
+	return nil
 }
 
 // tooLarge answers 413 and closes the connection, so the rest of the body is never read.

@@ -102,7 +102,8 @@ func (l *denialLog) room(now time.Time) bool {
 // remoteKey carries the client's address of an HTTP request to the tool handlers.
 type remoteKey struct{}
 
-// withRemote puts each request's remote address in its context, for the denial log.
+// withRemote puts each request's remote address in its context, for the denial log: the
+// console's requests (/mcp's carry it with their body, one context layer for both).
 func withRemote(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), remoteKey{}, r.RemoteAddr)))
@@ -112,22 +113,13 @@ func withRemote(next http.Handler) http.Handler {
 // remoteFrom is the client's address, or "local" for a call that came in another way (stdio,
 // an in-process client).
 func remoteFrom(ctx context.Context) string {
+	if b, ok := ctx.Value(bodyKey{}).(*buffered); ok && b.remote != "" {
+		return b.remote
+	}
 	if r, ok := ctx.Value(remoteKey{}).(string); ok && r != "" {
 		return r
 	}
 	return "local"
-}
-
-// toolKey carries the name of the tool a call is for (instrument).
-type toolKey struct{}
-
-func withTool(ctx context.Context, tool string) context.Context {
-	return context.WithValue(ctx, toolKey{}, tool)
-}
-
-func toolFrom(ctx context.Context) string {
-	s, _ := ctx.Value(toolKey{}).(string)
-	return s
 }
 
 // logDenial logs a denial by the policy (not the rate limits' refusals, which are flow

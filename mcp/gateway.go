@@ -153,7 +153,7 @@ func (g *Gateway) Handler() http.Handler {
 	// The device wall (mcp/console) at / and under /console/: the same Host/Origin check and
 	// deadlines as every path, the same tokens as /mcp (also from its login cookie).
 	wall, wallMetrics := g.console()
-	mux.Handle("/", wall)
+	mux.Handle("/", withRemote(wall)) // /mcp's requests carry theirs with their body (bounds.go)
 	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{gatherer, wallMetrics}, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
@@ -172,22 +172,22 @@ func (g *Gateway) Handler() http.Handler {
 		g.log.Error("ignoring --allowed-origins: only loopback hosts and origins are allowed", "err", err)
 		oc = &originCheck{}
 	}
-	return withRemote(g.readDeadline(oc.wrap(g, mux)))
+	return g.readDeadline(oc.wrap(g, mux))
 }
 
 // instrument counts and times every call of a tool by outcome.
 func (g *Gateway) instrument(name string, h mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
-		ctx, outcome := withOutcomeSlot(withTool(ctx, name))
+		ctx, slot := withCallSlot(ctx, name)
 		res, err := h(ctx, req)
-		if *outcome == "" {
-			*outcome = broker.OutcomeSucceeded
+		if slot.outcome == "" {
+			slot.outcome = broker.OutcomeSucceeded
 			if err != nil || (res != nil && res.IsError) {
-				*outcome = broker.OutcomeFailed
+				slot.outcome = broker.OutcomeFailed
 			}
 		}
-		g.metrics.observeCall(name, *outcome, time.Since(start))
+		g.metrics.observeCall(name, slot.outcome, time.Since(start))
 		return res, err
 	}
 }

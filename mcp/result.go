@@ -124,18 +124,29 @@ func structuredJSON(ctx context.Context, b []byte) *mcpgo.CallToolResult {
 	return mcpgo.NewToolResultStructured(json.RawMessage(b), string(b))
 }
 
-// outcomeKey carries a per-call slot in which handlers record the outcome for metrics.
+// outcomeKey carries a per-call slot: the tool called (for the denial log) and the outcome
+// its handler records for metrics. One value a call: every context layer costs the call.
 type outcomeKey struct{}
 
-func withOutcomeSlot(ctx context.Context) (context.Context, *string) {
-	s := new(string)
+type callSlot struct{ tool, outcome string }
+
+func withCallSlot(ctx context.Context, tool string) (context.Context, *callSlot) {
+	s := &callSlot{tool: tool}
 	return context.WithValue(ctx, outcomeKey{}, s), s
 }
 
 func setOutcome(ctx context.Context, outcome string) {
-	if s, ok := ctx.Value(outcomeKey{}).(*string); ok {
-		*s = outcome
+	if s, ok := ctx.Value(outcomeKey{}).(*callSlot); ok {
+		s.outcome = outcome
 	}
+}
+
+// toolFrom is the tool a call is for, "" outside a call.
+func toolFrom(ctx context.Context) string {
+	if s, ok := ctx.Value(outcomeKey{}).(*callSlot); ok {
+		return s.tool
+	}
+	return ""
 }
 
 // MaxResultBytes caps what one result of a gateway tool (lists, leases, task records: what
