@@ -146,9 +146,12 @@ type (
 		Gauges() map[string]float64
 	}
 	// Halter stops the device's machine at once, whatever it does, and holds it so until it is
-	// recovered (AlarmRecoverer): emergency_stop on an arm rig.
+	// recovered (AlarmRecoverer): emergency_stop on an arm rig. It tells when its machine
+	// halts (by Halt, or on its own: a controller's alarm) and is recovered: report is called
+	// at every change, with why, and "" once recovered, until the driver is closed.
 	Halter interface {
 		Halt(ctx context.Context) error
+		ReportHalt(report func(reason string))
 	}
 	// ClipboardSetter puts text on the device's clipboard.
 	ClipboardSetter interface {
