@@ -15,6 +15,10 @@ func LeaseKey(node, serial string) string { return node + "." + Token(serial) }
 // CalibrationKey is the corral_calibrations key of a node's device.
 func CalibrationKey(node, serial string) string { return node + "." + Token(serial) }
 
+// HaltKey is the corral_calibrations key of why a node's device (a rig) is halted, kept until
+// it is recovered.
+func HaltKey(node, serial string) string { return CalibrationKey(node, serial) + ".halt" }
+
 // CheckEntryKey says whether a registry entry may be trusted under key: only when the key is
 // the one its node writes it under, or the serial alone: the key of a Corral from before
 // node-scoped keys, still read so that in a farm upgraded in place (whose NATS had no

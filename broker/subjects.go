@@ -60,7 +60,7 @@ const (
 	// and the latest task id of each session (or holder), keyed latest_<token>.
 	SessionBucket = "corral_sessions"
 	// CalibrationBucket holds the calibrations of rigs (Stores.Calibrations), keyed by
-	// CalibrationKey.
+	// CalibrationKey, and their halts until they are recovered, keyed by HaltKey.
 	CalibrationBucket = "corral_calibrations"
 	// EventStream keeps device, lease and node events and task records.
 	EventStream = "CORRAL_EVENTS"

@@ -73,19 +73,24 @@ func (c Config) check() error {
 // Driver is a rig as a device of platform "arm" (see the package comment). Its methods are
 // safe for concurrent use; gestures run one at a time.
 type Driver struct {
-	info    device.Info
-	cfg     Config
-	arm     *grbl.Client
-	cam     Camera
-	log     *slog.Logger
-	cal     atomic.Pointer[calib.Calibration]
-	source  atomic.Pointer[calibrationSource]
-	moves   atomic.Int64 // gestures run, for metrics
-	halted  atomic.Bool  // by Halt (emergency_stop), until Recover
-	gesture sync.Mutex   // one gesture at a time on the gantry
+	info   device.Info
+	cfg    Config
+	arm    *grbl.Client
+	cam    Camera
+	log    *slog.Logger
+	cal    atomic.Pointer[calib.Calibration]
+	source atomic.Pointer[calibrationSource]
+	moves  atomic.Int64 // gestures run, for metrics
+	// halt is why the rig is held (Halt: emergency_stop; or a halt kept from before a node
+	// restart or a lost link), nil when it is not; until Recover.
+	halt    atomic.Pointer[string]
+	gesture sync.Mutex // one gesture at a time on the gantry
 
 	// haltNews wakes ReportHalt's watch when Halt or Recover changed the halt (halt.go).
 	haltNews chan struct{}
+	// kept keeps the rig's halts across node restarts and lost links (keepHalts), nil if
+	// nothing does; set before the rig is served.
+	kept device.HaltStore
 }
 
 // New makes a driver of a rig whose controller and camera are open; cal may be nil until the
@@ -176,8 +181,8 @@ func (d *Driver) ready(op string) error {
 	if err := d.arm.Err(); err != nil {
 		return d.wrap(op, err, "the controller's link is lost: check its cable or network; the device is offline until it is back")
 	}
-	if d.halted.Load() {
-		return d.wrap(op, ErrHalted, "emergency_stop halted it: when a person has looked at the rig, resume with arm_recover (corral arm recover "+d.info.Serial+")")
+	if why := d.halt.Load(); why != nil {
+		return d.wrap(op, ErrHalted, *why+" (corral arm recover "+d.info.Serial+")")
 	}
 	if st := d.arm.Status(); st.State == grbl.StateAlarm {
 		return d.wrap(op, fmt.Errorf("%w (%s)", ErrAlarm, alarmText(st.Alarm)),
@@ -211,7 +216,7 @@ func (d *Driver) Recover(ctx context.Context) error {
 	if err := d.arm.Barrier(ctx); err != nil {
 		return d.wrap("recover", err, "")
 	}
-	d.halted.Store(false)
+	d.halt.Store(nil)
 	d.haltChanged()
 	d.log.Info("rig recovered")
 	return nil
@@ -242,7 +247,8 @@ func (d *Driver) rest(ctx context.Context) error {
 // not wait for the gesture in flight (that gesture fails), and the rig refuses gestures after
 // it until Recover (device.Halter: emergency_stop).
 func (d *Driver) Halt(ctx context.Context) error {
-	d.halted.Store(true)
+	why := haltReasonStop
+	d.halt.Store(&why)
 	d.haltChanged()
 	d.log.Warn("rig halted")
 	if _, err := d.arm.Stop(ctx); err != nil {
@@ -277,7 +283,7 @@ func (d *Driver) Gauges() map[string]float64 {
 		errMM, residual = cal.ValidationErrMM, cal.ResidualP95MM
 	}
 	alarm := 0.0
-	if d.arm.Status().State == grbl.StateAlarm || d.halted.Load() {
+	if d.arm.Status().State == grbl.StateAlarm || d.halt.Load() != nil {
 		alarm = 1
 	}
 	return map[string]float64{"calibration_error_mm": errMM, "calibration_residual_p95_mm": residual,

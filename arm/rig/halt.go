@@ -1,9 +1,12 @@
 package rig
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/corral-farm/corral/arm/grbl"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // A rig is halted while emergency_stop holds it (Halt, until Recover) or its controller is in
@@ -30,8 +33,9 @@ func (d *Driver) haltReason(last string) (reason string, known bool) {
 	switch {
 	case d.arm.Err() != nil:
 		return "", true // a lost link takes the rig offline instead
-	case d.halted.Load():
-		return haltReasonStop, true
+	}
+	if why := d.halt.Load(); why != nil {
+		return *why, true
 	}
 	switch st := d.arm.Status(); st.State {
 	case grbl.StateUnknown:
@@ -47,7 +51,8 @@ func (d *Driver) haltReason(last string) (reason string, known bool) {
 
 // ReportHalt calls report with why the rig is halted at every change, "" once it is
 // recovered, from the controller's events and Halt and Recover, until its controller is
-// closed (actors.HaltReporter). Call it once.
+// closed (actors.HaltReporter). Call it once. Each change is kept too (keepHalts), but a lost
+// link forgets no halt: the rig comes back halted.
 func (d *Driver) ReportHalt(report func(reason string)) {
 	events, _ := d.arm.Subscribe(64) // ends when the controller is closed
 	go func() {
@@ -55,6 +60,9 @@ func (d *Driver) ReportHalt(report func(reason string)) {
 		for {
 			if r, known := d.haltReason(last); known && r != last {
 				last = r
+				if r != "" || d.arm.Err() == nil {
+					d.keepHalt(r)
+				}
 				report(r)
 			}
 			select {
@@ -73,5 +81,36 @@ func (d *Driver) haltChanged() {
 	select {
 	case d.haltNews <- struct{}{}:
 	default: // news pending already
+	}
+}
+
+// keepHaltTimeout bounds a write of the rig's halt to the farm.
+const keepHaltTimeout = 5 * time.Second
+
+// keepHalts keeps the rig's halts in store from now on, and holds the rig halted if store
+// kept a halt of it from before (a node restart, a lost link): it moves again only after a
+// person has recovered it (arm_recover). Call it before the rig is served.
+func (d *Driver) keepHalts(ctx context.Context, store device.HaltStore) error {
+	why, err := store.LoadHalt(ctx, d.info.Serial)
+	if err != nil {
+		return d.wrap("restore halt", err, "the farm's KV must be reachable to tell whether the rig was left halted")
+	}
+	d.kept = store
+	if why != "" {
+		d.halt.Store(&why)
+		d.log.Warn("rig was halted before its node restarted or its link was lost; held until arm_recover", "reason", why)
+	}
+	return nil
+}
+
+// keepHalt writes why the rig is halted ("" once recovered) where keepHalts keeps it.
+func (d *Driver) keepHalt(why string) {
+	if d.kept == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), keepHaltTimeout)
+	defer cancel()
+	if err := d.kept.SaveHalt(ctx, d.info.Serial, why); err != nil {
+		d.log.Error("the rig's halt is not kept: a node restart would forget it", "halted", why != "", "err", err)
 	}
 }

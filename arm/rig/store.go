@@ -13,11 +13,18 @@ import (
 // calibrate readies d to calibrate against rb and area, keeping each calibration in reg when
 // reg is a device.CalibrationStore, and gives d its calibration: the one reg kept from before
 // (a node restart), or a new one when there is none or it does not fit the rig.
-// The rig is first brought to rest with the finger up.
+// The rig is first brought to rest with the finger up. When reg is a device.HaltStore, it
+// keeps the rig's halts, and a rig it kept halted stays so, uncalibrated if need be: calibrating
+// moves the gantry.
 func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback, area Area, log *slog.Logger) error {
 	serial := d.info.Serial
 	if err := d.rest(ctx); err != nil {
 		return err
+	}
+	if hs, ok := reg.(device.HaltStore); ok {
+		if err := d.keepHalts(ctx, hs); err != nil {
+			return err
+		}
 	}
 	store, keeps := reg.(device.CalibrationStore)
 	var save func(context.Context, *calib.Calibration) error
@@ -39,6 +46,11 @@ func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback,
 			return nil
 		}
 		log.Info("arm rig: calibrating", "rig", serial, "why", err)
+	}
+	if d.halt.Load() != nil {
+		// Calibrating moves the gantry: not before a person has looked at the rig.
+		log.Warn("arm rig halted: not calibrated until it is recovered; then arm_calibrate", "rig", serial)
+		return nil
 	}
 	_, err := d.Calibrate(ctx, func(step string) { log.Debug("arm rig calibration", "rig", serial, "step", step) })
 	return err

@@ -27,6 +27,13 @@ func (f *Farm) StartArmTwin(id string, seed int64, speed float64) *twin.Twin {
 // the node (the test's end does too), after which tw can be served again.
 func (f *Farm) ServeArmTwin(id string, tw *twin.Twin) (stop func()) {
 	f.t.Helper()
+	return f.ServeArmTwinAs(id, tw, broker.StateOnline)
+}
+
+// ServeArmTwinAs is ServeArmTwin waiting for the rig to show state instead (a rig that comes
+// back halted shows unhealthy).
+func (f *Farm) ServeArmTwinAs(id string, tw *twin.Twin, state string) (stop func()) {
+	f.t.Helper()
 	f.mu.Lock()
 	n, ok := f.nodes[id]
 	f.mu.Unlock()
@@ -42,7 +49,7 @@ func (f *Farm) ServeArmTwin(id string, tw *twin.Twin) (stop func()) {
 	serial := tw.Phone.Info().Serial
 	Eventually(f.t, 60*time.Second, func() bool {
 		d, ok := f.Gateway().Client.Device(serial)
-		return ok && d.State == broker.StateOnline && d.Node == id
-	}, "the arm twin "+serial+" calibrated and online on "+id)
+		return ok && d.State == state && d.Node == id
+	}, "the arm twin "+serial+" served and "+state+" on "+id)
 	return stop
 }

@@ -52,3 +52,13 @@ type CalibrationStore interface {
 	LoadCalibration(ctx context.Context, serial string) ([]byte, error)
 	SaveCalibration(ctx context.Context, serial string, data []byte) error
 }
+
+// HaltStore keeps a rig's halt (emergency_stop, a controller's alarm) across node restarts and
+// lost links, in the farm's KV: a node is one. A rig that comes back halted stays so until a
+// person has looked at it and recovered it, rather than moving again on its own.
+type HaltStore interface {
+	// LoadHalt returns why serial was halted, "" when it was not.
+	LoadHalt(ctx context.Context, serial string) (string, error)
+	// SaveHalt keeps why serial is halted; "" forgets it (the rig was recovered).
+	SaveHalt(ctx context.Context, serial, reason string) error
+}
