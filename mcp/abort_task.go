@@ -119,39 +119,3 @@ func (a *abortArgs) target() string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// mayAbort refuses to abort the task of a device another principal holds, by lease or by a
-// task running without one: only its holder or an operator (policy key operator) may. A
-// lease handle or a task id names what the caller was given (only the holder knows its
-// handle, and only the caller its task's id while it runs), so they go on to the node, which
-// leaves devices outside the caller's tags alone. Without a policy everyone is anonymous and
-// may abort anything, as before.
-func (g *Gateway) mayAbort(ctx context.Context, a abortArgs) *mcpgo.CallToolResult {
-	p := g.principal(ctx)
-	if g.opts.Policy == nil || p == nil || p.Operator || a.Serial == "" || a.Lease != "" {
-		return nil
-	}
-	holder := g.deviceHolder(ctx, a.Serial)
-	if holder == "" || holder == p.Name {
-		return nil
-	}
-	return g.deny(ctx, denial{reason: reasonHolder, serial: a.Serial, rule: "only the holder or an operator aborts a held device's task; principal " + holder + " holds it"}, fmt.Sprintf("denied by policy: principal %q may not abort the task of device %s, which principal %q holds "+
-		"(rule: only the holder or an operator aborts a held device's task); ask its holder, or wait for the device (list_leases shows when its lease ends)",
-		p.Name, a.Serial, holder))
-}
-
-// deviceHolder names the principal holding a device: its explicit lease's, as the nodes
-// answer, else the registry's holder of a task running without a lease; "" if none.
-func (g *Gateway) deviceHolder(ctx context.Context, serial string) string {
-	leases, _ := g.farm.Leases(ctx) // a node that does not answer leaves the registry to say
-	for _, l := range leases {
-		if l.Serial == serial && l.Holder.Principal != "" {
-			return l.Holder.Principal
-		}
-	}
-	if dev, ok := g.farm.Device(serial); ok && dev.Holder != "" {
-		name, _, _ := strings.Cut(dev.Holder, " (") // Holder.String(): "principal (client)"
-		return name
-	}
-	return ""
-}

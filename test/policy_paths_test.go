@@ -46,6 +46,14 @@ const pathsPolicy = `principals:
 // policyGateway serves a gateway of its own over the farm with the paths policy and opts.
 func policyGateway(t *testing.T, f *farmtest.Farm, opts mcp.Options) string {
 	t.Helper()
+	_, url := policyGatewayClient(t, f, opts)
+	return url
+}
+
+// policyGatewayClient is policyGateway with the gateway's farm client, to wait on what the
+// gateway's registry shows.
+func policyGatewayClient(t *testing.T, f *farmtest.Farm, opts mcp.Options) (*broker.Client, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "policy.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(pathsPolicy), 0o600))
 	pol, err := mcp.LoadPolicy(path)
@@ -56,7 +64,7 @@ func policyGateway(t *testing.T, f *farmtest.Farm, opts mcp.Options) string {
 	t.Cleanup(nc.Close)
 	c, url := serveGateway(t, nc, slog.New(slog.DiscardHandler), opts)
 	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == 3 }, "the gateway sees the 3 phones")
-	return url
+	return c, url
 }
 
 func mustAuthClient(t *testing.T, url, name, token string) *client.Client {

@@ -1,0 +1,73 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// mayAbort refuses to abort the task of a device another principal holds, by lease or by a
+// task running without one: only its holder or an operator (policy key operator) may. The
+// device is the one named by serial, else the one running the task named by task_id: a
+// running task's id is no secret (the console, list_available_devices and `corral tasks`
+// show it), so it gets the same rule. A lease handle is what only its holder was given, so it
+// goes on to the node, which leaves devices outside the caller's tags alone, as it does a
+// task id the registry does not show running (queued, or not written yet: only its sender
+// knows it). Without a policy everyone is anonymous and may abort anything, as before.
+func (g *Gateway) mayAbort(ctx context.Context, a abortArgs) *mcpgo.CallToolResult {
+	p := g.principal(ctx)
+	if g.opts.Policy == nil || p == nil || p.Operator || a.Lease != "" {
+		return nil
+	}
+	serial, holder := a.Serial, ""
+	switch {
+	case serial != "":
+		holder = g.deviceHolder(ctx, serial)
+	case a.taskID != "":
+		serial, holder = g.taskHolder(ctx, a.taskID, p.Name)
+	}
+	if holder == "" || holder == p.Name {
+		return nil
+	}
+	return g.deny(ctx, denial{reason: reasonHolder, serial: serial, rule: "only the holder or an operator aborts a held device's task; principal " + holder + " holds it"}, fmt.Sprintf("denied by policy: principal %q may not abort the task of device %s, which principal %q holds "+
+		"(rule: only the holder or an operator aborts a held device's task); ask its holder, or wait for the device (list_leases shows when its lease ends)",
+		p.Name, serial, holder))
+}
+
+// taskHolder finds the device the registry shows running task id and names the principal,
+// other than caller, holding it: the task's own holder, else the device's (deviceHolder).
+// Both are "" when the task runs nowhere the registry shows, or on a device outside the
+// caller's tags: the node's tags rule leaves that one alone, and a refusal would name it.
+func (g *Gateway) taskHolder(ctx context.Context, id, caller string) (serial, holder string) {
+	for _, d := range g.farm.Devices() {
+		if d.Task == nil || d.Task.ID != id {
+			continue
+		}
+		if !g.mayUseSerial(ctx, d.Serial) {
+			return "", ""
+		}
+		if t := d.Task.Holder; t != nil && t.Principal != "" && t.Principal != caller {
+			return d.Serial, t.Principal
+		}
+		return d.Serial, g.deviceHolder(ctx, d.Serial)
+	}
+	return "", ""
+}
+
+// deviceHolder names the principal holding a device: its explicit lease's, as the nodes
+// answer, else the registry's holder of a task running without a lease; "" if none.
+func (g *Gateway) deviceHolder(ctx context.Context, serial string) string {
+	leases, _ := g.farm.Leases(ctx) // a node that does not answer leaves the registry to say
+	for _, l := range leases {
+		if l.Serial == serial && l.Holder.Principal != "" {
+			return l.Holder.Principal
+		}
+	}
+	if dev, ok := g.farm.Device(serial); ok && dev.Holder != "" {
+		name, _, _ := strings.Cut(dev.Holder, " (") // Holder.String(): "principal (client)"
+		return name
+	}
+	return ""
+}
