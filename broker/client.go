@@ -15,6 +15,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corral-farm/corral/internal/jsguard"
 )
 
 // recordGrace is how long TaskRecord waits for a record that was just written.
@@ -51,6 +53,9 @@ type Client struct {
 
 	latest *latestTasks
 	groups *leaseGroups // leasegroups_kv.go
+	// guard drops what a JetStream consumer delivers on the subjects nodes publish: a fake
+	// heartbeat would keep a lost node's leases alive.
+	guard *jsguard.Guard
 }
 
 type cachedEntry struct {
@@ -66,15 +71,15 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{}, keysOf: map[string][]string{},
-		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log)}
+		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log), guard: jsguard.New(opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
-	sub, err := nc.Subscribe(Heartbeats, func(m *nats.Msg) {
+	sub, err := nc.Subscribe(Heartbeats, c.guard.Msg(func(m *nats.Msg) {
 		var hb Heartbeat
 		if json.Unmarshal(m.Data, &hb) == nil && hb.Node != "" {
 			c.live.Beat(hb.Node, hb.Boot, time.Now())
 			c.opts.Metrics.nodeBeat(hb.Node)
 		}
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to heartbeats: %w", err)
 	}
@@ -238,12 +243,12 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 	if progress != nil {
 		// Only the device's node may publish there (PermissionsFor): no other node can feed the
 		// caller progress of a task it does not run.
-		sub, err := c.nc.Subscribe(fmt.Sprintf(ProgressT, dev.Node, req.ID), func(m *nats.Msg) {
+		sub, err := c.nc.Subscribe(fmt.Sprintf(ProgressT, dev.Node, req.ID), c.guard.Msg(func(m *nats.Msg) {
 			var p Progress
 			if json.Unmarshal(m.Data, &p) == nil {
 				progress(p)
 			}
-		})
+		}))
 		if err == nil {
 			defer func() { _ = sub.Unsubscribe() }()
 		}

@@ -24,14 +24,14 @@ func (c *Client) SubscribeFrames(serial string, fn func(Frame)) (node string, st
 		return "", nil, fmt.Errorf("no device %q in the registry; the console lists the devices there are", serial)
 	}
 	subject := FramesSubject(dev.Node, serial)
-	sub, err := c.nc.Subscribe(subject, func(m *nats.Msg) {
+	sub, err := c.nc.Subscribe(subject, c.guard.Msg(func(m *nats.Msg) {
 		f, err := ParseFrame(m)
 		if err != nil || f.Serial != serial {
 			c.log.Debug("frame dropped", "subject", m.Subject, "err", err)
 			return
 		}
 		fn(f)
-	})
+	}))
 	if err != nil {
 		return "", nil, fmt.Errorf("subscribe to %s: %w (may this gateway's NATS user subscribe to %s?)", subject, err, Frames)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/jsguard"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/tools"
 	"github.com/corral-farm/corral/vision"
@@ -51,6 +52,7 @@ type Node struct {
 	stopped sync.Once
 	lostSub *nats.Subscription
 	screens *screens // the console's live screens (screens.go)
+	guard   *jsguard.Guard
 
 	mu      sync.Mutex
 	devices map[string]device.Driver
@@ -78,7 +80,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 
 	ctx, cancel := context.WithCancel(ctx)
 	var err error
-	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{},
+	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{}, guard: jsguard.New(cfg.Log),
 		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
@@ -118,10 +120,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	// A node the farm declared lost revokes its leases when it hears of it (fencing).
-	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), func(*nats.Msg) {
+	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), n.guard.Msg(func(*nats.Msg) {
 		cfg.Log.Warn("the farm declared this node lost; revoking its leases")
 		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "was declared lost by the farm (missed heartbeats)"})
-	})
+	}))
 	if err != nil {
 		return fail(fmt.Errorf("node: subscribe to loss events: %w", err))
 	}

@@ -14,7 +14,8 @@ import (
 
 // serve registers the node's micro service: corral.v1.node.<id>.{task,acquire,release,abort,leases,drain,watch}.
 // Handlers only decode and hand the request to the scheduler; answers are sent when the
-// scheduler decides, so a long task never holds up the endpoint.
+// scheduler decides, so a long task never holds up the endpoint. Only gateways and admins may
+// send requests; what a JetStream consumer delivers there is dropped (jsguard).
 func (n *Node) serve() error {
 	svc, err := micro.AddService(n.cfg.NC, micro.Config{
 		Name:        broker.NodeService,
@@ -73,7 +74,7 @@ func (n *Node) serve() error {
 	}
 	for _, name := range []string{broker.EndpointTask, broker.EndpointAcquire, broker.EndpointRelease, broker.EndpointAbort, broker.EndpointLeases, broker.EndpointDrain,
 		broker.EndpointWatch} {
-		if err := g.AddEndpoint(name, endpoints[name]); err != nil {
+		if err := g.AddEndpoint(name, n.guard.Micro(endpoints[name])); err != nil {
 			return fmt.Errorf("node %s: add endpoint %s: %w", n.cfg.ID, name, err)
 		}
 	}

@@ -25,10 +25,10 @@ func TestRigHaltOutlivesItsLinkAndNode(t *testing.T) {
 	op := f.Client("operator")
 
 	farmtest.MustCall(t, op, "emergency_stop", args("serial", serial))
-	waitRigState(t, f, serial, broker.StateUnhealthy, "the halted rig")
+	waitDeviceState(t, f, serial, broker.StateUnhealthy, "the halted rig")
 
 	stop() // the link lost, and back
-	waitRigState(t, f, serial, broker.StateOffline, "the rig off the node")
+	waitDeviceState(t, f, serial, broker.StateOffline, "the rig off the node")
 	stop = f.ServeArmTwinAs("n1", tw, broker.StateUnhealthy)
 	refusedHalted(t, f, op, serial, "emergency_stop")
 
@@ -36,7 +36,7 @@ func TestRigHaltOutlivesItsLinkAndNode(t *testing.T) {
 	refusedHalted(t, f, op, serial, "emergency_stop")
 
 	farmtest.MustCall(t, op, "arm_recover", args("serial", serial))
-	waitRigState(t, f, serial, broker.StateOnline, "the rig after arm_recover")
+	waitDeviceState(t, f, serial, broker.StateOnline, "the rig after arm_recover")
 	n := len(tw.Phone.InputLog())
 	farmtest.MustCall(t, op, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	tappedAt(t, tw, n, []float64{0.4, 0.4, 0.5, 0.5}, "arm_recover")
@@ -52,12 +52,12 @@ func TestRigAlarmOutlivesItsNode(t *testing.T) {
 	op := f.Client("operator")
 
 	tw.GRBL.InjectAlarm(1) // a hard limit tripped
-	waitRigState(t, f, serial, broker.StateUnhealthy, "the rig in alarm")
+	waitDeviceState(t, f, serial, broker.StateUnhealthy, "the rig in alarm")
 
 	restartWithRig(t, f, tw, stop, broker.StateUnhealthy)
 	refusedHalted(t, f, op, serial, "Hard limit")
 	farmtest.MustCall(t, op, "arm_recover", args("serial", serial))
-	waitRigState(t, f, serial, broker.StateOnline, "the rig after arm_recover")
+	waitDeviceState(t, f, serial, broker.StateOnline, "the rig after arm_recover")
 }
 
 // restartableArmFarm is a farm whose node n1 drives the twin of a rig, served so that the
@@ -78,12 +78,12 @@ func restartWithRig(t *testing.T, f *farmtest.Farm, tw *twin.Twin, stop func(), 
 	serial := tw.Phone.Info().Serial
 	stop()
 	f.KillNode("n1")
-	waitRigState(t, f, serial, broker.StateOffline, "the rig of the stopped node")
+	waitDeviceState(t, f, serial, broker.StateOffline, "the rig of the stopped node")
 	f.StartNode("n1", 1)
 	return f.ServeArmTwinAs("n1", tw, state)
 }
 
-func waitRigState(t *testing.T, f *farmtest.Farm, serial, state, what string) {
+func waitDeviceState(t *testing.T, f *farmtest.Farm, serial, state, what string) {
 	t.Helper()
 	farmtest.Eventually(t, 20*time.Second, func() bool {
 		d, _ := f.Gateway().Client.Device(serial)

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/micro"
 
 	"github.com/corral-farm/corral/internal/buildinfo"
+	"github.com/corral-farm/corral/internal/jsguard"
 	"github.com/corral-farm/corral/vision"
 )
 
@@ -151,8 +152,9 @@ func Start(nc *nats.Conn, opts Options) (*Service, error) {
 		})},
 	}
 	g := svc.AddGroup(vision.Prefix)
+	guard := jsguard.New(log) // only nodes and gateways send requests
 	for _, ep := range endpoints {
-		if err := g.AddEndpoint(ep.name, ep.handler); err != nil {
+		if err := g.AddEndpoint(ep.name, guard.Micro(ep.handler)); err != nil {
 			_ = svc.Stop()
 			s.cancel()
 			return nil, fmt.Errorf("vision service: add endpoint %s: %w", ep.name, err)
