@@ -70,8 +70,9 @@ func (c *Console) refused(r *http.Request, reason string) {
 }
 
 // page wraps a page handler: a ?token= is taken once (cookie set, then a redirect to the
-// same page without it, so the token stays in neither the address bar nor the history); a
-// request without a viewer gets the login form.
+// same page without it, so the token stays in neither the address bar nor the history),
+// unless another site sent the browser there (loginFromElsewhere); a request without a viewer
+// gets the login form.
 func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if c.cfg.Authenticate != nil && r.URL.Query().Has("token") {
@@ -79,6 +80,12 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerF
 			token := q.Get("token")
 			q.Del("token")
 			next := (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String()
+			if loginFromElsewhere(r) {
+				c.log.Info("console: refused a ?token= login another site sent", "remote", r.RemoteAddr, "path", r.URL.Path,
+					"sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+				c.loginForm(w, r, next, loginLinkRefused, http.StatusForbidden)
+				return
+			}
 			if _, ok := c.cfg.Authenticate(token); !ok {
 				c.refused(r, ReasonBadToken)
 				c.loginForm(w, r, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
