@@ -165,11 +165,21 @@ func TestOperatorActionsGateway(t *testing.T) {
 	require.NoError(t, err, "corral drain --status: %s", out)
 	assert.Contains(t, out, "not draining", "the refused drain drained the node")
 
-	out, err = runCorral(t, append([]string{"release", "n1-p1", "--lease", l.Lease.Handle}, gw...)...)
-	require.NoError(t, err, "corral release --lease --gateway: %s", out)
+	// The handle is a secret: not taken from argv (ps shows it), only from $CORRAL_LEASE or
+	// --lease-file.
+	for _, flags := range [][]string{{"--lease", l.Lease.Handle}, {"--lease=" + l.Lease.Handle}} {
+		out, err = runCorral(t, append(append([]string{"release", "n1-p1"}, flags...), gw...)...)
+		require.Error(t, err, "corral release --lease HANDLE exited 0: %s", out)
+		assert.Contains(t, out, "--lease takes no value on the command line")
+		assert.Contains(t, out, "--lease-file FILE or $CORRAL_LEASE")
+		assert.NotContains(t, out, l.Lease.Handle, "the handle was echoed")
+		assert.Equal(t, 1, held(), "the refused corral release --lease HANDLE released the lease")
+	}
+	out, _, err = corralRun(t, t.TempDir(), []string{"CORRAL_LEASE=" + l.Lease.Handle}, append([]string{"release", "n1-p1"}, gw...)...)
+	require.NoError(t, err, "CORRAL_LEASE=… corral release --gateway: %s", out)
 	assert.Contains(t, out, "n1-p1")
 	assert.NotContains(t, out, l.Lease.Handle, "the handle was echoed")
-	assert.Equal(t, 0, held(), "the lease is still held after corral release --lease --gateway")
+	assert.Equal(t, 0, held(), "the lease is still held after CORRAL_LEASE=… corral release --gateway")
 }
 
 // `corral up` runs a farm in one process, prints the MCP URL, serves it, and stops on SIGINT.

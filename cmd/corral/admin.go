@@ -23,7 +23,7 @@ import (
 // The operator actions (release --force, drain, tasks) speak to NATS directly, with the admin's
 // NATS credentials (tasks: the operator's too): no MCP tool offers them, so an agent's gateway
 // token cannot take a device from its holder or a node out of service. They take --gateway as
-// the other commands do and answer that they need NATS; the holder's own release (--lease)
+// the other commands do and answer that they need NATS; the holder's own release (--lease-file, $CORRAL_LEASE)
 // takes the agent's path, release_device, through a gateway or the in-process front door.
 
 // adminFlags are the flags of the operator actions.
@@ -38,7 +38,7 @@ type adminFlags struct {
 func newAdminFlags(name string, timeout time.Duration) *adminFlags {
 	f := newFlags(name)
 	return &adminFlags{flags: f, nats: f.natsFlags(),
-		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only the holder's own release (release --lease) works through one; the operator actions need NATS"),
+		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only the holder's own release (release --lease-file) works through one; the operator actions need NATS"),
 		tokens:  f.tokenFlag(),
 		timeout: f.Duration("timeout", timeout, "give up after this long")}
 }
@@ -141,24 +141,27 @@ func operatorName(by string) string {
 func runRelease(ctx context.Context, args []string) error {
 	a := newAdminFlags("release", 30*time.Second)
 	force := a.Bool("force", false, "revoke the lease whoever holds it (an operator action, recorded with --by)")
-	handle := a.String("lease", "", "the lease handle to give back (the holder's own release); a group's handle gives back the whole group. "+
-		"It is the holder's secret and shows in process listings: prefer --lease-file or $CORRAL_LEASE")
-	handleFile := a.String("lease-file", "", "file holding the lease handle to give back")
+	handle := a.String("lease", "", "the lease handle to give back, from $CORRAL_LEASE only (or a --config file): "+
+		"it is the holder's secret, and on the command line process listings show it, so the command line is refused")
+	handleFile := a.String("lease-file", "", "file holding the lease handle to give back (the holder's own release); a group's handle gives back the whole group")
 	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
 	pos, err := a.parseArgs(args)
 	if err != nil {
 		return err
 	}
+	if err := secretNotOnArgv(a.FlagSet, "lease", "--lease-file FILE or $CORRAL_LEASE"); err != nil {
+		return err
+	}
 	if *handleFile != "" {
 		if *handle != "" {
-			return errors.New("give the lease handle once: --lease (or $CORRAL_LEASE) or --lease-file")
+			return errors.New("give the lease handle once: $CORRAL_LEASE or --lease-file")
 		}
 		if *handle, err = readSecretFile("--lease-file", *handleFile); err != nil {
 			return err
 		}
 	}
 	if len(pos) != 1 || *force == (*handle != "") {
-		return fmt.Errorf("usage: corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease-file FILE (or --lease HANDLE, or $CORRAL_LEASE)")
+		return fmt.Errorf("usage: corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease-file FILE (or $CORRAL_LEASE)")
 	}
 	serial := pos[0]
 	if !*force {
