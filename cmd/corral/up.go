@@ -32,6 +32,11 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil || stop {
 		return err
 	}
+	// The gateway's flags (a listen address beyond this machine without a policy above all)
+	// are checked before anything starts: a refusal leaves --data as it was.
+	if err := gf.check(); err != nil {
+		return err
+	}
 	ns.shared = *gf.authPolicy != ""
 	// NATS wants credentials: one user per role, with only its role's subjects, their
 	// passwords made once into DATA/nats and reused.
