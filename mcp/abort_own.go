@@ -87,7 +87,7 @@ func (g *Gateway) notRunning(ctx context.Context, id string) *mcpgo.CallToolResu
 	case errors.Is(err, broker.ErrNotFound):
 		return g.refuse(ctx, fmt.Sprintf("no task has the id %s (none runs or waits with it, and no record of one is kept): "+
 			"a task's id is the taskId in run_agent_task's answer, the [task …] note of a tool result, or in get_latest_task, "+
-			"list_available_devices (a busy device's task) and `corral tasks`", id))
+			"`corral tasks` and the console's device page", id))
 	case err != nil:
 		g.log.Warn("abort_task: task record not read", "task", id, "err", err)
 		return structuredResult(ctx, none)
