@@ -102,8 +102,7 @@ func (g *Gateway) authenticate(next http.Handler) http.Handler {
 			if hasToken {
 				reason, msg = reasonBadToken, "unauthorized: the bearer token is not valid for this gateway (check the token, or ask the farm's operator for one; docs/auth.md)"
 			}
-			g.metrics.deny(reason)
-			g.log.Info("refused unauthenticated request", "reason", reason, "remote", r.RemoteAddr, "method", r.Method)
+			g.refusedUnauthenticated(r, reason)
 			unauthorized(w, msg)
 			return
 		}

@@ -38,7 +38,7 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 			}
 			return viewerOf(p), true
 		}
-		cfg.Denied = g.metrics.deny
+		cfg.Denied = g.refusedUnauthenticated
 	}
 	return console.New(cfg), reg
 }

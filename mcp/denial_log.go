@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -48,7 +49,29 @@ func newDenialLog(log *slog.Logger) *denialLog {
 
 // record logs d of principal (or counts it, if the same was logged within the window).
 func (l *denialLog) record(ctx context.Context, principal string, d denial) {
-	key := denialKey{d.reason, principal, d.tool, d.serial}
+	attrs := []any{"reason", d.reason, "principal", principal, "tool", d.tool}
+	if d.serial != "" {
+		attrs = append(attrs, "serial", d.serial)
+	}
+	attrs = append(attrs, "rule", d.rule, "remote", remoteFrom(ctx))
+	l.once(denialKey{d.reason, principal, d.tool, d.serial}, "refused call by policy", attrs)
+}
+
+// unauthenticated logs a request refused for want of a valid token (or counts it, if one from
+// the same host was logged for the same reason within the window): a client retrying a
+// missing token, or a scanner, must not flood the log either.
+func (l *denialLog) unauthenticated(r *http.Request, reason string) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	l.once(denialKey{reason: reason, serial: host}, "refused unauthenticated request",
+		[]any{"reason", reason, "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path})
+}
+
+// once logs msg with attrs unless the same key was logged within denialWindow, whose
+// repeats it then counts for the next line.
+func (l *denialLog) once(key denialKey, msg string, attrs []any) {
 	l.mu.Lock()
 	now := l.now()
 	s := l.seen[key]
@@ -70,18 +93,13 @@ func (l *denialLog) record(ctx context.Context, principal string, d denial) {
 	l.unlogged = 0
 	l.mu.Unlock()
 
-	attrs := []any{"reason", d.reason, "principal", principal, "tool", d.tool}
-	if d.serial != "" {
-		attrs = append(attrs, "serial", d.serial)
-	}
-	attrs = append(attrs, "rule", d.rule, "remote", remoteFrom(ctx))
 	if repeats > 0 {
 		attrs = append(attrs, "repeats", repeats)
 	}
 	if unlogged > 0 {
 		attrs = append(attrs, "unlogged_others", unlogged)
 	}
-	l.log.Info("refused call by policy", attrs...)
+	l.log.Info(msg, attrs...)
 }
 
 // room makes room for one more denial, forgetting those whose window has passed; it reports
@@ -136,4 +154,11 @@ func (g *Gateway) logDenial(ctx context.Context, d denial) {
 		principal = p.Name
 	}
 	g.denials.record(ctx, principal, d)
+}
+
+// refusedUnauthenticated counts a request of /mcp or the console refused for want of a valid
+// token, and logs it (unauthenticated).
+func (g *Gateway) refusedUnauthenticated(r *http.Request, reason string) {
+	g.metrics.deny(reason)
+	g.denials.unauthenticated(r, reason)
 }

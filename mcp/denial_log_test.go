@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // The denial log writes a denial once per window; its repeats are counted and reported on the
@@ -66,4 +69,40 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.w.Write(p)
+}
+
+// Requests refused for want of a valid token, on /mcp and the console alike, are logged once
+// a minute per host and reason, and counted every time: a client retrying a bad token, or a
+// scanner, does not flood the log.
+func TestUnauthenticatedRefusalsLoggedOncePerWindow(t *testing.T) {
+	h := startHTTPGateway(t, newFakeFarm(t), Options{Policy: testPolicy(t)})
+	get := func(path, token string) {
+		req, err := http.NewRequest(http.MethodPost, h.srv.URL+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		req.Close = true // a new connection, a new port, each time
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("%s with token %q: %s, want 401", path, token, res.Status)
+		}
+	}
+	for range 5 {
+		get("/mcp", "not-a-token-of-this-gateway")
+	}
+	get("/mcp", "")
+	lines := strings.Count(h.logs.String(), "refused unauthenticated request")
+	if lines != 2 { // one per reason: a bad token, none
+		t.Fatalf("%d log lines for 5 bad tokens and one missing from one host, want 2:\n%s", lines, h.logs.String())
+	}
+	if n := testutil.ToFloat64(h.metrics.denied.WithLabelValues(reasonBadToken)); n != 5 {
+		t.Fatalf("corral_gateway_denied_total{reason=%q} = %v, want every refusal counted (5)", reasonBadToken, n)
+	}
 }

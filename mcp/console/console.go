@@ -114,8 +114,9 @@ type Config struct {
 	// Authenticate returns the viewer a token names, false for none. Nil: no authentication;
 	// everyone is Anonymous (a gateway without a policy, on loopback).
 	Authenticate func(token string) (Viewer, bool)
-	// Denied counts a refused request by reason (ReasonNoToken, ReasonBadToken); may be nil.
-	Denied func(reason string)
+	// Denied counts and logs a request refused for want of a viewer, by reason
+	// (ReasonNoToken, ReasonBadToken); nil: the console logs it itself.
+	Denied func(r *http.Request, reason string)
 	// Actions carries out actions; nil: the console is read-only for everyone.
 	Actions Actions
 	Metrics *Metrics // may be nil

@@ -169,7 +169,7 @@ func testConsole(t *testing.T, farm *fakeFarm, screens *fakeScreens) (*httptest.
 	t.Helper()
 	var mu sync.Mutex
 	denied := &[]string{}
-	cfg := Config{Farm: farm, History: &fakeHistory{}, Authenticate: authenticate, Denied: func(r string) {
+	cfg := Config{Farm: farm, History: &fakeHistory{}, Authenticate: authenticate, Denied: func(_ *http.Request, r string) {
 		mu.Lock()
 		*denied = append(*denied, r)
 		mu.Unlock()

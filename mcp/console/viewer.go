@@ -64,7 +64,8 @@ func cookieToken(r *http.Request) string {
 // refused counts and logs a request without a viewer; never the token.
 func (c *Console) refused(r *http.Request, reason string) {
 	if c.cfg.Denied != nil {
-		c.cfg.Denied(reason)
+		c.cfg.Denied(r, reason)
+		return
 	}
 	c.log.Info("console: refused unauthenticated request", "reason", reason, "remote", r.RemoteAddr, "path", r.URL.Path)
 }
