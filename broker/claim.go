@@ -19,7 +19,8 @@ import (
 // after claimTTL without a refresh. A second node with the same id finds the key and refuses to
 // start (two schedulers for the same devices would each grant leases the other fences). A node
 // that stops cleanly deletes its key, so a successor starts at once; one that dies leaves it to
-// expire after claimTTL, when the gateways declare it lost.
+// expire after claimTTL, when the gateways declare it lost. One that was only silent that long
+// (stopped, cut off) and returns takes its expired key again and goes on serving.
 
 // claimTTL is how long a claim outlives its node's last refresh: the time after which
 // gateways declare a silent node lost.
@@ -41,6 +42,7 @@ type claimRecord struct {
 type NodeClaim struct {
 	kv   jetstream.KeyValue
 	node string
+	boot string
 	log  *slog.Logger
 
 	cancel context.CancelFunc
@@ -53,10 +55,17 @@ type NodeClaim struct {
 
 // ClaimNode claims a node id for this process, or fails with ErrNodeIDInUse naming who holds
 // it. The claim is kept alive until Release; Lost is closed if it is taken over meanwhile
-// (this process was silent for longer than claimTTL and another node took the id).
+// (this process was silent for longer than claimTTL and another node took the id). A claim that
+// merely expired while this process was silent is taken again (reclaim).
 // It uses nc alone (the bucket must exist: EnsureStores), so that the claim can outlive the
 // connection of the node it guards.
 func ClaimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.Logger) (*NodeClaim, error) {
+	return claimNode(ctx, nc, node, boot, log, nil)
+}
+
+// claimNode is ClaimNode refreshing on every tick (every HeartbeatInterval if tick is nil):
+// tests tick by hand to stand for a node that falls silent.
+func claimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.Logger, tick <-chan time.Time) (*NodeClaim, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -78,8 +87,15 @@ func ClaimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.
 		return nil, fmt.Errorf("claim node id %s in %s: %w (may this NATS user write $KV.%s.%s?)", node, NodeBucket, err, NodeBucket, node)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := &NodeClaim{kv: kv, node: node, log: log, cancel: cancel, done: make(chan struct{}), lost: make(chan struct{}), rev: rev}
-	go c.keepAlive(rctx, data)
+	c := &NodeClaim{kv: kv, node: node, boot: boot, log: log, cancel: cancel, done: make(chan struct{}), lost: make(chan struct{}), rev: rev}
+	t := time.NewTicker(HeartbeatInterval)
+	if tick == nil {
+		tick = t.C
+	}
+	go func() {
+		defer t.Stop()
+		c.keepAlive(rctx, data, tick)
+	}()
 	return c, nil
 }
 
@@ -98,37 +114,81 @@ func inUse(ctx context.Context, kv jetstream.KeyValue, node string) error {
 }
 
 // keepAlive refreshes the claim every HeartbeatInterval until ctx ends.
-func (c *NodeClaim) keepAlive(ctx context.Context, data []byte) {
+func (c *NodeClaim) keepAlive(ctx context.Context, data []byte, tick <-chan time.Time) {
 	defer close(c.done)
-	t := time.NewTicker(HeartbeatInterval)
-	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-tick:
 		}
 		c.mu.Lock()
 		rev := c.rev
 		c.mu.Unlock()
 		wctx, cancel := context.WithTimeout(ctx, HeartbeatInterval)
 		next, err := c.kv.Update(wctx, c.node, data, rev)
+		if err != nil && wrongRevision(err) {
+			next, err = c.reclaim(wctx, data)
+		}
 		cancel()
-		var api *jetstream.APIError
 		switch {
 		case err == nil:
 			c.mu.Lock()
 			c.rev = next
 			c.mu.Unlock()
-		case errors.Is(err, jetstream.ErrKeyExists) || errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence:
+		case errors.Is(err, errTakenOver):
 			c.log.Error("node id taken over: this node was silent for longer than the farm waits and another node "+
-				"with the same id started; stop this one", "node", c.node)
+				"with the same id started; stop this one", "node", c.node, "err", err)
 			close(c.lost)
 			return
 		case ctx.Err() == nil:
 			c.log.Warn("node id claim not refreshed; retrying", "node", c.node, "err", err)
 		}
 	}
+}
+
+// errTakenOver reports a claim another boot of the node id holds now.
+var errTakenOver = errors.New("node id claimed by another boot")
+
+// wrongRevision says whether a claim's write failed because its key is not at the revision
+// this process last wrote.
+func wrongRevision(err error) bool {
+	var api *jetstream.APIError
+	return errors.Is(err, jetstream.ErrKeyExists) || errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// reclaim finds out why the claim is not where this process left it. A key that is gone
+// expired while this process was silent (stopped, swapped out, cut off) for longer than
+// claimTTL: the farm declared the node lost and the node revokes its leases when it hears so,
+// but no other node took the id, so this one takes it again and goes on serving, fenced by
+// its new epochs. A key holding this boot's claim at another revision (a write whose answer
+// was lost) is adopted. Only a key another boot holds is a takeover. Create is atomic: of a
+// returning node and a new one with the same id, whoever creates the key first keeps it.
+func (c *NodeClaim) reclaim(ctx context.Context, data []byte) (uint64, error) {
+	for range 2 {
+		e, err := c.kv.Get(ctx, c.node)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			rev, err := c.kv.Create(ctx, c.node, data)
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				continue // another process created it first: whose is it?
+			}
+			if err == nil {
+				c.log.Warn("node id claimed again: this node was silent for longer than the farm waits, so the farm "+
+					"declared it lost and its leases were revoked; no other node took the id, so this one goes on serving",
+					"node", c.node, "silent_over", claimTTL)
+			}
+			return rev, err
+		}
+		if err != nil {
+			return 0, err
+		}
+		var r claimRecord
+		if json.Unmarshal(e.Value(), &r) == nil && r.Boot == c.boot {
+			return e.Revision(), nil
+		}
+		return 0, fmt.Errorf("%w: boot %s, process %d on %s", errTakenOver, r.Boot, r.PID, r.Host)
+	}
+	return 0, fmt.Errorf("node id %s: its claim was created and removed again while this node took it back; retrying", c.node)
 }
 
 // Lost is closed when another node took this id over.

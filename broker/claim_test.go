@@ -1,0 +1,166 @@
+package broker
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/broker/embedded"
+)
+
+// claimTestTTL stands for claimTTL: short, so that a claim expires within a test, long
+// enough that a loaded machine sees a refreshed claim before it expires again.
+const claimTestTTL = 2 * time.Second
+
+// openClaims starts an embedded NATS with the claims bucket whose entries expire after ttl.
+func openClaims(t *testing.T, ttl time.Duration) (*nats.Conn, jetstream.KeyValue) {
+	t.Helper()
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	nc, err := nats.Connect(ns.ClientURL())
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: NodeBucket, TTL: ttl})
+	require.NoError(t, err)
+	return nc, kv
+}
+
+// heldClaim is a claim whose keep-alive the test ticks by hand: between ticks its holder is
+// silent, as a stopped or cut-off process is.
+type heldClaim struct {
+	*NodeClaim
+	tick chan time.Time
+	log  *lockedBuffer
+}
+
+func holdClaim(t *testing.T, nc *nats.Conn, node, boot string) *heldClaim {
+	t.Helper()
+	h := &heldClaim{tick: make(chan time.Time), log: &lockedBuffer{}}
+	c, err := claimNode(t.Context(), nc, node, boot, slog.New(slog.NewTextHandler(h.log, nil)), h.tick)
+	require.NoError(t, err)
+	h.NodeClaim = c
+	t.Cleanup(func() { c.Release(t.Context()) })
+	return h
+}
+
+// refresh wakes the keep-alive once (it has the tick when this returns).
+func (h *heldClaim) refresh(t *testing.T) {
+	t.Helper()
+	select {
+	case h.tick <- time.Now():
+	case <-h.done:
+		t.Fatal("the claim's keep-alive has stopped")
+	}
+}
+
+func (h *heldClaim) isLost() bool {
+	select {
+	case <-h.Lost():
+		return true
+	default:
+		return false
+	}
+}
+
+// claimBoot reads whose claim a key holds, and its revision ("" if there is none).
+func claimBoot(t *testing.T, kv jetstream.KeyValue, node string) (string, uint64) {
+	t.Helper()
+	e, err := kv.Get(t.Context(), node)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return "", 0
+	}
+	require.NoError(t, err)
+	var r claimRecord
+	require.NoError(t, json.Unmarshal(e.Value(), &r))
+	return r.Boot, e.Revision()
+}
+
+// A node silent for longer than claimTTL (SIGSTOP, a swapped-out host, a cut link) finds its
+// claim expired when it returns. No other node took the id, so it takes it again and goes on
+// serving (the farm declared it lost; its epochs fence old holders), saying so at warn; it is
+// not a takeover. The same holds for a key deleted meanwhile.
+func TestClaimExpiredWhileSilentIsTakenAgain(t *testing.T) {
+	nc, kv := openClaims(t, claimTestTTL)
+	for _, how := range []string{"expired", "deleted"} {
+		t.Run(how, func(t *testing.T) {
+			node := "n-" + how
+			h := holdClaim(t, nc, node, "boot-a")
+			h.refresh(t)
+			require.Eventually(t, func() bool { _, rev := claimBoot(t, kv, node); return rev > 1 }, 10*time.Second, 10*time.Millisecond,
+				"the claim was not refreshed")
+
+			if how == "deleted" {
+				require.NoError(t, kv.Delete(t.Context(), node))
+			}
+			require.Eventually(t, func() bool { b, _ := claimBoot(t, kv, node); return b == "" }, 10*claimTestTTL, 20*time.Millisecond,
+				"the claim of a silent holder did not go")
+
+			h.refresh(t) // the holder returns
+			require.Eventually(t, func() bool { return strings.Contains(h.log.String(), "node id claimed again") }, 10*time.Second, 10*time.Millisecond,
+				"the holder did not take its claim again; it logged:\n%s", h.log.String())
+			boot, rev := claimBoot(t, kv, node)
+			assert.Equal(t, "boot-a", boot, "the key does not hold the returning holder's claim")
+			assert.False(t, h.isLost(), "a claim that expired was reported taken over")
+			assert.Contains(t, h.log.String(), "level=WARN")
+			assert.NotContains(t, h.log.String(), "taken over")
+
+			// It holds the id again: another node is refused, and its own refreshes go on.
+			_, err := ClaimNode(t.Context(), nc, node, "boot-b", nil)
+			require.ErrorIs(t, err, ErrNodeIDInUse)
+			h.refresh(t)
+			require.Eventually(t, func() bool { _, r := claimBoot(t, kv, node); return r > rev }, 10*time.Second, 10*time.Millisecond,
+				"the claim taken again is not refreshed")
+			assert.False(t, h.isLost())
+		})
+	}
+}
+
+// A claim another boot of the node id took while its holder was silent is a takeover: the
+// returning holder's Lost closes and the key stays the other boot's.
+func TestClaimTakenByAnotherBootIsLost(t *testing.T) {
+	nc, kv := openClaims(t, claimTestTTL)
+	h := holdClaim(t, nc, "n1", "boot-a")
+	require.Eventually(t, func() bool { b, _ := claimBoot(t, kv, "n1"); return b == "" }, 10*claimTestTTL, 20*time.Millisecond,
+		"the claim of a silent holder did not expire")
+	other, err := ClaimNode(t.Context(), nc, "n1", "boot-b", nil)
+	require.NoError(t, err, "the id of a silent node was not free once its claim expired")
+	t.Cleanup(func() { other.Release(t.Context()) })
+
+	h.refresh(t)
+	select {
+	case <-h.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("a claim another boot holds was not reported taken over; the holder logged:\n%s", h.log.String())
+	}
+	assert.Contains(t, h.log.String(), "node id taken over")
+	boot, _ := claimBoot(t, kv, "n1")
+	assert.Equal(t, "boot-b", boot, "the returning holder took the id back from the node that holds it")
+}
+
+// A key that holds this boot's own claim at a revision it did not see (a refresh whose answer
+// was lost) is the holder's: adopted, not a takeover.
+func TestClaimOwnRevisionIsAdopted(t *testing.T) {
+	nc, kv := openClaims(t, time.Minute)
+	h := holdClaim(t, nc, "n1", "boot-a")
+	e, err := kv.Get(t.Context(), "n1")
+	require.NoError(t, err)
+	rev, err := kv.Put(t.Context(), "n1", e.Value())
+	require.NoError(t, err)
+
+	h.refresh(t) // finds its own claim at rev, adopts it
+	h.refresh(t) // refreshes from rev
+	require.Eventually(t, func() bool { _, r := claimBoot(t, kv, "n1"); return r > rev }, 10*time.Second, 10*time.Millisecond,
+		"the holder stopped refreshing its claim; it logged:\n%s", h.log.String())
+	assert.False(t, h.isLost(), "the holder's own claim was reported taken over")
+}
