@@ -128,8 +128,7 @@ func (g *Gateway) bufferBody(next http.Handler) http.Handler {
 				g.tooLarge(w, r)
 				return
 			case err != nil:
-				g.metrics.deny(reasonSlowBody)
-				g.log.Info("refused request: its body did not arrive", "reason", reasonSlowBody, "remote", r.RemoteAddr, "err", err)
+				g.refusedRequest(r, reasonSlowBody, "refused request: its body did not arrive", "err", err)
 				w.Header().Set("Connection", "close")
 				writeRPCError(w, http.StatusRequestTimeout, nil, codeInvalidRequest, fmt.Sprintf(
 					"request body not received within %s (or the connection failed): send the whole body at once", g.limits.ReadTimeout))
@@ -160,8 +159,7 @@ func bodyOf(r *http.Request) []byte {
 
 // tooLarge answers 413 and closes the connection, so the rest of the body is never read.
 func (g *Gateway) tooLarge(w http.ResponseWriter, r *http.Request) {
-	g.metrics.deny(reasonBody)
-	g.log.Info("refused request: body too large", "reason", reasonBody, "remote", r.RemoteAddr, "content_length", r.ContentLength)
+	g.refusedRequest(r, reasonBody, "refused request: body too large", "content_length", r.ContentLength)
 	w.Header().Set("Connection", "close")
 	writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest, fmt.Sprintf(
 		"request body too large: this gateway reads at most %d bytes (--max-body); MCP requests are small, so send less (images travel in responses, not requests)",

@@ -57,16 +57,17 @@ func (l *denialLog) record(ctx context.Context, principal string, d denial) {
 	l.once(denialKey{d.reason, principal, d.tool, d.serial}, "refused call by policy", attrs)
 }
 
-// unauthenticated logs a request refused for want of a valid token (or counts it, if one from
-// the same host was logged for the same reason within the window): a client retrying a
-// missing token, or a scanner, must not flood the log either.
-func (l *denialLog) unauthenticated(r *http.Request, reason string) {
+// request logs an HTTP request refused before it reached a tool (no valid token, a foreign
+// host or origin, a body too large or too slow), or counts it if one from the same host was
+// logged for the same reason within the window: a client retrying, or a scanner, must not
+// flood the log either.
+func (l *denialLog) request(r *http.Request, reason, msg string, attrs ...any) {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	l.once(denialKey{reason: reason, serial: host}, "refused unauthenticated request",
-		[]any{"reason", reason, "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path})
+	l.once(denialKey{reason: reason, serial: host}, msg,
+		append([]any{"reason", reason, "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path}, attrs...))
 }
 
 // once logs msg with attrs unless the same key was logged within denialWindow, whose
@@ -156,9 +157,15 @@ func (g *Gateway) logDenial(ctx context.Context, d denial) {
 	g.denials.record(ctx, principal, d)
 }
 
-// refusedUnauthenticated counts a request of /mcp or the console refused for want of a valid
-// token, and logs it (unauthenticated).
-func (g *Gateway) refusedUnauthenticated(r *http.Request, reason string) {
+// refusedRequest counts an HTTP request refused before it reached a tool, and logs it
+// (denialLog.request).
+func (g *Gateway) refusedRequest(r *http.Request, reason, msg string, attrs ...any) {
 	g.metrics.deny(reason)
-	g.denials.unauthenticated(r, reason)
+	g.denials.request(r, reason, msg, attrs...)
+}
+
+// refusedUnauthenticated is refusedRequest of a request of /mcp or the console without a
+// valid token.
+func (g *Gateway) refusedUnauthenticated(r *http.Request, reason string) {
+	g.refusedRequest(r, reason, "refused unauthenticated request")
 }

@@ -164,7 +164,6 @@ func (c *originCheck) wrap(g *Gateway, next http.Handler) http.Handler {
 
 // forbid answers 403, counts and logs the refusal.
 func (g *Gateway) forbid(w http.ResponseWriter, r *http.Request, reason, msg string) {
-	g.metrics.deny(reason)
-	g.log.Info("refused HTTP request", "reason", reason, "remote", r.RemoteAddr, "path", r.URL.Path, "host", r.Host)
+	g.refusedRequest(r, reason, "refused HTTP request", "host", r.Host)
 	http.Error(w, msg, http.StatusForbidden)
 }
