@@ -9,6 +9,10 @@ import (
 
 // acquire grants a lease now, queues the request, or refuses it as busy.
 func (s *Scheduler) acquire(m AcquireLease) {
+	if s.wasWithdrawn(m.Req.ID) {
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeWaitExpired, Error: "withdrawn by its caller before it came"})
+		return
+	}
 	sl, ok := s.slots[m.Req.Serial]
 	if !ok {
 		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeUnknownDevice,
@@ -61,7 +65,7 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 	l := &broker.Lease{V: broker.WireVersion, Handle: handle, HandleSHA256: broker.HandleHash(handle), Serial: sl.info.Serial, Node: s.cfg.Node,
 		Holder: m.Req.Holder, Epoch: sl.epoch, AcquiredAt: now, MaxUntil: now.Add(maxLife)}
 	l.ExpiresAt = minTime(now.Add(ttl), l.MaxUntil)
-	sl.lease, sl.ttl = l, ttl
+	sl.lease, sl.leaseReq, sl.ttl = l, m.Req.ID, ttl
 	s.armLease(sl)
 	s.cfg.Metrics.leaseGranted(s.cfg.Node, waited)
 	s.cfg.Mirror.Lease(l.Serial, l)
@@ -117,6 +121,9 @@ func (s *Scheduler) leaseTimer(m leaseTimer) {
 	s.dispatch(sl)
 }
 
+// reasonReleased is why a lease its holder gave back ended.
+const reasonReleased = "released by its holder"
+
 // release gives a lease back, by its holder (handle) or by force.
 func (s *Scheduler) release(req broker.ReleaseRequest) broker.LeaseAnswer {
 	sl, ok := s.slots[req.Serial]
@@ -124,16 +131,18 @@ func (s *Scheduler) release(req broker.ReleaseRequest) broker.LeaseAnswer {
 		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeUnknownDevice,
 			Error: fmt.Sprintf("no device %q on node %s", req.Serial, s.cfg.Node)}
 	}
-	if sl.lease == nil {
-		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeStaleLease,
-			Error: fmt.Sprintf("device %s has no lease to release (it expired, was released or revoked)", req.Serial)}
+	if req.Request != "" {
+		return s.withdraw(sl, req)
 	}
-	if !req.Force && sl.lease.Handle != req.Handle {
-		return broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeStaleLease, Lease: sl.holderView(),
-			Error: fmt.Sprintf("lease %s is not the current lease of %s; only its holder (or an operator with force) can release it", redact(req.Handle), req.Serial)}
+	if sl.lease == nil || !req.Force && sl.lease.Handle != req.Handle {
+		ans := broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeStaleLease, Error: s.staleReleaseText(sl, req)}
+		if sl.lease != nil {
+			ans.Lease = sl.holderView()
+		}
+		return ans
 	}
 	l := *sl.lease
-	what, how := "released", "released by its holder"
+	what, how := "released", reasonReleased
 	if req.Force {
 		// An operator takes the device back: the lease is revoked and the holder's running
 		// task cancelled, as on a node's loss.
@@ -161,7 +170,9 @@ func (s *Scheduler) endLease(sl *slot, what, reason string) {
 	if l == nil {
 		return
 	}
-	sl.lease = nil
+	sl.lease, sl.leaseReq = nil, ""
+	now := time.Now()
+	sl.remember(l, what, reason, now)
 	if e, ok := sl.dev.(LeaseEnder); ok {
 		e.LeaseEnded()
 	}
@@ -174,7 +185,7 @@ func (s *Scheduler) endLease(sl *slot, what, reason string) {
 	}
 	s.cfg.Mirror.Lease(l.Serial, nil)
 	s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: l.Serial, Node: s.cfg.Node,
-		What: what, Reason: reason, Holder: l.Holder.String(), Epoch: l.Epoch, At: time.Now()})
+		What: what, Reason: reason, Holder: l.Holder.String(), Epoch: l.Epoch, At: now})
 }
 
 // leases lists the node's explicit leases with their queue lengths, handles blanked.

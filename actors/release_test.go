@@ -67,16 +67,17 @@ func TestReleaseByWrongHandleChangesNothing(t *testing.T) {
 	require.Len(t, before, 1)
 	require.Equal(t, 1, before[0].QueueLen, "bob is queued")
 
-	for _, c := range []struct{ name, handle string }{
-		{"forged", broker.NewLeaseHandle()},
-		{"old handle of an earlier grant", old.Handle},
-		{"no handle", ""},
-		{"the handle's prefix", l.Handle[:len(l.Handle)-1]},
+	for _, c := range []struct{ name, handle, says string }{
+		{"forged", broker.NewLeaseHandle(), "not the current lease"},
+		{"old handle of an earlier grant", old.Handle, "was released by its holder at"},
+		{"no handle", "", "only the holder of the current lease of d1"},
+		{"the handle's prefix", l.Handle[:len(l.Handle)-1], "not the current lease"},
 	} {
 		ans := h.releaseOf(c.handle)
 		require.False(t, ans.OK, "%s: a release with a handle that is not the lease's released it: %+v", c.name, ans)
 		assert.Equal(t, broker.CodeStaleLease, ans.Code, c.name)
-		assert.Contains(t, ans.Error, "not the current lease", c.name)
+		assert.Contains(t, ans.Error, c.says, c.name)
+		assert.Contains(t, ans.Error, "d1 is held by alice until", c.name)
 		if assert.NotNil(t, ans.Lease, "%s: the refusal names the holder", c.name) {
 			assert.Equal(t, "alice", ans.Lease.Holder.Principal, c.name)
 			assert.Empty(t, ans.Lease.Handle, "%s: the refusal leaks the holder's handle", c.name)

@@ -93,7 +93,9 @@ type slot struct {
 	halt       string // why the device is halted (halt.go); "" when it is not
 	epoch      uint64
 	lease      *broker.Lease
+	leaseReq   string        // the id of the request the lease was granted to (withdraw.go)
 	ttl        time.Duration // the lease's idle TTL: each of its tasks pushes its expiry this far
+	ended      []endedLease  // the device's latest leases that ended, to say why (stale.go)
 	running    *task
 	queue      []*waiter
 	turns      turns // whose turn it is when several principals wait (turns.go)
@@ -135,9 +137,11 @@ type Scheduler struct {
 	byPID   map[string]string // device actor id → serial
 	nextID  uint64
 	waiting map[string]int // principal → its waiters in this node's queues, for Share.MaxQueued
-	drained drainState     // set while the node drains (drain.go)
-	self    *actor.PID
-	root    *actor.RootContext
+	// withdrawn are lease requests withdrawn before they came, by id, and when (withdraw.go).
+	withdrawn map[string]time.Time
+	drained   drainState // set while the node drains (drain.go)
+	self      *actor.PID
+	root      *actor.RootContext
 }
 
 // inline runs an idle actor's mailbox on the goroutine that sends to it, rather than on a new
@@ -155,7 +159,7 @@ func inline() actor.Dispatcher { return actor.NewSynchronizedDispatcher(300) }
 func NewSchedulerProps(cfg Config) *actor.Props {
 	cfg.defaults()
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Scheduler{cfg: cfg, slots: map[string]*slot{}, byPID: map[string]string{}, waiting: map[string]int{}}
+		return &Scheduler{cfg: cfg, slots: map[string]*slot{}, byPID: map[string]string{}, waiting: map[string]int{}, withdrawn: map[string]time.Time{}}
 	}, actor.WithSupervisor(newDeviceSupervisor(cfg.Metrics, cfg.Node)), actor.WithDispatcher(inline()))
 }
 
@@ -303,7 +307,7 @@ func (s *Scheduler) submit(m SubmitTask) {
 	}
 	if t.req.Lease != "" {
 		if sl.lease == nil || sl.lease.Handle != t.req.Lease {
-			s.refuse(t, broker.CodeStaleLease, fmt.Sprintf("lease %s is not the current lease of %s: it expired, was released or revoked; call acquire_device again", redact(t.req.Lease), sl.info.Serial), sl)
+			s.refuse(t, broker.CodeStaleLease, s.staleText(sl, t.req.Lease), sl)
 			return
 		}
 		if sl.running == nil {
@@ -332,8 +336,8 @@ func (s *Scheduler) submit(m SubmitTask) {
 func (s *Scheduler) queueRefusal(sl *slot, who broker.Holder, share broker.Share) (code, msg string) {
 	if len(sl.queue) >= s.cfg.MaxQueue {
 		s.cfg.Metrics.queueFull(s.cfg.Node)
-		return broker.CodeQueueFull, fmt.Sprintf("device %s has %d tasks and lease requests waiting, the most its node queues (--max-queue); retry later or use another device",
-			sl.info.Serial, len(sl.queue))
+		return broker.CodeQueueFull, fmt.Sprintf("device %s has %d tasks and lease requests waiting, the most its node queues (--max-queue); %s. Retry later or use another device",
+			sl.info.Serial, len(sl.queue), sl.holderNow())
 	}
 	if n := s.waiting[who.Principal]; share.MaxQueued > 0 && n >= share.MaxQueued {
 		s.cfg.Metrics.queueQuota(s.cfg.Node)

@@ -265,10 +265,44 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 	return res, err
 }
 
-// Acquire asks the device's node for a lease.
+// Acquire asks the device's node for a lease. A caller that goes away (ctx ends) before the
+// answer leaves nothing held: its request is withdrawn at the node, which also releases the
+// lease if it was granted just as the caller left.
 func (c *Client) Acquire(ctx context.Context, req AcquireRequest) (LeaseAnswer, error) {
 	var ans LeaseAnswer
-	return ans, c.toDevice(ctx, req.Serial, EndpointAcquire, req, &ans)
+	dev, ok := c.Device(req.Serial)
+	if !ok {
+		return ans, fmt.Errorf("no device %q in the registry; call list_available_devices", req.Serial)
+	}
+	if err := ctx.Err(); err != nil {
+		return ans, fmt.Errorf("acquire %s: the caller went away before asking: %w", req.Serial, err)
+	}
+	if req.ID == "" {
+		req.ID = randomID("acq_", 16)
+	}
+	err := c.request(ctx, dev.Node, EndpointAcquire, req, &ans)
+	if ctx.Err() == nil || errors.Is(err, ErrNodeLost) || err == nil && !ans.OK {
+		return ans, err
+	}
+	// The caller is gone, whatever came back: a lease now would be held by no one.
+	c.withdraw(ctx, dev.Node, req)
+	if err == nil {
+		err = fmt.Errorf("acquire %s: the caller went away; the lease was given back: %w", req.Serial, ctx.Err())
+	}
+	return LeaseAnswer{}, err
+}
+
+// withdraw takes back the lease request of a caller who went away: out of the device's queue,
+// or, granted meanwhile, released. The node remembers a withdrawal that outran its request.
+func (c *Client) withdraw(ctx context.Context, node string, req AcquireRequest) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	var ans LeaseAnswer
+	err := c.request(wctx, node, EndpointRelease, ReleaseRequest{V: WireVersion, Serial: req.Serial, Request: req.ID, By: req.Holder.String()}, &ans)
+	if err != nil {
+		c.log.Warn("a lease request whose caller went away could not be withdrawn; a lease it gets ends at its idle expiry",
+			"serial", req.Serial, "node", node, "holder", req.Holder.String(), "err", err)
+	}
 }
 
 // Release gives a lease back to the device's node.

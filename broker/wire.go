@@ -299,6 +299,9 @@ type AcquireRequest struct {
 	TTLMS int64 `json:"ttl_ms,omitempty"`
 	MaxMS int64 `json:"max_ms,omitempty"`
 	Share Share `json:"share,omitzero"`
+	// ID names the request, so that a caller who goes away before the answer can withdraw it
+	// (ReleaseRequest.Request). A secret of the asker, as a handle is: it is never shown.
+	ID string `json:"id,omitempty"`
 }
 
 // ReleaseRequest gives a lease back. Force (operators) releases whoever holds it.
@@ -308,6 +311,9 @@ type ReleaseRequest struct {
 	Handle string `json:"handle,omitempty"`
 	Force  bool   `json:"force,omitempty"`
 	By     string `json:"by,omitempty"`
+	// Request withdraws the lease request of that AcquireRequest.ID, its caller gone: a
+	// queued request leaves the queue, and a lease it was granted is released.
+	Request string `json:"request,omitempty"`
 }
 
 // LeaseAnswer answers acquire and release.

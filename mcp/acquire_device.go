@@ -25,7 +25,9 @@ const (
 
 // acquireArgs select the devices to lease: every given field must match.
 type acquireArgs struct {
-	Count       int      `json:"count,omitempty"`
+	// CountArg is count as given: absent means 1, and 0 is refused as any count outside 1..20.
+	CountArg    *int     `json:"count,omitempty"`
+	Count       int      `json:"-"` // set by Check
 	Platform    string   `json:"platform,omitempty"`
 	Serial      string   `json:"serial,omitempty"`
 	Model       string   `json:"model,omitempty"`
@@ -42,9 +44,11 @@ func (a *acquireArgs) Check() error {
 		}
 	}
 	a.Platform = strings.ToLower(a.Platform)
+	a.Count = 1
+	if a.CountArg != nil {
+		a.Count = *a.CountArg
+	}
 	switch {
-	case a.Count == 0:
-		a.Count = 1
 	case a.Count < 1 || a.Count > maxCount:
 		return fmt.Errorf("count must be between 1 and %d (devices leased together), got %d", maxCount, a.Count)
 	case a.Count > 1 && a.Serial != "":

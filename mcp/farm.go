@@ -24,6 +24,8 @@ type Farm interface {
 	// what went wrong around the task (node lost, no answer); refusals and driver failures come
 	// back as a result with their outcome. progress may be nil.
 	Run(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error)
+	// Acquire asks for a lease. A caller whose ctx ends before the answer leaves nothing held:
+	// its request is withdrawn, and a lease granted as it left is released.
 	Acquire(ctx context.Context, req broker.AcquireRequest) (broker.LeaseAnswer, error)
 	Release(ctx context.Context, req broker.ReleaseRequest) (broker.LeaseAnswer, error)
 	Abort(ctx context.Context, req broker.AbortRequest) (broker.AbortAnswer, error)

@@ -189,33 +189,19 @@ func (t *groupTaker) take(ctx context.Context, d broker.DeviceEntry, wait time.D
 	return false
 }
 
-// ask sends one acquire. Its request does not end with the caller's context: a grant that
-// comes after the caller has gone is still seen, and released.
+// ask sends one acquire, bounded by the caller's wait and a grace. A caller that goes away
+// leaves nothing held: the farm withdraws its request, and releases a lease granted just as it
+// left (broker.Client.Acquire).
 func (t *groupTaker) ask(ctx context.Context, serial string, wait time.Duration) (broker.LeaseAnswer, error) {
 	req := t.req
 	req.Serial, req.WaitMS = serial, wait.Milliseconds()
-	type answer struct {
-		ans broker.LeaseAnswer
-		err error
-	}
-	got := make(chan answer, 1)
-	go func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait+memberGrace)
-		defer cancel()
-		ans, err := t.g.farm.Acquire(rctx, req)
-		got <- answer{ans, err}
-	}()
-	select {
-	case a := <-got:
-		return a.ans, a.err
-	case <-ctx.Done():
-		go func() {
-			if a := <-got; a.err == nil && a.ans.OK && a.ans.Lease != nil {
-				t.g.releaseMember(ctx, *a.ans.Lease)
-			}
-		}()
+	rctx, cancel := context.WithTimeout(ctx, wait+memberGrace)
+	defer cancel()
+	ans, err := t.g.farm.Acquire(rctx, req)
+	if err != nil && ctx.Err() != nil {
 		return broker.LeaseAnswer{}, fmt.Errorf("the call was cancelled: %w", ctx.Err())
 	}
+	return ans, err
 }
 
 func (t *groupTaker) holds(serial string) bool {

@@ -1,0 +1,111 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// A handle that is not the device's lease is refused with what became of it (actors/README.md
+// rule 9): expired, released or revoked, when and why, as its lease event said; or that the
+// node never granted it (lately). And who has the device now. The node keeps, per device, the
+// latest leases that ended: by the hash of their handle, never the handle.
+
+// keptEnded is how many ended leases a device remembers.
+const keptEnded = 32
+
+// endedLease is what a device remembers of a lease that ended.
+type endedLease struct {
+	hash   string // broker.HandleHash of its handle
+	what   string // expired, released or revoked, as its event says
+	reason string
+	at     time.Time
+}
+
+// remember keeps what became of lease l.
+func (sl *slot) remember(l *broker.Lease, what, reason string, at time.Time) {
+	hash := l.HandleSHA256
+	if hash == "" {
+		hash = broker.HandleHash(l.Handle)
+	}
+	if len(sl.ended) == keptEnded {
+		sl.ended = append(sl.ended[:0], sl.ended[1:]...)
+	}
+	sl.ended = append(sl.ended, endedLease{hash: hash, what: what, reason: reason, at: at})
+}
+
+// endedOf finds what became of the lease of handle, if the device remembers it.
+func (sl *slot) endedOf(handle string) (endedLease, bool) {
+	if handle == "" {
+		return endedLease{}, false
+	}
+	hash := broker.HandleHash(handle)
+	for i := len(sl.ended) - 1; i >= 0; i-- {
+		if sl.ended[i].hash == hash {
+			return sl.ended[i], true
+		}
+	}
+	return endedLease{}, false
+}
+
+// text says what became of the lease: "expired at T (idle for the lease's TTL)".
+func (e endedLease) text() string {
+	at := stamp(e.at)
+	switch {
+	case e.what == "released" && e.reason == reasonReleased:
+		return "was released by its holder at " + at
+	case e.what == "expired":
+		return fmt.Sprintf("expired at %s (%s)", at, e.reason)
+	}
+	return fmt.Sprintf("was %s at %s (%s)", e.what, at, e.reason)
+}
+
+// staleText refuses a task whose lease handle is not the device's lease.
+func (s *Scheduler) staleText(sl *slot, handle string) string {
+	if e, ok := sl.endedOf(handle); ok {
+		return fmt.Sprintf("lease %s of %s %s; %s. Call acquire_device again", redact(handle), sl.info.Serial, e.text(), sl.holderNow())
+	}
+	return fmt.Sprintf("%s; %s. Check the serial and lease you pass (list_leases shows yours), or call acquire_device", s.unknownLease(sl, handle), sl.holderNow())
+}
+
+// staleReleaseText refuses a release that is not of the device's lease.
+func (s *Scheduler) staleReleaseText(sl *slot, req broker.ReleaseRequest) string {
+	serial := sl.info.Serial
+	if e, ok := sl.endedOf(req.Handle); ok {
+		return fmt.Sprintf("lease %s of %s %s: nothing to release; %s", redact(req.Handle), serial, e.text(), sl.holderNow())
+	}
+	switch {
+	case sl.lease == nil && (req.Force || req.Handle == ""):
+		return fmt.Sprintf("device %s has no lease to release; %s", serial, sl.holderNow())
+	case sl.lease == nil:
+		return fmt.Sprintf("device %s has no lease to release: %s; %s", serial, s.unknownLease(sl, req.Handle), sl.holderNow())
+	case req.Handle == "":
+		return fmt.Sprintf("no lease handle given: only the holder of the current lease of %s (or an operator with force) can release it; %s", serial, sl.holderNow())
+	}
+	return fmt.Sprintf("%s, so it is not the current lease: only its holder (or an operator with force) can release it; %s", s.unknownLease(sl, req.Handle), sl.holderNow())
+}
+
+// unknownLease says that the node knows no lease of the device by handle.
+func (s *Scheduler) unknownLease(sl *slot, handle string) string {
+	return fmt.Sprintf("lease %s is unknown to node %s for device %s (never granted for it, long ended, or from before the node restarted)",
+		redact(handle), s.cfg.Node, sl.info.Serial)
+}
+
+// holderNow says who has the device now and until when; never a handle.
+func (sl *slot) holderNow() string {
+	serial := sl.info.Serial
+	switch {
+	case sl.lease != nil:
+		return fmt.Sprintf("%s is held by %s until %s (at most until %s)", serial, sl.lease.Holder, stamp(sl.lease.ExpiresAt), stamp(sl.lease.MaxUntil))
+	case sl.running != nil:
+		t := sl.running
+		return fmt.Sprintf("%s runs %s for %s without a lease, until %s at the latest", serial, t.req.Tool, t.req.Holder, stamp(t.deadline))
+	case sl.health != broker.StateOnline:
+		return fmt.Sprintf("%s is %s (%s)", serial, sl.health, sl.reason)
+	}
+	return serial + " is free now"
+}
+
+// stamp is how refusals show a time: UTC, to the second.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
