@@ -160,7 +160,7 @@ func TestDriverFailureIsRendered(t *testing.T) {
 	farm := newFakeFarm(t)
 	farm.RunFn = func(_ context.Context, req broker.TaskRequest, _ func(broker.Progress)) (broker.TaskResult, error) {
 		return broker.TaskResult{ID: req.ID, Serial: req.Serial, Tool: req.Tool, Outcome: broker.OutcomeFailed, Code: broker.CodeDriver,
-			Error: "adb: device offline"}, nil
+			Error: "adb: device offline", Submitted: time.Now()}, nil // a node's answer: it saw the task
 	}
 	cl := newTestClient(t, farm)
 	res := call(t, cl, "input", map[string]any{"serial": phone, "text": "x"})

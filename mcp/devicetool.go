@@ -303,9 +303,12 @@ func newTask(ctx context.Context, serial, tool, lease string, common deviceArgs,
 func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task broker.TaskRequest, res broker.TaskResult, err error) *mcpgo.CallToolResult {
 	if err != nil {
 		setOutcome(ctx, broker.OutcomeLost)
-		return errorResult(fmt.Sprintf("%s on %s: %v", task.Tool, dev.Serial, err))
+		return errorResult(lostText(task, dev.Serial, err))
 	}
 	g.rememberLatest(ctx, res)
+	if !reachedNode(res) {
+		res.ID = "" // refused before any node saw it: no record will ever have its id
+	}
 	if res.Code == broker.CodeUnsupported || res.Code == broker.CodeUnconfigured { // the node knows what it lacks; the registry, who can
 		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Code, res.Error)
 	}

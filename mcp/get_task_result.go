@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -63,11 +64,18 @@ func toolGetTaskResult() toolDef {
 			}
 			rec, err := g.farm.TaskRecord(ctx, id)
 			if err != nil {
-				if running, ok := g.runningTask(ctx, id); ok {
-					return structuredResult(ctx, running), nil
+				d, ok := g.deviceRunning(ctx, id)
+				if ok && d.State != broker.StateOffline {
+					return structuredResult(ctx, runningTask(d)), nil
 				}
 				setOutcome(ctx, broker.OutcomeRefused)
-				return errorResult(fmt.Sprintf("no record of task %s: %v. A record is written when a task ends; a running task has none yet.", id, err)), nil
+				switch {
+				case ok: // its node is gone: nothing says the task runs on
+					return errorResult(orphanText(id, d)), nil
+				case errors.Is(err, broker.ErrNotFound):
+					return errorResult(noRecordText(id)), nil
+				}
+				return errorResult(fmt.Sprintf("no record of task %s: %v", id, err)), nil
 			}
 			if !g.mayUseSerial(ctx, rec.Serial) {
 				p := g.principal(ctx)
@@ -98,16 +106,23 @@ func toolGetTaskResult() toolDef {
 	}}
 }
 
-// runningTask is what the registry tells of a task still running (it has no record yet): its
-// device, tool and start, status "running".
-func (g *Gateway) runningTask(ctx context.Context, id string) (TaskRecordResult, bool) {
+// deviceRunning is the device whose registry entry shows task id running (it has no record
+// yet), if the caller may see it.
+func (g *Gateway) deviceRunning(ctx context.Context, id string) (broker.DeviceEntry, bool) {
 	for _, d := range g.farm.Devices() {
 		if t := d.Task; t != nil && t.ID == id && g.mayUseSerial(ctx, d.Serial) {
-			return TaskRecordResult{TaskID: id, Serial: d.Serial, Node: d.Node, Tool: t.Tool, Status: "running", Outcome: "running",
-				Started: t.Started}, true
+			return d, true
 		}
 	}
-	return TaskRecordResult{}, false
+	return broker.DeviceEntry{}, false
+}
+
+// runningTask is what the registry tells of a task still running: its device, tool and
+// start, status "running".
+func runningTask(d broker.DeviceEntry) TaskRecordResult {
+	t := d.Task
+	return TaskRecordResult{TaskID: t.ID, Serial: d.Serial, Node: d.Node, Tool: t.Tool, Status: "running", Outcome: "running",
+		Started: t.Started}
 }
 
 // taskRecord maps a task's record to get_task_result's result.

@@ -57,9 +57,7 @@ func failureText(res broker.TaskResult, caller broker.Holder) string {
 		b.WriteString(". " + holderText(res.Lease))
 		b.WriteString(" Call acquire_device with wait_seconds to queue for it, pass wait_seconds on this call, or use another device.")
 	}
-	if res.ID != "" {
-		fmt.Fprintf(&b, " [task %s]", res.ID)
-	}
+	b.WriteString(taskNote(res.ID))
 	return b.String()
 }
 

@@ -1,0 +1,48 @@
+package mcp
+
+import (
+	"fmt"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// taskNote is the note a result ends with to name its task, for get_task_result later.
+func taskNote(id string) string {
+	if id == "" {
+		return ""
+	}
+	return fmt.Sprintf(" [task %s]", id)
+}
+
+// reachedNode says whether a task's answer came from its node, which records every task it
+// answers (docs/operations.md: only a node writes records on its subject). An answer the
+// gateway's client made itself (unknown device, device offline) has no submission time: no
+// node saw the task, no record will ever have its id, so none is handed out.
+func reachedNode(res broker.TaskResult) bool {
+	return !res.Submitted.IsZero()
+}
+
+// lostText explains a task whose node did not answer (lost, gone, unreachable). The node may
+// have got it: the task's id is given, with how the caller learns its end later.
+func lostText(task broker.TaskRequest, serial string, err error) string {
+	return fmt.Sprintf("%s on %s: %v. If its node got the task, the node records how it ended when it is back "+
+		"(lost; interrupted, if it restarted): ask get_task_result then.%s", task.Tool, serial, err, taskNote(task.ID))
+}
+
+// noRecordText answers get_task_result for a task with no record and no device running it,
+// with what may have become of it: the gateway cannot tell which.
+func noRecordText(id string) string {
+	return fmt.Sprintf("no record of task %s (not found), and no device shows it running. It may wait in a device's queue "+
+		"(its record comes when it ends); its node may have been lost before recording it (a node that comes back "+
+		"records the task it was running, as lost, or as interrupted after a restart; a task it never started has no record); "+
+		"it may be older than the event stream keeps; or no task has this id (calls refused before reaching a device's "+
+		"node have none). Ids come from a result's [task …] note, run_agent_task's answer and get_latest_task.", id)
+}
+
+// orphanText answers get_task_result for a task the registry last showed running on a device
+// now offline: its node was lost or stopped, and only that node can tell how the task ended.
+func orphanText(id string, d broker.DeviceEntry) string {
+	return fmt.Sprintf("no record of task %s yet: it was running %s on %s when the device went offline (%s). Its node %s "+
+		"records how it ended when it comes back (lost; interrupted, if it restarted): ask get_task_result again then.",
+		id, d.Task.Tool, d.Serial, d.Reason, d.Node)
+}
