@@ -45,7 +45,7 @@ func (n *Node) serve() error {
 		broker.EndpointAcquire: func(r micro.Request) {
 			var req broker.AcquireRequest
 			if decode(r, &req) {
-				root.Send(sched, actors.AcquireLease{Req: req, Reply: func(a broker.LeaseAnswer) { respond(r, a) }})
+				root.Send(sched, actors.AcquireLease{Req: req, Reply: func(a broker.LeaseAnswer) { n.answerLease(r, req, a) }})
 			}
 		},
 		broker.EndpointRelease: func(r micro.Request) {

@@ -2,10 +2,14 @@ package test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -69,4 +73,45 @@ func TestAcquireCountBounds(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, ls, "a refused count leased a device")
 	acquire(t, c, nil)
+}
+
+// A caller whose connection died while it waited (its gateway killed with it): the node's grant
+// finds no one listening, and the lease is released at once instead of being held by no one
+// until its idle expiry.
+func TestGrantToADeadCallerIsReleased(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	serial := f.Devices()[0].Serial
+	gw := f.Gateway().Client
+	held := acquire(t, f.Client("q1"), args("serial", serial))
+	d, _ := gw.Device(serial)
+
+	// A gateway of its own: it asks to wait for the device, then its connection drops.
+	dead, err := nats.Connect(f.URL)
+	require.NoError(t, err)
+	inbox := nats.NewInbox()
+	_, err = dead.SubscribeSync(inbox)
+	require.NoError(t, err)
+	data, err := json.Marshal(broker.AcquireRequest{V: broker.WireVersion, Serial: serial, ID: "acq_deadcaller",
+		Holder: broker.Holder{Principal: broker.Anonymous, Client: "dead"}, WaitMS: 30_000})
+	require.NoError(t, err)
+	require.NoError(t, dead.PublishRequest(fmt.Sprintf(broker.NodeGroupT, d.Node)+"."+broker.EndpointAcquire, inbox, data))
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		ls, err := gw.Leases(t.Context())
+		return err == nil && len(ls) == 1 && ls[0].QueueLen == 1
+	}, "the dead caller waits in the queue")
+	dead.Close()
+	probe, err := nats.Connect(f.URL)
+	require.NoError(t, err)
+	defer probe.Close()
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		_, err := probe.Request(inbox, nil, time.Second)
+		return errors.Is(err, nats.ErrNoResponders)
+	}, "the server forgot the dead caller's inbox")
+
+	farmtest.MustCall(t, f.Client("q1"), "release_device", args("lease", held.Lease.Handle))
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		ls, err := gw.Leases(t.Context())
+		return err == nil && len(ls) == 0
+	}, "the lease granted to the dead caller is still held")
+	acquire(t, f.Client("q3"), args("serial", serial))
 }
