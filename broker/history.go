@@ -161,7 +161,7 @@ func (s *Stores) taskRecord(ctx context.Context, id string) (TaskResult, error) 
 		m, err = s.Events.GetLastMsgForSubject(ctx, fmt.Sprintf(legacyEventTaskT, id))
 	}
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return res, fmt.Errorf("task %s: %w (still running, never existed, or older than the event stream keeps)", id, ErrNotFound)
+		return res, fmt.Errorf("task %s: %w (no record yet: it may still wait or run, or its node was lost before recording it; or it never reached a node, or is older than the event stream keeps)", id, ErrNotFound)
 	}
 	if err != nil {
 		return res, fmt.Errorf("read task %s: %w", id, err)
