@@ -180,7 +180,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 			refusals = append(refusals, fmt.Sprintf("%s: %v", d.Serial, err))
 			continue
 		case ans.OK && ans.Lease != nil:
-			return g.acquired(ctx, *ans.Lease, "")
+			return g.acquired(ctx, *ans.Lease, "", a.TTLSeconds)
 		case ans.Code == broker.CodeQuota: // the caller's bound, whatever the device: it says what helps
 			setOutcome(ctx, broker.OutcomeRefused)
 			return errorResult(leaseRefusal("acquire_device", d.Serial, ans, req.Holder))
@@ -208,7 +208,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 			setOutcome(ctx, broker.OutcomeLost)
 			return errorResult(fmt.Sprintf("acquire_device waiting for %s: %v", best, err))
 		case ans.OK && ans.Lease != nil:
-			return g.acquired(ctx, *ans.Lease, fmt.Sprintf(" (after waiting in its queue behind %d)", bestWaiters))
+			return g.acquired(ctx, *ans.Lease, fmt.Sprintf(" (after waiting in its queue behind %d)", bestWaiters), a.TTLSeconds)
 		}
 		setOutcome(ctx, broker.OutcomeRefused)
 		return errorResult(leaseRefusal("acquire_device", best, ans, req.Holder))
@@ -227,12 +227,22 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 }
 
 // acquired is the successful answer of acquire_device; the session remembers the lease for
-// release_device without one.
-func (g *Gateway) acquired(ctx context.Context, l broker.Lease, how string) *mcpgo.CallToolResult {
+// release_device without one. ttl is the idle TTL asked for (0: the node's).
+func (g *Gateway) acquired(ctx context.Context, l broker.Lease, how string, ttl float64) *mcpgo.CallToolResult {
 	g.rememberAcquired(ctx, l.Handle)
 	return structuredResult(ctx, AcquireResult{Lease: leaseInfo(l), Message: fmt.Sprintf(
-		"Leased device %s%s: pass serial %q and lease %q on every call. The lease ends at %s unless a call renews it (at most at %s); release_device when done.",
-		l.Serial, how, l.Serial, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))})
+		"Leased device %s%s: pass serial %q and lease %q on every call. The lease ends at %s unless a call renews it (at most at %s); release_device when done.%s",
+		l.Serial, how, l.Serial, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339), ttlCut(l, ttl))})
+}
+
+// ttlCut says so when the node granted a shorter idle TTL than ttl seconds, its cap
+// (--lease-ttl); "" otherwise.
+func ttlCut(l broker.Lease, ttl float64) string {
+	granted := l.ExpiresAt.Sub(l.AcquiredAt)
+	if ttl <= 0 || l.ExpiresAt.Equal(l.MaxUntil) || granted.Seconds() >= ttl-1 {
+		return ""
+	}
+	return fmt.Sprintf(" ttl_seconds %v is over this node's cap: the lease ends after %s without a call.", ttl, granted.Round(time.Second))
 }
 
 // farmSummary lists devices briefly: serial (platform model, state, tags).
