@@ -3,7 +3,6 @@ package android
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,13 +134,13 @@ func TestInputTextLandsExactly(t *testing.T) {
 		if broadcast {
 			want = append([]string{"settings get secure default_input_method"}, want...)
 		}
+		before := len(dev.Phone().InputLog())
 		got := newCommands(t, dev, func() error { return d.InputText(ctx, text) })
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: commands %q, want %q", text, got, want)
 		}
-		log := dev.Phone().InputLog()
-		if last := log[len(log)-1]; last != fmt.Sprintf("text %q", text) {
-			t.Errorf("%q: the phone got %s", text, last)
+		if typed := typedSince(t, dev, before); typed != text {
+			t.Errorf("%q: the phone got %q", text, typed)
 		}
 	}
 	for _, c := range dev.Commands() {

@@ -96,7 +96,7 @@ func FuzzTextCommands(f *testing.F) {
 			if strings.Contains(strings.ReplaceAll(strings.TrimSuffix(arg, "'"), `'\''`, ""), "'") {
 				t.Fatalf("command %q has a stray quote", c)
 			}
-			typed.WriteString(strings.ReplaceAll(unq, "%s", " "))
+			typed.WriteString(androidInputText(unq))
 		}
 		if typed.String() != text {
 			t.Fatalf("commands %q type %q, not %q", cmds, typed.String(), text)

@@ -17,19 +17,25 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// typable says whether `input text` types s unchanged: printable ASCII only, and no "%s",
-// which `input text` turns into a space.
+// typable says whether `input text` can type s: printable ASCII only. A literal "%s", which
+// `input text` would turn into a space, is typed in two commands cut between '%' and 's'.
 func typable(s string) bool {
+	return untypable(s) < 0
+}
+
+// untypable is the index of the first byte of s that `input text` cannot type (anything but
+// printable ASCII), or -1 if there is none.
+func untypable(s string) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
+			return i
 		}
 	}
-	return !strings.Contains(s, "%s")
+	return -1
 }
 
 // inputTextCommand is the contract's command for typing ASCII text: spaces become %s and the
-// whole is single-quoted, so no byte of it reaches the shell unquoted.
+// whole is single-quoted, so no byte of it reaches the shell unquoted. s must not contain "%s".
 func inputTextCommand(s string) string {
 	return "input text " + shellQuote(strings.ReplaceAll(s, " ", "%s"))
 }
@@ -40,19 +46,38 @@ func broadcastTextCommand(s string) string {
 	return "am broadcast -a ADB_INPUT_B64 --es msg " + base64.StdEncoding.EncodeToString([]byte(s))
 }
 
-// textCommands returns the commands that type text: `input text` when it types text unchanged,
-// the ADB_INPUT_B64 broadcast otherwise, in pieces of at most maxTextChunk bytes cut at rune
-// boundaries.
+// textCommands returns the commands that type text: `input text` for printable ASCII, the
+// ADB_INPUT_B64 broadcast otherwise, in pieces of at most maxTextChunk bytes cut at rune
+// boundaries. `input text` has no escape for a literal "%s" (it reads "%%s" as "% " too), so
+// typable text is also cut between the '%' and the 's' of each "%s": no piece then holds one.
 func textCommands(text string) (cmds []string, broadcast bool) {
 	broadcast = !typable(text)
-	for _, piece := range chunks(text, maxTextChunk) {
-		if broadcast {
+	if broadcast {
+		for _, piece := range chunks(text, maxTextChunk) {
 			cmds = append(cmds, broadcastTextCommand(piece))
-		} else {
+		}
+		return cmds, true
+	}
+	for _, part := range splitPercentS(text) {
+		for _, piece := range chunks(part, maxTextChunk) {
 			cmds = append(cmds, inputTextCommand(piece))
 		}
 	}
-	return cmds, broadcast
+	return cmds, false
+}
+
+// splitPercentS cuts s between the '%' and the 's' of every "%s" in it: "50%sale" is "50%",
+// "sale".
+func splitPercentS(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "%s")
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
 }
 
 // chunks cuts s into pieces of at most n bytes without splitting a UTF-8 sequence.

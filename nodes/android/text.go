@@ -4,20 +4,21 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // adbKeyboard is the IME the ADB_INPUT_B64 broadcast needs.
 const adbKeyboard = "com.android.adbkeyboard/.AdbIME"
 
-// InputText types text into the focused element. Printable ASCII without "%s" goes through
-// `input text` (spaces as %s, single-quoted); anything else through the ADBKeyboard IME's
-// ADB_INPUT_B64 broadcast, base64-encoded. No byte of text reaches the shell unquoted. Long
-// text is sent in pieces of at most 1000 bytes.
+// InputText types text into the focused element. Printable ASCII goes through `input text`
+// (spaces as %s, single-quoted, cut between the '%' and 's' of a literal "%s"); anything else
+// through the ADBKeyboard IME's ADB_INPUT_B64 broadcast, base64-encoded. No byte of text
+// reaches the shell unquoted. Long text is sent in pieces of at most 1000 bytes.
 func (d *Driver) InputText(ctx context.Context, text string) error {
 	const op = "input text"
 	cmds, broadcast := textCommands(text)
 	if broadcast {
-		if err := d.checkADBKeyboard(ctx, op); err != nil {
+		if err := d.checkADBKeyboard(ctx, op, text); err != nil {
 			return err
 		}
 	}
@@ -33,7 +34,7 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 			return err
 		}
 		if _, _, err := parseBroadcast(out); err != nil {
-			return d.fail(ctx, op, err, "text that is not plain ASCII needs the ADBKeyboard IME: install it and set_ime "+adbKeyboard)
+			return d.fail(ctx, op, err, "text with characters other than printable ASCII needs the ADBKeyboard IME: install it and set_ime "+adbKeyboard)
 		}
 	}
 	return nil
@@ -41,16 +42,32 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 
 // checkADBKeyboard fails unless ADBKeyboard is the active input method: its broadcast answers
 // "completed" whether or not it typed, so without this check the text would be lost silently.
-func (d *Driver) checkADBKeyboard(ctx context.Context, op string) error {
+// The refusal names the character `input text` cannot type.
+func (d *Driver) checkADBKeyboard(ctx context.Context, op, text string) error {
 	out, err := d.shell(ctx, op, "settings get secure default_input_method")
 	if err != nil {
 		return err
 	}
 	if active := strings.TrimSpace(out); active != adbKeyboard {
-		return d.fail(ctx, op, fmt.Errorf("%w: text that is not plain ASCII is typed by the ADBKeyboard input method, and the active one is %s", ErrCommandFailed, quoteOutput(active)),
-			"install ADBKeyboard (https://github.com/senzhk/ADBKeyBoard) and call set_ime with "+adbKeyboard+"; nothing was typed")
+		return d.fail(ctx, op, fmt.Errorf("%w: the text holds %s, which `input text` cannot type (it types printable ASCII only); such text is typed by the ADBKeyboard input method, and the active one is %s",
+			ErrCommandFailed, untypableChar(text), quoteOutput(active)),
+			"install ADBKeyboard (https://github.com/senzhk/ADBKeyBoard) and call set_ime with "+adbKeyboard+", or leave out that character; nothing was typed")
 	}
 	return nil
+}
+
+// untypableChar describes the first character of text that `input text` cannot type: the
+// character quoted and its code point, e.g. 'é' (U+00E9) or '\t' (U+0009).
+func untypableChar(text string) string {
+	i := untypable(text)
+	if i < 0 {
+		return "no character"
+	}
+	r, size := utf8.DecodeRuneInString(text[i:])
+	if r == utf8.RuneError && size == 1 {
+		return fmt.Sprintf("the byte 0x%02X, which is not UTF-8", text[i])
+	}
+	return fmt.Sprintf("%q (%U)", r, r)
 }
 
 // PressKey presses a named key. Names are those of Android's KeyEvent, with or without
