@@ -37,7 +37,8 @@ type Bridge struct {
 const maxLine = 16 << 20
 
 // Run relays until in ends or ctx is cancelled. Requests run concurrently, so a long tool call
-// does not hold up a cancellation sent after it.
+// does not hold up a cancellation sent after it. A line that is no JSON-RPC message (not JSON,
+// an empty batch, longer than 16 MiB) gets its JSON-RPC error here, and the next line is read.
 func (b *Bridge) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	if b.Client == nil {
 		b.Client = http.DefaultClient
@@ -45,30 +46,89 @@ func (b *Bridge) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	if b.Log == nil {
 		b.Log = slog.New(slog.DiscardHandler)
 	}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
+	r := bufio.NewReaderSize(in, 64<<10)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+	for {
+		line, over, err := readLine(r, maxLine)
+		if over != nil {
+			b.Log.Warn("a message over the size limit was not relayed", "bytes", over.size, "limit", maxLine)
+			b.answer(out, over.id, codeInvalidRequest, fmt.Sprintf("request too large: a line of %d bytes, over the %d MiB "+
+				"that corral mcp-stdio takes; it was not sent: send less in one request", over.size, maxLine>>20))
 		}
-		msg := append([]byte(nil), line...)
-		if isInitialize(msg) {
-			// The session and protocol version come from the answer: relay it before the rest.
-			b.relay(ctx, msg, out)
-			continue
+		if msg := bytes.TrimSpace(line); len(msg) > 0 && b.valid(msg, out) {
+			msg = append([]byte(nil), msg...)
+			if isInitializeLine(msg) {
+				// The session and protocol version come from the answer: relay it before the rest.
+				b.relay(ctx, msg, out)
+			} else {
+				wg.Go(func() { b.relay(ctx, msg, out) })
+			}
 		}
-		wg.Go(func() { b.relay(ctx, msg, out) })
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read stdin: %w", err)
-	}
-	return nil
 }
 
-func isInitialize(msg []byte) bool {
+// valid says whether msg is a JSON-RPC message to relay: an object, or a batch of something.
+// Otherwise it answers the error, with id null: nothing in msg can be trusted as an id.
+func (b *Bridge) valid(msg []byte, out io.Writer) bool {
+	if !json.Valid(msg) {
+		detail := "not JSON"
+		if err := json.Unmarshal(msg, new(json.RawMessage)); err != nil {
+			detail = err.Error()
+		}
+		b.Log.Warn("a line that is not JSON was not relayed", "err", detail)
+		b.answer(out, nil, codeParseError, "parse error: the line is not JSON ("+detail+"); each line must be one JSON-RPC message")
+		return false
+	}
+	switch msg[0] {
+	case '{':
+		return true
+	case '[':
+		if bytes.TrimSpace(msg[1:])[0] != ']' {
+			return true
+		}
+		b.answer(out, nil, codeInvalidRequest, "invalid request: an empty batch ([]); a batch holds at least one message")
+	default:
+		b.answer(out, nil, codeInvalidRequest, "invalid request: a JSON-RPC message is an object, e.g. "+
+			`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+", got "+lineKind(msg))
+	}
+	b.Log.Warn("a line that is no JSON-RPC message was not relayed")
+	return false
+}
+
+// lineKind names the kind of a JSON value, for an error message.
+func lineKind(v []byte) string {
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// answer writes a JSON-RPC error answer for id (nil: null).
+func (b *Bridge) answer(out io.Writer, id json.RawMessage, code int, message string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	e, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	b.write(out, e)
+}
+
+func isInitializeLine(msg []byte) bool {
 	var m struct {
 		Method string `json:"method"`
 	}
@@ -200,20 +260,59 @@ func answerText(body []byte) string {
 // refusedError is a gateway's answer that refuses a request: it was reachable.
 type refusedError struct{ error }
 
-// fail answers a request the gateway could not take with a JSON-RPC error.
+// fail answers a request the gateway could not take with a JSON-RPC error: each request of
+// msg (one, or those of a batch) by its id. A notification or a response gets none: nobody
+// waits for an answer; a message that is neither gets one with id null.
 func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 	b.Log.Warn("relay to gateway failed", "err", err)
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
-		return // a notification: nobody waits for an answer
-	}
 	what := "corral gateway unreachable: " // it did not answer
 	if errors.As(err, new(refusedError)) {
 		what = "the corral gateway refused the request: "
 	}
-	e, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID,
-		"error": map[string]any{"code": -32603, "message": what + err.Error()}})
-	b.write(out, e)
+	var batch []json.RawMessage
+	if json.Unmarshal(msg, &batch) != nil {
+		batch = []json.RawMessage{msg}
+	}
+	var answers []json.RawMessage
+	for _, m := range batch {
+		id, ok := requestID(m)
+		if !ok {
+			continue
+		}
+		e, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+			"error": map[string]any{"code": -32603, "message": what + err.Error()}})
+		answers = append(answers, e)
+	}
+	switch {
+	case len(answers) == 0:
+	case msg[0] == '[':
+		all, _ := json.Marshal(answers)
+		b.write(out, all)
+	default:
+		b.write(out, answers[0])
+	}
+}
+
+// requestID is the id to answer msg with, false when msg wants no answer: a notification (a
+// method, no id) or a response (a result or an error). A message that is none of these is
+// answered with id null.
+func requestID(msg json.RawMessage) (json.RawMessage, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return json.RawMessage("null"), true
+	}
+	switch {
+	case len(m.Result) > 0 || len(m.Error) > 0:
+		return nil, false
+	case len(m.ID) > 0:
+		return m.ID, true
+	case m.Method != nil:
+		return nil, false
+	}
+	return json.RawMessage("null"), true
 }
