@@ -133,7 +133,8 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 			return l.Serial, lease, nil
 		}
 	}
-	msg := "no lease held now has this handle: it expired, was released or revoked (list_leases shows the leases held; acquire_device takes a new one)"
+	msg := "no lease held now has this handle: it ended (expired, released or revoked) or was never granted; pass serial with it to hear which " +
+		"(list_leases shows the leases held; acquire_device takes a new one)"
 	if err != nil {
 		msg = fmt.Sprintf("the lease's device was not found (%v); pass serial with the lease", err)
 	}
