@@ -431,6 +431,10 @@ type SessionDefault struct {
 	Platform string   `json:"platform,omitempty"`
 	Lease    string   `json:"lease,omitempty"`
 	Acquired []string `json:"acquired,omitempty"`
+	// Client is the MCP client's name the session initialized with: a gateway that takes the
+	// session up without its initialize (another one, or this one restarted) names the same
+	// holder with it.
+	Client string `json:"client,omitempty"`
 }
 
 // Version returns the payload's wire version (receivers refuse newer ones).

@@ -108,6 +108,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 		mcpserver.WithHeartbeatInterval(15*time.Second),
 		mcpserver.WithDisableLocalhostProtection(true), // originCheck does it, with exceptions
 		mcpserver.WithSessionIdManagerResolver(g.sessions),
+		mcpserver.WithHTTPContextFunc(g.sessionClient), // a session taken up keeps its holder
 	)
 	g.sessions.end = func(id string) { endSession(g.streamable, id) }
 	return g

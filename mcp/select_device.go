@@ -72,7 +72,7 @@ func toolSelectDevice(platforms []string) toolDef {
 				msg += " This connection has no protocol session to remember it: pass serial and lease on every call."
 			default:
 				err := g.farm.UpdateSessionDevice(ctx, session, func(d *broker.SessionDefault) bool {
-					*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle, Acquired: d.Acquired}
+					*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle, Acquired: d.Acquired, Client: d.Client}
 					return true
 				})
 				if err != nil {

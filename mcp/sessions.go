@@ -30,7 +30,8 @@ import (
 // MaxSessions live sessions that opens another makes it forget its least recently used idle
 // one: mcp-go's state is freed through its own DELETE path (end). A forgotten id still
 // works for its principal (another gateway may serve it, or this one after a restart): it is
-// taken up again as a new live session, with nothing kept from before but what lives in NATS.
+// taken up again as a new live session, with nothing kept from before but what lives in NATS,
+// where the client name it initialized with is kept too (session_client.go).
 type sessions struct {
 	key  []byte
 	ttl  time.Duration
@@ -51,6 +52,12 @@ type liveSession struct {
 	id, principal string
 	last          time.Time
 	inflight      int // requests running: never forgotten while > 0 (a tool call, a GET stream)
+
+	// The MCP client's name the session initialized with (session_client.go): whether it is
+	// in NATS, and the read of it there, closed once done (nil: not read yet).
+	client string
+	stored bool
+	looked chan struct{}
 }
 
 // sessionKeyLabel keys ids of gateways without a policy: they have one principal, anonymous,
@@ -270,6 +277,7 @@ var errSessionNotFound = errors.New("session not found for this caller")
 func (b boundIDs) Generate() string {
 	id := b.s.mint(b.principal)
 	b.s.open(id, b.principal)
+	b.s.minted(id)
 	return id
 }
 
