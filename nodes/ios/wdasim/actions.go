@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/corral-farm/corral/nodes/device"
 )
 
 // W3C actions (WebDriver §17) of one touch pointer, performed on the phone as taps and swipes.
@@ -63,17 +61,19 @@ func (s *Server) actions(c *call) (any, error) {
 	return nil, nil
 }
 
-// gesture performs one press on the phone.
+// gesture performs one press on the phone, taking as long as the press lasts.
 func (s *Server) gesture(c *call, g gesture) error {
-	from, err := s.pixel(g.from[0], g.from[1])
+	err := s.onScreen(c.ctx, g.from, g.to)
 	if err == nil {
-		var to device.Point
-		if to, err = s.pixel(g.to[0], g.to[1]); err == nil && !s.isScreenOff() {
-			if g.moved {
-				err = s.phone.Swipe(c.ctx, from, to, g.move, g.hold)
-			} else {
-				err = s.phone.Tap(c.ctx, from, g.hold)
-			}
+		err = take(c.ctx, g.hold+g.move)
+	}
+	if err == nil && !s.isScreenOff() { // a dark screen takes no touches
+		from, _ := s.pixel(g.from[0], g.from[1])
+		to, _ := s.pixel(g.to[0], g.to[1])
+		if g.moved {
+			err = s.phone.Swipe(c.ctx, from, to, g.move, g.hold)
+		} else {
+			err = s.phone.Tap(c.ctx, from, g.hold)
 		}
 	}
 	if !g.moved {

@@ -18,5 +18,10 @@
 // phone on its own PIN lock screen (sim.Locked, or POWER) stays locked after waking, as an
 // iPhone with a passcode does: /wda/unlock then fails and the passcode is typed with /wda/keys.
 //
+// Gestures take as long as they were asked to (a touch-and-hold its duration, a drag its press,
+// W3C actions their pauses and moves), as XCTest answers only once the finger lifts; the phone
+// sees the gesture at the end, and not at all if the request is cancelled first. Other requests
+// are answered meanwhile.
+//
 // Tests count requests with Requests and make the server misbehave with SetFault.
 package wdasim

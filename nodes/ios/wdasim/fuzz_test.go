@@ -2,11 +2,13 @@ package wdasim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/corral-farm/corral/nodes/sim"
 )
@@ -52,7 +54,10 @@ func FuzzServe(f *testing.F) {
 	phone := sim.New("fuzz", sim.WithSize(320, 480))
 	s := New(phone, 1)
 	f.Fuzz(func(t *testing.T, method, path string, body []byte) {
-		req, err := http.NewRequest(method, "http://wda/", bytes.NewReader(body))
+		// A gesture takes its time (up to an hour): the client gives up first, as one would.
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, method, "http://wda/", bytes.NewReader(body))
 		if err != nil {
 			return
 		}

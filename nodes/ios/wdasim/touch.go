@@ -76,11 +76,7 @@ func (s *Server) touchAndHold(c *call) (any, error) {
 		if err != nil {
 			return err
 		}
-		pt, err := s.pixel(x, y)
-		if err == nil && !s.isScreenOff() {
-			err = s.phone.Tap(c.ctx, pt, hold)
-		}
-		return s.touchError(c.ctx, err, x, y)
+		return s.gesture(c, gesture{from: [2]float64{x, y}, to: [2]float64{x, y}, hold: hold})
 	})
 }
 
