@@ -35,10 +35,12 @@ type adminFlags struct {
 	timeout *time.Duration
 }
 
-func newAdminFlags(name string, timeout time.Duration) *adminFlags {
+// newAdminFlags makes the flags of the operator action name; gatewayHelp says what it does with
+// --gateway, which differs from one action to the next.
+func newAdminFlags(name string, timeout time.Duration, gatewayHelp string) *adminFlags {
 	f := newFlags(name)
 	return &adminFlags{flags: f, nats: f.natsFlags(),
-		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only the holder's own release (release --lease-file) works through one; the operator actions need NATS"),
+		gateway: f.String("gateway", "", gatewayHelp),
 		tokens:  f.tokenFlag(),
 		timeout: f.Duration("timeout", timeout, "give up after this long")}
 }
@@ -139,7 +141,7 @@ func operatorName(by string) string {
 }
 
 func runRelease(ctx context.Context, args []string) error {
-	a := newAdminFlags("release", 30*time.Second)
+	a := newAdminFlags("release", 30*time.Second, "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only the holder's own release (release --lease-file) works through one; the operator actions need NATS")
 	force := a.Bool("force", false, "revoke the lease whoever holds it (an operator action, recorded with --by)")
 	handle := a.String("lease", "", "the lease handle to give back, from $CORRAL_LEASE only (or a --config file): "+
 		"it is the holder's secret, and on the command line process listings show it, so the command line is refused")
@@ -224,7 +226,8 @@ func readSecretFile(flag, path string) (string, error) {
 }
 
 func runDrain(ctx context.Context, args []string) error {
-	a := newAdminFlags("drain", 10*time.Minute)
+	a := newAdminFlags("drain", 10*time.Minute, "refused: drain talks to NATS directly, with an operator's NATS access (--nats-url, --nats-creds); "+
+		"no gateway tool drains a node or reads its drain, so that an agent's token cannot")
 	undo := a.Bool("undo", false, "take new work again")
 	status := a.Bool("status", false, "only report the node's drain")
 	wait := a.Bool("wait", false, "wait (up to --timeout) until no task runs, no lease is held and nothing waits on the node")
@@ -299,7 +302,8 @@ func drainText(a broker.DrainAnswer) string {
 }
 
 func runTasks(ctx context.Context, args []string) error {
-	a := newAdminFlags("tasks", 30*time.Second)
+	a := newAdminFlags("tasks", 30*time.Second, "refused: the task history is read from NATS (--nats-url, --nats-creds); "+
+		"through a gateway, corral tasks export TASK_ID --gateway URL and corral call --gateway URL get_task_result read one task's record")
 	serial := a.String("serial", "", "only this device's tasks")
 	outcome := a.String("outcome", "", "only tasks that ended so: "+strings.Join(broker.Outcomes, ", "))
 	tool := a.String("tool", "", "only this tool's tasks")
