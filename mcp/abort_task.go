@@ -75,6 +75,14 @@ func toolAbortTask() toolDef {
 					return g.refuse(ctx, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
 				}
 			}
+			if broker.IsGroupHandle(a.Lease) {
+				return g.abortGroup(ctx, a), nil
+			}
+			if a.Lease != "" {
+				if res := g.leaseHeld(ctx, a.Lease); res != nil {
+					return res, nil
+				}
+			}
 			if res := g.mayAbort(ctx, a); res != nil {
 				return res, nil
 			}

@@ -63,6 +63,9 @@ func TestAbortTask(t *testing.T) {
 	if farm.aborts[1].TaskID != "t_abc" {
 		t.Errorf("taskId alias not passed on: %+v", farm.aborts[1])
 	}
+	farm.LeasesFn = func(context.Context) ([]broker.Lease, error) { // a lease handle reaches the nodes only if a node holds it
+		return []broker.Lease{{Serial: phone, HandleSHA256: broker.HandleHash("lease_abc")}, {Serial: phone, HandleSHA256: broker.HandleHash("lease_x")}}, nil
+	}
 	wantOK(t, "abort_task", call(t, cl, "abort_task", map[string]any{"lease": "lease_abc"}))
 	if farm.aborts[2].Lease != "lease_abc" {
 		t.Errorf("abort by lease: %+v", farm.aborts[2])

@@ -1,0 +1,87 @@
+package mcp
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// noLeaseHeld refuses a handle no lease has, in release_device's words; never the handle.
+const noLeaseHeld = "no lease held now has this handle: it expired, was released or revoked (list_leases shows the leases held; acquire_device takes a new one)"
+
+// leaseHeld refuses an abort_task whose lease no node holds now: the nodes abort what runs
+// under a handle and answer a handle they do not know with nothing aborted, which read as
+// "no task is running". A node that does not answer may hold it: then the abort goes out.
+func (g *Gateway) leaseHeld(ctx context.Context, handle string) *mcpgo.CallToolResult {
+	leases, err := g.farm.Leases(ctx)
+	want := broker.HandleHash(handle)
+	for _, l := range leases {
+		if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(want)) == 1 {
+			return nil
+		}
+	}
+	if err != nil {
+		return nil
+	}
+	return g.refuse(ctx, "abort_task: "+noLeaseHeld)
+}
+
+// abortGroup aborts under a group's handle: the nodes know only its members' handles, so each
+// member (or the one serial names) is aborted under its own.
+func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolResult {
+	_, grp, handles, errRes := g.findGroup(ctx, "abort_task", a.Lease)
+	if errRes != nil {
+		return errRes
+	}
+	if _, ok := grp.Member(a.Serial); a.Serial != "" && !ok {
+		return g.refuse(ctx, fmt.Sprintf("abort_task: device %s is not in lease group %s (its devices: %s); leave serial out to abort on all of them",
+			a.Serial, grp.ID, strings.Join(grp.Serials(), ", ")))
+	}
+	out := AbortResult{Aborted: []string{}}
+	var failed []string
+	for _, m := range grp.Members {
+		if a.Serial != "" && m.Serial != a.Serial {
+			continue
+		}
+		ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: m.Serial, TaskID: a.taskID, Lease: handles[m.Serial],
+			All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Sprintf("%s (%v)", m.Serial, err))
+		case ans.Error != "" || ans.Code != "":
+			failed = append(failed, fmt.Sprintf("%s (refused, %s: %s)", m.Serial, ans.Code, ans.Error))
+		default:
+			out.Aborted = append(out.Aborted, ans.Aborted...)
+		}
+	}
+	where := fmt.Sprintf("the devices of lease group %s", grp.ID)
+	if a.Serial != "" {
+		where = fmt.Sprintf("device %s of lease group %s", a.Serial, grp.ID)
+	}
+	if len(failed) > 0 {
+		setOutcome(ctx, broker.OutcomeLost)
+		return errorResult(fmt.Sprintf("abort_task on %s: aborted %s; could not abort on %s; call abort_task again",
+			where, orNone(out.Aborted), strings.Join(failed, "; ")))
+	}
+	if len(out.Aborted) == 0 && a.taskID != "" {
+		return g.notRunning(ctx, a.taskID)
+	}
+	out.Message = fmt.Sprintf("No task is currently running on %s.", where)
+	if len(out.Aborted) > 0 {
+		out.Message = fmt.Sprintf("Aborted %d task(s) on %s: %s.", len(out.Aborted), where, strings.Join(out.Aborted, ", "))
+	}
+	return structuredResult(ctx, out)
+}
+
+// orNone lists ids, or says there are none.
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
