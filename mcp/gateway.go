@@ -140,13 +140,16 @@ func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 // arrive whole (bounds.go); with a policy, /mcp and the console need a bearer token (auth.go)
 // while /metrics, /healthz and /readyz stay open for probes and scrapers. /mcp then, in this
 // order: refuses an oversized body before reading it, checks the token, refuses a session id
-// not issued to the caller (sessions.go), reads the body, tells a client that skipped
-// initialize to send it (session_required.go), answers batches (batch.go) and
-// arguments beyond float64 (numbers.go), and hands the rest to mcp-go.
+// not issued to the caller (sessions.go), reads the body, names the protocol versions to a
+// client sending another (protocol_version.go), splits batches (batch.go), and for each
+// message: tells a client that skipped initialize to send it (session_required.go), bounds
+// the GET streams of a session (listen_streams.go), answers in the protocol's words what
+// mcp-go would in Go's (message_shape.go) and arguments beyond float64 (numbers.go), and
+// hands the rest to mcp-go.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.limitBody(g.authenticate(g.sessions.guard(g, g.bufferBody(g.sessionRequired(
-		g.batches(g.hugeNumbers(g.cacheToolsList(g.streamable)))))))))
+	mux.Handle("/mcp", g.limitBody(g.authenticate(g.sessions.guard(g, g.bufferBody(g.protocolVersion(g.batches(
+		g.sessionRequired(g.boundListenStreams(g.messageShape(g.hugeNumbers(g.cacheToolsList(g.streamable))))))))))))
 	gatherer := g.opts.Gatherer
 	if gatherer == nil {
 		gatherer = prometheus.NewRegistry()

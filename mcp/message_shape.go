@@ -1,0 +1,174 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// codeInvalidParams is JSON-RPC's Invalid params, which MCP gives a bad cursor too.
+const codeInvalidParams = -32602
+
+// messageShape answers, in the words of the protocol, messages mcp-go would answer in Go's:
+// a request whose params are not an object ("cannot unmarshal array into Go value of type
+// mcp.params"), whose _meta holds a progress token it cannot read ("Go struct field
+// .progressToken of type float64") or whose list cursor is not base64 ("illegal base64 data
+// at input byte 0"), and a JSON-RPC response from the client, which mcp-go takes for an answer
+// to a sampling request and logs at ERROR. Anything else goes on untouched; a request that
+// passes is decoded by mcp-go as before.
+func (g *Gateway) messageShape(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(bodyOf(r), &msg) != nil {
+			next.ServeHTTP(w, r) // not one JSON object: mcp-go's parse error
+			return
+		}
+		if msg.Method == nil {
+			if isResponse(msg.ID, msg.Result, msg.Error) {
+				writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, notExpected)
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		if len(msg.ID) == 0 || string(msg.ID) == "null" { // a notification: no answer to give
+			next.ServeHTTP(w, r)
+			return
+		}
+		if problem := paramsProblem(*msg.Method, msg.Params); problem != "" {
+			status := http.StatusOK // what mcp-go answers an invalid request with before 2026-07-28
+			if mcpgo.IsModernProtocol(r.Header.Get(mcpgo.HeaderProtocolVersion)) {
+				status = http.StatusBadRequest
+			}
+			writeRPCError(w, status, msg.ID, codeInvalidParams, problem)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isResponse says whether a message without a method is a response mcp-go would take for a
+// sampling answer: an id and a result or an error, other than the empty result that answers
+// the pings of the GET stream's heartbeat (mcp-go accepts that with 202).
+func isResponse(id, result, errObj json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	if errObj != nil && string(errObj) != "null" {
+		return true
+	}
+	var empty map[string]json.RawMessage
+	if result == nil || string(result) == "null" || json.Unmarshal(result, &empty) == nil && len(empty) == 0 {
+		return false
+	}
+	return true
+}
+
+// paramsProblem says what is wrong with a request's params in terms of the protocol, or ""
+// when mcp-go can read them.
+func paramsProblem(method string, params json.RawMessage) string {
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || string(p) == "null" {
+		return ""
+	}
+	if p[0] != '{' {
+		if method == string(mcpgo.MethodToolsCall) {
+			return fmt.Sprintf("params must be an object with name and arguments, not %s: "+
+				`{"name": "list_available_devices", "arguments": {}}`, jsonKind(p))
+		}
+		return fmt.Sprintf("params of %s must be a JSON object, not %s", shorten(method, 64), jsonKind(p))
+	}
+	var fields struct {
+		Meta   json.RawMessage `json:"_meta"`
+		Cursor json.RawMessage `json:"cursor"`
+		Name   json.RawMessage `json:"name"`
+	}
+	if json.Unmarshal(p, &fields) != nil {
+		return ""
+	}
+	if problem := metaProblem(fields.Meta); problem != "" {
+		return problem
+	}
+	if method == string(mcpgo.MethodToolsCall) && fields.Name != nil && fields.Name[0] != '"' {
+		return fmt.Sprintf("params.name must be a string, the name of a tool (tools/list gives them), not %s", jsonKind(fields.Name))
+	}
+	if strings.HasSuffix(method, "/list") && fields.Cursor != nil && string(fields.Cursor) != "null" {
+		var c string
+		if json.Unmarshal(fields.Cursor, &c) != nil {
+			return "cursor must be a string: " + cursorHint
+		}
+		if _, err := base64.StdEncoding.DecodeString(c); err != nil {
+			return "cursor is not one this gateway gave: " + cursorHint
+		}
+	}
+	return ""
+}
+
+// notExpected answers a client's JSON-RPC response.
+const notExpected = "this server sends clients no requests (but the GET stream's ping, answered with an empty result), " +
+	"so a JSON-RPC response (a message with result or error and no method) is not expected: send requests and notifications only"
+
+const cursorHint = "pass the nextCursor of the previous page, or none for the first"
+
+// metaProblem says what mcp-go cannot read in a request's _meta: anything but an object, a
+// progress token that is neither a string nor a number it can hold, or another number beyond
+// float64.
+func metaProblem(meta json.RawMessage) string {
+	if len(meta) == 0 || string(meta) == "null" {
+		return ""
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(meta, &fields) != nil {
+		return "params._meta must be a JSON object, not " + jsonKind(meta)
+	}
+	if t, ok := fields["progressToken"]; ok && string(t) != "null" && t[0] != '"' {
+		if _, err := strconv.ParseFloat(string(t), 64); err != nil {
+			return fmt.Sprintf("params._meta.progressToken must be a string or an integer, not %s", tokenText(t))
+		}
+	}
+	if where, number, ok := outOfRange(meta); ok {
+		return fmt.Sprintf("params._meta.%s: %s is out of range: no number beyond ±1.8e308 can be read; send a smaller one, or a string", where, number)
+	}
+	return ""
+}
+
+// tokenText shows a bad progress token: a number as written, anything else by its kind.
+func tokenText(t json.RawMessage) string {
+	if c := t[0]; c == '-' || c >= '0' && c <= '9' {
+		return shorten(string(t), 40) + " (beyond what a number can hold here)"
+	}
+	return jsonKind(t)
+}
+
+// jsonKind names the JSON type of a value, as "an array".
+func jsonKind(v json.RawMessage) string {
+	switch c := v[0]; {
+	case c == '[':
+		return "an array"
+	case c == '{':
+		return "an object"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	}
+	return "a number"
+}
