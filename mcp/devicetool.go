@@ -197,13 +197,13 @@ func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
 				common.Lease = s
 			}
 		case argTimeoutMS:
-			f, err := number(k, v, 1, maxTimeoutMS)
+			f, err := number(k, v, 1, maxTimeoutMS, tools.FormatMillis)
 			if err != nil {
 				return nil, common, err
 			}
 			common.TimeoutMS = int64(f)
 		case argWaitSeconds:
-			f, err := number(k, v, 0, maxWaitSeconds)
+			f, err := number(k, v, 0, maxWaitSeconds, tools.FormatNumber)
 			if err != nil {
 				return nil, common, err
 			}
@@ -229,8 +229,9 @@ func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
 	return raw, common, nil
 }
 
-// number checks that v is a finite JSON number within [lo, hi].
-func number(name string, v any, lo, hi float64) (float64, error) {
+// number checks that v is a finite JSON number within [lo, hi]; words writes the bounds
+// (86400000 (24 h), not 8.64e+07).
+func number(name string, v any, lo, hi float64, words func(float64) string) (float64, error) {
 	f, ok := v.(float64)
 	if !ok {
 		if n, isNum := v.(json.Number); isNum {
@@ -243,7 +244,7 @@ func number(name string, v any, lo, hi float64) (float64, error) {
 		}
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || f < lo || f > hi {
-		return 0, fmt.Errorf("%s must be between %g and %g, got %g", name, lo, hi, f)
+		return 0, fmt.Errorf("%s must be between %s and %s, got %s", name, words(lo), words(hi), tools.FormatNumber(f))
 	}
 	return f, nil
 }

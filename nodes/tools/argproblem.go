@@ -86,12 +86,12 @@ func jsonWords(t reflect.Type) string {
 	return "an object"
 }
 
-// plural makes the first word of a noun phrase plural: "number" → "numbers", "object {a, b}"
-// → "objects {a, b}".
+// plural makes a noun phrase plural: its noun is the last word before a field list, so
+// "number" → "numbers", "whole number" → "whole numbers", "object {a, b}" → "objects {a, b}".
 func plural(noun string) string {
-	word, rest, _ := strings.Cut(noun, " ")
-	if rest != "" {
-		rest = " " + rest
+	words, fields, _ := strings.Cut(noun, " {")
+	if fields != "" {
+		fields = " {" + fields
 	}
-	return word + "s" + rest
+	return words + "s" + fields
 }

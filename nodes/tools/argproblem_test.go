@@ -12,6 +12,7 @@ func TestArgProblem(t *testing.T) {
 		X     *float64    `json:"x"`
 		N     int64       `json:"n"`
 		Names []string    `json:"names"`
+		Off   []int       `json:"offset"`
 		Steps []TapXYArgs `json:"steps"`
 		On    bool        `json:"on"`
 	}
@@ -22,9 +23,11 @@ func TestArgProblem(t *testing.T) {
 		{`{"x":"a"}`, "x must be a number, got a string", false},
 		{`{"n":1.5}`, "n must be a whole number, got a fraction or a number out of range", false},
 		{`{"names":"a"}`, "names must be an array of strings, got a string", false},
+		{`{"offset":"a"}`, "offset must be an array of whole numbers, got a string", false},
+		{`{"steps":{}}`, "steps must be an array of objects {x, y, duration, pre_mark_operation, anti_risk}, got an object", false},
 		{`{"steps":[1]}`, "steps must be an object {x, y, duration, pre_mark_operation, anti_risk}, got a number", false},
 		{`{"on":"yes"}`, "on must be a boolean, got a string", false},
-		{`[1]`, "arguments must be an object {x, n, names, steps, on}, got an array", false},
+		{`[1]`, "arguments must be an object {x, n, names, offset, steps, on}, got an array", false},
 		{`{"zz":1}`, `unknown argument "zz"`, true},
 	} {
 		var a args

@@ -28,8 +28,10 @@ import (
 // A required argument is absent when it is null, an empty or blank string, an empty array (but
 // for a tuple of two or more items, whose count is then wrong), or
 // a zero number or false in a field that is not a pointer (make a field whose zero is a value a
-// pointer); an optional one that is absent is not checked. Rules across fields, and rules no tag can say,
-// stay in the struct's Check method, which DecodeArgs calls after these checks. A struct with a
+// pointer); an optional one that is absent is not checked. An optional string with a pattern
+// that is given blank (" ") is refused as blank: no blank matches it, so it is a mistake.
+// Rules across fields, and rules no tag can say, stay in the struct's Check method, which
+// DecodeArgs calls after these checks. A struct with a
 // schema no tag can say (a nested object, a computed enum) implements schemaPatcher.
 
 // argField is one argument of an argument struct, as its tags declare it.
@@ -304,12 +306,15 @@ func (f *argField) check(v reflect.Value) error {
 		}
 		for i := range n {
 			if x, ok := number(v.Index(i)); ok && outside(x, f.itemMin, f.itemMax) {
-				return f.bad("%s[%d] must be between %s, got %v", f.name, i, f.between(f.itemMin, f.itemMax), x)
+				return f.bad("%s[%d] must be %s, got %s", f.name, i, f.between(f.itemMin, f.itemMax), FormatNumber(x))
 			}
 		}
 	case f.kind == reflect.String:
 		s := v.String()
 		if strings.TrimSpace(s) == "" {
+			if s != "" && !f.required && f.pattern != nil { // no blank matches: a mistake, not an absence
+				return f.bad("%s is blank: give one, or leave %[1]s out", f.name)
+			}
 			return f.absent()
 		}
 		if !utf8.ValidString(s) {
@@ -332,7 +337,7 @@ func (f *argField) check(v reflect.Value) error {
 			return f.absent()
 		}
 		if x, ok := number(v); ok && outside(x, f.min, f.max) {
-			return f.bad("%s must be between %s, got %v", f.name, f.between(f.min, f.max), x)
+			return f.bad("%s must be %s, got %s", f.name, f.between(f.min, f.max), FormatNumber(x))
 		}
 	}
 	return nil
@@ -356,13 +361,15 @@ func (f *argField) bad(format string, a ...any) error {
 	return fmt.Errorf("%s", msg)
 }
 
+// between says what a number must be: "between 0 and 1", "at least 0" or "at most 60", with
+// the field's unit; whole numbers whole (3600000, not 3.6e+06).
 func (f *argField) between(lo, hi *float64) string {
-	s := fmt.Sprintf("%g and %g", deref(lo), deref(hi))
+	s := "between " + FormatNumber(deref(lo)) + " and " + FormatNumber(deref(hi))
 	switch {
 	case lo == nil:
-		s = fmt.Sprintf("at most %g", deref(hi))
+		s = "at most " + FormatNumber(deref(hi))
 	case hi == nil:
-		s = fmt.Sprintf("at least %g", deref(lo))
+		s = "at least " + FormatNumber(deref(lo))
 	}
 	if f.unit != "" {
 		s += " " + f.unit

@@ -147,7 +147,8 @@ func ErrorCode(err error) string {
 	return broker.CodeDriver
 }
 
-// DecodeArgs decodes raw into v strictly: unknown fields and trailing data are errors. Then it
+// DecodeArgs decodes raw into v strictly: unknown fields, trailing data and a null item in an
+// array argument are errors. Then it
 // checks the arguments against their tags (argschema.go), then with v's Check method if it has
 // one (rules across fields).
 func DecodeArgs(raw json.RawMessage, v any) error {
@@ -159,6 +160,9 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 		}
 		if dec.More() {
 			return BadInput("arguments: trailing data after the JSON object")
+		}
+		if err := nullItem(raw, v); err != nil {
+			return BadInput("%v", err)
 		}
 	}
 	if err := checkArgs(v); err != nil {

@@ -29,18 +29,25 @@ func scale(v float64, n int) int {
 	return max(0, min(n-1, p))
 }
 
-// absolutePoint rounds pixel coordinates and checks that they lie on the driver's screen.
+// absolutePoint rounds pixel coordinates and checks that they lie on the driver's screen. The
+// check is on the numbers as given, before they become ints: a number beyond int's range has
+// no int (1e308 became -9223372036854775808), so the refusal names what the caller sent.
 func absolutePoint(ctx context.Context, d device.Driver, x, y float64) (device.Point, error) {
 	s, err := d.ScreenSize(ctx)
 	if err != nil {
 		return device.Point{}, err
 	}
-	p := device.Point{X: int(math.Round(x)), Y: int(math.Round(y))}
-	if p.X >= s.Width || p.Y >= s.Height {
-		return device.Point{}, BadInput("pixel (%d, %d) is outside the %dx%d screen (x must be below %d, y below %d); call get_screen_size, or use tap_xy with relative coordinates",
-			p.X, p.Y, s.Width, s.Height, s.Width, s.Height)
+	if !onAxis(x, s.Width) || !onAxis(y, s.Height) {
+		return device.Point{}, BadInput("pixel (%s, %s) is outside the %dx%d screen (x must be 0 to %d, y 0 to %d); call get_screen_size, or use tap_xy with relative coordinates",
+			FormatNumber(x), FormatNumber(y), s.Width, s.Height, s.Width-1, s.Height-1)
 	}
-	return p, nil
+	return device.Point{X: int(math.Round(x)), Y: int(math.Round(y))}, nil
+}
+
+// onAxis says whether pixel coordinate v rounds to one of the n pixels of an axis (NaN does not).
+func onAxis(v float64, n int) bool {
+	r := math.Round(v)
+	return r >= 0 && r < float64(n)
 }
 
 // relativeLine converts a relative from/to pair (fromX, fromY, toX, toY) to pixels with one
