@@ -8,16 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/yamlfile"
 )
 
 // Policy says who may use the front door: each principal has a bearer token, the device tags
@@ -139,13 +137,19 @@ func ParsePolicy(data []byte, dir string) (*Policy, error) {
 		dec := json.NewDecoder(bytes.NewReader(trimmed))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
+			if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+				return nil, fmt.Errorf("unknown key %s in the policy (%s)", key, policyKeys)
+			}
 			return nil, fmt.Errorf("not valid JSON: %w (%s)", err, policyKeys)
 		}
 	} else {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) { // empty: "no principals" below
-			return nil, fmt.Errorf("not valid YAML: %w (%s)", err, policyKeys)
+		// yamlfile names a wrong key or value by its line, with the keys allowed there.
+		switch err := yamlfile.Decode(data, &f); {
+		case errors.Is(err, yamlfile.ErrEmpty): // "no principals" below
+		case errors.Is(err, yamlfile.ErrSyntax):
+			return nil, fmt.Errorf("%w (%s)", err, policyKeys)
+		case err != nil:
+			return nil, fmt.Errorf("in the policy, %w", err)
 		}
 	}
 	if len(f.Principals) == 0 {

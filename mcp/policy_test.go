@@ -89,9 +89,12 @@ func TestPolicyRefusesMistakes(t *testing.T) {
 	for _, c := range []struct{ name, policy, want string }{
 		{"empty", ``, "no principals"},
 		{"no principals", `principals: []`, "no principals"},
-		{"unknown top key", "principal:\n  - name: a\n    token_sha256: " + hash, "principal not found"},
-		{"unknown key", "principals:\n  - name: a\n    token_sha256: " + hash + "\n    tag: [x]", "field tag not found"},
-		{"unknown JSON key", `{"principals":[{"name":"a","token_sha256":"` + hash + `","toolz":[]}]}`, `unknown field "toolz"`},
+		{"unknown top key", "principal:\n  - name: a\n    token_sha256: " + hash, `in the policy, line 1: unknown key "principal" (the keys are: principals)`},
+		{"unknown key", "principals:\n  - name: a\n    token_sha256: " + hash + "\n    tag: [x]",
+			`in the policy, line 4: unknown key "tag" (the keys are: name, token_sha256, token_file, token, tags, tools, operator, weight, max_devices, max_queued)`},
+		{"not true or false", "principals:\n  - name: a\n    token_sha256: " + hash + "\n    operator: maybe", `line 4: operator: "maybe" is not true or false`},
+		{"not YAML", "principals: [\n", "not valid YAML: line 1"},
+		{"unknown JSON key", `{"principals":[{"name":"a","token_sha256":"` + hash + `","toolz":[]}]}`, `unknown key "toolz" in the policy (top level: principals;`},
 		{"empty name", "principals:\n  - token_sha256: " + hash, "principal #1: name is empty"},
 		{"bad name", "principals:\n  - name: 'a b'\n    token_sha256: " + hash, "name must be"},
 		{"anonymous", "principals:\n  - name: anonymous\n    token_sha256: " + hash, "choose another name"},
@@ -119,6 +122,11 @@ func TestPolicyRefusesMistakes(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), secret) {
 				t.Errorf("error %q quotes the token", err)
+			}
+			for _, internal := range []string{"mcp.", "policyFile", "principalEntry", "not found in type", "unmarshal"} {
+				if strings.Contains(err.Error(), internal) {
+					t.Errorf("error %q speaks of %q", err, internal)
+				}
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package rig
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/corral-farm/corral/arm/camera"
 	"github.com/corral-farm/corral/arm/grbl"
 	"github.com/corral-farm/corral/internal/geom"
+	"github.com/corral-farm/corral/internal/yamlfile"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -93,11 +91,12 @@ func ParseRigs(data []byte) ([]RigSpec, error) {
 	if len(data) > maxRigsFile {
 		return nil, fmt.Errorf("rigs file: %d bytes, at most %d", len(data), maxRigsFile)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f rigsFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("rigs file: %w (see docs/arm.md for its fields)", err)
+	switch err := yamlfile.Decode(data, &f); {
+	case errors.Is(err, yamlfile.ErrEmpty):
+		return nil, errors.New("rigs file: the file is empty: list the rigs under rigs: (docs/arm.md shows one)")
+	case err != nil:
+		return nil, fmt.Errorf("rigs file: %w; docs/arm.md shows one", err)
 	}
 	if len(f.Rigs) == 0 {
 		return nil, errors.New("rigs file: no rigs: list them under rigs: (docs/arm.md)")

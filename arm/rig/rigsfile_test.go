@@ -73,6 +73,47 @@ func TestParseRigsRefuses(t *testing.T) {
 	}
 }
 
+// A rigs file's mistakes are told in the file's words, with their lines: no Go type
+// (rig.rigsFile, time.Duration) and no EOF.
+func TestParseRigsSaysMistakesInTheFilesWords(t *testing.T) {
+	for _, c := range []struct {
+		name, doc string
+		want      []string
+	}{
+		{"empty", "", []string{"rigs file: the file is empty", "docs/arm.md shows one"}},
+		{"only comments", "# rigs to come\n", []string{"the file is empty"}},
+		{"unknown key at the top", "nonsense: 1\n" + goodRig, []string{`line 1: unknown key "nonsense" (the keys are: rigs)`}},
+		{"unknown key in a rig", strings.Replace(goodRig, "baud:", "nonsense:", 1),
+			[]string{`line 5: unknown key "nonsense" (the keys are: serial, model, grbl, baud, link_timeout, camera, readback, screen_area, clipboard)`}},
+		{"unknown key in a clipboard", strings.Replace(goodRig, "url: http", "urls: http", 1), []string{`unknown key "urls" (the keys are: url, command)`}},
+		{"not a duration", strings.Replace(goodRig, "link_timeout: 5s", "link_timeout: forever", 1),
+			[]string{`line 9: link_timeout: "forever" is not a duration (like 80ms`}},
+		{"a number for a duration", strings.Replace(goodRig, "link_timeout: 5s", "link_timeout: 5", 1), []string{`link_timeout: "5" is not a duration`}},
+		{"not a whole number", strings.Replace(goodRig, "baud: 115200", "baud: fast", 1), []string{`line 5: baud: "fast" is not a whole number`}},
+		{"not a list", strings.Replace(goodRig, "[40, 20, 110, 170]", "40", 1), []string{`screen_area: "40" is not a list`}},
+		{"not a number", strings.Replace(goodRig, "[40, 20, 110, 170]", "[40, x, 110, 170]", 1), []string{`screen_area: "x" is not a number`}},
+		{"every mistake", strings.Replace(strings.Replace(goodRig, "baud:", "bauds:", 1), "link_timeout: 5s", "link_timeout: soon", 1),
+			[]string{`unknown key "bauds"`, `"soon" is not a duration`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseRigs([]byte(c.doc))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range append(c.want, "rigs file: ") {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			for _, internal := range []string{"rig.", "rigsFile", "time.Duration", "EOF", "!!str", "not found in type", "unmarshal"} {
+				if strings.Contains(err.Error(), internal) {
+					t.Errorf("error %q speaks of %q", err, internal)
+				}
+			}
+		})
+	}
+}
+
 func FuzzParseRigs(f *testing.F) {
 	f.Add([]byte(goodRig))
 	f.Add([]byte("rigs:\n  - serial: a\n"))
