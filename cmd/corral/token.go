@@ -9,6 +9,7 @@ import (
 	neturl "net/url"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/corral-farm/corral/internal/buildinfo"
 	"github.com/mark3labs/mcp-go/client"
@@ -38,9 +39,28 @@ func (t tokenSource) token() (string, error) {
 		if tok == "" {
 			return "", fmt.Errorf("--token-file %s is empty: put the token the gateway's policy knows in it", *t.file)
 		}
+		if err := oneToken(tok); err != nil {
+			return "", fmt.Errorf("--token-file %s %w: it must hold the token alone, on one line (a trailing newline is fine)", *t.file, err)
+		}
 		return tok, nil
 	}
-	return strings.TrimSpace(os.Getenv("CORRAL_TOKEN")), nil
+	tok := strings.TrimSpace(os.Getenv("CORRAL_TOKEN"))
+	if err := oneToken(tok); err != nil {
+		return "", fmt.Errorf("CORRAL_TOKEN %w: set it to the token alone", err)
+	}
+	return tok, nil
+}
+
+// oneToken says what else than one token tok holds: it goes into an HTTP header, where a line
+// break or a control character is refused, and a space would make it another token.
+func oneToken(tok string) error {
+	if n := strings.Count(tok, "\n") + 1; n > 1 {
+		return fmt.Errorf("holds %d lines", n)
+	}
+	if i := strings.IndexFunc(tok, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }); i >= 0 {
+		return fmt.Errorf("holds a space or a control character inside the token (at byte %d)", i)
+	}
+	return nil
 }
 
 // headers returns the HTTP headers that carry the token, if there is one.
