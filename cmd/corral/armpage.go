@@ -16,7 +16,7 @@ import (
 func runArmPage(ctx context.Context, args []string) error {
 	f := newFlags("arm page")
 	listen := f.String("listen", "0.0.0.0:8091", "address to serve the pages on: one the phones under the arms can reach")
-	log, stop, err := f.start(args, nil)
+	log, stop, err := f.start(args, func() error { return checkListen("--listen", *listen, "0.0.0.0:8091") })
 	if err != nil || stop {
 		return err
 	}

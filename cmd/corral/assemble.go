@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -70,10 +71,9 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 	}
 	opts.Ready, opts.Gatherer = client.Ready, reg
 	g := mcp.New(client, log, mcp.NewMetrics(reg), opts)
-	addr := *gf.http
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listenHTTP(*gf.http)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (is another corral running? choose another address with --http)", addr, err)
+		return nil, err
 	}
 	srv := g.HTTPServer() // the front door's limits: --idle-timeout, header size and time
 	go func() {
@@ -85,6 +85,19 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 		return nil, err
 	}
 	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client}, nil
+}
+
+// listenHTTP listens on the gateway's --http address. Only an address in use may be another
+// corral's.
+func listenHTTP(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("listen on %s: %w (is another corral running? choose another address with --http)", addr, err)
+	case err != nil:
+		return nil, fmt.Errorf("--http %s: %w (give an address of this machine, e.g. 127.0.0.1:8420)", addr, err)
+	}
+	return ln, nil
 }
 
 func (g *gatewayParts) stop() {
@@ -106,6 +119,7 @@ type nodeSettings struct {
 	model              func() (model.Config, error) // the model of agent tasks (--openai-*, OPENAI_*)
 	platforms          []device.Attacher            // one per platform, in the order of platforms()
 	rigsFile           flag.Value                   // --arm, arm/rig's: read at start, so checked by check
+	flags              *flag.FlagSet                // the platforms' flags are checked there
 	// shared: the node serves a shared farm (a node of its own, or callers authenticated by
 	// --auth-policy): app_install takes apps only from --app-sources.
 	shared bool
@@ -126,6 +140,7 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 			"corral node and corral up --auth-policy, anywhere on a laptop's corral up"),
 	}
 	s.model = model.Flags(f.FlagSet, os.LookupEnv)
+	s.flags = f.FlagSet
 	for _, p := range ps {
 		s.platforms = append(s.platforms, p.Flags(f.FlagSet))
 	}
@@ -160,12 +175,30 @@ func (s nodeSettings) sources() []string {
 	return out
 }
 
-// check validates the node's flags for --check-config: the id, --max-queue and the passcodes file.
+// check validates the node's flags, for --check-config and before a start: the id, the
+// counts and durations, the platforms' flags, --max-queue and the passcodes file.
 func (s nodeSettings) check() error {
 	if !nodes.ValidID(*s.id) {
 		return fmt.Errorf("--node-id %q: use letters, digits, '-' and '_'", *s.id)
 	}
-	if err := s.checkMaxQueue(); err != nil {
+	var errs []error
+	if *s.sims < -1 {
+		errs = append(errs, fmt.Errorf("--sim %d: give how many simulated phones to start, 0 or more (-1: 3 when no real device is attached)", *s.sims))
+	}
+	for _, d := range []struct {
+		name    string
+		v       time.Duration
+		example string
+	}{{"--lease-ttl", *s.leaseTTL, "5m"}, {"--lease-max", *s.leaseMax, "4h"}, {"--grace", *s.grace, "1s"}} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s %s: give a positive duration, e.g. %s", d.name, d.v, d.example))
+		}
+	}
+	if s.flags != nil {
+		errs = append(errs, checkPlatformFlags(s.flags))
+	}
+	errs = append(errs, s.checkMaxQueue())
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	if *s.passcodes != "" {

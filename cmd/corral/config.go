@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,6 +20,9 @@ type flags struct {
 	config      *string
 	checkConfig *bool
 	logLevel    *string
+	// positional: the command takes arguments besides its flags, and checks them itself;
+	// start refuses any for the others.
+	positional bool
 }
 
 func newFlags(name string) *flags {
@@ -60,17 +65,45 @@ func (f *flags) parse(args []string) error {
 		env := "CORRAL_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
 		if v, ok := os.LookupEnv(env); ok {
 			if e := fl.Value.Set(v); e != nil {
-				err = fmt.Errorf("%s=%q: %w", env, v, e)
+				err = fmt.Errorf("%s=%q: %w", env, v, explainSet(fl, e))
 			}
 			return
 		}
 		if v, ok := file[fl.Name]; ok {
 			if e := fl.Value.Set(fmt.Sprint(v)); e != nil {
-				err = fmt.Errorf("config %s: %s: %w", *f.config, fl.Name, e)
+				err = fmt.Errorf("config %s: %s: %q: %w", *f.config, fl.Name, fmt.Sprint(v), explainSet(fl, e))
 			}
 		}
 	})
 	return err
+}
+
+// explainSet says what fl takes when setting it failed with err: the flag package's own kinds
+// of values say only "parse error".
+func explainSet(fl *flag.Flag, err error) error {
+	g, ok := fl.Value.(flag.Getter)
+	if !ok {
+		return err
+	}
+	var want string
+	switch g.Get().(type) {
+	case int, int64:
+		want = "an integer, e.g. 3"
+	case uint, uint64:
+		want = "a whole number, 0 or more, e.g. 3"
+	case float64:
+		want = "a number, e.g. 2.5"
+	case bool:
+		want = "true or false"
+	case time.Duration:
+		want = "a duration, e.g. 30s, 5m or 1h30m"
+	default:
+		return err
+	}
+	if msg := err.Error(); msg != "parse error" {
+		want += " (" + msg + ")"
+	}
+	return errors.New("want " + want)
 }
 
 // logger returns a text logger on stderr at the chosen level.
@@ -105,23 +138,39 @@ func (f *flags) natsFlags() natsFlags {
 	}
 }
 
-// start parses args and builds the logger; with --check-config it reports and asks the command
-// to stop (check runs extra validation first, when given).
+// start parses args, builds the logger and runs check (when given), which validates what the
+// command would refuse or misread once started: a command runs it before it starts anything,
+// and --check-config reports it and asks the command to stop.
 func (f *flags) start(args []string, check func() error) (log *slog.Logger, stop bool, err error) {
 	if err := f.parse(args); err != nil {
 		return nil, false, err
 	}
+	if !f.positional {
+		if err := f.noArgs(); err != nil {
+			return nil, false, err
+		}
+	}
 	if log, err = f.logger(); err != nil {
 		return nil, false, err
 	}
-	if *f.checkConfig {
-		if check != nil {
-			if err := check(); err != nil {
-				return nil, false, err
-			}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, false, err
 		}
+	}
+	if *f.checkConfig {
 		fmt.Fprintln(os.Stderr, "configuration ok")
 		return log, true, nil
 	}
 	return log, false, nil
+}
+
+// noArgs refuses arguments besides the flags, for a command that takes none: a word there is a
+// mistake (a flag without its dashes, a value after a flag that takes none), not to be ignored.
+func (f *flags) noArgs() error {
+	if f.NArg() == 0 {
+		return nil
+	}
+	name := strings.TrimPrefix(f.Name(), "corral ")
+	return fmt.Errorf("unexpected argument %q: corral %s takes flags only ('corral %s -h' lists them)", f.Arg(0), name, name)
 }

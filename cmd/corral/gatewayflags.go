@@ -43,7 +43,7 @@ func (f *flags) gatewayFlags() gatewayFlags {
 			"and Origin headers, comma-separated: host, host:port or https://origin; * turns the check off"),
 		insecureNoAuth: f.Bool("insecure-no-auth", false, "serve --http on a non-loopback address without --auth-policy "+
 			"(only when something in front already authenticates callers)"),
-		rateLimit: f.String("rate-limit", "50/s", "calls per device per gateway, e.g. 50/s or 600/m; off: none"),
+		rateLimit: f.String("rate-limit", "50/s", "calls per device per gateway, e.g. 50/s or 600/m; off (or 0): no limit"),
 		rateBurst: f.Int("rate-burst", 100, "calls a device may take at once above --rate-limit after a quiet spell"),
 		rateQueue: f.Int("rate-queue", 64, "calls of one device waiting or running through this gateway; more are refused "+
 			"with a retry-after answer (0: no cap)"),
@@ -92,6 +92,9 @@ func (g gatewayFlags) options() (mcp.Options, error) {
 		return mcp.Options{}, err
 	}
 	opts := mcp.Options{Tools: tools}
+	if err := checkListen("--http", *g.http, "127.0.0.1:8420"); err != nil {
+		return mcp.Options{}, err
+	}
 	if *g.authPolicy != "" {
 		if opts.Policy, err = mcp.LoadPolicy(*g.authPolicy); err != nil {
 			return mcp.Options{}, fmt.Errorf("--auth-policy: %w", err)
@@ -111,6 +114,10 @@ func (g gatewayFlags) options() (mcp.Options, error) {
 	}
 	if opts.RateLimit.PerSecond, err = mcp.ParseRate(*g.rateLimit); err != nil {
 		return mcp.Options{}, fmt.Errorf("--rate-limit: %w", err)
+	}
+	if r := strings.ToLower(strings.TrimSpace(*g.rateLimit)); opts.RateLimit.PerSecond == 0 && r != "" && r != "off" && r != "0" {
+		return mcp.Options{}, fmt.Errorf("--rate-limit %s: a rate of zero would let no call through; give a positive rate, e.g. 50/s or 600/m, "+
+			"or off (or 0) for no limit", *g.rateLimit)
 	}
 	if *g.rateBurst < 0 || *g.rateQueue < 0 {
 		return mcp.Options{}, fmt.Errorf("--rate-burst %d, --rate-queue %d: neither may be negative (0 for --rate-queue: no cap)", *g.rateBurst, *g.rateQueue)

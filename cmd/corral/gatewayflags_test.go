@@ -48,7 +48,7 @@ func TestGatewayFlagsAuth(t *testing.T) {
 		{[]string{"--http", "corral.example.com:8420"}, "listens beyond this machine"},
 		{[]string{"--http", ":8420", "--insecure-no-auth"}, ""},
 		{[]string{"--http", ":8420", "--auth-policy", good}, ""},
-		{[]string{"--auth-policy", bad}, "field tokn not found"},
+		{[]string{"--auth-policy", bad}, `line 3: unknown key "tokn"`},
 		{[]string{"--auth-policy", filepath.Join(dir, "missing.yaml")}, "no such file"},
 		{[]string{"--allowed-origins", "corral.example.com, https://agents.example.com"}, ""},
 		{[]string{"--allowed-origins", "https://agents.example.com/path"}, "--allowed-origins"},

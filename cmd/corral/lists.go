@@ -106,6 +106,9 @@ func runDevices(ctx context.Context, args []string) error {
 	if err := o.parse(args); err != nil {
 		return err
 	}
+	if err := o.noArgs(); err != nil {
+		return err
+	}
 	targs, err := lf.args()
 	if err != nil {
 		return err
@@ -159,6 +162,9 @@ func runLeases(ctx context.Context, args []string) error {
 	lf := newListFlags(o, "leases of devices")
 	holder := o.String("holder", "", `only this holder's leases: a principal, or "principal (client)"`)
 	if err := o.parse(args); err != nil {
+		return err
+	}
+	if err := o.noArgs(); err != nil {
 		return err
 	}
 	targs, err := lf.args()

@@ -23,7 +23,16 @@ func runNode(ctx context.Context, args []string) error {
 	data := f.String("data", "data", "with --site: directory for the site's embedded NATS (JetStream data, credentials in nats/)")
 	natsPort := f.Int("nats-port", 4222, "with --site: port of the site's embedded NATS on 127.0.0.1, for the site's gateway and "+
 		"operators (-1: any free port)")
-	log, stop, err := f.start(args, func() error { return errors.Join(ns.check(), checkEdge(site, hubSettings{})) })
+	log, stop, err := f.start(args, func() error {
+		errs := []error{ns.check(), checkEdge(site, hubSettings{})}
+		if *metricsAddr != "" {
+			errs = append(errs, checkListen("--metrics", *metricsAddr, "127.0.0.1:8421"))
+		}
+		if *site.name != "" {
+			errs = append(errs, checkData(*data), checkNATSPort(*natsPort))
+		}
+		return errors.Join(errs...)
+	})
 	if err != nil || stop {
 		return err
 	}

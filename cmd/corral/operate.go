@@ -246,11 +246,32 @@ func callArgs(rest []string) (map[string]any, error) {
 			return nil, fmt.Errorf("read the arguments from standard input: %w", err)
 		}
 	}
-	var args map[string]any
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return nil, fmt.Errorf("arguments must be a JSON object: %w", err)
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("arguments must be a JSON object, e.g. '{\"serial\":\"S\"}': %w", err)
+	}
+	args, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("arguments must be a JSON object, got %s: give them by name, e.g. '{\"x\":0.5,\"y\":0.5}'", jsonKindOf(v))
 	}
 	return args, nil
+}
+
+// jsonKindOf names the kind of a decoded JSON value: "an array", "a string", ...
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "an object"
 }
 
 func runAbort(ctx context.Context, args []string) error {

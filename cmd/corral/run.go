@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/corral-farm/corral/mcp/steps"
@@ -27,31 +28,28 @@ func runRun(ctx context.Context, args []string) error {
 		fmt.Fprintf(f.Output(), "usage: corral run FILE [flags]\n\nRuns the steps of FILE (YAML or JSON; docs/scripted-runs.md) through a gateway's tools.\n\n")
 		f.PrintDefaults()
 	}
+	f.positional = true // FILE
 	var doc *steps.Document
-	load := func() error {
+	// The report files must be writable before a step runs: a run whose report cannot be
+	// written has used the devices for nothing. --check-config, without a gateway, converts
+	// every step; the run checks them against the gateway's tools (steps.NewPlan).
+	check := func() error {
 		if f.NArg() != 1 {
 			return errors.New("usage: corral run FILE [--gateway URL] [--serial S] [--platform P] [--json FILE|-] [--junit FILE] [--keep-going]")
 		}
 		var err error
-		doc, err = steps.Load(f.Arg(0))
-		return err
-	}
-	// Without a gateway, --check-config converts every step; the run checks them against the
-	// gateway's tools too.
-	check := func() error {
-		if err := load(); err != nil {
+		if doc, err = steps.Load(f.Arg(0)); err != nil {
 			return err
 		}
-		if _, err := doc.Requests(); err != nil {
-			return fmt.Errorf("%s:\n%w", f.Arg(0), err)
+		if *f.checkConfig {
+			if _, err := doc.Requests(); err != nil {
+				return fmt.Errorf("%s:\n%w", f.Arg(0), err)
+			}
 		}
-		return nil
+		return errors.Join(checkReportFile("--json", *jsonOut, ".json"), checkReportFile("--junit", *junitOut, ".xml"))
 	}
 	log, stop, err := f.start(flagsFirst(f.FlagSet, args), check)
 	if err != nil || stop {
-		return err
-	}
-	if err := load(); err != nil {
 		return err
 	}
 	out := io.Writer(os.Stdout)
@@ -115,6 +113,32 @@ func writeReports(rep *steps.Report, jsonOut, junitOut string) error {
 		if err := write(junitOut, rep.WriteJUnit); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkReportFile says whether a report can be written to path ("" and - need no file): its
+// directory takes a new file, and path is not a directory (ext: a report file's extension).
+func checkReportFile(name, path, ext string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s %s is a directory: give the report's file in it, e.g. %s", name, path, filepath.Join(path, "report"+ext))
+	}
+	probe, err := os.CreateTemp(filepath.Dir(path), ".corral-run-*")
+	if err == nil {
+		_ = probe.Close()
+		_ = os.Remove(probe.Name())
+		var fh *os.File // a file already there must take the report too
+		if fh, err = os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+			_ = fh.Close()
+		} else if errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: the report could not be written there (%w); nothing ran: give a file in a directory that exists and that you may write", name, path, err)
 	}
 	return nil
 }

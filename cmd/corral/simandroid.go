@@ -20,13 +20,13 @@ func runSimAndroid(ctx context.Context, args []string) error {
 		if *count < 1 {
 			return fmt.Errorf("--count %d: start at least one device", *count)
 		}
-		return nil
+		if *startup < 0 {
+			return fmt.Errorf("--input-startup %s: give a duration of 0 (none) or more, e.g. 150ms", *startup)
+		}
+		return checkListen("--listen", *listen, "127.0.0.1:5555")
 	})
 	if err != nil || stop {
 		return err
-	}
-	if *count < 1 {
-		return fmt.Errorf("--count %d: start at least one device", *count)
 	}
 	farm, err := adbsim.Start(ctx, *count, *listen, adbsim.WithModel(*model), adbsim.WithLogger(log), adbsim.WithInputStartup(*startup))
 	if err != nil {

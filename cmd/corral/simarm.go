@@ -20,7 +20,9 @@ func runSimArm(ctx context.Context, args []string) error {
 	httpAddr := f.String("http", "127.0.0.1:8090", "address of the camera's MJPEG stream (/camera), the calibration readback (/calibration) and the clipboard helper (/clipboard)")
 	seed := f.Int64("seed", 1, "draws the rig's geometry (where the phone lies, the camera's view)")
 	pty := f.Bool("pty", true, "also serve the controller on a pty, as a USB board appears")
-	log, stop, err := f.start(args, nil)
+	log, stop, err := f.start(args, func() error {
+		return errors.Join(checkListen("--listen", *listen, "127.0.0.1:2323"), checkListen("--http", *httpAddr, "127.0.0.1:8090"))
+	})
 	if err != nil || stop {
 		return err
 	}

@@ -14,17 +14,13 @@ func runSimIOS(ctx context.Context, args []string) error {
 	f := newFlags("sim ios")
 	count := f.Int("count", 1, "simulated iPhones to start")
 	listen := f.String("listen", "127.0.0.1:27015", "address of the simulated usbmuxd (port 0: a free port)")
-	check := func() error {
+	log, stop, err := f.start(args, func() error {
 		if *count < 1 {
 			return fmt.Errorf("--count %d: start at least one iPhone", *count)
 		}
-		return nil
-	}
-	log, stop, err := f.start(args, check)
+		return checkListen("--listen", *listen, "127.0.0.1:27015")
+	})
 	if err != nil || stop {
-		return err
-	}
-	if err := check(); err != nil {
 		return err
 	}
 	sims, err := ios.StartSims(*count, *listen, log)

@@ -28,13 +28,12 @@ func runUp(ctx context.Context, args []string) error {
 	ps := platforms()
 	ns := f.nodeFlags(-1, ps)
 	hub := func() hubSettings { return hubSettings{*leafListen, gf.siteList()} } // once parsed
-	log, stop, err := f.start(args, func() error { return errors.Join(gf.check(), ns.check(), checkEdge(site, hub())) })
+	// Every flag is checked before anything starts (a listen address beyond this machine
+	// without a policy above all): a refusal leaves --data as it was.
+	log, stop, err := f.start(args, func() error {
+		return errors.Join(checkData(*data), checkNATSPort(*natsPort), gf.check(), ns.check(), checkEdge(site, hub()))
+	})
 	if err != nil || stop {
-		return err
-	}
-	// The gateway's flags (a listen address beyond this machine without a policy above all)
-	// are checked before anything starts: a refusal leaves --data as it was.
-	if err := gf.check(); err != nil {
 		return err
 	}
 	ns.shared = *gf.authPolicy != ""

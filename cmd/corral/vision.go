@@ -40,12 +40,13 @@ func runVision(ctx context.Context, args []string) error {
 	tessdata := f.String("tessdata", "", "directory of Tesseract's *.traineddata (default: Tesseract's own, or $TESSDATA_PREFIX)")
 	metricsAddr := f.String("metrics", "127.0.0.1:8422", "address of the worker's /metrics ('' to serve none)")
 	log, stop, err := f.start(args, func() error {
-		return checkVisionFlags(*parallel, *maxWaiting, *timeout)
+		err := checkVisionFlags(*parallel, *maxWaiting, *timeout)
+		if err == nil && *metricsAddr != "" {
+			err = checkListen("--metrics", *metricsAddr, "127.0.0.1:8422")
+		}
+		return err
 	})
 	if err != nil || stop {
-		return err
-	}
-	if err := checkVisionFlags(*parallel, *maxWaiting, *timeout); err != nil {
 		return err
 	}
 	reg := newRegistry()
