@@ -124,7 +124,15 @@ func (b *Bridge) answer(out io.Writer, id json.RawMessage, code int, message str
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	e, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
+	type rpcErr struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	e, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcErr          `json:"error"`
+	}{"2.0", id, rpcErr{code, message}})
 	b.write(out, e)
 }
 
