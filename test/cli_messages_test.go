@@ -94,7 +94,7 @@ func TestCheckConfigReadsTheRigsFile(t *testing.T) {
 	badKey := filepath.Join(dir, "rigs.yaml")
 	require.NoError(t, os.WriteFile(badKey, []byte("rigs:\n  - serial: r1\n    bogus: 1\n"), 0o600))
 	for _, cmd := range []string{"up", "node"} {
-		for file, want := range map[string]string{filepath.Join(dir, "nosuch.yaml"): "no such file", badKey: "field bogus not found"} {
+		for file, want := range map[string]string{filepath.Join(dir, "nosuch.yaml"): "no such file", badKey: `unknown key "bogus"`} {
 			out, _, err := corralRun(t, dir, nil, cmd, "--check-config", "--arm", file)
 			require.Error(t, err, "corral %s --check-config --arm %s: %s", cmd, file, out)
 			assert.Contains(t, out, want)
