@@ -20,8 +20,10 @@ func TestDriversLinkNoRuntime(t *testing.T) {
 		"github.com/corral-farm/corral/nodes/ios/wdasim": true,
 		"github.com/corral-farm/corral/nodes/uitree":     true, // wdasim reads its phone's uiautomator dump
 	}
-	// The arm rig's driver is held to it too, with its own protocol and geometry packages.
-	for _, dep := range []string{"arm/calib", "arm/camera", "arm/camera/camsim", "arm/grbl", "arm/grbl/grblsim", "arm/twin", "internal/geom", "internal/lens"} {
+	// The arm rig's driver is held to it too, with its own protocol and geometry packages, and
+	// the strict reading of its rigs file.
+	for _, dep := range []string{"arm/calib", "arm/camera", "arm/camera/camsim", "arm/grbl", "arm/grbl/grblsim", "arm/twin", "internal/geom", "internal/lens",
+		"internal/yamlfile"} {
 		allowed["github.com/corral-farm/corral/"+dep] = true
 	}
 	for _, pkg := range []string{"../sim", "../android", "../android/adbsim", "../ios", "../ios/iossim", "../ios/wdasim", "../../arm/rig"} {
