@@ -178,6 +178,9 @@ func (s *Service) Info() micro.Info { return s.svc.Info() }
 // then it cancels them (their callers try another worker) and returns ctx's error.
 func (s *Service) Stop(ctx context.Context) error {
 	err := s.svc.Stop()
+	// The endpoints' unsubscriptions are sent, not yet taken: once the server has them, no
+	// request sent after Stop returns comes here (a queue group's other workers get it).
+	err = errors.Join(err, s.nc.Flush())
 	done := make(chan struct{})
 	go func() { s.running.Wait(); close(done) }()
 	select {
@@ -231,6 +234,11 @@ func serve[Req, Res any](s *Service, r micro.Request, op string, arrived time.Ti
 	}
 	if !slot {
 		s.gauge(func(m *Metrics) { m.waiting.Dec() })
+		if s.ctx.Err() != nil { // stopped, not out of time: a request the unsubscription overtook
+			s.refuse(r, op, OutcomeBusy, "busy", CodeBusy,
+				fmt.Sprintf("vision worker %s is stopping: send the request again (another worker takes it)", s.opts.Instance))
+			return
+		}
 		s.refuse(r, op, OutcomeTimeout, "timeout", vision.CodeFailed,
 			fmt.Sprintf("vision worker %s found no free slot within %s: the farm needs more vision workers", s.opts.Instance, s.opts.Timeout))
 		return
