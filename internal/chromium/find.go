@@ -24,6 +24,13 @@ func Find() (string, error) {
 
 // DiedAtStart reports whether err is chromedp's account of a browser that exited before it
 // answered (Chromium has crashed at start-up on a loaded machine): worth one more try.
+// chromedp has two: "chrome failed to start" with the browser's output, or, when its first
+// command saw the pipe close before chromedp noticed the exit, "starting the browser: lost
+// the connection to the browser".
 func DiedAtStart(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "chrome failed to start")
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "chrome failed to start") || strings.Contains(s, "starting the browser: lost the connection to the browser")
 }
