@@ -1,10 +1,8 @@
 package web
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/tools"
@@ -14,13 +12,7 @@ import (
 // the caller sent: secondary_click's x of 1e308 was converted to an int first and refused as
 // (-9223372036854775808,1). Nothing reaches the page until a coordinate on it does.
 func TestCoordinateToolsRefuseHugeNumbersAsSent(t *testing.T) {
-	d := startBrowser(t, "phone")
-	r := newRecorder(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
-		t.Fatal(err)
-	}
+	d, r, ctx := onTestPage(t, "phone")
 	run := func(name, args string) error {
 		_, err := tools.DefaultOps()[name].Run(ctx, &tools.Task{Driver: d, Args: []byte(args)})
 		return err

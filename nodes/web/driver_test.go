@@ -52,6 +52,20 @@ type recorder struct {
 	srv    *httptest.Server
 }
 
+// onTestPage starts a browser device of profile showing the recorder's test page, with a
+// context that bounds the test's calls.
+func onTestPage(t *testing.T, profile string) (*Driver, *recorder, context.Context) {
+	t.Helper()
+	d := startBrowser(t, profile)
+	r := newRecorder(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	return d, r, ctx
+}
+
 func newRecorder(t *testing.T) *recorder {
 	r := &recorder{}
 	mux := http.NewServeMux()
@@ -137,12 +151,7 @@ func centre(left, top, w, h float64) device.Point {
 }
 
 func TestBrowserDeviceOnAPhoneProfile(t *testing.T) {
-	d := startBrowser(t, "phone")
-	r := newRecorder(t)
-	ctx := context.Background()
-	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
-		t.Fatal(err)
-	}
+	d, r, ctx := onTestPage(t, "phone")
 	if s, _ := d.ScreenSize(ctx); s != (device.Size{Width: 1170, Height: 2532}) {
 		t.Errorf("screen %v", s)
 	}
@@ -261,12 +270,7 @@ func TestBrowserDeviceOnAPhoneProfile(t *testing.T) {
 // A link to a new tab brings it to the front; closing it brings back the one before, and BACK
 // goes back in a tab's history.
 func TestBrowserDeviceTabsAndHistory(t *testing.T) {
-	d := startBrowser(t, "phone")
-	r := newRecorder(t)
-	ctx := context.Background()
-	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
-		t.Fatal(err)
-	}
+	d, r, ctx := onTestPage(t, "phone")
 	if err := d.TapSelector(ctx, "#tab"); err != nil {
 		t.Fatal(err)
 	}
@@ -324,12 +328,7 @@ func TestBrowserDeviceTabsAndHistory(t *testing.T) {
 
 // A desktop profile clicks with the mouse.
 func TestBrowserDeviceOnADesktopProfile(t *testing.T) {
-	d := startBrowser(t, "desktop")
-	r := newRecorder(t)
-	ctx := context.Background()
-	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
-		t.Fatal(err)
-	}
+	d, r, ctx := onTestPage(t, "desktop")
 	if err := d.Tap(ctx, device.Point{X: 120, Y: 50}, 0); err != nil {
 		t.Fatal(err)
 	}

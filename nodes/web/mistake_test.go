@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/corral-farm/corral/nodes/device"
 )
@@ -14,13 +13,7 @@ import (
 // selector that matches nothing is device.ErrNoElement (not_found), not bad input: none of
 // them may pass for the driver's own failure (driver_error). Nothing they ask happens.
 func TestCallersMistakesAreBadInput(t *testing.T) {
-	d := startBrowser(t, "phone")
-	r := newRecorder(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := d.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
-		t.Fatal(err)
-	}
+	d, r, ctx := onTestPage(t, "phone")
 	bySelector := map[string]func(context.Context, string) error{
 		"tap": d.TapSelector, "hover": d.HoverSelector, "secondary click": d.SecondaryClickSelector,
 	}
