@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"time"
 
+	"github.com/corral-farm/corral/nodes/ios"
 	"github.com/corral-farm/corral/nodes/web"
 )
 
@@ -79,6 +81,16 @@ func checkPlatformFlags(fs *flag.FlagSet) error {
 			bad("--adb %q: give auto, off or the adb server's HOST:PORT, e.g. 127.0.0.1:5037 (%v)", a, err)
 		}
 	}
+	if a, ok := flagValue[string](fs, "usbmuxd"); ok {
+		if err := checkUsbmuxd(a); err != nil {
+			bad("%w", err)
+		}
+	}
+	if l, ok := flagValue[string](fs, "wda-launch"); ok && l != "xctest" && l != "none" && l != "" {
+		if err := ios.CheckLaunchCommand(l); err != nil {
+			bad("--wda-launch %q: %w (or xctest, or none)", l, err)
+		}
+	}
 	if p, ok := flagValue[string](fs, "web-profile"); ok {
 		if _, err := web.ProfileNamed(p); err != nil {
 			bad("--web-profile %q: %w", p, err)
@@ -90,6 +102,25 @@ func checkPlatformFlags(fs *flag.FlagSet) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkUsbmuxd checks --usbmuxd, and under auto the USBMUXD_SOCKET_ADDRESS it then reads.
+func checkUsbmuxd(a string) error {
+	const takes = "give auto, off, usbmuxd's socket path (e.g. /var/run/usbmuxd) or its HOST:PORT (e.g. 127.0.0.1:27015)"
+	switch a {
+	case "off", "":
+		return nil
+	case "auto":
+		env := os.Getenv("USBMUXD_SOCKET_ADDRESS")
+		if err := ios.CheckMuxAddress(env); env != "" && err != nil {
+			return fmt.Errorf("USBMUXD_SOCKET_ADDRESS %q (read under --usbmuxd auto): give a socket path or HOST:PORT (%v)", env, err)
+		}
+		return nil
+	}
+	if err := ios.CheckMuxAddress(a); err != nil {
+		return fmt.Errorf("--usbmuxd %q: %s (%v)", a, takes, err)
+	}
+	return nil
 }
 
 // checkDial checks an address to dial: HOST:PORT with a port from 1 to 65535.

@@ -50,6 +50,11 @@ func TestCheckConfigRefusesWhatTheStartRefuses(t *testing.T) {
 		{"up", []string{"--rate-limit", "0/s"}, "--rate-limit 0/s: a rate of zero would let no call through; give a positive rate, e.g. 50/s or 600/m, or off (or 0) for no limit"},
 		{"up", []string{"--adb", "nonsense"}, `--adb "nonsense": give auto, off or the adb server's HOST:PORT, e.g. 127.0.0.1:5037 (missing port in address)`},
 		{"up", []string{"--adb", "127.0.0.1:0"}, `--adb "127.0.0.1:0": give auto, off or the adb server's HOST:PORT`},
+		{"up", []string{"--usbmuxd", "127.0.0.1:99999"}, `--usbmuxd "127.0.0.1:99999": give auto, off, usbmuxd's socket path (e.g. /var/run/usbmuxd) or its HOST:PORT (e.g. 127.0.0.1:27015) (port "99999" is not a port)`},
+		{"up", []string{"--usbmuxd", "tcp://localhost"}, `--usbmuxd "tcp://localhost": give auto, off`},
+		{"up", []string{"--usbmuxd", "  "}, `--usbmuxd "  ": give auto, off`},
+		{"up", []string{"--wda-launch", "ios runwda"}, `--wda-launch "ios runwda": it names no {udid}: write {udid} where the iPhone's UDID goes`},
+		{"up", []string{"--wda-launch", "no-such-launcher-here --udid={udid}"}, `--wda-launch "no-such-launcher-here --udid={udid}": no-such-launcher-here: not found: give a command on PATH or its path (or xctest, or none)`},
 		{"up", []string{"--data", ""}, `--data "": give the directory for the embedded NATS's data`},
 		{"up", []string{"extra"}, `unexpected argument "extra": corral up takes flags only ('corral up -h' lists them)`},
 
@@ -57,6 +62,7 @@ func TestCheckConfigRefusesWhatTheStartRefuses(t *testing.T) {
 		{"node", []string{"--sim", "-5"}, "--sim -5: give how many simulated phones"},
 		{"node", []string{"--web-profile", "banana"}, `--web-profile "banana"`},
 		{"node", []string{"--wda-port", "0"}, "--wda-port 0: not a port"},
+		{"node", []string{"--usbmuxd", "host:"}, `--usbmuxd "host:": give auto, off`},
 		{"node", []string{"--metrics", "127.0.0.1:99999"}, `--metrics "127.0.0.1:99999": port "99999" is not a port`},
 		{"node", []string{"--site", "s1", "--hub", "nats-leaf://127.0.0.1:7422", "--data", ""}, `--data "": give the directory`},
 		{"node", []string{"--site", "s1", "--hub", "nats-leaf://127.0.0.1:7422", "--nats-port", "0"}, "--nats-port 0: not a port"},
@@ -140,4 +146,16 @@ func TestListenHTTPNamesTheProblem(t *testing.T) {
 	assert.Contains(t, err.Error(), "--http 192.0.2.1:8420: ")
 	assert.Contains(t, err.Error(), "give an address of this machine")
 	assert.NotContains(t, err.Error(), "another corral")
+}
+
+// Under --usbmuxd auto, go-ios's USBMUXD_SOCKET_ADDRESS is where iPhones come from: a broken
+// one is refused by name, not followed in vain.
+func TestUsbmuxdFromTheEnvironmentIsChecked(t *testing.T) {
+	t.Setenv("USBMUXD_SOCKET_ADDRESS", "127.0.0.1:0")
+	err := runNode(t.Context(), []string{"--check-config", "--adb", "off", "--usbmuxd", "auto", "--log-level", "error"})
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), `USBMUXD_SOCKET_ADDRESS "127.0.0.1:0" (read under --usbmuxd auto): give a socket path or HOST:PORT (port "0" is not a port)`)
+	}
+	t.Setenv("USBMUXD_SOCKET_ADDRESS", "/nonexistent/usbmuxd")
+	assert.NoError(t, runNode(t.Context(), []string{"--check-config", "--adb", "off", "--usbmuxd", "auto", "--log-level", "error"}))
 }

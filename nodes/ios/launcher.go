@@ -92,6 +92,23 @@ type CommandLauncher struct {
 	runs map[string]*exec.Cmd
 }
 
+// CheckLaunchCommand says what is wrong with a --wda-launch command: one that names no
+// {udid} would start the same WebDriverAgent for every iPhone, and one not on PATH would fail
+// at each launch, long after the start.
+func CheckLaunchCommand(command string) error {
+	args := strings.Fields(command)
+	if len(args) == 0 {
+		return errors.New("no command")
+	}
+	if !strings.Contains(command, "{udid}") {
+		return errors.New("it names no {udid}: write {udid} where the iPhone's UDID goes, e.g. 'ios runwda --udid={udid}'")
+	}
+	if _, err := exec.LookPath(args[0]); err != nil {
+		return fmt.Errorf("%s: not found: give a command on PATH or its path", args[0])
+	}
+	return nil
+}
+
 // udidChars are what a UDID is made of; anything else is refused before it reaches a command.
 var udidChars = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 
