@@ -91,7 +91,11 @@ func check(n *yaml.Node, t reflect.Type, key string, errs *[]error) {
 			bad("%s is not a list (write [a, b] or one \"- item\" a line)", shown(n))
 			return
 		}
-		for _, item := range n.Content {
+		for i, item := range n.Content {
+			if item.ShortTag() == "!!null" && scalarKind(t.Elem().Kind()) { // it would decode as "" or 0
+				*errs = append(*errs, fmt.Errorf("line %d: %s: item %d is empty (null): write a value or leave the item out", item.Line, key, i+1))
+				continue
+			}
 			check(item, t.Elem(), key, errs)
 		}
 	case t.Kind() == reflect.Map || t.Kind() == reflect.Interface:
@@ -118,6 +122,15 @@ func scalarFits(n *yaml.Node, k reflect.Kind) bool {
 		return tag == "!!int" || tag == "!!float"
 	}
 	return true // text takes any scalar
+}
+
+// scalarKind says whether values of kind k are written as one scalar.
+func scalarKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Array, reflect.Struct:
+		return false
+	}
+	return true
 }
 
 // kindWords names what a value of kind k is written as.

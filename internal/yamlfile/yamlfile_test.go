@@ -15,6 +15,7 @@ type settings struct {
 	Weight  *float64       `yaml:"weight"`
 	Labels  map[string]any `yaml:"labels"`
 	Items   []item         `yaml:"items"`
+	Tags    []string       `yaml:"tags"`
 	skipped int
 }
 
@@ -25,7 +26,7 @@ type item struct {
 func TestDecode(t *testing.T) {
 	var s settings
 	doc := "name: 42\non: true\ncount: 3\nwait: 1m30s\nweight: 0.5\nlabels: {a: [1]}\nbase: &b {id: x}\nitems: [*b, {id: y}]\n"
-	if err := Decode([]byte(doc), &s); err == nil || !strings.Contains(err.Error(), `line 7: unknown key "base" (the keys are: name, on, count, wait, weight, labels, items)`) {
+	if err := Decode([]byte(doc), &s); err == nil || !strings.Contains(err.Error(), `line 7: unknown key "base" (the keys are: name, on, count, wait, weight, labels, items, tags)`) {
 		t.Fatalf("unknown key: %v", err)
 	}
 	doc = strings.Replace(doc, "base: &b {id: x}\nitems: [*b,", "items: [{id: x},", 1)
@@ -46,6 +47,8 @@ func TestDecode(t *testing.T) {
 		{"items: [x]\n", `items: "x" is not a set of keys (id)`},
 		{"name: [a]\n", "name: a list is not text"},
 		{"skipped: 1\n", `unknown key "skipped"`},
+		{"tags: [a, ~]\n", "line 1: tags: item 2 is empty (null): write a value or leave the item out"},
+		{"tags:\n  -\n", "line 2: tags: item 1 is empty (null)"},
 		{"a: [\n", "not valid YAML: line 1: did not find expected node content"},
 	} {
 		err := Decode([]byte(c.doc), &settings{})
