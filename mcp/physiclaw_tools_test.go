@@ -139,7 +139,7 @@ func TestNewToolsRefuseBadArguments(t *testing.T) {
 			[]string{"step 1: tap_xy: x must be a number, got a string"}},
 		{"sequence", map[string]any{"steps": []any{map[string]any{"tool_name": "tap_xy", "args": map[string]any{"x": 1, "y": 0, "serial": "x"}}}},
 			[]string{`step 1: tap_xy: unknown argument "serial"`}},
-		{"sequence", map[string]any{"steps": []any{1, 2, 3, 4, 5, 6}}, []string{"steps must be an object {tool_name, args, arg}, got a number"}},
+		{"sequence", map[string]any{"steps": []any{1, 2, 3, 4, 5, 6}}, []string{"each item of steps must be an object {tool_name, args, arg}, got a number"}},
 		{"sequence", map[string]any{"steps": []any{nil}}, []string{"step 1: tool_name is required"}},
 		{"sequence", map[string]any{"step2": map[string]any{"tool_name": "home"}}, []string{"step2 is given but step1 is not"}},
 	} {

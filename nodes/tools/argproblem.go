@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,6 +29,9 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 		if field == "" {
 			field = "arguments"
 		}
+		if _, item := errors.AsType[*itemTypeError](err); item {
+			field = "each item of " + field
+		}
 		return field + " must be " + want + ", got " + gotWords, false, true
 	}
 	// encoding/json has no error type for an unknown field, only this text.
@@ -37,6 +41,45 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 		}
 	}
 	return "", false, false
+}
+
+// itemTypeError is a decoding error about an item of an array argument ({"tags": [1]}), which
+// encoding/json names by the array alone, as if the array had to be the item's type.
+type itemTypeError struct{ *json.UnmarshalTypeError }
+
+func (e *itemTypeError) Unwrap() error { return e.UnmarshalTypeError }
+
+// inItem marks err, decoding into v, as an itemTypeError when the value of the wrong type is
+// an item of an array argument.
+func inItem(err error, v any) error {
+	te, ok := errors.AsType[*json.UnmarshalTypeError](err)
+	if !ok || te.Field == "" {
+		return err
+	}
+	t := reflect.TypeOf(v)
+	for _, part := range strings.Split(fieldPath(te.Field), ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return err
+		}
+		i := slices.IndexFunc(jsonFields(t), func(f reflect.StructField) bool {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			return name == part
+		})
+		if i < 0 {
+			return err
+		}
+		t = jsonFields(t)[i].Type
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && te.Type != t {
+		return &itemTypeError{te}
+	}
+	return err
 }
 
 // fieldPath is a decoding error's field without array indices: Go 1.27 names them ("steps.0"),
