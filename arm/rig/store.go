@@ -15,7 +15,7 @@ import (
 // (a node restart), or a new one when there is none or it does not fit the rig.
 // The rig is first brought to rest with the finger up. When reg is a device.HaltStore, it
 // keeps the rig's halts, and a rig it kept halted stays so, uncalibrated if need be: calibrating
-// moves the gantry.
+// moves the gantry. log is to name the rig, as keepRig's does: calibrate does not name it again.
 func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback, area Area, log *slog.Logger) error {
 	serial := d.info.Serial
 	if err := d.rest(ctx); err != nil {
@@ -42,17 +42,17 @@ func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback,
 		err := loadCalibration(ctx, store, d)
 		if err == nil {
 			cal := d.Calibration()
-			log.Info("arm rig calibration loaded from the farm", "rig", serial, "at", cal.At, "validation_error_mm", cal.ValidationErrMM)
+			log.Info("arm rig calibration loaded from the farm", "at", cal.At, "validation_error_mm", cal.ValidationErrMM)
 			return nil
 		}
-		log.Info("arm rig: calibrating", "rig", serial, "why", err)
+		log.Info("arm rig: calibrating", "why", err)
 	}
 	if d.halt.Load() != nil {
 		// Calibrating moves the gantry: not before a person has looked at the rig.
-		log.Warn("arm rig halted: not calibrated until it is recovered; then arm_calibrate", "rig", serial)
+		log.Warn("arm rig halted: not calibrated until it is recovered; then arm_calibrate")
 		return nil
 	}
-	_, err := d.Calibrate(ctx, func(step string) { log.Debug("arm rig calibration", "rig", serial, "step", step) })
+	_, err := d.Calibrate(ctx, func(step string) { log.Debug("arm rig calibration", "step", step) })
 	return err
 }
 
