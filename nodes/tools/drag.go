@@ -52,9 +52,15 @@ func drag() Tool {
 		if err := t.swipeFrom(ctx, from, to, time.Duration(ms*float64(time.Millisecond)), dragHold); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: DragResult{
-			Message: fmt.Sprintf("dragged from (%.3f, %.3f) to (%.3f, %.3f): pixel (%d, %d) to (%d, %d) in %gms after a %s hold",
-				c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, ms, dragHold),
+		return Output{Data: DragResult{Message: dragMessage(c, from, to, ms),
 			FromX: c[0], FromY: c[1], ToX: c[2], ToY: c[3], Hint: hintSwipe}}, nil
 	})
+}
+
+// dragMessage says what drag did. The hold is what the tool asked for, not a promise: a driver
+// holds longer where its device needs it for a long press (Android: at least 600 ms), and
+// drivers do not report the hold they used.
+func dragMessage(c [4]float64, from, to device.Point, ms float64) string {
+	return fmt.Sprintf("dragged from (%.3f, %.3f) to (%.3f, %.3f): pixel (%d, %d) to (%d, %d) in %gms, after holding the start "+
+		"for a long press (%s asked; a device that needs longer holds longer)", c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, ms, dragHold)
 }
