@@ -935,9 +935,11 @@ func TestChartRefusesBadValues(t *testing.T) {
 	}
 }
 
-// TestChartNotes renders NOTES.txt with helm's engine (through a template that includes it, in
-// a copy of the chart: helm template does not print notes, helm install needs a cluster).
-func TestChartNotes(t *testing.T) {
+// notesChart is a copy of the chart with a template that prints NOTES.txt into a ConfigMap, so
+// that helm's engine renders it (helm template does not print notes, helm install needs a
+// cluster).
+func notesChart(t *testing.T) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "corral")
 	if err := os.CopyFS(dir, os.DirFS(chartDir(t))); err != nil {
 		t.Fatal(err)
@@ -946,13 +948,25 @@ func TestChartNotes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "templates", "zz-notes-probe.yaml"), []byte(probe), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// renderNotes is NOTES.txt as the values of c render it, in a chart copy from notesChart.
+func renderNotes(t *testing.T, dir string, c valuesCase) string {
+	t.Helper()
+	out, err := helm(t, append([]string{"template", release, dir, "--namespace", namespace, "--show-only", "templates/zz-notes-probe.yaml"}, c.args()...)...)
+	if err != nil {
+		t.Fatalf("NOTES.txt: %v", err)
+	}
+	return str(dig(parse(t, out)[0], "data", "notes"))
+}
+
+// TestChartNotes renders NOTES.txt for the defaults and every example.
+func TestChartNotes(t *testing.T) {
+	dir := notesChart(t)
 	for _, c := range cases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := helm(t, append([]string{"template", release, dir, "--namespace", namespace, "--show-only", "templates/zz-notes-probe.yaml"}, c.args()...)...)
-			if err != nil {
-				t.Fatalf("NOTES.txt: %v", err)
-			}
-			notes := str(dig(parse(t, out)[0], "data", "notes"))
+			notes := renderNotes(t, dir, c)
 			url := "http://127.0.0.1:8420/mcp"
 			if c.name == "ingress" {
 				url = "https://corral.example.com/mcp"
@@ -978,6 +992,46 @@ func TestChartNotes(t *testing.T) {
 			}
 			if c.name != "ingress" && !strings.Contains(notes, "kubectl -n corral port-forward svc/corral-gateway 8420:8420") {
 				t.Errorf("NOTES.txt does not say how to reach the gateway:\n%s", notes)
+			}
+		})
+	}
+}
+
+// TestChartNotesNATS: NOTES.txt names the bundled NATS's users (vision's with the workers) and
+// warns when Corral reaches an external NATS as nobody.
+func TestChartNotesNATS(t *testing.T) {
+	dir := notesChart(t)
+	external := []string{"nats.bundled.enabled=false", "nats.external.url=nats://nats.nats.svc:4222"}
+	const warning = "WARNING: Corral connects to it with no user, credentials or client certificate"
+	for _, c := range []struct {
+		name         string
+		sets         []string
+		want, unwant []string
+	}{
+		{"bundled", nil, []string{"node, gateway, operator, admin, vision."}, []string{warning}},
+		{"bundled-no-vision", []string{"vision.enabled=false"}, []string{"node, gateway, operator, admin."}, []string{"vision"}},
+		{"external-nobody", external, []string{warning}, nil},
+		{"external-users", append(slices.Clone(external), "nats.external.auth.existingSecret=corral-nats-users"),
+			[]string{"Secret corral-nats-users (keys gateway, node, vision)"}, []string{warning}},
+		{"external-users-no-vision", append(slices.Clone(external), "nats.external.auth.existingSecret=corral-nats-users", "vision.enabled=false"),
+			[]string{"Secret corral-nats-users (keys gateway, node)"}, []string{warning}},
+		{"external-creds", append(slices.Clone(external), "nats.external.credentials.existingSecret=corral-nats-creds"),
+			[]string{"credentials files from the Secret corral-nats-creds"}, []string{warning}},
+		{"external-mtls", append(slices.Clone(external), "nats.external.tls.existingSecret=ca", "nats.external.tls.clientCert=true"),
+			nil, []string{warning}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			notes := renderNotes(t, dir, valuesCase{name: c.name, sets: c.sets})
+			nats := notes[strings.Index(notes, "\nNATS\n"):]
+			for _, w := range c.want {
+				if !strings.Contains(nats, w) {
+					t.Errorf("NOTES.txt lacks %q:\n%s", w, nats)
+				}
+			}
+			for _, w := range c.unwant {
+				if strings.Contains(nats, w) {
+					t.Errorf("NOTES.txt says %q:\n%s", w, nats)
+				}
 			}
 		})
 	}

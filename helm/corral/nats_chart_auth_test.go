@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -915,4 +916,78 @@ func helmWithKubeconfig(t *testing.T, kubeconfig string, args ...string) ([]byte
 		return out, errors.New(strings.TrimSpace(stderr.String()) + " (" + err.Error() + ")")
 	}
 	return out, nil
+}
+
+// secretKeysUsed lists the keys of the Secret name that the rendered pods read, through
+// secretKeyRef environment variables or Secret volume items ("*" for a whole Secret mounted).
+func secretKeysUsed(m manifest, name string) []string {
+	seen := map[string]bool{}
+	for _, pod := range m.workloads() {
+		for _, ctr := range list(pod["containers"]) {
+			for _, e := range list(ctr["env"]) {
+				if ref := dig(e, "valueFrom", "secretKeyRef"); ref != nil && dig(ref, "name") == name {
+					seen[str(dig(ref, "key"))] = true
+				}
+			}
+		}
+		for _, v := range list(pod["volumes"]) {
+			if dig(v, "secret", "secretName") != name {
+				continue
+			}
+			items := list(dig(v, "secret", "items"))
+			if len(items) == 0 {
+				seen["*"] = true
+			}
+			for _, it := range items {
+				seen[str(it["key"])] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// TestChartNATSExistingSecretKeys: a Secret of one's own holds the keys docs/helm.md names,
+// vision's only with the vision workers: the pods and the bundled NATS read no other key (a
+// key they read and the Secret lacks keeps the pods from starting), and nats-server takes the
+// configuration with only those passwords in its environment.
+func TestChartNATSExistingSecretKeys(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sets []string
+		want []string
+	}{
+		{"bundled", []string{"nats.bundled.auth.existingSecret=mynats"},
+			[]string{"admin", "gateway", "node", "operator", "vision"}},
+		{"bundled-no-vision", []string{"nats.bundled.auth.existingSecret=mynats", "vision.enabled=false"},
+			[]string{"admin", "gateway", "node", "operator"}},
+		{"external", []string{"nats.bundled.enabled=false", "nats.external.url=nats://nats.nats.svc:4222",
+			"nats.external.auth.existingSecret=mynats"}, []string{"gateway", "node", "vision"}},
+		{"external-no-vision", []string{"nats.bundled.enabled=false", "nats.external.url=nats://nats.nats.svc:4222",
+			"nats.external.auth.existingSecret=mynats", "vision.enabled=false"}, []string{"gateway", "node"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vc := valuesCase{name: c.name, sets: c.sets}
+			m := render(t, vc)
+			if m.find("Secret", "mynats") != nil || m.find("Secret", natsAuthSecret) != nil {
+				t.Errorf("the chart makes a NATS auth Secret besides the one named: %v", m.names())
+			}
+			if got := secretKeysUsed(m, "mynats"); !slices.Equal(got, c.want) {
+				t.Errorf("the pods read the keys %v of Secret mynats, want %v", got, c.want)
+			}
+			if m.find("StatefulSet", fullname+"-nats") != nil {
+				environ := map[string]string{"SERVER_NAME": fullname + "-nats-0"}
+				for _, r := range broker.Roles {
+					t.Setenv("NATS_PASSWORD_"+strings.ToUpper(string(r)), "")
+					os.Unsetenv("NATS_PASSWORD_" + strings.ToUpper(string(r)))
+				}
+				for _, k := range c.want {
+					environ["NATS_PASSWORD_"+strings.ToUpper(k)] = "pw" + k
+				}
+				if opts := natsConfig(t, m, environ); len(opts.Users) != len(c.want) {
+					t.Errorf("NATS users %d, want one per key %v", len(opts.Users), c.want)
+				}
+			}
+			validate(t, vc)
+		})
+	}
 }

@@ -101,6 +101,21 @@ site's link never carries (broker.LeafLocal).
 {{- end -}}
 
 {{/*
+The bundled NATS's users as JSON ({"users": [...]}, entries of files/nats-permissions.json):
+every role's, but the vision workers' only with vision.enabled, so that a Secret of one's own
+(nats.bundled.auth.existingSecret) needs the key vision only when the chart runs the workers.
+*/}}
+{{- define "corral.nats.serverUsers" -}}
+{{- $users := list -}}
+{{- range (include "corral.nats.permissions" . | fromJson).users -}}
+{{- if or (ne .role "vision") $.Values.vision.enabled -}}
+{{- $users = append $users . -}}
+{{- end -}}
+{{- end -}}
+{{- dict "users" $users | toJson -}}
+{{- end -}}
+
+{{/*
 How one Corral component reaches NATS with a user and password: include "corral.nats.user"
 (list . "gateway") gives "USER SECRET KEY" (empty when it has none): the bundled NATS's user of
 the role, or the external NATS's from nats.external.auth.
@@ -310,11 +325,12 @@ cluster {
 }
 {{- end }}
 {{- if $n.auth.enabled }}
-# One user per role, with the subject permissions of broker/auth.go (files/nats-permissions.json);
-# the passwords come from the Secret through the environment (NATS_PASSWORD_<ROLE>).
+# One user per role (vision's only with the vision workers), with the subject permissions of
+# broker/auth.go (files/nats-permissions.json); the passwords come from the Secret through the
+# environment (NATS_PASSWORD_<ROLE>).
 authorization {
   users = [
-    {{- range (include "corral.nats.permissions" . | fromJson).users }}
+    {{- range (include "corral.nats.serverUsers" . | fromJson).users }}
     {user: {{ .user | quote }}, password: $NATS_PASSWORD_{{ upper .role }}, permissions: {{ toRawJson .permissions }}}
     {{- end }}
     {{- if .Values.hub.sites }}
