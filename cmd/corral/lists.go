@@ -62,8 +62,16 @@ func (l listFlags) args() (map[string]any, error) {
 // then, when not nil, runs on the same client after the last page.
 func (o *operatorFlags) eachPage(ctx context.Context, tool string, args map[string]any, want int,
 	page func(*mcpgo.CallToolResult) (next string, items int, err error), then func(context.Context, *client.Client) error) error {
-	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
+	d, given := o.callTimeout(tool, args)
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	err := o.eachPageOn(ctx, tool, args, want, page, then)
+	return o.gaveUp(ctx, tool, d, given, err)
+}
+
+// eachPageOn dials and pages within ctx (eachPage).
+func (o *operatorFlags) eachPageOn(ctx context.Context, tool string, args map[string]any, want int,
+	page func(*mcpgo.CallToolResult) (next string, items int, err error), then func(context.Context, *client.Client) error) error {
 	c, closeAll, err := o.dial(ctx)
 	if err != nil {
 		return err

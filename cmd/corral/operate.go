@@ -37,7 +37,8 @@ func newOperatorFlags(name string) *operatorFlags {
 		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp (default: talk to NATS directly)"),
 		tokens:  f.tokenFlag(),
 		nats:    f.natsFlags(),
-		timeout: f.Duration("timeout", 2*time.Minute, "give up after this long"),
+		timeout: f.Duration("timeout", 0, "give up after this long, stopping the call (default: what the call may take on its device: "+
+			"its wait_seconds, then its timeout_ms or the tool's own deadline, plus "+callMargin.String()+"; "+defaultCallTimeout.String()+" for the farm's own tools)"),
 	}
 }
 
@@ -111,8 +112,15 @@ func (o *operatorFlags) callTool(ctx context.Context, tool string, args map[stri
 
 // callToolProgress is callTool telling progress each progress message of the call.
 func (o *operatorFlags) callToolProgress(ctx context.Context, tool string, args map[string]any, progress func(msg string)) (*mcpgo.CallToolResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
+	d, given := o.callTimeout(tool, args)
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	res, err := o.callToolOn(ctx, tool, args, progress)
+	return res, o.gaveUp(ctx, tool, d, given, err)
+}
+
+// callToolOn dials and runs one tool within ctx (callToolProgress).
+func (o *operatorFlags) callToolOn(ctx context.Context, tool string, args map[string]any, progress func(msg string)) (*mcpgo.CallToolResult, error) {
 	c, closeAll, err := o.dial(ctx)
 	if err != nil {
 		return nil, err
@@ -176,40 +184,12 @@ func runCall(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, *o.timeout)
-	defer cancel()
-	c, closeAll, err := o.dial(ctx)
-	if err != nil {
-		return err
-	}
-	defer closeAll()
 	tool := rest[0]
-	var cat *steps.Catalog
-	if lease := strings.TrimSpace(os.Getenv("CORRAL_LEASE")); lease != "" && toolArgs["lease"] == nil {
-		// The holder's handle from the environment, not from argv (where ps shows it), for a
-		// tool that takes one.
-		if cat, err = steps.FetchCatalog(ctx, c); err != nil {
-			return err
-		}
-		if cat.Takes(tool, "lease") {
-			if toolArgs == nil {
-				toolArgs = map[string]any{}
-			}
-			toolArgs["lease"] = lease
-		}
-	}
-	req := mcpgo.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = tool, toolArgs
-	res, err := callOn(ctx, c, req)
-	if err != nil && res == nil && ctx.Err() == nil {
-		if cat == nil {
-			cat, _ = steps.FetchCatalog(ctx, c)
-		}
-		if cat != nil && !cat.Has(tool) {
-			return cat.Check(tool, nil) // names the nearest tool
-		}
-	}
-	if err != nil {
+	d, given := o.callTimeout(tool, toolArgs)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	res, err := o.callOnce(ctx, tool, toolArgs)
+	if err = o.gaveUp(ctx, tool, d, given, err); err != nil {
 		return err
 	}
 	for _, c := range res.Content {
@@ -232,6 +212,42 @@ func runCall(ctx context.Context, args []string) error {
 		}
 	}
 	return nil
+}
+
+// callOnce dials and calls tool within ctx, the holder's lease from $CORRAL_LEASE when the
+// tool takes one and the arguments name none.
+func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[string]any) (*mcpgo.CallToolResult, error) {
+	c, closeAll, err := o.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	var cat *steps.Catalog
+	if lease := strings.TrimSpace(os.Getenv("CORRAL_LEASE")); lease != "" && toolArgs["lease"] == nil {
+		// The holder's handle from the environment, not from argv (where ps shows it), for a
+		// tool that takes one.
+		if cat, err = steps.FetchCatalog(ctx, c); err != nil {
+			return nil, err
+		}
+		if cat.Takes(tool, "lease") {
+			if toolArgs == nil {
+				toolArgs = map[string]any{}
+			}
+			toolArgs["lease"] = lease
+		}
+	}
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, toolArgs
+	res, err := callOn(ctx, c, req)
+	if err != nil && res == nil && ctx.Err() == nil {
+		if cat == nil {
+			cat, _ = steps.FetchCatalog(ctx, c)
+		}
+		if cat != nil && !cat.Has(tool) {
+			return nil, cat.Check(tool, nil) // names the nearest tool
+		}
+	}
+	return res, err
 }
 
 // callArgs reads a call's JSON arguments: the argument given, standard input for "-", none.

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/tools"
+)
+
+// corral call waits, unless told otherwise (--timeout), as long as the call may take on its
+// device: what it may wait in the device's queue, then the task's own deadline, then a margin
+// for the answer to come back. Giving up sooner would stop a task the device was still
+// running within its deadline (a long sleep, an app install, an agent task).
+
+// callMargin is how long corral call waits past a call's own deadline: for the node's answer
+// to come back, or the gateway to tell of a node it lost (heartbeats miss in 2.5 s).
+const callMargin = 30 * time.Second
+
+// defaultCallTimeout bounds the calls of the gateway's own tools (lists, leases, task
+// records), which have no deadline of their own, and the other operator commands.
+const defaultCallTimeout = 2 * time.Minute
+
+// callBudget is how long a call of tool with args may take when --timeout does not say: its
+// wait_seconds, then its deadline (timeout_ms within the tool's cap, else the tool's default;
+// an agent task's timeoutMs or a sleep's seconds when longer), plus callMargin.
+func callBudget(tool string, args map[string]any) time.Duration {
+	wait := duration(args["wait_seconds"], time.Second)
+	t, ok := tools.Lookup(tool)
+	if !ok {
+		return wait + defaultCallTimeout
+	}
+	run := t.Timeout
+	if asked := duration(args["timeout_ms"], time.Millisecond); asked > 0 {
+		run = min(asked, max(t.MaxTimeout, t.Timeout))
+	}
+	run = max(run, duration(args["timeoutMs"], time.Millisecond), duration(args["seconds"], time.Second))
+	return wait + run + callMargin
+}
+
+// duration reads a JSON number as that many units (0 for anything else, or beyond any
+// deadline); the gateway checks the value itself.
+func duration(v any, unit time.Duration) time.Duration {
+	f, ok := v.(float64)
+	if !ok || !(f > 0) || f > float64(maxBudget/unit) {
+		return 0
+	}
+	return time.Duration(f * float64(unit))
+}
+
+// maxBudget is beyond any deadline a tool takes (timeout_ms is capped at a day).
+const maxBudget = 48 * time.Hour
+
+// callTimeout is how long corral call gives tool: --timeout when given (on the command line,
+// in CORRAL_TIMEOUT or the --config file), else callBudget.
+func (o *operatorFlags) callTimeout(tool string, args map[string]any) (d time.Duration, given bool) {
+	if *o.timeout > 0 {
+		return *o.timeout, true
+	}
+	return callBudget(tool, args), false
+}
+
+// gaveUp tells a call that ended because the command's own deadline passed as that, not as
+// what the call saw of it (a node that did not answer, a transport error): the command gave
+// up, which stopped the task, and waiting longer is the remedy.
+func (o *operatorFlags) gaveUp(ctx context.Context, tool string, d time.Duration, given bool, err error) error {
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	what := "the call was abandoned"
+	if t, ok := tools.Lookup(tool); ok && t.Background {
+		what = "the task runs on on its device, to its end or abort_task; get_task_result tells how it ended"
+	} else if ok {
+		what = "the task was stopped"
+	}
+	if given {
+		return fmt.Errorf("%s gave up after --timeout %s: %s; raise --timeout to wait longer", o.Name(), d, what)
+	}
+	return fmt.Errorf("%s gave up after %s (what %s may take: its wait and its deadline, plus %s): %s; pass a larger --timeout to wait longer",
+		o.Name(), d, tool, callMargin, what)
+}
