@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"time"
 )
 
 // runArm dispatches the arm rig commands.
 func runArm(ctx context.Context, args []string) error {
+	const armUsage = "usage: corral arm calibrate [flags] SERIAL, corral arm recover [flags] SERIAL, or corral arm page [--listen ADDR]"
+	if subcommandHelp(args, armUsage+"\n('corral arm calibrate -h' and the others list their flags)") {
+		return flag.ErrHelp
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "calibrate":
@@ -18,7 +24,7 @@ func runArm(ctx context.Context, args []string) error {
 			return runArmPage(ctx, args[1:])
 		}
 	}
-	return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL, corral arm recover [flags] SERIAL, or corral arm page [--listen ADDR]")
+	return errors.New(armUsage)
 }
 
 // runArmRecover brings a rig out of an alarm (the arm_recover tool).

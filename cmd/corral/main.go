@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -50,9 +51,13 @@ func main() {
 }
 
 func realMain(args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage()
+	if len(args) == 0 {
+		usage(os.Stderr)
 		return 2
+	}
+	if isHelp(args[0]) || args[0] == "help" {
+		usage(os.Stdout) // asked for: not an error
+		return 0
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
@@ -65,7 +70,7 @@ func realMain(args []string) int {
 		defer stopWatch()
 		err := c.run(ctx, args[1:])
 		if errors.Is(err, flag.ErrHelp) {
-			return 2
+			return 0 // the help that was asked for is printed
 		}
 		if r := refusals.Refused(); r != nil && err != nil {
 			err = r // what the command saw of it is a cancelled context
@@ -77,16 +82,31 @@ func realMain(args []string) int {
 		return 0
 	}
 	fmt.Fprintf(os.Stderr, "corral: unknown command %q\n\n", args[0])
-	usage()
+	usage(os.Stderr)
 	return 2
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: corral COMMAND [flags]\n\ncommands:")
+// isHelp says whether arg asks for help, as the flag package takes it.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "--h"
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: corral COMMAND [flags]\n\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", c.name, c.usage)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.usage)
 	}
-	fmt.Fprintln(os.Stderr, "\nRun 'corral COMMAND -h' for its flags. Flags may also come from CORRAL_<FLAG> environment variables\nand from a YAML file given with --config.")
+	fmt.Fprintln(w, "\nRun 'corral COMMAND -h' for its flags. Flags may also come from CORRAL_<FLAG> environment variables\nand from a YAML file given with --config.")
+}
+
+// subcommandHelp prints usage for a command of subcommands asked for help (corral sim -h),
+// and says so; the caller then returns flag.ErrHelp.
+func subcommandHelp(args []string, usage string) bool {
+	if len(args) == 0 || !isHelp(args[0]) && args[0] != "help" {
+		return false
+	}
+	fmt.Println(usage)
+	return true
 }
 
 // signalContext is cancelled by the first SIGINT/SIGTERM (graceful drain); a second one exits.
@@ -106,6 +126,10 @@ func signalContext() (context.Context, context.CancelFunc) {
 
 // runSim dispatches the simulators.
 func runSim(ctx context.Context, args []string) error {
+	const simUsage = "usage: corral sim android --count N --listen 127.0.0.1:PORT, corral sim ios --count N --listen 127.0.0.1:PORT, or corral sim arm --listen 127.0.0.1:PORT"
+	if subcommandHelp(args, simUsage+"\n('corral sim android -h' and the others list their flags)") {
+		return flag.ErrHelp
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "android":
@@ -116,5 +140,5 @@ func runSim(ctx context.Context, args []string) error {
 			return runSimIOS(ctx, args[1:])
 		}
 	}
-	return fmt.Errorf("usage: corral sim android --count N --listen 127.0.0.1:PORT, corral sim ios --count N --listen 127.0.0.1:PORT, or corral sim arm --listen 127.0.0.1:PORT")
+	return errors.New(simUsage)
 }

@@ -172,13 +172,20 @@ func structured(res *mcpgo.CallToolResult, v any) error {
 
 func runCall(ctx context.Context, args []string) error {
 	o := newOperatorFlags("call")
-	out := o.String("out", "", "write an image result to this file (JPEG)")
+	out := o.String("out", "", "write an image result to this file, as the tool sent it (JPEG; PNG when asked, e.g. take_screenshot {\"format\":\"png\"})")
+	o.Usage = func() {
+		fmt.Fprintf(o.Output(), "usage: %s\n\nCalls one tool through the farm, as an agent would (README: Try it from the command line), e.g.\n"+
+			"  corral call tap_xy '{\"serial\":\"sim-local-01\",\"x\":0.5,\"y\":0.5}'\n"+
+			"  corral call --out shot.jpg screenshot '{\"serial\":\"sim-local-01\"}'\n"+
+			"$CORRAL_LEASE fills the lease of a tool that takes one when the arguments give none.\n\nflags:\n", callUsage)
+		o.PrintDefaults()
+	}
 	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
 		return err
 	}
 	rest := o.Args()
 	if len(rest) < 1 || len(rest) > 2 {
-		return fmt.Errorf("usage: corral call [flags] TOOL ['{json arguments}' | -]   (flags go before TOOL; - reads the arguments from standard input)")
+		return fmt.Errorf("usage: %s", callUsage)
 	}
 	toolArgs, err := callArgs(rest[1:])
 	if err != nil {
@@ -213,6 +220,9 @@ func runCall(ctx context.Context, args []string) error {
 	}
 	return nil
 }
+
+// callUsage is corral call's command line.
+const callUsage = "corral call [flags] TOOL ['{json arguments}' | -]   (flags go before TOOL; - reads the arguments from standard input)"
 
 // callOnce dials and calls tool within ctx, the holder's lease from $CORRAL_LEASE when the
 // tool takes one and the arguments name none.

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 )
 
 // inProcessVision is nil: this corral is built without vision, and `corral up` says how to add it.
@@ -15,4 +16,10 @@ var errNoVision = errors.New("this corral was built without vision (OCR and temp
 	"build it with `make build-vision` (CGO_ENABLED=1 go build -tags vision ./cmd/corral; the Debian packages it needs: make setup), " +
 	"or run the image of deploy/Dockerfile.vision")
 
-func runVision(context.Context, []string) error { return errNoVision }
+// runVision says so, also to one who asked for its help (then as the help, not an error).
+func runVision(_ context.Context, args []string) error {
+	if subcommandHelp(args, "usage: corral vision [flags]: a vision worker. "+errNoVision.Error()) {
+		return flag.ErrHelp
+	}
+	return errNoVision
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"io"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Help asked for is not an error: corral --help, corral help and every corral X --help exit 0;
+// no command, or an unknown one, is a usage error (2).
+func TestHelpAskedForExitsZero(t *testing.T) {
+	for _, args := range [][]string{
+		{"--help"}, {"-h"}, {"help"},
+		{"devices", "--help"}, {"call", "-h"}, {"up", "--help"}, {"gateway", "-h"}, {"node", "--help"},
+		{"vision", "--help"}, {"sim", "--help"}, {"sim", "android", "-h"}, {"arm", "-h"}, {"arm", "calibrate", "--help"},
+		{"tasks", "--help"}, {"tasks", "export", "-h"}, {"run", "--help"}, {"release", "-h"}, {"drain", "--help"},
+	} {
+		var code int
+		captureOutput(t, func() { code = realMain(args) })
+		assert.Equal(t, 0, code, "%v", args)
+	}
+	for _, args := range [][]string{{}, {"no-such-command"}} {
+		var code int
+		captureOutput(t, func() { code = realMain(args) })
+		assert.Equal(t, 2, code, "%v", args)
+	}
+}
+
+// corral call's help shows how a tool and its arguments are given, and --out takes any image.
+func TestCallHelpShowsTheToolForm(t *testing.T) {
+	out := captureOutput(t, func() { realMain([]string{"call", "--help"}) })
+	assert.Contains(t, out, "corral call [flags] TOOL ['{json arguments}' | -]")
+	assert.Contains(t, out, `corral call tap_xy '{"serial":"sim-local-01","x":0.5,"y":0.5}'`)
+	assert.Contains(t, out, `PNG when asked, e.g. take_screenshot {"format":"png"}`)
+}
+
+// captureOutput runs fn with standard output and error going to a pipe, and returns what it
+// wrote to either.
+func captureOutput(t *testing.T, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	stdout, stderr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = w, w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	defer func() { os.Stdout, os.Stderr = stdout, stderr }()
+	fn()
+	os.Stdout, os.Stderr = stdout, stderr
+	require.NoError(t, w.Close())
+	return <-done
+}
