@@ -9,9 +9,14 @@ import (
 	"github.com/corral-farm/corral/nodes/agent/model"
 )
 
-// retryPause is the wait before the one retry of a model call that failed on the server's
-// side: long tasks should not die of one proxy hiccup.
-const retryPause = 500 * time.Millisecond
+const (
+	// retryPause is the wait before the one retry of a model call that failed on the server's
+	// side: long tasks should not die of one proxy hiccup.
+	retryPause = 500 * time.Millisecond
+	// maxRetryAfter is the longest wait a server's Retry-After gets; a server that asks for
+	// more is out for longer than a task should sit holding its device.
+	maxRetryAfter = 30 * time.Second
+)
 
 // chat asks the model one turn with tools, counting the call and its tokens against the
 // budget. An answer with nothing in it comes back as an empty Response, not an error, so the
@@ -47,11 +52,33 @@ func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []mo
 		if attempt > 0 || !(errors.Is(err, model.ErrServer) || errors.Is(err, model.ErrRateLimited)) {
 			return resp, fmt.Errorf("model call: %w", err)
 		}
-		r.log.Warn("model call failed; retrying once", "err", err)
-		if err := pause(ctx, retryPause); err != nil {
+		wait, waitErr := retryWait(ctx, err)
+		if waitErr != nil {
+			return resp, fmt.Errorf("model call: %w", waitErr)
+		}
+		r.log.Warn("model call failed; retrying once", "err", err, "wait", wait)
+		if err := pause(ctx, wait); err != nil {
 			return resp, err
 		}
 	}
+}
+
+// retryWait is how long to wait before retrying a call that failed with err: the server's
+// Retry-After when it sent one, else retryPause. A wait longer than maxRetryAfter, or than
+// what is left of the task's time, fails at once instead (err then says so).
+func retryWait(ctx context.Context, err error) (time.Duration, error) {
+	after, ok := model.RetryAfter(err)
+	if !ok {
+		return retryPause, nil
+	}
+	if after > maxRetryAfter {
+		return 0, fmt.Errorf("%w: not retried, as that is more than the %s a task waits: try again later", err, maxRetryAfter)
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < after {
+		return 0, fmt.Errorf("%w: not retried, as the task has only %s left: try again later, or give the task more time (timeoutMs)",
+			err, time.Until(dl).Round(100*time.Millisecond))
+	}
+	return after, nil
 }
 
 // pause waits d or until ctx ends.

@@ -15,17 +15,24 @@ import (
 // Client is a Chatter for any OpenAI-compatible chat-completions server. It is safe for
 // concurrent use.
 type Client struct {
-	cfg Config
-	oc  *openai.Client
-	log *slog.Logger
+	cfg     Config
+	oc      *openai.Client
+	log     *slog.Logger
+	metrics *Metrics
 }
+
+// Option configures a Client beyond its Config.
+type Option func(*Client)
+
+// WithMetrics counts the client's requests, and the agent tasks that use it, in m.
+func WithMetrics(m *Metrics) Option { return func(c *Client) { c.metrics = m } }
 
 var _ Chatter = (*Client)(nil)
 
 // NewClient checks cfg and returns a client for it that logs each call at debug level to log
 // (nil: nowhere). Deadlines come from the ctx of each call, not from the client: a streamed
 // answer may rightly take minutes.
-func NewClient(cfg Config, log *slog.Logger) (*Client, error) {
+func NewClient(cfg Config, log *slog.Logger, opts ...Option) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -35,8 +42,15 @@ func NewClient(cfg Config, log *slog.Logger) (*Client, error) {
 	oc := openai.DefaultConfig("") // the key goes in through bearer
 	oc.BaseURL = cfg.baseURL()
 	oc.HTTPClient = newBearer(cfg.APIKey)
-	return &Client{cfg: cfg, oc: openai.NewClientWithConfig(oc), log: log.With("model", cfg.Model)}, nil
+	c := &Client{cfg: cfg, oc: openai.NewClientWithConfig(oc), log: log.With("model", cfg.Model)}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
 }
+
+// Metrics is where the client counts (nil: nowhere); the agent counts its tasks there too.
+func (c *Client) Metrics() *Metrics { return c.metrics }
 
 // String names the endpoint and model, for logs and %v; the key never shows.
 func (c *Client) String() string { return "model.Client{" + c.cfg.String() + "}" }
@@ -54,6 +68,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("model request: %w", err)
 	}
+	ctx, st := withAnswerState(ctx)
 	start := time.Now()
 	var resp Response
 	if req.Stream {
@@ -67,9 +82,11 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	if err == nil && strings.TrimSpace(resp.Text) == "" && len(resp.ToolCalls) == 0 {
 		err = c.empty(resp.FinishReason)
 	}
+	took := time.Since(start)
+	c.metrics.request(ctx, st, err, took)
 	c.log.LogAttrs(ctx, slog.LevelDebug, "model call",
 		slog.Int("messages", len(req.Messages)), slog.Int("tools", len(req.Tools)), slog.Bool("stream", req.Stream),
-		slog.Duration("took", time.Since(start)), slog.String("finish", resp.FinishReason), slog.Int("tool_calls", len(resp.ToolCalls)),
+		slog.Duration("took", took), slog.String("finish", resp.FinishReason), slog.Int("tool_calls", len(resp.ToolCalls)),
 		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens),
 		slog.Any("err", err))
 	return resp, err

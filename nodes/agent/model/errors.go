@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -24,6 +25,7 @@ var (
 	ErrUnreachable   = errors.New("the model endpoint is unreachable")
 	ErrMalformed     = errors.New("the model endpoint sent a malformed answer")
 	ErrEmptyAnswer   = errors.New("the model answered with neither text nor tool calls")
+	ErrTooLarge      = fmt.Errorf("the model's answer is over %d MiB", MaxAnswerBytes>>20)
 )
 
 // maxErrText bounds how much of a server's error body goes into an error: enough for its
@@ -35,11 +37,16 @@ const maxErrText = 300
 // rather than wrapped, so no chain of errors can carry the key out.
 func (c *Client) explain(ctx context.Context, err error) error {
 	base, model := redactURL(c.cfg.baseURL()), c.cfg.Model
+	st := answerStateOf(ctx)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
 			return fmt.Errorf("model %q at %s did not answer in time: %w: give the task more time or use a faster model", model, base, ctxErr)
 		}
 		return fmt.Errorf("model call to %s: %w", base, ctxErr)
+	}
+	if st.tooLarge || errors.Is(err, errTooLarge) {
+		return fmt.Errorf("%w: %s sent more for model %q, which no chat turn needs (answer read no further): "+
+			"check that the base URL is an OpenAI-compatible API root, and that the server is sane", ErrTooLarge, base, model)
 	}
 	status, text := 0, ""
 	var apiErr *openai.APIError
@@ -61,9 +68,9 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: model %q at %s (404: %s): check OPENAI_MODEL or --openai-model against GET %s/models, and that the base URL is the API root (usually ending in /v1)",
 			ErrModelNotFound, model, base, text, base)
 	case status == http.StatusTooManyRequests:
-		return fmt.Errorf("%w: %s (429: %s): retry later or raise the account's limits", ErrRateLimited, base, text)
+		return st.withRetryAfter(fmt.Errorf("%w: %s (429: %s): retry later or raise the account's limits", ErrRateLimited, base, text))
 	case status >= 500:
-		return fmt.Errorf("%w: %s answered %d for model %q: %s: its own logs say why; retrying may help", ErrServer, base, status, model, text)
+		return st.withRetryAfter(fmt.Errorf("%w: %s answered %d for model %q: %s: its own logs say why; retrying may help", ErrServer, base, status, model, text))
 	case status >= 400:
 		return fmt.Errorf("%w: %s answered %d for model %q: %s: check that the model takes tools and images, and that the conversation fits its context",
 			ErrBadRequest, base, status, model, text)
@@ -87,6 +94,11 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %s redirects to %s, and a redirect would carry the API key there: set OPENAI_BASE_URL to the final URL",
 			ErrUnreachable, base, redirect.to)
 	}
+	if errors.Is(err, io.ErrUnexpectedEOF) && st.whole {
+		// The body arrived whole (a complete Content-Length, or the chunked end): its JSON stops short.
+		return fmt.Errorf("%w: %s sent an answer for model %q that stops mid-JSON although the body arrived whole: "+
+			"the server is faulty (its own logs say why), or the base URL is not an OpenAI-compatible API root", ErrMalformed, base, model)
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%w: %s closed the connection mid-answer for model %q: retrying may help", ErrServer, base, model)
 	}
@@ -96,6 +108,14 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: nothing answers at %s: %w: start the model server, or fix OPENAI_BASE_URL or --openai-base-url", ErrUnreachable, base, err)
 	}
 	return fmt.Errorf("model %q at %s: %s", model, base, c.scrub(clip(err.Error())))
+}
+
+// withRetryAfter gives err the server's Retry-After, when it sent one that parses.
+func (st *answerState) withRetryAfter(err error) error {
+	if after, ok := st.retryAfterWait(); ok {
+		return &retryAfterError{err: fmt.Errorf("%w (it asks to retry after %s)", err, after.Round(time.Second)), after: after}
+	}
+	return err
 }
 
 // streamOff is the hint for a server that does not stream as OpenAI does.

@@ -41,6 +41,8 @@ func TestChatErrors(t *testing.T) {
 			model.ErrServer, []string{"closed the connection mid-answer"}},
 		{"connection dropped mid-answer", modelsim.Turn{Text: "Tapping the Settings icon now", Cut: true}, false,
 			model.ErrServer, []string{"closed the connection mid-answer"}},
+		{"whole answer that stops mid-JSON", modelsim.Turn{Raw: `{"id": "x", "choices": [ {"message": `}, false,
+			model.ErrMalformed, []string{"stops mid-JSON although the body arrived whole"}},
 		{"server refuses to stream", modelsim.Fail(400, "streaming is not supported with tools"), true,
 			model.ErrBadRequest, []string{"not supported with tools", "drop --openai-stream"}},
 		{"error event mid-stream", modelsim.Turn{Raw: "data: {\"error\":{\"message\":\"upstream overloaded\",\"type\":\"server_error\"}}\n\n"}, true,
@@ -239,6 +241,85 @@ func waitFor(t *testing.T, cond func() bool) {
 		case <-deadline:
 			t.Error("condition not met within 10s")
 			return
+		}
+	}
+}
+
+// hugeAnswer is a well-formed answer whose text is more than MaxAnswerBytes.
+func hugeAnswer() string {
+	return `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"` +
+		strings.Repeat("a", model.MaxAnswerBytes) + `"},"finish_reason":"stop"}]}`
+}
+
+// TestChatRefusesAnAnswerOverTheLimit checks that an answer past MaxAnswerBytes is not read
+// whole, JSON or streamed, and says so.
+func TestChatRefusesAnAnswerOverTheLimit(t *testing.T) {
+	streamed := "data: " + `{"id":"1","choices":[{"index":0,"delta":{"content":"` + strings.Repeat("b", model.MaxAnswerBytes) + `"},"finish_reason":null}]}` + "\n\n"
+	for _, tc := range []struct {
+		name   string
+		raw    string
+		stream bool
+	}{{"json", hugeAnswer(), false}, {"stream", streamed, true}, {"error body", "", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			turn := modelsim.Turn{Raw: tc.raw}
+			if tc.raw == "" {
+				turn = modelsim.Fail(http.StatusInternalServerError, strings.Repeat("c", model.MaxAnswerBytes))
+			}
+			srv := sim(t, turn)
+			c := newClient(t, srv.BaseURL(), "m")
+			_, err := c.Chat(t.Context(), model.Request{Messages: user("x"), Stream: tc.stream})
+			checkErr(t, err, model.ErrTooLarge, "the model's answer is over 8 MiB", srv.BaseURL())
+			if errors.Is(err, model.ErrServer) || errors.Is(err, model.ErrMalformed) {
+				t.Errorf("a too large answer is also %v", err)
+			}
+		})
+	}
+}
+
+// TestChatTakesAnAnswerAtTheLimit checks that the limit is not off by one.
+func TestChatTakesAnAnswerAtTheLimit(t *testing.T) {
+	head, tail := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`, `"},"finish_reason":"stop"}]}`
+	raw := head + strings.Repeat("a", model.MaxAnswerBytes-len(head)-len(tail)) + tail
+	srv := sim(t, modelsim.Turn{Raw: raw})
+	c := newClient(t, srv.BaseURL(), "m")
+	resp, err := c.Chat(t.Context(), model.Request{Messages: user("x")})
+	if err != nil || len(resp.Text) != model.MaxAnswerBytes-len(head)-len(tail) {
+		t.Fatalf("an answer of exactly %d bytes: %d bytes of text, %v", model.MaxAnswerBytes, len(resp.Text), err)
+	}
+}
+
+// TestChatRetryAfter checks that a 429's or 503's Retry-After, in seconds or as a date, comes
+// with the error.
+func TestChatRetryAfter(t *testing.T) {
+	date := time.Now().Add(90 * time.Second).UTC().Format(http.TimeFormat)
+	for _, tc := range []struct {
+		status      int
+		header      string
+		least, most time.Duration
+	}{
+		{429, "2", 2 * time.Second, 2 * time.Second},
+		{503, "7", 7 * time.Second, 7 * time.Second},
+		{429, date, 80 * time.Second, 90 * time.Second},
+		{429, "soon", -1, -1},
+		{429, "", -1, -1},
+	} {
+		turn := modelsim.Fail(tc.status, "slow down")
+		if tc.header != "" {
+			turn.Header = map[string]string{"Retry-After": tc.header}
+		}
+		srv := sim(t, turn)
+		_, err := newClient(t, srv.BaseURL(), "m").Chat(t.Context(), model.Request{Messages: user("x")})
+		after, ok := model.RetryAfter(err)
+		switch {
+		case tc.least < 0 && ok:
+			t.Errorf("%d Retry-After %q: a wait of %s", tc.status, tc.header, after)
+		case tc.least >= 0 && (!ok || after < tc.least || after > tc.most):
+			t.Errorf("%d Retry-After %q: wait %s (%t), want %s to %s", tc.status, tc.header, after, ok, tc.least, tc.most)
+		case tc.least >= 0 && !strings.Contains(err.Error(), "it asks to retry after"):
+			t.Errorf("the error does not say the wait: %v", err)
+		}
+		if !errors.Is(err, model.ErrRateLimited) && !errors.Is(err, model.ErrServer) {
+			t.Errorf("%d: %v", tc.status, err)
 		}
 	}
 }

@@ -33,6 +33,9 @@ type wireUsage struct {
 
 // answer sends turn as the reply to req, as JSON or as a stream.
 func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
+	for k, v := range turn.Header {
+		w.Header().Set(k, v)
+	}
 	if turn.Status >= 400 {
 		writeError(w, turn.Status, turn.Error)
 		return

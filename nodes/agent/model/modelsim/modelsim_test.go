@@ -213,6 +213,10 @@ func TestRequestsRecorded(t *testing.T) {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	r := reqs[0]
+	if r.Received.IsZero() {
+		t.Errorf("the request has no time it was received")
+	}
+	r.Received = time.Time{}
 	half := 0.5
 	want := Request{Model: "vision", MaxTokens: 9, Temperature: &half, Authorization: "Bearer k", Body: json.RawMessage(body),
 		Messages: []Message{

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Request is a chat request as the server received it, decoded.
@@ -22,6 +23,8 @@ type Request struct {
 	Authorization string
 	// Body is the whole request body, for anything the fields above leave out.
 	Body json.RawMessage
+	// Received is when the server had read the request.
+	Received time.Time
 }
 
 // Message is one message of a request. Text joins the text parts of a multi-part content;

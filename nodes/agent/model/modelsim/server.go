@@ -98,7 +98,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, decodeErr := decodeRequest(body)
-	req.Authorization, req.Body = r.Header.Get("Authorization"), body
+	req.Authorization, req.Body, req.Received = r.Header.Get("Authorization"), body, time.Now()
 
 	s.mu.Lock()
 	s.requests = append(s.requests, req)

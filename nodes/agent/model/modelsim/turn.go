@@ -17,6 +17,8 @@ type Turn struct {
 	// Raw, when set, is sent verbatim as the body (with Status, else 200): garbage, or a
 	// stream cut short.
 	Raw string
+	// Header is sent with the answer, whatever it is (e.g. Retry-After with a 429).
+	Header map[string]string
 	// Delay holds the answer back; the request's context or Close cut it short.
 	Delay time.Duration
 	// Cut drops the connection mid-answer, as a server or proxy that dies does: a stream after
