@@ -122,13 +122,17 @@ func parseStepDone(raw json.RawMessage) (success bool, summary string, err error
 	return false, "", fmt.Errorf(`status must be "success" or "failed", not %q`, cut(a.Status, 40))
 }
 
-// parseFinished reads finished's arguments: the conclusion, possibly empty.
+// parseFinished reads finished's arguments: the conclusion, which its schema requires, as
+// the task's answer to its caller.
 func parseFinished(raw json.RawMessage) (string, error) {
 	var a struct {
-		Content string `json:"content"`
+		Content *string `json:"content"`
 	}
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return "", fmt.Errorf("the arguments are not a JSON object {content} (%v)", err)
 	}
-	return cut(strings.TrimSpace(a.Content), maxSummaryRunes), nil
+	if a.Content == nil || strings.TrimSpace(*a.Content) == "" {
+		return "", errors.New(`content is required: call finished again with {"content":"..."}, the conclusion for the user (what was done, any value the goal asked for)`)
+	}
+	return cut(strings.TrimSpace(*a.Content), maxSummaryRunes), nil
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -13,6 +14,10 @@ const (
 	maxListingRunes = 20000
 	// imageNote replaces a screenshot that is no longer among the latest kept.
 	imageNote = "[older screenshot left out: only the latest are kept]"
+	// maxReplayRunes and maxReplayBytes bound the model's own text and a call's arguments when
+	// its answer goes back to it: a normal turn is far below, a runaway one is not resent whole.
+	maxReplayRunes = 4000
+	maxReplayBytes = 8000
 )
 
 // conversation is the messages of one model exchange (the plan, a step, the conclusion).
@@ -31,12 +36,22 @@ func (c *conversation) add(m ...model.Message) { c.msgs = append(c.msgs, m...) }
 // user adds text from the user.
 func (c *conversation) user(text string) { c.add(model.Message{Role: model.RoleUser, Text: text}) }
 
-// replay adds the model's answer, so the next turn sees what it said and called.
+// replay adds the model's answer, so the next turn sees what it said and called; clipped, so
+// a runaway answer is not sent back whole.
 func (c *conversation) replay(resp model.Response) {
 	if strings.TrimSpace(resp.Text) == "" && len(resp.ToolCalls) == 0 {
 		return // an empty answer cannot be replayed: servers reject empty assistant messages
 	}
-	c.add(model.Message{Role: model.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+	calls := make([]model.ToolCall, len(resp.ToolCalls))
+	for i, tc := range resp.ToolCalls {
+		calls[i] = tc
+		if len(tc.Arguments) > maxReplayBytes {
+			// Still a JSON object: some servers' chat templates parse the arguments.
+			calls[i].Arguments = json.RawMessage(fmt.Sprintf(`{"left_out":"arguments of %d bytes"}`, len(tc.Arguments)))
+		}
+		calls[i].Name = cut(tc.Name, 64)
+	}
+	c.add(model.Message{Role: model.RoleAssistant, Text: cut(resp.Text, maxReplayRunes), ToolCalls: calls})
 }
 
 // result answers one tool call.

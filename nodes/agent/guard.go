@@ -41,7 +41,9 @@ func (g *guard) tokensLeft(u model.Usage) error {
 // action admits one device call of tool with args on screen, or says why not.
 func (g *guard) action(tool, args, screen string) error {
 	if g.actions >= g.budget.MaxActions {
-		return fmt.Errorf("budget: all %d device actions used: give the task a larger action budget or split the goal", g.budget.MaxActions)
+		// The budget is fixed a task: no argument raises it, so smaller tasks are the way.
+		return fmt.Errorf("budget: all %d device actions used: split the goal into smaller agent tasks, each with fewer actions "+
+			"(the budget is %d a task), or make the goal more direct", g.budget.MaxActions, g.budget.MaxActions)
 	}
 	key := tool + "\x00" + args + "\x00" + screen
 	g.seen[key]++

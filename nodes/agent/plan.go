@@ -10,35 +10,61 @@ import (
 )
 
 // plan asks the model for the plan, once more with a correction if its first answer is no
-// usable plan, and sets the task's steps.
-func (r *runner) plan(ctx context.Context) error {
+// usable plan, and sets the task's steps. A model that finds the goal already met on the
+// screen may call finished instead: done then says the task ended with its conclusion.
+func (r *runner) plan(ctx context.Context) (done bool, err error) {
 	obs, err := r.observe(ctx)
 	if err != nil {
-		return fmt.Errorf("planning: %w", err)
+		return false, fmt.Errorf("planning: %w", err)
 	}
+	r.lastObs = obs
 	maxSteps := r.o.Budget.MaxSteps
 	c := newConversation(planPrompt(maxSteps), r.o.Budget.KeepImages)
 	c.screen("The user's goal: "+r.o.Goal, obs)
-	tools := []model.Tool{planTool(maxSteps)}
+	tools := []model.Tool{planTool(maxSteps), finishedTool}
 	var why error
 	for attempt := 0; attempt < 2; attempt++ {
 		resp, err := r.chat(ctx, 0, c, tools)
 		if err != nil {
-			return fmt.Errorf("planning: %w", err)
+			return false, fmt.Errorf("planning: %w", err)
 		}
 		var steps []planStep
 		if steps, why = readPlan(resp, maxSteps); why == nil {
 			r.setPlan(steps)
-			return nil
+			return false, nil
+		}
+		if conclusion, ok := finishedAtOnce(resp); ok {
+			r.finishAtOnce(conclusion)
+			return true, nil
 		}
 		r.log.Info("no usable plan", "attempt", attempt+1, "why", why)
-		c.replay(resp)
+		c.replay(resp) // clipped: a junk answer is not sent back whole
 		for _, call := range resp.ToolCalls {
 			c.result(call.ID, "error: "+why.Error())
 		}
-		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, 1 to %d steps.`, why, maxSteps))
+		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, 1 to %d steps; `+
+			`or, if the screen shows the goal already met, call finished with {"content":"..."}.`, why, maxSteps))
 	}
-	return fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal%s", why, r.noToolsHint())
+	return false, fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal%s", why, r.noToolsHint())
+}
+
+// finishedAtOnce is the conclusion of an answer that ended the task instead of planning: a
+// finished call with its content (one without is no conclusion, and readPlan says why).
+func finishedAtOnce(resp model.Response) (string, bool) {
+	for _, call := range resp.ToolCalls {
+		if call.Name == toolFinished {
+			content, err := parseFinished(call.Arguments)
+			return content, err == nil
+		}
+	}
+	return "", false
+}
+
+// finishAtOnce ends the task without a plan: the goal was met before any step.
+func (r *runner) finishAtOnce(conclusion string) {
+	r.task.Conclusion = conclusion
+	r.summaries = []string{}
+	r.emit(EventPlanned, 0, "📋 No plan needed: the goal is already met: %s", cut(oneLine(conclusion), eventRunes))
 }
 
 // readPlan finds the plan in an answer, or says what is wrong with it.
@@ -46,6 +72,14 @@ func readPlan(resp model.Response, maxSteps int) ([]planStep, error) {
 	for _, call := range resp.ToolCalls {
 		if call.Name == toolPlan {
 			return parsePlan(call.Arguments, maxSteps)
+		}
+	}
+	for _, call := range resp.ToolCalls {
+		if call.Name == toolFinished {
+			if _, err := parseFinished(call.Arguments); err != nil {
+				return nil, fmt.Errorf("it called finished wrongly: %w", err)
+			}
+			return nil, errors.New("it called finished")
 		}
 	}
 	switch {

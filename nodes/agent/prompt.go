@@ -14,7 +14,8 @@ func planPrompt(maxSteps int) string {
 	return `You are an agent operating a phone for a user through tools. ` + seeing + "\n" +
 		fmt.Sprintf(`First make a plan: split the user's goal into 1 to %d short steps, each one thing done on the phone `+
 			`(open an app, tap something, type text, read a value), in order, starting from the screen shown. `+
-			`Call the function plan with the steps; do not act yet.`, maxSteps)
+			`Call the function plan with the steps; do not act yet. `+
+			`If the screen shows the goal already met (or the value it asks for), call finished with the conclusion instead.`, maxSteps)
 }
 
 const stepPrompt = `You are an agent operating a phone for a user through tools, one step of a plan at a time. ` + seeing + `

@@ -66,7 +66,7 @@ func (r *runner) run(ctx context.Context) error {
 		return errors.New("no device to act on")
 	}
 	r.offerTools()
-	if err := r.plan(ctx); err != nil {
+	if done, err := r.plan(ctx); err != nil || done {
 		return err
 	}
 	t.Status = StatusExecuting

@@ -65,13 +65,13 @@ func TestOpensSettingsThenASetting(t *testing.T) {
 		}
 	}
 
-	// What the model was asked: a plan with the plan tool alone, then steps with the device's
+	// What the model was asked: a plan with the plan tool (and finished, for a goal already met), then steps with the device's
 	// tools and the agent's, the recap carrying what step 1 found.
 	reqs := r.srv.Requests()
 	if len(reqs) != 6 {
 		t.Fatalf("%d model requests, want 6", len(reqs))
 	}
-	if got := toolNames(reqs[0]); !slices.Equal(got, []string{"plan"}) {
+	if got := toolNames(reqs[0]); !slices.Equal(got, []string{"plan", "finished"}) {
 		t.Errorf("planning tools %v", got)
 	}
 	if got := toolNames(reqs[1]); !slices.Equal(got, []string{"tap", "tap_xy", "input", "home", "swipe_direction", "step_done", "finished"}) {
