@@ -51,3 +51,29 @@ func TestCallTimeoutNamesItself(t *testing.T) {
 		assert.Less(t, time.Since(start), 20*time.Second, name)
 	}
 }
+
+// corral call adds $CORRAL_LEASE to every call of a tool that takes a lease; when the gateway
+// refuses it (a device the lease does not hold), the error says where the lease came from.
+func TestCallNamesCORRALLEASEWhenItsLeaseIsRefused(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2, Quiet: true})
+	devs := f.Devices()
+	c := f.Client("holder")
+	var got struct {
+		Lease struct {
+			Handle string `json:"handle"`
+		} `json:"lease"`
+	}
+	farmtest.Structured(t, farmtest.MustCall(t, c, "acquire_device", map[string]any{"serial": devs[0].Serial}), &got)
+	require.NotEmpty(t, got.Lease.Handle)
+	t.Setenv("CORRAL_LEASE", got.Lease.Handle)
+
+	err := runCall(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--log-level", "error",
+		"tap_xy", `{"serial":"` + devs[1].Serial + `","x":0.5,"y":0.5}`})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the lease sent was $CORRAL_LEASE's")
+	assert.NotContains(t, err.Error(), got.Lease.Handle)
+
+	// On the device it holds, the lease from the environment works.
+	require.NoError(t, runCall(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--log-level", "error",
+		"tap_xy", `{"serial":"` + devs[0].Serial + `","x":0.5,"y":0.5}`}))
+}

@@ -233,6 +233,7 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	}
 	defer closeAll()
 	var cat *steps.Catalog
+	fromEnv := false
 	if lease := strings.TrimSpace(os.Getenv("CORRAL_LEASE")); lease != "" && toolArgs["lease"] == nil {
 		// The holder's handle from the environment, not from argv (where ps shows it), for a
 		// tool that takes one.
@@ -244,11 +245,16 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 				toolArgs = map[string]any{}
 			}
 			toolArgs["lease"] = lease
+			fromEnv = true
 		}
 	}
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, toolArgs
 	res, err := callOn(ctx, c, req)
+	if fromEnv && res != nil && res.IsError && strings.Contains(err.Error(), "lease") {
+		err = fmt.Errorf("%w\n(the lease sent was $CORRAL_LEASE's, which corral call adds to every tool that takes one: "+
+			"for a device that lease does not hold, unset CORRAL_LEASE or give the call its own \"lease\")", err)
+	}
 	if err != nil && res == nil && ctx.Err() == nil {
 		if cat == nil {
 			cat, _ = steps.FetchCatalog(ctx, c)
