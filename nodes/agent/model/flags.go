@@ -28,6 +28,11 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 			BaseURL: first(*baseURL, env("CORRAL_OPENAI_BASE_URL", "OPENAI_BASE_URL"), DefaultBaseURL),
 			Model:   first(*model, env("CORRAL_OPENAI_MODEL", "OPENAI_MODEL")),
 		}
+		if c.Model == "" {
+			if err := noModel(*baseURL, *keyFile, lookupEnv); err != nil {
+				return Config{}, err
+			}
+		}
 		if *keyFile != "" {
 			key, err := ReadKeyFile(*keyFile)
 			if err != nil {
@@ -43,6 +48,41 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 		}
 		return c, nil
 	}
+}
+
+// noModel refuses a configuration that names a server but no model: agent tasks would
+// only fail at run time. OPENAI_API_KEY alone is no configuration (shells hold it for other
+// tools), so it is refused only beside a base URL or a key meant for Corral.
+func noModel(baseFlag, keyFile string, lookupEnv func(string) (string, bool)) error {
+	var set []string
+	base := strings.TrimSpace(baseFlag)
+	if base != "" {
+		set = append(set, "--openai-base-url")
+	} else if name, v := firstEnv(lookupEnv, "CORRAL_OPENAI_BASE_URL", "OPENAI_BASE_URL"); name != "" {
+		set, base = append(set, name), v
+	}
+	if keyFile != "" {
+		set = append(set, "--openai-api-key-file")
+	}
+	if name, _ := firstEnv(lookupEnv, "CORRAL_OPENAI_API_KEY"); name != "" {
+		set = append(set, name)
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if name, _ := firstEnv(lookupEnv, "OPENAI_API_KEY"); name != "" && keyFile == "" {
+		set = append(set, name)
+	}
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	verb := "is"
+	if len(set) > 1 {
+		verb = "are"
+	}
+	return fmt.Errorf("agent tasks' model: %s %s set, but no model: set OPENAI_MODEL or --openai-model to the model's name at %s "+
+		"(e.g. gpt-4o, or qwen2.5vl for Ollama; GET %s/models lists them), or unset %s to run without agent tasks",
+		strings.Join(set, " and "), verb, redactURL(strings.TrimRight(base, "/")), redactURL(strings.TrimRight(base, "/")), strings.Join(set, " and "))
 }
 
 // streamSetting resolves --openai-stream. A bool flag has no "empty", so whether it was given

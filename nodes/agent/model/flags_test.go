@@ -185,3 +185,48 @@ func TestKeyOnlyFromFile(t *testing.T) {
 		t.Errorf("Authorization = %q", got)
 	}
 }
+
+// A server or a key meant for Corral without a model is refused when the flags are resolved,
+// so --check-config and the start refuse it, naming what is set and what is missing.
+func TestFlagsRefuseAServerWithoutAModel(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte("sk-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		says string // "": no error
+	}{
+		{"base URL and key", nil, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-x"},
+			"OPENAI_BASE_URL and OPENAI_API_KEY are set, but no model: set OPENAI_MODEL or --openai-model to the model's name at http://127.0.0.1:9/v1"},
+		{"base URL flag", []string{"--openai-base-url", "http://u:pw@127.0.0.1:9/v1"}, nil,
+			"--openai-base-url is set, but no model: set OPENAI_MODEL or --openai-model to the model's name at http://u:xxxxx@127.0.0.1:9/v1"},
+		{"CORRAL_ base URL", nil, map[string]string{"CORRAL_OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "CORRAL_OPENAI_BASE_URL is set, but no model"},
+		{"key file", []string{"--openai-api-key-file", keyFile}, map[string]string{"OPENAI_API_KEY": "sk-x"},
+			"--openai-api-key-file is set, but no model: set OPENAI_MODEL or --openai-model to the model's name at " + model.DefaultBaseURL},
+		{"CORRAL_ key", nil, map[string]string{"CORRAL_OPENAI_API_KEY": "sk-x"}, "CORRAL_OPENAI_API_KEY is set, but no model"},
+		{"OPENAI_API_KEY alone is no configuration", nil, map[string]string{"OPENAI_API_KEY": "sk-x"}, ""},
+		{"nothing", nil, nil, ""},
+		{"a whole configuration", nil, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_MODEL": "m"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			resolve := model.Flags(fs, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			_, err := resolve()
+			switch {
+			case tc.says == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.says != "" && (err == nil || !strings.Contains(err.Error(), tc.says)):
+				t.Errorf("error %v, want it to say %q", err, tc.says)
+			case err != nil && (strings.Contains(err.Error(), "sk-x") || strings.Contains(err.Error(), "pw@")):
+				t.Errorf("the error shows a secret: %v", err)
+			}
+		})
+	}
+}
