@@ -19,11 +19,14 @@ import (
 // of its metrics, which /metrics serves beside the others. It sees the farm as the front door
 // does: the same policy, whose tag rules choose the devices each principal sees; without a
 // policy everyone is anonymous, as on /mcp. Its refusals count in corral_gateway_denied_total.
-// Its actions are the front door's own tool calls (consoleActions).
+// Its actions are the front door's own tool calls (consoleActions). Its cookies are keyed by
+// the key of the stateless protocol session ids (sessions.go): derived from the policy's token
+// hashes, the same on every gateway of the farm, known to no caller. Without a policy that key
+// is public, and so is what it seals (a gateway without one serves everyone everything).
 func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 	reg := prometheus.NewRegistry()
 	cfg := console.Config{Farm: g.farm, Log: g.log.With("component", "console"), Metrics: console.NewMetrics(reg),
-		Actions: consoleActions{g}}
+		Actions: consoleActions{g}, Key: g.sessions.key}
 	if h, ok := farmAs[console.History](g.farm); ok {
 		cfg.History = h
 	}
@@ -38,6 +41,17 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 			}
 			return viewerOf(p), true
 		}
+		byName := make(map[string]*Principal, len(pol.principals))
+		for _, p := range pol.principals {
+			byName[p.Name] = p
+		}
+		cfg.Named = func(name string) (console.Viewer, bool) {
+			p, ok := byName[name]
+			if !ok {
+				return console.Viewer{}, false
+			}
+			return viewerOf(p), true
+		}
 		cfg.Denied = g.refusedUnauthenticated
 	}
 	return console.New(cfg), reg
@@ -45,15 +59,16 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 
 // viewerOf is the console's view of a principal: its tag rule, whether it may change devices at
 // all (acquire_device: every tool that changes a device needs it held or free), which tools it
-// may call and whether it is an operator, for the actions the console shows.
+// may call and whether it is an operator, for the actions the console shows; and its token's
+// hash, which the console's login cookie binds.
 func viewerOf(p *Principal) console.Viewer {
 	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: p.MayCall("acquire_device"),
-		MayCall: p.MayCall, Operator: p.Operator, Principal: p}
+		MayCall: p.MayCall, Operator: p.Operator, Principal: p, Credential: p.hash[:]}
 }
 
 // consoleClient names the console as the client of its calls: a lease it takes shows as held
 // by "alice (console)".
-const consoleClient = "console"
+const consoleClient = console.ClientName
 
 // consoleActions carries out the console's actions as tools/call does: the tool's handler as
 // the MCP server holds it (policy check, metrics), called with the viewer's principal, so that

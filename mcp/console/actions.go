@@ -67,13 +67,13 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxActionBody)
-	if reason, msg := checkPost(r); reason != "" {
+	if reason, msg := c.checkPost(r); reason != "" {
 		c.cfg.Metrics.action(name, reason)
 		c.log.Info("console: refused an action not from a console page", "reason", reason, "action", name, "remote", r.RemoteAddr)
 		refuseAction(w, http.StatusForbidden, msg)
 		return
 	}
-	v, reason := c.viewerOf(cookieToken(r)) // the cookie only: actions are for the console's pages
+	v, reason := c.cookieViewer(r) // the cookie only: actions are for the console's pages
 	if reason != "" {
 		c.refused(r, reason)
 		refuseAction(w, http.StatusUnauthorized, "unauthorized: log in to the console first (open / and give your token); scripts call the same tools on /mcp")
@@ -98,7 +98,7 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 		refuseAction(w, http.StatusBadRequest, "bad "+name+": "+err.Error())
 		return
 	}
-	handle := heldHandle(r, v, d.Serial)
+	handle := c.heldHandle(r, v, d.Serial)
 	a := c.carryOut(w, r, v, d.Serial, name, args, handle)
 	out := actionAnswer{OK: a.OK, Message: a.Message}
 	switch name {
@@ -151,7 +151,7 @@ func (c *Console) carryOut(w http.ResponseWriter, r *http.Request, v Viewer, ser
 		if c.holds(r, serial) {
 			return Answer{OK: true, Message: fmt.Sprintf("This console already holds %s.", serial)}
 		}
-		if len(heldAll(r, v)) >= maxHeld {
+		if len(c.heldCurrent(w, r, v)) >= maxHeld {
 			return Answer{Message: fmt.Sprintf("this console session holds %d leases already; release some first (or log out, which releases them)", maxHeld)}
 		}
 		return c.acquired(w, r, v, serial, c.cfg.Actions.Call(r.Context(), v, tool, map[string]any{"serial": serial}))
@@ -185,7 +185,7 @@ func (c *Console) acquired(w http.ResponseWriter, r *http.Request, v Viewer, ser
 	if err := json.Unmarshal(a.Data, &res); err != nil || res.Lease.Handle == "" || res.Lease.Serial != serial {
 		return Answer{Message: fmt.Sprintf("acquire_device answered without a lease of %s (%v); release_device or wait for it to lapse", serial, err)}
 	}
-	keepHeld(w, r, heldLease{Principal: v.Name, Serial: serial, Handle: res.Lease.Handle})
+	c.keepHeld(w, r, heldLease{Principal: v.Name, Serial: serial, Handle: res.Lease.Handle})
 	return Answer{OK: true, Message: fmt.Sprintf("This console holds %s until %s unless an action renews it (at the latest %s). Release it when done.",
 		serial, res.Lease.ExpiresAt.Local().Format(time.TimeOnly), res.Lease.MaxUntil.Local().Format(time.TimeOnly))}
 }

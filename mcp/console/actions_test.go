@@ -110,7 +110,7 @@ func (s *browserSession) act(t *testing.T, serial, action, body string, header .
 func actionsConsole(t *testing.T, farm *fakeFarm, acts *fakeActions) (*httptest.Server, *Metrics) {
 	t.Helper()
 	m := NewMetrics(prometheus.NewRegistry())
-	srv := httptest.NewServer(New(Config{Farm: farm, Authenticate: authenticate, Actions: acts, Metrics: m}))
+	srv := httptest.NewServer(New(Config{Farm: farm, Authenticate: authenticate, Named: named, Actions: acts, Metrics: m}))
 	t.Cleanup(srv.Close)
 	return srv, m
 }
@@ -130,7 +130,7 @@ func TestActionsNeedThePagesToken(t *testing.T) {
 		"a wrong token":     {csrfHeader, s.csrf[:10] + wrong + s.csrf[11:]},
 		"another site":      {"Sec-Fetch-Site", "cross-site"},
 		"another port":      {"Sec-Fetch-Site", "same-site"},
-		"another session's": {csrfHeader, csrfToken("another-session-id-0123", labToken)},
+		"another session's": {csrfHeader, deriveKeys(nil).csrfToken("another-session-id-0123", "labber")},
 	} {
 		if status, a := s.act(t, "d2", "tap", `{"x":0.5,"y":0.5}`, h...); status != http.StatusForbidden || a.OK || a.Message == "" {
 			t.Errorf("%s: %d %+v", name, status, a)
@@ -220,14 +220,15 @@ func TestActionsHoldTheSessionsLease(t *testing.T) {
 	}
 
 	// A cookie of another principal's is not used.
+	c := New(Config{Farm: farm})
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	keep := httptest.NewRecorder()
-	keepHeld(keep, r, heldLease{Principal: "simmer", Serial: "d2", Handle: handle})
+	c.keepHeld(keep, r, heldLease{Principal: "simmer", Serial: "d2", Handle: handle})
 	r.AddCookie(keep.Result().Cookies()[0])
-	if h := heldHandle(r, Viewer{Name: "labber"}, "d2"); h != "" {
+	if h := c.heldHandle(r, Viewer{Name: "labber"}, "d2"); h != "" {
 		t.Errorf("labber used simmer's lease: %q", h)
 	}
-	if h := heldHandle(r, Viewer{Name: "simmer"}, "d2"); h != handle {
+	if h := c.heldHandle(r, Viewer{Name: "simmer"}, "d2"); h != handle {
 		t.Errorf("simmer's own lease: %q", h)
 	}
 }
@@ -254,18 +255,19 @@ func TestControlsFollowTheViewersRights(t *testing.T) {
 	}
 }
 
-// A page's CSRF token is its session's and its viewer's: another session, another token, and
-// the token before a login each give another.
+// A page's CSRF token is its session's and its viewer's, under the farm's key: another
+// session, another principal, the page before a login and another farm each give another.
 func TestCSRFTokenOfSessionAndToken(t *testing.T) {
-	a := csrfToken("session-a-0123456789abcdef", "token-1")
-	for _, other := range []string{csrfToken("session-b-0123456789abcdef", "token-1"), csrfToken("session-a-0123456789abcdef", "token-2"),
-		csrfToken("session-a-0123456789abcdef", "")} {
+	k := deriveKeys([]byte("farm key"))
+	a := k.csrfToken("session-a-0123456789abcdef", "alice")
+	for _, other := range []string{k.csrfToken("session-b-0123456789abcdef", "alice"), k.csrfToken("session-a-0123456789abcdef", "bob"),
+		k.csrfToken("session-a-0123456789abcdef", ""), deriveKeys([]byte("another farm")).csrfToken("session-a-0123456789abcdef", "alice")} {
 		if other == a {
-			t.Fatal("two sessions or tokens share a CSRF token")
+			t.Fatal("two sessions, principals or farms share a CSRF token")
 		}
 	}
-	if a != csrfToken("session-a-0123456789abcdef", "token-1") {
-		t.Fatal("the CSRF token is not stable")
+	if a != deriveKeys([]byte("farm key")).csrfToken("session-a-0123456789abcdef", "alice") {
+		t.Fatal("the CSRF token is not stable, or not the same on every gateway of the farm")
 	}
 }
 
@@ -296,13 +298,12 @@ func FuzzActionBody(f *testing.F) {
 
 // A lease cookie's value never panics its parser, and what it accepts names a lease.
 func FuzzHeldCookie(f *testing.F) {
-	r := httptest.NewRecorder()
-	keepHeld(r, httptest.NewRequest(http.MethodGet, "/", nil), heldLease{Principal: "p", Serial: "s", Handle: "h"})
-	f.Add(r.Result().Cookies()[0].Value)
+	k := deriveKeys([]byte("farm key"))
+	f.Add(k.sealHeld(heldLease{Principal: "p", Serial: "s", Handle: "h"}))
 	f.Add("e30")
 	f.Add("!!")
 	f.Fuzz(func(t *testing.T, value string) {
-		if h, ok := parseHeld(value); ok && (h.Principal == "" || h.Serial == "" || h.Handle == "") {
+		if h, ok := k.openHeld(heldName("s"), value); ok && (h.Principal == "" || h.Serial != "s" || h.Handle == "") {
 			t.Fatalf("accepted %+v", h)
 		}
 	})

@@ -15,8 +15,9 @@
 // by every watcher (hub.go).
 //
 // A browser cannot put a bearer token on an <img> or an EventSource, so the console takes the
-// token once (a login form, or ?token= on any page) and keeps it in an HttpOnly, SameSite=Strict
-// cookie; requests may also carry the bearer header, as /mcp's do (viewer.go). Actions take the
+// token once (a login form, or ?token= on any page) and keeps a login in an HttpOnly,
+// SameSite=Strict cookie: a MAC'd name and expiry, never the token (login_cookie.go); requests
+// may also carry the bearer header, as /mcp's do (viewer.go). Actions take the
 // cookie only: they are for the console's own pages, and scripts have /mcp.
 package console
 
@@ -67,6 +68,10 @@ type Viewer struct {
 	Operator bool
 	// Principal is the front door's own record of the viewer, handed back to Actions.
 	Principal any
+	// Credential ties the viewer to its token as the policy holds it now (the token's SHA-256,
+	// never the token): a login cookie binds it, so that a token changed or removed ends the
+	// login. Secret: never shown.
+	Credential []byte
 }
 
 // Anonymous is every viewer of a console without authentication (a gateway without a policy,
@@ -100,6 +105,10 @@ type Answer struct {
 	Data json.RawMessage
 }
 
+// ClientName names the console as the MCP client of its calls: a lease it takes shows as held
+// by "alice (console)".
+const ClientName = "console"
+
 // Refusal reasons, as the gateway counts them (corral_gateway_denied_total).
 const (
 	ReasonNoToken  = "no_token"
@@ -114,6 +123,14 @@ type Config struct {
 	// Authenticate returns the viewer a token names, false for none. Nil: no authentication;
 	// everyone is Anonymous (a gateway without a policy, on loopback).
 	Authenticate func(token string) (Viewer, bool)
+	// Named returns the viewer a principal's name names now, with its Credential, false for
+	// none: the login cookie holds the name, not the token. Needed with Authenticate.
+	Named func(name string) (Viewer, bool)
+	// Key is a secret every gateway of the farm shares (the gateway's key for stateless
+	// protocol session ids): it keys the login cookie, the CSRF tokens and the sealing of the
+	// lease cookies, so that any gateway takes what another set. Nil: a random key, good for
+	// this console only.
+	Key []byte
 	// Denied counts and logs a request refused for want of a viewer, by reason
 	// (ReasonNoToken, ReasonBadToken); nil: the console logs it itself.
 	Denied func(r *http.Request, reason string)
@@ -128,6 +145,8 @@ type Config struct {
 // Console serves the device wall.
 type Console struct {
 	cfg     Config
+	keys    consoleKeys
+	now     func() time.Time
 	log     *slog.Logger
 	mux     *http.ServeMux
 	pages   *pages
@@ -146,7 +165,7 @@ func New(cfg Config) *Console {
 		_, _ = rand.Read(b)
 		cfg.Watcher = "gw_" + hex.EncodeToString(b)
 	}
-	c := &Console{cfg: cfg, log: cfg.Log, mux: http.NewServeMux(), pages: mustPages(),
+	c := &Console{cfg: cfg, keys: deriveKeys(cfg.Key), now: time.Now, log: cfg.Log, mux: http.NewServeMux(), pages: mustPages(),
 		leases: newCached(time.Second, func(ctx context.Context) (map[string]broker.Lease, error) {
 			return leaseMap(ctx, cfg.Farm)
 		}),

@@ -14,12 +14,13 @@ import (
 // goes with its requests. So a POST also needs
 //   - a Sec-Fetch-Site header, when the browser sends one (all current browsers do), of
 //     "same-origin" (or "none": typed by the user), and
-//   - the page's CSRF token, which only a page of the console has: it is derived from the
-//     console session's id and the viewer's token, both in HttpOnly cookies that no script
-//     reads, so that any gateway of the farm checks it without keeping state.
+//   - the page's CSRF token, which only a page of the console has: a MAC, keyed by the farm's
+//     shared key (Config.Key), of the console session's id (an HttpOnly cookie no script reads)
+//     and the principal its login names, so that any gateway of the farm checks it without
+//     keeping state, and a server that was sent the cookies still cannot compute it.
 
-// sessionCookie holds the console session's random id: it keys the CSRF token, and it lives
-// for the browser's session, as the token's cookie.
+// sessionCookie holds the console session's random id: the CSRF token binds it, and it lives
+// for the browser's session, as the login cookie.
 const sessionCookie = "corral_console_session"
 
 // The CSRF token travels in a header (scripts) or a form field (the login and logout forms).
@@ -40,18 +41,19 @@ func session(w http.ResponseWriter, r *http.Request) string {
 	return id
 }
 
-// csrfToken is the token of a page of session sid seen with the viewer's token ("" before a
-// login, or without authentication).
-func csrfToken(sid, token string) string {
-	m := hmac.New(sha256.New, []byte(sid))
-	m.Write([]byte("corral console csrf\x00"))
-	m.Write([]byte(token))
+// csrfToken is the token of a page of session sid logged in as principal ("" before a login,
+// or without authentication).
+func (k consoleKeys) csrfToken(sid, principal string) string {
+	m := hmac.New(sha256.New, k.csrf)
+	m.Write([]byte(sid))
+	m.Write([]byte{0})
+	m.Write([]byte(principal))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // pageCSRF is the CSRF token a page rendered for r embeds.
-func pageCSRF(w http.ResponseWriter, r *http.Request) string {
-	return csrfToken(session(w, r), cookieToken(r))
+func (c *Console) pageCSRF(w http.ResponseWriter, r *http.Request) string {
+	return c.keys.csrfToken(session(w, r), c.loginName(r))
 }
 
 // Why a POST was refused, for the actions' metrics.
@@ -62,7 +64,7 @@ const (
 
 // checkPost refuses a POST that is not from one of the console's pages: 403 and a line saying
 // what to do. It returns the reason, "" when the POST may go on.
-func checkPost(r *http.Request) (reason, msg string) {
+func (c *Console) checkPost(r *http.Request) (reason, msg string) {
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "", "same-origin", "none":
 	default:
@@ -73,7 +75,7 @@ func checkPost(r *http.Request) (reason, msg string) {
 	if given == "" {
 		given = r.PostFormValue(csrfField)
 	}
-	if err != nil || given == "" || !hmac.Equal([]byte(given), []byte(csrfToken(ck.Value, cookieToken(r)))) {
+	if err != nil || given == "" || !hmac.Equal([]byte(given), []byte(c.keys.csrfToken(ck.Value, c.loginName(r)))) {
 		return refusedCSRF, "forbidden: the page's CSRF token is missing or out of date (the page was opened before a login, or another site sent this request); reload the page and try again"
 	}
 	return "", ""

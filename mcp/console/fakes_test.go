@@ -157,9 +157,22 @@ func testFarm() *fakeFarm {
 func authenticate(token string) (Viewer, bool) {
 	switch token {
 	case simToken:
-		return Viewer{Name: "simmer", Tags: []string{"sim"}, MayUse: func(tags []string) bool { return slices.Contains(tags, "sim") }}, true
+		return named("simmer")
 	case labToken:
-		return Viewer{Name: "labber", Tags: []string{"lab"}, MayUse: func(tags []string) bool { return slices.Contains(tags, "lab") }, MayAct: true}, true
+		return named("labber")
+	}
+	return Viewer{}, false
+}
+
+// named is the viewer of a principal's name, as authenticate's tokens make them.
+func named(name string) (Viewer, bool) {
+	switch name {
+	case "simmer":
+		return Viewer{Name: "simmer", Tags: []string{"sim"}, MayUse: func(tags []string) bool { return slices.Contains(tags, "sim") },
+			Credential: []byte("hash of " + simToken)}, true
+	case "labber":
+		return Viewer{Name: "labber", Tags: []string{"lab"}, MayUse: func(tags []string) bool { return slices.Contains(tags, "lab") }, MayAct: true,
+			Credential: []byte("hash of " + labToken)}, true
 	}
 	return Viewer{}, false
 }
@@ -169,7 +182,7 @@ func testConsole(t *testing.T, farm *fakeFarm, screens *fakeScreens) (*httptest.
 	t.Helper()
 	var mu sync.Mutex
 	denied := &[]string{}
-	cfg := Config{Farm: farm, History: &fakeHistory{}, Authenticate: authenticate, Denied: func(_ *http.Request, r string) {
+	cfg := Config{Farm: farm, History: &fakeHistory{}, Authenticate: authenticate, Named: named, Denied: func(_ *http.Request, r string) {
 		mu.Lock()
 		*denied = append(*denied, r)
 		mu.Unlock()

@@ -1,6 +1,9 @@
 package console
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -17,6 +20,10 @@ import (
 // restart would lose, and any gateway of the farm serves the next action. One cookie per device
 // (not one for all) so that two tabs acquiring two devices at once cannot overwrite each other.
 // A cookie names the principal that acquired it: a session logged in as another ignores it.
+//
+// The handle is sealed (AES-GCM under a key derived from the farm's shared key, Config.Key, the
+// cookie's name as associated data): browsers send a site's cookies to its every port, and a
+// server there must not learn a handle, which drives the device as its holder on /mcp.
 
 const (
 	heldPrefix = "corral_lease_"
@@ -37,26 +44,55 @@ func heldName(serial string) string {
 	return heldPrefix + hex.EncodeToString(sum[:8])
 }
 
-// parseHeld decodes a cookie's value; false for one that is not a held lease.
-func parseHeld(value string) (heldLease, bool) {
+// sealer is the AEAD of the lease cookies.
+func (k consoleKeys) sealer() cipher.AEAD {
+	block, err := aes.NewCipher(k.seal[:32])
+	if err != nil {
+		panic(err) // a 32-byte key always makes a cipher
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return aead
+}
+
+// sealHeld is the cookie value of h: a random nonce and the sealed JSON, base64url.
+func (k consoleKeys) sealHeld(h heldLease) string {
+	aead := k.sealer()
+	b, _ := json.Marshal(h)
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(b)+aead.Overhead())
+	_, _ = rand.Read(nonce)
+	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, b, []byte(heldName(h.Serial))))
+}
+
+// openHeld decodes the value of the cookie called name; false for one that is not a held
+// lease sealed by this farm under that name.
+func (k consoleKeys) openHeld(name, value string) (heldLease, bool) {
+	aead := k.sealer()
 	b, err := base64.RawURLEncoding.DecodeString(value)
+	if err != nil || len(b) < aead.NonceSize() {
+		return heldLease{}, false
+	}
+	plain, err := aead.Open(nil, b[:aead.NonceSize()], b[aead.NonceSize():], []byte(name))
 	if err != nil {
 		return heldLease{}, false
 	}
 	var h heldLease
-	if json.Unmarshal(b, &h) != nil || h.Principal == "" || h.Serial == "" || h.Handle == "" {
+	if json.Unmarshal(plain, &h) != nil || h.Principal == "" || h.Serial == "" || h.Handle == "" || heldName(h.Serial) != name {
 		return heldLease{}, false
 	}
 	return h, true
 }
 
 // heldHandle is the handle of serial's lease this session acquired as v; "" for none.
-func heldHandle(r *http.Request, v Viewer, serial string) string {
-	ck, err := r.Cookie(heldName(serial))
+func (c *Console) heldHandle(r *http.Request, v Viewer, serial string) string {
+	name := heldName(serial)
+	ck, err := r.Cookie(name)
 	if err != nil {
 		return ""
 	}
-	h, ok := parseHeld(ck.Value)
+	h, ok := c.keys.openHeld(name, ck.Value)
 	if !ok || h.Principal != v.Name || h.Serial != serial {
 		return ""
 	}
@@ -64,13 +100,37 @@ func heldHandle(r *http.Request, v Viewer, serial string) string {
 }
 
 // heldAll lists the leases this session acquired as v.
-func heldAll(r *http.Request, v Viewer) []heldLease {
+func (c *Console) heldAll(r *http.Request, v Viewer) []heldLease {
 	var out []heldLease
 	for _, ck := range r.Cookies() {
 		if !strings.HasPrefix(ck.Name, heldPrefix) {
 			continue
 		}
-		if h, ok := parseHeld(ck.Value); ok && h.Principal == v.Name && ck.Name == heldName(h.Serial) {
+		if h, ok := c.keys.openHeld(ck.Name, ck.Value); ok && h.Principal == v.Name {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// heldCurrent lists the leases this session acquired as v that may still be their devices'
+// current leases, and drops the cookies of those that are not (released elsewhere, revoked,
+// lapsed): only current ones count against maxHeld. A lease is gone when its node lists
+// another lease of the device, or the registry shows the device gone or not held by this
+// principal's console; when neither is known (its node did not answer), it counts.
+func (c *Console) heldCurrent(w http.ResponseWriter, r *http.Request, v Viewer) []heldLease {
+	leases, _ := c.leases.get(r.Context())
+	ours := broker.Holder{Principal: v.Name, Client: ClientName}.String()
+	var out []heldLease
+	for _, h := range c.heldAll(r, v) {
+		l, listed := leases[h.Serial]
+		d, known := c.cfg.Farm.Device(h.Serial)
+		switch {
+		case listed && subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(broker.HandleHash(h.Handle))) == 1:
+			out = append(out, h)
+		case listed, !known, d.Holder != ours:
+			dropHeld(w, r, h.Serial)
+		default:
 			out = append(out, h)
 		}
 	}
@@ -78,9 +138,8 @@ func heldAll(r *http.Request, v Viewer) []heldLease {
 }
 
 // keepHeld sets the cookie of a lease acquired.
-func keepHeld(w http.ResponseWriter, r *http.Request, h heldLease) {
-	b, _ := json.Marshal(h)
-	http.SetCookie(w, &http.Cookie{Name: heldName(h.Serial), Value: base64.RawURLEncoding.EncodeToString(b), Path: "/",
+func (c *Console) keepHeld(w http.ResponseWriter, r *http.Request, h heldLease) {
+	http.SetCookie(w, &http.Cookie{Name: heldName(h.Serial), Value: c.keys.sealHeld(h), Path: "/",
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
 
@@ -93,7 +152,7 @@ func dropHeld(w http.ResponseWriter, r *http.Request, serial string) {
 // holds reports whether this session holds serial's current lease: it acquired a lease of it,
 // and that lease is the one its node holds now (not one that expired or was revoked since).
 func (c *Console) holds(r *http.Request, serial string) bool {
-	handle := heldHandle(r, viewerFrom(r.Context()), serial)
+	handle := c.heldHandle(r, viewerFrom(r.Context()), serial)
 	if handle == "" {
 		return false
 	}
@@ -107,7 +166,7 @@ func (c *Console) releaseAll(w http.ResponseWriter, r *http.Request, v Viewer) {
 	if c.cfg.Actions == nil {
 		return
 	}
-	for _, h := range heldAll(r, v) {
+	for _, h := range c.heldAll(r, v) {
 		a := c.cfg.Actions.Call(r.Context(), v, "release_device", map[string]any{"serial": h.Serial, "lease": h.Handle})
 		c.cfg.Metrics.action("release", outcomeOf(a))
 		dropHeld(w, r, h.Serial)

@@ -109,7 +109,7 @@ type frame struct {
 
 // frameOf starts the frame of a page for r.
 func (c *Console) frameOf(w http.ResponseWriter, r *http.Request, title string, page any) frame {
-	return frame{Title: title, Viewer: viewerFrom(r.Context()), Auth: c.cfg.Authenticate != nil, CSRF: pageCSRF(w, r), Page: page}
+	return frame{Title: title, Viewer: viewerFrom(r.Context()), Auth: c.cfg.Authenticate != nil, CSRF: c.pageCSRF(w, r), Page: page}
 }
 
 // gridPage serves the grid: /?platform=&tag=&node=&state=.
@@ -146,5 +146,5 @@ type loginData struct {
 // loginForm asks for a token; next is where to go after.
 func (c *Console) loginForm(w http.ResponseWriter, r *http.Request, next, msg string, status int) {
 	w.Header().Set("Cache-Control", "no-store")
-	c.pages.render(w, "login", status, frame{Title: "Log in", CSRF: pageCSRF(w, r), Page: loginData{Next: localPath(next), Message: msg}})
+	c.pages.render(w, "login", status, frame{Title: "Log in", CSRF: c.pageCSRF(w, r), Page: loginData{Next: localPath(next), Message: msg}})
 }

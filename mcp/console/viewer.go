@@ -2,16 +2,15 @@ package console
 
 import (
 	"context"
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
 )
 
-// cookieName holds the viewer's token. HttpOnly (no script reads it), SameSite=Strict (no other
-// site's page sends it), Secure over TLS, for the browser's session only. The token itself
-// rather than a session of the gateway's: gateways keep no state a restart would lose, and
-// any gateway of the farm takes it.
+// cookieName holds the viewer's login (login_cookie.go): a MAC'd name and expiry, never the
+// token. HttpOnly (no script reads it), SameSite=Strict (no other site's page sends it), Secure
+// over TLS, for the browser's session only. Stateless rather than a session of the gateway's:
+// gateways keep no state a restart would lose, and any gateway of the farm takes it.
 const cookieName = "corral_console"
 
 // maxLoginBody bounds the login form.
@@ -25,13 +24,33 @@ func viewerFrom(ctx context.Context) Viewer {
 }
 
 // identify finds the viewer of r: Anonymous without authentication; else the token of the
-// Authorization header (as /mcp takes it) or of the cookie. reason says why there is none.
-func (c *Console) identify(r *http.Request) (v Viewer, reason string) {
-	token := cookieToken(r)
+// Authorization header (as /mcp takes it) or the login cookie, which it renews (w). reason
+// says why there is none.
+func (c *Console) identify(w http.ResponseWriter, r *http.Request) (v Viewer, reason string) {
 	if scheme, t, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
-		token = strings.TrimSpace(t)
+		return c.viewerOf(strings.TrimSpace(t))
 	}
-	return c.viewerOf(token)
+	v, reason = c.cookieViewer(r)
+	if reason == "" && c.cfg.Authenticate != nil {
+		_, exp, _ := c.loginOf(r)
+		c.renewLogin(w, r, v, exp)
+	}
+	return v, reason
+}
+
+// cookieViewer is the viewer of r's login cookie (Anonymous without authentication); reason
+// says why there is none.
+func (c *Console) cookieViewer(r *http.Request) (v Viewer, reason string) {
+	if c.cfg.Authenticate == nil {
+		return Anonymous, ""
+	}
+	if v, _, ok := c.loginOf(r); ok {
+		return v, ""
+	}
+	if hasLoginCookie(r) {
+		return Viewer{}, ReasonBadToken
+	}
+	return Viewer{}, ReasonNoToken
 }
 
 // viewerOf is the viewer a token names; reason says why there is none.
@@ -46,19 +65,6 @@ func (c *Console) viewerOf(token string) (v Viewer, reason string) {
 		return v, ""
 	}
 	return Viewer{}, ReasonBadToken
-}
-
-// cookieToken is the token of the console's cookie; "" for none.
-func cookieToken(r *http.Request) string {
-	ck, err := r.Cookie(cookieName)
-	if err != nil {
-		return ""
-	}
-	b, err := base64.RawURLEncoding.DecodeString(ck.Value)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // refused counts and logs a request without a viewer; never the token.
@@ -87,20 +93,21 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerF
 				c.loginForm(w, r, next, loginLinkRefused, http.StatusForbidden)
 				return
 			}
-			if _, ok := c.cfg.Authenticate(token); !ok {
+			v, ok := c.cfg.Authenticate(token)
+			if !ok {
 				c.refused(r, ReasonBadToken)
 				c.loginForm(w, r, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
 				return
 			}
-			setToken(w, r, token)
+			c.setLogin(w, r, v)
 			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		}
-		v, reason := c.identify(r)
+		v, reason := c.identify(w, r)
 		if reason != "" {
 			msg := ""
 			if reason == ReasonBadToken {
-				msg = "Your token is no longer valid for this gateway."
+				msg = "Your login is no longer valid for this gateway: it expired, or your token was changed. Log in again."
 			}
 			c.refused(r, reason)
 			c.loginForm(w, r, r.URL.RequestURI(), msg, http.StatusUnauthorized)
@@ -113,7 +120,7 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerF
 // api wraps a data handler: without a viewer, 401 and a line saying what to do.
 func (c *Console) api(h func(http.ResponseWriter, *http.Request)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		v, reason := c.identify(r)
+		v, reason := c.identify(w, r)
 		if reason != "" {
 			c.refused(r, reason)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="corral"`)
@@ -131,7 +138,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad login form: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if _, msg := checkPost(r); msg != "" {
+	if _, msg := c.checkPost(r); msg != "" {
 		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
@@ -141,7 +148,8 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
-	if _, ok := c.cfg.Authenticate(token); token == "" || !ok {
+	v, ok := c.cfg.Authenticate(token)
+	if token == "" || !ok {
 		reason := ReasonBadToken
 		if token == "" {
 			reason = ReasonNoToken
@@ -150,7 +158,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.loginForm(w, r, next, "That token is not valid for this gateway.", http.StatusUnauthorized)
 		return
 	}
-	setToken(w, r, token)
+	c.setLogin(w, r, v)
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
@@ -158,21 +166,15 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 // else could end them before they lapse.
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginBody)
-	if _, msg := checkPost(r); msg != "" {
+	if _, msg := c.checkPost(r); msg != "" {
 		http.Error(w, msg, http.StatusForbidden)
 		return
 	}
-	if v, reason := c.viewerOf(cookieToken(r)); reason == "" {
+	if v, reason := c.cookieViewer(r); reason == "" {
 		c.releaseAll(w, r, v)
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/", http.StatusSeeOther)
-}
-
-// setToken keeps the token in the cookie, base64url-encoded: a token may hold characters a
-// cookie cannot (';', ',', '"').
-func setToken(w http.ResponseWriter, r *http.Request, token string) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(token)), Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
 
 // localPath returns p if it is a path of this site ("/devices/x"), else "/": a login must not

@@ -1,0 +1,124 @@
+package console
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The login cookie holds a console-only credential, never the token: browsers do not keep a
+// site's cookies apart by port, so any other server on the gateway's host (a Grafana on :3000,
+// a dev server) receives them with ordinary navigation. What it receives is
+//
+//	1.<principal's name>.<expiry>.<MAC>
+//
+// the MAC keyed by the farm's shared key (Config.Key) over the name, the principal's token hash
+// as the policy holds it (Viewer.Credential) and the expiry. It is useless on /mcp (which takes
+// tokens only) and as a lease, it ends when the token changes or leaves the policy (the MAC no
+// longer matches), and it lapses loginTTL after its last renewal. Any gateway with the same
+// policy checks it, with no state shared.
+
+const (
+	// loginTTL is how long a login lasts without use; the pages renew it while they are open.
+	loginTTL = 12 * time.Hour
+	// loginRenew is how often a used login's expiry moves on (each renewal sets a cookie).
+	loginRenew = 10 * time.Minute
+	loginLabel = "corral console login v1"
+)
+
+// consoleKeys are the keys of the console's cookies and CSRF tokens, each derived from the
+// farm's shared key with a label of its own.
+type consoleKeys struct {
+	login, seal, csrf []byte
+}
+
+// deriveKeys derives the console's keys from secret; a nil secret gets a random one (a console
+// alone: its cookies then work with it only).
+func deriveKeys(secret []byte) consoleKeys {
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+	}
+	derive := func(label string) []byte {
+		m := hmac.New(sha256.New, secret)
+		m.Write([]byte(label))
+		return m.Sum(nil)
+	}
+	return consoleKeys{login: derive(loginLabel), seal: derive("corral console lease seal v1"), csrf: derive("corral console csrf v1")}
+}
+
+// loginMAC is the MAC of a login of principal name, whose token hash is credential, until exp.
+func (k consoleKeys) loginMAC(name string, credential []byte, exp int64) []byte {
+	m := hmac.New(sha256.New, k.login)
+	m.Write([]byte(name))
+	m.Write([]byte{0})
+	m.Write(credential)
+	m.Write([]byte{0})
+	m.Write([]byte(strconv.FormatInt(exp, 10)))
+	return m.Sum(nil)
+}
+
+// loginValue is the login cookie's value for v until exp.
+func (c *Console) loginValue(v Viewer, exp time.Time) string {
+	e := exp.Unix()
+	return "1." + base64.RawURLEncoding.EncodeToString([]byte(v.Name)) + "." + strconv.FormatInt(e, 10) + "." +
+		base64.RawURLEncoding.EncodeToString(c.keys.loginMAC(v.Name, v.Credential, e))
+}
+
+// setLogin keeps v's login in the cookie, for loginTTL from now.
+func (c *Console) setLogin(w http.ResponseWriter, r *http.Request, v Viewer) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: c.loginValue(v, c.now().Add(loginTTL)), Path: "/", HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+}
+
+// loginOf is the viewer the login cookie of r names now, and the login's expiry; false for no
+// cookie, or one that is malformed, forged, expired, or of a token the policy no longer has.
+func (c *Console) loginOf(r *http.Request) (Viewer, time.Time, bool) {
+	ck, err := r.Cookie(cookieName)
+	if err != nil || c.cfg.Named == nil {
+		return Viewer{}, time.Time{}, false
+	}
+	parts := strings.Split(ck.Value, ".")
+	if len(parts) != 4 || parts[0] != "1" {
+		return Viewer{}, time.Time{}, false
+	}
+	name, err1 := base64.RawURLEncoding.DecodeString(parts[1])
+	exp, err2 := strconv.ParseInt(parts[2], 10, 64)
+	mac, err3 := base64.RawURLEncoding.DecodeString(parts[3])
+	if err1 != nil || err2 != nil || err3 != nil || !c.now().Before(time.Unix(exp, 0)) {
+		return Viewer{}, time.Time{}, false
+	}
+	v, ok := c.cfg.Named(string(name))
+	if !ok || !hmac.Equal(mac, c.keys.loginMAC(v.Name, v.Credential, exp)) {
+		return Viewer{}, time.Time{}, false
+	}
+	return v, time.Unix(exp, 0), true
+}
+
+// hasLoginCookie reports whether r carries a login cookie at all (valid or not).
+func hasLoginCookie(r *http.Request) bool {
+	ck, err := r.Cookie(cookieName)
+	return err == nil && ck.Value != ""
+}
+
+// renewLogin moves a used login's expiry on, at most every loginRenew: an open page keeps its
+// login, one left alone for loginTTL loses it.
+func (c *Console) renewLogin(w http.ResponseWriter, r *http.Request, v Viewer, exp time.Time) {
+	if exp.Sub(c.now()) < loginTTL-loginRenew {
+		c.setLogin(w, r, v)
+	}
+}
+
+// loginName is the principal the login cookie of r names ("" for none): the CSRF token binds it.
+func (c *Console) loginName(r *http.Request) string {
+	v, _, ok := c.loginOf(r)
+	if !ok {
+		return ""
+	}
+	return v.Name
+}
