@@ -50,13 +50,17 @@ func (a *adminFlags) needsNATS(what, why, instead string) error {
 	if *a.gateway == "" {
 		return nil
 	}
-	msg := fmt.Sprintf("%s talks to NATS directly, with an operator's NATS access: pass --nats-url (and --nats-creds if NATS wants them) instead of --gateway %s; %s",
-		what, *a.gateway, why)
+	msg := fmt.Sprintf("%s talks to NATS directly, with an operator's NATS access: instead of --gateway %s, pass --nats-context with the admin's "+
+		"context (%s), or set NATS_CONTEXT to it; %s", what, *a.gateway, adminContextHint, why)
 	if instead != "" {
 		msg += "; " + instead
 	}
 	return errors.New(msg)
 }
+
+// adminContextHint says where the admin's NATS context is: corral up writes it into its --data
+// directory, corral nats-auth into its --dir.
+const adminContextHint = "corral up writes DATA/nats/admin.json, e.g. --nats-context data/nats/admin.json; corral nats-auth writes DIR/admin.json"
 
 // notForAgents is why the operator actions that change things have no gateway path.
 const notForAgents = "no gateway tool offers it, so that an agent's token cannot do it"
@@ -226,7 +230,7 @@ func readSecretFile(flag, path string) (string, error) {
 }
 
 func runDrain(ctx context.Context, args []string) error {
-	a := newAdminFlags("drain", 10*time.Minute, "refused: drain talks to NATS directly, with an operator's NATS access (--nats-url, --nats-creds); "+
+	a := newAdminFlags("drain", 10*time.Minute, "refused: drain talks to NATS directly, with the admin's NATS context (--nats-context DATA/nats/admin.json or $NATS_CONTEXT); "+
 		"no gateway tool drains a node or reads its drain, so that an agent's token cannot")
 	undo := a.Bool("undo", false, "take new work again")
 	status := a.Bool("status", false, "only report the node's drain")
@@ -302,7 +306,7 @@ func drainText(a broker.DrainAnswer) string {
 }
 
 func runTasks(ctx context.Context, args []string) error {
-	a := newAdminFlags("tasks", 30*time.Second, "refused: the task history is read from NATS (--nats-url, --nats-creds); "+
+	a := newAdminFlags("tasks", 30*time.Second, "refused: the task history is read from NATS (--nats-context DATA/nats/admin.json or operator.json, or $NATS_CONTEXT); "+
 		"through a gateway, corral tasks export TASK_ID --gateway URL and corral call --gateway URL get_task_result read one task's record")
 	serial := a.String("serial", "", "only this device's tasks")
 	outcome := a.String("outcome", "", "only tasks that ended so: "+strings.Join(broker.Outcomes, ", "))
