@@ -68,12 +68,13 @@ func runRun(ctx context.Context, args []string) error {
 	}
 	tw := steps.NewTextWriter(out)
 	plan, err := steps.NewPlan(doc, cat, steps.Options{Serial: *serial, Platform: *platform, KeepGoing: *keepGoing,
-		Progress: tw.Step, Log: log})
+		Progress: func(r steps.Result) { tw.Step(redactResult(r)) }, Log: log})
 	if err != nil {
 		return fmt.Errorf("%s: nothing ran; fix these steps:\n%w", f.Arg(0), err)
 	}
 	tw.Begin(plan.Name, plan.Len(), plan.Serial)
 	rep := plan.Run(ctx, c)
+	redactReport(rep) // the lease handles the steps used are their holder's secrets
 	tw.End(rep)
 	if err := writeReports(rep, *jsonOut, *junitOut); err != nil {
 		return err
