@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path"
@@ -22,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v3"
@@ -1117,6 +1120,65 @@ func TestChartArgsPassCheckConfig(t *testing.T) {
 			}
 			checkConfig(t, node, args, nil)
 		})
+	}
+}
+
+// TestChartNodeProbes: the node's probes GET paths a real corral node serves on its metrics
+// port: started with the chart's flags against a NATS, it answers each with 200.
+func TestChartNodeProbes(t *testing.T) {
+	m := render(t, valuesCase{name: "default"})
+	pod := dig(m.must(t, "DaemonSet", fullname+"-node"), "spec", "template", "spec").(object)
+	node := container(t, pod, "node")
+	want := map[string]string{"startupProbe": "/healthz", "livenessProbe": "/healthz", "readinessProbe": "/readyz"}
+	for probe, path := range want {
+		if got := dig(node, probe, "httpGet", "path"); got != path || dig(node, probe, "httpGet", "port") != "metrics" {
+			t.Errorf("node %s: GET %v on port %v, want %s on metrics", probe, got, dig(node, probe, "httpGet", "port"), path)
+		}
+	}
+
+	bin, err := corralBin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := runServer(t, &server.Options{JetStream: true})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	// The chart's flags, but on loopback, without adb, with one simulated phone.
+	args := []string{"node", "--node-id=probe-host", "--nats-url=" + ns.ClientURL(), "--metrics=" + addr, "--adb=off", "--sim=1"}
+	for _, a := range node["args"].([]any) {
+		if f := str(a); !strings.HasPrefix(f, "--node-id") && !strings.HasPrefix(f, "--metrics") && !strings.HasPrefix(f, "--adb") && f != "node" {
+			args = append(args, f)
+		}
+	}
+	cmd := exec.CommandContext(t.Context(), bin, args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	client := http.Client{Timeout: 5 * time.Second}
+	for probe, path := range want {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			code := 0
+			if resp, err := client.Get("http://" + addr + path); err == nil {
+				code = resp.StatusCode
+				resp.Body.Close()
+			}
+			if code == http.StatusOK {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s: GET %s answers %d, want 200\n%s", probe, path, code, out.String())
+			}
+			time.Sleep(50 * time.Millisecond) // polling a deadline: the node is starting
+		}
 	}
 }
 
