@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,6 +24,9 @@ type flags struct {
 	// positional: the command takes arguments besides its flags, and checks them itself;
 	// start refuses any for the others.
 	positional bool
+	// sources says where each flag not on the command line got its value: CORRAL_<FLAG>, or
+	// the --config file's key (parse); start's checks name it.
+	sources map[string]string
 }
 
 func newFlags(name string) *flags {
@@ -67,12 +71,14 @@ func (f *flags) parse(args []string) error {
 			if e := fl.Value.Set(v); e != nil {
 				err = fmt.Errorf("%s=%q: %w", env, v, explainSet(fl, e))
 			}
+			f.setSource(fl.Name, fmt.Sprintf("%s=%q", env, v))
 			return
 		}
 		if v, ok := file[fl.Name]; ok {
 			if e := fl.Value.Set(fmt.Sprint(v)); e != nil {
 				err = fmt.Errorf("config %s: %s: %q: %w", *f.config, fl.Name, fmt.Sprint(v), explainSet(fl, e))
 			}
+			f.setSource(fl.Name, fmt.Sprintf("key %s of the config file %s", fl.Name, *f.config))
 		}
 	})
 	return err
@@ -155,7 +161,7 @@ func (f *flags) start(args []string, check func() error) (log *slog.Logger, stop
 	}
 	if check != nil {
 		if err := check(); err != nil {
-			return nil, false, err
+			return nil, false, f.nameSources(err)
 		}
 	}
 	if *f.checkConfig {
@@ -174,3 +180,46 @@ func (f *flags) noArgs() error {
 	name := strings.TrimPrefix(f.Name(), "corral ")
 	return fmt.Errorf("unexpected argument %q: corral %s takes flags only ('corral %s -h' lists them)", f.Arg(0), name, name)
 }
+
+func (f *flags) setSource(name, source string) {
+	if f.sources == nil {
+		f.sources = map[string]string{}
+	}
+	f.sources[name] = source
+}
+
+// flagRE finds the flags a check's message names (--sim, --sim-android).
+var flagRE = regexp.MustCompile(`--[a-z0-9][a-z0-9-]*`)
+
+// nameSources adds, to each line of a check's err that names a flag whose value did not come
+// from the command line, where it came from: a user who typed no --sim must be told that
+// CORRAL_SIM or the config file said -5.
+func (f *flags) nameSources(err error) error {
+	if len(f.sources) == 0 {
+		return err
+	}
+	lines := strings.Split(err.Error(), "\n")
+	changed := false
+	for i, line := range lines {
+		for _, name := range flagRE.FindAllString(line, -1) {
+			if src, ok := f.sources[strings.TrimPrefix(name, "--")]; ok {
+				lines[i] = line + " (" + name + " came from " + src + ", not the command line)"
+				changed = true
+				break
+			}
+		}
+	}
+	if !changed {
+		return err
+	}
+	return &sourcedError{msg: strings.Join(lines, "\n"), err: err}
+}
+
+// sourcedError is a check's error with the sources of its flags named.
+type sourcedError struct {
+	msg string
+	err error
+}
+
+func (e *sourcedError) Error() string { return e.msg }
+func (e *sourcedError) Unwrap() error { return e.err }

@@ -159,3 +159,28 @@ func TestUsbmuxdFromTheEnvironmentIsChecked(t *testing.T) {
 	t.Setenv("USBMUXD_SOCKET_ADDRESS", "/nonexistent/usbmuxd")
 	assert.NoError(t, runNode(t.Context(), []string{"--check-config", "--adb", "off", "--usbmuxd", "auto", "--log-level", "error"}))
 }
+
+// A refused value that came from the environment or the --config file is told with where it
+// came from: the user typed no --sim.
+func TestCheckConfigNamesWhereAValueCameFrom(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	base := []string{"--data", data, "--nats-port", "-1", "--http", "127.0.0.1:0", "--adb", "off", "--usbmuxd", "off", "--log-level", "error", "--check-config"}
+
+	t.Setenv("CORRAL_SIM", "-5")
+	err := runUp(t.Context(), base)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `--sim -5: give how many simulated phones to start`)
+	assert.Contains(t, err.Error(), `(--sim came from CORRAL_SIM="-5", not the command line)`)
+	os.Unsetenv("CORRAL_SIM")
+
+	config := filepath.Join(t.TempDir(), "corral.yaml")
+	require.NoError(t, os.WriteFile(config, []byte("sim: -5\n"), 0o600))
+	err = runUp(t.Context(), append(base, "--config", config))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(--sim came from key sim of the config file "+config+", not the command line)")
+
+	// On the command line, it is the flag's own.
+	err = runUp(t.Context(), append(base, "--sim", "-5"))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "came from")
+}
