@@ -156,8 +156,7 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	if err != nil {
 		hint := "is it running? check --nats-url, credentials and TLS options"
 		if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
-			hint = "NATS wants credentials: give --nats-context FILE (corral up writes them into its --data directory, nats/admin.json), " +
-				"or --nats-user and --nats-password-file, --nats-nkey or --nats-creds"
+			hint = authHint(o)
 		}
 		at := redactURLs(o.URL)
 		if o.Context != "" {
@@ -166,6 +165,27 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 		return nil, fmt.Errorf("connect to NATS at %s: %w (%s)", at, err, hint)
 	}
 	return nc, nil
+}
+
+// authHint says what to do when NATS refused the connection's credentials: with none given,
+// which to give; with some, that those were refused, and where the right ones are.
+func authHint(o ConnectOptions) string {
+	where := "corral up writes a context per role into its --data directory's nats/ (admin.json for the operator " +
+		"commands), corral nats-auth into its --dir (node-ID.json for a node, gateway.json, vision.json)"
+	if role, node, ok := RoleOfUser(o.User); ok {
+		where = fmt.Sprintf("the %s role's context is %s.json, which corral nats-auth writes into its --dir "+
+			"(corral up into its --data directory's nats/)", role, UserName(role, node))
+	}
+	switch {
+	case o.User != "":
+		return fmt.Sprintf("NATS refused user %q: wrong password? Check --nats-password-file (or the context's password, "+
+			"or $CORRAL_NATS_PASSWORD) against the server's users, or give --nats-context with the user's context: %s", o.User, where)
+	case o.CredsFile != "" || o.NKeyFile != "":
+		return "NATS refused the credentials given (--nats-creds or --nats-nkey): check they are a user of this server, " +
+			"or give --nats-context with a role's context: " + where
+	}
+	return "NATS wants credentials: give --nats-context FILE (" + where + "), " +
+		"or --nats-user and --nats-password-file, --nats-nkey or --nats-creds"
 }
 
 // redactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// A node whose password NATS refuses is told that its user was refused (a wrong password?),
+// and pointed at its own context, not at the admin's.
+func TestNodeWithAWrongPasswordIsToldItsUserWasRefused(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Auth: true, Quiet: true})
+	wrong := filepath.Join(t.TempDir(), "wrong.pw")
+	require.NoError(t, os.WriteFile(wrong, []byte("not-the-password\n"), 0o600))
+	err := runNode(t.Context(), []string{"--nats-url", f.URL, "--nats-user", "node-n2", "--nats-password-file", wrong,
+		"--node-id", "n2", "--adb", "off", "--usbmuxd", "off", "--metrics", "", "--log-level", "error"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `NATS refused user "node-n2": wrong password?`)
+	assert.Contains(t, err.Error(), "the node role's context is node-n2.json")
+	assert.NotContains(t, err.Error(), "NATS wants credentials")
+	assert.NotContains(t, err.Error(), "admin.json")
+}
