@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -97,6 +98,14 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		}
 		return "is JetStream enabled on the NATS server?"
 	}
+	// storeErr is a store's failure: NATS refusing this user a JetStream API subject leaves the
+	// request to time out, so the refusal the connection was sent is the cause to tell.
+	storeErr := func(what string, err error) error {
+		if r := refusalOf(nc.Opts.User, nc.LastError()); r != nil && strings.HasPrefix(r.Subject, "$JS.") {
+			return fmt.Errorf("%s: %w (the request then ended: %v)", what, r, err)
+		}
+		return fmt.Errorf("%s: %w (%s)", what, err, hint(err))
+	}
 	for _, site := range o.Sites {
 		if !ValidSite(site) {
 			return nil, fmt.Errorf("stores: site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
@@ -105,12 +114,12 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	kv := func(name, desc string, ttl time.Duration) (jetstream.KeyValue, error) {
 		r, err := replicas(ctx, js, "KV_"+name, o.Replicas)
 		if err != nil {
-			return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
+			return nil, storeErr("key-value bucket "+name, err)
 		}
 		cfg := jetstream.KeyValueConfig{Bucket: name, Description: desc, History: 1, TTL: ttl, Replicas: r, Storage: jetstream.FileStorage}
 		if sourced(kvStream(name)) && !o.CreateOnly {
 			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites); err != nil {
-				return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
+				return nil, storeErr("key-value bucket "+name, err)
 			}
 		}
 		var b jetstream.KeyValue
@@ -122,7 +131,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			b, err = js.CreateOrUpdateKeyValue(ctx, cfg)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("key-value bucket %s: %w (%s)", name, err, hint(err))
+			return nil, storeErr("key-value bucket "+name, err)
 		}
 		return b, nil
 	}
@@ -147,7 +156,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			cfg.Sources, err = sources(ctx, js, cfg.Name, o.Sites)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stream %s: %w (%s)", cfg.Name, err, hint(err))
+			return nil, storeErr("stream "+cfg.Name, err)
 		}
 		cfg.Storage, cfg.Replicas, cfg.Retention, cfg.AllowDirect = jetstream.FileStorage, r, jetstream.LimitsPolicy, true
 		var st jetstream.Stream
@@ -159,7 +168,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			st, err = js.CreateOrUpdateStream(ctx, cfg)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stream %s: %w (%s)", cfg.Name, err, hint(err))
+			return nil, storeErr("stream "+cfg.Name, err)
 		}
 		return st, nil
 	}

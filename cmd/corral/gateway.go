@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // runGateway runs a stateless MCP gateway against a NATS.
@@ -25,7 +27,7 @@ func runGateway(ctx context.Context, args []string) error {
 	reg := newRegistry()
 	gw, err := startGateway(ctx, nc, gf, platforms(), reg, log)
 	if err != nil {
-		return err
+		return withRole(err, "gateway", broker.RoleGateway, "")
 	}
 	defer gw.stop()
 	if err := watchSites(ctx, nc, gf, reg, log); err != nil {

@@ -25,3 +25,14 @@ func TestNodeWithAWrongPasswordIsToldItsUserWasRefused(t *testing.T) {
 	assert.NotContains(t, err.Error(), "NATS wants credentials")
 	assert.NotContains(t, err.Error(), "admin.json")
 }
+
+// A gateway started with a role that may not keep its stores (the operator's, read-only) is
+// told that NATS refused it and which role's context to use, not to check JetStream.
+func TestGatewayWithTheWrongRoleIsToldTheRefusal(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Auth: true, Quiet: true})
+	err := runGateway(t.Context(), []string{"--nats-context", f.Context("operator"), "--http", "127.0.0.1:0", "--log-level", "error"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `NATS refused to let NATS user "operator" publish to "$JS.API.STREAM.`)
+	assert.Contains(t, err.Error(), "corral gateway runs as the gateway role: give --nats-context with its context, gateway.json")
+	assert.NotContains(t, err.Error(), "is JetStream enabled")
+}

@@ -56,7 +56,7 @@ func runNode(ctx context.Context, args []string) error {
 	}
 	node, err := startClaimedNode(ctx, conn, ns, actors.NewMetrics(reg), log)
 	if err != nil {
-		return err
+		return withRole(err, "node", broker.RoleNode, *ns.id)
 	}
 	defer node.stop()
 	stopMetrics, err := serveMetrics(*metricsAddr, reg, log)
