@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/mcp/console"
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // console returns the device wall (package console) the gateway serves at /, and the registry
@@ -78,6 +81,16 @@ type consoleActions struct{ g *Gateway }
 // Serves reports whether the gateway serves tool.
 func (a consoleActions) Serves(tool string) bool { return a.g.knownTool(tool) }
 
+// Supports reports whether devices of platform can run tool: the platform's drivers have the
+// abilities tool needs and it is not among the platform's gaps (nodes/device Platform.Gaps: an
+// iPhone has no Back). A platform the gateway was given no drivers for may run anything.
+func (a consoleActions) Supports(platform, tool string) bool {
+	if !slices.ContainsFunc(a.g.opts.Platforms, func(p device.Platform) bool { return p.Name == platform }) {
+		return true
+	}
+	return slices.Contains(tools.ToolPlatforms(a.g.opts.Platforms, tool), platform)
+}
+
 // Call calls tool for the viewer.
 func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string, args map[string]any) console.Answer {
 	st := a.g.server.GetTool(tool)
@@ -95,6 +108,7 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 	}
 	out := console.Answer{OK: !res.IsError, Message: textOf(res)}
 	out.Denied = res.IsError && strings.HasPrefix(out.Message, deniedByPolicy)
+	out.Busy = res.IsError && refusedAsBusy(tool, out.Message)
 	if res.StructuredContent != nil {
 		out.Data, _ = json.Marshal(res.StructuredContent)
 		var m struct {
@@ -105,6 +119,14 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 		}
 	}
 	return out
+}
+
+// refusedAsBusy reports whether msg is failureText's refusal of tool because another holds the
+// device or runs a task on it: "tap_xy on n1-p1 refused (busy): …".
+func refusedAsBusy(tool, msg string) bool {
+	head, _, _ := strings.Cut(msg, ":")
+	return strings.HasPrefix(head, tool+" on ") &&
+		(strings.HasSuffix(head, " ("+broker.CodeBusy+")") || strings.HasSuffix(head, " ("+broker.CodeWaitExpired+")"))
 }
 
 // deniedByPolicy begins the text of every refusal by policy (auth.go).

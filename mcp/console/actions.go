@@ -56,6 +56,8 @@ type actionAnswer struct {
 	// Held, after acquire, release, abort and force_release: this session holds the device's
 	// lease now.
 	Held *bool `json:"held,omitempty"`
+	// Busy: refused because another has the device (busy.go); the page words it.
+	Busy *busyView `json:"busy,omitempty"`
 }
 
 // act serves an action.
@@ -101,6 +103,10 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 	handle := c.heldHandle(r, v, d.Serial)
 	a := c.carryOut(w, r, v, d.Serial, name, args, handle)
 	out := actionAnswer{OK: a.OK, Message: a.Message}
+	if a.Busy && !a.OK {
+		b := c.busyOf(r.Context(), d.Serial)
+		out.Busy, out.Message = &b, busyMessage(d.Serial, b)
+	}
 	switch name {
 	case "acquire", "release", "abort", "force_release": // they change the lease: say who holds it now
 		c.leases.expire()
@@ -232,15 +238,16 @@ func (c controls) List() string {
 	return strings.Join(names, " ")
 }
 
-// controls returns the actions v may take: those whose tools the policy lets it call and the
-// gateway serves; force_release for operators. The front door decides again on each.
-func (c *Console) controls(v Viewer) controls {
+// controls returns the actions v may take on a device of platform: those whose tools the
+// policy lets it call, the gateway serves and the platform's drivers can run; force_release
+// for operators. The front door decides again on each.
+func (c *Console) controls(v Viewer, platform string) controls {
 	if c.cfg.Actions == nil {
 		return controls{}
 	}
 	can := map[string]bool{}
 	for name, a := range actions {
-		if a.tool == "" && v.Operator || a.tool != "" && v.mayCall(a.tool) && c.cfg.Actions.Serves(a.tool) {
+		if a.tool == "" && v.Operator || a.tool != "" && v.mayCall(a.tool) && c.cfg.Actions.Serves(a.tool) && c.cfg.Actions.Supports(platform, a.tool) {
 			can[name] = true
 		}
 	}

@@ -27,6 +27,11 @@ type fakeActions struct {
 
 func (f *fakeActions) Serves(tool string) bool { return tool != "swipe_coordinate" }
 
+// Supports: iOS has no back, as nodes/ios says.
+func (f *fakeActions) Supports(platform, tool string) bool {
+	return platform != "ios" || tool != "back"
+}
+
 func (f *fakeActions) Call(_ context.Context, v Viewer, tool string, args map[string]any) Answer {
 	b, _ := json.Marshal(args)
 	f.mu.Lock()
@@ -233,8 +238,8 @@ func TestActionsHoldTheSessionsLease(t *testing.T) {
 	}
 }
 
-// The device page shows the actions the viewer's tools allow and the gateway serves; force
-// release to operators only; none to a viewer without tools that act, or without Actions.
+// The device page shows the actions the viewer's tools allow, the gateway serves and the
+// device's platform can do; force release to operators only; none to a viewer without tools that act, or without Actions.
 func TestControlsFollowTheViewersRights(t *testing.T) {
 	c := New(Config{Farm: testFarm(), Actions: &fakeActions{}})
 	for _, tc := range []struct {
@@ -246,11 +251,15 @@ func TestControlsFollowTheViewersRights(t *testing.T) {
 		{Viewer{Name: "tapper", MayCall: func(tool string) bool { return tool == "tap_xy" || tool == "acquire_device" }}, "acquire tap"},
 		{Viewer{Name: "ops", MayCall: func(string) bool { return false }, Operator: true}, "force_release"},
 	} {
-		if got := c.controls(tc.v).List(); got != tc.want {
+		if got := c.controls(tc.v, "android").List(); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.v.Name, got, tc.want)
 		}
 	}
-	if New(Config{Farm: testFarm()}).controls(Anonymous).Any() {
+	// Finding 5: a control the device's platform cannot do is not shown (an iPhone has no Back).
+	if got := c.controls(Anonymous, "ios").List(); got != "abort acquire force_release home release tap type" {
+		t.Errorf("an iPhone's controls: %q", got)
+	}
+	if New(Config{Farm: testFarm()}).controls(Anonymous, "android").Any() {
 		t.Error("a console without Actions offers actions")
 	}
 }

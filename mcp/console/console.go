@@ -88,6 +88,10 @@ func (v Viewer) mayCall(tool string) bool { return v.MayCall == nil || v.MayCall
 type Actions interface {
 	// Serves reports whether the front door serves tool (a gateway may serve a profile only).
 	Serves(tool string) bool
+	// Supports reports whether devices of platform can run tool, as far as the gateway knows
+	// the platform's drivers (their abilities and gaps: an iPhone has no Back); true for a
+	// platform it does not know.
+	Supports(platform, tool string) bool
 	// Call calls tool with args for the viewer.
 	Call(ctx context.Context, v Viewer, tool string, args map[string]any) Answer
 	// ForceRelease revokes the lease of serial, whoever holds it: operators only.
@@ -99,6 +103,9 @@ type Answer struct {
 	OK bool
 	// Denied: the policy refused it (the viewer may not do this); nothing ran.
 	Denied bool
+	// Busy: refused because someone else holds the device or runs a task on it (its Message
+	// then advises an MCP client; the console says what a person can do).
+	Busy bool
 	// Message is the tool's text: what happened, or what was wrong and what to do.
 	Message string
 	// Data is the tool's structured result.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -62,6 +63,14 @@ var funcs = template.FuncMap{
 	"join": strings.Join,
 	// selected marks the option of a filter that is chosen.
 	"selected": func(a, b string) bool { return a == b },
+	// choices are a filter's options: the values the farm has, and the chosen one even when no
+	// device has it now (a bookmarked node that is down), so that the filter holds.
+	"choices": func(values []string, chosen string) []string {
+		if chosen == "" || slices.Contains(values, chosen) {
+			return values
+		}
+		return append(slices.Clone(values), chosen)
+	},
 }
 
 func mustPages() *pages {
@@ -132,7 +141,7 @@ func (c *Console) devicePage(w http.ResponseWriter, r *http.Request) {
 		c.pages.render(w, "notfound", http.StatusNotFound, c.frameOf(w, r, "No such device", r.PathValue("serial")))
 		return
 	}
-	data := devicePageData{deviceData: c.device(r.Context(), d, true), Controls: c.controls(viewerFrom(r.Context()))}
+	data := devicePageData{deviceData: c.device(r.Context(), d, true), Controls: c.controls(viewerFrom(r.Context()), d.Platform)}
 	data.Held = c.holds(r, data.Device.Serial)
 	c.pages.render(w, "device", http.StatusOK, c.frameOf(w, r, d.Serial, data))
 }

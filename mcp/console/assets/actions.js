@@ -20,6 +20,20 @@
     result.dataset.outcome = ok ? 'ok' : 'error';
   }
 
+  // busyText words a busy refusal for a person, in the browser's time zone: who has the
+  // device, until when, and what to do (an agent's advice, wait_seconds, is no use here).
+  function busyText(b) {
+    const serial = main.dataset.serial;
+    const at = (stamp) => new Date(stamp).toLocaleTimeString();
+    const who = b.holder || 'someone';
+    if (b.task) return `${serial} is busy: ${who} is running ${b.task} on it without a lease, until ${at(b.task_ends)} at the latest. Try again later.`;
+    if (b.until) {
+      return `${serial} is busy: held by ${who} until ${at(b.until)} (at the latest ${at(b.max)}); ${b.waiting} waiting. ` +
+        `Try again later, or ask ${who} to release it.`;
+    }
+    return `${serial} is busy: ${who} is using it. Try again later, or ask them to release it.`;
+  }
+
   function setHeld(held) {
     panel.dataset.held = String(held);
     heldText.textContent = held ? 'This console holds the device: every action renews its lease.' : 'Not held by this console.';
@@ -40,7 +54,7 @@
         });
         if (r.status === 401) { location.reload(); return { ok: false }; }
         const a = await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }));
-        show(a.ok, a.message);
+        show(a.ok, a.busy ? busyText(a.busy) : a.message);
         if (typeof a.held === 'boolean') setHeld(a.held);
         return a;
       } catch (e) {

@@ -8,6 +8,7 @@
   const serial = main.dataset.serial;
   const path = encodeURIComponent(serial);
   const gone = document.getElementById('gone');
+  const warn = document.getElementById('warn');
   const rows = document.getElementById('timeline');
   const screens = new Corral.Screens(720, 4);
   screens.set([serial]);
@@ -18,9 +19,16 @@
       Corral.fill(main, d.device);
       document.dispatchEvent(new CustomEvent('corral:device', { detail: d })); // actions.js
       gone.hidden = true;
+      warn.textContent = d.leases_error || '';
+      warn.hidden = !d.leases_error;
       document.body.dataset.updated = new Date().toISOString();
     } catch (e) {
-      if (e.status === 404) gone.hidden = false;
+      if (e.status === 404) {
+        gone.hidden = false;
+      } else if (e.message !== 'logged out') { // as the grid says it
+        warn.textContent = 'The gateway does not answer: ' + e.message;
+        warn.hidden = false;
+      }
     }
     setTimeout(facts, 500);
   }
