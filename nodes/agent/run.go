@@ -30,6 +30,7 @@ type runner struct {
 
 // Run runs the goal to its end and returns the task, whatever happens: finished, failed (a step failed, the model answered garbage, a budget ran out, a loop was detected) or aborted (ctx cancelled or its deadline passed; the error says which). It returns within ~200 ms of ctx ending, between or during steps (model calls and device calls get ctx).
 func Run(ctx context.Context, o Options) *Task {
+	defer metricsOf(o.Model).TaskStarted()()
 	r := newRunner(o)
 	defer r.events.close(drainGrace)
 	r.end(ctx, r.run(ctx))

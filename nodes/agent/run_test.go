@@ -5,9 +5,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/corral-farm/corral/nodes/agent"
+	"github.com/corral-farm/corral/nodes/agent/model"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
 
 // settingsScript opens Settings, then Wi-Fi, and concludes when asked.
@@ -169,5 +174,47 @@ func TestNothingToRunWith(t *testing.T) {
 	}
 	if n := len(r.srv.Requests()); n != 0 {
 		t.Errorf("%d model calls", n)
+	}
+}
+
+// A task counts in corral_agent_tasks_running while it runs, with a model that counts.
+func TestRunningTasksAreCounted(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := modelsim.New(modelsim.Turn{Reply: func(modelsim.Request) modelsim.Turn {
+		<-release // the task is running until the plan comes
+		return finished("already done")
+	}})
+	t.Cleanup(srv.Close)
+	var once sync.Once
+	let := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(let) // before srv.Close: a failed test leaves no handler waiting
+	reg := prometheus.NewRegistry()
+	c, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "modelsim"}, nil, model.WithMetrics(model.NewMetrics(reg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := func() float64 {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == "corral_agent_tasks_running" {
+				return mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		t.Fatal("no corral_agent_tasks_running")
+		return 0
+	}
+	done := make(chan *agent.Task, 1)
+	go func() {
+		done <- agent.Run(context.Background(), agent.Options{Goal: "Go home", Model: c, Device: newPhone(t)})
+	}()
+	waitFor(t, "the task to count as running", func() bool { return running() == 1 })
+	let()
+	wantStatus(t, <-done, agent.StatusFinished)
+	if v := running(); v != 0 {
+		t.Errorf("%v tasks running after the task ended", v)
 	}
 }
