@@ -159,8 +159,9 @@ func wrongRevision(err error) bool {
 
 // reclaim finds out why the claim is not where this process left it. A key that is gone
 // expired while this process was silent (stopped, swapped out, cut off) for longer than
-// claimTTL: the farm declared the node lost and the node revokes its leases when it hears so,
-// but no other node took the id, so this one takes it again and goes on serving, fenced by
+// claimTTL: the farm declared the node lost and the node revokes its leases when it hears so
+// (or, cut off from NATS then, finds so in the registry once back: nodes/connection.go), but
+// no other node took the id, so this one takes it again and goes on serving, fenced by
 // its new epochs. A key holding this boot's claim at another revision (a write whose answer
 // was lost) is adopted. Only a key another boot holds is a takeover. Create is atomic: of a
 // returning node and a new one with the same id, whoever creates the key first keeps it.
@@ -173,8 +174,9 @@ func (c *NodeClaim) reclaim(ctx context.Context, data []byte) (uint64, error) {
 				continue // another process created it first: whose is it?
 			}
 			if err == nil {
-				c.log.Warn("node id claimed again: this node was silent for longer than the farm waits, so the farm "+
-					"declared it lost and its leases were revoked; no other node took the id, so this one goes on serving",
+				c.log.Warn("node id claimed again: this node was silent for longer than the farm waits, so its claim "+
+					"expired (a gateway that noticed declared it lost; the node then revokes its leases when it hears so, "+
+					"or reads so in the registry once it is back on NATS); no other node took the id, so this one goes on serving",
 					"node", c.node, "silent_over", claimTTL)
 			}
 			return rev, err

@@ -4,17 +4,31 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// lostReason is the reason a reaping gateway writes into the registry entries of a lost
+// node's devices; DeclaredLost recognises it.
+func lostReason(node string, after time.Duration) string {
+	return fmt.Sprintf("node %s lost: no heartbeat for %s", node, after)
+}
+
+// DeclaredLost says whether a registry entry is one a gateway wrote when it declared the
+// entry's node lost. A node that could not hear the loss event (it was cut off from NATS)
+// learns of its loss so when it is back, and does what the event would have made it do.
+func DeclaredLost(e DeviceEntry) bool {
+	return e.State == StateOffline && strings.HasPrefix(e.Reason, "node "+e.Node+" lost: ")
+}
+
 // nodeLost is called when a node stops beating. A reaping client marks the node's devices
 // offline, revokes their leases in KV and records the event once (deduplicated by id, as every
 // gateway reaps). Updates use the entry's revision so that a node that is already back wins.
 func (c *Client) nodeLost(node, boot string) {
-	reason := fmt.Sprintf("node %s lost: no heartbeat for %s", node, c.live.lostAfter)
+	reason := lostReason(node, c.live.lostAfter)
 	c.log.Warn("node lost", "node", node, "boot", boot)
 	c.opts.Metrics.nodeLost(node)
 	if !c.opts.Reap {

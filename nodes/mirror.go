@@ -46,6 +46,10 @@ type natsMirror struct {
 	written map[string]uint64 // the epoch of each serial's lease last taken to be written
 	events  []publication
 	wake    chan struct{}
+	// held: registry entries wait, while the node's connection is down and until the node,
+	// back, has read whether the farm declared it lost meanwhile (connection.go): its own
+	// entries must not overwrite the farm's verdict before it is read.
+	held bool
 }
 
 type publication struct {
@@ -100,6 +104,21 @@ var _ actors.Mirror = (*natsMirror)(nil)
 func newNATSMirror(stores *broker.Stores, node string, log *slog.Logger) *natsMirror {
 	return &natsMirror{stores: stores, node: node, log: log, devices: map[string]broker.DeviceEntry{},
 		leases: map[string]leaseWrite{}, written: map[string]uint64{}, wake: make(chan struct{}, 1)}
+}
+
+// holdRegistry keeps registry entries back until releaseRegistry.
+func (m *natsMirror) holdRegistry() {
+	m.mu.Lock()
+	m.held = true
+	m.mu.Unlock()
+}
+
+// releaseRegistry lets the held registry entries go out.
+func (m *natsMirror) releaseRegistry() {
+	m.mu.Lock()
+	m.held = false
+	m.mu.Unlock()
+	m.signal()
 }
 
 func (m *natsMirror) Device(e broker.DeviceEntry) {
@@ -167,6 +186,7 @@ func (m *natsMirror) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			m.releaseRegistry() // the node stops: what it last knew goes out
 			m.flush(context.Background(), true)
 			return
 		case <-m.wake:
@@ -198,7 +218,7 @@ func (m *natsMirror) run(ctx context.Context) {
 func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, failed bool) {
 	m.mu.Lock()
 	var devices map[string]broker.DeviceEntry
-	if withRegistry {
+	if withRegistry && !m.held {
 		devices, m.devices = m.devices, map[string]broker.DeviceEntry{}
 	}
 	leases := map[string]leaseWrite{}
@@ -217,7 +237,7 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	}
 	events := m.events
 	m.events = nil
-	pending = pending || len(m.devices) > 0
+	pending = pending || len(m.devices) > 0 && !m.held // releaseRegistry signals
 	m.mu.Unlock()
 	if len(devices)+len(leases)+len(events) == 0 {
 		return pending, false
@@ -318,7 +338,7 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 		}
 	}
 	m.events = append(retry, m.events...)
-	return len(m.devices) > 0, true
+	return len(m.devices) > 0 && !m.held, true
 }
 
 // storedBefore says whether a write that expected its subject empty was refused because a

@@ -57,6 +57,7 @@ type Node struct {
 	mu      sync.Mutex
 	devices map[string]device.Driver
 	known   map[string]broker.DeviceEntry // registry entries of this node from before its start
+	lostAt  time.Time                     // when the node last revoked its leases for a loss (connection.go)
 }
 
 // Start starts a node. Add devices with AddDriver.
@@ -120,13 +121,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	// A node the farm declared lost revokes its leases when it hears of it (fencing).
+	// One cut off from NATS when it was declared lost finds out when it is back (connection.go).
 	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), n.guard.Msg(func(*nats.Msg) {
-		cfg.Log.Warn("the farm declared this node lost; revoking its leases")
-		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "was declared lost by the farm (missed heartbeats)"})
+		n.declaredLost("")
 	}))
 	if err != nil {
 		return fail(fmt.Errorf("node: subscribe to loss events: %w", err))
 	}
+	n.wg.Go(func() { n.watchConnection(ctx) })
 	n.wg.Go(func() { n.heartbeat(ctx) })
 	n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: cfg.ID, What: "up", At: time.Now()})
 	cfg.Log.Info("node started", "boot", n.boot)

@@ -1,0 +1,112 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+)
+
+// lostCheckTimeout bounds the read of the node's registry entries after a reconnection.
+const lostCheckTimeout = 5 * time.Second
+
+// watchConnection follows the node's NATS connection until ctx ends. A node cut off from NATS
+// for longer than the farm waits is declared lost while it cannot hear it (the loss event is
+// a plain message, gone by the time it is back), and the gateway's offline entries would stay
+// in the registry, its devices refused as offline while it serves them. So while the
+// connection is down the node's registry entries wait; once it is back, the node reads them,
+// and if the farm declared it lost meanwhile it does what the event would have made it do.
+func (n *Node) watchConnection(ctx context.Context) {
+	changes := n.cfg.NC.StatusChanged(nats.CONNECTED, nats.RECONNECTING, nats.DISCONNECTED)
+	defer n.cfg.NC.RemoveStatusListener(changes)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case st := <-changes:
+			switch st {
+			case nats.RECONNECTING, nats.DISCONNECTED:
+				n.mirror.holdRegistry()
+			case nats.CONNECTED:
+				n.checkDeclaredLost(ctx)
+				n.mirror.releaseRegistry()
+			}
+		}
+	}
+}
+
+// checkDeclaredLost reads the node's registry entries: one of a device it serves that a
+// gateway marked offline when it declared the node lost says the farm did so.
+func (n *Node) checkDeclaredLost(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, lostCheckTimeout)
+	defer cancel()
+	entries, err := n.registryEntries(ctx)
+	if err != nil {
+		n.cfg.Log.Warn("could not read this node's registry entries after reconnecting to NATS; if the farm declared "+
+			"this node lost meanwhile, its devices show offline until their state changes", "err", err)
+		return
+	}
+	if n.servesAny(entries, broker.DeclaredLost) {
+		n.declaredLost(" while it was cut off from NATS (it is back)")
+	}
+}
+
+// servesAny says whether one of entries is of a device the node serves and satisfies cond.
+func (n *Node) servesAny(entries []broker.DeviceEntry, cond func(broker.DeviceEntry) bool) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, e := range entries {
+		if _, serves := n.devices[e.Serial]; serves && cond(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// registryEntries reads the node's entries under its own keys.
+func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error) {
+	w, err := n.cfg.Stores.Registry.Watch(ctx, n.cfg.ID+".*", jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = w.Stop() }()
+	var out []broker.DeviceEntry
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case kve := <-w.Updates():
+			if kve == nil {
+				return out, nil
+			}
+			var e broker.DeviceEntry
+			if json.Unmarshal(kve.Value(), &e) == nil && e.Node == n.cfg.ID {
+				out = append(out, e)
+			}
+		}
+	}
+}
+
+// declaredLost revokes the node's leases and fails its queued callers (the farm told them
+// the node was lost: SCHEDULER.md rule 7, fencing), and shows its devices as they are (the
+// farm wrote them offline); the node goes on serving. Told twice of one loss (the event and
+// the registry, around a reconnection), it revokes once: a new loss needs the farm to hear
+// the node again first, then LostAfter of silence.
+func (n *Node) declaredLost(how string) {
+	n.mu.Lock()
+	again := !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
+	if !again {
+		n.lostAt = time.Now()
+	}
+	n.mu.Unlock()
+	if again {
+		return
+	}
+	n.cfg.Log.Warn("the farm declared this node lost" + how + "; revoking its leases and showing its devices again")
+	n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "was declared lost by the farm (missed heartbeats)"})
+}
