@@ -151,12 +151,12 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 }
 
 // agentModel is the model client of agent tasks, nil when none is configured.
-func (s nodeSettings) agentModel(log *slog.Logger) (model.Chatter, error) {
+func (s nodeSettings) agentModel(log *slog.Logger, metrics *model.Metrics) (model.Chatter, error) {
 	cfg, err := s.model()
 	if err != nil || !cfg.Enabled() {
 		return nil, err
 	}
-	c, err := model.NewClient(cfg, log)
+	c, err := model.NewClient(cfg, log, model.WithMetrics(metrics))
 	if err != nil {
 		return nil, fmt.Errorf("agent tasks' model: %w", err)
 	}
@@ -229,8 +229,8 @@ func (s nodeSettings) checkMaxQueue() error {
 // startNode starts a node on its own NATS connection with its devices: those its platforms
 // attach (Android devices from an adb server, simulated Android devices, ...), and simulated
 // phones (--sim; -1: 3 when no platform has a device). Stop it with the function it returns.
-func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (func(), error) {
-	n, err := startClaimedNode(ctx, conn, s, metrics, log)
+func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, reg prometheus.Registerer, log *slog.Logger) (func(), error) {
+	n, err := startClaimedNode(ctx, conn, s, reg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -238,15 +238,18 @@ func startNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, 
 }
 
 // runningNode is a started node: stop stops it and gives its id back; lost is closed if
-// another node took its id over (this one was silent too long), when it must stop.
+// another node took its id over (this one was silent too long), when it must stop; ready
+// says whether it reaches NATS (its /readyz).
 type runningNode struct {
-	stop func()
-	lost <-chan struct{}
+	stop  func()
+	lost  <-chan struct{}
+	ready func() error
 }
 
 // startClaimedNode is startNode, which first claims the node id in NATS: a second node with
 // the same id refuses to start.
-func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, metrics *actors.Metrics, log *slog.Logger) (*runningNode, error) {
+// Its metrics go to reg (none when nil).
+func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, reg prometheus.Registerer, log *slog.Logger) (*runningNode, error) {
 	conn.Name = "corral-node-" + *s.id
 	if err := s.checkMaxQueue(); err != nil {
 		return nil, err
@@ -260,7 +263,12 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		passcodes = p
 		log.Info("lock screen passcodes loaded", "devices", p.Len())
 	}
-	agentModel, err := s.agentModel(log)
+	var metrics *actors.Metrics
+	var modelMetrics *model.Metrics
+	if reg != nil {
+		metrics, modelMetrics = actors.NewMetrics(reg), model.NewMetrics(reg)
+	}
+	agentModel, err := s.agentModel(log, modelMetrics)
 	if err != nil {
 		return nil, err
 	}
@@ -330,5 +338,5 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		stops = append(stops, stop)
 	}
 	log.Info("node ready", "node", *s.id, "simulated", max(count, 0))
-	return &runningNode{stop: stopAll, lost: claim.Lost()}, nil
+	return &runningNode{stop: stopAll, lost: claim.Lost(), ready: natsConnected(nc)}, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net"
@@ -86,4 +87,29 @@ func TestMetricsServerReadyWithoutChecks(t *testing.T) {
 	code, body := probeGet(t, "http://"+addr+"/readyz")
 	assert.Equal(t, http.StatusOK, code, body)
 	assert.Equal(t, "ready\n", body)
+}
+
+// TestNodeServesItsProbesAndModelMetrics: corral node's metrics port answers /readyz as its
+// own NATS connection is (ready, then 503 while NATS is gone), and carries the agent model's
+// series from the start, before any agent task ran.
+func TestNodeServesItsProbesAndModelMetrics(t *testing.T) {
+	s := runTestServer(t, &server.Options{Port: -1, JetStream: true, StoreDir: t.TempDir()})
+	addr := freeMetricsAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- runNode(ctx, []string{"--nats-url", s.ClientURL(), "--node-id", "m1", "--sim", "1", "--adb", "off",
+			"--usbmuxd", "off", "--metrics", addr, "--log-level", "error"})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	base := "http://" + addr
+	require.Eventually(t, func() bool { code, _ := probeGet(t, base+"/readyz"); return code == http.StatusOK },
+		30*time.Second, 20*time.Millisecond, "corral node's /readyz never ready")
+	_, metrics := probeGet(t, base+"/metrics")
+	assert.Contains(t, metrics, `corral_model_requests_total{outcome="ok"} 0`)
+	assert.Contains(t, metrics, "corral_agent_tasks_running 0")
+
+	s.Shutdown()
+	require.Eventually(t, func() bool { code, _ := probeGet(t, base+"/readyz"); return code == http.StatusServiceUnavailable },
+		30*time.Second, 20*time.Millisecond, "corral node's /readyz still ready with NATS gone")
 }

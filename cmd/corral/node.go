@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
 )
@@ -54,12 +53,12 @@ func runNode(ctx context.Context, args []string) error {
 	} else if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
 		return err
 	}
-	node, err := startClaimedNode(ctx, conn, ns, actors.NewMetrics(reg), log)
+	node, err := startClaimedNode(ctx, conn, ns, reg, log)
 	if err != nil {
 		return withRole(err, "node", broker.RoleNode, *ns.id)
 	}
 	defer node.stop()
-	stopMetrics, err := serveMetrics(*metricsAddr, reg, log)
+	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, node.ready)
 	if err != nil {
 		return err
 	}

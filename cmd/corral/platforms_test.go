@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/mcp"
@@ -79,7 +78,7 @@ func TestPlatformRegistry(t *testing.T) {
 
 	ctx := t.Context()
 	reg := newRegistry()
-	stopNode, err := startNode(ctx, broker.ConnectOptions{URL: ns.ClientURL()}, node, actors.NewMetrics(reg), log)
+	stopNode, err := startNode(ctx, broker.ConnectOptions{URL: ns.ClientURL()}, node, reg, log)
 	require.NoError(t, err)
 	t.Cleanup(stopNode)
 	nc, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "corral-gateway"}, log)

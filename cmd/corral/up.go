@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/vision/service"
@@ -52,7 +51,7 @@ func runUp(ctx context.Context, args []string) error {
 	}
 	// The node, the gateway and the vision worker reach the embedded server in-process (no
 	// loopback socket); other clients (natscli, corral CLI) reach it at url.
-	node, err := startClaimedNode(ctx, conn(broker.RoleNode, *ns.id), ns, actors.NewMetrics(reg), log)
+	node, err := startClaimedNode(ctx, conn(broker.RoleNode, *ns.id), ns, reg, log)
 	if err != nil {
 		return err
 	}
