@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/nodes/ios"
@@ -112,13 +113,26 @@ func checkUsbmuxd(a string) error {
 		return nil
 	case "auto":
 		env := os.Getenv("USBMUXD_SOCKET_ADDRESS")
-		if err := ios.CheckMuxAddress(env); env != "" && err != nil {
+		if err := checkMux(env); env != "" && err != nil {
 			return fmt.Errorf("USBMUXD_SOCKET_ADDRESS %q (read under --usbmuxd auto): give a socket path or HOST:PORT (%v)", env, err)
 		}
 		return nil
 	}
-	if err := ios.CheckMuxAddress(a); err != nil {
+	if err := checkMux(a); err != nil {
 		return fmt.Errorf("--usbmuxd %q: %s (%v)", a, takes, err)
+	}
+	return nil
+}
+
+// checkMux checks a usbmuxd address as go-ios reads it (ios.ParseMux): a socket path, or
+// HOST:PORT to dial.
+func checkMux(addr string) error {
+	m := ios.ParseMux(addr)
+	if m.Network() == "tcp" {
+		return checkDial(m.String())
+	}
+	if strings.TrimSpace(m.String()) == "" {
+		return errors.New("no socket path")
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"strings"
 
 	goios "github.com/danielpaulus/go-ios/ios"
@@ -139,29 +138,5 @@ func (m Mux) Connect(ctx context.Context, deviceID int, port uint16) (net.Conn, 
 	return c, nil
 }
 
-// CheckMuxAddress says what is wrong with a usbmuxd address as --usbmuxd or
-// USBMUXD_SOCKET_ADDRESS give it, nil when ParseMux can dial it.
-func CheckMuxAddress(addr string) error {
-	m := ParseMux(addr)
-	if m.network == "unix" {
-		if strings.TrimSpace(m.address) == "" {
-			return errors.New("no socket path")
-		}
-		return nil
-	}
-	host, port, err := net.SplitHostPort(m.address)
-	if err != nil {
-		var ae *net.AddrError
-		if errors.As(err, &ae) {
-			return errors.New(ae.Err)
-		}
-		return err
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return fmt.Errorf("port %q is not a port", port)
-	}
-	if host == "" {
-		return errors.New("missing host")
-	}
-	return nil
-}
+// Network is how the address is reached: "tcp" or "unix".
+func (m Mux) Network() string { return m.network }
