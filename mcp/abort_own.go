@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,12 +18,18 @@ const noTaskRunning = "No task is currently running."
 
 // ownAgentTasks are the caller's running agent tasks, what abort_task without arguments stops
 // (the seed's abort_task takes none): those its session (without one, its holder) sent through
-// this gateway, and without a session also those the registry shows its holder running, which
-// another gateway may have sent.
+// this gateway; with a session also its latest agent task if it still runs (the sessions KV
+// keeps its id across a gateway restart); without one also those the registry shows its holder
+// running, which another gateway may have sent.
 func (g *Gateway) ownAgentTasks(ctx context.Context) []agentRun {
 	who := latestOf(ctx)
 	own := g.agents.of(who)
 	if !strings.HasPrefix(who, "holder:") {
+		// Its latest agent task, kept in the sessions KV: sent before this gateway restarted,
+		// or by another gateway that had the session.
+		if r, ok := g.storedAgentTask(ctx, who); ok && !slices.ContainsFunc(own, func(o agentRun) bool { return o.id == r.id }) {
+			own = append(own, r)
+		}
 		return own
 	}
 	holder := holderFrom(ctx).String()

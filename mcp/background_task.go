@@ -16,7 +16,10 @@ import (
 // runBackground runs a background tool's task (run_agent_task): one at a time per device, as
 // the phone-agent seed's agent, and to its end whatever becomes of its caller.
 func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, spec tools.Tool, dev broker.DeviceEntry, task broker.TaskRequest) *mcpgo.CallToolResult {
-	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), started: time.Now()}
+	var a backgroundArgs
+	_ = json.Unmarshal(task.Args, &a)
+	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), started: time.Now(),
+		goal: a.Goal, progress: newAgentProgress()}
 	if other, ok := g.agents.reserve(run); !ok {
 		return g.refuse(ctx, alreadyRunning(dev.Serial, other.tool, other.id, other.started))
 	}
@@ -25,21 +28,71 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 		g.agents.end(run)
 		return errRes
 	}
-	answered := func() { done(); g.agents.end(run) } // when the node answers, not when the caller leaves
+	unstarted := g.rememberAgentTask(ctx, run)
+	answered := func(res broker.TaskResult) {
+		done()
+		g.agents.end(run)
+		if !reachedNode(res) || refusedAsRunning(res) {
+			unstarted() // no record of it will be kept, or it did not start: the latest is the one before
+		}
+	} // when the node answers, not when the caller leaves
+	task.Progress = true // the gateway reads the agent's progress for get_task_result while it runs
 	if !waits(task.Args) {
-		return g.startDetached(ctx, task, answered)
+		return g.startDetached(ctx, task, run, answered)
 	}
-	progress := g.progressSink(ctx, req, spec.Progress)
-	task.Progress = progress != nil
-	res, err := g.outliveCaller(ctx, task, progress, answered)
+	res, err := g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
 	if err == nil {
-		if r := res.Lease; res.Code == broker.CodeBusy && r != nil && r.Running != nil && isBackground(r.Running.Tool) {
-			// another gateway's: its node refused this one
-			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, "", r.Running.Started))
+		if r := res.Lease; refusedAsRunning(res) {
+			// another gateway's (or this one's before a restart): its node refused this one
+			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, g.runningAgentID(ctx, dev.Serial, r.Running), r.Running.Started))
 		}
 	}
 	return withReport(g.taskAnswer(ctx, dev, task, res, err), res)
 }
+
+// refusedAsRunning says whether a background task's node refused it because another one runs
+// on the device.
+func refusedAsRunning(res broker.TaskResult) bool {
+	r := res.Lease
+	return res.Code == broker.CodeBusy && r != nil && r.Running != nil && isBackground(r.Running.Tool)
+}
+
+// tracking returns a progress sink that tells r's progress what the task reports, then
+// passes it on to sink (nil: to no one).
+func (r agentRun) tracking(sink func(broker.Progress)) func(broker.Progress) {
+	return func(p broker.Progress) {
+		r.progress.saw(p.Message)
+		if sink != nil {
+			sink(p)
+		}
+	}
+}
+
+// runningAgentID is the id of the agent task running on serial, which its node's busy answer
+// does not name: the registry does, a moment after the task started (its writes are
+// coalesced), so a task only just started by another gateway is waited for a little.
+func (g *Gateway) runningAgentID(ctx context.Context, serial string, running *broker.RunningTask) string {
+	if running.ID != "" {
+		return running.ID
+	}
+	ctx, cancel := context.WithTimeout(ctx, registryCatchUp)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if d, ok := g.farm.Device(serial); ok && d.Task != nil && d.Task.Tool == running.Tool && !d.Task.Started.Before(running.Started.Add(-time.Second)) {
+			return d.Task.ID
+		}
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-tick.C:
+		}
+	}
+}
+
+// registryCatchUp bounds the wait for the registry to show a task that has just started.
+const registryCatchUp = 2 * time.Second
 
 // alreadyRunning is the refusal of a second background task on a device, in the phone-agent
 // seed's words; id is "" when the device's node, not this gateway, knows of the running task.
@@ -90,20 +143,17 @@ func waits(args json.RawMessage) bool {
 // startDetached submits task and answers at once with its id: the task runs to its end on its
 // node whatever becomes of the caller, and get_task_result reads its record then. done is
 // called when the node answers.
-func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, done func()) *mcpgo.CallToolResult {
+func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, run agentRun, done func(broker.TaskResult)) *mcpgo.CallToolResult {
 	bg := context.WithoutCancel(ctx)
 	go func() {
-		res, err := g.farm.Run(bg, task, nil)
-		done()
+		res, err := g.farm.Run(bg, task, run.tracking(nil))
 		if err != nil {
 			g.log.Warn("task started without waiting: no answer from its node", "task", task.ID, "tool", task.Tool, "err", err)
-			return
+			res = broker.TaskResult{Submitted: time.Now()} // its node may have it: the latest stays this task
 		}
-		g.rememberLatest(bg, res)
+		done(res)
 	}()
-	var a backgroundArgs
-	_ = json.Unmarshal(task.Args, &a)
-	return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: a.Goal, Status: "running",
+	return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
 		Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
 }
 
@@ -112,8 +162,9 @@ var errCallerLeft = errors.New("the caller left; the agent task runs on to its e
 
 // outliveCaller runs a background task (an agent task) that outlives its caller: a caller that
 // disconnects (or cancels its call) leaves it running to its end on its node, as the seed's
-// tasks do; only abort_task stops it. done is called when the node answers.
-func (g *Gateway) outliveCaller(ctx context.Context, task broker.TaskRequest, progress func(broker.Progress), done func()) (broker.TaskResult, error) {
+// tasks do; only abort_task stops it. done is called when the node answers (with a result
+// that reached a node when there was no answer: the node may have the task).
+func (g *Gateway) outliveCaller(ctx context.Context, task broker.TaskRequest, progress func(broker.Progress), done func(broker.TaskResult)) (broker.TaskResult, error) {
 	type answer struct {
 		res broker.TaskResult
 		err error
@@ -122,10 +173,11 @@ func (g *Gateway) outliveCaller(ctx context.Context, task broker.TaskRequest, pr
 	bg := context.WithoutCancel(ctx)
 	go func() {
 		res, err := g.farm.Run(bg, task, progress)
-		done() // before the caller hears: its next agent task must find the device free
-		if err == nil && ctx.Err() != nil {
-			g.rememberLatest(bg, res) // the caller is gone: taskAnswer will not
+		answered := res
+		if err != nil {
+			answered.Submitted = time.Now()
 		}
+		done(answered) // before the caller hears: its next agent task must find the device free
 		ch <- answer{res, err}
 	}()
 	select {

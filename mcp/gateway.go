@@ -197,8 +197,9 @@ func (g *Gateway) instrument(name string, h mcpserver.ToolHandlerFunc) mcpserver
 }
 
 // progressSink returns where a task's progress goes: notifications/progress when the client
-// sent a progress token, logging messages otherwise for long tools. It returns nil when there
-// is nothing to send, so that short calls do not pay for a progress subscription.
+// sent a progress token, info-level logging messages otherwise for long tools (to a client
+// that wants them: wantsInfoLogs). It returns nil when there is nothing to send, so that
+// short calls do not pay for a progress subscription.
 func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, long bool) func(broker.Progress) {
 	var token mcpgo.ProgressToken
 	if req.Params.Meta != nil {
@@ -220,8 +221,14 @@ func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, l
 			_ = srv.SendNotificationToClient(ctx, string(mcpgo.MethodNotificationProgress), params)
 		}
 	}
+	if !wantsInfoLogs(ctx) {
+		return nil
+	}
 	return func(p broker.Progress) {
-		_ = srv.SendLogMessageToClient(ctx, mcpgo.NewLoggingMessageNotification(mcpgo.LoggingLevelInfo, "corral", p.Message))
+		// Sent as it is: mcp-go's SendLogMessageToClient would hold it back at its default
+		// level (error) for a client that never set one, and the seed's clients never do.
+		_ = srv.SendNotificationToClient(ctx, string(mcpgo.MethodNotificationMessage),
+			map[string]any{"level": mcpgo.LoggingLevelInfo, "logger": "corral", "data": p.Message})
 	}
 }
 

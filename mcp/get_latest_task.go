@@ -35,6 +35,12 @@ func toolGetLatestTask() toolDef {
 			}
 			rec, err := g.farm.TaskRecord(ctx, id)
 			if err != nil {
+				if out, d, ok := g.running(ctx, id); ok && d.State != broker.StateOffline { // it runs: no record yet
+					if a.IncludeSteps != nil && !*a.IncludeSteps {
+						out.dropSteps()
+					}
+					return structuredResult(ctx, out), nil
+				}
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(fmt.Sprintf("no record of the latest task, %s: %v", id, err)), nil
 			}
@@ -77,7 +83,7 @@ func (g *Gateway) rememberLatest(ctx context.Context, res broker.TaskResult) {
 // dropSteps leaves out of a record the per-step results of its tool's result (an agent task's or
 // a sequence's steps) and its text, which for an agent task is the report, steps and all.
 func (r *TaskRecordResult) dropSteps() {
-	r.Data, r.Text = withoutSteps(r.Data), ""
+	r.Data, r.Text, r.Steps = withoutSteps(r.Data), "", nil
 }
 
 // withoutSteps drops the per-step results from a tool's result.

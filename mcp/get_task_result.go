@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -21,8 +22,8 @@ type TaskRecordResult struct {
 	Node       string    `json:"node,omitempty" jsonschema:"Edge node that ran it"`
 	Tool       string    `json:"tool" jsonschema:"Tool the task ran"`
 	Holder     string    `json:"holder,omitempty" jsonschema:"Who asked for it"`
-	Status     string    `json:"status" jsonschema:"How the task ended: succeeded, failed, aborted, timed_out, refused or lost"`
-	Outcome    string    `json:"outcome" jsonschema:"Same as status"`
+	Status     string    `json:"status" jsonschema:"As outcome; an agent task's as the phone-agent seed's: planning, executing, finished, failed, aborted"`
+	Outcome    string    `json:"outcome" jsonschema:"How the task ended: succeeded, failed, aborted, timed_out, refused or lost (or running)"`
 	Code       string    `json:"code,omitempty" jsonschema:"Stable failure or refusal code (busy, bad_input, unsupported, driver_error, ...)"`
 	Error      string    `json:"error,omitempty" jsonschema:"What went wrong"`
 	AbortedBy  string    `json:"abortedBy,omitempty" jsonschema:"Who aborted it"`
@@ -30,8 +31,15 @@ type TaskRecordResult struct {
 	Started    time.Time `json:"started,omitzero" jsonschema:"When it started running (absent if it never ran)"`
 	Finished   time.Time `json:"finished,omitzero" jsonschema:"When it ended"`
 	DurationMS int64     `json:"durationMs" jsonschema:"Running time in milliseconds (0 if it never ran)"`
-	Data       any       `json:"data,omitempty" jsonschema:"The tool's structured result"`
-	Text       string    `json:"text,omitempty" jsonschema:"The tool's text result"`
+	// An agent task's, at the top level as in the phone-agent seed's get_task_result (so far,
+	// while it runs).
+	Goal           string `json:"goal,omitempty"`
+	Conclusion     string `json:"conclusion,omitempty"`
+	StepsCompleted *int   `json:"stepsCompleted,omitempty"`
+	TotalSteps     *int   `json:"totalSteps,omitempty"`
+	Steps          any    `json:"steps,omitempty"`
+	Data           any    `json:"data,omitempty" jsonschema:"The tool's structured result"`
+	Text           string `json:"text,omitempty" jsonschema:"The tool's text result"`
 }
 
 func toolGetTaskResult() toolDef {
@@ -64,9 +72,9 @@ func toolGetTaskResult() toolDef {
 			}
 			rec, err := g.farm.TaskRecord(ctx, id)
 			if err != nil {
-				d, ok := g.deviceRunning(ctx, id)
+				out, d, ok := g.running(ctx, id)
 				if ok && d.State != broker.StateOffline {
-					return structuredResult(ctx, runningTask(d)), nil
+					return structuredResult(ctx, out), nil
 				}
 				setOutcome(ctx, broker.OutcomeRefused)
 				switch {
@@ -125,7 +133,36 @@ func runningTask(d broker.DeviceEntry) TaskRecordResult {
 		Started: t.Started}
 }
 
-// taskRecord maps a task's record to get_task_result's result.
+// running is the record of task id while it runs, if this gateway sent it (an agent task: its
+// goal, the seed's status and its steps so far, which its progress told) or the registry shows
+// it running: ok false when neither knows it (it ended, or never was).
+func (g *Gateway) running(ctx context.Context, id string) (out TaskRecordResult, d broker.DeviceEntry, ok bool) {
+	r, sent := g.agents.byID(id)
+	if sent && !g.mayUseSerial(ctx, r.serial) {
+		sent = false
+	}
+	d, shown := g.deviceRunning(ctx, id)
+	switch {
+	case sent:
+		dev, _ := g.farm.Device(r.serial)
+		if dev.Task == nil || dev.Task.ID != id { // the registry has not caught up
+			dev.Task = &broker.RunningTask{ID: id, Tool: r.tool, Started: r.started}
+		}
+		out = TaskRecordResult{TaskID: id, Serial: r.serial, Node: dev.Node, Tool: r.tool, Status: "running", Outcome: "running",
+			Started: r.started, Goal: r.goal}
+		if shown {
+			out.Started = d.Task.Started
+		}
+		r.progress.fill(&out)
+		return out, dev, true
+	case shown:
+		return runningTask(d), d, true
+	}
+	return out, d, false
+}
+
+// taskRecord maps a task's record to get_task_result's result; an agent task's carries the
+// seed's fields at the top level too.
 func taskRecord(r broker.TaskResult) TaskRecordResult {
 	out := TaskRecordResult{TaskID: r.ID, Serial: r.Serial, Node: r.Node, Tool: r.Tool, Holder: r.Holder.String(),
 		Status: r.Outcome, Outcome: r.Outcome, Code: r.Code, Error: r.Error, AbortedBy: r.AbortedBy,
@@ -136,7 +173,48 @@ func taskRecord(r broker.TaskResult) TaskRecordResult {
 	if len(r.Data) > 0 && json.Valid(r.Data) {
 		out.Data = json.RawMessage(r.Data)
 	}
+	if isBackground(r.Tool) {
+		out.seedFields(r)
+	}
 	return out
+}
+
+// seedFields puts an agent task's goal, conclusion, steps and the seed's status at the top
+// level of its record, as the phone-agent seed's get_task_result has them.
+func (out *TaskRecordResult) seedFields(r broker.TaskResult) {
+	var data struct {
+		Goal           string          `json:"goal"`
+		Status         string          `json:"status"`
+		Conclusion     string          `json:"conclusion"`
+		StepsCompleted *int            `json:"stepsCompleted"`
+		TotalSteps     *int            `json:"totalSteps"`
+		Steps          json.RawMessage `json:"steps"`
+	}
+	_ = json.Unmarshal(r.Data, &data) // a record without a result (refused, lost) has none
+	out.Goal, out.Conclusion = data.Goal, data.Conclusion
+	out.Status = seedStatus(data.Status, r.Outcome)
+	zero := 0
+	out.StepsCompleted, out.TotalSteps = cmp.Or(data.StepsCompleted, &zero), cmp.Or(data.TotalSteps, &zero)
+	out.Steps = []any{}
+	if len(data.Steps) > 0 {
+		out.Steps = data.Steps
+	}
+}
+
+// seedStatus is an ended agent task's status in the seed's state machine (finished, failed or
+// aborted): its node's word, else its outcome's (timing out is aborting, in the seed).
+func seedStatus(node, outcome string) string {
+	switch node {
+	case "finished", "failed", "aborted":
+		return node
+	}
+	switch outcome {
+	case broker.OutcomeSucceeded:
+		return "finished"
+	case broker.OutcomeAborted, broker.OutcomeTimedOut:
+		return "aborted"
+	}
+	return "failed"
 }
 
 // stepScreenshots are the screens step n of an agent task's record began and ended on, each
