@@ -324,13 +324,16 @@ func TestAgentTaskOutlivesItsCaller(t *testing.T) {
 	}, "the task ran to its end after its caller left")
 }
 
-// The phone-agent seed's take_screenshot and get_device_status take no arguments: with one
-// device in the farm they need none; with several they ask for a serial.
+// The phone-agent seed's take_screenshot and get_device_status take no arguments, and its
+// run_agent_task only a goal: with one device in the farm they need no serial; with several
+// they ask for one.
 func TestPhoneAgentToolsWithoutArguments(t *testing.T) {
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
+	f, _, _ := agentFarm(t, call("finished", `{"content":"the screen is on"}`))
 	c := f.Client("agent")
 	res := farmtest.MustCall(t, c, "get_device_status", args())
 	contains(t, farmtest.Text(res), f.Devices()[0].Serial, `"connected":true`)
+	res = farmtest.MustCall(t, c, "run_agent_task", args("goal", "is the screen on?"))
+	contains(t, farmtest.Text(res), "the screen is on")
 	res = farmtest.MustCall(t, c, "take_screenshot", args())
 	_, mime := farmtest.Image(res)
 	assert.Equal(t, "image/jpeg", mime)
@@ -344,8 +347,13 @@ func TestPhoneAgentToolsWithoutArguments(t *testing.T) {
 	assert.LessOrEqual(t, len(raw), 300_000)
 	f.StartNode("n2", 1)
 	f.WaitDevices(2, "online")
-	res, err = farmtest.TryCall(t, c, "take_screenshot", args())
-	require.NoError(t, err)
-	require.True(t, res.IsError)
-	contains(t, farmtest.Text(res), "serial is required")
+	for _, tool := range []string{"take_screenshot", "run_agent_task"} {
+		res, err = farmtest.TryCall(t, c, tool, args("goal", "anything"))
+		if tool == "take_screenshot" {
+			res, err = farmtest.TryCall(t, c, tool, args())
+		}
+		require.NoError(t, err)
+		require.True(t, res.IsError, tool)
+		contains(t, farmtest.Text(res), "serial is required")
+	}
 }

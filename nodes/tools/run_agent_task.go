@@ -91,13 +91,14 @@ func runAgentTask() Tool {
 		Description: "Run a goal in natural language on the device with an AI agent next to it (Plan-and-Resolve: it plans steps, " +
 			"looks at the screen and taps, types and swipes until done). Streams progress; answers a Markdown report. " +
 			"Holds the device meanwhile; abort_task stops it. wait:false answers at once with the taskId to poll.",
-		Hints:      Hints{Destructive: true, OpenWorld: true},
-		Timeout:    agentTaskTimeout,
-		MaxTimeout: agentTaskMaxTimeout,
-		Profiles:   []string{PhoneAgent},
-		Progress:   true,
-		Background: true,
-		Short:      Short{Kind: ShortText, Keys: []string{"goal"}, Usage: `a goal, e.g. "open Settings and turn on Wi-Fi"`},
+		Hints:         Hints{Destructive: true, OpenWorld: true},
+		Timeout:       agentTaskTimeout,
+		MaxTimeout:    agentTaskMaxTimeout,
+		Profiles:      []string{PhoneAgent},
+		Progress:      true,
+		Background:    true,
+		DefaultDevice: true,
+		Short:         Short{Kind: ShortText, Keys: []string{"goal"}, Usage: `a goal, e.g. "open Settings and turn on Wi-Fi"`},
 	}, func(ctx context.Context, t *Task, a RunAgentTaskArgs) (Output, error) {
 		parent := ctx
 		if a.TimeoutMS > 0 {
