@@ -72,12 +72,12 @@ func (s *Scheduler) drain(req broker.DrainRequest) broker.DrainAnswer {
 	ans := broker.DrainAnswer{V: broker.WireVersion, Node: s.cfg.Node, Draining: s.drained.on(), By: s.drained.by,
 		Since: s.drained.since, Devices: len(s.slots), Refused: refused}
 	for _, sl := range s.slots {
+		if sl.running != nil { // a stopping node's offline device may still have its task
+			ans.Running++
+		}
 		if sl.health == broker.StateOffline {
 			ans.Devices--
 			continue
-		}
-		if sl.running != nil {
-			ans.Running++
 		}
 		if sl.lease != nil {
 			ans.Leases++

@@ -58,5 +58,9 @@ type (
 	// or is shutting down. Epochs move on, so holders of the old ones are fenced.
 	RevokeAll struct {
 		Reason string
+		// Shutdown: the node is stopping, not lost. Its devices go offline at once (they take
+		// no new work), and a running task, cancelled, ends failed with code interrupted, its
+		// node having stopped it, rather than lost with node_lost.
+		Shutdown bool
 	}
 )

@@ -24,8 +24,12 @@ type (
 	}
 )
 
-// DefaultMaxQueue is Config.MaxQueue's default: tasks and lease requests waiting per device.
-const DefaultMaxQueue = 100
+// Defaults of Config: tasks and lease requests waiting per device (MaxQueue), and how long a
+// cancelled driver may take to return (Grace).
+const (
+	DefaultMaxQueue = 100
+	DefaultGrace    = time.Second
+)
 
 // Config configures a scheduler.
 type Config struct {
@@ -55,7 +59,7 @@ func (c *Config) defaults() {
 		c.LeaseMax = 4 * time.Hour
 	}
 	if c.Grace <= 0 {
-		c.Grace = time.Second
+		c.Grace = DefaultGrace
 	}
 	if c.HolderQueue <= 0 {
 		c.HolderQueue = 10 * time.Minute
@@ -187,7 +191,7 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 	case RemoveDevice:
 		s.removeDevice(ctx, m.Serial, m.Reason)
 	case RevokeAll:
-		s.revokeAll(m.Reason)
+		s.revokeAll(m)
 	case taskFinished:
 		s.finished(m)
 	case deviceHealth:
@@ -254,11 +258,15 @@ func (s *Scheduler) removeDevice(ctx actor.Context, serial, reason string) {
 	s.show(sl)
 }
 
-func (s *Scheduler) revokeAll(reason string) {
+func (s *Scheduler) revokeAll(m RevokeAll) {
+	reason := m.Reason
 	for serial, sl := range s.slots {
-		if sl.running != nil {
-			sl.running.cancel(&cause{outcome: broker.OutcomeLost, code: broker.CodeNodeLost,
-				msg: fmt.Sprintf("node %s: %s", s.cfg.Node, reason)})
+		if t := sl.running; t != nil {
+			t.cancel(s.revokedTask(m, t, serial))
+		}
+		if m.Shutdown && sl.health != broker.StateOffline {
+			// Nothing new starts; the running task still returns here, to be answered and recorded.
+			sl.health, sl.reason = broker.StateOffline, fmt.Sprintf("node %s %s", s.cfg.Node, reason)
 		}
 		s.endLease(sl, "revoked", reason)
 		sl.epoch++ // fence whoever held the old epoch
@@ -267,6 +275,15 @@ func (s *Scheduler) revokeAll(reason string) {
 		s.show(sl)
 		s.cfg.Mirror.Device(sl.info) // whoever declared us lost wrote "offline": say what is true
 	}
+}
+
+// revokedTask is why RevokeAll cancels t, running on serial: its node was lost, or stopped it.
+func (s *Scheduler) revokedTask(m RevokeAll, t *task, serial string) *cause {
+	if m.Shutdown {
+		return &cause{outcome: broker.OutcomeFailed, code: broker.CodeInterrupted,
+			msg: fmt.Sprintf("node %s %s and stopped %s on %s; what it did to the device is unknown: peek before going on", s.cfg.Node, m.Reason, t.req.Tool, serial)}
+	}
+	return &cause{outcome: broker.OutcomeLost, code: broker.CodeNodeLost, msg: fmt.Sprintf("node %s: %s", s.cfg.Node, m.Reason)}
 }
 
 // reasonStarting is a new device's reason for being unhealthy until its first check answers.

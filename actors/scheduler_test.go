@@ -272,6 +272,27 @@ func TestRevokeAllFencesAndAnswersWaiters(t *testing.T) {
 	}
 }
 
+// A node shutting down takes its devices offline at once (nothing new starts while its
+// running tasks return), and its running task ends failed with code interrupted, saying the
+// node stopped it, not lost with node_lost.
+func TestRevokeAllAtShutdownInterruptsTheRunningTask(t *testing.T) {
+	h := newHarness(t, Config{})
+	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block"})
+	waiter := h.submit(broker.TaskRequest{ID: "w", Tool: "noop", WaitMS: 5000})
+	h.root.Send(h.sched, RevokeAll{Reason: "is shutting down", Shutdown: true})
+	r := running.wait()
+	expect(t, r, broker.OutcomeFailed, broker.CodeInterrupted)
+	if !strings.Contains(r.Error, "is shutting down and stopped block on d1") || !strings.Contains(r.Error, "peek") {
+		t.Fatalf("the interrupted task's error does not say the node stopped it: %s", r.Error)
+	}
+	expect(t, waiter.wait(), broker.OutcomeLost, broker.CodeNodeLost)
+	n := h.submit(broker.TaskRequest{ID: "n", Tool: "noop"}).wait()
+	expect(t, n, broker.OutcomeRefused, broker.CodeOffline)
+	if !strings.Contains(n.Error, "is shutting down") {
+		t.Fatalf("the refusal does not say the node is shutting down: %s", n.Error)
+	}
+}
+
 func TestRemovedDeviceFailsItsTask(t *testing.T) {
 	h := newHarness(t, Config{})
 	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block"})

@@ -59,11 +59,17 @@ func newRestartRig(t *testing.T, reap bool) *restartRig {
 // startNode starts node id, on a NATS connection of its own, with one simulated phone.
 func (r *restartRig) startNode(id, serial string) *nodes.Node {
 	r.t.Helper()
+	return r.startNodeWith(r.ctx, id, serial)
+}
+
+// startNodeWith is startNode with the context given to nodes.Start.
+func (r *restartRig) startNodeWith(ctx context.Context, id, serial string) *nodes.Node {
+	r.t.Helper()
 	nc, err := broker.Connect(broker.ConnectOptions{URL: r.url, Name: "node-" + id}, r.log)
 	require.NoError(r.t, err)
 	stores, err := broker.EnsureStores(r.ctx, nc, broker.StoreOptions{})
 	require.NoError(r.t, err)
-	n, err := nodes.Start(r.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, Metrics: r.metrics, Log: r.log})
+	n, err := nodes.Start(ctx, nodes.Config{ID: id, NC: nc, Stores: stores, Metrics: r.metrics, Log: r.log})
 	require.NoError(r.t, err)
 	r.t.Cleanup(n.Stop) // a no-op for a node the test stopped or killed
 	p := sim.New(serial)

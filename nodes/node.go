@@ -79,7 +79,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	cfg.Metrics.KnowTools(tools)
 
-	ctx, cancel := context.WithCancel(ctx)
+	// The node's goroutines (registry mirror, heartbeats) end when it stops, not with ctx: a
+	// signal cancels the caller's context before its deferred Stop runs, and Stop still needs
+	// them to record what its tasks did and to show its devices offline.
+	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var err error
 	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{}, guard: jsguard.New(cfg.Log),
 		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log)}
@@ -115,8 +118,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 			n.mirror.Device(e)
 		}
 	}
-	n.wg.Go(func() { n.mirror.run(ctx) })
-	n.screens = n.watchScreens(ctx)
+	n.wg.Go(func() { n.mirror.run(life) })
+	n.screens = n.watchScreens(life)
 	if err := n.serve(); err != nil {
 		return fail(err)
 	}
@@ -128,8 +131,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(fmt.Errorf("node: subscribe to loss events: %w", err))
 	}
-	n.wg.Go(func() { n.watchConnection(ctx) })
-	n.wg.Go(func() { n.heartbeat(ctx) })
+	n.wg.Go(func() { n.watchConnection(life) })
+	n.wg.Go(func() { n.heartbeat(life) })
 	n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: cfg.ID, What: "up", At: time.Now()})
 	cfg.Log.Info("node started", "boot", n.boot)
 	return n, nil
@@ -170,8 +173,11 @@ func (n *Node) RemoveDevice(serial, reason string) {
 	}
 }
 
-// Stop shuts the node down in order: its leases are revoked and callers told, its devices
-// shown offline, the service stopped, the mirror flushed, the actors stopped, NATS drained.
+// Stop shuts the node down in order: its devices go offline, its leases are revoked and
+// callers told; its running tasks are cancelled and given the grace period to return, so that
+// their callers and records say the node stopped them, and when; then its devices are
+// removed, the service stopped, the mirror flushed, the actors stopped, NATS drained.
+// Whoever starts a node stops it (or kills it): cancelling Start's context does not.
 func (n *Node) Stop() {
 	n.stopped.Do(func() {
 		n.mu.Lock()
@@ -180,7 +186,10 @@ func (n *Node) Stop() {
 			serials = append(serials, s)
 		}
 		n.mu.Unlock()
-		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "is shutting down"})
+		n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "is shutting down", Shutdown: true})
+		if running := n.awaitTasks(n.stopWait()); running != 0 {
+			n.cfg.Log.Warn("tasks still run as the node stops (-1: its scheduler did not say); their devices are removed under them", "running", running)
+		}
 		for _, s := range serials {
 			n.RemoveDevice(s, "node "+n.cfg.ID+" shut down")
 		}
@@ -200,6 +209,44 @@ func (n *Node) Stop() {
 		_ = n.cfg.NC.Drain()
 		n.cfg.Log.Info("node stopped")
 	})
+}
+
+// stopWait bounds how long Stop waits for cancelled tasks: a driver has the grace period to
+// return, after which the scheduler answers its task itself (actors/README.md rule 6).
+func (n *Node) stopWait() time.Duration {
+	grace := n.cfg.Grace
+	if grace <= 0 {
+		grace = actors.DefaultGrace
+	}
+	return grace + time.Second
+}
+
+// awaitTasks waits, for at most limit, until no task runs on the node; it returns how many
+// still do.
+func (n *Node) awaitTasks(limit time.Duration) int {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	status := broker.DrainRequest{V: broker.WireVersion, Action: broker.DrainStatus}
+	running := -1
+	for {
+		answer := make(chan int, 1)
+		n.system.Root.Send(n.sched, actors.Drain{Req: status, Reply: func(a broker.DrainAnswer) { answer <- a.Running }})
+		select {
+		case running = <-answer:
+		case <-deadline.C:
+			return running
+		}
+		if running == 0 {
+			return 0
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return running
+		}
+	}
 }
 
 // Kill stops the node as a crash would: no goodbye, connection cut. Tests use it.
