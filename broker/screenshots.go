@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -43,10 +44,38 @@ func (s *Stores) SaveScreenshot(ctx context.Context, task string, jpeg []byte) (
 		return name, nil
 	}
 	if _, err := s.Screenshots.PutBytes(ctx, name, jpeg); err != nil {
-		return "", fmt.Errorf("save a screenshot of task %s in %s: %w (may this node's NATS user publish $O.%s.>? is the bucket full? see --screenshots-max-bytes)",
-			task, ScreenshotBucket, err, ScreenshotBucket)
+		err = explainRefusal(s.JS.Conn(), err)
+		return "", fmt.Errorf("save a screenshot of task %s in %s: %w%s", task, ScreenshotBucket, err, screenshotSaveHint(err))
 	}
 	return name, nil
+}
+
+// screenshotSaveHint says what to look at when a screenshot could not be saved: a closed
+// connection is its node stopping, not a question of permissions or space.
+func screenshotSaveHint(err error) string {
+	var api *jetstream.APIError
+	switch {
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionDraining):
+		return " (this node's NATS connection is closed: the node is stopping, and the screenshot is not kept)"
+	case errors.As(err, &api) && storageFull(api.ErrorCode):
+		return " (the bucket is full, or its server's storage is: see --screenshots-max-bytes and the server's JetStream max_file_store)"
+	case errors.Is(err, nats.ErrPermissionViolation):
+		return fmt.Sprintf(" (this node's NATS user must be allowed to publish $O.%s.>)", ScreenshotBucket)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		// A NATS user refused a subject is told asynchronously: its write just goes unanswered.
+		return fmt.Sprintf(" (may this node's NATS user publish $O.%s.>? is the bucket full? see --screenshots-max-bytes)", ScreenshotBucket)
+	}
+	return ""
+}
+
+// storageFull says whether a JetStream error code is a store out of space.
+func storageFull(code jetstream.ErrorCode) bool {
+	const insufficientResources, storageExceeded, storeFailed, messageTooBig = 10023, 10047, 10077, 10054
+	switch code {
+	case insufficientResources, storageExceeded, storeFailed, messageTooBig:
+		return true
+	}
+	return false
 }
 
 // maxScreenshotBytes bounds a screenshot read back: a scaled JPEG is tens of KiB.

@@ -115,3 +115,20 @@ func FuzzScreenshotName(f *testing.F) {
 		}
 	})
 }
+
+// A screenshot its node could not save because the node's connection is closing says so, not
+// that the node's NATS user may lack permissions or the bucket be full.
+func TestScreenshotSavedOnAClosedConnectionSaysSo(t *testing.T) {
+	s := openStores(t)
+	s.JS.Conn().Close()
+	_, err := s.SaveScreenshot(t.Context(), "t_1", []byte("jpeg"))
+	if err == nil {
+		t.Fatal("saved on a closed connection")
+	}
+	if !strings.Contains(err.Error(), "NATS connection is closed: the node is stopping") {
+		t.Errorf("the error does not say the connection is closed: %v", err)
+	}
+	if strings.Contains(err.Error(), "publish $O.") || strings.Contains(err.Error(), "bucket full") {
+		t.Errorf("the error blames permissions or space: %v", err)
+	}
+}
