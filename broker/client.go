@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corral-farm/corral/internal/jsguard"
 )
@@ -63,6 +62,9 @@ type cachedEntry struct {
 	revision uint64
 	key      string    // its registry key
 	since    time.Time // when this client first saw the key, kept across updates
+	// applied is a lease this client granted or released through its node ahead of the
+	// registry (client_leaseview.go); nil when the registry is up to date with it.
+	applied *appliedLease
 }
 
 // NewClient starts watching the registry and the heartbeats; it stops when ctx ends.
@@ -84,17 +86,19 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		return nil, fmt.Errorf("subscribe to heartbeats: %w", err)
 	}
 	c.live.caughtUp = func() bool { return caughtUp(nc, sub) }
+	// Listening before the first watch: a reconnection between the two must not go unseen.
+	reconnected := nc.StatusChanged(nats.CONNECTED)
 	w, err := stores.Registry.WatchAll(ctx)
 	if err != nil {
+		nc.RemoveStatusListener(reconnected)
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("watch the device registry: %w", err)
 	}
 	go func() {
 		<-ctx.Done()
 		_ = sub.Unsubscribe()
-		_ = w.Stop()
 	}()
-	go c.watchRegistry(w)
+	go c.followRegistry(ctx, w, reconnected)
 	go c.live.Run(ctx)
 	go c.latest.run(ctx)
 	return c, nil
@@ -125,48 +129,6 @@ func (c *Client) WaitReady(ctx context.Context) error {
 	}
 }
 
-func (c *Client) watchRegistry(w jetstream.KeyWatcher) {
-	for e := range w.Updates() {
-		if e == nil {
-			c.ready.Store(true)
-			continue
-		}
-		c.mu.Lock()
-		if e.Operation() != jetstream.KeyValuePut {
-			if old, ok := c.devices[e.Key()]; ok {
-				c.unindex(old.Serial, e.Key())
-			}
-			delete(c.devices, e.Key())
-			c.mu.Unlock()
-			continue
-		}
-		var d DeviceEntry
-		if err := json.Unmarshal(e.Value(), &d); err != nil {
-			c.mu.Unlock()
-			c.log.Warn("registry entry unreadable; skipped", "key", e.Key(), "err", err)
-			continue
-		}
-		if !CheckEntryKey(e.Key(), d) {
-			// Written by another node than the entry names, or under the keys of an older
-			// Corral: trusting it would route the device's calls to whoever wrote it.
-			c.mu.Unlock()
-			c.log.Warn("registry entry under a key not its node's; ignored", "key", e.Key(), "node", d.Node, "serial", d.Serial)
-			continue
-		}
-		since := time.Now()
-		if old, ok := c.devices[e.Key()]; ok {
-			since = old.since
-			c.unindex(old.Serial, e.Key())
-		}
-		c.keysOf[d.Serial] = append(c.keysOf[d.Serial], e.Key())
-		c.devices[e.Key()] = cachedEntry{DeviceEntry: d, revision: e.Revision(), key: e.Key(), since: since}
-		c.mu.Unlock()
-		if d.State != StateOffline {
-			c.live.Expect(d.Node)
-		}
-	}
-}
-
 // Devices lists the registry, one entry per serial, sorted by serial. It sorts serials and
 // copies each entry once: entries are hundreds of bytes, and a registry may hold 10,000.
 func (c *Client) Devices() []DeviceEntry {
@@ -180,8 +142,9 @@ func (c *Client) Devices() []DeviceEntry {
 	}
 	serials := slices.Sorted(maps.Keys(best))
 	out := make([]DeviceEntry, len(serials))
+	now := time.Now()
 	for i, s := range serials {
-		out[i] = c.devices[best[s]].DeviceEntry
+		out[i] = c.devices[best[s]].shown(now)
 	}
 	return out
 }
@@ -198,7 +161,7 @@ func (c *Client) Device(serial string) (DeviceEntry, bool) {
 			best, found = d, true
 		}
 	}
-	return best.DeviceEntry, found
+	return best.shown(time.Now()), found
 }
 
 // unindex forgets that key holds serial's entry; c.mu is held.
@@ -282,6 +245,9 @@ func (c *Client) Acquire(ctx context.Context, req AcquireRequest) (LeaseAnswer, 
 	}
 	err := c.request(ctx, dev.Node, EndpointAcquire, req, &ans)
 	if ctx.Err() == nil || errors.Is(err, ErrNodeLost) || err == nil && !ans.OK {
+		if err == nil && ans.OK && ans.Lease != nil {
+			c.applyLease(ans.Lease, ans.Lease.Holder.String())
+		}
 		return ans, err
 	}
 	// The caller is gone, whatever came back: a lease now would be held by no one.
@@ -308,7 +274,11 @@ func (c *Client) withdraw(ctx context.Context, node string, req AcquireRequest) 
 // Release gives a lease back to the device's node.
 func (c *Client) Release(ctx context.Context, req ReleaseRequest) (LeaseAnswer, error) {
 	var ans LeaseAnswer
-	return ans, c.toDevice(ctx, req.Serial, EndpointRelease, req, &ans)
+	err := c.toDevice(ctx, req.Serial, EndpointRelease, req, &ans)
+	if err == nil && ans.OK && req.Request == "" {
+		c.applyLease(ans.Lease, "")
+	}
+	return ans, err
 }
 
 // Abort cancels tasks: on the device's node when the serial is known, else on every node.
