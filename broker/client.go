@@ -87,7 +87,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	}
 	c.live.caughtUp = func() bool { return caughtUp(nc, sub) }
 	// Listening before the first watch: a reconnection between the two must not go unseen.
-	reconnected := nc.StatusChanged(nats.CONNECTED)
+	reconnected := reconnects(nc)
 	w, err := stores.Registry.WatchAll(ctx)
 	if err != nil {
 		nc.RemoveStatusListener(reconnected)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker/embedded"
@@ -69,4 +70,35 @@ func TestClientRegistryWatchSurvivesNATSRestart(t *testing.T) {
 	require.Eventually(t, func() bool { d, ok := c.Device("s1"); return ok && d.State == StateLeased && d.Holder == "alice" },
 		5*time.Second, 10*time.Millisecond, "s1 leased by alice in the client's cache after the restart")
 	t.Logf("the change reached the cache %v after the reconnection", time.Since(back))
+}
+
+// The lease groups' watch is made again after a NATS restart too: a group made through another
+// gateway after the restart is listed here within a few seconds, and one deleted there is gone.
+func TestClientLeaseGroupsWatchSurvivesNATSRestart(t *testing.T) {
+	r := startRestartableNATS(t)
+	connect := func(name string) (*Client, *nats.Conn) {
+		nc, err := Connect(ConnectOptions{URL: r.ns.ClientURL(), Name: name}, slog.New(slog.DiscardHandler))
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		s, err := EnsureStores(t.Context(), nc, StoreOptions{})
+		require.NoError(t, err)
+		return startClient(t, s, ClientOptions{}), nc
+	}
+	gw, gwNC := connect("gateway")
+	other, otherNC := connect("other gateway")
+	gone, g, _ := testGroup(t)
+	require.NoError(t, other.CreateLeaseGroup(t.Context(), gone, g))
+	require.Eventually(t, func() bool { gs, err := gw.LeaseGroups(t.Context()); return err == nil && len(gs) == 1 },
+		waitLong, 10*time.Millisecond, "the first group listed")
+
+	r.restart()
+	require.Eventually(t, func() bool { return gwNC.IsConnected() && otherNC.IsConnected() }, waitLong, 10*time.Millisecond,
+		"both connections back")
+	handle, g2, _ := testGroup(t)
+	require.NoError(t, other.CreateLeaseGroup(t.Context(), handle, g2))
+	require.NoError(t, other.DeleteLeaseGroup(t.Context(), gone))
+	require.Eventually(t, func() bool {
+		gs, err := gw.LeaseGroups(t.Context())
+		return err == nil && len(gs) == 1 && gs[0].ID == g2.ID
+	}, 5*time.Second, 10*time.Millisecond, "only the group made after the restart listed")
 }

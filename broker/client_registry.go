@@ -9,98 +9,16 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// rewatchEvery is how often a watch of the registry that could not be made again (the server
-// just restarted, JetStream not up yet) is retried.
-const rewatchEvery = 250 * time.Millisecond
-
 // followRegistry keeps the registry cache up to date from w, and from a new watch each time
-// the connection comes back. A watch is a consumer on the server: one that a restarted server
-// no longer has, or that delivered while the link was down, leaves the cache stale until the
-// NATS client notices the missing heartbeats, 10 to 20 s later.
+// the connection comes back (kvFollower).
 func (c *Client) followRegistry(ctx context.Context, w jetstream.KeyWatcher, reconnected chan nats.Status) {
-	defer c.nc.RemoveStatusListener(reconnected)
-	for {
-		again := c.readRegistry(ctx, w, reconnected)
-		stopWatch(w)
-		if !again {
-			return
-		}
-		if w = c.rewatch(ctx, reconnected); w == nil {
-			return
-		}
-		c.log.Info("registry watched again after a reconnection")
-	}
-}
-
-// readRegistry applies w's entries to the cache until ctx ends (false), or the connection came
-// back or w ended on its own (true: watch again). When w has delivered the registry's entries
-// as of its start, the cache forgets the keys it did not deliver: deleted while this client
-// was not watching.
-func (c *Client) readRegistry(ctx context.Context, w jetstream.KeyWatcher, reconnected <-chan nats.Status) bool {
-	seen := map[string]bool{} // keys of w's first entries; nil once they are all in
-	for {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-reconnected:
-			return true
-		case e, ok := <-w.Updates():
-			if !ok {
-				return ctx.Err() == nil && !c.nc.IsClosed()
-			}
-			if e == nil {
-				c.forgetUnseen(seen)
-				seen = nil
-				c.ready.Store(true)
-				continue
-			}
-			if seen != nil {
-				seen[e.Key()] = true
-			}
-			c.applyRegistry(e)
-		}
-	}
-}
-
-// rewatch watches the registry again, retrying until it can; nil when ctx ends or the
-// connection is closed for good.
-func (c *Client) rewatch(ctx context.Context, reconnected <-chan nats.Status) jetstream.KeyWatcher {
-	for {
-		drain(reconnected) // this watch starts after them
-		w, err := c.stores.Registry.WatchAll(ctx)
-		if err == nil {
-			return w
-		}
-		c.log.Warn("the device registry cannot be watched again yet; retrying", "err", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(rewatchEvery):
-		}
-		if c.nc.IsClosed() {
-			return nil
-		}
-	}
-}
-
-// stopWatch stops w and takes what it still delivers: its delivery would otherwise block on a
-// full channel, and never end.
-func stopWatch(w jetstream.KeyWatcher) {
-	_ = w.Stop()
-	go func() {
-		for range w.Updates() {
-		}
-	}()
-}
-
-func drain(ch <-chan nats.Status) {
-	for {
-		select {
-		case <-ch:
-		default:
-			return
-		}
-	}
+	f := &kvFollower{nc: c.nc, what: RegistryBucket, log: c.log, apply: c.applyRegistry,
+		watch: func(ctx context.Context) (jetstream.KeyWatcher, error) { return c.stores.Registry.WatchAll(ctx) },
+		caughtUp: func(seen map[string]bool) {
+			c.forgetUnseen(seen)
+			c.ready.Store(true)
+		}}
+	f.follow(ctx, w, reconnected)
 }
 
 // applyRegistry applies one registry entry (or its deletion) to the cache.

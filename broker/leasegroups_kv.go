@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -51,16 +52,23 @@ func (lg *leaseGroups) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lease groups bucket %s: %w (is the NATS server 2.11 or later, and may this user use the bucket?)", LeaseGroupBucket, err)
 	}
-	w, err := kv.WatchAll(lg.life)
+	life, stop := context.WithCancel(lg.life)
+	reconnected := reconnects(lg.js.Conn())
+	w, err := kv.WatchAll(life)
 	if err != nil {
+		stop()
+		lg.js.Conn().RemoveStatusListener(reconnected)
 		return nil, fmt.Errorf("watch the lease groups: %w", err)
 	}
-	caughtUp := make(chan struct{})
-	go lg.watch(w, caughtUp)
+	loaded := make(chan struct{})
+	go func() {
+		defer stop()
+		lg.follow(life, kv, w, reconnected, loaded)
+	}()
 	select {
-	case <-caughtUp:
+	case <-loaded:
 	case <-ctx.Done():
-		_ = w.Stop()
+		stop()
 		return nil, fmt.Errorf("lease groups not loaded: %w", ctx.Err())
 	}
 	lg.mu.Lock()
@@ -89,26 +97,41 @@ func openLeaseGroups(ctx context.Context, js jetstream.JetStream) (jetstream.Key
 	return kv, err
 }
 
-func (lg *leaseGroups) watch(w jetstream.KeyWatcher, caughtUp chan struct{}) {
-	defer func() { _ = w.Stop() }()
-	for e := range w.Updates() {
-		if e == nil {
-			if caughtUp != nil {
-				close(caughtUp)
-				caughtUp = nil
-			}
-			continue
+// follow keeps the groups from w, and from a new watch each time the connection comes back
+// (kvFollower), until life ends; loaded closes once the first watch has delivered them all.
+func (lg *leaseGroups) follow(life context.Context, kv jetstream.KeyValue, w jetstream.KeyWatcher, reconnected chan nats.Status, loaded chan struct{}) {
+	var once sync.Once
+	f := &kvFollower{nc: lg.js.Conn(), what: LeaseGroupBucket, log: lg.log, apply: lg.apply,
+		watch: func(ctx context.Context) (jetstream.KeyWatcher, error) { return kv.WatchAll(ctx) },
+		caughtUp: func(seen map[string]bool) {
+			lg.forgetUnseen(seen)
+			once.Do(func() { close(loaded) })
+		}}
+	f.follow(life, w, reconnected)
+}
+
+// apply applies one bucket entry (or its deletion) to the groups.
+func (lg *leaseGroups) apply(e jetstream.KeyValueEntry) {
+	if e.Operation() != jetstream.KeyValuePut {
+		lg.forget(e.Key())
+		return
+	}
+	g, err := decodeLeaseGroup(e.Key(), e.Value())
+	if err != nil {
+		lg.log.Warn("lease group entry ignored", "key", e.Key(), "err", err)
+		return
+	}
+	lg.remember(e.Key(), g)
+}
+
+// forgetUnseen drops the groups a new watch did not deliver among the bucket's entries.
+func (lg *leaseGroups) forgetUnseen(seen map[string]bool) {
+	lg.mu.Lock()
+	defer lg.mu.Unlock()
+	for key := range lg.byKey {
+		if !seen[key] {
+			delete(lg.byKey, key)
 		}
-		if e.Operation() != jetstream.KeyValuePut {
-			lg.forget(e.Key())
-			continue
-		}
-		g, err := decodeLeaseGroup(e.Key(), e.Value())
-		if err != nil {
-			lg.log.Warn("lease group entry ignored", "key", e.Key(), "err", err)
-			continue
-		}
-		lg.remember(e.Key(), g)
 	}
 }
 
