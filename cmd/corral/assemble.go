@@ -322,11 +322,13 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		n.AddDriver(sim.New(fmt.Sprintf("sim-%s-%02d", *s.id, i)))
 	}
 	var stops []func()
+	// The node stops before its platforms let go of their devices: a task running on one is
+	// then recorded as stopped by the node's shutdown, not as its device disconnecting.
 	stopAll := func() {
+		n.Stop()
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}
-		n.Stop()
 		release() // after the node's last writes: its successor may start at once
 	}
 	for _, a := range s.platforms {

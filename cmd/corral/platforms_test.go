@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"image"
 	"log/slog"
-	"strings"
+	"slices"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,11 +62,16 @@ func (p *plotters) Attach(_ context.Context, reg device.Registry, _ *slog.Logger
 	}, nil
 }
 
-// A new platform is one package and one line in the platform list: registered next to
-// Android, the test platform gets its flag, its devices on a real node (instead of the
-// simulated phones a node with no device starts), its name in the platform enum, and it is
-// named when a tool cannot run on it.
-func TestPlatformRegistry(t *testing.T) {
+// plotterFarm is a node with pen plotters (plotterPlatform) next to Android, and a gateway in
+// front of it, on an embedded NATS: c is an MCP client of the gateway.
+type plotterFarm struct {
+	c        *client.Client
+	stopNode func()
+}
+
+// startPlotterFarm starts a plotterFarm of n plotters and waits until they are online.
+func startPlotterFarm(t *testing.T, n int) *plotterFarm {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
 	require.NoError(t, err)
@@ -74,13 +81,14 @@ func TestPlatformRegistry(t *testing.T) {
 	f := newFlags("up")
 	gf := f.gatewayFlags()
 	node := f.nodeFlags(-1, ps)
-	require.NoError(t, f.parse([]string{"--http", "127.0.0.1:0", "--adb", "off", "--plotters", "2"}))
+	require.NoError(t, f.parse([]string{"--http", "127.0.0.1:0", "--adb", "off", "--plotters", strconv.Itoa(n)}))
 
 	ctx := t.Context()
 	reg := newRegistry()
 	stopNode, err := startNode(ctx, broker.ConnectOptions{URL: ns.ClientURL()}, node, reg, log)
 	require.NoError(t, err)
-	t.Cleanup(stopNode)
+	farm := &plotterFarm{stopNode: sync.OnceFunc(stopNode)}
+	t.Cleanup(farm.stopNode)
 	nc, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "corral-gateway"}, log)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
@@ -88,50 +96,52 @@ func TestPlatformRegistry(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(gw.stop)
 
-	c, err := client.NewStreamableHttpClient("http://" + gw.addr + "/mcp")
+	farm.c, err = client.NewStreamableHttpClient("http://" + gw.addr + "/mcp")
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	require.NoError(t, c.Start(ctx))
+	t.Cleanup(func() { _ = farm.c.Close() })
+	require.NoError(t, farm.c.Start(ctx))
 	init := mcpgo.InitializeRequest{}
 	init.Params.ClientInfo = mcpgo.Implementation{Name: "platform-test", Version: "test"}
-	_, err = c.Initialize(ctx, init)
+	_, err = farm.c.Initialize(ctx, init)
 	require.NoError(t, err)
-	call := func(tool string, args map[string]any) *mcpgo.CallToolResult {
-		req := mcpgo.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = tool, args
-		res, err := c.CallTool(ctx, req)
-		require.NoError(t, err)
-		return res
-	}
-	text := func(res *mcpgo.CallToolResult) string {
-		var b strings.Builder
-		for _, c := range res.Content {
-			if tc, ok := c.(mcpgo.TextContent); ok {
-				b.WriteString(tc.Text)
-			}
-		}
-		return b.String()
-	}
+	require.Eventually(t, func() bool { return len(farm.devices(t, broker.StateOnline)) == n },
+		10*time.Second, 20*time.Millisecond, "the plotters never came online")
+	return farm
+}
 
-	var devices []mcp.DeviceSummary
-	require.Eventually(t, func() bool {
-		res := call("list_available_devices", map[string]any{})
-		var out mcp.DeviceListResult
-		if res.IsError || res.StructuredContent == nil {
-			return false
-		}
-		if err := remarshal(res.StructuredContent, &out); err != nil {
-			return false
-		}
-		devices = out.Devices
-		online := 0
-		for _, d := range devices {
-			if d.State == broker.StateOnline {
-				online++
-			}
-		}
-		return online == 2
-	}, 10*time.Second, 20*time.Millisecond, "the two plotters never came online")
+// try calls tool on the farm's gateway.
+func (f *plotterFarm) try(ctx context.Context, tool string, args map[string]any) (*mcpgo.CallToolResult, error) {
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = tool, args
+	return f.c.CallTool(ctx, req)
+}
+
+// call calls tool on the farm's gateway, failing the test if the call does not get an answer.
+func (f *plotterFarm) call(t *testing.T, tool string, args map[string]any) *mcpgo.CallToolResult {
+	t.Helper()
+	res, err := f.try(t.Context(), tool, args)
+	require.NoError(t, err)
+	return res
+}
+
+// devices lists the farm's devices in state ("" for any).
+func (f *plotterFarm) devices(t *testing.T, state string) []mcp.DeviceSummary {
+	t.Helper()
+	res := f.call(t, "list_available_devices", map[string]any{})
+	var out mcp.DeviceListResult
+	if res.IsError || res.StructuredContent == nil || remarshal(res.StructuredContent, &out) != nil {
+		return nil
+	}
+	return slices.DeleteFunc(out.Devices, func(d mcp.DeviceSummary) bool { return state != "" && d.State != state })
+}
+
+// A new platform is one package and one line in the platform list: registered next to
+// Android, the test platform gets its flag, its devices on a real node (instead of the
+// simulated phones a node with no device starts), its name in the platform enum, and it is
+// named when a tool cannot run on it.
+func TestPlatformRegistry(t *testing.T) {
+	f := startPlotterFarm(t, 2)
+	devices := f.devices(t, "")
 	serials := make([]string, 0, len(devices))
 	for _, d := range devices {
 		assert.Equal(t, "plotter", d.Platform)
@@ -139,7 +149,7 @@ func TestPlatformRegistry(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"plotter-1", "plotter-2"}, serials, "plotters and no simulated phones")
 
-	tools, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
+	tools, err := f.c.ListTools(t.Context(), mcpgo.ListToolsRequest{})
 	require.NoError(t, err)
 	offered := 0
 	for _, tool := range tools.Tools {
@@ -150,10 +160,32 @@ func TestPlatformRegistry(t *testing.T) {
 	}
 	assert.Equal(t, 3, offered, "select_device, acquire_device and get_device_status offer the platforms")
 
-	require.False(t, call("tap_xy", map[string]any{"serial": "plotter-1", "x": 0.5, "y": 0.5}).IsError)
-	res := call("back", map[string]any{"serial": "plotter-1"})
+	require.False(t, f.call(t, "tap_xy", map[string]any{"serial": "plotter-1", "x": 0.5, "y": 0.5}).IsError)
+	res := f.call(t, "back", map[string]any{"serial": "plotter-1"})
 	require.True(t, res.IsError)
-	assert.Contains(t, text(res), "back is not supported on plotter devices; platforms that can: android (0 in this farm)")
+	assert.Contains(t, resultText(res), "back is not supported on plotter devices; platforms that can: android (0 in this farm)")
+}
+
+// A node that stops while a task runs on a device of one of its platforms answers (and
+// records) the task as stopped by its shutdown: the node stops before its platforms let go of
+// their devices, which would tell it as the device unplugged.
+func TestNodeStopsBeforeItsPlatformsLetGo(t *testing.T) {
+	f := startPlotterFarm(t, 1)
+	answer := make(chan string, 1)
+	go func() {
+		res, err := f.try(t.Context(), "sleep", map[string]any{"serial": "plotter-1", "seconds": 60})
+		if err != nil {
+			answer <- err.Error()
+			return
+		}
+		answer <- resultText(res)
+	}()
+	require.Eventually(t, func() bool { return len(f.devices(t, broker.StateBusy)) == 1 },
+		10*time.Second, 20*time.Millisecond, "the sleep never ran")
+	f.stopNode()
+	text := <-answer
+	assert.Contains(t, text, "is shutting down")
+	assert.NotContains(t, text, "unplugged")
 }
 
 // remarshal decodes a structured result into v.
