@@ -137,7 +137,7 @@ func TestOperatorCLI(t *testing.T) {
 
 // tasks, release and drain take --gateway as the other operator commands do: the holder's own
 // release goes through the gateway; the operator actions, which no gateway tool offers, say
-// that they need --nats-url, and change nothing.
+// that they need the admin's NATS context, and change nothing.
 func TestOperatorActionsGateway(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2})
 	gw := []string{"--gateway", f.Gateway().MCPURL}
@@ -158,7 +158,7 @@ func TestOperatorActionsGateway(t *testing.T) {
 		out, err := runCorral(t, append(cmd, gw...)...)
 		require.Error(t, err, "corral %s --gateway exited 0: %s", strings.Join(cmd, " "), out)
 		assert.NotContains(t, out, "flag provided but not defined", "corral %s rejects --gateway", cmd[0])
-		assert.Contains(t, out, "--nats-url", "corral %s --gateway does not say what to use", strings.Join(cmd, " "))
+		assert.Contains(t, out, "pass --nats-context with the admin's context", "corral %s --gateway does not say what to use", strings.Join(cmd, " "))
 		assert.Equal(t, 1, held(), "corral %s --gateway changed the leases", strings.Join(cmd, " "))
 	}
 	out, err := runCorral(t, "drain", "n1", "--status", "--nats-url", f.URL)
