@@ -2,7 +2,6 @@ package nodes_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -26,11 +25,10 @@ import (
 // port and store, and whose node reaches NATS through a link the test cuts and heals.
 type outageRig struct {
 	*restartRig
-	ns     *server.Server
-	stores *broker.Stores // the gateway's
-	dir    string
-	port   int
-	link   *farmtest.Link
+	ns   *server.Server
+	dir  string
+	port int
+	link *farmtest.Link
 }
 
 func newOutageRig(t *testing.T) *outageRig {
@@ -52,10 +50,9 @@ func newOutageRig(t *testing.T) *outageRig {
 	gw, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Reap: true})
 	require.NoError(t, err)
 	require.NoError(t, gw.WaitReady(ctx))
-	o.stores = stores
 	o.link = farmtest.StartLink(t, ns.Addr().String())
 	o.restartRig = &restartRig{t: t, ctx: ctx, url: "nats://" + o.link.Addr(), log: log,
-		metrics: actors.NewMetrics(prometheus.NewRegistry()), gwNC: nc, gw: gw}
+		metrics: actors.NewMetrics(prometheus.NewRegistry()), gwNC: nc, gw: gw, stores: stores}
 	return o
 }
 
@@ -67,22 +64,6 @@ func (o *outageRig) restartNATS() {
 	ns, err := embedded.Start(embedded.Options{Port: o.port, StoreDir: o.dir}, o.log)
 	require.NoError(o.t, err)
 	o.ns = ns
-}
-
-// waitEntry waits until serial's registry entry, read from the store (not a gateway's cache),
-// satisfies cond.
-func (o *outageRig) waitEntry(serial, what string, cond func(broker.DeviceEntry) bool) broker.DeviceEntry {
-	o.t.Helper()
-	var d broker.DeviceEntry
-	farmtest.Eventually(o.t, 15*time.Second, func() bool {
-		e, err := o.stores.Registry.Get(o.ctx, broker.RegistryKey("n1", serial))
-		if err != nil {
-			return false
-		}
-		d = broker.DeviceEntry{} // a field the entry omits is empty, not the last entry's
-		return json.Unmarshal(e.Value(), &d) == nil && cond(d)
-	}, "%s: %s", serial, what)
-	return d
 }
 
 // A node cut off from NATS for longer than the farm waits is declared lost while it cannot
@@ -103,7 +84,7 @@ func TestNodeDeclaredLostWhileCutOffServesAgain(t *testing.T) {
 		{"NATS restarted", func(o *outageRig, _ <-chan *nats.Msg) {
 			o.link.Cut() // the node comes back after the farm declared it lost, as in QA's 4 of 5
 			o.restartNATS()
-			o.waitEntry("n1-p1", "declared lost", broker.DeclaredLost)
+			o.waitEntry("n1", "n1-p1", "declared lost", broker.DeclaredLost)
 			o.link.Heal()
 		}},
 		{"connected when declared lost", func(o *outageRig, declared <-chan *nats.Msg) {
@@ -118,7 +99,8 @@ func TestNodeDeclaredLostWhileCutOffServesAgain(t *testing.T) {
 			o.startNode(node, serial)
 			o.waitDevice(serial, "online", func(d broker.DeviceEntry) bool { return d.State == broker.StateOnline })
 			old := o.acquire(serial, "alice")
-			o.waitDevice(serial, "leased", func(d broker.DeviceEntry) bool { return d.State == broker.StateLeased })
+			// The registry, not the gateway's view: the lease must be written before the outage.
+			o.waitEntry(node, serial, "leased", func(d broker.DeviceEntry) bool { return d.State == broker.StateLeased })
 
 			declared := make(chan *nats.Msg, 4)
 			sub, err := o.gwNC.ChanSubscribe(fmt.Sprintf(broker.EventNodeT, node, "lost"), declared)
@@ -128,7 +110,7 @@ func TestNodeDeclaredLostWhileCutOffServesAgain(t *testing.T) {
 
 			c.outage(o, declared)
 
-			back := o.waitEntry(serial, "online again, its lease revoked", func(d broker.DeviceEntry) bool {
+			back := o.waitEntry(node, serial, "online again, its lease revoked", func(d broker.DeviceEntry) bool {
 				return d.State == broker.StateOnline && d.Holder == ""
 			})
 			assert.Greater(t, back.Epoch, old.Epoch, "the epoch did not move on: the old lease is not fenced")

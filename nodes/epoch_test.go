@@ -2,6 +2,7 @@ package nodes_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"testing"
@@ -30,6 +31,7 @@ type restartRig struct {
 	metrics *actors.Metrics
 	gwNC    *nats.Conn
 	gw      *broker.Client
+	stores  *broker.Stores // the gateway's
 }
 
 // newRestartRig starts the server and the farm client. With reap, the client declares a silent
@@ -53,7 +55,8 @@ func newRestartRig(t *testing.T, reap bool) *restartRig {
 	gw, err := broker.NewClient(ctx, nc, stores, opts)
 	require.NoError(t, err)
 	require.NoError(t, gw.WaitReady(ctx))
-	return &restartRig{t: t, ctx: ctx, url: ns.ClientURL(), log: log, metrics: actors.NewMetrics(prometheus.NewRegistry()), gwNC: nc, gw: gw}
+	return &restartRig{t: t, ctx: ctx, url: ns.ClientURL(), log: log, metrics: actors.NewMetrics(prometheus.NewRegistry()),
+		gwNC: nc, gw: gw, stores: stores}
 }
 
 // startNode starts node id, on a NATS connection of its own, with one simulated phone.
@@ -78,7 +81,9 @@ func (r *restartRig) startNodeWith(ctx context.Context, id, serial string) *node
 	return n
 }
 
-// waitDevice waits until the registry's entry for serial satisfies cond.
+// waitDevice waits until the gateway's client shows serial as cond wants. That is not the
+// registry: the client shows a lease granted or released through it before the node writes it
+// (broker/client_leaseview.go); a test that needs the registry to know uses waitEntry.
 func (r *restartRig) waitDevice(serial, what string, cond func(broker.DeviceEntry) bool) broker.DeviceEntry {
 	r.t.Helper()
 	var d broker.DeviceEntry
@@ -86,6 +91,22 @@ func (r *restartRig) waitDevice(serial, what string, cond func(broker.DeviceEntr
 		var ok bool
 		d, ok = r.gw.Device(serial)
 		return ok && cond(d)
+	}, "%s: %s", serial, what)
+	return d
+}
+
+// waitEntry waits until serial's registry entry under node, read from the store (not the
+// gateway's view), satisfies cond.
+func (r *restartRig) waitEntry(node, serial, what string, cond func(broker.DeviceEntry) bool) broker.DeviceEntry {
+	r.t.Helper()
+	var d broker.DeviceEntry
+	farmtest.Eventually(r.t, 15*time.Second, func() bool {
+		e, err := r.stores.Registry.Get(r.ctx, broker.RegistryKey(node, serial))
+		if err != nil {
+			return false
+		}
+		d = broker.DeviceEntry{} // a field the entry omits is empty, not the last entry's
+		return json.Unmarshal(e.Value(), &d) == nil && cond(d)
 	}, "%s: %s", serial, what)
 	return d
 }
@@ -150,8 +171,9 @@ func TestNodeRestartContinuesEpochsAndFencesOldLease(t *testing.T) {
 			res := r.run(serial, old.Handle, "alice")
 			require.Equal(t, broker.OutcomeSucceeded, res.Outcome, "%+v", res)
 			require.Equal(t, old.Epoch, res.LeaseEpoch)
-			// The registry knows the epoch before the node goes (a crash loses what is not written).
-			r.waitDevice(serial, fmt.Sprintf("leased at epoch %d", old.Epoch), func(d broker.DeviceEntry) bool {
+			// The registry knows the epoch before the node goes (a crash loses what is not written;
+			// the gateway shows the lease before the registry has it).
+			r.waitEntry(node, serial, fmt.Sprintf("leased at epoch %d", old.Epoch), func(d broker.DeviceEntry) bool {
 				return d.State == broker.StateLeased && d.Epoch == old.Epoch
 			})
 
