@@ -94,7 +94,8 @@ type Driver struct {
 }
 
 // New makes a driver of a rig whose controller and camera are open; cal may be nil until the
-// rig is calibrated (SetCalibration). Close closes both.
+// rig is calibrated (SetCalibration). Close closes both. log is the rig's (rigLog): New does
+// not name the rig again, so that its controller, camera and driver lines name it once.
 func New(cfg Config, arm *grbl.Client, cam Camera, cal *calib.Calibration, log *slog.Logger) (*Driver, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
@@ -103,7 +104,7 @@ func New(cfg Config, arm *grbl.Client, cam Camera, cal *calib.Calibration, log *
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	d := &Driver{cfg: cfg, arm: arm, cam: cam, log: log.With("rig", cfg.Serial), haltNews: make(chan struct{}, 1),
+	d := &Driver{cfg: cfg, arm: arm, cam: cam, log: log, haltNews: make(chan struct{}, 1),
 		info: device.Info{Serial: cfg.Serial, Platform: device.PlatformArm, Model: cfg.Model, Brand: "Corral arm",
 			Extra: map[string]string{"grbl": arm.Port()}}}
 	if cal != nil {
@@ -113,6 +114,10 @@ func New(cfg Config, arm *grbl.Client, cam Camera, cal *calib.Calibration, log *
 	}
 	return d, nil
 }
+
+// rigLog is log naming the rig serial: every line of a rig names it once, whichever part of
+// the rig (controller, camera, calibration, driver) logs it.
+func rigLog(log *slog.Logger, serial string) *slog.Logger { return log.With("rig", serial) }
 
 // Info describes the rig.
 func (d *Driver) Info() device.Info { return d.info }

@@ -51,7 +51,9 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		}
 	}
 	for i := 1; i <= *s.sims; i++ {
-		st, err := startTwin(ctx, reg, twin.Options{Seed: int64(i), Serial: fmt.Sprintf("arm-twin-%02d", i), Log: log}, log)
+		serial := fmt.Sprintf("arm-twin-%02d", i)
+		// The twin's own lines (its phone, its controller) name the rig it simulates.
+		st, err := startTwin(ctx, reg, twin.Options{Seed: int64(i), Serial: serial, Log: rigLog(log, serial)}, log)
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("arm twin %d: %w", i, err)
@@ -103,26 +105,27 @@ func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 	go func() {
 		defer close(done)
 		serial := tw.Phone.Info().Serial
+		log := rigLog(log, serial)
 		c, err := grbl.DialTCP(ctx, addr, twinLink(grbl.WithLogger(log))...)
 		if err != nil {
-			log.Error("arm twin: cannot reach its controller", "rig", serial, "err", err)
+			log.Error("arm twin: cannot reach its controller", "err", err)
 			return
 		}
 		// The twin's phone takes the text as a helper app on it would.
 		d, err := New(Config{Serial: serial, Model: "iPhone (twin)", Clipboard: tw.Phone}, c, twinCamera{tw.Camera}, nil, log)
 		if err != nil {
 			_ = c.Close()
-			log.Error("arm twin", "rig", serial, "err", err)
+			log.Error("arm twin", "err", err)
 			return
 		}
 		lo, hi := tw.RoughArea()
 		if err := calibrate(ctx, reg, d, tw, Area{Min: lo, Max: hi}, log); err != nil {
 			_ = d.Close()
-			log.Error("arm twin: calibration failed", "rig", serial, "err", err)
+			log.Error("arm twin: calibration failed", "err", err)
 			return
 		}
 		cal := d.Calibration()
-		log.Info("arm twin ready", "rig", serial, "grbl", addr, "validation_error_mm", cal.ValidationErrMM, "residual_p95_mm", cal.ResidualP95MM)
+		log.Info("arm twin ready", "grbl", addr, "validation_error_mm", cal.ValidationErrMM, "residual_p95_mm", cal.ResidualP95MM)
 		serve(ctx, reg, d, c)
 	}()
 	return func() { cancel(); <-done }, nil

@@ -161,7 +161,7 @@ func (r RigSpec) area() (Area, error) {
 	return area, area.check()
 }
 
-// connect opens the rig's controller and camera and makes its driver.
+// connect opens the rig's controller and camera and makes its driver; log names the rig.
 func (r RigSpec) connect(ctx context.Context, log *slog.Logger) (*Driver, *grbl.Client, error) {
 	opts := []grbl.Option{grbl.WithLogger(log)}
 	if r.LinkTimeout > 0 {
@@ -211,7 +211,7 @@ const redial = 5 * time.Second
 // takes the kept calibration) and serves; when the rig cannot be reached or its link is
 // lost, it tries again after redial.
 func keepRig(ctx context.Context, reg device.Registry, r RigSpec, log *slog.Logger) {
-	log = log.With("rig", r.Serial)
+	log = rigLog(log, r.Serial)
 	area, _ := r.area() // checked by ParseRigs
 	for ctx.Err() == nil {
 		d, c, err := r.connect(ctx, log)

@@ -15,7 +15,7 @@ import (
 // (a node restart), or a new one when there is none or it does not fit the rig.
 // The rig is first brought to rest with the finger up. When reg is a device.HaltStore, it
 // keeps the rig's halts, and a rig it kept halted stays so, uncalibrated if need be: calibrating
-// moves the gantry. log is to name the rig, as keepRig's does: calibrate does not name it again.
+// moves the gantry. log is the rig's (rigLog): calibrate does not name it again.
 func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback, area Area, log *slog.Logger) error {
 	serial := d.info.Serial
 	if err := d.rest(ctx); err != nil {

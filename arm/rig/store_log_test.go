@@ -9,7 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/corral-farm/corral/arm/twin"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -73,5 +75,122 @@ func TestRigsFileRigIsNamedOnceWhenCalibrating(t *testing.T) {
 	line := out.line("arm rig: calibrating")
 	if n := strings.Count(line, "rig=arm-twin-1"); n != 1 {
 		t.Fatalf("the rig is named %d times, want once: %s", n, line)
+	}
+}
+
+// servedDrivers is a registry that keeps no calibrations and hands over each rig it is given.
+type servedDrivers struct {
+	emptyCalibrations
+	added chan *Driver
+}
+
+func (r servedDrivers) AddDriver(d device.Driver) { r.added <- d.(*Driver) }
+
+// leftHalted is servedDrivers keeping a halt of every rig from before: a rig is served halted
+// and uncalibrated, at once.
+type leftHalted struct{ servedDrivers }
+
+func (leftHalted) LoadHalt(context.Context, string) (string, error) { return "left halted", nil }
+func (leftHalted) SaveHalt(context.Context, string, string) error   { return nil }
+
+// haltAndRecover logs the driver's own lines: "rig halted", "rig recovered".
+func haltAndRecover(t *testing.T, d *Driver) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.Halt(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNamedOnce fails unless each of want was logged and every line names the rig serial
+// exactly once.
+func checkNamedOnce(t *testing.T, out *syncBuffer, serial string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if out.line(w) == "" {
+			t.Errorf("no line says %q", w)
+		}
+	}
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	for l := range strings.Lines(out.buf.String()) {
+		var rigs []string
+		for _, f := range strings.Fields(l) {
+			if strings.HasPrefix(f, "rig=") {
+				rigs = append(rigs, f)
+			}
+		}
+		if len(rigs) != 1 || rigs[0] != "rig="+serial {
+			t.Errorf("the line names %q, want rig=%s once: %s", rigs, serial, l)
+		}
+	}
+}
+
+// Every line of a rig of a rigs file names it once, its driver's too (`rig=X rig=X` was
+// logged for "rig halted": New named the rig keepRig had named). The rig is served halted, to
+// be quick: calibrating over the camera's stream takes a while.
+func TestRigsFileRigLinesNameItOnce(t *testing.T) {
+	tw, addr := servedTwin(t, 3)
+	mux := http.NewServeMux()
+	mux.Handle("/camera", tw.Camera.Handler())
+	mux.Handle("/calibration", tw.ReadbackHandler())
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	lo, hi := tw.RoughArea()
+	spec := RigSpec{Serial: "arm-twin-1", GRBL: "tcp://" + addr, Camera: srv.URL + "/camera",
+		Readback: srv.URL + "/calibration", ScreenArea: []float64{lo.X, lo.Y, hi.X, hi.Y}}
+
+	var out syncBuffer
+	reg := leftHalted{servedDrivers{added: make(chan *Driver, 1)}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		keepRig(ctx, reg, spec, slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	}()
+	d := waitDriver(t, reg.servedDrivers, &out)
+	haltAndRecover(t, d)
+	cancel()
+	<-done
+	_ = d.Close() // as the registry would: the camera server waits for its stream to end
+	checkNamedOnce(t, &out, spec.Serial, "grbl connected", "rig was halted before", "arm rig halted: not calibrated", "arm rig ready", "rig halted", "rig recovered")
+}
+
+// Every line of a twin names its rig once: its calibration's did not name it.
+func TestTwinRigLinesNameItOnce(t *testing.T) {
+	tw, err := twin.Start(twin.Options{Seed: 2, Speed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tw.Close() })
+
+	var out syncBuffer
+	reg := servedDrivers{added: make(chan *Driver, 1)}
+	stop, err := ServeTwin(context.Background(), reg, tw, slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitDriver(t, reg, &out)
+	haltAndRecover(t, d)
+	stop()
+	_ = d.Close()
+	checkNamedOnce(t, &out, tw.Phone.Info().Serial, "grbl connected", "arm rig: calibrating", "arm rig calibration", "arm twin ready", "rig halted", "rig recovered")
+}
+
+// waitDriver is the driver reg was given once its rig calibrated.
+func waitDriver(t *testing.T, reg servedDrivers, out *syncBuffer) *Driver {
+	t.Helper()
+	select {
+	case d := <-reg.added:
+		return d
+	case <-time.After(60 * time.Second):
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		t.Fatalf("the rig did not calibrate and join the registry within 60s; it logged:\n%s", out.buf.String())
+		return nil
 	}
 }
