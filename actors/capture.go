@@ -23,7 +23,13 @@ import (
 //     last frame and the running task from the registry until the device is free again;
 //   - a task that arrives during a capture cancels it, and starts as soon as the driver
 //     returns (a driver returns promptly once cancelled; one that does not within the grace
-//     period is stuck, as after a task: the device goes unhealthy and its actor restarts);
+//     period after the task arrived is stuck, as after a task: the device goes unhealthy and
+//     its actor restarts);
+//   - a capture that outlives its timeout with no task waiting is slow, not stuck: a screenshot
+//     is read-only, and a loaded host answers late (adb under load). Its caller is answered
+//     (errCaptureSlow) after the grace period, and the device stays busy for captures until the
+//     driver returns; only one still running captureOverdueAfter that answer, or the grace
+//     period after a task arrived, is stuck;
 //   - the frame is scaled and encoded while the driver's pixels arrive (Android streams its
 //     framebuffer) or right after, so a task waits at most for the end of an encode.
 //
@@ -77,15 +83,44 @@ type (
 		frame ScreenFrame
 		err   error
 	}
-	// captureGraceOver is sent when a cancelled capture has not returned within the grace period.
-	captureGraceOver struct{ run *capturing }
+	// captureGraceOver is sent when a capture has not returned within the grace period after
+	// it was cancelled (its timeout, or a task) or, task set, after a task arrived for the device.
+	captureGraceOver struct {
+		run  *capturing
+		task bool
+	}
+	// captureOverdue is sent when a slow capture has not returned captureOverdueAfter its slow
+	// answer.
+	captureOverdue struct{ run *capturing }
 )
+
+// errCaptureSlow answers a capture whose driver has not returned past its timeout and the grace
+// period, with no task waiting: the device is slow, not stuck (yet).
+var errCaptureSlow = errors.New("the driver is slow to return a screenshot, past the capture's timeout; the screen is looked at again once it returns")
+
+// captureOverdueAfter is how long a slow capture, with no task waiting, is waited for after it
+// was answered as slow before the driver counts as stuck: its timeout again, and at least
+// DefaultCaptureTimeout. A task that arrives meanwhile waits the grace period only.
+func captureOverdueAfter(timeout time.Duration) time.Duration {
+	return max(timeout, DefaultCaptureTimeout)
+}
 
 // capturing is the device actor's capture in flight. Its messages carry it, so that one
 // abandoned before a restart is recognised when it ends at last.
 type capturing struct {
-	cancel context.CancelFunc
-	reply  func(ScreenFrame, error)
+	cancel  context.CancelFunc
+	reply   func(ScreenFrame, error)
+	timeout time.Duration
+	// answered is set once reply was called (a slow capture is answered before it returns).
+	answered bool
+}
+
+// answer replies to the capture's caller, once.
+func (c *capturing) answer(f ScreenFrame, err error) {
+	if !c.answered {
+		c.answered = true
+		c.reply(f, err)
+	}
 }
 
 // capture hands a capture to the device's actor if the device is online and idle.
@@ -119,7 +154,7 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 		return
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), m.timeout)
-	run := &capturing{cancel: cancel, reply: m.reply}
+	run := &capturing{cancel: cancel, reply: m.reply, timeout: m.timeout}
 	a.capture = run
 	self, root, grace := ctx.Self(), ctx.ActorSystem().Root, a.grace
 	stopGrace := context.AfterFunc(cctx, func() {
@@ -145,7 +180,7 @@ func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
 	}
 	a.capture = nil
 	m.run.cancel()
-	m.run.reply(m.frame, m.err)
+	m.run.answer(m.frame, m.err)
 	if p := a.pending; p != nil {
 		a.pending = nil
 		a.run(ctx, *p)
@@ -153,26 +188,58 @@ func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
 }
 
 // deferTask holds a task that arrives during a capture until the capture returns, and cancels
-// the capture: tasks come first. It reports whether it held the task.
-func (a *deviceActor) deferTask(m runTask) bool {
-	if a.capture == nil {
+// the capture: tasks come first. The driver has the grace period from the task's arrival to
+// return, even if the capture was cancelled before (its timeout). It reports whether it held
+// the task.
+func (a *deviceActor) deferTask(ctx actor.Context, m runTask) bool {
+	run := a.capture
+	if run == nil {
 		return false
 	}
 	a.pending = &m
-	a.capture.cancel()
+	run.cancel()
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	time.AfterFunc(a.grace, func() { root.Send(self, captureGraceOver{run: run, task: true}) })
 	return true
 }
 
-// captureStuck handles a capture whose driver ignored cancellation past the grace period, as
-// a stuck task is handled: the device is reported unhealthy, the task that waited fails, and
-// the actor restarts.
-func (a *deviceActor) captureStuck(ctx actor.Context, m captureGraceOver) {
-	if m.run != a.capture {
-		return
+// captureLate handles a capture still running the grace period after its cancellation or
+// after a task arrived: stuck when a task waits for it, slow when none does.
+func (a *deviceActor) captureLate(ctx actor.Context, m captureGraceOver) {
+	switch {
+	case m.run != a.capture:
+		// It returned meanwhile, or was abandoned before a restart.
+	case m.task:
+		a.captureStuck(ctx, m.run)
+	case a.pending == nil && !m.run.answered:
+		a.captureSlow(ctx, m.run)
 	}
+	// A task waits: the grace period from its arrival decides (deferTask).
+}
+
+// captureSlow answers a capture past its timeout that no task waits for, and keeps waiting for
+// its driver: the device stays busy for captures, and a task that arrives waits for it.
+func (a *deviceActor) captureSlow(ctx actor.Context, run *capturing) {
+	run.answer(ScreenFrame{}, fmt.Errorf("%w (timeout %s, waited %s more)", errCaptureSlow, run.timeout, a.grace))
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	time.AfterFunc(captureOverdueAfter(run.timeout), func() { root.Send(self, captureOverdue{run: run}) })
+}
+
+// captureOverdueOver handles a slow capture still running captureOverdueAfter its slow answer:
+// stuck, unless a task waits for it (then the grace period from its arrival decides).
+func (a *deviceActor) captureOverdueOver(ctx actor.Context, m captureOverdue) {
+	if m.run == a.capture && a.pending == nil {
+		a.captureStuck(ctx, m.run)
+	}
+}
+
+// captureStuck handles a capture whose driver ignored cancellation, as a stuck task is
+// handled: the device is reported unhealthy, the task that waited fails, and the actor
+// restarts.
+func (a *deviceActor) captureStuck(ctx actor.Context, run *capturing) {
 	a.capture = nil
 	serial := a.dev.Info().Serial
-	m.run.reply(ScreenFrame{}, errDriverStuck)
+	run.answer(ScreenFrame{}, errDriverStuck)
 	ctx.Send(ctx.Parent(), deviceHealth{serial: serial, err: errDriverStuck})
 	if p := a.pending; p != nil {
 		a.pending = nil
@@ -193,3 +260,6 @@ func (captureDone) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging marks captureGraceOver as expected after its actor stopped.
 func (captureGraceOver) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging marks captureOverdue as expected after its actor stopped.
+func (captureOverdue) IgnoreDeadLetterLogging() {}

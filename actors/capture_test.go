@@ -15,12 +15,13 @@ import (
 )
 
 // screenDevice is a fakeDevice whose screen can be looked at: Screen waits for shot (or, if
-// stubborn, ignores cancellation until shot), counting itself with the tasks so that an
-// overlap of a capture and a task shows.
+// stubborn, ignores cancellation until shot; if slow, returns after its cancellation only at
+// shot), counting itself with the tasks so that an overlap of a capture and a task shows.
 type screenDevice struct {
 	*fakeDevice
 	shot      chan struct{}
 	stubborn  bool
+	slow      bool          // set before the first capture
 	looking   chan struct{} // told when a Screen starts
 	cancelled chan struct{} // told when a Screen saw its context end
 }
@@ -43,6 +44,9 @@ func (d *screenDevice) Screen(ctx context.Context, maxWidth int) (ScreenFrame, e
 		return ScreenFrame{JPEG: []byte("jpeg"), Width: min(9, maxWidth), Height: 16}, nil
 	case <-ctx.Done():
 		d.cancelled <- struct{}{}
+		if d.slow {
+			<-d.shot // a loaded host's adb, answering late
+		}
 		return ScreenFrame{}, ctx.Err()
 	}
 }
@@ -80,8 +84,13 @@ type shot struct {
 }
 
 func (h *harness) capture(serial string) chan shot {
+	return h.captureWithin(serial, 0)
+}
+
+// captureWithin asks for a capture with a timeout (DefaultCaptureTimeout if zero).
+func (h *harness) captureWithin(serial string, timeout time.Duration) chan shot {
 	p := make(chan shot, 1)
-	h.root.Send(h.sched, CaptureScreen{Serial: serial, MaxWidth: 360, Reply: func(f ScreenFrame, err error) { p <- shot{f, err} }})
+	h.root.Send(h.sched, CaptureScreen{Serial: serial, MaxWidth: 360, Timeout: timeout, Reply: func(f ScreenFrame, err error) { p <- shot{f, err} }})
 	return p
 }
 
@@ -166,6 +175,110 @@ func TestStuckCaptureMarksTheDeviceUnhealthy(t *testing.T) {
 	}
 	dev.shot <- struct{}{} // the stuck Screen returns at last; its answer is ignored
 	waitOnline(t, h)
+}
+
+// unhealthyShown counts the events that showed d1 unhealthy (a device starts so, until its
+// first health check).
+func (h *harness) unhealthyShown() int {
+	h.rec.mu.Lock()
+	defer h.rec.mu.Unlock()
+	n := 0
+	for _, ev := range h.rec.events {
+		if ev.Kind == "device" && ev.Serial == "d1" && ev.What == broker.StateUnhealthy {
+			n++
+		}
+	}
+	return n
+}
+
+// slowCapture starts a capture of d1 that times out at once and whose driver returns only at
+// dev.shot, and waits for its answer: slow, not stuck.
+func slowCapture(t *testing.T, h *harness, dev *screenDevice) {
+	t.Helper()
+	dev.slow = true
+	got := h.captureWithin("d1", time.Millisecond)
+	within(t, dev.looking, "capture")
+	within(t, dev.cancelled, "the capture's timeout")
+	if s := within(t, got, "answer"); !errors.Is(s.err, errCaptureSlow) {
+		t.Fatalf("a capture past its timeout and the grace period, no task waiting: %v, want errCaptureSlow", s.err)
+	}
+}
+
+// A capture whose driver answers late, with no task waiting, is slow, not stuck (a console's
+// first look at a loaded host marked a healthy device unhealthy): its caller is answered after
+// the grace period, the device stays busy for captures until the driver returns, and is never
+// marked unhealthy.
+func TestSlowCaptureWithNoTaskWaitingIsWaitedFor(t *testing.T) {
+	h, dev := newScreenHarness(t, false)
+	before := h.unhealthyShown()
+	slowCapture(t, h, dev)
+	if s := within(t, h.capture("d1"), "answer"); !errors.Is(s.err, ErrCaptureBusy) {
+		t.Fatalf("a capture while a slow one runs: %v, want ErrCaptureBusy", s.err)
+	}
+	dev.shot <- struct{}{} // the driver returns at last
+	captureOnceFree(t, h, dev)
+	expect(t, h.submit(broker.TaskRequest{ID: "after", Tool: "noop"}).wait(), broker.OutcomeSucceeded, "")
+	if h.unhealthyShown() != before {
+		t.Fatal("a slow capture marked the device unhealthy")
+	}
+	if dev.overlap {
+		t.Fatal("a capture ran alongside another or a task")
+	}
+}
+
+// A slow capture that a task comes to wait for is stuck the grace period after the task
+// arrived, as before: the task fails, the device goes unhealthy and comes back.
+func TestSlowCaptureWithATaskWaitingMarksTheDeviceUnhealthy(t *testing.T) {
+	h, dev := newScreenHarness(t, false)
+	before := h.unhealthyShown()
+	slowCapture(t, h, dev)
+	arrived := time.Now()
+	expect(t, h.submit(broker.TaskRequest{ID: "t", Tool: "noop"}).wait(), broker.OutcomeFailed, broker.CodeUnhealthy)
+	if waited := time.Since(arrived); waited < 100*time.Millisecond {
+		t.Fatalf("the task failed %s after it arrived, before the grace period (100ms) was over", waited)
+	}
+	waitFor(t, "the device shown unhealthy", func() bool { return h.unhealthyShown() > before })
+	dev.shot <- struct{}{} // the stuck Screen returns at last; its answer is ignored
+	waitOnline(t, h)
+}
+
+// A slow capture still running captureOverdueAfter its slow answer, no task waiting, is stuck.
+func TestOverdueCaptureMarksTheDeviceUnhealthy(t *testing.T) {
+	h, dev := newScreenHarness(t, false)
+	before := h.unhealthyShown()
+	slowCapture(t, h, dev)
+	deadline := time.Now().Add(captureOverdueAfter(time.Millisecond) + 10*time.Second)
+	for h.unhealthyShown() == before {
+		if time.Now().After(deadline) {
+			t.Fatal("an overdue capture did not mark the device unhealthy")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition
+	}
+	dev.shot <- struct{}{}
+	waitOnline(t, h)
+}
+
+// captureOnceFree waits until a capture of d1 is taken rather than skipped as busy, and lets
+// it return a frame.
+func captureOnceFree(t *testing.T, h *harness, dev *screenDevice) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := h.capture("d1")
+		select {
+		case <-dev.looking:
+			dev.shot <- struct{}{}
+			if s := within(t, got, "answer"); s.err != nil {
+				t.Fatalf("a capture once the device is free: %v", s.err)
+			}
+			return
+		case s := <-got:
+			if !errors.Is(s.err, ErrCaptureBusy) || time.Now().After(deadline) {
+				t.Fatalf("a capture once the slow one returned: %v, want a frame", s.err)
+			}
+			time.Sleep(2 * time.Millisecond) // polling a condition
+		}
+	}
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {

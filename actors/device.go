@@ -117,7 +117,7 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 	case haltCheck:
 		a.checkHalt(ctx)
 	case runTask:
-		if !a.deferTask(m) {
+		if !a.deferTask(ctx, m) {
 			a.run(ctx, m)
 		}
 	case captureScreen:
@@ -125,7 +125,9 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 	case captureDone:
 		a.captureEnded(ctx, m)
 	case captureGraceOver:
-		a.captureStuck(ctx, m)
+		a.captureLate(ctx, m)
+	case captureOverdue:
+		a.captureOverdueOver(ctx, m)
 	case workDone:
 		if m.id != a.current {
 			return // a task abandoned before a restart finished at last
