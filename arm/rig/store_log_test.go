@@ -52,15 +52,7 @@ func (emptyCalibrations) LoadCalibration(context.Context, string) ([]byte, error
 // A rig of a rigs file names itself once in the lines it logs as it calibrates: the rig's
 // logger already says which rig it is (`rig=arm-twin-1 rig=arm-twin-1` was logged).
 func TestRigsFileRigIsNamedOnceWhenCalibrating(t *testing.T) {
-	tw, addr := servedTwin(t, 3)
-	mux := http.NewServeMux()
-	mux.Handle("/camera", tw.Camera.Handler())
-	mux.Handle("/calibration", tw.ReadbackHandler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	lo, hi := tw.RoughArea()
-	spec := RigSpec{Serial: "arm-twin-1", GRBL: "tcp://" + addr, Camera: srv.URL + "/camera",
-		Readback: srv.URL + "/calibration", ScreenArea: []float64{lo.X, lo.Y, hi.X, hi.Y}}
+	spec := twinRigSpec(t)
 
 	var out syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
@@ -134,15 +126,7 @@ func checkNamedOnce(t *testing.T, out *syncBuffer, serial string, want ...string
 // logged for "rig halted": New named the rig keepRig had named). The rig is served halted, to
 // be quick: calibrating over the camera's stream takes a while.
 func TestRigsFileRigLinesNameItOnce(t *testing.T) {
-	tw, addr := servedTwin(t, 3)
-	mux := http.NewServeMux()
-	mux.Handle("/camera", tw.Camera.Handler())
-	mux.Handle("/calibration", tw.ReadbackHandler())
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	lo, hi := tw.RoughArea()
-	spec := RigSpec{Serial: "arm-twin-1", GRBL: "tcp://" + addr, Camera: srv.URL + "/camera",
-		Readback: srv.URL + "/calibration", ScreenArea: []float64{lo.X, lo.Y, hi.X, hi.Y}}
+	spec := twinRigSpec(t)
 
 	var out syncBuffer
 	reg := leftHalted{servedDrivers{added: make(chan *Driver, 1)}}
@@ -193,4 +177,19 @@ func waitDriver(t *testing.T, reg servedDrivers, out *syncBuffer) *Driver {
 		t.Fatalf("the rig did not calibrate and join the registry within 60s; it logged:\n%s", out.buf.String())
 		return nil
 	}
+}
+
+// twinRigSpec is a rigs file's entry for a digital twin served here: its controller over TCP,
+// its camera and its calibration readback over HTTP.
+func twinRigSpec(t *testing.T) RigSpec {
+	t.Helper()
+	tw, addr := servedTwin(t, 3)
+	mux := http.NewServeMux()
+	mux.Handle("/camera", tw.Camera.Handler())
+	mux.Handle("/calibration", tw.ReadbackHandler())
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	lo, hi := tw.RoughArea()
+	return RigSpec{Serial: "arm-twin-1", GRBL: "tcp://" + addr, Camera: srv.URL + "/camera",
+		Readback: srv.URL + "/calibration", ScreenArea: []float64{lo.X, lo.Y, hi.X, hi.Y}}
 }
