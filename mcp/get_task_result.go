@@ -37,7 +37,7 @@ type TaskRecordResult struct {
 	Conclusion     string `json:"conclusion,omitempty"`
 	StepsCompleted *int   `json:"stepsCompleted,omitempty"`
 	TotalSteps     *int   `json:"totalSteps,omitempty"`
-	Steps          any    `json:"steps,omitempty"`
+	Steps          any    `json:"steps,omitempty" jsonschema:"Agent steps"`
 	Data           any    `json:"data,omitempty" jsonschema:"The tool's structured result"`
 	Text           string `json:"text,omitempty" jsonschema:"The tool's text result"`
 }
