@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -68,4 +69,27 @@ func hint(b *bool, def bool) bool {
 		return def
 	}
 	return *b
+}
+
+// Every top-level property of every schema the catalog serves is a schema object: MCP clients
+// built on the TypeScript SDK (the Inspector, desktop clients) check those and refuse the whole
+// tools/list over a boolean schema such as `"steps": true`, which encoding an `any` field
+// without a description gives (deeper ones they do not check).
+func TestCatalogSchemasHaveNoBooleanProperties(t *testing.T) {
+	for _, d := range catalog() {
+		tool := frozen(d.tool)
+		for kind, raw := range map[string]json.RawMessage{"input": tool.RawInputSchema, "output": tool.RawOutputSchema} {
+			var schema struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+			}
+			if err := json.Unmarshal(raw, &schema); err != nil {
+				t.Fatalf("%s %s schema: %v", tool.Name, kind, err)
+			}
+			for name, p := range schema.Properties {
+				if len(p) == 0 || p[0] != '{' {
+					t.Errorf("%s %s schema: property %s is %s, not a schema object; give the field a jsonschema description or a type", tool.Name, kind, name, p)
+				}
+			}
+		}
+	}
 }
