@@ -42,11 +42,7 @@ func TestFlagsPrecedence(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			resolve := model.Flags(fs, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
+			_, resolve := parseModelFlags(t, tc.args, tc.env)
 			cfg, err := resolve()
 			if err != nil {
 				t.Fatal(err)
@@ -79,11 +75,7 @@ func TestFlagsStream(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			resolve := model.Flags(fs, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
+			fs, resolve := parseModelFlags(t, tc.args, tc.env)
 			if tc.file != "" {
 				if err := fs.Lookup("openai-stream").Value.Set(tc.file); err != nil {
 					t.Fatal(err)
@@ -213,11 +205,7 @@ func TestFlagsRefuseAServerWithoutAModel(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			resolve := model.Flags(fs, func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok })
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
+			_, resolve := parseModelFlags(t, tc.args, tc.env)
 			_, err := resolve()
 			switch {
 			case tc.says == "" && err != nil:
@@ -229,4 +217,16 @@ func TestFlagsRefuseAServerWithoutAModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseModelFlags defines the model's flags on a new flag set, reading env as the
+// environment, parses args and returns the set and its resolver.
+func parseModelFlags(t *testing.T, args []string, env map[string]string) (*flag.FlagSet, func() (model.Config, error)) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	resolve := model.Flags(fs, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return fs, resolve
 }
