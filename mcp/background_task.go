@@ -44,7 +44,7 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 	if err == nil {
 		if r := res.Lease; refusedAsRunning(res) {
 			// another gateway's (or this one's before a restart): its node refused this one
-			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, g.runningAgentID(ctx, dev.Serial, r.Running), r.Running.Started))
+			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, r.Running.ID, r.Running.Started))
 		}
 	}
 	return withReport(g.taskAnswer(ctx, dev, task, res, err), res)
@@ -68,34 +68,8 @@ func (r agentRun) tracking(sink func(broker.Progress)) func(broker.Progress) {
 	}
 }
 
-// runningAgentID is the id of the agent task running on serial, which its node's busy answer
-// does not name: the registry does, a moment after the task started (its writes are
-// coalesced), so a task only just started by another gateway is waited for a little.
-func (g *Gateway) runningAgentID(ctx context.Context, serial string, running *broker.RunningTask) string {
-	if running.ID != "" {
-		return running.ID
-	}
-	ctx, cancel := context.WithTimeout(ctx, registryCatchUp)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if d, ok := g.farm.Device(serial); ok && d.Task != nil && d.Task.Tool == running.Tool && !d.Task.Started.Before(running.Started.Add(-time.Second)) {
-			return d.Task.ID
-		}
-		select {
-		case <-ctx.Done():
-			return ""
-		case <-tick.C:
-		}
-	}
-}
-
-// registryCatchUp bounds the wait for the registry to show a task that has just started.
-const registryCatchUp = 2 * time.Second
-
 // alreadyRunning is the refusal of a second background task on a device, in the phone-agent
-// seed's words; id is "" when the device's node, not this gateway, knows of the running task.
+// seed's words, naming the running task (id) as the device's node does.
 func alreadyRunning(serial, tool, id string, started time.Time) string {
 	msg := fmt.Sprintf("Agent is already running. Please wait or call abort_task first. (device %s runs %s", serial, tool)
 	if id != "" {
