@@ -232,3 +232,36 @@ func TestCancelHungServer(t *testing.T) {
 		t.Errorf("Watch on a hung server: %v", err)
 	}
 }
+
+// A call whose ctx is cancelled just as the adb server refuses it returns the refusal, and
+// the connection's close on cancel does not race the call's return (it once closed the
+// call's result, nil by then: a data race, and a nil dereference when it lost).
+func TestCancelAsServerRefuses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cancels := make(chan context.CancelFunc, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if _, err := readMessage(c); err == nil { // host:transport:…
+				(<-cancels)()
+				_, _ = c.Write([]byte("FAIL0010device not found"))
+			}
+			_ = c.Close()
+		}
+	}()
+	d := &Driver{addr: ln.Addr().String(), serial: "gone", conns: map[closer]struct{}{}}
+	for range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancels <- cancel
+		if _, _, err := d.start(ctx, "shell:true"); err == nil {
+			t.Fatal("start succeeded against a refusing server")
+		}
+	}
+}

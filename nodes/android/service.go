@@ -150,39 +150,39 @@ func (d *Driver) open(ctx context.Context, svc string) (c net.Conn, release func
 // start connects to the adb server, switches to the device and starts svc. The connection is
 // tracked (closing the driver closes it) until untracked, and cancelling ctx closes it until
 // stop is called.
-func (d *Driver) start(ctx context.Context, svc string) (c net.Conn, stop func() bool, err error) {
+func (d *Driver) start(ctx context.Context, svc string) (net.Conn, func() bool, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	if d.isClosed() {
 		return nil, nil, ErrDisconnected
 	}
-	c, err = dial(ctx, d.addr)
+	conn, err := dial(ctx, d.addr)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !d.track(c) {
-		_ = c.Close()
+	if !d.track(conn) {
+		_ = conn.Close()
 		return nil, nil, ErrDisconnected
 	}
-	stop = context.AfterFunc(ctx, func() { _ = c.Close() })
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	abandon := func() {
 		stop()
-		d.untrack(c)
-		_ = c.Close()
+		d.untrack(conn)
+		_ = conn.Close()
 	}
-	if err := request(c, "host:transport:"+d.serial); err != nil {
+	if err := request(conn, "host:transport:"+d.serial); err != nil {
 		abandon()
 		if isGone(err) {
 			return nil, nil, fmt.Errorf("%w: %w", ErrDisconnected, err)
 		}
 		return nil, nil, err
 	}
-	if err := request(c, svc); err != nil {
+	if err := request(conn, svc); err != nil {
 		abandon()
 		return nil, nil, err
 	}
-	return c, stop, nil
+	return conn, stop, nil
 }
 
 // present returns nil if the adb server still has the device in state "device", and an error
