@@ -22,14 +22,19 @@ import (
 //   - while a task runs, a capture is skipped at once (ErrCaptureBusy): the console shows the
 //     last frame and the running task from the registry until the device is free again;
 //   - a task that arrives during a capture cancels it, and starts as soon as the driver
-//     returns (a driver returns promptly once cancelled; one that does not within the grace
-//     period after the task arrived is stuck, as after a task: the device goes unhealthy and
-//     its actor restarts);
+//     returns. A driver returns promptly once cancelled, but on a starved host (load 12 on 2
+//     cores) the capture's goroutine may not even be scheduled within the grace period, so
+//     the task waits longer than a running task's driver is given: until the grace period
+//     after its own context ends (its deadline or an abort: the bound a running task has), and
+//     captureWaitGraces grace periods after its arrival at most. A driver still busy then is
+//     stuck, as after a task: the task fails unhealthy, the device goes unhealthy and its
+//     actor restarts. The task's deadline runs while it waits, so it holds as for a running
+//     task, and a hung driver holds the device for a bounded time;
 //   - a capture that outlives its timeout with no task waiting is slow, not stuck: a screenshot
 //     is read-only, and a loaded host answers late (adb under load). Its caller is answered
 //     (errCaptureSlow) after the grace period, and the device stays busy for captures until the
-//     driver returns; only one still running captureOverdueAfter that answer, or the grace
-//     period after a task arrived, is stuck;
+//     driver returns; only one still running captureOverdueAfter that answer, or past a
+//     waiting task's bound above, is stuck;
 //   - the frame is scaled and encoded while the driver's pixels arrive (Android streams its
 //     framebuffer) or right after, so a task waits at most for the end of an encode.
 //
@@ -84,7 +89,8 @@ type (
 		err   error
 	}
 	// captureGraceOver is sent when a capture has not returned within the grace period after
-	// it was cancelled (its timeout, or a task) or, task set, after a task arrived for the device.
+	// it was cancelled (its timeout, or a task) or, task set, when the task waiting for it has
+	// waited as long as it may (captureWaitFor).
 	captureGraceOver struct {
 		run  *capturing
 		task bool
@@ -100,9 +106,26 @@ var errCaptureSlow = errors.New("the driver is slow to return a screenshot, past
 
 // captureOverdueAfter is how long a slow capture, with no task waiting, is waited for after it
 // was answered as slow before the driver counts as stuck: its timeout again, and at least
-// DefaultCaptureTimeout. A task that arrives meanwhile waits the grace period only.
+// DefaultCaptureTimeout. A task that arrives meanwhile waits as captureWaitFor says.
 func captureOverdueAfter(timeout time.Duration) time.Duration {
 	return max(timeout, DefaultCaptureTimeout)
+}
+
+// captureWaitGraces bounds, in grace periods, how long a task that arrived during a capture
+// waits for the cancelled capture's driver: long enough for a starved host to schedule it
+// (a cancelled capture missed one grace period under load 12 on 2 cores), short enough that a
+// hung driver is found in seconds, not at the end of a ten-minute task's deadline.
+const captureWaitGraces = 10
+
+// captureWaitFor arms the end of a task's wait for the capture it cancelled: the grace period
+// after the task's context ends (its deadline or an abort, as a running task's driver is
+// given), and captureWaitGraces grace periods after its arrival at the latest, whichever comes
+// first. Each sends captureGraceOver with task set; stop disarms them (one already sent names
+// a capture that has ended, and is ignored).
+func captureWaitFor(task context.Context, grace time.Duration, over func()) (stop func()) {
+	bound := time.AfterFunc(captureWaitGraces*grace, over)
+	stopEnd := context.AfterFunc(task, func() { time.AfterFunc(grace, over) })
+	return func() { bound.Stop(); stopEnd() }
 }
 
 // capturing is the device actor's capture in flight. Its messages carry it, so that one
@@ -113,6 +136,10 @@ type capturing struct {
 	timeout time.Duration
 	// answered is set once reply was called (a slow capture is answered before it returns).
 	answered bool
+	// taskArrived is when a task came to wait for the capture; stopWait disarms that task's
+	// bound (captureWaitFor).
+	taskArrived time.Time
+	stopWait    func()
 }
 
 // answer replies to the capture's caller, once.
@@ -180,6 +207,9 @@ func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
 	}
 	a.capture = nil
 	m.run.cancel()
+	if m.run.stopWait != nil {
+		m.run.stopWait()
+	}
 	m.run.answer(m.frame, m.err)
 	if p := a.pending; p != nil {
 		a.pending = nil
@@ -188,9 +218,9 @@ func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
 }
 
 // deferTask holds a task that arrives during a capture until the capture returns, and cancels
-// the capture: tasks come first. The driver has the grace period from the task's arrival to
-// return, even if the capture was cancelled before (its timeout). It reports whether it held
-// the task.
+// the capture: tasks come first. The driver has until the task's bound (captureWaitFor) to
+// return, counted from the task's arrival even if the capture was cancelled before (its
+// timeout). It reports whether it held the task.
 func (a *deviceActor) deferTask(ctx actor.Context, m runTask) bool {
 	run := a.capture
 	if run == nil {
@@ -199,12 +229,14 @@ func (a *deviceActor) deferTask(ctx actor.Context, m runTask) bool {
 	a.pending = &m
 	run.cancel()
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	time.AfterFunc(a.grace, func() { root.Send(self, captureGraceOver{run: run, task: true}) })
+	run.taskArrived = time.Now()
+	run.stopWait = captureWaitFor(m.ctx, a.grace, func() { root.Send(self, captureGraceOver{run: run, task: true}) })
 	return true
 }
 
-// captureLate handles a capture still running the grace period after its cancellation or
-// after a task arrived: stuck when a task waits for it, slow when none does.
+// captureLate handles a capture still running the grace period after its cancellation, or
+// when the task waiting for it has waited as long as it may: stuck then, slow when no task
+// waits.
 func (a *deviceActor) captureLate(ctx actor.Context, m captureGraceOver) {
 	switch {
 	case m.run != a.capture:
@@ -214,7 +246,7 @@ func (a *deviceActor) captureLate(ctx actor.Context, m captureGraceOver) {
 	case a.pending == nil && !m.run.answered:
 		a.captureSlow(ctx, m.run)
 	}
-	// A task waits: the grace period from its arrival decides (deferTask).
+	// A task waits: its bound decides (captureWaitFor).
 }
 
 // captureSlow answers a capture past its timeout that no task waits for, and keeps waiting for
@@ -226,7 +258,7 @@ func (a *deviceActor) captureSlow(ctx actor.Context, run *capturing) {
 }
 
 // captureOverdueOver handles a slow capture still running captureOverdueAfter its slow answer:
-// stuck, unless a task waits for it (then the grace period from its arrival decides).
+// stuck, unless a task waits for it (then the task's bound decides, captureWaitFor).
 func (a *deviceActor) captureOverdueOver(ctx actor.Context, m captureOverdue) {
 	if m.run == a.capture && a.pending == nil {
 		a.captureStuck(ctx, m.run)
@@ -243,8 +275,9 @@ func (a *deviceActor) captureStuck(ctx actor.Context, run *capturing) {
 	ctx.Send(ctx.Parent(), deviceHealth{serial: serial, err: errDriverStuck})
 	if p := a.pending; p != nil {
 		a.pending = nil
+		waited := time.Since(run.taskArrived).Round(time.Millisecond)
 		ctx.Send(ctx.Parent(), taskFinished{serial: serial, id: p.id, at: time.Now(), result: broker.TaskResult{Code: broker.CodeUnhealthy,
-			Error: "the driver did not stop taking a screenshot for the console after cancellation; the device is marked unhealthy and its actor restarted"}})
+			Error: fmt.Sprintf("the driver did not return from a screenshot for the console, cancelled when this task arrived %s ago; the device is marked unhealthy and its actor restarted, retry once it is online or pick another device", waited)}})
 	}
 	panic(fmt.Sprintf("device %s: %v (a console capture)", serial, errDriverStuck))
 }

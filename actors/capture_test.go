@@ -52,9 +52,14 @@ func (d *screenDevice) Screen(ctx context.Context, maxWidth int) (ScreenFrame, e
 }
 
 func newScreenHarness(t *testing.T, stubborn bool) (*harness, *screenDevice) {
+	return newScreenHarnessWithGrace(t, stubborn, 100*time.Millisecond)
+}
+
+// newScreenHarnessWithGrace is newScreenHarness on a node with that grace period.
+func newScreenHarnessWithGrace(t *testing.T, stubborn bool, grace time.Duration) (*harness, *screenDevice) {
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return slog.New(slog.DiscardHandler) }))
 	t.Cleanup(sys.Shutdown)
-	cfg := Config{Node: "n", Mirror: &recorder{}, Metrics: NewMetrics(prometheus.NewRegistry()), Grace: 100 * time.Millisecond}
+	cfg := Config{Node: "n", Mirror: &recorder{}, Metrics: NewMetrics(prometheus.NewRegistry()), Grace: grace}
 	props, started := NewNodeSupervisorProps(NewSchedulerProps(cfg), cfg.Metrics, "n")
 	sys.Root.Spawn(props)
 	dev := &screenDevice{fakeDevice: &fakeDevice{serial: "d1", release: make(chan struct{})}, shot: make(chan struct{}), stubborn: stubborn,
@@ -226,16 +231,17 @@ func TestSlowCaptureWithNoTaskWaitingIsWaitedFor(t *testing.T) {
 	}
 }
 
-// A slow capture that a task comes to wait for is stuck the grace period after the task
-// arrived, as before: the task fails, the device goes unhealthy and comes back.
+// A slow capture that a task comes to wait for is stuck once the task has waited
+// captureWaitGraces grace periods (its deadline is later): the task fails, the device goes
+// unhealthy and comes back.
 func TestSlowCaptureWithATaskWaitingMarksTheDeviceUnhealthy(t *testing.T) {
 	h, dev := newScreenHarness(t, false)
 	before := h.unhealthyShown()
 	slowCapture(t, h, dev)
 	arrived := time.Now()
 	expect(t, h.submit(broker.TaskRequest{ID: "t", Tool: "noop"}).wait(), broker.OutcomeFailed, broker.CodeUnhealthy)
-	if waited := time.Since(arrived); waited < 100*time.Millisecond {
-		t.Fatalf("the task failed %s after it arrived, before the grace period (100ms) was over", waited)
+	if waited, bound := time.Since(arrived), captureWaitGraces*100*time.Millisecond; waited < bound {
+		t.Fatalf("the task failed %s after it arrived, before its wait for the capture (%s) was over", waited, bound)
 	}
 	waitFor(t, "the device shown unhealthy", func() bool { return h.unhealthyShown() > before })
 	dev.shot <- struct{}{} // the stuck Screen returns at last; its answer is ignored
