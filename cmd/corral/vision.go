@@ -18,7 +18,9 @@ import (
 
 // inProcessVision starts the one vision worker of `corral up`: this corral is built with vision.
 var inProcessVision visionStarter = func(ctx context.Context, conn broker.ConnectOptions, reg *prometheus.Registry, log *slog.Logger) (func(), error) {
-	return startVisionWorker(ctx, conn, visionSettings{timeout: service.DefaultTimeout}, reg, log)
+	// corral up's /readyz is the gateway's: the worker's connection is to the same embedded server.
+	stop, _, err := startVisionWorker(ctx, conn, visionSettings{timeout: service.DefaultTimeout}, reg, log)
+	return stop, err
 }
 
 // visionSettings are the flags of a vision worker.
@@ -50,12 +52,12 @@ func runVision(ctx context.Context, args []string) error {
 		return err
 	}
 	reg := newRegistry()
-	stopWorker, err := startVisionWorker(ctx, nf.options(""), visionSettings{parallel: *parallel, maxWaiting: *maxWaiting, timeout: *timeout, tessdata: *tessdata}, reg, log)
+	stopWorker, ready, err := startVisionWorker(ctx, nf.options(""), visionSettings{parallel: *parallel, maxWaiting: *maxWaiting, timeout: *timeout, tessdata: *tessdata}, reg, log)
 	if err != nil {
 		return err
 	}
 	defer stopWorker()
-	stopMetrics, err := serveMetrics(*metricsAddr, reg, log)
+	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, ready)
 	if err != nil {
 		return err
 	}
@@ -71,13 +73,14 @@ func checkVisionFlags(parallel, maxWaiting int, timeout time.Duration) error {
 	return nil
 }
 
-// startVisionWorker starts the engine and serves it on its own NATS connection. The function it
-// returns stops taking requests, lets those under way finish (10 s at most: their callers try
-// another worker), then closes the connection and the engine.
-func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSettings, reg *prometheus.Registry, log *slog.Logger) (func(), error) {
+// startVisionWorker starts the engine and serves it on its own NATS connection. stop stops taking
+// requests, lets those under way finish (10 s at most: their callers try another worker), then
+// closes the connection and the engine; ready fails while that connection is down (a worker cut
+// off from NATS takes no requests, though it still answers: its /readyz).
+func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSettings, reg *prometheus.Registry, log *slog.Logger) (stop func(), ready func() error, err error) {
 	eng, err := worker.New(worker.Options{Parallel: s.parallel, TessdataDir: s.tessdata, Log: log})
 	if err != nil {
-		return nil, fmt.Errorf("%w (Tesseract's English data: apt-get install tesseract-ocr-eng, or --tessdata DIR)", err)
+		return nil, nil, fmt.Errorf("%w (Tesseract's English data: apt-get install tesseract-ocr-eng, or --tessdata DIR)", err)
 	}
 	if conn.Name == "" {
 		conn.Name = "corral-vision"
@@ -85,7 +88,7 @@ func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSe
 	nc, err := broker.Connect(conn, log)
 	if err != nil {
 		eng.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	host, _ := os.Hostname()
 	svc, err := service.Start(nc, service.Options{Engine: eng, Parallel: s.parallel, MaxWaiting: s.maxWaiting, Timeout: s.timeout, Instance: host,
@@ -93,10 +96,10 @@ func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSe
 	if err != nil {
 		nc.Close()
 		eng.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	log.Info("vision worker ready", "languages", eng.Languages(), "instance", host)
-	return func() {
+	stop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := svc.Stop(ctx); err != nil {
@@ -104,5 +107,6 @@ func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSe
 		}
 		nc.Close()
 		eng.Close()
-	}, nil
+	}
+	return stop, natsConnected(nc), nil
 }

@@ -1182,6 +1182,25 @@ func TestChartNodeProbes(t *testing.T) {
 	}
 }
 
+// TestChartVisionProbes: the vision workers' probes GET the paths corral vision serves on its
+// metrics port, as the node's: /healthz (started, alive: not restarted for NATS's outage) and
+// /readyz (503 while its NATS connection is down). A chart test cannot start the worker (it needs
+// cgo, OpenCV and Tesseract); cmd/corral's TestVisionServesItsProbes (-tags vision) starts one.
+func TestChartVisionProbes(t *testing.T) {
+	m := render(t, valuesCase{name: "vision-default"})
+	pod := dig(m.must(t, "Deployment", fullname+"-vision"), "spec", "template", "spec").(object)
+	vision := container(t, pod, "vision")
+	want := map[string]string{"startupProbe": "/healthz", "livenessProbe": "/healthz", "readinessProbe": "/readyz"}
+	for probe, path := range want {
+		if got := dig(vision, probe, "httpGet", "path"); got != path || dig(vision, probe, "httpGet", "port") != "metrics" {
+			t.Errorf("vision %s: GET %v on port %v, want %s on metrics", probe, got, dig(vision, probe, "httpGet", "port"), path)
+		}
+	}
+	if port := dig(vision, "ports", 0, "containerPort"); flags(vision)["metrics"] != fmt.Sprint("0.0.0.0:", port) {
+		t.Errorf("vision --metrics=%s, want 0.0.0.0:%v (the probes' port)", flags(vision)["metrics"], port)
+	}
+}
+
 // TestChartVisionWorkers: the vision workers are a Deployment of corral vision that scales
 // (replicas, or an HPA), as the vision NATS user (bundled or external), with a metrics Service
 // for the ServiceMonitor; vision.enabled=false leaves them out.
