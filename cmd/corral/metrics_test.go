@@ -77,8 +77,8 @@ func TestMetricsServerProbes(t *testing.T) {
 		30*time.Second, 20*time.Millisecond, "/readyz not ready after NATS came back on port "+strconv.Itoa(port))
 }
 
-// TestMetricsServerReadyWithoutChecks: with no readiness checks (corral vision), /readyz is
-// ready as soon as the server answers.
+// TestMetricsServerReadyWithoutChecks: with no readiness checks, /readyz is ready as soon as
+// the server answers.
 func TestMetricsServerReadyWithoutChecks(t *testing.T) {
 	addr := freeMetricsAddr(t)
 	stop, err := serveMetrics(addr, prometheus.NewRegistry(), slog.New(slog.DiscardHandler))
