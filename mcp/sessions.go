@@ -31,7 +31,8 @@ import (
 // one: mcp-go's state is freed through its own DELETE path (end). A forgotten id still
 // works for its principal (another gateway may serve it, or this one after a restart): it is
 // taken up again as a new live session, with nothing kept from before but what lives in NATS,
-// where the client name it initialized with is kept too (session_client.go).
+// where the client name it initialized with is kept too (session_client.go). Only a client's
+// DELETE ends an id for good, on every gateway (session_end.go).
 type sessions struct {
 	key  []byte
 	ttl  time.Duration
@@ -41,10 +42,16 @@ type sessions struct {
 	end  func(id string)                  // frees mcp-go's state of a session (endSession)
 	name func(ctx context.Context) string // the principal of a request ("" if none)
 
+	// farm records and tells the sessions clients ended (nil: this gateway alone knows of
+	// them); set once, by the first guard.
+	farm      farmSessionEnds
+	following sync.Once
+
 	mu        sync.Mutex
 	live      map[string]*liveSession
 	perName   map[string]map[string]*liveSession
 	nextSweep time.Time
+	ends      endedIDs
 }
 
 // liveSession is a session this gateway keeps.
@@ -58,6 +65,8 @@ type liveSession struct {
 	client string
 	stored bool
 	looked chan struct{}
+
+	streams streamEnds // its GET streams running here, ended with the session (session_end.go)
 }
 
 // sessionKeyLabel keys ids of gateways without a policy: they have one principal, anonymous,
@@ -75,7 +84,7 @@ func newSessions(pol *Policy, l Limits, log *slog.Logger, name func(context.Cont
 		}
 	}
 	return &sessions{key: mac.Sum(nil), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
-		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}}
+		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}, ends: endedIDs{ids: map[string]struct{}{}}}
 }
 
 const sessionPrefix = "mcp-session-"
@@ -92,14 +101,25 @@ func (s *sessions) mint(principal string) string {
 
 // verify reports whether id was minted for principal.
 func (s *sessions) verify(id, principal string) bool {
+	ok, _ := s.check(id, principal)
+	return ok
+}
+
+// check reports whether id was minted for principal, and whether this gateway keeps it live.
+func (s *sessions) check(id, principal string) (ok, kept bool) {
 	// A live session was verified when it went live (minted here, or verified by guard):
 	// twice a call, the HMAC would cost more than the map look-up.
 	s.mu.Lock()
 	ls, live := s.live[id]
 	s.mu.Unlock()
 	if live && ls.principal == principal {
-		return true
+		return true, true
 	}
+	return s.macMatches(id, principal), false
+}
+
+// macMatches reports whether id's MAC is principal's.
+func (s *sessions) macMatches(id, principal string) bool {
 	if len(id) != len(sessionPrefix)+36 || id[:len(sessionPrefix)] != sessionPrefix {
 		return false
 	}
@@ -121,11 +141,16 @@ func (s *sessions) sum(principal string, nonce []byte) []byte {
 }
 
 // open keeps a session of principal live, making room under its cap: one minted here
-// (initialize), or one a request names (minted by another gateway, or forgotten here).
+// (initialize), or one a request names (minted by another gateway, or forgotten here). It
+// returns nil for a session a client ended.
 func (s *sessions) open(id, principal string) *liveSession {
 	s.mu.Lock()
 	ls, ok := s.live[id]
 	if !ok {
+		if s.ends.has(id) { // never live: ending drops it
+			s.mu.Unlock()
+			return nil
+		}
 		ls = &liveSession{id: id, principal: principal}
 		s.live[id] = ls
 		mine := s.perName[principal]
@@ -208,12 +233,17 @@ func (s *sessions) forget(id string) {
 	s.mu.Unlock()
 }
 
-// enter marks a request of a session running; leave, that it ended.
-func (s *sessions) enter(id, principal string) {
+// enter marks a request of a session running, false if the session was ended; leave, that
+// the request ended.
+func (s *sessions) enter(id, principal string) bool {
 	ls := s.open(id, principal)
+	if ls == nil {
+		return false
+	}
 	s.mu.Lock()
 	ls.inflight++
 	s.mu.Unlock()
+	return true
 }
 
 func (s *sessions) leave(id string) {
@@ -232,9 +262,11 @@ func (s *sessions) count() int {
 	return len(s.live)
 }
 
-// guard refuses a request whose Mcp-Session-Id was not issued to its principal, and keeps the
-// session live while the request runs.
+// guard refuses a request whose Mcp-Session-Id was not issued to its principal, or names a
+// session its client ended (session_end.go), and keeps the session live while the request
+// runs.
 func (s *sessions) guard(g *Gateway, next http.Handler) http.Handler {
+	s.follow(g)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(mcpserver.HeaderKeySessionID)
 		if id == "" {
@@ -242,32 +274,43 @@ func (s *sessions) guard(g *Gateway, next http.Handler) http.Handler {
 			return
 		}
 		name := s.name(r.Context())
-		if !s.verify(id, name) {
+		ok, kept := s.check(id, name)
+		if !ok {
 			g.metrics.deny(reasonSession)
 			g.log.Info("refused request: session id not issued to this caller", "reason", reasonSession, "remote", r.RemoteAddr, "principal", name)
 			writeRPCError(w, http.StatusNotFound, nil, codeSession, fmt.Sprintf(
 				"session not found: the Mcp-Session-Id was not issued to principal %q by this farm's gateways; send initialize without Mcp-Session-Id to open a new session", name))
 			return
 		}
-		s.enter(id, name)
+		if !kept && s.endedInFarm(r.Context(), id) || !s.enter(id, name) {
+			refuseEnded(g, w, r, name)
+			return
+		}
 		defer s.leave(id)
+		if r.Method == http.MethodGet {
+			var done func()
+			r, done = s.endable(w, r, id)
+			defer done()
+		}
 		next.ServeHTTP(w, r)
 	})
 }
 
 // ResolveSessionIdManager gives mcp-go, per request, ids bound to the request's principal.
-// mcp-go passes nil from its sweeper and shutdown, which only terminate.
+// mcp-go passes nil from its sweeper and shutdown, which only terminate, as does the gateway's
+// own DELETE when it forgets a session (endSession).
 func (s *sessions) ResolveSessionIdManager(r *http.Request) mcpserver.SessionIdManager {
 	ids := boundIDs{s: s}
-	if r != nil {
-		ids.principal, ids.bound = s.name(r.Context()), true
+	if r != nil && r.Context().Value(forgettingKey{}) == nil {
+		ids.ctx, ids.principal, ids.bound = r.Context(), s.name(r.Context()), true
 	}
 	return ids
 }
 
-// boundIDs is mcp-go's SessionIdManager for one principal.
+// boundIDs is mcp-go's SessionIdManager for one principal: bound, for a client's request.
 type boundIDs struct {
 	s         *sessions
+	ctx       context.Context // the request's
 	principal string
 	bound     bool
 }
@@ -288,18 +331,28 @@ func (b boundIDs) Validate(id string) (bool, error) {
 	return false, nil
 }
 
+// Terminate ends a session a client's DELETE names, for good and on every gateway
+// (session_end.go); one this gateway forgets, it only forgets.
 func (b boundIDs) Terminate(id string) (bool, error) {
-	if b.bound && !b.s.verify(id, b.principal) {
+	if !b.bound {
+		b.s.forget(id)
+		return false, nil
+	}
+	if !b.s.verify(id, b.principal) {
 		return false, errSessionNotFound
 	}
-	b.s.forget(id)
-	return false, nil
+	return false, b.s.endForGood(b.ctx, id)
 }
+
+// forgettingKey marks the context of the gateway's own DELETEs (endSession): they forget a
+// session, where a client's ends it.
+type forgettingKey struct{}
 
 // endSession frees mcp-go's state of a session through its own DELETE path, as if the client
 // had ended it: the transport's maps and the server's session registry.
 func endSession(h http.Handler, id string) {
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodDelete, "/mcp", http.NoBody)
+	ctx := context.WithValue(context.Background(), forgettingKey{}, true)
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, "/mcp", http.NoBody)
 	if err != nil {
 		return
 	}
