@@ -45,4 +45,6 @@ type Farm interface {
 	// call's path: it must not wait for the write.
 	LatestTask(ctx context.Context, who string) (string, bool)
 	SetLatestTask(ctx context.Context, who, taskID string) error
+	// The sessions clients ended with DELETE, for every gateway (session_end.go).
+	farmSessionEnds
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,8 @@ type fakeFarm struct {
 	aborts   []broker.AbortRequest
 	sessions map[string]broker.SessionDefault
 	latest   map[string]string
+	ended    map[string]bool
+	enders   []func(session string) // FollowEndedSessions' callers
 }
 
 var _ Farm = (*fakeFarm)(nil)
@@ -57,7 +60,7 @@ func testDevices() []broker.DeviceEntry {
 }
 
 func newFakeFarm(t testing.TB) *fakeFarm {
-	return &fakeFarm{t: t, devices: testDevices(), sessions: map[string]broker.SessionDefault{}, latest: map[string]string{}}
+	return &fakeFarm{t: t, devices: testDevices(), sessions: map[string]broker.SessionDefault{}, latest: map[string]string{}, ended: map[string]bool{}}
 }
 
 func (f *fakeFarm) Devices() []broker.DeviceEntry {
@@ -148,6 +151,35 @@ func (f *fakeFarm) UpdateSessionDevice(_ context.Context, session string, change
 		f.sessions[session] = d
 	}
 	return nil
+}
+
+// EndSession marks session ended and tells the gateways that follow the ends, as the broker's
+// watch does.
+func (f *fakeFarm) EndSession(_ context.Context, session string) error {
+	f.mu.Lock()
+	f.ended[session] = true
+	enders := slices.Clone(f.enders)
+	f.mu.Unlock()
+	for _, ended := range enders {
+		ended(session)
+	}
+	return nil
+}
+
+func (f *fakeFarm) SessionEnded(_ context.Context, session string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ended[session], nil
+}
+
+func (f *fakeFarm) FollowEndedSessions(ended func(session string)) {
+	f.mu.Lock()
+	f.enders = append(f.enders, ended)
+	soFar := slices.Collect(maps.Keys(f.ended))
+	f.mu.Unlock()
+	for _, s := range soFar {
+		ended(s)
+	}
 }
 
 func (f *fakeFarm) LatestTask(_ context.Context, who string) (string, bool) {

@@ -17,7 +17,6 @@ import (
 // brought it yet. A mark lasts as long as the session's entry would (the bucket's TTL, 24 h).
 
 // farmSessionEnds is what a farm offers to end sessions on all its gateways (broker.Client).
-// A farm without it (tests' fakes) leaves each gateway to refuse the sessions ended there.
 type farmSessionEnds interface {
 	EndSession(ctx context.Context, session string) error
 	SessionEnded(ctx context.Context, session string) (bool, error)
@@ -57,14 +56,8 @@ func (e *endedIDs) add(id string) {
 // follow learns of the sessions other gateways end, once per gateway: the first guard's.
 func (s *sessions) follow(g *Gateway) {
 	s.following.Do(func() {
-		f := g.farm
-		if q, ok := f.(*quotaFarm); ok { // the policy's wrapper
-			f = q.Farm
-		}
-		if ends, ok := f.(farmSessionEnds); ok {
-			s.farm = ends
-			ends.FollowEndedSessions(s.endedElsewhere)
-		}
+		s.farm = g.farm
+		s.farm.FollowEndedSessions(s.endedElsewhere)
 	})
 }
 
