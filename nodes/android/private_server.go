@@ -4,44 +4,128 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 )
 
+// How long a private server gets at each step of its life.
+const (
+	serverStartAttempts = 3                // a free port may be taken between our check and the server's bind
+	serverStartTimeout  = 20 * time.Second // until it answers host:version
+	adbCommandTimeout   = 20 * time.Second // adb connect and the like
+	killServerTimeout   = 3 * time.Second  // a server that answers replies at once
+	serverExitTimeout   = 5 * time.Second  // after kill-server, and after SIGKILL
+	serverTermTimeout   = 3 * time.Second  // after SIGTERM
+	serverOutputKept    = 4 << 10          // bytes of the server's first output, for start errors
+)
+
 // PrivateServer is an adb server of our own on a free loopback port, for simulated devices: a
-// user's server on 5037 is never disturbed.
+// user's server on 5037 is never disturbed. It runs in the foreground (`adb -P PORT nodaemon
+// server`) as our child, not through `adb start-server`, whose daemon Corral could not find
+// again: Stop must be able to signal the very process when kill-server does not end it.
 type PrivateServer struct {
-	bin  string
-	port int
+	bin      string
+	port     int
+	log      *slog.Logger
+	cmd      *exec.Cmd
+	output   *headBuffer
+	exited   chan struct{} // closed once the server has exited and been reaped
+	stopOnce sync.Once
 }
 
-// StartPrivateServer starts the adb tool's server on a free port of 127.0.0.1.
-func StartPrivateServer(ctx context.Context) (*PrivateServer, error) {
+// ServerOption configures StartPrivateServer.
+type ServerOption func(*PrivateServer)
+
+// WithServerLogger sets where Stop reports a server that had to be signalled (default
+// slog.Default()).
+func WithServerLogger(log *slog.Logger) ServerOption {
+	return func(p *PrivateServer) {
+		if log != nil {
+			p.log = log
+		}
+	}
+}
+
+// StartPrivateServer starts the adb tool's server on a free port of 127.0.0.1 and waits until
+// it answers. ctx bounds the start only: the server runs until Stop.
+func StartPrivateServer(ctx context.Context, opts ...ServerOption) (*PrivateServer, error) {
 	bin, err := exec.LookPath("adb")
 	if err != nil {
 		return nil, errors.New("simulated Android devices need the adb tool: install it (Debian: apt-get install adb, or make setup)")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p := &PrivateServer{bin: bin, log: slog.Default()}
+	for _, o := range opts {
+		o(p)
+	}
+	for range serverStartAttempts {
+		if err = p.start(ctx); err == nil || ctx.Err() != nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
-	p := &PrivateServer{bin: bin, port: port}
-	if out, err := p.run(ctx, "start-server"); err != nil {
-		return nil, fmt.Errorf("start an adb server on port %d: %w: %s", port, err, out)
-	}
 	return p, nil
+}
+
+// start runs the server on a free port and waits until it answers, or kills it.
+func (p *PrivateServer) start(ctx context.Context) error {
+	port, err := freeLoopbackPort()
+	if err != nil {
+		return fmt.Errorf("find a free port for an adb server: %w", err)
+	}
+	cmd := exec.Command(p.bin, "-P", strconv.Itoa(port), "nodaemon", "server")
+	p.output = &headBuffer{max: serverOutputKept}
+	cmd.Stdout, cmd.Stderr = p.output, p.output
+	cmd.WaitDelay = time.Second // a grandchild holding the output pipe must not hold up Wait
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s nodaemon server: %w", p.bin, err)
+	}
+	p.port, p.cmd, p.exited = port, cmd, make(chan struct{})
+	go func(exited chan struct{}) {
+		_ = cmd.Wait()
+		close(exited)
+	}(p.exited)
+	if err := p.awaitAnswer(ctx); err != nil {
+		p.kill()
+		return fmt.Errorf("start an adb server on port %d: %w: %s", port, err, p.output.String())
+	}
+	return nil
+}
+
+// awaitAnswer polls the server until it answers host:version.
+func (p *PrivateServer) awaitAnswer(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, serverStartTimeout)
+	defer cancel()
+	for {
+		qctx, qcancel := context.WithTimeout(ctx, time.Second)
+		_, err := hostQuery(qctx, p.Addr(), "host:version")
+		qcancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.exited:
+			return fmt.Errorf("the server exited (%v)", p.cmd.ProcessState)
+		case <-ctx.Done():
+			return fmt.Errorf("no answer (%v): %w", err, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Addr is the server's address, for Attach and Watch.
 func (p *PrivateServer) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.port)) }
 
 func (p *PrivateServer) run(ctx context.Context, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, adbCommandTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, p.bin, append([]string{"-P", strconv.Itoa(p.port)}, args...)...).CombinedOutput()
 	return strings.TrimSpace(string(out)), err
@@ -56,5 +140,92 @@ func (p *PrivateServer) Connect(ctx context.Context, addr string) error {
 	return nil
 }
 
-// Stop kills the server.
-func (p *PrivateServer) Stop() { _, _ = p.run(context.Background(), "kill-server") }
+// Stop ends the server: kill-server first, then SIGTERM and SIGKILL for a server that does not
+// exit (a busy or wedged one may answer nothing). It returns once the server is gone, within
+// about 16 s, and logs at WARN each signal it had to send. Calling it again does nothing.
+func (p *PrivateServer) Stop() { p.stopOnce.Do(p.stop) }
+
+func (p *PrivateServer) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), killServerTimeout)
+	out, err := p.run(ctx, "kill-server")
+	cancel()
+	if err == nil && p.waitExit(serverExitTimeout) || p.waitExit(0) {
+		return
+	}
+	log := p.log.With("adb_server", p.Addr(), "pid", p.cmd.Process.Pid)
+	log.Warn("adb server did not stop on kill-server: sending SIGTERM", "kill_server_err", errText(err), "kill_server_output", out)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	if p.waitExit(serverTermTimeout) {
+		log.Warn("adb server stopped on SIGTERM")
+		return
+	}
+	log.Warn("adb server did not stop on SIGTERM: sending SIGKILL")
+	p.kill()
+}
+
+// kill sends SIGKILL and waits for the server to be reaped.
+func (p *PrivateServer) kill() {
+	_ = p.cmd.Process.Kill()
+	if !p.waitExit(serverExitTimeout) {
+		p.log.Error("adb server survived SIGKILL: end it by hand (kill -9 PID), it holds its port",
+			"adb_server", p.Addr(), "pid", p.cmd.Process.Pid)
+	}
+}
+
+// waitExit says whether the server exits within d (0: whether it has exited).
+func (p *PrivateServer) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// freeLoopbackPort returns a TCP port of 127.0.0.1 that was free a moment ago, never the
+// default adb port.
+func freeLoopbackPort() (int, error) {
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if port != DefaultServerPort {
+			return port, nil
+		}
+	}
+}
+
+// headBuffer keeps the first max bytes written to it and drops the rest: the server's start-up
+// errors, without growing for as long as the server runs.
+type headBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *headBuffer) Write(data []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - len(b.buf); room > 0 {
+		b.buf = append(b.buf, data[:min(room, len(data))]...)
+	}
+	return len(data), nil
+}
+
+func (b *headBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(string(b.buf))
+}
