@@ -148,6 +148,9 @@ func (p *PrivateServer) Stop() { p.stopOnce.Do(p.stop) }
 func (p *PrivateServer) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), killServerTimeout)
 	out, err := p.run(ctx, "kill-server")
+	if ctx.Err() != nil {
+		err = fmt.Errorf("no answer within %v", killServerTimeout) // rather than "signal: killed"
+	}
 	cancel()
 	if err == nil && p.waitExit(serverExitTimeout) || p.waitExit(0) {
 		return

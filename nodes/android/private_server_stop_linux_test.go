@@ -34,7 +34,7 @@ func TestPrivateServerStopEndsAServerThatIgnoresKillServer(t *testing.T) {
 
 	waitFor(t, 10*time.Second, fmt.Sprintf("adb server pid %d gone", pid), func() bool { return processGone(pid) })
 	waitFor(t, 10*time.Second, fmt.Sprintf("port %d free", srv.port), func() bool { return portFree(srv.port) })
-	for _, want := range []string{"did not stop on kill-server: sending SIGTERM", "sending SIGKILL", "pid=" + strconv.Itoa(pid)} {
+	for _, want := range []string{"did not stop on kill-server: sending SIGTERM", "kill_server_err=\"no answer within 3s\"", "sending SIGKILL", "pid=" + strconv.Itoa(pid)} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, logs)
 		}
