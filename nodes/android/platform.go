@@ -92,7 +92,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			return nil, err
 		}
 		stops = append(stops, func() { _ = farm.Close() })
-		adb, err := StartPrivateServer(ctx)
+		adb, err := StartPrivateServer(ctx, WithServerLogger(log))
 		if err != nil {
 			stopAll()
 			return nil, err
