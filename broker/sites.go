@@ -130,7 +130,9 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 	t := time.NewTicker(siteProbeEvery)
 	defer t.Stop()
 	failures := 0
-	var up, known bool
+	// A link-up is a reconnect when the link was up before (wasUp): a site down when this
+	// gateway started (a new site not connected yet) was never up, its first link-up is not.
+	var up, known, wasUp, reconnect bool
 	var settle <-chan time.Time
 	for {
 		err := w.probe(ctx, site)
@@ -138,13 +140,10 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		case err == nil:
 			failures = 0
 			if !up || !known {
-				if known {
-					w.metrics.reconnected(site)
-				}
-				w.log.Info("site link up", "site", site)
-				w.setUp(site, true)
-				up, known = true, true
-				w.restore(ctx, site)
+				reconnect = wasUp
+				w.linkUp(site, reconnect)
+				up, known, wasUp = true, true, true
+				w.restore(ctx, site, reconnect)
 				settle = time.After(siteSettle)
 			}
 		case ctx.Err() != nil:
@@ -162,10 +161,21 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 			return
 		case <-settle:
 			settle = nil
-			w.restore(ctx, site)
+			w.restore(ctx, site, reconnect)
 		case <-t.C:
 		}
 	}
+}
+
+// linkUp notes a site's link up: a reconnect when it was up before.
+func (w *SiteWatch) linkUp(site string, reconnect bool) {
+	if reconnect {
+		w.metrics.reconnected(site)
+		w.log.Info("site link back", "site", site)
+	} else {
+		w.log.Info("site link up", "site", site)
+	}
+	w.setUp(site, true)
 }
 
 func (w *SiteWatch) setUp(site string, up bool) {
@@ -184,8 +194,13 @@ func (w *SiteWatch) probe(ctx context.Context, site string) error {
 	return err
 }
 
-// restore makes the hub's restored buckets agree with the site's.
-func (w *SiteWatch) restore(ctx context.Context, site string) {
+// restore makes the hub's restored buckets agree with the site's, after a reconnect or at the
+// link's first time up here (a cut another gateway saw, or a source still catching up).
+func (w *SiteWatch) restore(ctx context.Context, site string, reconnect bool) {
+	why := "as its link came up"
+	if reconnect {
+		why = "after its link came back"
+	}
 	js, err := jetstream.NewWithDomain(w.nc, site)
 	if err != nil {
 		w.log.Warn("site not restored", "site", site, "err", err)
@@ -197,7 +212,7 @@ func (w *SiteWatch) restore(ctx context.Context, site string) {
 		if err != nil {
 			w.log.Warn("site's entries not all restored at the hub; the next heal or write brings them", "site", site, "bucket", bucket, "restored", n, "err", err)
 		} else if n > 0 {
-			w.log.Info("site's entries restored at the hub after its link came back", "site", site, "bucket", bucket, "restored", n)
+			w.log.Info("site's entries restored at the hub "+why, "site", site, "bucket", bucket, "restored", n)
 		}
 	}
 }
