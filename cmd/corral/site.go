@@ -66,6 +66,17 @@ func (s siteFlags) remote() (*embedded.LeafRemoteOptions, error) {
 	return r, nil
 }
 
+// leafListenFlag adds corral up's --leaf-listen. A hub's leaf users are made from --sites as
+// its NATS starts, before its stores (which keep their sites when --sites is empty) can be
+// read: with --leaf-listen, --sites must name them every time, and its help says so.
+func (f *flags) leafListenFlag() *string {
+	if sites := f.Lookup("sites"); sites != nil {
+		sites.Usage += "; with --leaf-listen, name them on every start (each site's leaf user is made as the hub starts)"
+	}
+	return f.String("leaf-listen", "", "run the embedded NATS as a hub: take the leaf connections of the edge sites of --sites "+
+		"(named on every start) on this address, e.g. 0.0.0.0:7422 (a leaf context per site is written into --data's nats/)")
+}
+
 // hubSettings make the embedded NATS a hub's: it takes the leaf connections of sites on listen.
 type hubSettings struct {
 	listen string
@@ -78,7 +89,8 @@ func (h hubSettings) leafListen() (*embedded.LeafListenOptions, error) {
 		return nil, nil
 	}
 	if len(h.sites) == 0 {
-		return nil, fmt.Errorf("--leaf-listen %s: name the sites it takes with --sites a,b (each gets a leaf user)", h.listen)
+		return nil, fmt.Errorf("--leaf-listen %s: name the sites it takes with --sites a,b, on every start: each gets a leaf user "+
+			"as the hub starts, before the sites its stores keep can be read", h.listen)
 	}
 	host, port, err := net.SplitHostPort(h.listen)
 	p, perr := strconv.Atoi(port)

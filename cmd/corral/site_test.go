@@ -81,14 +81,14 @@ func TestEdgeFlagsChecked(t *testing.T) {
 		{[]string{"--site", "par.is", "--hub", "nats-leaf://hub:7422"}, `--site "par.is"`},
 		{[]string{"--site", "paris", "--hub-context", "/nonexistent.json"}, "--hub-context"},
 		{[]string{"--sites", "paris"}, "give --leaf-listen"},
-		{[]string{"--leaf-listen", "0.0.0.0:7422"}, "name the sites"},
+		{[]string{"--leaf-listen", "0.0.0.0:7422"}, "name the sites it takes with --sites a,b, on every start"},
 		{[]string{"--leaf-listen", "7422", "--sites", "paris"}, "want HOST:PORT"},
 		{[]string{"--site", "paris", "--hub", "nats-leaf://hub:7422", "--sites", "tokyo", "--leaf-listen", ":7422"}, "not both"},
 	} {
 		f := newFlags("up")
 		gf := f.gatewayFlags()
 		site := f.siteFlags()
-		listen := f.String("leaf-listen", "", "")
+		listen := f.leafListenFlag()
 		require.NoError(t, f.parse(c.args))
 		err := checkEdge(site, hubSettings{*listen, gf.siteList()})
 		if c.want == "" {
@@ -97,6 +97,16 @@ func TestEdgeFlagsChecked(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want, c.args)
 		}
 	}
+}
+
+// corral up's --sites says a hub names its sites on every start: its help said that empty
+// keeps the stores' sites, which --leaf-listen refuses.
+func TestUpSitesHelpAgreesWithLeafListen(t *testing.T) {
+	f := newFlags("up")
+	f.gatewayFlags()
+	f.leafListenFlag()
+	assert.Contains(t, f.Lookup("sites").Usage, "with --leaf-listen, name them on every start")
+	assert.Contains(t, f.Lookup("leaf-listen").Usage, "named on every start")
 }
 
 func runTestServer(t *testing.T, opts *server.Options) *server.Server {

@@ -22,8 +22,7 @@ func runUp(ctx context.Context, args []string) error {
 	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
 	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
 	site := f.siteFlags()
-	leafListen := f.String("leaf-listen", "", "run the embedded NATS as a hub: take the leaf connections of the edge sites of --sites on "+
-		"this address, e.g. 0.0.0.0:7422 (a leaf context per site is written into --data's nats/)")
+	leafListen := f.leafListenFlag()
 	ps := platforms()
 	ns := f.nodeFlags(-1, ps)
 	hub := func() hubSettings { return hubSettings{*leafListen, gf.siteList()} } // once parsed
