@@ -24,6 +24,11 @@ const recordGrace = time.Second
 // ErrNodeLost is the cause of a call whose owner node stopped answering.
 var ErrNodeLost = errors.New("node lost")
 
+// ErrSiteCutOff is the cause of a call from the hub to a node at an edge site whose link is
+// down (client_sites.go). The hub cannot tell it from a lost node, and errors.Is takes it for
+// ErrNodeLost too, but the node is not lost: it keeps its leases and runs its tasks.
+var ErrSiteCutOff = errors.New("site cut off")
+
 // ClientOptions configure a Client.
 type ClientOptions struct {
 	Log *slog.Logger
@@ -33,6 +38,9 @@ type ClientOptions struct {
 	// LostAfter overrides LostAfter (tests).
 	LostAfter time.Duration
 	Metrics   *ClientMetrics
+	// Sites is a hub gateway's watch of its edge sites' links (nil elsewhere): with it, calls to
+	// a cut-off site's nodes say so, rather than that the node is lost.
+	Sites *SiteWatch
 }
 
 // Client reaches devices over NATS: it routes each request to the device's owner node, knows
@@ -201,7 +209,7 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 	}
 	if dev.State == StateOffline {
 		return TaskResult{V: WireVersion, ID: req.ID, Serial: req.Serial, Node: dev.Node, Tool: req.Tool, Outcome: OutcomeRefused, Code: CodeOffline,
-			Error: fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", req.Serial, dev.Reason)}, nil
+			Error: c.offlineWhy(ctx, dev)}, nil
 	}
 	if progress != nil {
 		// Only the device's node may publish there (PermissionsFor): no other node can feed the
@@ -288,20 +296,21 @@ func (c *Client) Abort(ctx context.Context, req AbortRequest) (AbortAnswer, erro
 		return ans, c.toDevice(ctx, req.Serial, EndpointAbort, req, &ans)
 	}
 	out := AbortAnswer{V: WireVersion, Aborted: []string{}}
-	err := c.eachNode(ctx, EndpointAbort, req, func() any { return &AbortAnswer{} }, func(v any) {
+	failed := c.eachNode(ctx, EndpointAbort, req, func() any { return &AbortAnswer{} }, func(v any) {
 		out.Aborted = append(out.Aborted, v.(*AbortAnswer).Aborted...)
 	})
-	return out, err
+	return out, errors.Join(slices.Collect(maps.Values(failed))...)
 }
 
-// Leases lists every node's leases, handles blanked.
+// Leases lists every live node's leases, handles blanked. When some do not answer, it returns
+// the others' leases and a *PartialError saying which did not and why.
 func (c *Client) Leases(ctx context.Context) ([]Lease, error) {
 	var out []Lease
-	err := c.eachNode(ctx, EndpointLeases, struct{}{}, func() any { return &LeasesAnswer{} }, func(v any) {
+	failed := c.eachNode(ctx, EndpointLeases, struct{}{}, func() any { return &LeasesAnswer{} }, func(v any) {
 		out = append(out, v.(*LeasesAnswer).Leases...)
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
-	return out, err
+	return out, partial(failed)
 }
 
 // TaskRecord reads a finished task's record from the event stream: the last one on
@@ -352,12 +361,13 @@ func (c *Client) toDevice(ctx context.Context, serial, endpoint string, req, res
 	return c.request(ctx, dev.Node, endpoint, req, resp)
 }
 
-// eachNode sends req to every live node in parallel and merges the answers.
-func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp func() any, merge func(any)) error {
+// eachNode sends req to every live node in parallel and merges the answers; it returns why
+// each node that did not answer did not.
+func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp func() any, merge func(any)) map[string]error {
 	nodes := c.live.Alive()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	var errs []error
+	failed := map[string]error{}
 	for _, n := range nodes {
 		wg.Go(func() {
 			rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
@@ -367,14 +377,14 @@ func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				errs = append(errs, err)
+				failed[n] = err
 				return
 			}
 			merge(resp)
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return failed
 }
 
 // request sends one request to a node's endpoint and decodes the answer. It fails with
@@ -386,7 +396,7 @@ func (c *Client) request(ctx context.Context, node, endpoint string, req, resp a
 	}
 	lost := c.live.Lost(node)
 	if lost.Err() != nil {
-		return fmt.Errorf("node %s is lost (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, c.live.lostAfter, ErrNodeLost)
+		return c.lostErr(ctx, node, false)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -396,10 +406,10 @@ func (c *Client) request(ctx context.Context, node, endpoint string, req, resp a
 	msg, err := c.nc.RequestWithContext(rctx, subject, data)
 	if err != nil {
 		if errors.Is(context.Cause(rctx), ErrNodeLost) {
-			return fmt.Errorf("node %s was lost during the call (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, c.live.lostAfter, ErrNodeLost)
+			return c.lostErr(ctx, node, true)
 		}
 		if errors.Is(err, nats.ErrNoResponders) {
-			return fmt.Errorf("node %s does not answer on %s (no responders): it is stopped or restarting; retry in a few seconds or pick another device", node, subject)
+			return c.noRespondersErr(ctx, node, subject)
 		}
 		return fmt.Errorf("%s request to node %s: %w", endpoint, node, explainRefusal(c.nc, err))
 	}

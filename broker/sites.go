@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,6 +98,9 @@ type SiteWatch struct {
 
 	mu sync.Mutex
 	up map[string]bool
+	// nodes are the sites' nodes (node id → site), as each site's registry listed them at its
+	// last restore: a hub cannot ask a site that is cut off which nodes it has.
+	nodes map[string]string
 }
 
 // WatchSites starts watching sites over nc, a hub gateway's connection; it stops when ctx ends.
@@ -106,7 +112,7 @@ func WatchSites(ctx context.Context, nc *nats.Conn, sites []string, m *SiteMetri
 	if err != nil {
 		return nil, fmt.Errorf("sites: %w", err)
 	}
-	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}}
+	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}, nodes: map[string]string{}}
 	for _, site := range sites {
 		if !ValidSite(site) {
 			return nil, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
@@ -122,6 +128,64 @@ func (w *SiteWatch) Up(site string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.up[site]
+}
+
+// CutOff says whether node is at an edge site whose link is down, and which site; "" and
+// false for a node at the hub, at a site whose link is up, or that this watch has not seen in
+// a site's registry yet. A link the watch still holds up is probed now: a call fails within
+// the second a cut takes to be noticed. A nil watch (a gateway without sites) knows no site.
+func (w *SiteWatch) CutOff(ctx context.Context, node string) (site string, cut bool) {
+	if w == nil {
+		return "", false
+	}
+	w.mu.Lock()
+	site, known := w.nodes[node]
+	up := w.up[site]
+	w.mu.Unlock()
+	if !known || up && w.probe(context.WithoutCancel(ctx), site) == nil {
+		return "", false
+	}
+	return site, true
+}
+
+// SiteOf says which edge site node is at, whatever its link ("" and false for a node at the
+// hub or that this watch has not seen in a site's registry yet).
+func (w *SiteWatch) SiteOf(node string) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	site, ok := w.nodes[node]
+	return site, ok
+}
+
+// Down lists the sites whose link is down, sorted (none for a nil watch).
+func (w *SiteWatch) Down() []string {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for site, up := range w.up {
+		if !up {
+			out = append(out, site)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// learnNodes records the nodes that a site's registry keys (<node>.<serial>) name.
+func (w *SiteWatch) learnNodes(site string, keys []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range keys {
+		if node, _, ok := strings.Cut(k, "."); ok {
+			w.nodes[node] = site
+		}
+	}
 }
 
 // watch probes one site until ctx ends, and restores the hub's view of it whenever its link
@@ -207,7 +271,10 @@ func (w *SiteWatch) restore(ctx context.Context, site string, reconnect bool) {
 		return
 	}
 	for _, bucket := range sitesRestored {
-		n, err := restoreBucket(ctx, w.hub, js, bucket)
+		n, keys, err := restoreBucket(ctx, w.hub, js, bucket)
+		if bucket == RegistryBucket {
+			w.learnNodes(site, keys)
+		}
 		w.metrics.restored(site, n)
 		if err != nil {
 			w.log.Warn("site's entries not all restored at the hub; the next heal or write brings them", "site", site, "bucket", bucket, "restored", n, "err", err)
@@ -219,25 +286,27 @@ func (w *SiteWatch) restore(ctx context.Context, site string, reconnect bool) {
 
 // restoreBucket writes into the hub's bucket every entry of the site's that the hub lacks or
 // holds otherwise, each on the condition that the hub's entry has not changed since it was
-// read: a newer one, brought by the source meanwhile, is never overwritten.
-func restoreBucket(ctx context.Context, hubJS, siteJS jetstream.JetStream, bucket string) (int, error) {
+// read: a newer one, brought by the source meanwhile, is never overwritten. It returns how
+// many it wrote and the site's keys.
+func restoreBucket(ctx context.Context, hubJS, siteJS jetstream.JetStream, bucket string) (int, []string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	site, err := siteJS.KeyValue(ctx, bucket)
 	if err != nil {
-		return 0, fmt.Errorf("open the site's %s: %w", bucket, err)
+		return 0, nil, fmt.Errorf("open the site's %s: %w", bucket, err)
 	}
 	hub, err := hubJS.KeyValue(ctx, bucket)
 	if err != nil {
-		return 0, fmt.Errorf("open the hub's %s: %w", bucket, err)
+		return 0, nil, fmt.Errorf("open the hub's %s: %w", bucket, err)
 	}
 	theirs, err := kvSnapshot(ctx, site)
 	if err != nil {
-		return 0, fmt.Errorf("read the site's %s: %w", bucket, err)
+		return 0, nil, fmt.Errorf("read the site's %s: %w", bucket, err)
 	}
+	keys := slices.Collect(maps.Keys(theirs))
 	ours, err := kvSnapshot(ctx, hub)
 	if err != nil {
-		return 0, fmt.Errorf("read the hub's %s: %w", bucket, err)
+		return 0, nil, fmt.Errorf("read the hub's %s: %w", bucket, err)
 	}
 	n := 0
 	var errs []error
@@ -258,7 +327,7 @@ func restoreBucket(ctx context.Context, hubJS, siteJS jetstream.JetStream, bucke
 			errs = append(errs, fmt.Errorf("%s: %w", key, err))
 		}
 	}
-	return n, errors.Join(errs...)
+	return n, keys, errors.Join(errs...)
 }
 
 // kvSnapshot reads a bucket's current entries, deleted keys left out.

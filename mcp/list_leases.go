@@ -21,6 +21,9 @@ type LeasesResult struct {
 	NextCursor string      `json:"next_cursor,omitempty" jsonschema:"Cursor of the next page, if any"`
 	Note       string      `json:"note,omitempty"`
 	Groups     []GroupInfo `json:"groups,omitempty" jsonschema:"The groups of these leases"`
+	// Unanswered names the nodes that did not answer (a cut-off edge site's, a stopped node's):
+	// the list lacks their leases, which they may still hold.
+	Unanswered string `json:"unanswered,omitempty"`
 }
 
 // listLeasesArgs are list_leases' filters (of the leased device, and its holder) and page.
@@ -72,7 +75,8 @@ func toolListLeases() toolDef {
 				return g.refuse(ctx, err.Error()), nil
 			}
 			leases, err := g.farm.Leases(ctx)
-			if err != nil {
+			var partial *broker.PartialError
+			if err != nil && !errors.As(err, &partial) {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("list_leases: %v", err)), nil
 			}
@@ -99,6 +103,9 @@ func toolListLeases() toolDef {
 			page, more := pageAfter(leases, func(l broker.Lease) string { return l.Serial }, after, a.Limit)
 			b, err := fitPage(len(page), func(n int) any {
 				out := LeasesResult{Leases: make([]LeaseInfo, 0, n), Summary: sum}
+				if partial != nil {
+					out.Unanswered = partial.Error()
+				}
 				for _, l := range page[:n] {
 					out.Leases = append(out.Leases, leaseInfo(l.Public()))
 				}

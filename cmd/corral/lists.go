@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -190,6 +191,7 @@ func runLeases(ctx context.Context, args []string) error {
 		}
 		all.Leases = append(all.Leases, p.Leases...)
 		all.Summary = p.Summary
+		all.Unanswered = cmp.Or(p.Unanswered, all.Unanswered)
 		return p.NextCursor, len(p.Leases), nil
 	}, nil)
 	if err != nil {
@@ -208,6 +210,10 @@ func runLeases(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Println(summaryLine("lease", len(all.Leases), all.Summary))
+	if all.Unanswered != "" {
+		// The list is partial: say so where a script's reader looks for trouble.
+		fmt.Fprintf(os.Stderr, "corral leases: %s\n", all.Unanswered)
+	}
 	return nil
 }
 

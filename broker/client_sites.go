@@ -1,0 +1,114 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// What a hub's gateway tells its callers about a node it cannot reach. A node at an edge site
+// whose link is down looks, from the hub, like a lost node: no heartbeat, no responders. But
+// the site goes on alone (docs/operations.md, During a cut): its node keeps every lease and
+// runs its tasks. So when the hub's SiteWatch says the node's site is cut off, the caller is
+// told that, not that the node is lost and its leases revoked. Only the words change: the hub
+// routes nothing there either way.
+
+// siteCutOff is the cause of a call to a node at a cut-off site: ErrSiteCutOff, and
+// ErrNodeLost to callers that handle a lost node (they stop waiting, abort nothing).
+type siteCutOff struct{}
+
+func (siteCutOff) Error() string { return ErrSiteCutOff.Error() }
+
+func (siteCutOff) Is(target error) bool { return target == ErrSiteCutOff || target == ErrNodeLost }
+
+// siteAdvice is what to do about a cut-off site's device.
+const siteAdvice = "retry when the link is back (corral_site_up), or call the site's gateway"
+
+// lostErr is the error of a call to a node declared lost, before the call or during it.
+func (c *Client) lostErr(ctx context.Context, node string, during bool) error {
+	when := "is"
+	if during {
+		when = "was"
+	}
+	if site, cut := c.opts.Sites.CutOff(ctx, node); cut {
+		if during {
+			return fmt.Errorf("node %s at site %s became unreachable from the hub during the call (the site's link is down): %w; "+
+				"the task may still be running there and its leases are still held at the site; %s", node, site, siteCutOff{}, siteAdvice)
+		}
+		return fmt.Errorf("node %s at site %s is unreachable from the hub (the site's link is down): %w; "+
+			"its leases are still held at the site, which runs its tasks meanwhile; %s", node, site, siteCutOff{}, siteAdvice)
+	}
+	what := "lost"
+	if during {
+		what = "lost during the call"
+	}
+	if down := c.opts.Sites.Down(); len(down) > 0 {
+		// A node the watch has not seen at any site yet (it joined since the last heal).
+		return fmt.Errorf("node %s %s %s (no heartbeat for %s): %w; if it is at %s, whose link to the hub is down, "+
+			"it keeps its leases and tasks there (%s); otherwise its devices are offline and their leases revoked",
+			node, when, what, c.live.lostAfter, ErrNodeLost, siteList(down), siteAdvice)
+	}
+	return fmt.Errorf("node %s %s %s (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, when, what, c.live.lostAfter, ErrNodeLost)
+}
+
+// noRespondersErr is the error of a request that no one took: the node is stopped or
+// restarting, or its site is cut off.
+func (c *Client) noRespondersErr(ctx context.Context, node, subject string) error {
+	if site, cut := c.opts.Sites.CutOff(ctx, node); cut {
+		return fmt.Errorf("node %s at site %s is unreachable from the hub (the site's link is down): %w; "+
+			"its leases are still held at the site, which runs its tasks meanwhile; %s", node, site, siteCutOff{}, siteAdvice)
+	}
+	if site, ok := c.opts.Sites.SiteOf(node); ok {
+		return fmt.Errorf("node %s at site %s does not answer on %s (no responders): it is stopped or restarting, or the site's link is down "+
+			"(corral_site_up; the site keeps its leases then); retry in a few seconds or pick another device", node, site, subject)
+	}
+	return fmt.Errorf("node %s does not answer on %s (no responders): it is stopped or restarting; retry in a few seconds or pick another device", node, subject)
+}
+
+// offlineWhy is why a task on an offline device is refused.
+func (c *Client) offlineWhy(ctx context.Context, dev DeviceEntry) string {
+	if site, cut := c.opts.Sites.CutOff(ctx, dev.Node); cut {
+		return fmt.Sprintf("device %s is at site %s, unreachable from the hub (the site's link is down): "+
+			"its lease, if any, is still held at the site, which runs its tasks meanwhile; %s", dev.Serial, site, siteAdvice)
+	}
+	return fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", dev.Serial, dev.Reason)
+}
+
+// PartialError is the error of an answer gathered from every node when some could not be
+// asked or did not answer: the answer holds the others'.
+type PartialError struct {
+	// Missing says why each node left out is (node → why).
+	Missing map[string]error
+}
+
+func (e *PartialError) Error() string {
+	var b strings.Builder
+	b.WriteString("not every node answered; the list lacks what these hold: ")
+	for i, node := range slices.Sorted(maps.Keys(e.Missing)) {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Missing[node].Error())
+	}
+	return b.String()
+}
+
+// partial is the error of an answer from every live node but those that failed (node → why):
+// nil when none failed. Nodes already lost, a cut-off site's among them, are not asked, as
+// before: the callers that count leases (max_devices) go on without them.
+func partial(failed map[string]error) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	return &PartialError{Missing: failed}
+}
+
+// siteList names sites for a sentence: "site paris", "sites lyon, paris".
+func siteList(sites []string) string {
+	if len(sites) == 1 {
+		return "site " + sites[0]
+	}
+	return "sites " + strings.Join(sites, ", ")
+}
