@@ -210,3 +210,94 @@ func benchBrowser(b *testing.B) context.Context {
 	}
 	return ctx
 }
+
+// BenchmarkConsoleGridLarge measures the grid of a large farm (4 nodes × 500 simulated phones
+// by default; CORRAL_BENCH_GRID_PER_NODE sets the phones a node), in headless Chromium:
+// client=http is the grid's page and first data by a plain HTTP client; client=chromium opens
+// the grid until its script has rendered every card; change=lease takes a lease on one device
+// through MCP (and gives it back) until that card shows it. Not run by make bench (starting
+// 2,000 phones takes a while).
+func BenchmarkConsoleGridLarge(b *testing.B) {
+	const nodes = 4
+	perNode := 500
+	if s := os.Getenv("CORRAL_BENCH_GRID_PER_NODE"); s != "" {
+		if _, err := fmt.Sscan(s, &perNode); err != nil {
+			b.Fatalf("CORRAL_BENCH_GRID_PER_NODE=%q: %v", s, err)
+		}
+	}
+	n := nodes * perNode
+	f := farmtest.Start(b, farmtest.Options{Nodes: nodes, PhonesPerNode: perNode, Quiet: true})
+	f.WaitDevices(n, "online")
+	base := f.Gateway().HTTP.URL
+	b.Run("client=http", func(b *testing.B) {
+		c := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		var lat []time.Duration
+		var html, data int
+		for b.Loop() {
+			start := time.Now()
+			html, data = fetchSize(b, c, base+"/"), fetchSize(b, c, base+"/console/api/devices")
+			lat = append(lat, time.Since(start))
+		}
+		reportLatency(b, "", lat)
+		b.ReportMetric(float64(html)/1e3, "html-KB")
+		b.ReportMetric(float64(data)/1e3, "json-KB")
+	})
+	ctx := benchBrowser(b)
+	b.Run("client=chromium", func(b *testing.B) {
+		var lat []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(base+"/")); err != nil {
+				b.Fatal(err)
+			}
+			waitPageValue(b, ctx, 2*time.Minute, "every card rendered",
+				`document.body.dataset.updated ? document.querySelectorAll('#wall [data-serial]').length : 0`, func(v int) bool { return v == n })
+			lat = append(lat, time.Since(start))
+		}
+		reportLatency(b, "", lat)
+	})
+	b.Run("change=lease", func(b *testing.B) {
+		agent := f.Client("bench")
+		serial := fmt.Sprintf("n3-p%d", perNode/2) // a card in the middle of the wall
+		state := fmt.Sprintf(`document.querySelector('[data-serial=%q] [data-f=state]').textContent`, serial)
+		var lat []time.Duration
+		for b.Loop() {
+			lease := leaseHandle(b, agent, map[string]any{"serial": serial})
+			start := time.Now()
+			waitPageValue(b, ctx, 2*time.Minute, serial+" leased", state, func(s string) bool { return s == "leased" })
+			lat = append(lat, time.Since(start))
+			farmtest.MustCall(b, agent, "release_device", map[string]any{"serial": serial, "lease": lease})
+			waitPageValue(b, ctx, 2*time.Minute, serial+" free", state, func(s string) bool { return s == "online" })
+		}
+		reportLatency(b, "", lat)
+	})
+}
+
+// fetchSize GETs url and returns the size of its body.
+func fetchSize(b *testing.B, c *http.Client, url string) int {
+	b.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.Fatalf("%s: %d, %v", url, resp.StatusCode, err)
+	}
+	return len(body)
+}
+
+// waitPageValue evaluates expr in the page every 5 ms until ok accepts its value.
+func waitPageValue[T any](b *testing.B, ctx context.Context, timeout time.Duration, what, expr string, ok func(T) bool) {
+	b.Helper()
+	for deadline := time.Now().Add(timeout); ; time.Sleep(5 * time.Millisecond) {
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+		if err == nil && ok(v) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("not within %s: %s (last %v, %v)", timeout, what, v, err)
+		}
+	}
+}

@@ -51,7 +51,7 @@ const Corral = (() => {
     if (root.dataset.state !== d.state) root.dataset.state = d.state;
     for (const el of root.querySelectorAll('[data-f]')) {
       const k = el.dataset.f;
-      if (k === 'lease') el.dataset.expires = d.lease_expires || '';
+      if (k === 'lease' && el.dataset.expires !== (d.lease_expires || '')) el.dataset.expires = d.lease_expires || '';
       if (k in t && el.textContent !== t[k]) el.textContent = t[k];
     }
   }
@@ -89,9 +89,13 @@ const Corral = (() => {
   // loading and logs that as an error (its bug 833462). Should the page stay after all (its
   // load stopped), the user's next touch or key opens it again: a timer could fire while a slow
   // next page is still on its way.
+  //
+  // rootsOf(serial) returns the elements of a serial (by default a search of the document, which
+  // a page of thousands of cards replaces with a lookup).
   class Screens {
-    constructor(width, fps) {
+    constructor(width, fps, rootsOf) {
       this.width = width; this.fps = fps; this.serials = []; this.es = null; this.key = '';
+      this.rootsOf = rootsOf || ((serial) => document.querySelectorAll(`[data-serial="${CSS.escape(serial)}"]`));
       document.addEventListener('visibilitychange', () => this.open());
       window.addEventListener('beforeunload', () => {
         this.close();
@@ -119,7 +123,7 @@ const Corral = (() => {
       this.es.addEventListener('frame', (ev) => this.show(JSON.parse(ev.data)));
     }
     show(f) {
-      for (const root of document.querySelectorAll(`[data-serial="${CSS.escape(f.serial)}"]`)) {
+      for (const root of this.rootsOf(f.serial)) {
         const img = root.querySelector('img[data-screen]');
         if (!img) continue;
         img.src = 'data:image/jpeg;base64,' + f.jpeg;

@@ -10,7 +10,7 @@
   const count = document.getElementById('count');
   const warn = document.getElementById('warn');
   const empty = document.getElementById('empty');
-  const screens = new Corral.Screens(360, 2);
+  const screens = new Corral.Screens(360, 2, (serial) => (cards.has(serial) ? [cards.get(serial)] : []));
   const RETRY_MS = 1000;
 
   // The cards on screen (or about to be) are the ones watched.
@@ -31,14 +31,40 @@
     return q;
   }
 
+  // cards holds the wall's card of every serial, and shown the key of what each card shows
+  // (keyOf), so that a render looks each card up in constant time and touches only the cards
+  // whose device changed: linear in the devices, whatever their number (a querySelector per
+  // device made it quadratic). Cards the server rendered have no key yet: the first render
+  // fills them.
+  const cards = new Map();
+  const shown = new Map();
+  for (const el of wall.children) cards.set(el.dataset.serial, el);
+
   function cardOf(serial) {
-    let el = wall.querySelector(`[data-serial="${CSS.escape(serial)}"]`);
+    let el = cards.get(serial);
     if (el) return el;
     el = tmpl.content.firstElementChild.cloneNode(true);
     el.dataset.serial = serial;
     for (const a of el.querySelectorAll('[data-link]')) a.href = '/devices/' + encodeURIComponent(serial);
+    cards.set(serial, el);
     seen.observe(el);
     return el;
+  }
+
+  function dropCard(el) {
+    const serial = el.dataset.serial;
+    seen.unobserve(el);
+    onScreen.delete(serial);
+    cards.delete(serial);
+    shown.delete(serial);
+    el.remove();
+  }
+
+  // keyOf is what a card shows of a device (Corral.fields' inputs, less what only the device
+  // page shows): equal keys, nothing to write.
+  function keyOf(d) {
+    return [d.state, d.draining ? 1 : 0, d.platform, d.model, d.node, (d.tags || []).join(' '), d.holder,
+      d.lease_expires, d.queue_len || 0, d.task ? d.task.tool : ''].join('\u0000');
   }
 
   // options keeps a filter's choices to the values the farm has, and the chosen one.
@@ -52,20 +78,24 @@
     select.value = chosen || '';
   }
 
+  // render shows the grid g: fills the cards whose device changed, puts the cards in g's order
+  // (moving only those out of place), and removes the cards of devices no longer in g. New cards
+  // are filled before they join the wall, and a run of them joins in one insertion.
   function render(g) {
-    let prev = null;
     const keep = new Set();
+    let at = wall.firstElementChild; // where the next card belongs
+    let fresh = null; // new cards waiting to join the wall before at
     for (const d of g.devices) {
-      const el = cardOf(d.serial);
-      Corral.fill(el, d);
       keep.add(d.serial);
-      const at = prev ? prev.nextElementSibling : wall.firstElementChild;
-      if (at !== el) wall.insertBefore(el, at);
-      prev = el;
+      const el = cardOf(d.serial);
+      const key = keyOf(d);
+      if (shown.get(d.serial) !== key) { Corral.fill(el, d); shown.set(d.serial, key); }
+      if (!el.isConnected) { (fresh ||= document.createDocumentFragment()).append(el); continue; }
+      if (fresh) { wall.insertBefore(fresh, at); fresh = null; }
+      if (at === el) at = el.nextElementSibling; else wall.insertBefore(el, at);
     }
-    for (const el of [...wall.children]) {
-      if (!keep.has(el.dataset.serial)) { seen.unobserve(el); onScreen.delete(el.dataset.serial); el.remove(); }
-    }
+    if (fresh) wall.insertBefore(fresh, at);
+    for (const el of [...wall.children]) if (!keep.has(el.dataset.serial)) dropCard(el);
     options(form.elements.platform, g.platforms, g.filter.platform);
     options(form.elements.tag, g.tags, g.filter.tag);
     options(form.elements.node, g.nodes, g.filter.node);
