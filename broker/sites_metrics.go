@@ -15,7 +15,7 @@ func NewSiteMetrics(reg prometheus.Registerer) *SiteMetrics {
 		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_site_up",
 			Help: "1 while this hub gateway reaches an edge site's JetStream over its leaf link, 0 while the link is down."}, []string{"site"}),
 		reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_site_reconnects_total",
-			Help: "Times an edge site's leaf link came back after this hub gateway saw it down."}, []string{"site"}),
+			Help: "Times an edge site's leaf link came back after this hub gateway saw it up, then down (its first link-up is not one)."}, []string{"site"}),
 		restores: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_site_entries_restored_total",
 			Help: "Registry and lease entries this hub gateway restored from an edge site after its link came back (marked offline or dropped during the cut)."}, []string{"site"}),
 	}
