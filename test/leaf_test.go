@@ -90,6 +90,9 @@ func TestLeafSitesCutAndHeal(t *testing.T) {
 	if !res.IsError {
 		t.Fatalf("a call from the hub to a cut-off site succeeded: %s", farmtest.Text(res))
 	}
+	if text := farmtest.Text(res); !strings.Contains(text, "site site-a") || !strings.Contains(text, "still held at the site") {
+		t.Errorf("the refusal of a call to a cut-off site does not say the site is cut off and the lease kept: %s", text)
+	}
 
 	// At the site meanwhile: a lease taken and tasks run, by the site's own callers.
 	beforeA, beforeB := atA.Load(), hubToB.Load()

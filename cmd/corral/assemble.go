@@ -65,7 +65,11 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 	if err != nil {
 		return nil, err
 	}
-	client, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Reap: true, Metrics: broker.NewClientMetrics(reg)})
+	sites, err := watchSites(ctx, nc, gf, reg, log)
+	if err != nil {
+		return nil, err
+	}
+	client, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Reap: true, Metrics: broker.NewClientMetrics(reg), Sites: sites})
 	if err != nil {
 		return nil, err
 	}

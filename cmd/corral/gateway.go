@@ -30,9 +30,6 @@ func runGateway(ctx context.Context, args []string) error {
 		return withRole(err, "gateway", broker.RoleGateway, "")
 	}
 	defer gw.stop()
-	if err := watchSites(ctx, nc, gf, reg, log); err != nil {
-		return err
-	}
 	log.Info("gateway serving", "mcp", "http://"+gw.addr+"/mcp")
 	<-ctx.Done()
 	return nil

@@ -130,14 +130,14 @@ func edgeWelcome(site siteFlags, hub hubSettings) string {
 	return ""
 }
 
-// watchSites watches a hub's sites' links from a gateway's connection, on reg's /metrics.
-func watchSites(ctx context.Context, nc *nats.Conn, gf gatewayFlags, reg prometheus.Registerer, log *slog.Logger) error {
+// watchSites watches a hub's sites' links from a gateway's connection, on reg's /metrics;
+// nil without --sites. The gateway's client words calls to a cut-off site with it.
+func watchSites(ctx context.Context, nc *nats.Conn, gf gatewayFlags, reg prometheus.Registerer, log *slog.Logger) (*broker.SiteWatch, error) {
 	sites := gf.siteList()
 	if len(sites) == 0 {
-		return nil
+		return nil, nil
 	}
-	_, err := broker.WatchSites(ctx, nc, sites, broker.NewSiteMetrics(reg), log)
-	return err
+	return broker.WatchSites(ctx, nc, sites, broker.NewSiteMetrics(reg), log)
 }
 
 // splitList splits a comma-separated flag into its non-empty items.

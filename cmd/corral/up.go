@@ -67,9 +67,6 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer gw.stop()
-	if err := watchSites(ctx, nc, gf, reg, log); err != nil {
-		return err
-	}
 	visionState := "off: this corral was built without vision; build it with make build-vision (cgo, OpenCV, Tesseract:\n" +
 		"                 make setup installs the Debian packages), or run one elsewhere: corral vision"
 	visionOn := false

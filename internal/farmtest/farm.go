@@ -252,7 +252,7 @@ func (f *Farm) StartGateway() *Gateway {
 			f.t.Fatal(err)
 		}
 	}
-	c, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: f.log, Reap: true, Metrics: broker.NewClientMetrics(reg)})
+	c, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: f.log, Reap: true, Metrics: broker.NewClientMetrics(reg), Sites: sites})
 	if err != nil {
 		f.t.Fatal(err)
 	}
