@@ -37,8 +37,7 @@ func (c *Client) lostErr(ctx context.Context, node string, during bool) error {
 			return fmt.Errorf("node %s at site %s became unreachable from the hub during the call (the site's link is down): %w; "+
 				"the task may still be running there and its leases are still held at the site; %s", node, site, siteCutOff{}, siteAdvice)
 		}
-		return fmt.Errorf("node %s at site %s is unreachable from the hub (the site's link is down): %w; "+
-			"its leases are still held at the site, which runs its tasks meanwhile; %s", node, site, siteCutOff{}, siteAdvice)
+		return unreachableErr(node, site)
 	}
 	what := "lost"
 	if during {
@@ -53,12 +52,17 @@ func (c *Client) lostErr(ctx context.Context, node string, during bool) error {
 	return fmt.Errorf("node %s %s %s (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, when, what, c.live.lostAfter, ErrNodeLost)
 }
 
+// unreachableErr is the error of a call to a node at a cut-off site, made after the cut.
+func unreachableErr(node, site string) error {
+	return fmt.Errorf("node %s at site %s is unreachable from the hub (the site's link is down): %w; "+
+		"its leases are still held at the site, which runs its tasks meanwhile; %s", node, site, siteCutOff{}, siteAdvice)
+}
+
 // noRespondersErr is the error of a request that no one took: the node is stopped or
 // restarting, or its site is cut off.
 func (c *Client) noRespondersErr(ctx context.Context, node, subject string) error {
 	if site, cut := c.opts.Sites.CutOff(ctx, node); cut {
-		return fmt.Errorf("node %s at site %s is unreachable from the hub (the site's link is down): %w; "+
-			"its leases are still held at the site, which runs its tasks meanwhile; %s", node, site, siteCutOff{}, siteAdvice)
+		return unreachableErr(node, site)
 	}
 	if site, ok := c.opts.Sites.SiteOf(node); ok {
 		return fmt.Errorf("node %s at site %s does not answer on %s (no responders): it is stopped or restarting, or the site's link is down "+
