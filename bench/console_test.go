@@ -260,6 +260,10 @@ func BenchmarkConsoleGridLarge(b *testing.B) {
 		agent := f.Client("bench")
 		serial := fmt.Sprintf("n3-p%d", perNode/2) // a card in the middle of the wall
 		state := fmt.Sprintf(`document.querySelector('[data-serial=%q] [data-f=state]').textContent`, serial)
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/")); err != nil {
+			b.Fatal(err)
+		}
+		waitPageValue(b, ctx, 2*time.Minute, serial+" shown", state, func(s string) bool { return s == "online" })
 		var lat []time.Duration
 		for b.Loop() {
 			lease := leaseHandle(b, agent, map[string]any{"serial": serial})

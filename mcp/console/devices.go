@@ -115,7 +115,11 @@ func (c *Console) grid(ctx context.Context, f filter) gridData {
 		g.LeasesError = "lease expiries and queues are unknown: " + err.Error()
 	}
 	var platforms, nodes, tags []string
-	for _, d := range c.cfg.Farm.Devices() {
+	devices := c.cfg.Farm.Devices()
+	// Sized at once: grown by appends, it was most of the cost of a grid of 10,000 devices (which
+	// each long poll builds every 50 ms).
+	g.Devices = make([]deviceView, 0, len(devices))
+	for _, d := range devices {
 		if !v.mayUse(d) {
 			continue
 		}
