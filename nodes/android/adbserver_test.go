@@ -91,7 +91,7 @@ func startADB(tool string, port int) (*adbServer, error) {
 	s := &adbServer{tool: tool, port: port, home: home}
 	for range 5 {
 		if port == 0 {
-			if s.port, err = freePort(); err != nil {
+			if s.port, err = freeLoopbackPort(); err != nil {
 				break
 			}
 		}
@@ -204,21 +204,6 @@ func (s *adbServer) disconnect(dev *adbsim.Device) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = s.cmd(ctx, "disconnect", dev.Serial()).Run()
-}
-
-// freePort returns a TCP port that was free a moment ago, never 5037.
-func freePort() (int, error) {
-	for {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		if port != DefaultServerPort {
-			return port, nil
-		}
-	}
 }
 
 // waitState polls the adb server at addr until it lists serial in state.

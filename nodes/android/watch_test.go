@@ -132,7 +132,7 @@ func TestWatchServerRestart(t *testing.T) {
 }
 
 func TestWatchWithoutServer(t *testing.T) {
-	port, err := freePort()
+	port, err := freeLoopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestAttach(t *testing.T) {
 }
 
 func TestAttachWithoutServer(t *testing.T) {
-	port, err := freePort()
+	port, err := freeLoopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}
