@@ -29,8 +29,9 @@ const settleTime = 5 * time.Second
 // for a state that needs someone (unauthorized, no permissions, ...), at DEBUG for one every
 // device passes through, then at WARN if the device is still in it after settleTime. Attach
 // returns an error at once if the adb server cannot be reached, and nil when ctx ends; the
-// devices it added stay on reg (a node removes its devices when it stops).
-func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Logger) error {
+// devices it added stay on reg (a node removes its devices when it stops). Each driver is made
+// with opts (WithTags: a private adb server's simulated devices are tagged "sim").
+func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Logger, opts ...Option) error {
 	if addr == "" {
 		addr = ServerAddr()
 	}
@@ -42,7 +43,7 @@ func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Log
 	if err != nil {
 		return err
 	}
-	a := &attacher{reg: reg, addr: addr, log: log, live: map[string]*attachment{}, settling: map[string]settling{},
+	a := &attacher{reg: reg, addr: addr, log: log, opts: append([]Option{WithLogger(log)}, opts...), live: map[string]*attachment{}, settling: map[string]settling{},
 		states: func(ctx context.Context) (map[string]string, error) {
 			msg, err := hostQuery(ctx, addr, "host:devices")
 			return parseDeviceList(msg), err
@@ -120,6 +121,7 @@ type attacher struct {
 	reg  device.Registry
 	addr string
 	log  *slog.Logger
+	opts []Option // each driver's
 	wg   sync.WaitGroup
 
 	mu   sync.Mutex // guards live, and orders AddDriver and RemoveDevice per serial
@@ -157,7 +159,7 @@ func (a *attacher) add(ctx context.Context, serial string) {
 	a.wg.Go(func() {
 		defer cancel()
 		start := time.Now()
-		d, err := New(ctx, a.addr, serial, WithLogger(a.log))
+		d, err := New(ctx, a.addr, serial, a.opts...)
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.live[serial] != at { // it left (or came back) meanwhile

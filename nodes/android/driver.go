@@ -44,6 +44,7 @@ type Driver struct {
 	size screenCache
 	geom geometryCache
 	log  *slog.Logger
+	tags []string // Info's: "sim" for a simulated device (WithTags)
 
 	// How touches and keys are sent, learnt at creation (setupInput): touch is nil, and a key
 	// missing from keys, when they are `input` commands. touchInfo and keysInfo say which.
@@ -75,6 +76,13 @@ func WithLogger(log *slog.Logger) Option {
 			d.log = log
 		}
 	}
+}
+
+// WithTags gives the device's Info these tags, which the registry shows and callers filter
+// on: "sim" for a simulated device, as the --sim phones and --sim-ios iPhones have.
+func WithTags(tags ...string) Option {
+	tags = slices.Clone(tags)
+	return func(d *Driver) { d.tags = tags }
 }
 
 // New returns a driver for the device serial of the adb server at addr (ServerAddr() when
@@ -114,7 +122,7 @@ func New(ctx context.Context, addr, serial string, opts ...Option) (*Driver, err
 		}
 	}
 	d.info = device.Info{Serial: serial, Platform: device.PlatformAndroid,
-		Model: values[0], Brand: values[1], Release: values[2], SDK: values[3]}
+		Model: values[0], Brand: values[1], Release: values[2], SDK: values[3], Tags: d.tags}
 	if err := d.setupInput(ctx, values[4], getevent); err != nil {
 		return nil, err
 	}

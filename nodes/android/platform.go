@@ -75,12 +75,12 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			stops[i]()
 		}
 	}
-	attach := func(addr string) {
+	attach := func(addr string, opts ...Option) {
 		actx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			if err := Attach(actx, reg, addr, log); err != nil {
+			if err := Attach(actx, reg, addr, log, opts...); err != nil {
 				log.Warn("android devices not attached", "adb_server", addr, "err", err)
 			}
 		}()
@@ -98,7 +98,9 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			return nil, err
 		}
 		stops = append(stops, adb.Stop)
-		attach(adb.Addr())
+		// Tagged as the --sim phones and --sim-ios iPhones are: callers filter on it, and a
+		// restarted node removes the registry entries of those it no longer has (nodes.Start).
+		attach(adb.Addr(), WithTags("sim"))
 		for _, d := range farm.Devices() {
 			if err := adb.Connect(ctx, d.Addr()); err != nil {
 				stopAll()
