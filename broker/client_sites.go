@@ -109,6 +109,9 @@ func partial(failed map[string]error) error {
 	return &PartialError{Missing: failed}
 }
 
+// SitesDown names the edge sites whose link to this hub is down, sorted (none but at a hub).
+func (c *Client) SitesDown() []string { return c.opts.Sites.Down() }
+
 // siteList names sites for a sentence: "site paris", "sites lyon, paris".
 func siteList(sites []string) string {
 	if len(sites) == 1 {

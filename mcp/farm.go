@@ -31,6 +31,9 @@ type Farm interface {
 	Abort(ctx context.Context, req broker.AbortRequest) (broker.AbortAnswer, error)
 	// Leases lists the explicit leases of every node, handles blanked.
 	Leases(ctx context.Context) ([]broker.Lease, error)
+	// SitesDown names the edge sites whose link to this hub is down, sorted: their nodes are
+	// not asked, and keep their leases there (none but at a hub).
+	SitesDown() []string
 	// TaskRecord reads a finished task's record from the event stream.
 	TaskRecord(ctx context.Context, id string) (broker.TaskResult, error)
 	// Screenshot reads a task's screenshot by the name its record gives, checked.

@@ -33,6 +33,7 @@ type fakeFarm struct {
 	AbortFn      func(ctx context.Context, req broker.AbortRequest) (broker.AbortAnswer, error)
 	LeasesFn     func(ctx context.Context) ([]broker.Lease, error)
 	TaskRecordFn func(ctx context.Context, id string) (broker.TaskResult, error)
+	Down         []string // SitesDown
 
 	mu       sync.Mutex
 	runs     []broker.TaskRequest
@@ -46,6 +47,8 @@ type fakeFarm struct {
 }
 
 var _ Farm = (*fakeFarm)(nil)
+
+func (f *fakeFarm) SitesDown() []string { return f.Down }
 
 // testDevices is a small farm: two Android phones (one busy), an iPhone and an offline phone.
 func testDevices() []broker.DeviceEntry {

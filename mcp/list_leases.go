@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -21,8 +22,8 @@ type LeasesResult struct {
 	NextCursor string      `json:"next_cursor,omitempty" jsonschema:"Cursor of the next page, if any"`
 	Note       string      `json:"note,omitempty"`
 	Groups     []GroupInfo `json:"groups,omitempty" jsonschema:"The groups of these leases"`
-	// Unanswered names the nodes that did not answer (a cut-off edge site's, a stopped node's):
-	// the list lacks their leases, which they may still hold.
+	// Unanswered names the nodes that did not answer (a stopped node's, a cut-off edge site's)
+	// and the sites the hub cannot reach: the list lacks their leases, which they may still hold.
 	Unanswered string `json:"unanswered,omitempty"`
 }
 
@@ -101,11 +102,10 @@ func toolListLeases() toolDef {
 			})
 			sum.bound()
 			page, more := pageAfter(leases, func(l broker.Lease) string { return l.Serial }, after, a.Limit)
+			unanswered := unansweredOf(partial, g.farm.SitesDown())
 			b, err := fitPage(len(page), func(n int) any {
 				out := LeasesResult{Leases: make([]LeaseInfo, 0, n), Summary: sum}
-				if partial != nil {
-					out.Unanswered = partial.Error()
-				}
+				out.Unanswered = unanswered
 				for _, l := range page[:n] {
 					out.Leases = append(out.Leases, leaseInfo(l.Public()))
 				}
@@ -121,4 +121,23 @@ func toolListLeases() toolDef {
 			return structuredJSON(ctx, b), nil
 		}
 	}}
+}
+
+// unansweredOf says whose leases the list lacks: the nodes that did not answer (partial, or
+// nil) and the edge sites whose link is down, whose nodes were not asked; "" when none.
+func unansweredOf(partial *broker.PartialError, sitesDown []string) string {
+	var parts []string
+	if partial != nil {
+		parts = append(parts, partial.Error())
+	}
+	switch len(sitesDown) {
+	case 0:
+	case 1:
+		parts = append(parts, "site "+sitesDown[0]+" is unreachable from the hub (its link is down): the leases held there are not listed; "+
+			"they stay held at the site (corral_site_up says when the link is back)")
+	default:
+		parts = append(parts, "sites "+strings.Join(sitesDown, ", ")+" are unreachable from the hub (their links are down): the leases held there are not listed; "+
+			"they stay held at the sites (corral_site_up says when a link is back)")
+	}
+	return strings.Join(parts, "; ")
 }

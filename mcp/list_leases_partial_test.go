@@ -30,3 +30,23 @@ func TestListLeasesPartialAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A hub whose edge site is cut off does not ask the site's nodes: list_leases says the site's
+// leases are missing, not that there are none.
+func TestListLeasesNamesCutOffSites(t *testing.T) {
+	farm := newFakeFarm(t)
+	farm.Down = []string{"lyon", "paris"}
+	cl := newTestClient(t, farm)
+	out := wantOK(t, "list_leases", call(t, cl, "list_leases", nil))
+	unanswered, _ := out["unanswered"].(string)
+	for _, want := range []string{"sites lyon, paris are unreachable", "not listed", "stay held at the sites"} {
+		if !strings.Contains(unanswered, want) {
+			t.Errorf("unanswered does not say %q: %q", want, unanswered)
+		}
+	}
+	farm.Down = nil
+	out = wantOK(t, "list_leases", call(t, cl, "list_leases", nil))
+	if u, ok := out["unanswered"]; ok {
+		t.Errorf("every site up and every node answered, yet unanswered is %q", u)
+	}
+}

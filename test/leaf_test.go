@@ -93,6 +93,14 @@ func TestLeafSitesCutAndHeal(t *testing.T) {
 	if text := farmtest.Text(res); !strings.Contains(text, "site site-a") || !strings.Contains(text, "still held at the site") {
 		t.Errorf("the refusal of a call to a cut-off site does not say the site is cut off and the lease kept: %s", text)
 	}
+	// The hub's list of leases says it lacks the site's (n1-p1's is held there), not that there are none.
+	var leases struct {
+		Unanswered string `json:"unanswered"`
+	}
+	farmtest.Structured(t, farmtest.MustCall(t, hubAgent, "list_leases", args()), &leases)
+	if !strings.Contains(leases.Unanswered, "site-a") || !strings.Contains(leases.Unanswered, "stay held") {
+		t.Errorf("list_leases at the hub during the cut does not say site-a's leases are missing: unanswered %q", leases.Unanswered)
+	}
 
 	// At the site meanwhile: a lease taken and tasks run, by the site's own callers.
 	beforeA, beforeB := atA.Load(), hubToB.Load()
