@@ -96,6 +96,9 @@ type SiteWatch struct {
 	log     *slog.Logger
 	metrics *SiteMetrics
 
+	// restoreSite is restore; a test blocks it to see that the links are probed meanwhile.
+	restoreSite func(ctx context.Context, site string, reconnect bool)
+
 	mu sync.Mutex
 	up map[string]bool
 	// nodes are the sites' nodes (node id → site), as each site's registry listed them at its
@@ -113,6 +116,7 @@ func WatchSites(ctx context.Context, nc *nats.Conn, sites []string, m *SiteMetri
 		return nil, fmt.Errorf("sites: %w", err)
 	}
 	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}, nodes: map[string]string{}}
+	w.restoreSite = w.restore
 	for _, site := range sites {
 		if !ValidSite(site) {
 			return nil, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
@@ -198,6 +202,19 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 	// gateway started (a new site not connected yet) was never up, its first link-up is not.
 	var up, known, wasUp, reconnect bool
 	var settle <-chan time.Time
+	// A restore runs beside the probes, which go on: a link that drops during one (its
+	// requests then wait out their timeouts) is seen down within a second, and the restore
+	// is stopped.
+	var restoring sync.WaitGroup
+	stopRestore := context.CancelFunc(func() {})
+	defer func() { stopRestore(); restoring.Wait() }()
+	restore := func() {
+		stopRestore()
+		restoring.Wait() // one restore at a time
+		rctx, cancel := context.WithCancel(ctx)
+		stopRestore = cancel
+		restoring.Go(func() { w.restoreSite(rctx, site, reconnect) })
+	}
 	for {
 		err := w.probe(ctx, site)
 		switch {
@@ -207,7 +224,7 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 				reconnect = wasUp
 				w.linkUp(site, reconnect)
 				up, known, wasUp = true, true, true
-				w.restore(ctx, site, reconnect)
+				restore()
 				settle = time.After(siteSettle)
 			}
 		case ctx.Err() != nil:
@@ -216,6 +233,7 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 			if failures++; failures >= siteProbeFailures && (up || !known) {
 				w.log.Warn("site link down: the site's devices are offline here until it is back; it serves its own callers meanwhile",
 					"site", site, "err", err)
+				stopRestore()
 				w.setUp(site, false)
 				up, known, settle = false, true, nil
 			}
@@ -225,7 +243,7 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 			return
 		case <-settle:
 			settle = nil
-			w.restore(ctx, site, reconnect)
+			restore()
 		case <-t.C:
 		}
 	}
