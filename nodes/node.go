@@ -107,16 +107,22 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if n.known, err = ownEntries(ctx, cfg.Stores, cfg.ID); err != nil {
 		return fail(err)
 	}
-	// Devices this node had before a restart are offline until they are attached again; a task
-	// that was running when the node stopped gets the record it never had.
+	// Devices this node had before a restart are offline until they are attached again, but for
+	// simulated ones, which leave the registry (forgetSimulated); a task that was running when
+	// the node stopped gets the record it never had.
+	var sims []broker.DeviceEntry
 	for _, e := range n.known {
 		if e.Task != nil {
 			n.mirror.TaskRecord(interrupted(cfg.ID, e))
 		}
-		if e.State != broker.StateOffline || e.Task != nil {
-			e.State, e.Reason, e.Holder, e.Task, e.Updated = broker.StateOffline, "node "+cfg.ID+" restarted; device not attached yet", "", nil, time.Now()
-			n.mirror.Device(e)
+		if simulated(e) {
+			sims = append(sims, e)
+			continue
 		}
+		n.showNotAttached(e)
+	}
+	for _, e := range n.forgetSimulated(ctx, sims) {
+		n.showNotAttached(e)
 	}
 	n.wg.Go(func() { n.mirror.run(life) })
 	n.screens = n.watchScreens(life)
@@ -136,6 +142,15 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: cfg.ID, What: "up", At: time.Now()})
 	cfg.Log.Info("node started", "boot", n.boot)
 	return n, nil
+}
+
+// showNotAttached shows e, a device the node had before it restarted, offline until it is
+// attached again.
+func (n *Node) showNotAttached(e broker.DeviceEntry) {
+	if e.State != broker.StateOffline || e.Task != nil {
+		e.State, e.Reason, e.Holder, e.Task, e.Updated = broker.StateOffline, "node "+n.cfg.ID+" restarted; device not attached yet", "", nil, time.Now()
+		n.mirror.Device(e)
+	}
 }
 
 // ID returns the node's id.
