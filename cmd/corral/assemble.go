@@ -343,6 +343,32 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		}
 		stops = append(stops, stop)
 	}
-	log.Info("node ready", "node", *s.id, "simulated", max(count, 0))
+	log.Info("node ready", append([]any{"node", *s.id}, s.simulatedAttrs(max(count, 0))...)...)
 	return &runningNode{stop: stopAll, lost: claim.Lost(), ready: natsConnected(nc)}, nil
+}
+
+// simulatedAttrs are what the node's ready line says of the simulated devices it starts: how
+// many in all, and how many each flag asked for (simulated_by: --sim's phones, and --sim-android,
+// --sim-ios, --sim-arm, --sim-web, those it did not ask for left out).
+func (s nodeSettings) simulatedAttrs(phones int) []any {
+	total, by := phones, []any{}
+	if phones > 0 {
+		by = append(by, slog.Int("sim", phones))
+	}
+	for _, name := range []string{"sim-android", "sim-ios", "sim-arm", "sim-web"} {
+		if n, ok := s.platformCount(name); ok && n > 0 {
+			total += n
+			by = append(by, slog.Int(name, n))
+		}
+	}
+	return []any{"simulated", total, slog.Group("simulated_by", by...)}
+}
+
+// platformCount is the value of a platform's count flag (--sim-android), false when the node
+// has no such flag.
+func (s nodeSettings) platformCount(name string) (int, bool) {
+	if s.flags == nil {
+		return 0, false
+	}
+	return flagValue[int](s.flags, name)
 }
