@@ -19,6 +19,11 @@ func CalibrationKey(node, serial string) string { return node + "." + Token(seri
 // it is recovered.
 func HaltKey(node, serial string) string { return CalibrationKey(node, serial) + ".halt" }
 
+// EpochFloorKey is the corral_calibrations key of a node's epoch floor: every lease epoch the
+// node grants after a start is above the floor that start wrote (nodes/epochs.go). Token never
+// makes "=epochs" ('=' is followed by two upper-case hex digits), so no device's key is it.
+func EpochFloorKey(node string) string { return node + ".=epochs" }
+
 // CheckEntryKey says whether a registry entry may be trusted under key: only when the key is
 // the one its node writes it under, or the serial alone: the key of a Corral from before
 // node-scoped keys, still read so that in a farm upgraded in place (whose NATS had no

@@ -220,3 +220,44 @@ func TestNodeRestartContinuesEpochsAndFencesOldLease(t *testing.T) {
 		})
 	}
 }
+
+// A node that crashes right after a grant, before its registry entry has the grant's epoch
+// (written at most every 250 ms), must not hand that epoch out again after its restart, nor
+// after a second crash just as quick: each start raises the node's epoch floor first.
+// The lost write is made certain by putting back the entry from before the grant.
+func TestEpochGrantedJustBeforeACrashIsNotReusedAfterRestart(t *testing.T) {
+	const node, serial = "n1", "n1-p1"
+	r := newRestartRig(t, false)
+	n := r.startNode(node, serial)
+	r.waitDevice(serial, "online", func(d broker.DeviceEntry) bool { return d.State == broker.StateOnline })
+	var granted []uint64
+	for round := range 3 {
+		// The entry this start wrote: above every epoch granted before it (none in round 0).
+		before := r.waitEntry(node, serial, "written by this start", func(d broker.DeviceEntry) bool {
+			return d.State == broker.StateOnline && (len(granted) == 0 || d.Epoch > lastOf(granted))
+		})
+		l := r.acquire(serial, fmt.Sprintf("holder-%d", round))
+		for _, g := range granted {
+			require.Greater(t, l.Epoch, g, "round %d: the epoch granted after a restart was granted before it", round)
+		}
+		if round == 0 {
+			require.Equal(t, uint64(1), l.Epoch, "a new node's first grant")
+		}
+		granted = append(granted, l.Epoch)
+		n.Kill()
+		// The crash lost the entry's write of the grant: the registry still has the epoch before.
+		data, err := json.Marshal(before)
+		require.NoError(t, err)
+		_, err = r.stores.Registry.Put(r.ctx, broker.RegistryKey(node, serial), data)
+		require.NoError(t, err)
+		n = r.startNode(node, serial)
+		r.waitDevice(serial, "online again", func(d broker.DeviceEntry) bool { return d.State == broker.StateOnline })
+	}
+}
+
+func lastOf(s []uint64) uint64 {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)-1]
+}

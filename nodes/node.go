@@ -57,7 +57,9 @@ type Node struct {
 	mu      sync.Mutex
 	devices map[string]device.Driver
 	known   map[string]broker.DeviceEntry // registry entries of this node from before its start
-	lostAt  time.Time                     // when the node last revoked its leases for a loss (connection.go)
+	// epochFloor: this start's devices grant epochs above it (epochs.go). Set before any device.
+	epochFloor uint64
+	lostAt     time.Time // when the node last revoked its leases for a loss (connection.go)
 }
 
 // Start starts a node. Add devices with AddDriver.
@@ -105,6 +107,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(errors.New("node: scheduler did not start within 5s"))
 	}
 	if n.known, err = ownEntries(ctx, cfg.Stores, cfg.ID); err != nil {
+		return fail(err)
+	}
+	if n.epochFloor, err = raiseEpochFloor(ctx, cfg.Stores.Calibrations, cfg.ID, n.known); err != nil {
 		return fail(err)
 	}
 	// Devices this node had before a restart are offline until they are attached again, but for
@@ -156,8 +161,9 @@ func (n *Node) showNotAttached(e broker.DeviceEntry) {
 // ID returns the node's id.
 func (n *Node) ID() string { return n.cfg.ID }
 
-// AddDriver brings a device under this node. Its epoch continues from the registry, so holders
-// of an epoch from before a restart stay fenced.
+// AddDriver brings a device under this node. Its epoch continues from this start's epoch floor
+// (epochs.go), above every epoch granted before the start, so holders of an epoch from before a
+// restart stay fenced and no epoch is handed out twice.
 func (n *Node) AddDriver(d device.Driver) {
 	serial := d.Info().Serial
 	n.mu.Lock()
@@ -167,7 +173,7 @@ func (n *Node) AddDriver(d device.Driver) {
 	if before.Holder != "" {
 		n.mirror.Lease(serial, nil) // the lease KV remembers died with the old node
 	}
-	epoch := before.Epoch
+	epoch := max(before.Epoch, n.epochFloor)
 	bd := newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch, n.cfg.Metrics)
 	bd.exportGauges()
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: bd})
