@@ -252,7 +252,7 @@ type runningNode struct {
 
 // startClaimedNode is startNode, which first claims the node id in NATS: a second node with
 // the same id refuses to start.
-// Its metrics go to reg (none when nil).
+// Its metrics go to reg.
 func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSettings, reg prometheus.Registerer, log *slog.Logger) (*runningNode, error) {
 	conn.Name = "corral-node-" + *s.id
 	if err := s.checkMaxQueue(); err != nil {
@@ -267,11 +267,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		passcodes = p
 		log.Info("lock screen passcodes loaded", "devices", p.Len())
 	}
-	var metrics *actors.Metrics
-	var modelMetrics *model.Metrics
-	if reg != nil {
-		metrics, modelMetrics = actors.NewMetrics(reg), model.NewMetrics(reg)
-	}
+	metrics, modelMetrics := actors.NewMetrics(reg), model.NewMetrics(reg)
 	agentModel, err := s.agentModel(log, modelMetrics)
 	if err != nil {
 		return nil, err
