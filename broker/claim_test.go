@@ -23,17 +23,24 @@ const claimTestTTL = 2 * time.Second
 // openClaims starts an embedded NATS with the claims bucket whose entries expire after ttl.
 func openClaims(t *testing.T, ttl time.Duration) (*nats.Conn, jetstream.KeyValue) {
 	t.Helper()
+	nc := embeddedNATS(t)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: NodeBucket, TTL: ttl})
+	require.NoError(t, err)
+	return nc, kv
+}
+
+// embeddedNATS starts an embedded NATS with JetStream for the test and connects to it.
+func embeddedNATS(t *testing.T) *nats.Conn {
+	t.Helper()
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
 	nc, err := nats.Connect(ns.ClientURL())
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: NodeBucket, TTL: ttl})
-	require.NoError(t, err)
-	return nc, kv
+	return nc
 }
 
 // heldClaim is a claim whose keep-alive the test ticks by hand: between ticks its holder is

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,20 +9,13 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
-
-	"github.com/corral-farm/corral/broker/embedded"
 )
 
 // A restore that hangs (the link went silent under its requests) must not keep the watch from
 // probing: the cut is seen as soon as the probes fail, and the restore is stopped. Before, the
 // watch probed nothing until the restore's requests timed out (30 s each).
 func TestSiteCutSeenDuringARestore(t *testing.T) {
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	nc, err := nats.Connect(ns.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	nc := embeddedNATS(t)
 	// The site's JetStream as the probe sees it: an answer to its account INFO request.
 	site, err := nc.Subscribe(siteAPI("tokyo")+".INFO", func(m *nats.Msg) { _ = m.Respond([]byte(`{}`)) })
 	require.NoError(t, err)
