@@ -67,6 +67,15 @@ type ClusterOptions struct {
 	Routes []string
 }
 
+// portInUse says what its callers (corral up, corral node --site) can do when their embedded
+// NATS's port is taken: neither joins another NATS itself (corral up has no --nats-url, and
+// --site refuses it), but corral node and corral gateway can.
+func portInUse(port int, host string, err error) error {
+	return fmt.Errorf("embedded nats: port %d on %s is in use (%w): pass --nats-port with another port, or -1 for any free port; "+
+		"to join the NATS running there instead, run corral node and corral gateway with its --nats-context (or --nats-url)",
+		port, host, err)
+}
+
 // Start starts an in-process nats-server with JetStream and waits until it accepts
 // connections. Shut it down with Shutdown and WaitForShutdown.
 func Start(opts Options, log *slog.Logger) (*server.Server, error) {
@@ -86,7 +95,7 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		// Say clearly when the port is taken rather than let the server log and exit.
 		l, err := net.Listen("tcp", net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)))
 		if err != nil {
-			return nil, fmt.Errorf("embedded nats: port %d on %s is in use (%w); pass --nats-port -1 for any free port, or --nats-url to join a running NATS", opts.Port, opts.Host, err)
+			return nil, portInUse(opts.Port, opts.Host, err)
 		}
 		_ = l.Close()
 	}
