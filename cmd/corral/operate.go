@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -172,7 +171,8 @@ func structured(res *mcpgo.CallToolResult, v any) error {
 
 func runCall(ctx context.Context, args []string) error {
 	o := newOperatorFlags("call")
-	out := o.String("out", "", "write an image result to this file, as the tool sent it (JPEG; PNG when asked, e.g. take_screenshot {\"format\":\"png\"})")
+	out := o.String("out", "", "write an image result to this file, as the tool sent it (JPEG; PNG when asked, e.g. take_screenshot {\"format\":\"png\"}); "+
+		"several images go to FILE-1.EXT, FILE-2.EXT, …; a result with no image writes nothing and fails")
 	o.Usage = func() {
 		fmt.Fprintf(o.Output(), "usage: %s\n\nCalls one tool through the farm, as an agent would (README: Try it from the command line), e.g.\n"+
 			"  corral call tap_xy '{\"serial\":\"sim-local-01\",\"x\":0.5,\"y\":0.5}'\n"+
@@ -199,26 +199,7 @@ func runCall(ctx context.Context, args []string) error {
 	if err = o.gaveUp(ctx, tool, d, given, err); err != nil {
 		return err
 	}
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case mcpgo.TextContent:
-			fmt.Println(c.Text)
-		case mcpgo.ImageContent:
-			if *out == "" {
-				fmt.Printf("[image %s, %d bytes base64; pass --out FILE to save it]\n", c.MIMEType, len(c.Data))
-				continue
-			}
-			b, err := base64.StdEncoding.DecodeString(c.Data)
-			if err != nil {
-				return fmt.Errorf("image content: %w", err)
-			}
-			if err := os.WriteFile(*out, b, 0o644); err != nil {
-				return err
-			}
-			fmt.Printf("image written to %s (%d bytes)\n", *out, len(b))
-		}
-	}
-	return nil
+	return printCallResult(tool, res, *out)
 }
 
 // callUsage is corral call's command line.

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// printCallResult prints the text of tool's result and, with --out FILE, writes its images:
+// one to FILE, several to FILE-1.EXT, FILE-2.EXT, … (each to its own file: one FILE would keep
+// only the last). A result with no image writes nothing and is an error, so that a script
+// does not go on with a file that was never written.
+func printCallResult(tool string, res *mcpgo.CallToolResult, out string) error {
+	var images []mcpgo.ImageContent
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case mcpgo.TextContent:
+			fmt.Println(c.Text)
+		case mcpgo.ImageContent:
+			if out == "" {
+				fmt.Printf("[image %s, %d bytes base64; pass --out FILE to save it]\n", c.MIMEType, len(c.Data))
+				continue
+			}
+			images = append(images, c)
+		}
+	}
+	if out == "" {
+		return nil
+	}
+	if len(images) == 0 {
+		return fmt.Errorf("--out %s: the result of %s holds no image, so %s was not written "+
+			"(--out saves the image of a tool that returns one, e.g. screenshot)", out, tool, out)
+	}
+	if len(images) > 1 {
+		fmt.Printf("%d images: writing each to its own file, %s to %s\n", len(images), numberedFile(out, 1), numberedFile(out, len(images)))
+	}
+	for i, img := range images {
+		path := out
+		if len(images) > 1 {
+			path = numberedFile(out, i+1)
+		}
+		if err := writeImage(path, img); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeImage decodes img and writes it to path, saying so.
+func writeImage(path string, img mcpgo.ImageContent) error {
+	b, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		return fmt.Errorf("image content: %w", err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	fmt.Printf("image written to %s (%d bytes)\n", path, len(b))
+	return nil
+}
+
+// numberedFile is the n-th of several files named after out: m.jpg → m-1.jpg, shots/m → shots/m-1.
+func numberedFile(out string, n int) string {
+	ext := filepath.Ext(out)
+	if ext == filepath.Base(out) { // a dot file: .jpg → .jpg-1
+		ext = ""
+	}
+	return fmt.Sprintf("%s-%d%s", strings.TrimSuffix(out, ext), n, ext)
+}
