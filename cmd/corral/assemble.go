@@ -49,9 +49,25 @@ type gatewayParts struct {
 	client *broker.Client
 }
 
-// startGateway serves the MCP front door on addr over the farm reached through nc, offering
+// startGateway serves the MCP front door on --http over the farm reached through nc, offering
 // agents the platforms ps.
 func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []device.Platform, reg *prometheus.Registry, log *slog.Logger) (*gatewayParts, error) {
+	ln, err := listenHTTP(*gf.http)
+	if err != nil {
+		return nil, err
+	}
+	return startGatewayOn(ctx, ln, nc, gf, ps, reg, log)
+}
+
+// startGatewayOn is startGateway on a listener already bound to --http: a command that starts
+// more than the gateway binds it first, so that an address in use stops it before anything
+// else starts. It closes ln when it fails.
+func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gatewayFlags, ps []device.Platform, reg *prometheus.Registry, log *slog.Logger) (gw *gatewayParts, err error) {
+	defer func() {
+		if err != nil {
+			_ = ln.Close()
+		}
+	}()
 	opts, err := gf.options()
 	if err != nil {
 		return nil, err
@@ -75,10 +91,6 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 	}
 	opts.Ready, opts.Gatherer = client.Ready, reg
 	g := mcp.New(client, log, mcp.NewMetrics(reg), opts)
-	ln, err := listenHTTP(*gf.http)
-	if err != nil {
-		return nil, err
-	}
 	srv := g.HTTPServer() // the front door's limits: --idle-timeout, header size and time
 	go func() {
 		if err := srv.Serve(g.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) { // --max-conns
@@ -86,6 +98,7 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 		}
 	}()
 	if err := client.WaitReady(ctx); err != nil {
+		_ = srv.Close()
 		return nil, err
 	}
 	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client}, nil

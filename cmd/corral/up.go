@@ -35,6 +35,13 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	ns.shared = *gf.authPolicy != ""
+	// The MCP address is bound before NATS, the node and its devices start: one in use (another
+	// corral) stops corral up with nothing started.
+	ln, err := listenHTTP(*gf.http)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = ln.Close() }() // the gateway's server closes it too; twice does no harm
 	// NATS wants credentials: one user per role, with only its role's subjects, their
 	// passwords made once into DATA/nats and reused.
 	natsd, err := startEmbeddedNATS(*data, *natsPort, *ns.id, site, hub(), log)
@@ -62,7 +69,7 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer nc.Close()
-	gw, err := startGateway(ctx, nc, gf, ps, reg, log)
+	gw, err := startGatewayOn(ctx, ln, nc, gf, ps, reg, log)
 	if err != nil {
 		return err
 	}
