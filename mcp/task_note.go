@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/corral-farm/corral/broker"
@@ -23,10 +25,42 @@ func reachedNode(res broker.TaskResult) bool {
 }
 
 // lostText explains a task whose node did not answer (lost, gone, unreachable). The node may
-// have got it: the task's id is given, with how the caller learns its end later.
+// have got it: the task's id is given, with how the caller learns its end later. A caller whose
+// own call ended first (Ctrl-C, its --timeout, a closed stream) hears that instead.
 func lostText(task broker.TaskRequest, serial string, err error) string {
+	if callerEnded(err) {
+		return interruptedText(task, serial, err)
+	}
 	return fmt.Sprintf("%s on %s: %v. If its node got the task, the node records how it ended when it is back "+
 		"(lost; interrupted, if it restarted): ask get_task_result then.%s", task.Tool, serial, err, taskNote(task.ID))
+}
+
+// callerEnded says whether a task's error is its caller's own context ending rather than its
+// node: the farm client ends a request to a node it declared lost with broker.ErrNodeLost, and a
+// context error reaches it only through the caller's context.
+func callerEnded(err error) bool {
+	return !errors.Is(err, broker.ErrNodeLost) &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
+// interruptedText explains a task whose caller stopped waiting: the farm client has asked the
+// node to abort it, taking it out of the device's queue if it had not started, and the node
+// records how it ended.
+func interruptedText(task broker.TaskRequest, serial string, err error) string {
+	return fmt.Sprintf("%s on %s: the call was interrupted by its caller (%v): the task was withdrawn from the device's "+
+		"queue, or aborted if it had started; get_task_result has its record.%s", task.Tool, serial, rootCause(err), taskNote(task.ID))
+}
+
+// rootCause is the innermost error of err's chain (context canceled), without the request's
+// wording around it.
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // noRecordText answers get_task_result for a task with no record and no device running it,

@@ -1,0 +1,87 @@
+package mcp_test
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/mcp"
+)
+
+// A call whose caller stops waiting (corral call's Ctrl-C: its in-process gateway's context
+// ends) while its task waits in a device's queue says the caller interrupted it and the task was
+// withdrawn, not that its node may have been lost; the task leaves the queue and its record
+// says it was aborted.
+func TestCallerInterruptedWhileQueuedIsNotCalledLost(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	gw := f.Gateway().Client
+	serial := gw.Devices()[0].Serial
+	holder := f.Client("holder")
+	var held mcp.AcquireResult
+	farmtest.Structured(t, farmtest.MustCall(t, holder, "acquire_device", map[string]any{"serial": serial}), &held)
+	queued := func(n int) func() bool {
+		return func() bool {
+			ls, err := gw.Leases(t.Context())
+			return err == nil && len(ls) == 1 && ls[0].QueueLen == n
+		}
+	}
+
+	cli := inProcessCLI(t, gw)
+	ctx, interrupt := context.WithCancel(t.Context())
+	defer interrupt()
+	answer := make(chan *mcpgo.CallToolResult, 1)
+	go func() {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "home", map[string]any{"serial": serial, "wait_seconds": 30}
+		res, _ := cli.CallTool(ctx, req)
+		answer <- res
+	}()
+	farmtest.Eventually(t, 10*time.Second, queued(1), "the call waits in the queue of %s", serial)
+	interrupt()
+	var res *mcpgo.CallToolResult
+	select {
+	case res = <-answer:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer to the interrupted call")
+	}
+	require.NotNil(t, res, "the in-process call ended without a result")
+	text := farmtest.Text(res)
+	assert.True(t, res.IsError, text)
+	assert.Contains(t, text, "home on "+serial+": the call was interrupted by its caller (context canceled)")
+	assert.Contains(t, text, "withdrawn from the device's queue")
+	assert.NotContains(t, text, "when it is back", "a caller's own interruption is not a lost node")
+	farmtest.Eventually(t, 10*time.Second, queued(0), "the interrupted task left the queue")
+
+	id := regexp.MustCompile(`\[task (\S+)\]`).FindStringSubmatch(text)
+	require.Len(t, id, 2, "no task id in %q", text)
+	var rec mcp.TaskRecordResult
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		r := farmtest.Call(t, cli, "get_task_result", map[string]any{"taskId": id[1]})
+		return !r.IsError && farmtest.Decode(r, &rec) == nil && rec.Outcome != ""
+	}, "a record of task %s", id[1])
+	assert.Equal(t, broker.OutcomeAborted, rec.Outcome)
+}
+
+// inProcessCLI is a gateway in process over the farm's client, as corral call makes one.
+func inProcessCLI(t *testing.T, farm *broker.Client) *client.Client {
+	g := mcp.New(farm, slog.New(slog.DiscardHandler), mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{})
+	c, err := client.NewInProcessClient(g.MCPServer())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	require.NoError(t, c.Start(t.Context()))
+	req := mcpgo.InitializeRequest{}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "corral-cli", Version: "1"}
+	_, err = c.Initialize(t.Context(), req)
+	require.NoError(t, err)
+	return c
+}
