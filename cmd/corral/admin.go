@@ -151,6 +151,8 @@ func runRelease(ctx context.Context, args []string) error {
 		"it is the holder's secret, and on the command line process listings show it, so the command line is refused")
 	handleFile := a.String("lease-file", "", "file holding the lease handle to give back (the holder's own release); a group's handle gives back the whole group")
 	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
+	a.Usage = commandUsage(a.flags, releaseUsage, "Ends the lease of device SERIAL: its holder gives it back (--lease-file, $CORRAL_LEASE), "+
+		"or an operator revokes it (--force, through NATS).")
 	pos, err := a.parseArgs(args)
 	if err != nil {
 		return err
@@ -167,7 +169,7 @@ func runRelease(ctx context.Context, args []string) error {
 		}
 	}
 	if len(pos) != 1 || *force == (*handle != "") {
-		return fmt.Errorf("usage: corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease-file FILE (or $CORRAL_LEASE)")
+		return fmt.Errorf("usage: %s", releaseUsage)
 	}
 	serial := pos[0]
 	if !*force {
@@ -216,6 +218,9 @@ func runRelease(ctx context.Context, args []string) error {
 	return nil
 }
 
+// releaseUsage is corral release's command lines.
+const releaseUsage = "corral release SERIAL --force [--by WHO]   or   corral release SERIAL --lease-file FILE (or $CORRAL_LEASE)"
+
 // readSecretFile reads a secret (a token, a lease handle) from a file named by flag.
 func readSecretFile(flag, path string) (string, error) {
 	b, err := os.ReadFile(path)
@@ -262,13 +267,13 @@ func runDrain(ctx context.Context, args []string) error {
 	}
 	nc, err := cliConnect(ctx, a.nats, log)
 	if err != nil {
-		return err
+		return a.gaveUp(ctx, "no connection to NATS", err)
 	}
 	defer nc.Close()
 	req := broker.DrainRequest{V: broker.WireVersion, Action: action, By: operatorName(*by)}
 	ans, err := broker.DrainNode(ctx, nc, node, req)
 	if err != nil {
-		return err
+		return a.gaveUp(ctx, "node "+node+" did not answer", err)
 	}
 	fmt.Println(drainText(ans))
 	if !*wait {
@@ -285,11 +290,20 @@ func runDrain(ctx context.Context, args []string) error {
 		case <-tick.C:
 		}
 		if ans, err = broker.DrainNode(ctx, nc, node, req); err != nil {
-			return err
+			return a.gaveUp(ctx, "node "+node+" did not answer", err)
 		}
 	}
 	fmt.Printf("node %s is idle: nothing runs, is held or waits on it.\n", node)
 	return nil
+}
+
+// gaveUp tells an error that came of the command's --timeout passing as that: what had not
+// happened by then, and what to do.
+func (a *adminFlags) gaveUp(ctx context.Context, what string, err error) error {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("gave up after --timeout %s: %s (%w); raise --timeout, or check that it runs (corral devices --node NODE)", *a.timeout, what, err)
 }
 
 // drainText tells a node's drain state in one line.
@@ -327,6 +341,9 @@ func runTasks(ctx context.Context, args []string) error {
 	}
 	if *limit <= 0 {
 		return fmt.Errorf("--limit %d: give a positive number", *limit)
+	}
+	if *since < 0 {
+		return a.nameSources(fmt.Errorf("--since %s: give how far back to look as a positive duration, e.g. 1h (0 or none: any time)", *since))
 	}
 	if err := a.needsNATS("tasks (reading task history from the event stream)", "no gateway tool lists the task history",
 		"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record"); err != nil {
@@ -367,6 +384,11 @@ func runTasks(ctx context.Context, args []string) error {
 		}
 		if err := w.Flush(); err != nil {
 			return err
+		}
+	}
+	if len(h.Tasks) == 0 && *tool != "" {
+		if hint := unknownToolHint(*tool); hint != "" {
+			fmt.Fprintf(os.Stderr, "(%s)\n", hint)
 		}
 	}
 	if len(h.Tasks) < *limit && !h.Complete {

@@ -70,13 +70,13 @@ func (o *operatorFlags) gaveUp(ctx context.Context, tool string, d time.Duration
 	}
 	what := "the call was abandoned"
 	if t, ok := tools.Lookup(tool); ok && t.Background {
-		what = "the task runs on on its device, to its end or abort_task; get_task_result tells how it ended"
+		what = "the task goes on running on its device, to its end or abort_task; get_task_result tells how it ended"
 	} else if ok {
 		what = "the task was stopped"
 	}
 	if given {
-		return fmt.Errorf("%s gave up after --timeout %s: %s; raise --timeout to wait longer", o.Name(), d, what)
+		return fmt.Errorf("gave up after --timeout %s: %s; raise --timeout to wait longer", d, what)
 	}
-	return fmt.Errorf("%s gave up after %s (what %s may take: its wait and its deadline, plus %s): %s; pass a larger --timeout to wait longer",
-		o.Name(), d, tool, callMargin, what)
+	return fmt.Errorf("gave up after %s (what %s may take: its wait and its deadline, plus %s): %s; pass a larger --timeout to wait longer",
+		d, tool, callMargin, what)
 }

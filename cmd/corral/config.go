@@ -27,6 +27,8 @@ type flags struct {
 	// sources says where each flag not on the command line got its value: CORRAL_<FLAG>, or
 	// the --config file's key (parse); start's checks name it.
 	sources map[string]string
+	// onCommandLine holds the flags the command line gave (parse).
+	onCommandLine map[string]bool
 }
 
 func newFlags(name string) *flags {
@@ -46,6 +48,7 @@ func (f *flags) parse(args []string) error {
 	}
 	set := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f.onCommandLine = set
 	file := map[string]any{}
 	if *f.config != "" {
 		b, err := os.ReadFile(*f.config)

@@ -56,3 +56,16 @@ func captureOutput(t *testing.T, fn func()) string {
 	require.NoError(t, w.Close())
 	return <-done
 }
+
+// Each operator command's -h gives its own --timeout text (call's speaks of wait_seconds), and
+// abort's and release's name the SERIAL they take.
+func TestOperatorHelpIsEachCommandsOwn(t *testing.T) {
+	for _, cmd := range []string{"devices", "leases", "abort", "tasks"} {
+		out := captureOutput(t, func() { realMain([]string{cmd, "-h"}) })
+		assert.Contains(t, out, "-timeout", cmd)
+		assert.NotContains(t, out, "wait_seconds", cmd)
+	}
+	assert.Contains(t, captureOutput(t, func() { realMain([]string{"call", "-h"}) }), "its wait_seconds, then its timeout_ms")
+	assert.Contains(t, captureOutput(t, func() { realMain([]string{"abort", "-h"}) }), "usage: corral abort [--all] SERIAL")
+	assert.Contains(t, captureOutput(t, func() { realMain([]string{"release", "-h"}) }), "usage: corral release SERIAL --force")
+}

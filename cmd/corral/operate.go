@@ -28,17 +28,39 @@ type operatorFlags struct {
 	tokens  tokenSource
 	nats    natsFlags
 	timeout *time.Duration
+	// timeoutDefault says what a command given no --timeout waits, for the refusal of a bad one.
+	timeoutDefault string
 }
 
 func newOperatorFlags(name string) *operatorFlags {
 	f := newFlags(name)
+	help, without := timeoutHelp(name)
 	return &operatorFlags{flags: f,
-		gateway: f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp (default: talk to NATS directly)"),
-		tokens:  f.tokenFlag(),
-		nats:    f.natsFlags(),
-		timeout: f.Duration("timeout", 0, "give up after this long, stopping the call (default: what the call may take on its device: "+
-			"its wait_seconds, then its timeout_ms or the tool's own deadline, plus "+callMargin.String()+"; "+defaultCallTimeout.String()+" for the farm's own tools)"),
+		gateway:        f.String("gateway", "", "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp (default: talk to NATS directly)"),
+		tokens:         f.tokenFlag(),
+		nats:           f.natsFlags(),
+		timeout:        f.Duration("timeout", 0, help),
+		timeoutDefault: without,
 	}
+}
+
+// timeoutHelp is the --timeout help of operator command name, and what it waits without one.
+func timeoutHelp(name string) (help, without string) {
+	farm := defaultCallTimeout.String()
+	switch name {
+	case "call":
+		return "give up after this long, stopping the call (default: what the call may take on its device: " +
+				"its wait_seconds, then its timeout_ms or the tool's own deadline, plus " + callMargin.String() + "; " + farm + " for the farm's own tools)",
+			"what the call may take on its device"
+	case "devices", "leases":
+		return "give up after this long, the list unfinished (default: " + farm + ")", farm
+	case "abort":
+		return "give up after this long waiting for the device's node to answer (default: " + farm + ")", farm
+	case "tasks export":
+		return "give up after this long reading the task's record (default: " + farm + ")", farm
+	}
+	return "give up after this long, stopping the rig (default: what the rig may take, plus " + callMargin.String() + ")",
+		"what the rig may take" // arm calibrate, arm recover
 }
 
 func connect(o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
@@ -290,11 +312,12 @@ func jsonKindOf(v any) string {
 func runAbort(ctx context.Context, args []string) error {
 	o := newOperatorFlags("abort")
 	all := o.Bool("all", false, "also drop the holder's queued tasks")
+	o.Usage = commandUsage(o.flags, abortUsage, "Aborts the task running on device SERIAL (its holder's call ends with an error).")
 	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
 		return err
 	}
 	if o.NArg() != 1 {
-		return fmt.Errorf("usage: corral abort [--all] SERIAL")
+		return fmt.Errorf("usage: %s", abortUsage)
 	}
 	res, err := o.callTool(ctx, "abort_task", map[string]any{"serial": o.Arg(0), "all": *all})
 	if err != nil {
@@ -302,4 +325,15 @@ func runAbort(ctx context.Context, args []string) error {
 	}
 	fmt.Println(resultText(res))
 	return nil
+}
+
+// abortUsage is corral abort's command line.
+const abortUsage = "corral abort [--all] SERIAL"
+
+// commandUsage prints a command's line, what it does and its flags, for -h.
+func commandUsage(f *flags, line, what string) func() {
+	return func() {
+		fmt.Fprintf(f.Output(), "usage: %s\n\n%s\n\nflags:\n", line, what)
+		f.PrintDefaults()
+	}
 }
