@@ -79,9 +79,13 @@ func claimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.
 	}
 	host, _ := os.Hostname()
 	data, _ := json.Marshal(claimRecord{Node: node, Boot: boot, Host: host, PID: os.Getpid(), Since: time.Now().UTC()})
-	rev, err := kv.Create(ctx, node, data)
+	rev, err := createClaim(ctx, nc, kv, node, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
 		return nil, inUse(ctx, kv, node)
+	}
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return nil, fmt.Errorf("claim node id %s in %s: %w", node, NodeBucket, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("claim node id %s in %s: %w (may this NATS user write $KV.%s.%s?)", node, NodeBucket, err, NodeBucket, node)
@@ -97,6 +101,19 @@ func claimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.
 		c.keepAlive(rctx, data, tick)
 	}()
 	return c, nil
+}
+
+// createClaim creates the claim's key. NATS refuses a user another node's key (another node's
+// context, or another role's) by an asynchronous error while the write waits for its timeout:
+// the refusal ends the write at once instead, and is the error.
+func createClaim(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, node string, data []byte) (uint64, error) {
+	wctx, stop := watchRefusalOf(ctx, nc, "$KV."+NodeBucket+"."+node)
+	defer stop()
+	rev, err := kv.Create(wctx, node, data)
+	if r, ok := context.Cause(wctx).(*RefusedError); ok && err != nil {
+		return 0, r
+	}
+	return rev, err
 }
 
 // inUse says who holds a node id, and what to do.

@@ -81,7 +81,10 @@ type RefusedError struct {
 	// Stale says that this Corral's permissions of the role allow what the server refused: the
 	// server's users were made by another Corral version.
 	Stale bool
-	err   error // nats.go's
+	// OtherNode says that the role may do it for another node id: a node user, or a node's
+	// context, of another node than the one that asked.
+	OtherNode bool
+	err       error // nats.go's
 }
 
 func (e *RefusedError) Error() string {
@@ -93,6 +96,10 @@ func (e *RefusedError) Error() string {
 	if e.Stale {
 		return what + fmt.Sprintf(", which this Corral's %s role may do: the NATS server's users are from another Corral version; "+
 			"run corral nats-auth again and reload nats-server, or restart corral up (docs/operations.md, Upgrading)", e.Role)
+	}
+	if e.OtherNode {
+		return what + ": a node's NATS user may do this for its own node id only; use the NATS context of the node it is for " +
+			"(docs/operations.md, NATS roles)"
 	}
 	hint := "use the NATS context of a role that may (docs/operations.md, NATS roles)"
 	if strings.HasPrefix(e.Subject, Prefix+".node.") {
@@ -122,14 +129,24 @@ func refusalOf(user string, err error) *RefusedError {
 		return e
 	}
 	e.Role = role
-	if p, err := PermissionsFor(role, node); err == nil && e.Subject != "?" {
-		if e.Op == "publish to" {
-			e.Stale = permits(p.PublishAllow, p.PublishDeny, e.Subject)
-		} else {
-			e.Stale = permits(p.SubscribeAllow, p.SubscribeDeny, e.Subject)
-		}
+	if e.Subject == "?" {
+		return e
 	}
+	e.Stale = rolePermits(role, node, e.Op, e.Subject)
+	e.OtherNode = !e.Stale && role == RoleNode && node != AnyNode && rolePermits(role, AnyNode, e.Op, e.Subject)
 	return e
+}
+
+// rolePermits says whether this Corral's permissions of role (for node) let op on subject.
+func rolePermits(role Role, node, op, subject string) bool {
+	p, err := PermissionsFor(role, node)
+	if err != nil {
+		return false
+	}
+	if op == "publish to" {
+		return permits(p.PublishAllow, p.PublishDeny, subject)
+	}
+	return permits(p.SubscribeAllow, p.SubscribeDeny, subject)
 }
 
 // RoleOfUser is the role (and node id, or site) of a NATS user named as UserName names them.
@@ -170,4 +187,24 @@ func subjectCovers(pattern, subject string) bool {
 		}
 	}
 	return len(p) == len(s)
+}
+
+// watchRefusalOf returns a context that ends when ctx does, or as soon as NATS refuses nc's user
+// subject (then context.Cause is its *RefusedError), for a connection made without Refusals
+// (a node's): its error handler goes on as before, and is alone again after stop.
+func watchRefusalOf(ctx context.Context, nc *nats.Conn, subject string) (_ context.Context, stop func()) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	before, user := nc.ErrorHandler(), nc.Opts.User
+	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
+		if before != nil {
+			before(c, sub, err)
+		}
+		if r := refusalOf(user, err); r != nil && r.Subject == subject {
+			cancel(r)
+		}
+	})
+	return wctx, func() {
+		nc.SetErrorHandler(before)
+		cancel(context.Canceled)
+	}
 }

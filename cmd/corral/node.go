@@ -55,7 +55,7 @@ func runNode(ctx context.Context, args []string) error {
 	}
 	node, err := startClaimedNode(ctx, conn, ns, reg, log)
 	if err != nil {
-		return withRole(err, "node", broker.RoleNode, *ns.id)
+		return withNodeUser(err, *ns.id)
 	}
 	defer node.stop()
 	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, node.ready)
@@ -69,4 +69,16 @@ func runNode(ctx context.Context, args []string) error {
 	case <-node.lost:
 		return fmt.Errorf("node %s: its id was taken over by another node (this one was silent for too long); stopped", *ns.id)
 	}
+}
+
+// withNodeUser is withRole for corral node, whose NATS user is its own id's: another node's
+// context has the node role too, and NATS refuses it this id's claim.
+func withNodeUser(err error, id string) error {
+	var r *broker.RefusedError
+	user := broker.UserName(broker.RoleNode, id)
+	if !errors.As(err, &r) || r.Stale || r.Role != broker.RoleNode || r.User == user {
+		return withRole(err, "node", broker.RoleNode, id)
+	}
+	return fmt.Errorf("%w. corral node --node-id %s runs as the NATS user %s: give --nats-context with its context, %s.json "+
+		"(corral up writes it into DATA/nats/, corral nats-auth into its --dir)", err, id, user, user)
 }
