@@ -44,7 +44,7 @@ func newFlags(name string) *flags {
 // (upper case, '-' as '_'), then from the --config file.
 func (f *flags) parse(args []string) error {
 	if err := f.Parse(args); err != nil {
-		return err
+		return &usageError{err: err, printed: true} // the flag package printed it, and the usage
 	}
 	set := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -181,7 +181,7 @@ func (f *flags) noArgs() error {
 		return nil
 	}
 	name := strings.TrimPrefix(f.Name(), "corral ")
-	return fmt.Errorf("unexpected argument %q: corral %s takes flags only ('corral %s -h' lists them)", f.Arg(0), name, name)
+	return &usageError{err: fmt.Errorf("unexpected argument %q: corral %s takes flags only ('corral %s -h' lists them)", f.Arg(0), name, name)}
 }
 
 func (f *flags) setSource(name, source string) {

@@ -3,10 +3,13 @@ package main
 import (
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/buildinfo"
 )
 
 // Help asked for is not an error: corral --help, corral help and every corral X --help exit 0;
@@ -68,4 +71,31 @@ func TestOperatorHelpIsEachCommandsOwn(t *testing.T) {
 	assert.Contains(t, captureOutput(t, func() { realMain([]string{"call", "-h"}) }), "its wait_seconds, then its timeout_ms")
 	assert.Contains(t, captureOutput(t, func() { realMain([]string{"abort", "-h"}) }), "usage: corral abort [--all] SERIAL")
 	assert.Contains(t, captureOutput(t, func() { realMain([]string{"release", "-h"}) }), "usage: corral release SERIAL --force")
+}
+
+// An unknown flag is told once (by the flag package, before the command's flags), and every
+// usage error, of a flag, an argument or a command, exits 2.
+func TestUsageErrorsAreToldOnceAndExitTwo(t *testing.T) {
+	for _, args := range [][]string{{"call", "--nosuch", "home"}, {"devices", "--nosuch"}, {"drain", "--nosuch", "n1"}} {
+		var code int
+		out := captureOutput(t, func() { code = realMain(args) })
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Equal(t, 1, strings.Count(out, "flag provided but not defined: -nosuch"), "%v: %s", args, out)
+	}
+	for _, args := range [][]string{{"call"}, {"devices", "extra"}, {"abort"}, {"version", "extra"}} {
+		var code int
+		out := captureOutput(t, func() { code = realMain(args) })
+		assert.Equal(t, 2, code, "%v: %s", args, out)
+	}
+}
+
+// corral --version is corral version, and corral version -h is help.
+func TestVersionFlagAndHelp(t *testing.T) {
+	var code int
+	out := captureOutput(t, func() { code = realMain([]string{"--version"}) })
+	assert.Equal(t, 0, code)
+	assert.Equal(t, buildinfo.Version()+"\n", out)
+	out = captureOutput(t, func() { code = realMain([]string{"version", "-h"}) })
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "usage: corral version")
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/corral-farm/corral/broker"
@@ -42,7 +43,7 @@ func commands() []command {
 		{"release", "end a lease: corral release SERIAL --force (an operator revokes it) or --lease-file FILE (the holder; or $CORRAL_LEASE)", runRelease},
 		{"drain", "stop new work on a node, let what runs finish: corral drain NODE [--wait] [--undo]", runDrain},
 		{"tasks", "task history from the event stream: corral tasks [--serial S] [--outcome O] [--limit N]; corral tasks export TASK_ID writes an agent task's actions as a steps file", runTasksCommand},
-		{"version", "print the version", func(context.Context, []string) error { fmt.Println(buildinfo.Version()); return nil }},
+		{"version", "print the version (also: corral --version)", runVersion},
 	}
 }
 
@@ -58,6 +59,9 @@ func realMain(args []string) int {
 	if isHelp(args[0]) || args[0] == "help" {
 		usage(os.Stdout) // asked for: not an error
 		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
@@ -75,16 +79,40 @@ func realMain(args []string) int {
 		if r := refusals.Refused(); r != nil && err != nil {
 			err = r // what the command saw of it is a cancelled context
 		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "corral %s: %v\n", c.name, err)
-			return 1
-		}
-		return 0
+		return exitCode(c.name, err)
 	}
 	fmt.Fprintf(os.Stderr, "corral: unknown command %q\n\n", args[0])
 	usage(os.Stderr)
 	return 2
 }
+
+// exitCode prints err of command name, unless it is printed already, and returns the exit
+// code: 0 for none, 2 for a usage error (a flag or argument the command does not take), 1
+// for any other.
+func exitCode(name string, err error) int {
+	if err == nil {
+		return 0
+	}
+	var ue *usageError
+	printed := errors.As(err, &ue) && ue.printed
+	if !printed {
+		fmt.Fprintf(os.Stderr, "corral %s: %v\n", name, err)
+	}
+	if ue != nil || strings.HasPrefix(err.Error(), "usage: ") { // a command's own usage line
+		return 2
+	}
+	return 1
+}
+
+// usageError is a command line the command does not take; printed: the flag package has
+// printed it, and the flags.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
 // isHelp says whether arg asks for help, as the flag package takes it.
 func isHelp(arg string) bool {
@@ -122,6 +150,20 @@ func signalContext() (context.Context, context.CancelFunc) {
 		os.Exit(130)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// runVersion prints the version.
+func runVersion(_ context.Context, args []string) error {
+	f := newFlags("version")
+	f.Usage = commandUsage(f, "corral version   (or corral --version)", "Prints the version of this corral.")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if err := f.noArgs(); err != nil {
+		return err
+	}
+	fmt.Println(buildinfo.Version())
+	return nil
 }
 
 // runSim dispatches the simulators.
