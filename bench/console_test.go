@@ -215,8 +215,10 @@ func benchBrowser(b *testing.B) context.Context {
 // by default; CORRAL_BENCH_GRID_PER_NODE sets the phones a node), in headless Chromium:
 // client=http is the grid's page and first data by a plain HTTP client; client=chromium opens
 // the grid until its script has rendered every card; change=lease takes a lease on one device
-// through MCP (and gives it back) until that card shows it. Not run by make bench (starting
-// 2,000 phones takes a while).
+// through MCP (and gives it back) until that card shows it. poll=still is the process's CPU
+// ("cores", an op is a second) while one grid page's long poll waits on the still farm,
+// poll=none the same with no page open: the difference is what an open page costs at rest.
+// Not run by make bench (starting 2,000 phones takes a while).
 func BenchmarkConsoleGridLarge(b *testing.B) {
 	const nodes = 4
 	perNode := 500
@@ -241,6 +243,11 @@ func BenchmarkConsoleGridLarge(b *testing.B) {
 		reportLatency(b, "", lat)
 		b.ReportMetric(float64(html)/1e3, "html-KB")
 		b.ReportMetric(float64(data)/1e3, "json-KB")
+	})
+	b.Run("poll=none", func(b *testing.B) { reportCores(b) })
+	b.Run("poll=still", func(b *testing.B) {
+		holdLongPoll(b, base)
+		reportCores(b)
 	})
 	ctx := benchBrowser(b)
 	b.Run("client=chromium", func(b *testing.B) {
@@ -275,6 +282,48 @@ func BenchmarkConsoleGridLarge(b *testing.B) {
 		}
 		reportLatency(b, "", lat)
 	})
+}
+
+// holdLongPoll keeps a grid page's long poll open at base until the benchmark ends, as the
+// page's script does: asked again at each answer, a 304 after 10 s on a still farm.
+func holdLongPoll(b *testing.B, base string) {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	resp, err := http.Get(base + "/console/api/devices")
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	etag := resp.Header.Get("ETag")
+	go func() {
+		for ctx.Err() == nil {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/console/api/devices?wait=1", nil)
+			if err != nil {
+				return
+			}
+			req.Header.Set("If-None-Match", etag)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if tag := resp.Header.Get("ETag"); tag != "" {
+				etag = tag
+			}
+		}
+	}()
+}
+
+// reportCores reports the process's CPU per second of wall time: an op is one second.
+func reportCores(b *testing.B) {
+	cpu, start := cpuTime(), time.Now()
+	for b.Loop() {
+		<-time.After(time.Second)
+	}
+	b.ReportMetric((cpuTime()-cpu).Seconds()/time.Since(start).Seconds(), "cores")
 }
 
 // fetchSize GETs url and returns the size of its body.

@@ -72,3 +72,35 @@ func (c *Client) forgetUnseen(seen map[string]bool) {
 		}
 	}
 }
+
+// RegistryVersion changes whenever Devices would answer otherwise: a reader that rebuilds
+// what it shows from Devices (the console's grid long poll) compares it instead, and rebuilds
+// only when it moved. It folds in each cached entry's revision, new at every put (so a put,
+// a delete and what a resync after a reconnection changed all move it; an entry delivered
+// again unchanged does not), and each lease shown ahead of the registry while it is shown
+// (client_leaseview.go), which ends with time alone. It is a pass over the cache, not a copy
+// of it: about a tenth of a millisecond for 10,000 devices, against tens to build a grid.
+func (c *Client) RegistryVersion() uint64 {
+	now := time.Now()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	v := mix64(uint64(len(c.devices)))
+	for _, e := range c.devices {
+		v += mix64(e.revision)
+		if a := e.applied; a != nil && now.Before(a.until) {
+			v += mix64(a.epoch ^ uint64(a.until.UnixNano()) ^ uint64(len(a.holder))<<56)
+		}
+	}
+	return v
+}
+
+// mix64 scatters x over 64 bits (SplitMix64's finalizer): the sum of the mixes of different
+// sets of revisions then differs but by a 2⁻⁶⁴ chance, where a plain sum could come out the
+// same for different caches (two entries deleted, and one put whose revision is their sum).
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}

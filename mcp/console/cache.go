@@ -15,10 +15,13 @@ const fetchTimeout = 3 * time.Second
 // a value, a caller never waits: a stale value is returned at once while a fresh one is
 // fetched behind it (the grid's long polls look every 50 ms and must not stall on a node).
 // The exception is a value expired by an action that changed it: the next callers wait for a
-// fetch begun after the expiry.
+// fetch begun after the expiry. It counts the fetches that brought something new (same says
+// what is), so that a caller can tell a change without comparing values itself: the grid's
+// long poll rebuilds the grid only when its inputs moved.
 type cached[T any] struct {
 	ttl   time.Duration
 	fetch func(context.Context) (T, error)
+	same  func(a, b T) bool // nil: every fetched value is new
 
 	mu       sync.Mutex
 	val      T
@@ -27,15 +30,36 @@ type cached[T any] struct {
 	gen      uint64        // expiries so far
 	valGen   uint64        // gen when the fetch of val began
 	inflight chan struct{} // closed when the fetch under way ends
+	changes  uint64        // fetches whose value or error differed from the one before
 }
 
 func newCached[T any](ttl time.Duration, fetch func(context.Context) (T, error)) *cached[T] {
 	return &cached[T]{ttl: ttl, fetch: fetch}
 }
 
+// comparing has a fetch whose value is the same as the one before (by same) count as no
+// change: version stays.
+func (c *cached[T]) comparing(same func(a, b T) bool) *cached[T] {
+	c.same = same
+	return c
+}
+
 // get returns the value fetched last (at most ttl ago, or being fetched again), and the error
 // of that fetch. Before the first value, or after an expiry, it waits for a fetch.
 func (c *cached[T]) get(ctx context.Context) (T, error) {
+	v, _, err := c.getVersion(ctx)
+	return v, err
+}
+
+// version is what get would return as a number that moves only when that changes (by same,
+// and the error's text), fetching as get does.
+func (c *cached[T]) version(ctx context.Context) (uint64, error) {
+	_, n, err := c.getVersion(ctx)
+	return n, err
+}
+
+// getVersion is get, with the count of changes its value and error are the latest of.
+func (c *cached[T]) getVersion(ctx context.Context) (T, uint64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for c.at.IsZero() || c.valGen < c.gen {
@@ -50,13 +74,13 @@ func (c *cached[T]) get(ctx context.Context) (T, error) {
 		case <-ctx.Done():
 			c.mu.Lock()
 			var zero T
-			return zero, ctx.Err()
+			return zero, c.changes, ctx.Err()
 		}
 	}
 	if time.Since(c.at) >= c.ttl && c.inflight == nil {
 		c.start(ctx)
 	}
-	return c.val, c.err
+	return c.val, c.changes, c.err
 }
 
 // expire makes the next get wait for a value fetched from now on: after an action that changed
@@ -79,10 +103,29 @@ func (c *cached[T]) refresh(ctx context.Context, gen uint64, done chan struct{})
 	v, err := c.fetch(fctx)
 	cancel()
 	c.mu.Lock()
+	if c.changedBy(v, err) {
+		c.changes++
+	}
 	if err == nil {
 		c.val = v
 	}
 	c.err, c.at, c.valGen, c.inflight = err, time.Now(), gen, nil
 	c.mu.Unlock()
 	close(done)
+}
+
+// changedBy says whether a fetch that returned v and err brings something new: a first value,
+// another value, or another error (a failed fetch keeps the value before it); c.mu is held.
+func (c *cached[T]) changedBy(v T, err error) bool {
+	if errText(err) != errText(c.err) {
+		return true
+	}
+	return err == nil && (c.at.IsZero() || c.same == nil || !c.same(c.val, v))
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -160,6 +161,10 @@ type Console struct {
 	leases  *cached[map[string]broker.Lease]
 	history *historyCache
 	hub     *hub
+	// longPoll bounds a long poll of the grid (the const; shorter in tests).
+	longPoll time.Duration
+	// gridBuilds counts the grids built: a still farm's long polls must not add to it.
+	gridBuilds atomic.Uint64
 }
 
 // New returns a console over cfg.Farm.
@@ -175,8 +180,9 @@ func New(cfg Config) *Console {
 	c := &Console{cfg: cfg, keys: deriveKeys(cfg.Key), now: time.Now, log: cfg.Log, mux: http.NewServeMux(), pages: mustPages(),
 		leases: newCached(time.Second, func(ctx context.Context) (map[string]broker.Lease, error) {
 			return leaseMap(ctx, cfg.Farm)
-		}),
-		history: newHistoryCache(cfg.History),
+		}).comparing(sameLeaseViews),
+		history:  newHistoryCache(cfg.History),
+		longPoll: longPoll,
 	}
 	if cfg.Screens != nil {
 		c.hub = newHub(cfg.Screens, cfg.Farm, cfg.Watcher, cfg.Metrics, cfg.Log)

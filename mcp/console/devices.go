@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -61,6 +62,16 @@ func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 	return v
 }
 
+// sameLeaseViews says whether two lease maps show the same in the grid: the fields viewOf
+// reads, of the same serials. The leases are fetched every second while someone looks; a
+// fetch that brings nothing new must not make every long poll build the grid again.
+func sameLeaseViews(a, b map[string]broker.Lease) bool {
+	return maps.EqualFunc(a, b, func(x, y broker.Lease) bool {
+		return x.Node == y.Node && x.Epoch == y.Epoch && x.ExpiresAt.Equal(y.ExpiresAt) && x.MaxUntil.Equal(y.MaxUntil) &&
+			x.QueueLen == y.QueueLen
+	})
+}
+
 // leaseMap asks every node for its explicit leases, by serial.
 func leaseMap(ctx context.Context, farm Farm) (map[string]broker.Lease, error) {
 	ls, err := farm.Leases(ctx)
@@ -108,6 +119,7 @@ type gridData struct {
 
 // grid builds the grid for the viewer in ctx.
 func (c *Console) grid(ctx context.Context, f filter) gridData {
+	c.gridBuilds.Add(1)
 	v := viewerFrom(ctx)
 	leases, err := c.leases.get(ctx)
 	g := gridData{Viewer: v.Name, Filter: f, Devices: []deviceView{}, States: broker.States}
@@ -116,8 +128,7 @@ func (c *Console) grid(ctx context.Context, f filter) gridData {
 	}
 	var platforms, nodes, tags []string
 	devices := c.cfg.Farm.Devices()
-	// Sized at once: grown by appends, it was most of the cost of a grid of 10,000 devices (which
-	// each long poll builds every 50 ms).
+	// Sized at once: grown by appends, it was most of the cost of a grid of 10,000 devices.
 	g.Devices = make([]deviceView, 0, len(devices))
 	for _, d := range devices {
 		if !v.mayUse(d) {
@@ -147,32 +158,42 @@ func (c *Console) visible(ctx context.Context, serial string) (broker.DeviceEntr
 // wait is answered when the grid differs, or with 304 after longPoll. A change shows at once,
 // with no poll interval on top of the registry's own delay.
 const (
-	longPoll      = 10 * time.Second
-	longPollCheck = 50 * time.Millisecond // the registry is in memory: a look costs microseconds
+	longPoll = 10 * time.Second
+	// longPollCheck is how often a long poll looks whether the registry or the leases moved
+	// (a look compares two versions); it builds the grid again only when one did.
+	longPollCheck = 50 * time.Millisecond
 )
+
+// registryVersioner is a Farm that tells when its registry changed (broker.Client): a long
+// poll then builds the grid again only when it did, or the leases did. Over a Farm without it
+// a long poll builds the grid at every look: 10,000 devices cost most of a core a page.
+type registryVersioner interface{ RegistryVersion() uint64 }
+
+// gridInputs identifies what a grid is built from: the registry's and the leases' versions.
+type gridInputs struct{ registry, leases uint64 }
+
+// inputs returns the grid's inputs as they are now; false when the Farm cannot tell.
+func (c *Console) inputs(ctx context.Context) (gridInputs, bool) {
+	rv, ok := c.cfg.Farm.(registryVersioner)
+	if !ok {
+		return gridInputs{}, false
+	}
+	leases, _ := c.leases.version(ctx) // a failed fetch is a version too: the grid says why
+	return gridInputs{registry: rv.RegistryVersion(), leases: leases}, true
+}
 
 // devicesJSON serves the grid as JSON: /console/api/devices?platform=&tag=&node=&state=, with
 // an ETag; with If-None-Match and ?wait=1, a long poll.
 func (c *Console) devicesJSON(w http.ResponseWriter, r *http.Request) {
 	f := filterOf(r.URL.Query())
 	have := r.Header.Get("If-None-Match")
-	body, etag, err := c.gridBody(r.Context(), f)
-	if have == etag && r.URL.Query().Get("wait") != "" {
-		end := time.NewTimer(longPoll)
-		defer end.Stop()
-		check := time.NewTicker(longPollCheck)
-		defer check.Stop()
-	wait:
-		for err == nil && etag == have {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-end.C:
-				break wait
-			case <-check.C:
-				body, etag, err = c.gridBody(r.Context(), f)
-			}
-		}
+	wait := time.Duration(0)
+	if r.URL.Query().Get("wait") != "" {
+		wait = c.longPoll
+	}
+	body, etag, err := c.gridUnlike(r.Context(), f, have, wait)
+	if r.Context().Err() != nil {
+		return // the browser left
 	}
 	if err != nil {
 		http.Error(w, "encode the grid: "+err.Error(), http.StatusInternalServerError)
@@ -187,6 +208,41 @@ func (c *Console) devicesJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Type", "application/json")
 	_, _ = w.Write(append(body, '\n'))
+}
+
+// gridUnlike returns the grid, once its ETag is not have or wait has passed (or ctx ended).
+// While it waits it looks every longPollCheck whether the grid's inputs moved since the grid
+// it has was built, and builds it again only then: a still farm costs a look, not a grid.
+func (c *Console) gridUnlike(ctx context.Context, f filter, have string, wait time.Duration) ([]byte, string, error) {
+	var built gridInputs
+	versioned := false
+	if wait > 0 { // before the build: a change during it shows at the next look
+		built, versioned = c.inputs(ctx)
+	}
+	body, etag, err := c.gridBody(ctx, f)
+	if err != nil || etag != have || wait <= 0 {
+		return body, etag, err
+	}
+	end := time.NewTimer(wait)
+	defer end.Stop()
+	check := time.NewTicker(longPollCheck)
+	defer check.Stop()
+	for err == nil && etag == have {
+		select {
+		case <-ctx.Done():
+			return body, etag, ctx.Err()
+		case <-end.C:
+			return body, etag, nil
+		case <-check.C:
+			now, _ := c.inputs(ctx)
+			if versioned && now == built {
+				continue
+			}
+			built = now
+			body, etag, err = c.gridBody(ctx, f)
+		}
+	}
+	return body, etag, err
 }
 
 // gridBody is the grid's JSON and its ETag.
