@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"time"
+
+	"github.com/corral-farm/corral/mcp"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // runArm dispatches the arm rig commands.
@@ -55,6 +58,9 @@ func runArmCalibrate(ctx context.Context, args []string) error {
 		return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)")
 	}
 	serial := o.Arg(0)
+	if err := checkRig(ctx, o, serial); err != nil {
+		return err
+	}
 	fmt.Printf("Calibrating %s. Keep the phone still under the arm and the camera's view clear: the phone shows the calibration page and the finger taps it.\n", serial)
 	start := time.Now()
 	res, err := o.callToolProgress(ctx, "arm_calibrate", map[string]any{"serial": serial}, func(msg string) {
@@ -64,5 +70,22 @@ func runArmCalibrate(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w\n(is %s an arm rig, and free? corral devices shows who holds it)", err, serial)
 	}
 	fmt.Println(resultText(res))
+	return nil
+}
+
+// checkRig refuses a serial that is no arm rig of the farm, before the calibration's
+// instructions are printed: they would only mislead.
+func checkRig(ctx context.Context, o *operatorFlags, serial string) error {
+	res, err := o.callTool(ctx, "get_device_status", map[string]any{"serial": serial})
+	if err != nil {
+		return fmt.Errorf("%w (corral devices --platform arm lists the rigs)", err)
+	}
+	var st mcp.DeviceStatusResult
+	if err := structured(res, &st); err != nil {
+		return fmt.Errorf("get_device_status's answer: %w", err)
+	}
+	if st.Platform != device.PlatformArm {
+		return fmt.Errorf("%s cannot calibrate: it is not an arm rig (its platform is %s); corral devices --platform arm lists the rigs", serial, st.Platform)
+	}
 	return nil
 }
