@@ -127,10 +127,10 @@ func (g *Gateway) sessionRelease(ctx context.Context, serial string) (lease stri
 	for i, l := range mine {
 		names[i] = l.String()
 	}
-	of := ""
-	if serial != "" {
-		of = " of " + serial
+	of, pick := "", "pass lease (the handle acquire_device or select_device gave), or serial, to say which"
+	if serial != "" { // several of this serial (its own lease and a group's): only a handle tells them apart
+		of, pick = " of "+serial, "pass lease (the handle acquire_device or select_device gave) to say which"
 	}
-	return "", g.refuse(ctx, fmt.Sprintf("release_device: this session holds %d leases%s: %s; pass lease (the handle acquire_device or select_device gave) to say which",
-		len(mine), of, strings.Join(names, "; ")))
+	return "", g.refuse(ctx, fmt.Sprintf("release_device: this session holds %d leases%s: %s; %s",
+		len(mine), of, strings.Join(names, "; "), pick))
 }
