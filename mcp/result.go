@@ -89,7 +89,8 @@ func yoursText(l *broker.Lease) string {
 			r.Tool, r.Started.UTC().Format(time.RFC3339))
 	}
 	s := fmt.Sprintf("You hold it (%s, epoch %d, until %s): pass your lease, the handle acquire_device or select_device gave you, as lease "+
-		"(list_leases shows your leases, not their handles; select_device makes a lease the session's default)", l.Holder, l.Epoch, l.ExpiresAt.UTC().Format(time.RFC3339))
+		"(list_leases shows your leases, not their handles; select_device makes a lease the session's default; "+
+		"corral call passes $CORRAL_LEASE as lease: export it)", l.Holder, l.Epoch, l.ExpiresAt.UTC().Format(time.RFC3339))
 	if l.Running != nil {
 		s += fmt.Sprintf("; your %s is running on it now", l.Running.Tool)
 	}
