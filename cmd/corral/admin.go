@@ -178,7 +178,7 @@ func runRelease(ctx context.Context, args []string) error {
 		o := &operatorFlags{flags: a.flags, gateway: a.gateway, tokens: a.tokens, nats: a.nats, timeout: a.timeout}
 		res, err := o.callTool(ctx, "release_device", map[string]any{"serial": serial, "lease": *handle})
 		if err != nil {
-			return fmt.Errorf("%w; `corral leases` lists the leases held", err)
+			return withHint(err, "`corral leases` lists the leases held")
 		}
 		fmt.Println(resultText(res))
 		return nil
@@ -286,7 +286,7 @@ func runDrain(ctx context.Context, args []string) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("node %s is not idle after --timeout %s: %s; `corral leases` shows who holds its devices, "+
-				"`corral release SERIAL --force` ends a lease", node, *a.timeout, drainText(ans))
+				"`corral release SERIAL --force` ends a lease", node, *a.timeout, strings.TrimSuffix(drainText(ans), "."))
 		case <-tick.C:
 		}
 		if ans, err = broker.DrainNode(ctx, nc, node, req); err != nil {

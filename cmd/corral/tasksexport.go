@@ -36,7 +36,7 @@ func runTasksExport(ctx context.Context, args []string) error {
 	id := o.Arg(0)
 	res, err := o.callTool(ctx, "get_task_result", map[string]any{"taskId": id})
 	if err != nil {
-		return fmt.Errorf("read task %s: %w; `corral tasks --tool run_agent_task` lists the agent tasks the event stream keeps", id, err)
+		return withHint(fmt.Errorf("read task %s: %w", id, err), "`corral tasks --tool run_agent_task` lists the agent tasks the event stream keeps")
 	}
 	var rec steps.TaskRecord
 	if err := structured(res, &rec); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -109,6 +110,10 @@ func (t tokenSource) explainRefusal(ctx context.Context, url string, headers map
 		return fmt.Errorf("gateway %s refused the bearer token from %s: %s", url, t.from(), answer)
 	case status >= 400:
 		return fmt.Errorf("gateway %s answered %d: %s (give the gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp)", url, status, answer)
+	}
+	var noAnswer *neturl.Error // mcp-go says "failed to send request" twice before it
+	if errors.As(err, &noAnswer) {
+		err = noAnswer
 	}
 	return fmt.Errorf("gateway %s: %w (is it up? corral up serves one on 127.0.0.1:8420)", url, err)
 }
