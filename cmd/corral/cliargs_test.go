@@ -74,3 +74,28 @@ func TestCallArgumentsMustBeAnObject(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"serial": "s1"}, args)
 }
+
+// corral run --check-config makes, without a gateway, the checks the run makes before its
+// first step: a device step needs a device (--serial, the file's, or an acquire_device step
+// before it), and the tools and their arguments are this corral's.
+func TestRunCheckConfigChecksEveryStepHasADevice(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		file := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+		return file
+	}
+	bare := write("bare.yaml", "steps:\n  - method: home\n")
+	err := runRun(t.Context(), []string{bare, "--check-config", "--log-level", "error"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "step 1 (line 2, home): no device: pass --serial")
+
+	require.NoError(t, runRun(t.Context(), []string{bare, "--check-config", "--serial", "sim-local-01", "--log-level", "error"}))
+	leased := write("leased.yaml", "steps:\n  - tool: acquire_device\n    arguments: {tags: [sim]}\n  - method: home\n")
+	require.NoError(t, runRun(t.Context(), []string{leased, "--check-config", "--log-level", "error"}))
+
+	typo := write("typo.yaml", "serial: s1\nsteps:\n  - method: tap_xz\n")
+	err = runRun(t.Context(), []string{typo, "--check-config", "--log-level", "error"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `(did you mean "tap_xy"?)`)
+}

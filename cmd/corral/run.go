@@ -31,8 +31,9 @@ func runRun(ctx context.Context, args []string) error {
 	f.positional = true // FILE
 	var doc *steps.Document
 	// The report files must be writable before a step runs: a run whose report cannot be
-	// written has used the devices for nothing. --check-config, without a gateway, converts
-	// every step; the run checks them against the gateway's tools (steps.NewPlan).
+	// written has used the devices for nothing. --check-config, without a gateway, checks every
+	// step against this corral's own tools, a device for each included (steps.NewPlan, as the run
+	// does against the gateway's tools).
 	check := func() error {
 		if f.NArg() != 1 {
 			return errors.New("usage: corral run FILE [--gateway URL] [--serial S] [--platform P] [--json FILE|-] [--junit FILE] [--keep-going]")
@@ -42,7 +43,7 @@ func runRun(ctx context.Context, args []string) error {
 			return err
 		}
 		if *f.checkConfig {
-			if _, err := doc.Requests(); err != nil {
+			if err := checkSteps(doc, steps.Options{Serial: *serial, Platform: *platform}); err != nil {
 				return fmt.Errorf("%s:\n%w", f.Arg(0), err)
 			}
 		}
@@ -87,6 +88,17 @@ func runRun(ctx context.Context, args []string) error {
 		return fmt.Errorf("interrupted: %d of %d steps skipped", rep.Skipped, rep.Tests)
 	}
 	return nil
+}
+
+// checkSteps checks doc's steps as the run will, without a gateway: against the tools of a
+// gateway of this corral (one of another version may serve others).
+func checkSteps(doc *steps.Document, opts steps.Options) error {
+	cat, err := localCatalog()
+	if err != nil {
+		return err
+	}
+	_, err = steps.NewPlan(doc, cat, opts)
+	return err
 }
 
 // writeReports writes the JSON (- is stdout) and JUnit files that were asked for.
