@@ -36,6 +36,9 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 	if s, ok := farmAs[console.Screens](g.farm); ok {
 		cfg.Screens = s
 	}
+	if r, ok := farmAs[console.Registry](g.farm); ok {
+		cfg.Registry = r
+	}
 	if pol := g.opts.Policy; pol != nil {
 		cfg.Authenticate = func(token string) (console.Viewer, bool) {
 			p := pol.authenticate(token)

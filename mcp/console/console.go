@@ -46,6 +46,11 @@ type History interface {
 	TaskHistory(ctx context.Context, q broker.HistoryQuery) (broker.History, error)
 }
 
+// Registry tells when the farm's registry changed (broker.Client.RegistryVersion): a grid's
+// long poll then builds the grid again only when it did, or the leases did. Without it a long
+// poll builds the grid at every look: 10,000 devices cost most of a core a page.
+type Registry interface{ RegistryVersion() uint64 }
+
 // Screens reaches the nodes' live screens (broker.Client); without it there are no frames.
 type Screens interface {
 	Watch(ctx context.Context, req broker.WatchRequest) (broker.WatchAnswer, error)
@@ -128,6 +133,9 @@ type Config struct {
 	Farm    Farm
 	History History // nil: no timeline
 	Screens Screens // nil: no live screens
+	// Registry: nil, the Farm's if it has one (a long poll builds the grid at every look
+	// without).
+	Registry Registry
 	// Authenticate returns the viewer a token names, false for none. Nil: no authentication;
 	// everyone is Anonymous (a gateway without a policy, on loopback).
 	Authenticate func(token string) (Viewer, bool)
@@ -171,6 +179,9 @@ type Console struct {
 func New(cfg Config) *Console {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if r, ok := cfg.Farm.(Registry); ok && cfg.Registry == nil {
+		cfg.Registry = r
 	}
 	if cfg.Watcher == "" {
 		b := make([]byte, 8)

@@ -120,6 +120,7 @@ type gridData struct {
 // grid builds the grid for the viewer in ctx.
 func (c *Console) grid(ctx context.Context, f filter) gridData {
 	c.gridBuilds.Add(1)
+	c.cfg.Metrics.gridBuilt()
 	v := viewerFrom(ctx)
 	leases, err := c.leases.get(ctx)
 	g := gridData{Viewer: v.Name, Filter: f, Devices: []deviceView{}, States: broker.States}
@@ -164,18 +165,13 @@ const (
 	longPollCheck = 50 * time.Millisecond
 )
 
-// registryVersioner is a Farm that tells when its registry changed (broker.Client): a long
-// poll then builds the grid again only when it did, or the leases did. Over a Farm without it
-// a long poll builds the grid at every look: 10,000 devices cost most of a core a page.
-type registryVersioner interface{ RegistryVersion() uint64 }
-
 // gridInputs identifies what a grid is built from: the registry's and the leases' versions.
 type gridInputs struct{ registry, leases uint64 }
 
 // inputs returns the grid's inputs as they are now; false when the Farm cannot tell.
 func (c *Console) inputs(ctx context.Context) (gridInputs, bool) {
-	rv, ok := c.cfg.Farm.(registryVersioner)
-	if !ok {
+	rv := c.cfg.Registry
+	if rv == nil {
 		return gridInputs{}, false
 	}
 	leases, _ := c.leases.version(ctx) // a failed fetch is a version too: the grid says why

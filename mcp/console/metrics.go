@@ -9,6 +9,7 @@ type Metrics struct {
 	watched prometheus.Gauge
 	frames  prometheus.Counter
 	actions *prometheus.CounterVec
+	grids   prometheus.Counter
 }
 
 // Outcomes of an action (corral_console_actions_total's outcome label): a fixed set, so zeros
@@ -34,13 +35,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		actions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_actions_total",
 			Help: "Actions taken in the console (acquire, tap, swipe, type, home, back, release, abort, force_release) by outcome: succeeded, failed (the tool refused or failed: busy, bad input, driver), denied (by policy), bad_request, cross_site and csrf (refused as not from a console page)."},
 			[]string{"action", "outcome"}),
+		grids: prometheus.NewCounter(prometheus.CounterOpts{Name: "corral_console_grids_built_total",
+			Help: "Device grids the console built: a page load, and a long poll's answer once the registry or the leases changed. Growing on a still farm, pages rebuild it for nothing."}),
 	}
 	for _, a := range actionNames() {
 		for _, o := range actionOutcomes {
 			m.actions.WithLabelValues(a, o)
 		}
 	}
-	reg.MustRegister(m.streams, m.watched, m.frames, m.actions)
+	reg.MustRegister(m.streams, m.watched, m.frames, m.actions, m.grids)
 	return m
 }
 
@@ -65,5 +68,11 @@ func (m *Metrics) feeds(delta float64) {
 func (m *Metrics) relayed(n int) {
 	if m != nil {
 		m.frames.Add(float64(n))
+	}
+}
+
+func (m *Metrics) gridBuilt() {
+	if m != nil {
+		m.grids.Inc()
 	}
 }
