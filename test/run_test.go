@@ -186,18 +186,23 @@ func TestRunRefusesBadSteps(t *testing.T) {
 	}
 
 	// Offline, --check-config converts the steps without a gateway.
-	out, err = runCorral(t, "run", "--check-config", "../examples/steps/smoke.yaml")
+	out, err = runCorral(t, "run", "--check-config", "--serial", "n1-p1", "../examples/steps/smoke.yaml")
 	if err != nil {
 		t.Fatalf("check-config: %v\n%s", err, out)
 	}
 	contains(t, out, "configuration ok")
+	// Without a device for its steps it would not run: check-config says so.
+	out, err = runCorral(t, "run", "--check-config", "../examples/steps/smoke.yaml")
+	if exitCode(err) != 1 || !strings.Contains(out, "no device") {
+		t.Errorf("check-config of steps without a device: %v\n%s", err, out)
+	}
 	writeFile(t, steps, "- {method: swipe, params: [1, 2]}\n")
 	out, err = runCorral(t, "run", "--check-config", steps)
 	if exitCode(err) != 1 {
 		t.Fatalf("check-config of a bad file: %v\n%s", err, out)
 	}
 	contains(t, out, "step 1 (line 1, swipe): params: swipe takes a direction")
-	if out, err := runCorral(t, "run"); exitCode(err) != 1 || !strings.Contains(out, "usage: corral run FILE") {
+	if out, err := runCorral(t, "run"); exitCode(err) != 2 || !strings.Contains(out, "usage: corral run FILE") {
 		t.Errorf("no file: %v\n%s", err, out)
 	}
 }
