@@ -231,6 +231,9 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 		by = "abort_task"
 	}
 	c := &cause{outcome: broker.OutcomeAborted, msg: "aborted by " + by}
+	if by == clientCancelled {
+		c.msg = "aborted: its caller stopped waiting (interrupted or timed out, or its stream closed)"
+	}
 	for serial, sl := range s.slots {
 		if req.Serial != "" && serial != req.Serial || !req.Covers(sl.info.Tags) {
 			continue

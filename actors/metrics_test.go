@@ -87,7 +87,9 @@ func TestDeviceMetricsAbortsAndHandover(t *testing.T) {
 	running = h.submit(broker.TaskRequest{ID: "c", Tool: "block"})
 	pollUntil(t, func() bool { return state(broker.StateBusy) == 1 }, "c never ran")
 	h.abort(broker.AbortRequest{TaskID: "c", By: clientCancelled})
-	expect(t, running.wait(), broker.OutcomeAborted, "")
+	if r := running.wait(); r.Outcome != broker.OutcomeAborted || !strings.HasPrefix(r.Error, "aborted: its caller stopped waiting") {
+		t.Fatalf("a task whose caller went away: %s (%s), want aborted, saying its caller stopped waiting", r.Outcome, r.Error)
+	}
 	l := (<-h.acquire("alice", 0)).Lease
 	running = h.submit(broker.TaskRequest{ID: "d", Tool: "block", Lease: l.Handle})
 	queued := h.submit(broker.TaskRequest{ID: "e", Tool: "noop", Lease: l.Handle})

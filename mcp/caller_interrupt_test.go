@@ -36,7 +36,7 @@ func TestCallerInterruptedWhileQueuedIsNotCalledLost(t *testing.T) {
 		}
 	}
 
-	cli := inProcessCLI(t, gw)
+	cli, reg := inProcessCLI(t, gw)
 	ctx, interrupt := context.WithCancel(t.Context())
 	defer interrupt()
 	answer := make(chan *mcpgo.CallToolResult, 1)
@@ -61,6 +61,9 @@ func TestCallerInterruptedWhileQueuedIsNotCalledLost(t *testing.T) {
 	assert.Contains(t, text, "withdrawn from the device's queue")
 	assert.NotContains(t, text, "when it is back", "a caller's own interruption is not a lost node")
 	farmtest.Eventually(t, 10*time.Second, queued(0), "the interrupted task left the queue")
+	// Counted as aborted, not lost: a caller's Ctrl-C is no error for the farm's alerts.
+	assert.Equal(t, 1.0, callCount(t, reg, "home", broker.OutcomeAborted), "home calls counted aborted")
+	assert.Zero(t, callCount(t, reg, "home", broker.OutcomeLost), "home calls counted lost")
 
 	id := regexp.MustCompile(`\[task (\S+)\]`).FindStringSubmatch(text)
 	require.Len(t, id, 2, "no task id in %q", text)
@@ -72,9 +75,11 @@ func TestCallerInterruptedWhileQueuedIsNotCalledLost(t *testing.T) {
 	assert.Equal(t, broker.OutcomeAborted, rec.Outcome)
 }
 
-// inProcessCLI is a gateway in process over the farm's client, as corral call makes one.
-func inProcessCLI(t *testing.T, farm *broker.Client) *client.Client {
-	g := mcp.New(farm, slog.New(slog.DiscardHandler), mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{})
+// inProcessCLI is a gateway in process over the farm's client, as corral call makes one, and
+// the registry of its metrics.
+func inProcessCLI(t *testing.T, farm *broker.Client) (*client.Client, *prometheus.Registry) {
+	reg := prometheus.NewRegistry()
+	g := mcp.New(farm, slog.New(slog.DiscardHandler), mcp.NewMetrics(reg), mcp.Options{})
 	c, err := client.NewInProcessClient(g.MCPServer())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
@@ -83,5 +88,26 @@ func inProcessCLI(t *testing.T, farm *broker.Client) *client.Client {
 	req.Params.ClientInfo = mcpgo.Implementation{Name: "corral-cli", Version: "1"}
 	_, err = c.Initialize(t.Context(), req)
 	require.NoError(t, err)
-	return c
+	return c, reg
+}
+
+// callCount is corral_mcp_tool_calls_total{tool, outcome} in reg.
+func callCount(t *testing.T, reg prometheus.Gatherer, tool, outcome string) float64 {
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() != "corral_mcp_tool_calls_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["tool"] == tool && labels["outcome"] == outcome {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }

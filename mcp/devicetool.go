@@ -303,7 +303,11 @@ func newTask(ctx context.Context, serial, tool, lease string, common deviceArgs,
 // taskAnswer turns what came of a task sent to its node into the call's result.
 func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task broker.TaskRequest, res broker.TaskResult, err error) *mcpgo.CallToolResult {
 	if err != nil {
-		setOutcome(ctx, broker.OutcomeLost)
+		outcome := broker.OutcomeLost
+		if callerEnded(err) {
+			outcome = broker.OutcomeAborted // its caller stopped waiting: no loss for the error alerts
+		}
+		setOutcome(ctx, outcome)
 		return errorResult(lostText(task, dev.Serial, err))
 	}
 	g.rememberLatest(ctx, res)
