@@ -2,19 +2,13 @@ package test
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
-	"github.com/corral-farm/corral/mcp"
 )
 
 // Behind a policy, the gateway hands the console its farm wrapped (quotas); the grid's long
@@ -22,16 +16,8 @@ import (
 // no grid (corral_console_grids_built_total), where it used to build one every 50 ms.
 func TestConsoleLongPollIsQuietBehindAPolicy(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{Quiet: true})
-	path := filepath.Join(t.TempDir(), "policy.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(consolePolicy), 0o600))
-	pol, err := mcp.LoadPolicy(path)
-	require.NoError(t, err)
-	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "console-gateway"}, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	c, url := serveGateway(t, nc, slog.New(slog.DiscardHandler), mcp.Options{Policy: pol})
+	c, base := consoleGateway(t, f)
 	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == 3 }, "the gateway sees the 3 phones")
-	base := strings.TrimSuffix(url, "/mcp")
 	const built = "corral_console_grids_built_total"
 
 	// A first look gives the grid's ETag; the registry settles (the phones' first writes) first.

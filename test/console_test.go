@@ -2,11 +2,8 @@ package test
 
 import (
 	"fmt"
-	"log/slog"
 	"math"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -134,16 +131,8 @@ func TestConsoleAuthAndTags(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{Quiet: true})
 	f.AddDriver("n1", taggedPhone{Phone: sim.New("lab-1"), tags: []string{"lab"}})
 	waitOnline(t, f, "lab-1")
-	path := filepath.Join(t.TempDir(), "policy.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(consolePolicy), 0o600))
-	pol, err := mcp.LoadPolicy(path)
-	require.NoError(t, err)
-	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "console-gateway"}, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	c, url := serveGateway(t, nc, slog.New(slog.DiscardHandler), mcp.Options{Policy: pol})
+	c, base := consoleGateway(t, f)
 	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == 4 }, "the gateway sees the 4 phones")
-	base := strings.TrimSuffix(url, "/mcp")
 
 	// Without a token, or with a wrong one: the login form, or 401, and no device.
 	for _, p := range []string{"/", "/devices/n1-p1", "/console/api/devices", "/console/api/devices/n1-p1", "/console/devices/n1-p1/timeline",
@@ -194,6 +183,14 @@ func TestConsoleAuthAndTags(t *testing.T) {
 	waitPage(t, ctx, 10*time.Second, "no n1-p1 for lab", `document.querySelector('main.notfound h1')?.textContent || ''`,
 		func(s string) bool { return s == "No device n1-p1" })
 	assert.Positive(t, scrapeDenied(t, base), "console refusals counted")
+}
+
+// consoleGateway serves a gateway over f with consolePolicy; it returns the gateway's farm
+// client and its base URL.
+func consoleGateway(t *testing.T, f *farmtest.Farm) (*broker.Client, string) {
+	t.Helper()
+	c, url := gatewayWithPolicy(t, f, consolePolicy, mcp.Options{})
+	return c, strings.TrimSuffix(url, "/mcp")
 }
 
 // scrapeDenied sums the gateway's token refusals.

@@ -54,17 +54,24 @@ func policyGateway(t *testing.T, f *farmtest.Farm, opts mcp.Options) string {
 // gateway's registry shows.
 func policyGatewayClient(t *testing.T, f *farmtest.Farm, opts mcp.Options) (*broker.Client, string) {
 	t.Helper()
+	c, url := gatewayWithPolicy(t, f, pathsPolicy, opts)
+	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == 3 }, "the gateway sees the 3 phones")
+	return c, url
+}
+
+// gatewayWithPolicy serves a gateway of its own over the farm with the policy (YAML) and opts;
+// it returns the gateway's farm client and its /mcp URL.
+func gatewayWithPolicy(t *testing.T, f *farmtest.Farm, policy string, opts mcp.Options) (*broker.Client, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "policy.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(pathsPolicy), 0o600))
+	require.NoError(t, os.WriteFile(path, []byte(policy), 0o600))
 	pol, err := mcp.LoadPolicy(path)
 	require.NoError(t, err)
 	opts.Policy = pol
 	nc, err := broker.Connect(broker.ConnectOptions{URL: f.URL, Name: "policy-gateway"}, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	c, url := serveGateway(t, nc, slog.New(slog.DiscardHandler), opts)
-	farmtest.Eventually(t, 10*time.Second, func() bool { return len(c.Devices()) == 3 }, "the gateway sees the 3 phones")
-	return c, url
+	return serveGateway(t, nc, slog.New(slog.DiscardHandler), opts)
 }
 
 func mustAuthClient(t *testing.T, url, name, token string) *client.Client {
