@@ -40,6 +40,10 @@ type Config struct {
 	// Clipboard is the helper that puts text on the phone's clipboard (send_to_clipboard);
 	// nil: the rig has none, and says so.
 	Clipboard Clipboard `json:"-"`
+	// Tags are the device's tags (device.Info): "sim" for a digital twin, so that a policy's
+	// tags and a node's cleanup of its simulated devices see it as simulated; a real rig has
+	// none, and no rigs-file key sets them.
+	Tags []string `json:"-"`
 }
 
 func (c Config) withDefaults() Config {
@@ -106,7 +110,7 @@ func New(cfg Config, arm *grbl.Client, cam Camera, cal *calib.Calibration, log *
 	}
 	d := &Driver{cfg: cfg, arm: arm, cam: cam, log: log, haltNews: make(chan struct{}, 1),
 		info: device.Info{Serial: cfg.Serial, Platform: device.PlatformArm, Model: cfg.Model, Brand: "Corral arm",
-			Extra: map[string]string{"grbl": arm.Port()}}}
+			Tags: cfg.Tags, Extra: map[string]string{"grbl": arm.Port()}}}
 	if cal != nil {
 		if err := d.SetCalibration(cal); err != nil {
 			return nil, err
