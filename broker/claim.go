@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -54,7 +55,8 @@ type NodeClaim struct {
 }
 
 // ClaimNode claims a node id for this process, or fails with ErrNodeIDInUse naming who holds
-// it. The claim is kept alive until Release; Lost is closed if it is taken over meanwhile
+// it. A claim left by a process of this host that is no longer running is waited out (at most
+// claimTTL and a grace) and then taken: a node restarted right after it was killed starts. The claim is kept alive until Release; Lost is closed if it is taken over meanwhile
 // (this process was silent for longer than claimTTL and another node took the id). A claim that
 // merely expired while this process was silent is taken again (reclaim).
 // It uses nc alone (the bucket must exist: EnsureStores), so that the claim can outlive the
@@ -81,7 +83,10 @@ func claimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.
 	data, _ := json.Marshal(claimRecord{Node: node, Boot: boot, Host: host, PID: os.Getpid(), Since: time.Now().UTC()})
 	rev, err := createClaim(ctx, nc, kv, node, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		return nil, inUse(ctx, kv, node)
+		rev, err = claimAfterDeadHolder(ctx, nc, kv, node, data, host, log)
+	}
+	if err != nil && (errors.Is(err, ErrNodeIDInUse) || ctx.Err() != nil) {
+		return nil, err
 	}
 	var refused *RefusedError
 	if errors.As(err, &refused) {
@@ -116,15 +121,86 @@ func createClaim(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, node
 	return rev, err
 }
 
-// inUse says who holds a node id, and what to do.
-func inUse(ctx context.Context, kv jetstream.KeyValue, node string) error {
-	who := "another process"
-	if e, err := kv.Get(ctx, node); err == nil {
+// claimAfterDeadHolder takes a node id whose claim names a process of this host that is no
+// longer running (a node restarted right after a crash or SIGKILL): it waits for the claim to
+// expire, at most claimTTL and a grace, and creates it again. Waiting, rather than refusing with
+// "retry in 2.5 s", lets a supervisor's immediate restart succeed; it cannot take a live node's
+// id, since it only creates a key that is gone, and a claim refreshed meanwhile (a live holder
+// after all: another host under the same name, a reused PID) is refused at once. A claim of a
+// live process, or of another host, is refused at once (ErrNodeIDInUse).
+func claimAfterDeadHolder(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, node string, data []byte, host string, log *slog.Logger) (uint64, error) {
+	deadline := time.Now().Add(claimTTL + claimExpiryGrace)
+	var waited *claimRecord // the dead holder's claim, once found
+	var seen uint64         // and its revision
+	for {
+		e, err := kv.Get(ctx, node)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			rev, err := createClaim(ctx, nc, kv, node, data)
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				continue // another process created it first: whose is it?
+			}
+			if err == nil && waited != nil {
+				log.Warn("node id taken once the claim of its last holder, no longer running, expired",
+					"node", node, "last_pid", waited.PID, "last_boot", waited.Boot, "host", host)
+			}
+			return rev, err
+		}
+		if err != nil {
+			return 0, inUse(node, "another process")
+		}
 		var r claimRecord
-		if json.Unmarshal(e.Value(), &r) == nil {
-			who = fmt.Sprintf("process %d on %s (boot %s, since %s)", r.PID, r.Host, r.Boot, r.Since.Local().Format(time.DateTime))
+		if json.Unmarshal(e.Value(), &r) != nil {
+			return 0, inUse(node, "another process")
+		}
+		if !r.deadOn(host) || (waited != nil && e.Revision() != seen) {
+			return 0, inUse(node, r.holder())
+		}
+		if waited == nil {
+			waited, seen = &r, e.Revision()
+			log.Warn("node id held by a process of this host that is no longer running; waiting for its claim to expire",
+				"node", node, "pid", r.PID, "boot", r.Boot, "wait_at_most", claimTTL+claimExpiryGrace)
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("node id %q is held by process %d on %s, which is no longer running, but its claim did not "+
+				"expire within %s: %w; retry in a few seconds", node, r.PID, r.Host, claimTTL+claimExpiryGrace, ErrNodeIDInUse)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("claim node id %s: stopped while waiting for the claim of process %d, no longer running, to expire: %w",
+				node, r.PID, context.Cause(ctx))
+		case <-time.After(claimPoll):
 		}
 	}
+}
+
+// claimExpiryGrace is how much later than claimTTL a dead holder's claim may expire (the
+// server's expiry timer on a loaded machine); claimPoll how often the wait looks.
+const (
+	claimExpiryGrace = time.Second
+	claimPoll        = 100 * time.Millisecond
+)
+
+// deadOn says whether the claim's holder was a process of host that no longer exists. Only a
+// process that is gone counts: one of another user (EPERM) is alive, and where signal 0 is
+// not supported nothing is known, so the claim is taken as a live one.
+func (r claimRecord) deadOn(host string) bool {
+	if host == "" || r.Host != host || r.PID <= 0 || r.PID == os.Getpid() {
+		return false
+	}
+	p, err := os.FindProcess(r.PID)
+	if err != nil {
+		return false
+	}
+	return errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
+}
+
+// holder names the claim's holder for a refusal.
+func (r claimRecord) holder() string {
+	return fmt.Sprintf("process %d on %s (boot %s, since %s)", r.PID, r.Host, r.Boot, r.Since.Local().Format(time.DateTime))
+}
+
+// inUse refuses a node id that who holds, saying what to do.
+func inUse(node, who string) error {
 	return fmt.Errorf("node id %q is held by a running node, %s: %w; two nodes with one id would split its devices' calls "+
 		"between two schedulers. Give this node another --node-id, or stop the other one first (its id is free as soon as it "+
 		"stops cleanly, or %s after it dies, when the farm declares it lost)", node, who, ErrNodeIDInUse, claimTTL)
