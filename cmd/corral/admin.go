@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -68,44 +67,10 @@ const notForAgents = "no gateway tool offers it, so that an agent's token cannot
 // parseArgs parses the flags, given before or after the positional arguments, and returns
 // the positional arguments.
 func (a *adminFlags) parseArgs(args []string) ([]string, error) {
-	if err := a.parse(interspersed(a.FlagSet, args)); err != nil {
+	if err := a.parse(flagsFirst(a.FlagSet, args)); err != nil {
 		return nil, err
 	}
 	return a.Args(), nil
-}
-
-// interspersed moves the flags among args before the positional arguments, so that
-// `corral drain n1 --undo` reads as `corral drain --undo n1`.
-func interspersed(fs *flag.FlagSet, args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			pos = append(pos, a)
-			continue
-		}
-		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		fl := fs.Lookup(name)
-		if fl == nil {
-			continue // Parse reports it
-		}
-		if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			continue
-		}
-		if i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
-	return append(append(flags, "--"), pos...)
 }
 
 // open connects to NATS and opens the stores (creating none with other replicas than they have).

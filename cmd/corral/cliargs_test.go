@@ -99,3 +99,25 @@ func TestRunCheckConfigChecksEveryStepHasADevice(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `(did you mean "tap_xy"?)`)
 }
+
+// A flag given last without its value is a usage error, not a flag whose value is the "--"
+// the flags were moved before: `corral release S --force --by` released the device "by --".
+func TestAFlagGivenLastWithoutItsValueIsRefused(t *testing.T) {
+	const gw = "http://127.0.0.1:1/mcp" // never reached: the flags are refused first
+	for name, c := range map[string]struct {
+		err  error
+		flag string
+	}{
+		"release --force --by": {runRelease(t.Context(), []string{"sim-local-01", "--force", "--gateway", gw, "--by"}), "-by"},
+		"drain --by":           {runDrain(t.Context(), []string{"local", "--gateway", gw, "--by"}), "-by"},
+		"call --timeout":       {runCall(t.Context(), []string{"tap_xy", "--timeout"}), "-timeout"},
+		"call --gateway":       {runCall(t.Context(), []string{"tap_xy", "--gateway"}), "-gateway"},
+		"run --serial":         {runRun(t.Context(), []string{"steps.yaml", "--serial"}), "-serial"},
+	} {
+		var usage *usageError
+		if assert.ErrorAs(t, c.err, &usage, name) {
+			assert.Contains(t, c.err.Error(), "flag needs an argument: "+c.flag, name)
+			assert.NotContains(t, c.err.Error(), `"--"`, name)
+		}
+	}
+}

@@ -202,7 +202,7 @@ func runCall(ctx context.Context, args []string) error {
 			"$CORRAL_LEASE fills the lease of a tool that takes one when the arguments give none.\n\nflags:\n", callUsage)
 		o.PrintDefaults()
 	}
-	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
+	if err := o.parse(flagsFirst(o.FlagSet, args)); err != nil {
 		return err
 	}
 	rest := o.Args()
@@ -313,7 +313,7 @@ func runAbort(ctx context.Context, args []string) error {
 	o := newOperatorFlags("abort")
 	all := o.Bool("all", false, "also drop the holder's queued tasks")
 	o.Usage = commandUsage(o.flags, abortUsage, "Aborts the task running on device SERIAL (its holder's call ends with an error).")
-	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
+	if err := o.parse(flagsFirst(o.FlagSet, args)); err != nil {
 		return err
 	}
 	if o.NArg() != 1 {

@@ -167,7 +167,8 @@ func firstLine(s string) string {
 }
 
 // flagsFirst moves the flags before the positional arguments, so that `corral run steps.yaml
-// --serial S` reads --serial (the flag package stops at the first positional argument).
+// --serial S` reads --serial and `corral drain n1 --undo` reads --undo (the flag package stops
+// at the first positional argument).
 func flagsFirst(fs *flag.FlagSet, args []string) []string {
 	var flags, rest []string
 	for i := 0; i < len(args); i++ {
@@ -183,8 +184,13 @@ func flagsFirst(fs *flag.FlagSet, args []string) []string {
 		flags = append(flags, a)
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		fl := fs.Lookup(name)
-		if hasValue || fl == nil || isBoolFlag(fl) || i+1 >= len(args) {
+		if hasValue || fl == nil || isBoolFlag(fl) {
 			continue
+		}
+		if i+1 >= len(args) {
+			// A flag given last without its value stays last, with no "--" after it to take
+			// as its value: Parse then says "flag needs an argument" and nothing runs.
+			return flags
 		}
 		i++
 		flags = append(flags, args[i]) // the flag's value, which may look like a positional argument

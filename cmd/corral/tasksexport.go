@@ -27,7 +27,7 @@ func runTasksExport(ctx context.Context, args []string) error {
 			"Writes the device actions of an agent task (run_agent_task) as a steps file for `corral run` (docs/agent.md).\n\n")
 		o.PrintDefaults()
 	}
-	if err := o.parse(interspersed(o.FlagSet, args)); err != nil {
+	if err := o.parse(flagsFirst(o.FlagSet, args)); err != nil {
 		return err
 	}
 	if o.NArg() != 1 {
