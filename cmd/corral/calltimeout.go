@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/nodes/tools"
@@ -79,4 +80,33 @@ func (o *operatorFlags) gaveUp(ctx context.Context, tool string, d time.Duration
 	}
 	return fmt.Errorf("gave up after %s (what %s may take: its wait and its deadline, plus %s): %s; pass a larger --timeout to wait longer",
 		d, tool, callMargin, what)
+}
+
+// interrupted tells a call whose command was interrupted (Ctrl-C, SIGTERM) as that. The
+// in-process gateway says so itself, with the task's id; through --gateway the request is
+// cancelled, which mcp-go reports as a transport error, and the task's id is not known here.
+func interrupted(ctx context.Context, tool string, args map[string]any, err error) error {
+	if err == nil || !errors.Is(ctx.Err(), context.Canceled) || strings.Contains(err.Error(), "interrupted by its caller") {
+		return err
+	}
+	t, isDeviceTool := tools.Lookup(tool)
+	switch {
+	case !isDeviceTool:
+		return fmt.Errorf("%s: the call was interrupted (%v)", tool, context.Canceled)
+	case t.Background:
+		return fmt.Errorf("%s: the call was interrupted (%v): the task goes on running on its device, to its end or abort_task; %s",
+			tool, context.Canceled, whereTheRecordIs(args))
+	}
+	return fmt.Errorf("%s: the call was interrupted (%v): the gateway withdrew the task from the device's queue, or aborted it if it had started; %s",
+		tool, context.Canceled, whereTheRecordIs(args))
+}
+
+// whereTheRecordIs says how to find the record of an interrupted call's task, whose id the
+// gateway did not send.
+func whereTheRecordIs(args map[string]any) string {
+	serial, _ := args["serial"].(string)
+	if serial == "" {
+		return "its record: corral call get_latest_task '{\"serial\":\"SERIAL\"}' (or, with NATS access, corral tasks --serial SERIAL)"
+	}
+	return fmt.Sprintf("its record: corral call get_latest_task '{\"serial\":%q}' (or, with NATS access, corral tasks --serial %s)", serial, serial)
 }

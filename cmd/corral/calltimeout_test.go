@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -77,4 +78,56 @@ func TestCallNamesCORRALLEASEWhenItsLeaseIsRefused(t *testing.T) {
 	// On the device it holds, the lease from the environment works.
 	require.NoError(t, runCall(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--log-level", "error",
 		"tap_xy", `{"serial":"` + devs[0].Serial + `","x":0.5,"y":0.5}`}))
+}
+
+// corral call --gateway interrupted (Ctrl-C) while its task waits in the device's queue says the
+// call was interrupted, that the gateway withdrew the task, and where its record is, instead of
+// mcp-go's "transport error: failed to send request: failed to send request: … context canceled".
+func TestCallThroughAGatewayInterruptedSaysSo(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	farm := f.Gateway().Client
+	serial := f.Devices()[0].Serial
+	farmtest.MustCall(t, f.Client("holder"), "acquire_device", map[string]any{"serial": serial})
+	queued := func(n int) func() bool {
+		return func() bool {
+			ls, err := farm.Leases(t.Context())
+			return err == nil && len(ls) == 1 && ls[0].QueueLen == n
+		}
+	}
+
+	interrupted := func(via ...string) error {
+		ctx, interrupt := context.WithCancel(t.Context())
+		defer interrupt()
+		ended := make(chan error, 1)
+		go func() {
+			ended <- runCall(ctx, append(via, "--log-level", "error", "home", `{"serial":"`+serial+`","wait_seconds":30}`))
+		}()
+		farmtest.Eventually(t, 10*time.Second, queued(1), "the call waits in the queue of %s", serial)
+		interrupt()
+		select {
+		case err := <-ended:
+			farmtest.Eventually(t, 10*time.Second, queued(0), "the interrupted task left the queue")
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("the interrupted call did not end")
+			return nil
+		}
+	}
+
+	err := interrupted("--gateway", f.Gateway().MCPURL)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "home: the call was interrupted (context canceled): the gateway withdrew the task from the device's queue")
+	assert.Contains(t, err.Error(), `corral call get_latest_task '{"serial":"`+serial+`"}'`)
+	assert.NotContains(t, err.Error(), "transport error")
+	assert.NotContains(t, err.Error(), "failed to send request")
+
+	// The in-process gateway's own words, with the task's id, are kept.
+	err = interrupted("--nats-url", f.URL)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "home on "+serial+": the call was interrupted by its caller (context canceled)")
+	assert.Contains(t, err.Error(), "[task ")
+
+	// The first signal says a one-off command is interrupted, not that it shuts down.
+	assert.Contains(t, interruptNotice("call"), "interrupted")
+	assert.Contains(t, interruptNotice("up"), "shutting down")
 }

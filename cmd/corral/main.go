@@ -67,7 +67,7 @@ func realMain(args []string) int {
 		if c.name != args[0] {
 			continue
 		}
-		ctx, stop := signalContext()
+		ctx, stop := signalContext(interruptNotice(c.name))
 		defer stop()
 		refusals := broker.NewRefusals()
 		ctx, stopWatch := withRefusals(ctx, refusals)
@@ -137,19 +137,30 @@ func subcommandHelp(args []string, usage string) bool {
 	return true
 }
 
-// signalContext is cancelled by the first SIGINT/SIGTERM (graceful drain); a second one exits.
-func signalContext() (context.Context, context.CancelFunc) {
+// signalContext is cancelled by the first SIGINT/SIGTERM, which prints notice (graceful
+// drain); a second one exits.
+func signalContext(notice string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		<-ch
-		fmt.Fprintln(os.Stderr, "corral: shutting down (signal again to force)")
+		fmt.Fprintln(os.Stderr, notice)
 		cancel()
 		<-ch
 		os.Exit(130)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+// interruptNotice is what the first signal prints for command name: a service shuts down; a
+// one-off command (call, run, drain --wait, …) is interrupted and says what became of its work.
+func interruptNotice(name string) string {
+	switch name {
+	case "up", "gateway", "node", "vision", "sim", "arm", "mcp-stdio":
+		return "corral: shutting down (signal again to force)"
+	}
+	return "corral: interrupted, stopping (signal again to force)"
 }
 
 // runVersion prints the version.

@@ -218,7 +218,8 @@ func runCall(ctx context.Context, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	res, err := o.callOnce(ctx, tool, toolArgs)
-	if err = o.gaveUp(ctx, tool, d, given, err); err != nil {
+	err = interrupted(ctx, tool, toolArgs, o.gaveUp(ctx, tool, d, given, err))
+	if err != nil {
 		return err
 	}
 	return printCallResult(tool, res, *out)
