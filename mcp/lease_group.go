@@ -96,7 +96,7 @@ func (g *Gateway) memberLease(ctx context.Context, serial, lease string) (string
 	if !broker.IsGroupHandle(lease) {
 		return lease, nil
 	}
-	_, grp, handles, errRes := g.findGroup(ctx, "lease", lease)
+	store, grp, handles, errRes := g.findGroup(ctx, "lease", lease)
 	if errRes != nil {
 		return "", errRes
 	}
@@ -105,7 +105,22 @@ func (g *Gateway) memberLease(ctx context.Context, serial, lease string) (string
 		return "", g.refuse(ctx, fmt.Sprintf("device %s is not in lease group %s (its devices: %s): pass one of their serials",
 			serial, grp.ID, strings.Join(grp.Serials(), ", ")))
 	}
+	// A member whose lease has surely ended is refused here, in words of the group the caller
+	// named: the node would speak of the member's own lease, a handle the caller never saw.
+	if m, _ := grp.Member(serial); g.memberSuperseded(m) {
+		return "", g.refuse(ctx, fmt.Sprintf("lease group %s no longer holds %s: its lease of it ended (%s). "+
+			"release_device with the group's lease frees the rest of the group; acquire_device takes %s again",
+			grp.ID, serial, g.whyEnded(ctx, store, m), serial))
+	}
 	return h, nil
+}
+
+// memberSuperseded says whether the registry shows a member's lease surely ended: the device is
+// another node's now, or at a later epoch (a node bumps it only once the lease has ended, or as
+// it restarts). A registry a moment behind a grant shows an earlier epoch, never a later one.
+func (g *Gateway) memberSuperseded(m broker.GroupMember) bool {
+	d, ok := g.farm.Device(m.Serial)
+	return ok && (d.Node != m.Node || d.Epoch > m.Epoch)
 }
 
 // groupInfo shows a group: each member held or ended (and why), by the leases the nodes hold
@@ -147,10 +162,18 @@ func (g *Gateway) whyEnded(ctx context.Context, store groupFarm, m broker.GroupM
 		}
 		return ev.What
 	}
-	if d, ok := g.farm.Device(m.Serial); ok && d.State == broker.StateOffline {
-		return "revoked: device offline (" + d.Reason + ")"
+	d, ok := g.farm.Device(m.Serial)
+	switch {
+	case !ok:
+		return "the device is no longer in the farm"
+	case d.State == broker.StateOffline:
+		return "revoked: device offline, " + d.Reason
+	case d.Node != m.Node:
+		return "the device is node " + d.Node + "'s now"
+	case d.Epoch > m.Epoch:
+		return "the device was leased again since, or its node restarted"
 	}
-	return "its lease is no longer held (how it ended is not on record yet)"
+	return "its lease is no longer held; how it ended is not on record"
 }
 
 // markGroups shows, in a list of leases, the groups their leases belong to: each lease row

@@ -1,0 +1,57 @@
+package mcp_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// After its node restarted, a group's member leases are gone. A device call with the group's
+// handle was refused as "lease lease_beap… is unknown to node n1", naming a member's lease the
+// caller never saw, and release_device said "its lease is no longer held (how it ended is not
+// on record yet)": parentheses in parentheses, and a record promised. Both speak of the group
+// now, and say what ended it.
+func TestGroupHandleAfterItsNodeRestartedSpeaksOfTheGroup(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{Nodes: 1, PhonesPerNode: 2})
+	alice := f.Client("alice")
+	grp := acquireGroup(t, alice, map[string]any{"count": 2, "platform": "android"})
+	held := grp.Members[0]
+
+	f.KillNode("n1")
+	f.StartNode("n1", 2)
+	farmtest.Eventually(t, 30*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device(held.Serial)
+		return ok && d.State == broker.StateOnline && d.Epoch > held.Epoch
+	}, held.Serial+" back online under the restarted node")
+
+	text := wantRefused(t, farmtest.Call(t, alice, "tap_xy", map[string]any{"serial": held.Serial, "lease": grp.Handle, "x": 0.5, "y": 0.5}),
+		"lease group "+grp.ID+" no longer holds "+held.Serial, "its node restarted", "acquire_device")
+	assert.NotRegexp(t, `\blease_`, text, "the refusal names a member's lease the caller never saw")
+	assert.NotContains(t, text, "is unknown to node")
+
+	text = farmtest.Text(farmtest.MustCall(t, alice, "release_device", map[string]any{"lease": grp.Handle}))
+	assert.Contains(t, text, "Already ended: ")
+	assert.Contains(t, text, held.Serial+" (the device was leased again since, or its node restarted)")
+	assert.NotContains(t, text, "not on record yet")
+	assert.False(t, nestedParentheses(text), "parentheses in parentheses: %s", text)
+}
+
+// nestedParentheses says whether s has a parenthesis inside another.
+func nestedParentheses(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(':
+			if depth++; depth > 1 {
+				return true
+			}
+		case ')':
+			depth--
+		}
+	}
+	return false
+}
