@@ -75,6 +75,14 @@ func TestCallNamesCORRALLEASEWhenItsLeaseIsRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), "the lease sent was $CORRAL_LEASE's")
 	assert.NotContains(t, err.Error(), got.Lease.Handle)
 
+	// An error that is not the lease's (an unknown argument, which lists "lease" among those
+	// tap_xy takes) gets no note about $CORRAL_LEASE.
+	err = runCall(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--log-level", "error",
+		"tap_xy", `{"serial":"` + devs[0].Serial + `","x":0.5,"y":0.5,"bogus":1}`})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bogus")
+	assert.NotContains(t, err.Error(), "CORRAL_LEASE")
+
 	// On the device it holds, the lease from the environment works.
 	require.NoError(t, runCall(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--log-level", "error",
 		"tap_xy", `{"serial":"` + devs[0].Serial + `","x":0.5,"y":0.5}`}))

@@ -255,7 +255,7 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, toolArgs
 	res, err := callOn(ctx, c, req)
-	if fromEnv && res != nil && res.IsError && strings.Contains(err.Error(), "lease") {
+	if fromEnv && res != nil && res.IsError && leaseRefused(err) {
 		err = fmt.Errorf("%w\n(the lease sent was $CORRAL_LEASE's, which corral call adds to every tool that takes one: "+
 			"for a device that lease does not hold, unset CORRAL_LEASE or give the call its own \"lease\")", err)
 	}
@@ -268,6 +268,13 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 		}
 	}
 	return res, err
+}
+
+// leaseRefused says whether a tool's error is the refusal of the lease it was sent, by its
+// stable code (the node's and the gateway's refusals say "refused (stale_lease)"), not any
+// error that names a lease (an unknown argument lists "lease" among those the tool takes).
+func leaseRefused(err error) bool {
+	return strings.Contains(err.Error(), "("+broker.CodeStaleLease+")")
 }
 
 // callArgs reads a call's JSON arguments: the argument given, standard input for "-", none.
