@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,4 +65,46 @@ func TestNumberedFile(t *testing.T) {
 	for out, want := range map[string]string{"m.jpg": "m-2.jpg", "shots/m": "shots/m-2", "a.b/m.png": "a.b/m-2.png", ".jpg": ".jpg-2"} {
 		assert.Equal(t, want, numberedFile(out, 2), out)
 	}
+}
+
+// corral call --out - writes the image to standard output, alone (the text goes to standard
+// error), as corral run --json - does, instead of a file named "-".
+func TestCallOutDashWritesTheImageToStandardOutput(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	serial := f.Devices()[0].Serial
+	t.Chdir(t.TempDir())
+	var err error
+	var stderr string
+	stdout := captureStdout(t, func() {
+		stderr = captureStderr(t, func() {
+			err = runCall(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--log-level", "error", "--out", "-",
+				"screenshot", `{"serial":"` + serial + `"}`})
+		})
+	})
+	require.NoError(t, err, stderr)
+	require.Greater(t, len(stdout), 2, stderr)
+	assert.Equal(t, "\xff\xd8", stdout[:2], "standard output holds the JPEG alone")
+	assert.NoFileExists(t, "-")
+}
+
+// captureStdout and captureStderr return what fn wrote to standard output, or error, alone.
+func captureStdout(t *testing.T, fn func()) string { return captureFile(t, &os.Stdout, fn) }
+func captureStderr(t *testing.T, fn func()) string { return captureFile(t, &os.Stderr, fn) }
+
+func captureFile(t *testing.T, file **os.File, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	saved := *file
+	*file = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	defer func() { *file = saved }()
+	fn()
+	*file = saved
+	require.NoError(t, w.Close())
+	return <-done
 }

@@ -194,7 +194,8 @@ func structured(res *mcpgo.CallToolResult, v any) error {
 func runCall(ctx context.Context, args []string) error {
 	o := newOperatorFlags("call")
 	out := o.String("out", "", "write an image result to this file, as the tool sent it (JPEG; PNG when asked, e.g. take_screenshot {\"format\":\"png\"}); "+
-		"several images go to FILE-1.EXT, FILE-2.EXT, …; a result with no image writes nothing and fails")
+		"several images go to FILE-1.EXT, FILE-2.EXT, …; - writes the one image to standard output and the text to standard error; "+
+		"a result with no image writes nothing and fails")
 	o.Usage = func() {
 		fmt.Fprintf(o.Output(), "usage: %s\n\nCalls one tool through the farm, as an agent would (README: Try it from the command line), e.g.\n"+
 			"  corral call tap_xy '{\"serial\":\"sim-local-01\",\"x\":0.5,\"y\":0.5}'\n"+
