@@ -79,6 +79,6 @@ func withNodeUser(err error, id string) error {
 	if !errors.As(err, &r) || r.Stale || r.Role != broker.RoleNode || r.User == user {
 		return withRole(err, "node", broker.RoleNode, id)
 	}
-	return fmt.Errorf("%w. corral node --node-id %s runs as the NATS user %s: give --nats-context with its context, %s.json "+
-		"(corral up writes it into DATA/nats/, corral nats-auth into its --dir)", err, id, user, user)
+	return fmt.Errorf("%w. corral node --node-id %s runs as the NATS user %s: give --nats-context with its context, %s.json (%s)",
+		err, id, user, user, whereContextIs(broker.RoleNode, id))
 }

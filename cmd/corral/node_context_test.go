@@ -26,5 +26,8 @@ func TestNodeWithAnotherUsersContextIsRefusedByName(t *testing.T) {
 		assert.Contains(t, msg, `claim node id n2 in corral_nodes: NATS refused to let NATS user "`+user+`" publish to "$KV.corral_nodes.n2"`)
 		assert.Contains(t, msg, want)
 		assert.NotContains(t, msg, "context deadline exceeded", "the refusal waited for the claim's timeout")
+		// corral up writes the context of its own node only: n2's comes from nats-auth.
+		assert.Contains(t, msg, "corral nats-auth --node n2 writes it into its --dir; corral up writes DATA/nats/node-n2.json only for its own --node-id", user)
+		assert.NotContains(t, msg, "corral up writes it into DATA/nats/", user)
 	}
 }
