@@ -10,7 +10,7 @@ import (
 )
 
 // simulatedTag is the tag of a simulated device (its driver's Info): the --sim phones, the
-// --sim-android and --sim-ios devices.
+// --sim-android and --sim-ios devices and the --sim-arm twins.
 const simulatedTag = "sim"
 
 // forgetBudget bounds the removal of a restarted node's simulated devices from the registry,
