@@ -272,10 +272,13 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 }
 
 // leaseRefused says whether a tool's error is the refusal of the lease it was sent, by its
-// stable code (the node's and the gateway's refusals say "refused (stale_lease)"), not any
-// error that names a lease (an unknown argument lists "lease" among those the tool takes).
+// stable code (the node's and the gateway's refusals say "refused (stale_lease)") or, for a
+// group handle, the gateway's words of it, not any error that names a lease (an unknown
+// argument lists "lease" among those the tool takes).
 func leaseRefused(err error) bool {
-	return strings.Contains(err.Error(), "("+broker.CodeStaleLease+")")
+	msg := err.Error()
+	return strings.Contains(msg, "("+broker.CodeStaleLease+")") ||
+		strings.Contains(msg, "lease group") || strings.Contains(msg, "no lease group has this handle")
 }
 
 // callArgs reads a call's JSON arguments: the argument given, standard input for "-", none.
