@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -171,8 +170,6 @@ type Console struct {
 	hub     *hub
 	// longPoll bounds a long poll of the grid (the const; shorter in tests).
 	longPoll time.Duration
-	// gridBuilds counts the grids built: a still farm's long polls must not add to it.
-	gridBuilds atomic.Uint64
 }
 
 // New returns a console over cfg.Farm.

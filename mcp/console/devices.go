@@ -119,7 +119,6 @@ type gridData struct {
 
 // grid builds the grid for the viewer in ctx.
 func (c *Console) grid(ctx context.Context, f filter) gridData {
-	c.gridBuilds.Add(1)
 	c.cfg.Metrics.gridBuilt()
 	v := viewerFrom(ctx)
 	leases, err := c.leases.get(ctx)

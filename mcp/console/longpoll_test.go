@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/mcp/console"
 )
@@ -21,7 +23,7 @@ import (
 // longPoll.
 func consoleOver(t *testing.T, f *farmtest.Farm, longPoll time.Duration) (*console.Console, string) {
 	t.Helper()
-	c := console.New(console.Config{Farm: f.Gateway().Client})
+	c := console.New(console.Config{Farm: f.Gateway().Client, Metrics: console.NewMetrics(prometheus.NewRegistry())})
 	console.SetLongPoll(c, longPoll)
 	srv := httptest.NewServer(c)
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
