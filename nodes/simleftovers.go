@@ -7,11 +7,8 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
-
-// simulatedTag is the tag of a simulated device (its driver's Info): the --sim phones, the
-// --sim-android and --sim-ios devices and the --sim-arm twins.
-const simulatedTag = "sim"
 
 // forgetBudget bounds the removal of a restarted node's simulated devices from the registry,
 // and forgetAtOnce how many deletes are in flight at once (a node may have had hundreds).
@@ -21,7 +18,7 @@ const (
 )
 
 // simulated says whether e is a simulated device's entry.
-func simulated(e broker.DeviceEntry) bool { return slices.Contains(e.Tags, simulatedTag) }
+func simulated(e broker.DeviceEntry) bool { return slices.Contains(e.Tags, device.SimulatedTag) }
 
 // forgetSimulated deletes the registry entries (under the node's own keys) of the simulated
 // devices a node had before it restarted, and queues their leases' deletion. A simulated device

@@ -85,9 +85,6 @@ func startTwin(ctx context.Context, reg device.Registry, o twin.Options, log *sl
 	return func() { stop(); _ = tw.Close() }, nil
 }
 
-// simTag is the tag of a simulated device (nodes/simleftovers.go keys on it).
-const simTag = "sim"
-
 // twinLink are the timeouts of a link to a twin: the controller is in this process, so a
 // status report late by seconds is this machine's load (a test suite on two cores, under the
 // race detector), not a lost cable; a closed connection still counts at once.
@@ -116,7 +113,7 @@ func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 		}
 		// The twin's phone takes the text as a helper app on it would; the twin is simulated,
 		// tagged as the --sim-ios iPhones are.
-		d, err := New(Config{Serial: serial, Model: "iPhone (twin)", Clipboard: tw.Phone, Tags: []string{simTag}}, c, twinCamera{tw.Camera}, nil, log)
+		d, err := New(Config{Serial: serial, Model: "iPhone (twin)", Clipboard: tw.Phone, Tags: []string{device.SimulatedTag}}, c, twinCamera{tw.Camera}, nil, log)
 		if err != nil {
 			_ = c.Close()
 			log.Error("arm twin", "err", err)

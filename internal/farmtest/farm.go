@@ -405,7 +405,7 @@ func (f *Farm) StartAndroid(id string, count int, opts ...adbsim.Option) (*andro
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := android.Attach(ctx, n, adb.Addr(), f.log, android.WithTags("sim")); err != nil {
+		if err := android.Attach(ctx, n, adb.Addr(), f.log, android.WithTags(device.SimulatedTag)); err != nil {
 			f.log.Error("attach", "err", err)
 		}
 	}()

@@ -3,6 +3,7 @@ package farmtest
 import (
 	"context"
 
+	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/ios"
 )
 
@@ -26,7 +27,7 @@ func (f *Farm) StartIOS(id string, count int) *ios.Sims {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ios.Attach(ctx, n, ios.AttachOptions{Mux: ios.ParseMux(sims.Addr()), Launcher: sims.Launcher(), Tags: []string{"sim"}, Log: f.log})
+		ios.Attach(ctx, n, ios.AttachOptions{Mux: ios.ParseMux(sims.Addr()), Launcher: sims.Launcher(), Tags: []string{device.SimulatedTag}, Log: f.log})
 	}()
 	f.t.Cleanup(func() { cancel(); <-done; _ = sims.Close() })
 	return sims

@@ -19,6 +19,10 @@ const (
 	PlatformArm     = "arm"
 )
 
+// SimulatedTag is the tag of every simulated device (--sim, --sim-android, --sim-ios, --sim-arm):
+// users filter on it, and a restarted node removes its simulated devices of its last run by it.
+const SimulatedTag = "sim"
+
 // Info describes a device as the registry shows it.
 type Info struct {
 	Serial   string            `json:"serial"`

@@ -112,7 +112,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			stop()
 			return nil, err
 		}
-		attach(AttachOptions{Mux: ParseMux(sims.Addr()), WDAPort: DefaultWDAPort, Launcher: sims.Launcher(), Tags: []string{"sim"}})
+		attach(AttachOptions{Mux: ParseMux(sims.Addr()), WDAPort: DefaultWDAPort, Launcher: sims.Launcher(), Tags: []string{device.SimulatedTag}})
 		log.Info("simulated iPhones started", "count", *s.sims, "usbmuxd", sims.Addr())
 	}
 	if m, ok := s.mux(); ok {

@@ -126,7 +126,7 @@ func (p *Phone) Info() device.Info {
 		Brand:    "corral",
 		Release:  "14",
 		SDK:      "34",
-		Tags:     []string{"sim"},
+		Tags:     []string{device.SimulatedTag},
 	}
 }
 
