@@ -56,8 +56,9 @@ type NodeClaim struct {
 
 // ClaimNode claims a node id for this process, or fails with ErrNodeIDInUse naming who holds
 // it. A claim left by a process of this host that is no longer running is waited out (at most
-// claimTTL and a grace) and then taken: a node restarted right after it was killed starts. The claim is kept alive until Release; Lost is closed if it is taken over meanwhile
-// (this process was silent for longer than claimTTL and another node took the id). A claim that
+// claimTTL and a grace) and then taken: a node restarted right after it was killed starts.
+// The claim is kept alive until Release; Lost is closed if it is taken over meanwhile (this
+// process was silent for longer than claimTTL and another node took the id). A claim that
 // merely expired while this process was silent is taken again (reclaim).
 // It uses nc alone (the bucket must exist: EnsureStores), so that the claim can outlive the
 // connection of the node it guards.
