@@ -193,18 +193,19 @@ func subjectCovers(pattern, subject string) bool {
 // subject (then context.Cause is its *RefusedError), for a connection made without Refusals
 // (a node's): its error handler goes on as before, and is alone again after stop.
 func watchRefusalOf(ctx context.Context, nc *nats.Conn, subject string) (_ context.Context, stop func()) {
-	wctx, cancel := context.WithCancelCause(ctx)
+	refusals := NewRefusals()
+	wctx, stopWatch := refusals.Watch(ctx)
 	before, user := nc.ErrorHandler(), nc.Opts.User
 	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
 		if before != nil {
 			before(c, sub, err)
 		}
 		if r := refusalOf(user, err); r != nil && r.Subject == subject {
-			cancel(r)
+			refusals.refuse(r)
 		}
 	})
 	return wctx, func() {
 		nc.SetErrorHandler(before)
-		cancel(context.Canceled)
+		stopWatch()
 	}
 }
