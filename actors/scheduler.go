@@ -646,10 +646,3 @@ func (s *Scheduler) show(sl *slot) {
 	sl.info.Node, sl.info.Updated, sl.info.V = s.cfg.Node, time.Now(), broker.WireVersion
 	s.cfg.Mirror.Device(sl.info)
 }
-
-func redact(handle string) string {
-	if len(handle) > 10 {
-		return handle[:10] + "…"
-	}
-	return handle
-}

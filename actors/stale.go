@@ -64,7 +64,7 @@ func (e endedLease) text() string {
 // staleText refuses a task whose lease handle is not the device's lease.
 func (s *Scheduler) staleText(sl *slot, handle string) string {
 	if e, ok := sl.endedOf(handle); ok {
-		return fmt.Sprintf("lease %s of %s %s; %s. Call acquire_device again", redact(handle), sl.info.Serial, e.text(), sl.holderNow())
+		return fmt.Sprintf("lease %s of %s %s; %s. Call acquire_device again", broker.ShownHandle(handle), sl.info.Serial, e.text(), sl.holderNow())
 	}
 	return fmt.Sprintf("%s; %s. Check the serial and lease you pass (list_leases shows yours), or call acquire_device", s.unknownLease(sl, handle), sl.holderNow())
 }
@@ -73,7 +73,7 @@ func (s *Scheduler) staleText(sl *slot, handle string) string {
 func (s *Scheduler) staleReleaseText(sl *slot, req broker.ReleaseRequest) string {
 	serial := sl.info.Serial
 	if e, ok := sl.endedOf(req.Handle); ok {
-		return fmt.Sprintf("lease %s of %s %s: nothing to release; %s", redact(req.Handle), serial, e.text(), sl.holderNow())
+		return fmt.Sprintf("lease %s of %s %s: nothing to release; %s", broker.ShownHandle(req.Handle), serial, e.text(), sl.holderNow())
 	}
 	switch {
 	case sl.lease == nil && (req.Force || req.Handle == ""):
@@ -89,7 +89,7 @@ func (s *Scheduler) staleReleaseText(sl *slot, req broker.ReleaseRequest) string
 // unknownLease says that the node knows no lease of the device by handle.
 func (s *Scheduler) unknownLease(sl *slot, handle string) string {
 	return fmt.Sprintf("lease %s is unknown to node %s for device %s (never granted for it, long ended, or from before the node restarted)",
-		redact(handle), s.cfg.Node, sl.info.Serial)
+		broker.ShownHandle(handle), s.cfg.Node, sl.info.Serial)
 }
 
 // holderNow says who has the device now and until when; never a handle.

@@ -14,8 +14,9 @@ import (
 )
 
 // runBackground runs a background tool's task (run_agent_task): one at a time per device, as
-// the phone-agent seed's agent, and to its end whatever becomes of its caller.
-func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, spec tools.Tool, dev broker.DeviceEntry, task broker.TaskRequest) *mcpgo.CallToolResult {
+// the phone-agent seed's agent, and to its end whatever becomes of its caller. asked is the lease
+// handle the caller gave (a group's, when task.Lease is its member's).
+func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, spec tools.Tool, dev broker.DeviceEntry, task broker.TaskRequest, asked string) *mcpgo.CallToolResult {
 	var a backgroundArgs
 	_ = json.Unmarshal(task.Args, &a)
 	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), started: time.Now(),
@@ -47,7 +48,7 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, r.Running.ID, r.Running.Started))
 		}
 	}
-	return withReport(g.taskAnswer(ctx, dev, task, res, err), res)
+	return withReport(g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err), res)
 }
 
 // refusedAsRunning says whether a background task's node refused it because another one runs

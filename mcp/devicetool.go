@@ -273,13 +273,17 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if common.Serial == "" && spec.DefaultDevice {
 		common.Serial = g.onlyDevice(ctx, common.Platform)
 	}
-	dev, lease, errRes := g.resolveDevice(ctx, common)
+	dev, asked, errRes := g.resolveDevice(ctx, common)
+	if errRes != nil {
+		return errRes
+	}
+	lease, errRes := g.memberLease(ctx, dev.Serial, asked) // a group's handle: its member's lease
 	if errRes != nil {
 		return errRes
 	}
 	task := newTask(ctx, dev.Serial, tool, lease, common, args)
 	if spec.Background {
-		return g.runBackground(ctx, req, spec, dev, task)
+		return g.runBackground(ctx, req, spec, dev, task, asked)
 	}
 	done, errRes := g.admitCall(ctx, dev.Serial, lease)
 	if errRes != nil {
@@ -289,7 +293,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	progress := g.progressSink(ctx, req, spec.Progress)
 	task.Progress = progress != nil
 	res, err := g.farm.Run(ctx, task, progress)
-	return g.taskAnswer(ctx, dev, task, res, err)
+	return g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err)
 }
 
 // newTask is the task of a device tool's call.
@@ -341,7 +345,8 @@ func (g *Gateway) onlyDevice(ctx context.Context, platform string) string {
 	return serial
 }
 
-// resolveDevice finds the device a call is for: its serial, else the session's selection.
+// resolveDevice finds the device a call is for (its serial, else the session's selection) and
+// the lease handle the caller gave for it (else the selection's).
 func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.DeviceEntry, string, *mcpgo.CallToolResult) {
 	serial, lease := common.Serial, common.Lease
 	if serial == "" {
@@ -368,6 +373,5 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 	if common.Platform != "" && common.Platform != dev.Platform {
 		return dev, "", g.refuse(ctx, fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", serial, dev.Platform, common.Platform, dev.Platform))
 	}
-	lease, errRes := g.memberLease(ctx, dev.Serial, lease) // a group's handle: its member's lease
-	return dev, lease, errRes
+	return dev, lease, nil
 }

@@ -115,6 +115,27 @@ func (g *Gateway) memberLease(ctx context.Context, serial, lease string) (string
 	return h, nil
 }
 
+// inGroupWords puts a node's stale_lease refusal of a group member's lease in the words of the
+// group the caller named (asked): the node speaks of the member's own lease, a handle the caller
+// never saw. Refusals memberLease makes before the call are in these words already.
+func (g *Gateway) inGroupWords(ctx context.Context, asked string, task broker.TaskRequest, res broker.TaskResult) broker.TaskResult {
+	if res.Code != broker.CodeStaleLease || !broker.IsGroupHandle(asked) || task.Lease == asked {
+		return res
+	}
+	grp := asked
+	if store, ok := g.groupStore(); ok {
+		if found, err := store.LeaseGroup(ctx, asked); err == nil {
+			grp = found.ID
+		}
+	}
+	// The node's words start "lease <its first characters>…"; the refusal speaks of the member.
+	member := "lease " + broker.ShownHandle(task.Lease)
+	why := strings.Replace(res.Error, member+" of "+task.Serial+" ", "its lease of it ", 1)
+	why = strings.Replace(why, member+" ", "its lease ", 1)
+	res.Error = fmt.Sprintf("lease group %s no longer holds %s: %s (release_device with the group's lease frees the rest of the group)", grp, task.Serial, why)
+	return res
+}
+
 // memberSuperseded says whether the registry shows a member's lease surely ended: the device is
 // another node's now, or at a later epoch (a node bumps it only once the lease has ended, or as
 // it restarts). A registry a moment behind a grant shows an earlier epoch, never a later one.

@@ -217,10 +217,12 @@ func TestGroupLeaseMemberExpires(t *testing.T) {
 		ended = ls.Groups[0].Members[1]
 		return ls.Groups[0].Members[0].State == "held" && ended.State == "ended" && strings.HasPrefix(ended.Ended, "expired: idle")
 	}, "n2-p1's lease expired while n1-p1's was renewed")
-	wantRefused(t, farmtest.Call(t, alice, "get_screen_size", map[string]any{"serial": "n2-p1", "lease": grp.Handle}), broker.CodeStaleLease)
+	text := wantRefused(t, farmtest.Call(t, alice, "get_screen_size", map[string]any{"serial": "n2-p1", "lease": grp.Handle}),
+		broker.CodeStaleLease, "lease group "+grp.ID+" no longer holds n2-p1: its lease of it expired at", "frees the rest of the group")
+	assert.NotRegexp(t, `\blease_`, text, "the refusal names a member's lease the caller never saw")
 
 	res := farmtest.MustCall(t, alice, "release_device", map[string]any{"lease": grp.Handle})
-	text := farmtest.Text(res)
+	text = farmtest.Text(res)
 	assert.Contains(t, text, "devices n1-p1")
 	assert.Contains(t, text, "Already ended: n2-p1 (expired")
 }
@@ -241,6 +243,9 @@ func TestGroupLeaseMemberForceReleased(t *testing.T) {
 	assert.Equal(t, grp.ID, ls.Groups[0].ID)
 	assert.Contains(t, ls.Groups[0].Members[1].Ended, "ops-oncall")
 	assert.Equal(t, "held", ls.Groups[0].Members[0].State)
+	text := wantRefused(t, farmtest.Call(t, alice, "get_screen_size", map[string]any{"serial": "n2-p1", "lease": grp.Handle}),
+		"lease group "+grp.ID+" no longer holds n2-p1: its lease of it was revoked", "ops-oncall")
+	assert.NotRegexp(t, `\blease_`, text, "the refusal names a member's lease the caller never saw")
 }
 
 // Bad counts get a clear answer and take nothing.
