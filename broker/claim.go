@@ -113,7 +113,8 @@ func claimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.
 // context, or another role's) by an asynchronous error while the write waits for its timeout:
 // the refusal ends the write at once instead, and is the error.
 func createClaim(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, node string, data []byte) (uint64, error) {
-	wctx, stop := watchRefusalOf(ctx, nc, "$KV."+NodeBucket+"."+node)
+	key := "$KV." + NodeBucket + "." + node
+	wctx, stop := watchRefusalOf(ctx, nc, func(subject string) bool { return subject == key })
 	defer stop()
 	rev, err := kv.Create(wctx, node, data)
 	if r, ok := context.Cause(wctx).(*RefusedError); ok && err != nil {

@@ -190,18 +190,21 @@ func subjectCovers(pattern, subject string) bool {
 }
 
 // watchRefusalOf returns a context that ends when ctx does, or as soon as NATS refuses nc's user
-// subject (then context.Cause is its *RefusedError), for a connection made without Refusals
-// (a node's): its error handler goes on as before, and is alone again after stop.
-func watchRefusalOf(ctx context.Context, nc *nats.Conn, subject string) (_ context.Context, stop func()) {
+// a subject that watched matches (then context.Cause is its *RefusedError), for a connection made
+// without Refusals (a node's, a gateway's). Such a refusal is the caller's error to tell, so the
+// connection's error handler is not told it too; it is told everything else, and is alone again
+// after stop.
+func watchRefusalOf(ctx context.Context, nc *nats.Conn, watched func(subject string) bool) (_ context.Context, stop func()) {
 	refusals := NewRefusals()
 	wctx, stopWatch := refusals.Watch(ctx)
 	before, user := nc.ErrorHandler(), nc.Opts.User
 	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
+		if r := refusalOf(user, err); r != nil && watched(r.Subject) {
+			refusals.refuse(r)
+			return
+		}
 		if before != nil {
 			before(c, sub, err)
-		}
-		if r := refusalOf(user, err); r != nil && r.Subject == subject {
-			refusals.refuse(r)
 		}
 	})
 	return wctx, func() {

@@ -103,3 +103,40 @@ func TestSubjectCovers(t *testing.T) {
 		assert.Equal(t, c.want, subjectCovers(c.pattern, c.subject), "%s covers %s", c.pattern, c.subject)
 	}
 }
+
+// A long-running process started with another role's context (a gateway given the operator's)
+// has no Refusals: making its stores waited out JetStream's 5 s timeout for each refused API
+// request, and the refusal was logged and then returned. It ends at the refusal now, told once:
+// by the error, not the log too.
+func TestStoresRefusedEndAtOnceAndAreToldOnce(t *testing.T) {
+	op, err := PermissionsFor(RoleOperator, "")
+	require.NoError(t, err)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(),
+		Users: []embedded.User{{Name: "operator", Password: "pw", Permissions: embedded.Permissions(op)}}}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	require.NoError(t, os.WriteFile(pwFile, []byte("pw"), 0o600))
+	var logged lockedBuffer
+	nc, err := Connect(ConnectOptions{URL: ns.ClientURL(), User: "operator", PasswordFile: pwFile},
+		slog.New(slog.NewTextHandler(&logged, nil)))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+
+	deadline, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	_, err = EnsureStores(deadline, nc, StoreOptions{})
+	require.Error(t, err)
+	var refused *RefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Equal(t, RoleOperator, refused.Role)
+	assert.True(t, strings.HasPrefix(refused.Subject, "$JS.API."), refused.Subject)
+	assert.NotContains(t, err.Error(), "deadline exceeded", "the store waited for its request's timeout")
+	assert.NotContains(t, logged.String(), "NATS refused", "the refusal is the error; logging it too tells it twice")
+
+	// Refusals of subjects it does not watch still reach the connection's handler.
+	require.NoError(t, nc.Publish("corral.v1.node.n1.drain", nil))
+	require.NoError(t, nc.Flush())
+	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "NATS refused") }, 10*time.Second, 10*time.Millisecond,
+		"a later refusal is logged as before")
+}

@@ -98,11 +98,13 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		}
 		return "is JetStream enabled on the NATS server?"
 	}
-	// storeErr is a store's failure: NATS refusing this user a JetStream API subject leaves the
-	// request to time out, so the refusal the connection was sent is the cause to tell.
+	// NATS refusing this user a JetStream API subject (another role's context) would leave the
+	// request to wait for its timeout: the refusal ends it at once, and is the failure to tell.
+	ctx, stopWatch := watchRefusalOf(ctx, nc, func(subject string) bool { return strings.HasPrefix(subject, "$JS.") })
+	defer stopWatch()
 	storeErr := func(what string, err error) error {
-		if r := refusalOf(nc.Opts.User, nc.LastError()); r != nil && strings.HasPrefix(r.Subject, "$JS.") {
-			return fmt.Errorf("%s: %w (the request then ended: %v)", what, r, err)
+		if r, ok := context.Cause(ctx).(*RefusedError); ok {
+			return fmt.Errorf("%s: %w", what, r)
 		}
 		return fmt.Errorf("%s: %w (%s)", what, err, hint(err))
 	}
