@@ -277,7 +277,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if errRes != nil {
 		return errRes
 	}
-	lease, errRes := g.memberLease(ctx, dev.Serial, asked) // a group's handle: its member's lease
+	lease, errRes := g.memberLease(ctx, tool, dev.Serial, asked) // a group's handle: its member's lease
 	if errRes != nil {
 		return errRes
 	}

@@ -92,7 +92,7 @@ func (g *Gateway) findGroup(ctx context.Context, tool, handle string) (groupFarm
 // memberLease turns a group handle into the lease handle of its member serial, so that a
 // device tool called with the group's handle runs under that member's lease (fenced by its
 // epoch on its node, renewing it). Any other handle is returned as it is.
-func (g *Gateway) memberLease(ctx context.Context, serial, lease string) (string, *mcpgo.CallToolResult) {
+func (g *Gateway) memberLease(ctx context.Context, tool, serial, lease string) (string, *mcpgo.CallToolResult) {
 	if !broker.IsGroupHandle(lease) {
 		return lease, nil
 	}
@@ -107,10 +107,12 @@ func (g *Gateway) memberLease(ctx context.Context, serial, lease string) (string
 	}
 	// A member whose lease has surely ended is refused here, in words of the group the caller
 	// named: the node would speak of the member's own lease, a handle the caller never saw.
+	// It is refused as the node refuses a stale lease, by code.
 	if m, _ := grp.Member(serial); g.memberSuperseded(m) {
-		return "", g.refuse(ctx, fmt.Sprintf("lease group %s no longer holds %s: its lease of it ended (%s). "+
-			"release_device with the group's lease frees the rest of the group; acquire_device takes %s again",
-			grp.ID, serial, g.whyEnded(ctx, store, m), serial))
+		return "", g.toolResult(ctx, broker.TaskResult{Tool: tool, Serial: serial, Outcome: broker.OutcomeRefused, Code: broker.CodeStaleLease,
+			Error: fmt.Sprintf("lease group %s no longer holds %s: its lease of it ended (%s). "+
+				"release_device with the group's lease frees the rest of the group; acquire_device takes %s again",
+				grp.ID, serial, g.whyEnded(ctx, store, m), serial)})
 	}
 	return h, nil
 }

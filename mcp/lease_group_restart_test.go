@@ -29,7 +29,7 @@ func TestGroupHandleAfterItsNodeRestartedSpeaksOfTheGroup(t *testing.T) {
 	}, held.Serial+" back online under the restarted node")
 
 	text := wantRefused(t, farmtest.Call(t, alice, "tap_xy", map[string]any{"serial": held.Serial, "lease": grp.Handle, "x": 0.5, "y": 0.5}),
-		"lease group "+grp.ID+" no longer holds "+held.Serial, "its node restarted", "acquire_device")
+		"tap_xy on "+held.Serial+" refused (stale_lease): lease group "+grp.ID+" no longer holds "+held.Serial, "its node restarted", "acquire_device")
 	assert.NotRegexp(t, `\blease_`, text, "the refusal names a member's lease the caller never saw")
 	assert.NotContains(t, text, "is unknown to node")
 
