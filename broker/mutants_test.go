@@ -5,7 +5,6 @@ package broker
 // warnings, task records, session defaults and the rule for ids used as keys and subjects.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,25 +17,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
-// lockedBuffer is a log sink safe for the client's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is logtest.Buffer under the name this package's other test files still use.
+type lockedBuffer = logtest.Buffer
 
 // Devices lists the registry sorted by serial, whatever order the watch delivered it in
 // (list_available_devices and `corral devices` show it as it comes).
@@ -126,7 +112,7 @@ func TestClientRunDeliversProgress(t *testing.T) {
 func TestReapWarnsOnlyWhenRecordingFails(t *testing.T) {
 	s := openStores(t)
 	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "n1", State: StateOnline, Epoch: 2})
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	c := startClient(t, s, ClientOptions{Reap: true, LostAfter: time.Hour,
 		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 

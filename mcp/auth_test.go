@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -22,6 +20,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // Tokens of the test policy: viewer reads only; lab may use devices tagged wifi; admin all.
@@ -59,36 +58,18 @@ func testPolicy(t *testing.T) *Policy {
 	return pol
 }
 
-// syncBuffer is a log sink safe for the gateway's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // httpGateway serves a gateway over farm on a loopback httptest server; its debug log is
 // returned so tests can read it.
 type httpGateway struct {
 	g       *Gateway
 	srv     *httptest.Server
-	logs    *syncBuffer
+	logs    *logtest.Buffer
 	metrics *Metrics
 }
 
 func startHTTPGateway(t *testing.T, farm Farm, opts Options) *httpGateway {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m := NewMetrics(prometheus.NewRegistry())
 	g := New(farm, log, m, opts)

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/android"
@@ -43,23 +42,8 @@ type everyAbility interface {
 	device.Closer
 }
 
-// syncBuffer is a bytes.Buffer safe for the goroutines of a farm.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is logtest.Buffer under the name this package's other test files still use.
+type syncBuffer = logtest.Buffer
 
 // ownNode starts an extra node on the farm's NATS with passcodes configured and logs at debug
 // level into logs; it stops with the test.
@@ -101,14 +85,14 @@ func ownGateway(t *testing.T, f *farmtest.Farm, log *slog.Logger) *client.Client
 
 // sniff records every message on the farm's NATS (subjects, headers and payloads): task
 // requests and results, events, KV writes, JetStream API traffic.
-func sniff(t *testing.T, f *farmtest.Farm) *syncBuffer {
+func sniff(t *testing.T, f *farmtest.Farm) *logtest.Buffer {
 	t.Helper()
 	nc, err := nats.Connect(f.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	var buf syncBuffer
+	var buf logtest.Buffer
 	if _, err := nc.Subscribe(">", func(m *nats.Msg) {
 		_, _ = buf.Write([]byte(m.Subject + " " + string(m.Data) + "\n"))
 		for k, v := range m.Header {
@@ -143,7 +127,7 @@ func TestCatalogUnlockPhoneKeepsThePasscodeSecret(t *testing.T) {
 	const own, configured, wrong = "9081726354", "5647382910", "8642013579"
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	traffic := sniff(t, f)
-	var logs syncBuffer
+	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	n := ownNode(t, f, "pc", `pc-conf: "`+configured+`"`+"\npc-wrong: \""+wrong+"\"\n", log)
 	phones := map[string]*sim.Phone{

@@ -1,43 +1,21 @@
 package rig
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/corral-farm/corral/arm/twin"
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// syncBuffer is a log's output, read while the rig still writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// line is the first line holding s, "" when none does yet.
-func (b *syncBuffer) line(s string) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for l := range strings.Lines(b.buf.String()) {
-		if strings.Contains(l, s) {
-			return l
-		}
-	}
-	return ""
-}
+// syncBuffer is logtest.Buffer under the name this package's other test files still use.
+type syncBuffer = logtest.Buffer
 
 // emptyCalibrations is a registry that keeps calibrations and has none yet (a new farm).
 type emptyCalibrations struct{}
@@ -54,7 +32,7 @@ func (emptyCalibrations) LoadCalibration(context.Context, string) ([]byte, error
 func TestRigsFileRigIsNamedOnceWhenCalibrating(t *testing.T) {
 	spec := twinRigSpec(t)
 
-	var out syncBuffer
+	var out logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -63,8 +41,8 @@ func TestRigsFileRigIsNamedOnceWhenCalibrating(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 
-	waitFor(t, func() bool { return out.line("arm rig: calibrating") != "" })
-	line := out.line("arm rig: calibrating")
+	waitFor(t, func() bool { return out.Line("arm rig: calibrating") != "" })
+	line := out.Line("arm rig: calibrating")
 	if n := strings.Count(line, "rig=arm-twin-1"); n != 1 {
 		t.Fatalf("the rig is named %d times, want once: %s", n, line)
 	}
@@ -100,16 +78,14 @@ func haltAndRecover(t *testing.T, d *Driver) {
 
 // checkNamedOnce fails unless each of want was logged and every line names the rig serial
 // exactly once.
-func checkNamedOnce(t *testing.T, out *syncBuffer, serial string, want ...string) {
+func checkNamedOnce(t *testing.T, out *logtest.Buffer, serial string, want ...string) {
 	t.Helper()
 	for _, w := range want {
-		if out.line(w) == "" {
+		if out.Line(w) == "" {
 			t.Errorf("no line says %q", w)
 		}
 	}
-	out.mu.Lock()
-	defer out.mu.Unlock()
-	for l := range strings.Lines(out.buf.String()) {
+	for l := range strings.Lines(out.String()) {
 		var rigs []string
 		for _, f := range strings.Fields(l) {
 			if strings.HasPrefix(f, "rig=") {
@@ -128,7 +104,7 @@ func checkNamedOnce(t *testing.T, out *syncBuffer, serial string, want ...string
 func TestRigsFileRigLinesNameItOnce(t *testing.T) {
 	spec := twinRigSpec(t)
 
-	var out syncBuffer
+	var out logtest.Buffer
 	reg := leftHalted{servedDrivers{added: make(chan *Driver, 1)}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -152,7 +128,7 @@ func TestTwinRigLinesNameItOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = tw.Close() })
 
-	var out syncBuffer
+	var out logtest.Buffer
 	reg := servedDrivers{added: make(chan *Driver, 1)}
 	stop, err := ServeTwin(context.Background(), reg, tw, slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
@@ -166,15 +142,13 @@ func TestTwinRigLinesNameItOnce(t *testing.T) {
 }
 
 // waitDriver is the driver reg was given once its rig calibrated.
-func waitDriver(t *testing.T, reg servedDrivers, out *syncBuffer) *Driver {
+func waitDriver(t *testing.T, reg servedDrivers, out *logtest.Buffer) *Driver {
 	t.Helper()
 	select {
 	case d := <-reg.added:
 		return d
 	case <-time.After(60 * time.Second):
-		out.mu.Lock()
-		defer out.mu.Unlock()
-		t.Fatalf("the rig did not calibrate and join the registry within 60s; it logged:\n%s", out.buf.String())
+		t.Fatalf("the rig did not calibrate and join the registry within 60s; it logged:\n%s", out.String())
 		return nil
 	}
 }

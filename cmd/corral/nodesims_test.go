@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -19,26 +18,9 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/device"
 )
-
-// lockedBuffer is a log's output, written by the node's goroutines and read by the test.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // needADB skips a test without the adb tool, which --sim-android runs as its private server
 // (or fails it if CORRAL_REQUIRE_TOOLS is set); -short skips it too.
@@ -133,7 +115,7 @@ func TestRestartedNodeLeavesNoGhostsOfItsSimulatedAndroidDevices(t *testing.T) {
 	t.Cleanup(nc.Close)
 	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
 	require.NoError(t, err)
-	logs := &lockedBuffer{}
+	logs := &logtest.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	args := []string{"--sim", "1", "--sim-android", "2"}
 

@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A server that answers nothing (stopped here with SIGSTOP, as a wedged one under 500 devices
@@ -22,7 +23,7 @@ import (
 // server from the port, as an operator would, not from PrivateServer's own bookkeeping.
 func TestPrivateServerStopEndsAServerThatIgnoresKillServer(t *testing.T) {
 	adbTool(t)
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	srv := startPrivateServer(t, slog.New(slog.NewTextHandler(logs, nil)))
 	pid := listenerPID(t, srv.port)
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -44,7 +45,7 @@ func TestPrivateServerStopEndsAServerThatIgnoresKillServer(t *testing.T) {
 // A server that answers ends on kill-server alone, with nothing logged.
 func TestPrivateServerStopsOnKillServer(t *testing.T) {
 	adbTool(t)
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	srv := startPrivateServer(t, slog.New(slog.NewTextHandler(logs, nil)))
 	pid := listenerPID(t, srv.port)
 	t.Cleanup(func() { endIfStillListening(srv.port, pid) })
@@ -217,21 +218,4 @@ func portFree(port int) bool {
 	}
 	_ = l.Close()
 	return true
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

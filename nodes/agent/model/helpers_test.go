@@ -8,9 +8,9 @@ import (
 	"image/png"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/agent/model"
 	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
@@ -18,29 +18,14 @@ import (
 // testKey is the key every test client uses; no log line or error may ever hold it.
 const testKey = "sk-test-Zq8vKEY-must-never-leak-31337"
 
-// syncBuffer is a log sink safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is logtest.Buffer under the name this package's other test files still use.
+type syncBuffer = logtest.Buffer
 
 // newClient returns a client of srv with testKey, logging at debug level as JSON; when the
 // test ends it fails if the key is in the log, and checks that something was logged at all.
 func newClient(t *testing.T, baseURL, modelName string) *model.Client {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := model.NewClient(model.Config{BaseURL: baseURL, APIKey: model.NewSecret(testKey), Model: modelName}, log)
 	if err != nil {
