@@ -12,6 +12,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // deadPID is the id of a process of this host that has ended (and been reaped).
@@ -53,7 +55,7 @@ func TestClaimOfADeadProcessOfThisHostIsTakenOnceItExpires(t *testing.T) {
 	require.NoError(t, err)
 	putClaim(t, kv, "n1", host, deadPID(t))
 
-	var log lockedBuffer
+	var log logtest.Buffer
 	start := time.Now()
 	c, err := ClaimNode(t.Context(), nc, "n1", "boot-new", slog.New(slog.NewTextHandler(&log, nil)))
 	require.NoError(t, err, "the id of a dead process was not taken once its claim expired")

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // claimTestTTL stands for claimTTL: short, so that a claim expires within a test, long
@@ -48,12 +49,12 @@ func embeddedNATS(t *testing.T) *nats.Conn {
 type heldClaim struct {
 	*NodeClaim
 	tick chan time.Time
-	log  *lockedBuffer
+	log  *logtest.Buffer
 }
 
 func holdClaim(t *testing.T, nc *nats.Conn, node, boot string) *heldClaim {
 	t.Helper()
-	h := &heldClaim{tick: make(chan time.Time), log: &lockedBuffer{}}
+	h := &heldClaim{tick: make(chan time.Time), log: &logtest.Buffer{}}
 	c, err := claimNode(t.Context(), nc, node, boot, slog.New(slog.NewTextHandler(h.log, nil)), h.tick)
 	require.NoError(t, err)
 	h.NodeClaim = c

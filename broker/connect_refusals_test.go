@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A request NATS refuses (an operator asking a node to drain) ends at once on a connection with
@@ -117,7 +118,7 @@ func TestStoresRefusedEndAtOnceAndAreToldOnce(t *testing.T) {
 	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
 	pwFile := filepath.Join(t.TempDir(), "pw")
 	require.NoError(t, os.WriteFile(pwFile, []byte("pw"), 0o600))
-	var logged lockedBuffer
+	var logged logtest.Buffer
 	nc, err := Connect(ConnectOptions{URL: ns.ClientURL(), User: "operator", PasswordFile: pwFile},
 		slog.New(slog.NewTextHandler(&logged, nil)))
 	require.NoError(t, err)

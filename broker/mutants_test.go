@@ -21,9 +21,6 @@ import (
 	"github.com/corral-farm/corral/internal/logtest"
 )
 
-// lockedBuffer is logtest.Buffer under the name this package's other test files still use.
-type lockedBuffer = logtest.Buffer
-
 // Devices lists the registry sorted by serial, whatever order the watch delivered it in
 // (list_available_devices and `corral devices` show it as it comes).
 func TestClientDevicesSortedBySerial(t *testing.T) {

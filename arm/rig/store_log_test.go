@@ -14,9 +14,6 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// syncBuffer is logtest.Buffer under the name this package's other test files still use.
-type syncBuffer = logtest.Buffer
-
 // emptyCalibrations is a registry that keeps calibrations and has none yet (a new farm).
 type emptyCalibrations struct{}
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/arm/twin"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A digital twin is tagged "sim", as the --sim-ios iPhones are: without it a policy's
@@ -19,7 +20,7 @@ func TestTwinsAreTaggedSimAndRigsFileRigsAreNot(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = tw.Close() })
-		var out syncBuffer
+		var out logtest.Buffer
 		reg := servedDrivers{added: make(chan *Driver, 1)}
 		stop, err := ServeTwin(context.Background(), reg, tw, slog.New(slog.NewTextHandler(&out, nil)))
 		if err != nil {
@@ -33,7 +34,7 @@ func TestTwinsAreTaggedSimAndRigsFileRigsAreNot(t *testing.T) {
 	})
 	t.Run("rigs file", func(t *testing.T) {
 		spec := twinRigSpec(t)
-		var out syncBuffer
+		var out logtest.Buffer
 		reg := leftHalted{servedDrivers{added: make(chan *Driver, 1)}}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/agent/model"
 	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
@@ -110,7 +111,7 @@ func TestConfigShowsStream(t *testing.T) {
 	if s := cfg.String(); !strings.Contains(s, "stream true") || strings.Contains(s, testKey) {
 		t.Errorf("String() = %s", s)
 	}
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	slog.New(slog.NewJSONHandler(logs, nil)).Info("model", "cfg", cfg)
 	if s := logs.String(); !strings.Contains(s, `"stream":true`) || strings.Contains(s, testKey) {
 		t.Errorf("log = %s", s)

@@ -18,9 +18,6 @@ import (
 // testKey is the key every test client uses; no log line or error may ever hold it.
 const testKey = "sk-test-Zq8vKEY-must-never-leak-31337"
 
-// syncBuffer is logtest.Buffer under the name this package's other test files still use.
-type syncBuffer = logtest.Buffer
-
 // newClient returns a client of srv with testKey, logging at debug level as JSON; when the
 // test ends it fails if the key is in the log, and checks that something was logged at all.
 func newClient(t *testing.T, baseURL, modelName string) *model.Client {
