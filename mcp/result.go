@@ -54,11 +54,19 @@ func failureText(res broker.TaskResult, caller broker.Holder) string {
 	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil && res.Lease.Holder == caller:
 		b.WriteString(". " + yoursText(res.Lease))
 	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil:
-		b.WriteString(". " + holderText(res.Lease))
-		b.WriteString(" Call acquire_device with wait_seconds to queue for it, pass wait_seconds on this call, or use another device.")
+		b.WriteString(". " + holderText(res.Lease) + " " + queueHint(res.Code))
 	}
 	b.WriteString(taskNote(res.ID))
 	return b.String()
+}
+
+// queueHint says what a caller refused for another's busy device can do: queue for it, or,
+// when it already waited (wait_expired), wait longer.
+func queueHint(code string) string {
+	if code == broker.CodeWaitExpired {
+		return fmt.Sprintf("Pass a larger wait_seconds on this call (at most %d) to wait longer, or use another device.", maxWaitSeconds)
+	}
+	return "Call acquire_device with wait_seconds to queue for it, pass wait_seconds on this call, or use another device."
 }
 
 // holderText says who has a busy device and what is known of when it frees: a lease's
