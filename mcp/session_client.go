@@ -26,6 +26,7 @@ func (g *Gateway) sessionClient(ctx context.Context, _ *http.Request) context.Co
 	if !ok || s.SessionID() == "" { // the revision without sessions names its client on each request
 		return ctx
 	}
+	ctx = withSessions(ctx, g.sessions) // for the logging/setLevel hook and wantsInfoLogs
 	id := s.SessionID()
 	if name := s.GetClientInfo().Name; name != "" {
 		if g.sessions.toStore(id, name) {

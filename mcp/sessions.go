@@ -67,6 +67,8 @@ type liveSession struct {
 	looked chan struct{}
 
 	streams streamEnds // its GET streams running here, ended with the session (session_end.go)
+
+	levelSet bool // its client set a logging level (logging/setLevel; progress_logs.go)
 }
 
 // sessionKeyLabel keys ids of gateways without a policy: they have one principal, anonymous,
