@@ -131,13 +131,16 @@ func toolAcquireDevice(platforms []string) toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			return g.acquire(ctx, &a), nil
+			progress := g.acquireProgress(ctx, req, &a)
+			defer progress.end() // no waiting notification after the answer
+			return g.acquire(ctx, &a, progress), nil
 		}
 	}}
 }
 
-// acquire asks the matching devices in turn, then waits on the least-queued one.
-func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolResult {
+// acquire asks the matching devices in turn, then waits on the least-queued one, telling
+// progress (nil: a caller without a progress token) what it waits for.
+func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callProgress) *mcpgo.CallToolResult {
 	var all []broker.DeviceEntry
 	if d, ok := g.farm.Device(a.Serial); ok && a.Serial != "" {
 		all = []broker.DeviceEntry{d} // no need to read the whole registry
@@ -164,7 +167,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, farmSummary(match)))
 	}
 	if a.Count > 1 {
-		return g.acquireGroup(ctx, a, match, tryable)
+		return g.acquireGroup(ctx, a, match, tryable, progress)
 	}
 	slices.SortFunc(tryable, func(x, y broker.DeviceEntry) int {
 		return cmp.Or(cmp.Compare(stateRank[x.State], stateRank[y.State]), cmp.Compare(x.Serial, y.Serial))
@@ -172,6 +175,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 	req := broker.AcquireRequest{V: broker.WireVersion, Holder: holderFrom(ctx), TTLMS: int64(a.TTLSeconds * 1000)}
 	var refusals []string
 	best, bestWaiters, yours := "", math.MaxInt, 0
+	var bestLease *broker.Lease // the node's busy answer for best: who holds it
 	for _, d := range tryable[:min(len(tryable), maxAcquireTries)] {
 		req.Serial = d.Serial
 		ans, err := g.farm.Acquire(ctx, req)
@@ -194,7 +198,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 		case ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder == req.Holder:
 			yours++ // queueing for it would wait on the caller itself
 		case ans.Code == broker.CodeBusy && waiters < bestWaiters:
-			best, bestWaiters = d.Serial, waiters
+			best, bestWaiters, bestLease = d.Serial, waiters, ans.Lease
 		}
 		if ctx.Err() != nil {
 			break
@@ -202,6 +206,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs) *mcpgo.CallToolRe
 	}
 	if a.WaitSeconds > 0 && best != "" && ctx.Err() == nil {
 		req.Serial, req.WaitMS = best, int64(a.WaitSeconds*1000)
+		progress.waitingFor(g.queueWaitText(best, bestLease, bestWaiters, time.Duration(req.WaitMS)*time.Millisecond, ""))
 		ans, err := g.farm.Acquire(ctx, req)
 		switch {
 		case err != nil:

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -44,6 +45,10 @@ type Options struct {
 	// Limits bound request bodies, slow and idle connections and protocol sessions (bounds.go);
 	// zero fields take their defaults.
 	Limits Limits
+	// ProgressEvery is how often a call whose client sent a progress token is told, while it
+	// waits (in a device's queue, for a lease), what it waits for (progress_wait.go); zero:
+	// DefaultProgressEvery.
+	ProgressEvery time.Duration
 }
 
 // Gateway is the MCP front door: the MCP server and its HTTP endpoints.
@@ -56,6 +61,8 @@ type Gateway struct {
 	limiter *limiter // nil: no rate limit
 	limits  Limits   // with defaults filled in
 
+	progressEvery time.Duration // Options.ProgressEvery, defaulted
+
 	sessions   *sessions
 	streamable *mcpserver.StreamableHTTPServer
 	known      map[string]bool // the tools served
@@ -67,6 +74,7 @@ type Gateway struct {
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit),
 		limits: opts.Limits.withDefaults(), known: map[string]bool{}, agents: newAgentRuns(), denials: newDenialLog(log)}
+	g.progressEvery = cmp.Or(opts.ProgressEvery, DefaultProgressEvery)
 	if opts.Policy != nil {
 		g.farm = &quotaFarm{Farm: farm, g: g, asking: map[string]int{}}
 	}
@@ -196,32 +204,16 @@ func (g *Gateway) instrument(name string, h mcpserver.ToolHandlerFunc) mcpserver
 	}
 }
 
-// progressSink returns where a task's progress goes: notifications/progress when the client
-// sent a progress token, info-level logging messages otherwise for long tools (to a client
-// that wants them: wantsInfoLogs). It returns nil when there is nothing to send, so that
-// short calls do not pay for a progress subscription.
+// progressSink returns where a task's progress goes: notifications/progress, increasing,
+// when the client sent a progress token (callProgress), info-level logging messages otherwise
+// for long tools (to a client that wants them: wantsInfoLogs). It returns nil when there is
+// nothing to send, so that short calls do not pay for a progress subscription.
 func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, long bool) func(broker.Progress) {
-	var token mcpgo.ProgressToken
-	if req.Params.Meta != nil {
-		token = req.Params.Meta.ProgressToken
+	if p := newCallProgress(ctx, req); p != nil {
+		return p.task
 	}
 	srv := mcpserver.ServerFromContext(ctx)
-	if srv == nil || (token == nil && !long) {
-		return nil
-	}
-	if token != nil {
-		return func(p broker.Progress) {
-			params := map[string]any{"progressToken": token, "progress": p.Progress}
-			if p.Total > 0 {
-				params["total"] = p.Total
-			}
-			if p.Message != "" {
-				params["message"] = p.Message
-			}
-			_ = srv.SendNotificationToClient(ctx, string(mcpgo.MethodNotificationProgress), params)
-		}
-	}
-	if !wantsInfoLogs(ctx) {
+	if srv == nil || !long || !wantsInfoLogs(ctx) {
 		return nil
 	}
 	return func(p broker.Progress) {

@@ -36,7 +36,7 @@ const memberGrace = 5 * time.Second
 // in the queue of the first busy device, not retrying, is also what keeps a caller from being
 // starved: the node grants in FIFO order. Every wait is bounded by the caller's wait_seconds,
 // shared by all its devices.
-func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryable []broker.DeviceEntry) *mcpgo.CallToolResult {
+func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryable []broker.DeviceEntry, progress *callProgress) *mcpgo.CallToolResult {
 	store, errRes := g.groups(ctx, "acquire_device with count")
 	if errRes != nil {
 		return errRes
@@ -46,7 +46,7 @@ func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryab
 			"ask for at most %d, or ask the farm's operator for a larger max_devices (docs/auth.md)", a.Count, p.Name, p.MaxDevices, p.MaxDevices))
 	}
 	wait := time.Duration(a.WaitSeconds * float64(time.Second))
-	t := &groupTaker{g: g, n: a.Count, deadline: time.Now().Add(wait - giveBack(wait)),
+	t := &groupTaker{g: g, n: a.Count, deadline: time.Now().Add(wait - giveBack(wait)), wait: wait, progress: progress,
 		req:      broker.AcquireRequest{V: broker.WireVersion, Holder: holderFrom(ctx), TTLMS: int64(a.TTLSeconds * 1000)},
 		refusals: map[string]string{}, busy: map[string]int{}, dropped: map[string]bool{}}
 	defer t.releaseAll(ctx) // whatever is held unless the group was granted, before answering
@@ -90,6 +90,8 @@ type groupTaker struct {
 	busy     map[string]int        // devices found busy, and how many wait for them
 	dropped  map[string]bool       // devices that cannot be had now (offline, unhealthy, draining, node lost)
 	quota    bool                  // the caller holds as many devices as its policy allows
+	wait     time.Duration         // the caller's wait_seconds
+	progress *callProgress         // told what the caller waits for; nil without a progress token
 }
 
 // heldLease is a device taken for the group.
@@ -149,6 +151,8 @@ func (t *groupTaker) waitInOrder(ctx context.Context, cands []broker.DeviceEntry
 			t.refusals[d.Serial] = cmp.Or(t.refusals[d.Serial], d.Serial) + "; wait_seconds ran out before its turn to be waited for"
 			return false
 		}
+		t.progress.waitingFor(t.g.queueWaitText(d.Serial, nil, t.busy[d.Serial], t.wait,
+			fmt.Sprintf(" for a group of %d (%d held)", t.n, len(t.held))))
 		if !t.take(ctx, d, left) {
 			return t.dropped[d.Serial]
 		}
