@@ -290,8 +290,7 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 		return errRes
 	}
 	defer done()
-	progress, endProgress := g.deviceCallProgress(ctx, req, spec.Progress, task)
-	defer endProgress() // no waiting notification after the answer
+	progress := g.progressSink(ctx, req, spec.Progress)
 	task.Progress = progress != nil
 	res, err := g.farm.Run(ctx, task, progress)
 	return g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err)
@@ -311,6 +310,8 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 		outcome := broker.OutcomeLost
 		if callerEnded(err) {
 			outcome = broker.OutcomeAborted // its caller stopped waiting: no loss for the error alerts
+			// Its node withdrew it from the queue or aborted it, and records it either way.
+			g.rememberLatestID(ctx, task.ID)
 		}
 		setOutcome(ctx, outcome)
 		return errorResult(lostText(task, dev.Serial, err))

@@ -73,10 +73,17 @@ func (g *Gateway) rememberLatest(ctx context.Context, res broker.TaskResult) {
 	if res.ID == "" || res.Submitted.IsZero() {
 		return // refused before any node saw it: there is no record to find
 	}
+	g.rememberLatestID(ctx, res.ID)
+}
+
+// rememberLatestID records task id as the latest of its caller: one its node answered, or
+// one whose caller stopped waiting, which its node withdraws or aborts and records as aborted
+// (as get_task_result shows it).
+func (g *Gateway) rememberLatestID(ctx context.Context, id string) {
 	// The caller may be gone already (cancelled); the task still ran. (SetLatestTask only
 	// queues the write: no deadline needed, nor the timer one costs on every call.)
-	if err := g.farm.SetLatestTask(context.WithoutCancel(ctx), latestOf(ctx), res.ID); err != nil {
-		g.log.Warn("latest task not recorded; get_latest_task will miss it", "task", res.ID, "err", err)
+	if err := g.farm.SetLatestTask(context.WithoutCancel(ctx), latestOf(ctx), id); err != nil {
+		g.log.Warn("latest task not recorded; get_latest_task will miss it", "task", id, "err", err)
 	}
 }
 
