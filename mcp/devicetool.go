@@ -290,7 +290,8 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 		return errRes
 	}
 	defer done()
-	progress := g.progressSink(ctx, req, spec.Progress)
+	progress, endProgress := g.deviceCallProgress(ctx, req, spec.Progress, task)
+	defer endProgress() // no waiting notification after the answer
 	task.Progress = progress != nil
 	res, err := g.farm.Run(ctx, task, progress)
 	return g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err)
