@@ -20,6 +20,7 @@ import (
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/device"
@@ -62,9 +63,9 @@ func startTaggedNode(t *testing.T, f *farmtest.Farm, id string, drivers ...devic
 
 // authGateway serves a gateway with the policy file over the farm; its log (at debug level)
 // is returned.
-func authGateway(t *testing.T, f *farmtest.Farm, policyFile string, devices int) (string, *syncBuffer) {
+func authGateway(t *testing.T, f *farmtest.Farm, policyFile string, devices int) (string, *logtest.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	pol, err := mcp.LoadPolicy(policyFile)
 	if err != nil {

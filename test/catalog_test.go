@@ -42,9 +42,6 @@ type everyAbility interface {
 	device.Closer
 }
 
-// syncBuffer is logtest.Buffer under the name this package's other test files still use.
-type syncBuffer = logtest.Buffer
-
 // ownNode starts an extra node on the farm's NATS with passcodes configured and logs at debug
 // level into logs; it stops with the test.
 func ownNode(t *testing.T, f *farmtest.Farm, id, passcodes string, log *slog.Logger) *nodes.Node {

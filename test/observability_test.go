@@ -27,6 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // The operator's observability kit: Grafana dashboards and Prometheus alert rules.
@@ -377,7 +378,7 @@ func startCorralUp(ctx context.Context, t *testing.T, sims int) upFarm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr logtest.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -576,7 +577,7 @@ scrape_configs:
 	addr := freeLoopbackAddr(t)
 	cmd := exec.CommandContext(ctx, bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
 		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr, "--log.level=warn")
-	var out syncBuffer
+	var out logtest.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
