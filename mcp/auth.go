@@ -152,11 +152,6 @@ func beforeCall(ctx context.Context, _ any, req *mcpgo.CallToolRequest) {
 	}
 }
 
-// authHooks returns the server options that enforce a policy on tools/list and tools/call.
-func authHooks() []mcpserver.ServerOption {
-	return []mcpserver.ServerOption{mcpserver.WithHooks(serverHooks()), mcpserver.WithToolFilter(policyFilter)}
-}
-
 // serverHooks are the MCP server's hooks: the tool a tools/call names, for policyFilter (a
 // no-op without a policy), and that a session's client set a logging level (noteLevelSet).
 func serverHooks() *mcpserver.Hooks {

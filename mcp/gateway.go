@@ -88,9 +88,10 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 		mcpserver.WithLogging(),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions(instructions),
+		mcpserver.WithHooks(serverHooks()),
 	}
 	if opts.Policy != nil {
-		serverOpts = append(serverOpts, authHooks()...) // its filter after catalogOrder
+		serverOpts = append(serverOpts, mcpserver.WithToolFilter(policyFilter)) // after catalogOrder
 		log.Info("auth policy: /mcp needs a bearer token", "principals", opts.Policy.Principals())
 	}
 	g.server = mcpserver.NewMCPServer("corral", buildinfo.Version(), serverOpts...)
