@@ -15,8 +15,10 @@ import (
 // codeInvalidParams is JSON-RPC's Invalid params, which MCP gives a bad cursor too.
 const codeInvalidParams = -32602
 
-// messageShape answers, in the words of the protocol, messages mcp-go would answer in Go's:
-// a request whose params are not an object ("cannot unmarshal array into Go value of type
+// messageShape answers, in the words of the protocol, messages mcp-go would answer in Go's or
+// get wrong: a request whose id is not a string or an integer it sends back exactly (it
+// reads numbers through float64, took a null id for a notification and echoed any other),
+// whose params are not an object ("cannot unmarshal array into Go value of type
 // mcp.params"), whose _meta holds a progress token it cannot read ("Go struct field
 // .progressToken of type float64") or whose list cursor is not base64 ("illegal base64 data
 // at input byte 0"), and a JSON-RPC response from the client, which mcp-go takes for an answer
@@ -47,8 +49,12 @@ func (g *Gateway) messageShape(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if len(msg.ID) == 0 || string(msg.ID) == "null" { // a notification: no answer to give
+		if len(msg.ID) == 0 { // a notification: no answer to give
 			next.ServeHTTP(w, r)
+			return
+		}
+		if problem := idProblem(msg.ID); problem != "" {
+			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, problem) // an id that cannot be used is answered as null
 			return
 		}
 		if problem := paramsProblem(*msg.Method, msg.Params); problem != "" {
@@ -64,13 +70,14 @@ func (g *Gateway) messageShape(next http.Handler) http.Handler {
 }
 
 // plainRequest says, from its bytes alone, whether body is a request with nothing here to look
-// at: a method, params an object with a string name, no cursor, and no _meta or one that is an
-// object with no progress token and no number beyond float64. Every call is one (a client of
+// at: a method, a string or small integer id (or none), params an object with a string name,
+// no cursor, and no _meta or one that is an object with no progress token and no number
+// beyond float64. Every call is one (a client of
 // protocol 2026-07-28 sends _meta in each); decoding each once more cost about 7 µs of CPU a
 // call. A body it misjudges (a "name" inside the arguments before the tool's) only gets
 // mcp-go's words for its mistake.
 func plainRequest(body []byte) bool {
-	if !bytes.Contains(body, []byte(`"method"`)) || bytes.Contains(body, []byte(`"cursor"`)) {
+	if !bytes.Contains(body, []byte(`"method"`)) || bytes.Contains(body, []byte(`"cursor"`)) || !plainID(body) {
 		return false
 	}
 	if bytes.Contains(body, []byte(`"_meta"`)) && (!metaObjects(body) ||
@@ -88,6 +95,74 @@ func plainRequest(body []byte) bool {
 	return !ok || name[0] == '"'
 }
 
+// plainID says whether body holds no "id" key or one only, a string or an integer of at most
+// 15 digits (exact through float64). Any other, an "id" twice (one may be an argument's), or
+// a key encoding/json could read as id ("ID", an escaped letter) is for idProblem to judge on
+// the decoded message.
+func plainID(body []byte) bool {
+	at, ok := onlyIDKey(body)
+	if !ok {
+		return false
+	}
+	if at < 0 {
+		return true
+	}
+	v, ok := valueAfter(body[at:], body[at:at+4])
+	if !ok {
+		return false
+	}
+	if v[0] == '"' {
+		return true
+	}
+	digits := bytes.TrimPrefix(v, []byte("-"))
+	n := 0
+	for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
+		n++
+	}
+	if n == 0 || n > 15 || n == len(digits) {
+		return false
+	}
+	c := digits[n]
+	return c == ',' || c == '}' || c == ' ' || c == '\t' || c == '\r' || c == '\n'
+}
+
+// onlyIDKey finds the one "id" in body, in any case as encoding/json matches keys: its
+// index, or -1 for none. It fails for two, or for a \u escape of i or d (a key it cannot see).
+func onlyIDKey(body []byte) (int, bool) {
+	if escapedIorD(body) {
+		return 0, false
+	}
+	at := -1
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(body[i:], '"')
+		if j < 0 || i+j+4 > len(body) {
+			return at, true
+		}
+		i += j
+		if body[i+1]|0x20 == 'i' && body[i+2]|0x20 == 'd' && body[i+3] == '"' {
+			if at >= 0 {
+				return 0, false
+			}
+			at = i
+		}
+	}
+}
+
+// escapedIorD says whether body holds i or d written as a \u escape.
+func escapedIorD(body []byte) bool {
+	for rest := body; ; {
+		i := bytes.Index(rest, []byte(`\u00`))
+		if i < 0 || i+6 > len(rest) {
+			return false
+		}
+		switch strings.ToLower(string(rest[i+4 : i+6])) {
+		case "49", "69", "44", "64":
+			return true
+		}
+		rest = rest[i+4:]
+	}
+}
+
 // metaObjects says whether every "_meta" key in body has an object for its value.
 func metaObjects(body []byte) bool {
 	for rest := body; ; {
@@ -103,7 +178,7 @@ func metaObjects(body []byte) bool {
 }
 
 // valueAfter returns what follows the first key in body past its colon, if anything does.
-func valueAfter(body []byte, key string) ([]byte, bool) {
+func valueAfter[K string | []byte](body []byte, key K) ([]byte, bool) {
 	i := bytes.Index(body, []byte(key))
 	if i < 0 {
 		return nil, false
@@ -131,6 +206,50 @@ func isResponse(id, result, errObj json.RawMessage) bool {
 		return false
 	}
 	return true
+}
+
+// maxExactInteger is the largest integer mcp-go keeps exactly (2^53-1): it reads every
+// number through float64, so 9007199254740993 comes back as 9007199254740992.
+const maxExactInteger = 1<<53 - 1
+
+// idProblem says what is wrong with a request's id in terms of the protocol, or "" for a
+// string or an integer mcp-go answers with exactly as it came. MCP: a request's id is a
+// string or an integer, never null.
+func idProblem(id json.RawMessage) string {
+	const want = "id must be a string or an integer, not "
+	switch c := id[0]; {
+	case c == '"':
+		return ""
+	case c == 'n':
+		return want + "null: a request always has an id (a message without one is a notification, which gets no answer): " +
+			`send one, as "id": 1`
+	case c != '-' && (c < '0' || c > '9'):
+		return want + jsonKind(id) + `: send one, as "id": 1 or "id": "a1"`
+	case !integerLiteral(id):
+		return want + shorten(string(id), 40) + ": write it without a fraction or an exponent, or send a string id"
+	case !exactInteger(id):
+		return fmt.Sprintf("id %s is an integer beyond ±2^53 (%d), which this gateway cannot keep exactly, so its answer "+
+			"would not carry the same id: send a string id instead (\"%s\")", shorten(string(id), 40), maxExactInteger, shorten(string(id), 40))
+	}
+	return ""
+}
+
+// integerLiteral says whether a JSON number is written as an integer: digits, maybe a sign.
+func integerLiteral(n json.RawMessage) bool {
+	digits := bytes.TrimPrefix(n, []byte("-"))
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(digits) > 0
+}
+
+// exactInteger says whether an integer literal is within ±2^53-1, where float64 holds every
+// integer exactly.
+func exactInteger(n json.RawMessage) bool {
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return err == nil && -maxExactInteger <= i && i <= maxExactInteger
 }
 
 // paramsProblem says what is wrong with a request's params in terms of the protocol, or ""
@@ -193,6 +312,11 @@ func metaProblem(meta json.RawMessage) string {
 	if t, ok := fields["progressToken"]; ok && string(t) != "null" && t[0] != '"' {
 		if _, err := strconv.ParseFloat(string(t), 64); err != nil {
 			return fmt.Sprintf("params._meta.progressToken must be a string or an integer, not %s", tokenText(t))
+		}
+		if integerLiteral(t) && !exactInteger(t) {
+			return fmt.Sprintf("params._meta.progressToken %s is an integer beyond ±2^53 (%d), which this gateway cannot keep exactly, "+
+				"so its progress notifications would not carry the same token: send a string token instead (\"%s\")",
+				shorten(string(t), 40), maxExactInteger, shorten(string(t), 40))
 		}
 	}
 	if where, number, ok := outOfRange(meta); ok {
