@@ -111,3 +111,46 @@ func callCount(t *testing.T, reg prometheus.Gatherer, tool, outcome string) floa
 	}
 	return 0
 }
+
+// The caller of a run_agent_task that leaves (Ctrl-C) leaves the task running on to its end: the
+// call is counted aborted, as any call whose caller stopped waiting, not lost (which feeds the
+// error alerts), and its answer says the task runs on rather than that its node may be lost.
+func TestAgentTaskCallerLeavingIsNotCalledLost(t *testing.T) {
+	f, serial := agentFarm(t, thinkingLong...)
+	gw := f.Gateway().Client
+	cli, reg := inProcessCLI(t, gw)
+	ctx, leave := context.WithCancel(t.Context())
+	defer leave()
+	answer := make(chan *mcpgo.CallToolResult, 1)
+	go func() {
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "run_agent_task", map[string]any{"serial": serial, "goal": "think long"}
+		res, _ := cli.CallTool(ctx, req)
+		answer <- res
+	}()
+	var id string
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		if d, ok := gw.Device(serial); ok && d.Task != nil && d.Task.Tool == "run_agent_task" {
+			id = d.Task.ID
+		}
+		return id != ""
+	}, "the agent task running")
+	leave()
+	var res *mcpgo.CallToolResult
+	select {
+	case res = <-answer:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer to the call its caller left")
+	}
+	require.NotNil(t, res, "the in-process call ended without a result")
+	text := farmtest.Text(res)
+	assert.Contains(t, text, "the agent task runs on to its end")
+	assert.NotContains(t, text, "when it is back", "a caller leaving is not a lost node")
+	assert.Equal(t, 1.0, callCount(t, reg, "run_agent_task", broker.OutcomeAborted), "run_agent_task calls counted aborted")
+	assert.Zero(t, callCount(t, reg, "run_agent_task", broker.OutcomeLost), "run_agent_task calls counted lost")
+
+	d, ok := gw.Device(serial)
+	require.True(t, ok)
+	require.NotNil(t, d.Task, "the task runs on after its caller left")
+	assert.Equal(t, id, d.Task.ID)
+}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -307,6 +308,10 @@ func newTask(ctx context.Context, serial, tool, lease string, common deviceArgs,
 
 // taskAnswer turns what came of a task sent to its node into the call's result.
 func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task broker.TaskRequest, res broker.TaskResult, err error) *mcpgo.CallToolResult {
+	if errors.Is(err, errCallerLeft) { // a background task's caller left; the task runs on
+		setOutcome(ctx, broker.OutcomeAborted) // the call, not the task: no loss for the error alerts
+		return errorResult(fmt.Sprintf("%s on %s: %v.%s", task.Tool, dev.Serial, err, taskNote(task.ID)))
+	}
 	if err != nil {
 		outcome := broker.OutcomeLost
 		if callerEnded(err) {
