@@ -9,16 +9,17 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// protocolVersion answers a request whose Mcp-Protocol-Version header names a revision before
-// 2026-07-28 that mcp-go does not know: mcp-go says "Unsupported protocol version" in plain
-// text, without the ones it speaks. This names them, in the error mcp-go gives a later
-// revision it does not know (code -32022, data.supported). initialize is left alone: it
-// negotiates the version in its body, and mcp-go ignores the header there. A later revision
-// is mcp-go's, which already lists them.
+// protocolVersion answers a request whose Mcp-Protocol-Version header names a revision the
+// gateway does not speak, in the error mcp-go gives a later revision it does not know (code
+// -32022, data.supported), with the ones it speaks. mcp-go alone said "Unsupported protocol
+// version" in plain text for an unknown revision sorting before 2026-07-28, and took any
+// value sorting after it ("garbage", "latest", "2099-01-01": its check compares strings) for
+// the sessionless revision, asking for a _meta field instead. initialize is left alone: it
+// negotiates the version in its body, and mcp-go ignores the header there.
 func (g *Gateway) protocolVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := r.Header.Get(mcpgo.HeaderProtocolVersion)
-		if v == "" || mcpgo.IsValidProtocolVersion(v) || mcpgo.IsModernProtocol(v) || isInitialize(r) {
+		if v == "" || mcpgo.IsValidProtocolVersion(v) || isInitialize(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -26,13 +27,30 @@ func (g *Gateway) protocolVersion(next http.Handler) http.Handler {
 		w.WriteHeader(http.StatusBadRequest)
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+		_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": usableID(r), "error": map[string]any{
 			"code": mcpgo.UNSUPPORTED_PROTOCOL_VERSION,
 			"message": fmt.Sprintf("unsupported Mcp-Protocol-Version %q: this gateway speaks %s; send the version initialize agreed on "+
 				"(or no header, which means 2025-03-26)", shorten(v, 40), strings.Join(mcpgo.ValidProtocolVersions, ", ")),
 			"data": mcpgo.UnsupportedProtocolVersionData{Supported: mcpgo.ValidProtocolVersions, Requested: shorten(v, 40)},
 		}})
 	})
+}
+
+// usableID returns the id of the request r POSTs, for an error answer, when it is one the
+// request could be answered with (idProblem); null otherwise, as JSON-RPC answers a request
+// whose id cannot be read.
+func usableID(r *http.Request) json.RawMessage {
+	null := json.RawMessage("null")
+	if r.Method != http.MethodPost {
+		return null
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(bodyOf(r), &msg) != nil || len(msg.ID) == 0 || idProblem(msg.ID) != "" {
+		return null
+	}
+	return msg.ID
 }
 
 // isInitialize reports whether r is a POST of one initialize request.
