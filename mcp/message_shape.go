@@ -288,9 +288,18 @@ func paramsProblem(method string, params json.RawMessage) string {
 		if _, err := base64.StdEncoding.DecodeString(c); err != nil {
 			return "cursor is not one this gateway gave: " + cursorHint
 		}
+		if c != "" && method == onePageList {
+			return "cursor is not one this gateway gave: " + onePageList + " answers with every tool in one page and never gives a nextCursor, " +
+				"so leave cursor out (mcp-go would have read it as a tool name to start after, and given a wrong page)"
+		}
 	}
 	return ""
 }
+
+// onePageList is the list method of the protocol this gateway serves (the others are
+// mcp-go's "not supported"): it is never paged (no mcpserver.WithPaginationLimit), so no
+// cursor is one it gave. An empty cursor is taken for none, as mcp-go does.
+const onePageList = string(mcpgo.MethodToolsList)
 
 // notExpected answers a client's JSON-RPC response.
 const notExpected = "this server sends clients no requests (but the GET stream's ping, answered with an empty result), " +
