@@ -133,7 +133,13 @@ func toolAcquireDevice(platforms []string) toolDef {
 			}
 			progress := g.acquireProgress(ctx, req, &a)
 			defer progress.end() // no waiting notification after the answer
-			return g.acquire(ctx, &a, progress), nil
+			res := g.acquire(ctx, &a, progress)
+			if res.IsError && callerEnded(ctx.Err()) {
+				// Its caller stopped waiting (Ctrl-C, a closed stream): the wait was withdrawn and
+				// nothing is held. No loss, nor a refusal, for the error alerts.
+				setOutcome(ctx, broker.OutcomeAborted)
+			}
+			return res, nil
 		}
 	}}
 }

@@ -154,3 +154,64 @@ func TestAgentTaskCallerLeavingIsNotCalledLost(t *testing.T) {
 	require.NotNil(t, d.Task, "the task runs on after its caller left")
 	assert.Equal(t, id, d.Task.ID)
 }
+
+// An acquire_device whose caller stops waiting in a device's queue (Ctrl-C, a closed stream) is
+// counted aborted, as a device tool's call is: it was counted lost (one device) or refused (a
+// group), and lost feeds the error alerts. The wait is withdrawn: the device's queue empties.
+func TestAcquireWaitInterruptedIsCountedAborted(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2, Quiet: true})
+	gw := f.Gateway().Client
+	holder := f.Client("holder")
+	for _, d := range gw.Devices() {
+		farmtest.MustCall(t, holder, "acquire_device", map[string]any{"serial": d.Serial})
+	}
+	cli, reg := inProcessCLI(t, gw)
+	for i, args := range []map[string]any{
+		{"serial": gw.Devices()[0].Serial, "wait_seconds": 30},
+		{"count": 2, "wait_seconds": 30},
+	} {
+		ctx, interrupt := context.WithCancel(t.Context())
+		answered := make(chan struct{})
+		go func() {
+			defer close(answered)
+			req := mcpgo.CallToolRequest{}
+			req.Params.Name, req.Params.Arguments = "acquire_device", args
+			_, _ = cli.CallTool(ctx, req)
+		}()
+		farmtest.Eventually(t, 10*time.Second, func() bool {
+			ls, err := gw.Leases(t.Context())
+			if err != nil {
+				return false
+			}
+			for _, l := range ls {
+				if l.QueueLen > 0 {
+					return true
+				}
+			}
+			return false
+		}, "acquire_device %v waits in a queue", args)
+		interrupt()
+		select {
+		case <-answered:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer to the interrupted acquire_device %v", args)
+		}
+		farmtest.Eventually(t, 10*time.Second, func() bool {
+			return callCount(t, reg, "acquire_device", broker.OutcomeAborted) == float64(i+1)
+		}, "acquire_device %v counted aborted", args)
+		assert.Zero(t, callCount(t, reg, "acquire_device", broker.OutcomeLost), "acquire_device calls counted lost")
+		assert.Zero(t, callCount(t, reg, "acquire_device", broker.OutcomeRefused), "acquire_device calls counted refused")
+		farmtest.Eventually(t, 10*time.Second, func() bool {
+			ls, err := gw.Leases(t.Context())
+			if err != nil {
+				return false
+			}
+			for _, l := range ls {
+				if l.QueueLen > 0 {
+					return false
+				}
+			}
+			return true
+		}, "the interrupted wait left the queue")
+	}
+}
