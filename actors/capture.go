@@ -210,7 +210,11 @@ func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
 	if m.run.stopWait != nil {
 		m.run.stopWait()
 	}
-	m.run.answer(m.frame, m.err)
+	err := m.err
+	if err != nil && a.pending != nil { // cut short for the task that waits: busy, as a capture during a task
+		err = fmt.Errorf("%w (%w)", ErrCaptureBusy, err)
+	}
+	m.run.answer(m.frame, err)
 	if p := a.pending; p != nil {
 		a.pending = nil
 		a.run(ctx, *p)
