@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -178,18 +179,7 @@ func TestAcquireWaitInterruptedIsCountedAborted(t *testing.T) {
 			req.Params.Name, req.Params.Arguments = "acquire_device", args
 			_, _ = cli.CallTool(ctx, req)
 		}()
-		farmtest.Eventually(t, 10*time.Second, func() bool {
-			ls, err := gw.Leases(t.Context())
-			if err != nil {
-				return false
-			}
-			for _, l := range ls {
-				if l.QueueLen > 0 {
-					return true
-				}
-			}
-			return false
-		}, "acquire_device %v waits in a queue", args)
+		farmtest.Eventually(t, 10*time.Second, func() bool { return anyQueued(t, gw) }, "acquire_device %v waits in a queue", args)
 		interrupt()
 		select {
 		case <-answered:
@@ -201,17 +191,13 @@ func TestAcquireWaitInterruptedIsCountedAborted(t *testing.T) {
 		}, "acquire_device %v counted aborted", args)
 		assert.Zero(t, callCount(t, reg, "acquire_device", broker.OutcomeLost), "acquire_device calls counted lost")
 		assert.Zero(t, callCount(t, reg, "acquire_device", broker.OutcomeRefused), "acquire_device calls counted refused")
-		farmtest.Eventually(t, 10*time.Second, func() bool {
-			ls, err := gw.Leases(t.Context())
-			if err != nil {
-				return false
-			}
-			for _, l := range ls {
-				if l.QueueLen > 0 {
-					return false
-				}
-			}
-			return true
-		}, "the interrupted wait left the queue")
+		farmtest.Eventually(t, 10*time.Second, func() bool { return !anyQueued(t, gw) }, "the interrupted wait left the queue")
 	}
+}
+
+// anyQueued says whether a call waits in any device's queue.
+func anyQueued(t *testing.T, gw *broker.Client) bool {
+	ls, err := gw.Leases(t.Context())
+	require.NoError(t, err)
+	return slices.ContainsFunc(ls, func(l broker.Lease) bool { return l.QueueLen > 0 })
 }
