@@ -24,27 +24,15 @@ import (
 // that the role may not, not that the server's users are old. Without Refusals it would wait
 // out its whole deadline.
 func TestRefusalEndsTheRequestAtOnce(t *testing.T) {
-	op, err := PermissionsFor(RoleOperator, "")
-	require.NoError(t, err)
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(),
-		Users: []embedded.User{{Name: "operator", Password: "pw", Permissions: embedded.Permissions(op)}}}, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-
-	pwFile := filepath.Join(t.TempDir(), "pw")
-	require.NoError(t, os.WriteFile(pwFile, []byte("pw"), 0o600))
 	r := NewRefusals()
-	nc, err := Connect(ConnectOptions{URL: ns.ClientURL(), User: "operator", PasswordFile: pwFile, Refusals: r},
-		slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	nc := operatorConn(t, r, slog.New(slog.DiscardHandler))
 
 	// The deadline is far: the request must end long before it.
 	deadline, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	ctx, stop := r.Watch(deadline)
 	defer stop()
-	_, err = nc.RequestWithContext(ctx, "corral.v1.node.n1.drain", []byte(`{"v":1,"action":"drain"}`))
+	_, err := nc.RequestWithContext(ctx, "corral.v1.node.n1.drain", []byte(`{"v":1,"action":"drain"}`))
 	require.Error(t, err)
 	require.NoError(t, deadline.Err(), "the request waited for its deadline")
 	var refused *RefusedError
@@ -110,23 +98,12 @@ func TestSubjectCovers(t *testing.T) {
 // request, and the refusal was logged and then returned. It ends at the refusal now, told once:
 // by the error, not the log too.
 func TestStoresRefusedEndAtOnceAndAreToldOnce(t *testing.T) {
-	op, err := PermissionsFor(RoleOperator, "")
-	require.NoError(t, err)
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(),
-		Users: []embedded.User{{Name: "operator", Password: "pw", Permissions: embedded.Permissions(op)}}}, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	pwFile := filepath.Join(t.TempDir(), "pw")
-	require.NoError(t, os.WriteFile(pwFile, []byte("pw"), 0o600))
 	var logged logtest.Buffer
-	nc, err := Connect(ConnectOptions{URL: ns.ClientURL(), User: "operator", PasswordFile: pwFile},
-		slog.New(slog.NewTextHandler(&logged, nil)))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	nc := operatorConn(t, nil, slog.New(slog.NewTextHandler(&logged, nil)))
 
 	deadline, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	_, err = EnsureStores(deadline, nc, StoreOptions{})
+	_, err := EnsureStores(deadline, nc, StoreOptions{})
 	require.Error(t, err)
 	var refused *RefusedError
 	require.ErrorAs(t, err, &refused)
@@ -140,4 +117,21 @@ func TestStoresRefusedEndAtOnceAndAreToldOnce(t *testing.T) {
 	require.NoError(t, nc.Flush())
 	require.Eventually(t, func() bool { return strings.Contains(logged.String(), "NATS refused") }, 10*time.Second, 10*time.Millisecond,
 		"a later refusal is logged as before")
+}
+
+// operatorConn connects to a new embedded server as its one user, an operator, telling refusals
+// (nil: none) and logging to log.
+func operatorConn(t *testing.T, refusals *Refusals, log *slog.Logger) *nats.Conn {
+	op, err := PermissionsFor(RoleOperator, "")
+	require.NoError(t, err)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(),
+		Users: []embedded.User{{Name: "operator", Password: "pw", Permissions: embedded.Permissions(op)}}}, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	pwFile := filepath.Join(t.TempDir(), "pw")
+	require.NoError(t, os.WriteFile(pwFile, []byte("pw"), 0o600))
+	nc, err := Connect(ConnectOptions{URL: ns.ClientURL(), User: "operator", PasswordFile: pwFile, Refusals: refusals}, log)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	return nc
 }
