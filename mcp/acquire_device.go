@@ -219,7 +219,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 			setOutcome(ctx, broker.OutcomeLost)
 			return errorResult(fmt.Sprintf("acquire_device waiting for %s: %v", best, err))
 		case ans.OK && ans.Lease != nil:
-			return g.acquired(ctx, *ans.Lease, fmt.Sprintf(" (after waiting in its queue behind %d)", bestWaiters), a.TTLSeconds)
+			return g.acquired(ctx, *ans.Lease, waitedNote(bestWaiters), a.TTLSeconds)
 		}
 		setOutcome(ctx, broker.OutcomeRefused)
 		return errorResult(leaseRefusal("acquire_device", best, ans, req.Holder))
@@ -279,4 +279,16 @@ func farmSummary(devs []broker.DeviceEntry) string {
 		parts = append(parts, fmt.Sprintf("and %d more (list_available_devices)", len(devs)-most))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// waitedNote says, in an acquire_device answer, that the lease came after a wait in the
+// device's queue, and behind how many other callers.
+func waitedNote(ahead int) string {
+	switch ahead {
+	case 0:
+		return " (after waiting for its holder to let it go)"
+	case 1:
+		return " (after waiting in its queue behind 1 other caller)"
+	}
+	return fmt.Sprintf(" (after waiting in its queue behind %d other callers)", ahead)
 }

@@ -124,6 +124,9 @@ func TestAcquireDeviceFallsBackToWaiting(t *testing.T) {
 	if got := out["lease"].(map[string]any)["serial"]; got != "android-busy-2" {
 		t.Fatalf("waited on %v, want the device with the fewest waiters", got)
 	}
+	if msg, _ := out["message"].(string); !strings.Contains(msg, "(after waiting in its queue behind 1 other caller)") {
+		t.Errorf("message %q does not say it waited behind 1 other caller", msg)
+	}
 	var order []string
 	for _, a := range farm.acquires {
 		order = append(order, a.Serial)
