@@ -41,8 +41,19 @@ func OpenSecrets(dir string) (*Secrets, error) {
 	if err != nil {
 		return nil, fmt.Errorf("NATS secrets: %w", err)
 	}
+	damaged := func(why error) error {
+		return fmt.Errorf("NATS secrets %s is damaged (%w): remove the directory to make new credentials, then hand them out again", filepath.Join(dir, secretsFile), why)
+	}
 	if err := json.Unmarshal(b, &s.passwords); err != nil {
-		return nil, fmt.Errorf("NATS secrets %s is damaged (%w): remove the directory to make new credentials, then hand them out again", filepath.Join(dir, secretsFile), err)
+		return nil, damaged(err)
+	}
+	if s.passwords == nil { // the file said null
+		return nil, damaged(errors.New("no users in it"))
+	}
+	for user, pw := range s.passwords {
+		if pw == "" { // NATS would refuse every login of the user: never hand out such a context
+			return nil, damaged(fmt.Errorf("user %q has an empty password", user))
+		}
 	}
 	return s, nil
 }
