@@ -115,6 +115,8 @@ type Client struct {
 	laser      *bool     // $32 as last read
 	stops      uint64    // Stop calls begun
 	stopping   int       // Stop calls under way
+	stopRun    *stopRun  // the Stop under way that later ones join; nil when none
+	askedReset time.Time // when this client sent a soft reset not welcomed yet: that welcome is no news
 	subs       map[chan Event]struct{}
 	err        error // why the client is dead: the link was lost, or Close
 	dead       chan struct{}
@@ -211,7 +213,7 @@ func (c *Client) probeStatus(ctx context.Context) error {
 		case <-t.C:
 			c.log.Warn("grbl no status report after the welcome (halted on a limit?), resetting", "port", c.port)
 			welcome := c.welcomes()
-			if err := c.write([]byte{cmdSoftReset}); err != nil {
+			if err := c.softReset(); err != nil {
 				return err
 			}
 			return c.awaitWelcome(ctx, "open", welcome, false)
@@ -426,12 +428,34 @@ func (c *Client) onWelcome(line string, now time.Time) {
 	c.st.State, c.st.Sub = StateUnknown, -1
 	close(c.resets)
 	c.resets = make(chan struct{})
+	asked := c.resetWasAsked(now)
 	if first {
 		c.log.Info("grbl connected", "port", c.port, "welcome", line)
 		return
 	}
-	c.log.Warn("grbl controller reset", "port", c.port, "welcome", line)
+	if asked {
+		c.log.Info("grbl controller reset", "port", c.port, "welcome", line)
+	} else {
+		c.log.Warn("grbl controller reset by itself (a reboot, a power dip, another client's reset?)", "port", c.port, "welcome", line)
+	}
 	c.emit(Event{Kind: EventReset, At: now, Status: c.st, Text: line})
+}
+
+// softReset sends GRBL's soft reset and notes that this client asked for it.
+func (c *Client) softReset() error {
+	c.mu.Lock()
+	c.askedReset = time.Now()
+	c.mu.Unlock()
+	return c.write([]byte{cmdSoftReset})
+}
+
+// resetWasAsked says whether a welcome at now answers the reset this client sent last (the
+// first welcome within the welcome timeout after it): one it asked for is routine, one it
+// did not is worth a warning. Called with c.mu held.
+func (c *Client) resetWasAsked(now time.Time) bool {
+	asked := !c.askedReset.IsZero() && now.Sub(c.askedReset) <= c.o.welcomeTimeout
+	c.askedReset = time.Time{}
+	return asked
 }
 
 // answer takes an ok (err nil) or error:N for the oldest line in flight.
@@ -579,7 +603,7 @@ func (c *Client) awaitWelcome(ctx context.Context, op string, ch <-chan struct{}
 			if nudge {
 				nudge = false
 				c.log.Info("grbl no welcome yet, resetting", "port", c.port)
-				if err := c.write([]byte{cmdSoftReset}); err != nil {
+				if err := c.softReset(); err != nil {
 					return err
 				}
 				t.Reset(c.o.welcomeTimeout - wait)

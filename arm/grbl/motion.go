@@ -147,9 +147,13 @@ func (c *Client) Resume(ctx context.Context) error { return c.realtime("resume",
 // hold first, as Stop does, to keep the position.
 func (c *Client) Reset(ctx context.Context) (Status, error) {
 	welcome := c.welcomes()
-	if err := c.realtime("reset", cmdSoftReset); err != nil {
+	if err := c.Err(); err != nil {
 		return Status{}, err
 	}
+	if err := c.softReset(); err != nil {
+		return Status{}, err
+	}
+	c.log.Debug("grbl realtime", "port", c.port, "op", "reset")
 	if err := c.awaitWelcome(ctx, "reset", welcome, false); err != nil {
 		return Status{}, err
 	}
@@ -166,6 +170,9 @@ func (c *Client) Reset(ctx context.Context) (Status, error) {
 // Calls that overlap a Stop (begun before it and not yet sent, or begun while it runs) send
 // nothing and fail with ErrStopped, so that a gesture running in another goroutine cannot
 // move the machine again behind the reset; a call begun after Stop returned is sent as usual.
+// A Stop called while another runs (a failed gesture's and an emergency stop's) joins it and
+// returns what it returns: one hold and one reset, not a second reset cutting the first
+// Stop's M5 short.
 //
 // A Z-axis finger stays where the reset left it: lift it with SetZ (after Unlock when the
 // Status returned is in alarm state).
@@ -174,12 +181,48 @@ func (c *Client) Stop(ctx context.Context) (Status, error) {
 	c.stops++
 	c.stopping++
 	own := call{stops: c.stops, own: true}
+	run, joined := c.stopRun, c.stopRun != nil
+	if !joined {
+		run = &stopRun{done: make(chan struct{})}
+		c.stopRun = run
+	}
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
 		c.stopping--
 		c.mu.Unlock()
 	}()
+	if joined {
+		return run.wait(ctx, c.port)
+	}
+	run.st, run.err = c.stop(ctx, own)
+	c.mu.Lock()
+	c.stopRun = nil
+	c.mu.Unlock()
+	close(run.done)
+	return run.st, run.err
+}
+
+// stopRun is a Stop under way, which Stops called meanwhile wait for.
+type stopRun struct {
+	done chan struct{} // closed once st and err are set
+	st   Status
+	err  error
+}
+
+// wait returns what the Stop under way returned, unless ctx ends first.
+func (r *stopRun) wait(ctx context.Context, port string) (Status, error) {
+	select {
+	case <-r.done:
+		return r.st, r.err
+	case <-ctx.Done():
+		return Status{}, &OpError{Port: port, Op: "stop", Err: fmt.Errorf("waiting for the stop under way: %w", ctx.Err()),
+			Hint: "the other stop goes on: check that the finger is up"}
+	}
+}
+
+// stop is Stop's hold, reset and M5, its lines sent as own.
+func (c *Client) stop(ctx context.Context, own call) (Status, error) {
 	if err := c.realtime("hold", cmdHold); err != nil {
 		return Status{}, err
 	}
