@@ -51,9 +51,12 @@ type (
 	}
 	// graceOver is sent when a cancelled task has not returned within the grace period.
 	graceOver struct{ id string }
-	// healthDone carries the result of a health check: the one run after (re)start, or a
-	// recheck of an unhealthy device (health.go).
-	healthDone struct{ err error }
+	// healthDone carries the result of a health check: the one run after (re)start, a
+	// recheck of an unhealthy device, or the probe after a task timed out (health.go).
+	healthDone struct {
+		check *healthCheck
+		err   error
+	}
 )
 
 // Messages from a device actor to its scheduler.
@@ -65,10 +68,12 @@ type (
 		result broker.TaskResult
 		at     time.Time // when the driver returned: the device was free from then on
 	}
-	// deviceHealth reports the device's health after a (re)start or a failure.
+	// deviceHealth reports the device's health after a (re)start or a failure; checked is
+	// set when it is the answer of the actor's health check (health.go).
 	deviceHealth struct {
-		serial string
-		err    error
+		serial  string
+		err     error
+		checked bool
 	}
 )
 
@@ -87,10 +92,11 @@ type deviceActor struct {
 	// which run on it), a fifth of the CPU of a short task. A restart closes it; a worker
 	// stuck in a driver that ignored cancellation ends once the driver returns.
 	work chan func()
-	// recheck is the timer of the next health check while unhealthy, recheckIn its delay
-	// (health.go).
+	// recheck is the timer of the next health check while unhealthy, recheckIn its delay;
+	// checking is the check in flight (health.go).
 	recheck   *time.Timer
 	recheckIn time.Duration
+	checking  *healthCheck
 }
 
 // Receive handles the device actor's messages.
@@ -103,17 +109,21 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 				task()
 			}
 		}(a.work)
-		a.checkHealth(ctx)
+		a.checkHealth(ctx, checkGraces*a.grace)
 	case *actor.Restarting, *actor.Stopping:
 		if a.work != nil { // nil only if it stops before it started
 			close(a.work)
 			a.work = nil
 		}
-		a.stopRecheck()
+		a.stopChecks()
 	case healthDone:
-		a.healthChecked(ctx, m.err)
+		a.healthAnswered(ctx, m)
+	case checkOverdue:
+		a.healthOverdue(ctx, m)
 	case recheckHealth:
-		a.checkHealth(ctx)
+		a.checkHealth(ctx, checkGraces*a.grace)
+	case probeAfterTimeout:
+		a.checkHealth(ctx, probeGraces*a.grace)
 	case haltCheck:
 		a.checkHalt(ctx)
 	case runTask:
@@ -121,6 +131,10 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 			a.run(ctx, m)
 		}
 	case captureScreen:
+		if a.checking != nil { // the driver is being checked: one operation at a time
+			m.reply(ScreenFrame{}, ErrCaptureBusy)
+			return
+		}
 		a.startCapture(ctx, m)
 	case captureDone:
 		a.captureEnded(ctx, m)

@@ -95,6 +95,7 @@ type slot struct {
 	health     string // online, unhealthy or offline; leased and busy are derived
 	reason     string
 	halt       string // why the device is halted (halt.go); "" when it is not
+	probing    bool   // checked after a task timed out: nothing starts until the answer (probeTimedOut)
 	epoch      uint64
 	lease      *broker.Lease
 	leaseReq   string        // the id of the request the lease was granted to (withdraw.go)
@@ -131,6 +132,9 @@ type waiter struct {
 	acquire  *AcquireLease
 	enqueued time.Time
 	timer    *time.Timer
+	// untilProbed: a task that asked not to wait, held only for the health check after a
+	// timeout; refused if the device turns out unhealthy.
+	untilProbed bool
 }
 
 // Scheduler is the actor that owns the leases and queues of one node's devices and decides
@@ -224,7 +228,7 @@ func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
 		sl = &slot{epoch: info.Epoch, series: s.cfg.Metrics.device(s.cfg.Node, info.Serial)}
 		s.slots[info.Serial] = sl
 	}
-	sl.dev, sl.info, sl.halt = dev, info, "" // a device added again has a new driver
+	sl.dev, sl.info, sl.halt, sl.probing = dev, info, "", false // a device added again has a new driver
 	// Unhealthy until its actor's first health check passes.
 	sl.health, sl.reason = broker.StateUnhealthy, reasonStarting
 	sl.pid = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
@@ -240,7 +244,7 @@ func (s *Scheduler) removeDevice(ctx actor.Context, serial, reason string) {
 	if !ok {
 		return
 	}
-	sl.health, sl.reason = broker.StateOffline, reason
+	sl.health, sl.reason, sl.probing = broker.StateOffline, reason, false
 	if t := sl.running; t != nil {
 		// The device's actor stops with the device: answer the caller now, not when it returns.
 		msg := fmt.Sprintf("device %s disconnected during the task (%s)", serial, reason)
@@ -295,6 +299,9 @@ func (s *Scheduler) deviceHealth(m deviceHealth) {
 		return
 	}
 	was, wasReason := sl.health, sl.reason
+	if m.checked {
+		sl.probing = false
+	}
 	if m.err != nil {
 		sl.health, sl.reason = broker.StateUnhealthy, m.err.Error()
 		if was != sl.health || wasReason != sl.reason { // rechecks repeat it every half minute
@@ -305,6 +312,9 @@ func (s *Scheduler) deviceHealth(m deviceHealth) {
 		if was == broker.StateUnhealthy && wasReason != reasonStarting {
 			s.cfg.Log.Info("device healthy again", "serial", m.serial, "node", s.cfg.Node, "was", wasReason)
 		}
+	}
+	if sl.health == broker.StateUnhealthy && !sl.takesTasks() {
+		s.failQueue(sl, func(w *waiter) bool { return w.untilProbed }, broker.OutcomeRefused, broker.CodeUnhealthy, unhealthyText(sl))
 	}
 	s.show(sl)
 	s.dispatch(sl)
@@ -327,15 +337,21 @@ func (s *Scheduler) submit(m SubmitTask) {
 			s.refuse(t, broker.CodeStaleLease, s.staleText(sl, t.req.Lease), sl)
 			return
 		}
-		if sl.running == nil {
+		if sl.idle() {
 			s.start(sl, t)
 		} else if !s.refuseQueueFull(t, sl) {
-			s.enqueue(sl, &waiter{task: t}, s.cfg.HolderQueue)
+			// Behind its own task it waits; held only by the check after a timeout, it is
+			// refused if the device turns out unhealthy, as it would be then.
+			s.enqueue(sl, &waiter{task: t, untilProbed: sl.running == nil && t.req.WaitMS <= 0}, s.cfg.HolderQueue)
 		}
 		s.renew(sl) // after the task is on its way
 		return
 	}
 	if sl.lease == nil && sl.running == nil && len(sl.queue) == 0 {
+		if sl.probing {
+			s.holdUntilProbed(sl, t)
+			return
+		}
 		s.start(sl, t)
 		return
 	}
@@ -384,10 +400,15 @@ func (s *Scheduler) checkHealth(sl *slot, t *task) bool {
 		s.refuse(t, broker.CodeOffline, fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", sl.info.Serial, sl.reason), nil)
 		return true
 	case broker.StateUnhealthy:
-		s.refuse(t, broker.CodeUnhealthy, fmt.Sprintf("device %s is unhealthy (%s); it takes no tasks until a health check passes — retry shortly or pick another device", sl.info.Serial, sl.reason), nil)
+		s.refuse(t, broker.CodeUnhealthy, unhealthyText(sl), nil)
 		return true
 	}
 	return false
+}
+
+// unhealthyText is the refusal of a task for an unhealthy device.
+func unhealthyText(sl *slot) string {
+	return fmt.Sprintf("device %s is unhealthy (%s); it takes no tasks until a health check passes — retry shortly or pick another device", sl.info.Serial, sl.reason)
 }
 
 // start runs t on the device now.
@@ -449,12 +470,47 @@ func (s *Scheduler) finished(m taskFinished) {
 	}
 	s.answer(t, res)
 	s.afterHaltedTask(sl, res)
+	s.probeTimedOut(sl, res)
 	s.show(sl)
 	s.dispatch(sl)
 }
 
+// probeTimedOut asks the device's actor for a health check after a task timed out on it, and
+// holds the device until the answer: a driver that answered nothing within a deadline may be
+// hung (its process stopped), and the next waiter would run its whole deadline on it too.
+// Unhealthy, the device keeps its queue waiting until a recheck passes, as a device whose
+// driver reports its own health does (SetHealth). A halted device takes tasks whatever its
+// checks say (halt.go), and an unhealthy one is being checked already.
+func (s *Scheduler) probeTimedOut(sl *slot, res broker.TaskResult) {
+	if res.Outcome != broker.OutcomeTimedOut || sl.health != broker.StateOnline || sl.halt != "" || sl.pid == nil {
+		return
+	}
+	sl.probing = true
+	s.root.Send(sl.pid, probeAfterTimeout{})
+}
+
+// holdUntilProbed queues a task that came for the free device while it is checked after a
+// timeout. One that asked to wait waits as it asked. One that did not would have started at
+// once: it waits for the check's answer only, and is refused if the device turns out
+// unhealthy.
+func (s *Scheduler) holdUntilProbed(sl *slot, t *task) {
+	if s.refuseQueueFull(t, sl) {
+		return
+	}
+	if t.req.WaitMS > 0 {
+		s.enqueue(sl, &waiter{task: t}, time.Duration(t.req.WaitMS)*time.Millisecond)
+		return
+	}
+	// The check answers, or is overdue, within twice its timeout; twice that again covers a
+	// loaded host's late timers.
+	s.enqueue(sl, &waiter{task: t, untilProbed: true}, 4*probeGraces*s.cfg.Grace)
+}
+
 // dispatch starts the next task or grants the next lease, if the device is free.
 func (s *Scheduler) dispatch(sl *slot) {
+	if sl.probing {
+		return // the probe's answer dispatches; the hand-over counts from the task's end
+	}
 	freed := sl.freed
 	sl.freed = time.Time{}
 	served := func(w *waiter) {
@@ -585,6 +641,9 @@ func (s *Scheduler) dequeue(sl *slot, i int) *waiter {
 	return w
 }
 
+// idle says whether the device runs nothing: no task, no check after a timeout.
+func (sl *slot) idle() bool { return sl.running == nil && !sl.probing }
+
 // holderTask is the index of the first queued task of the lease holder, or -1.
 func (sl *slot) holderTask() int {
 	for i, w := range sl.queue {
@@ -600,7 +659,7 @@ func (sl *slot) state() string {
 	switch {
 	case sl.health != broker.StateOnline:
 		return sl.health
-	case sl.running != nil:
+	case sl.running != nil, sl.probing: // a check after a timeout holds it as its task did
 		return broker.StateBusy
 	case sl.lease != nil:
 		return broker.StateLeased
