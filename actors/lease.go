@@ -226,18 +226,11 @@ func (sl *slot) holderView() *broker.Lease {
 // tasks of the same holder. It never waits for the task it aborts.
 func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 	out := broker.AbortAnswer{V: broker.WireVersion, Aborted: []string{}}
-	by := req.By
-	if by == "" {
-		by = "abort_task"
-	}
-	c := &cause{outcome: broker.OutcomeAborted, msg: "aborted by " + by}
-	if by == clientCancelled {
-		c.msg = "aborted: its caller stopped waiting (interrupted or timed out, or its stream closed)"
-	}
 	for serial, sl := range s.slots {
 		if req.Serial != "" && serial != req.Serial || !req.Covers(sl.info.Tags) {
 			continue
 		}
+		c := abortCauseOf(req, sl)
 		var handle string
 		var holder broker.Holder
 		n := len(out.Aborted)

@@ -38,16 +38,28 @@ func (d *Driver) run(ctx context.Context, op string, program func(ctx context.Co
 	if err == nil {
 		return nil
 	}
-	d.stop(op, err)
+	if d.stop(op, err) && ctx.Err() != nil {
+		// Cut short on purpose (an abort, a deadline, emergency_stop): the line the
+		// controller was at is no news, and "it may still run" would be wrong once stopped.
+		return d.wrap(op, stoppedMidGesture{ctx.Err()}, "")
+	}
 	return d.wrap(op, err, "")
 }
 
-// stop brings the rig to rest with the finger up after a failed gesture.
-func (d *Driver) stop(op string, cause error) {
+// stoppedMidGesture is the error of a gesture whose context ended and which was stopped,
+// the finger up: it wraps the context's error.
+type stoppedMidGesture struct{ ctxErr error }
+
+func (e stoppedMidGesture) Error() string { return "stopped mid-gesture, the finger up" }
+func (e stoppedMidGesture) Unwrap() error { return e.ctxErr }
+
+// stop brings the rig to rest with the finger up after a failed gesture, and says whether it
+// did.
+func (d *Driver) stop(op string, cause error) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if d.arm.Err() != nil {
-		return // nothing reaches the controller; a lost link resets an Arduino GRBL anyway
+		return false // nothing reaches the controller; a lost link resets an Arduino GRBL anyway
 	}
 	st, err := d.arm.Stop(ctx)
 	if err == nil && d.cfg.Finger.Z {
@@ -60,9 +72,10 @@ func (d *Driver) stop(op string, cause error) {
 	}
 	if err != nil {
 		d.log.Error("rig did not stop cleanly after a failed gesture: check that the finger is up", "op", op, "cause", cause, "err", err)
-		return
+		return false
 	}
 	d.log.Warn("gesture failed; rig stopped with the finger up", "op", op, "cause", cause)
+	return true
 }
 
 // Tap touches p for hold (a plain tap when 0).

@@ -1,0 +1,32 @@
+package rig
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
+)
+
+// A gesture cut short on purpose (an abort, a deadline, emergency_stop) says it stopped with
+// the finger up: it read "M5: waiting for the answer: context canceled (the line may still
+// run; …)", which suggested the machine might still move.
+func TestCancelledGestureSaysItStopped(t *testing.T) {
+	r := startRig(t, 5, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- r.d.Swipe(ctx, device.Point{X: 540, Y: 2000}, device.Point{X: 540, Y: 200}, 20*time.Second, 0)
+	}()
+	waitFor(t, func() bool { return r.tw.GRBL.Snapshot().FingerDown })
+	cancel()
+	err := <-done
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled swipe: %v, want context.Canceled", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "swipe: stopped mid-gesture, the finger up") || strings.Contains(msg, "may still run") {
+		t.Fatalf("cancelled swipe reads %q, want it to say it stopped with the finger up", msg)
+	}
+}
