@@ -55,6 +55,8 @@ type Driver struct {
 	opened  map[target.ID]int             // the order tabs were first seen in; -1: closed
 	seen    int
 	front   target.ID // the tab last brought to the front
+	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go)
+	replaced bool
 
 	lazy      bool
 	idle      time.Duration
@@ -194,8 +196,14 @@ func (d *Driver) browserCtx() context.Context {
 func (d *Driver) Reset(ctx context.Context) error {
 	d.launching.Lock()
 	defer d.launching.Unlock()
-	if err := d.shutdown(); err != nil || d.lazy {
+	if err := d.shutdown(); err != nil {
 		return err
+	}
+	d.mu.Lock()
+	d.replaced = false // the next holder expects a fresh browser: nothing to tell
+	d.mu.Unlock()
+	if d.lazy {
+		return nil
 	}
 	return d.launch(ctx)
 }
@@ -247,10 +255,20 @@ func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
 	return device.Size{Width: w, Height: h}, ctx.Err()
 }
 
-// Health answers whether the browser still runs.
+// Health answers whether the browser runs, replacing one that crashed; the notice that it
+// was replaced is left for the device's next call (use).
 func (d *Driver) Health(ctx context.Context) error {
-	_, err := d.pages(ctx)
-	return err
+	release, err := d.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	bctx, done := bound(ctx, d.browserCtx())
+	defer done()
+	if _, err := chromedp.Targets(bctx); err != nil {
+		return d.wrap("list tabs", err, "")
+	}
+	return nil
 }
 
 // Close stops the browser and removes its profile directory.
@@ -270,6 +288,9 @@ var (
 	ErrOffScreen   = mistake("outside the viewport")
 	ErrNoFocus     = errors.New("no text field has focus")
 	ErrNoHistory   = errors.New("there is no page to go back to")
+	// ErrBrowserReplaced answers the first call after the browser crashed (or was killed)
+	// and a new one took its place, on a new profile.
+	ErrBrowserReplaced = errors.New("the browser had died and was restarted: its tabs, cookies and storage are gone")
 )
 
 func (d *Driver) wrap(op string, err error, hint string) error {

@@ -494,8 +494,10 @@ func TestElasticDeviceStartsOnUseAndStopsWhenIdle(t *testing.T) {
 	}
 }
 
-// A browser that crashes is replaced at the device's next use; another device's browser is
-// not touched.
+// A browser that crashes is replaced at the device's next use, and the first call after says
+// so instead of acting (screenshots say it without taking it: the console takes them between a
+// holder's calls; health checks neither); another device's browser is not touched. A reset
+// for the next holder has nothing to tell.
 func TestCrashedBrowserIsReplaced(t *testing.T) {
 	r := newRecorder(t)
 	a := startBrowserWith(t, Options{Serial: "web-crash"})
@@ -506,11 +508,22 @@ func TestCrashedBrowserIsReplaced(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	proc := chromedp.FromContext(a.browserCtx()).Browser.Process()
-	if err := proc.Kill(); err != nil {
-		t.Fatal(err)
+	killBrowser(t, a)
+	for range 2 {
+		if _, _, err := a.ScreenshotJPEG(ctx); !errors.Is(err, ErrBrowserReplaced) {
+			t.Fatalf("a screenshot after the crash: %v, want ErrBrowserReplaced", err)
+		}
 	}
-	waitFor(t, "the killed browser seen as crashed", a.crashed)
+	if err := a.Health(ctx); err != nil {
+		t.Fatalf("the health of the replaced browser: %v", err)
+	}
+	u, err := a.ForegroundApp(ctx)
+	if !errors.Is(err, ErrBrowserReplaced) || !strings.Contains(err.Error(), "web-crash") || !strings.Contains(err.Error(), "app_launch") {
+		t.Fatalf("the first call after the crash: %q, %v; want ErrBrowserReplaced naming the device and what to do", u, err)
+	}
+	if u, err := a.ForegroundApp(ctx); err != nil || u != "about:blank" {
+		t.Fatalf("the second call after the crash: %q, %v; want the new browser's about:blank", u, err)
+	}
 	if err := a.LaunchApp(ctx, r.srv.URL+"/"); err != nil {
 		t.Fatalf("the device after its browser crashed: %v", err)
 	}
@@ -520,6 +533,26 @@ func TestCrashedBrowserIsReplaced(t *testing.T) {
 	if u, err := b.ForegroundApp(ctx); err != nil || u != r.srv.URL+"/" {
 		t.Errorf("the other device after the crash: %q, %v", u, err)
 	}
+
+	killBrowser(t, a)
+	if _, _, err := a.ScreenshotJPEG(ctx); !errors.Is(err, ErrBrowserReplaced) { // seen, not told
+		t.Fatalf("a screenshot after the second crash: %v, want ErrBrowserReplaced", err)
+	}
+	if err := a.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ForegroundApp(ctx); err != nil {
+		t.Errorf("the first call after a reset: %v, want none of the last holder's crash", err)
+	}
+}
+
+// killBrowser kills d's Chromium, as a crash or `pkill -9` does, and waits until d sees it.
+func killBrowser(t *testing.T, d *Driver) {
+	t.Helper()
+	if err := chromedp.FromContext(d.browserCtx()).Browser.Process().Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the killed browser seen as crashed", d.crashed)
 }
 
 // A browser that dies while it starts (Chromium has crashed at start-up on a loaded machine)

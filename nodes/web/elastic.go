@@ -13,12 +13,56 @@ import (
 // running. use and stopWhenIdle keep a browser from stopping while something uses it.
 
 // use marks the browser in use until release is called, starting it first if none runs, or
-// again if it crashed.
+// again if it crashed. The first use after a crash answers ErrBrowserReplaced instead, once:
+// the call does nothing, and its caller learns that the pages, cookies and storage it had are
+// gone (a holder's lease outlives the browser).
 func (d *Driver) use(ctx context.Context) (release func(), err error) {
+	release, err = d.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.replacedNotice(true); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// peekReplaced answers ErrBrowserReplaced while no call has been told that the browser was
+// replaced, and leaves that for the next call: screenshots use it, since the console's live
+// screen takes them between a holder's calls and must not be the one told.
+func (d *Driver) peekReplaced(ctx context.Context) error {
+	release, err := d.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	release()
+	return d.replacedNotice(false)
+}
+
+// replacedNotice is ErrBrowserReplaced if the browser was replaced after a crash and no call
+// has been told yet; told marks it told.
+func (d *Driver) replacedNotice(told bool) error {
+	d.mu.Lock()
+	replaced := d.replaced
+	if told {
+		d.replaced = false
+	}
+	d.mu.Unlock()
+	if !replaced {
+		return nil
+	}
+	return d.wrap("restart", ErrBrowserReplaced, "this call did nothing: open your page again with app_launch, "+
+		"and sign in again where the site needs it")
+}
+
+// acquire is use without the notice: health checks start or replace the browser without
+// taking the notice meant for the device's callers.
+func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
 	d.launching.Lock()
 	defer d.launching.Unlock()
-	if d.crashed() {
-		d.log.Warn("the browser died; starting a new one")
+	if d.noteCrash() {
+		d.log.Warn("the browser died; starting a new one (its tabs, cookies and storage are gone; the next call is told)")
 		_ = d.shutdown()
 	}
 	d.mu.Lock()
@@ -64,11 +108,24 @@ func (d *Driver) stopWhenIdle() {
 		idle = d.stop != nil && d.inflight == 0 && time.Since(d.lastUse) >= d.idle
 		d.mu.Unlock()
 		if idle {
+			d.noteCrash() // a crash found here is told at the next use all the same
 			_ = d.shutdown()
 			d.log.Info("browser stopped: idle", "for", d.idle)
 		}
 		d.launching.Unlock()
 	}
+}
+
+// noteCrash marks the browser replaced, for the next call to be told, if it crashed; it says
+// whether it did. Callers hold launching.
+func (d *Driver) noteCrash() bool {
+	if !d.crashed() {
+		return false
+	}
+	d.mu.Lock()
+	d.replaced = true
+	d.mu.Unlock()
+	return true
 }
 
 // crashed says whether the browser's process has ended while the device still counts it as

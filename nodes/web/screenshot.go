@@ -29,8 +29,12 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	return img, nil
 }
 
-// ScreenshotJPEG captures the tab in front at device pixels as Chromium encodes it.
+// ScreenshotJPEG captures the tab in front at device pixels as Chromium encodes it. After the
+// browser was replaced it answers ErrBrowserReplaced until another call has been told.
 func (d *Driver) ScreenshotJPEG(ctx context.Context) ([]byte, device.Size, error) {
+	if err := d.peekReplaced(ctx); err != nil {
+		return nil, device.Size{}, err
+	}
 	c, done, err := d.tab(ctx)
 	if err != nil {
 		return nil, device.Size{}, err
