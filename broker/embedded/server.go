@@ -29,6 +29,9 @@ type Options struct {
 	Port int
 	// StoreDir holds JetStream's data.
 	StoreDir string
+	// MaxStore bounds JetStream's file storage, in bytes; 0 leaves nats-server's own bound:
+	// 75% of the free space on StoreDir's disk at start. Streams reserve their MaxBytes in it.
+	MaxStore int64
 	// Name names the server (shown by `nats server info`); servers of a cluster need
 	// different names.
 	Name string
@@ -76,6 +79,29 @@ func portInUse(port int, host string, err error) error {
 		port, host, err)
 }
 
+// readyTimeout bounds the wait for the server to accept connections.
+const readyTimeout = 10 * time.Second
+
+// waitReady waits until ns accepts connections, and says why when it does not: a fatal it
+// logged ends the wait at once (nats-server would have exited), a timeout names its last error.
+func waitReady(ns *server.Server, serverLog *serverLog, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !ns.ReadyForConnections(100 * time.Millisecond) {
+		select {
+		case <-serverLog.fatal:
+			return fmt.Errorf("the server could not start: %s", serverLog.lastError())
+		default:
+		}
+		if time.Now().After(deadline) {
+			if last := serverLog.lastError(); last != "" {
+				return fmt.Errorf("not ready after %s; its last error: %s", timeout, last)
+			}
+			return fmt.Errorf("not ready after %s", timeout)
+		}
+	}
+	return nil
+}
+
 // Start starts an in-process nats-server with JetStream and waits until it accepts
 // connections. Shut it down with Shutdown and WaitForShutdown.
 func Start(opts Options, log *slog.Logger) (*server.Server, error) {
@@ -106,8 +132,9 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		JetStream:  true,
 		StoreDir:   opts.StoreDir,
 		NoSigs:     true,
-		NoLog:      true,
 		MaxPayload: MaxPayload,
+
+		JetStreamMaxStore: opts.MaxStore,
 	}
 	if len(opts.Users) > 0 {
 		so.Users = serverUsers(opts.Users)
@@ -140,10 +167,12 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
+	serverLog := newServerLog(log)
+	ns.SetLoggerV2(serverLog, false, false, false)
 	ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
+	if err := waitReady(ns, serverLog, readyTimeout); err != nil {
 		ns.Shutdown()
-		return nil, fmt.Errorf("embedded nats: not ready after 10s (store %s)", opts.StoreDir)
+		return nil, fmt.Errorf("embedded nats: %w (store %s)", err, opts.StoreDir)
 	}
 	log.Info("embedded NATS started", "name", opts.Name, "url", ns.ClientURL(), "store", opts.StoreDir, "cluster", so.Cluster.Name,
 		"users", len(so.Users), "tls", so.TLS, "domain", so.JetStreamDomain, "leaf_port", so.LeafNode.Port, "uplink", len(so.LeafNode.Remotes) > 0)

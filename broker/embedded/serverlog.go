@@ -1,0 +1,60 @@
+package embedded
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// serverLog passes the embedded server's log to Corral's (component=nats): its warnings,
+// errors and fatals at their levels, its notices at debug. The server is given it with debug
+// and trace off, so it never sees protocol traces (a client's CONNECT carries its password).
+// It remembers the last error for a start that fails, and a fatal ends that start at once.
+type serverLog struct {
+	log *slog.Logger
+
+	mu      sync.Mutex
+	lastErr string
+
+	fatalOnce sync.Once
+	fatal     chan struct{} // closed at the server's first fatal
+}
+
+func newServerLog(log *slog.Logger) *serverLog {
+	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{})}
+}
+
+func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
+func (l *serverLog) Warnf(format string, v ...any)   { l.log.Warn(fmt.Sprintf(format, v...)) }
+
+func (l *serverLog) Errorf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	l.log.Error(msg)
+	l.remember(msg)
+}
+
+// Fatalf logs what stops the server. nats-server's own logger would exit the process here;
+// Corral's start says it and stops instead (Start).
+func (l *serverLog) Fatalf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	l.log.Error(msg, "fatal", true)
+	l.remember(msg)
+	l.fatalOnce.Do(func() { close(l.fatal) })
+}
+
+// Debugf and Tracef are never called (debug and trace are off); they log nothing if they are.
+func (l *serverLog) Debugf(string, ...any) {}
+func (l *serverLog) Tracef(string, ...any) {}
+
+func (l *serverLog) remember(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lastErr = msg
+}
+
+// lastError is the last error or fatal the server logged, "" when none.
+func (l *serverLog) lastError() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lastErr
+}
