@@ -47,7 +47,7 @@ func (g *Gateway) sessionClient(ctx context.Context, _ *http.Request) context.Co
 // storeClient writes the session's client name to its KV entry. A failure is logged, and the
 // next request tries again: meanwhile only a gateway taking the session up would lack the name.
 func (g *Gateway) storeClient(ctx context.Context, id, name string) {
-	err := g.farm.UpdateSessionDevice(ctx, id, func(sd *broker.SessionDefault) bool {
+	err := g.updateSessionBriefly(ctx, id, func(sd *broker.SessionDefault) bool {
 		if sd.Client == name {
 			return false
 		}

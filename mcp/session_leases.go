@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -14,6 +15,18 @@ import (
 
 // maxSessionLeases bounds the handles a session remembers of acquire_device: the oldest goes.
 const maxSessionLeases = 8
+
+// sessionWriteTimeout bounds the session's KV writes a call makes on its way (its client name,
+// a lease it acquired): a store that takes no writes (the NATS server's disk full) then costs
+// a call this much, not the call's whole deadline, and the call's answer still goes out.
+const sessionWriteTimeout = 1500 * time.Millisecond
+
+// updateSessionBriefly is Farm.UpdateSessionDevice bounded by sessionWriteTimeout.
+func (g *Gateway) updateSessionBriefly(ctx context.Context, id string, change func(*broker.SessionDefault) bool) error {
+	ctx, cancel := context.WithTimeout(ctx, sessionWriteTimeout)
+	defer cancel()
+	return g.farm.UpdateSessionDevice(ctx, id, change)
+}
 
 // sessionLease is a lease a protocol session took and still holds, as release_device without
 // a lease considers it.
@@ -44,7 +57,7 @@ func (g *Gateway) rememberAcquired(ctx context.Context, handle string) {
 	if id == "" {
 		return
 	}
-	err := g.farm.UpdateSessionDevice(ctx, id, func(sd *broker.SessionDefault) bool {
+	err := g.updateSessionBriefly(ctx, id, func(sd *broker.SessionDefault) bool {
 		sd.Acquired = append(slices.DeleteFunc(sd.Acquired, func(h string) bool { return h == handle }), handle)
 		if n := len(sd.Acquired); n > maxSessionLeases {
 			sd.Acquired = slices.Clone(sd.Acquired[n-maxSessionLeases:])
@@ -52,7 +65,8 @@ func (g *Gateway) rememberAcquired(ctx context.Context, handle string) {
 		return true
 	})
 	if err != nil {
-		g.log.Warn("the session's lease could not be remembered", "session", id, "err", err)
+		g.log.Warn("the session's lease could not be remembered: release_device must name it (pass lease); "+
+			"if NATS takes no writes, check its data disk", "session", id, "err", err)
 	}
 }
 
