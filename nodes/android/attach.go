@@ -13,7 +13,10 @@ import (
 // and the input devices).
 const createTimeout = 10 * time.Second
 
-// RemovedReason is the reason Attach gives the registry for a device that left.
+// RemovedReason is the reason Attach gives the registry for a device that left the adb
+// server's list. One still listed, in another state, gets that state and what to do after it
+// (see removedReason); the devices of an adb server that does not answer get the
+// *ServerDownError's text.
 const RemovedReason = "device disconnected"
 
 // settleTime is how long a device may stay in a state it passes through on its way in
@@ -24,13 +27,17 @@ const settleTime = 5 * time.Second
 
 // Attach keeps reg in step with the adb server at addr (ServerAddr() when empty) until ctx
 // ends: a device that becomes ready gets a Driver, added with AddDriver; one that leaves is
-// removed with RemoveDevice(serial, "device disconnected"), which also closes its driver and
-// fails its call in flight. Devices in other states are logged with a hint: at once at WARN
-// for a state that needs someone (unauthorized, no permissions, ...), at DEBUG for one every
-// device passes through, then at WARN if the device is still in it after settleTime. Attach
-// returns an error at once if the adb server cannot be reached, and nil when ctx ends; the
-// devices it added stay on reg (a node removes its devices when it stops). Each driver is made
-// with opts (WithTags: a private adb server's simulated devices are tagged "sim").
+// removed with RemoveDevice(serial, reason), which also closes its driver and fails its call in
+// flight; the reason is "device disconnected", with the adb state and what to do if the server
+// still lists it. Devices in other states are logged with a hint: at once at WARN for a state
+// that needs someone (unauthorized, no permissions, ...), at DEBUG for one every device passes
+// through, then at WARN if the device is still in it after settleTime. An adb server that does
+// not answer, at first or any more, is logged once at WARN, its devices removed with the
+// reason that it does not answer and what to do, and dialled again until it answers (logged
+// once at INFO). Attach returns an error at once only if addr is not host:port, and nil when
+// ctx ends; the devices it added stay on reg (a node removes its devices when it stops). Each
+// driver is made with opts (WithTags: a private adb server's simulated devices are tagged
+// "sim").
 func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Logger, opts ...Option) error {
 	if addr == "" {
 		addr = ServerAddr()
@@ -40,6 +47,9 @@ func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Log
 	}
 	log = log.With("adb_server", addr)
 	events, err := Watch(ctx, addr)
+	if ctx.Err() != nil {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -72,7 +82,12 @@ func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
 		a.add(ctx, e.Serial)
 	case Removed:
 		delete(a.settling, e.Serial)
-		a.remove(e.Serial, e.State)
+		a.remove(e)
+	case ServerDown:
+		clear(a.settling) // gone with the server
+		a.log.Warn("adb server does not answer; its devices are offline until it does", "err", e.Err)
+	case ServerUp:
+		a.log.Info("adb server answers again")
 	case Unusable:
 		if !transient(e.State) {
 			delete(a.settling, e.Serial)
@@ -181,20 +196,40 @@ func (a *attacher) add(ctx context.Context, serial string) {
 	})
 }
 
-// remove takes serial off reg (or stops its driver being made).
-func (a *attacher) remove(serial, state string) {
+// remove takes the device of e, a Removed event, off reg (or stops its driver being made).
+func (a *attacher) remove(e Event) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	at := a.live[serial]
+	at := a.live[e.Serial]
 	if at == nil {
 		return
 	}
-	delete(a.live, serial)
+	delete(a.live, e.Serial)
 	at.cancel()
-	if at.added {
-		a.reg.RemoveDevice(serial, RemovedReason)
-		a.log.Info("android device detached", "serial", serial, "state", state)
+	if !at.added {
+		return
 	}
+	a.reg.RemoveDevice(e.Serial, removedReason(e))
+	attrs := []any{"serial", e.Serial}
+	switch {
+	case e.Err != nil:
+		attrs = append(attrs, "cause", "adb server does not answer") // logged once, in full, at WARN
+	case e.State != "":
+		attrs = append(attrs, "state", e.State, "hint", StateHint(e.State))
+	}
+	a.log.Info("android device detached", attrs...)
+}
+
+// removedReason is what the registry shows for the device of e, a Removed event: the adb
+// server down, the state it is listed in and what to do, or no longer listed.
+func removedReason(e Event) string {
+	switch {
+	case e.Err != nil:
+		return e.Err.Error()
+	case e.State != "":
+		return RemovedReason + " (adb lists it " + e.State + "): " + StateHint(e.State)
+	}
+	return RemovedReason
 }
 
 // transient says whether a device in state passes through it on its way to "device".

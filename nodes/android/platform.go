@@ -45,9 +45,9 @@ func (s *setup) Real(ctx context.Context) bool {
 		return false
 	case "auto":
 		adb = ServerAddr()
-		if !answers(adb) {
-			return false
-		}
+	}
+	if !answers(adb) { // Watch would wait for it
+		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
@@ -80,6 +80,8 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			// Attach waits for an adb server that does not answer yet; it fails only on an
+			// address that is not host:port.
 			if err := Attach(actx, reg, addr, log, opts...); err != nil {
 				log.Warn("android devices not attached", "adb_server", addr, "err", err)
 			}

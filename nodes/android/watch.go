@@ -2,6 +2,8 @@ package android
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"maps"
 	"net"
 	"slices"
@@ -22,6 +24,11 @@ const (
 	// Unusable: the adb server lists the device in a state other than "device" (unauthorized,
 	// offline, no permissions, recovery, ...). State says which; Hint what to do.
 	Unusable
+	// ServerDown: the adb server does not answer (at first, or any more). Err says why, with
+	// what to do; the devices it had are Removed, with the same Err, right after.
+	ServerDown
+	// ServerUp: the adb server answers again after a ServerDown; its devices follow as Added.
+	ServerUp
 )
 
 func (k EventKind) String() string {
@@ -32,6 +39,10 @@ func (k EventKind) String() string {
 		return "removed"
 	case Unusable:
 		return "unusable"
+	case ServerDown:
+		return "server down"
+	case ServerUp:
+		return "server up"
 	}
 	return "unknown"
 }
@@ -43,12 +54,43 @@ type Event struct {
 	// State is the adb state now ("device", "offline", "unauthorized", ...), empty when the
 	// device is no longer listed.
 	State string
+	// Err is why the adb server cannot be reached (a *ServerDownError): set on ServerDown and
+	// on the Removed events it causes, nil otherwise.
+	Err error
 }
 
-// redialEvery is how often Watch tries to reach an adb server that went away.
-const redialEvery = 250 * time.Millisecond
+// ServerDownError is the adb server not answering: none of its devices can be reached, so it,
+// not a device, is what to look at.
+type ServerDownError struct {
+	Addr string
+	Err  error
+}
 
-// handshakeTimeout bounds reconnecting to an adb server that came back.
+func (e *ServerDownError) Error() string {
+	// What to do comes before the cause, which can be long: lists cut reasons short.
+	return fmt.Sprintf("adb server at %s does not answer: is it running? Start it (adb start-server), or if it listens elsewhere set --adb or ANDROID_ADB_SERVER_PORT (%v)",
+		e.Addr, netCause(e.Err))
+}
+
+func (e *ServerDownError) Unwrap() []error { return []error{ErrServer, e.Err} }
+
+// netCause is the network error inside err, if any: dial's own wording names the server again.
+func netCause(err error) error {
+	if op, ok := errors.AsType[*net.OpError](err); ok {
+		return op
+	}
+	return err
+}
+
+// How Watch dials an adb server that is gone (or not there yet): soon at first, then less
+// often, so that a server that never comes costs little.
+const (
+	redialMin = 250 * time.Millisecond
+	redialMax = 2 * time.Second
+)
+
+// handshakeTimeout bounds connecting to the adb server and starting the tracker: a server that
+// takes the connection but does not answer is down too.
 const handshakeTimeout = 2 * time.Second
 
 // pollEvery is how often Watch also asks for the device list (host:devices): adb servers of
@@ -59,45 +101,61 @@ const pollEvery = 250 * time.Millisecond
 // that becomes ready is Added, one that stops being ready is Removed, and one listed in another
 // state is reported Unusable once per state. The list comes from host:track-devices, which the
 // server pushes on every change, checked every 250 ms with host:devices for the changes old
-// servers do not push. If the adb server goes away, every device is Removed and Watch
-// reconnects until ctx ends; the devices the restarted server lists are Added again. Watch
-// fails only if the adb server cannot be reached at first. The channel closes when ctx ends.
+// servers do not push. An adb server that does not answer, at first or any more, is reported
+// ServerDown, and its devices Removed; Watch dials it again, every 250 ms at first and every
+// 2 s after a while, until ctx ends, and reports ServerUp when it answers, then the devices it
+// lists as Added. Watch fails only if addr is not host:port or ctx ends before the adb server
+// has answered or failed to. The channel closes when ctx ends.
 func Watch(ctx context.Context, addr string) (<-chan Event, error) {
 	if addr == "" {
 		addr = ServerAddr()
 	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, fmt.Errorf("%w: adb server address %q: %w; give host:port, as 127.0.0.1:5037", ErrBadArgument, addr, err)
+	}
 	c, err := openTracker(ctx, addr)
-	if err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		closeIfAny(c)
+		return nil, ctx.Err()
 	}
 	ch := make(chan Event, 16)
-	w := &watcher{ctx: ctx, ch: ch, states: map[string]string{}}
+	w := &watcher{ctx: ctx, ch: ch, states: map[string]string{}, down: err != nil}
 	var wg sync.WaitGroup
 	wg.Go(func() { w.poll(addr) })
 	go func() {
 		defer close(ch)
 		defer wg.Wait()
 		for {
+			if err != nil {
+				if c = w.redial(addr, err); c == nil {
+					return
+				}
+			}
 			w.follow(c)
 			if ctx.Err() != nil {
 				return
 			}
-			w.fromTracker(map[string]string{}) // the server is gone, and its devices with it
-			for c = nil; c == nil; {
-				if sleep(ctx, redialEvery) != nil {
-					return
-				}
-				hctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
-				c, _ = openTracker(hctx, addr)
-				cancel()
+			// Dialled again at once: a server that restarted answers, and its devices are those
+			// it lists; one that died is down, and its devices with it.
+			c, err = openTracker(ctx, addr)
+			if ctx.Err() != nil {
+				closeIfAny(c)
+				return
+			}
+			if err == nil && !w.fromTracker(map[string]string{}) {
+				_ = c.Close()
+				return
 			}
 		}
 	}()
 	return ch, nil
 }
 
-// openTracker connects to the adb server and starts host:track-devices.
+// openTracker connects to the adb server and starts host:track-devices, within
+// handshakeTimeout.
 func openTracker(ctx context.Context, addr string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, handshakeTimeout)
+	defer cancel()
 	c, err := dial(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -114,6 +172,35 @@ func openTracker(ctx context.Context, addr string) (net.Conn, error) {
 	return c, nil
 }
 
+// closeIfAny closes c unless it is nil.
+func closeIfAny(c net.Conn) {
+	if c != nil {
+		_ = c.Close()
+	}
+}
+
+// redial reports the adb server at addr down (err says why) and its devices removed, then
+// dials it, less and less often, until it answers (reported ServerUp) or ctx ends (nil).
+func (w *watcher) redial(addr string, err error) net.Conn {
+	if !w.serverDown(&ServerDownError{Addr: addr, Err: err}) {
+		return nil
+	}
+	for wait := redialMin; ; wait = min(2*wait, redialMax) {
+		if sleep(w.ctx, wait) != nil {
+			return nil
+		}
+		c, err := openTracker(w.ctx, addr)
+		if err != nil {
+			continue
+		}
+		if !w.serverUp() {
+			_ = c.Close()
+			return nil
+		}
+		return c
+	}
+}
+
 // watcher turns device lists into events.
 type watcher struct {
 	ctx context.Context
@@ -122,6 +209,7 @@ type watcher struct {
 	mu     sync.Mutex        // serialises updates, so that events leave in order
 	states map[string]string // serial → adb state, as last listed
 	lists  uint64            // track-devices lists seen: a poll answered meanwhile may be older
+	down   bool              // the adb server does not answer: polls wait for the tracker
 }
 
 // follow reads device lists from c until it breaks or ctx ends, then closes c.
@@ -151,8 +239,11 @@ func (w *watcher) poll(addr string) {
 		case <-t.C:
 		}
 		w.mu.Lock()
-		lists := w.lists
+		lists, down := w.lists, w.down
 		w.mu.Unlock()
+		if down {
+			continue // the tracker's first list, once the server answers, is the news
+		}
 		ctx, cancel := context.WithTimeout(w.ctx, pollEvery)
 		msg, err := hostQuery(ctx, addr, "host:devices")
 		cancel()
@@ -160,8 +251,8 @@ func (w *watcher) poll(addr string) {
 			continue // the tracker notices a server that is gone
 		}
 		w.mu.Lock()
-		if w.lists == lists { // no newer list came from the tracker meanwhile
-			w.update(parseDeviceList(msg))
+		if w.lists == lists { // no newer list came from the tracker meanwhile, nor did it go down
+			w.update(parseDeviceList(msg), nil)
 		}
 		w.mu.Unlock()
 	}
@@ -172,16 +263,35 @@ func (w *watcher) fromTracker(now map[string]string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.lists++
-	return w.update(now)
+	return w.update(now, nil)
 }
 
-// update sends the events that lead from the last list to now; false if ctx ended. The caller
-// holds w.mu.
-func (w *watcher) update(now map[string]string) bool {
+// serverDown reports the adb server down, then its devices removed, both with err; false if
+// ctx ended.
+func (w *watcher) serverDown(err *ServerDownError) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lists++
+	w.down = true
+	return w.send(Event{Kind: ServerDown, Err: err}) && w.update(map[string]string{}, err)
+}
+
+// serverUp reports the adb server answering again; false if ctx ended.
+func (w *watcher) serverUp() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.down = false
+	return w.send(Event{Kind: ServerUp})
+}
+
+// update sends the events that lead from the last list to now; false if ctx ended. gone, if
+// not nil, is why the devices that are no longer ready left: their adb server is down. The
+// caller holds w.mu.
+func (w *watcher) update(now map[string]string, gone error) bool {
 	var events []Event
 	for _, serial := range slices.Sorted(maps.Keys(w.states)) {
 		if before := w.states[serial]; before == "device" && now[serial] != "device" {
-			events = append(events, Event{Kind: Removed, Serial: serial, State: now[serial]})
+			events = append(events, Event{Kind: Removed, Serial: serial, State: now[serial], Err: gone})
 		}
 	}
 	for _, serial := range slices.Sorted(maps.Keys(now)) {
@@ -196,13 +306,21 @@ func (w *watcher) update(now map[string]string) bool {
 	}
 	w.states = now
 	for _, e := range events {
-		select {
-		case w.ch <- e:
-		case <-w.ctx.Done():
+		if !w.send(e) {
 			return false
 		}
 	}
 	return true
+}
+
+// send hands e on; false if ctx ended first.
+func (w *watcher) send(e Event) bool {
+	select {
+	case w.ch <- e:
+		return true
+	case <-w.ctx.Done():
+		return false
+	}
 }
 
 // parseDeviceList reads a device list of host:track-devices (or host:devices): one

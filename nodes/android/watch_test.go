@@ -3,6 +3,7 @@ package android
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -113,11 +114,17 @@ func TestWatchServerRestart(t *testing.T) {
 		}
 	}
 	srv.stop()
-	if e, took := nextEvent(t, events, dev.Serial(), 5*time.Second); e.Kind != Removed || took > within {
-		t.Fatalf("event %+v after %v, want removed within %v", e, took, within)
+	if e, _ := nextEvent(t, events, "", 5*time.Second); e.Kind != ServerDown || !isServerDown(e.Err, srv.addr()) {
+		t.Fatalf("event %+v, want server down naming %s", e, srv.addr())
+	}
+	if e, took := nextEvent(t, events, dev.Serial(), 5*time.Second); e.Kind != Removed || !isServerDown(e.Err, srv.addr()) || took > within {
+		t.Fatalf("event %+v after %v, want removed within %v, as the server is down", e, took, within)
 	}
 	if err := srv.start(); err != nil {
 		t.Fatal(err)
+	}
+	if e, _ := nextEvent(t, events, "", 5*time.Second); e.Kind != ServerUp {
+		t.Fatalf("event %+v, want server up", e)
 	}
 	srv.connect(t, dev)
 	for {
@@ -131,14 +138,35 @@ func TestWatchServerRestart(t *testing.T) {
 	}
 }
 
+// isServerDown says whether err is the adb server at addr not answering, with what to do.
+func isServerDown(err error, addr string) bool {
+	var down *ServerDownError
+	return errors.As(err, &down) && errors.Is(err, ErrServer) && down.Addr == addr &&
+		strings.Contains(err.Error(), "adb server at "+addr+" does not answer") && strings.Contains(err.Error(), "ANDROID_ADB_SERVER_PORT")
+}
+
+// Without an adb server Watch does not fail: it reports the server down, once, and waits for it.
 func TestWatchWithoutServer(t *testing.T) {
 	port, err := freeLoopbackPort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Watch(context.Background(), "127.0.0.1:"+itoa(port))
-	if !errors.Is(err, ErrServer) {
-		t.Errorf("Watch without a server: %v, want ErrServer", err)
+	addr := "127.0.0.1:" + itoa(port)
+	ctx, cancel := context.WithTimeout(context.Background(), redialMin+2*redialMin+4*redialMin) // three redials
+	defer cancel()
+	events, err := Watch(ctx, addr)
+	if err != nil {
+		t.Fatalf("Watch without a server: %v, want it to wait for one", err)
+	}
+	var got []Event
+	for e := range events {
+		got = append(got, e)
+	}
+	if len(got) != 1 || got[0].Kind != ServerDown || !isServerDown(got[0].Err, addr) {
+		t.Errorf("events %+v, want one server down naming %s and what to do", got, addr)
+	}
+	if _, err := Watch(context.Background(), "adb-host-without-port"); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("Watch of an address without a port: %v, want ErrBadArgument", err)
 	}
 }
 
@@ -228,8 +256,14 @@ func TestAttach(t *testing.T) {
 	before := len(dev.Commands())
 	go func() { errc <- d.Tap(context.Background(), device.Point{X: 5, Y: 5}, 0) }()
 	waitNewCommand(t, dev, before, "input tap 5 5")
-	dev.Kill()
-	reg.waitFor(t, within, "removed", func(r *registry) bool { return r.removed[serial] == RemovedReason })
+	dev.Kill() // the adb server lists it offline, and the reason says what to do about that
+	reg.waitFor(t, within, "removed", func(r *registry) bool { return r.removed[serial] != "" })
+	reg.mu.Lock()
+	reason := reg.removed[serial]
+	reg.mu.Unlock()
+	if want := RemovedReason + " (adb lists it offline): " + StateHint("offline"); reason != want {
+		t.Errorf("removed as %q, want %q", reason, want)
+	}
 	select {
 	case err := <-errc:
 		if !errors.Is(err, ErrDisconnected) {
@@ -247,12 +281,8 @@ func TestAttach(t *testing.T) {
 	reg.waitFor(t, 5*time.Second, "attached again", func(r *registry) bool { return r.drivers[serial] != nil })
 }
 
-func TestAttachWithoutServer(t *testing.T) {
-	port, err := freeLoopbackPort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Attach(context.Background(), newRegistry(), "127.0.0.1:"+itoa(port), nil); !errors.Is(err, ErrServer) {
-		t.Errorf("Attach without a server: %v, want ErrServer", err)
+func TestAttachBadAddress(t *testing.T) {
+	if err := Attach(context.Background(), newRegistry(), "adb-host-without-port", nil); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("Attach of an address without a port: %v, want ErrBadArgument", err)
 	}
 }

@@ -14,13 +14,13 @@ func TestWatcherUpdate(t *testing.T) {
 		list string
 		want []Event
 	}{
-		{"a\tdevice\nb\tunauthorized\n", []Event{{Added, "a", "device"}, {Unusable, "b", "unauthorized"}}},
+		{"a\tdevice\nb\tunauthorized\n", []Event{{Kind: Added, Serial: "a", State: "device"}, {Kind: Unusable, Serial: "b", State: "unauthorized"}}},
 		{"a\tdevice\nb\tunauthorized\n", nil},
-		{"a\tdevice\nb\tdevice\n", []Event{{Added, "b", "device"}}},
-		{"a\toffline\nb\tdevice\n", []Event{{Removed, "a", "offline"}, {Unusable, "a", "offline"}}},
+		{"a\tdevice\nb\tdevice\n", []Event{{Kind: Added, Serial: "b", State: "device"}}},
+		{"a\toffline\nb\tdevice\n", []Event{{Kind: Removed, Serial: "a", State: "offline"}, {Kind: Unusable, Serial: "a", State: "offline"}}},
 		{"b\tdevice\n", nil},
-		{"", []Event{{Removed, "b", ""}}},
-		{"a\tdevice\n", []Event{{Added, "a", "device"}}},
+		{"", []Event{{Kind: Removed, Serial: "b", State: ""}}},
+		{"a\tdevice\n", []Event{{Kind: Added, Serial: "a", State: "device"}}},
 	}
 	for i, s := range steps {
 		w.fromTracker(parseDeviceList(s.list))
