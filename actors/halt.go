@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -77,12 +78,27 @@ func (s *Scheduler) setHalted(m SetHalted) {
 	sl.halt = m.Reason
 	if m.Reason != "" {
 		s.cfg.Log.Warn("device halted", "serial", m.Serial, "node", s.cfg.Node, "reason", m.Reason)
+		s.refuseLeaseWaiters(sl)
 	} else {
 		s.cfg.Log.Info("device recovered from its halt", "serial", m.Serial, "node", s.cfg.Node, "was", was)
 		s.recheckAfterHalt(sl)
 	}
 	s.show(sl)
 	s.dispatch(sl)
+}
+
+// refuseLeaseWaiters answers the lease requests waiting for a device that just halted: a
+// halted device is out of acquire_device until a person has recovered it, so they are told
+// so now, with what to do, rather than granted a device whose every gesture fails, or left
+// waiting for a person.
+func (s *Scheduler) refuseLeaseWaiters(sl *slot) {
+	s.failQueue(sl, func(w *waiter) bool { return w.acquire != nil }, broker.OutcomeRefused, broker.CodeUnhealthy,
+		haltedLeaseText(sl, "was halted while you waited"))
+}
+
+// haltedLeaseText says why a halted device takes no lease; how says when it halted.
+func haltedLeaseText(sl *slot, how string) string {
+	return fmt.Sprintf("device %s %s (%s); acquire_device takes it again once that is done. Pick another device meanwhile", sl.info.Serial, how, sl.halt)
 }
 
 // recheckAfterHalt asks a device whose health checks failed while it was halted (its actor

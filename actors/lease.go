@@ -19,6 +19,10 @@ func (s *Scheduler) acquire(m AcquireLease) {
 			Error: fmt.Sprintf("no device %q on node %s; call list_available_devices", m.Req.Serial, s.cfg.Node)})
 		return
 	}
+	if sl.halt != "" && sl.health != broker.StateOffline {
+		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeUnhealthy, Error: haltedLeaseText(sl, "is halted")})
+		return
+	}
 	if sl.health != broker.StateOnline {
 		code := broker.CodeUnhealthy
 		if sl.health == broker.StateOffline {
