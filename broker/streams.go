@@ -57,6 +57,12 @@ type StoreOptions struct {
 	Sites []string
 }
 
+// The event stream's retention when none is set: a week, and 1 GiB.
+const (
+	DefaultEventsMaxAge         = 7 * 24 * time.Hour
+	DefaultEventsMaxBytes int64 = 1 << 30
+)
+
 // The screenshots' retention when none is set: a week, and 1 GiB (some 10,000 screenshots).
 const (
 	DefaultScreenshotsMaxAge         = 7 * 24 * time.Hour
@@ -74,10 +80,10 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		return nil, fmt.Errorf("stores: %d replicas: JetStream keeps 1 to 5 (3 on a 3-server cluster)", o.Replicas)
 	}
 	if o.EventsMaxAge <= 0 {
-		o.EventsMaxAge = 7 * 24 * time.Hour
+		o.EventsMaxAge = DefaultEventsMaxAge
 	}
 	if o.EventsMaxBytes <= 0 {
-		o.EventsMaxBytes = 1 << 30
+		o.EventsMaxBytes = DefaultEventsMaxBytes
 	}
 	if o.ScreenshotsMaxAge <= 0 {
 		o.ScreenshotsMaxAge = DefaultScreenshotsMaxAge
@@ -92,6 +98,9 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	s := &Stores{JS: js, sites: o.Sites, siteShots: map[string]screenshotSource{}}
 	// hint says what to check when the server refuses a store.
 	hint := func(err error) string {
+		if StorageShort(err) {
+			return storageHint(o)
+		}
 		var api *jetstream.APIError
 		if o.Replicas > 1 && errors.As(err, &api) {
 			return fmt.Sprintf("%d replicas need a NATS cluster of at least %d JetStream servers; use --nats-replicas 1 on a single server", o.Replicas, o.Replicas)
@@ -201,6 +210,39 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		return nil, fmt.Errorf("object store %s: %w", ScreenshotBucket, err)
 	}
 	return s, nil
+}
+
+// StorageShort says whether err is JetStream refusing for want of storage: a stream whose
+// MaxBytes the server's storage cannot reserve (10047), or a write to a full store (10023).
+func StorageShort(err error) bool {
+	const insufficientResources, storageExceeded = 10023, 10047
+	var api *jetstream.APIError
+	return errors.As(err, &api) && (api.ErrorCode == insufficientResources || api.ErrorCode == storageExceeded)
+}
+
+// storageHint says what Corral's streams reserve of the server's JetStream storage, and how
+// to need less.
+func storageHint(o StoreOptions) string {
+	return fmt.Sprintf("the NATS server's JetStream storage is short: Corral's streams reserve their caps in it, %s for %s "+
+		"(--events-max-bytes) and %s for the screenshots (--screenshots-max-bytes), times their replicas; "+
+		"lower those flags, or give JetStream more room (free space on its store's disk, or a larger max_file_store)",
+		FormatSize(o.EventsMaxBytes), EventStream, FormatSize(o.ScreenshotsMaxBytes))
+}
+
+// FormatSize writes a byte count as the size flags take it (1GiB, 200MiB, 512KiB, bytes), or
+// in MiB to a tenth when it is no whole number of them (a disk's free space).
+func FormatSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%dB", n)
 }
 
 // replicas is the replica count to give stream: want, or when want is 0 what the stream has
