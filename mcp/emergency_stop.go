@@ -8,6 +8,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // EmergencyStopResult is emergency_stop's structured result.
@@ -50,6 +51,9 @@ func toolEmergencyStop() toolDef {
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(fmt.Sprintf("emergency_stop on %s (%s): %s", a.Serial, ans.Code, ans.Error)), nil
 			}
+			if res := g.rigNotHalted(ctx, a.Serial, ans); res != nil {
+				return res, nil
+			}
 			out := EmergencyStopResult{Aborted: ans.Aborted, Halted: ans.Halted}
 			if out.Aborted == nil {
 				out.Aborted = []string{}
@@ -61,4 +65,23 @@ func toolEmergencyStop() toolDef {
 			return structuredResult(ctx, out), nil
 		}
 	}}
+}
+
+// rigNotHalted is the error answer of an emergency_stop that left an arm rig unhalted, nil
+// when it halted or is no rig (its tasks aborted is all there is to stop). A rig whose link
+// is lost has no driver on its node to halt it, nor to keep its halt: it would come back
+// online, taking gestures, with no person having looked at it; the caller must know.
+func (g *Gateway) rigNotHalted(ctx context.Context, serial string, ans broker.AbortAnswer) *mcpgo.CallToolResult {
+	d, ok := g.farm.Device(serial)
+	if ans.Halted || !ok || d.Platform != device.PlatformArm {
+		return nil
+	}
+	setOutcome(ctx, broker.OutcomeFailed)
+	why := "its node did not halt it"
+	if d.State == broker.StateOffline {
+		why = fmt.Sprintf("it is offline (%s): its node cannot reach the controller, so nothing halted it and no halt is kept: "+
+			"it comes back online, taking gestures, when its link returns", d.Reason)
+	}
+	return errorResult(fmt.Sprintf("emergency_stop on %s: %d task(s) aborted, but the rig is NOT halted: %s. "+
+		"If it may still move, cut its power; once it is back, call emergency_stop again to hold it until arm_recover", serial, len(ans.Aborted), why))
 }
