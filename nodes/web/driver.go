@@ -45,6 +45,7 @@ type Driver struct {
 	allow  HostPolicy
 	exec   string // Chromium's path
 	proxy  string // Options.Proxy
+	owner  owner  // this process, as its profile directories' names say (leftovers.go)
 	log    *slog.Logger
 
 	mu      sync.Mutex
@@ -84,7 +85,8 @@ var (
 )
 
 // Start starts a browser for a device: its own Chromium process and profile directory,
-// emulating o.Profile.
+// emulating o.Profile. It first removes the profile directories that nodes which ended
+// without closing their browsers (killed) left.
 func Start(ctx context.Context, o Options) (*Driver, error) {
 	path, err := chromium.Find()
 	if err != nil {
@@ -97,7 +99,8 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 		o.Home = "about:blank"
 	}
 	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, allow: o.Allow, exec: path, proxy: o.Proxy,
-		log: o.Log.With("device", o.Serial), lazy: o.Lazy, idle: o.Idle, quit: make(chan struct{})}
+		owner: thisProcess(), log: o.Log.With("device", o.Serial), lazy: o.Lazy, idle: o.Idle, quit: make(chan struct{})}
+	removeLeftovers(d.log, d.owner)
 	if !o.Lazy {
 		if err := d.launch(ctx); err != nil {
 			return nil, err
@@ -135,7 +138,7 @@ var errDiedAtStart = errors.New("the browser died while starting")
 // startBrowser starts a browser on a new profile directory: its first tab's context (the
 // browser lives as long as it), what stops it, and the directory.
 func (d *Driver) startBrowser(ctx context.Context) (context.Context, func(), string, error) {
-	dir, err := os.MkdirTemp("", "corral-web-")
+	dir, err := os.MkdirTemp("", profilePrefix+d.owner.String()+"-")
 	if err != nil {
 		return nil, nil, "", d.wrap("start", fmt.Errorf("a profile directory: %w", err), "")
 	}

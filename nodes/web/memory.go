@@ -104,17 +104,8 @@ func pss(pid int) (int64, bool) {
 // parentOf reads a process's parent from /proc/PID/stat (the field after the command's
 // closing parenthesis and the state).
 func parentOf(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
+	f, err := statFields(pid)
+	if err != nil || len(f) < 2 {
 		return 0, false
 	}
 	ppid, err := strconv.Atoi(f[1])
