@@ -3,6 +3,7 @@ package embedded
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 )
 
@@ -25,7 +26,22 @@ func newServerLog(log *slog.Logger) *serverLog {
 }
 
 func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
-func (l *serverLog) Warnf(format string, v ...any)   { l.log.Warn(fmt.Sprintf(format, v...)) }
+
+func (l *serverLog) Warnf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	if chosenSetting(msg) {
+		l.log.Debug(msg)
+		return
+	}
+	l.log.Warn(msg)
+}
+
+// chosenSetting says whether a warning is about a setting Corral chose, given at every start:
+// the users' passwords (random, kept in DATA/nats, mode 0600) and MaxPayload (vision's
+// requests). An operator can do nothing about either.
+func chosenSetting(warning string) bool {
+	return strings.HasPrefix(warning, "Plaintext passwords detected") || strings.HasPrefix(warning, "Maximum payloads over")
+}
 
 func (l *serverLog) Errorf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)

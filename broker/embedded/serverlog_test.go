@@ -55,6 +55,9 @@ func TestServerNoticesAreDebugAndSecretsStayOut(t *testing.T) {
 		return out.Line("Authorization Violation") != "" || out.Line("authentication error") != ""
 	},
 		10*time.Second, 20*time.Millisecond, "the refused login reaches the log: %s", out.String())
+	for _, chosen := range []string{"Plaintext passwords detected", "Maximum payloads over"} {
+		assert.Contains(t, out.Line(chosen), "level=DEBUG", "a warning about a setting Corral chose, at every start")
+	}
 	started := out.Line("Server is ready")
 	assert.Contains(t, started, "level=DEBUG")
 	assert.Contains(t, started, "component=nats")
