@@ -30,6 +30,7 @@ type gatewayFlags struct {
 	maxSessions    *int
 	shotsMaxAge    *time.Duration
 	shotsMaxBytes  *string
+	eventsMaxBytes *string
 	sites          *string
 }
 
@@ -59,7 +60,10 @@ func (f *flags) gatewayFlags() gatewayFlags {
 		shotsMaxAge: f.Duration("screenshots-max-age", broker.DefaultScreenshotsMaxAge, "agent task screenshots older than this "+
 			"are dropped from the farm's object store ("+broker.ScreenshotBucket+")"),
 		shotsMaxBytes: f.String("screenshots-max-bytes", "1GiB", "size of the farm's screenshot store, e.g. 1GiB or 200MiB; "+
-			"when full, the oldest screenshots are dropped for new ones"),
+			"when full, the oldest screenshots are dropped for new ones; JetStream reserves it on the NATS server's disk"),
+		eventsMaxBytes: f.String("events-max-bytes", broker.FormatSize(broker.DefaultEventsMaxBytes), "size of the farm's event stream "+
+			"("+broker.EventStream+": device, lease and node events, task records), e.g. 1GiB or 100MiB; when full, the oldest "+
+			"events are dropped; JetStream reserves it on the NATS server's disk"),
 		sites: f.String("sites", "", "edge sites of this hub, comma-separated (their JetStream domains): the hub's stores aggregate "+
 			"theirs and its gateways watch their links (docs/operations.md, Edge sites); empty keeps the sites the stores have"),
 	}
@@ -74,6 +78,10 @@ func (g gatewayFlags) stores() (broker.StoreOptions, error) {
 	if err != nil || size < 1<<20 {
 		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *g.shotsMaxBytes)
 	}
+	events, err := parseSize(*g.eventsMaxBytes)
+	if err != nil || events < 1<<20 {
+		return broker.StoreOptions{}, fmt.Errorf("--events-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 100MiB", *g.eventsMaxBytes)
+	}
 	if *g.shotsMaxAge < time.Minute {
 		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-age %s: give at least a minute, e.g. 168h for a week", *g.shotsMaxAge)
 	}
@@ -82,7 +90,7 @@ func (g gatewayFlags) stores() (broker.StoreOptions, error) {
 			return broker.StoreOptions{}, fmt.Errorf("--sites: %q: use letters, digits, '-' and '_' (each is a site's JetStream domain)", site)
 		}
 	}
-	return broker.StoreOptions{ScreenshotsMaxAge: *g.shotsMaxAge, ScreenshotsMaxBytes: size, Sites: g.siteList()}, nil
+	return broker.StoreOptions{EventsMaxBytes: events, ScreenshotsMaxAge: *g.shotsMaxAge, ScreenshotsMaxBytes: size, Sites: g.siteList()}, nil
 }
 
 // options returns the gateway options these flags choose, or an error naming the bad flag.

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"syscall"
 
+	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corral-farm/corral/broker"
@@ -57,11 +59,6 @@ func runUp(ctx context.Context, args []string) error {
 	}
 	// The node, the gateway and the vision worker reach the embedded server in-process (no
 	// loopback socket); other clients (natscli, corral CLI) reach it at url.
-	node, err := startClaimedNode(ctx, conn(broker.RoleNode, *ns.id), ns, reg, log)
-	if err != nil {
-		return err
-	}
-	defer node.stop()
 	gwConn := conn(broker.RoleGateway, "")
 	gwConn.Name = "corral-gateway"
 	nc, err := broker.Connect(gwConn, log)
@@ -69,9 +66,19 @@ func runUp(ctx context.Context, args []string) error {
 		return err
 	}
 	defer nc.Close()
+	// The stores are made with the retention flags before the node starts: the node would make
+	// missing ones with the defaults (1GiB each), which a small disk cannot reserve.
+	if err := ensureUpStores(ctx, nc, gf); err != nil {
+		return onDataDisk(*data, err)
+	}
+	node, err := startClaimedNode(ctx, conn(broker.RoleNode, *ns.id), ns, reg, log)
+	if err != nil {
+		return onDataDisk(*data, err)
+	}
+	defer node.stop()
 	gw, err := startGatewayOn(ctx, ln, nc, gf, ps, reg, log)
 	if err != nil {
-		return err
+		return onDataDisk(*data, err)
 	}
 	defer gw.stop()
 	visionState := "off: this corral was built without vision; build it with make build-vision (cgo, OpenCV, Tesseract:\n" +
@@ -99,6 +106,42 @@ func runUp(ctx context.Context, args []string) error {
 	case <-node.lost:
 		return fmt.Errorf("node %s: its id was taken over by another node; stopped", *ns.id)
 	}
+}
+
+// ensureUpStores makes or updates the farm's stores with the retention gf chooses.
+func ensureUpStores(ctx context.Context, nc *nats.Conn, gf gatewayFlags) error {
+	retention, err := gf.stores()
+	if err != nil {
+		return err
+	}
+	_, err = broker.EnsureStores(ctx, nc, retention)
+	return err
+}
+
+// onDataDisk adds to a refusal for want of JetStream storage where corral up keeps it: the
+// data directory's disk, with what is free there.
+func onDataDisk(data string, err error) error {
+	if !broker.StorageShort(err) {
+		return err
+	}
+	dir, _ := filepath.Abs(data)
+	store := filepath.Join(dir, "jetstream")
+	free := "an unknown amount"
+	if n, ferr := freeBytes(dir); ferr == nil {
+		free = broker.FormatSize(n)
+	}
+	return withHint(err, fmt.Sprintf("corral up keeps JetStream in %s, on a disk with %s free, of which its NATS takes at most 75%% "+
+		"(what was free at its start): free space there or give --data on a larger disk, then start corral up again; or lower "+
+		"--events-max-bytes and --screenshots-max-bytes (docs/operations.md, The data directory)", store, free))
+}
+
+// freeBytes is the space an unprivileged writer may still use on dir's disk.
+func freeBytes(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
 }
 
 // embeddedUsers gives users the permissions of their roles, for the embedded server.
