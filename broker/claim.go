@@ -52,6 +52,13 @@ type NodeClaim struct {
 
 	mu  sync.Mutex
 	rev uint64
+
+	remindEvery time.Duration // (under mu: tests shorten it)
+
+	// A run of failed refreshes, logged once as it starts, then every remindEvery (keepAlive's
+	// goroutine alone uses them).
+	failingSince, remindedAt time.Time
+	failures                 int
 }
 
 // ClaimNode claims a node id for this process, or fails with ErrNodeIDInUse naming who holds
@@ -97,7 +104,8 @@ func claimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.
 		return nil, fmt.Errorf("claim node id %s in %s: %w (may this NATS user write $KV.%s.%s?)", node, NodeBucket, err, NodeBucket, node)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := &NodeClaim{kv: kv, node: node, boot: boot, log: log, cancel: cancel, done: make(chan struct{}), lost: make(chan struct{}), rev: rev}
+	c := &NodeClaim{kv: kv, node: node, boot: boot, log: log, cancel: cancel, done: make(chan struct{}), lost: make(chan struct{}), rev: rev,
+		remindEvery: claimRemindEvery}
 	t := time.NewTicker(HeartbeatInterval)
 	if tick == nil {
 		tick = t.C
@@ -231,15 +239,50 @@ func (c *NodeClaim) keepAlive(ctx context.Context, data []byte, tick <-chan time
 			c.mu.Lock()
 			c.rev = next
 			c.mu.Unlock()
+			c.refreshed()
 		case errors.Is(err, errTakenOver):
 			c.log.Error("node id taken over: this node was silent for longer than the farm waits and another node "+
 				"with the same id started; stop this one", "node", c.node, "err", err)
 			close(c.lost)
 			return
 		case ctx.Err() == nil:
-			c.log.Warn("node id claim not refreshed; retrying", "node", c.node, "err", err)
+			c.refreshFailed(err)
 		}
 	}
+}
+
+// claimRemindEvery is how often a claim refresh that keeps failing is logged again: the first
+// failure is logged, then a reminder at most this often, not one line a refresh.
+const claimRemindEvery = time.Minute
+
+// refreshFailed logs a failed refresh: the first of a run of failures, then a reminder at
+// most every claimRemindEvery.
+func (c *NodeClaim) refreshFailed(err error) {
+	now := time.Now()
+	c.mu.Lock()
+	remindEvery := c.remindEvery
+	c.mu.Unlock()
+	c.failures++
+	switch {
+	case c.failingSince.IsZero():
+		c.failingSince, c.remindedAt = now, now
+		c.log.Warn("node id claim not refreshed; retrying every heartbeat, quietly until it works again "+
+			"(if NATS takes no writes, check its data disk: df on the NATS server)", "node", c.node, "err", err)
+	case now.Sub(c.remindedAt) >= remindEvery:
+		c.remindedAt = now
+		c.log.Warn("node id claim still not refreshed; retrying", "node", c.node, "failing_for", now.Sub(c.failingSince).Round(time.Second),
+			"failures", c.failures, "err", err)
+	}
+}
+
+// refreshed ends a run of failed refreshes, saying so once.
+func (c *NodeClaim) refreshed() {
+	if c.failingSince.IsZero() {
+		return
+	}
+	c.log.Info("node id claim refreshed again", "node", c.node, "failed_for", time.Since(c.failingSince).Round(time.Second),
+		"failures", c.failures)
+	c.failingSince, c.failures = time.Time{}, 0
 }
 
 // errTakenOver reports a claim another boot of the node id holds now.
