@@ -39,6 +39,7 @@ type natsMirror struct {
 	stores *broker.Stores
 	node   string // the node's id: in every key and subject it writes (broker.PermissionsFor)
 	log    *slog.Logger
+	health *storeHealth // whether the stores take the writes (storehealth.go)
 
 	mu      sync.Mutex
 	devices map[string]broker.DeviceEntry
@@ -102,7 +103,7 @@ func (p *publication) encode() error {
 var _ actors.Mirror = (*natsMirror)(nil)
 
 func newNATSMirror(stores *broker.Stores, node string, log *slog.Logger) *natsMirror {
-	return &natsMirror{stores: stores, node: node, log: log, devices: map[string]broker.DeviceEntry{},
+	return &natsMirror{stores: stores, node: node, log: log, health: newStoreHealth(node, log), devices: map[string]broker.DeviceEntry{},
 		leases: map[string]leaseWrite{}, written: map[string]uint64{}, wake: make(chan struct{}, 1)}
 }
 
@@ -307,6 +308,7 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 		}
 	}
 	var retry []publication
+	dropped := 0
 	for i, p := range events {
 		if p.data == nil {
 			continue // not encodable: dropped above
@@ -314,17 +316,19 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 		if err := acked(evFutures[i]); err != nil && !(p.own && p.tries > 0 && storedBefore(err)) {
 			lastErr = err
 			if p.tries++; p.tries >= maxTries {
-				m.log.Error("event write failed for good; dropped", "subject", p.subject, "tries", p.tries, "err", err)
+				dropped++ // counted and told by m.health, not a line each
+				m.log.Debug("event write failed for good; dropped", "subject", p.subject, "tries", p.tries, "err", err)
 				continue
 			}
 			retry = append(retry, p)
 		}
 	}
+	m.health.wrote(len(failedDevices)+len(failedLeases)+len(retry), dropped, lastErr)
 	failed = len(failedDevices)+len(failedLeases)+len(retry) > 0
 	if !failed {
 		return pending, false
 	}
-	m.log.Warn("NATS writes failed; retrying", "registry", len(failedDevices), "leases", len(failedLeases), "events", len(retry), "err", lastErr)
+	m.log.Debug("NATS writes failed; retrying", "registry", len(failedDevices), "leases", len(failedLeases), "events", len(retry), "err", lastErr)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for serial, e := range failedDevices {
