@@ -13,10 +13,11 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// emergency_stop on a rig whose controller link is lost cannot halt it (its node has no
-// driver for it, nor a halt to keep): it says so, as an error, with what to do. It answered
-// "0 task(s) aborted", halted false, no error, and the rig came back online taking gestures.
-func TestEmergencyStopOnAnOfflineRigSaysItIsNotHalted(t *testing.T) {
+// emergency_stop on a rig whose controller link is lost cannot stop it, but its node keeps the
+// halt: the rig comes back halted (unhealthy, taking no gestures) until arm_recover. It
+// answered "0 task(s) aborted", halted false, no error, and the rig came back online taking
+// gestures with no person having looked at it.
+func TestEmergencyStopOnAnOfflineRigKeepsItsHalt(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), rig.Platform()}})
 	tw, err := twin.Start(twin.Options{Seed: 5, Speed: 4})
 	if err != nil {
@@ -31,14 +32,27 @@ func TestEmergencyStopOnAnOfflineRigSaysItIsNotHalted(t *testing.T) {
 		return d.State == broker.StateOffline
 	}, "the rig offline")
 
-	res := farmtest.Call(t, f.Client("operator"), "emergency_stop", map[string]any{"serial": serial})
-	text := farmtest.Text(res)
-	if !res.IsError {
-		t.Fatalf("emergency_stop on an offline rig answered as done: %s", text)
+	operator := f.Client("operator")
+	var out struct {
+		Halted bool `json:"halted"`
 	}
-	for _, want := range []string{"NOT halted", "offline", "cut its power", "emergency_stop again"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("emergency_stop on an offline rig: %q says no %q", text, want)
-		}
+	farmtest.Structured(t, farmtest.MustCall(t, operator, "emergency_stop", map[string]any{"serial": serial}), &out)
+	if !out.Halted {
+		t.Fatal("emergency_stop on an offline rig: not halted")
 	}
+
+	f.ServeArmTwinAs("n1", tw, broker.StateUnhealthy) // back, and halted
+	d, _ := f.Gateway().Client.Device(serial)
+	if !strings.Contains(d.Reason, "halted by emergency_stop") {
+		t.Errorf("the rig came back %s (%s), not halted by emergency_stop", d.State, d.Reason)
+	}
+	res := farmtest.Call(t, operator, "tap_xy", map[string]any{"serial": serial, "x": 0.5, "y": 0.5})
+	if !res.IsError || !strings.Contains(farmtest.Text(res), "halted") {
+		t.Errorf("a gesture on the rig that came back halted: %s", farmtest.Text(res))
+	}
+	farmtest.MustCall(t, operator, "arm_recover", map[string]any{"serial": serial})
+	farmtest.Eventually(t, 20*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		return d.State == broker.StateOnline
+	}, "the rig online after arm_recover")
 }

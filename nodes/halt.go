@@ -19,7 +19,7 @@ func (n *Node) halt(serial string, a broker.AbortAnswer) broker.AbortAnswer {
 	n.mu.Unlock()
 	h, ok := d.(device.Halter)
 	if !ok {
-		return a
+		return n.haltGone(serial, a)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
 	defer cancel()
@@ -30,5 +30,27 @@ func (n *Node) halt(serial string, a broker.AbortAnswer) broker.AbortAnswer {
 	}
 	n.cfg.Log.Warn("emergency stop: device halted", "serial", serial)
 	a.Halted = true // the driver reports it (device.Halter): unhealthy until arm_recover
+	return a
+}
+
+// haltGone keeps the halt of a device whose driver could halt it but is gone (a rig whose link
+// is lost): nothing can stop it now, but its driver finds the halt kept when it comes back
+// (device.HaltStore), so it returns halted, not taking gestures until arm_recover.
+func (n *Node) haltGone(serial string, a broker.AbortAnswer) broker.AbortAnswer {
+	n.mu.Lock()
+	gone := n.halters[serial] || n.known[serial].Platform == device.PlatformArm
+	n.mu.Unlock()
+	if !gone {
+		return a // no machine to halt: its tasks aborted are all there is
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
+	defer cancel()
+	if err := n.SaveHalt(ctx, serial, device.HaltReasonStop); err != nil {
+		n.cfg.Log.Error("emergency stop: the offline device's halt could not be kept", "serial", serial, "err", err)
+		a.Error, a.Code = "it is offline, so nothing halted it, and its halt could not be kept: "+err.Error(), broker.CodeDriver
+		return a
+	}
+	n.cfg.Log.Warn("emergency stop: offline device marked halted; it comes back halted", "serial", serial)
+	a.Halted = true
 	return a
 }

@@ -57,6 +57,7 @@ type Node struct {
 	mu      sync.Mutex
 	devices map[string]device.Driver
 	known   map[string]broker.DeviceEntry // registry entries of this node from before its start
+	halters map[string]bool               // devices whose driver could halt them, gone now (halt.go)
 	// epochFloor: this start's devices grant epochs above it (epochs.go). Set before any device.
 	epochFloor uint64
 	lostAt     time.Time // when the node last revoked its leases for a loss (connection.go)
@@ -86,7 +87,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	// them to record what its tasks did and to show its devices offline.
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var err error
-	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{}, guard: jsguard.New(cfg.Log),
+	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
 		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
@@ -187,6 +188,9 @@ func (n *Node) RemoveDevice(serial, reason string) {
 	n.mu.Lock()
 	d := n.devices[serial]
 	delete(n.devices, serial)
+	if _, ok := d.(device.Halter); ok {
+		n.halters[serial] = true
+	}
 	n.mu.Unlock()
 	n.system.Root.Send(n.sched, actors.RemoveDevice{Serial: serial, Reason: reason})
 	if c, ok := d.(device.Closer); ok {

@@ -15,7 +15,7 @@ import (
 // reason ReportHalt gives, while it still takes arm_recover (actors.HaltReporter).
 
 // haltReasonStop is why a rig emergency_stop halted is unavailable.
-const haltReasonStop = "halted by emergency_stop: when a person has looked at it, resume with arm_recover"
+const haltReasonStop = device.HaltReasonStop
 
 // alarmReason is why a rig whose controller is in alarm code is unavailable: GRBL's words for
 // the alarm, and what to do.

@@ -19,6 +19,10 @@ const (
 	PlatformArm     = "arm"
 )
 
+// HaltReasonStop is why a device emergency_stop halted is unavailable, as its driver keeps it
+// (device.HaltStore) and its node keeps it for a driver that is gone.
+const HaltReasonStop = "halted by emergency_stop: when a person has looked at it, resume with arm_recover"
+
 // SimulatedTag is the tag of every simulated device (--sim, --sim-android, --sim-ios, --sim-arm):
 // users filter on it, and a restarted node removes its simulated devices of its last run by it.
 const SimulatedTag = "sim"
