@@ -49,7 +49,7 @@ func (s *Scheduler) drain(req broker.DrainRequest) broker.DrainAnswer {
 			refused += before - len(sl.queue)
 			s.show(sl)
 		}
-		s.cfg.Log.Info("node draining", "node", s.cfg.Node, "by", by, "refused", refused)
+		s.cfg.Log.Info("node draining", "by", by, "refused", refused)
 		s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: s.cfg.Node, What: "draining",
 			Reason: "drained by " + by, At: time.Now()})
 	case broker.DrainUndo:
@@ -61,7 +61,7 @@ func (s *Scheduler) drain(req broker.DrainRequest) broker.DrainAnswer {
 			s.show(sl)
 			s.dispatch(sl)
 		}
-		s.cfg.Log.Info("node undrained", "node", s.cfg.Node, "by", by)
+		s.cfg.Log.Info("node undrained", "by", by)
 		s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: s.cfg.Node, What: "undrained",
 			Reason: "undrained by " + by, At: time.Now()})
 	case broker.DrainStatus:

@@ -77,10 +77,10 @@ func (s *Scheduler) setHalted(m SetHalted) {
 	was := sl.halt
 	sl.halt = m.Reason
 	if m.Reason != "" {
-		s.cfg.Log.Warn("device halted", "serial", m.Serial, "node", s.cfg.Node, "reason", m.Reason)
+		s.cfg.Log.Warn("device halted", "serial", m.Serial, "reason", m.Reason)
 		s.refuseLeaseWaiters(sl)
 	} else {
-		s.cfg.Log.Info("device recovered from its halt", "serial", m.Serial, "node", s.cfg.Node, "was", was)
+		s.cfg.Log.Info("device recovered from its halt", "serial", m.Serial, "was", was)
 		s.recheckAfterHalt(sl)
 	}
 	s.show(sl)
@@ -124,7 +124,7 @@ func (s *Scheduler) haltChecked(m haltChecked) {
 	if !ok || sl.halt == "" || m.err != nil {
 		return
 	}
-	s.cfg.Log.Info("device recovered from its halt", "serial", m.serial, "node", s.cfg.Node, "was", sl.halt)
+	s.cfg.Log.Info("device recovered from its halt", "serial", m.serial, "was", sl.halt)
 	sl.halt = ""
 	s.deviceHealth(deviceHealth{serial: m.serial}) // shows it and hands it the next task
 }

@@ -48,7 +48,7 @@ type Config struct {
 	MaxQueue int
 	Mirror   Mirror
 	Metrics  *Metrics
-	Log      *slog.Logger
+	Log      *slog.Logger // carries the node (nodes.Start adds it)
 }
 
 func (c *Config) defaults() {
@@ -305,12 +305,12 @@ func (s *Scheduler) deviceHealth(m deviceHealth) {
 	if m.err != nil {
 		sl.health, sl.reason = broker.StateUnhealthy, m.err.Error()
 		if was != sl.health || wasReason != sl.reason { // rechecks repeat it every half minute
-			s.cfg.Log.Warn("device unhealthy", "serial", m.serial, "node", s.cfg.Node, "err", m.err)
+			s.cfg.Log.Warn("device unhealthy", "serial", m.serial, "err", m.err)
 		}
 	} else {
 		sl.health, sl.reason = broker.StateOnline, ""
 		if was == broker.StateUnhealthy && wasReason != reasonStarting {
-			s.cfg.Log.Info("device healthy again", "serial", m.serial, "node", s.cfg.Node, "was", wasReason)
+			s.cfg.Log.Info("device healthy again", "serial", m.serial, "was", wasReason)
 		}
 	}
 	if sl.health == broker.StateUnhealthy && !sl.takesTasks() {
