@@ -36,7 +36,7 @@ func (s *Scheduler) acquire(m AcquireLease) {
 		m.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeDraining, Error: s.drainingText()})
 		return
 	}
-	if sl.lease == nil && sl.running == nil && len(sl.queue) == 0 {
+	if sl.lease == nil && sl.idle() && len(sl.queue) == 0 {
 		s.grant(sl, &m, 0)
 		return
 	}

@@ -136,6 +136,10 @@ func TestTaskArrivingDuringTheCheckWaitsForItsAnswer(t *testing.T) {
 	// The check finds the device hung: the task is refused, not run.
 	expect(t, f.submit(broker.TaskRequest{ID: "t1", Serial: "d1", Tool: "block", TimeoutMS: 30}).wait(), broker.OutcomeTimedOut, "")
 	recv(t, entered, "the check after the timeout")
+	// No lease is granted on a device that may be hung: busy, until the check answers.
+	a := recv(t, f.acquire(broker.AcquireRequest{Serial: "d1", Holder: broker.Holder{Principal: "bob"}}), "an acquire during the check")
+	assert.False(t, a.OK, "a lease granted during the check")
+	assert.Equal(t, broker.CodeBusy, a.Code)
 	held := f.submit(broker.TaskRequest{ID: "n1", Serial: "d1", Tool: "noop"})
 	f.leases()
 	unanswered(t, held, "a task that came during the check")
