@@ -170,7 +170,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 		return g.refuse(ctx, fmt.Sprintf("no device matches %s. The farm has: %s", a, farmSummary(all)))
 	}
 	if len(tryable) == 0 {
-		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, farmSummary(match)))
+		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, whyUnavailable(match)))
 	}
 	if a.Count > 1 {
 		return g.acquireGroup(ctx, a, match, tryable, progress)
@@ -274,6 +274,25 @@ func farmSummary(devs []broker.DeviceEntry) string {
 			s += ", tags " + strings.Join(d.Tags, "/")
 		}
 		parts = append(parts, s+")")
+	}
+	if len(devs) > most {
+		parts = append(parts, fmt.Sprintf("and %d more (list_available_devices)", len(devs)-most))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// whyUnavailable lists devices none of which can be leased, each with its state and its
+// reason, which says what to do (a halted rig: arm_recover; an offline phone: replug it).
+func whyUnavailable(devs []broker.DeviceEntry) string {
+	devs = slices.SortedFunc(slices.Values(devs), func(x, y broker.DeviceEntry) int { return cmp.Compare(x.Serial, y.Serial) })
+	const most = 5
+	var parts []string
+	for _, d := range devs[:min(len(devs), most)] {
+		s := d.Serial + " " + d.State
+		if d.Reason != "" {
+			s += ": " + d.Reason
+		}
+		parts = append(parts, s)
 	}
 	if len(devs) > most {
 		parts = append(parts, fmt.Sprintf("and %d more (list_available_devices)", len(devs)-most))

@@ -156,8 +156,8 @@ func TestAcquireDeviceRefusals(t *testing.T) {
 	// Nothing matches: the answer lists what exists.
 	wantError(t, call(t, cl, "acquire_device", map[string]any{"model": "Galaxy S99"}),
 		`no device matches model="Galaxy S99"`, "emulator-5554 (android Pixel 7, online, tags lab/wifi)", "00008101-IPHONE")
-	// Only an offline device matches.
-	wantError(t, call(t, cl, "acquire_device", map[string]any{"model": "pixel 6"}), "unhealthy, offline or on a draining node", "android-gone")
+	// Only an offline device matches: its reason says why.
+	wantError(t, call(t, cl, "acquire_device", map[string]any{"model": "pixel 6"}), "unhealthy, offline or on a draining node", "android-gone offline: unplugged")
 	// All busy, no wait: say how to queue.
 	wantError(t, call(t, cl, "acquire_device", map[string]any{"platform": "ios"}), "could be leased", "bob", "wait_seconds")
 	// All busy, waited in vain.
