@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/nats-io/nats.go"
@@ -187,5 +188,17 @@ Client configuration (streamable HTTP), ready to paste (more clients: docs/clien
 
 For stdio-only clients: %s
 Stop with Ctrl-C.
-`, mcpURL, httpAddr, httpAddr, natsURL, filepath.Dir(adminContext), adminContext, visionState, auth, edge, cfg, bridge)
+`, mcpURL, httpAddr, httpAddr, natsURL, filepath.Dir(adminContext), shellQuoted(adminContext), visionState, auth, edge, cfg, bridge)
 }
+
+// shellQuoted is path as a shell word, to paste: quoted only when it needs to be (a --data
+// with spaces broke the welcome's export line).
+func shellQuoted(path string) string {
+	if path != "" && !strings.ContainsFunc(path, func(r rune) bool { return !strings.ContainsRune(shellSafe, r) }) {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+}
+
+// shellSafe are the characters a shell word holds without quotes.
+const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,"

@@ -52,6 +52,9 @@ func checkData(data string) error {
 	if data == "" {
 		return errors.New(`--data "": give the directory for the embedded NATS's data, e.g. --data data (it holds corral.lock, jetstream/ and nats/)`)
 	}
+	if st, err := os.Stat(data); err == nil && !st.IsDir() {
+		return fmt.Errorf("--data %s is a file, not a directory: give a directory (made if missing) for corral.lock, jetstream/ and nats/", data)
+	}
 	return nil
 }
 

@@ -16,6 +16,8 @@ import (
 // too, saying what is wrong and what the flag takes: corral up, node and gateway alike.
 func TestCheckConfigRefusesWhatTheStartRefuses(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
+	aFile := filepath.Join(t.TempDir(), "afile")
+	require.NoError(t, os.WriteFile(aFile, []byte("hi"), 0o600))
 	commands := map[string]struct {
 		run  func(context.Context, []string) error
 		base []string
@@ -56,6 +58,7 @@ func TestCheckConfigRefusesWhatTheStartRefuses(t *testing.T) {
 		{"up", []string{"--wda-launch", "ios runwda"}, `--wda-launch "ios runwda": it names no {udid}: write {udid} where the iPhone's UDID goes`},
 		{"up", []string{"--wda-launch", "no-such-launcher-here --udid={udid}"}, `--wda-launch "no-such-launcher-here --udid={udid}": no-such-launcher-here: not found: give a command on PATH or its path (or xctest, or none)`},
 		{"up", []string{"--data", ""}, `--data "": give the directory for the embedded NATS's data`},
+		{"up", []string{"--data", aFile}, "--data " + aFile + " is a file, not a directory"},
 		{"up", []string{"extra"}, `unexpected argument "extra": corral up takes flags only ('corral up -h' lists them)`},
 
 		{"node", []string{"--lease-ttl", "0s"}, "--lease-ttl 0s: give a positive duration"},
@@ -183,4 +186,17 @@ func TestCheckConfigNamesWhereAValueCameFrom(t *testing.T) {
 	err = runUp(t.Context(), append(base, "--sim", "-5"))
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "came from")
+}
+
+// The welcome's export line pastes into a shell whatever --data is: a path with spaces (or a
+// quote) is quoted; a plain one is left as it is.
+func TestShellQuoted(t *testing.T) {
+	for path, want := range map[string]string{
+		"/tmp/data/nats/admin.json":        "/tmp/data/nats/admin.json",
+		"/tmp/my data dir/nats/admin.json": "'/tmp/my data dir/nats/admin.json'",
+		"/tmp/it's/nats/admin.json":        `'/tmp/it'\''s/nats/admin.json'`,
+		"/tmp/$HOME/nats/admin.json":       "'/tmp/$HOME/nats/admin.json'",
+	} {
+		assert.Equal(t, want, shellQuoted(path), path)
+	}
 }
