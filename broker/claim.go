@@ -100,6 +100,10 @@ func claimNode(ctx context.Context, nc *nats.Conn, node, boot string, log *slog.
 	if errors.As(err, &refused) {
 		return nil, fmt.Errorf("claim node id %s in %s: %w", node, NodeBucket, err)
 	}
+	if StorageShort(err) { // not a permission: the NATS server's JetStream storage is full
+		return nil, fmt.Errorf("claim node id %s in %s: %w (the NATS server's JetStream storage is full: free space on its data disk, then start again)",
+			node, NodeBucket, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claim node id %s in %s: %w (may this NATS user write $KV.%s.%s?)", node, NodeBucket, err, NodeBucket, node)
 	}

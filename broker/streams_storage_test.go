@@ -60,6 +60,12 @@ func TestFullStorageIsStorageShort(t *testing.T) {
 	require.Error(t, err, "the storage fills")
 	assert.True(t, StorageShort(err), "%v", err)
 	assert.False(t, StorageShort(fmt.Errorf("claim: %w", nats.ErrPermissionViolation)))
+
+	// A node id's claim on the full storage says so, not that the user may not write the key.
+	_, err = ClaimNode(t.Context(), nc, "n1", "boot-a", nil)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "JetStream storage is full: free space on its data disk")
+	assert.NotContains(t, err.Error(), "may this NATS user write")
 }
 
 func TestFormatSize(t *testing.T) {

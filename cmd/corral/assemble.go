@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -56,13 +57,15 @@ func startGateway(ctx context.Context, nc *nats.Conn, gf gatewayFlags, ps []devi
 	if err != nil {
 		return nil, err
 	}
-	return startGatewayOn(ctx, ln, nc, gf, ps, reg, log)
+	return startGatewayOn(ctx, ln, nc, gf, ps, reg, log, nil)
 }
 
 // startGatewayOn is startGateway on a listener already bound to --http: a command that starts
 // more than the gateway binds it first, so that an address in use stops it before anything
-// else starts. It closes ln when it fails.
-func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gatewayFlags, ps []device.Platform, reg *prometheus.Registry, log *slog.Logger) (gw *gatewayParts, err error) {
+// else starts. It closes ln when it fails. alsoReady (nil: none) is a readiness check of what
+// else the process runs (corral up's node), for the gateway's /readyz.
+func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gatewayFlags, ps []device.Platform, reg *prometheus.Registry, log *slog.Logger,
+	alsoReady func() error) (gw *gatewayParts, err error) {
 	defer func() {
 		if err != nil {
 			_ = ln.Close()
@@ -90,6 +93,9 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 		return nil, err
 	}
 	opts.Ready, opts.Gatherer = client.Ready, reg
+	if alsoReady != nil {
+		opts.Ready = func() error { return cmp.Or(client.Ready(), alsoReady()) }
+	}
 	g := mcp.New(client, log, mcp.NewMetrics(reg), opts)
 	srv := g.HTTPServer() // the front door's limits: --idle-timeout, header size and time
 	go func() {
@@ -352,8 +358,16 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		}
 		stops = append(stops, stop)
 	}
+	if err := reg.Register(n.StoreMetrics()); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+		stopAll()
+		return nil, fmt.Errorf("node %s: metrics: %w", *s.id, err)
+	}
 	log.Info("node ready", append([]any{"node", *s.id}, s.simulatedAttrs(max(count, 0))...)...)
-	return &runningNode{stop: stopAll, lost: claim.Lost(), ready: natsConnected(nc)}, nil
+	connected := natsConnected(nc)
+	// Not ready while cut off from NATS, nor while its stores take no writes (a full disk): its
+	// calls would run, their records be lost.
+	ready := func() error { return cmp.Or(connected(), n.StoresReady()) }
+	return &runningNode{stop: stopAll, lost: claim.Lost(), ready: ready}, nil
 }
 
 // simulatedAttrs are what the node's ready line says of the simulated devices it starts: how

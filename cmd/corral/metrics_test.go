@@ -108,6 +108,7 @@ func TestNodeServesItsProbesAndModelMetrics(t *testing.T) {
 	_, metrics := probeGet(t, base+"/metrics")
 	assert.Contains(t, metrics, `corral_model_requests_total{outcome="ok"} 0`)
 	assert.Contains(t, metrics, "corral_agent_tasks_running 0")
+	assert.Contains(t, metrics, `corral_node_store_writes_dropped_total{node="m1"} 0`, "the stores' health (a full disk) is watched")
 
 	s.Shutdown()
 	require.Eventually(t, func() bool { code, _ := probeGet(t, base+"/readyz"); return code == http.StatusServiceUnavailable },

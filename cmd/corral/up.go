@@ -77,7 +77,7 @@ func runUp(ctx context.Context, args []string) error {
 		return onDataDisk(*data, err)
 	}
 	defer node.stop()
-	gw, err := startGatewayOn(ctx, ln, nc, gf, ps, reg, log)
+	gw, err := startGatewayOn(ctx, ln, nc, gf, ps, reg, log, node.ready)
 	if err != nil {
 		return onDataDisk(*data, err)
 	}
