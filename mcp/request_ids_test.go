@@ -3,11 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/stretchr/testify/assert"
@@ -72,7 +70,7 @@ func TestProgressTokensComeBackExactlyOrAreRefused(t *testing.T) {
 	h := startHTTPGateway(t, farm, Options{})
 	withSession := map[string]string{"Mcp-Session-Id": h.initialize(t)}
 	callWith := func(token string) rawAnswer {
-		return h.rawStream(t, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"home",`+
+		return h.send(t, http.MethodPost, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"home",`+
 			`"arguments":{"serial":"emulator-5554"},"_meta":{"progressToken":`+token+`}}}`, withSession)
 	}
 
@@ -93,27 +91,6 @@ func TestProgressTokensComeBackExactlyOrAreRefused(t *testing.T) {
 		assert.Equal(t, "8", string(answerID(t, a.body)), "token %s", token)
 	}
 	assert.Equal(t, runs, len(farm.Runs()), "a refused token's call ran")
-}
-
-// rawStream POSTs body to the gateway and reads the whole answer, a stream (the call's
-// notifications, then its result) or one JSON message.
-func (h *httpGateway) rawStream(t *testing.T, body string, header map[string]string) rawAnswer {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.srv.URL+"/mcp", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := h.srv.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return rawAnswer{status: resp.StatusCode, header: resp.Header, body: string(b)}
 }
 
 // wantIDRefused checks an answer is the refusal of a request's id: 400, Invalid Request, id

@@ -24,6 +24,17 @@ type rawAnswer struct {
 // error: these requests must not open one).
 func (h *httpGateway) raw(t *testing.T, method, body string, header map[string]string) rawAnswer {
 	t.Helper()
+	a := h.send(t, method, body, header)
+	if ct := a.header.Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("%s answered %d with a stream", method, a.status)
+	}
+	return a
+}
+
+// send sends one request to the gateway over HTTP and reads the whole answer, a stream (a
+// call's notifications, then its result) or one JSON message.
+func (h *httpGateway) send(t *testing.T, method, body string, header map[string]string) rawAnswer {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, h.srv.URL+"/mcp", strings.NewReader(body))
@@ -36,10 +47,8 @@ func (h *httpGateway) raw(t *testing.T, method, body string, header map[string]s
 	resp, err := h.srv.Client().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/event-stream") {
-		t.Fatalf("%s answered %d with a stream", method, resp.StatusCode)
-	}
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
 	return rawAnswer{status: resp.StatusCode, header: resp.Header, body: string(b)}
 }
 
