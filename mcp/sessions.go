@@ -51,6 +51,7 @@ type sessions struct {
 	live      map[string]*liveSession
 	perName   map[string]map[string]*liveSession
 	nextSweep time.Time
+	sweeping  bool // sweepIdle runs: while any session is live
 	ends      endedIDs
 }
 
@@ -161,6 +162,10 @@ func (s *sessions) open(id, principal string) *liveSession {
 			s.perName[principal] = mine
 		}
 		mine[id] = ls
+		if !s.sweeping {
+			s.sweeping = true
+			go s.sweepIdle()
+		}
 	}
 	ls.last = s.now()
 	var evicted []string
@@ -170,9 +175,10 @@ func (s *sessions) open(id, principal string) *liveSession {
 			evicted = append(evicted, old.id)
 		}
 	}
-	evicted = append(evicted, s.sweepLocked()...)
+	idle := s.sweepLocked()
 	s.mu.Unlock()
 	s.ended(evicted, "cap")
+	s.ended(idle, "idle")
 	return ls
 }
 
@@ -197,13 +203,24 @@ func (s *sessions) drop(ls *liveSession) {
 	}
 }
 
-// sweepLocked drops the sessions idle longer than ttl, at most every ttl/4; it returns their ids.
+// sweepEvery is how often idle sessions are looked for: a session is forgotten at most a
+// quarter of its TTL late.
+func (s *sessions) sweepEvery() time.Duration { return max(s.ttl/4, 10*time.Millisecond) }
+
+// sweepLocked drops the sessions idle longer than ttl, at most every sweepEvery; it returns
+// their ids.
 func (s *sessions) sweepLocked() []string {
 	now := s.now()
 	if now.Before(s.nextSweep) {
 		return nil
 	}
-	s.nextSweep = now.Add(max(s.ttl/4, 10*time.Millisecond))
+	return s.expireLocked(now)
+}
+
+// expireLocked drops the sessions idle longer than ttl at now and returns their ids; the
+// caller hands them to ended.
+func (s *sessions) expireLocked(now time.Time) []string {
+	s.nextSweep = now.Add(s.sweepEvery())
 	var out []string
 	for _, ls := range s.live {
 		if ls.inflight == 0 && now.Sub(ls.last) > s.ttl {

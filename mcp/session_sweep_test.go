@@ -1,0 +1,37 @@
+package mcp
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Sessions idle past their TTL are forgotten with no further request, mcp-go's state of them
+// too (an idle gateway kept them all until its next request); the sweeping goroutine then
+// ends, and the next session to go live starts it again.
+func TestIdleSessionsAreForgottenWithoutARequest(t *testing.T) {
+	h := startHTTPGateway(t, newFakeFarm(t), Options{Limits: Limits{SessionTTL: 200 * time.Millisecond}})
+	ids := []string{h.initialize(t), h.initialize(t), h.initialize(t)}
+	for _, id := range ids {
+		require.NoError(t, h.g.server.SendNotificationToSpecificClient(id, "notifications/message", nil))
+	}
+
+	forgotten := func() bool {
+		h.g.sessions.mu.Lock()
+		defer h.g.sessions.mu.Unlock()
+		return len(h.g.sessions.live) == 0 && !h.g.sessions.sweeping
+	}
+	require.Eventually(t, forgotten, 20*time.Second, 10*time.Millisecond, "idle sessions still kept: %d", h.g.sessions.count())
+	for _, id := range ids {
+		assert.Error(t, h.g.server.SendNotificationToSpecificClient(id, "notifications/message", nil), "mcp-go kept a forgotten session")
+	}
+	assert.Contains(t, h.logs.String(), "why=idle")
+
+	// Forgotten is not ended: the id is taken up again, and swept again once idle.
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	require.Equal(t, http.StatusOK, h.raw(t, http.MethodPost, list, map[string]string{"Mcp-Session-Id": ids[0]}).status)
+	require.Eventually(t, forgotten, 20*time.Second, 10*time.Millisecond, "a session taken up again was not swept")
+}
