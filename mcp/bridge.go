@@ -178,14 +178,14 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 		return // a notification or response: nothing comes back
 	}
 	if resp.StatusCode >= 300 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		err := fmt.Errorf("it answered %s: %s", resp.Status, answerText(body))
 		if b.Hint != nil {
 			if h := b.Hint(resp.StatusCode); h != "" {
 				err = fmt.Errorf("%w; %s", err, h)
 			}
 		}
-		b.fail(out, msg, refusedError{err})
+		b.fail(out, msg, refusedError{err, answerError(body)})
 		return
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -265,17 +265,49 @@ func answerText(body []byte) string {
 	return strings.TrimSpace(string(body))
 }
 
-// refusedError is a gateway's answer that refuses a request: it was reachable.
-type refusedError struct{ error }
+// refusedError is a gateway's answer that refuses a request: it was reachable. rpc is the
+// JSON-RPC error its body carried, nil when the body was none.
+type refusedError struct {
+	error
+	rpc *gatewayError
+}
+
+// gatewayError is the error object of a gateway's JSON-RPC answer.
+type gatewayError struct {
+	Code int             `json:"code"`
+	Data json.RawMessage `json:"data"`
+}
+
+// answerError is the error of a body that is a JSON-RPC error answer ("jsonrpc" and an error
+// with a code), nil for any other body: its code (e.g. -32022, an unsupported
+// Mcp-Protocol-Version) and data (the versions supported) tell a client what to do.
+func answerError(body []byte) *gatewayError {
+	var m struct {
+		JSONRPC string `json:"jsonrpc"`
+		Error   *struct {
+			Code *int            `json:"code"`
+			Data json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.JSONRPC == "" || m.Error == nil || m.Error.Code == nil {
+		return nil
+	}
+	return &gatewayError{Code: *m.Error.Code, Data: m.Error.Data}
+}
 
 // fail answers a request the gateway could not take with a JSON-RPC error: each request of
 // msg (one, or those of a batch) by its id. A notification or a response gets none: nobody
-// waits for an answer; a message that is neither gets one with id null.
+// waits for an answer; a message that is neither gets one with id null. The error's code is
+// Internal error, or the one of the gateway's JSON-RPC answer, with its data.
 func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 	b.Log.Warn("relay to gateway failed", "err", err)
 	what := "corral gateway unreachable: " // it did not answer
-	if errors.As(err, new(refusedError)) {
+	rpc := gatewayError{Code: -32603}
+	if refused := (refusedError{}); errors.As(err, &refused) {
 		what = "the corral gateway refused the request: "
+		if refused.rpc != nil {
+			rpc = *refused.rpc
+		}
 	}
 	var batch []json.RawMessage
 	if json.Unmarshal(msg, &batch) != nil {
@@ -287,8 +319,7 @@ func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 		if !ok {
 			continue
 		}
-		e, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-			"error": map[string]any{"code": -32603, "message": what + err.Error()}})
+		e, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpc.with(what + err.Error())})
 		answers = append(answers, e)
 	}
 	switch {
@@ -299,6 +330,15 @@ func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 	default:
 		b.write(out, answers[0])
 	}
+}
+
+// with is the error object answering with message.
+func (e gatewayError) with(message string) map[string]any {
+	obj := map[string]any{"code": e.Code, "message": message}
+	if len(e.Data) > 0 && string(e.Data) != "null" {
+		obj["data"] = e.Data
+	}
+	return obj
 }
 
 // requestID is the id to answer msg with, false when msg wants no answer: a notification (a
