@@ -157,7 +157,7 @@ func (s *sessions) endedInFarm(ctx context.Context, id string) bool {
 func refuseEnded(g *Gateway, w http.ResponseWriter, r *http.Request, principal string) {
 	g.metrics.deny(reasonSession)
 	g.log.Info("refused request: session ended by DELETE", "reason", reasonSession, "remote", r.RemoteAddr, "principal", principal)
-	writeRPCError(w, http.StatusNotFound, nil, codeSession,
+	writeRPCError(w, http.StatusNotFound, refusalID(r), codeSession,
 		"session ended by DELETE: send initialize without Mcp-Session-Id to open a new session")
 }
 

@@ -297,7 +297,7 @@ func (s *sessions) guard(g *Gateway, next http.Handler) http.Handler {
 		if !ok {
 			g.metrics.deny(reasonSession)
 			g.log.Info("refused request: session id not issued to this caller", "reason", reasonSession, "remote", r.RemoteAddr, "principal", name)
-			writeRPCError(w, http.StatusNotFound, nil, codeSession, fmt.Sprintf(
+			writeRPCError(w, http.StatusNotFound, refusalID(r), codeSession, fmt.Sprintf(
 				"session not found: the Mcp-Session-Id was not issued to principal %q by this farm's gateways; send initialize without Mcp-Session-Id to open a new session", name))
 			return
 		}
