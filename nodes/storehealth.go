@@ -67,7 +67,8 @@ func (h *storeHealth) wrote(failed, dropped int, err error) {
 		h.told, h.remindedAt = now, now
 		h.log.Error(fmt.Sprintf("the NATS stores take no writes: task records and events are kept in memory and retried "+
 			"(%d tries), then dropped, and get_task_result finds no record of those calls. Check the data disk of the NATS "+
-			"server (df); after freeing space restart the NATS server if its JetStream disabled itself", maxTries),
+			"server (df). Once there is room, corral up's own NATS restarts its JetStream by itself; restart any other NATS "+
+			"server (its stores take no writes until then)", maxTries),
 			"failing_for", now.Sub(h.failingSince).Round(time.Second), "dropped", h.droppedInRun, "err", err)
 	case !h.told.IsZero() && now.Sub(h.remindedAt) >= h.remindGap:
 		h.remindedAt = now

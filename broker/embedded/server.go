@@ -4,6 +4,7 @@
 package embedded
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net"
@@ -50,6 +51,11 @@ type Options struct {
 	// connects to a hub as a leaf node (a site).
 	LeafListen *LeafListenOptions
 	LeafRemote *LeafRemoteOptions
+	// ReviveEvery is how often a server whose stores take no writes (its disk was full) looks
+	// whether the disk has room again to restart its JetStream (revive.go): 0 means
+	// DefaultReviveEvery, below 0 never. A cluster's members never do: they rejoin its
+	// JetStream when restarted.
+	ReviveEvery time.Duration
 }
 
 // TLSOptions are the server's certificate and key files, and a CA that client certificates
@@ -173,6 +179,9 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 	if err := waitReady(ns, serverLog, readyTimeout); err != nil {
 		ns.Shutdown()
 		return nil, fmt.Errorf("embedded nats: %w (store %s)", err, opts.StoreDir)
+	}
+	if every := cmp.Or(opts.ReviveEvery, DefaultReviveEvery); every > 0 && opts.Cluster == nil {
+		go reviveJetStream(ns, so, every, serverLog)
 	}
 	log.Info("embedded NATS started", "name", opts.Name, "url", ns.ClientURL(), "store", opts.StoreDir, "cluster", so.Cluster.Name,
 		"users", len(so.Users), "tls", so.TLS, "domain", so.JetStreamDomain, "leaf_port", so.LeafNode.Port, "uplink", len(so.LeafNode.Remotes) > 0)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // serverLog passes the embedded server's log to Corral's (component=nats): its warnings,
@@ -19,6 +20,8 @@ type serverLog struct {
 
 	fatalOnce sync.Once
 	fatal     chan struct{} // closed at the server's first fatal
+
+	writeFailed atomic.Bool // a store failed a write: it takes none until JetStream restarts (revive.go)
 }
 
 func newServerLog(log *slog.Logger) *serverLog {
@@ -47,6 +50,9 @@ func (l *serverLog) Errorf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
 	l.log.Error(msg)
 	l.remember(msg)
+	if strings.Contains(msg, "critical write error") {
+		l.writeFailed.Store(true)
+	}
 }
 
 // Fatalf logs what stops the server. nats-server's own logger would exit the process here;
