@@ -32,6 +32,14 @@ type LeaseEnder interface {
 	LeaseEnded()
 }
 
+// LeaseGranter is a Device that wants to know when an explicit lease of it is granted, to keep
+// what its holder builds up however long the holder thinks between calls (an elastic browser
+// does not stop for idleness while leased); LeaseEnded says when the lease ends. LeaseGranted
+// must return at once: the scheduler calls it from its own goroutine.
+type LeaseGranter interface {
+	LeaseGranted()
+}
+
 // Messages of the device actor.
 type (
 	// runTask asks the device actor to run a task under ctx.

@@ -70,6 +70,9 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 		Holder: m.Req.Holder, Epoch: sl.epoch, AcquiredAt: now, MaxUntil: now.Add(maxLife)}
 	l.ExpiresAt = minTime(now.Add(ttl), l.MaxUntil)
 	sl.lease, sl.leaseReq, sl.ttl = l, m.Req.ID, ttl
+	if g, ok := sl.dev.(LeaseGranter); ok {
+		g.LeaseGranted()
+	}
 	s.armLease(sl)
 	s.cfg.Metrics.leaseGranted(s.cfg.Node, waited)
 	s.cfg.Mirror.Lease(l.Serial, l)

@@ -25,10 +25,27 @@ type boundDevice struct {
 	wipe atomic.Bool
 }
 
-// LeaseEnded marks a device.Resetter for a reset before its next task.
+// leaseKeeper is a driver that keeps its state up while its device is leased: an elastic
+// browser (web) does not stop for idleness while its holder thinks between calls.
+type leaseKeeper interface {
+	Leased(held bool)
+}
+
+// LeaseGranted tells a leaseKeeper its device is leased.
+func (b *boundDevice) LeaseGranted() {
+	if k, ok := b.drv.(leaseKeeper); ok {
+		k.Leased(true)
+	}
+}
+
+// LeaseEnded marks a device.Resetter for a reset before its next task, and tells a
+// leaseKeeper the lease ended.
 func (b *boundDevice) LeaseEnded() {
 	if _, ok := b.drv.(device.Resetter); ok {
 		b.wipe.Store(true)
+	}
+	if k, ok := b.drv.(leaseKeeper); ok {
+		k.Leased(false)
 	}
 }
 

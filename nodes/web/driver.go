@@ -59,13 +59,17 @@ type Driver struct {
 	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go)
 	replaced bool
 
-	lazy      bool
-	idle      time.Duration
-	inflight  int        // uses under way (use)
-	lastUse   time.Time  // when the last use ended, or the browser started
-	launching sync.Mutex // one start at a time
-	quit      chan struct{}
-	quitOnce  sync.Once
+	lazy     bool
+	idle     time.Duration
+	inflight int       // uses under way (use)
+	lastUse  time.Time // when the last use ended, or the browser started
+	leased   bool      // the device is leased: no stop for idleness (Leased)
+	// unusedSeen counts stopWhenIdle's looks that found the browser unused for idle, whether
+	// it stopped it or not: tests wait on it instead of on time.
+	unusedSeen int
+	launching  sync.Mutex // one start at a time
+	quit       chan struct{}
+	quitOnce   sync.Once
 
 	gaugeMu  sync.Mutex
 	gauges   map[string]float64 // the last measurement (memory.go)

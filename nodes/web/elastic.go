@@ -10,7 +10,9 @@ import (
 
 // A node's browser devices beyond its floor are elastic: each starts its browser at its first
 // use and stops it after Options.Idle unused, so a node can offer more browsers than it keeps
-// running. use and stopWhenIdle keep a browser from stopping while something uses it.
+// running. use and stopWhenIdle keep a browser from stopping while something uses it, and
+// Leased while its device is leased: a holder who thinks longer than Idle between calls finds
+// its pages, cookies and storage as it left them.
 
 // use marks the browser in use until release is called, starting it first if none runs, or
 // again if it crashed. The first use after a crash answers ErrBrowserReplaced instead, once:
@@ -99,13 +101,13 @@ func (d *Driver) stopWhenIdle() {
 		case <-tick.C:
 		}
 		d.mu.Lock()
-		idle := d.stop != nil && d.inflight == 0 && time.Since(d.lastUse) >= d.idle
+		idle := d.idleLocked()
 		d.mu.Unlock()
 		if !idle || !d.launching.TryLock() { // a start under way is a use
 			continue
 		}
 		d.mu.Lock()
-		idle = d.stop != nil && d.inflight == 0 && time.Since(d.lastUse) >= d.idle
+		idle = d.idleLocked()
 		d.mu.Unlock()
 		if idle {
 			d.noteCrash() // a crash found here is told at the next use all the same
@@ -114,6 +116,25 @@ func (d *Driver) stopWhenIdle() {
 		}
 		d.launching.Unlock()
 	}
+}
+
+// idleLocked says whether the browser may stop for idleness: it runs, unused for d.idle, and
+// its device is not leased. Callers hold mu.
+func (d *Driver) idleLocked() bool {
+	unused := d.stop != nil && d.inflight == 0 && time.Since(d.lastUse) >= d.idle
+	if unused {
+		d.unusedSeen++
+	}
+	return unused && !d.leased
+}
+
+// Leased tells the device whether it is leased (the node calls it as a lease is granted and
+// ends): a leased browser does not stop for idleness. Once the lease ends it stops when it
+// has been unused for Options.Idle.
+func (d *Driver) Leased(held bool) {
+	d.mu.Lock()
+	d.leased = held
+	d.mu.Unlock()
 }
 
 // noteCrash marks the browser replaced, for the next call to be told, if it crashed; it says

@@ -16,7 +16,7 @@ import (
 // Platform is the browser devices of a node: --web N of them (--sim-web N on corral up, the
 // same thing: a headless browser is as real as a simulated one), each emulating --web-profile,
 // and up to --web-max in all: those beyond the N start their browser at their first use and
-// stop it after --web-idle unused.
+// stop it after --web-idle unused (not while leased).
 func Platform() device.Platform {
 	return device.Platform{Name: device.PlatformWeb, Driver: reflect.TypeFor[*Driver](), Flags: func(fs *flag.FlagSet) device.Attacher {
 		return &setup{
@@ -26,7 +26,7 @@ func Platform() device.Platform {
 			home:    fs.String("web-home", "about:blank", "the page a browser device opens for HOME"),
 			allow:   fs.String("web-allow", "", "hosts the browser devices may load from, comma-separated (example.org, *.example.org); empty: any"),
 			max:     fs.Int("web-max", 0, "browser devices in all, the --web N always running and the rest started at their first use (0: just the N)"),
-			idle:    fs.Duration("web-idle", 5*time.Minute, "how long a browser device beyond --web N may stay unused before its browser stops"),
+			idle:    fs.Duration("web-idle", 5*time.Minute, "how long a browser device beyond --web N may stay unused before its browser stops (never while it is leased)"),
 		}
 	}}
 }
