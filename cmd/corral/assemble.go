@@ -146,6 +146,9 @@ type nodeSettings struct {
 	// shared: the node serves a shared farm (a node of its own, or callers authenticated by
 	// --auth-policy): app_install takes apps only from --app-sources.
 	shared bool
+	// sizes: those of the stores the node creates when missing (corral node's
+	// --events-max-bytes and --screenshots-max-bytes); zero: broker's defaults.
+	sizes broker.StoreOptions
 }
 
 // nodeFlags defines a node's flags, and those of each platform in ps.
@@ -297,7 +300,9 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	}
 	// A node creates missing stores but changes none (its NATS user may not), and writes its
 	// registry and lease entries under its own keys, the only ones its NATS user may write.
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true})
+	created := s.sizes
+	created.CreateOnly = true
+	stores, err := broker.EnsureStores(ctx, nc, created)
 	if err != nil {
 		nc.Close()
 		return nil, err

@@ -29,9 +29,40 @@ type gatewayFlags struct {
 	sessionTTL     *time.Duration
 	maxSessions    *int
 	shotsMaxAge    *time.Duration
+	sizes          storeSizes
+	sites          *string
+}
+
+// storeSizes are the flags that size the farm's stores: corral gateway and corral up size
+// them, corral node those it creates because no gateway has yet.
+type storeSizes struct {
 	shotsMaxBytes  *string
 	eventsMaxBytes *string
-	sites          *string
+}
+
+// storeSizes defines --screenshots-max-bytes and --events-max-bytes; note ends their help.
+func (f *flags) storeSizes(note string) storeSizes {
+	return storeSizes{
+		shotsMaxBytes: f.String("screenshots-max-bytes", broker.FormatSize(broker.DefaultScreenshotsMaxBytes), "size of the farm's "+
+			"screenshot store, e.g. 1GiB or 200MiB; when full, the oldest screenshots are dropped for new ones; JetStream "+
+			"reserves it on the NATS server's disk"+note),
+		eventsMaxBytes: f.String("events-max-bytes", broker.FormatSize(broker.DefaultEventsMaxBytes), "size of the farm's event stream "+
+			"("+broker.EventStream+": device, lease and node events, task records), e.g. 1GiB or 100MiB; when full, the oldest "+
+			"events are dropped; JetStream reserves it on the NATS server's disk"+note),
+	}
+}
+
+// parse returns the sizes in bytes, or an error naming the bad flag.
+func (s storeSizes) parse() (events, shots int64, err error) {
+	shots, err = parseSize(*s.shotsMaxBytes)
+	if err != nil || shots < 1<<20 {
+		return 0, 0, fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *s.shotsMaxBytes)
+	}
+	events, err = parseSize(*s.eventsMaxBytes)
+	if err != nil || events < 1<<20 {
+		return 0, 0, fmt.Errorf("--events-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 100MiB", *s.eventsMaxBytes)
+	}
+	return events, shots, nil
 }
 
 func (f *flags) gatewayFlags() gatewayFlags {
@@ -59,11 +90,7 @@ func (f *flags) gatewayFlags() gatewayFlags {
 			"opening another forgets its least recently used idle one"),
 		shotsMaxAge: f.Duration("screenshots-max-age", broker.DefaultScreenshotsMaxAge, "agent task screenshots older than this "+
 			"are dropped from the farm's object store ("+broker.ScreenshotBucket+")"),
-		shotsMaxBytes: f.String("screenshots-max-bytes", "1GiB", "size of the farm's screenshot store, e.g. 1GiB or 200MiB; "+
-			"when full, the oldest screenshots are dropped for new ones; JetStream reserves it on the NATS server's disk"),
-		eventsMaxBytes: f.String("events-max-bytes", broker.FormatSize(broker.DefaultEventsMaxBytes), "size of the farm's event stream "+
-			"("+broker.EventStream+": device, lease and node events, task records), e.g. 1GiB or 100MiB; when full, the oldest "+
-			"events are dropped; JetStream reserves it on the NATS server's disk"),
+		sizes: f.storeSizes(""),
 		sites: f.String("sites", "", "edge sites of this hub, comma-separated (their JetStream domains): the hub's stores aggregate "+
 			"theirs and its gateways watch their links (docs/operations.md, Edge sites); empty keeps the sites the stores have"),
 	}
@@ -74,13 +101,9 @@ func (g gatewayFlags) siteList() []string { return splitList(*g.sites) }
 
 // stores returns the retention of the stores the gateway keeps.
 func (g gatewayFlags) stores() (broker.StoreOptions, error) {
-	size, err := parseSize(*g.shotsMaxBytes)
-	if err != nil || size < 1<<20 {
-		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *g.shotsMaxBytes)
-	}
-	events, err := parseSize(*g.eventsMaxBytes)
-	if err != nil || events < 1<<20 {
-		return broker.StoreOptions{}, fmt.Errorf("--events-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 100MiB", *g.eventsMaxBytes)
+	events, size, err := g.sizes.parse()
+	if err != nil {
+		return broker.StoreOptions{}, err
 	}
 	if *g.shotsMaxAge < time.Minute {
 		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-age %s: give at least a minute, e.g. 168h for a week", *g.shotsMaxAge)

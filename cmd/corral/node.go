@@ -18,12 +18,16 @@ func runNode(ctx context.Context, args []string) error {
 	ns.shared = true // its gateways and callers are elsewhere
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
 	replicas := f.replicasFlag()
+	// A node started before any gateway creates the stores; one that exists keeps its size.
+	sizes := f.storeSizes("; a node uses it only when it creates the store (a gateway sizes stores that exist)")
 	site := f.siteFlags()
 	data := f.String("data", "data", "with --site: directory for the site's embedded NATS (JetStream data, credentials in nats/)")
 	natsPort := f.Int("nats-port", 4222, "with --site: port of the site's embedded NATS on 127.0.0.1, for the site's gateway and "+
 		"operators (-1: any free port)")
 	log, stop, err := f.start(args, func() error {
-		errs := []error{ns.check(), checkEdge(site, hubSettings{})}
+		var sizesErr error
+		ns.sizes.EventsMaxBytes, ns.sizes.ScreenshotsMaxBytes, sizesErr = sizes.parse()
+		errs := []error{ns.check(), checkEdge(site, hubSettings{}), sizesErr}
 		if *metricsAddr != "" {
 			errs = append(errs, checkListen("--metrics", *metricsAddr, "127.0.0.1:8421"))
 		}
