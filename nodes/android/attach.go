@@ -36,9 +36,9 @@ const settleTime = 5 * time.Second
 // reason that it does not answer and what to do, and dialled again until it answers (logged
 // once at INFO). Attach returns an error at once only if addr is not host:port, and nil when
 // ctx ends; the devices it added stay on reg (a node removes its devices when it stops). Each
-// driver is made with opts (WithTags: a private adb server's simulated devices are tagged
-// "sim").
-func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Logger, opts ...Option) error {
+// driver is made with the driver Options among opts (WithTags: a private adb server's simulated
+// devices are tagged "sim"); QuietUntilUp waits quietly for a server that has never answered.
+func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Logger, opts ...AttachOption) error {
 	if addr == "" {
 		addr = ServerAddr()
 	}
@@ -53,7 +53,12 @@ func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Log
 	if err != nil {
 		return err
 	}
-	a := &attacher{reg: reg, addr: addr, log: log, opts: append([]Option{WithLogger(log)}, opts...), live: map[string]*attachment{}, settling: map[string]settling{},
+	var cfg attachConfig
+	for _, o := range opts {
+		o.applyAttach(&cfg)
+	}
+	a := &attacher{reg: reg, addr: addr, log: log, quiet: cfg.quiet, opts: append([]Option{WithLogger(log)}, cfg.driver...),
+		live: map[string]*attachment{}, settling: map[string]settling{},
 		states: func(ctx context.Context) (map[string]string, error) {
 			msg, err := hostQuery(ctx, addr, "host:devices")
 			return parseDeviceList(msg), err
@@ -85,8 +90,16 @@ func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
 		a.remove(e)
 	case ServerDown:
 		clear(a.settling) // gone with the server
+		if a.quiet && e.First {
+			a.log.Debug("adb server does not answer yet; waiting for it", "err", e.Err)
+			return
+		}
 		a.log.Warn("adb server does not answer; its devices are offline until it does", "err", e.Err)
 	case ServerUp:
+		if a.quiet && e.First {
+			a.log.Info("adb server now answers; attaching its devices")
+			return
+		}
 		a.log.Info("adb server answers again")
 	case Unusable:
 		if !transient(e.State) {
@@ -138,6 +151,9 @@ type attacher struct {
 	log  *slog.Logger
 	opts []Option // each driver's
 	wg   sync.WaitGroup
+
+	// quiet: a server that has never answered is no news (QuietUntilUp).
+	quiet bool
 
 	mu   sync.Mutex // guards live, and orders AddDriver and RemoveDevice per serial
 	live map[string]*attachment

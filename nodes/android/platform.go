@@ -18,7 +18,7 @@ import (
 func Platform() device.Platform {
 	return device.Platform{Name: device.PlatformAndroid, Driver: reflect.TypeFor[*Driver](), Flags: func(fs *flag.FlagSet) device.Attacher {
 		return &setup{
-			adb:  fs.String("adb", "auto", "adb server to take Android devices from: auto (ANDROID_ADB_SERVER_PORT or 5037, if it answers), off, or host:port"),
+			adb:  fs.String("adb", "auto", "adb server to take Android devices from: auto (ANDROID_ADB_SERVER_PORT or 5037, waited for quietly until it answers), off, or host:port"),
 			sims: fs.Int("sim-android", 0, "simulated Android devices to start, connected through a private adb server"),
 			simStartup: fs.Duration("sim-android-input-startup", adbsim.DefaultInputStartup,
 				"how long an input command takes to start on the simulated Android devices (a phone's Java start-up: 100 ms to over 1 s)"),
@@ -28,7 +28,7 @@ func Platform() device.Platform {
 
 // setup says where a node finds Android devices.
 type setup struct {
-	adb        *string        // adb server to attach: "auto" (if one answers), "off", or host:port
+	adb        *string        // adb server to attach: "auto" (the local one, once it answers), "off", or host:port
 	sims       *int           // simulated Android devices, behind a private adb server
 	simStartup *time.Duration // how long `input` takes to start on them
 }
@@ -75,7 +75,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			stops[i]()
 		}
 	}
-	attach := func(addr string, opts ...Option) {
+	attach := func(addr string, opts ...AttachOption) {
 		actx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() {
@@ -114,9 +114,9 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	switch addr := *s.adb; addr {
 	case "off", "":
 	case "auto":
-		if addr = ServerAddr(); answers(addr) {
-			attach(addr)
-		}
+		// Followed even if it does not answer yet: on a developer's machine the first adb
+		// command (adb devices, Android Studio) starts it, often after the node.
+		attach(ServerAddr(), QuietUntilUp())
 	default:
 		attach(addr)
 	}

@@ -57,6 +57,9 @@ type Event struct {
 	// Err is why the adb server cannot be reached (a *ServerDownError): set on ServerDown and
 	// on the Removed events it causes, nil otherwise.
 	Err error
+	// First is set on a ServerDown while the adb server has not answered Watch yet, and on the
+	// ServerUp when it first does: a server that was never there is not one that went away.
+	First bool
 }
 
 // ServerDownError is the adb server not answering: none of its devices can be reached, so it,
@@ -104,8 +107,9 @@ const pollEvery = 250 * time.Millisecond
 // servers do not push. An adb server that does not answer, at first or any more, is reported
 // ServerDown, and its devices Removed; Watch dials it again, every 250 ms at first and every
 // 2 s after a while, until ctx ends, and reports ServerUp when it answers, then the devices it
-// lists as Added. Watch fails only if addr is not host:port or ctx ends before the adb server
-// has answered or failed to. The channel closes when ctx ends.
+// lists as Added; both are First while the server had not answered since Watch started. Watch
+// fails only if addr is not host:port or ctx ends before the adb server has answered or failed
+// to. The channel closes when ctx ends.
 func Watch(ctx context.Context, addr string) (<-chan Event, error) {
 	if addr == "" {
 		addr = ServerAddr()
@@ -119,7 +123,7 @@ func Watch(ctx context.Context, addr string) (<-chan Event, error) {
 		return nil, ctx.Err()
 	}
 	ch := make(chan Event, 16)
-	w := &watcher{ctx: ctx, ch: ch, states: map[string]string{}, down: err != nil}
+	w := &watcher{ctx: ctx, ch: ch, states: map[string]string{}, down: err != nil, answered: err == nil}
 	var wg sync.WaitGroup
 	wg.Go(func() { w.poll(addr) })
 	go func() {
@@ -210,6 +214,8 @@ type watcher struct {
 	states map[string]string // serial → adb state, as last listed
 	lists  uint64            // track-devices lists seen: a poll answered meanwhile may be older
 	down   bool              // the adb server does not answer: polls wait for the tracker
+	// answered: the adb server has answered since Watch started (Event.First).
+	answered bool
 }
 
 // follow reads device lists from c until it breaks or ctx ends, then closes c.
@@ -273,7 +279,7 @@ func (w *watcher) serverDown(err *ServerDownError) bool {
 	defer w.mu.Unlock()
 	w.lists++
 	w.down = true
-	return w.send(Event{Kind: ServerDown, Err: err}) && w.update(map[string]string{}, err)
+	return w.send(Event{Kind: ServerDown, Err: err, First: !w.answered}) && w.update(map[string]string{}, err)
 }
 
 // serverUp reports the adb server answering again; false if ctx ended.
@@ -281,7 +287,9 @@ func (w *watcher) serverUp() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.down = false
-	return w.send(Event{Kind: ServerUp})
+	first := !w.answered
+	w.answered = true
+	return w.send(Event{Kind: ServerUp, First: first})
 }
 
 // update sends the events that lead from the last list to now; false if ctx ended. gone, if

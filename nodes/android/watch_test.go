@@ -114,8 +114,8 @@ func TestWatchServerRestart(t *testing.T) {
 		}
 	}
 	srv.stop()
-	if e, _ := nextEvent(t, events, "", 5*time.Second); e.Kind != ServerDown || !isServerDown(e.Err, srv.addr()) {
-		t.Fatalf("event %+v, want server down naming %s", e, srv.addr())
+	if e, _ := nextEvent(t, events, "", 5*time.Second); e.Kind != ServerDown || !isServerDown(e.Err, srv.addr()) || e.First {
+		t.Fatalf("event %+v, want server down naming %s, not First: it answered before", e, srv.addr())
 	}
 	if e, took := nextEvent(t, events, dev.Serial(), 5*time.Second); e.Kind != Removed || !isServerDown(e.Err, srv.addr()) || took > within {
 		t.Fatalf("event %+v after %v, want removed within %v, as the server is down", e, took, within)
@@ -123,8 +123,8 @@ func TestWatchServerRestart(t *testing.T) {
 	if err := srv.start(); err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := nextEvent(t, events, "", 5*time.Second); e.Kind != ServerUp {
-		t.Fatalf("event %+v, want server up", e)
+	if e, _ := nextEvent(t, events, "", 5*time.Second); e.Kind != ServerUp || e.First {
+		t.Fatalf("event %+v, want server up, not First: it answers again", e)
 	}
 	srv.connect(t, dev)
 	for {
@@ -162,8 +162,8 @@ func TestWatchWithoutServer(t *testing.T) {
 	for e := range events {
 		got = append(got, e)
 	}
-	if len(got) != 1 || got[0].Kind != ServerDown || !isServerDown(got[0].Err, addr) {
-		t.Errorf("events %+v, want one server down naming %s and what to do", got, addr)
+	if len(got) != 1 || got[0].Kind != ServerDown || !isServerDown(got[0].Err, addr) || !got[0].First {
+		t.Errorf("events %+v, want one server down naming %s and what to do, First: it never answered", got, addr)
 	}
 	if _, err := Watch(context.Background(), "adb-host-without-port"); !errors.Is(err, ErrBadArgument) {
 		t.Errorf("Watch of an address without a port: %v, want ErrBadArgument", err)
