@@ -21,12 +21,14 @@ const codeInvalidParams = -32602
 // whose params are not an object ("cannot unmarshal array into Go value of type
 // mcp.params"), whose _meta holds a progress token it cannot read ("Go struct field
 // .progressToken of type float64") or whose list cursor is not base64 ("illegal base64 data
-// at input byte 0"), and a JSON-RPC response from the client, which mcp-go takes for an answer
-// to a sampling request and logs at ERROR. Anything else goes on untouched; a request that
+// at input byte 0"), a request or notification whose _meta names a protocol version the
+// gateway does not speak or the header does not (metaVersionProblem), and a JSON-RPC response
+// from the client, which mcp-go takes for an answer to a sampling request and logs at ERROR.
+// Anything else goes on untouched; a request that
 // passes is decoded by mcp-go as before.
 func (g *Gateway) messageShape(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || plainRequest(bodyOf(r)) {
+		if r.Method != http.MethodPost || plainRequest(bodyOf(r)) && metaVersionAgrees(bodyOf(r), r.Header.Get(mcpgo.HeaderProtocolVersion)) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -49,12 +51,17 @@ func (g *Gateway) messageShape(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if len(msg.ID) == 0 { // a notification: no answer to give
-			next.ServeHTTP(w, r)
+		if len(msg.ID) == 0 { // a notification: no answer to give, but a refusal of its revision
+			if !refuseMetaVersion(w, r, nil, msg.Params) {
+				next.ServeHTTP(w, r)
+			}
 			return
 		}
 		if problem := idProblem(msg.ID); problem != "" {
 			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, problem) // an id that cannot be used is answered as null
+			return
+		}
+		if refuseMetaVersion(w, r, msg.ID, msg.Params) {
 			return
 		}
 		if problem := paramsProblem(*msg.Method, msg.Params); problem != "" {
@@ -71,13 +78,13 @@ func (g *Gateway) messageShape(next http.Handler) http.Handler {
 
 // plainRequest says, from its bytes alone, whether body is a request with nothing here to look
 // at: a method, a string or small integer id (or none), params an object with a string name,
-// no cursor, and no _meta or one that is an object with no progress token and no number
-// beyond float64. Every call is one (a client of
-// protocol 2026-07-28 sends _meta in each); decoding each once more cost about 7 µs of CPU a
-// call. A body it misjudges (a "name" inside the arguments before the tool's) only gets
+// no cursor, and no _meta or one that is an object with no progress token, no number beyond
+// float64 and no protocol version but one the gateway speaks (plainMetaVersion). Every call
+// is one (a client of protocol 2026-07-28 sends _meta in each); decoding each once more cost
+// about 7 µs of CPU a call. A body it misjudges (a "name" inside the arguments before the tool's) only gets
 // mcp-go's words for its mistake.
 func plainRequest(body []byte) bool {
-	if !bytes.Contains(body, []byte(`"method"`)) || bytes.Contains(body, []byte(`"cursor"`)) || !plainID(body) {
+	if !bytes.Contains(body, []byte(`"method"`)) || bytes.Contains(body, []byte(`"cursor"`)) || !plainID(body) || !plainMetaVersion(body) {
 		return false
 	}
 	if bytes.Contains(body, []byte(`"_meta"`)) && (!metaObjects(body) ||

@@ -23,17 +23,28 @@ func (g *Gateway) protocolVersion(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": usableID(r), "error": map[string]any{
-			"code": mcpgo.UNSUPPORTED_PROTOCOL_VERSION,
-			"message": fmt.Sprintf("unsupported Mcp-Protocol-Version %q: this gateway speaks %s; send the version initialize agreed on "+
-				"(or no header, which means 2025-03-26)", shorten(v, 40), strings.Join(mcpgo.ValidProtocolVersions, ", ")),
-			"data": mcpgo.UnsupportedProtocolVersionData{Supported: mcpgo.ValidProtocolVersions, Requested: shorten(v, 40)},
-		}})
+		writeUnsupportedVersion(w, usableID(r), fmt.Sprintf("unsupported Mcp-Protocol-Version %q: this gateway speaks %s; "+
+			"send the version initialize agreed on (or no header, which means 2025-03-26)",
+			shorten(v, 40), strings.Join(mcpgo.ValidProtocolVersions, ", ")), shorten(v, 40))
 	})
+}
+
+// writeUnsupportedVersion answers 400 with the error mcp-go gives a revision it does not know
+// (-32022, data.supported: the ones the gateway speaks; data.requested), for the header and
+// for the _meta field alike. A nil id is null.
+func writeUnsupportedVersion(w http.ResponseWriter, id json.RawMessage, msg, requested string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+		"code":    mcpgo.UNSUPPORTED_PROTOCOL_VERSION,
+		"message": msg,
+		"data":    mcpgo.UnsupportedProtocolVersionData{Supported: mcpgo.ValidProtocolVersions, Requested: requested},
+	}})
 }
 
 // usableID returns the id of the request r POSTs, for an error answer, when it is one the
