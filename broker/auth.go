@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // NATS least privilege. Every process reaches NATS as one of five roles, each a NATS user with
@@ -87,9 +88,18 @@ type Permissions struct {
 	PublishAllow, PublishDeny     []string
 	SubscribeAllow, SubscribeDeny []string
 	// AllowResponses lets the user answer requests it received (one reply each), wherever their
-	// reply subject points: nodes answer on the requester's inbox.
+	// reply subject points: nodes answer on the requester's inbox, within ResponseWindow.
 	AllowResponses bool
+	// ResponseWindow is how long after a request its answer may be sent (with AllowResponses;
+	// 0 is nats-server's default, 2 minutes).
+	ResponseWindow time.Duration
 }
+
+// ReplyWindow is how long a node may take to answer a task: the longest a call may wait in a
+// device's queue (wait_seconds, at most an hour) plus the longest deadline a tool takes (an
+// agent task's two hours), with room to spare. nats-server lets a user answer a request for 2
+// minutes by default: the answers of longer tasks were refused, and their callers never heard.
+const ReplyWindow = 4 * time.Hour
 
 // stores are the JetStream streams behind Corral's buckets and event stream.
 var (
@@ -197,7 +207,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		}
 		pub = append(pub, createStreams()...) // a node may start first
 		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects(NodeService)...)
-		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true}, nil
+		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true, ResponseWindow: ReplyWindow}, nil
 	case RoleGateway:
 		pub := []string{nodeSubjects,
 			"$KV." + SessionBucket + ".>", "$KV." + LeaseGroupBucket + ".>",
@@ -233,7 +243,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		// which would see every request, is refused), answer them and micro's discovery
 		// pings; publish nothing else (an empty allow list: responses only).
 		sub := append([]string{VisionRequests + " " + VisionQueue, inbox}, srvSubjects(VisionService)...)
-		return Permissions{PublishAllow: []string{}, SubscribeAllow: sub, AllowResponses: true}, nil
+		return Permissions{PublishAllow: []string{}, SubscribeAllow: sub, AllowResponses: true, ResponseWindow: ReplyWindow}, nil
 	}
 	return Permissions{}, fmt.Errorf("unknown NATS role %q: use one of %v", r, Roles)
 }

@@ -40,7 +40,10 @@ func ServerAuthConfig(users []User) (string, error) {
 		}
 		list("publish", p.PublishAllow, p.PublishDeny)
 		list("subscribe", p.SubscribeAllow, p.SubscribeDeny)
-		if p.AllowResponses {
+		switch {
+		case p.AllowResponses && p.ResponseWindow > 0:
+			fmt.Fprintf(&b, "        allow_responses: {max: 1, expires: %q}\n", p.ResponseWindow.String())
+		case p.AllowResponses:
 			b.WriteString("        allow_responses: true\n")
 		}
 		b.WriteString("      }\n")

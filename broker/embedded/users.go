@@ -1,6 +1,9 @@
 package embedded
 
 import (
+	"cmp"
+	"time"
+
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -23,6 +26,7 @@ type Permissions struct {
 	PublishAllow, PublishDeny     []string
 	SubscribeAllow, SubscribeDeny []string
 	AllowResponses                bool
+	ResponseWindow                time.Duration // 0: nats-server's default, 2 minutes
 }
 
 // serverUsers turns users into nats-server users.
@@ -40,7 +44,7 @@ func serverUsers(users []User) []*server.User {
 			Subscribe: &server.SubjectPermission{Allow: p.SubscribeAllow, Deny: p.SubscribeDeny},
 		}
 		if p.AllowResponses {
-			sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: server.DEFAULT_ALLOW_RESPONSE_EXPIRATION}
+			sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: cmp.Or(p.ResponseWindow, server.DEFAULT_ALLOW_RESPONSE_EXPIRATION)}
 		}
 		su := &server.User{Username: u.Name, Password: u.Password, Permissions: sp}
 		if u.Leaf {

@@ -7,6 +7,7 @@ package chart_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -43,9 +44,15 @@ const permissionsFile = "files/nats-permissions.json"
 
 // natsPermissions are a user's permissions in nats-server's configuration terms.
 type natsPermissions struct {
-	Publish        *natsSubjects `json:"publish,omitempty"`
-	Subscribe      *natsSubjects `json:"subscribe,omitempty"`
-	AllowResponses bool          `json:"allow_responses,omitempty"`
+	Publish        *natsSubjects  `json:"publish,omitempty"`
+	Subscribe      *natsSubjects  `json:"subscribe,omitempty"`
+	AllowResponses *natsResponses `json:"allow_responses,omitempty"`
+}
+
+// natsResponses lets a user answer requests: one answer each, within expires.
+type natsResponses struct {
+	Max     int    `json:"max"`
+	Expires string `json:"expires"`
 }
 
 type natsSubjects struct {
@@ -80,6 +87,12 @@ func wantNATSPermissions(t *testing.T) []byte {
 	t.Helper()
 	doc := natsPermissionsDoc{About: "Made by make chart-assets from broker.PermissionsFor (broker/auth.go); " +
 		"do not edit: helm/corral/nats_chart_auth_test.go fails when it differs."}
+	responses := func(p broker.Permissions) *natsResponses {
+		if !p.AllowResponses {
+			return nil
+		}
+		return &natsResponses{Max: 1, Expires: cmp.Or(p.ResponseWindow, server.DEFAULT_ALLOW_RESPONSE_EXPIRATION).String()}
+	}
 	subjects := func(allow, deny []string) *natsSubjects {
 		if len(allow)+len(deny) == 0 {
 			return nil
@@ -93,7 +106,7 @@ func wantNATSPermissions(t *testing.T) []byte {
 		}
 		doc.Users = append(doc.Users, natsUser{Role: r, User: broker.UserName(r, broker.AnyNode), Permissions: natsPermissions{
 			Publish: subjects(p.PublishAllow, p.PublishDeny), Subscribe: subjects(p.SubscribeAllow, p.SubscribeDeny),
-			AllowResponses: p.AllowResponses}})
+			AllowResponses: responses(p)}})
 	}
 	lp, err := broker.LeafPermissions(broker.AnyNode)
 	if err != nil {
@@ -140,7 +153,7 @@ func serverPermissions(t *testing.T, r broker.Role) *server.Permissions {
 	sp := &server.Permissions{Publish: &server.SubjectPermission{Allow: p.PublishAllow, Deny: p.PublishDeny},
 		Subscribe: &server.SubjectPermission{Allow: p.SubscribeAllow, Deny: p.SubscribeDeny}}
 	if p.AllowResponses {
-		sp.Response = &server.ResponsePermission{MaxMsgs: server.DEFAULT_ALLOW_RESPONSE_MAX_MSGS, Expires: server.DEFAULT_ALLOW_RESPONSE_EXPIRATION}
+		sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: cmp.Or(p.ResponseWindow, server.DEFAULT_ALLOW_RESPONSE_EXPIRATION)}
 	}
 	return sp
 }
