@@ -64,14 +64,14 @@ const adminContextHint = "corral up writes DATA/nats/admin.json, e.g. --nats-con
 // notForAgents is why the operator actions that change things have no gateway path.
 const notForAgents = "no gateway tool offers it, so that an agent's token cannot do it"
 
-// parseArgs parses the flags, given before or after the positional arguments, and returns
-// the positional arguments.
-func (a *adminFlags) parseArgs(args []string) ([]string, error) {
-	if err := a.parse(flagsFirst(a.FlagSet, args)); err != nil {
-		return nil, err
-	}
-	return a.Args(), nil
+// startArgs is start with the flags given before or after the positional arguments.
+func (a *adminFlags) startArgs(args []string, check func() error, viaNATS func() bool) (stop bool, err error) {
+	a.positional = true
+	return a.start(flagsFirst(a.FlagSet, args), check, viaNATS)
 }
+
+// always is the viaNATS of an operator action that talks to NATS whatever its flags.
+func always() bool { return true }
 
 // open connects to NATS and opens the stores (creating none with other replicas than they have).
 func (a *adminFlags) open(ctx context.Context) (*nats.Conn, *broker.Stores, *slog.Logger, error) {
@@ -118,25 +118,33 @@ func runRelease(ctx context.Context, args []string) error {
 	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
 	a.Usage = commandUsage(a.flags, releaseUsage, "Ends the lease of device SERIAL: its holder gives it back (--lease-file, $CORRAL_LEASE), "+
 		"or an operator revokes it (--force, through NATS).")
-	pos, err := a.parseArgs(args)
-	if err != nil {
-		return err
-	}
-	if err := secretNotOnArgv(a.FlagSet, "lease", "--lease-file FILE or $CORRAL_LEASE"); err != nil {
-		return err
-	}
-	if *handleFile != "" {
-		if *handle != "" {
-			return errors.New("give the lease handle once: $CORRAL_LEASE or --lease-file")
-		}
-		if *handle, err = readSecretFile("--lease-file", *handleFile); err != nil {
+	check := func() error {
+		if err := secretNotOnArgv(a.FlagSet, "lease", "--lease-file FILE or $CORRAL_LEASE"); err != nil {
 			return err
 		}
+		if *handleFile != "" {
+			if *handle != "" {
+				return errors.New("give the lease handle once: $CORRAL_LEASE or --lease-file")
+			}
+			var err error
+			if *handle, err = readSecretFile("--lease-file", *handleFile); err != nil {
+				return err
+			}
+		}
+		if a.NArg() != 1 || *force == (*handle != "") {
+			return fmt.Errorf("usage: %s", releaseUsage)
+		}
+		if !*force {
+			return nil
+		}
+		return a.needsNATS("release --force (an operator revoking someone's lease)", notForAgents,
+			"the holder gives its own lease back with `corral release SERIAL --lease-file FILE --gateway URL`")
 	}
-	if len(pos) != 1 || *force == (*handle != "") {
-		return fmt.Errorf("usage: %s", releaseUsage)
+	viaNATS := func() bool { return *force || *a.gateway == "" }
+	if stop, err := a.startArgs(args, check, viaNATS); err != nil || stop {
+		return err
 	}
-	serial := pos[0]
+	serial := a.Arg(0)
 	if !*force {
 		// The holder's own release takes the agent's path, through a gateway or the in-process
 		// front door alike: release_device, which gives a group handle's whole group back.
@@ -147,10 +155,6 @@ func runRelease(ctx context.Context, args []string) error {
 		}
 		fmt.Println(resultText(res))
 		return nil
-	}
-	if err := a.needsNATS("release --force (an operator revoking someone's lease)", notForAgents,
-		"the holder gives its own lease back with `corral release SERIAL --lease-file FILE --gateway URL`"); err != nil {
-		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
 	defer cancel()
@@ -206,17 +210,16 @@ func runDrain(ctx context.Context, args []string) error {
 	status := a.Bool("status", false, "only report the node's drain")
 	wait := a.Bool("wait", false, "wait (up to --timeout) until no task runs, no lease is held and nothing waits on the node")
 	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
-	pos, err := a.parseArgs(args)
-	if err != nil {
+	check := func() error {
+		if a.NArg() != 1 || *undo && *status {
+			return fmt.Errorf("usage: corral drain NODE [--undo | --status] [--wait] [--by WHO]")
+		}
+		return a.needsNATS("drain (taking a node out of service, or reading its drain)", notForAgents, "")
+	}
+	if stop, err := a.startArgs(args, check, always); err != nil || stop {
 		return err
 	}
-	if len(pos) != 1 || *undo && *status {
-		return fmt.Errorf("usage: corral drain NODE [--undo | --status] [--wait] [--by WHO]")
-	}
-	if err := a.needsNATS("drain (taking a node out of service, or reading its drain)", notForAgents, ""); err != nil {
-		return err
-	}
-	node := pos[0]
+	node := a.Arg(0)
 	action := broker.DrainStart
 	switch {
 	case *undo:
@@ -293,25 +296,24 @@ func runTasks(ctx context.Context, args []string) error {
 	since := a.Duration("since", 0, "only tasks recorded within this long, e.g. 1h (0: any)")
 	limit := a.Int("limit", 20, "show at most this many, newest first")
 	asJSON := a.Bool("json", false, "print the records as JSON lines")
-	pos, err := a.parseArgs(args)
-	if err != nil {
-		return err
+	check := func() error {
+		if a.NArg() != 0 {
+			return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json], " +
+				"or corral tasks export TASK_ID [--gateway URL] [--out FILE]")
+		}
+		if *outcome != "" && !slices.Contains(broker.Outcomes, *outcome) {
+			return fmt.Errorf("--outcome %q: use one of %s", *outcome, strings.Join(broker.Outcomes, ", "))
+		}
+		if *limit <= 0 {
+			return fmt.Errorf("--limit %d: give a positive number", *limit)
+		}
+		if *since < 0 {
+			return fmt.Errorf("--since %s: give how far back to look as a positive duration, e.g. 1h (0 or none: any time)", *since)
+		}
+		return a.needsNATS("tasks (reading task history from the event stream)", "no gateway tool lists the task history",
+			"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record")
 	}
-	if len(pos) != 0 {
-		return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json], " +
-			"or corral tasks export TASK_ID [--gateway URL] [--out FILE]")
-	}
-	if *outcome != "" && !slices.Contains(broker.Outcomes, *outcome) {
-		return fmt.Errorf("--outcome %q: use one of %s", *outcome, strings.Join(broker.Outcomes, ", "))
-	}
-	if *limit <= 0 {
-		return fmt.Errorf("--limit %d: give a positive number", *limit)
-	}
-	if *since < 0 {
-		return a.nameSources(fmt.Errorf("--since %s: give how far back to look as a positive duration, e.g. 1h (0 or none: any time)", *since))
-	}
-	if err := a.needsNATS("tasks (reading task history from the event stream)", "no gateway tool lists the task history",
-		"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record"); err != nil {
+	if stop, err := a.startArgs(args, check, always); err != nil || stop {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, *a.timeout)

@@ -33,11 +33,9 @@ func runArm(ctx context.Context, args []string) error {
 // runArmRecover brings a rig out of an alarm (the arm_recover tool).
 func runArmRecover(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm recover")
-	if err := o.parse(args); err != nil {
+	o.positional = true // SERIAL
+	if stop, err := o.start(args, o.oneArg("corral arm recover [flags] SERIAL")); err != nil || stop {
 		return err
-	}
-	if o.NArg() != 1 {
-		return fmt.Errorf("usage: corral arm recover [flags] SERIAL")
 	}
 	res, err := o.callTool(ctx, "arm_recover", map[string]any{"serial": o.Arg(0)})
 	if err != nil {
@@ -51,11 +49,9 @@ func runArmRecover(ctx context.Context, args []string) error {
 // each step as the rig takes it.
 func runArmCalibrate(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm calibrate")
-	if err := o.parse(args); err != nil {
+	o.positional = true // SERIAL
+	if stop, err := o.start(args, o.oneArg("corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)")); err != nil || stop {
 		return err
-	}
-	if o.NArg() != 1 {
-		return fmt.Errorf("usage: corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)")
 	}
 	serial := o.Arg(0)
 	if err := checkRig(ctx, o, serial); err != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -49,10 +50,20 @@ func (f *flags) parse(args []string) error {
 	set := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	f.onCommandLine = set
+	// The config file is read first, so CORRAL_CONFIG must name it before the other variables
+	// are read; the file's values still come last.
+	fromEnv := ""
+	if v := os.Getenv("CORRAL_CONFIG"); !set["config"] && v != "" {
+		*f.config, fromEnv = v, fmt.Sprintf("CORRAL_CONFIG=%q", v)
+		f.setSource("config", fromEnv)
+	}
 	file := map[string]any{}
 	if *f.config != "" {
 		b, err := os.ReadFile(*f.config)
 		if err != nil {
+			if fromEnv != "" {
+				return fmt.Errorf("config file of %s: %w (unset CORRAL_CONFIG, or point it at a YAML file of flag values)", fromEnv, err)
+			}
 			return fmt.Errorf("config file: %w", err)
 		}
 		if err := yaml.Unmarshal(b, &file); err != nil {
@@ -66,15 +77,15 @@ func (f *flags) parse(args []string) error {
 	}
 	var err error
 	f.VisitAll(func(fl *flag.Flag) {
-		if set[fl.Name] || err != nil {
+		if set[fl.Name] || fl.Name == "config" || err != nil {
 			return
 		}
 		env := "CORRAL_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
 		if v, ok := os.LookupEnv(env); ok {
 			if e := fl.Value.Set(v); e != nil {
-				err = fmt.Errorf("%s=%q: %w", env, v, explainSet(fl, e))
+				err = fmt.Errorf("%s=%q: %w", env, shownValue(v), explainSet(fl, e))
 			}
-			f.setSource(fl.Name, fmt.Sprintf("%s=%q", env, v))
+			f.setSource(fl.Name, fmt.Sprintf("%s=%q", env, shownValue(v)))
 			return
 		}
 		if v, ok := file[fl.Name]; ok {
@@ -119,7 +130,7 @@ func explainSet(fl *flag.Flag, err error) error {
 func (f *flags) logger() (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", *f.logLevel)
+		return nil, f.nameSources(fmt.Errorf("--log-level %q: use debug, info, warn or error", *f.logLevel))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
 }
@@ -204,6 +215,9 @@ func (f *flags) nameSources(err error) error {
 	lines := strings.Split(err.Error(), "\n")
 	changed := false
 	for i, line := range lines {
+		if strings.Contains(line, " came from ") {
+			continue // named already (a check that named its sources itself)
+		}
 		for _, name := range flagRE.FindAllString(line, -1) {
 			if src, ok := f.sources[strings.TrimPrefix(name, "--")]; ok {
 				lines[i] = line + " (" + name + " came from " + src + ", not the command line)"
@@ -226,3 +240,18 @@ type sourcedError struct {
 
 func (e *sourcedError) Error() string { return e.msg }
 func (e *sourcedError) Unwrap() error { return e.err }
+
+// shownValue is an environment variable's value as errors show it: a URL's password or token (a
+// CORRAL_NATS_URL of nats://user:secret@host) replaced.
+func shownValue(v string) string {
+	if !strings.Contains(v, "@") {
+		return v
+	}
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			parts[i] = redactedURL(u)
+		}
+	}
+	return strings.Join(parts, ",")
+}

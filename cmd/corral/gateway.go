@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -12,7 +13,9 @@ func runGateway(ctx context.Context, args []string) error {
 	gf := f.gatewayFlags()
 	nf := f.natsFlags()
 	replicas := f.replicasFlag()
-	log, stop, err := f.start(args, gf.check)
+	log, stop, err := f.start(args, func() error {
+		return errors.Join(gf.check(), checkNATS(nf, nf.options("corral-gateway")))
+	})
 	if err != nil || stop {
 		return err
 	}

@@ -41,10 +41,14 @@ func newListFlags(o *operatorFlags, what string) listFlags {
 	}
 }
 
-// args are the tool arguments of the flags.
+// args are the tool arguments of the flags; a bad value is refused here, before any call
+// (start's check, which names where it came from: CORRAL_LIMIT, the --config file).
 func (l listFlags) args() (map[string]any, error) {
 	if *l.limit < 0 {
 		return nil, fmt.Errorf("--limit %d: give 0 (all) or a positive number", *l.limit)
+	}
+	if *l.state != "" && !slices.Contains(broker.States, *l.state) {
+		return nil, fmt.Errorf("--state %q: use one of %s", *l.state, strings.Join(broker.States, ", "))
 	}
 	a := map[string]any{"limit": mcp.MaxPageLimit}
 	for name, v := range map[string]string{"platform": *l.platform, "state": *l.state, "model": *l.model, "node": *l.node} {
@@ -112,14 +116,8 @@ func runDevices(ctx context.Context, args []string) error {
 	o := newOperatorFlags("devices")
 	lf := newListFlags(o, "devices")
 	free := o.Bool("free", false, "only devices free to lease now (online)")
-	if err := o.parse(args); err != nil {
-		return err
-	}
-	if err := o.noArgs(); err != nil {
-		return err
-	}
-	targs, err := lf.args()
-	if err != nil {
+	var targs map[string]any
+	if stop, err := o.start(args, func() (err error) { targs, err = lf.args(); return err }); err != nil || stop {
 		return err
 	}
 	if *free {
@@ -127,7 +125,7 @@ func runDevices(ctx context.Context, args []string) error {
 	}
 	all := mcp.DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: []mcp.DeviceSummary{}}
 	var reasons map[string]string
-	err = o.eachPage(ctx, "list_available_devices", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
+	err := o.eachPage(ctx, "list_available_devices", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
 		var p mcp.DeviceListResult
 		if err := structured(res, &p); err != nil {
 			return "", 0, err
@@ -170,21 +168,15 @@ func runLeases(ctx context.Context, args []string) error {
 	o := newOperatorFlags("leases")
 	lf := newListFlags(o, "leases of devices")
 	holder := o.String("holder", "", `only this holder's leases: a principal, or "principal (client)"`)
-	if err := o.parse(args); err != nil {
-		return err
-	}
-	if err := o.noArgs(); err != nil {
-		return err
-	}
-	targs, err := lf.args()
-	if err != nil {
+	var targs map[string]any
+	if stop, err := o.start(args, func() (err error) { targs, err = lf.args(); return err }); err != nil || stop {
 		return err
 	}
 	if *holder != "" {
 		targs["holder"] = *holder
 	}
 	all := mcp.LeasesResult{Leases: []mcp.LeaseInfo{}}
-	err = o.eachPage(ctx, "list_leases", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
+	err := o.eachPage(ctx, "list_leases", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
 		var p mcp.LeasesResult
 		if err := structured(res, &p); err != nil {
 			return "", 0, err

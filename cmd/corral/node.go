@@ -33,6 +33,8 @@ func runNode(ctx context.Context, args []string) error {
 		}
 		if *site.name != "" {
 			errs = append(errs, checkData(*data), checkNATSPort(*natsPort))
+		} else {
+			errs = append(errs, checkNATS(nf, nf.options(""))) // with --site, the node uses its own NATS
 		}
 		return errors.Join(errs...)
 	})

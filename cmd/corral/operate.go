@@ -203,18 +203,24 @@ func runCall(ctx context.Context, args []string) error {
 			"$CORRAL_LEASE fills the lease of a tool that takes one when the arguments give none.\n\nflags:\n", callUsage)
 		o.PrintDefaults()
 	}
-	if err := o.parse(flagsFirst(o.FlagSet, args)); err != nil {
+	o.positional = true // TOOL and its arguments
+	var toolArgs map[string]any
+	stop, err := o.start(flagsFirst(o.FlagSet, args), func() error {
+		rest := o.Args()
+		if len(rest) < 1 || len(rest) > 2 {
+			return fmt.Errorf("usage: %s", callUsage)
+		}
+		var err error
+		if toolArgs, err = callArgs(rest[1:]); err != nil {
+			return err
+		}
+		// An image that cannot be written there is told before the tool runs, not after.
+		return checkOutFile("--out", *out, "the image", "shot.jpg")
+	})
+	if err != nil || stop {
 		return err
 	}
-	rest := o.Args()
-	if len(rest) < 1 || len(rest) > 2 {
-		return fmt.Errorf("usage: %s", callUsage)
-	}
-	toolArgs, err := callArgs(rest[1:])
-	if err != nil {
-		return err
-	}
-	tool := rest[0]
+	tool := o.Arg(0)
 	d, given := o.callTimeout(tool, toolArgs)
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -325,11 +331,9 @@ func runAbort(ctx context.Context, args []string) error {
 	o := newOperatorFlags("abort")
 	all := o.Bool("all", false, "also drop the holder's queued tasks")
 	o.Usage = commandUsage(o.flags, abortUsage, "Aborts the task running on device SERIAL (its holder's call ends with an error).")
-	if err := o.parse(flagsFirst(o.FlagSet, args)); err != nil {
+	o.positional = true // SERIAL
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg(abortUsage)); err != nil || stop {
 		return err
-	}
-	if o.NArg() != 1 {
-		return fmt.Errorf("usage: %s", abortUsage)
 	}
 	res, err := o.callTool(ctx, "abort_task", map[string]any{"serial": o.Arg(0), "all": *all})
 	if err != nil {
@@ -341,6 +345,16 @@ func runAbort(ctx context.Context, args []string) error {
 
 // abortUsage is corral abort's command line.
 const abortUsage = "corral abort [--all] SERIAL"
+
+// oneArg is the check of a command that takes one argument, usage its command line.
+func (o *operatorFlags) oneArg(usage string) func() error {
+	return func() error {
+		if o.NArg() != 1 {
+			return fmt.Errorf("usage: %s", usage)
+		}
+		return nil
+	}
+}
 
 // commandUsage prints a command's line, what it does and its flags, for -h.
 func commandUsage(f *flags, line, what string) func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -27,11 +28,11 @@ func runTasksExport(ctx context.Context, args []string) error {
 			"Writes the device actions of an agent task (run_agent_task) as a steps file for `corral run` (docs/agent.md).\n\n")
 		o.PrintDefaults()
 	}
-	if err := o.parse(flagsFirst(o.FlagSet, args)); err != nil {
+	o.positional = true // TASK_ID
+	one := o.oneArg("corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]")
+	check := func() error { return errors.Join(one(), checkOutFile("--out", *out, "the steps file", "steps.yaml")) }
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), check); err != nil || stop {
 		return err
-	}
-	if o.NArg() != 1 {
-		return fmt.Errorf("usage: corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]")
 	}
 	id := o.Arg(0)
 	res, err := o.callTool(ctx, "get_task_result", map[string]any{"taskId": id})
