@@ -27,8 +27,6 @@ func TestCheckConfigOfOperatorCommandsDoesNothing(t *testing.T) {
 	nc, err := nats.Connect(f.URL)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{CreateOnly: true})
-	require.NoError(t, err)
 
 	// A holder runs a long task on one device under its lease: abort and release --force
 	// would end them.
@@ -96,11 +94,7 @@ func TestCheckConfigOfOperatorCommandsDoesNothing(t *testing.T) {
 	assert.NoFileExists(t, exported)
 	// No tap was made: a screenshot sent after it is the only task of the device on record.
 	require.NoError(t, runCall(t.Context(), []string{"--nats-url", f.URL, "--log-level", "error", "screenshot", `{"serial":"` + tapped + `"}`}))
-	var h broker.History
-	farmtest.Eventually(t, 10*time.Second, func() bool {
-		h, err = stores.TaskHistory(t.Context(), broker.HistoryQuery{Serial: tapped})
-		return err == nil && len(h.Tasks) > 0
-	}, "the screenshot's record")
+	h := taskHistory(t, f, tapped, "screenshot")
 	for _, r := range h.Tasks {
 		assert.NotEqual(t, "tap_xy", r.Tool, "corral call --check-config tapped %s", tapped)
 	}
@@ -138,18 +132,36 @@ func TestCallCheckConfigChecksArgumentsAndOut(t *testing.T) {
 func TestCallOutUnwritableRunsNothing(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	serial := f.Devices()[0].Serial
-	phone := f.Phone(serial)
-	before := phone.Operations()
-	err := runCall(t.Context(), []string{"--nats-url", f.URL, "--log-level", "error", "--out", "/nonexistent/dir/x.jpg",
-		"screenshot", `{"serial":"` + serial + `"}`})
+	via := []string{"--nats-url", f.URL, "--log-level", "error"}
+	err := runCall(t.Context(), append(via, "--out", "/nonexistent/dir/x.jpg", "screenshot", `{"serial":"`+serial+`"}`))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "nothing ran")
-	assert.Equal(t, before, phone.Operations(), "the screenshot was taken")
+	// A tap sent after it is the device's only task on record: had the screenshot run, its record
+	// would be there before the tap's.
+	require.NoError(t, runCall(t.Context(), append(via, "tap_xy", `{"serial":"`+serial+`","x":0.5,"y":0.5}`)))
+	h := taskHistory(t, f, serial, "tap_xy")
+	assert.Len(t, h.Tasks, 1, "the screenshot refused its --out was taken: %+v", h.Tasks)
 	// A file in a directory that exists is written.
 	out := filepath.Join(t.TempDir(), "x.jpg")
-	require.NoError(t, runCall(t.Context(), []string{"--nats-url", f.URL, "--log-level", "error", "--out", out,
-		"screenshot", `{"serial":"` + serial + `"}`}))
+	require.NoError(t, runCall(t.Context(), append(via, "--out", out, "screenshot", `{"serial":"`+serial+`"}`)))
 	assert.FileExists(t, out)
+}
+
+// taskHistory waits for the record of a task of tool on serial in f's event stream and returns
+// the device's task history.
+func taskHistory(t *testing.T, f *farmtest.Farm, serial, tool string) broker.History {
+	t.Helper()
+	nc, err := nats.Connect(f.URL)
+	require.NoError(t, err)
+	defer nc.Close()
+	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{CreateOnly: true})
+	require.NoError(t, err)
+	var h broker.History
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		h, err = stores.TaskHistory(t.Context(), broker.HistoryQuery{Serial: serial})
+		return err == nil && slices.ContainsFunc(h.Tasks, func(r broker.TaskResult) bool { return r.Tool == tool })
+	}, "the record of %s on %s", tool, serial)
+	return h
 }
 
 // CORRAL_CONFIG names the config file as --config does: its values come after the flags and the
