@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -46,7 +47,7 @@ func runVision(ctx context.Context, args []string) error {
 		if err == nil && *metricsAddr != "" {
 			err = checkListen("--metrics", *metricsAddr, "127.0.0.1:8422")
 		}
-		return err
+		return errors.Join(err, checkNATS(nf, nf.options("")))
 	})
 	if err != nil || stop {
 		return err
