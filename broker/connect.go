@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -47,7 +46,14 @@ type ConnectOptions struct {
 	Refusals *Refusals
 
 	password string // resolved from PasswordFile, the context or the environment
+	// urlUser is the user of the URL's credentials (nats://user:password@host), which nats.go
+	// logs in with rather than User; urlToken says that the URL carries a token instead.
+	urlUser  string
+	urlToken bool
 }
+
+// user is the NATS user the connection logs in as, "" when unknown: the URL's, else User.
+func (o ConnectOptions) user() string { return cmp.Or(o.urlUser, o.User) }
 
 // Resolved fills the options from the context file and the environment, and reads the
 // password: what Connect will use.
@@ -82,14 +88,22 @@ func (o ConnectOptions) Resolved() (ConnectOptions, error) {
 	if o.User == "" && o.password != "" {
 		return o, errors.New("a NATS password was given without a user: give --nats-user too")
 	}
-	if o.InboxPrefix == "" && o.User != "" {
-		o.InboxPrefix = InboxPrefix(o.User)
+	o.urlUser, o.urlToken = urlCredentials(o.URL)
+	// A user's permissions allow replies on its own inbox prefix only (InboxPrefix).
+	if o.InboxPrefix == "" && o.user() != "" {
+		o.InboxPrefix = InboxPrefix(o.user())
 	}
 	return o, nil
 }
 
 // Connect connects to NATS and keeps reconnecting forever; disconnections are logged.
 func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
+	// A URL from a context file or NATS_URL is not on a command line; one given here may be.
+	if hasCredentials(o.URL) {
+		log.Warn("the NATS URL carries credentials: on a command line (--nats-url) other users of this machine can read them (ps); "+
+			"give the password in --nats-password-file or $CORRAL_NATS_PASSWORD with --nats-user, or use --nats-context",
+			"url", redactURLs(o.URL))
+	}
 	o, err := o.Resolved()
 	if err != nil {
 		return nil, err
@@ -108,7 +122,7 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 		// a user asking what its role may not: say which subject, and which of the two it is,
 		// rather than let a request time out in silence.
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
-			if r := refusalOf(o.User, err); r != nil {
+			if r := refusalOf(o.user(), err); r != nil {
 				if o.Refusals != nil {
 					o.Refusals.refuse(r)
 					log.Debug("NATS refused", "err", r)
@@ -154,55 +168,11 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		hint := "is it running? check --nats-url, credentials and TLS options"
-		if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
-			hint = authHint(o)
-		}
 		at := redactURLs(o.URL)
 		if o.Context != "" {
 			at += " (NATS context " + o.Context + ")"
 		}
-		return nil, fmt.Errorf("connect to NATS at %s: %w (%s)", at, err, hint)
+		return nil, redactErr(fmt.Errorf("connect to NATS at %s: %w (%s)", at, hideParseError(err, o.URL), connectHint(o, err)), o.URL)
 	}
 	return nc, nil
-}
-
-// authHint says what to do when NATS refused the connection's credentials: with none given,
-// which to give; with some, that those were refused, and where the right ones are.
-func authHint(o ConnectOptions) string {
-	where := "corral up writes a context per role into its --data directory's nats/ (admin.json for the operator " +
-		"commands), corral nats-auth into its --dir (node-ID.json for a node, gateway.json, vision.json)"
-	if role, node, ok := RoleOfUser(o.User); ok {
-		where = fmt.Sprintf("the %s role's context is %s.json, which corral nats-auth writes into its --dir "+
-			"(corral up into its --data directory's nats/)", role, UserName(role, node))
-	}
-	switch {
-	case o.User != "":
-		return fmt.Sprintf("NATS refused user %q: wrong password? Check --nats-password-file (or the context's password, "+
-			"or $CORRAL_NATS_PASSWORD) against the server's users, or give --nats-context with the user's context: %s", o.User, where)
-	case o.CredsFile != "" || o.NKeyFile != "":
-		return "NATS refused the credentials given (--nats-creds or --nats-nkey): check they are a user of this server, " +
-			"or give --nats-context with a role's context: " + where
-	}
-	return "NATS wants credentials: give --nats-context FILE (" + where + "), " +
-		"or --nats-user and --nats-password-file, --nats-nkey or --nats-creds"
-}
-
-// redactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in
-// the user part) replaced, so that an error or a log line never carries a secret.
-func redactURLs(urls string) string {
-	parts := strings.Split(urls, ",")
-	for i, p := range parts {
-		u, err := url.Parse(strings.TrimSpace(p))
-		if err != nil || u.User == nil {
-			continue
-		}
-		if _, hasPassword := u.User.Password(); hasPassword {
-			u.User = url.UserPassword(u.User.Username(), "REDACTED")
-		} else {
-			u.User = url.User("REDACTED")
-		}
-		parts[i] = u.String()
-	}
-	return strings.Join(parts, ",")
 }

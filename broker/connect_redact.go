@@ -1,0 +1,151 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// NATS URLs may carry credentials (nats://user:password@host, nats://token@host). Their user
+// part is found here without url.Parse: nats.go quotes a URL that url.Parse refuses
+// (nats://admin:pw@[bad) whole in its error, and a password may hold '/', '?' or '#', which
+// url.Parse takes for the end of the host. A comma separates servers, as nats.go splits them.
+
+// userinfo splits one NATS URL around its user part: the text between the scheme's "://" (or
+// the start: nats.go takes a URL without one for nats://) and the URL's last '@'.
+func userinfo(u string) (before, info, after string, ok bool) {
+	at := strings.LastIndexByte(u, '@')
+	if at < 0 {
+		return "", "", "", false
+	}
+	start := len(u) - len(strings.TrimLeftFunc(u, unicode.IsSpace)) // nats.go trims each URL
+	if i := strings.Index(u[start:at], "://"); i >= 0 && isScheme(u[start:start+i]) {
+		start += i + len("://")
+	}
+	return u[:start], u[start:at], u[at:], true
+}
+
+// isScheme says whether s can be a URL scheme (RFC 3986): else the "://" is in a password.
+func isScheme(s string) bool {
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	return strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')
+	}) < 0
+}
+
+// shownUserinfo is a user part as errors and logs show it: the user kept, its password (or a
+// token, a user part without one) replaced.
+func shownUserinfo(info string) string {
+	if user, _, ok := strings.Cut(info, ":"); ok {
+		return user + ":REDACTED"
+	}
+	return "REDACTED"
+}
+
+// redactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in
+// the user part) replaced, so that an error or a log line never carries a secret.
+func redactURLs(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		if before, info, after, ok := userinfo(p); ok {
+			parts[i] = before + shownUserinfo(info) + after
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// hasCredentials says whether a URL of urls carries a user part.
+func hasCredentials(urls string) bool {
+	for p := range strings.SplitSeq(urls, ",") {
+		if _, info, _, ok := userinfo(p); ok && info != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// redactIn replaces, in text (an error's), the user part of each URL of urls, as given and as
+// %q quotes it (url.Parse's errors do). url.Parse's error quotes the URL before its first '#'
+// only, so that of a password with a '#' in it is replaced too.
+func redactIn(text, urls string) string {
+	for p := range strings.SplitSeq(urls, ",") {
+		before, info, _, ok := userinfo(p)
+		if !ok || info == "" {
+			continue
+		}
+		shown, start := shownUserinfo(info), len(before)
+		shownParts := []string{info}
+		if h := strings.IndexByte(p, '#'); h > start && h < start+len(info) {
+			shownParts = append(shownParts, p[start:h])
+		}
+		for _, s := range shownParts {
+			text = strings.ReplaceAll(text, s, shown)
+			if q := strconv.Quote(s); q[1:len(q)-1] != s {
+				text = strings.ReplaceAll(text, q[1:len(q)-1], shown)
+			}
+		}
+	}
+	return text
+}
+
+// urlCredentials is what the URLs give nats.go to log in with, which it prefers to
+// ConnectOptions' user: the user of the first URL with a user and password, or whether one
+// carries a token (a user part without a password).
+func urlCredentials(urls string) (user string, token bool) {
+	for p := range strings.SplitSeq(urls, ",") {
+		p = strings.TrimSpace(p)
+		if !strings.Contains(p, "://") {
+			p = "nats://" + p
+		}
+		u, err := url.Parse(p)
+		if err != nil || u.User == nil {
+			continue
+		}
+		if _, ok := u.User.Password(); ok {
+			return u.User.Username(), false
+		}
+		token = true
+	}
+	return "", token
+}
+
+// redactedError is an error whose text had the URLs' secrets replaced; it unwraps to the
+// original (errors.Is still finds nats.ErrAuthorization), which only a caller that prints an
+// unwrapped error would show.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redactErr returns err with the secrets of urls taken out of its text.
+func redactErr(err error, urls string) error {
+	msg := redactIn(err.Error(), urls)
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+// quotedRE finds the strings url.Parse's errors quote: fragments of the URL.
+var quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// hideParseError returns url.Parse's error (nats.go's for a URL it cannot read) about urls
+// without the fragments of the URL it quotes, when a URL carries credentials: a password with a
+// '#' in it ends the URL at the '#', and what is left of it is quoted as the port ("invalid
+// port \":hun\" after host").
+func hideParseError(err error, urls string) error {
+	var ue *url.Error
+	if !hasCredentials(urls) || !errors.As(err, &ue) {
+		return err
+	}
+	return fmt.Errorf("the URL does not parse: %s", quotedRE.ReplaceAllString(ue.Err.Error(), `"…"`))
+}
