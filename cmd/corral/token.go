@@ -83,7 +83,10 @@ func noRedirects() *http.Client {
 
 // dialGateway returns an MCP client of the gateway at url, initialized, carrying the token.
 func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client.Client, error) {
-	url = mcpURL(url)
+	url, err := gatewayURL(url)
+	if err != nil {
+		return nil, err
+	}
 	headers, err := t.headers()
 	if err != nil {
 		return nil, err
@@ -161,16 +164,49 @@ func gatewayAnswer(ctx context.Context, url string, headers map[string]string) (
 	return resp.StatusCode, line
 }
 
-// mcpURL is a gateway URL with the MCP endpoint's path: one without a path (the console's URL,
-// copied) gets /mcp, and the user is told.
+// mcpURL is a gateway URL with what it lacks added, and the user told: a URL without a
+// scheme (127.0.0.1:8420, which url.Parse refuses, or localhost:8420, which it reads as the
+// scheme "localhost") gets http://, one without a path (the console's URL, copied) the MCP
+// endpoint's, /mcp.
 func mcpURL(raw string) string {
+	fixed, added := completeURL(raw)
+	if len(added) > 0 {
+		fmt.Fprintf(os.Stderr, "corral: %s has no %s; using the gateway's MCP endpoint, %s\n", raw, strings.Join(added, " nor "), fixed)
+	}
+	return fixed
+}
+
+// completeURL is mcpURL's URL, and the names of what it added.
+func completeURL(raw string) (string, []string) {
+	var added []string
+	if raw != "" && !strings.Contains(raw, "://") {
+		raw, added = "http://"+raw, append(added, "scheme")
+	}
 	u, err := neturl.Parse(raw)
 	if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") {
-		return raw
+		return raw, added
 	}
 	u.Path = "/mcp"
-	fmt.Fprintf(os.Stderr, "corral: %s has no path; using the gateway's MCP endpoint, %s\n", raw, u)
-	return u.String()
+	return u.String(), append(added, "path")
+}
+
+// gatewayURL is mcpURL(raw), refused unless it is an http or https URL with a host.
+func gatewayURL(raw string) (string, error) {
+	fixed, _ := completeURL(raw)
+	u, err := neturl.Parse(fixed)
+	switch {
+	case err != nil:
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", fmt.Errorf("--gateway %q is not a URL: %w (give http://HOST:PORT/mcp)", raw, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", fmt.Errorf("--gateway %q: a gateway speaks http or https, not %s (give http://HOST:PORT/mcp)", raw, u.Scheme)
+	case u.Host == "":
+		return "", fmt.Errorf("--gateway %q has no host (give http://HOST:PORT/mcp)", raw)
+	}
+	return mcpURL(raw), nil
 }
 
 // initialize starts c and opens its MCP session as client name.
