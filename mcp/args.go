@@ -68,15 +68,23 @@ func argError(tool mcpgo.Tool, err error) error {
 	return errors.New(msg + "; " + tool.Name + " takes: " + strings.Join(names, ", "))
 }
 
-// checkID validates a task id or lease handle given as argument name.
+// checkID validates a task id or lease handle given as argument name. A lease handle is a
+// secret: one refused is shown shortened, as valid ones are (broker.ShownHandle), and one that
+// is a handle in quotes or spaces (copied with them) is told so.
 func checkID(name, v string) error {
-	if !isID(v) {
-		if len(v) > 40 {
-			v = strings.ToValidUTF8(v[:40], "") + "…"
-		}
-		return fmt.Errorf("%s %q is not one Corral hands out (letters, digits, '_' and '-', at most 128)", name, v)
+	if isID(v) {
+		return nil
 	}
-	return nil
+	shown := v
+	if name == argLease {
+		shown = strings.ToValidUTF8(broker.ShownHandle(v), "")
+	} else if len(v) > 40 {
+		shown = strings.ToValidUTF8(v[:40], "") + "…"
+	}
+	if t := strings.Trim(v, " \t\r\n\"'`"); t != v && isID(t) {
+		return fmt.Errorf("%s %q is in quotes or spaces: remove them, and give the %s alone", name, shown, name)
+	}
+	return fmt.Errorf("%s %q is not one Corral hands out (letters, digits, '_' and '-', at most 128)", name, shown)
 }
 
 // sessionID returns the MCP protocol session of the call, or "" in the stateless protocol.
