@@ -45,9 +45,10 @@ func newRegistry() *prometheus.Registry {
 
 // gatewayParts is a running gateway.
 type gatewayParts struct {
-	server *http.Server
-	addr   string
-	client *broker.Client
+	server     *http.Server
+	addr       string
+	client     *broker.Client
+	endStreams func() // ends the GET streams in flight
 }
 
 // startGateway serves the MCP front door on --http over the farm reached through nc, offering
@@ -98,16 +99,40 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 	}
 	g := mcp.New(client, log, mcp.NewMetrics(reg), opts)
 	srv := g.HTTPServer() // the front door's limits: --idle-timeout, header size and time
+	streams, endStreams := context.WithCancel(context.Background())
+	srv.Handler = endingStreams(streams, srv.Handler)
 	go func() {
 		if err := srv.Serve(g.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) { // --max-conns
 			log.Error("gateway HTTP server stopped", "err", err)
 		}
 	}()
 	if err := client.WaitReady(ctx); err != nil {
+		endStreams()
 		_ = srv.Close()
 		return nil, err
 	}
-	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client}, nil
+	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client, endStreams: endStreams}, nil
+}
+
+// endingStreams ends the GET requests in flight (MCP's listen streams, which never end by
+// themselves) once stop is done: a stopping server waits for every request, and an agent's
+// open stream held each stop for gatewayDrain. The server may close such a stream at any time;
+// the client opens it again elsewhere.
+func endingStreams(stop context.Context, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		rc := http.NewResponseController(w)
+		defer context.AfterFunc(stop, func() {
+			cancel()
+			_ = rc.SetWriteDeadline(time.Now()) // a write stuck on a connection that died unnoticed
+		})()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // listenHTTP listens on the gateway's --http address. Only an address in use may be another
@@ -123,11 +148,38 @@ func listenHTTP(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-func (g *gatewayParts) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = g.server.Shutdown(ctx)
-	g.client.Flush(ctx)
+// gatewayDrain bounds how long a stopping gateway waits for the calls in flight to be
+// answered once nothing it waits for runs any more; those still open then are cut.
+const gatewayDrain = 5 * time.Second
+
+// stop stops the gateway: it takes no new request, answers those in flight (within
+// gatewayDrain) and flushes its client.
+func (g *gatewayParts) stop() { g.shutdown()() }
+
+// shutdown stops taking requests at once and returns the wait for the answers of those in
+// flight, then the client's flush. corral up stops its node in between: the calls in flight
+// wait for its tasks, which end only when the node cancels them, so waiting first held every
+// stop for gatewayDrain and cut the callers' answers (a transport EOF instead of "stopped").
+func (g *gatewayParts) shutdown() (wait func()) {
+	g.endStreams()
+	// A Shutdown whose context is already done closes the listener and the idle connections,
+	// and lets no connection take another request, without waiting for the calls. Not waited
+	// for: with --max-conns all taken, it first waits for a connection to end (the listener's
+	// Accept holds on to the next slot), and the calls end only once the node stopped.
+	now, cancel := context.WithCancel(context.Background())
+	cancel()
+	go func() { _ = g.server.Shutdown(now) }()
+	return func() {
+		// Again, to wait: its polling starts anew, so answers that are ready go out at once.
+		ctx, cancel := context.WithTimeout(context.Background(), gatewayDrain)
+		defer cancel()
+		if err := g.server.Shutdown(ctx); err != nil {
+			_ = g.server.Close() // cuts the calls still open
+		}
+		flush, stop := context.WithTimeout(context.Background(), gatewayDrain)
+		defer stop()
+		g.client.Flush(flush)
+	}
 }
 
 // nodeSettings are the flags of a node.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/nats-io/nats.go"
@@ -76,23 +77,32 @@ func runUp(ctx context.Context, args []string) error {
 	if err != nil {
 		return onDataDisk(*data, err)
 	}
-	defer node.stop()
+	stopNode := sync.OnceFunc(node.stop)
+	defer stopNode()
 	gw, err := startGatewayOn(ctx, ln, nc, gf, ps, reg, log, node.ready)
 	if err != nil {
 		return onDataDisk(*data, err)
 	}
-	defer gw.stop()
+	// Stopping: the gateway takes no new call, the node cancels its running tasks (--grace),
+	// the calls in flight get those answers ("stopped: shutting down"), then the rest stops.
+	stopVision := func() {}
+	defer func() {
+		wait := gw.shutdown()
+		stopNode()
+		wait()
+		stopVision() // after the node: a task being cancelled may still ask it
+	}()
 	visionState := "off: this corral was built without vision; build it with make build-vision (cgo, OpenCV, Tesseract:\n" +
 		"                 make setup installs the Debian packages), or run one elsewhere: corral vision"
 	visionOn := false
 	if inProcessVision != nil {
 		visionCtx := contexts[broker.UserName(broker.RoleVision, "")]
-		stopVision, err := inProcessVision(ctx, conn(broker.RoleVision, ""), reg, log)
+		stop, err := inProcessVision(ctx, conn(broker.RoleVision, ""), reg, log)
 		if err != nil {
 			log.Warn("no vision worker in this process", "err", err)
 			visionState = "off: " + err.Error()
 		} else {
-			defer stopVision()
+			stopVision = stop
 			visionOn = true
 			visionState = "on: a worker in this process; more: corral vision --nats-context " + visionCtx
 		}
