@@ -39,8 +39,9 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 		return nil, err
 	}
 	dir, err := filepath.Abs(data)
+	var fresh *dataStart
 	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
+		fresh, err = makeData(dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
@@ -51,10 +52,13 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 	}
 	started := false
 	defer func() {
-		if !started {
-			lock.unlock()
+		if !started { // what this start made goes: a retry finds the directory as it was
+			fresh.undo(lock)
 		}
 	}()
+	if err := fresh.locked(); err != nil {
+		return nil, err
+	}
 	remote, _ := site.remote()
 	listen, _ := hub.leafListen()
 	secrets, err := broker.OpenSecrets(filepath.Join(dir, "nats"))
@@ -86,7 +90,8 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 		err = writeLeafContexts(secrets, listen, leafUsers, log)
 	}
 	if err != nil {
-		e.stop()
+		ns.Shutdown()
+		ns.WaitForShutdown()
 		return nil, err
 	}
 	started = true
