@@ -102,7 +102,7 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	if hasCredentials(o.URL) {
 		log.Warn("the NATS URL carries credentials: on a command line (--nats-url) other users of this machine can read them (ps); "+
 			"give the password in --nats-password-file or $CORRAL_NATS_PASSWORD with --nats-user, or use --nats-context",
-			"url", redactURLs(o.URL))
+			"url", RedactURLs(o.URL))
 	}
 	o, err := o.Resolved()
 	if err != nil {
@@ -168,7 +168,7 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	}
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
-		at := redactURLs(o.URL)
+		at := RedactURLs(o.URL)
 		if o.Context != "" {
 			at += " (NATS context " + o.Context + ")"
 		}

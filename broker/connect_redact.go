@@ -48,9 +48,10 @@ func shownUserinfo(info string) string {
 	return "REDACTED"
 }
 
-// redactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in
-// the user part) replaced, so that an error or a log line never carries a secret.
-func redactURLs(urls string) string {
+// RedactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in
+// the user part) replaced, so that an error or a log line never carries a secret: URLs that do
+// not parse too.
+func RedactURLs(urls string) string {
 	parts := strings.Split(urls, ",")
 	for i, p := range parts {
 		if before, info, after, ok := userinfo(p); ok {

@@ -42,9 +42,9 @@ func TestConnectErrorHidesAMalformedURLsPassword(t *testing.T) {
 		assert.NotContains(t, err.Error(), q[1:len(q)-1], c.url)
 		assert.Contains(t, err.Error(), "REDACTED", c.url)
 	}
-	assert.Equal(t, "nats://admin:REDACTED@[bad,nats://REDACTED@h:1,nats://h:2", redactURLs("nats://admin:pw@[bad,nats://tok@h:1,nats://h:2"))
-	assert.Equal(t, "admin:REDACTED@h", redactURLs("admin:pw@h"), "a URL without a scheme (nats.go adds nats://)")
-	assert.Equal(t, "a:REDACTED@h", redactURLs("a:b://c@h"), `a "://" in the password is not the scheme's`)
+	assert.Equal(t, "nats://admin:REDACTED@[bad,nats://REDACTED@h:1,nats://h:2", RedactURLs("nats://admin:pw@[bad,nats://tok@h:1,nats://h:2"))
+	assert.Equal(t, "admin:REDACTED@h", RedactURLs("admin:pw@h"), "a URL without a scheme (nats.go adds nats://)")
+	assert.Equal(t, "a:REDACTED@h", RedactURLs("a:b://c@h"), `a "://" in the password is not the scheme's`)
 }
 
 // For any URL with a password, the password is not in Connect's error: neither in the URL it
@@ -73,7 +73,7 @@ func FuzzConnectErrorHidesThePassword(f *testing.F) {
 			text = err.Error()
 		} else {
 			// It would dial the host: an error that shows the URL as given and quoted instead.
-			text = redactErr(errorf("connect to NATS at %s: dial %q: %s", redactURLs(u), u, u), u).Error()
+			text = redactErr(errorf("connect to NATS at %s: dial %q: %s", RedactURLs(u), u, u), u).Error()
 		}
 		// Not even its beginning: the marker is in no other text.
 		if strings.Contains(text, "Zx7") {
