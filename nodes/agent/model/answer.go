@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,8 +22,10 @@ var errTooLarge = errors.New("answer over the size limit")
 
 // answerState is what the transport saw of one call's answer, for explain: go-openai's errors
 // keep neither the headers (Retry-After) nor whether the body arrived whole. One call's
-// reads all happen on its own goroutine, so it needs no lock.
+// reads all happen on its own goroutine, so they need no lock; sent is set from the
+// transport's.
 type answerState struct {
+	sent       atomic.Bool // the request was written whole
 	status     int
 	retryAfter string // the Retry-After header, as sent
 	whole      bool   // the body was read to its end

@@ -180,7 +180,9 @@ func (c *Client) unfinished(started bool) error {
 func (c *Client) empty(finish string) error {
 	who := fmt.Sprintf("model %q at %s", c.cfg.Model, redactURL(c.cfg.baseURL()))
 	if finish == string(openai.FinishReasonLength) {
-		return fmt.Errorf("%w: %s ran out of tokens (finish_reason length): raise MaxTokens, or shorten the conversation", ErrEmptyAnswer, who)
+		return fmt.Errorf("%w: %s ran out of tokens before it wrote anything (finish_reason length): "+
+			"use a model with a larger output limit (or raise the server's own, e.g. Ollama's num_predict or num_ctx), "+
+			"or give the task a shorter goal or a lower maxSteps, so the conversation leaves the model room to answer", ErrEmptyAnswer, who)
 	}
 	return fmt.Errorf("%w: %s (finish_reason %q): ask again, or check that the model supports tool calling", ErrEmptyAnswer, who, finish)
 }

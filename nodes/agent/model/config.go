@@ -20,6 +20,10 @@ type Config struct {
 	// BaseURL is the OpenAI-compatible API root, usually ending in /v1.
 	BaseURL string
 	APIKey  Secret
+	// KeySource says where APIKey came from, so that a refused key's hint names the place to
+	// fix it: KeyFromFile and the file's path, KeyFromCorralEnv or KeyFromEnv ("" when set in
+	// code). Flags fills it in.
+	KeySource string
 	// Model is the server's model name, e.g. gpt-4o or qwen2.5vl:7b.
 	Model string
 	// Stream makes every call ask for its answer as server-sent events, so the text shows
@@ -43,8 +47,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("model base URL %q is not an http(s) URL: set OPENAI_BASE_URL or --openai-base-url to e.g. %s or http://127.0.0.1:11434/v1",
 			redactURL(c.baseURL()), DefaultBaseURL)
 	}
+	if err := checkBaseURL(u, c.baseURL()); err != nil {
+		return err
+	}
+	if err := checkKey(c.APIKey.Reveal(), c.KeySource); err != nil {
+		return err
+	}
 	if u.Host == "api.openai.com" && !c.APIKey.IsSet() {
-		return fmt.Errorf("model %q at %s needs an API key: set OPENAI_API_KEY or --openai-api-key-file", c.Model, c.baseURL())
+		return fmt.Errorf("model %q at %s needs an API key: set OPENAI_API_KEY or --openai-api-key-file", c.Model, redactURL(c.baseURL()))
 	}
 	return nil
 }
@@ -77,13 +87,4 @@ func keyState(s Secret) string {
 		return redacted
 	}
 	return "none"
-}
-
-// redactURL hides a password in a URL's user info (http://user:pass@host).
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -63,7 +64,7 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		if !c.cfg.APIKey.IsSet() {
 			return fmt.Errorf("%w: none was sent and %s wants one (%d: %s): set OPENAI_API_KEY or --openai-api-key-file", ErrUnauthorized, base, status, text)
 		}
-		return fmt.Errorf("%w: set OPENAI_API_KEY or --openai-api-key-file (%s answered %d: %s)", ErrUnauthorized, base, status, text)
+		return fmt.Errorf("%w: %s (%s answered %d: %s)", ErrUnauthorized, c.cfg.keyHint(), base, status, text)
 	case status == http.StatusNotFound:
 		return fmt.Errorf("%w: model %q at %s (404: %s): check OPENAI_MODEL or --openai-model against GET %s/models, and that the base URL is the API root (usually ending in /v1)",
 			ErrModelNotFound, model, base, text, base)
@@ -103,11 +104,27 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %s closed the connection mid-answer for model %q: retrying may help", ErrServer, base, model)
 	}
 	var urlErr interface{ Timeout() bool }
+	if errors.As(err, &urlErr) && st.sent.Load() {
+		// The server took the request, then closed the connection (EOF) or reset it without
+		// a whole answer: it is there, so not unreachable, and a retry may find it well.
+		return fmt.Errorf("%w: %s closed the connection without a whole answer for model %q (%w): the server crashed, "+
+			"ran out of memory, or a proxy in between timed out; its own logs say why; retrying may help", ErrServer, base, model, transportCause(err))
+	}
 	if errors.As(err, &urlErr) {
 		// Transport errors (refused, DNS, TLS, reset) name the URL but hold no key.
 		return fmt.Errorf("%w: nothing answers at %s: %w: start the model server, or fix OPENAI_BASE_URL or --openai-base-url", ErrUnreachable, base, err)
 	}
 	return fmt.Errorf("model %q at %s: %s", model, base, c.scrub(clip(err.Error())))
+}
+
+// transportCause is err without the *url.Error around it, which names the URL: what
+// happened on the connection (EOF, connection reset by peer) is what helps.
+func transportCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // withRetryAfter gives err the server's Retry-After, when it sent one that parses.

@@ -50,7 +50,7 @@ func TestChatErrors(t *testing.T) {
 		{"empty answer", modelsim.Turn{}, false, model.ErrEmptyAnswer, []string{"supports tool calling"}},
 		{"empty answer streaming", modelsim.Turn{}, true, model.ErrEmptyAnswer, []string{"neither text nor tool calls"}},
 		{"whitespace answer", modelsim.Say(" \n "), false, model.ErrEmptyAnswer, nil},
-		{"out of tokens", modelsim.Turn{FinishReason: "length"}, false, model.ErrEmptyAnswer, []string{"raise MaxTokens"}},
+		{"out of tokens", modelsim.Turn{FinishReason: "length"}, false, model.ErrEmptyAnswer, []string{"larger output limit", "shorter goal", "maxSteps"}},
 		{"refusal", modelsim.Turn{Raw: `{"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}`},
 			false, model.ErrEmptyAnswer, []string{`model "m" at`, "refused: I can't help with that."}},
 	}
@@ -81,7 +81,7 @@ func TestChatErrorWrongKey(t *testing.T) {
 	c := newClient(t, srv.BaseURL(), "m")
 	for _, stream := range []bool{false, true} {
 		_, err := c.Chat(t.Context(), model.Request{Messages: user("x"), Stream: stream})
-		checkErr(t, err, model.ErrUnauthorized, "the model endpoint refused the API key: set OPENAI_API_KEY or --openai-api-key-file", "401", "[redacted]")
+		checkErr(t, err, model.ErrUnauthorized, "the model endpoint refused the API key: check the API key the node was given", "401", "[redacted]")
 	}
 	if srv.Left() != 1 {
 		t.Errorf("a refused request took a turn")

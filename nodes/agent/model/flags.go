@@ -4,22 +4,28 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Flags defines --openai-base-url, --openai-model, --openai-api-key-file and --openai-stream on
 // fs and returns a function that, once fs is parsed, resolves the Config. Each setting comes
 // from its flag, else CORRAL_OPENAI_*, else OPENAI_* (lookupEnv is os.LookupEnv outside tests;
 // empty values count as unset). The key is read from the file (trailing newline trimmed) or the
-// environment, never from an argument: a command line shows in every process listing.
+// environment, never from an argument: a command line shows in every process listing. Once
+// read, the key's variables are removed from the process's environment (takeKeyFromEnv), and a
+// key that does not fit an HTTP header is refused, naming its file or variable.
 func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Config, error) {
 	baseURL := fs.String("openai-base-url", "", "OpenAI-compatible API root (default: $CORRAL_OPENAI_BASE_URL, $OPENAI_BASE_URL, else "+DefaultBaseURL+")")
 	model := fs.String("openai-model", "", "model for agent tasks, e.g. gpt-4o or qwen2.5vl (default: $CORRAL_OPENAI_MODEL, $OPENAI_MODEL)")
 	keyFile := fs.String("openai-api-key-file", "", "file holding the API key (default: the key in $CORRAL_OPENAI_API_KEY, $OPENAI_API_KEY)")
 	stream := fs.Bool("openai-stream", false, "stream the model's answers, so agent tasks report its text as it writes; "+
 		"leave off for a server that cannot stream tool calls (default: $CORRAL_OPENAI_STREAM, $OPENAI_STREAM, else false)")
+	envKey := sync.OnceValue(func() keyEnv { return takeKeyFromEnv(lookupEnv) })
 	return func() (Config, error) {
+		ek := envKey()
 		env := func(names ...string) string {
 			_, v := firstEnv(lookupEnv, names...)
 			return v
@@ -29,7 +35,7 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 			Model:   first(*model, env("CORRAL_OPENAI_MODEL", "OPENAI_MODEL")),
 		}
 		if c.Model == "" {
-			if err := noModel(*baseURL, *keyFile, lookupEnv); err != nil {
+			if err := noModel(*baseURL, *keyFile, ek, lookupEnv); err != nil {
 				return Config{}, err
 			}
 		}
@@ -38,9 +44,12 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 			if err != nil {
 				return Config{}, err
 			}
-			c.APIKey = key
-		} else {
-			c.APIKey = NewSecret(env("CORRAL_OPENAI_API_KEY", "OPENAI_API_KEY"))
+			c.APIKey, c.KeySource = key, KeyFromFile+" "+*keyFile
+		} else if ek.key != "" {
+			if err := checkKey(ek.key, ek.name); err != nil {
+				return Config{}, err
+			}
+			c.APIKey, c.KeySource = NewSecret(ek.key), ek.name
 		}
 		var err error
 		if c.Stream, err = streamSetting(fs, *stream, lookupEnv); err != nil {
@@ -50,10 +59,40 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 	}
 }
 
+// takeKeyFromEnv reads the key from CORRAL_OPENAI_API_KEY, else OPENAI_API_KEY, and then
+// removes both from the process's environment: every child process (the adb server the node
+// starts, a driver's tools) would otherwise inherit the key, readable in its
+// /proc/PID/environ. It runs once per Flags, so a second resolve still has the key. Only
+// variables that lookupEnv read from the process's own environment are removed (tests pass
+// their own lookup). Nothing else in Corral reads these variables.
+func takeKeyFromEnv(lookupEnv func(string) (string, bool)) keyEnv {
+	var ek keyEnv
+	ek.name, ek.key = firstEnv(lookupEnv, KeyFromCorralEnv, KeyFromEnv)
+	for _, n := range []string{KeyFromCorralEnv, KeyFromEnv} {
+		v, ok := lookupEnv(n)
+		if name, _ := firstEnv(lookupEnv, n); name != "" {
+			ek.set = append(ek.set, n)
+		}
+		if real, inEnv := os.LookupEnv(n); ok && inEnv && real == v {
+			_ = os.Unsetenv(n)
+		}
+	}
+	return ek
+}
+
+// keyEnv is what takeKeyFromEnv found: the key and the variable it came from, and which of
+// the key's variables were set.
+type keyEnv struct {
+	name, key string
+	set       []string
+}
+
+func (ek keyEnv) has(name string) bool { return slices.Contains(ek.set, name) }
+
 // noModel refuses a configuration that names a server but no model: agent tasks would
 // only fail at run time. OPENAI_API_KEY alone is no configuration (shells hold it for other
 // tools), so it is refused only beside a base URL or a key meant for Corral.
-func noModel(baseFlag, keyFile string, lookupEnv func(string) (string, bool)) error {
+func noModel(baseFlag, keyFile string, ek keyEnv, lookupEnv func(string) (string, bool)) error {
 	var set []string
 	base := strings.TrimSpace(baseFlag)
 	if base != "" {
@@ -64,14 +103,14 @@ func noModel(baseFlag, keyFile string, lookupEnv func(string) (string, bool)) er
 	if keyFile != "" {
 		set = append(set, "--openai-api-key-file")
 	}
-	if name, _ := firstEnv(lookupEnv, "CORRAL_OPENAI_API_KEY"); name != "" {
-		set = append(set, name)
+	if ek.has(KeyFromCorralEnv) {
+		set = append(set, KeyFromCorralEnv)
 	}
 	if len(set) == 0 {
 		return nil
 	}
-	if name, _ := firstEnv(lookupEnv, "OPENAI_API_KEY"); name != "" && keyFile == "" {
-		set = append(set, name)
+	if ek.has(KeyFromEnv) && keyFile == "" {
+		set = append(set, KeyFromEnv)
 	}
 	if base == "" {
 		base = DefaultBaseURL
@@ -117,7 +156,9 @@ func firstEnv(lookupEnv func(string) (string, bool), names ...string) (name, val
 }
 
 // ReadKeyFile reads an API key from a file, as mounted from a Kubernetes secret: surrounding
-// whitespace (the trailing newline of echo or an editor) is not part of the key.
+// whitespace (the trailing newline of echo or an editor) is not part of the key. A file with
+// more than one line, or white space or a control character inside the key, is refused (the
+// key would not fit an HTTP header); the error names the file, never the key.
 func ReadKeyFile(path string) (Secret, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -126,6 +167,9 @@ func ReadKeyFile(path string) (Secret, error) {
 	key := strings.TrimSpace(string(b))
 	if key == "" {
 		return Secret{}, fmt.Errorf("--openai-api-key-file %s is empty: put the API key in it, or drop the flag for a server without keys", path)
+	}
+	if err := checkKey(key, KeyFromFile+" "+path); err != nil {
+		return Secret{}, err
 	}
 	return NewSecret(key), nil
 }
