@@ -76,10 +76,30 @@ func TestTimeoutDuringAStep(t *testing.T) {
 	task := returnsSoon(t, ctx, r.options("Open Settings"))()
 
 	wantStatus(t, task, agent.StatusAborted)
-	if task.Error != "timed out after 2s" {
-		t.Errorf("error %q", task.Error)
+	if !strings.HasPrefix(task.Error, "timed out after 2s waiting for the model") || !task.TimedOut || !task.ModelTimedOut {
+		t.Errorf("error %q, timed out %t, waiting for the model %t", task.Error, task.TimedOut, task.ModelTimedOut)
 	}
 	wantStepStatuses(t, task, agent.StepFailed, agent.StepSkipped)
+}
+
+func TestTimeoutDuringADeviceCall(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, plan(step{Title: "Tap"}))
+	r.srv.Script(modelsim.Turn{Reply: func(modelsim.Request) modelsim.Turn {
+		r.phone.SetDelay(stuck)
+		return tapXY(0.5, 0.5)
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	task := returnsSoon(t, ctx, r.options("Tap the middle"))()
+
+	wantStatus(t, task, agent.StatusAborted)
+	if task.Error != "timed out after 2s" || !task.TimedOut || task.ModelTimedOut {
+		t.Errorf("error %q, timed out %t, waiting for the model %t: the model was not to blame", task.Error, task.TimedOut, task.ModelTimedOut)
+	}
+	if !strings.HasPrefix(task.Markdown(), "## ⏱️ Agent task timed out\n") {
+		t.Errorf("report:\n%s", task.Markdown())
+	}
 }
 
 func TestAbortDuringADeviceCall(t *testing.T) {

@@ -56,8 +56,9 @@ func TestTokenBudget(t *testing.T) {
 	task := run(t, context.Background(), o)
 
 	wantStatus(t, task, agent.StatusFailed)
-	if !strings.HasPrefix(task.Error, "budget: 1500 tokens used, more than the 1200 allowed") {
-		t.Errorf("error %q", task.Error)
+	if !strings.HasPrefix(task.Error, "budget: 1500 tokens used, more than the 1200 a task may use: split the goal into smaller agent tasks") ||
+		!strings.Contains(task.Error, "maxSteps") || strings.Contains(task.Error, "larger token budget") {
+		t.Errorf("error %q: no argument raises the budget, so it says what the caller can do", task.Error)
 	}
 	if task.Usage.PromptTokens != 1200 || task.Usage.CompletionTokens != 300 || task.ModelCalls != 3 {
 		t.Errorf("usage %+v after %d calls", task.Usage, task.ModelCalls)

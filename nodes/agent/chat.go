@@ -34,6 +34,7 @@ func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []mo
 			th = r.newThinking(step)
 			req.OnDelta = th.delta
 		}
+		asked := time.Now()
 		resp, err := r.o.Model.Chat(ctx, req)
 		if th != nil {
 			th.flush() // after a failure too: the model did write what came before it
@@ -42,18 +43,24 @@ func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []mo
 		t.Usage = t.Usage.Add(resp.Usage)
 		if err == nil || errors.Is(err, model.ErrEmptyAnswer) {
 			if err != nil {
-				r.log.Info("the model answered nothing", "err", err)
+				r.log.Warn("the model answered nothing", "err", err)
 			}
 			return resp, r.guard.tokens(t.Usage)
 		}
 		if ctx.Err() != nil {
-			return resp, ctx.Err()
+			mw := &modelWait{err: err, waited: time.Since(asked)}
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				r.log.Warn("the model did not answer before the task's deadline", "waited", mw.waited.Round(time.Millisecond), "err", err)
+			}
+			return resp, mw
 		}
 		if attempt > 0 || !(errors.Is(err, model.ErrServer) || errors.Is(err, model.ErrRateLimited)) {
+			r.log.Warn("model call failed", "attempt", attempt+1, "err", err)
 			return resp, fmt.Errorf("model call: %w", err)
 		}
 		wait, waitErr := retryWait(ctx, err)
 		if waitErr != nil {
+			r.log.Warn("model call failed; not retried", "err", waitErr)
 			return resp, fmt.Errorf("model call: %w", waitErr)
 		}
 		r.log.Warn("model call failed; retrying once", "err", err, "wait", wait)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/corral-farm/corral/nodes/agent/model"
 )
@@ -12,6 +13,7 @@ type Device interface {
 	// Tools are the device tools the model may call, by their catalog names, with JSON-schema parameters.
 	Tools() []model.Tool
 	// Call runs one tool with its JSON arguments and returns its result as text for the model; an error is a failed call (the model sees its message).
+	// An error that is ErrBadArguments says the tool refused the arguments without acting: the model called it wrongly.
 	Call(ctx context.Context, name string, args json.RawMessage) (string, error)
 	// Observe looks at the screen: a JPEG (already scaled for the model) and the element listing (one line per element: `id [kind] "label" [l,t,r,b] conf`, bbox relative 0-1).
 	Observe(ctx context.Context) (Observation, error)
@@ -23,3 +25,8 @@ type Observation struct {
 	Width, Height int
 	Elements      string
 }
+
+// ErrBadArguments is what a Device's Call error is (errors.Is) when the tool refused its
+// arguments (an unknown field, a value out of range) and the device did nothing: the model
+// called the tool wrongly, which the agent counts as such rather than as an action.
+var ErrBadArguments = errors.New("the tool refused its arguments")

@@ -21,11 +21,15 @@ type guard struct {
 
 func newGuard(b Budget) *guard { return &guard{budget: b, seen: map[string]int{}} }
 
+// smallerTask is what to do when a task runs out of tokens: no argument raises the budget (each
+// screenshot costs tokens, so fewer steps cost fewer), and no setting either.
+const smallerTask = "split the goal into smaller agent tasks, or make it more direct, so that each needs fewer steps " +
+	"(run_agent_task's maxSteps caps them); a model that reads screenshots in fewer tokens helps too"
+
 // tokens fails once the run has used more tokens than its budget.
 func (g *guard) tokens(u model.Usage) error {
 	if u.TotalTokens > g.budget.MaxTokens {
-		return fmt.Errorf("budget: %d tokens used, more than the %d allowed: give the task a larger token budget or a shorter goal",
-			u.TotalTokens, g.budget.MaxTokens)
+		return fmt.Errorf("budget: %d tokens used, more than the %d a task may use: %s", u.TotalTokens, g.budget.MaxTokens, smallerTask)
 	}
 	return nil
 }
@@ -33,9 +37,19 @@ func (g *guard) tokens(u model.Usage) error {
 // tokensLeft says whether another model call may start.
 func (g *guard) tokensLeft(u model.Usage) error {
 	if u.TotalTokens >= g.budget.MaxTokens {
-		return fmt.Errorf("budget: all %d tokens used: give the task a larger token budget or a shorter goal", g.budget.MaxTokens)
+		return fmt.Errorf("budget: all %d tokens a task may use are used: %s", g.budget.MaxTokens, smallerTask)
 	}
 	return nil
+}
+
+// refund takes back the admission of a call the device refused without acting (its arguments
+// were wrong): it neither used an action nor repeated one on the screen, so it is no loop.
+func (g *guard) refund(tool, args, screen string) {
+	key := tool + "\x00" + args + "\x00" + screen
+	if g.seen[key]--; g.seen[key] <= 0 {
+		delete(g.seen, key)
+	}
+	g.actions--
 }
 
 // action admits one device call of tool with args on screen, or says why not.

@@ -22,6 +22,9 @@ func (t *Task) Markdown() string {
 		icon, word = "❌", "failed"
 	case StatusAborted:
 		icon, word = "⏹️", "aborted"
+		if t.TimedOut {
+			icon, word = "⏱️", "timed out"
+		}
 	case StatusIdle, "":
 		icon, word = "⏳", "not started"
 	}

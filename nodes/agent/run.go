@@ -45,7 +45,8 @@ func newRunner(o Options) *runner {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	log := o.Log.With("goal", cut(oneLine(o.Goal), 80))
+	// The goal is not logged: it may hold what the user typed for the phone (a password).
+	log := o.Log
 	return &runner{
 		o: o, log: log, now: o.Clock, guard: newGuard(o.Budget), live: streams(o.Model),
 		task:   &Task{Goal: o.Goal, Status: StatusIdle, Steps: []Step{}, Actions: []Action{}},
@@ -57,7 +58,7 @@ func (r *runner) run(ctx context.Context) error {
 	t := r.task
 	t.Started, r.began = r.now(), time.Now()
 	t.Status = StatusPlanning
-	r.log.Info("agent task started", "budget", fmt.Sprintf("%+v", r.o.Budget))
+	r.log.Debug("agent task started", "budget", fmt.Sprintf("%+v", r.o.Budget))
 	switch {
 	case strings.TrimSpace(r.o.Goal) == "":
 		return errors.New("no goal: say in words what to do on the phone")
@@ -105,7 +106,11 @@ func (r *runner) end(ctx context.Context, err error) {
 	case err == nil:
 		t.Status = StatusFinished
 	case ctx.Err() != nil:
-		t.Status, t.Error = StatusAborted, r.abortReason(ctx)
+		// A task that timed out is aborted, as in the seed's state machine; TimedOut tells it apart.
+		t.Status, t.Error = StatusAborted, r.abortReason(ctx, err)
+		t.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+		var mw *modelWait
+		t.ModelTimedOut = t.TimedOut && errors.As(err, &mw)
 	default:
 		t.Status, t.Error = StatusFailed, err.Error()
 	}
@@ -124,13 +129,14 @@ func (r *runner) end(ctx context.Context, err error) {
 	if t.Error != "" {
 		r.emit(EventError, 0, "❌ Agent error: %s", t.Error)
 	}
-	r.log.Info("agent task ended", "status", t.Status, "err", t.Error, "steps", len(t.Steps),
+	r.log.Info("agent task ended", "status", t.Status, "timed_out", t.TimedOut, "err", t.Error, "steps", len(t.Steps),
 		"succeeded", t.StepsCompleted(), "actions", len(t.Actions), "model_calls", t.ModelCalls,
 		"tokens", t.Usage.TotalTokens, "took", time.Duration(t.DurationMS)*time.Millisecond)
 }
 
-// abortReason says why ctx ended: an abort, or the task's deadline.
-func (r *runner) abortReason(ctx context.Context) string {
+// abortReason says why ctx ended: an abort, or the task's deadline; err is what the task was
+// doing then (a model call that got no answer is named, with what to do about it).
+func (r *runner) abortReason(ctx context.Context, err error) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		d := time.Since(r.began)
 		if dl, ok := ctx.Deadline(); ok {
@@ -141,7 +147,12 @@ func (r *runner) abortReason(ctx context.Context) string {
 		if d >= time.Second {
 			unit = 100 * time.Millisecond
 		}
-		return "timed out after " + d.Round(unit).String()
+		why := "timed out after " + d.Round(unit).String()
+		var mw *modelWait
+		if errors.As(err, &mw) {
+			why += " " + mw.explain()
+		}
+		return why
 	}
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 		return "aborted: " + c.Error()

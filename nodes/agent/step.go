@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -157,7 +158,8 @@ func (r *runner) act(ctx context.Context, s *Step, c *conversation, call model.T
 		c.result(call.ID, "error: "+rec.Error+": call it again with an object of its parameters")
 		return false, nil
 	}
-	if err := r.guard.action(call.Name, canonical(call.Arguments), screenKey(r.lastObs)); err != nil {
+	args, screen := canonical(call.Arguments), screenKey(r.lastObs)
+	if err := r.guard.action(call.Name, args, screen); err != nil {
 		rec.Error = "not run: " + err.Error()
 		s.ToolCalls = append(s.ToolCalls, rec)
 		return false, err
@@ -170,6 +172,12 @@ func (r *runner) act(ctx context.Context, s *Step, c *conversation, call model.T
 		rec.Error = cut(err.Error(), maxResultRunes)
 		r.emit(EventToolResult, s.Index, "→ error: %s", cut(oneLine(rec.Error), eventRunes))
 		c.result(call.ID, "error: "+rec.Error)
+		if errors.Is(err, ErrBadArguments) && ctx.Err() == nil {
+			// Refused, nothing done: a wrong call (the step's bad turns count it), not an action.
+			r.guard.refund(call.Name, args, screen)
+			s.ToolCalls = append(s.ToolCalls, rec)
+			return false, nil
+		}
 	} else {
 		rec.Result = cut(res, maxResultRunes)
 		r.emit(EventToolResult, s.Index, "→ %s", cut(oneLine(res), eventRunes))
@@ -216,7 +224,7 @@ func (r *runner) settle(ctx context.Context, s *Step, start time.Time, err error
 	if err != nil {
 		s.Status = StepFailed
 		if ctx.Err() != nil {
-			s.Error = r.abortReason(ctx)
+			s.Error = r.abortReason(ctx, err)
 		} else if s.Error == "" {
 			s.Error = err.Error()
 		}

@@ -29,16 +29,20 @@ const (
 
 // Task is one agent run: what Run returns, and what get_task_result shows.
 type Task struct {
-	Goal       string      `json:"goal"`
-	Status     string      `json:"status"` // StatusPlanning, StatusExecuting, StatusFinished, StatusFailed, StatusAborted ("idle" before Run)
-	Conclusion string      `json:"conclusion,omitempty"`
-	Error      string      `json:"error,omitempty"`
-	Steps      []Step      `json:"steps"`
-	Started    time.Time   `json:"started"`
-	Ended      time.Time   `json:"ended"`
-	DurationMS int64       `json:"durationMs"`
-	ModelCalls int         `json:"modelCalls"`
-	Usage      model.Usage `json:"usage"`
+	Goal       string `json:"goal"`
+	Status     string `json:"status"` // StatusPlanning, StatusExecuting, StatusFinished, StatusFailed, StatusAborted ("idle" before Run)
+	Conclusion string `json:"conclusion,omitempty"`
+	Error      string `json:"error,omitempty"`
+	// TimedOut says the task's deadline ended it (Status is then StatusAborted, as the seed
+	// has it); ModelTimedOut that it was waiting for the model's answer then.
+	TimedOut      bool        `json:"timedOut,omitempty"`
+	ModelTimedOut bool        `json:"modelTimedOut,omitempty"`
+	Steps         []Step      `json:"steps"`
+	Started       time.Time   `json:"started"`
+	Ended         time.Time   `json:"ended"`
+	DurationMS    int64       `json:"durationMs"`
+	ModelCalls    int         `json:"modelCalls"`
+	Usage         model.Usage `json:"usage"`
 	// Actions are the device tool calls that succeeded, in order, for turning the run into a
 	// test (a failed call has nothing to replay; the step's ToolCalls keep it).
 	Actions []Action `json:"actions"`

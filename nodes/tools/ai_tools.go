@@ -63,21 +63,35 @@ func aiAction() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		if err := ctx.Err(); err != nil {
-			return Output{}, err
+		if err := ctx.Err(); err != nil && !task.TimedOut {
+			return Output{}, err // aborted: the scheduler says by whom
 		}
 		actions := agentActions(task.Actions)
 		res := AIActionResult{Prompt: a.Prompt, Status: task.Status, ActionTaken: actionsInWords(actions), Actions: actions, Error: task.Error,
-			Message: fmt.Sprintf("%s after %d action(s)", task.Status, len(task.Actions))}
+			Message: fmt.Sprintf("%s after %d action(s)", ended(task), len(task.Actions))}
 		if task.Conclusion != "" {
 			res.Message += ": " + task.Conclusion
 		}
 		out := Output{Data: res}
-		if task.Status != agent.StatusFinished { // failed, with what it did before
+		switch {
+		case task.ModelTimedOut: // the error says which model did not answer, and what to do
+			out.Failure = timedOut("ai_action " + task.Error)
+		case task.TimedOut:
+			out.Failure = timedOut("ai_action " + task.Error + ": give it more time (timeout_ms), or ask for less in one action")
+		case task.Status != agent.StatusFinished: // failed, with what it did before
 			out.Failure = &OpError{Code: broker.CodeDriver, Msg: "ai_action " + task.Status, Err: errors.New(task.Error)}
 		}
 		return out, nil
 	})
+}
+
+// ended is how an agent task ended, in words: its status, or "timed out" for an aborted one
+// whose deadline passed.
+func ended(task *agent.Task) string {
+	if task.TimedOut {
+		return "timed out"
+	}
+	return task.Status
 }
 
 // actionsInWords is ai_action's actionTaken: each call as `tool {args}`, in order.

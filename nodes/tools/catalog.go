@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"slices"
@@ -42,6 +43,9 @@ type OpsConfig struct {
 	// screens of actions given pre_mark_operation, which their records name (a
 	// nodes.ScreenshotSaver). Nil: the records name none.
 	Screenshots ScreenshotSaver
+	// Log is the node's logger: agent tasks log how they ended and their model's failures
+	// (never a goal, nor the model's key). Nil: they log nothing.
+	Log *slog.Logger
 }
 
 // ScreenshotSaver keeps a task's JPEG screenshot and returns the name a reader finds it by.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -124,8 +125,12 @@ func agentFailure(parent context.Context, task *agent.Task) error {
 	switch {
 	case task.Status == agent.StatusFinished:
 		return nil
+	case task.ModelTimedOut && parent.Err() != nil: // the node's deadline, waiting for the model: say so
+		return fmt.Errorf("the agent stopped after %d of %d plan steps: %s", task.StepsCompleted(), len(task.Steps), task.Error)
 	case task.Status == agent.StatusAborted && parent.Err() != nil:
 		return fmt.Errorf("the agent stopped after %d of %d plan steps", task.StepsCompleted(), len(task.Steps))
+	case task.ModelTimedOut: // its own timeoutMs, waiting for the model: the error says what to do
+		return timedOut(task.Error)
 	case task.Status == agent.StatusAborted: // its own timeoutMs
 		return timedOut(task.Error + ": pass a larger timeoutMs, or split the goal")
 	case task.Error == "":
@@ -178,8 +183,21 @@ func runAgent(ctx context.Context, t *Task, goal string, budget agent.Budget) (*
 	if env.Config.Model == nil {
 		return nil, errNoModel
 	}
-	return agent.Run(ctx, agent.Options{Goal: goal, Model: env.Config.Model, Device: agentDevice{task: t, env: env},
-		Budget: budget, Progress: agentProgress(t)}), nil
+	return agent.Run(ctx, agent.Options{Goal: goal, Model: env.Config.Model, Device: wrongCalls{agentDevice{task: t, env: env}},
+		Budget: budget, Progress: agentProgress(t), Log: agentLog(env, t)}), nil
+}
+
+// agentLog is the node's logger for an agent task, naming the task and its device (never its
+// goal, which may hold what the user typed for the phone); nil when the node gave none.
+func agentLog(env *Env, t *Task) *slog.Logger {
+	if env.Config.Log == nil {
+		return nil
+	}
+	log := env.Config.Log.With("task", t.ID)
+	if t.Driver != nil {
+		log = log.With("serial", t.Driver.Info().Serial)
+	}
+	return log
 }
 
 // agentProgress forwards the agent's events as the task's progress, numbered.

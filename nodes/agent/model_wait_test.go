@@ -1,0 +1,79 @@
+package agent_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/internal/logtest"
+	"github.com/corral-farm/corral/nodes/agent"
+	"github.com/corral-farm/corral/nodes/agent/model"
+)
+
+// hungModel is a model server that takes requests and never answers them; it counts them.
+func hungModel(t *testing.T) (*httptest.Server, func() int) {
+	t.Helper()
+	asked, end := make(chan struct{}, 100), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // read whole, so a client that leaves ends r's context
+		asked <- struct{}{}
+		select { // hung until the client leaves, or the test ends
+		case <-r.Context().Done():
+		case <-end:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(end) }) // before Close, which waits for the handlers
+	return srv, func() int { return len(asked) }
+}
+
+// A task whose deadline passes while the model is silent says that it waited for the model,
+// which one at which endpoint (never its key), for how long, and that the server needs
+// looking at; its report's heading says it timed out, and the node's log says so too.
+func TestTimeoutWaitingForTheModel(t *testing.T) {
+	t.Parallel()
+	const key = "sk-hung-secret-key"
+	srv, asked := hungModel(t)
+	m, err := model.NewClient(model.Config{BaseURL: srv.URL + "/v1", Model: "slowpoke", APIKey: model.NewSecret(key)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &logtest.Buffer{}
+	o := agent.Options{Goal: "log in with password hunter2", Model: m, Device: newPhone(t),
+		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	task := returnsSoon(t, ctx, o)()
+
+	wantStatus(t, task, agent.StatusAborted)
+	if !task.TimedOut || !task.ModelTimedOut || asked() != 1 {
+		t.Errorf("timed out %t, waiting for the model %t, %d requests", task.TimedOut, task.ModelTimedOut, asked())
+	}
+	for _, want := range []string{"timed out after 1.5s waiting for the model", `model "slowpoke" at ` + srv.URL + "/v1",
+		"(its call waited 1.", "check that the model server is up", "more time will not help", "a faster model"} {
+		if !strings.Contains(task.Error, want) {
+			t.Errorf("error %q lacks %q", task.Error, want)
+		}
+	}
+	if strings.Contains(task.Error, "give the task more time") {
+		t.Errorf("error %q: more time does not help a hung server", task.Error)
+	}
+	if !strings.HasPrefix(task.Markdown(), "## ⏱️ Agent task timed out\n") {
+		t.Errorf("report:\n%s", task.Markdown())
+	}
+
+	log := logs.String()
+	warn, end := logs.Line("the model did not answer"), logs.Line("agent task ended")
+	if !strings.Contains(warn, "level=WARN") || !strings.Contains(end, "level=INFO") || !strings.Contains(end, "timed_out=true") ||
+		!strings.Contains(end, "status=aborted") {
+		t.Errorf("log:\n%s", log)
+	}
+	if strings.Contains(log, key) || strings.Contains(log, "hunter2") {
+		t.Errorf("the log holds the key or the goal:\n%s", log)
+	}
+}

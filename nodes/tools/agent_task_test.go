@@ -1,0 +1,131 @@
+package tools_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/internal/logtest"
+	"github.com/corral-farm/corral/nodes/agent/model"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
+	"github.com/corral-farm/corral/nodes/sim"
+	"github.com/corral-farm/corral/nodes/tools"
+)
+
+// silentModel is a model client whose server takes requests and never answers them.
+func silentModel(t *testing.T) (model.Chatter, string) {
+	t.Helper()
+	end := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // read whole, so a client that leaves ends r's context
+		select {
+		case <-r.Context().Done():
+		case <-end:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(end) }) // before Close, which waits for the handlers
+	m, err := model.NewClient(model.Config{BaseURL: srv.URL + "/v1", Model: "silent", APIKey: model.NewSecret("sk-never-logged")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, srv.URL + "/v1"
+}
+
+// agentOp runs op name of a node configured with m and log on a simulated phone.
+func agentOp(t *testing.T, ctx context.Context, m model.Chatter, log *slog.Logger, name, args string) (tools.Output, error) {
+	t.Helper()
+	p := sim.New("sim-agent", sim.WithSize(540, 1200))
+	t.Cleanup(func() { _ = p.Close() })
+	ops := tools.DefaultOpsWith(tools.OpsConfig{Model: m, Log: log})
+	return ops[name].Run(ctx, &tools.Task{ID: "t_agent1", Driver: p, Args: []byte(args)})
+}
+
+// run_agent_task whose timeoutMs passes while the model is silent says the model did not
+// answer, at which endpoint, and to check its server, not to pass a larger timeoutMs; its
+// report's heading says it timed out; the node's log says how it ended, with the task and
+// device but neither the goal nor the key.
+func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
+	m, endpoint := silentModel(t)
+	logs := &logtest.Buffer{}
+	out, err := agentOp(t, context.Background(), m, slog.New(slog.NewTextHandler(logs, nil)), "run_agent_task",
+		`{"goal":"log in with password hunter2","timeoutMs":1500}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := out.Failure
+	if fail == nil || !errors.Is(fail, context.DeadlineExceeded) {
+		t.Fatalf("failure %v: the task timed out", fail)
+	}
+	for _, want := range []string{"timed out after 1.5s waiting for the model", endpoint, "check that the model server is up"} {
+		if !strings.Contains(fail.Error(), want) {
+			t.Errorf("failure %q lacks %q", fail, want)
+		}
+	}
+	if strings.Contains(fail.Error(), "larger timeoutMs") {
+		t.Errorf("failure %q: more time does not help a silent model", fail)
+	}
+	if !strings.HasPrefix(out.Text, "## ⏱️ Agent task timed out") {
+		t.Errorf("report:\n%s", out.Text)
+	}
+	end := logs.Line("agent task ended")
+	for _, want := range []string{"level=INFO", "task=t_agent1", "serial=sim-agent", "timed_out=true"} {
+		if !strings.Contains(end, want) {
+			t.Errorf("log line %q lacks %q", end, want)
+		}
+	}
+	if w := logs.Line("the model did not answer"); !strings.Contains(w, "level=WARN") {
+		t.Errorf("log:\n%s", logs)
+	}
+	if l := logs.String(); strings.Contains(l, "hunter2") || strings.Contains(l, "sk-never-logged") {
+		t.Errorf("the log holds the goal or the key:\n%s", l)
+	}
+}
+
+// ai_action whose deadline passes while the model is silent fails as timed out, saying so in
+// words rather than as a bare context error.
+func TestAIActionTimedOutWaitingForTheModel(t *testing.T) {
+	m, endpoint := silentModel(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	out, err := agentOp(t, ctx, m, nil, "ai_action", `{"prompt":"tap the search box"}`)
+	if err != nil {
+		t.Fatalf("%v: a timed-out ai_action answers what it did, its failure says why", err)
+	}
+	fail := out.Failure
+	if fail == nil || !errors.Is(fail, context.DeadlineExceeded) || !strings.HasPrefix(fail.Error(), "ai_action timed out after") ||
+		!strings.Contains(fail.Error(), "waiting for the model") || !strings.Contains(fail.Error(), endpoint) {
+		t.Fatalf("failure %v", fail)
+	}
+	if res := out.Data.(tools.AIActionResult); !strings.HasPrefix(res.Message, "timed out after 0 action(s)") {
+		t.Errorf("message %q", res.Message)
+	}
+}
+
+// A model that gives tap_xy an argument it does not take is refused each time; the task ends
+// as one whose model called tools wrongly, not as a loop.
+func TestAgentTaskWithRefusedArguments(t *testing.T) {
+	junk := modelsim.Call(modelsim.ToolCall{Name: "tap_xy", Arguments: `{"x":0.5,"y":0.5,"junk":"J"}`})
+	srv := modelsim.New(modelsim.Call(modelsim.ToolCall{Name: "plan", Arguments: `{"steps":[{"title":"Tap"}]}`}), junk, junk, junk, junk)
+	t.Cleanup(srv.Close)
+	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "modelsim"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := agentOp(t, context.Background(), m, nil, "run_agent_task", `{"goal":"tap the middle"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Failure == nil || !strings.Contains(out.Failure.Error(), "called tools wrongly 3 turns in a row") {
+		t.Fatalf("failure %v\n%s", out.Failure, out.Text)
+	}
+	if !strings.Contains(out.Text, `unknown field \"junk\"`) && !strings.Contains(out.Text, `unknown field "junk"`) {
+		t.Errorf("report:\n%s", out.Text)
+	}
+}
