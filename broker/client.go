@@ -41,6 +41,9 @@ type ClientOptions struct {
 	// Sites is a hub gateway's watch of its edge sites' links (nil elsewhere): with it, calls to
 	// a cut-off site's nodes say so, rather than that the node is lost.
 	Sites *SiteWatch
+	// RecordAfter is how long Run waits for a task's answer before it also looks for the
+	// task's record, in case the answer was lost (client_record.go); DefaultRecordAfter if 0.
+	RecordAfter time.Duration
 }
 
 // Client reaches devices over NATS: it routes each request to the device's owner node, knows
@@ -63,6 +66,8 @@ type Client struct {
 	// guard drops what a JetStream consumer delivers on the subjects nodes publish: a fake
 	// heartbeat would keep a lost node's leases alive.
 	guard *jsguard.Guard
+	// reconnects wake the task calls in flight to look for their records (client_record.go).
+	reconnects *reconnections
 }
 
 type cachedEntry struct {
@@ -106,6 +111,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		<-ctx.Done()
 		_ = sub.Unsubscribe()
 	}()
+	c.reconnects = watchReconnections(ctx, nc)
 	go c.followRegistry(ctx, w, reconnected)
 	go c.live.Run(ctx)
 	go c.latest.run(ctx)
@@ -200,7 +206,8 @@ func preferEntry(a, b cachedEntry) bool {
 func (c *Client) Nodes() []string { return c.live.Alive() }
 
 // Run sends a task to the device's node and waits for the result, the node's loss, or ctx.
-// If ctx ends first (the caller cancelled), the task is aborted on the node.
+// If ctx ends first (the caller cancelled), the task is aborted on the node. A result whose
+// answer was lost is read from the task's record (awaitTask).
 func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progress)) (TaskResult, error) {
 	dev, ok := c.Device(req.Serial)
 	if !ok {
@@ -225,7 +232,7 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 		}
 	}
 	var res TaskResult
-	err := c.request(ctx, dev.Node, EndpointTask, req, &res)
+	err := c.awaitTask(ctx, dev.Node, req, &res)
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrNodeLost) {
 		// The caller went away: free the device rather than let the task run on.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
