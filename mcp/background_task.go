@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -38,10 +39,21 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 		}
 	} // when the node answers, not when the caller leaves
 	task.Progress = true // the gateway reads the agent's progress for get_task_result while it runs
-	if !waits(task.Args) {
-		return g.startDetached(ctx, task, run, answered)
+	var res broker.TaskResult
+	var err error
+	if waits(task.Args) {
+		res, err = g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
+	} else if res, ended, err := g.startDetached(ctx, task, run, answered); !ended {
+		return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
+			Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
+	} else {
+		return g.backgroundAnswer(ctx, dev, task, asked, res, err) // refused at once (no model): as the waiting form is
 	}
-	res, err := g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
+	return g.backgroundAnswer(ctx, dev, task, asked, res, err)
+}
+
+// backgroundAnswer is the caller's answer when a background task's node answered.
+func (g *Gateway) backgroundAnswer(ctx context.Context, dev broker.DeviceEntry, task broker.TaskRequest, asked string, res broker.TaskResult, err error) *mcpgo.CallToolResult {
 	if err == nil {
 		if r := res.Lease; refusedAsRunning(res) {
 			// another gateway's (or this one's before a restart): its node refused this one
@@ -115,21 +127,43 @@ func waits(args json.RawMessage) bool {
 	return json.Unmarshal(args, &a) != nil || a.Wait == nil || *a.Wait
 }
 
-// startDetached submits task and answers at once with its id: the task runs to its end on its
-// node whatever becomes of the caller, and get_task_result reads its record then. done is
-// called when the node answers.
-func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, run agentRun, done func(broker.TaskResult)) *mcpgo.CallToolResult {
+// detachedWait is how long a task started without waiting is watched before its caller hears
+// that it runs: its node refuses one it cannot run (no model) at once, and reports progress
+// as soon as it starts one; a task queued behind another on its device sends neither.
+const detachedWait = 2 * time.Second
+
+// startDetached submits task, to run to its end on its node whatever becomes of the caller
+// (get_task_result reads its record then), and waits until it starts: its first progress, or
+// detachedWait. ended says its node answered before that (it refused the task, or could not be
+// reached): res and err are then its answer. done is called when the node answers.
+func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, run agentRun, done func(broker.TaskResult)) (res broker.TaskResult, ended bool, err error) {
+	type answer struct {
+		res broker.TaskResult
+		err error
+	}
+	ch, started := make(chan answer, 1), make(chan struct{})
+	var once sync.Once
 	bg := context.WithoutCancel(ctx)
 	go func() {
-		res, err := g.farm.Run(bg, task, run.tracking(nil))
+		res, err := g.farm.Run(bg, task, run.tracking(func(broker.Progress) { once.Do(func() { close(started) }) }))
+		answered := res
 		if err != nil {
 			g.log.Warn("task started without waiting: no answer from its node", "task", task.ID, "tool", task.Tool, "err", err)
-			res = broker.TaskResult{Submitted: time.Now()} // its node may have it: the latest stays this task
+			answered = broker.TaskResult{Submitted: time.Now()} // its node may have it: the latest stays this task
 		}
-		done(res)
+		done(answered)
+		ch <- answer{res, err}
 	}()
-	return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
-		Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
+	wait := time.NewTimer(detachedWait)
+	defer wait.Stop()
+	select {
+	case a := <-ch:
+		return a.res, true, a.err
+	case <-started:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return broker.TaskResult{}, false, nil
 }
 
 // errCallerLeft is the answer to a caller who left while its background task runs on.

@@ -107,6 +107,10 @@ func runAgentTask() Tool {
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMS)*time.Millisecond)
 			defer cancel()
 		}
+		if a.Wait != nil && !*a.Wait && t.env().Config.Model != nil && t.Progress != nil {
+			// The gateway answers a caller who does not wait once the task starts (or is refused).
+			t.Progress(0, 0, "🤖 Agent task started")
+		}
 		task, err := runAgent(ctx, t, a.Goal, agent.Budget{MaxSteps: a.MaxSteps})
 		if err != nil {
 			return Output{}, err
