@@ -249,8 +249,11 @@ func shownValue(v string) string {
 	}
 	parts := strings.Split(v, ",")
 	for i, p := range parts {
-		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+		switch u, err := url.Parse(strings.TrimSpace(p)); {
+		case err == nil && u.User != nil:
 			parts[i] = redactedURL(u)
+		case err != nil: // not a URL to parse, yet it may hold a password: nats://admin:pw@[bad
+			parts[i] = broker.RedactURLs(p)
 		}
 	}
 	return strings.Join(parts, ",")
