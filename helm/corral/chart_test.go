@@ -1077,12 +1077,34 @@ func checkConfig(t *testing.T, ctr object, args []string, files map[string]strin
 			args[i] = k + "=" + files[v]
 		}
 	}
+	if files == nil {
+		files = map[string]string{}
+	}
 	vars, _ := env(ctr)
 	cmd := exec.CommandContext(t.Context(), bin, append(args, "--check-config")...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 	for k, v := range vars {
 		fromKubelet := strings.HasPrefix(v, "secret:") || strings.HasPrefix(v, "field:")
 		if strings.HasPrefix(k, "CORRAL_") && !fromKubelet {
+			if (strings.HasSuffix(k, "_FILE") || strings.HasPrefix(v, "/etc/corral/")) && files[v] == "" {
+				// A Secret's key the pod mounts (the NATS password): --check-config reads it, so
+				// a stand-in of one line takes its place here.
+				stand, body := filepath.Join(t.TempDir(), filepath.Base(v)), "stand-in\n"
+				if k == "CORRAL_NATS_TLS_CA" {
+					body = standInCA(t)
+				}
+				if k == "CORRAL_NATS_CREDS" { // read as a user JWT and an nkey seed (NATS docs' example seed)
+					body = "-----BEGIN NATS USER JWT-----\neyJ0eXAiOiJKV1QifQ.e30.stand-in\n------END NATS USER JWT------\n\n" +
+						"-----BEGIN USER NKEY SEED-----\nSUAMK2FG4MI6UE3ACF3FK3OIQBCEIEZV7NSWFFEW63UXMRLFM2XLAXK4GY\n------END USER NKEY SEED------\n"
+				}
+				if err := os.WriteFile(stand, []byte(body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				files[v] = stand
+			}
+			if files[v] != "" {
+				v = files[v]
+			}
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 	}
