@@ -66,7 +66,8 @@ func TestFailedAgentTaskIsAFailedTask(t *testing.T) {
 			call("plan", `{"steps":[{"title":"Think"}]}`),
 			modelsim.Turn{Delay: time.Minute, Text: "too late"},
 		)
-		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "think", "timeoutMs", 1500), "timed_out", "aborted", "timed out", "timeoutMs")
+		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "think", "timeoutMs", 1500), "timed_out", "aborted", "timed out",
+			"waiting for the model", "did not answer in time") // a hung model: more time is not the advice
 	})
 	t.Run("aborted", func(t *testing.T) {
 		f, _, serial := agentFarm(t,
