@@ -176,7 +176,7 @@ func TestListsFilterARealFarm(t *testing.T) {
 	assert.Equal(t, []string{"SERIAL  HOLDER  EPOCH  EXPIRES IN  QUEUE", "0 leases"}, strings.Split(strings.TrimSpace(out), "\n"))
 	out, err = runCorral(t, "devices", "--gateway", url, "--state", "asleep")
 	require.Error(t, err, out)
-	contains(t, out, "none of the device states")
+	contains(t, out, `--state "asleep": use one of online, leased`)
 }
 
 // withArgs is a copy of a with more's arguments added.
