@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"encoding/json"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -59,7 +61,6 @@ func newReporter(fn func(Event), log *slog.Logger) *reporter {
 
 // emit queues ev; it never blocks.
 func (r *reporter) emit(ev Event) {
-	r.log.Debug("agent progress", "kind", ev.Kind, "step", ev.Step, "message", ev.Message)
 	if r.fn == nil {
 		return
 	}
@@ -132,4 +133,21 @@ func (r *reporter) close(grace time.Duration) {
 	if left+dropped > 0 {
 		r.log.Warn("agent progress callback too slow: events dropped", "dropped", left+dropped)
 	}
+}
+
+// argNames logs a tool call's argument names, sorted, never their values: a value may be what
+// the user typed (a password into a field). It is parsed only if the line is logged.
+type argNames json.RawMessage
+
+func (a argNames) LogValue() slog.Value {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(a, &m) != nil {
+		return slog.StringValue("(not an object)")
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return slog.AnyValue(names)
 }

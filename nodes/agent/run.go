@@ -172,6 +172,15 @@ func (r *runner) observe(ctx context.Context) (Observation, error) {
 	return o, nil
 }
 
+// emit reports progress. Its debug line holds the kind and step, never the message: that may
+// hold what the user typed (a password into a field), the model's words on it, or the
+// screen's text.
 func (r *runner) emit(kind string, step int, format string, args ...any) {
+	r.emitLogged(kind, step, nil, format, args...)
+}
+
+// emitLogged is emit whose debug line also carries attrs: names only, no free text.
+func (r *runner) emitLogged(kind string, step int, attrs []any, format string, args ...any) {
+	r.log.Debug("agent progress", append([]any{"kind", kind, "step", step}, attrs...)...)
 	r.events.emit(Event{Kind: kind, Step: step, Message: fmt.Sprintf(format, args...)})
 }

@@ -164,7 +164,8 @@ func (r *runner) act(ctx context.Context, s *Step, c *conversation, call model.T
 		s.ToolCalls = append(s.ToolCalls, rec)
 		return false, err
 	}
-	r.emit(EventToolCall, s.Index, "🔧 %s(%s)", call.Name, cut(string(rec.Args), eventRunes))
+	r.emitLogged(EventToolCall, s.Index, []any{"tool", call.Name, "args", argNames(call.Arguments)},
+		"🔧 %s(%s)", call.Name, cut(string(rec.Args), eventRunes))
 	start := r.now()
 	res, err := r.o.Device.Call(ctx, call.Name, call.Arguments)
 	rec.DurationMS = ms(r.now().Sub(start))
