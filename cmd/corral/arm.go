@@ -34,7 +34,7 @@ func runArm(ctx context.Context, args []string) error {
 func runArmRecover(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm recover")
 	o.positional = true // SERIAL
-	if stop, err := o.start(args, o.oneArg("corral arm recover [flags] SERIAL")); err != nil || stop {
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg("corral arm recover [flags] SERIAL")); err != nil || stop {
 		return err
 	}
 	res, err := o.callTool(ctx, "arm_recover", map[string]any{"serial": o.Arg(0)})
@@ -50,7 +50,7 @@ func runArmRecover(ctx context.Context, args []string) error {
 func runArmCalibrate(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm calibrate")
 	o.positional = true // SERIAL
-	if stop, err := o.start(args, o.oneArg("corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)")); err != nil || stop {
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg("corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)")); err != nil || stop {
 		return err
 	}
 	serial := o.Arg(0)

@@ -167,10 +167,7 @@ func interruptNotice(name string) string {
 func runVersion(_ context.Context, args []string) error {
 	f := newFlags("version")
 	f.Usage = commandUsage(f, "corral version   (or corral --version)", "Prints the version of this corral.")
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	if err := f.noArgs(); err != nil {
+	if _, stop, err := f.start(args, nil); err != nil || stop {
 		return err
 	}
 	fmt.Println(buildinfo.Version())
