@@ -25,23 +25,21 @@ import (
 // the other commands do and answer that they need NATS; the holder's own release (--lease-file, $CORRAL_LEASE)
 // takes the agent's path, release_device, through a gateway or the in-process front door.
 
-// adminFlags are the flags of the operator actions.
+// adminFlags are the flags of the operator actions: an operator command's, with a --timeout
+// of their own.
 type adminFlags struct {
-	*flags
-	nats    natsFlags
-	gateway *string
-	tokens  tokenSource
-	timeout *time.Duration
+	*operatorFlags
 }
 
 // newAdminFlags makes the flags of the operator action name; gatewayHelp says what it does with
 // --gateway, which differs from one action to the next.
 func newAdminFlags(name string, timeout time.Duration, gatewayHelp string) *adminFlags {
 	f := newFlags(name)
-	return &adminFlags{flags: f, nats: f.natsFlags(),
-		gateway: f.String("gateway", "", gatewayHelp),
-		tokens:  f.tokenFlag(),
-		timeout: f.Duration("timeout", timeout, "give up after this long")}
+	return &adminFlags{&operatorFlags{flags: f, nats: f.natsFlags(),
+		gateway:        f.String("gateway", "", gatewayHelp),
+		tokens:         f.tokenFlag(),
+		timeout:        f.Duration("timeout", timeout, "give up after this long"),
+		timeoutDefault: timeout.String()}}
 }
 
 // needsNATS refuses --gateway for an operator action, saying why and what to use instead.
@@ -67,7 +65,7 @@ const notForAgents = "no gateway tool offers it, so that an agent's token cannot
 // startArgs is start with the flags given before or after the positional arguments.
 func (a *adminFlags) startArgs(args []string, check func() error, viaNATS func() bool) (stop bool, err error) {
 	a.positional = true
-	return a.start(flagsFirst(a.FlagSet, args), check, viaNATS)
+	return a.startVia(flagsFirst(a.FlagSet, args), check, viaNATS)
 }
 
 // always is the viaNATS of an operator action that talks to NATS whatever its flags.
@@ -148,8 +146,7 @@ func runRelease(ctx context.Context, args []string) error {
 	if !*force {
 		// The holder's own release takes the agent's path, through a gateway or the in-process
 		// front door alike: release_device, which gives a group handle's whole group back.
-		o := &operatorFlags{flags: a.flags, gateway: a.gateway, tokens: a.tokens, nats: a.nats, timeout: a.timeout}
-		res, err := o.callTool(ctx, "release_device", map[string]any{"serial": serial, "lease": *handle})
+		res, err := a.callTool(ctx, "release_device", map[string]any{"serial": serial, "lease": *handle})
 		if err != nil {
 			return withHint(err, "`corral leases` lists the leases held")
 		}

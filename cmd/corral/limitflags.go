@@ -28,36 +28,18 @@ func (f *flags) checkTimeout(d time.Duration, without string) error {
 // start is flags.start for an operator command: besides check (its arguments), it refuses a
 // --timeout that is not positive (zero was taken as the default, which it does not say) and
 // NATS settings a connection could not use. Every operator command starts here, so that
-// --check-config stops each of them once checked, before it reaches the farm.
+// --check-config stops each of them once checked, before it reaches the farm
+// (TestEveryCommandStopsAtCheckConfig).
 func (o *operatorFlags) start(args []string, check func() error) (stop bool, err error) {
+	return o.startVia(args, check, func() bool { return *o.gateway == "" })
+}
+
+// startVia is start with viaNATS saying, once check passed, whether the command talks to
+// NATS, whose settings are then checked: an operator action's (adminFlags.startArgs) may,
+// with --gateway, refuse it in check, or take the holder's path through the gateway.
+func (o *operatorFlags) startVia(args []string, check func() error, viaNATS func() bool) (stop bool, err error) {
 	_, stop, err = o.flags.start(args, func() error {
 		if err := o.checkTimeout(*o.timeout, o.timeoutDefault); err != nil {
-			return err
-		}
-		if check != nil {
-			if err := check(); err != nil {
-				return err
-			}
-		}
-		return o.checkNATS()
-	})
-	return stop, err
-}
-
-// checkNATS checks the NATS settings of an operator command that talks to NATS (no --gateway).
-func (o *operatorFlags) checkNATS() error {
-	if *o.gateway != "" {
-		return nil
-	}
-	return checkNATS(o.nats, cliOptions(o.nats))
-}
-
-// start is operatorFlags.start for an operator action (zero --timeout gave up at once);
-// viaNATS says, once check passed, whether the action talks to NATS, whose settings are then
-// checked.
-func (a *adminFlags) start(args []string, check func() error, viaNATS func() bool) (stop bool, err error) {
-	_, stop, err = a.flags.start(args, func() error {
-		if err := a.checkTimeout(*a.timeout, a.Lookup("timeout").DefValue); err != nil {
 			return err
 		}
 		if check != nil {
@@ -68,7 +50,7 @@ func (a *adminFlags) start(args []string, check func() error, viaNATS func() boo
 		if !viaNATS() {
 			return nil
 		}
-		return checkNATS(a.nats, cliOptions(a.nats))
+		return checkNATS(o.nats, cliOptions(o.nats))
 	})
 	return stop, err
 }
