@@ -32,6 +32,13 @@ func returnsSoon(t *testing.T, ctx context.Context, o agent.Options) func() *age
 	}
 }
 
+// timedOutAfter is how a task that ctx's deadline ended says so: the time from its start to
+// the deadline, which is the timeout less however long the task took to start.
+func timedOutAfter(ctx context.Context, task *agent.Task) string {
+	dl, _ := ctx.Deadline()
+	return "timed out after " + dl.Sub(task.Started).Round(100*time.Millisecond).String()
+}
+
 func TestAbortDuringAModelCall(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, modelsim.Turn{Delay: stuck, ToolCalls: []modelsim.ToolCall{{Name: "plan", Arguments: `{"steps":[{"title":"x"}]}`}}})
@@ -76,7 +83,7 @@ func TestTimeoutDuringAStep(t *testing.T) {
 	task := returnsSoon(t, ctx, r.options("Open Settings"))()
 
 	wantStatus(t, task, agent.StatusAborted)
-	if !strings.HasPrefix(task.Error, "timed out after 2s waiting for the model") || !task.TimedOut || !task.ModelTimedOut {
+	if !strings.HasPrefix(task.Error, timedOutAfter(ctx, task)+" waiting for the model") || !task.TimedOut || !task.ModelTimedOut {
 		t.Errorf("error %q, timed out %t, waiting for the model %t", task.Error, task.TimedOut, task.ModelTimedOut)
 	}
 	wantStepStatuses(t, task, agent.StepFailed, agent.StepSkipped)
@@ -94,7 +101,7 @@ func TestTimeoutDuringADeviceCall(t *testing.T) {
 	task := returnsSoon(t, ctx, r.options("Tap the middle"))()
 
 	wantStatus(t, task, agent.StatusAborted)
-	if task.Error != "timed out after 2s" || !task.TimedOut || task.ModelTimedOut {
+	if task.Error != timedOutAfter(ctx, task) || !task.TimedOut || task.ModelTimedOut {
 		t.Errorf("error %q, timed out %t, waiting for the model %t: the model was not to blame", task.Error, task.TimedOut, task.ModelTimedOut)
 	}
 	if !strings.HasPrefix(task.Markdown(), "## ⏱️ Agent task timed out\n") {

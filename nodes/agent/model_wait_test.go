@@ -6,7 +6,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,13 +18,18 @@ import (
 	"github.com/corral-farm/corral/nodes/agent/model"
 )
 
-// hungModel is a model server that takes requests and never answers them; it counts them.
-func hungModel(t *testing.T) (*httptest.Server, func() int) {
+// hungModel is a model server that takes requests and never answers them; arrivals says
+// when each came.
+func hungModel(t *testing.T) (*httptest.Server, func() []time.Time) {
 	t.Helper()
-	asked, end := make(chan struct{}, 100), make(chan struct{})
+	var mu sync.Mutex
+	var came []time.Time
+	end := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body) // read whole, so a client that leaves ends r's context
-		asked <- struct{}{}
+		mu.Lock()
+		came = append(came, time.Now())
+		mu.Unlock()
 		select { // hung until the client leaves, or the test ends
 		case <-r.Context().Done():
 		case <-end:
@@ -29,7 +37,11 @@ func hungModel(t *testing.T) (*httptest.Server, func() int) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(end) }) // before Close, which waits for the handlers
-	return srv, func() int { return len(asked) }
+	return srv, func() []time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(came)
+	}
 }
 
 // A task whose deadline passes while the model is silent says that it waited for the model,
@@ -38,7 +50,7 @@ func hungModel(t *testing.T) (*httptest.Server, func() int) {
 func TestTimeoutWaitingForTheModel(t *testing.T) {
 	t.Parallel()
 	const key = "sk-hung-secret-key"
-	srv, asked := hungModel(t)
+	srv, arrivals := hungModel(t)
 	m, err := model.NewClient(model.Config{BaseURL: srv.URL + "/v1", Model: "slowpoke", APIKey: model.NewSecret(key)}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +61,25 @@ func TestTimeoutWaitingForTheModel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	task := returnsSoon(t, ctx, o)()
+	returned := time.Now()
 
 	wantStatus(t, task, agent.StatusAborted)
-	if !task.TimedOut || !task.ModelTimedOut || asked() != 1 {
-		t.Errorf("timed out %t, waiting for the model %t, %d requests", task.TimedOut, task.ModelTimedOut, asked())
+	came := arrivals()
+	if !task.TimedOut || !task.ModelTimedOut || len(came) != 1 {
+		t.Fatalf("timed out %t, waiting for the model %t, %d requests", task.TimedOut, task.ModelTimedOut, len(came))
 	}
-	for _, want := range []string{"timed out after 1.5s waiting for the model", `model "slowpoke" at ` + srv.URL + "/v1",
-		"(its call waited 1.", "check that the model server is up", "more time will not help", "a faster model"} {
+	// The call waited from before its request came to the deadline or later, and no longer
+	// than the task ran; shown to the nearest 100ms.
+	dl, _ := ctx.Deadline()
+	if m := regexp.MustCompile(`\(its call waited ([0-9.]+m?s)\)`).FindStringSubmatch(task.Error); m == nil {
+		t.Errorf("error %q does not say how long the call waited", task.Error)
+	} else if waited, err := time.ParseDuration(m[1]); err != nil || waited < dl.Sub(came[0])-50*time.Millisecond ||
+		waited > returned.Sub(task.Started)+50*time.Millisecond {
+		t.Errorf("the call waited %s by the error, but its request came %s before the deadline and the task ran %s",
+			m[1], dl.Sub(came[0]), returned.Sub(task.Started))
+	}
+	for _, want := range []string{timedOutAfter(ctx, task) + " waiting for the model", `model "slowpoke" at ` + srv.URL + "/v1",
+		"check that the model server is up", "more time will not help", "a faster model"} {
 		if !strings.Contains(task.Error, want) {
 			t.Errorf("error %q lacks %q", task.Error, want)
 		}
