@@ -24,8 +24,8 @@ import (
 )
 
 // Stopping corral up while a call through its gateway runs cancels the call's task at once: up
-// returns within --grace and a little, not after the gateway's drain limit (it waited for the
-// call before the node that would end it was stopped), and the caller gets the tool's answer
+// returns before the gateway's drain limit has passed (it waited for the call before the node
+// that would end it was stopped), and the caller gets the tool's answer
 // that the task was stopped because the node shuts down, not a broken connection. Neither an
 // agent's open listen stream (GET) holds the stop, nor --max-conns all taken (the stop waited
 // for a connection to end before it stopped the node: forever).
@@ -108,15 +108,17 @@ func stopUpWithACallInFlight(t *testing.T, args []string, opts ...transport.Stre
 
 	cancel() // Ctrl-C
 	start := time.Now()
-	bound := grace + 2*time.Second // the task's grace, and the rest of the stop; the drain limit is 5s
 	select {
 	case err := <-done:
 		stopped = true
 		require.NoError(t, err)
-		assert.Less(t, time.Since(start), bound, "corral up waited for the call before stopping the node that ends it")
-	case <-time.After(bound):
-		t.Fatalf("corral up still running %s after it was stopped, with a call in flight", bound)
+	case <-time.After(60 * time.Second): // the stop that waited for a connection to end never returned
+		t.Fatal("corral up still running a minute after it was stopped, with a call in flight")
 	}
+	// A stop that waited for the call, or for the listen stream, before it stopped the node
+	// waited out the gateway's drain limit: the stop itself, even on a loaded machine, is well
+	// within it.
+	assert.Less(t, time.Since(start), gatewayDrain, "corral up waited for the call or the listen stream before stopping the node")
 	select {
 	case a := <-call:
 		require.NoError(t, a.err, "the caller got no answer, only a broken connection")
