@@ -247,12 +247,18 @@ func TestListsPagingWhileDevicesComeAndGo(t *testing.T) {
 		return p.Summary.Total == 4
 	}, "node n6's phones listed")
 
-	// `corral devices` pages through them all (more than one page) and counts them.
-	total := pageOf(t, c, "list_available_devices", nil).Summary.Total
+	// `corral devices` pages through them all (more than one page) and counts them. Nodes started
+	// late may still be registering: the count is compared once the farm holds still around it.
+	var total int
+	var lines []string
+	farmtest.Eventually(t, 30*time.Second, func() bool {
+		total = pageOf(t, c, "list_available_devices", nil).Summary.Total
+		out, err := runCorral(t, "devices", "--gateway", f.Gateway().MCPURL)
+		require.NoError(t, err, out)
+		lines = strings.Split(strings.TrimSpace(out), "\n")
+		return pageOf(t, c, "list_available_devices", nil).Summary.Total == total
+	}, "the farm holds still while `corral devices` lists it")
 	require.Greater(t, total, mcp.MaxPageLimit)
-	out, err := runCorral(t, "devices", "--gateway", f.Gateway().MCPURL)
-	require.NoError(t, err, out)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
 	assert.Len(t, lines, total+2, "a header, %d rows and the summary", total)
 	assert.True(t, strings.HasPrefix(lines[len(lines)-1], fmt.Sprintf("%d devices: android %d; ", total, total)), lines[len(lines)-1])
 }
