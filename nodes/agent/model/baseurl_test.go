@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"flag"
 	"log/slog"
 	"strings"
 	"testing"
@@ -35,14 +34,7 @@ func TestConfigRefusesSecretsInTheBaseURL(t *testing.T) {
 				t.Error("NewClient took the URL")
 			}
 			// Through the flags, as corral --check-config resolves them.
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			resolve := model.Flags(fs, func(k string) (string, bool) {
-				v, ok := map[string]string{"OPENAI_BASE_URL": tc.url, "OPENAI_MODEL": "m"}[k]
-				return v, ok
-			})
-			if err := fs.Parse(nil); err != nil {
-				t.Fatal(err)
-			}
+			_, resolve := parseModelFlags(t, nil, map[string]string{"OPENAI_BASE_URL": tc.url, "OPENAI_MODEL": "m"})
 			resolved, err := resolve()
 			if err != nil {
 				t.Fatal(err)

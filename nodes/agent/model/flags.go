@@ -15,8 +15,10 @@ import (
 // from its flag, else CORRAL_OPENAI_*, else OPENAI_* (lookupEnv is os.LookupEnv outside tests;
 // empty values count as unset). The key is read from the file (trailing newline trimmed) or the
 // environment, never from an argument: a command line shows in every process listing. Once
-// read, the key's variables are removed from the process's environment (takeKeyFromEnv), and a
-// key that does not fit an HTTP header is refused, naming its file or variable.
+// read, the key's variables are removed from the process's environment (takeKeyFromEnv).
+// KeySource names the key's file or variable, for Config.Validate, which refuses a key that
+// does not fit an HTTP header: only a config that names a model is checked, so a malformed
+// OPENAI_API_KEY a shell holds for other tools stops nothing.
 func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Config, error) {
 	baseURL := fs.String("openai-base-url", "", "OpenAI-compatible API root (default: $CORRAL_OPENAI_BASE_URL, $OPENAI_BASE_URL, else "+DefaultBaseURL+")")
 	model := fs.String("openai-model", "", "model for agent tasks, e.g. gpt-4o or qwen2.5vl (default: $CORRAL_OPENAI_MODEL, $OPENAI_MODEL)")
@@ -46,9 +48,6 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 			}
 			c.APIKey, c.KeySource = key, KeyFromFile+" "+*keyFile
 		} else if ek.key != "" {
-			if err := checkKey(ek.key, ek.name); err != nil {
-				return Config{}, err
-			}
 			c.APIKey, c.KeySource = NewSecret(ek.key), ek.name
 		}
 		var err error
@@ -156,9 +155,8 @@ func firstEnv(lookupEnv func(string) (string, bool), names ...string) (name, val
 }
 
 // ReadKeyFile reads an API key from a file, as mounted from a Kubernetes secret: surrounding
-// whitespace (the trailing newline of echo or an editor) is not part of the key. A file with
-// more than one line, or white space or a control character inside the key, is refused (the
-// key would not fit an HTTP header); the error names the file, never the key.
+// whitespace (the trailing newline of echo or an editor) is not part of the key. What is
+// inside is checked with the rest of the config (Config.Validate, checkKey).
 func ReadKeyFile(path string) (Secret, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -167,9 +165,6 @@ func ReadKeyFile(path string) (Secret, error) {
 	key := strings.TrimSpace(string(b))
 	if key == "" {
 		return Secret{}, fmt.Errorf("--openai-api-key-file %s is empty: put the API key in it, or drop the flag for a server without keys", path)
-	}
-	if err := checkKey(key, KeyFromFile+" "+path); err != nil {
-		return Secret{}, err
 	}
 	return NewSecret(key), nil
 }

@@ -15,11 +15,7 @@ import (
 )
 
 func TestFlagsPrecedence(t *testing.T) {
-	dir := t.TempDir()
-	keyFile := filepath.Join(dir, "key")
-	if err := os.WriteFile(keyFile, []byte("sk-from-file\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := writeKeyFile(t, "sk-from-file\n")
 	full := map[string]string{
 		"CORRAL_OPENAI_BASE_URL": "http://corral/v1", "OPENAI_BASE_URL": "http://openai/v1",
 		"CORRAL_OPENAI_MODEL": "corral-model", "OPENAI_MODEL": "openai-model",
@@ -134,17 +130,8 @@ func TestFlagsNoKeyArgument(t *testing.T) {
 }
 
 func TestFlagsKeyFileErrors(t *testing.T) {
-	dir := t.TempDir()
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for file, says := range map[string]string{empty: "is empty", filepath.Join(dir, "missing"): "no such file"} {
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		resolve := model.Flags(fs, func(string) (string, bool) { return "sk-env", true })
-		if err := fs.Parse([]string{"--openai-api-key-file", file}); err != nil {
-			t.Fatal(err)
-		}
+	for file, says := range map[string]string{writeKeyFile(t, "\n"): "is empty", filepath.Join(t.TempDir(), "missing"): "no such file"} {
+		_, resolve := parseModelFlags(t, []string{"--openai-api-key-file", file}, map[string]string{"OPENAI_MODEL": "m", "OPENAI_API_KEY": "sk-env"})
 		_, err := resolve()
 		checkErr(t, err, nil, "--openai-api-key-file", says)
 	}
@@ -153,15 +140,8 @@ func TestFlagsKeyFileErrors(t *testing.T) {
 // TestKeyOnlyFromFile runs a whole call with the key given only through a file.
 func TestKeyOnlyFromFile(t *testing.T) {
 	srv := sim(t, modelsim.Say("authorised"))
-	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte(testKey+"\r\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	resolve := model.Flags(fs, func(string) (string, bool) { return "", false })
-	if err := fs.Parse([]string{"--openai-base-url", srv.BaseURL(), "--openai-model", "m", "--openai-api-key-file", keyFile}); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := writeKeyFile(t, testKey+"\r\n")
+	_, resolve := parseModelFlags(t, []string{"--openai-base-url", srv.BaseURL(), "--openai-model", "m", "--openai-api-key-file", keyFile}, nil)
 	cfg, err := resolve()
 	if err != nil {
 		t.Fatal(err)
@@ -182,10 +162,7 @@ func TestKeyOnlyFromFile(t *testing.T) {
 // A server or a key meant for Corral without a model is refused when the flags are resolved,
 // so --check-config and the start refuse it, naming what is set and what is missing.
 func TestFlagsRefuseAServerWithoutAModel(t *testing.T) {
-	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte("sk-file\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := writeKeyFile(t, "sk-file\n")
 	cases := []struct {
 		name string
 		args []string
@@ -201,6 +178,7 @@ func TestFlagsRefuseAServerWithoutAModel(t *testing.T) {
 			"--openai-api-key-file is set, but no model: set OPENAI_MODEL or --openai-model to the model's name at " + model.DefaultBaseURL},
 		{"CORRAL_ key", nil, map[string]string{"CORRAL_OPENAI_API_KEY": "sk-x"}, "CORRAL_OPENAI_API_KEY is set, but no model"},
 		{"OPENAI_API_KEY alone is no configuration", nil, map[string]string{"OPENAI_API_KEY": "sk-x"}, ""},
+		{"nor is a malformed one", nil, map[string]string{"OPENAI_API_KEY": "sk-x sk-y\nsk-z"}, ""},
 		{"nothing", nil, nil, ""},
 		{"a whole configuration", nil, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_MODEL": "m"}, ""},
 	}
@@ -230,4 +208,14 @@ func parseModelFlags(t *testing.T, args []string, env map[string]string) (*flag.
 		t.Fatal(err)
 	}
 	return fs, resolve
+}
+
+// writeKeyFile writes content to a new key file and returns its path.
+func writeKeyFile(t *testing.T, content string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -3,7 +3,6 @@ package model_test
 import (
 	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,10 +11,10 @@ import (
 )
 
 // A key that cannot go in an Authorization header (two lines, white space or a control
-// character inside) is refused when the flags are resolved, naming where it came from and
-// never showing it: Go's HTTP client would refuse every request without sending it.
-func TestFlagsRefuseAKeyThatIsNotOneWord(t *testing.T) {
-	dir := t.TempDir()
+// character inside) is refused when the config is checked (--check-config, NewClient),
+// naming where it came from and never showing it: Go's HTTP client would refuse every
+// request without sending it.
+func TestConfigRefusesAKeyThatIsNotOneWord(t *testing.T) {
 	cases := []struct {
 		name, key string
 		says      string
@@ -29,14 +28,10 @@ func TestFlagsRefuseAKeyThatIsNotOneWord(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
-			if err := os.WriteFile(file, []byte(tc.key), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			file := writeKeyFile(t, tc.key)
 			srv := sim(t)
 			base := map[string]string{"OPENAI_BASE_URL": srv.BaseURL(), "OPENAI_MODEL": "m"}
-			_, resolve := parseModelFlags(t, []string{"--openai-api-key-file", file}, base)
-			_, err := resolve()
+			err := resolveAndCheck(t, []string{"--openai-api-key-file", file}, base)
 			checkErr(t, err, nil, "--openai-api-key-file "+file+" "+tc.says)
 			noSecret(t, err.Error())
 
@@ -45,8 +40,7 @@ func TestFlagsRefuseAKeyThatIsNotOneWord(t *testing.T) {
 				for k, v := range base {
 					env[k] = v
 				}
-				_, resolve := parseModelFlags(t, nil, env)
-				_, err := resolve()
+				err := resolveAndCheck(t, nil, env)
 				// The environment's value is trimmed, as a file's is.
 				checkErr(t, err, nil, name+" "+strings.TrimSpace(tc.says))
 				noSecret(t, err.Error())
@@ -62,15 +56,27 @@ func TestFlagsRefuseAKeyThatIsNotOneWord(t *testing.T) {
 	}
 }
 
+// resolveAndCheck resolves the model's flags as corral --check-config does, and checks the
+// config: the error of either, or of neither. Each resolves as NewClient would then check.
+func resolveAndCheck(t *testing.T, args []string, env map[string]string) error {
+	t.Helper()
+	_, resolve := parseModelFlags(t, args, env)
+	cfg, err := resolve()
+	if err != nil {
+		return err
+	}
+	if _, nerr := model.NewClient(cfg, nil); nerr == nil {
+		t.Error("NewClient took the config")
+	}
+	return cfg.Validate()
+}
+
 // A refused key's hint names where the key sent came from: setting OPENAI_API_KEY changes
 // nothing while CORRAL_OPENAI_API_KEY or a key file goes before it.
 func TestUnauthorizedNamesTheKeysSource(t *testing.T) {
 	srv := modelsim.New().RequireKey("sk-the-right-one")
 	t.Cleanup(srv.Close)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte("sk-wrong\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	keyFile := writeKeyFile(t, "sk-wrong\n")
 	cases := []struct {
 		name string
 		args []string
