@@ -302,3 +302,19 @@ func TestCheckConfigResolvesNATSSettings(t *testing.T) {
 	// With --gateway, the client commands do not use NATS: its settings are not theirs.
 	require.NoError(t, runDevices(t.Context(), []string{"--check-config", "--gateway", "http://127.0.0.1:1/mcp", "--nats-creds", missing}))
 }
+
+// A NATS URL that does not parse because of its password ('#', '/' or '?' in it end the
+// password early for url.Parse, which then quotes its start as the port) is refused without
+// any of the password.
+func TestCheckConfigHidesAPasswordItCannotParse(t *testing.T) {
+	for _, u := range []string{"nats://u:hunt#er@h:4222", "nats://u:hunt/er@h:4222", "u:hunt?er@h", "127.0.0.1:4222,nats://u:hunt#er@h"} {
+		err := runDevices(t.Context(), []string{"--check-config", "--nats-url", u})
+		require.Error(t, err, u)
+		assert.Contains(t, err.Error(), "u:REDACTED@h", u)
+		assert.Contains(t, err.Error(), "is not a URL", u)
+		assert.NotContains(t, err.Error(), "hunt", u)
+	}
+	err := runDevices(t.Context(), []string{"--check-config", "--nats-url", "nats://h:port"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `server 1 is not a URL: invalid port ":port" after host`, "without a password, url.Parse says what is wrong")
+}

@@ -114,9 +114,16 @@ func checkNATSURLs(urls string) error {
 		}
 		u, err := url.Parse(s)
 		if err != nil {
+			if shown := broker.RedactURLs(s); shown != s {
+				// url.Parse's error quotes pieces of the URL: with a '#', '/' or '?' in the
+				// password, the password's start as the port (invalid port ":hunt").
+				errs = append(errs, fmt.Errorf("server %d, %s, is not a URL (give nats://HOST:PORT; a password with '#', '/' or '?' in it "+
+					"percent-encoded, or in --nats-password-file with --nats-user)", i+1, shown))
+				continue
+			}
 			var ue *url.Error
 			if errors.As(err, &ue) {
-				err = ue.Err // url.Error repeats the URL, password and all
+				err = ue.Err // url.Error repeats the URL
 			}
 			errs = append(errs, fmt.Errorf("server %d is not a URL: %w (give nats://HOST:PORT)", i+1, err))
 			continue
