@@ -3,8 +3,10 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,11 +34,63 @@ func returnsSoon(t *testing.T, ctx context.Context, o agent.Options) func() *age
 	}
 }
 
-// timedOutAfter is how a task that ctx's deadline ended says so: the time from its start to
-// the deadline, which is the timeout less however long the task took to start.
-func timedOutAfter(ctx context.Context, task *agent.Task) string {
+// timedOutAfter checks that err says the task timed out after the time from its start to
+// ctx's deadline (to the millisecond, or to 100ms from 1s on), and returns what follows.
+func timedOutAfter(t *testing.T, ctx context.Context, task *agent.Task, err string) (rest string) {
+	t.Helper()
+	m := regexp.MustCompile(`^timed out after ([0-9.]+m?s)`).FindStringSubmatch(err)
+	if m == nil {
+		t.Fatalf("error %q does not say it timed out after how long", err)
+	}
 	dl, _ := ctx.Deadline()
-	return "timed out after " + dl.Sub(task.Started).Round(100*time.Millisecond).String()
+	want := dl.Sub(task.Started)
+	unit := time.Millisecond
+	if want >= time.Second {
+		unit = 100 * time.Millisecond
+	}
+	// Started is taken a moment before the task's own clock starts: allow that moment.
+	if got, perr := time.ParseDuration(m[1]); perr != nil || got < want-unit/2-time.Millisecond || got > want+unit/2 {
+		t.Errorf("error %q: timed out after %s, want %s", err, m[1], want.Round(unit))
+	}
+	return strings.TrimPrefix(err, m[0])
+}
+
+// expiring is a context whose deadline passes when expire is called: a test times the task
+// out where it means to (in a model call, a device call), however fast the machine is.
+type expiring struct {
+	context.Context // Background's values
+	done            chan struct{}
+	mu              sync.Mutex
+	at              time.Time
+}
+
+func newExpiring() *expiring {
+	return &expiring{Context: context.Background(), done: make(chan struct{})}
+}
+
+// Deadline is when expire was called; none before.
+func (e *expiring) Deadline() (time.Time, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.at, !e.at.IsZero()
+}
+
+func (e *expiring) Done() <-chan struct{} { return e.done }
+
+func (e *expiring) Err() error {
+	select {
+	case <-e.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+func (e *expiring) expire() {
+	e.mu.Lock()
+	e.at = time.Now()
+	e.mu.Unlock()
+	close(e.done)
 }
 
 func TestAbortDuringAModelCall(t *testing.T) {
@@ -78,12 +132,14 @@ func TestAbortWithACause(t *testing.T) {
 func TestTimeoutDuringAStep(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, plan(step{Title: "Wait"}, step{Title: "Then this"}), modelsim.Turn{Delay: stuck, Text: "late"})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	task := returnsSoon(t, ctx, r.options("Open Settings"))()
+	ctx := newExpiring()
+	wait := returnsSoon(t, ctx, r.options("Open Settings"))
+	waitFor(t, "the step's request", func() bool { return len(r.srv.Requests()) == 2 })
+	ctx.expire()
+	task := wait()
 
 	wantStatus(t, task, agent.StatusAborted)
-	if !strings.HasPrefix(task.Error, timedOutAfter(ctx, task)+" waiting for the model") || !task.TimedOut || !task.ModelTimedOut {
+	if rest := timedOutAfter(t, ctx, task, task.Error); !strings.HasPrefix(rest, " waiting for the model") || !task.TimedOut || !task.ModelTimedOut {
 		t.Errorf("error %q, timed out %t, waiting for the model %t", task.Error, task.TimedOut, task.ModelTimedOut)
 	}
 	wantStepStatuses(t, task, agent.StepFailed, agent.StepSkipped)
@@ -96,12 +152,14 @@ func TestTimeoutDuringADeviceCall(t *testing.T) {
 		r.phone.SetDelay(stuck)
 		return tapXY(0.5, 0.5)
 	}})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	task := returnsSoon(t, ctx, r.options("Tap the middle"))()
+	ctx := newExpiring()
+	wait := returnsSoon(t, ctx, r.options("Tap the middle"))
+	waitFor(t, "the tap in flight", func() bool { return r.phone.InFlight() == 1 })
+	ctx.expire()
+	task := wait()
 
 	wantStatus(t, task, agent.StatusAborted)
-	if task.Error != timedOutAfter(ctx, task) || !task.TimedOut || task.ModelTimedOut {
+	if rest := timedOutAfter(t, ctx, task, task.Error); rest != "" || !task.TimedOut || task.ModelTimedOut {
 		t.Errorf("error %q, timed out %t, waiting for the model %t: the model was not to blame", task.Error, task.TimedOut, task.ModelTimedOut)
 	}
 	if !strings.HasPrefix(task.Markdown(), "## ⏱️ Agent task timed out\n") {

@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -58,9 +57,14 @@ func TestTimeoutWaitingForTheModel(t *testing.T) {
 	logs := &logtest.Buffer{}
 	o := agent.Options{Goal: "log in with password hunter2", Model: m, Device: newPhone(t),
 		Log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))}
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	defer cancel()
-	task := returnsSoon(t, ctx, o)()
+	ctx := newExpiring()
+	wait := returnsSoon(t, ctx, o)
+	// The deadline passes once the model has been silent for a while, however long the task
+	// took to ask it.
+	const silent = 300 * time.Millisecond
+	waitFor(t, "the model silent for a while", func() bool { a := arrivals(); return len(a) == 1 && time.Since(a[0]) >= silent })
+	ctx.expire()
+	task := wait()
 	returned := time.Now()
 
 	wantStatus(t, task, agent.StatusAborted)
@@ -78,7 +82,10 @@ func TestTimeoutWaitingForTheModel(t *testing.T) {
 		t.Errorf("the call waited %s by the error, but its request came %s before the deadline and the task ran %s",
 			m[1], dl.Sub(came[0]), returned.Sub(task.Started))
 	}
-	for _, want := range []string{timedOutAfter(ctx, task) + " waiting for the model", `model "slowpoke" at ` + srv.URL + "/v1",
+	if rest := timedOutAfter(t, ctx, task, task.Error); !strings.HasPrefix(rest, " waiting for the model") {
+		t.Errorf("error %q does not say it waited for the model", task.Error)
+	}
+	for _, want := range []string{`model "slowpoke" at ` + srv.URL + "/v1",
 		"check that the model server is up", "more time will not help", "a faster model"} {
 		if !strings.Contains(task.Error, want) {
 			t.Errorf("error %q lacks %q", task.Error, want)
