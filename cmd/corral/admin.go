@@ -207,9 +207,11 @@ func runDrain(ctx context.Context, args []string) error {
 	status := a.Bool("status", false, "only report the node's drain")
 	wait := a.Bool("wait", false, "wait (up to --timeout) until no task runs, no lease is held and nothing waits on the node")
 	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
+	const line = "corral drain NODE [--undo | --status] [--wait] [--by WHO]"
+	a.Usage = commandUsage(a.flags, line, summary("drain"))
 	check := func() error {
 		if a.NArg() != 1 || *undo && *status {
-			return fmt.Errorf("usage: corral drain NODE [--undo | --status] [--wait] [--by WHO]")
+			return fmt.Errorf("usage: %s", line)
 		}
 		return a.needsNATS("drain (taking a node out of service, or reading its drain)", notForAgents, "")
 	}

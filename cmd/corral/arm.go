@@ -33,8 +33,10 @@ func runArm(ctx context.Context, args []string) error {
 // runArmRecover brings a rig out of an alarm (the arm_recover tool).
 func runArmRecover(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm recover")
+	const line = "corral arm recover [flags] SERIAL"
+	o.Usage = commandUsage(o.flags, line, summary("arm recover"))
 	o.positional = true // SERIAL
-	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg("corral arm recover [flags] SERIAL")); err != nil || stop {
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg(line)); err != nil || stop {
 		return err
 	}
 	res, err := o.callTool(ctx, "arm_recover", map[string]any{"serial": o.Arg(0)})
@@ -49,8 +51,10 @@ func runArmRecover(ctx context.Context, args []string) error {
 // each step as the rig takes it.
 func runArmCalibrate(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm calibrate")
+	const line = "corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)"
+	o.Usage = commandUsage(o.flags, line, summary("arm calibrate"))
 	o.positional = true // SERIAL
-	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg("corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)")); err != nil || stop {
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg(line)); err != nil || stop {
 		return err
 	}
 	serial := o.Arg(0)

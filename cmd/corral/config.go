@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,18 +35,32 @@ type flags struct {
 
 func newFlags(name string) *flags {
 	fs := flag.NewFlagSet("corral "+name, flag.ContinueOnError)
-	return &flags{FlagSet: fs,
+	f := &flags{FlagSet: fs,
 		config:      fs.String("config", "", "YAML file of flag values (keys are flag names)"),
 		checkConfig: fs.Bool("check-config", false, "validate the configuration and exit"),
 		logLevel:    fs.String("log-level", "info", "log level: debug, info, warn, error"),
 	}
+	f.Usage = commandUsage(f, "corral "+name+" [flags]", summary(name)) // a command's own replaces it
+	return f
 }
 
 // parse reads the command line, then fills every flag not given there from CORRAL_<FLAG>
-// (upper case, '-' as '_'), then from the --config file.
+// (upper case, '-' as '_'), then from the --config file. The help asked for (-h) goes to
+// standard output; a flag it does not take is told in two lines, not above the whole help,
+// which scrolled it away.
 func (f *flags) parse(args []string) error {
-	if err := f.Parse(args); err != nil {
-		return &usageError{err: err, printed: true} // the flag package printed it, and the usage
+	var help bytes.Buffer
+	f.SetOutput(&help)
+	parseErr := f.Parse(args)
+	f.SetOutput(nil)
+	switch {
+	case errors.Is(parseErr, flag.ErrHelp):
+		_, _ = os.Stdout.Write(help.Bytes())
+		return parseErr
+	case parseErr != nil:
+		name := strings.TrimPrefix(f.Name(), "corral ")
+		fmt.Fprintf(os.Stderr, "corral %s: %v\nrun 'corral %s -h' for its flags\n", name, parseErr, name)
+		return &usageError{err: parseErr, printed: true}
 	}
 	set := map[string]bool{}
 	f.Visit(func(fl *flag.Flag) { set[fl.Name] = true })

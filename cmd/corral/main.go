@@ -56,9 +56,12 @@ func realMain(args []string) int {
 		usage(os.Stderr)
 		return 2
 	}
-	if isHelp(args[0]) || args[0] == "help" {
+	if isHelp(args[0]) || args[0] == "help" && len(args) == 1 {
 		usage(os.Stdout) // asked for: not an error
 		return 0
+	}
+	if args[0] == "help" { // corral help CMD [SUB] is corral CMD [SUB] -h
+		args = append(args[1:], "-h")
 	}
 	if args[0] == "--version" || args[0] == "-version" {
 		args = append([]string{"version"}, args[1:]...)
@@ -125,6 +128,32 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.usage)
 	}
 	fmt.Fprintln(w, "\nRun 'corral COMMAND -h' for its flags. Flags may also come from CORRAL_<FLAG> environment variables\nand from a YAML file given with --config.")
+}
+
+// subcommands says what the subcommands do, for their -h; the commands' own are commands()'
+// usage.
+var subcommands = map[string]string{
+	"sim android":   "run simulated Android devices that speak adb (the devices' own adbd protocol), from --listen's port on",
+	"sim ios":       "run a simulated usbmuxd serving simulated iPhones on --listen",
+	"sim arm":       "run a simulated arm rig: a GRBL controller on --listen, its camera and calibration readback on --http",
+	"arm calibrate": "calibrate the arm rig SERIAL again, step by step",
+	"arm recover":   "unlock the arm rig SERIAL after an alarm",
+	"arm page":      "serve the calibration page to the phones under the arms that have no cable",
+	"tasks export":  "write an agent task's device actions as a steps file for corral run",
+}
+
+// summary is what command name does, one sentence for the top of its -h.
+func summary(name string) string {
+	what := subcommands[name]
+	for _, c := range commands() {
+		if c.name == name {
+			what = c.usage
+		}
+	}
+	if what == "" {
+		return ""
+	}
+	return strings.ToUpper(what[:1]) + what[1:] + "."
 }
 
 // subcommandHelp prints usage for a command of subcommands asked for help (corral sim -h),
