@@ -25,19 +25,13 @@ type Device interface {
 	Health(ctx context.Context) error
 }
 
-// LeaseEnder is a Device that wants to know when an explicit lease of it ends (released,
-// expired or revoked), to wipe what its holder left before the next task (device.Resetter).
-// LeaseEnded must return at once: the scheduler calls it from its own goroutine.
-type LeaseEnder interface {
-	LeaseEnded()
-}
-
-// LeaseGranter is a Device that wants to know when an explicit lease of it is granted, to keep
-// what its holder builds up however long the holder thinks between calls (an elastic browser
-// does not stop for idleness while leased); LeaseEnded says when the lease ends. LeaseGranted
+// LeaseWatcher is a Device that wants to know when an explicit lease of it is granted (held)
+// and when it ends (released, expired or revoked): to keep what its holder builds up however
+// long the holder thinks between calls (an elastic browser does not stop for idleness while
+// leased), and to wipe what the holder left before the next task (device.Resetter). Leased
 // must return at once: the scheduler calls it from its own goroutine.
-type LeaseGranter interface {
-	LeaseGranted()
+type LeaseWatcher interface {
+	Leased(held bool)
 }
 
 // Messages of the device actor.

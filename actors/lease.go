@@ -70,8 +70,8 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 		Holder: m.Req.Holder, Epoch: sl.epoch, AcquiredAt: now, MaxUntil: now.Add(maxLife)}
 	l.ExpiresAt = minTime(now.Add(ttl), l.MaxUntil)
 	sl.lease, sl.leaseReq, sl.ttl = l, m.Req.ID, ttl
-	if g, ok := sl.dev.(LeaseGranter); ok {
-		g.LeaseGranted()
+	if w, ok := sl.dev.(LeaseWatcher); ok {
+		w.Leased(true)
 	}
 	s.armLease(sl)
 	s.cfg.Metrics.leaseGranted(s.cfg.Node, waited)
@@ -180,8 +180,8 @@ func (s *Scheduler) endLease(sl *slot, what, reason string) {
 	sl.lease, sl.leaseReq = nil, ""
 	now := time.Now()
 	sl.remember(l, what, reason, now)
-	if e, ok := sl.dev.(LeaseEnder); ok {
-		e.LeaseEnded()
+	if w, ok := sl.dev.(LeaseWatcher); ok {
+		w.Leased(false)
 	}
 	handle := l.Handle
 	s.failQueue(sl, func(w *waiter) bool { return w.task != nil && w.task.req.Lease == handle },

@@ -25,27 +25,17 @@ type boundDevice struct {
 	wipe atomic.Bool
 }
 
-// leaseKeeper is a driver that keeps its state up while its device is leased: an elastic
-// browser (web) does not stop for idleness while its holder thinks between calls.
-type leaseKeeper interface {
-	Leased(held bool)
-}
+// The scheduler tells a LeaseWatcher of each lease's grant and end.
+var _ actors.LeaseWatcher = (*boundDevice)(nil)
 
-// LeaseGranted tells a leaseKeeper its device is leased.
-func (b *boundDevice) LeaseGranted() {
-	if k, ok := b.drv.(leaseKeeper); ok {
-		k.Leased(true)
-	}
-}
-
-// LeaseEnded marks a device.Resetter for a reset before its next task, and tells a
-// leaseKeeper the lease ended.
-func (b *boundDevice) LeaseEnded() {
-	if _, ok := b.drv.(device.Resetter); ok {
+// Leased marks a device.Resetter for a reset before its next task once a lease ends, and
+// tells a driver that watches leases itself (an elastic browser, web) of the grant and the end.
+func (b *boundDevice) Leased(held bool) {
+	if _, ok := b.drv.(device.Resetter); ok && !held {
 		b.wipe.Store(true)
 	}
-	if k, ok := b.drv.(leaseKeeper); ok {
-		k.Leased(false)
+	if w, ok := b.drv.(actors.LeaseWatcher); ok {
+		w.Leased(held)
 	}
 }
 
