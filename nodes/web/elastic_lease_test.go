@@ -4,11 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/internal/farmtest"
-	"github.com/corral-farm/corral/nodes/android"
-	"github.com/corral-farm/corral/nodes/device"
 )
 
 // An elastic browser whose device is leased does not stop for idleness, however long its
@@ -16,22 +11,8 @@ import (
 // unused browser stops.
 func TestLeasedElasticBrowserOutlastsIdle(t *testing.T) {
 	r := newRecorder(t)
-	const serial = "web-thinker"
-	d := startBrowserWith(t, Options{Serial: serial, Lazy: true, Idle: 200 * time.Millisecond})
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Platforms: []device.Platform{android.Platform(), Platform()}})
-	f.AddDriver("n1", d)
-	farmtest.Eventually(t, 30*time.Second, func() bool {
-		e, ok := f.Gateway().Client.Device(serial)
-		return ok && e.State == broker.StateOnline
-	}, "%s online", serial)
-	c := f.Client("thinker")
-	var held struct{ Lease struct{ Handle string } }
-	farmtest.Structured(t, farmtest.MustCall(t, c, "acquire_device", map[string]any{"serial": serial}), &held)
-	call := func(tool string, args map[string]any) (string, bool) {
-		args["serial"], args["lease"] = serial, held.Lease.Handle
-		res := farmtest.Call(t, c, tool, args)
-		return farmtest.Text(res), res.IsError
-	}
+	d := startBrowserWith(t, Options{Serial: "web-thinker", Lazy: true, Idle: 200 * time.Millisecond})
+	call, release := holdBrowser(t, d, "thinker")
 	page := r.srv.URL + "/"
 	if text, failed := call("app_launch", map[string]any{"packageName": page}); failed {
 		t.Fatal(text)
@@ -47,7 +28,7 @@ func TestLeasedElasticBrowserOutlastsIdle(t *testing.T) {
 		t.Fatalf("the holder's call after thinking past --web-idle: %q; want its page %s still open", text, page)
 	}
 
-	farmtest.MustCall(t, c, "release_device", map[string]any{"serial": serial, "lease": held.Lease.Handle})
+	release()
 	waitFor(t, "the released, unused browser stopped", func() bool { return !d.Running() })
 }
 
