@@ -17,11 +17,15 @@ func runMCPStdio(ctx context.Context, args []string) error {
 	if err != nil || stop {
 		return err
 	}
+	url, err := gatewayURL(*gateway)
+	if err != nil {
+		return err
+	}
 	headers, err := tokens.headers()
 	if err != nil {
 		return err
 	}
-	b := &mcp.Bridge{URL: mcpURL(*gateway), Log: log, Headers: headers, Hint: func(status int) string {
+	b := &mcp.Bridge{URL: url, Log: log, Headers: headers, Hint: func(status int) string {
 		switch {
 		case status == http.StatusUnauthorized && headers == nil:
 			return "give corral mcp-stdio the token: --token-file FILE in its arguments, or CORRAL_TOKEN in its environment (the MCP client's configuration)"
