@@ -1,47 +1,17 @@
 package agent_test
 
 import (
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/agent"
 	"github.com/corral-farm/corral/nodes/agent/model"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
-
-// hungModel is a model server that takes requests and never answers them; arrivals says
-// when each came.
-func hungModel(t *testing.T) (*httptest.Server, func() []time.Time) {
-	t.Helper()
-	var mu sync.Mutex
-	var came []time.Time
-	end := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body) // read whole, so a client that leaves ends r's context
-		mu.Lock()
-		came = append(came, time.Now())
-		mu.Unlock()
-		select { // hung until the client leaves, or the test ends
-		case <-r.Context().Done():
-		case <-end:
-		}
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(end) }) // before Close, which waits for the handlers
-	return srv, func() []time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(came)
-	}
-}
 
 // A task whose deadline passes while the model is silent says that it waited for the model,
 // which one at which endpoint (never its key), for how long, and that the server needs
@@ -49,8 +19,9 @@ func hungModel(t *testing.T) (*httptest.Server, func() []time.Time) {
 func TestTimeoutWaitingForTheModel(t *testing.T) {
 	t.Parallel()
 	const key = "sk-hung-secret-key"
-	srv, arrivals := hungModel(t)
-	m, err := model.NewClient(model.Config{BaseURL: srv.URL + "/v1", Model: "slowpoke", APIKey: model.NewSecret(key)}, nil)
+	srv := modelsim.New(modelsim.Turn{Delay: stuck, Text: "late"}) // silent until the client leaves
+	t.Cleanup(srv.Close)
+	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "slowpoke", APIKey: model.NewSecret(key)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,30 +33,34 @@ func TestTimeoutWaitingForTheModel(t *testing.T) {
 	// The deadline passes once the model has been silent for a while, however long the task
 	// took to ask it.
 	const silent = 300 * time.Millisecond
-	waitFor(t, "the model silent for a while", func() bool { a := arrivals(); return len(a) == 1 && time.Since(a[0]) >= silent })
+	waitFor(t, "the model silent for a while", func() bool {
+		reqs := srv.Requests()
+		return len(reqs) == 1 && time.Since(reqs[0].Received) >= silent
+	})
 	ctx.expire()
 	task := wait()
 	returned := time.Now()
 
 	wantStatus(t, task, agent.StatusAborted)
-	came := arrivals()
-	if !task.TimedOut || !task.ModelTimedOut || len(came) != 1 {
-		t.Fatalf("timed out %t, waiting for the model %t, %d requests", task.TimedOut, task.ModelTimedOut, len(came))
+	reqs := srv.Requests()
+	if !task.TimedOut || !task.ModelTimedOut || len(reqs) != 1 {
+		t.Fatalf("timed out %t, waiting for the model %t, %d requests", task.TimedOut, task.ModelTimedOut, len(reqs))
 	}
+	came := reqs[0].Received
 	// The call waited from before its request came to the deadline or later, and no longer
 	// than the task ran; shown to the nearest 100ms.
 	dl, _ := ctx.Deadline()
 	if m := regexp.MustCompile(`\(its call waited ([0-9.]+m?s)\)`).FindStringSubmatch(task.Error); m == nil {
 		t.Errorf("error %q does not say how long the call waited", task.Error)
-	} else if waited, err := time.ParseDuration(m[1]); err != nil || waited < dl.Sub(came[0])-50*time.Millisecond ||
+	} else if waited, err := time.ParseDuration(m[1]); err != nil || waited < dl.Sub(came)-50*time.Millisecond ||
 		waited > returned.Sub(task.Started)+50*time.Millisecond {
 		t.Errorf("the call waited %s by the error, but its request came %s before the deadline and the task ran %s",
-			m[1], dl.Sub(came[0]), returned.Sub(task.Started))
+			m[1], dl.Sub(came), returned.Sub(task.Started))
 	}
 	if rest := timedOutAfter(t, ctx, task, task.Error); !strings.HasPrefix(rest, " waiting for the model") {
 		t.Errorf("error %q does not say it waited for the model", task.Error)
 	}
-	for _, want := range []string{`model "slowpoke" at ` + srv.URL + "/v1",
+	for _, want := range []string{`model "slowpoke" at ` + srv.BaseURL(),
 		"check that the model server is up", "more time will not help", "a faster model"} {
 		if !strings.Contains(task.Error, want) {
 			t.Errorf("error %q lacks %q", task.Error, want)
