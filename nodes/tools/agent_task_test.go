@@ -3,10 +3,8 @@ package tools_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,24 +16,17 @@ import (
 	"github.com/corral-farm/corral/nodes/tools"
 )
 
-// silentModel is a model client whose server takes requests and never answers them.
+// silentModel is a model client whose server takes requests and answers none before the
+// client leaves.
 func silentModel(t *testing.T) (model.Chatter, string) {
 	t.Helper()
-	end := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body) // read whole, so a client that leaves ends r's context
-		select {
-		case <-r.Context().Done():
-		case <-end:
-		}
-	}))
+	srv := modelsim.New(modelsim.Turn{Delay: time.Hour, Text: "late"})
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(end) }) // before Close, which waits for the handlers
-	m, err := model.NewClient(model.Config{BaseURL: srv.URL + "/v1", Model: "silent", APIKey: model.NewSecret("sk-never-logged")}, nil)
+	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "silent", APIKey: model.NewSecret("sk-never-logged")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, srv.URL + "/v1"
+	return m, srv.BaseURL()
 }
 
 // agentOp runs op name of a node configured with m and log on a simulated phone.
@@ -63,7 +54,14 @@ func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
 	if fail == nil || !errors.Is(fail, context.DeadlineExceeded) {
 		t.Fatalf("failure %v: the task timed out", fail)
 	}
-	for _, want := range []string{"timed out after 1.5s waiting for the model", endpoint, "check that the model server is up"} {
+	// Its timeoutMs, less the moment the task took to start (the agent's tests check the
+	// exact figure against the deadline).
+	if m := regexp.MustCompile(`^timed out after ([0-9.]+s) waiting for the model`).FindStringSubmatch(fail.Error()); m == nil {
+		t.Errorf("failure %q does not say it timed out waiting for the model", fail)
+	} else if d, _ := time.ParseDuration(m[1]); d < time.Second || d > 1500*time.Millisecond {
+		t.Errorf("failure %q: timed out after %s, want timeoutMs's 1.5s", fail, m[1])
+	}
+	for _, want := range []string{endpoint, "check that the model server is up"} {
 		if !strings.Contains(fail.Error(), want) {
 			t.Errorf("failure %q lacks %q", fail, want)
 		}
