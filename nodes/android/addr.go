@@ -1,11 +1,9 @@
 package android
 
 import (
-	"log/slog"
 	"net"
 	"os"
 	"strconv"
-	"sync/atomic"
 )
 
 // DefaultServerPort is the port the adb server listens on unless ANDROID_ADB_SERVER_PORT says
@@ -14,9 +12,15 @@ const DefaultServerPort = 5037
 
 // ServerAddr returns the address of the local adb server as the adb tool itself finds it:
 // ANDROID_ADB_SERVER_ADDRESS (default 127.0.0.1) and ANDROID_ADB_SERVER_PORT (default 5037).
-// An unparsable port falls back to the default, with a warning (once a process) on slog's
-// default logger: ServerAddr is asked from places that have no logger of their own.
+// An unparsable port falls back to the default; a node warns of it (setup.Attach).
 func ServerAddr() string {
+	addr, _ := serverAddr()
+	return addr
+}
+
+// serverAddr is ServerAddr, and ANDROID_ADB_SERVER_PORT's value when it is set but not a port
+// (the address then has the default port).
+func serverAddr() (addr, badPort string) {
 	host := os.Getenv("ANDROID_ADB_SERVER_ADDRESS")
 	if host == "" {
 		host = "127.0.0.1"
@@ -25,14 +29,9 @@ func ServerAddr() string {
 	if v := os.Getenv("ANDROID_ADB_SERVER_PORT"); v != "" {
 		if p, err := strconv.Atoi(v); err == nil && p > 0 && p < 65536 {
 			port = p
-		} else if badPortWarned.CompareAndSwap(false, true) {
-			slog.Warn("ANDROID_ADB_SERVER_PORT is not a port: using the adb server's default port; set it to a port (1-65535), "+
-				"as adb itself wants it, or unset it", "ANDROID_ADB_SERVER_PORT", v, "port", DefaultServerPort)
+		} else {
+			badPort = v
 		}
 	}
-	return net.JoinHostPort(host, strconv.Itoa(port))
+	return net.JoinHostPort(host, strconv.Itoa(port)), badPort
 }
-
-// badPortWarned says that a bad ANDROID_ADB_SERVER_PORT was warned of: ServerAddr runs for
-// every watch, attach and device, and one warning says it.
-var badPortWarned atomic.Bool

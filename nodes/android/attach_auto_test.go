@@ -1,8 +1,6 @@
 package android
 
 import (
-	"context"
-	"flag"
 	"log/slog"
 	"net"
 	"testing"
@@ -41,15 +39,7 @@ func TestAutoAttachesAdbServerStartedLater(t *testing.T) {
 	t.Setenv("ANDROID_ADB_SERVER_PORT", port) // the adb tool reads it too: its host stays 127.0.0.1
 	require.Equal(t, srv.addr(), ServerAddr())
 
-	fs := flag.NewFlagSet("node", flag.ContinueOnError)
-	a := Platform().Flags(fs)
-	require.NoError(t, fs.Parse(nil)) // --adb auto, the default
-	logs := &logtest.Recorder{}
-	reg := newRegistry()
-	ctx, cancel := context.WithCancel(context.Background())
-	stop, err := a.Attach(ctx, reg, slog.New(logs))
-	require.NoError(t, err)
-	t.Cleanup(func() { cancel(); stop() })
+	reg, logs := autoAttach(t)
 
 	// Once the first dial has failed, at DEBUG, or as a named server's WARN.
 	require.Eventually(t, func() bool { return len(levels(logs, waitingQuietlyLog))+len(levels(logs, serverDownLog)) > 0 },

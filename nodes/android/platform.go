@@ -116,7 +116,12 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	case "auto":
 		// Followed even if it does not answer yet: on a developer's machine the first adb
 		// command (adb devices, Android Studio) starts it, often after the node.
-		attach(ServerAddr(), QuietUntilUp())
+		addr, badPort := serverAddr()
+		if badPort != "" { // the farm would follow another adb server than the one meant
+			log.Warn("ANDROID_ADB_SERVER_PORT is not a port: using the adb server's default port; set it to a port (1-65535), "+
+				"as adb itself wants it, or unset it", "ANDROID_ADB_SERVER_PORT", badPort, "port", DefaultServerPort)
+		}
+		attach(addr, QuietUntilUp())
 	default:
 		attach(addr)
 	}
