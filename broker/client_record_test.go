@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // testRecordAfter is the RecordAfter of the tests whose calls wait for a record.
@@ -115,28 +116,10 @@ func (n *lateNode) answer(m *nats.Msg, res TaskResult) {
 	require.NoError(n.t, m.Respond(b))
 }
 
-// callLog is a client's log output, read while the client writes it.
-type callLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *callLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *callLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // recordClient starts a client on s that logs to the returned log, with a node n1 serving d1.
-func recordClient(t *testing.T, s *Stores, opts ClientOptions) (*Client, *callLog) {
+func recordClient(t *testing.T, s *Stores, opts ClientOptions) (*Client, *logtest.Buffer) {
 	t.Helper()
-	log := &callLog{}
+	log := &logtest.Buffer{}
 	opts.Log = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if opts.LostAfter == 0 {
 		opts.LostAfter = testLostAfter
@@ -182,8 +165,16 @@ func wait(t *testing.T, done <-chan runDone) runDone {
 }
 
 // lookedFor says whether the client began looking for the record of task id.
-func lookedFor(log *callLog, id string) bool {
-	return strings.Contains(log.String(), "looking for its record too") && strings.Contains(log.String(), "task="+id)
+func lookedFor(log *logtest.Buffer, id string) bool { return lookLine(log, id) != "" }
+
+// lookLine is the line that says the client began looking for the record of task id.
+func lookLine(log *logtest.Buffer, id string) string {
+	for l := range strings.Lines(log.String()) {
+		if strings.Contains(l, "looking for its record too") && strings.Contains(l, " task="+id+" ") {
+			return l
+		}
+	}
+	return ""
 }
 
 // assertFromRecord checks that got is want's record, not the node's answer.
@@ -232,6 +223,39 @@ func TestRunAnswersFromTheRecordOfALostAnswer(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(log.String(), "answered from the task's record"), log.String())
 		})
 	}
+}
+
+// Calls in flight together each wait their own RecordAfter: a call sent later than another
+// does not look for its record when the earlier one's time comes, whether the earlier one
+// returned by then or not.
+func TestRunEachCallWaitsItsOwnRecordAfter(t *testing.T) {
+	s := openStores(t)
+	n1 := startLateNode(t, s.JS.Conn().ConnectedUrl(), "n1")
+	c, log := recordClient(t, s, ClientOptions{RecordAfter: testRecordAfter})
+
+	first, start := NewTaskID(), time.Now()
+	firstDone := runAsync(safetyNet(t), c, first)
+	m, req := n1.take()
+	// The second call is sent half a RecordAfter after the first.
+	require.Eventually(t, func() bool { return time.Since(start) >= testRecordAfter/2 }, waitLong, time.Millisecond)
+	second := NewTaskID()
+	secondDone := runAsync(safetyNet(t), c, second)
+	_, req2 := n1.take()
+	n1.answer(m, n1.result(req))
+	require.NoError(t, wait(t, firstDone).err)
+	res2 := n1.result(req2)
+	n1.record(res2)
+
+	d := wait(t, secondDone)
+	require.NoError(t, d.err)
+	assertFromRecord(t, res2, d.res)
+	line := lookLine(log, second)
+	require.NotEmpty(t, line, log.String())
+	_, waited, _ := strings.Cut(line, " waited=")
+	waited, _, _ = strings.Cut(waited, " ")
+	took, err := time.ParseDuration(waited)
+	require.NoError(t, err, line)
+	assert.GreaterOrEqual(t, took, testRecordAfter, "the second call looked for its record before its own RecordAfter: %s", line)
 }
 
 // The usual call, answered before RecordAfter, never looks for its record: no read of the
