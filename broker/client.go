@@ -66,8 +66,8 @@ type Client struct {
 	// guard drops what a JetStream consumer delivers on the subjects nodes publish: a fake
 	// heartbeat would keep a lost node's leases alive.
 	guard *jsguard.Guard
-	// reconnects wake the task calls in flight to look for their records (client_record.go).
-	reconnects *reconnections
+	// calls are the task calls in flight, to look for their records (client_record.go).
+	calls *taskCalls
 }
 
 type cachedEntry struct {
@@ -111,7 +111,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		<-ctx.Done()
 		_ = sub.Unsubscribe()
 	}()
-	c.reconnects = watchReconnections(ctx, nc)
+	c.calls = newTaskCalls(ctx, nc, c.recordAfter())
 	go c.followRegistry(ctx, w, reconnected)
 	go c.live.Run(ctx)
 	go c.latest.run(ctx)
@@ -397,6 +397,14 @@ func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp
 // request sends one request to a node's endpoint and decodes the answer. It fails with
 // ErrNodeLost as soon as the node is declared lost.
 func (c *Client) request(ctx context.Context, node, endpoint string, req, resp any) error {
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	return c.send(ctx, rctx, cancel, node, endpoint, req, resp)
+}
+
+// send is request on rctx, which the caller made from ctx with cancel: the caller may end the
+// request too (awaitTask), without a context of its own around it.
+func (c *Client) send(ctx, rctx context.Context, cancel context.CancelCauseFunc, node, endpoint string, req, resp any) error {
 	data, err := encode(req)
 	if err != nil {
 		return fmt.Errorf("encode %s request: %w", endpoint, err)
@@ -405,8 +413,6 @@ func (c *Client) request(ctx context.Context, node, endpoint string, req, resp a
 	if lost.Err() != nil {
 		return c.lostErr(ctx, node, false)
 	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	defer context.AfterFunc(lost, func() { cancel(ErrNodeLost) })()
 	start := time.Now()
 	subject := fmt.Sprintf(NodeGroupT, node) + "." + endpoint

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -35,19 +32,18 @@ const (
 var errAnsweredByRecord = errors.New("answered by the task's record")
 
 // awaitTask sends a task to its node and waits for the answer, or, once the call has waited
-// RecordAfter or seen a reconnection, for the task's record if the answer was lost.
+// RecordAfter or seen a reconnection, for the task's record if the answer was lost. The watch
+// shares the request's context: it ends the request as the node's loss does.
 func (c *Client) awaitTask(ctx context.Context, node string, req TaskRequest, res *TaskResult) error {
-	if !validToken(req.ID) || c.reconnects == nil {
+	if !validToken(req.ID) || c.calls == nil {
 		return c.request(ctx, node, EndpointTask, req, res)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	w := &recordWatch{c: c, ctx: rctx, cancel: cancel, node: node, id: req.ID, serial: req.Serial, tool: req.Tool, sent: time.Now()}
-	timer := time.AfterFunc(c.recordAfter(), w.start)
-	c.reconnects.add(w)
-	err := c.request(rctx, node, EndpointTask, req, res)
-	timer.Stop()
-	c.reconnects.remove(w)
+	w := &recordWatch{c: c, ctx: rctx, cancel: cancel, node: node, id: req.ID, serial: req.Serial, tool: req.Tool}
+	c.calls.add(w)
+	err := c.send(ctx, rctx, cancel, node, EndpointTask, req, res)
+	c.calls.remove(w)
 	if err != nil && errors.Is(context.Cause(rctx), errAnsweredByRecord) {
 		*res = *w.record // written before the cancel that ended the request
 		return nil
@@ -62,24 +58,24 @@ func (c *Client) recordAfter() time.Duration {
 	return DefaultRecordAfter
 }
 
-// recordWatch looks for one task's record, from when start is first called until the call
-// returns (ctx ends).
+// recordWatch looks for one task's record, from when start is called (once: taskCalls
+// unlinks the call as it starts it) until the call returns (ctx ends).
 type recordWatch struct {
-	c       *Client
-	ctx     context.Context
-	cancel  context.CancelCauseFunc
-	node    string
-	id      string
-	serial  string
-	tool    string
-	sent    time.Time
-	started atomic.Bool
-	record  *TaskResult // the record that answered the call
+	c          *Client
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+	node       string
+	id         string
+	serial     string
+	tool       string
+	sent       time.Time    // set by taskCalls.add
+	prev, next *recordWatch // in taskCalls' list while linked
+	record     *TaskResult  // the record that answered the call
 }
 
-// start runs the watch once, on the goroutine of the timer or reconnection that started it.
+// start runs the watch, on a goroutine of its own.
 func (w *recordWatch) start() {
-	if w.ctx.Err() != nil || !w.started.CompareAndSwap(false, true) {
+	if w.ctx.Err() != nil {
 		return
 	}
 	subject := fmt.Sprintf(EventTaskT, w.node, w.id)
@@ -119,7 +115,7 @@ func (w *recordWatch) start() {
 			return
 		case r := <-records:
 			found(r, true)
-		case <-w.c.reconnects.next():
+		case <-w.c.calls.next():
 			look() // the subscription missed what came while disconnected
 		case <-poll.C:
 			look()
@@ -158,17 +154,23 @@ func readRecord(subject string, data []byte) (TaskResult, bool) {
 	return r, true
 }
 
-// reconnections wake the task calls waiting at a reconnection of the connection. A call
-// registers in a set rather than with a goroutine or a status listener of its own: the usual
-// call is short, and the connection's lock is the one every publish takes.
-type reconnections struct {
-	mu    sync.Mutex
-	calls map[*recordWatch]struct{}
-	epoch chan struct{} // closed at the next reconnection
+// taskCalls are the task calls in flight, oldest first, until their watch starts: one timer
+// starts those that have waited RecordAfter, a reconnection starts them all. A call has no
+// timer, goroutine or status listener of its own: the usual call is short and never looks.
+type taskCalls struct {
+	after time.Duration
+	due   *time.Timer // fires when head has waited after, or later: armed while any is linked
+
+	mu         sync.Mutex
+	head, tail *recordWatch
+	armed      bool          // due is set to fire
+	epoch      chan struct{} // closed at the next reconnection
 }
 
-func watchReconnections(ctx context.Context, nc *nats.Conn) *reconnections {
-	r := &reconnections{calls: map[*recordWatch]struct{}{}, epoch: make(chan struct{})}
+func newTaskCalls(ctx context.Context, nc *nats.Conn, after time.Duration) *taskCalls {
+	t := &taskCalls{after: after, epoch: make(chan struct{})}
+	t.due = time.AfterFunc(after, t.startDue)
+	t.due.Stop()
 	ch := reconnects(nc)
 	go func() {
 		defer nc.RemoveStatusListener(ch)
@@ -177,35 +179,89 @@ func watchReconnections(ctx context.Context, nc *nats.Conn) *reconnections {
 			case <-ctx.Done():
 				return
 			case <-ch:
-				r.mu.Lock()
-				close(r.epoch)
-				r.epoch = make(chan struct{})
-				waiting := slices.Collect(maps.Keys(r.calls))
-				r.mu.Unlock()
+				t.mu.Lock()
+				close(t.epoch)
+				t.epoch = make(chan struct{})
+				waiting := t.unlinkWhile(func(*recordWatch) bool { return true })
+				t.mu.Unlock()
 				for _, w := range waiting {
 					go w.start()
 				}
 			}
 		}
 	}()
-	return r
+	return t
 }
 
-func (r *reconnections) add(w *recordWatch) {
-	r.mu.Lock()
-	r.calls[w] = struct{}{}
-	r.mu.Unlock()
+// add links a call that is sent now.
+func (t *taskCalls) add(w *recordWatch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w.sent = time.Now()
+	if t.tail == nil {
+		t.head = w
+	} else {
+		t.tail.next, w.prev = w, t.tail
+	}
+	t.tail = w
+	if !t.armed { // then none was linked: w is the oldest
+		t.armed = true
+		t.due.Reset(t.after)
+	}
 }
 
-func (r *reconnections) remove(w *recordWatch) {
-	r.mu.Lock()
-	delete(r.calls, w)
-	r.mu.Unlock()
+// remove unlinks a call that returned, if its watch has not started.
+func (t *taskCalls) remove(w *recordWatch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w.prev != nil || t.head == w {
+		t.unlink(w)
+	}
+}
+
+// startDue starts the watch of each call that has waited after, and sets the timer for the
+// oldest one left. (A call that returned since the timer was set left nothing to start.)
+func (t *taskCalls) startDue() {
+	t.mu.Lock()
+	now := time.Now()
+	due := t.unlinkWhile(func(w *recordWatch) bool { return now.Sub(w.sent) >= t.after })
+	if t.armed = t.head != nil; t.armed {
+		t.due.Reset(t.head.sent.Add(t.after).Sub(now))
+	}
+	t.mu.Unlock()
+	for _, w := range due {
+		go w.start()
+	}
+}
+
+// unlinkWhile unlinks the oldest calls while they are ok, and returns them; t.mu is held.
+func (t *taskCalls) unlinkWhile(ok func(*recordWatch) bool) []*recordWatch {
+	var out []*recordWatch
+	for t.head != nil && ok(t.head) {
+		out = append(out, t.head)
+		t.unlink(t.head)
+	}
+	return out
+}
+
+// unlink takes w out of the list; t.mu is held.
+func (t *taskCalls) unlink(w *recordWatch) {
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		t.head = w.next
+	}
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		t.tail = w.prev
+	}
+	w.prev, w.next = nil, nil
 }
 
 // next ends at the connection's next reconnection.
-func (r *reconnections) next() <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.epoch
+func (t *taskCalls) next() <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.epoch
 }
