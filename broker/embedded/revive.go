@@ -30,7 +30,8 @@ func reviveRoom(dir string) (need, free int64, err error) {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return reviveMinFree, 0, fmt.Errorf("free space of %s: %w", dir, err)
 	}
-	return min(reviveMinFree, int64(st.Blocks)*st.Bsize/8), int64(st.Bavail) * st.Bsize, nil
+	bsize := int64(st.Bsize) // int64 on Linux, uint32 on macOS
+	return min(reviveMinFree, int64(st.Blocks)*bsize/8), int64(st.Bavail) * bsize, nil
 }
 
 // jetStreamConfig is the JetStream configuration the server starts with, as nats-server's
