@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -28,7 +29,7 @@ const codeInvalidParams = -32602
 // passes is decoded by mcp-go as before.
 func (g *Gateway) messageShape(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || plainRequest(bodyOf(r)) && metaVersionAgrees(bodyOf(r), r.Header.Get(mcpgo.HeaderProtocolVersion)) {
+		if r.Method != http.MethodPost || plainRequest(bodyOf(r)) && plainMetaVersion(bodyOf(r), r.Header.Get(mcpgo.HeaderProtocolVersion)) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -78,13 +79,13 @@ func (g *Gateway) messageShape(next http.Handler) http.Handler {
 
 // plainRequest says, from its bytes alone, whether body is a request with nothing here to look
 // at: a method, a string or small integer id (or none), params an object with a string name,
-// no cursor, and no _meta or one that is an object with no progress token, no number beyond
-// float64 and no protocol version but one the gateway speaks (plainMetaVersion). Every call
-// is one (a client of protocol 2026-07-28 sends _meta in each); decoding each once more cost
-// about 7 µs of CPU a call. A body it misjudges (a "name" inside the arguments before the tool's) only gets
-// mcp-go's words for its mistake.
+// no cursor, and no _meta or one that is an object with no progress token and no number
+// beyond float64 (its protocol version is plainMetaVersion's to judge). Every call is one (a
+// client of protocol 2026-07-28 sends _meta in each); decoding each once more cost about 7 µs
+// of CPU a call. A body it misjudges (a "name" inside the arguments before the tool's) only
+// gets mcp-go's words for its mistake.
 func plainRequest(body []byte) bool {
-	if !bytes.Contains(body, []byte(`"method"`)) || bytes.Contains(body, []byte(`"cursor"`)) || !plainID(body) || !plainMetaVersion(body) {
+	if !bytes.Contains(body, []byte(`"method"`)) || bytes.Contains(body, []byte(`"cursor"`)) || !plainID(body) {
 		return false
 	}
 	if bytes.Contains(body, []byte(`"_meta"`)) && (!metaObjects(body) ||
@@ -136,7 +137,7 @@ func plainID(body []byte) bool {
 // onlyIDKey finds the one "id" in body, in any case as encoding/json matches keys: its
 // index, or -1 for none. It fails for two, or for a \u escape of i or d (a key it cannot see).
 func onlyIDKey(body []byte) (int, bool) {
-	if escapedIorD(body) {
+	if escapes(body, "IiDd") {
 		return 0, false
 	}
 	at := -1
@@ -155,15 +156,16 @@ func onlyIDKey(body []byte) (int, bool) {
 	}
 }
 
-// escapedIorD says whether body holds i or d written as a \u escape.
-func escapedIorD(body []byte) bool {
+// escapes says whether body holds one of chars written as a \u escape, a key letter
+// encoding/json reads that a search of the bytes would not see.
+func escapes(body []byte, chars string) bool {
 	for rest := body; ; {
 		i := bytes.Index(rest, []byte(`\u00`))
 		if i < 0 || i+6 > len(rest) {
 			return false
 		}
-		switch strings.ToLower(string(rest[i+4 : i+6])) {
-		case "49", "69", "44", "64":
+		var c [1]byte
+		if _, err := hex.Decode(c[:], rest[i+4:i+6]); err == nil && strings.IndexByte(chars, c[0]) >= 0 {
 			return true
 		}
 		rest = rest[i+4:]

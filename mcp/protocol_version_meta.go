@@ -85,12 +85,12 @@ func refuseMetaVersion(w http.ResponseWriter, r *http.Request, id, params json.R
 }
 
 // plainMetaVersion says, from body's bytes alone, whether it names no protocol version in a
-// _meta or names, once and written plainly, one the gateway speaks, so that plainRequest may
-// let it by undecoded. A second key, another value, or an escape that could spell the key
-// (\/, \u0070 for "p") is for metaVersionProblem to judge on the decoded request. Whether the
-// header agrees is metaVersionAgrees's to say.
-func plainMetaVersion(body []byte) bool {
-	if escapedKeyChar(body) {
+// _meta or names, once and written plainly, one the gateway speaks and header names (no
+// header names none), so that messageShape may let it by undecoded. A second key, another
+// value, or an escape that could spell the key (\/, \u0070 for "p") is for
+// metaVersionProblem to judge on the decoded request.
+func plainMetaVersion(body []byte, header string) bool {
+	if bytes.Contains(body, []byte(`\/`)) || escapes(body, mcpgo.MetaKeyProtocolVersion) {
 		return false
 	}
 	i := bytes.Index(body, metaVersionKey)
@@ -106,59 +106,8 @@ func plainMetaVersion(body []byte) bool {
 	}
 	for _, s := range mcpgo.ValidProtocolVersions {
 		if len(v) > len(s)+1 && v[0] == '"' && string(v[1:len(s)+1]) == s && v[len(s)+1] == '"' {
-			return true
+			return header == "" || header == s
 		}
 	}
 	return false
-}
-
-// metaVersionAgrees says, for a body plainMetaVersion passed, whether the version it names
-// in _meta, if any, is the one header names (no header names none).
-func metaVersionAgrees(body []byte, header string) bool {
-	if header == "" {
-		return true
-	}
-	i := bytes.Index(body, metaVersionKey)
-	if i < 0 {
-		return true
-	}
-	v, ok := valueAfter(body[i:], metaVersionKey)
-	return ok && len(v) > len(header)+1 && string(v[1:len(header)+1]) == header && v[len(header)+1] == '"'
-}
-
-// escapedKeyChar says whether body holds \/ or a \u escape of a character of the _meta
-// version key, with which a key encoding/json reads as that one would not show in the bytes.
-func escapedKeyChar(body []byte) bool {
-	if bytes.Contains(body, []byte(`\/`)) {
-		return true
-	}
-	for rest := body; ; {
-		i := bytes.Index(rest, []byte(`\u00`))
-		if i < 0 || i+6 > len(rest) {
-			return false
-		}
-		if c, ok := hexByte(rest[i+4], rest[i+5]); ok && strings.IndexByte(mcpgo.MetaKeyProtocolVersion, c) >= 0 {
-			return true
-		}
-		rest = rest[i+4:]
-	}
-}
-
-// hexByte decodes two hex digits.
-func hexByte(hi, lo byte) (byte, bool) {
-	h, ok1 := hexDigit(hi)
-	l, ok2 := hexDigit(lo)
-	return h<<4 | l, ok1 && ok2
-}
-
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }

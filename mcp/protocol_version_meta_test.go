@@ -173,14 +173,14 @@ func TestPlainMetaVersion(t *testing.T) {
 		`{"id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion"}}}`:                                                            false,
 		`{"id":1,"method":"tools/call","params":{"name":"type_text","arguments":{"text":"\u00e9\n"}}}`:                                                       true,
 	} {
-		if got := plainMetaVersion([]byte(body)); got != want {
+		if got := plainMetaVersion([]byte(body), ""); got != want {
 			t.Errorf("plainMetaVersion(%s) = %v, want %v", body, got, want)
 		}
 	}
 	body := []byte(metaBody(`1`, "ping", `"2025-03-26"`, ""))
 	for header, want := range map[string]bool{"": true, "2025-03-26": true, "2025-06-18": false, "2025-03-2": false} {
-		if got := metaVersionAgrees(body, header); got != want {
-			t.Errorf("metaVersionAgrees(%q) = %v, want %v", header, got, want)
+		if got := plainMetaVersion(body, header); got != want {
+			t.Errorf("plainMetaVersion(%s) with header %q = %v, want %v", body, header, got, want)
 		}
 	}
 }
@@ -199,7 +199,7 @@ func FuzzPlainMetaVersion(f *testing.F) {
 		f.Add([]byte(s), "")
 	}
 	f.Fuzz(func(t *testing.T, body []byte, header string) {
-		if !plainRequest(body) || !metaVersionAgrees(body, header) {
+		if !plainRequest(body) || !plainMetaVersion(body, header) {
 			return
 		}
 		var msg struct {
