@@ -1,30 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
-	"log/slog"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// bridgeOut runs a bridge sending headers on in against a real gateway (over a fake farm) and
-// returns the lines it wrote.
-func bridgeOut(t *testing.T, headers map[string]string, in string) []string {
-	t.Helper()
-	g := New(newFakeFarm(t), slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{})
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
-	var out bytes.Buffer
-	b := &Bridge{URL: srv.URL + "/mcp", Headers: headers}
-	require.NoError(t, b.Run(t.Context(), strings.NewReader(in), &out))
-	return strings.Split(strings.TrimSpace(out.String()), "\n")
-}
 
 // bridgeRPCError is one JSON-RPC error answer the bridge wrote.
 type bridgeRPCError struct {

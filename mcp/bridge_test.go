@@ -3,12 +3,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,18 +70,23 @@ func FuzzBridgeSSE(f *testing.F) {
 	})
 }
 
+// bridgeOut runs a bridge sending headers on in against a real gateway (over a fake farm) and
+// returns the lines it wrote.
+func bridgeOut(t *testing.T, headers map[string]string, in string) []string {
+	t.Helper()
+	h := startHTTPGateway(t, newFakeFarm(t), Options{})
+	var out bytes.Buffer
+	b := &Bridge{URL: h.srv.URL + "/mcp", Headers: headers}
+	require.NoError(t, b.Run(t.Context(), strings.NewReader(in), &out), "the bridge stopped reading")
+	return strings.Split(strings.TrimSpace(out.String()), "\n")
+}
+
 // bridgeAnswers runs a bridge on in against a real gateway (over a fake farm) and returns its
 // answers by id ("null" for null), in the order written.
 func bridgeAnswers(t *testing.T, in string) map[string][]map[string]any {
 	t.Helper()
-	g := New(newFakeFarm(t), slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{})
-	srv := httptest.NewServer(g.Handler())
-	defer srv.Close()
-	var out bytes.Buffer
-	b := &Bridge{URL: srv.URL + "/mcp"}
-	require.NoError(t, b.Run(t.Context(), strings.NewReader(in), &out), "the bridge stopped reading")
 	answers := map[string][]map[string]any{}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+	for _, line := range bridgeOut(t, nil, in) {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &m), "not one JSON message a line: %.300s", line)
 		id, _ := json.Marshal(m["id"])

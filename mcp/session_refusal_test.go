@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -32,15 +31,9 @@ func TestSessionRefusalCarriesTheRequestsID(t *testing.T) {
 		} {
 			a := h.raw(t, c.method, c.body, map[string]string{"Mcp-Session-Id": session})
 			require.Equal(t, http.StatusNotFound, a.status, "%s, %s %s: %s", name, c.method, c.body, a.body)
-			var m struct {
-				ID    json.RawMessage `json:"id"`
-				Error struct {
-					Code int `json:"code"`
-				} `json:"error"`
-			}
-			require.NoError(t, json.Unmarshal([]byte(a.body), &m), a.body)
-			assert.Equal(t, c.id, string(m.ID), "%s, %s %s", name, c.method, c.body)
-			assert.Equal(t, codeSession, m.Error.Code)
+			assert.Equal(t, c.id, string(answerID(t, a.body)), "%s, %s %s", name, c.method, c.body)
+			code, _ := rpcErr(t, a.body)
+			assert.Equal(t, codeSession, code, a.body)
 		}
 	}
 }
