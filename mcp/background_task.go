@@ -39,16 +39,15 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 		}
 	} // when the node answers, not when the caller leaves
 	task.Progress = true // the gateway reads the agent's progress for get_task_result while it runs
-	var res broker.TaskResult
-	var err error
-	if waits(task.Args) {
-		res, err = g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
-	} else if res, ended, err := g.startDetached(ctx, task, run, answered); !ended {
+	if !waits(task.Args) {
+		res, ended, err := g.startDetached(ctx, task, run, answered)
+		if ended { // refused at once (no model): as the waiting form is
+			return g.backgroundAnswer(ctx, dev, task, asked, res, err)
+		}
 		return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
 			Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
-	} else {
-		return g.backgroundAnswer(ctx, dev, task, asked, res, err) // refused at once (no model): as the waiting form is
 	}
+	res, err := g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
 	return g.backgroundAnswer(ctx, dev, task, asked, res, err)
 }
 
