@@ -145,13 +145,19 @@ func TestTimeoutDuringAStep(t *testing.T) {
 	wantStepStatuses(t, task, agent.StepFailed, agent.StepSkipped)
 }
 
-func TestTimeoutDuringADeviceCall(t *testing.T) {
-	t.Parallel()
+// stuckTapRig plans one step, whose model taps; the phone turns slow just as it does.
+func stuckTapRig(t *testing.T) *rig {
 	r := newRig(t, plan(step{Title: "Tap"}))
 	r.srv.Script(modelsim.Turn{Reply: func(modelsim.Request) modelsim.Turn {
 		r.phone.SetDelay(stuck)
 		return tapXY(0.5, 0.5)
 	}})
+	return r
+}
+
+func TestTimeoutDuringADeviceCall(t *testing.T) {
+	t.Parallel()
+	r := stuckTapRig(t)
 	ctx := newExpiring()
 	wait := returnsSoon(t, ctx, r.options("Tap the middle"))
 	waitFor(t, "the tap in flight", func() bool { return r.phone.InFlight() == 1 })
@@ -169,12 +175,7 @@ func TestTimeoutDuringADeviceCall(t *testing.T) {
 
 func TestAbortDuringADeviceCall(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, plan(step{Title: "Tap"}))
-	// The phone turns slow just as the model answers with a tap.
-	r.srv.Script(modelsim.Turn{Reply: func(modelsim.Request) modelsim.Turn {
-		r.phone.SetDelay(stuck)
-		return tapXY(0.5, 0.5)
-	}})
+	r := stuckTapRig(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	wait := returnsSoon(t, ctx, r.options("Tap the middle"))

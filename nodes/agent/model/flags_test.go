@@ -141,15 +141,7 @@ func TestFlagsKeyFileErrors(t *testing.T) {
 func TestKeyOnlyFromFile(t *testing.T) {
 	srv := sim(t, modelsim.Say("authorised"))
 	keyFile := writeKeyFile(t, testKey+"\r\n")
-	_, resolve := parseModelFlags(t, []string{"--openai-base-url", srv.BaseURL(), "--openai-model", "m", "--openai-api-key-file", keyFile}, nil)
-	cfg, err := resolve()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := model.NewClient(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := flagsClient(t, []string{"--openai-base-url", srv.BaseURL(), "--openai-model", "m", "--openai-api-key-file", keyFile}, nil)
 	resp, err := c.Chat(t.Context(), model.Request{Messages: user("x")})
 	if err != nil || resp.Text != "authorised" {
 		t.Fatalf("Chat = %+v, %v", resp, err)
@@ -208,6 +200,21 @@ func parseModelFlags(t *testing.T, args []string, env map[string]string) (*flag.
 		t.Fatal(err)
 	}
 	return fs, resolve
+}
+
+// flagsClient is the model client of the config the model's flags resolve to.
+func flagsClient(t *testing.T, args []string, env map[string]string) *model.Client {
+	t.Helper()
+	_, resolve := parseModelFlags(t, args, env)
+	cfg, err := resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.NewClient(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // writeKeyFile writes content to a new key file and returns its path.

@@ -92,16 +92,8 @@ func TestUnauthorizedNamesTheKeysSource(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.env["OPENAI_BASE_URL"], tc.env["OPENAI_MODEL"] = srv.BaseURL(), "m"
-			_, resolve := parseModelFlags(t, tc.args, tc.env)
-			cfg, err := resolve()
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := model.NewClient(cfg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = c.Chat(t.Context(), model.Request{Messages: user("x")})
+			c := flagsClient(t, tc.args, tc.env)
+			_, err := c.Chat(t.Context(), model.Request{Messages: user("x")})
 			checkErr(t, err, model.ErrUnauthorized, tc.says, "401")
 			if strings.Contains(err.Error(), "sk-wrong") {
 				t.Errorf("the key shows: %v", err)
