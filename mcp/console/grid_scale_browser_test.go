@@ -58,8 +58,9 @@ func TestConsoleGridOfThousands(t *testing.T) {
 	agent := f.Client("grid-test")
 	farmtest.MustCall(t, agent, "acquire_device", map[string]any{"serial": serial})
 	taken := time.Now()
-	// Generous for a loaded machine: the wall itself shows a change within a second.
-	waitFor(t, ctx, 10*time.Second, serial+" shows its lease", stateJS, func(s string) bool { return s == "leased" })
+	// The wall shows a change within a second; the bound is for a loaded 2-core machine running
+	// Chromium, 2,000 simulated phones and -race (10 s was missed once in a clean-clone run).
+	waitFor(t, ctx, 30*time.Second, serial+" shows its lease", stateJS, func(s string) bool { return s == "leased" })
 	t.Logf("the lease showed on a wall of %d cards %s after acquire_device answered", len(all), time.Since(taken).Round(time.Millisecond))
 	var counts struct{ Fills, Searches, Renders int }
 	waitFor(t, ctx, 5*time.Second, "the counts", `window.counts`, func(c map[string]int) bool {
@@ -78,7 +79,7 @@ func TestConsoleGridOfThousands(t *testing.T) {
 	waitFor(t, ctx, 30*time.Second, "n2's cards only, in order", cardSerialsJS, func(v []string) bool { return slices.Equal(v, n2) })
 	waitFor(t, ctx, 5*time.Second, "any node chosen", fmt.Sprintf(chooseNode, ""), func(bool) bool { return true })
 	waitFor(t, ctx, 30*time.Second, "every card again, in order", cardSerialsJS, func(v []string) bool { return slices.Equal(v, all) })
-	waitFor(t, ctx, 10*time.Second, serial+" still shows its lease", stateJS, func(s string) bool { return s == "leased" })
+	waitFor(t, ctx, 30*time.Second, serial+" still shows its lease", stateJS, func(s string) bool { return s == "leased" })
 }
 
 // cardSerialsJS lists the wall's cards by serial, in order.
