@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Only the revisions the gateway speaks pass the Mcp-Protocol-Version header: any other,
@@ -22,17 +24,7 @@ func TestUnknownProtocolVersionHeadersAreNamed(t *testing.T) {
 				body, wantID = `{"jsonrpc":"2.0","id":"q-6","method":"tools/list"}`, `"q-6"`
 			}
 			a := h.raw(t, method, body, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": v})
-			assert.Equal(t, http.StatusBadRequest, a.status, "%s %q: %s", method, v, a.body)
-			if !strings.HasPrefix(a.header.Get("Content-Type"), "application/json") {
-				t.Errorf("%s %q: %s", method, v, a.body)
-				continue
-			}
-			code, msg := rpcErr(t, a.body)
-			assert.Equal(t, -32022, code, "%s %q: %s", method, v, a.body)
-			assert.Contains(t, msg, "unsupported Mcp-Protocol-Version", "%s %q", method, v)
-			assert.Contains(t, msg, "this gateway speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05", "%s %q", method, v)
-			assert.Contains(t, a.body, `"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`, "%s %q", method, v)
-			assert.Equal(t, wantID, string(answerID(t, a.body)), "%s %q", method, v)
+			assertUnsupportedVersion(t, a, wantID, "unsupported Mcp-Protocol-Version", fmt.Sprintf("%s %q", method, v))
 		}
 	}
 	for _, id := range []string{`null`, `1.5`} { // an id that cannot be used is not echoed
@@ -43,4 +35,19 @@ func TestUnknownProtocolVersionHeadersAreNamed(t *testing.T) {
 		a := h.raw(t, http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": v})
 		assert.Equal(t, http.StatusOK, a.status, "%q: %s", v, a.body)
 	}
+}
+
+// assertUnsupportedVersion checks the documented -32022 refusal of a protocol version: 400 in
+// JSON, words holding named and the revisions the gateway speaks, those in data.supported,
+// and the request's id (wantID). The header's refusal and the _meta field's are the same.
+func assertUnsupportedVersion(t *testing.T, a rawAnswer, wantID, named, what string) {
+	t.Helper()
+	assert.Equal(t, http.StatusBadRequest, a.status, "%s: %s", what, a.body)
+	require.True(t, strings.HasPrefix(a.header.Get("Content-Type"), "application/json"), "%s: %s", what, a.body)
+	code, msg := rpcErr(t, a.body)
+	assert.Equal(t, -32022, code, "%s: %s", what, a.body)
+	assert.Contains(t, msg, named, what)
+	assert.Contains(t, msg, "this gateway speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05", what)
+	assert.Contains(t, a.body, `"supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`, what)
+	assert.Equal(t, wantID, string(answerID(t, a.body)), "%s: %s", what, a.body)
 }
