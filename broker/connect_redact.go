@@ -71,25 +71,22 @@ func hasCredentials(urls string) bool {
 	return false
 }
 
-// redactIn replaces, in text (an error's), the user part of each URL of urls, as given and as
-// %q quotes it (url.Parse's errors do). url.Parse's error quotes the URL before its first '#'
-// only, so that of a password with a '#' in it is replaced too.
+// redactIn replaces, in text (an error's), each URL of urls that carries credentials, as
+// given and as %q quotes it, by the URL as RedactURLs shows it: from its user part on, so that
+// a URL quoted without its scheme is replaced too. Not the user part alone: a short password or
+// token is also a piece of the error's own words, and replacing it there would mangle them and
+// show what the secret is. (url.Parse's errors, which quote pieces of a URL, are
+// hideParseError's.)
 func redactIn(text, urls string) string {
 	for p := range strings.SplitSeq(urls, ",") {
-		before, info, _, ok := userinfo(p)
+		_, info, after, ok := userinfo(strings.TrimSpace(p))
 		if !ok || info == "" {
 			continue
 		}
-		shown, start := shownUserinfo(info), len(before)
-		shownParts := []string{info}
-		if h := strings.IndexByte(p, '#'); h > start && h < start+len(info) {
-			shownParts = append(shownParts, p[start:h])
-		}
-		for _, s := range shownParts {
-			text = strings.ReplaceAll(text, s, shown)
-			if q := strconv.Quote(s); q[1:len(q)-1] != s {
-				text = strings.ReplaceAll(text, q[1:len(q)-1], shown)
-			}
+		secret, shown := info+after, shownUserinfo(info)+after
+		text = strings.ReplaceAll(text, secret, shown)
+		if q := strconv.Quote(secret); q[1:len(q)-1] != secret {
+			text = strings.ReplaceAll(text, q[1:len(q)-1], shown)
 		}
 	}
 	return text

@@ -47,6 +47,26 @@ func TestConnectErrorHidesAMalformedURLsPassword(t *testing.T) {
 	assert.Equal(t, "a:REDACTED@h", RedactURLs("a:b://c@h"), `a "://" in the password is not the scheme's`)
 }
 
+// A short password or token is hidden in the URL, not wherever its letters are in the error's
+// own words: replacing every "s" of the text ("natREDACTED://…, the URL doeREDACTED not parREDACTEDe")
+// mangled the error and showed the token.
+func TestConnectErrorKeepsItsWordsWithAShortSecret(t *testing.T) {
+	for _, c := range []struct{ url, shown, words string }{
+		{"nats://s@[bad", "nats://REDACTED@[bad", "the URL does not parse: missing ']' in host (check --nats-url"},
+		{"nats://e@127.0.0.1:1", "nats://REDACTED@127.0.0.1:1", "nats: no servers available for connection (is it running? check --nats-url"},
+		{"nats://admin:s@[bad", "nats://admin:REDACTED@[bad", "the URL does not parse: missing ']' in host (check --nats-url"},
+	} {
+		_, err := Connect(ConnectOptions{URL: c.url, Name: "t"}, slog.New(slog.DiscardHandler))
+		require.Error(t, err, c.url)
+		assert.True(t, strings.HasPrefix(err.Error(), "connect to NATS at "+c.shown+": "), "%s: %v", c.url, err)
+		assert.Contains(t, err.Error(), c.words, c.url)
+		assert.Equal(t, 1, strings.Count(err.Error(), "REDACTED"), "%s: %v", c.url, err)
+	}
+	text := `dial "nats://a:b@h:1": nats://a:b@h:1 refused; a:b@h:1 again`
+	assert.Equal(t, `dial "nats://a:REDACTED@h:1": nats://a:REDACTED@h:1 refused; a:REDACTED@h:1 again`, redactIn(text, "nats://a:b@h:1"),
+		"the URL, quoted or not, with its scheme or without, and nothing else")
+}
+
 // For any URL with a password, the password is not in Connect's error: neither in the URL it
 // names nor in nats.go's error under it. (A comma separates servers, as nats.go splits them: a
 // password cannot hold one.)
