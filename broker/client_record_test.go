@@ -25,62 +25,26 @@ import (
 // testRecordAfter is the RecordAfter of the tests whose calls wait for a record.
 const testRecordAfter = 300 * time.Millisecond
 
-// lateNode plays a node whose answers the test sends, or not: it beats, hands each task
-// request to the test, records results in the event stream as package nodes does, and
-// answers aborts.
+// lateNode plays a node whose answers the test sends, or not: a fakeNode whose tasks are all of
+// holdTool, which records results in the event stream as package nodes does.
 type lateNode struct {
-	t      *testing.T
-	name   string
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	tasks  chan *nats.Msg
-	aborts chan AbortRequest
+	*fakeNode
+	js jetstream.JetStream
 }
 
-func startLateNode(t *testing.T, url, name string) *lateNode {
+func startLateNode(t *testing.T, s *Stores, name string) *lateNode {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	n := startFakeNode(t, s, name)
+	js, err := jetstream.New(n.nc)
 	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	n := &lateNode{t: t, name: name, nc: nc, js: js, tasks: make(chan *nats.Msg, 16), aborts: make(chan AbortRequest, 16)}
-	_, err = nc.Subscribe(fmt.Sprintf(NodeGroupT, name)+".*", func(m *nats.Msg) {
-		switch m.Subject[strings.LastIndexByte(m.Subject, '.')+1:] {
-		case EndpointTask:
-			n.tasks <- m
-		case EndpointAbort:
-			var req AbortRequest
-			_ = json.Unmarshal(m.Data, &req)
-			n.aborts <- req
-			b, _ := json.Marshal(AbortAnswer{V: WireVersion, Aborted: []string{req.TaskID}})
-			_ = m.Respond(b)
-		}
-	})
-	require.NoError(t, err)
-	require.NoError(t, nc.Flush())
-	ctx := t.Context()
-	go func() {
-		tick := time.NewTicker(testBeat)
-		defer tick.Stop()
-		for {
-			b, _ := json.Marshal(Heartbeat{V: WireVersion, Node: name, Boot: "boot-1", Sent: time.Now()})
-			_ = nc.Publish(fmt.Sprintf(HeartbeatT, name), b)
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return n
+	return &lateNode{fakeNode: n, js: js}
 }
 
 // take waits for the node's next task request.
 func (n *lateNode) take() (*nats.Msg, TaskRequest) {
 	n.t.Helper()
 	select {
-	case m := <-n.tasks:
+	case m := <-n.held:
 		var req TaskRequest
 		require.NoError(n.t, DecodeTaskRequest(m.Data, &req))
 		return m, req
@@ -142,7 +106,7 @@ func safetyNet(t *testing.T) context.Context {
 func runAsync(ctx context.Context, c *Client, id string) <-chan runDone {
 	done := make(chan runDone, 1)
 	go func() {
-		res, err := c.Run(ctx, TaskRequest{V: WireVersion, ID: id, Serial: "d1", Tool: "type_text"}, nil)
+		res, err := c.Run(ctx, TaskRequest{V: WireVersion, ID: id, Serial: "d1", Tool: holdTool}, nil)
 		done <- runDone{res, err}
 	}()
 	return done
@@ -199,7 +163,7 @@ func TestRunAnswersFromTheRecordOfALostAnswer(t *testing.T) {
 	for _, when := range []string{"recorded at once", "recorded while the client looks"} {
 		t.Run(when, func(t *testing.T) {
 			s := openStores(t)
-			n1 := startLateNode(t, s.JS.Conn().ConnectedUrl(), "n1")
+			n1 := startLateNode(t, s, "n1")
 			c, log := recordClient(t, s, ClientOptions{RecordAfter: testRecordAfter})
 
 			id, start := NewTaskID(), time.Now()
@@ -230,7 +194,7 @@ func TestRunAnswersFromTheRecordOfALostAnswer(t *testing.T) {
 // returned by then or not.
 func TestRunEachCallWaitsItsOwnRecordAfter(t *testing.T) {
 	s := openStores(t)
-	n1 := startLateNode(t, s.JS.Conn().ConnectedUrl(), "n1")
+	n1 := startLateNode(t, s, "n1")
 	c, log := recordClient(t, s, ClientOptions{RecordAfter: testRecordAfter})
 
 	first, start := NewTaskID(), time.Now()
@@ -263,7 +227,7 @@ func TestRunEachCallWaitsItsOwnRecordAfter(t *testing.T) {
 // first call's RecordAfter has passed too, and that this test sees lookups.)
 func TestRunAnsweredInTimeReadsNoRecord(t *testing.T) {
 	s := openStores(t)
-	n1 := startLateNode(t, s.JS.Conn().ConnectedUrl(), "n1")
+	n1 := startLateNode(t, s, "n1")
 	c, log := recordClient(t, s, ClientOptions{RecordAfter: testRecordAfter})
 	// Every JetStream API request and subscription on the connection, seen from outside.
 	mon, err := nats.Connect(s.JS.Conn().ConnectedUrl())
@@ -317,7 +281,7 @@ func TestRunAnsweredInTimeReadsNoRecord(t *testing.T) {
 // caller gets: the record lacks the image and has the secrets redacted.
 func TestRunPrefersAnAnswerThatComesInTheGrace(t *testing.T) {
 	s := openStores(t)
-	n1 := startLateNode(t, s.JS.Conn().ConnectedUrl(), "n1")
+	n1 := startLateNode(t, s, "n1")
 	c, log := recordClient(t, s, ClientOptions{RecordAfter: testRecordAfter})
 
 	id := NewTaskID()
@@ -338,7 +302,7 @@ func TestRunPrefersAnAnswerThatComesInTheGrace(t *testing.T) {
 // gets what it got before: its context's error, and the task aborted on its node.
 func TestRunCancelledWhileLookingForTheRecord(t *testing.T) {
 	s := openStores(t)
-	n1 := startLateNode(t, s.JS.Conn().ConnectedUrl(), "n1")
+	n1 := startLateNode(t, s, "n1")
 	c, log := recordClient(t, s, ClientOptions{RecordAfter: testRecordAfter})
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -367,7 +331,7 @@ func TestRunCancelledWhileLookingForTheRecord(t *testing.T) {
 func TestRunAfterAReconnectionAnswersFromTheRecord(t *testing.T) {
 	s := openStores(t)
 	url := s.JS.Conn().ConnectedUrl()
-	n1 := startLateNode(t, url, "n1")
+	n1 := startLateNode(t, s, "n1")
 	p := startCutProxy(t, strings.TrimPrefix(url, "nats://"))
 	gnc, err := nats.Connect("nats://"+p.addr(), nats.ReconnectWait(20*time.Millisecond), nats.ReconnectJitter(0, 0),
 		nats.MaxReconnects(-1), nats.IgnoreDiscoveredServers())

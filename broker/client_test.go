@@ -26,17 +26,18 @@ const (
 	waitLong = 15 * time.Second
 )
 
-// holdTool is a tool the fake node never answers: the call stays in flight.
+// holdTool is a tool the fake node does not answer: the call stays in flight, unless the test
+// answers the request it holds.
 const holdTool = "hold"
 
 // fakeNode plays an edge node on its own NATS connection: it beats and answers its endpoints
 // as package nodes does (which imports this package, so cannot be used here). It answers at
-// once, except tasks of holdTool, which it never answers.
+// once, except tasks of holdTool, whose requests it hands to the test.
 type fakeNode struct {
 	t      *testing.T
 	name   string
 	nc     *nats.Conn
-	held   chan TaskRequest  // tasks of holdTool, as they arrive
+	held   chan *nats.Msg    // requests of holdTool tasks, as they arrive: to answer or not
 	aborts chan AbortRequest // abort requests, as they arrive
 
 	mu       sync.Mutex
@@ -53,7 +54,7 @@ func startFakeNode(t *testing.T, s *Stores, name string) *fakeNode {
 	nc, err := nats.Connect(s.JS.Conn().ConnectedUrl())
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	n := &fakeNode{t: t, name: name, nc: nc, held: make(chan TaskRequest, 16), aborts: make(chan AbortRequest, 16)}
+	n := &fakeNode{t: t, name: name, nc: nc, held: make(chan *nats.Msg, 16), aborts: make(chan AbortRequest, 16)}
 	_, err = nc.Subscribe(fmt.Sprintf(NodeGroupT, name)+".*", n.serve)
 	require.NoError(t, err)
 	require.NoError(t, nc.Flush())
@@ -127,7 +128,7 @@ func (n *fakeNode) serve(m *nats.Msg) {
 		var req TaskRequest
 		_ = json.Unmarshal(m.Data, &req)
 		if req.Tool == holdTool {
-			n.held <- req
+			n.held <- m
 			return
 		}
 		answer = TaskResult{V: WireVersion, ID: req.ID, Serial: req.Serial, Node: n.name, Tool: req.Tool,
