@@ -3,6 +3,7 @@ package embedded_test
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -92,4 +93,29 @@ func testStoresWorkAgain(t *testing.T, fail func(*server.Server)) {
 	if _, err := kv.PutString(ctx, "after", "written"); err != nil {
 		t.Fatalf("a write after JetStream came back: %v", err)
 	}
+}
+
+// The revive loop ends with its server: none is left running once the server has shut down.
+func TestReviveLoopEndsWithTheServer(t *testing.T) {
+	reviving := func() int {
+		buf := make([]byte, 1<<20)
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "embedded.reviveJetStream(")
+	}
+	waitFor := func(want int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); reviving() != want; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d revive loops run, want %d", reviving(), want)
+			}
+		}
+	}
+	waitFor(0) // earlier tests' servers are shut down
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), ReviveEvery: 20 * time.Millisecond}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(1)
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	waitFor(0)
 }
