@@ -40,6 +40,7 @@ run: ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.
 
 test: setup ## vet, format check, govulncheck (reports; VULNCHECK_STRICT=1 fails on findings), and every test under -race
 	$(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./... # the README promises macOS: syscall types differ there
 	@./scripts/vulncheck.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) test -race -count=1 -timeout 20m ./...
