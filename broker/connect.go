@@ -78,7 +78,7 @@ func (o ConnectOptions) Resolved() (ConnectOptions, error) {
 	if o.PasswordFile != "" {
 		b, err := os.ReadFile(o.PasswordFile)
 		if err != nil {
-			return o, fmt.Errorf("NATS password file: %w", err)
+			return o, &SettingError{Setting: SettingPasswordFile, Err: err, Hint: "give the file holding the password of --nats-user"}
 		}
 		o.password = strings.TrimSpace(string(b))
 	}
@@ -108,10 +108,13 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []nats.Option{
-		nats.Name(o.Name),
+	opts, err := o.NATSOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts,
 		nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond),
+		nats.ReconnectWait(250*time.Millisecond),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
 				log.Warn("NATS disconnected", "err", err)
@@ -137,35 +140,7 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 			}
 			log.Error("NATS error", args...)
 		}),
-	}
-	if o.CredsFile != "" {
-		opts = append(opts, nats.UserCredentials(o.CredsFile))
-	}
-	if o.NKeyFile != "" {
-		nk, err := nats.NkeyOptionFromSeed(o.NKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("NATS nkey seed file: %w", err)
-		}
-		opts = append(opts, nk)
-	}
-	if o.User != "" {
-		opts = append(opts, nats.UserInfo(o.User, o.password))
-	}
-	if o.InboxPrefix != "" {
-		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
-	}
-	if o.TLSCert != "" || o.TLSKey != "" {
-		opts = append(opts, nats.ClientCert(o.TLSCert, o.TLSKey))
-	}
-	if o.TLSCA != "" {
-		opts = append(opts, nats.RootCAs(o.TLSCA))
-	}
-	if o.InProcess != nil {
-		// No write deadline on an in-process pipe: setting one starts and stops a timer on
-		// every flush (two allocations a write), and a pipe write cannot stall on a network,
-		// only on the server in this process, which closes the pipe when it stops.
-		opts = append(opts, nats.InProcessServer(o.InProcess), nats.FlusherTimeout(0))
-	}
+	)
 	nc, err := nats.Connect(o.URL, opts...)
 	if err != nil {
 		at := RedactURLs(o.URL)

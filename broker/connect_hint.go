@@ -3,7 +3,6 @@ package broker
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"strings"
 
@@ -11,23 +10,14 @@ import (
 )
 
 // connectHint says what to check when nats.Connect failed with err: the credentials NATS
-// refused, a credentials file that is not one, else whether the server runs at all.
+// refused, a URL that is not one, else whether the server runs at all. (A file that cannot be
+// used, NATSOptions told before dialling.)
 func connectHint(o ConnectOptions, err error) string {
 	if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
 		return authHint(o)
 	}
 	if ue := (*url.Error)(nil); errors.As(err, &ue) && ue.Op == "parse" {
 		return "check --nats-url (or the context's URL, or $NATS_URL): give nats://HOST:PORT, and a password in --nats-password-file, not in the URL"
-	}
-	if o.CredsFile != "" {
-		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
-			return fmt.Sprintf("--nats-creds %s cannot be read: give the path of a NATS credentials file this process may read", o.CredsFile)
-		case strings.Contains(err.Error(), "nkeys:"): // nats.go reads the file only as it logs in
-			return fmt.Sprintf("--nats-creds %s is not a NATS credentials file (a user JWT and its nkey seed, as nsc generate creds "+
-				"writes): check the file, or give --nats-context with a role's context (corral up writes them into its --data "+
-				"directory's nats/)", o.CredsFile)
-		}
 	}
 	return "is it running? check --nats-url, credentials and TLS options"
 }

@@ -171,9 +171,11 @@ func TestConnectHintsNameWhatWasGiven(t *testing.T) {
 		{"user without a password", ConnectOptions{URL: ns.ClientURL(), User: "admin"},
 			`NATS refused user "admin", for which no password was given: give --nats-password-file`, "wrong password?"},
 		{"a file that is no credentials file", ConnectOptions{URL: ns.ClientURL(), CredsFile: garbage},
-			"--nats-creds " + garbage + " is not a NATS credentials file", "is it running?"},
+			`NATS credentials file: unable to extract key pair from file "` + garbage + `": nkeys: no nkey seed found (it is not a NATS credentials file`,
+			"is it running?"},
 		{"no credentials file", ConnectOptions{URL: ns.ClientURL(), CredsFile: garbage + "-missing"},
-			"--nats-creds " + garbage + "-missing cannot be read", "is it running?"},
+			"NATS credentials file: nats: open " + garbage + "-missing: no such file or directory (give the path of a NATS credentials file this process may read)",
+			"is it running?"},
 		{"nothing given", ConnectOptions{URL: ns.ClientURL()}, "NATS wants credentials", "wrong password?"},
 	} {
 		c.o.Name = "t"

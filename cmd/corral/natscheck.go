@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nats-io/nats.go"
-
 	"github.com/corral-farm/corral/broker"
 )
 
@@ -18,16 +16,15 @@ import (
 // nkey and TLS files, and the URLs. It does not connect: a missing file or a port out of range
 // is a mistake of the settings, to be told now rather than after the command started.
 
-// checkNATS resolves o, the connection settings made of the flags n, as broker.Connect does,
-// reading each file it names with the same nats.go options, and checks its URLs. Each error
-// names where the setting came from: a flag, NATS_CONTEXT, a context file's field or NATS_URL.
+// checkNATS resolves o, the connection settings made of the flags n, and makes its nats.go
+// options as broker.Connect does (broker.ConnectOptions.NATSOptions, which reads each file they
+// name), and checks its URLs. Each error names where the setting came from: a flag,
+// NATS_CONTEXT, a context file's field or NATS_URL.
 func checkNATS(n natsFlags, o broker.ConnectOptions) error {
-	if *n.passwordFile != "" && o.PasswordFile == *n.passwordFile {
-		if _, err := os.ReadFile(*n.passwordFile); err != nil {
-			return fmt.Errorf("--nats-password-file: %w (give the file holding the password of --nats-user)", err)
-		}
-	}
 	r, err := o.Resolved()
+	if se := (*broker.SettingError)(nil); errors.As(err, &se) && se.Setting == broker.SettingPasswordFile {
+		return sourced(se, "--nats-password-file") // the flag's only: a context holds the password itself
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", contextSource(n, o), err)
 	}
@@ -45,36 +42,20 @@ func checkNATS(n natsFlags, o broker.ConnectOptions) error {
 		}
 		return other
 	}
+	sources := map[broker.Setting]string{
+		broker.SettingCreds: from("nats-creds", *n.creds, "creds", ctx.Creds, "the credentials file"),
+		broker.SettingNKey:  from("nats-nkey", *n.nkey, "nkey", ctx.NKey, "the nkey seed file"),
+		broker.SettingTLSCert: from("nats-tls-cert", *n.tlsCert, "cert", ctx.Cert, "the TLS client certificate") + " and " +
+			from("nats-tls-key", *n.tlsKey, "key", ctx.Key, "the TLS client key"),
+		broker.SettingTLSCA: from("nats-tls-ca", *n.tlsCA, "ca", ctx.CA, "the TLS CA"),
+	}
 	var errs []error
-	opts := nats.GetDefaultOptions()
-	if r.CredsFile != "" {
-		src := from("nats-creds", *n.creds, "creds", ctx.Creds, "the credentials file")
-		// The option reads the JWT; signing reads the seed, as the connection does.
-		err := nats.UserCredentials(r.CredsFile)(&opts)
-		if err == nil {
-			_, err = opts.SignatureCB([]byte("check"))
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w (give a NATS credentials file: a user JWT and its nkey seed)", src, err))
-		}
-	}
-	if r.NKeyFile != "" {
-		if _, err := nats.NkeyOptionFromSeed(r.NKeyFile); err != nil {
-			src := from("nats-nkey", *n.nkey, "nkey", ctx.NKey, "the nkey seed file")
-			errs = append(errs, fmt.Errorf("%s: %w (give a file holding a user's nkey seed, SU…)", src, err))
-		}
-	}
-	if r.TLSCert != "" || r.TLSKey != "" {
-		if err := nats.ClientCert(r.TLSCert, r.TLSKey)(&opts); err != nil {
-			src := from("nats-tls-cert", *n.tlsCert, "cert", ctx.Cert, "the TLS client certificate") + " and " +
-				from("nats-tls-key", *n.tlsKey, "key", ctx.Key, "the TLS client key")
-			errs = append(errs, fmt.Errorf("%s: %w (give a PEM certificate and its key, both)", src, err))
-		}
-	}
-	if r.TLSCA != "" {
-		if err := nats.RootCAs(r.TLSCA)(&opts); err != nil {
-			src := from("nats-tls-ca", *n.tlsCA, "ca", ctx.CA, "the TLS CA")
-			errs = append(errs, fmt.Errorf("%s: %w (give a PEM file of the CA certificates to trust)", src, err))
+	if _, err := r.NATSOptions(); err != nil {
+		for _, err := range joined(err) {
+			if se := (*broker.SettingError)(nil); errors.As(err, &se) {
+				err = sourced(se, sources[se.Setting]) // a setting without a source here keeps broker's name
+			}
+			errs = append(errs, err)
 		}
 	}
 	urlSrc := from("nats-url", *n.url, "url", ctx.URL, "$NATS_URL")
@@ -82,6 +63,21 @@ func checkNATS(n natsFlags, o broker.ConnectOptions) error {
 		errs = append(errs, fmt.Errorf("%s: %w", urlSrc, err))
 	}
 	return errors.Join(errs...)
+}
+
+// sourced is se named by where its setting came from, when known.
+func sourced(se *broker.SettingError, source string) error {
+	named := *se
+	named.Source = source
+	return &named
+}
+
+// joined is the errors err joins, or err alone.
+func joined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // contextSource names where the context o reads came from, for its errors.
