@@ -97,11 +97,7 @@ func redactIn(text, urls string) string {
 // carries a token (a user part without a password).
 func urlCredentials(urls string) (user string, token bool) {
 	for p := range strings.SplitSeq(urls, ",") {
-		p = strings.TrimSpace(p)
-		if !strings.Contains(p, "://") {
-			p = "nats://" + p
-		}
-		u, err := url.Parse(p)
+		u, err := ParseURL(p)
 		if err != nil || u.User == nil {
 			continue
 		}
@@ -111,6 +107,21 @@ func urlCredentials(urls string) (user string, token bool) {
 		token = true
 	}
 	return "", token
+}
+
+// ParseURL parses one URL of a NATS server list as nats.go reads it: trimmed, and nats:// when
+// it names no scheme. Its error quotes nothing of a URL with credentials (hideParseError);
+// show the URL itself with RedactURLs.
+func ParseURL(s string) (*url.URL, error) {
+	s = strings.TrimSpace(s)
+	if !strings.Contains(s, "://") {
+		s = "nats://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, hideParseError(err, s)
+	}
+	return u, nil
 }
 
 // redactedError is an error whose text had the URLs' secrets replaced; it unwraps to the

@@ -186,3 +186,22 @@ func TestConnectHintsNameWhatWasGiven(t *testing.T) {
 		assert.NotContains(t, err.Error(), "wrong-pw", c.name)
 	}
 }
+
+// ParseURL reads one server of a list as nats.go does (trimmed, nats:// without a scheme), and
+// its error about a URL with credentials quotes none of them.
+func TestParseURLReadsAsNATSDoesAndHidesPasswords(t *testing.T) {
+	u, err := ParseURL(" admin:pw@h:4222 ")
+	require.NoError(t, err)
+	assert.Equal(t, "nats", u.Scheme)
+	assert.Equal(t, "h:4222", u.Host)
+	assert.Equal(t, "admin", u.User.Username())
+
+	_, err = ParseURL("nats://admin:hunt#er@h:4222")
+	require.Error(t, err)
+	assert.Equal(t, `the URL does not parse: invalid port "…" after host`, err.Error())
+
+	_, err = ParseURL("h:port")
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue, "without credentials, url.Parse's error as it is")
+	assert.Equal(t, "nats://h:port", ue.URL)
+}

@@ -272,8 +272,10 @@ func TestCheckConfigResolvesNATSSettings(t *testing.T) {
 		{"tls cert", nil, []string{"--nats-tls-cert", garbage, "--nats-tls-key", garbage}, "--nats-tls-cert and --nats-tls-key: "},
 		{"context's ca", nil, []string{"--nats-context", badCtx}, "the ca of NATS context " + badCtx},
 		{"url from env", map[string]string{"CORRAL_NATS_URL": "nats://u:hunter2@h:99999"}, nil,
-			`port 99999 is not a TCP port, 1 to 65535 (NATS listens on 4222 unless told otherwise) (--nats-url came from CORRAL_NATS_URL="nats://u:xxxxx@h:99999", not the command line)`},
+			`port 99999 is not a TCP port, 1 to 65535 (NATS listens on 4222 unless told otherwise) (--nats-url came from CORRAL_NATS_URL="nats://u:REDACTED@h:99999", not the command line)`},
 		{"NATS_URL", map[string]string{"NATS_URL": "nats://h:0"}, nil, "$NATS_URL: nats://h:0: port 0 is not a TCP port"},
+		{"token url", map[string]string{"NATS_URL": "nats://hunter2@h:0"}, nil, "$NATS_URL: nats://REDACTED@h:0: port 0 is not a TCP port"},
+		{"no host", nil, []string{"--nats-url", "nats://u:hunter2@:4222"}, "--nats-url: nats://u:REDACTED@:4222 has no host"},
 		{"good context", nil, []string{"--nats-context", goodCtx}, ""},
 		{"good password", nil, []string{"--nats-url", "127.0.0.1:4222,nats://h2", "--nats-user", "u", "--nats-password-file", password}, ""},
 	} {
@@ -311,7 +313,7 @@ func TestCheckConfigHidesAPasswordItCannotParse(t *testing.T) {
 		err := runDevices(t.Context(), []string{"--check-config", "--nats-url", u})
 		require.Error(t, err, u)
 		assert.Contains(t, err.Error(), "u:REDACTED@h", u)
-		assert.Contains(t, err.Error(), "is not a URL", u)
+		assert.Contains(t, err.Error(), `is not a URL: the URL does not parse: invalid port "…" after host`, u)
 		assert.NotContains(t, err.Error(), "hunt", u)
 	}
 	err := runDevices(t.Context(), []string{"--check-config", "--nats-url", "nats://h:port"})

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -256,20 +255,8 @@ type sourcedError struct {
 func (e *sourcedError) Error() string { return e.msg }
 func (e *sourcedError) Unwrap() error { return e.err }
 
-// shownValue is an environment variable's value as errors show it: a URL's password or token (a
-// CORRAL_NATS_URL of nats://user:secret@host) replaced.
-func shownValue(v string) string {
-	if !strings.Contains(v, "@") {
-		return v
-	}
-	parts := strings.Split(v, ",")
-	for i, p := range parts {
-		switch u, err := url.Parse(strings.TrimSpace(p)); {
-		case err == nil && u.User != nil:
-			parts[i] = redactedURL(u)
-		case err != nil: // not a URL to parse, yet it may hold a password: nats://admin:pw@[bad
-			parts[i] = broker.RedactURLs(p)
-		}
-	}
-	return strings.Join(parts, ",")
-}
+// shownValue is an environment variable's value as errors show it: any URL's password or token
+// (a CORRAL_NATS_URL of nats://user:secret@host) replaced as broker.RedactURLs does, also in a
+// URL that does not parse. What comes before an '@' in a value that is no URL is hidden too:
+// hiding too much is the safe side.
+func shownValue(v string) string { return broker.RedactURLs(v) }

@@ -95,9 +95,9 @@ func contextSource(n natsFlags, o broker.ConnectOptions) string {
 	return "NATS settings"
 }
 
-// checkNATSURLs checks a comma-separated NATS server list as nats.go reads it (a URL without a
-// scheme is nats://; no port is the scheme's default), with each port a TCP port. Errors show
-// a URL without its password.
+// checkNATSURLs checks a comma-separated NATS server list as nats.go reads it (broker.ParseURL;
+// no port is the scheme's default), with each port a TCP port. Errors show a URL as
+// broker.RedactURLs does, without its password or token.
 func checkNATSURLs(urls string) error {
 	var errs []error
 	for i, s := range strings.Split(urls, ",") {
@@ -105,47 +105,31 @@ func checkNATSURLs(urls string) error {
 		if s == "" {
 			continue
 		}
-		if !strings.Contains(s, "://") {
-			s = "nats://" + s
-		}
-		u, err := url.Parse(s)
+		shown := broker.RedactURLs(s)
+		u, err := broker.ParseURL(s)
 		if err != nil {
-			if shown := broker.RedactURLs(s); shown != s {
-				// url.Parse's error quotes pieces of the URL: with a '#', '/' or '?' in the
-				// password, the password's start as the port (invalid port ":hunt").
-				errs = append(errs, fmt.Errorf("server %d, %s, is not a URL (give nats://HOST:PORT; a password with '#', '/' or '?' in it "+
-					"percent-encoded, or in --nats-password-file with --nats-user)", i+1, shown))
-				continue
-			}
 			var ue *url.Error
 			if errors.As(err, &ue) {
-				err = ue.Err // url.Error repeats the URL
+				err = ue.Err // url.Error repeats the URL, one without credentials (ParseURL hides the others')
 			}
-			errs = append(errs, fmt.Errorf("server %d is not a URL: %w (give nats://HOST:PORT)", i+1, err))
+			server, hint := fmt.Sprintf("server %d", i+1), "give nats://HOST:PORT"
+			if shown != s {
+				// url.Parse stops a password at a '#', '/' or '?', and reads the rest as the host.
+				server += ", " + shown + ","
+				hint += "; a password with '#', '/' or '?' in it percent-encoded, or in --nats-password-file with --nats-user"
+			}
+			errs = append(errs, fmt.Errorf("%s is not a URL: %w (%s)", server, err, hint))
 			continue
 		}
 		if u.Hostname() == "" {
-			errs = append(errs, fmt.Errorf("%s has no host (give nats://HOST:PORT)", redactedURL(u)))
+			errs = append(errs, fmt.Errorf("%s has no host (give nats://HOST:PORT)", shown))
 			continue
 		}
 		if p := u.Port(); p != "" {
 			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-				errs = append(errs, fmt.Errorf("%s: port %s is not a TCP port, 1 to 65535 (NATS listens on 4222 unless told otherwise)", redactedURL(u), p))
+				errs = append(errs, fmt.Errorf("%s: port %s is not a TCP port, 1 to 65535 (NATS listens on 4222 unless told otherwise)", shown, p))
 			}
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// redactedURL is u without its secret: the password, or a token given as its user.
-func redactedURL(u *url.URL) string {
-	if u.User == nil {
-		return u.String()
-	}
-	if _, ok := u.User.Password(); ok {
-		return u.Redacted()
-	}
-	r := *u
-	r.User = url.User("xxxxx")
-	return r.String()
 }
