@@ -2,10 +2,11 @@ package embedded
 
 import (
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/corral-farm/corral/internal/diskfree"
 )
 
 // When its disk fills, nats-server stops storing for good: each store that failed a write
@@ -26,12 +27,11 @@ const (
 // reviveRoom is the free space dir's disk needs before JetStream is switched on again, and
 // what is free there now.
 func reviveRoom(dir string) (need, free int64, err error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return reviveMinFree, 0, fmt.Errorf("free space of %s: %w", dir, err)
+	size, free, err := diskfree.Of(dir)
+	if err != nil {
+		return reviveMinFree, 0, err
 	}
-	bsize := int64(st.Bsize) // int64 on Linux, uint32 on macOS
-	return min(reviveMinFree, int64(st.Blocks)*bsize/8), int64(st.Bavail) * bsize, nil
+	return min(reviveMinFree, size/8), free, nil
 }
 
 // jetStreamConfig is the JetStream configuration the server starts with, as nats-server's

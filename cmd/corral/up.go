@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/diskfree"
 	"github.com/corral-farm/corral/vision/service"
 )
 
@@ -138,21 +138,12 @@ func onDataDisk(data string, err error) error {
 	dir, _ := filepath.Abs(data)
 	store := filepath.Join(dir, "jetstream")
 	free := "an unknown amount"
-	if n, ferr := freeBytes(dir); ferr == nil {
+	if _, n, ferr := diskfree.Of(dir); ferr == nil {
 		free = broker.FormatSize(n)
 	}
 	return withHint(err, fmt.Sprintf("corral up keeps JetStream in %s, on a disk with %s free, of which its NATS takes at most 75%% "+
 		"(what was free at its start): free space there or give --data on a larger disk, then start corral up again; or lower "+
 		"--events-max-bytes and --screenshots-max-bytes (docs/operations.md, The data directory)", store, free))
-}
-
-// freeBytes is the space an unprivileged writer may still use on dir's disk.
-func freeBytes(dir string) (int64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return 0, err
-	}
-	return int64(st.Bavail) * int64(st.Bsize), nil
 }
 
 // embeddedUsers gives users the permissions of their roles, for the embedded server.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/diskfree"
 )
 
 // A fresh corral up makes its stores with the caps of its flags, the event stream's included.
@@ -81,7 +82,7 @@ func TestStorageRefusalNamesTheDataDisk(t *testing.T) {
 	require.Error(t, refused)
 
 	data := t.TempDir()
-	free, err := freeBytes(data)
+	_, free, err := diskfree.Of(data)
 	require.NoError(t, err)
 	for _, err := range []error{refused, fmt.Errorf("claim node id local in corral_nodes: %w", refused)} {
 		msg := onDataDisk(data, err).Error()
