@@ -29,6 +29,12 @@ type Permissions struct {
 	ResponseWindow                time.Duration // 0: nats-server's default, 2 minutes
 }
 
+// ResponseExpires is how long a user with AllowResponses may answer a request: ResponseWindow,
+// else nats-server's default.
+func (p Permissions) ResponseExpires() time.Duration {
+	return cmp.Or(p.ResponseWindow, server.DEFAULT_ALLOW_RESPONSE_EXPIRATION)
+}
+
 // serverUsers turns users into nats-server users.
 func serverUsers(users []User) []*server.User {
 	out := make([]*server.User, 0, len(users))
@@ -44,7 +50,7 @@ func serverUsers(users []User) []*server.User {
 			Subscribe: &server.SubjectPermission{Allow: p.SubscribeAllow, Deny: p.SubscribeDeny},
 		}
 		if p.AllowResponses {
-			sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: cmp.Or(p.ResponseWindow, server.DEFAULT_ALLOW_RESPONSE_EXPIRATION)}
+			sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: p.ResponseExpires()}
 		}
 		su := &server.User{Username: u.Name, Password: u.Password, Permissions: sp}
 		if u.Leaf {

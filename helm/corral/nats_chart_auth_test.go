@@ -7,7 +7,6 @@ package chart_test
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -91,7 +90,7 @@ func wantNATSPermissions(t *testing.T) []byte {
 		if !p.AllowResponses {
 			return nil
 		}
-		return &natsResponses{Max: 1, Expires: cmp.Or(p.ResponseWindow, server.DEFAULT_ALLOW_RESPONSE_EXPIRATION).String()}
+		return &natsResponses{Max: 1, Expires: embedded.Permissions(p).ResponseExpires().String()}
 	}
 	subjects := func(allow, deny []string) *natsSubjects {
 		if len(allow)+len(deny) == 0 {
@@ -153,7 +152,7 @@ func serverPermissions(t *testing.T, r broker.Role) *server.Permissions {
 	sp := &server.Permissions{Publish: &server.SubjectPermission{Allow: p.PublishAllow, Deny: p.PublishDeny},
 		Subscribe: &server.SubjectPermission{Allow: p.SubscribeAllow, Deny: p.SubscribeDeny}}
 	if p.AllowResponses {
-		sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: cmp.Or(p.ResponseWindow, server.DEFAULT_ALLOW_RESPONSE_EXPIRATION)}
+		sp.Response = &server.ResponsePermission{MaxMsgs: 1, Expires: embedded.Permissions(p).ResponseExpires()}
 	}
 	return sp
 }
