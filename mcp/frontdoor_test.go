@@ -215,6 +215,41 @@ func TestListenerCapsConnections(t *testing.T) {
 	second.Close()
 }
 
+// A server stops at once when idle keep-alive connections hold every slot: Shutdown waits for
+// Serve to leave Accept, which waited for a slot until an idle connection timed out.
+func TestShutdownWithEverySlotHeldByIdleConnections(t *testing.T) {
+	g := New(newFakeFarm(t), slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()),
+		Options{Limits: Limits{MaxConns: 1, IdleTimeout: time.Hour}})
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := g.HTTPServer()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(g.Listener(raw)) }()
+
+	// One request on a keep-alive connection leaves it idle, holding the only slot.
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Get("http://" + raw.Addr().String() + "/healthz")
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	// The next connection waits in the backlog: Serve is in Accept, waiting for the slot.
+	waiting, err := net.Dial("tcp", raw.Addr().String())
+	require.NoError(t, err)
+	defer waiting.Close()
+
+	// Shutdown's wait for Serve heeds no context: a stuck one is seen by waiting for it.
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.Shutdown(context.Background()) }()
+	select {
+	case err := <-stopped:
+		require.NoError(t, err)
+	case <-time.After(time.Minute): // the client's deferred close of its connection then frees it
+		t.Fatal("Shutdown waits for the idle connection's hour to end")
+	}
+	require.ErrorIs(t, <-served, http.ErrServerClosed)
+}
+
 // Minor: a batch is answered per revision: each message for 2025-03-26 (no version header is
 // 2025-03-26), an Invalid Request error from 2025-06-18 on (mcp-go answered "not valid json").
 func TestBatchesPerProtocolRevision(t *testing.T) {

@@ -13,23 +13,36 @@ func (g *Gateway) Listener(ln net.Listener) net.Listener {
 	if g.limits.MaxConns < 0 {
 		return ln
 	}
-	return &limitListener{Listener: ln, slots: make(chan struct{}, g.limits.MaxConns)}
+	return &limitListener{Listener: ln, slots: make(chan struct{}, g.limits.MaxConns), done: make(chan struct{})}
 }
 
 // limitListener is golang.org/x/net/netutil.LimitListener, which this module does not require.
 type limitListener struct {
 	net.Listener
-	slots chan struct{}
+	slots     chan struct{}
+	done      chan struct{} // closed by Close: an Accept waiting for a slot gives up
+	closeOnce sync.Once
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	l.slots <- struct{}{}
+	// http.Server.Shutdown waits for Serve to leave Accept before it closes idle connections:
+	// with every slot held by an idle keep-alive, Accept must not wait for one after Close.
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
 	c, err := l.Listener.Accept()
 	if err != nil {
 		<-l.slots
 		return nil, err
 	}
 	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
 }
 
 // limitConn gives its slot back once, on the first Close.
