@@ -189,7 +189,12 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 		return
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		b.relaySSE(resp.Body, out)
+		answered, err := b.relaySSE(resp.Body, out)
+		// A stream cut before its answer (the gateway stopped, the network failed) would
+		// leave the agent waiting for ever: its requests are answered with an error.
+		if rest := unanswered(msg, answered); rest != nil {
+			b.fail(out, rest, cutError{err})
+		}
 		return
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -200,18 +205,26 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 	b.write(out, body)
 }
 
-// relaySSE writes the data of each server-sent event as one message.
-func (b *Bridge) relaySSE(r io.Reader, out io.Writer) {
+// relaySSE writes the data of each server-sent event as one message. It returns the ids of
+// the answers it wrote and why the stream ended (nil: its end).
+func (b *Bridge) relaySSE(r io.Reader, out io.Writer) (answered map[string]bool, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
+	answered = map[string]bool{}
 	var data bytes.Buffer
+	send := func() {
+		if id, ok := answeredID(data.Bytes()); ok {
+			answered[id] = true
+		}
+		b.write(out, data.Bytes())
+		data.Reset()
+	}
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
 		case line == "":
 			if data.Len() > 0 {
-				b.write(out, data.Bytes())
-				data.Reset()
+				send()
 			}
 		case strings.HasPrefix(line, "data:"):
 			if data.Len() > 0 {
@@ -221,8 +234,64 @@ func (b *Bridge) relaySSE(r io.Reader, out io.Writer) {
 		}
 	}
 	if data.Len() > 0 {
-		b.write(out, data.Bytes())
+		send()
 	}
+	return answered, sc.Err()
+}
+
+// answeredID is the id of a JSON-RPC answer (a result or an error), compacted.
+func answeredID(msg []byte) (string, bool) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 || (len(m.Result) == 0 && len(m.Error) == 0) {
+		return "", false
+	}
+	return compactID(m.ID), true
+}
+
+func compactID(id json.RawMessage) string {
+	var c bytes.Buffer
+	if json.Compact(&c, id) != nil {
+		return string(id)
+	}
+	return c.String()
+}
+
+// unanswered is msg (one message or a batch) cut down to its requests not in answered, nil
+// when every request was answered.
+func unanswered(msg []byte, answered map[string]bool) []byte {
+	var batch []json.RawMessage
+	isBatch := json.Unmarshal(msg, &batch) == nil
+	if !isBatch {
+		batch = []json.RawMessage{msg}
+	}
+	var rest []json.RawMessage
+	for _, m := range batch {
+		if id, ok := requestID(m); ok && !answered[compactID(id)] {
+			rest = append(rest, m)
+		}
+	}
+	switch {
+	case len(rest) == 0:
+		return nil
+	case isBatch:
+		b, _ := json.Marshal(rest)
+		return b
+	}
+	return rest[0]
+}
+
+// cutError is an answer stream that ended before the answer: the call may have run.
+type cutError struct{ err error }
+
+func (e cutError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return "the stream ended"
 }
 
 // write sends one message to stdout, noting the protocol version an initialize answer names.
@@ -303,6 +372,10 @@ func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 	b.Log.Warn("relay to gateway failed", "err", err)
 	what := "corral gateway unreachable: " // it did not answer
 	rpc := gatewayError{Code: -32603}
+	if cut := (cutError{}); errors.As(err, &cut) {
+		what = "the corral gateway's answer stream ended before the answer; the call may have run on the device: " +
+			"check get_latest_task (or get_task_result) before calling again: "
+	}
 	if refused := (refusedError{}); errors.As(err, &refused) {
 		what = "the corral gateway refused the request: "
 		if refused.rpc != nil {
