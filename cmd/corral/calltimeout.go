@@ -102,11 +102,12 @@ func interrupted(ctx context.Context, tool string, args map[string]any, err erro
 }
 
 // whereTheRecordIs says how to find the record of an interrupted call's task, whose id the
-// gateway did not send.
+// gateway did not send. Not get_latest_task: it finds a session's own tasks, and the next
+// corral call is a new session.
 func whereTheRecordIs(args map[string]any) string {
 	serial, _ := args["serial"].(string)
 	if serial == "" {
-		return "its record: corral call get_latest_task '{\"serial\":\"SERIAL\"}' (or, with NATS access, corral tasks --serial SERIAL)"
+		serial = "SERIAL"
 	}
-	return fmt.Sprintf("its record: corral call get_latest_task '{\"serial\":%q}' (or, with NATS access, corral tasks --serial %s)", serial, serial)
+	return fmt.Sprintf("its record, with NATS access: corral tasks --serial %s --limit 1", serial)
 }
