@@ -125,7 +125,7 @@ func TestCallThroughAGatewayInterruptedSaysSo(t *testing.T) {
 	err := interrupted("--gateway", f.Gateway().MCPURL)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "home: the call was interrupted (context canceled): the gateway withdrew the task from the device's queue")
-	assert.Contains(t, err.Error(), `corral call get_latest_task '{"serial":"`+serial+`"}'`)
+	assert.Contains(t, err.Error(), "with NATS access: corral tasks --serial "+serial+" --limit 1")
 	assert.NotContains(t, err.Error(), "transport error")
 	assert.NotContains(t, err.Error(), "failed to send request")
 

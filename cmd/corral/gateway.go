@@ -14,7 +14,7 @@ func runGateway(ctx context.Context, args []string) error {
 	nf := f.natsFlags()
 	replicas := f.replicasFlag()
 	log, stop, err := f.start(args, func() error {
-		return errors.Join(gf.check(), checkNATS(nf, nf.options("corral-gateway")))
+		return errors.Join(gf.check(), checkReplicas(*replicas), checkNATS(nf, nf.options("corral-gateway")))
 	})
 	if err != nil || stop {
 		return err

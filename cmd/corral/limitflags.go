@@ -47,6 +47,11 @@ func (o *operatorFlags) startVia(args []string, check func() error, viaNATS func
 				return err
 			}
 		}
+		if *o.gateway != "" {
+			if err := o.tokens.checkGateway(*o.gateway); err != nil {
+				return err
+			}
+		}
 		if !viaNATS() {
 			return nil
 		}

@@ -13,7 +13,7 @@ func runMCPStdio(ctx context.Context, args []string) error {
 	f := newFlags("mcp-stdio")
 	gateway := f.String("gateway", "http://127.0.0.1:8420/mcp", "the gateway's MCP endpoint")
 	tokens := f.tokenFlag()
-	log, stop, err := f.start(args, nil)
+	log, stop, err := f.start(args, func() error { return tokens.checkGateway(*gateway) })
 	if err != nil || stop {
 		return err
 	}

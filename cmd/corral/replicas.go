@@ -15,14 +15,22 @@ func (f *flags) replicasFlag() *int {
 		"(losing one server loses nothing), 1 on a single server; 0 keeps what the stores have (1 when creating them)")
 }
 
+// checkReplicas refuses a --nats-replicas JetStream cannot keep (0: keep what the stores have).
+func checkReplicas(replicas int) error {
+	if replicas < 0 || replicas > 5 {
+		return fmt.Errorf("--nats-replicas %d: JetStream keeps 1 to 5 replicas (3 on a 3-server cluster)", replicas)
+	}
+	return nil
+}
+
 // applyReplicas creates or updates the stores with the replicas asked for, on a connection of
 // its own, before the process opens them; 0 changes nothing.
 func applyReplicas(ctx context.Context, n natsFlags, replicas int, log *slog.Logger) error {
 	if replicas == 0 {
 		return nil
 	}
-	if replicas < 0 || replicas > 5 {
-		return fmt.Errorf("--nats-replicas %d: JetStream keeps 1 to 5 replicas (3 on a 3-server cluster)", replicas)
+	if err := checkReplicas(replicas); err != nil {
+		return err
 	}
 	nc, err := connect(n.options("corral-stores"), log)
 	if err != nil {

@@ -47,7 +47,8 @@ func runRun(ctx context.Context, args []string) error {
 				return fmt.Errorf("%s:\n%w", f.Arg(0), err)
 			}
 		}
-		return errors.Join(checkReportFile("--json", *jsonOut, ".json"), checkReportFile("--junit", *junitOut, ".xml"))
+		return errors.Join(checkReportFile("--json", *jsonOut, ".json"), checkReportFile("--junit", *junitOut, ".xml"),
+			tokens.checkGateway(*gateway))
 	}
 	log, stop, err := f.start(flagsFirst(f.FlagSet, args), check)
 	if err != nil || stop {

@@ -190,6 +190,14 @@ func completeURL(raw string) (string, []string) {
 	return u.String(), append(added, "path")
 }
 
+// checkGateway refuses what dialing the gateway would refuse first, for --check-config: a
+// --gateway URL no gateway speaks, and a token that cannot be read or sent.
+func (t tokenSource) checkGateway(raw string) error {
+	_, urlErr := gatewayURL(raw)
+	_, tokenErr := t.token()
+	return errors.Join(urlErr, tokenErr)
+}
+
 // gatewayURL is mcpURL(raw), refused unless it is an http or https URL with a host.
 func gatewayURL(raw string) (string, error) {
 	fixed, _ := completeURL(raw)
