@@ -74,6 +74,7 @@ func (g *Gateway) HTTPServer() *http.Server {
 		ReadHeaderTimeout: min(10*time.Second, g.limits.ReadTimeout),
 		IdleTimeout:       g.limits.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         connState, // the listener reclaims idle connections at its cap
 	}
 }
 

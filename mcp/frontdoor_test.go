@@ -250,6 +250,40 @@ func TestShutdownWithEverySlotHeldByIdleConnections(t *testing.T) {
 	require.ErrorIs(t, <-served, http.ErrServerClosed)
 }
 
+// At the cap, idle keep-alive connections make room for a new one at once: they held every
+// slot until their idle timeout, probes and callers alike waiting behind them.
+func TestIdleConnectionsMakeRoomAtTheCap(t *testing.T) {
+	g := New(newFakeFarm(t), slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()),
+		Options{Limits: Limits{MaxConns: 2, IdleTimeout: time.Hour}})
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := g.HTTPServer()
+	go func() { _ = srv.Serve(g.Listener(raw)) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	url := "http://" + raw.Addr().String() + "/healthz"
+	get := func(c *http.Client) error {
+		resp, err := c.Get(url)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	for range 2 { // each client keeps its connection open, idle, after its request
+		c := &http.Client{Transport: &http.Transport{}}
+		t.Cleanup(c.CloseIdleConnections)
+		require.NoError(t, get(c))
+	}
+	answered := make(chan error, 1)
+	go func() { answered <- get(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}) }()
+	select {
+	case err := <-answered:
+		require.NoError(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("a new connection waits for the idle ones' hour")
+	}
+}
+
 // Minor: a batch is answered per revision: each message for 2025-03-26 (no version header is
 // 2025-03-26), an Invalid Request error from 2025-06-18 on (mcp-go answered "not valid json").
 func TestBatchesPerProtocolRevision(t *testing.T) {
