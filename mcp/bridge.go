@@ -10,8 +10,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Bridge relays a stdio MCP client to a gateway's streamable HTTP endpoint, message for
@@ -145,6 +147,14 @@ func isInitializeLine(msg []byte) bool {
 
 // relay POSTs one message and writes the messages of the answer.
 func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
+	// Whether the request went out decides what a failure tells the agent: nothing ran, or
+	// the call may have run. Each attempt of the transport (a retry on a new connection)
+	// starts unsent.
+	var sent atomic.Bool
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GetConn:      func(string) { sent.Store(false) },
+		WroteRequest: func(w httptrace.WroteRequestInfo) { sent.Store(w.Err == nil) },
+	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.URL, bytes.NewReader(msg))
 	if err != nil {
 		b.fail(out, msg, err)
@@ -165,6 +175,9 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 	b.mu.Unlock()
 	resp, err := b.Client.Do(req)
 	if err != nil {
+		if sent.Load() {
+			err = sentError{err: err}
+		}
 		b.fail(out, msg, err)
 		return
 	}
@@ -193,13 +206,13 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 		// A stream cut before its answer (the gateway stopped, the network failed) would
 		// leave the agent waiting for ever: its requests are answered with an error.
 		if rest := unanswered(msg, answered); rest != nil {
-			b.fail(out, rest, cutError{err})
+			b.fail(out, rest, sentError{err: err, stream: true})
 		}
 		return
 	}
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		b.fail(out, msg, err)
+		b.fail(out, msg, sentError{err: err})
 		return
 	}
 	b.write(out, body)
@@ -284,15 +297,21 @@ func unanswered(msg []byte, answered map[string]bool) []byte {
 	return rest[0]
 }
 
-// cutError is an answer stream that ended before the answer: the call may have run.
-type cutError struct{ err error }
+// sentError is a failure after the request was sent, before its answer: the call may have
+// run. stream says the answer's event stream ended (err nil: at its end) before the answer.
+type sentError struct {
+	err    error
+	stream bool
+}
 
-func (e cutError) Error() string {
+func (e sentError) Error() string {
 	if e.err != nil {
 		return e.err.Error()
 	}
 	return "the stream ended"
 }
+
+func (e sentError) Unwrap() error { return e.err }
 
 // write sends one message to stdout, noting the protocol version an initialize answer names.
 func (b *Bridge) write(out io.Writer, msg []byte) {
@@ -367,14 +386,18 @@ func answerError(body []byte) *gatewayError {
 // fail answers a request the gateway could not take with a JSON-RPC error: each request of
 // msg (one, or those of a batch) by its id. A notification or a response gets none: nobody
 // waits for an answer; a message that is neither gets one with id null. The error's code is
-// Internal error, or the one of the gateway's JSON-RPC answer, with its data.
+// Internal error, or the one of the gateway's JSON-RPC answer, with its data. Its message
+// says whether the request was sent (a sentError): then the call may have run.
 func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 	b.Log.Warn("relay to gateway failed", "err", err)
-	what := "corral gateway unreachable: " // it did not answer
+	what := "corral gateway unreachable (the request was not sent: nothing ran): "
 	rpc := gatewayError{Code: -32603}
-	if cut := (cutError{}); errors.As(err, &cut) {
-		what = "the corral gateway's answer stream ended before the answer; the call may have run on the device: " +
-			"check get_latest_task (or get_task_result) before calling again: "
+	if sent := (sentError{}); errors.As(err, &sent) {
+		what = "the connection to the corral gateway failed after the request was sent, before its answer"
+		if sent.stream {
+			what = "the corral gateway's answer stream ended before the answer"
+		}
+		what += "; the call may have run on the device: check get_latest_task (or get_task_result) before calling again: "
 	}
 	if refused := (refusedError{}); errors.As(err, &refused) {
 		what = "the corral gateway refused the request: "
