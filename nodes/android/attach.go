@@ -34,7 +34,8 @@ const settleTime = 5 * time.Second
 // through, then at WARN if the device is still in it after settleTime. An adb server that does
 // not answer, at first or any more, is logged once at WARN, its devices removed with the
 // reason that it does not answer and what to do, and dialled again until it answers (logged
-// once at INFO). Attach returns an error at once only if addr is not host:port, and nil when
+// once at INFO), when those it no longer lists (or lists in another state) get the reason that
+// is true then. Attach returns an error at once only if addr is not host:port, and nil when
 // ctx ends; the devices it added stay on reg (a node removes its devices when it stops). Each
 // driver is made with the driver Options among opts (WithTags: a private adb server's simulated
 // devices are tagged "sim"); QuietUntilUp waits quietly for a server that has never answered.
@@ -101,6 +102,7 @@ func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
 			return
 		}
 		a.log.Info("adb server answers again")
+		a.recheckGone(ctx)
 	case Unusable:
 		if !transient(e.State) {
 			delete(a.settling, e.Serial)
@@ -155,8 +157,11 @@ type attacher struct {
 	// quiet: a server that has never answered is no news (QuietUntilUp).
 	quiet bool
 
-	mu   sync.Mutex // guards live, and orders AddDriver and RemoveDevice per serial
+	mu   sync.Mutex // guards live and gone, and orders AddDriver and RemoveDevice per serial
 	live map[string]*attachment
+	// gone holds the devices removed because the adb server did not answer: their reason says
+	// so until the server answers again and they are looked at afresh (recheckGone).
+	gone map[string]bool
 
 	// settling holds the devices listed in a transient state, not ready yet (Attach's
 	// goroutine only); states lists the adb server's devices now.
@@ -186,6 +191,7 @@ func (a *attacher) add(ctx context.Context, serial string) {
 		old.cancel()
 	}
 	a.live[serial] = at
+	delete(a.gone, serial) // back: its reason is no longer shown
 	a.mu.Unlock()
 	a.wg.Go(func() {
 		defer cancel()
@@ -226,6 +232,12 @@ func (a *attacher) remove(e Event) {
 		return
 	}
 	a.reg.RemoveDevice(e.Serial, removedReason(e))
+	if e.Err != nil {
+		if a.gone == nil {
+			a.gone = map[string]bool{}
+		}
+		a.gone[e.Serial] = true
+	}
 	attrs := []any{"serial", e.Serial}
 	switch {
 	case e.Err != nil:
