@@ -32,6 +32,20 @@ func TestHelpAskedForExitsZero(t *testing.T) {
 	}
 }
 
+// corral help help is the top usage, as corral help is, and that usage names corral help CMD
+// (it said unknown command "help" and exited 2).
+func TestHelpHelpIsTheTopUsage(t *testing.T) {
+	var code int
+	var stdout string
+	stderr := captureStderr(t, func() { stdout = captureStdout(t, func() { code = realMain([]string{"help", "help"}) }) })
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	assert.Empty(t, stderr)
+	assert.Contains(t, stdout, "usage: corral COMMAND [flags]")
+	assert.Contains(t, stdout, "corral help COMMAND")
+	top := captureStdout(t, func() { code = realMain([]string{"help"}) })
+	assert.Equal(t, top, stdout)
+}
+
 // corral call's help shows how a tool and its arguments are given, and --out takes any image.
 func TestCallHelpShowsTheToolForm(t *testing.T) {
 	out := captureOutput(t, func() { realMain([]string{"call", "--help"}) })

@@ -56,8 +56,8 @@ func realMain(args []string) int {
 		usage(os.Stderr)
 		return 2
 	}
-	if isHelp(args[0]) || args[0] == "help" && len(args) == 1 {
-		usage(os.Stdout) // asked for: not an error
+	if isHelp(args[0]) || args[0] == "help" && (len(args) == 1 || args[1] == "help") {
+		usage(os.Stdout) // asked for (corral help help too): not an error
 		return 0
 	}
 	if args[0] == "help" { // corral help CMD [SUB] is corral CMD [SUB] -h
@@ -127,7 +127,8 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.usage)
 	}
-	fmt.Fprintln(w, "\nRun 'corral COMMAND -h' for its flags. Flags may also come from CORRAL_<FLAG> environment variables\nand from a YAML file given with --config.")
+	fmt.Fprintln(w, "\nRun 'corral help COMMAND' (or 'corral COMMAND -h') for its flags. Flags may also come from\n"+
+		"CORRAL_<FLAG> environment variables and from a YAML file given with --config.")
 }
 
 // subcommands says what the subcommands do, for their -h; the commands' own are commands()'
