@@ -84,8 +84,9 @@ func (o *operatorFlags) gaveUp(ctx context.Context, tool string, d time.Duration
 
 // interrupted tells a call whose command was interrupted (Ctrl-C, SIGTERM) as that. The
 // in-process gateway says so itself, with the task's id; through --gateway the request is
-// cancelled, which mcp-go reports as a transport error, and the task's id is not known here.
-func interrupted(ctx context.Context, tool string, args map[string]any, err error) error {
+// cancelled, which mcp-go reports as a transport error, and the task's id is known only if
+// the session told it after (withTaskID).
+func (o *operatorFlags) interrupted(ctx context.Context, tool string, args map[string]any, err error) error {
 	if err == nil || !errors.Is(ctx.Err(), context.Canceled) || strings.Contains(err.Error(), "interrupted by its caller") {
 		return err
 	}
@@ -95,16 +96,24 @@ func interrupted(ctx context.Context, tool string, args map[string]any, err erro
 		return fmt.Errorf("%s: the call was interrupted (%v)", tool, context.Canceled)
 	case t.Background:
 		return fmt.Errorf("%s: the call was interrupted (%v): the task goes on running on its device, to its end or abort_task; %s",
-			tool, context.Canceled, whereTheRecordIs(args))
+			tool, context.Canceled, o.whereTheRecordIs(args, err))
 	}
 	return fmt.Errorf("%s: the call was interrupted (%v): the gateway withdrew the task from the device's queue, or aborted it if it had started; %s",
-		tool, context.Canceled, whereTheRecordIs(args))
+		tool, context.Canceled, o.whereTheRecordIs(args, err))
 }
 
-// whereTheRecordIs says how to find the record of an interrupted call's task, whose id the
-// gateway did not send. Not get_latest_task: it finds a session's own tasks, and the next
-// corral call is a new session.
-func whereTheRecordIs(args map[string]any) string {
+// whereTheRecordIs says how to find the record of an interrupted call's task: get_task_result
+// through the same gateway, as the same holder (its token), when err carries the task's id;
+// else corral tasks, with NATS access. Not get_latest_task: it finds a session's own tasks,
+// and the next corral call is a new session.
+func (o *operatorFlags) whereTheRecordIs(args map[string]any, err error) string {
+	if it := (*interruptedTask)(nil); errors.As(err, &it) {
+		via := "--gateway " + shellQuoted(*o.gateway)
+		if *o.tokens.file != "" {
+			via += " --token-file " + shellQuoted(*o.tokens.file)
+		}
+		return fmt.Sprintf("its record: corral call %s get_task_result '{\"taskId\":\"%s\"}'", via, it.id)
+	}
 	serial, _ := args["serial"].(string)
 	if serial == "" {
 		serial = "SERIAL"

@@ -125,9 +125,25 @@ func TestCallThroughAGatewayInterruptedSaysSo(t *testing.T) {
 	err := interrupted("--gateway", f.Gateway().MCPURL)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "home: the call was interrupted (context canceled): the gateway withdrew the task from the device's queue")
-	assert.Contains(t, err.Error(), "with NATS access: corral tasks --serial "+serial+" --limit 1")
 	assert.NotContains(t, err.Error(), "transport error")
 	assert.NotContains(t, err.Error(), "failed to send request")
+	// It names a command that finds the task's record through the same gateway, and that
+	// command works (get_latest_task with a serial, or in a new corral call's session, did not).
+	_, hint, ok := strings.Cut(err.Error(), "its record: corral call ")
+	require.True(t, ok, "no get_task_result hint: %v", err)
+	flags, quoted, ok := strings.Cut(hint, " get_task_result '")
+	require.True(t, ok, "no get_task_result hint: %v", err)
+	require.Equal(t, "--gateway "+f.Gateway().MCPURL, flags)
+	taskArgs := strings.TrimSuffix(quoted, "'")
+	var record string
+	stderr := captureStderr(t, func() {
+		record = captureStdout(t, func() {
+			err = runCall(t.Context(), append(strings.Fields(flags), "--log-level", "error", "get_task_result", taskArgs))
+		})
+	})
+	require.NoError(t, err, "corral call %s: %s", hint, stderr)
+	assert.Contains(t, record, `"outcome":"aborted"`)
+	assert.Contains(t, record, `"tool":"home"`)
 
 	// The in-process gateway's own words, with the task's id, are kept.
 	err = interrupted("--nats-url", f.URL)

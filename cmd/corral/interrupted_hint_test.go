@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,7 +21,7 @@ func TestInterruptedCallNamesACommandThatWorks(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel() // the interrupt
-	err := interrupted(ctx, "sleep", map[string]any{"serial": "s1", "seconds": 10}, context.Canceled)
+	err := newOperatorFlags("call").interrupted(ctx, "sleep", map[string]any{"serial": "s1", "seconds": 10}, context.Canceled)
 	require.Error(t, err)
 	_, hint, ok := strings.Cut(err.Error(), "with NATS access: corral ")
 	require.True(t, ok, "no command named: %v", err)
@@ -34,5 +38,42 @@ func TestInterruptedCallNamesACommandThatWorks(t *testing.T) {
 		err = tasks.run(t.Context(), append(args[1:], "--check-config", "--nats-url", "nats://127.0.0.1:1"))
 	})
 	require.NoError(t, err, "corral %s", hint)
+	require.Equal(t, "configuration ok\n", stderr)
+}
+
+// Through --gateway, with the task's id known, the hint is get_task_result through the same
+// gateway as the same holder (its --token-file), and that command line is one corral call
+// takes, with arguments get_task_result takes. (TestCallThroughAGatewayInterruptedSaysSo runs
+// it against a farm.)
+func TestInterruptedCallHintKeepsTheGatewayAndToken(t *testing.T) {
+	t.Setenv("CORRAL_TOKEN", "")
+	token := filepath.Join(t.TempDir(), "my token")
+	require.NoError(t, os.WriteFile(token, []byte("secret-token\n"), 0o600))
+	o := newOperatorFlags("call")
+	*o.gateway, *o.tokens.file = "http://127.0.0.1:8420/mcp", token
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // the interrupt
+	err := o.interrupted(ctx, "sleep", map[string]any{"serial": "s1", "seconds": 10},
+		&interruptedTask{id: "t_abc", err: context.Canceled})
+	require.Error(t, err)
+	_, hint, ok := strings.Cut(err.Error(), "its record: corral call ")
+	require.True(t, ok, "no get_task_result hint: %v", err)
+	assert.Equal(t, "--gateway http://127.0.0.1:8420/mcp --token-file '"+token+"' get_task_result '{\"taskId\":\"t_abc\"}'", hint)
+	assert.NotContains(t, err.Error(), "secret-token")
+
+	// As a shell would split it: the quoted words unquoted.
+	flags, quoted, _ := strings.Cut(hint, " get_task_result '")
+	args := []string{"--gateway", "http://127.0.0.1:8420/mcp", "--token-file", token}
+	require.Equal(t, strings.Replace(flags, "'"+token+"'", token, 1), strings.Join(args, " "))
+	taskArgs := strings.TrimSuffix(quoted, "'")
+	cat, err := localCatalog()
+	require.NoError(t, err)
+	var decoded map[string]any
+	require.NoError(t, json.Unmarshal([]byte(taskArgs), &decoded))
+	require.NoError(t, cat.Check("get_task_result", decoded), "get_task_result %s", taskArgs)
+	stderr := captureStderr(t, func() {
+		err = runCall(t.Context(), append(args, "--check-config", "get_task_result", taskArgs))
+	})
+	require.NoError(t, err, "corral call %s", hint)
 	require.Equal(t, "configuration ok\n", stderr)
 }

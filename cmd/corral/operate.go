@@ -225,7 +225,7 @@ func runCall(ctx context.Context, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	res, err := o.callOnce(ctx, tool, toolArgs)
-	err = interrupted(ctx, tool, toolArgs, o.gaveUp(ctx, tool, d, given, err))
+	err = o.interrupted(ctx, tool, toolArgs, o.gaveUp(ctx, tool, d, given, err))
 	if err != nil {
 		return err
 	}
@@ -273,6 +273,9 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 		if cat != nil && !cat.Has(tool) {
 			return nil, cat.Check(tool, nil) // names the nearest tool
 		}
+	}
+	if *o.gateway != "" {
+		err = withTaskID(ctx, c, err) // its id for the hint of an interrupted call (interrupted)
 	}
 	return res, err
 }

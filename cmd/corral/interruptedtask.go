@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// Through --gateway, an interrupted call's answer (with its task's id) never comes: the request
+// is cancelled. The gateway still records the task as its session's latest, so corral call asks
+// that session, before closing it, which task it was, and names get_task_result with its id: a
+// command that works through the gateway. A later corral call is a new session, in which
+// get_latest_task finds nothing.
+
+// taskIDWait bounds how long an interrupted call waits for the gateway to record its task as
+// the session's latest (it does so once the cancelled request ends).
+const taskIDWait = 3 * time.Second
+
+// interruptedTask is an interrupted call's error with the id of the task it sent.
+type interruptedTask struct {
+	id  string
+	err error
+}
+
+func (e *interruptedTask) Error() string { return e.err.Error() }
+func (e *interruptedTask) Unwrap() error { return e.err }
+
+// withTaskID adds to err, when ctx was interrupted, the id of the task the call sent on c's
+// session, if the gateway recorded one within taskIDWait.
+func withTaskID(ctx context.Context, c *client.Client, err error) error {
+	if err == nil || !errors.Is(ctx.Err(), context.Canceled) {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskIDWait)
+	defer cancel()
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "get_latest_task", map[string]any{"includeSteps": false}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		res, callErr := c.CallTool(wctx, req)
+		if callErr == nil && !res.IsError {
+			var rec struct {
+				TaskID string `json:"taskId"`
+			}
+			if structured(res, &rec) == nil && rec.TaskID != "" {
+				return &interruptedTask{id: rec.TaskID, err: err}
+			}
+		}
+		select {
+		case <-wctx.Done():
+			return err // none recorded (refused before a node saw it) or no answer: corral tasks finds it
+		case <-tick.C:
+		}
+	}
+}
