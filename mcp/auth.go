@@ -28,13 +28,14 @@ const (
 	reasonQueue    = "queue"     // too many calls waiting for the device
 	reasonBody     = "body"      // a request body over --max-body
 	reasonSlowBody = "slow_body" // a request body that did not arrive within --read-timeout
+	reasonBadBody  = "bad_body"  // a request body that could not be read: malformed chunks, cut short
 	reasonSession  = "session"   // a session id not issued to the caller
 	reasonHolder   = "holder"    // abort_task of a task another principal holds the device for
 	reasonQuota    = "quota"     // a lease beyond the principal's max_devices (quota.go)
 )
 
 var denyReasons = []string{reasonNoToken, reasonBadToken, reasonHost, reasonOrigin, reasonTool, reasonDevice, reasonRate, reasonQueue,
-	reasonBody, reasonSlowBody, reasonSession, reasonHolder, reasonQuota}
+	reasonBody, reasonSlowBody, reasonBadBody, reasonSession, reasonHolder, reasonQuota}
 
 // authKey carries the caller of one HTTP request through mcp-go to the tool handlers.
 type authKey struct{}

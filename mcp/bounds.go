@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -129,10 +131,7 @@ func (g *Gateway) bufferBody(next http.Handler) http.Handler {
 				g.tooLarge(w, r)
 				return
 			case err != nil:
-				g.refusedRequest(r, reasonSlowBody, "refused request: its body did not arrive", "err", err)
-				w.Header().Set("Connection", "close")
-				writeRPCError(w, http.StatusRequestTimeout, nil, codeInvalidRequest, fmt.Sprintf(
-					"request body not received within %s (or the connection failed): send the whole body at once", g.limits.ReadTimeout))
+				g.unreadBody(w, r, err)
 				return
 			}
 			body = buf.Bytes()
@@ -140,6 +139,25 @@ func (g *Gateway) bufferBody(next http.Handler) http.Handler {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 		next.ServeHTTP(w, withBody(r, body))
 	})
+}
+
+// unreadBody answers a body that could not be read: 408 when ReadTimeout ran out, 400 when it
+// was malformed (a chunk size that is not hex) or cut short. Either closes the connection.
+func (g *Gateway) unreadBody(w http.ResponseWriter, r *http.Request, err error) {
+	w.Header().Set("Connection", "close")
+	var ne net.Error
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		g.refusedRequest(r, reasonSlowBody, "refused request: its body did not arrive", "err", err)
+		writeRPCError(w, http.StatusRequestTimeout, nil, codeInvalidRequest, fmt.Sprintf(
+			"request body not received within %s (--read-timeout): send the whole body at once", g.limits.ReadTimeout))
+		return
+	}
+	g.refusedRequest(r, reasonBadBody, "refused request: its body could not be read", "err", err)
+	msg := fmt.Sprintf("the request body ended before it was whole (%v): send the whole body, with a Content-Length or a valid chunked encoding", err)
+	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		msg = fmt.Sprintf("the request body's chunked encoding is malformed (%v): send a Content-Length instead, or valid chunks (a hex size, CRLF, the bytes, CRLF)", err)
+	}
+	writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, msg)
 }
 
 // withBody returns r carrying body, both as its Body and for bodyOf.
