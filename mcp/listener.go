@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Listener returns ln accepting at most MaxConns connections at once: beyond that, Accept
@@ -18,7 +20,7 @@ func (g *Gateway) Listener(ln net.Listener) net.Listener {
 	if g.limits.MaxConns < 0 {
 		return ln
 	}
-	return &limitListener{Listener: ln, log: g.log, slots: make(chan struct{}, g.limits.MaxConns),
+	return &limitListener{Listener: ln, log: g.log, reclaimed: g.metrics.reclaimed, slots: make(chan struct{}, g.limits.MaxConns),
 		done: make(chan struct{}), wentIdle: make(chan struct{}, 1), idle: map[*limitConn]time.Time{}}
 }
 
@@ -27,6 +29,7 @@ func (g *Gateway) Listener(ln net.Listener) net.Listener {
 type limitListener struct {
 	net.Listener
 	log       *slog.Logger
+	reclaimed prometheus.Counter
 	slots     chan struct{}
 	done      chan struct{} // closed by Close: an Accept waiting for a slot gives up
 	closeOnce sync.Once
@@ -83,6 +86,7 @@ func (l *limitListener) reclaimIdle() {
 	if oldest == nil {
 		return
 	}
+	l.reclaimed.Inc()
 	if warn {
 		l.log.Warn("the front door is at its connection cap (--max-conns): closing idle keep-alive connections to make room",
 			"slots", cap(l.slots))

@@ -13,6 +13,8 @@ type Metrics struct {
 	calls   *prometheus.CounterVec
 	latency *prometheus.HistogramVec
 	denied  *prometheus.CounterVec
+	// reclaimed counts idle keep-alive connections closed at --max-conns (listener.go).
+	reclaimed prometheus.Counter
 }
 
 // NewMetrics registers the front door's metrics with reg.
@@ -29,13 +31,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"tool", "outcome"}),
 		denied: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "corral_gateway_denied_total",
-			Help: "Requests and tool calls the gateway refused before anything reached a device, by reason: no_token, bad_token, host, origin, tool, device, rate, queue, body, slow_body, session, holder, quota.",
+			Help: "Requests and tool calls the gateway refused before anything reached a device, by reason: no_token, bad_token, host, origin, tool, device, rate, queue, body, slow_body, bad_body, session, holder, quota.",
 		}, []string{"reason"}),
+		reclaimed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "corral_gateway_idle_conns_reclaimed_total",
+			Help: "Idle keep-alive connections the gateway closed to make room for a new one at --max-conns.",
+		}),
 	}
 	for _, r := range denyReasons {
 		m.denied.WithLabelValues(r)
 	}
-	reg.MustRegister(m.calls, m.latency, m.denied)
+	reg.MustRegister(m.calls, m.latency, m.denied, m.reclaimed)
 	return m
 }
 
