@@ -41,31 +41,54 @@ type limitListener struct {
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	// http.Server.Shutdown waits for Serve to leave Accept before it closes idle connections:
-	// Accept must not wait for a slot after Close.
-	for {
-		select {
-		case l.slots <- struct{}{}:
-		case <-l.done:
-			return nil, net.ErrClosed
-		default:
-			l.reclaimIdle()
-			select {
-			case l.slots <- struct{}{}:
-			case <-l.done:
-				return nil, net.ErrClosed
-			case <-l.wentIdle:
-				continue
-			}
+	select {
+	case l.slots <- struct{}{}:
+		c, err := l.Listener.Accept()
+		if err != nil {
+			<-l.slots
+			return nil, err
 		}
-		break
+		return l.wrap(c), nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	default:
 	}
+	// At the cap: take the newcomer first, so that an idle connection is closed only for one
+	// really waiting (this holds one descriptor over the cap), then make room for it.
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.slots
 		return nil, err
 	}
-	return &limitConn{Conn: c, l: l, release: func() { <-l.slots }}, nil
+	if err := l.room(); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return l.wrap(c), nil
+}
+
+// room takes a slot, closing the longest-idle connection for it or waiting for one to close or
+// go idle. http.Server.Shutdown waits for Serve to leave Accept before it closes idle
+// connections: room must not wait after Close.
+func (l *limitListener) room() error {
+	for {
+		l.reclaimIdle()
+		select { // a slot first: a stale went-idle signal must not close a second connection
+		case l.slots <- struct{}{}:
+			return nil
+		default:
+		}
+		select {
+		case l.slots <- struct{}{}:
+			return nil
+		case <-l.done:
+			return net.ErrClosed
+		case <-l.wentIdle:
+		}
+	}
+}
+
+func (l *limitListener) wrap(c net.Conn) net.Conn {
+	return &limitConn{Conn: c, l: l, release: func() { <-l.slots }}
 }
 
 // reclaimIdle closes the longest-idle connection, if any, to free its slot.
