@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,10 +13,8 @@ import (
 // gateway speaks, a --token-file that cannot be read, a --nats-replicas JetStream cannot
 // keep. It said "configuration ok" to each, and the start then failed.
 func TestCheckConfigRefusesBadGatewayTokenAndReplicas(t *testing.T) {
-	t.Setenv("NATS_CONTEXT", "")
-	t.Setenv("NATS_URL", "")
+	noNATSSettings(t)
 	t.Setenv("CORRAL_TOKEN", "")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	dir := t.TempDir()
 	steps := filepath.Join(dir, "steps.yaml")
 	require.NoError(t, os.WriteFile(steps, []byte("serial: s1\nsteps:\n  - method: home\n"), 0o600))
@@ -40,13 +37,7 @@ func TestCheckConfigRefusesBadGatewayTokenAndReplicas(t *testing.T) {
 			"--nats-replicas 9: JetStream keeps 1 to 5 replicas"},
 	} {
 		t.Run(c.command+" "+c.want, func(t *testing.T) {
-			var run func(context.Context, []string) error
-			for _, cmd := range commands() {
-				if cmd.name == c.command {
-					run = cmd.run
-				}
-			}
-			require.NotNil(t, run, "corral %s", c.command)
+			run := commandNamed(t, c.command).run
 			var err error
 			stderr := captureStderr(t, func() {
 				err = run(t.Context(), append([]string{"--check-config", "--log-level", "error"}, c.args...))

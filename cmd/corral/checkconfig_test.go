@@ -281,9 +281,7 @@ func TestCheckConfigResolvesNATSSettings(t *testing.T) {
 	} {
 		for name, run := range commands {
 			t.Run(c.name+"/"+name, func(t *testing.T) {
-				t.Setenv("NATS_CONTEXT", "")
-				t.Setenv("NATS_URL", "")
-				t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no natscli context selected
+				noNATSSettings(t)
 				for k, v := range c.env {
 					t.Setenv(k, v)
 				}

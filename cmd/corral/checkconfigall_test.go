@@ -19,9 +19,7 @@ import (
 // to a NATS that is not there, serve, or print what it prints. Its context is cancelled, so
 // that one that acts ends soon rather than run. A command added without a case here fails.
 func TestEveryCommandStopsAtCheckConfig(t *testing.T) {
-	t.Setenv("NATS_CONTEXT", "")
-	t.Setenv("NATS_URL", "")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no natscli context selected
+	noNATSSettings(t)
 	dir := t.TempDir()
 	steps := filepath.Join(dir, "steps.yaml")
 	require.NoError(t, os.WriteFile(steps, []byte("serial: s1\nsteps:\n  - method: home\n"), 0o600))

@@ -16,9 +16,7 @@ import (
 // that command takes what it is given (it named get_latest_task with a serial, which that
 // tool does not take and which finds only its own session's tasks).
 func TestInterruptedCallNamesACommandThatWorks(t *testing.T) {
-	t.Setenv("NATS_CONTEXT", "")
-	t.Setenv("NATS_URL", "")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	noNATSSettings(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel() // the interrupt
 	err := newOperatorFlags("call").interrupted(ctx, "sleep", map[string]any{"serial": "s1", "seconds": 10}, context.Canceled)
@@ -27,13 +25,7 @@ func TestInterruptedCallNamesACommandThatWorks(t *testing.T) {
 	require.True(t, ok, "no command named: %v", err)
 	args := strings.Fields(hint)
 	require.Equal(t, []string{"tasks", "--serial", "s1"}, args[:3], "%v", err)
-	var tasks command
-	for _, c := range commands() {
-		if c.name == args[0] {
-			tasks = c
-		}
-	}
-	require.NotNil(t, tasks.run, "corral %s is no command", args[0])
+	tasks := commandNamed(t, args[0])
 	stderr := captureStderr(t, func() {
 		err = tasks.run(t.Context(), append(args[1:], "--check-config", "--nats-url", "nats://127.0.0.1:1"))
 	})

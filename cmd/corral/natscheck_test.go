@@ -17,9 +17,7 @@ import (
 // check names where the setting came from, the start names the setting. A setting file Connect
 // reads that the check skipped would pass the check here and fail the start.
 func TestCheckConfigRefusesWhatConnectRefuses(t *testing.T) {
-	t.Setenv("NATS_CONTEXT", "")
-	t.Setenv("NATS_URL", "")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no natscli context selected
+	noNATSSettings(t)
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing")
 	garbage := filepath.Join(dir, "garbage")
