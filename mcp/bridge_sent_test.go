@@ -1,15 +1,12 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,19 +17,7 @@ import (
 // answer's headers, or in the middle of a JSON answer) may have left the call running.
 func TestBridgeTellsAnUnsentRequestFromALostAnswer(t *testing.T) {
 	const call = `{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"sleep"}}`
-	// cut answers every request by reading it whole, writing head, and dropping the connection.
-	cut := func(head func(w http.ResponseWriter)) *httptest.Server {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, _ = io.Copy(io.Discard, r.Body) // the request arrived whole
-			head(w)
-			conn, _, err := http.NewResponseController(w).Hijack()
-			if err == nil {
-				conn.Close()
-			}
-		}))
-		t.Cleanup(srv.Close)
-		return srv
-	}
+	cut := func(head func(w http.ResponseWriter)) *httptest.Server { return cutServer(t, head) }
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close() // nothing listens there now: the dial is refused
 	for _, c := range []struct {
@@ -53,18 +38,9 @@ func TestBridgeTellsAnUnsentRequestFromALostAnswer(t *testing.T) {
 		}).URL, []string{"failed after the request was sent", "may have run on the device", "get_latest_task"}, "unreachable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var out bytes.Buffer
-			done := make(chan error, 1)
-			b := &Bridge{URL: c.url, Client: &http.Client{Transport: &http.Transport{}}}
-			go func() { done <- b.Run(t.Context(), strings.NewReader(call+"\n"), &out) }()
-			select {
-			case err := <-done:
-				require.NoError(t, err)
-			case <-time.After(time.Minute):
-				t.Fatal("the bridge still waits on a failed request")
-			}
+			out := bridgeAnswersBy(t, &Bridge{URL: c.url, Client: &http.Client{Transport: &http.Transport{}}}, call)
 			var a bridgeRPCError
-			require.NoError(t, json.Unmarshal(bytes.TrimSpace(out.Bytes()), &a), "want one error answer: %q", out.String())
+			require.NoError(t, json.Unmarshal([]byte(strings.TrimSpace(out)), &a), "want one error answer: %q", out)
 			assert.Equal(t, "call-1", a.ID)
 			assert.Equal(t, -32603, a.Error.Code)
 			for _, w := range c.want {
