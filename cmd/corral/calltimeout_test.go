@@ -103,12 +103,15 @@ func TestCallThroughAGatewayInterruptedSaysSo(t *testing.T) {
 		}
 	}
 
+	// The task's id comes once the gateway has recorded it: on a loaded machine that may take
+	// longer than the 3 s a person at the terminal is given, so the test gives it more.
+	const idWait = 30 * time.Second
 	interrupted := func(via ...string) error {
 		ctx, interrupt := context.WithCancel(t.Context())
 		defer interrupt()
 		ended := make(chan error, 1)
 		go func() {
-			ended <- runCall(ctx, append(via, "--log-level", "error", "home", `{"serial":"`+serial+`","wait_seconds":30}`))
+			ended <- runCallWaiting(ctx, append(via, "--log-level", "error", "home", `{"serial":"`+serial+`","wait_seconds":30}`), idWait)
 		}()
 		farmtest.Eventually(t, 10*time.Second, queued(1), "the call waits in the queue of %s", serial)
 		interrupt()
@@ -116,7 +119,7 @@ func TestCallThroughAGatewayInterruptedSaysSo(t *testing.T) {
 		case err := <-ended:
 			farmtest.Eventually(t, 10*time.Second, queued(0), "the interrupted task left the queue")
 			return err
-		case <-time.After(10 * time.Second):
+		case <-time.After(idWait + 10*time.Second):
 			t.Fatal("the interrupted call did not end")
 			return nil
 		}

@@ -15,9 +15,10 @@ import (
 // command that works through the gateway. A later corral call is a new session, in which
 // get_latest_task finds nothing.
 
-// taskIDWait bounds how long an interrupted call waits for the gateway to record its task as
-// the session's latest (it does so once the cancelled request ends).
-const taskIDWait = 3 * time.Second
+// defaultTaskIDWait bounds how long an interrupted call waits for the gateway to record its
+// task as the session's latest (it does so once the cancelled request ends): a person waits
+// for the hint after Ctrl-C. (operatorFlags.taskIDWait; a test on a loaded machine gives more.)
+const defaultTaskIDWait = 3 * time.Second
 
 // interruptedTask is an interrupted call's error with the id of the task it sent.
 type interruptedTask struct {
@@ -29,12 +30,12 @@ func (e *interruptedTask) Error() string { return e.err.Error() }
 func (e *interruptedTask) Unwrap() error { return e.err }
 
 // withTaskID adds to err, when ctx was interrupted, the id of the task the call sent on c's
-// session, if the gateway recorded one within taskIDWait.
-func withTaskID(ctx context.Context, c *client.Client, err error) error {
+// session, if the gateway recorded one within wait.
+func withTaskID(ctx context.Context, c *client.Client, err error, wait time.Duration) error {
 	if err == nil || !errors.Is(ctx.Err(), context.Canceled) {
 		return err
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskIDWait)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = "get_latest_task", map[string]any{"includeSteps": false}

@@ -30,6 +30,9 @@ type operatorFlags struct {
 	timeout *time.Duration
 	// timeoutDefault says what a command given no --timeout waits, for the refusal of a bad one.
 	timeoutDefault string
+	// taskIDWait bounds how long an interrupted corral call --gateway waits for its task's id
+	// (withTaskID).
+	taskIDWait time.Duration
 }
 
 func newOperatorFlags(name string) *operatorFlags {
@@ -41,6 +44,7 @@ func newOperatorFlags(name string) *operatorFlags {
 		nats:           f.natsFlags(),
 		timeout:        f.Duration("timeout", 0, help),
 		timeoutDefault: without,
+		taskIDWait:     defaultTaskIDWait,
 	}
 }
 
@@ -192,7 +196,14 @@ func structured(res *mcpgo.CallToolResult, v any) error {
 }
 
 func runCall(ctx context.Context, args []string) error {
+	return runCallWaiting(ctx, args, defaultTaskIDWait)
+}
+
+// runCallWaiting is corral call, an interrupted call through --gateway waiting up to
+// taskIDWait for its task's id.
+func runCallWaiting(ctx context.Context, args []string, taskIDWait time.Duration) error {
 	o := newOperatorFlags("call")
+	o.taskIDWait = taskIDWait
 	out := o.String("out", "", "write an image result to this file, as the tool sent it (JPEG; PNG when asked, e.g. take_screenshot {\"format\":\"png\"}); "+
 		"several images go to FILE-1.EXT, FILE-2.EXT, …; - writes the one image to standard output and the text to standard error; "+
 		"a result with no image writes nothing and fails")
@@ -275,7 +286,7 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 		}
 	}
 	if *o.gateway != "" {
-		err = withTaskID(ctx, c, err) // its id for the hint of an interrupted call (interrupted)
+		err = withTaskID(ctx, c, err, o.taskIDWait) // its id for the hint of an interrupted call (interrupted)
 	}
 	return res, err
 }
