@@ -43,7 +43,8 @@ func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []mo
 		t.Usage = t.Usage.Add(resp.Usage)
 		if err == nil || errors.Is(err, model.ErrEmptyAnswer) {
 			if err != nil {
-				r.log.Warn("the model answered nothing", "err", err)
+				// Not err: a model that refused says why in its own words, which may repeat the goal.
+				r.log.Warn("the model answered nothing", "finish_reason", resp.FinishReason)
 			}
 			return resp, r.guard.tokens(t.Usage)
 		}
@@ -56,12 +57,12 @@ func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []mo
 		}
 		if attempt > 0 || !(errors.Is(err, model.ErrServer) || errors.Is(err, model.ErrRateLimited)) {
 			r.log.Warn("model call failed", "attempt", attempt+1, "err", err)
-			return resp, fmt.Errorf("model call: %w", err)
+			return resp, failed(failModel, fmt.Errorf("model call: %w", err))
 		}
 		wait, waitErr := retryWait(ctx, err)
 		if waitErr != nil {
 			r.log.Warn("model call failed; not retried", "err", waitErr)
-			return resp, fmt.Errorf("model call: %w", waitErr)
+			return resp, failed(failModel, fmt.Errorf("model call: %w", waitErr))
 		}
 		r.log.Warn("model call failed; retrying once", "err", err, "wait", wait)
 		if err := pause(ctx, wait); err != nil {

@@ -29,7 +29,7 @@ const smallerTask = "split the goal into smaller agent tasks, or make it more di
 // tokens fails once the run has used more tokens than its budget.
 func (g *guard) tokens(u model.Usage) error {
 	if u.TotalTokens > g.budget.MaxTokens {
-		return fmt.Errorf("budget: %d tokens used, more than the %d a task may use: %s", u.TotalTokens, g.budget.MaxTokens, smallerTask)
+		return failed(failBudget, fmt.Errorf("budget: %d tokens used, more than the %d a task may use: %s", u.TotalTokens, g.budget.MaxTokens, smallerTask))
 	}
 	return nil
 }
@@ -37,7 +37,7 @@ func (g *guard) tokens(u model.Usage) error {
 // tokensLeft says whether another model call may start.
 func (g *guard) tokensLeft(u model.Usage) error {
 	if u.TotalTokens >= g.budget.MaxTokens {
-		return fmt.Errorf("budget: all %d tokens a task may use are used: %s", g.budget.MaxTokens, smallerTask)
+		return failed(failBudget, fmt.Errorf("budget: all %d tokens a task may use are used: %s", g.budget.MaxTokens, smallerTask))
 	}
 	return nil
 }
@@ -56,14 +56,14 @@ func (g *guard) refund(tool, args, screen string) {
 func (g *guard) action(tool, args, screen string) error {
 	if g.actions >= g.budget.MaxActions {
 		// The budget is fixed a task: no argument raises it, so smaller tasks are the way.
-		return fmt.Errorf("budget: all %d device actions used: split the goal into smaller agent tasks, each with fewer actions "+
-			"(the budget is %d a task), or make the goal more direct", g.budget.MaxActions, g.budget.MaxActions)
+		return failed(failBudget, fmt.Errorf("budget: all %d device actions used: split the goal into smaller agent tasks, each with fewer actions "+
+			"(the budget is %d a task), or make the goal more direct", g.budget.MaxActions, g.budget.MaxActions))
 	}
 	key := tool + "\x00" + args + "\x00" + screen
 	g.seen[key]++
 	if n := g.seen[key]; n >= loopRepeats {
-		return fmt.Errorf("loop detected: %s(%s) for the %s time on the same screen, which it did not change: "+
-			"the model is going round; rephrase the goal or try a stronger model", tool, cut(args, 200), ordinal(n))
+		return failed(failLoop, fmt.Errorf("loop detected: %s(%s) for the %s time on the same screen, which it did not change: "+
+			"the model is going round; rephrase the goal or try a stronger model", tool, cut(args, 200), ordinal(n)))
 	}
 	g.actions++
 	return nil

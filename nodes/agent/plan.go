@@ -37,7 +37,8 @@ func (r *runner) plan(ctx context.Context) (done bool, err error) {
 			r.finishAtOnce(conclusion)
 			return true, nil
 		}
-		r.log.Info("no usable plan", "attempt", attempt+1, "why", why)
+		// What kind of answer it was, not its words: they may repeat the goal.
+		r.log.Info("no usable plan", "attempt", attempt+1, "why", kindOf(why), "tool_calls", len(resp.ToolCalls), "text_runes", runes(resp.Text))
 		c.replay(resp) // clipped: a junk answer is not sent back whole
 		for _, call := range resp.ToolCalls {
 			c.result(call.ID, "error: "+why.Error())
@@ -45,7 +46,7 @@ func (r *runner) plan(ctx context.Context) (done bool, err error) {
 		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, 1 to %d steps; `+
 			`or, if the screen shows the goal already met, call finished with {"content":"..."}.`, why, maxSteps))
 	}
-	return false, fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal%s", why, r.noToolsHint())
+	return false, failed(failNoPlan, fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal%s", why, r.noToolsHint()))
 }
 
 // finishedAtOnce is the conclusion of an answer that ended the task instead of planning: a
@@ -67,28 +68,38 @@ func (r *runner) finishAtOnce(conclusion string) {
 	r.emit(EventPlanned, 0, "📋 No plan needed: the goal is already met: %s", cut(oneLine(conclusion), eventRunes))
 }
 
-// readPlan finds the plan in an answer, or says what is wrong with it.
+// What was wrong with an answer that brought no plan, as the log names it.
+const (
+	planBad       = "bad_plan"         // plan called with arguments that are no plan
+	planFinished  = "finished_wrongly" // finished called without its content
+	planOtherTool = "other_tool"
+	planText      = "text"
+	planNothing   = "nothing"
+)
+
+// readPlan finds the plan in an answer, or says what is wrong with it (with its kind).
 func readPlan(resp model.Response, maxSteps int) ([]planStep, error) {
 	for _, call := range resp.ToolCalls {
 		if call.Name == toolPlan {
-			return parsePlan(call.Arguments, maxSteps)
+			steps, err := parsePlan(call.Arguments, maxSteps)
+			return steps, failed(planBad, err)
 		}
 	}
 	for _, call := range resp.ToolCalls {
 		if call.Name == toolFinished {
 			if _, err := parseFinished(call.Arguments); err != nil {
-				return nil, fmt.Errorf("it called finished wrongly: %w", err)
+				return nil, failed(planFinished, fmt.Errorf("it called finished wrongly: %w", err))
 			}
-			return nil, errors.New("it called finished")
+			return nil, failed(planFinished, errors.New("it called finished"))
 		}
 	}
 	switch {
 	case len(resp.ToolCalls) > 0:
-		return nil, fmt.Errorf("it called %s, not plan", resp.ToolCalls[0].Name)
+		return nil, failed(planOtherTool, fmt.Errorf("it called %s, not plan", resp.ToolCalls[0].Name))
 	case strings.TrimSpace(resp.Text) != "":
-		return nil, fmt.Errorf("it answered text instead of calling plan: %q", cut(oneLine(resp.Text), 120))
+		return nil, failed(planText, fmt.Errorf("it answered text instead of calling plan: %q", cut(oneLine(resp.Text), 120)))
 	}
-	return nil, errors.New("it answered nothing")
+	return nil, failed(planNothing, errors.New("it answered nothing"))
 }
 
 func (r *runner) setPlan(steps []planStep) {

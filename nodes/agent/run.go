@@ -61,11 +61,11 @@ func (r *runner) run(ctx context.Context) error {
 	r.log.Debug("agent task started", "budget", fmt.Sprintf("%+v", r.o.Budget))
 	switch {
 	case strings.TrimSpace(r.o.Goal) == "":
-		return errors.New("no goal: say in words what to do on the phone")
+		return failed(failSetup, errors.New("no goal: say in words what to do on the phone"))
 	case r.o.Model == nil:
-		return errors.New("no model: configure one (OPENAI_BASE_URL, OPENAI_MODEL) for agent tasks")
+		return failed(failSetup, errors.New("no model: configure one (OPENAI_BASE_URL, OPENAI_MODEL) for agent tasks"))
 	case r.o.Device == nil:
-		return errors.New("no device to act on")
+		return failed(failSetup, errors.New("no device to act on"))
 	}
 	r.offerTools()
 	if done, err := r.plan(ctx); err != nil || done {
@@ -129,7 +129,9 @@ func (r *runner) end(ctx context.Context, err error) {
 	if t.Error != "" {
 		r.emit(EventError, 0, "❌ Agent error: %s", t.Error)
 	}
-	r.log.Info("agent task ended", "status", t.Status, "timed_out", t.TimedOut, "err", t.Error, "steps", len(t.Steps),
+	// The error's kind and length, not its text: it may quote the model, which may repeat the goal.
+	r.log.Info("agent task ended", "status", t.Status, "timed_out", t.TimedOut, "failure", failureKind(ctx, err),
+		"error_runes", runes(t.Error), "steps", len(t.Steps),
 		"succeeded", t.StepsCompleted(), "actions", len(t.Actions), "model_calls", t.ModelCalls,
 		"tokens", t.Usage.TotalTokens, "took", time.Duration(t.DurationMS)*time.Millisecond)
 }
@@ -167,7 +169,7 @@ func (r *runner) observe(ctx context.Context) (Observation, error) {
 		if ctx.Err() != nil {
 			return o, ctx.Err()
 		}
-		return o, fmt.Errorf("looking at the screen: %w: check the device is on and unlocked", err)
+		return o, failed(failDevice, fmt.Errorf("looking at the screen: %w: check the device is on and unlocked", err))
 	}
 	return o, nil
 }

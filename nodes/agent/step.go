@@ -57,8 +57,8 @@ func (r *runner) step(ctx context.Context, i int) (finished bool, err error) {
 		if len(resp.ToolCalls) == 0 {
 			// Text alone: nudge once, then give up on the step.
 			if texts++; texts >= 2 {
-				return false, fmt.Errorf("step %d: the model answered without calling a tool, twice (%q): use a model that calls tools%s",
-					s.Index, cut(oneLine(resp.Text), 120), r.noToolsHint())
+				return false, failed(failNoToolCall, fmt.Errorf("step %d: the model answered without calling a tool, twice (%q): use a model that calls tools%s",
+					s.Index, cut(oneLine(resp.Text), 120), r.noToolsHint()))
 			}
 			c.replay(resp)
 			c.user("Call a tool: act on the phone with one of the device tools, or end the step with step_done.")
@@ -90,8 +90,8 @@ func (r *runner) step(ctx context.Context, i int) (finished bool, err error) {
 			bad = 0
 			c.screen("The screen after your actions.", obs)
 		} else if bad++; bad >= maxBadTurns {
-			return false, fmt.Errorf("step %d: the model called tools wrongly %d turns in a row (see the step's tool calls): use a model that follows tool schemas",
-				s.Index, bad)
+			return false, failed(failWrongCalls, fmt.Errorf("step %d: the model called tools wrongly %d turns in a row (see the step's tool calls): use a model that follows tool schemas",
+				s.Index, bad))
 		}
 	}
 }
@@ -207,7 +207,7 @@ func (r *runner) ended(s *Step, end *stepEnd) (bool, error) {
 		if s.Error == "" {
 			s.Error = "the model gave up on the step without saying why"
 		}
-		return false, fmt.Errorf("step %d (%s) failed: %s", s.Index, s.Title, s.Error)
+		return false, failed(failStep, fmt.Errorf("step %d (%s) failed: %s", s.Index, s.Title, s.Error))
 	}
 	s.Status = StepSuccess
 	if end.finished {
