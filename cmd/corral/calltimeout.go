@@ -104,8 +104,8 @@ func (o *operatorFlags) interrupted(ctx context.Context, tool string, args map[s
 
 // whereTheRecordIs says how to find the record of an interrupted call's task: get_task_result
 // through the same gateway, as the same holder (its token), when err carries the task's id;
-// else corral tasks, with NATS access. Not get_latest_task: it finds a session's own tasks,
-// and the next corral call is a new session.
+// else corral tasks, with NATS access. Not get_latest_task: the next corral call is a new
+// session, whose latest is its holder's, which any other call as that holder moves.
 func (o *operatorFlags) whereTheRecordIs(args map[string]any, err error) string {
 	if it := (*interruptedTask)(nil); errors.As(err, &it) {
 		via := "--gateway " + shellQuoted(*o.gateway)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,8 +13,10 @@ import (
 )
 
 // cliFarm is the farm of the command line's in-process front door: the NATS farm, but
-//   - the latest task of its protocol session, which ends with the command, is kept in memory:
-//     no one will ask another gateway for it, so it is not written to NATS;
+//   - the latest task (and agent task) of its protocol session, which ends with the command,
+//     is kept as its holder's, anonymous (corral-cli), the key a gateway gives a client
+//     without a session: so get_latest_task and abort_task {} in the next corral call (or
+//     through a gateway without a policy, where corral call is that holder) find it;
 //   - reading lease groups creates no bucket: without one there is no group (an operator may
 //     read the bucket, not create it);
 //   - it knows the tasks it sent, so that the command ends only once each has reached its node
@@ -23,26 +26,37 @@ type cliFarm struct {
 	js jetstream.JetStream
 
 	mu       sync.Mutex
-	latest   map[string]string // who → task id
 	inflight map[string]string // task id → serial, of Run calls not returned
 }
 
 func newCLIFarm(c *broker.Client, js jetstream.JetStream) *cliFarm {
-	return &cliFarm{Client: c, js: js, latest: map[string]string{}, inflight: map[string]string{}}
+	return &cliFarm{Client: c, js: js, inflight: map[string]string{}}
 }
 
-func (f *cliFarm) LatestTask(_ context.Context, who string) (string, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	id, ok := f.latest[who]
-	return id, ok
+// cliHolder is whose latest task the command line's calls are: a gateway's key ("holder:" and
+// the holder) for a client without a session, which the CLI is, a new session each command.
+func cliHolder() string {
+	return "holder:" + broker.Holder{Principal: broker.Anonymous, Client: cliClientName}.String()
 }
 
-func (f *cliFarm) SetLatestTask(_ context.Context, who, taskID string) error {
-	f.mu.Lock()
-	f.latest[who] = taskID
-	f.mu.Unlock()
-	return nil
+// cliClientName is the name the corral CLI gives itself as an MCP client.
+const cliClientName = "corral-cli"
+
+// asHolder is the key who (a session's, or one derived from it: "agent:session:…") has as
+// the CLI holder's.
+func asHolder(who string) string {
+	if i := strings.Index(who, "session:"); i >= 0 {
+		return who[:i] + cliHolder()
+	}
+	return who
+}
+
+func (f *cliFarm) LatestTask(ctx context.Context, who string) (string, bool) {
+	return f.Client.LatestTask(ctx, asHolder(who))
+}
+
+func (f *cliFarm) SetLatestTask(ctx context.Context, who, taskID string) error {
+	return f.Client.SetLatestTask(ctx, asHolder(who), taskID)
 }
 
 func (f *cliFarm) Run(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error) {

@@ -12,8 +12,8 @@ import (
 // Through --gateway, an interrupted call's answer (with its task's id) never comes: the request
 // is cancelled. The gateway still records the task as its session's latest, so corral call asks
 // that session, before closing it, which task it was, and names get_task_result with its id: a
-// command that works through the gateway. A later corral call is a new session, in which
-// get_latest_task finds nothing.
+// command that works through the gateway. A later corral call is a new session, whose
+// get_latest_task finds its holder's latest, which any other call as that holder moves.
 
 // defaultTaskIDWait bounds how long an interrupted call waits for the gateway to record its
 // task as the session's latest (it does so once the cancelled request ends): a person waits

@@ -111,7 +111,7 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 		closeNATS()
 		return nil, nil, fmt.Errorf("MCP client: %w", err)
 	}
-	if err := initialize(ctx, c, "corral-cli"); err != nil {
+	if err := initialize(ctx, c, cliClientName); err != nil {
 		_ = c.Close()
 		closeNATS()
 		return nil, nil, err
@@ -122,6 +122,7 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 		sctx, stop := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 		defer stop()
 		farm.settle(sctx)
+		nf.Flush(sctx) // the latest task's id, for the next command's get_latest_task
 		closeNATS()
 	}, nil
 }
