@@ -105,6 +105,7 @@ func checkPlatformFlags(fs *flag.FlagSet) error {
 			bad("--web-allow: %w", err)
 		}
 	}
+	errs = append(errs, checkWebFlags(fs)) // the web flags that contradict each other
 	return errors.Join(errs...)
 }
 
