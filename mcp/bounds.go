@@ -69,15 +69,18 @@ func (l Limits) withDefaults() Limits {
 // HTTPServer returns the server for Handler, with the header and idle timeouts of the limits.
 // There is no server-wide ReadTimeout or WriteTimeout: a tool call's response may stream for
 // an hour, and a connection deadline that fires then cancels the call. The body's deadline is
-// set per request instead (readDeadline, bufferBody). Serve it on Listener(ln).
+// set per request instead (readDeadline, bufferBody). Serve it on Listener(ln). Its Shutdown
+// closes the gateway (Close).
 func (g *Gateway) HTTPServer() *http.Server {
-	return &http.Server{
+	srv := &http.Server{
 		Handler:           g.Handler(),
 		ReadHeaderTimeout: min(10*time.Second, g.limits.ReadTimeout),
 		IdleTimeout:       g.limits.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ConnState:         connState, // the listener reclaims idle connections at its cap
 	}
+	srv.RegisterOnShutdown(g.Close)
+	return srv
 }
 
 // readDeadline gives every request ReadTimeout to arrive whole. /mcp lifts it once the body is

@@ -30,7 +30,7 @@ func TestIdleSessionsAreForgottenWithoutARequest(t *testing.T) {
 	forgotten := func() bool {
 		h.g.sessions.mu.Lock()
 		defer h.g.sessions.mu.Unlock()
-		return len(h.g.sessions.live) == 0 && !h.g.sessions.sweeping
+		return len(h.g.sessions.live) == 0 && h.g.sessions.sweeper == nil
 	}
 	require.Eventually(t, forgotten, 20*time.Second, 10*time.Millisecond, "idle sessions still kept: %d", h.g.sessions.count())
 	for _, id := range ids {

@@ -51,7 +51,9 @@ type sessions struct {
 	live      map[string]*liveSession
 	perName   map[string]map[string]*liveSession
 	nextSweep time.Time
-	sweeping  bool // sweepIdle runs: while any session is live
+	sweeper   chan struct{} // closed when the running sweepIdle returns; nil: none runs
+	stop      chan struct{} // closed by close: sweepIdle returns (at once, if started after)
+	closing   sync.Once
 	ends      endedIDs
 }
 
@@ -87,7 +89,8 @@ func newSessions(pol *Policy, l Limits, log *slog.Logger, name func(context.Cont
 		}
 	}
 	return &sessions{key: mac.Sum(nil), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
-		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}, ends: endedIDs{ids: map[string]struct{}{}}}
+		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}, ends: endedIDs{ids: map[string]struct{}{}},
+		stop: make(chan struct{})}
 }
 
 const sessionPrefix = "mcp-session-"
@@ -162,9 +165,9 @@ func (s *sessions) open(id, principal string) *liveSession {
 			s.perName[principal] = mine
 		}
 		mine[id] = ls
-		if !s.sweeping {
-			s.sweeping = true
-			go s.sweepIdle()
+		if s.sweeper == nil {
+			s.sweeper = make(chan struct{})
+			go s.sweepIdle(s.sweeper)
 		}
 	}
 	ls.last = s.now()
