@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	secret "github.com/corral-farm/corral/internal/redact" // broker has a redact func of its own
 )
 
 // NATS URLs may carry credentials (nats://user:password@host, nats://token@host). Their user
@@ -43,9 +45,9 @@ func isScheme(s string) bool {
 // token, a user part without one) replaced.
 func shownUserinfo(info string) string {
 	if user, _, ok := strings.Cut(info, ":"); ok {
-		return user + ":REDACTED"
+		return user + ":" + secret.Mark
 	}
-	return "REDACTED"
+	return secret.Mark
 }
 
 // RedactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in

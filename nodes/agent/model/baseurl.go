@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/corral-farm/corral/internal/redact"
 )
 
 // keyPlace is where an API key goes instead of a URL.
@@ -31,29 +33,29 @@ func checkBaseURL(u *url.URL, raw string) error {
 // redactURL hides what in a URL may be a secret: the user info (http://user:pass@host: some
 // put a key in the user name), the query's values (Azure's ?api-key=) and the fragment.
 // checkBaseURL refuses all three in a base URL; this is the second line of defence, for
-// messages about a URL not yet checked.
+// messages about a URL not yet checked. Each is shown as redact.Mark, the word NATS URLs' show.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return "(unparsable URL)"
 	}
 	if u.User != nil {
-		u.User = url.User("xxxxx")
+		u.User = url.User(redact.Mark)
 	}
 	if u.RawQuery != "" {
 		parts := strings.Split(u.RawQuery, "&")
 		for i, p := range parts {
 			name, _, hasValue := strings.Cut(p, "=")
 			if hasValue && safeQueryName(name) {
-				parts[i] = name + "=xxxxx"
+				parts[i] = name + "=" + redact.Mark
 			} else {
-				parts[i] = "xxxxx" // a bare ?sk-… is all value
+				parts[i] = redact.Mark // a bare ?sk-… is all value
 			}
 		}
 		u.RawQuery = strings.Join(parts, "&")
 	}
 	if u.Fragment != "" {
-		u.Fragment, u.RawFragment = "xxxxx", ""
+		u.Fragment, u.RawFragment = redact.Mark, ""
 	}
 	return u.String()
 }

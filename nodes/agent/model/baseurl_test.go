@@ -17,11 +17,11 @@ func TestConfigRefusesSecretsInTheBaseURL(t *testing.T) {
 		name, url string
 		says      []string
 	}{
-		{"query", "http://127.0.0.1:9/v1?api-key=sk-QUERYSECRET", []string{"has a query string", "api-key=xxxxx", "OPENAI_API_KEY or --openai-api-key-file"}},
-		{"bare query", "http://127.0.0.1:9/v1?sk-QUERYSECRET", []string{"has a query string", "/v1?xxxxx"}},
+		{"query", "http://127.0.0.1:9/v1?api-key=sk-QUERYSECRET", []string{"has a query string", "api-key=REDACTED", "OPENAI_API_KEY or --openai-api-key-file"}},
+		{"bare query", "http://127.0.0.1:9/v1?sk-QUERYSECRET", []string{"has a query string", "/v1?REDACTED"}},
 		{"empty query", "http://127.0.0.1:9/v1?", []string{"has a query string"}},
-		{"password", "http://u:sk-PASSSECRET@127.0.0.1:9/v1", []string{"user name or password", "http://xxxxx@127.0.0.1:9/v1", "OPENAI_API_KEY"}},
-		{"user name", "https://sk-USERSECRET@example.com/v1", []string{"user name or password", "https://xxxxx@example.com/v1"}},
+		{"password", "http://u:sk-PASSSECRET@127.0.0.1:9/v1", []string{"user name or password", "http://REDACTED@127.0.0.1:9/v1", "OPENAI_API_KEY"}},
+		{"user name", "https://sk-USERSECRET@example.com/v1", []string{"user name or password", "https://REDACTED@example.com/v1"}},
 		{"fragment", "http://127.0.0.1:9/v1#sk-FRAGSECRET", []string{"has a fragment"}},
 	}
 	for _, tc := range cases {
@@ -51,7 +51,7 @@ func TestConfigRedactsTheBaseURL(t *testing.T) {
 	cfg := model.Config{BaseURL: "http://u:sk-PASSSECRET@127.0.0.1:9/v1?api-key=sk-QUERYSECRET&sk-BARESECRET#sk-FRAGSECRET", Model: "m"}
 	s := cfg.String()
 	noSecret(t, s)
-	if !strings.Contains(s, "http://xxxxx@127.0.0.1:9/v1?api-key=xxxxx&xxxxx#xxxxx") {
+	if !strings.Contains(s, "http://REDACTED@127.0.0.1:9/v1?api-key=REDACTED&REDACTED#REDACTED") {
 		t.Errorf("String() = %s", s)
 	}
 	logs := &logtest.Buffer{}

@@ -164,7 +164,7 @@ func TestFlagsRefuseAServerWithoutAModel(t *testing.T) {
 		{"base URL and key", nil, map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-x"},
 			"OPENAI_BASE_URL and OPENAI_API_KEY are set, but no model: set OPENAI_MODEL or --openai-model to the model's name at http://127.0.0.1:9/v1"},
 		{"base URL flag", []string{"--openai-base-url", "http://u:pw@127.0.0.1:9/v1"}, nil,
-			"--openai-base-url is set, but no model: set OPENAI_MODEL or --openai-model to the model's name at http://xxxxx@127.0.0.1:9/v1"},
+			"--openai-base-url is set, but no model: set OPENAI_MODEL or --openai-model to the model's name at http://REDACTED@127.0.0.1:9/v1"},
 		{"CORRAL_ base URL", nil, map[string]string{"CORRAL_OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "CORRAL_OPENAI_BASE_URL is set, but no model"},
 		{"key file", []string{"--openai-api-key-file", keyFile}, map[string]string{"OPENAI_API_KEY": "sk-x"},
 			"--openai-api-key-file is set, but no model: set OPENAI_MODEL or --openai-model to the model's name at " + model.DefaultBaseURL},
