@@ -28,9 +28,13 @@ type agentRun struct {
 type agentRuns struct {
 	mu       sync.Mutex
 	bySerial map[string]agentRun
+
+	detachedWait time.Duration // how long a start without waiting is watched (startDetached)
 }
 
-func newAgentRuns() *agentRuns { return &agentRuns{bySerial: map[string]agentRun{}} }
+func newAgentRuns() *agentRuns {
+	return &agentRuns{bySerial: map[string]agentRun{}, detachedWait: defaultDetachedWait}
+}
 
 // reserve records r as its device's background task, unless the device has one already:
 // then it returns that one and false.

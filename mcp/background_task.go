@@ -126,15 +126,16 @@ func waits(args json.RawMessage) bool {
 	return json.Unmarshal(args, &a) != nil || a.Wait == nil || *a.Wait
 }
 
-// detachedWait is how long a task started without waiting is watched before its caller hears
-// that it runs: its node refuses one it cannot run (no model) at once, and reports progress
-// as soon as it starts one; a task queued behind another on its device sends neither.
-const detachedWait = 2 * time.Second
+// defaultDetachedWait is how long a task started without waiting is watched before its caller
+// hears that it runs (agentRuns.detachedWait): its node refuses one it cannot run (no model) at
+// once, and reports progress as soon as it starts one; a task queued behind another on its
+// device sends neither.
+const defaultDetachedWait = 2 * time.Second
 
 // startDetached submits task, to run to its end on its node whatever becomes of the caller
 // (get_task_result reads its record then), and waits until it starts: its first progress, or
-// detachedWait. ended says its node answered before that (it refused the task, or could not be
-// reached): res and err are then its answer. done is called when the node answers.
+// the agents' detachedWait. ended says its node answered before that (it refused the task, or
+// could not be reached): res and err are then its answer. done is called when the node answers.
 func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, run agentRun, done func(broker.TaskResult)) (res broker.TaskResult, ended bool, err error) {
 	type answer struct {
 		res broker.TaskResult
@@ -153,7 +154,7 @@ func (g *Gateway) startDetached(ctx context.Context, task broker.TaskRequest, ru
 		done(answered)
 		ch <- answer{res, err}
 	}()
-	wait := time.NewTimer(detachedWait)
+	wait := time.NewTimer(g.agents.detachedWait)
 	defer wait.Stop()
 	select {
 	case a := <-ch:
