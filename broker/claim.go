@@ -195,8 +195,9 @@ const (
 )
 
 // deadOn says whether the claim's holder was a process of host that no longer exists. Only a
-// process that is gone counts: one of another user (EPERM) is alive, and where signal 0 is
-// not supported nothing is known, so the claim is taken as a live one.
+// process that is gone or a zombie (ended, not yet reaped) counts: one of another user (EPERM)
+// is alive, and where signal 0 is not supported nothing is known, so the claim is taken as a
+// live one.
 func (r claimRecord) deadOn(host string) bool {
 	if host == "" || r.Host != host || r.PID <= 0 || r.PID == os.Getpid() {
 		return false
@@ -205,7 +206,7 @@ func (r claimRecord) deadOn(host string) bool {
 	if err != nil {
 		return false
 	}
-	return errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
+	return errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone) || zombie(r.PID)
 }
 
 // holder names the claim's holder for a refusal.
