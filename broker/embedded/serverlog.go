@@ -22,6 +22,7 @@ type serverLog struct {
 	fatal     chan struct{} // closed at the server's first fatal
 
 	writeFailed atomic.Bool // a store failed a write: it takes none until JetStream restarts (revive.go)
+	rebuilt     atomic.Bool // a store's state was rebuilt after an unclean stop: said once
 }
 
 func newServerLog(log *slog.Logger) *serverLog {
@@ -32,11 +33,18 @@ func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(f
 
 func (l *serverLog) Warnf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
-	if chosenSetting(msg) {
+	switch {
+	case chosenSetting(msg):
 		l.log.Debug(msg)
-		return
+	case rebuildAfterUncleanStop(msg):
+		l.log.Debug(msg)
+		if !l.rebuilt.Swap(true) {
+			l.log.Info("rebuilding the stores' indexes after an unclean stop (kill -9, a crash): their messages are read "+
+				"back from their blocks; only writes of the stop's last moments may be missing", "first", msg)
+		}
+	default:
+		l.log.Warn(msg)
 	}
-	l.log.Warn(msg)
 }
 
 // chosenSetting says whether a warning is about a setting Corral chose, given at every start:
@@ -44,6 +52,14 @@ func (l *serverLog) Warnf(format string, v ...any) {
 // requests). An operator can do nothing about either.
 func chosenSetting(warning string) bool {
 	return strings.HasPrefix(warning, "Plaintext passwords detected") || strings.HasPrefix(warning, "Maximum payloads over")
+}
+
+// rebuildAfterUncleanStop says whether a warning is a store finding, at start, that its index
+// was not written at the last stop: after every kill -9, two per stream, of which an operator
+// can do nothing (the server reads the messages back from the blocks). One INFO line says it.
+func rebuildAfterUncleanStop(warning string) bool {
+	return strings.Contains(warning, "] Stream state outdated, ") ||
+		strings.Contains(warning, "] Recovering stream state from index errored: prior state file")
 }
 
 func (l *serverLog) Errorf(format string, v ...any) {

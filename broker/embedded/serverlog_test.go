@@ -78,3 +78,54 @@ func connectAs(t *testing.T, url, user, password string) *nats.Conn {
 	}
 	return nc
 }
+
+// After kill -9 every stream's index is stale, and the server said so in two WARN lines per
+// stream at the next start (twelve for Corral's), though it reads the messages back and an
+// operator can do nothing. They are now DEBUG, and one INFO line says what happened. The
+// stale index is made as a kill -9 leaves it: the index of an earlier stop put back.
+func TestRebuildAfterAnUncleanStopIsOneInfoLine(t *testing.T) {
+	dir := t.TempDir()
+	publish := func(n int) {
+		ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: dir}, slog.New(slog.DiscardHandler))
+		require.NoError(t, err)
+		defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+		nc, err := nats.Connect(ns.ClientURL())
+		require.NoError(t, err)
+		defer nc.Close()
+		js, err := nc.JetStream()
+		require.NoError(t, err)
+		_, err = js.AddStream(&nats.StreamConfig{Name: "S", Subjects: []string{"s"}})
+		require.NoError(t, err)
+		for range n {
+			_, err := js.Publish("s", []byte("m"))
+			require.NoError(t, err)
+		}
+	}
+	publish(3)
+	indexes, err := filepath.Glob(filepath.Join(dir, "*", "*", "streams", "S", "msgs", "index.db"))
+	require.NoError(t, err)
+	require.Len(t, indexes, 1, "the stream's index after a clean stop")
+	stale, err := os.ReadFile(indexes[0])
+	require.NoError(t, err)
+	publish(3)
+	require.NoError(t, os.WriteFile(indexes[0], stale, 0o600))
+
+	var out logtest.Buffer
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: dir},
+		slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	require.NoError(t, err)
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+	nc, err := nats.Connect(ns.ClientURL())
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := nc.JetStream()
+	require.NoError(t, err)
+	info, err := js.StreamInfo("S")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(6), info.State.Msgs, "messages read back from the blocks")
+
+	assert.Contains(t, out.Line("Stream state outdated"), "level=DEBUG", "the server's finding: %s", out.String())
+	assert.Equal(t, 1, strings.Count(out.String(), "after an unclean stop"), "one line says it: %s", out.String())
+	assert.Contains(t, out.Line("after an unclean stop"), "level=INFO")
+	assert.NotContains(t, out.String(), "level=WARN", "an operator can do nothing about it")
+}
