@@ -20,6 +20,9 @@ const DefaultURL = "nats://127.0.0.1:4222"
 type ConnectOptions struct {
 	// URL is the server list; empty: the context's, then NATS_URL, then DefaultURL.
 	URL string
+	// URLSource names where URL came from when not the command line's --nats-url (e.g.
+	// CORRAL_NATS_URL), for the warning of credentials in it.
+	URLSource string
 	// Name labels the connection (shown by `nats server report connections`).
 	Name string
 	// Context is a natscli context file (.json); it fills what the other fields leave empty.
@@ -98,16 +101,12 @@ func (o ConnectOptions) Resolved() (ConnectOptions, error) {
 
 // Connect connects to NATS and keeps reconnecting forever; disconnections are logged.
 func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
-	// A URL from a context file or NATS_URL is not on a command line; one given here may be.
-	if hasCredentials(o.URL) {
-		log.Warn("the NATS URL carries credentials: on a command line (--nats-url) other users of this machine can read them (ps); "+
-			"give the password in --nats-password-file or $CORRAL_NATS_PASSWORD with --nats-user, or use --nats-context",
-			"url", RedactURLs(o.URL))
-	}
-	o, err := o.Resolved()
+	r, err := o.Resolved()
 	if err != nil {
 		return nil, err
 	}
+	warnURLCredentials(o, r.URL, log)
+	o = r
 	opts, err := o.NATSOptions()
 	if err != nil {
 		return nil, err

@@ -135,13 +135,27 @@ func TestURLCredentialsGetTheirUsersInbox(t *testing.T) {
 	assert.Contains(t, logged.Line("carries credentials"), "operator:REDACTED@")
 	assert.NotContains(t, logged.String(), "hunter2pw")
 
-	// A URL from NATS_URL (the environment, not a command line) is not warned of.
-	logged = logtest.Buffer{}
-	t.Setenv("NATS_URL", "nats://operator:hunter2pw@"+hostPort)
-	nc2, err := Connect(ConnectOptions{}, slog.New(slog.NewTextHandler(&logged, nil)))
-	require.NoError(t, err)
-	nc2.Close()
-	assert.NotContains(t, logged.String(), "carries credentials")
+	// A URL from elsewhere than the command line is warned of naming where it came from, not
+	// --nats-url (it blamed --nats-url for a CORRAL_NATS_URL, and said nothing of NATS_URL's).
+	for _, c := range []struct {
+		o    ConnectOptions
+		env  string
+		from string
+	}{
+		{ConnectOptions{URL: "nats://operator:hunter2pw@" + hostPort, URLSource: "CORRAL_NATS_URL"}, "", "the NATS URL from CORRAL_NATS_URL carries credentials"},
+		{ConnectOptions{}, "nats://operator:hunter2pw@" + hostPort, "the NATS URL from $NATS_URL carries credentials"},
+	} {
+		logged = logtest.Buffer{}
+		t.Setenv("NATS_URL", c.env)
+		nc2, err := Connect(c.o, slog.New(slog.NewTextHandler(&logged, nil)))
+		require.NoError(t, err)
+		nc2.Close()
+		assert.Equal(t, 1, strings.Count(logged.String(), "carries credentials"), logged.String())
+		assert.Contains(t, logged.Line("carries credentials"), c.from)
+		assert.Contains(t, logged.Line("carries credentials"), "operator:REDACTED@")
+		assert.NotContains(t, logged.String(), "--nats-url)")
+		assert.NotContains(t, logged.String(), "hunter2pw")
+	}
 }
 
 // The hint of a refused or failed connection names what was given: a wrong password in the URL

@@ -41,7 +41,7 @@ const localAdminContext = "data/nats/admin.json"
 // else, when this directory has one, with the admin context of the corral up started here, so
 // that `corral devices` works beside `make run` as it is.
 func cliOptions(n natsFlags) broker.ConnectOptions {
-	o := n.options("corral-cli")
+	o := n.connectOptions("corral-cli")
 	if o.URL != "" || o.Context != "" || o.User != "" || o.CredsFile != "" || o.NKeyFile != "" ||
 		os.Getenv("NATS_URL") != "" || os.Getenv("NATS_CONTEXT") != "" {
 		return o

@@ -153,10 +153,12 @@ func (f *flags) logger() (*slog.Logger, error) {
 // environment: CORRAL_NATS_PASSWORD), never from arguments.
 type natsFlags struct {
 	url, context, creds, nkey, user, passwordFile, tlsCert, tlsKey, tlsCA *string
+	// of is the command's flags, which know where --nats-url came from (urlSource).
+	of *flags
 }
 
 func (f *flags) natsFlags() natsFlags {
-	return natsFlags{
+	return natsFlags{of: f,
 		url: f.String("nats-url", "", "NATS server URL(s), comma-separated (default: the --nats-context's, else $NATS_URL, else "+
 			broker.DefaultURL+")"),
 		context: f.String("nats-context", "", "natscli context file (.json) with the URL and credentials: corral up writes "+

@@ -14,7 +14,7 @@ func runGateway(ctx context.Context, args []string) error {
 	nf := f.natsFlags()
 	replicas := f.replicasFlag()
 	log, stop, err := f.start(args, func() error {
-		return errors.Join(gf.check(), checkReplicas(*replicas), checkNATS(nf, nf.options("corral-gateway")))
+		return errors.Join(gf.check(), checkReplicas(*replicas), checkNATS(nf, nf.connectOptions("corral-gateway")))
 	})
 	if err != nil || stop {
 		return err
@@ -22,7 +22,7 @@ func runGateway(ctx context.Context, args []string) error {
 	if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
 		return err
 	}
-	nc, err := connect(nf.options("corral-gateway"), log)
+	nc, err := connect(nf.connectOptions("corral-gateway"), log)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func runNode(ctx context.Context, args []string) error {
 		if *site.name != "" {
 			errs = append(errs, checkData(*data), checkNATSPort(*natsPort))
 		} else {
-			errs = append(errs, checkNATS(nf, nf.options(""))) // with --site, the node uses its own NATS
+			errs = append(errs, checkNATS(nf, nf.connectOptions(""))) // with --site, the node uses its own NATS
 		}
 		return errors.Join(errs...)
 	})
@@ -42,7 +42,7 @@ func runNode(ctx context.Context, args []string) error {
 		return err
 	}
 	reg := newRegistry()
-	conn := nf.options("")
+	conn := nf.connectOptions("")
 	if *site.name != "" {
 		if *nf.url != "" || *nf.context != "" {
 			return errors.New("--site runs the site's own NATS: drop --nats-url and --nats-context (the site's gateway connects to it)")

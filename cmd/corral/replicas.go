@@ -32,7 +32,7 @@ func applyReplicas(ctx context.Context, n natsFlags, replicas int, log *slog.Log
 	if err := checkReplicas(replicas); err != nil {
 		return err
 	}
-	nc, err := connect(n.options("corral-stores"), log)
+	nc, err := connect(n.connectOptions("corral-stores"), log)
 	if err != nil {
 		return err
 	}

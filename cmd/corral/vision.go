@@ -47,13 +47,13 @@ func runVision(ctx context.Context, args []string) error {
 		if err == nil && *metricsAddr != "" {
 			err = checkListen("--metrics", *metricsAddr, "127.0.0.1:8422")
 		}
-		return errors.Join(err, checkNATS(nf, nf.options("")))
+		return errors.Join(err, checkNATS(nf, nf.connectOptions("")))
 	})
 	if err != nil || stop {
 		return err
 	}
 	reg := newRegistry()
-	stopWorker, ready, err := startVisionWorker(ctx, nf.options(""), visionSettings{parallel: *parallel, maxWaiting: *maxWaiting, timeout: *timeout, tessdata: *tessdata}, reg, log)
+	stopWorker, ready, err := startVisionWorker(ctx, nf.connectOptions(""), visionSettings{parallel: *parallel, maxWaiting: *maxWaiting, timeout: *timeout, tessdata: *tessdata}, reg, log)
 	if err != nil {
 		return err
 	}
