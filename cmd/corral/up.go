@@ -33,7 +33,7 @@ func runUp(ctx context.Context, args []string) error {
 	// Every flag is checked before anything starts (a listen address beyond this machine
 	// without a policy above all): a refusal leaves --data as it was.
 	log, stop, err := f.start(args, func() error {
-		return errors.Join(checkData(*data), checkNATSPort(*natsPort), gf.check(), ns.check(), checkEdge(site, hub()))
+		return errors.Join(checkData(*data), checkNATSPort(*natsPort), gf.check(), ns.check(), checkLeaseFlags(f, ns), checkEdge(site, hub()))
 	})
 	if err != nil || stop {
 		return err
