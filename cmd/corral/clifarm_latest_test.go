@@ -3,11 +3,14 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/agent/model"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
 
 // corral call get_latest_task without --gateway finds the task of the previous corral call:
@@ -42,4 +45,31 @@ func TestCallGetLatestTaskFindsThePreviousCall(t *testing.T) {
 	// A gateway without a policy keys a client without a session the same way: the CLI's
 	// latest task is found through it too.
 	assert.Contains(t, latest([]string{"--gateway", f.Gateway().MCPURL, "--log-level", "error"}), `"tool":"`+last+`"`)
+}
+
+// abort_task {} in a later corral call stops the agent task an earlier one started without
+// waiting: the CLI's latest agent task is its holder's too, not a session's that ended.
+func TestCallAbortTaskFindsThePreviousCallsAgentTask(t *testing.T) {
+	srv := modelsim.New(modelCall("plan", `{"steps":[{"title":"Wait for the model"}]}`), modelsim.Turn{Delay: time.Minute, Text: "too late"})
+	t.Cleanup(srv.Close)
+	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "scripted"}, nil)
+	require.NoError(t, err)
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Model: m, Quiet: true})
+	serial := f.Devices()[0].Serial
+	nats := []string{"--nats-url", f.URL, "--log-level", "error"}
+	var out string
+	captureStdout(t, func() {
+		require.NoError(t, runCall(t.Context(), append(nats, "run_agent_task", `{"serial":"`+serial+`","goal":"think long","wait":false}`)))
+	})
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device(serial)
+		return ok && d.Task != nil
+	}, "the agent task running")
+	out = captureStdout(t, func() { require.NoError(t, runCall(t.Context(), append(nats, "abort_task", `{}`))) })
+	assert.Contains(t, out, "run_agent_task on device "+serial)
+	assert.NotContains(t, out, "No task is currently running")
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device(serial)
+		return ok && d.Task == nil
+	}, "the agent task aborted")
 }
