@@ -215,6 +215,18 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		stopRestore = cancel
 		restoring.Go(func() { w.restoreSite(rctx, site, reconnect) })
 	}
+	// The hub's sources of the site are nudged beside the probes too, from each link-up until they
+	// hear the site or the link drops (sites_sources.go).
+	var kicking sync.WaitGroup
+	stopKick := context.CancelFunc(func() {})
+	defer func() { stopKick(); kicking.Wait() }()
+	kick := func() {
+		stopKick()
+		kicking.Wait()
+		kctx, cancel := context.WithCancel(ctx)
+		stopKick = cancel
+		kicking.Go(func() { w.kickSources(kctx, site) })
+	}
 	for {
 		err := w.probe(ctx, site)
 		switch {
@@ -225,6 +237,7 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 				w.linkUp(site, reconnect)
 				up, known, wasUp = true, true, true
 				restore()
+				kick()
 				settle = time.After(siteSettle)
 			}
 		case ctx.Err() != nil:
@@ -234,6 +247,7 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 				w.log.Warn("site link down: the site's devices are offline here until it is back; it serves its own callers meanwhile",
 					"site", site, "err", err)
 				stopRestore()
+				stopKick()
 				w.setUp(site, false)
 				up, known, settle = false, true, nil
 			}

@@ -34,7 +34,7 @@ func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(f
 func (l *serverLog) Warnf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
 	switch {
-	case chosenSetting(msg):
+	case chosenSetting(msg), sourceStateScan(msg):
 		l.log.Debug(msg)
 	case rebuildAfterUncleanStop(msg):
 		l.log.Debug(msg)
@@ -52,6 +52,14 @@ func (l *serverLog) Warnf(format string, v ...any) {
 // requests). An operator can do nothing about either.
 func chosenSetting(warning string) bool {
 	return strings.HasPrefix(warning, "Plaintext passwords detected") || strings.HasPrefix(warning, "Maximum payloads over")
+}
+
+// sourceStateScan says whether a warning is a stream finding how far it took a source from
+// its own messages: the source was added back (a hub's gateway re-adds a site's idle source
+// as the site's link comes up, broker/sites_sources.go) or its index was not written at the
+// last stop. It is how nats-server resumes a source; an operator can do nothing about it.
+func sourceStateScan(warning string) bool {
+	return strings.Contains(warning, "] Sourcing state is outdated; attempting to recover using ")
 }
 
 // rebuildAfterUncleanStop says whether a warning is a store finding, at start, that its index
