@@ -1,14 +1,14 @@
 package mcp
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"sync"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/corral-farm/corral/internal/streamend"
 )
 
 // maxListenStreams bounds the GET streams one session keeps open. mcp-go serves any number,
@@ -23,7 +23,8 @@ type listenStreams struct {
 	open map[string][]*listenStream
 }
 
-// listenStream is one open GET stream: end closes it.
+// listenStream is one open GET stream: end closes it (streamend: cleanly, or within a bound
+// on a dead connection).
 type listenStream struct {
 	end func()
 }
@@ -52,17 +53,12 @@ func (g *Gateway) boundListenStreams(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, cancel := context.WithCancel(r.Context())
-		rc := http.NewResponseController(w)
-		s := &listenStream{end: func() {
-			cancel()
-			// A write stuck on a connection that died unnoticed ends too.
-			_ = rc.SetWriteDeadline(time.Now())
-		}}
+		stream, r := streamend.Start(w, r)
+		s := &listenStream{end: stream.End}
 		ls.add(id, s)
 		defer ls.remove(id, s)
-		defer cancel()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		defer stream.Done()
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/corral-farm/corral/internal/streamend"
 )
 
 // A client ends its session with DELETE, and the transport then wants 404 for any request
@@ -108,28 +110,23 @@ func (se streamEnds) endAll() {
 // endable makes a GET stream of session id end when the session does: it returns the request
 // to serve, and done, to call when it returns.
 func (s *sessions) endable(w http.ResponseWriter, r *http.Request, id string) (*http.Request, func()) {
-	ctx, cancel := context.WithCancel(r.Context())
-	rc := http.NewResponseController(w)
-	end := func() {
-		cancel()
-		_ = rc.SetWriteDeadline(time.Now()) // a write stuck on a dead connection ends too
-	}
+	stream, ended := streamend.Start(w, r) // a clean end, or within a bound on a dead connection
 	s.mu.Lock()
 	ls, ok := s.live[id]
 	if ok {
 		if ls.streams == nil {
 			ls.streams = streamEnds{}
 		}
-		ls.streams[r] = end
+		ls.streams[r] = stream.End
 	}
 	s.mu.Unlock()
-	return r.WithContext(ctx), func() {
+	return ended, func() {
 		s.mu.Lock()
 		if ok {
 			delete(ls.streams, r)
 		}
 		s.mu.Unlock()
-		cancel()
+		stream.Done()
 	}
 }
 

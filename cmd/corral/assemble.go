@@ -22,6 +22,7 @@ import (
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/arm/rig"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/streamend"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/nodes/agent/model"
@@ -124,14 +125,10 @@ func endingStreams(stop context.Context, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		rc := http.NewResponseController(w)
-		defer context.AfterFunc(stop, func() {
-			cancel()
-			_ = rc.SetWriteDeadline(time.Now()) // a write stuck on a connection that died unnoticed
-		})()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		stream, r := streamend.Start(w, r) // a clean end, or within a bound on a dead connection
+		defer stream.Done()
+		defer context.AfterFunc(stop, stream.End)()
+		next.ServeHTTP(w, r)
 	})
 }
 
