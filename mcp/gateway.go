@@ -153,12 +153,12 @@ func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 // client sending another (protocol_version.go), splits batches (batch.go), and for each
 // message: tells a client that skipped initialize to send it (session_required.go), bounds
 // the GET streams of a session (listen_streams.go), answers in the protocol's words what
-// mcp-go would in Go's (message_shape.go) and arguments beyond float64 (numbers.go), and
-// hands the rest to mcp-go.
+// mcp-go would in Go's (message_shape.go) and arguments beyond float64 (numbers.go), sends a
+// call's notifications on its own response (call_stream.go), and hands the rest to mcp-go.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", g.limitBody(g.authenticate(g.sessions.guard(g, g.bufferBody(g.protocolVersion(g.batches(
-		g.sessionRequired(g.boundListenStreams(g.messageShape(g.hugeNumbers(g.cacheToolsList(g.streamable))))))))))))
+		g.sessionRequired(g.boundListenStreams(g.messageShape(g.hugeNumbers(g.cacheToolsList(g.callStreams(g.streamable)))))))))))))
 	gatherer := g.opts.Gatherer
 	if gatherer == nil {
 		gatherer = prometheus.NewRegistry()
@@ -220,7 +220,7 @@ func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, l
 	return func(p broker.Progress) {
 		// Sent as it is: mcp-go's SendLogMessageToClient would hold it back at its default
 		// level (error) for a client that never set one, and the seed's clients never do.
-		_ = srv.SendNotificationToClient(ctx, string(mcpgo.MethodNotificationMessage),
+		notifyCall(ctx, srv, string(mcpgo.MethodNotificationMessage),
 			map[string]any{"level": mcpgo.LoggingLevelInfo, "logger": "corral", "data": p.Message})
 	}
 }

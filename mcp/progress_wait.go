@@ -57,7 +57,7 @@ func newCallProgress(ctx context.Context, req mcpgo.CallToolRequest) *callProgre
 		return nil
 	}
 	return &callProgress{token: req.Params.Meta.ProgressToken, started: time.Now(), send: func(params map[string]any) {
-		_ = srv.SendNotificationToClient(ctx, string(mcpgo.MethodNotificationProgress), params)
+		notifyCall(ctx, srv, string(mcpgo.MethodNotificationProgress), params)
 	}}
 }
 
