@@ -148,7 +148,8 @@ func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 // /healthz and /readyz. Every path has the Host/Origin check (origin.go) and a deadline to
 // arrive whole (bounds.go); with a policy, /mcp and the console need a bearer token (auth.go)
 // while /metrics, /healthz and /readyz stay open for probes and scrapers. /mcp then, in this
-// order: refuses an oversized body before reading it, checks the token, refuses a session id
+// order: answers an HTTP method the transport has not with 405 (methods.go), refuses an
+// oversized body before reading it, checks the token, refuses a session id
 // not issued to the caller (sessions.go), reads the body, names the protocol versions to a
 // client sending another (protocol_version.go), splits batches (batch.go), and for each
 // message: tells a client that skipped initialize to send it (session_required.go), bounds
@@ -157,8 +158,8 @@ func (g *Gateway) MCPServer() *mcpserver.MCPServer { return g.server }
 // call's notifications on its own response (call_stream.go), and hands the rest to mcp-go.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.limitBody(g.authenticate(g.sessions.guard(g, g.bufferBody(g.protocolVersion(g.batches(
-		g.sessionRequired(g.boundListenStreams(g.messageShape(g.hugeNumbers(g.cacheToolsList(g.callStreams(g.streamable)))))))))))))
+	mux.Handle("/mcp", g.allowedMethods(g.limitBody(g.authenticate(g.sessions.guard(g, g.bufferBody(g.protocolVersion(g.batches(
+		g.sessionRequired(g.boundListenStreams(g.messageShape(g.hugeNumbers(g.cacheToolsList(g.callStreams(g.streamable))))))))))))))
 	gatherer := g.opts.Gatherer
 	if gatherer == nil {
 		gatherer = prometheus.NewRegistry()
