@@ -19,8 +19,9 @@ import (
 // Catalog is the tools a gateway serves (its tools/list), each with its input schema resolved,
 // so that every step is checked before anything runs.
 type Catalog struct {
-	names []string // in tools/list order
-	tools map[string]*catalogTool
+	names  []string // in tools/list order
+	tools  map[string]*catalogTool
+	denied map[string]string // tools the caller's token may not call: the gateway's refusal (AskGateway)
 }
 
 type catalogTool struct {
@@ -124,8 +125,12 @@ func (c *Catalog) Check(tool string, args map[string]any) error {
 	return nil
 }
 
-// unknown explains a tool the gateway does not serve, with the nearest name it does.
+// unknown explains a tool the gateway does not serve, with the nearest name it does, or one its
+// auth policy does not let the caller's token call.
 func (c *Catalog) unknown(tool string) error {
+	if refusal := c.denied[tool]; refusal != "" {
+		return fmt.Errorf("%s is not among the tools this token may use (the gateway's auth policy); the gateway says: %s", tool, refusal)
+	}
 	hint := ""
 	if best, ok := typo.Nearest(tool, c.names); ok {
 		hint = fmt.Sprintf(" (did you mean %q?)", best)

@@ -10,9 +10,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // Caller calls tools: an MCP client session.
@@ -55,6 +58,9 @@ type Plan struct {
 	calls    []plannedCall
 	cat      *Catalog
 	opts     Options
+
+	mu      sync.Mutex
+	holding []string // devices of the leases Run holds now (Holding)
 }
 
 type plannedCall struct {
@@ -137,6 +143,7 @@ func Run(ctx context.Context, c Client, doc *Document, opts Options) (*Report, e
 	if err != nil {
 		return nil, err
 	}
+	cat.AskGateway(ctx, c, doc)
 	p, err := NewPlan(doc, cat, opts)
 	if err != nil {
 		return nil, err
@@ -168,19 +175,26 @@ func (p *Plan) Run(ctx context.Context, c Caller) *Report {
 		r.Arguments = args
 		t0 := time.Now()
 		r.Started = t0.UTC()
-		res, err := c.CallTool(ctx, newRequest(pc.tool, args))
+		callCtx, sent := traceSent(ctx)
+		res, err := c.CallTool(callCtx, newRequest(pc.tool, args))
 		switch {
 		case err != nil && ctx.Err() != nil:
 			r.Status, r.Error = Failed, fmt.Sprintf("interrupted before %s answered (%v)", pc.tool, context.Cause(ctx))
 		case err != nil:
-			r.Status, r.Error = Failed, fmt.Sprintf("protocol error: %v (is the gateway up?)", err)
+			serial, _ := args["serial"].(string)
+			r.Status, r.Error = Failed, callFailure(pc.tool, serial, err, sent.Load())
 		case res == nil:
 			r.Status, r.Error = Failed, "the gateway sent no result"
 		case res.IsError:
 			r.Status, r.Error = Failed, resultText(res)
+			if pc.tool == toolRelease && leaseEnded(res) { // nothing left to give back at the end
+				held = forget(held, args)
+				p.setHolding(held)
+			}
 		default:
 			r.Status, r.Text = Passed, resultText(res)
 			held = track(held, pc.tool, args, res)
+			p.setHolding(held)
 			if msg := p.expect(ctx, c, pc, args, held); msg != "" {
 				r.Status, r.Error, r.ExpectFailed = Failed, msg, true
 			}
@@ -230,8 +244,7 @@ func (p *Plan) useLease(tool string, args map[string]any, held []heldLease) {
 // track notes the lease a step took (acquire_device, select_device) or gave back.
 func track(held []heldLease, tool string, args map[string]any, res *mcpgo.CallToolResult) []heldLease {
 	if tool == toolRelease {
-		handle, _ := args["lease"].(string)
-		return slices.DeleteFunc(held, func(l heldLease) bool { return l.handle == handle })
+		return forget(held, args)
 	}
 	var out struct {
 		Lease struct {
@@ -246,25 +259,72 @@ func track(held []heldLease, tool string, args map[string]any, res *mcpgo.CallTo
 	return append(held, heldLease{out.Lease.Handle, out.Lease.Serial})
 }
 
+// forget drops the lease a release_device step named (given back, or found ended).
+func forget(held []heldLease, args map[string]any) []heldLease {
+	handle, _ := args["lease"].(string)
+	return slices.DeleteFunc(held, func(l heldLease) bool { return l.handle == handle })
+}
+
+// leaseEnded says whether release_device's refusal means the lease is gone already: stale_lease
+// (it expired, or was revoked: by an operator, or as its device or node went away). The
+// gateway's refusal names the code: "release_device on S refused (stale_lease): ...".
+func leaseEnded(res *mcpgo.CallToolResult) bool {
+	return strings.Contains(resultText(res), "("+broker.CodeStaleLease+")")
+}
+
 // release gives back the leases the steps left held (a failure skipped their release_device):
-// a device the run took must not stay taken until its lease expires.
+// a device the run took must not stay taken until its lease expires. Those it could not give
+// back stay in Holding.
 func (p *Plan) release(ctx context.Context, c Caller, held []heldLease) {
 	if len(held) == 0 || !p.cat.Has(toolRelease) {
 		return
 	}
+	if ctx.Err() != nil { // interrupted: say why the run does not end at once, and for how long at most
+		p.opts.Log.Info("giving back the leases the run holds (signal again to leave them leased)", "serials", serials(held),
+			"within", releaseTimeout)
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
+	var kept []heldLease
 	for _, l := range held {
 		res, err := c.CallTool(ctx, newRequest(toolRelease, map[string]any{"lease": l.handle, "serial": l.serial}))
 		switch {
 		case err != nil:
+			kept = append(kept, l)
 			p.opts.Log.Warn("could not release the lease a step took; it ends when its TTL runs out", "serial", l.serial, "err", err)
+		case res.IsError && leaseEnded(res):
+			p.opts.Log.Debug("the lease a step took had ended already: nothing to give back", "serial", l.serial, "answer", resultText(res))
 		case res.IsError:
+			kept = append(kept, l)
 			p.opts.Log.Warn("could not release the lease a step took; it ends when its TTL runs out", "serial", l.serial, "err", resultText(res))
 		default:
 			p.opts.Log.Info("released the lease a step took and no step gave back", "serial", l.serial)
 		}
 	}
+	p.setHolding(kept)
+}
+
+// Holding returns the devices whose leases the run holds now: taken by a step and not given
+// back yet, or, once Run returned, those it could not give back (they stay leased until the
+// leases expire). It may be called while Run runs: what a run killed now would leave leased.
+func (p *Plan) Holding() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.holding)
+}
+
+func (p *Plan) setHolding(held []heldLease) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holding = serials(held)
+}
+
+func serials(held []heldLease) []string {
+	var out []string
+	for _, l := range held {
+		out = append(out, l.serial)
+	}
+	return out
 }
 
 // resultText is a result's text content, with a line for each image.

@@ -329,25 +329,32 @@ func parseStep(index, line int, v any) (Step, error) {
 }
 
 // decode reads YAML or JSON into JSON's value model (map[string]any, []any, float64, string,
-// bool, nil) and, for YAML, the line of each step.
+// bool, nil), and the line of each step.
 func decode(data []byte) (any, []int, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		var v any
-		err := json.Unmarshal(trimmed, &v)
+		err := json.Unmarshal(data, &v)
 		if err == nil {
-			return v, nil, nil
+			// JSON is YAML: its node tree has the steps' lines. The value stays JSON's own
+			// (numbers, a key given twice); a JSON file YAML cannot read has no lines.
+			var root yaml.Node
+			if yaml.Unmarshal(data, &root) != nil {
+				return v, nil, nil
+			}
+			return v, stepLines(&root), nil
 		}
-		// YAML's flow style looks like JSON too; if YAML can read it, it is YAML.
+		// YAML's flow style looks like JSON too; if YAML can read what is no JSON, it is YAML.
+		// JSON that holds what JSON refuses (a number past float64's range) stays JSON.
+		var se *json.SyntaxError
+		if !errors.As(err, &se) {
+			return nil, nil, fmt.Errorf("the steps file is not valid JSON: %w", err)
+		}
 		if v, lines, yerr := decodeYAML(data); yerr == nil {
 			return v, lines, nil
 		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line := 1 + bytes.Count(trimmed[:se.Offset], []byte("\n"))
-			return nil, nil, fmt.Errorf("the steps file is not valid JSON: line %d: %w", line, err)
-		}
-		return nil, nil, fmt.Errorf("the steps file is not valid JSON: %w", err)
+		line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
+		return nil, nil, fmt.Errorf("the steps file is not valid JSON: line %d: %w", line, err)
 	}
 	return decodeYAML(data)
 }
@@ -355,18 +362,34 @@ func decode(data []byte) (any, []int, error) {
 func decodeYAML(data []byte) (any, []int, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, nil, fmt.Errorf("the steps file is not valid YAML: %w", err)
+		return nil, nil, fmt.Errorf("the steps file is not valid YAML: %w", syntaxLine(data, err))
 	}
 	if len(root.Content) == 0 {
 		return nil, nil, nil
 	}
-	doc := root.Content[0]
-	list := doc
-	if doc.Kind == yaml.MappingNode {
+	var v any
+	if err := root.Content[0].Decode(&v); err != nil {
+		return nil, nil, fmt.Errorf("the steps file is not valid YAML: %w", err)
+	}
+	v, err := jsonValue(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the steps file holds %w", err)
+	}
+	return v, stepLines(&root), nil
+}
+
+// stepLines is the line of each step of a parsed document: a list, or {steps: [...]}.
+func stepLines(root *yaml.Node) []int {
+	if len(root.Content) == 0 {
+		return nil
+	}
+	list := root.Content[0]
+	if list.Kind == yaml.MappingNode {
+		m := list
 		list = nil
-		for i := 0; i+1 < len(doc.Content); i += 2 {
-			if doc.Content[i].Value == "steps" {
-				list = doc.Content[i+1]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == "steps" {
+				list = m.Content[i+1]
 			}
 		}
 	}
@@ -376,15 +399,7 @@ func decodeYAML(data []byte) (any, []int, error) {
 			lines = append(lines, it.Line)
 		}
 	}
-	var v any
-	if err := doc.Decode(&v); err != nil {
-		return nil, nil, fmt.Errorf("the steps file is not valid YAML: %w", err)
-	}
-	v, err := jsonValue(v)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the steps file holds %w", err)
-	}
-	return v, lines, nil
+	return lines
 }
 
 // jsonValue turns a decoded YAML value into JSON's value model. Keys that are not strings

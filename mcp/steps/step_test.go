@@ -66,8 +66,8 @@ steps:
 		if err != nil || req.Params.Name != "sleep_ms" || !reflect.DeepEqual(req.GetArguments(), map[string]any{"milliseconds": 100.0}) {
 			t.Errorf("%s: step 2 is %v %v", name, req.Params, err)
 		}
-		if name == "json" && doc.Steps[0].Line != 0 {
-			t.Errorf("JSON has no lines: %+v", doc.Steps[0])
+		if name == "json" && (doc.Steps[0].Line != 4 || doc.Steps[1].Line != 5) {
+			t.Errorf("JSON's steps are on lines 4 and 5: %+v", doc.Steps)
 		}
 	}
 	// A list in JSON, with tool calls already converted.
@@ -128,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 			"step 1 (line 1, tap_xy): arguments: an action takes params and options, not arguments (arguments go with tool)"},
 		{"- {tool: tap_xy, arguments: [1]}\n", "step 1 (line 1, tap_xy): arguments: must be an object of the tool's arguments, got the list [1]"},
 		{"- {tool: tap_xy, arguments: {x: 1}, options: {x: 2}}\n", "step 1 (line 1, tap_xy): options.x: conflicts with x 1 given by arguments; keep one"},
-		{`[{"method": "home"}, {"method": ""}]`, `step 2: method: must be a non-empty string, got the string ""`},
+		{`[{"method": "home"}, {"method": ""}]`, `step 2 (line 1): method: must be a non-empty string, got the string ""`},
 		{`{"steps": [}`, "the steps file is not valid JSON: line 1: invalid character '}' looking for beginning of value"},
 		{"- {method: sleep, params: .nan}\n",
 			"the steps file holds a value JSON cannot carry (.nan or .inf?): json: unsupported value: NaN"},
@@ -141,7 +141,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", c.src, err, c.want)
 		}
 	}
-	if _, err := Parse([]byte("- [a\n")); err == nil || !strings.HasPrefix(err.Error(), "the steps file is not valid YAML: yaml: line ") {
+	if _, err := Parse([]byte("- [a\n")); err == nil || err.Error() != "the steps file is not valid YAML: line 1: did not find expected ',' or ']'" {
 		t.Errorf("bad YAML: %v", err)
 	}
 }
