@@ -168,9 +168,11 @@ func subcommandHelp(args []string, usage string) bool {
 }
 
 // signalContext is cancelled by the first SIGINT/SIGTERM, which prints notice (graceful
-// drain); a second one exits.
+// drain); a second one exits at once, after saying what the command leaves behind
+// (onForcedExit).
 func signalContext(notice string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
+	ctx, left := withLeftBehind(ctx)
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
@@ -178,6 +180,7 @@ func signalContext(notice string) (context.Context, context.CancelFunc) {
 		fmt.Fprintln(os.Stderr, notice)
 		cancel()
 		<-ch
+		left.say(os.Stderr)
 		os.Exit(130)
 	}()
 	return ctx, func() { signal.Stop(ch); cancel() }

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/corral-farm/corral/mcp/steps"
 )
@@ -47,8 +49,7 @@ func runRun(ctx context.Context, args []string) error {
 				return fmt.Errorf("%s:\n%w", f.Arg(0), err)
 			}
 		}
-		return errors.Join(checkReportFile("--json", *jsonOut, ".json"), checkReportFile("--junit", *junitOut, ".xml"),
-			tokens.checkGateway(*gateway))
+		return errors.Join(checkReportFiles(*jsonOut, *junitOut), tokens.checkGateway(*gateway))
 	}
 	log, stop, err := f.start(flagsFirst(f.FlagSet, args), check)
 	if err != nil || stop {
@@ -68,17 +69,22 @@ func runRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	cat.AskGateway(ctx, c, doc) // a tool the token's policy does not list is not one the gateway lacks
 	tw := steps.NewTextWriter(out)
 	plan, err := steps.NewPlan(doc, cat, steps.Options{Serial: *serial, Platform: *platform, KeepGoing: *keepGoing,
 		Progress: func(r steps.Result) { tw.Step(redactResult(r)) }, Log: log})
 	if err != nil {
 		return fmt.Errorf("%s: nothing ran; fix these steps:\n%w", f.Arg(0), err)
 	}
+	var reported atomic.Bool
+	defer onForcedExit(ctx, func() string { return runLeftBehind(plan.Holding(), !reported.Load(), *jsonOut, *junitOut) })()
 	tw.Begin(plan.Name, plan.Len(), plan.Serial)
 	rep := plan.Run(ctx, c)
 	redactReport(rep) // the lease handles the steps used are their holder's secrets
 	tw.End(rep)
-	if err := writeReports(rep, *jsonOut, *junitOut); err != nil {
+	err = writeReports(rep, *jsonOut, *junitOut)
+	reported.Store(true)
+	if err != nil {
 		return err
 	}
 	if first := rep.FirstFailure(); first != nil {
@@ -129,6 +135,56 @@ func writeReports(rep *steps.Report, jsonOut, junitOut string) error {
 		}
 	}
 	return nil
+}
+
+// checkReportFiles says whether the reports asked for can be written: each file on its own, and
+// not both to one place (stdout, or the same file), where one would spoil or replace the other.
+func checkReportFiles(jsonOut, junitOut string) error {
+	switch {
+	case jsonOut == "-" && junitOut == "-":
+		return errors.New("--json - and --junit - both write to stdout, where neither could be read: give one of them a file " +
+			"(e.g. --junit report.xml); nothing ran")
+	case jsonOut != "" && jsonOut != "-" && sameFile(jsonOut, junitOut):
+		return fmt.Errorf("--json %s and --junit %s are the same file: the JUnit XML would replace the JSON; give each its own "+
+			"(e.g. report.json and report.xml); nothing ran", jsonOut, junitOut)
+	}
+	return errors.Join(checkReportFile("--json", jsonOut, ".json"), checkReportFile("--junit", junitOut, ".xml"))
+}
+
+// sameFile says whether paths a and b name one file: the same path, or links to one file.
+func sameFile(a, b string) bool {
+	if b == "" || b == "-" {
+		return false
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// runLeftBehind is what a run ended by a second signal leaves: the devices it holds leases of
+// (until the leases expire), and the reports not written.
+func runLeftBehind(holding []string, unreported bool, jsonOut, junitOut string) string {
+	var lines []string
+	for _, serial := range slices.Compact(slices.Sorted(slices.Values(holding))) {
+		lines = append(lines, fmt.Sprintf("corral run: %s stays leased until its lease expires: `corral leases` shows it; "+
+			"`corral release %s --force` (an operator) frees it now", serial, serial))
+	}
+	var files []string
+	if jsonOut != "" {
+		files = append(files, "--json "+jsonOut)
+	}
+	if junitOut != "" {
+		files = append(files, "--junit "+junitOut)
+	}
+	if unreported && len(files) > 0 {
+		lines = append(lines, "corral run: no report was written ("+strings.Join(files, ", ")+")")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // checkReportFile says whether a report can be written to path ("" and - need no file): its

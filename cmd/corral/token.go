@@ -191,14 +191,19 @@ func completeURL(raw string) (string, []string) {
 }
 
 // checkGateway refuses what dialing the gateway would refuse first, for --check-config: a
-// --gateway URL no gateway speaks, and a token that cannot be read or sent.
+// --gateway URL no gateway speaks, and a token that cannot be read or sent. It tells what it
+// adds to the URL (mcpURL); the commands check before they dial, and dialing says nothing.
 func (t tokenSource) checkGateway(raw string) error {
 	_, urlErr := gatewayURL(raw)
+	if urlErr == nil {
+		mcpURL(raw)
+	}
 	_, tokenErr := t.token()
 	return errors.Join(urlErr, tokenErr)
 }
 
-// gatewayURL is mcpURL(raw), refused unless it is an http or https URL with a host.
+// gatewayURL is raw with what it lacks added (completeURL), refused unless it is an http or
+// https URL with a host.
 func gatewayURL(raw string) (string, error) {
 	fixed, _ := completeURL(raw)
 	u, err := neturl.Parse(fixed)
@@ -214,7 +219,7 @@ func gatewayURL(raw string) (string, error) {
 	case u.Host == "":
 		return "", fmt.Errorf("--gateway %q has no host (give http://HOST:PORT/mcp)", raw)
 	}
-	return mcpURL(raw), nil
+	return fixed, nil
 }
 
 // initialize starts c and opens its MCP session as client name.
