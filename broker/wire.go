@@ -91,11 +91,36 @@ type DeviceEntry struct {
 // Anonymous is the principal of every caller of a gateway without an auth policy.
 const Anonymous = "anonymous"
 
-// Holder names who holds or asks: the principal (token owner, "anonymous" without auth) and
-// a client label (the MCP client's name, a CLI user).
+// Holder names who holds or asks: the principal (token owner, "anonymous" without auth), a
+// client label (the MCP client's name, a CLI user) and the caller's session.
 type Holder struct {
 	Principal string `json:"principal"`
 	Client    string `json:"client,omitempty"`
+	// Session tells apart the MCP sessions of one principal and client (two CI jobs with one
+	// token, two corral run processes): each holds its own leases and queues behind the others.
+	// It is SessionTag of the MCP session id (never the id, a credential) or, in the protocol
+	// revision without sessions, of the client's Corral-Caller header. Empty: a caller with
+	// neither, or one from a gateway that did not send it. Quotas stay per principal.
+	Session string `json:"session,omitempty"`
+}
+
+// SessionTag is the short, non-reversible tag of an MCP session id that Holder.Session
+// carries and refusals may show: the id itself goes with the token as a credential.
+func SessionTag(sessionID string) string {
+	if sessionID == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("corral session tag\x00" + sessionID))
+	return hex.EncodeToString(sum[:5])
+}
+
+// Is reports whether lease holder h is caller c, who then has the lease already and must not
+// queue behind itself: same principal and client, and the same session. A holder without a
+// session (granted by a node or gateway that did not carry it) is taken as any session's of
+// its principal and client, as before sessions were told apart: a caller must never wait on
+// a lease that may be its own.
+func (h Holder) Is(c Holder) bool {
+	return h.Principal == c.Principal && h.Client == c.Client && (h.Session == c.Session || h.Session == "")
 }
 
 func (h Holder) String() string {

@@ -268,6 +268,9 @@ func (e *wireEncoder) holder(h Holder) {
 	if h.Client != "" {
 		e.str(`,"client":`, h.Client)
 	}
+	if h.Session != "" {
+		e.str(`,"session":`, h.Session)
+	}
 	e.b = append(e.b, '}')
 }
 
@@ -777,6 +780,8 @@ func (d *wireDecoder) holder(h *Holder) bool {
 			ok = unseen(&seen, 0) && d.str(&h.Principal)
 		case "client":
 			ok = unseen(&seen, 1) && d.str(&h.Client)
+		case "session":
+			ok = unseen(&seen, 2) && d.str(&h.Session)
 		}
 		if !ok {
 			return false

@@ -79,14 +79,14 @@ func checkDecode[T any](t *testing.T, c wireCodec[T], data []byte) (fast bool) {
 func realisticRequest() TaskRequest {
 	return TaskRequest{V: WireVersion, ID: "t_0123456789abcdef", Serial: "n1-p1", Tool: "tap",
 		Args: json.RawMessage(`{"x":0.5,"y":0.25,"duration_ms":100}`), Lease: "l_9f8e7d6c5b4a",
-		Holder: Holder{Principal: "alice", Client: "claude-code"}, TimeoutMS: 30000, WaitMS: 5000,
+		Holder: Holder{Principal: "alice", Client: "claude-code", Session: "0a1b2c3d4e"}, TimeoutMS: 30000, WaitMS: 5000,
 		Progress: true, Share: Share{Weight: 2.5, MaxQueued: 4}}
 }
 
 func realisticResult() TaskResult {
 	at := time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.UTC)
 	return TaskResult{V: WireVersion, ID: "t_0123456789abcdef", Serial: "n1-p1", Node: "n1",
-		Tool: "get_screen_size", Holder: Holder{Principal: Anonymous, Client: "bench"}, Outcome: OutcomeSucceeded,
+		Tool: "get_screen_size", Holder: Holder{Principal: Anonymous, Client: "bench", Session: "5f6a7b8c9d"}, Outcome: OutcomeSucceeded,
 		Data:      json.RawMessage(`{"width":1080,"height":2400,"message":"screen size: 1080x2400 pixels"}`),
 		Text:      "screen size: 1080x2400 pixels",
 		Submitted: at, Started: at.Add(120 * time.Microsecond), Finished: at.Add(2 * time.Millisecond), LeaseEpoch: 3}
@@ -324,7 +324,7 @@ func FuzzTaskRequestCodec(f *testing.F) {
 		checkDecode(t, requestCodec, data)
 		checkEncode(t, requestCodec, &TaskRequest{Args: data})
 		checkMessage(t, requestCodec, &TaskRequest{V: int(n), ID: text, Serial: string(data), Tool: text, Args: asJSON(data),
-			Lease: text, Holder: Holder{Principal: text, Client: string(data)}, TimeoutMS: n, WaitMS: n >> 20,
+			Lease: text, Holder: Holder{Principal: text, Client: string(data), Session: text}, TimeoutMS: n, WaitMS: n >> 20,
 			Progress: n&1 == 1, Share: Share{Weight: weight, MaxQueued: int(n >> 40)}})
 	})
 }
@@ -349,7 +349,7 @@ func FuzzTaskResultCodec(f *testing.F) {
 		checkEncode(t, resultCodec, &TaskResult{Data: data})
 		zone := time.FixedZone("", int(int32(offset))%100000)
 		checkMessage(t, resultCodec, &TaskResult{V: int(n), ID: text, Serial: string(data), Node: text, Tool: text,
-			Holder: Holder{Principal: text}, Outcome: text, Code: text, Error: string(data), Data: asJSON(data), Text: text,
+			Holder: Holder{Principal: text, Session: string(data)}, Outcome: text, Code: text, Error: string(data), Data: asJSON(data), Text: text,
 			Image: data, ImageType: text, QueuePos: int(n >> 8), Submitted: time.Unix(0, n).In(zone),
 			Started: time.Unix(n%(1<<38), 0), Finished: time.Unix(0, n).UTC(), AbortedBy: text, LeaseEpoch: uint64(n)})
 	})

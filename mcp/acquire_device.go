@@ -201,8 +201,8 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 			waiters = ans.Lease.QueueLen
 		}
 		switch {
-		case ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder == req.Holder:
-			yours++ // queueing for it would wait on the caller itself
+		case ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder.Is(req.Holder):
+			yours++ // queueing for it would wait on the caller itself (another session of its principal may queue)
 		case ans.Code == broker.CodeBusy && waiters < bestWaiters:
 			best, bestWaiters, bestLease = d.Serial, waiters, ans.Lease
 		}

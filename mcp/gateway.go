@@ -227,7 +227,8 @@ func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, l
 }
 
 // holderFrom names the caller: the principal its bearer token named (anonymous without an
-// auth policy) and the MCP client's name when the session carries it.
+// auth policy), the MCP client's name when the session carries it, and the session's tag
+// (two sessions of one principal hold and queue apart; quotas stay the principal's).
 func holderFrom(ctx context.Context) broker.Holder {
 	h := broker.Holder{Principal: anonymous.Name}
 	if a := authFrom(ctx); a != nil {
@@ -236,6 +237,7 @@ func holderFrom(ctx context.Context) broker.Holder {
 	if s, ok := mcpserver.ClientSessionFromContext(ctx).(mcpserver.SessionWithClientInfo); ok {
 		h.Client = s.GetClientInfo().Name
 	}
+	h.Session = callerTag(ctx)
 	return h
 }
 

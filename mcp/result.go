@@ -51,10 +51,10 @@ func failureText(res broker.TaskResult, caller broker.Holder) string {
 		fmt.Fprintf(&b, ": %s", res.Error)
 	}
 	switch {
-	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil && res.Lease.Holder == caller:
+	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil && res.Lease.Holder.Is(caller):
 		b.WriteString(". " + yoursText(res.Lease))
 	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil:
-		b.WriteString(". " + holderText(res.Lease) + " " + queueHint(res.Code))
+		b.WriteString(". " + holderText(res.Lease) + otherSessionText(res.Lease.Holder, caller) + " " + queueHint(res.Code))
 	}
 	b.WriteString(taskNote(res.ID))
 	return b.String()
@@ -86,6 +86,20 @@ func holderText(l *broker.Lease) string {
 		s += fmt.Sprintf("; running %s, deadline %s", r.Tool, at(r.Deadline))
 	}
 	return s + fmt.Sprintf("; %d waiting.", l.QueueLen)
+}
+
+// otherSessionText says, when another session of the caller's principal and client holds the
+// device (another corral run, a second CI job with the same token), that it is not this
+// session, whose lease calls would pass; "" for anyone else. Sessions show by their tags.
+func otherSessionText(h, caller broker.Holder) string {
+	if h.Principal != caller.Principal || h.Client != caller.Client {
+		return ""
+	}
+	this := "this connection has no session"
+	if caller.Session != "" {
+		this = "this one is " + caller.Session
+	}
+	return fmt.Sprintf(" That is another session of %s (session %s; %s): if its lease is yours, pass its handle as lease (corral call: export $CORRAL_LEASE).", h, h.Session, this)
 }
 
 // yoursText says what to do when the caller itself has the busy device: queueing for it

@@ -50,7 +50,7 @@ func toolSelectDevice(platforms []string) toolDef {
 			}
 			if !ans.OK {
 				// Selecting again the device this session already holds is not an error.
-				if ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder == holder &&
+				if ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder.Is(holder) &&
 					prev.Serial == dev.Serial && prev.Lease != "" {
 					l := *ans.Lease
 					l.Handle = prev.Lease

@@ -21,7 +21,8 @@ import (
 // sessionClient is the streamable transport's context function: it runs on every request of a
 // session, after mcp-go has found (or made) the request's session and before the message is
 // handled.
-func (g *Gateway) sessionClient(ctx context.Context, _ *http.Request) context.Context {
+func (g *Gateway) sessionClient(ctx context.Context, r *http.Request) context.Context {
+	ctx = withCaller(ctx, r) // the holder's part that tells a principal's clients apart
 	s, ok := mcpserver.ClientSessionFromContext(ctx).(mcpserver.SessionWithClientInfo)
 	if !ok || s.SessionID() == "" { // the revision without sessions names its client on each request
 		return ctx
