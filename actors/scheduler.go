@@ -274,11 +274,23 @@ func (s *Scheduler) revokeAll(m RevokeAll) {
 		}
 		s.endLease(sl, "revoked", reason)
 		sl.epoch++ // fence whoever held the old epoch
-		s.failQueue(sl, func(*waiter) bool { return true }, broker.OutcomeLost, broker.CodeNodeLost,
-			fmt.Sprintf("device %s: node %s %s", serial, s.cfg.Node, reason))
+		outcome, code, msg := s.unqueued(m, serial)
+		s.failQueue(sl, func(*waiter) bool { return true }, outcome, code, msg)
 		s.show(sl)
 		s.cfg.Mirror.Device(sl.info) // whoever declared us lost wrote "offline": say what is true
 	}
+}
+
+// unqueued is what RevokeAll answers the waiters of serial's queue. At a clean shutdown they
+// never ran, and the node says so: refused, device offline, to retry when the node is back.
+// lost (node_lost) would say the node stopped answering, and a task may have run.
+func (s *Scheduler) unqueued(m RevokeAll, serial string) (outcome, code, msg string) {
+	if m.Shutdown {
+		return broker.OutcomeRefused, broker.CodeOffline, fmt.Sprintf(
+			"device %s: node %s %s before your turn in its queue came; nothing ran. Retry when the node is back (list_available_devices shows %s online), or use another device",
+			serial, s.cfg.Node, m.Reason, serial)
+	}
+	return broker.OutcomeLost, broker.CodeNodeLost, fmt.Sprintf("device %s: node %s %s", serial, s.cfg.Node, m.Reason)
 }
 
 // revokedTask is why RevokeAll cancels t, running on serial: its node was lost, or stopped it.

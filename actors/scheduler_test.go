@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -274,18 +275,36 @@ func TestRevokeAllFencesAndAnswersWaiters(t *testing.T) {
 
 // A node shutting down takes its devices offline at once (nothing new starts while its
 // running tasks return), and its running task ends failed with code interrupted, saying the
-// node stopped it, not lost with node_lost.
+// node stopped it, not lost with node_lost. A task or lease request still waiting in the
+// queue never ran: it is refused (offline) with a hint to retry when the node is back, not
+// lost, which would say it may have run.
 func TestRevokeAllAtShutdownInterruptsTheRunningTask(t *testing.T) {
 	h := newHarness(t, Config{})
 	running := h.submit(broker.TaskRequest{ID: "r", Tool: "block"})
 	waiter := h.submit(broker.TaskRequest{ID: "w", Tool: "noop", WaitMS: 5000})
+	leaseWaiter := h.acquire("bob", 5000) // the mailbox keeps the order: both queue before RevokeAll
 	h.root.Send(h.sched, RevokeAll{Reason: "is shutting down", Shutdown: true})
 	r := running.wait()
 	expect(t, r, broker.OutcomeFailed, broker.CodeInterrupted)
 	if !strings.Contains(r.Error, "is shutting down and stopped block on d1") || !strings.Contains(r.Error, "peek") {
 		t.Fatalf("the interrupted task's error does not say the node stopped it: %s", r.Error)
 	}
-	expect(t, waiter.wait(), broker.OutcomeLost, broker.CodeNodeLost)
+	w := waiter.wait()
+	expect(t, w, broker.OutcomeRefused, broker.CodeOffline)
+	for _, want := range []string{"is shutting down before your turn", "nothing ran", "Retry when the node is back"} {
+		if !strings.Contains(w.Error, want) {
+			t.Fatalf("the queued task's refusal does not say %q: %s", want, w.Error)
+		}
+	}
+	if a := <-leaseWaiter; a.OK || a.Code != broker.CodeOffline || !strings.Contains(a.Error, "Retry when the node is back") {
+		t.Fatalf("the queued lease request: %+v", a)
+	}
+	h.rec.mu.Lock()
+	records := slices.Clone(h.rec.records)
+	h.rec.mu.Unlock()
+	if i := slices.IndexFunc(records, func(rec broker.TaskResult) bool { return rec.ID == "w" }); i < 0 || records[i].Outcome != broker.OutcomeRefused {
+		t.Errorf("the queued task's record: %+v", records)
+	}
 	n := h.submit(broker.TaskRequest{ID: "n", Tool: "noop"}).wait()
 	expect(t, n, broker.OutcomeRefused, broker.CodeOffline)
 	if !strings.Contains(n.Error, "is shutting down") {
