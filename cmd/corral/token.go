@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/corral-farm/corral/internal/buildinfo"
+	"github.com/corral-farm/corral/mcp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -91,7 +94,11 @@ func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client
 	if err != nil {
 		return nil, err
 	}
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(headers), transport.WithHTTPBasicClient(noRedirects()))
+	// The client's own holder at the gateway: another corral run or call of the token's
+	// principal holds and queues apart from it (the protocol has no session to tell them apart).
+	sent := map[string]string{mcp.CallerHeader: rand.Text()}
+	maps.Copy(sent, headers)
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(sent), transport.WithHTTPBasicClient(noRedirects()))
 	if err != nil {
 		return nil, fmt.Errorf("MCP client for %s: %w", url, err)
 	}
