@@ -69,7 +69,9 @@ func runRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cat.AskGateway(ctx, c, doc) // a tool the token's policy does not list is not one the gateway lacks
+	if local, err := localCatalog(); err == nil {
+		cat.Known(local.Names()) // a tool the token's policy does not list is not one the gateway lacks
+	}
 	tw := steps.NewTextWriter(out)
 	plan, err := steps.NewPlan(doc, cat, steps.Options{Serial: *serial, Platform: *platform, KeepGoing: *keepGoing,
 		Progress: func(r steps.Result) { tw.Step(redactResult(r)) }, Log: log})

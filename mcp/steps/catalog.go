@@ -19,9 +19,9 @@ import (
 // Catalog is the tools a gateway serves (its tools/list), each with its input schema resolved,
 // so that every step is checked before anything runs.
 type Catalog struct {
-	names  []string // in tools/list order
-	tools  map[string]*catalogTool
-	denied map[string]string // tools the caller's token may not call: the gateway's refusal (AskGateway)
+	names []string // in tools/list order
+	tools map[string]*catalogTool
+	known map[string]bool // the tools of a gateway of this corral's version (Known)
 }
 
 type catalogTool struct {
@@ -125,11 +125,22 @@ func (c *Catalog) Check(tool string, args map[string]any) error {
 	return nil
 }
 
-// unknown explains a tool the gateway does not serve, with the nearest name it does, or one its
-// auth policy does not let the caller's token call.
+// Known gives the names of the tools a gateway of this corral's version has, all of them: a
+// step's tool among them that this gateway did not list is kept from the caller, not misspelt.
+func (c *Catalog) Known(names []string) {
+	c.known = make(map[string]bool, len(names))
+	for _, n := range names {
+		c.known[n] = true
+	}
+}
+
+// unknown explains a tool the gateway does not serve: with the nearest name it does, or, for a
+// tool corral has (Known), why a gateway leaves one out.
 func (c *Catalog) unknown(tool string) error {
-	if refusal := c.denied[tool]; refusal != "" {
-		return fmt.Errorf("%s is not among the tools this token may use (the gateway's auth policy); the gateway says: %s", tool, refusal)
+	if c.known[tool] {
+		return fmt.Errorf("the gateway does not list %s for this token: a gateway with an auth policy lists only the tools "+
+			"a token may call, and one leaves out the tools of platforms it serves no device of; tools/list shows the %d "+
+			"this token may use (ask the gateway's operator for a token whose policy has %s)", tool, len(c.names), tool)
 	}
 	hint := ""
 	if best, ok := typo.Nearest(tool, c.names); ok {

@@ -143,7 +143,6 @@ func Run(ctx context.Context, c Client, doc *Document, opts Options) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	cat.AskGateway(ctx, c, doc)
 	p, err := NewPlan(doc, cat, opts)
 	if err != nil {
 		return nil, err
