@@ -51,20 +51,20 @@ func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []mo
 		if ctx.Err() != nil {
 			mw := &modelWait{err: err, waited: time.Since(asked)}
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				r.log.Warn("the model did not answer before the task's deadline", "waited", mw.waited.Round(time.Millisecond), "err", err)
+				r.log.Warn("the model did not answer before the task's deadline", append(modelFailure(err), "waited", mw.waited.Round(time.Millisecond))...)
 			}
 			return resp, mw
 		}
 		if attempt > 0 || !(errors.Is(err, model.ErrServer) || errors.Is(err, model.ErrRateLimited)) {
-			r.log.Warn("model call failed", "attempt", attempt+1, "err", err)
+			r.log.Warn("model call failed", append(modelFailure(err), "attempt", attempt+1)...)
 			return resp, failed(failModel, fmt.Errorf("model call: %w", err))
 		}
 		wait, waitErr := retryWait(ctx, err)
 		if waitErr != nil {
-			r.log.Warn("model call failed; not retried", "err", waitErr)
+			r.log.Warn("model call failed; not retried", modelFailure(waitErr)...)
 			return resp, failed(failModel, fmt.Errorf("model call: %w", waitErr))
 		}
-		r.log.Warn("model call failed; retrying once", "err", err, "wait", wait)
+		r.log.Warn("model call failed; retrying once", append(modelFailure(err), "wait", wait)...)
 		if err := pause(ctx, wait); err != nil {
 			return resp, err
 		}

@@ -23,7 +23,7 @@ func (r *runner) conclude(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if err != nil {
-		r.log.Warn("no conclusion from the model; the last step's summary stands", "err", err)
+		r.log.Warn("no conclusion from the model; the last step's summary stands", modelFailure(err)...)
 	}
 	for _, call := range resp.ToolCalls {
 		if call.Name != toolFinished {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -84,11 +85,17 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	}
 	took := time.Since(start)
 	c.metrics.request(ctx, st, err, took)
+	out, errRunes := outcome(ctx, st, err), 0
+	if err != nil {
+		errRunes = utf8.RuneCountInString(err.Error())
+		err = &callError{status: st.status, outcome: out, err: err}
+	}
+	// Not err's text: it may quote the server's error body, which may echo the request.
 	c.log.LogAttrs(ctx, slog.LevelDebug, "model call",
 		slog.Int("messages", len(req.Messages)), slog.Int("tools", len(req.Tools)), slog.Bool("stream", req.Stream),
 		slog.Duration("took", took), slog.String("finish", resp.FinishReason), slog.Int("tool_calls", len(resp.ToolCalls)),
 		slog.Int("prompt_tokens", resp.Usage.PromptTokens), slog.Int("completion_tokens", resp.Usage.CompletionTokens),
-		slog.Any("err", err))
+		slog.Int("status", st.status), slog.String("outcome", out), slog.Int("error_runes", errRunes))
 	return resp, err
 }
 
