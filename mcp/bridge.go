@@ -173,6 +173,9 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 		req.Header.Set("Mcp-Protocol-Version", b.protocol)
 	}
 	b.mu.Unlock()
+	for k, v := range modernHeaders(msg) { // a message of the revision without sessions says its own
+		req.Header.Set(k, v)
+	}
 	resp, err := b.Client.Do(req)
 	if err != nil {
 		if sent.Load() {

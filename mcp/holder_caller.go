@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
+	"maps"
 	"net/http"
 
 	"github.com/corral-farm/corral/broker"
@@ -18,6 +20,15 @@ const CallerHeader = "Corral-Caller"
 
 // maxCallerLen bounds a Corral-Caller value: a longer one is ignored.
 const maxCallerLen = 256
+
+// OwnCaller returns headers (nil: none) with a Corral-Caller of its own added, a new random
+// value: one client process (corral run, corral call, corral mcp-stdio) is its own holder at
+// the gateway, apart from the other clients of its principal. headers is not changed.
+func OwnCaller(headers map[string]string) map[string]string {
+	sent := map[string]string{CallerHeader: rand.Text()}
+	maps.Copy(sent, headers)
+	return sent
+}
 
 type callerKey struct{}
 

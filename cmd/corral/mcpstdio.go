@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 
@@ -10,6 +11,12 @@ import (
 
 // runMCPStdio bridges a stdio MCP client to a gateway.
 func runMCPStdio(ctx context.Context, args []string) error {
+	return bridgeStdio(ctx, args, os.Stdin, os.Stdout)
+}
+
+// bridgeStdio is corral mcp-stdio relaying the client's messages on in, and the gateway's on
+// out.
+func bridgeStdio(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	f := newFlags("mcp-stdio")
 	gateway := f.String("gateway", "http://127.0.0.1:8420/mcp", "the gateway's MCP endpoint")
 	tokens := f.tokenFlag()
@@ -25,7 +32,10 @@ func runMCPStdio(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	b := &mcp.Bridge{URL: url, Log: log, Headers: headers, Hint: func(status int) string {
+	// Its own holder at the gateway, as corral run and call are (dialGateway): two agents
+	// bridged with one token queue for each other's devices, in the protocol revision
+	// without sessions too.
+	b := &mcp.Bridge{URL: url, Log: log, Headers: mcp.OwnCaller(headers), Hint: func(status int) string {
 		switch {
 		case status == http.StatusUnauthorized && headers == nil:
 			return "give corral mcp-stdio the token: --token-file FILE in its arguments, or CORRAL_TOKEN in its environment (the MCP client's configuration)"
@@ -36,5 +46,5 @@ func runMCPStdio(ctx context.Context, args []string) error {
 		}
 		return ""
 	}}
-	return b.Run(ctx, os.Stdin, os.Stdout)
+	return b.Run(ctx, in, out)
 }

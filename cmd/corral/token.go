@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -96,9 +94,7 @@ func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client
 	}
 	// The client's own holder at the gateway: another corral run or call of the token's
 	// principal holds and queues apart from it (the protocol has no session to tell them apart).
-	sent := map[string]string{mcp.CallerHeader: rand.Text()}
-	maps.Copy(sent, headers)
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(sent), transport.WithHTTPBasicClient(noRedirects()))
+	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(mcp.OwnCaller(headers)), transport.WithHTTPBasicClient(noRedirects()))
 	if err != nil {
 		return nil, fmt.Errorf("MCP client for %s: %w", url, err)
 	}
