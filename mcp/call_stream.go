@@ -37,7 +37,7 @@ func (g *Gateway) callStreams(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		cs := &callStream{w: w, flusher: flusher, header: w.Header().Clone(), wake: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+		cs := &callStream{w: w, flusher: flusher, header: w.Header().Clone()}
 		defer cs.end()
 		next.ServeHTTP(cs, r.WithContext(context.WithValue(r.Context(), callStreamKey{}, cs)))
 	})
@@ -81,8 +81,8 @@ type callStream struct {
 	started bool       // the writer runs
 	over    bool       // the POST's handler returned
 
-	wake          chan struct{}
-	stop, stopped chan struct{}
+	wake          chan struct{} // these three are made with the writer, at the first notification:
+	stop, stopped chan struct{} // most calls send none
 
 	wmu   sync.Mutex // serialises the writes on w
 	wrote bool       // the header is out
@@ -105,6 +105,7 @@ func (cs *callStream) send(n mcpgo.JSONRPCNotification) bool {
 	}
 	if !cs.started {
 		cs.started = true
+		cs.wake, cs.stop, cs.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 		go cs.run()
 	}
 	cs.qmu.Unlock()
