@@ -44,11 +44,15 @@ func sourced(stream string) bool {
 }
 
 // siteSources are the sources of the hub's store named stream: the same store of each site,
-// read through the site's JetStream domain.
+// read through the site's JetStream domain, from its first sequence. A source resumes after the
+// last message of the site's that the hub's stream holds; one that holds none (a new site, or
+// a source added again) starts at its OptStartSeq. Without one, nats-server starts it at the
+// time of the hub stream's last message once its first sequence is above 1 (old events aged
+// out, a key updated), and a site's records written before it were never taken.
 func siteSources(stream string, sites []string) []*jetstream.StreamSource {
 	var out []*jetstream.StreamSource
 	for _, site := range sites {
-		out = append(out, &jetstream.StreamSource{Name: stream, External: &jetstream.ExternalStream{APIPrefix: siteAPI(site)}})
+		out = append(out, &jetstream.StreamSource{Name: stream, OptStartSeq: 1, External: &jetstream.ExternalStream{APIPrefix: siteAPI(site)}})
 	}
 	return out
 }

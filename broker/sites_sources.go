@@ -18,7 +18,8 @@ import (
 // down), could have its task records reach the hub 40 s to minutes later. When a site's link comes up, the watch gives nats-server
 // siteSourceGrace to set them up itself, and then re-adds each source still idle: removed
 // and added again, a source asks the site at once, from where the hub's stream says it was
-// (nats-server finds the last message it took from the site), so nothing is taken twice.
+// (nats-server finds the last message it took from the site), so nothing is taken twice; one
+// that took nothing yet starts at the site's first (siteSources).
 const (
 	// siteSourceGrace is how long nats-server has after a link-up to set a source up itself:
 	// its retry at the leaf's connection answers within milliseconds over a live link.
@@ -61,7 +62,7 @@ func (w *SiteWatch) kickSources(ctx context.Context, site string) {
 				delete(missing, stream)
 			}
 		}
-		idle := idleSources(ctx, w.hub, site)
+		idle := idleSources(ctx, w.hub, site, time.Since(start))
 		if len(idle) == 0 && len(missing) == 0 {
 			return
 		}
@@ -102,9 +103,12 @@ func (w *SiteWatch) addBack(ctx context.Context, site, stream string) bool {
 	return err == nil
 }
 
-// idleSources are the hub's streams whose source of site hears nothing from it (none when
-// the hub's stores do not source site, or cannot be read now).
-func idleSources(ctx context.Context, hub jetstream.JetStream, site string) []string {
+// idleSources are the hub's streams whose source of site hears nothing from it, or has heard
+// nothing since its link came up, upFor ago (none when the hub's stores do not source site, or
+// cannot be read now). After a short cut a source last heard before it is not siteSourceIdle
+// yet, but its consumer at the site may be gone (the site's server restarted): nats-server
+// would find that out at its next health check, within 10 s, and ask again.
+func idleSources(ctx context.Context, hub jetstream.JetStream, site string, upFor time.Duration) []string {
 	var out []string
 	for _, stream := range sourcedStreams() {
 		s, err := hub.Stream(ctx, stream)
@@ -112,7 +116,7 @@ func idleSources(ctx context.Context, hub jetstream.JetStream, site string) []st
 			continue
 		}
 		for _, src := range s.CachedInfo().Sources {
-			if src.External != nil && src.External.APIPrefix == siteAPI(site) && (src.Active < 0 || src.Active > siteSourceIdle) {
+			if src.External != nil && src.External.APIPrefix == siteAPI(site) && (src.Active < 0 || src.Active > min(siteSourceIdle, upFor)) {
 				out = append(out, stream)
 			}
 		}

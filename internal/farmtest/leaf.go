@@ -100,8 +100,9 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 }
 
 // waitSourcing waits until each of the hub's aggregated stores has heard from every site's.
-// A link cut while a source is being set up costs the hub up to nats-server's 30 s wait for
-// that setup before it retries (docs/operations.md, Edge sites): tests cut a link in use.
+// A link cut while a source is being set up leaves nats-server waiting 30 s on it; the hub's
+// gateway re-adds such a source 2 s after the link is back (docs/operations.md, Edge sites),
+// which a test's bounds would have to allow for: tests cut a link in use.
 func (h *Hub) waitSourcing() {
 	h.t.Helper()
 	nc, err := broker.Connect(h.Connect(broker.UserName(broker.RoleOperator, ""), "hub-sourcing"), h.log)
