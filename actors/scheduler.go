@@ -367,7 +367,9 @@ func (s *Scheduler) submit(m SubmitTask) {
 		s.start(sl, t)
 		return
 	}
-	if t.req.WaitMS <= 0 {
+	// Without its lease, the holder's own call would wait for the lease to end: on itself.
+	// Refused at once, as busy: the gateway tells its caller to pass the lease.
+	if t.req.WaitMS <= 0 || sl.lease != nil && sl.lease.Holder.Is(t.req.Holder) {
 		s.refuse(t, broker.CodeBusy, fmt.Sprintf("device %s is busy", sl.info.Serial), sl)
 		return
 	}

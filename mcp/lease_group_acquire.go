@@ -131,7 +131,10 @@ func (t *groupTaker) tryFree(ctx context.Context, cands []broker.DeviceEntry) {
 // device of the group in that order, waiting in each one's queue within the caller's wait. It
 // says whether to try again: a device dropped out (offline, node lost) and others may do.
 func (t *groupTaker) waitInOrder(ctx context.Context, cands []broker.DeviceEntry) (retry bool) {
-	waitFor := slices.DeleteFunc(slices.Clone(cands), func(d broker.DeviceEntry) bool { return t.holds(d.Serial) })
+	waitFor := slices.DeleteFunc(slices.Clone(cands), func(d broker.DeviceEntry) bool { return t.holds(d.Serial) || t.dropped[d.Serial] })
+	if len(waitFor) < t.n-len(t.held) {
+		return true // tryFree dropped some (the caller's own, offline): the caller counts what is left
+	}
 	slices.SortFunc(waitFor, func(x, y broker.DeviceEntry) int {
 		return cmp.Or(cmp.Compare(t.busy[x.Serial], t.busy[y.Serial]), inOrder(x, y))
 	})
@@ -176,6 +179,12 @@ func (t *groupTaker) take(ctx context.Context, d broker.DeviceEntry, wait time.D
 		return true
 	}
 	t.refusals[d.Serial] = fmt.Sprintf("%s %s (%s)", d.Serial, ans.Code, strings.TrimSuffix(ans.Error, "."))
+	if ans.Lease != nil && ans.Code == broker.CodeBusy && ans.Lease.Holder.Is(t.req.Holder) {
+		// The caller's own: waiting in its queue would wait for the caller to let it go.
+		t.refusals[d.Serial] += ". " + strings.TrimSuffix(yoursText(ans.Lease), ".")
+		t.dropped[d.Serial] = true
+		return false
+	}
 	if ans.Lease != nil && (ans.Code == broker.CodeBusy || ans.Code == broker.CodeWaitExpired) {
 		t.refusals[d.Serial] += ". " + strings.TrimSuffix(holderText(ans.Lease), ".")
 	}
