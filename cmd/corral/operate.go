@@ -273,7 +273,11 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	}
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, toolArgs
-	res, err := callOn(ctx, c, req)
+	callCtx, sent := steps.TraceSent(ctx)
+	res, err := callOn(callCtx, c, req)
+	if lost := lostCall(ctx, tool, toolArgs, err, sent.Load()); lost != nil {
+		return nil, lost
+	}
 	if fromEnv && res != nil && res.IsError && leaseRefused(err) {
 		err = fmt.Errorf("%w\n(the lease sent was $CORRAL_LEASE's, which corral call adds to every tool that takes one: "+
 			"for a device that lease does not hold, unset CORRAL_LEASE or give the call its own \"lease\")", err)

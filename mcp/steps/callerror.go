@@ -9,10 +9,10 @@ import (
 	"sync/atomic"
 )
 
-// traceSent notes whether a call's HTTP request went out (an MCP client over HTTP; other
+// TraceSent notes whether a call's HTTP request went out (an MCP client over HTTP; other
 // callers leave it false): a call whose answer was lost after it was sent may have run. Each
 // attempt of the transport (a retry on a new connection) starts unsent.
-func traceSent(ctx context.Context) (context.Context, *atomic.Bool) {
+func TraceSent(ctx context.Context) (context.Context, *atomic.Bool) {
 	var sent atomic.Bool
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GetConn:      func(string) { sent.Store(false) },
@@ -20,11 +20,11 @@ func traceSent(ctx context.Context) (context.Context, *atomic.Bool) {
 	}), &sent
 }
 
-// callFailure words a call that got no answer. mcp-go's error repeats itself ("transport
+// CallFailure words a call that got no answer. mcp-go's error repeats itself ("transport
 // error: failed to send request: failed to send request: Post …: EOF"): the URL's own error
 // says it all. A call lost after it was sent may have run on serial, and its task's record
-// says how it ended.
-func callFailure(tool, serial string, err error, sent bool) string {
+// says how it ended. corral call words its lost calls with it too.
+func CallFailure(tool, serial string, err error, sent bool) string {
 	var ue *url.Error
 	if !errors.As(err, &ue) {
 		return fmt.Sprintf("protocol error: %v (is the gateway up?)", err)

@@ -174,14 +174,14 @@ func (p *Plan) Run(ctx context.Context, c Caller) *Report {
 		r.Arguments = args
 		t0 := time.Now()
 		r.Started = t0.UTC()
-		callCtx, sent := traceSent(ctx)
+		callCtx, sent := TraceSent(ctx)
 		res, err := c.CallTool(callCtx, newRequest(pc.tool, args))
 		switch {
 		case err != nil && ctx.Err() != nil:
 			r.Status, r.Error = Failed, fmt.Sprintf("interrupted before %s answered (%v)", pc.tool, context.Cause(ctx))
 		case err != nil:
 			serial, _ := args["serial"].(string)
-			r.Status, r.Error = Failed, callFailure(pc.tool, serial, err, sent.Load())
+			r.Status, r.Error = Failed, CallFailure(pc.tool, serial, err, sent.Load())
 		case res == nil:
 			r.Status, r.Error = Failed, "the gateway sent no result"
 		case res.IsError:
