@@ -73,6 +73,7 @@ func startHTTPGateway(t *testing.T, farm Farm, opts Options) *httpGateway {
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m := NewMetrics(prometheus.NewRegistry())
 	g := New(farm, log, m, opts)
+	t.Cleanup(g.Close) // after srv.Close (cleanups run last first): ends the session sweeper
 	srv := httptest.NewServer(g.Handler())
 	t.Cleanup(srv.Close)
 	return &httpGateway{g: g, srv: srv, logs: logs, metrics: m}

@@ -262,7 +262,7 @@ func (f *Farm) StartGateway() *Gateway {
 	g := mcp.New(c, f.log, mcp.NewMetrics(reg), mcp.Options{Ready: c.Ready, Gatherer: prometheus.Gatherers{reg, f.Registry},
 		Platforms: f.opts.Platforms})
 	hs := httptest.NewServer(g.Handler())
-	gw := &Gateway{HTTP: hs, MCPURL: hs.URL + "/mcp", Client: c, Sites: sites, cancel: func() { cancel(); nc.Close() }}
+	gw := &Gateway{HTTP: hs, MCPURL: hs.URL + "/mcp", Client: c, Sites: sites, cancel: func() { g.Close(); cancel(); nc.Close() }}
 	f.mu.Lock()
 	f.gateway = gw
 	f.mu.Unlock()
