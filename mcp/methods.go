@@ -3,11 +3,9 @@ package mcp
 import (
 	"fmt"
 	"net/http"
-)
 
-// mcpMethods are the HTTP methods of the streamable HTTP transport, as the Allow header of a
-// 405 names them.
-const mcpMethods = "GET, POST, DELETE"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
 
 // allowedMethods answers a method the transport does not define (PUT, PATCH, OPTIONS…) with
 // 405 Method Not Allowed and the methods it has, where mcp-go said 404, as if /mcp were not
@@ -19,8 +17,20 @@ func (g *Gateway) allowedMethods(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("Allow", mcpMethods)
+		allow, uses := methodsOf(r)
+		w.Header().Set("Allow", allow)
 		writeRPCError(w, http.StatusMethodNotAllowed, nil, codeInvalidRequest, fmt.Sprintf(
-			"HTTP method %s is not allowed on /mcp: POST sends a message, GET opens a stream of the session's messages, DELETE ends the session", r.Method))
+			"HTTP method %s is not allowed on /mcp: %s", r.Method, uses))
 	})
+}
+
+// methodsOf names the HTTP methods of the transport as a 405's Allow header does, and what
+// they are for, in the request's protocol revision: from 2026-07-28 there are no sessions,
+// and only POST is left (mcp-go answers GET and DELETE so, with Allow: POST).
+func methodsOf(r *http.Request) (allow, uses string) {
+	if mcpgo.IsModernProtocol(r.Header.Get(mcpgo.HeaderProtocolVersion)) {
+		return http.MethodPost, "POST sends a message (from protocol revision " + mcpgo.ProtocolVersion20260728 +
+			" there are no sessions: no GET stream, no DELETE; subscriptions/listen streams the server's notifications)"
+	}
+	return "GET, POST, DELETE", "POST sends a message, GET opens a stream of the session's messages, DELETE ends the session"
 }

@@ -155,7 +155,8 @@ func (c *originCheck) wrap(g *Gateway, next http.Handler) http.Handler {
 		}
 		if o := r.Header.Get("Origin"); o != "" && !c.originAllowed(o) {
 			g.forbid(w, r, reasonOrigin, fmt.Sprintf("forbidden: Origin header %q is not allowed (cross-site request protection); "+
-				"add the origin with --allowed-origins if this web client should reach the gateway", o))
+				"--allowed-origins admits a page served from the gateway's own site (behind a proxy) or a program that sends Origin, "+
+				"but a browser page from another origin cannot reach the gateway: it sends no CORS headers", o))
 			return
 		}
 		next.ServeHTTP(w, r)
