@@ -1,7 +1,9 @@
 package actors
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -188,7 +190,11 @@ func (s *Scheduler) endLease(sl *slot, what, reason string) {
 		broker.OutcomeRefused, broker.CodeStaleLease, fmt.Sprintf("your lease of %s was %s (%s) while this task waited", l.Serial, what, reason))
 	s.cfg.Metrics.leaseEnded(s.cfg.Node, what)
 	if what == "revoked" { // its holder did not end it and its time was not up: say why
-		s.cfg.Log.Warn("lease revoked", "serial", l.Serial, "holder", l.Holder.String(), "reason", reason)
+		level := slog.LevelWarn
+		if s.stopping { // an operator stopped the node: the revocations are what they asked for
+			level = slog.LevelInfo
+		}
+		s.cfg.Log.Log(context.Background(), level, "lease revoked", "serial", l.Serial, "holder", l.Holder.String(), "reason", reason)
 	}
 	s.cfg.Mirror.Lease(l.Serial, nil)
 	s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: l.Serial, Node: s.cfg.Node,

@@ -148,6 +148,7 @@ type Scheduler struct {
 	// withdrawn are lease requests withdrawn before they came, by id, and when (withdraw.go).
 	withdrawn map[string]time.Time
 	drained   drainState // set while the node drains (drain.go)
+	stopping  bool       // the node stops: its leases' revocations are expected, not warnings
 	self      *actor.PID
 	root      *actor.RootContext
 }
@@ -272,7 +273,8 @@ func (s *Scheduler) revokeAll(m RevokeAll) {
 			// Nothing new starts; the running task still returns here, to be answered and recorded.
 			sl.health, sl.reason = broker.StateOffline, fmt.Sprintf("node %s %s", s.cfg.Node, reason)
 		}
-		s.endLease(sl, "revoked", reason)
+		s.stopping = s.stopping || m.Shutdown
+		s.endLease(sl, "revoked", fmt.Sprintf("node %s %s", s.cfg.Node, reason))
 		sl.epoch++ // fence whoever held the old epoch
 		outcome, code, msg := s.unqueued(m, serial)
 		s.failQueue(sl, func(*waiter) bool { return true }, outcome, code, msg)

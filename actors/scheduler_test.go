@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // fakeDevice runs tasks by a function; "block" tasks wait for release or cancellation.
@@ -336,4 +337,39 @@ func TestSetHealthShowsDriverReportedHealth(t *testing.T) {
 	h.root.Send(h.sched, RemoveDevice{Serial: "d1", Reason: "unplugged"})
 	h.root.Send(h.sched, SetHealth{Serial: "d1"})
 	expect(t, h.submit(broker.TaskRequest{ID: "o", Tool: "noop"}).wait(), broker.OutcomeRefused, broker.CodeOffline)
+}
+
+// At a node's stop, its leases' revocations are what the operator asked for: one INFO line
+// each, naming the node, not a WARN that reads "reason=is shutting down" with no node. A node
+// declared lost still warns.
+func TestLeasesRevokedAtShutdownAreInfoAndNameTheNode(t *testing.T) {
+	for name, c := range map[string]struct {
+		m     RevokeAll
+		level string
+	}{
+		"shutdown": {RevokeAll{Reason: "is shutting down", Shutdown: true}, "level=INFO"},
+		"lost":     {RevokeAll{Reason: "was declared lost"}, "level=WARN"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var log logtest.Buffer
+			h := newHarness(t, Config{Log: slog.New(slog.NewTextHandler(&log, nil))})
+			if a := <-h.acquire("alice", 0); !a.OK {
+				t.Fatalf("acquire: %+v", a)
+			}
+			h.root.Send(h.sched, c.m)
+			for deadline := time.Now().Add(10 * time.Second); log.Line("lease revoked") == "" && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond) // polls the condition
+			}
+			line := log.Line("lease revoked")
+			if !strings.Contains(line, c.level) || !strings.Contains(line, `reason="node n `+c.m.Reason+`"`) {
+				t.Errorf("want %s naming node n: %s", c.level, line)
+			}
+			h.rec.mu.Lock()
+			defer h.rec.mu.Unlock()
+			i := slices.IndexFunc(h.rec.events, func(ev broker.Event) bool { return ev.Kind == "lease" && ev.What == "revoked" })
+			if i < 0 || h.rec.events[i].Reason != "node n "+c.m.Reason {
+				t.Errorf("the lease event: %+v", h.rec.events)
+			}
+		})
+	}
 }
