@@ -119,7 +119,8 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 				log.Warn("NATS disconnected", "err", err)
 			}
 		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "url", nc.ConnectedUrlRedacted()) }),
+		// RedactURLs, not ConnectedUrlRedacted: the password shows as REDACTED, as everywhere else.
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "url", RedactURLs(nc.ConnectedUrl())) }),
 		// A permission violation is a configuration error (a role without a right it needs), or
 		// a user asking what its role may not: say which subject, and which of the two it is,
 		// rather than let a request time out in silence.

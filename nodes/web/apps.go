@@ -16,7 +16,7 @@ func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return err
 	}
-	return d.do(ctx, "open "+u.Redacted(), chromedp.Navigate(u.String()))
+	return d.do(ctx, "open "+shownURL(u), chromedp.Navigate(u.String()))
 }
 
 // ListPackages lists the open tabs' URLs, oldest first.

@@ -14,11 +14,14 @@ func (d *Driver) pageURL(op, raw, hint string) (*url.URL, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		shown := raw
 		if err == nil && u.User != nil {
-			shown = u.Redacted() // no password of a user:password@ URL in errors
+			shown = shownURL(u) // no password of a user:password@ URL in errors
 		}
 		if g, err := url.Parse("https://" + raw); err == nil && g.Host != "" && !strings.Contains(raw, "://") &&
 			!strings.ContainsAny(raw, " \t\r\n") {
-			hint += fmt.Sprintf("; give the whole URL, e.g. %q", g.Redacted())
+			if _, ok := g.User.Password(); ok {
+				shown = strings.TrimPrefix(shownURL(g), "https://") // user:pw@host parses as scheme "user"
+			}
+			hint += fmt.Sprintf("; give the whole URL, e.g. %q", shownURL(g))
 		}
 		return nil, d.wrap(op, fmt.Errorf("%w: %q", ErrBadURL, shown), hint)
 	}
