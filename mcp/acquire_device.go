@@ -227,6 +227,8 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 	setOutcome(ctx, broker.OutcomeRefused)
 	var hint string
 	switch {
+	case best != "" && len(refusals) == 1:
+		// its refusal says how to queue for it
 	case best != "":
 		hint = " Pass wait_seconds to queue for the device with the fewest waiters, or choose other devices."
 	case yours == len(refusals):

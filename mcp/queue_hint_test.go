@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,4 +29,21 @@ func TestWaitExpiredHintSaysWaitLonger(t *testing.T) {
 	assert.Contains(t, text, "(wait_expired)")
 	assert.Contains(t, text, "Pass a larger wait_seconds on this call (at most 3600) to wait longer, or use another device.")
 	assert.NotContains(t, text, "queue for it")
+}
+
+// QA: acquire_device of one busy device gave the same advice three times ("Call acquire_device
+// with wait_seconds …, pass wait_seconds on this call …. Pass wait_seconds to queue for the
+// device with the fewest waiters …"), in a pool's words for a named serial. It says it once.
+func TestAcquireRefusalOfOneDeviceAdvisesOnce(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	serial := f.Devices()[0].Serial
+	farmtest.MustCall(t, f.Client("holder"), "acquire_device", map[string]any{"serial": serial})
+
+	res := farmtest.Call(t, f.Client("other"), "acquire_device", map[string]any{"serial": serial})
+	text := farmtest.Text(res)
+	assert.True(t, res.IsError, text)
+	assert.Contains(t, text, "(busy)")
+	assert.Equal(t, 1, strings.Count(text, "wait_seconds"), "the advice to queue, once: %s", text)
+	assert.Contains(t, text, "Pass wait_seconds to queue for it, or use another device.")
+	assert.NotContains(t, text, "fewest waiters")
 }

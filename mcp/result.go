@@ -54,7 +54,7 @@ func failureText(res broker.TaskResult, caller broker.Holder) string {
 	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil && res.Lease.Holder.Is(caller):
 		b.WriteString(". " + yoursText(res.Lease))
 	case (res.Code == broker.CodeBusy || res.Code == broker.CodeWaitExpired) && res.Lease != nil:
-		b.WriteString(". " + holderText(res.Lease) + otherSessionText(res.Lease.Holder, caller) + " " + queueHint(res.Code))
+		b.WriteString(". " + holderText(res.Lease) + otherSessionText(res.Lease.Holder, caller) + " " + queueHint(res.Tool, res.Code))
 	}
 	b.WriteString(taskNote(res.ID))
 	return b.String()
@@ -62,9 +62,12 @@ func failureText(res broker.TaskResult, caller broker.Holder) string {
 
 // queueHint says what a caller refused for another's busy device can do: queue for it, or,
 // when it already waited (wait_expired), wait longer.
-func queueHint(code string) string {
-	if code == broker.CodeWaitExpired {
+func queueHint(tool, code string) string {
+	switch {
+	case code == broker.CodeWaitExpired:
 		return fmt.Sprintf("Pass a larger wait_seconds on this call (at most %d) to wait longer, or use another device.", maxWaitSeconds)
+	case tool == "acquire_device": // the two ways below are one
+		return "Pass wait_seconds to queue for it, or use another device."
 	}
 	return "Call acquire_device with wait_seconds to queue for it, pass wait_seconds on this call, or use another device."
 }
