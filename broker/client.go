@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -218,21 +219,27 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 		return TaskResult{V: WireVersion, ID: req.ID, Serial: req.Serial, Node: dev.Node, Tool: req.Tool, Outcome: OutcomeRefused, Code: CodeOffline,
 			Error: c.offlineWhy(ctx, dev)}, nil
 	}
+	var sub *nats.Subscription
 	if progress != nil {
 		// Only the device's node may publish there (PermissionsFor): no other node can feed the
 		// caller progress of a task it does not run.
-		sub, err := c.nc.Subscribe(fmt.Sprintf(ProgressT, dev.Node, req.ID), c.guard.Msg(func(m *nats.Msg) {
+		s, err := c.nc.Subscribe(fmt.Sprintf(ProgressT, dev.Node, req.ID), c.guard.Msg(func(m *nats.Msg) {
 			var p Progress
 			if json.Unmarshal(m.Data, &p) == nil {
 				progress(p)
 			}
 		}))
 		if err == nil {
-			defer func() { _ = sub.Unsubscribe() }()
+			sub = s
+			defer func() { _ = s.Unsubscribe() }()
 		}
 	}
 	var res TaskResult
 	err := c.awaitTask(ctx, dev.Node, req, &res)
+	if err == nil && sub != nil && !handedOver(sub, progressHandOver) {
+		c.log.Debug("a task's progress was still being handed to its caller when its result came", "task", req.ID,
+			"node", dev.Node, "serial", req.Serial, "tool", req.Tool, "waited", progressHandOver)
+	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrNodeLost) {
 		// The caller went away: free the device rather than let the task run on.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
@@ -463,6 +470,40 @@ func validToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// progressHandOver bounds how long Run waits for a task's progress to reach its caller: its
+// callback is quick (an MCP call queues a notification), never waited for long.
+const progressHandOver = 250 * time.Millisecond
+
+// handOverSpin is how long handedOver yields before it sleeps: a callback takes microseconds,
+// and a sleep a millisecond.
+const handOverSpin = time.Millisecond
+
+// handedOver returns once sub's handler has handled every message queued for it, or false
+// after wait. Run calls it on a task's progress once the answer came: the node sends its
+// progress before it answers, on one connection, so it is all queued by then, but the
+// subscription's goroutine may still be handing it over, and a caller told of progress after
+// its result (an MCP call whose POST was answered) sends it elsewhere. nats.go counts a message
+// pending until its handler returns; the usual call finds none and neither waits nor allocates.
+func handedOver(sub *nats.Subscription, wait time.Duration) bool {
+	var start time.Time
+	for {
+		if n, _, err := sub.Pending(); err != nil || n == 0 {
+			return true
+		}
+		if start.IsZero() {
+			start = time.Now()
+		}
+		switch waited := time.Since(start); {
+		case waited > wait:
+			return false
+		case waited < handOverSpin:
+			runtime.Gosched()
+		default:
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 // caughtUp returns once the heartbeats the server sent before now have been handled: a round
