@@ -176,8 +176,8 @@ func TestRunRefusesBadSteps(t *testing.T) {
 	if exitCode(err) != 1 {
 		t.Fatalf("exit code %v\n%s", err, out)
 	}
-	contains(t, out, "nothing ran; fix these steps:", "step 2 (tap_xy): x must be between 0 and 1, got 2",
-		`step 3 (no_such_tool): the gateway has no tool "no_such_tool"`)
+	contains(t, out, "nothing ran; fix these steps:", "step 2 (line 3, tap_xy): x must be between 0 and 1, got 2",
+		`step 3 (line 4, no_such_tool): the gateway has no tool "no_such_tool"`)
 	if _, err := os.Stat(junit); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a JUnit file for a run that did not run: %v", err)
 	}

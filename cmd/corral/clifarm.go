@@ -16,7 +16,10 @@ import (
 //   - the latest task (and agent task) of its protocol session, which ends with the command,
 //     is kept as its holder's, anonymous (corral-cli), the key a gateway gives a client
 //     without a session: so get_latest_task and abort_task {} in the next corral call (or
-//     through a gateway without a policy, where corral call is that holder) find it;
+//     through a gateway without a policy, where corral call is that holder) find it. It is
+//     written to NATS as the command ends, once the task reached its node (keepLatest): a
+//     task that never did (an operator's, whose role may not send tasks nor write there) is
+//     no one's latest;
 //   - reading lease groups creates no bucket: without one there is no group (an operator may
 //     read the bucket, not create it);
 //   - it knows the tasks it sent, so that the command ends only once each has reached its node
@@ -27,10 +30,12 @@ type cliFarm struct {
 
 	mu       sync.Mutex
 	inflight map[string]string // task id → serial, of Run calls not returned
+	latest   map[string]string // key (asHolder) → task id, this command's
+	reached  map[string]bool   // task ids that reached their node
 }
 
 func newCLIFarm(c *broker.Client, js jetstream.JetStream) *cliFarm {
-	return &cliFarm{Client: c, js: js, inflight: map[string]string{}}
+	return &cliFarm{Client: c, js: js, inflight: map[string]string{}, latest: map[string]string{}, reached: map[string]bool{}}
 }
 
 // cliHolder is whose latest task the command line's calls are: a gateway's key ("holder:" and
@@ -52,23 +57,59 @@ func asHolder(who string) string {
 }
 
 func (f *cliFarm) LatestTask(ctx context.Context, who string) (string, bool) {
+	f.mu.Lock()
+	id, ok := f.latest[asHolder(who)]
+	f.mu.Unlock()
+	if ok {
+		return id, true
+	}
 	return f.Client.LatestTask(ctx, asHolder(who))
 }
 
-func (f *cliFarm) SetLatestTask(ctx context.Context, who, taskID string) error {
-	return f.Client.SetLatestTask(ctx, asHolder(who), taskID)
+func (f *cliFarm) SetLatestTask(_ context.Context, who, taskID string) error {
+	f.mu.Lock()
+	f.latest[asHolder(who)] = taskID
+	f.mu.Unlock()
+	return nil
+}
+
+// keepLatest writes this command's latest tasks that reached their nodes to NATS, for the
+// next command (settle first: it finds which did).
+func (f *cliFarm) keepLatest(ctx context.Context) {
+	f.mu.Lock()
+	keep := map[string]string{}
+	for key, id := range f.latest {
+		if f.reached[id] {
+			keep[key] = id
+		}
+	}
+	f.mu.Unlock()
+	for key, id := range keep {
+		_ = f.Client.SetLatestTask(ctx, key, id) // a task id the gateway made: always valid
+	}
+	if len(keep) > 0 {
+		f.Flush(ctx)
+	}
 }
 
 func (f *cliFarm) Run(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error) {
 	f.mu.Lock()
 	f.inflight[req.ID] = req.Serial
 	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		delete(f.inflight, req.ID)
-		f.mu.Unlock()
-	}()
-	return f.Client.Run(ctx, req, progress)
+	res, err := f.Client.Run(ctx, req, progress)
+	f.mu.Lock()
+	delete(f.inflight, req.ID)
+	if err == nil && res.Node != "" && res.Code != broker.CodeUnknownDevice && res.Code != broker.CodeOffline {
+		f.reached[req.ID] = true // its node answered
+	}
+	f.mu.Unlock()
+	return res, err
+}
+
+// recorded says whether task id's record is in the stream: its node ran it.
+func (f *cliFarm) recorded(ctx context.Context, id string) bool {
+	_, err := f.TaskRecord(ctx, id)
+	return err == nil
 }
 
 // noGroups says whether the farm has no lease groups bucket, so no group.
@@ -104,10 +145,11 @@ func (f *cliFarm) settle(ctx context.Context) {
 		}
 		f.mu.Unlock()
 		for id, serial := range waiting {
-			if d, ok := f.Device(serial); ok && d.Task != nil && d.Task.ID == id {
+			if d, ok := f.Device(serial); ok && d.Task != nil && d.Task.ID == id || f.recorded(ctx, id) {
 				delete(waiting, id)
-			} else if _, err := f.TaskRecord(ctx, id); err == nil {
-				delete(waiting, id)
+				f.mu.Lock()
+				f.reached[id] = true
+				f.mu.Unlock()
 			}
 		}
 		if len(waiting) == 0 {

@@ -122,7 +122,7 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 		sctx, stop := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 		defer stop()
 		farm.settle(sctx)
-		nf.Flush(sctx) // the latest task's id, for the next command's get_latest_task
+		farm.keepLatest(sctx) // the latest task's id, for the next command's get_latest_task
 		closeNATS()
 	}, nil
 }
