@@ -81,7 +81,7 @@ func toolGetTaskResult() toolDef {
 				case ok: // its node is gone: nothing says the task runs on
 					return errorResult(orphanText(id, d)), nil
 				case errors.Is(err, broker.ErrNotFound):
-					return errorResult(noRecordText(id)), nil
+					return errorResult(noRecordText(id) + sitesDownNote(g.farm.SitesDown())), nil
 				}
 				return errorResult(fmt.Sprintf("no record of task %s: %v", id, err)), nil
 			}

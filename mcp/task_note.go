@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -71,6 +72,16 @@ func noRecordText(id string) string {
 		"records the task it was running, as lost, or as interrupted after a restart; a task it never started has no record); "+
 		"it may be older than the event stream keeps; or no task has this id (calls refused before reaching a device's "+
 		"node have none). Ids come from a result's [task …] note, run_agent_task's answer and get_latest_task.", id)
+}
+
+// sitesDownNote adds, for a hub with edge sites cut off, that their tasks' records reach it
+// after the heal: a task run at such a site has none here yet. "" when none is cut off.
+func sitesDownNote(down []string) string {
+	if len(down) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" The link to site %s is down: a task run there has its record here once the link is back, "+
+		"and at that site's gateway meanwhile.", strings.Join(down, ", "))
 }
 
 // orphanText answers get_task_result for a task the registry last showed running on a device
