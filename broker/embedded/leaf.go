@@ -98,8 +98,25 @@ func leafOptions(so *server.Options, opts Options) error {
 		if so.LeafNode.ReconnectInterval <= 0 {
 			so.LeafNode.ReconnectInterval = time.Second
 		}
+		so.ReconnectErrorReports = leafErrorReports(so.LeafNode.ReconnectInterval)
+		so.ConnectErrorReports = so.ReconnectErrorReports
 	}
 	return nil
+}
+
+// leafErrorReportEvery is about how often a site's server says again that it cannot reach its
+// hub. nats-server says it at every failed attempt after a cut (ReconnectErrorReports 1), every
+// ReconnectEvery for as long as the cut lasts, and only every 3,600 attempts before the first
+// connect; corral says a cut once (WatchUplink). A report carries the reason (refused, timed out,
+// no such host) and the attempt's number, which tells how long it has lasted.
+const leafErrorReportEvery = time.Minute
+
+// leafErrorReports is the number of failed attempts to reach the hub, every interval, at
+// which the server reports one: the first, then one every leafErrorReportEvery. nats-server
+// waits interval plus up to interval again (jitter) between attempts, so a report comes
+// every one to two leafErrorReportEvery.
+func leafErrorReports(interval time.Duration) int {
+	return max(1, int((leafErrorReportEvery+interval-1)/interval))
 }
 
 // freePort returns a port free on host now, for a listener the server opens next.

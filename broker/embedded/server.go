@@ -174,6 +174,7 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 		return nil, fmt.Errorf("embedded nats: %w", err)
 	}
 	serverLog := newServerLog(log)
+	serverLog.leafHint = leafRefusedHint(opts.LeafRemote, opts.Domain)
 	ns.SetLoggerV2(serverLog, false, false, false)
 	ns.Start()
 	if err := waitReady(ns, serverLog, readyTimeout); err != nil {

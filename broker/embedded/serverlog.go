@@ -6,17 +6,25 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // serverLog passes the embedded server's log to Corral's (component=nats): its warnings,
-// errors and fatals at their levels, its notices at debug. The server is given it with debug
+// errors and fatals at their levels, its notices at debug (and a site's refusals by its hub,
+// which one line of Corral's says instead: leafrefused.go). The server is given it with debug
 // and trace off, so it never sees protocol traces (a client's CONNECT carries its password).
 // It remembers the last error for a start that fails, and a fatal ends that start at once.
 type serverLog struct {
 	log *slog.Logger
 
-	mu      sync.Mutex
-	lastErr string
+	// leafHint, for a site's server, says what to do when its hub refuses it (leafrefused.go).
+	leafHint string
+	now      func() time.Time
+
+	mu           sync.Mutex
+	lastErr      string
+	leafSaidAt   time.Time // when leafHint was last said
+	leafRefusals int       // refusals since
 
 	fatalOnce sync.Once
 	fatal     chan struct{} // closed at the server's first fatal
@@ -26,7 +34,7 @@ type serverLog struct {
 }
 
 func newServerLog(log *slog.Logger) *serverLog {
-	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{})}
+	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{}), now: time.Now}
 }
 
 func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
@@ -72,6 +80,11 @@ func rebuildAfterUncleanStop(warning string) bool {
 
 func (l *serverLog) Errorf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
+	if l.leafHint != "" && leafRefused(msg) {
+		l.log.Debug(msg)
+		l.sayLeafRefused(l.leafHint)
+		return
+	}
 	l.log.Error(msg)
 	l.remember(msg)
 	if strings.Contains(msg, "critical write error") {
