@@ -25,8 +25,9 @@ import (
 // up, restores from the site's own buckets every entry the hub holds otherwise.
 
 // Link timing: a site is probed every siteProbeEvery, and down after siteProbeFailures probes
-// in a row failed (no responders, at once, when the link is cut), so a cut is noticed within
-// about a second. A reaper that decided just before a heal may still be writing when the first
+// in a row failed: 0.5 to 1 s after a cut that closes the leaf connection (no responders, at
+// once), 2 to 2.5 s after a silent one (each probe waits out siteProbeTimeout), about when
+// Liveness gives the site's nodes up. A reaper that decided just before a heal may still be writing when the first
 // restore runs: a second restore follows after siteSettle.
 const (
 	siteProbeEvery    = 500 * time.Millisecond
@@ -248,8 +249,15 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 			return
 		default:
 			if failures++; failures >= siteProbeFailures && (up || !known) {
-				w.log.Warn("site link down: the site's devices are offline here until it is back; it serves its own callers meanwhile",
-					"site", site, "err", err)
+				// A site this gateway never reached is most often one not started yet (every
+				// site, at a hub's start): no cut to warn of, or to count as one.
+				if wasUp {
+					w.log.Warn("site link down: the site's devices are offline here until it is back; it serves its own callers meanwhile",
+						"site", site, "err", err)
+				} else {
+					w.log.Info("site not connected yet: not reached since this gateway started; its devices are offline here until it connects",
+						"site", site, "err", err)
+				}
 				stopRestore()
 				stopKick()
 				w.setUp(site, false)

@@ -50,7 +50,9 @@ func TestSiteFirstLinkUpIsNoReconnect(t *testing.T) {
 	// one, heals the link and waits until the watch restored what the reaper did.
 	heal := func(stage string) {
 		t.Helper()
-		farmtest.Eventually(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), "site link down") },
+		farmtest.Eventually(t, 10*time.Second, func() bool {
+			return strings.Contains(logs.String(), "site link down") || strings.Contains(logs.String(), "site not connected yet")
+		},
 			"%s: the watch sees tokyo down; its log:\n%s", stage, &logs)
 		markOffline(t, registry, "n1", "n1-p1")
 		if err := leases.Delete(t.Context(), broker.LeaseKey("n1", "n1-p1")); err != nil {
