@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -33,17 +32,31 @@ func TestTwoRunsOfOnePrincipalQueueAtTheGateway(t *testing.T) {
 	var held mcp.AcquireResult
 	farmtest.Structured(t, farmtest.MustCall(t, first, "acquire_device", map[string]any{"serial": serial}), &held)
 	answer := farmtest.Go(t, second, "acquire_device", map[string]any{"serial": serial, "wait_seconds": 60})
+	handOver(t, gw, first, serial, held.Lease.Handle, answer, "the second run")
+}
+
+// handOver waits until the second caller's acquire_device (answer) waits in the queue of
+// serial, the only device leased, then releases the first's lease (handle) and returns the
+// second's answer: the device, within a minute. A second answered before it queued fails.
+func handOver(t *testing.T, gw *broker.Client, first *client.Client, serial, handle string, answer <-chan farmtest.Answer, second string) *mcpgo.CallToolResult {
+	t.Helper()
 	farmtest.Eventually(t, 20*time.Second, func() bool {
+		select {
+		case a := <-answer:
+			t.Fatalf("%s was answered instead of queueing: %s", second, farmtest.Text(a.Get(t)))
+		default:
+		}
 		ls, err := gw.Leases(t.Context())
-		return err == nil && slices.ContainsFunc(ls, func(l broker.Lease) bool { return l.Serial == serial && l.QueueLen == 1 })
-	}, "the second run waits in the queue of %s", serial)
-	farmtest.MustCall(t, first, "release_device", map[string]any{"serial": serial, "lease": held.Lease.Handle})
+		return err == nil && len(ls) == 1 && ls[0].Serial == serial && ls[0].QueueLen == 1
+	}, "%s's acquire_device waits in the queue of %s", second, serial)
+	farmtest.MustCall(t, first, "release_device", map[string]any{"serial": serial, "lease": handle})
 	var res *mcpgo.CallToolResult
 	select {
 	case a := <-answer:
 		res = a.Get(t)
 	case <-time.After(time.Minute):
-		t.Fatal("no answer to the second run's acquire_device")
+		t.Fatalf("no answer to %s's acquire_device", second)
 	}
-	require.False(t, res.IsError, "the second run did not get the device: %s", farmtest.Text(res))
+	require.False(t, res.IsError, "%s did not get the device: %s", second, farmtest.Text(res))
+	return res
 }

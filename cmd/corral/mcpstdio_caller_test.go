@@ -34,25 +34,7 @@ func TestTwoBridgesOfOneTokenQueueAtTheGateway(t *testing.T) {
 	var held mcp.AcquireResult
 	farmtest.Structured(t, farmtest.MustCall(t, first, "acquire_device", map[string]any{"serial": serial}), &held)
 	answer := farmtest.Go(t, second, "acquire_device", map[string]any{"serial": serial, "wait_seconds": 60})
-	gw := f.Gateway().Client
-	farmtest.Eventually(t, 20*time.Second, func() bool {
-		select {
-		case a := <-answer:
-			t.Fatalf("the second bridge was answered instead of queueing: %s", farmtest.Text(a.Get(t)))
-		default:
-		}
-		ls, err := gw.Leases(t.Context())
-		return err == nil && len(ls) == 1 && ls[0].QueueLen == 1
-	}, "the second bridge's acquire_device waits in the queue of %s", serial)
-	farmtest.MustCall(t, first, "release_device", map[string]any{"serial": serial, "lease": held.Lease.Handle})
-	var res *mcpgo.CallToolResult
-	select {
-	case a := <-answer:
-		res = a.Get(t)
-	case <-time.After(time.Minute):
-		t.Fatal("no answer to the second bridge's acquire_device")
-	}
-	require.False(t, res.IsError, "the second bridge did not get the device: %s", farmtest.Text(res))
+	res := handOver(t, f.Gateway().Client, first, serial, held.Lease.Handle, answer, "the second bridge")
 	var got mcp.AcquireResult
 	farmtest.Structured(t, res, &got)
 	assert.Equal(t, serial, got.Lease.Serial)
