@@ -12,7 +12,7 @@ import (
 func (d *Driver) pageURL(op, raw, hint string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		shown := raw
+		shown := shownText(raw)
 		if err == nil && u.User != nil {
 			shown = shownURL(u) // no password of a user:password@ URL in errors
 		}

@@ -23,10 +23,12 @@ func wantShownRedacted(t *testing.T, err error) {
 }
 
 // A URL a browser device refuses is shown with its password as REDACTED, in the error and in
-// the hint's whole URL; a user:pw@host without a scheme (which parses as scheme "user") too.
+// the hint's whole URL; a user:pw@host without a scheme (which parses as scheme "user") too,
+// and one url.Parse refuses (an invalid escape), which was shown as typed.
 func TestRefusedURLsShowREDACTED(t *testing.T) {
 	d := &Driver{serial: "web-shown"}
-	for _, raw := range []string{"ftp://user:hunter2@x.example/", "user:hunter2@x.example", "user:hunter2@x.example/a?b=c"} {
+	for _, raw := range []string{"ftp://user:hunter2@x.example/", "user:hunter2@x.example", "user:hunter2@x.example/a?b=c",
+		"https://user:hunter2%zz@x.example/"} {
 		_, err := d.pageURL("open", raw, "a browser device opens http:// and https:// URLs")
 		if !errors.Is(err, ErrBadURL) {
 			t.Fatalf("pageURL(%q): %v, want ErrBadURL", raw, err)
