@@ -10,10 +10,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
 	"sync"
-	"sync/atomic"
+
+	"github.com/corral-farm/corral/internal/httpsent"
 )
 
 // Bridge relays a stdio MCP client to a gateway's streamable HTTP endpoint, message for
@@ -150,11 +150,7 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 	// Whether the request went out decides what a failure tells the agent: nothing ran, or
 	// the call may have run. Each attempt of the transport (a retry on a new connection)
 	// starts unsent.
-	var sent atomic.Bool
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn:      func(string) { sent.Store(false) },
-		WroteRequest: func(w httptrace.WroteRequestInfo) { sent.Store(w.Err == nil) },
-	})
+	ctx, sent := httpsent.Trace(ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.URL, bytes.NewReader(msg))
 	if err != nil {
 		b.fail(out, msg, err)

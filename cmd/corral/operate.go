@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/httpsent"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/mcp/steps"
 )
@@ -273,7 +274,7 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	}
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, toolArgs
-	callCtx, sent := steps.TraceSent(ctx)
+	callCtx, sent := httpsent.Trace(ctx)
 	res, err := callOn(callCtx, c, req)
 	if lost := lostCall(ctx, tool, toolArgs, err, sent.Load()); lost != nil {
 		return nil, lost

@@ -1,24 +1,10 @@
 package steps
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/http/httptrace"
 	"net/url"
-	"sync/atomic"
 )
-
-// TraceSent notes whether a call's HTTP request went out (an MCP client over HTTP; other
-// callers leave it false): a call whose answer was lost after it was sent may have run. Each
-// attempt of the transport (a retry on a new connection) starts unsent.
-func TraceSent(ctx context.Context) (context.Context, *atomic.Bool) {
-	var sent atomic.Bool
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GetConn:      func(string) { sent.Store(false) },
-		WroteRequest: func(w httptrace.WroteRequestInfo) { sent.Store(w.Err == nil) },
-	}), &sent
-}
 
 // CallFailure words a call that got no answer. mcp-go's error repeats itself ("transport
 // error: failed to send request: failed to send request: Post …: EOF"): the URL's own error

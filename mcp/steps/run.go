@@ -16,6 +16,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/httpsent"
 )
 
 // Caller calls tools: an MCP client session.
@@ -174,7 +175,7 @@ func (p *Plan) Run(ctx context.Context, c Caller) *Report {
 		r.Arguments = args
 		t0 := time.Now()
 		r.Started = t0.UTC()
-		callCtx, sent := TraceSent(ctx)
+		callCtx, sent := httpsent.Trace(ctx)
 		res, err := c.CallTool(callCtx, newRequest(pc.tool, args))
 		switch {
 		case err != nil && ctx.Err() != nil:
