@@ -7,48 +7,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 
 	secret "github.com/corral-farm/corral/internal/redact" // broker has a redact func of its own
 )
 
-// NATS URLs may carry credentials (nats://user:password@host, nats://token@host). Their user
-// part is found here without url.Parse: nats.go quotes a URL that url.Parse refuses
-// (nats://admin:pw@[bad) whole in its error, and a password may hold '/', '?' or '#', which
-// url.Parse takes for the end of the host. A comma separates servers, as nats.go splits them.
-
-// userinfo splits one NATS URL around its user part: the text between the scheme's "://" (or
-// the start: nats.go takes a URL without one for nats://) and the URL's last '@'.
-func userinfo(u string) (before, info, after string, ok bool) {
-	at := strings.LastIndexByte(u, '@')
-	if at < 0 {
-		return "", "", "", false
-	}
-	start := len(u) - len(strings.TrimLeftFunc(u, unicode.IsSpace)) // nats.go trims each URL
-	if i := strings.Index(u[start:at], "://"); i >= 0 && isScheme(u[start:start+i]) {
-		start += i + len("://")
-	}
-	return u[:start], u[start:at], u[at:], true
-}
-
-// isScheme says whether s can be a URL scheme (RFC 3986): else the "://" is in a password.
-func isScheme(s string) bool {
-	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
-		return false
-	}
-	return strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')
-	}) < 0
-}
-
-// shownUserinfo is a user part as errors and logs show it: the user kept, its password (or a
-// token, a user part without one) replaced.
-func shownUserinfo(info string) string {
-	if user, _, ok := strings.Cut(info, ":"); ok {
-		return user + ":" + secret.Mark
-	}
-	return secret.Mark
-}
+// NATS URLs may carry credentials (nats://user:password@host, nats://token@host); their user
+// part is found by redact's SplitUserinfo (secret here), which needs no url.Parse. A comma
+// separates servers, as nats.go splits them.
 
 // RedactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in
 // the user part) replaced, so that an error or a log line never carries a secret: URLs that do
@@ -56,9 +21,7 @@ func shownUserinfo(info string) string {
 func RedactURLs(urls string) string {
 	parts := strings.Split(urls, ",")
 	for i, p := range parts {
-		if before, info, after, ok := userinfo(p); ok {
-			parts[i] = before + shownUserinfo(info) + after
-		}
+		parts[i] = secret.URL(p)
 	}
 	return strings.Join(parts, ",")
 }
@@ -66,7 +29,7 @@ func RedactURLs(urls string) string {
 // hasCredentials says whether a URL of urls carries a user part.
 func hasCredentials(urls string) bool {
 	for p := range strings.SplitSeq(urls, ",") {
-		if _, info, _, ok := userinfo(p); ok && info != "" {
+		if _, info, _, ok := secret.SplitUserinfo(p); ok && info != "" {
 			return true
 		}
 	}
@@ -81,13 +44,13 @@ func hasCredentials(urls string) bool {
 // hideParseError's.)
 func redactIn(text, urls string) string {
 	for p := range strings.SplitSeq(urls, ",") {
-		_, info, after, ok := userinfo(strings.TrimSpace(p))
+		_, info, after, ok := secret.SplitUserinfo(strings.TrimSpace(p))
 		if !ok || info == "" {
 			continue
 		}
-		secret, shown := info+after, shownUserinfo(info)+after
-		text = strings.ReplaceAll(text, secret, shown)
-		if q := strconv.Quote(secret); q[1:len(q)-1] != secret {
+		given, shown := info+after, secret.Userinfo(info)+after
+		text = strings.ReplaceAll(text, given, shown)
+		if q := strconv.Quote(given); q[1:len(q)-1] != given {
 			text = strings.ReplaceAll(text, q[1:len(q)-1], shown)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/corral-farm/corral/internal/redact"
 )
 
 // pageURL parses raw as a URL a browser device opens: http or https, with a host the node
@@ -12,7 +14,7 @@ import (
 func (d *Driver) pageURL(op, raw, hint string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		shown := shownText(raw)
+		shown := redact.URL(raw) // a URL that does not parse shows no password either
 		if err == nil && u.User != nil {
 			shown = shownURL(u) // no password of a user:password@ URL in errors
 		}
