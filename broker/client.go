@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,9 @@ type ClientOptions struct {
 	// RecordAfter is how long Run waits for a task's answer before it also looks for the
 	// task's record, in case the answer was lost (client_record.go); DefaultRecordAfter if 0.
 	RecordAfter time.Duration
+	// ProgressHandOver bounds how long Run waits, once a task's answer came, for the progress
+	// sent before it to reach its caller (handedOver); DefaultProgressHandOver if 0.
+	ProgressHandOver time.Duration
 }
 
 // Client reaches devices over NATS: it routes each request to the device's owner node, knows
@@ -236,9 +240,9 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 	}
 	var res TaskResult
 	err := c.awaitTask(ctx, dev.Node, req, &res)
-	if err == nil && sub != nil && !handedOver(sub, progressHandOver) {
+	if wait := cmp.Or(c.opts.ProgressHandOver, DefaultProgressHandOver); err == nil && sub != nil && !handedOver(sub, wait) {
 		c.log.Debug("a task's progress was still being handed to its caller when its result came", "task", req.ID,
-			"node", dev.Node, "serial", req.Serial, "tool", req.Tool, "waited", progressHandOver)
+			"node", dev.Node, "serial", req.Serial, "tool", req.Tool, "waited", wait)
 	}
 	if err != nil && ctx.Err() != nil && !errors.Is(err, ErrNodeLost) {
 		// The caller went away: free the device rather than let the task run on.
@@ -472,9 +476,9 @@ func validToken(s string) bool {
 	return true
 }
 
-// progressHandOver bounds how long Run waits for a task's progress to reach its caller: its
-// callback is quick (an MCP call queues a notification), never waited for long.
-const progressHandOver = 250 * time.Millisecond
+// DefaultProgressHandOver bounds how long Run waits for a task's progress to reach its caller:
+// its callback is quick (an MCP call queues a notification), never waited for long.
+const DefaultProgressHandOver = 250 * time.Millisecond
 
 // handOverSpin is how long handedOver yields before it sleeps: a callback takes microseconds,
 // and a sleep a millisecond.
