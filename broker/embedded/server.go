@@ -175,6 +175,7 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 	}
 	serverLog := newServerLog(log)
 	serverLog.leafHint = leafRefusedHint(opts.LeafRemote, opts.Domain)
+	serverLog.hubLeafUsers = hubLeafUsers(opts)
 	ns.SetLoggerV2(serverLog, false, false, false)
 	ns.Start()
 	if err := waitReady(ns, serverLog, readyTimeout); err != nil {

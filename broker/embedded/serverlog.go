@@ -11,7 +11,8 @@ import (
 
 // serverLog passes the embedded server's log to Corral's (component=nats): its warnings,
 // errors and fatals at their levels, its notices at debug (and a site's refusals by its hub,
-// which one line of Corral's says instead: leafrefused.go). The server is given it with debug
+// or a hub's of a site, which one line of Corral's says instead: leafrefused.go,
+// leafrefused_hub.go). The server is given it with debug
 // and trace off, so it never sees protocol traces (a client's CONNECT carries its password).
 // It remembers the last error for a start that fails, and a fatal ends that start at once.
 type serverLog struct {
@@ -19,12 +20,16 @@ type serverLog struct {
 
 	// leafHint, for a site's server, says what to do when its hub refuses it (leafrefused.go).
 	leafHint string
-	now      func() time.Time
+	// hubLeafUsers, for a hub's server, are its sites' leaf users: a refused one is said by
+	// Corral's log instead of the server's (leafrefused_hub.go).
+	hubLeafUsers map[string]bool
+	now          func() time.Time
 
 	mu           sync.Mutex
 	lastErr      string
-	leafSaidAt   time.Time // when leafHint was last said
-	leafRefusals int       // refusals since
+	leafSaidAt   time.Time            // when leafHint was last said
+	leafRefusals int                  // refusals since
+	hubRefusals  map[string]*refusals // a hub's, by leaf user
 
 	fatalOnce sync.Once
 	fatal     chan struct{} // closed at the server's first fatal
@@ -34,7 +39,7 @@ type serverLog struct {
 }
 
 func newServerLog(log *slog.Logger) *serverLog {
-	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{}), now: time.Now}
+	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{}), now: time.Now, hubRefusals: map[string]*refusals{}}
 }
 
 func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
@@ -84,6 +89,13 @@ func (l *serverLog) Errorf(format string, v ...any) {
 		l.log.Debug(msg)
 		l.sayLeafRefused(l.leafHint)
 		return
+	}
+	if l.hubLeafUsers != nil {
+		if user, from, ok := hubLeafRefused(msg); ok {
+			l.log.Debug(msg)
+			l.sayHubLeafRefused(user, from)
+			return
+		}
 	}
 	l.log.Error(msg)
 	l.remember(msg)
