@@ -81,11 +81,14 @@ func siteAPI(site string) string { return "$JS." + site + ".API" }
 var sitesRestored = []string{RegistryBucket, LeaseBucket}
 
 // siteReads are the JetStream API subjects by which a hub's gateway probes its sites' links
-// and reads their restored buckets and their screenshots, in any site's domain.
+// and reads their restored buckets, their screenshots and where their events' sources start,
+// in any site's domain.
 func siteReads() []string {
 	api := siteAPI("*") + "."
 	shots := objStream(ScreenshotBucket)
-	out := []string{api + "INFO", api + "STREAM.INFO." + shots, api + "DIRECT.GET." + shots, api + "DIRECT.GET." + shots + ".>"}
+	out := []string{api + "INFO", api + "STREAM.INFO." + shots, api + "DIRECT.GET." + shots, api + "DIRECT.GET." + shots + ".>",
+		// Where a re-added source of the site's events starts (siteStart).
+		api + "STREAM.INFO." + EventStream, api + "DIRECT.GET." + EventStream}
 	for _, b := range sitesRestored {
 		s := kvStream(b)
 		out = append(out, api+"STREAM.INFO."+s, api+"CONSUMER.CREATE."+s, api+"CONSUMER.CREATE."+s+".>", api+"CONSUMER.DELETE."+s+".>")

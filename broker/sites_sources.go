@@ -19,7 +19,8 @@ import (
 // siteSourceGrace to set them up itself, and then re-adds each source still idle: removed
 // and added again, a source asks the site at once, from where the hub's stream says it was
 // (nats-server finds the last message it took from the site), so nothing is taken twice; one
-// that took nothing yet starts at the site's first (siteSources).
+// that holds nothing of the site's starts at the first of its messages younger than the hub
+// keeps them (sites_sources_horizon.go).
 const (
 	// siteSourceGrace is how long nats-server has after a link-up to set a source up itself:
 	// its retry at the leaf's connection answers within milliseconds over a live link.
@@ -72,7 +73,7 @@ func (w *SiteWatch) kickSources(ctx context.Context, site string) {
 				continue
 			}
 			kicked[stream] = now
-			if err := setSource(ctx, w.hub, stream, site, false); err != nil {
+			if err := setSource(ctx, w.hub, stream, site, 0); err != nil {
 				w.log.Warn("site's idle source not re-added at the hub; nats-server retries it itself, within minutes", "site", site, "stream", stream, "err", err)
 				continue
 			}
@@ -93,9 +94,21 @@ func (w *SiteWatch) kickSources(ctx context.Context, site string) {
 	}
 }
 
-// addBack adds the hub's stream's source of site back, and says whether it did.
+// addBack adds the hub's stream's source of site back, and says whether it did. It starts at
+// the hub stream's age horizon (siteStart) if the hub holds none of the site's messages; at the
+// site's first when that cannot be read (a gateway user from before it could).
 func (w *SiteWatch) addBack(ctx context.Context, site, stream string) bool {
-	err := setSource(ctx, w.hub, stream, site, true)
+	start := uint64(1)
+	s, err := w.hub.Stream(ctx, stream)
+	if err == nil {
+		start, err = siteStart(ctx, w.nc, site, stream, s.CachedInfo().Config.MaxAge)
+	}
+	if err != nil {
+		start = 1
+		w.log.Warn("site's source re-added at the hub from the site's first record: where the hub's age limit starts at the site is unknown "+
+			"(a gateway's NATS user from before it could read it: run corral nats-auth again)", "site", site, "stream", stream, "err", err)
+	}
+	err = setSource(ctx, w.hub, stream, site, start)
 	if err != nil {
 		w.log.Warn("site's source removed at the hub and not added back yet; trying again (a gateway started with --sites naming the site adds it too)",
 			"site", site, "stream", stream, "err", err)
@@ -124,9 +137,11 @@ func idleSources(ctx context.Context, hub jetstream.JetStream, site string, upFo
 	return out
 }
 
-// setSource adds the hub's stream's source of site (on) or removes it, to the stream's
-// current configuration: what another process changed meanwhile is kept.
-func setSource(ctx context.Context, hub jetstream.JetStream, stream, site string, on bool) error {
+// setSource adds the hub's stream's source of site, starting at start when the hub holds none
+// of the site's messages, or removes it (start 0), to the stream's current configuration: what
+// another process changed meanwhile is kept.
+func setSource(ctx context.Context, hub jetstream.JetStream, stream, site string, start uint64) error {
+	on := start > 0
 	s, err := hub.Stream(ctx, stream)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", stream, err)
@@ -139,7 +154,9 @@ func setSource(ctx context.Context, hub jetstream.JetStream, stream, site string
 	case on && has, !on && !has:
 		return nil // another gateway did it
 	case on:
-		cfg.Sources = append(cfg.Sources, siteSources(stream, []string{site})...)
+		src := siteSources(stream, []string{site})
+		src[0].OptStartSeq = start
+		cfg.Sources = append(cfg.Sources, src...)
 	default:
 		cfg.Sources = slices.DeleteFunc(cfg.Sources, ofSite)
 	}

@@ -60,10 +60,10 @@ func benchmarkSiteSourceReadd(b *testing.B, records int) {
 		b.Fatalf("the stream holds %v records (%v), want %d", info.State.Msgs, err, records)
 	}
 	for b.Loop() {
-		if err := setSource(b.Context(), s.JS, EventStream, "paris", false); err != nil {
+		if err := setSource(b.Context(), s.JS, EventStream, "paris", 0); err != nil {
 			b.Fatal(err)
 		}
-		if err := setSource(b.Context(), s.JS, EventStream, "paris", true); err != nil {
+		if err := setSource(b.Context(), s.JS, EventStream, "paris", 1); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,50 @@
+package broker
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+)
+
+// A source re-added at the hub when the hub holds none of its site's records starts at the
+// hub stream's age horizon: the site's records older than the hub's MaxAge, which the hub had
+// aged out or would have, stay at the site; those younger, written before the link came up
+// too, all arrive, once.
+func TestReaddedSourceStartsAtTheHubsAgeHorizon(t *testing.T) {
+	const maxAge = 8 * time.Second // the re-add comes siteSourceGrace after the link-up: room for it
+	h := startSourcingHub(t, "paris")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("log:\n%s", &h.out)
+		}
+	})
+	_, err := EnsureStores(t.Context(), h.gateway, StoreOptions{Sites: []string{"paris"}, EventsMaxAge: maxAge})
+	require.NoError(t, err)
+	w, err := WatchSites(t.Context(), h.gateway, []string{"paris"}, NewSiteMetrics(prometheus.NewRegistry()), h.log)
+	require.NoError(t, err)
+
+	// The site runs on its own: two records older than the hub's MaxAge by the link-up, two
+	// younger.
+	dir := t.TempDir()
+	alone := h.startSiteIn("paris", dir, false)
+	for i := range 2 {
+		h.record(alone, "n1", fmt.Sprintf("t_old%d", i))
+	}
+	old := time.Now()
+	require.Eventually(t, func() bool { return time.Since(old) > maxAge }, 2*maxAge, 50*time.Millisecond)
+	var young []string
+	for i := range 2 {
+		young = append(young, h.record(alone, "n1", fmt.Sprintf("t_young%d", i)).ID)
+	}
+	alone.Shutdown()
+	alone.WaitForShutdown()
+
+	site := h.startSiteIn("paris", dir, true)
+	require.Eventually(t, func() bool { return w.Up("paris") }, 10*time.Second, 10*time.Millisecond, "the watch never saw paris's link up")
+	last := h.record(site, "n1", "t_paris_last").ID
+	h.waitRecordAtHub(last, time.Now(), siteProbeEvery+siteSourceGrace+siteSourcePoll+5*time.Second)
+	h.requireOnce(append(young, last))
+}
