@@ -2,8 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"log/slog"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -34,11 +31,8 @@ type waitFarm struct {
 
 func startWaitFarm(t *testing.T, phones int) *waitFarm {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: phones, Quiet: true})
-	g := mcp.New(f.Gateway().Client, slog.New(slog.DiscardHandler), mcp.NewMetrics(prometheus.NewRegistry()),
-		mcp.Options{ProgressEvery: tellEvery})
-	hs := httptest.NewServer(g.Handler())
-	t.Cleanup(hs.Close)
-	return &waitFarm{f: f, serial: f.Devices()[0].Serial, url: hs.URL + "/mcp"}
+	_, url, _ := wireGateway(t, f)
+	return &waitFarm{f: f, serial: f.Devices()[0].Serial, url: url}
 }
 
 // notes are the notifications/progress a client got, in order.

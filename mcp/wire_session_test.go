@@ -201,7 +201,8 @@ func (g *getStream) after(t *testing.T, srv interface {
 	return out
 }
 
-// wireGateway is a gateway of its own over f, in HTTP, and its metrics.
+// wireGateway is a gateway of its own over f, in HTTP, that tells waiting calls every
+// tellEvery, and its metrics.
 func wireGateway(t *testing.T, f *farmtest.Farm) (*mcp.Gateway, string, *prometheus.Registry) {
 	reg := prometheus.NewRegistry()
 	g := mcp.New(f.Gateway().Client, slog.New(slog.DiscardHandler), mcp.NewMetrics(reg), mcp.Options{ProgressEvery: tellEvery})
