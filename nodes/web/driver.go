@@ -263,9 +263,14 @@ func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
 }
 
 // Health answers whether the browser runs, replacing one that crashed; the notice that it
-// was replaced is left for the device's next call (use).
+// was replaced is left for the device's next call (use). It is a look (device.Look): an
+// elastic device whose browser is not running is healthy, its next use starts one, and the
+// check starts none (a node checks each of its devices as it starts).
 func (d *Driver) Health(ctx context.Context) error {
-	release, err := d.acquire(ctx)
+	release, err := d.acquire(device.Look(ctx))
+	if errors.Is(err, ErrStopped) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -2,17 +2,23 @@ package web
 
 import (
 	"context"
+	"errors"
 	"syscall"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // A node's browser devices beyond its floor are elastic: each starts its browser at its first
 // use and stops it after Options.Idle unused, so a node can offer more browsers than it keeps
 // running. use and stopWhenIdle keep a browser from stopping while something uses it, and
 // Leased while its device is leased: a holder who thinks longer than Idle between calls finds
-// its pages, cookies and storage as it left them.
+// its pages, cookies and storage as it left them. A look (device.Look: the health check, the
+// console's live screen) is not a use: it never starts a stopped browser (ErrStopped) and does
+// not keep one from stopping, so a node started with --web-max runs only its floor's browsers
+// until someone uses the others.
 
 // use marks the browser in use until release is called, starting it first if none runs, or
 // again if it crashed. The first use after a crash answers ErrBrowserReplaced instead, once:
@@ -59,12 +65,20 @@ func (d *Driver) replacedNotice(told bool) error {
 }
 
 // acquire is use without the notice: health checks start or replace the browser without
-// taking the notice meant for the device's callers.
+// taking the notice meant for the device's callers. For a look (device.Look) at an elastic
+// device it starts none: a browser that is not running (stopped, or found crashed and
+// cleared away for the next use to replace) answers ErrStopped, and the look does not count
+// as a use for idleness.
 func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
+	look := d.lazy && device.IsLook(ctx)
 	d.launching.Lock()
 	defer d.launching.Unlock()
 	if d.noteCrash() {
-		d.log.Warn("the browser died; starting a new one (its tabs, cookies and storage are gone; the next call is told)")
+		if look {
+			d.log.Warn("the browser died; its next use starts a new one (its tabs, cookies and storage are gone; the next call is told)")
+		} else {
+			d.log.Warn("the browser died; starting a new one (its tabs, cookies and storage are gone; the next call is told)")
+		}
 		_ = d.shutdown()
 	}
 	d.mu.Lock()
@@ -74,6 +88,9 @@ func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
 	}
 	d.mu.Unlock()
 	if !running {
+		if look {
+			return nil, d.wrap("look", ErrStopped, "any call on the device starts it")
+		}
 		if err := d.launch(ctx); err != nil {
 			return nil, err
 		}
@@ -85,10 +102,16 @@ func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
 	return func() {
 		d.mu.Lock()
 		d.inflight--
-		d.lastUse = time.Now()
+		if !look {
+			d.lastUse = time.Now()
+		}
 		d.mu.Unlock()
 	}, nil
 }
+
+// ErrStopped answers a look at an elastic device whose browser is not running: its next use
+// starts one.
+var ErrStopped = errors.New("the browser is stopped until the device's next use")
 
 // stopWhenIdle stops the browser once it has been unused for d.idle, until Close.
 func (d *Driver) stopWhenIdle() {
