@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/corral-farm/corral/internal/redact"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -23,6 +24,6 @@ func appLaunch() Tool {
 		if err := t.Driver.(device.AppManager).LaunchApp(ctx, a.PackageName); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: MessageResult{Message: "launched " + a.PackageName, Hint: hintLaunch}}, nil
+		return Output{Data: MessageResult{Message: "launched " + redact.PageURL(a.PackageName), Hint: hintLaunch}}, nil
 	})
 }

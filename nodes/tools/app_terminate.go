@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/corral-farm/corral/internal/redact"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -22,6 +23,6 @@ func appTerminate() Tool {
 		if err := t.Driver.(device.AppManager).TerminateApp(ctx, a.PackageName); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: MessageResult{Message: "terminated " + a.PackageName, Hint: hintAction}}, nil
+		return Output{Data: MessageResult{Message: "terminated " + redact.PageURL(a.PackageName), Hint: hintAction}}, nil
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corral-farm/corral/internal/redact"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -64,6 +65,6 @@ func webLoginNoneUI() Tool {
 		if !out.OK {
 			return Output{}, fmt.Errorf("the login endpoint answered HTTP %d: %s", res.Status, clipRunes(text, 300))
 		}
-		return Output{Data: LoginResult{Message: fmt.Sprintf("logged in at %s (HTTP %d)", a.PackageName, res.Status), LoginResult: out, Hint: hintAction}}, nil
+		return Output{Data: LoginResult{Message: fmt.Sprintf("logged in at %s (HTTP %d)", redact.PageURL(a.PackageName), res.Status), LoginResult: out, Hint: hintAction}}, nil
 	})
 }

@@ -5,10 +5,14 @@ import (
 	"fmt"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/corral-farm/corral/internal/redact"
 )
 
 // A browser's apps are its tabs: app_launch opens a URL, list_packages lists the open tabs'
 // URLs, app_terminate closes the tabs showing one, and the app in front is the front tab's URL.
+// A URL's password (http://user:password@host/, basic auth) is shown as redact.Mark wherever
+// the device shows a URL: the browser itself keeps and uses it.
 
 // LaunchApp opens a URL in the front tab: http and https only.
 func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
@@ -19,7 +23,7 @@ func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
 	return d.do(ctx, "open "+shownURL(u), chromedp.Navigate(u.String()))
 }
 
-// ListPackages lists the open tabs' URLs, oldest first.
+// ListPackages lists the open tabs' URLs, oldest first, passwords redacted.
 func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
 	pages, err := d.settledPages(ctx)
 	if err != nil {
@@ -27,12 +31,13 @@ func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
 	}
 	out := make([]string, len(pages))
 	for i, p := range pages {
-		out[i] = p.URL
+		out[i] = redact.PageURL(p.URL)
 	}
 	return out, nil
 }
 
-// TerminateApp closes the tabs showing rawURL.
+// TerminateApp closes the tabs showing rawURL, as typed or as the device shows it (its
+// password redacted).
 func (d *Driver) TerminateApp(ctx context.Context, rawURL string) error {
 	pages, err := d.settledPages(ctx)
 	if err != nil {
@@ -40,7 +45,7 @@ func (d *Driver) TerminateApp(ctx context.Context, rawURL string) error {
 	}
 	closed := 0
 	for i := len(pages) - 1; i >= 0; i-- { // from the newest, so that indexes stay valid
-		if pages[i].URL == rawURL {
+		if pages[i].URL == rawURL || redact.PageURL(pages[i].URL) == rawURL {
 			if err := d.CloseTab(ctx, i); err != nil {
 				return err
 			}
@@ -48,16 +53,16 @@ func (d *Driver) TerminateApp(ctx context.Context, rawURL string) error {
 		}
 	}
 	if closed == 0 {
-		return d.wrap("close", fmt.Errorf("%w: none shows %q", ErrNoTab, rawURL), "list_packages lists the open tabs' URLs")
+		return d.wrap("close", fmt.Errorf("%w: none shows %q", ErrNoTab, redact.PageURL(rawURL)), "list_packages lists the open tabs' URLs")
 	}
 	return nil
 }
 
-// ForegroundApp is the front tab's URL.
+// ForegroundApp is the front tab's URL, its password redacted.
 func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 	pages, err := d.settledPages(ctx)
 	if err != nil || len(pages) == 0 {
 		return "", err
 	}
-	return pages[len(pages)-1].URL, nil
+	return redact.PageURL(pages[len(pages)-1].URL), nil
 }
