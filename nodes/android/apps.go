@@ -34,6 +34,10 @@ func (d *Driver) LaunchApp(ctx context.Context, pkg string) error {
 		return err
 	}
 	if err := parseMonkey(out); err != nil {
+		// monkey says the same of a package that is not installed: pm path tells them apart.
+		if paths, perr := d.apkPaths(ctx, op, pkg); perr == nil && len(paths) == 0 {
+			return d.notInstalled(ctx, op, pkg)
+		}
 		return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err), "")
 	}
 	return nil
@@ -67,7 +71,7 @@ func (d *Driver) apkPaths(ctx context.Context, op, pkg string) ([]string, error)
 }
 
 func (d *Driver) notInstalled(ctx context.Context, op, pkg string) error {
-	return d.fail(ctx, op, fmt.Errorf("%w: %s", ErrNotInstalled, pkg), "list_packages shows the installed ones; nothing was changed")
+	return d.fail(ctx, op, fmt.Errorf("%s is %w", pkg, ErrNotInstalled), "list_packages shows the installed ones; nothing was changed")
 }
 
 // ClearApp clears pkg's data and cache: `pm clear PKG`.

@@ -12,15 +12,25 @@ var (
 	// ErrDisconnected: the device left the adb server (or the driver was closed) before or
 	// during the call.
 	ErrDisconnected = errors.New("device disconnected")
-	// ErrBadArgument: the call's arguments cannot become a safe adb command.
-	ErrBadArgument = errors.New("bad argument")
+	// ErrBadArgument: the call's arguments cannot become a safe adb command (or name a key
+	// Android has not, a file that cannot be read). A caller's mistake: device.ErrBadInput.
+	ErrBadArgument error = &mistake{"bad argument"}
 	// ErrCommandFailed: the device ran the command and said it failed.
 	ErrCommandFailed = errors.New("command failed")
-	// ErrNotInstalled: the package named is not installed on the device.
-	ErrNotInstalled = errors.New("not installed")
+	// ErrNotInstalled: the package named is not installed on the device. A caller's mistake:
+	// device.ErrBadInput.
+	ErrNotInstalled error = &mistake{"not installed"}
 	// ErrServer: the adb server is unreachable or answered something unexpected.
 	ErrServer = errors.New("adb server")
 )
+
+// mistake is a sentinel for the caller's mistakes: it is device.ErrBadInput (errors.Is), so
+// that the tools answer bad_input, and not driver_error, which counts against the device.
+type mistake struct{ msg string }
+
+func (m *mistake) Error() string { return m.msg }
+
+func (m *mistake) Is(target error) bool { return target == device.ErrBadInput }
 
 // Error is a failed operation on a device of this driver (see device.Error).
 type Error = device.Error

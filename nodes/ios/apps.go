@@ -44,9 +44,23 @@ func (d *Driver) ListPackages(ctx context.Context) ([]string, error) {
 	return slices.Compact(ids), err
 }
 
-// LaunchApp brings the app with bundle id pkg to the front, starting it if needed.
+// LaunchApp brings the app with bundle id pkg to the front, starting it if needed. WebDriverAgent
+// answers an app that is not installed with an "unknown error": its app state tells that apart.
 func (d *Driver) LaunchApp(ctx context.Context, pkg string) error {
-	return d.wdaError("launch "+pkg, d.wda.Launch(ctx, pkg))
+	op := "launch " + pkg
+	err := d.wda.Launch(ctx, pkg)
+	var answer *wda.Error
+	if errors.As(err, &answer) {
+		if st, serr := d.wda.AppState(ctx, pkg); serr == nil && st == wda.AppUnknown {
+			return d.notInstalled(op, pkg)
+		}
+	}
+	return d.wdaError(op, err)
+}
+
+// notInstalled is the caller's asking for an app the phone does not have.
+func (d *Driver) notInstalled(op, pkg string) error {
+	return d.errorf(op, fmt.Errorf("%s is %w", pkg, ErrNotInstalled), "list_packages shows what is installed")
 }
 
 // TerminateApp stops the app with bundle id pkg. One that is not installed is an error
@@ -62,13 +76,10 @@ func (d *Driver) TerminateApp(ctx context.Context, pkg string) error {
 		return d.wdaError(op, err)
 	}
 	if st == wda.AppUnknown {
-		return d.errorf(op, fmt.Errorf("%w: %q", ErrNotInstalled, pkg), "list_packages lists the installed apps")
+		return d.notInstalled(op, pkg)
 	}
 	return nil
 }
-
-// ErrNotInstalled is an app the phone does not have.
-var ErrNotInstalled = errors.New("no such app is installed")
 
 // ForegroundApp names the bundle id of the app in front.
 func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
@@ -83,7 +94,7 @@ func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 // installation_proxy install it, as Xcode and ideviceinstaller do.
 func (d *Driver) InstallApp(ctx context.Context, localPath string) error {
 	if ext := strings.ToLower(filepath.Ext(localPath)); ext != ".ipa" {
-		return d.errorf("install "+filepath.Base(localPath), fmt.Errorf("not an .ipa (%q)", ext), "iPhones install .ipa files signed for them")
+		return d.errorf("install "+filepath.Base(localPath), fmt.Errorf("%w (%q)", errNotIPA, ext), "iPhones install .ipa files signed for them")
 	}
 	remote := path.Join(stagingDir, fmt.Sprintf("corral-%d.ipa", os.Getpid()))
 	if err := d.stage(ctx, localPath, remote); err != nil {
@@ -115,10 +126,18 @@ func (d *Driver) stage(ctx context.Context, localPath, remote string) error {
 	return d.errorf("install: copy the .ipa to the phone", err, "")
 }
 
-// UninstallApp removes the app with bundle id pkg.
+// UninstallApp removes the app with bundle id pkg. When installation_proxy refuses, the list of
+// apps tells whether pkg was there at all.
 func (d *Driver) UninstallApp(ctx context.Context, pkg string) error {
-	return d.proxy(ctx, "uninstall "+pkg, map[string]any{"Command": "Uninstall", "ApplicationIdentifier": pkg,
+	op := "uninstall " + pkg
+	err := d.proxy(ctx, op, map[string]any{"Command": "Uninstall", "ApplicationIdentifier": pkg,
 		"ClientOptions": map[string]any{}}, nil)
+	if err != nil && ctx.Err() == nil {
+		if pkgs, lerr := d.ListPackages(ctx); lerr == nil && !slices.Contains(pkgs, pkg) {
+			return d.notInstalled(op, pkg)
+		}
+	}
+	return err
 }
 
 // proxy sends one installation_proxy command and reads its answers, giving each to each

@@ -138,7 +138,7 @@ func TestDriverListAndLaunchAgree(t *testing.T) {
 	if err := d.LaunchApp(ctx, "org.example.hello"); err == nil || strings.Contains(err.Error(), "not installed") {
 		t.Errorf("an installed app the simulated phone has no screens for: %v", err)
 	}
-	if err := d.LaunchApp(ctx, "com.apple.Preferences"); err == nil || !strings.Contains(err.Error(), "no app with bundle id") {
+	if err := d.LaunchApp(ctx, "com.apple.Preferences"); !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "com.apple.Preferences is not installed") {
 		t.Errorf("an app that is not listed: %v", err)
 	}
 	if err := d.TerminateApp(ctx, "com.apple.Preferences"); !errors.Is(err, ErrNotInstalled) {

@@ -18,7 +18,7 @@ func (d *Driver) points(ctx context.Context, op string, p device.Point) (x, y fl
 		return 0, 0, err
 	}
 	if p.X < 0 || p.Y < 0 || p.X >= s.pixels.Width || p.Y >= s.pixels.Height {
-		return 0, 0, d.errorf(op, fmt.Errorf("point (%d,%d) is off the %dx%d screen", p.X, p.Y, s.pixels.Width, s.pixels.Height),
+		return 0, 0, d.errorf(op, fmt.Errorf("point (%d,%d) is %w of %dx%d", p.X, p.Y, errOffScreen, s.pixels.Width, s.pixels.Height),
 			"use pixels of the screenshot, or relative coordinates")
 	}
 	return float64(p.X) / s.scale, float64(p.Y) / s.scale, nil
@@ -60,7 +60,17 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold tim
 
 // InputText types into the focused field.
 func (d *Driver) InputText(ctx context.Context, text string) error {
-	return d.wdaError("type", d.wda.Keys(ctx, text))
+	return d.keys(ctx, "type", text)
+}
+
+// keys types text with WebDriverAgent's /wda/keys, which answers "invalid element state" when
+// no keyboard is up: the caller's to fix by tapping a field first.
+func (d *Driver) keys(ctx context.Context, op, text string) error {
+	err := d.wda.Keys(ctx, text)
+	if errors.Is(err, wda.ErrInvalidElementState) {
+		return d.errorf(op, ErrNoFocus, "tap the field first (tap_xy on it), then type")
+	}
+	return d.wdaError(op, err)
 }
 
 // wake wakes the screen with WDA's /wda/unlock, which unlocks a phone without a passcode and
@@ -74,9 +84,6 @@ func (d *Driver) wake(ctx context.Context, op string) error {
 	return d.wdaError(op, err)
 }
 
-// errNoKey is a key an iPhone does not have.
-var errNoKey = errors.New("iPhones have no such key")
-
 // PressKey presses a key as an iPhone has it: HOME, VOLUME_UP, VOLUME_DOWN and POWER (side
 // button: locks, or wakes a locked phone) are buttons; ENTER, DEL and TAB are typed; WAKEUP
 // wakes the screen. There is no BACK, MENU or APP_SWITCH.
@@ -88,7 +95,7 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	case "VOLUME_UP", "VOLUME_DOWN":
 		return d.wdaError("press "+k, d.wda.PressButton(ctx, map[string]string{"VOLUME_UP": "volumeUp", "VOLUME_DOWN": "volumeDown"}[k]))
 	case "ENTER", "DEL", "TAB":
-		return d.wdaError("press "+k, d.wda.Keys(ctx, map[string]string{"ENTER": "\n", "DEL": "\b", "TAB": "\t"}[k]))
+		return d.keys(ctx, "press "+k, map[string]string{"ENTER": "\n", "DEL": "\b", "TAB": "\t"}[k])
 	case "WAKEUP":
 		return d.wake(ctx, "wake the screen")
 	case "POWER":

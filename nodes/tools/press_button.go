@@ -11,9 +11,10 @@ import (
 )
 
 // Buttons are the key names press_button accepts. A driver may still refuse one its device
-// does not have (iOS has no BACK).
+// does not have (iOS has no BACK or MENU, a browser no POWER or WAKEUP): bad_input, BACK on
+// iOS unsupported.
 var Buttons = []string{"HOME", "BACK", "ENTER", "DEL", "VOLUME_UP", "VOLUME_DOWN", "POWER",
-	"MENU", "APP_SWITCH", "TAB", "ESCAPE", "SEARCH"}
+	"MENU", "APP_SWITCH", "TAB", "ESCAPE", "SEARCH", "WAKEUP"}
 
 // buttonAliases are other names agents use for some buttons.
 var buttonAliases = map[string]string{"DELETE": "DEL", "BACKSPACE": "DEL", "RETURN": "ENTER", "ESC": "ESCAPE", "RECENTS": "APP_SWITCH"}
@@ -56,7 +57,7 @@ type ButtonResult struct {
 }
 
 func pressButton() Tool {
-	return Define[PressButtonArgs, ButtonResult](Tool{Name: "press_button", Description: "Press a device button (iOS: HOME, VOLUME_UP, VOLUME_DOWN, POWER only).",
+	return Define[PressButtonArgs, ButtonResult](Tool{Name: "press_button", Description: "Press a device button (iOS: HOME, VOLUME_UP, VOLUME_DOWN, POWER, WAKEUP, and ENTER, DEL, TAB typed).",
 		Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
 		Short: Short{Kind: ShortText, Keys: []string{"button"}, Usage: `a button name, e.g. "BACK"`},
 		Needs: []Ability{Need[device.KeyPresser]("press buttons")},

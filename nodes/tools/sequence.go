@@ -300,8 +300,9 @@ type stepError struct {
 func (e *stepError) Error() string { return e.err.Error() + ". " + e.tail }
 func (e *stepError) Unwrap() error { return e.err }
 
-// stepFailure explains a sequence stopped at step i. Its code is the step's, except that bad
-// input or an unsupported ability after earlier steps ran is a driver error: something ran.
+// stepFailure explains a sequence stopped at step i. Its code is the step's, even after
+// earlier steps ran (the message names them): a step refused as bad input is the caller's
+// mistake, not the device's failure, which driver_error would count against it.
 func stepFailure(i int, steps []SequenceStep, done []StepResult, err error) error {
 	n := len(steps)
 	var tail strings.Builder
@@ -325,11 +326,7 @@ func stepFailure(i int, steps []SequenceStep, done []StepResult, err error) erro
 		fmt.Fprintf(&tail, "; the remaining %d (%s) did not run", rest, strings.Join(names, ", "))
 	}
 	tail.WriteString(". peek to see where it stopped, then go on from there.")
-	code := ErrorCode(err)
-	if i > 0 && (code == broker.CodeBadInput || code == broker.CodeUnsupported) {
-		code = broker.CodeDriver
-	}
-	return &OpError{Code: code, Msg: fmt.Sprintf("sequence stopped at step %d of %d (%s)", i+1, n, steps[i].ToolName),
+	return &OpError{Code: ErrorCode(err), Msg: fmt.Sprintf("sequence stopped at step %d of %d (%s)", i+1, n, steps[i].ToolName),
 		Err: &stepError{err: err, tail: tail.String()}}
 }
 

@@ -174,13 +174,21 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 			return err
 		}
 		if !f.Editable {
-			return d.wrap("input text", fmt.Errorf("%w (in front: %s)", ErrNoFocus, f.What),
+			return d.wrap("input text", noFocus{fmt.Errorf("%w (in front: %s)", ErrNoFocus, f.What)},
 				"tap the field first (tap_by_selector with its selector, or tap_xy on it), then input")
 		}
 		_, err = cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
 		return err
 	}))
 }
+
+// noFocus is ErrNoFocus as what it is, the caller's mistake (device.ErrBadInput): nothing was
+// typed, and the tools answer bad_input, not driver_error.
+type noFocus struct{ error }
+
+func (e noFocus) Unwrap() error { return e.error }
+
+func (e noFocus) Is(target error) bool { return target == device.ErrBadInput }
 
 // keys are the keys a browser device presses as keyboard keys: DOM key, code, key code, text.
 var keys = map[string]struct {

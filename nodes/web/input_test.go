@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // input with nothing focused refuses, as a phone with no keyboard up does, and types nothing;
@@ -19,7 +22,7 @@ func TestInputNeedsAFocusedField(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := d.InputText(ctx, "typed without focus")
-	if !errors.Is(err, ErrNoFocus) || !strings.Contains(err.Error(), "tap the field first") {
+	if !errors.Is(err, ErrNoFocus) || !strings.Contains(err.Error(), "tap the field first") || tools.ErrorCode(err) != broker.CodeBadInput {
 		t.Fatalf("input with nothing focused: %v", err)
 	}
 	if err := d.TapSelector(ctx, "#nothing"); err != nil { // a button takes the focus, not text
