@@ -17,8 +17,9 @@ func runNode(ctx context.Context, args []string) error {
 	ns := f.nodeFlags(0, platforms())
 	ns.shared = true // its gateways and callers are elsewhere
 	metricsAddr := f.String("metrics", "127.0.0.1:8421", "address of the node's /metrics ('' to serve none)")
-	replicas := f.replicasFlag()
-	// A node started before any gateway creates the stores; one that exists keeps its size.
+	replicas := f.nodeReplicasFlag()
+	// A node started before any gateway creates the stores; one that exists keeps its size
+	// and its replicas.
 	sizes := f.storeSizes("; a node uses it only when it creates the store (a gateway sizes stores that exist)")
 	site := f.siteFlags()
 	data := f.String("data", "data", "with --site: directory for the site's embedded NATS (JetStream data, credentials in nats/)")
@@ -56,8 +57,12 @@ func runNode(ctx context.Context, args []string) error {
 		conn = natsd.connect(broker.RoleNode, *ns.id)
 		log.Info("edge site's NATS serving", "site", *site.name, "url", natsd.url,
 			"gateway_context", natsd.contexts[broker.UserName(broker.RoleGateway, "")])
-	} else if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
-		return err
+	} else {
+		created := ns.sizes
+		created.Replicas = *replicas
+		if err := createNodeStores(ctx, nf, created, log); err != nil {
+			return err
+		}
 	}
 	node, err := startClaimedNode(ctx, conn, ns, reg, log)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// replicasFlag is --nats-replicas of `corral gateway` and `corral node`: how many NATS servers
-// keep a copy of Corral's KV buckets and event stream.
+// replicasFlag is --nats-replicas of `corral gateway`: how many NATS servers keep a copy of
+// Corral's KV buckets and event stream (a node's is nodeReplicasFlag: it may not change stores).
 func (f *flags) replicasFlag() *int {
 	return f.Int("nats-replicas", 0, "JetStream replicas of Corral's KV buckets and event stream: 3 on a 3-server NATS cluster "+
 		"(losing one server loses nothing), 1 on a single server; 0 keeps what the stores have (1 when creating them)")

@@ -170,7 +170,8 @@ The environment and volumes by which a corral process reaches NATS: include "cor
 (list . "gateway"). CORRAL_NATS_URL (never with credentials in it), the role's NATS user
 (CORRAL_NATS_USER) with its password in a file from the Secret (CORRAL_NATS_PASSWORD_FILE, the
 Secret's one key of that role mounted, nothing else), CORRAL_NATS_CREDS and the TLS files of an
-external NATS.
+external NATS. CORRAL_NATS_REPLICAS: the gateways give the stores these replicas; a node, which
+may start first, creates the missing stores with them and changes none (its user may not).
 */}}
 {{- define "corral.nats.env" -}}
 {{- $ := index . 0 -}}
