@@ -87,6 +87,9 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 	if err := area.check(); err != nil {
 		return nil, d.wrap(op, fmt.Errorf("%w: %w", ErrBadInput, err), "")
 	}
+	if err := d.ready(op); err != nil {
+		return nil, err // halted or in alarm: said before the page shows, not as a probe's failure
+	}
 	touches, size, stop, err := rb.ShowCalibration(ctx)
 	if err != nil {
 		return nil, d.wrap(op, err, "open the calibration page on the phone")
@@ -103,7 +106,7 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 		progress(fmt.Sprintf("probe %d of %d at (%.1f, %.1f) mm", i+1, len(probesMM), at.X, at.Y))
 		got, err := d.probe(ctx, touches, at)
 		if err != nil {
-			return nil, d.wrap(op, fmt.Errorf("probe %d at (%.1f, %.1f) mm: %w", i+1, at.X, at.Y, err),
+			return nil, d.probeFailed(op, fmt.Sprintf("probe %d at (%.1f, %.1f) mm", i+1, at.X, at.Y), err,
 				"check that the screen area covers the screen and that the finger reaches the glass")
 		}
 		px, mm = append(px, got), append(mm, at)
@@ -127,7 +130,7 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 	progress("validation tap")
 	got, err := d.probe(ctx, touches, at)
 	if err != nil {
-		return nil, d.wrap(op, fmt.Errorf("validation tap: %w", err), "")
+		return nil, d.probeFailed(op, "validation tap", err, "")
 	}
 	cal.ValidationErrMM = math.Hypot(got.X-want.X, got.Y-want.Y) * cal.MMPerPixel()
 	if err := d.SetCalibration(cal); err != nil {
@@ -187,8 +190,8 @@ func (d *Driver) probe(ctx context.Context, touches <-chan geom.Point, at geom.P
 		if err == nil {
 			err = d.arm.Barrier(ctx)
 		}
-		if err != nil {
-			d.stop("probe", err)
+		if err != nil && d.stop("probe", err) && ctx.Err() != nil {
+			return stoppedMidGesture{ctx.Err()} // not the GRBL line it was cut at
 		}
 		return err
 	}()
@@ -203,8 +206,23 @@ func (d *Driver) probe(ctx context.Context, touches <-chan geom.Point, at geom.P
 	case <-wait.C:
 		return geom.Point{}, errors.New("the phone felt no touch")
 	case <-ctx.Done():
-		return geom.Point{}, ctx.Err()
+		return geom.Point{}, stoppedMidGesture{ctx.Err()}
 	}
+}
+
+// probeFailed is the error of a calibration whose probe what failed: a halt, an alarm or a stop
+// (abort, emergency_stop) as the rig says it, without hint, which is for a probe that ran and
+// was not felt.
+func (d *Driver) probeFailed(op, what string, err error, hint string) error {
+	var de *device.Error
+	var stopped stoppedMidGesture
+	switch {
+	case errors.As(err, &stopped):
+		return d.wrap(op, fmt.Errorf("%s: %w", what, err), "")
+	case errors.As(err, &de):
+		return err // the rig's refusal (halted, in alarm) says it all
+	}
+	return d.wrap(op, fmt.Errorf("%s: %w", what, err), hint)
 }
 
 // grid spreads probeGrid² probes over the inner part of area.

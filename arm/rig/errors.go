@@ -1,23 +1,34 @@
 package rig
 
 import (
-	"errors"
-
 	"github.com/corral-farm/corral/nodes/device"
 )
 
 // Sentinel errors. Every error a Driver returns is a *device.Error wrapping one of these, a
 // *grbl.OpError (the controller refused or the link failed), or the caller's ctx error.
 var (
-	ErrNotCalibrated = errors.New("the rig is not calibrated")
-	ErrOutOfScreen   = errors.New("point is outside the calibrated screen")
-	ErrAlarm         = errors.New("the arm is in alarm")
-	ErrUnknownKey    = errors.New("the arm has no such key")
-	ErrBadInput      = errors.New("bad input")
-	ErrNoReadback    = errors.New("the rig has no calibration readback")
-	ErrHalted        = errors.New("the rig is halted")
-	ErrNoClipboard   = errors.New("the rig has no clipboard helper")
+	ErrNotCalibrated = &sentinel{"the rig is not calibrated", device.ErrUnavailable}
+	ErrOutOfScreen   = &sentinel{"point is outside the calibrated screen", device.ErrBadInput}
+	ErrAlarm         = &sentinel{"the arm is in alarm", device.ErrUnavailable}
+	ErrUnknownKey    = &sentinel{"the arm has no such key", device.ErrBadInput}
+	ErrBadInput      = &sentinel{"bad input", device.ErrBadInput}
+	ErrNoReadback    = &sentinel{"the rig has no calibration readback", nil}
+	ErrHalted        = &sentinel{"the rig is halted", device.ErrUnavailable}
+	ErrNoClipboard   = &sentinel{"the rig has no clipboard helper", nil}
 )
+
+// sentinel is one of the rig's errors, which is also (errors.Is) the device error the tools
+// answer by: the caller's mistake (device.ErrBadInput: bad_input) or a rig that cannot move
+// until a person recovers or calibrates it (device.ErrUnavailable: unhealthy), both refusals
+// in which nothing moved, not the driver's failures (driver_error) that count against it.
+type sentinel struct {
+	msg string
+	is  error // nil: a driver_error
+}
+
+func (e *sentinel) Error() string { return e.msg }
+
+func (e *sentinel) Is(target error) bool { return e.is != nil && target == e.is }
 
 // kind is how errors name a rig.
 const kind = "arm"

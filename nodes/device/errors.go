@@ -31,3 +31,9 @@ var ErrNoElement = errors.New("no element matches the selector")
 // not open) and nothing ran: for the tools to answer bad_input, the caller's mistake, not the
 // driver's (driver_error).
 var ErrBadInput = errors.New("bad input")
+
+// ErrUnavailable is what a driver's error is (errors.Is) when its device cannot do anything
+// now, until a person has seen to it (an arm rig halted by emergency_stop, its controller in
+// alarm, not calibrated), and nothing ran: the tools answer unhealthy, a refusal, not
+// driver_error, which counts against the driver.
+var ErrUnavailable = errors.New("the device cannot serve now")

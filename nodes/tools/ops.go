@@ -132,8 +132,9 @@ func Unsupported(d device.Driver, ability string) error {
 }
 
 // ErrorCode returns the stable code of err, or driver_error. A driver marks the caller's
-// mistakes with device.ErrBadInput and a selector that matches nothing with
-// device.ErrNoElement: those are not the driver's failures.
+// mistakes with device.ErrBadInput, a selector that matches nothing with device.ErrNoElement
+// and a device that cannot serve until a person sees to it with device.ErrUnavailable: those
+// are not the driver's failures.
 func ErrorCode(err error) string {
 	var oe *OpError
 	switch {
@@ -143,6 +144,8 @@ func ErrorCode(err error) string {
 		return broker.CodeBadInput
 	case errors.Is(err, device.ErrNoElement):
 		return broker.CodeNotFound
+	case errors.Is(err, device.ErrUnavailable):
+		return broker.CodeUnhealthy
 	}
 	return broker.CodeDriver
 }
