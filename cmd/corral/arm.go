@@ -33,15 +33,17 @@ func runArm(ctx context.Context, args []string) error {
 // runArmRecover brings a rig out of an alarm (the arm_recover tool).
 func runArmRecover(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm recover")
-	const line = "corral arm recover [flags] SERIAL"
+	lease := o.armLeaseFlags()
+	const line = "corral arm recover [flags] SERIAL (a rig you hold: its lease in $CORRAL_LEASE or --lease-file)"
 	o.Usage = commandUsage(o.flags, line, summary("arm recover"))
 	o.positional = true // SERIAL
-	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg(line)); err != nil || stop {
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), armArgs(o, lease, line)); err != nil || stop {
 		return err
 	}
-	res, err := o.callTool(ctx, "arm_recover", map[string]any{"serial": o.Arg(0)})
+	serial := o.Arg(0)
+	res, err := o.callTool(ctx, "arm_recover", lease.args(serial))
 	if err != nil {
-		return err
+		return lease.refused(err, serial)
 	}
 	fmt.Println(resultText(res))
 	return nil
@@ -51,10 +53,11 @@ func runArmRecover(ctx context.Context, args []string) error {
 // each step as the rig takes it.
 func runArmCalibrate(ctx context.Context, args []string) error {
 	o := newOperatorFlags("arm calibrate")
-	const line = "corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm)"
+	lease := o.armLeaseFlags()
+	const line = "corral arm calibrate [flags] SERIAL (corral devices lists the rigs: platform arm; a rig you hold: its lease in $CORRAL_LEASE or --lease-file)"
 	o.Usage = commandUsage(o.flags, line, summary("arm calibrate"))
 	o.positional = true // SERIAL
-	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg(line)); err != nil || stop {
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), armArgs(o, lease, line)); err != nil || stop {
 		return err
 	}
 	serial := o.Arg(0)
@@ -63,14 +66,24 @@ func runArmCalibrate(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("Calibrating %s. Keep the phone still under the arm and the camera's view clear: the phone shows the calibration page and the finger taps it.\n", serial)
 	start := time.Now()
-	res, err := o.callToolProgress(ctx, "arm_calibrate", map[string]any{"serial": serial}, func(msg string) {
+	res, err := o.callToolProgress(ctx, "arm_calibrate", lease.args(serial), func(msg string) {
 		fmt.Printf("  %5.1fs  %s\n", time.Since(start).Seconds(), msg)
 	})
 	if err != nil {
-		return fmt.Errorf("%w\n(is %s an arm rig, and free? corral devices shows who holds it)", err, serial)
+		return lease.refused(err, serial) // checkRig told a serial that is no rig
 	}
 	fmt.Println(resultText(res))
 	return nil
+}
+
+// armArgs checks an arm command's one SERIAL and its lease.
+func armArgs(o *operatorFlags, lease armLease, line string) func() error {
+	return func() error {
+		if err := o.oneArg(line)(); err != nil {
+			return err
+		}
+		return lease.check(o)
+	}
 }
 
 // checkRig refuses a serial that is no arm rig of the farm, before the calibration's

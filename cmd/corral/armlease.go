@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// armLease is the lease of corral arm recover and calibrate, for a rig its caller holds: the
+// holder's handle from $CORRAL_LEASE (as corral call takes it) or --lease-file, never from the
+// command line, where process listings show it, and never printed.
+type armLease struct {
+	handle, file *string
+}
+
+func (o *operatorFlags) armLeaseFlags() armLease {
+	return armLease{
+		handle: o.String("lease", "", "the lease handle of a rig you hold, from $CORRAL_LEASE only (or a --config file): "+
+			"it is the holder's secret, and on the command line process listings show it, so the command line is refused"),
+		file: o.String("lease-file", "", "file holding the lease handle of a rig you hold"),
+	}
+}
+
+// check refuses the handle on the command line and reads --lease-file.
+func (l armLease) check(o *operatorFlags) error {
+	if err := secretNotOnArgv(o.FlagSet, "lease", "--lease-file FILE or $CORRAL_LEASE"); err != nil {
+		return err
+	}
+	*l.handle = strings.TrimSpace(*l.handle)
+	if *l.file == "" {
+		return nil
+	}
+	if *l.handle != "" {
+		return errors.New("give the lease handle once: $CORRAL_LEASE or --lease-file")
+	}
+	var err error
+	*l.handle, err = readSecretFile("--lease-file", *l.file)
+	return err
+}
+
+// args are the tool's arguments for serial, with the lease when one was given.
+func (l armLease) args(serial string) map[string]any {
+	a := map[string]any{"serial": serial}
+	if *l.handle != "" {
+		a["lease"] = *l.handle
+	}
+	return a
+}
+
+// refused adds what to do to a refusal of the rig's lease: a rig someone holds (busy) takes
+// its holder's handle, or an operator revokes the lease first; a handle that does not hold it
+// (stale_lease) is not the rig's. Other errors are as the rig said them.
+func (l armLease) refused(err error, serial string) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "("+broker.CodeBusy+")"):
+		return fmt.Errorf("%w\n(%s is held: its holder gives the handle with $CORRAL_LEASE or --lease-file FILE; "+
+			"an operator revokes the lease first: corral release %s --force)", err, serial, serial)
+	case *l.handle != "" && strings.Contains(msg, "("+broker.CodeStaleLease+")"):
+		return fmt.Errorf("%w\n(the lease given ($CORRAL_LEASE or --lease-file) does not hold %s: `corral leases` lists the leases held)", err, serial)
+	}
+	return err
+}
