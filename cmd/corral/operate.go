@@ -240,7 +240,7 @@ func runCallWaiting(ctx context.Context, args []string, taskIDWait time.Duration
 	res, err := o.callOnce(ctx, tool, toolArgs)
 	err = o.interrupted(ctx, tool, toolArgs, o.gaveUp(ctx, tool, d, given, err))
 	if err != nil {
-		return err
+		return callError(tool, toolArgs, err)
 	}
 	return printCallResult(tool, res, *out)
 }

@@ -1,27 +1,36 @@
 package main
 
 import (
-	"maps"
+	"cmp"
+	"encoding/json"
+	"errors"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/corral-farm/corral/internal/redact"
 	"github.com/corral-farm/corral/mcp/steps"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // A run's reports go where CI keeps its artifacts, read by more people than hold the devices:
 // the lease handles a run used (its steps' lease arguments, acquire_device's answer) are the
-// holders' secrets, and are left out of them.
+// holders' secrets, and so are the secret arguments its steps sent (typed text, a password, a
+// URL's user:password@), which a tool may also echo. All are left out of them.
 
 // leaseHandleRE matches a lease or group handle (broker.NewLeaseHandle, NewGroupHandle).
 var leaseHandleRE = regexp.MustCompile(`\b(lease|group)_[a-z2-7]{8,}\b`)
+
+// redactedMark stands for a secret left out.
+const redactedMark = "…(redacted)"
 
 // redactedHandle stands for a handle left out: its kind, not its secret.
 func redactedHandle(h string) string {
 	kind, _, ok := strings.Cut(h, "_")
 	if !ok || kind != "lease" && kind != "group" {
-		return "…(redacted)"
+		return redactedMark
 	}
-	return kind + "_…(redacted)"
+	return kind + "_" + redactedMark
 }
 
 // redactLeases replaces the lease handles in s.
@@ -29,19 +38,170 @@ func redactLeases(s string) string {
 	return leaseHandleRE.ReplaceAllStringFunc(s, redactedHandle)
 }
 
-// redactResult is r without lease handles: in its lease argument, its text and its error.
-func redactResult(r steps.Result) steps.Result {
-	if h, ok := r.Arguments["lease"].(string); ok && h != "" {
-		r.Arguments = maps.Clone(r.Arguments)
-		r.Arguments["lease"] = redactedHandle(h)
+// stepSecrets are the secret values among a call's arguments: those nodes/tools marks secret
+// (Tool.Secrets, sequence's steps too), and the password (or token) of every URL among them.
+// A tool this corral does not know has no secret arguments it could name.
+func stepSecrets(tool string, args map[string]any) []string {
+	var out []string
+	if t, ok := tools.Lookup(tool); ok && len(args) > 0 {
+		if raw, err := json.Marshal(args); err == nil {
+			out = t.Secrets(raw)
+		}
 	}
-	r.Text, r.Error, r.Reason = redactLeases(r.Text), redactLeases(r.Error), redactLeases(r.Reason)
+	walkStrings(args, func(s string) string {
+		if p := urlSecret(s); p != "" {
+			out = append(out, p)
+		}
+		return s
+	})
+	return out
+}
+
+// urlSecret is the password of a URL's user:password@ (the whole user part for a token@), ""
+// for text that is no URL or has none.
+func urlSecret(s string) string {
+	if !strings.Contains(s, "://") {
+		return ""
+	}
+	_, info, _, ok := redact.SplitUserinfo(s)
+	if !ok {
+		return ""
+	}
+	if _, pw, hasPW := strings.Cut(info, ":"); hasPW {
+		return pw
+	}
+	return info
+}
+
+// walkStrings replaces every string in v (an argument value: maps, lists) by fn's answer, in
+// place.
+func walkStrings(v any, fn func(string) string) any {
+	switch v := v.(type) {
+	case string:
+		return fn(v)
+	case []any:
+		for i := range v {
+			v[i] = walkStrings(v[i], fn)
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = walkStrings(v[k], fn)
+		}
+	}
+	return v
+}
+
+// cloneArgs copies args deeply enough for walkStrings to change the copy alone.
+func cloneArgs(v any) any {
+	switch v := v.(type) {
+	case []any:
+		out := make([]any, len(v))
+		for i := range v {
+			out[i] = cloneArgs(v[i])
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = cloneArgs(x)
+		}
+		return out
+	}
+	return v
+}
+
+// redactor takes a run's secrets out of what corral run shows: its reports, its table, its log.
+// It knows every step's secrets before any runs, since a later step may show an earlier one's
+// (the clipboard read back, a page that shows the password typed).
+type redactor struct{ secrets []string }
+
+// newRedactor knows the secrets of doc's steps (those whose call converts: one that does not
+// never runs).
+func newRedactor(doc *steps.Document) *redactor {
+	r := &redactor{}
+	for _, s := range doc.Steps {
+		if req, err := s.Request(); err == nil {
+			r.secrets = append(r.secrets, stepSecrets(req.Params.Name, req.GetArguments())...)
+		}
+	}
+	r.secrets = sortSecrets(r.secrets)
 	return r
 }
 
-// redactReport takes the lease handles out of every step of rep.
-func redactReport(rep *steps.Report) {
-	for i := range rep.Steps {
-		rep.Steps[i] = redactResult(rep.Steps[i])
+// sortSecrets puts the longest first, so that a secret holding another is taken out whole.
+func sortSecrets(s []string) []string {
+	s = slices.DeleteFunc(s, func(v string) bool { return v == "" })
+	slices.SortFunc(s, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return slices.Compact(s)
+}
+
+// text is s without the secrets and lease handles.
+func (r *redactor) text(s string) string {
+	return redactLeases(redactSecrets(s, r.secrets))
+}
+
+func redactSecrets(s string, secrets []string) string {
+	for _, secret := range secrets {
+		s = strings.ReplaceAll(s, secret, redactedMark)
 	}
+	return s
+}
+
+// err is e with the secrets taken out of its text; e itself when there were none.
+func (r *redactor) err(e error) error {
+	if e == nil {
+		return nil
+	}
+	if msg := r.text(e.Error()); msg != e.Error() {
+		return errors.New(msg)
+	}
+	return e
+}
+
+// result is res without secrets: in its arguments (a secret argument shows the mark, a URL
+// its user with redact.Mark for the password, the lease its kind), its text, error and reason.
+func (r *redactor) result(res steps.Result) steps.Result {
+	secrets := r.secrets
+	if own := stepSecrets(res.Tool, res.Arguments); len(own) > 0 {
+		secrets = sortSecrets(append(slices.Clone(secrets), own...))
+	}
+	if len(res.Arguments) > 0 {
+		args := cloneArgs(res.Arguments).(map[string]any)
+		walkStrings(args, func(s string) string {
+			if slices.Contains(secrets, s) {
+				return redactedMark
+			}
+			if strings.Contains(s, "://") {
+				s = redact.URL(s)
+			}
+			return redactLeases(redactSecrets(s, secrets))
+		})
+		if h, ok := res.Arguments["lease"].(string); ok && h != "" {
+			args["lease"] = redactedHandle(h)
+		}
+		res.Arguments = args
+	}
+	clean := func(s string) string { return redactLeases(redactSecrets(s, secrets)) }
+	res.Text, res.Error, res.Reason = clean(res.Text), clean(res.Error), clean(res.Reason)
+	return res
+}
+
+// report takes the secrets out of every step of rep.
+func (r *redactor) report(rep *steps.Report) {
+	for i := range rep.Steps {
+		rep.Steps[i] = r.result(rep.Steps[i])
+	}
+}
+
+// callError is corral call's error without the secret arguments it sent, which a tool's
+// refusal may quote (a package name, a URL): an error goes to stderr, and a CI log keeps it.
+// The answer of a call that passed is the caller's own, and is printed as it came.
+func callError(tool string, args map[string]any, err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := redactSecrets(err.Error(), sortSecrets(stepSecrets(tool, args))); msg != err.Error() {
+		return errors.New(msg)
+	}
+	return err
 }

@@ -32,6 +32,7 @@ func runRun(ctx context.Context, args []string) error {
 	}
 	f.positional = true // FILE
 	var doc *steps.Document
+	var red *redactor // the steps' secrets, kept out of what the run shows
 	// The report files must be writable before a step runs: a run whose report cannot be
 	// written has used the devices for nothing. --check-config, without a gateway, checks every
 	// step against this corral's own tools, a device for each included (steps.NewPlan, as the run
@@ -44,9 +45,10 @@ func runRun(ctx context.Context, args []string) error {
 		if doc, err = steps.Load(f.Arg(0)); err != nil {
 			return err
 		}
+		red = newRedactor(doc)
 		if *f.checkConfig {
 			if err := checkSteps(doc, steps.Options{Serial: *serial, Platform: *platform}); err != nil {
-				return fmt.Errorf("%s:\n%w", f.Arg(0), err)
+				return fmt.Errorf("%s:\n%w", f.Arg(0), red.err(err))
 			}
 		}
 		return errors.Join(checkReportFiles(*jsonOut, *junitOut), tokens.checkGateway(*gateway))
@@ -55,6 +57,7 @@ func runRun(ctx context.Context, args []string) error {
 	if err != nil || stop {
 		return err
 	}
+	log = redactedLog(log, red)
 	out := io.Writer(os.Stdout)
 	if *jsonOut == "-" {
 		out = os.Stderr
@@ -74,15 +77,15 @@ func runRun(ctx context.Context, args []string) error {
 	}
 	tw := steps.NewTextWriter(out)
 	plan, err := steps.NewPlan(doc, cat, steps.Options{Serial: *serial, Platform: *platform, KeepGoing: *keepGoing,
-		Progress: func(r steps.Result) { tw.Step(redactResult(r)) }, Log: log})
+		Progress: func(r steps.Result) { tw.Step(red.result(r)) }, Log: log})
 	if err != nil {
-		return fmt.Errorf("%s: nothing ran; fix these steps:\n%w", f.Arg(0), err)
+		return fmt.Errorf("%s: nothing ran; fix these steps:\n%w", f.Arg(0), red.err(err))
 	}
 	var reported atomic.Bool
 	defer onForcedExit(ctx, func() string { return runLeftBehind(plan.Holding(), !reported.Load(), *jsonOut, *junitOut) })()
 	tw.Begin(plan.Name, plan.Len(), plan.Serial)
 	rep := plan.Run(ctx, c)
-	redactReport(rep) // the lease handles the steps used are their holder's secrets
+	red.report(rep) // the steps' secrets and lease handles are their holders' (redact.go)
 	tw.End(rep)
 	err = writeReports(rep, *jsonOut, *junitOut)
 	reported.Store(true)

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/corral-farm/corral/mcp/steps"
+)
+
+// stepSecrets names what nodes/tools marks secret and a URL's password, nothing else: an
+// address with an @ that is no URL's user part is no secret.
+func TestStepSecrets(t *testing.T) {
+	assert.ElementsMatch(t, []string{"pw", "cap"}, stepSecrets("web_login_none_ui",
+		map[string]any{"packageName": "https://shop.example/login", "password": "pw", "captcha": "cap", "phoneNumber": "138"}))
+	assert.ElementsMatch(t, []string{"s3cret"}, stepSecrets("app_launch", map[string]any{"packageName": "http://u:s3cret@h/"}))
+	assert.ElementsMatch(t, []string{"tok"}, stepSecrets("app_launch", map[string]any{"packageName": "https://tok@h/"}))
+	assert.Empty(t, stepSecrets("app_launch", map[string]any{"packageName": "com.example.app"}))
+	assert.Empty(t, stepSecrets("app_launch", map[string]any{"packageName": "mail me at a@b.example"}))
+	assert.Empty(t, stepSecrets("no_such_tool", map[string]any{"password": "x"}), "a tool this corral does not know names none")
+}
+
+// A secret that holds another is taken out whole, not left half shown.
+func TestRedactorTakesTheLongestFirst(t *testing.T) {
+	r := newRedactor(&steps.Document{Steps: []steps.Step{
+		{Tool: "input", Arguments: map[string]any{"text": "abc"}},
+		{Tool: "input", Arguments: map[string]any{"text": "abcdef"}},
+	}})
+	res := r.result(steps.Result{Tool: "get_source", Text: "note: abcdef, then abc", Arguments: map[string]any{"text": "xabcdefx"}})
+	assert.Equal(t, "note: …(redacted), then …(redacted)", res.Text)
+	assert.Equal(t, "x…(redacted)x", res.Arguments["text"])
+}
