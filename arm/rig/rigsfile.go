@@ -103,8 +103,13 @@ func ParseRigs(data []byte) ([]RigSpec, error) {
 	}
 	var errs []error
 	seen := map[string]bool{}
+	lines := keyLines(data)
 	for i, r := range f.Rigs {
-		if err := r.check(); err != nil {
+		var at map[string]int
+		if i < len(lines) {
+			at = lines[i]
+		}
+		if err := r.checkAt(at); err != nil {
 			errs = append(errs, fmt.Errorf("rig %d (%s): %w", i+1, r.Serial, err))
 		}
 		if seen[r.Serial] {
@@ -118,13 +123,18 @@ func ParseRigs(data []byte) ([]RigSpec, error) {
 	return f.Rigs, nil
 }
 
-func (r RigSpec) check() error {
+func (r RigSpec) check() error { return r.checkAt(nil) }
+
+// checkAt checks the rig, lines the lines of its keys in its file (keyLines), nil if unknown.
+func (r RigSpec) checkAt(lines map[string]int) error {
 	var errs []error
 	if r.Serial == "" {
 		errs = append(errs, errors.New("serial: name the rig"))
 	}
 	if r.GRBL == "" {
-		errs = append(errs, errors.New("grbl: tcp://host:port or a serial device such as /dev/ttyUSB0"))
+		errs = append(errs, onLine(lines, "", errors.New("grbl: tcp://host:port or a serial device such as /dev/ttyUSB0")))
+	} else if err := checkGRBL(r.GRBL); err != nil {
+		errs = append(errs, onLine(lines, "grbl", err))
 	}
 	if !strings.HasPrefix(r.Camera, "http://") && !strings.HasPrefix(r.Camera, "https://") && !strings.HasPrefix(r.Camera, "/dev/") {
 		errs = append(errs, fmt.Errorf("camera %q: an MJPEG stream's http(s) URL or a V4L2 device such as /dev/video0", r.Camera))

@@ -129,3 +129,27 @@ func FuzzParseRigs(f *testing.F) {
 		}
 	})
 }
+
+// A rig's grbl is tcp://host:port or a serial device's path: another scheme, or a path that
+// is none, is refused with its line and what to give (ftp://x was opened as a serial path and
+// retried every 5 s).
+func TestParseRigsRefusesAControllerItCannotOpen(t *testing.T) {
+	for _, c := range []struct{ grbl, want string }{
+		{"ftp://x", `line 4: grbl "ftp://x": ftp:// is no way to a controller; give tcp://host:port`},
+		{"http://fluidnc.local", `line 4: grbl "http://fluidnc.local": http:// is no way`},
+		{"tcp://fluidnc.local", `line 4: grbl "tcp://fluidnc.local": give the controller's host and port, e.g. tcp://fluidnc.local:23`},
+		{"tcp://:23", `give the controller's host and port`},
+		{"tcp://fluidnc.local:99999", `give the controller's host and port`},
+		{"ttyUSB0", `line 4: grbl "ttyUSB0": give tcp://host:port (FluidNC's raw port) or a serial device's path such as /dev/ttyUSB0`},
+	} {
+		_, err := ParseRigs([]byte(strings.Replace(goodRig, "grbl: /dev/ttyUSB0", "grbl: "+c.grbl, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("grbl %s: error %v, want one saying %q", c.grbl, err, c.want)
+		}
+	}
+	for _, grbl := range []string{"/dev/ttyUSB0", "/dev/serial/by-id/usb-1a86_USB2.0-Serial-if00-port0", "tcp://10.0.0.5:23", "tcp://[::1]:2323"} {
+		if _, err := ParseRigs([]byte(strings.Replace(goodRig, "grbl: /dev/ttyUSB0", "grbl: "+grbl, 1))); err != nil {
+			t.Errorf("grbl %s refused: %v", grbl, err)
+		}
+	}
+}
