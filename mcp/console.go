@@ -22,14 +22,15 @@ import (
 // of its metrics, which /metrics serves beside the others. It sees the farm as the front door
 // does: the same policy, whose tag rules choose the devices each principal sees; without a
 // policy everyone is anonymous, as on /mcp. Its refusals count in corral_gateway_denied_total.
-// Its actions are the front door's own tool calls (consoleActions). Its cookies are keyed by
-// the key of the stateless protocol session ids (sessions.go): derived from the policy's token
-// hashes, the same on every gateway of the farm, known to no caller. Without a policy that key
-// is public, and so is what it seals (a gateway without one serves everyone everything).
+// Its actions are the front door's own tool calls (consoleActions). A principal's cookies are
+// keyed by its key of the stateless protocol session ids (session_keys.go): derived from its
+// token hash, the same on every gateway of the farm, known to no other caller, and unchanged by
+// changes to other principals. Without a policy that key is public, and so is what it seals (a
+// gateway without one serves everyone everything).
 func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 	reg := prometheus.NewRegistry()
 	cfg := console.Config{Farm: g.farm, Log: g.log.With("component", "console"), Metrics: console.NewMetrics(reg),
-		Actions: consoleActions{g}, Key: g.sessions.key}
+		Actions: consoleActions{g}, Key: g.sessions.keys.farm}
 	if h, ok := farmAs[console.History](g.farm); ok {
 		cfg.History = h
 	}
@@ -40,23 +41,21 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 		cfg.Registry = r
 	}
 	if pol := g.opts.Policy; pol != nil {
+		byName := make(map[string]console.Viewer, len(pol.principals))
+		for _, p := range pol.principals {
+			key, _ := g.sessions.keys.of(p.Name)
+			byName[p.Name] = viewerOf(p, key)
+		}
 		cfg.Authenticate = func(token string) (console.Viewer, bool) {
 			p := pol.authenticate(token)
 			if p == nil {
 				return console.Viewer{}, false
 			}
-			return viewerOf(p), true
-		}
-		byName := make(map[string]*Principal, len(pol.principals))
-		for _, p := range pol.principals {
-			byName[p.Name] = p
+			return byName[p.Name], true
 		}
 		cfg.Named = func(name string) (console.Viewer, bool) {
-			p, ok := byName[name]
-			if !ok {
-				return console.Viewer{}, false
-			}
-			return viewerOf(p), true
+			v, ok := byName[name]
+			return v, ok
 		}
 		cfg.Denied = g.refusedUnauthenticated
 	}
@@ -65,11 +64,11 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 
 // viewerOf is the console's view of a principal: its tag rule, whether it may change devices at
 // all (acquire_device: every tool that changes a device needs it held or free), which tools it
-// may call and whether it is an operator, for the actions the console shows; and its token's
-// hash, which the console's login cookie binds.
-func viewerOf(p *Principal) console.Viewer {
+// may call and whether it is an operator, for the actions the console shows; its token's hash,
+// which the console's login cookie binds; and its key (session_keys.go), which keys its cookies.
+func viewerOf(p *Principal, key []byte) console.Viewer {
 	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: p.MayCall("acquire_device"),
-		MayCall: p.MayCall, Operator: p.Operator, Principal: p, Credential: p.hash[:]}
+		MayCall: p.MayCall, Operator: p.Operator, Principal: p, Credential: p.hash[:], Key: key}
 }
 
 // consoleClient names the console as the client of its calls: a lease it takes shows as held
@@ -111,7 +110,8 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 	}
 	out := console.Answer{OK: !res.IsError, Message: textOf(res)}
 	out.Denied = res.IsError && strings.HasPrefix(out.Message, deniedByPolicy)
-	out.Busy = res.IsError && refusedAsBusy(tool, out.Message)
+	serial, _ := args["serial"].(string)
+	out.Busy = res.IsError && refusedAsBusy(tool, serial, out.Message)
 	if res.StructuredContent != nil {
 		out.Data, _ = json.Marshal(res.StructuredContent)
 		var m struct {
@@ -124,12 +124,17 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 	return out
 }
 
-// refusedAsBusy reports whether msg is failureText's refusal of tool because another holds the
-// device or runs a task on it: "tap_xy on n1-p1 refused (busy): …".
-func refusedAsBusy(tool, msg string) bool {
-	head, _, _ := strings.Cut(msg, ":")
-	return strings.HasPrefix(head, tool+" on ") &&
-		(strings.HasSuffix(head, " ("+broker.CodeBusy+")") || strings.HasSuffix(head, " ("+broker.CodeWaitExpired+")"))
+// refusedAsBusy reports whether msg is failureText's refusal of tool on serial because another
+// holds the device or runs a task on it: "tap_xy on n1-p1 refused (busy): …". The result has no
+// code of its own, so the text is read, past the serial the console asked for: a serial may hold
+// colons ("127.0.0.1:5555", every --sim-android phone) and parentheses.
+func refusedAsBusy(tool, serial, msg string) bool {
+	rest, ok := strings.CutPrefix(msg, tool+" on "+serial+" ")
+	if !ok || serial == "" {
+		return false
+	}
+	head, _, _ := strings.Cut(rest, ":")
+	return strings.HasSuffix(head, " ("+broker.CodeBusy+")") || strings.HasSuffix(head, " ("+broker.CodeWaitExpired+")")
 }
 
 // deniedByPolicy begins the text of every refusal by policy (auth.go).

@@ -20,7 +20,8 @@ import (
 // opened them, and bounds what a gateway keeps of them.
 //
 // An id is mcp-go's form, "mcp-session-" and a UUID, whose 122 free bits are a random nonce
-// (60 bits) and a MAC (62 bits) of the nonce and the principal's name, keyed by the policy.
+// (60 bits) and a MAC (62 bits) of the nonce and the principal's name, keyed by that principal's
+// own key (session_keys.go: its token hash, so a change to another principal ends nothing).
 // Any gateway with the same policy can tell whether an id was issued to the caller, with no
 // shared state: an id issued to another principal, or never issued, is refused with 404
 // before mcp-go sees it (mcp-go itself accepts any well-formed id, and on GET any id at all).
@@ -34,7 +35,7 @@ import (
 // where the client name it initialized with is kept too (session_client.go). Only a client's
 // DELETE ends an id for good, on every gateway (session_end.go).
 type sessions struct {
-	key  []byte
+	keys principalKeys
 	ttl  time.Duration
 	max  int
 	now  func() time.Time
@@ -74,21 +75,8 @@ type liveSession struct {
 	levelSet bool // its client set a logging level (logging/setLevel; progress_logs.go)
 }
 
-// sessionKeyLabel keys ids of gateways without a policy: they have one principal, anonymous,
-// so ids bind nothing there and only need to be well formed.
-const sessionKeyLabel = "corral mcp session id v1"
-
 func newSessions(pol *Policy, l Limits, log *slog.Logger, name func(context.Context) string) *sessions {
-	mac := sha256.New()
-	mac.Write([]byte(sessionKeyLabel))
-	if pol != nil {
-		// The token hashes are what the policy keeps secret from callers: no principal can
-		// compute the key from what it holds, so none can mint ids, for itself or another.
-		for _, p := range pol.principals {
-			mac.Write(p.hash[:])
-		}
-	}
-	return &sessions{key: mac.Sum(nil), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
+	return &sessions{keys: newPrincipalKeys(pol), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
 		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}, ends: endedIDs{ids: map[string]struct{}{}},
 		stop: make(chan struct{})}
 }
@@ -134,12 +122,20 @@ func (s *sessions) macMatches(id, principal string) bool {
 		return false
 	}
 	want := s.sum(principal, u[:8])
+	if want == nil {
+		return false
+	}
 	want[0] = want[0]&0x3f | 0x80
 	return hmac.Equal(want[:8], u[8:])
 }
 
+// sum is the MAC of nonce for principal; nil for a principal the policy does not have.
 func (s *sessions) sum(principal string, nonce []byte) []byte {
-	m := hmac.New(sha256.New, s.key)
+	key, ok := s.keys.of(principal)
+	if !ok {
+		return nil
+	}
+	m := hmac.New(sha256.New, key)
 	m.Write(nonce)
 	m.Write([]byte{0})
 	m.Write([]byte(principal))
@@ -301,7 +297,7 @@ func (s *sessions) guard(g *Gateway, next http.Handler) http.Handler {
 			g.metrics.deny(reasonSession)
 			g.log.Info("refused request: session id not issued to this caller", "reason", reasonSession, "remote", r.RemoteAddr, "principal", name)
 			writeRPCError(w, http.StatusNotFound, refusalID(r), codeSession, fmt.Sprintf(
-				"session not found: the Mcp-Session-Id was not issued to principal %q by this farm's gateways; send initialize without Mcp-Session-Id to open a new session", name))
+				"session not found: the Mcp-Session-Id was not issued to principal %q by this farm's gateways (or its token changed since); send initialize without Mcp-Session-Id to open a new session", name))
 			return
 		}
 		if !kept && s.endedInFarm(r.Context(), id) || !s.enter(id, name) {

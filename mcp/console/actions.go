@@ -191,7 +191,7 @@ func (c *Console) acquired(w http.ResponseWriter, r *http.Request, v Viewer, ser
 	if err := json.Unmarshal(a.Data, &res); err != nil || res.Lease.Handle == "" || res.Lease.Serial != serial {
 		return Answer{Message: fmt.Sprintf("acquire_device answered without a lease of %s (%v); release_device or wait for it to lapse", serial, err)}
 	}
-	c.keepHeld(w, r, heldLease{Principal: v.Name, Serial: serial, Handle: res.Lease.Handle})
+	c.keepHeld(w, r, v, heldLease{Principal: v.Name, Serial: serial, Handle: res.Lease.Handle})
 	return Answer{OK: true, Message: fmt.Sprintf("This console holds %s until %s unless an action renews it (at the latest %s). Release it when done.",
 		serial, res.Lease.ExpiresAt.Local().Format(time.TimeOnly), res.Lease.MaxUntil.Local().Format(time.TimeOnly))}
 }

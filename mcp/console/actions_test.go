@@ -228,7 +228,7 @@ func TestActionsHoldTheSessionsLease(t *testing.T) {
 	c := New(Config{Farm: farm})
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	keep := httptest.NewRecorder()
-	c.keepHeld(keep, r, heldLease{Principal: "simmer", Serial: "d2", Handle: handle})
+	c.keepHeld(keep, r, Viewer{Name: "simmer"}, heldLease{Principal: "simmer", Serial: "d2", Handle: handle})
 	r.AddCookie(keep.Result().Cookies()[0])
 	if h := c.heldHandle(r, Viewer{Name: "labber"}, "d2"); h != "" {
 		t.Errorf("labber used simmer's lease: %q", h)

@@ -77,6 +77,11 @@ type Viewer struct {
 	// never the token): a login cookie binds it, so that a token changed or removed ends the
 	// login. Secret: never shown.
 	Credential []byte
+	// Key is the viewer's own secret, the same on every gateway of the farm and derived from
+	// its token alone: it keys the viewer's login cookie, CSRF tokens and sealed lease cookies,
+	// so that a change to another principal of the policy leaves them valid. Nil: Config.Key.
+	// Secret: never shown.
+	Key []byte
 }
 
 // Anonymous is every viewer of a console without authentication (a gateway without a policy,
@@ -141,10 +146,10 @@ type Config struct {
 	// Named returns the viewer a principal's name names now, with its Credential, false for
 	// none: the login cookie holds the name, not the token. Needed with Authenticate.
 	Named func(name string) (Viewer, bool)
-	// Key is a secret every gateway of the farm shares (the gateway's key for stateless
-	// protocol session ids): it keys the login cookie, the CSRF tokens and the sealing of the
-	// lease cookies, so that any gateway takes what another set. Nil: a random key, good for
-	// this console only.
+	// Key is a secret every gateway of the farm shares: it keys what belongs to no viewer's
+	// own Key (the login form's CSRF token, before a login; every cookie of a viewer without a
+	// Key, such as Anonymous), so that any gateway takes what another set. Nil: a random key,
+	// good for this console only.
 	Key []byte
 	// Denied counts and logs a request refused for want of a viewer, by reason
 	// (ReasonNoToken, ReasonBadToken); nil: the console logs it itself.

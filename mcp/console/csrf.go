@@ -14,8 +14,9 @@ import (
 // goes with its requests. So a POST also needs
 //   - a Sec-Fetch-Site header, when the browser sends one (all current browsers do), of
 //     "same-origin" (or "none": typed by the user), and
-//   - the page's CSRF token, which only a page of the console has: a MAC, keyed by the farm's
-//     shared key (Config.Key), of the console session's id (an HttpOnly cookie no script reads)
+//   - the page's CSRF token, which only a page of the console has: a MAC, keyed by the
+//     logged-in principal's key (Viewer.Key; the farm's, Config.Key, before a login), of the
+//     console session's id (an HttpOnly cookie no script reads)
 //     and the principal its login names, so that any gateway of the farm checks it without
 //     keeping state, and a server that was sent the cookies still cannot compute it.
 
@@ -53,7 +54,7 @@ func (k consoleKeys) csrfToken(sid, principal string) string {
 
 // pageCSRF is the CSRF token a page rendered for r embeds.
 func (c *Console) pageCSRF(w http.ResponseWriter, r *http.Request) string {
-	return c.keys.csrfToken(session(w, r), c.loginName(r))
+	return c.csrfFor(r, session(w, r))
 }
 
 // Why a POST was refused, for the actions' metrics.
@@ -75,7 +76,7 @@ func (c *Console) checkPost(r *http.Request) (reason, msg string) {
 	if given == "" {
 		given = r.PostFormValue(csrfField)
 	}
-	if err != nil || given == "" || !hmac.Equal([]byte(given), []byte(c.keys.csrfToken(ck.Value, c.loginName(r)))) {
+	if err != nil || given == "" || !hmac.Equal([]byte(given), []byte(c.csrfFor(r, ck.Value))) {
 		return refusedCSRF, "forbidden: the page's CSRF token is missing or out of date (the page was opened before a login, or another site sent this request); reload the page and try again"
 	}
 	return "", ""

@@ -21,7 +21,7 @@ import (
 // (not one for all) so that two tabs acquiring two devices at once cannot overwrite each other.
 // A cookie names the principal that acquired it: a session logged in as another ignores it.
 //
-// The handle is sealed (AES-GCM under a key derived from the farm's shared key, Config.Key, the
+// The handle is sealed (AES-GCM under a key derived from the principal's own key, Viewer.Key, the
 // cookie's name as associated data): browsers send a site's cookies to its every port, and a
 // server there must not learn a handle, which drives the device as its holder on /mcp.
 
@@ -92,7 +92,7 @@ func (c *Console) heldHandle(r *http.Request, v Viewer, serial string) string {
 	if err != nil {
 		return ""
 	}
-	h, ok := c.keys.openHeld(name, ck.Value)
+	h, ok := c.keysOf(v).openHeld(name, ck.Value)
 	if !ok || h.Principal != v.Name || h.Serial != serial {
 		return ""
 	}
@@ -102,11 +102,12 @@ func (c *Console) heldHandle(r *http.Request, v Viewer, serial string) string {
 // heldAll lists the leases this session acquired as v.
 func (c *Console) heldAll(r *http.Request, v Viewer) []heldLease {
 	var out []heldLease
+	keys := c.keysOf(v)
 	for _, ck := range r.Cookies() {
 		if !strings.HasPrefix(ck.Name, heldPrefix) {
 			continue
 		}
-		if h, ok := c.keys.openHeld(ck.Name, ck.Value); ok && h.Principal == v.Name {
+		if h, ok := keys.openHeld(ck.Name, ck.Value); ok && h.Principal == v.Name {
 			out = append(out, h)
 		}
 	}
@@ -137,9 +138,9 @@ func (c *Console) heldCurrent(w http.ResponseWriter, r *http.Request, v Viewer) 
 	return out
 }
 
-// keepHeld sets the cookie of a lease acquired.
-func (c *Console) keepHeld(w http.ResponseWriter, r *http.Request, h heldLease) {
-	http.SetCookie(w, &http.Cookie{Name: heldName(h.Serial), Value: c.keys.sealHeld(h), Path: "/",
+// keepHeld sets the cookie of a lease v acquired.
+func (c *Console) keepHeld(w http.ResponseWriter, r *http.Request, v Viewer, h heldLease) {
+	http.SetCookie(w, &http.Cookie{Name: heldName(h.Serial), Value: c.keysOf(v).sealHeld(h), Path: "/",
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
 

@@ -17,7 +17,7 @@ import (
 //
 //	1.<principal's name>.<expiry>.<MAC>
 //
-// the MAC keyed by the farm's shared key (Config.Key) over the name, the principal's token hash
+// the MAC keyed by the principal's own key (Viewer.Key) over the name, the principal's token hash
 // as the policy holds it (Viewer.Credential) and the expiry. It is useless on /mcp (which takes
 // tokens only) and as a lease, it ends when the token changes or leaves the policy (the MAC no
 // longer matches), and it lapses loginTTL after its last renewal. Any gateway with the same
@@ -31,8 +31,8 @@ const (
 	loginLabel = "corral console login v1"
 )
 
-// consoleKeys are the keys of the console's cookies and CSRF tokens, each derived from the
-// farm's shared key with a label of its own.
+// consoleKeys are the keys of the console's cookies and CSRF tokens, each derived from a
+// viewer's key (or the farm's shared key) with a label of its own.
 type consoleKeys struct {
 	login, seal, csrf []byte
 }
@@ -52,6 +52,15 @@ func deriveKeys(secret []byte) consoleKeys {
 	return consoleKeys{login: derive(loginLabel), seal: derive("corral console lease seal v1"), csrf: derive("corral console csrf v1")}
 }
 
+// keysOf are the keys of v's cookies and CSRF tokens: from v's own key, so that a policy change
+// that leaves v's token alone leaves them valid; the farm's for a viewer without one.
+func (c *Console) keysOf(v Viewer) consoleKeys {
+	if len(v.Key) == 0 {
+		return c.keys
+	}
+	return deriveKeys(v.Key)
+}
+
 // loginMAC is the MAC of a login of principal name, whose token hash is credential, until exp.
 func (k consoleKeys) loginMAC(name string, credential []byte, exp int64) []byte {
 	m := hmac.New(sha256.New, k.login)
@@ -67,7 +76,7 @@ func (k consoleKeys) loginMAC(name string, credential []byte, exp int64) []byte 
 func (c *Console) loginValue(v Viewer, exp time.Time) string {
 	e := exp.Unix()
 	return "1." + base64.RawURLEncoding.EncodeToString([]byte(v.Name)) + "." + strconv.FormatInt(e, 10) + "." +
-		base64.RawURLEncoding.EncodeToString(c.keys.loginMAC(v.Name, v.Credential, e))
+		base64.RawURLEncoding.EncodeToString(c.keysOf(v).loginMAC(v.Name, v.Credential, e))
 }
 
 // setLogin keeps v's login in the cookie, for loginTTL from now.
@@ -94,7 +103,7 @@ func (c *Console) loginOf(r *http.Request) (Viewer, time.Time, bool) {
 		return Viewer{}, time.Time{}, false
 	}
 	v, ok := c.cfg.Named(string(name))
-	if !ok || !hmac.Equal(mac, c.keys.loginMAC(v.Name, v.Credential, exp)) {
+	if !ok || !hmac.Equal(mac, c.keysOf(v).loginMAC(v.Name, v.Credential, exp)) {
 		return Viewer{}, time.Time{}, false
 	}
 	return v, time.Unix(exp, 0), true
@@ -114,11 +123,13 @@ func (c *Console) renewLogin(w http.ResponseWriter, r *http.Request, v Viewer, e
 	}
 }
 
-// loginName is the principal the login cookie of r names ("" for none): the CSRF token binds it.
-func (c *Console) loginName(r *http.Request) string {
+// csrfFor is the CSRF token of session sid for the login of r: the principal its login cookie
+// names, under that principal's keys; before a login (or without one that is valid), no
+// principal, under the farm's.
+func (c *Console) csrfFor(r *http.Request, sid string) string {
 	v, _, ok := c.loginOf(r)
 	if !ok {
-		return ""
+		return c.keys.csrfToken(sid, "")
 	}
-	return v.Name
+	return c.keysOf(v).csrfToken(sid, v.Name)
 }
