@@ -115,7 +115,7 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 	if err != nil {
 		code := tools.ErrorCode(err)
 		outcome := broker.OutcomeFailed
-		if code == broker.CodeBadInput || code == broker.CodeUnsupported || code == broker.CodeUnconfigured || code == broker.CodeUnhealthy {
+		if (code == broker.CodeBadInput || code == broker.CodeUnsupported || code == broker.CodeUnconfigured || code == broker.CodeUnhealthy) && !tools.PartlyRan(err) {
 			outcome = broker.OutcomeRefused
 		}
 		return broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)}

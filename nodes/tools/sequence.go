@@ -295,10 +295,19 @@ func unservedSteps(d device.Driver, steps []SequenceStep) error {
 type stepError struct {
 	err  error
 	tail string
+	ran  int // steps that ran before the failed one
 }
 
 func (e *stepError) Error() string { return e.err.Error() + ". " + e.tail }
 func (e *stepError) Unwrap() error { return e.err }
+
+// PartlyRan reports whether err ended a task after some of its work was done (a sequence
+// stopped at a later step): whatever its code, such a task changed the device, so it is no
+// refusal (which promises that nothing ran).
+func PartlyRan(err error) bool {
+	var se *stepError
+	return errors.As(err, &se) && se.ran > 0
+}
 
 // stepFailure explains a sequence stopped at step i. Its code is the step's, even after
 // earlier steps ran (the message names them): a step refused as bad input is the caller's
@@ -327,7 +336,7 @@ func stepFailure(i int, steps []SequenceStep, done []StepResult, err error) erro
 	}
 	tail.WriteString(". peek to see where it stopped, then go on from there.")
 	return &OpError{Code: ErrorCode(err), Msg: fmt.Sprintf("sequence stopped at step %d of %d (%s)", i+1, n, steps[i].ToolName),
-		Err: &stepError{err: err, tail: tail.String()}}
+		Err: &stepError{err: err, tail: tail.String(), ran: i}}
 }
 
 // stepResult is what a sequence reads of a step's result data.
