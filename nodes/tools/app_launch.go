@@ -22,7 +22,7 @@ func appLaunch() Tool {
 		Needs:       []Ability{Need[device.AppManager]("manage apps")},
 	}, func(ctx context.Context, t *Task, a AppArgs) (Output, error) {
 		if err := t.Driver.(device.AppManager).LaunchApp(ctx, a.PackageName); err != nil {
-			return Output{}, err
+			return Output{}, withShown(err, a.PackageName, redact.PageURL(a.PackageName))
 		}
 		return Output{Data: MessageResult{Message: "launched " + redact.PageURL(a.PackageName), Hint: hintLaunch}}, nil
 	})
