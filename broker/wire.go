@@ -123,11 +123,32 @@ func (h Holder) Is(c Holder) bool {
 	return h.Principal == c.Principal && h.Client == c.Client && (h.Session == c.Session || h.Session == "")
 }
 
-func (h Holder) String() string {
+// Name is the holder without its session, "principal (client)" ("principal" without a
+// client): whom a quota, a policy or a key shared by all of its sessions (get_latest_task
+// without a session) is about.
+func (h Holder) Name() string {
 	if h.Client == "" {
 		return h.Principal
 	}
 	return h.Principal + " (" + h.Client + ")"
+}
+
+// String is the holder as every list, refusal, event and record shows it: Name, then its
+// session's tag when it has one ("alice (ci) session 1a2b3c4d5e"), so that a user tells apart
+// two sessions of one token. It is for people and logs: code compares Holder values (Is, ==).
+func (h Holder) String() string {
+	if h.Session == "" {
+		return h.Name()
+	}
+	return h.Name() + " session " + h.Session
+}
+
+// PrincipalOf is the principal of a holder as String shows it (DeviceEntry.Holder, which is
+// only a string): what comes before the first space, as principal names have none (mcp's
+// policy). It reads the shown forms of older nodes too ("principal (client)").
+func PrincipalOf(shown string) string {
+	p, _, _ := strings.Cut(shown, " ")
+	return p
 }
 
 // Lease is an explicit lease as the owner node keeps it and mirrors it to KV.

@@ -3,9 +3,10 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // mayAbort refuses to abort the task of a device another principal holds, by lease or by a
@@ -66,8 +67,7 @@ func (g *Gateway) deviceHolder(ctx context.Context, serial string) string {
 		}
 	}
 	if dev, ok := g.farm.Device(serial); ok && dev.Holder != "" {
-		name, _, _ := strings.Cut(dev.Holder, " (") // Holder.String(): "principal (client)"
-		return name
+		return broker.PrincipalOf(dev.Holder) // the registry shows the holder as a string only
 	}
 	return ""
 }

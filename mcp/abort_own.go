@@ -17,10 +17,12 @@ import (
 const noTaskRunning = "No task is currently running."
 
 // ownAgentTasks are the caller's running agent tasks, what abort_task without arguments stops
-// (the seed's abort_task takes none): those its session (without one, its holder) sent through
-// this gateway; with a session also its latest agent task if it still runs (the sessions KV
-// keeps its id across a gateway restart); without one also those the registry shows its holder
-// running, which another gateway may have sent.
+// (the seed's abort_task takes none): those its session (without one, its holder: principal,
+// client and Corral-Caller tag) sent through this gateway; with a session also its latest
+// agent task if it still runs (the sessions KV keeps its id across a gateway restart); without
+// one also those the registry shows its holder running, which another gateway may have sent.
+// Another Corral-Caller client of the same principal and client name is another holder: its
+// tasks are not the caller's to stop without naming them.
 func (g *Gateway) ownAgentTasks(ctx context.Context) []agentRun {
 	who := latestOf(ctx)
 	own := g.agents.of(who)
@@ -32,10 +34,13 @@ func (g *Gateway) ownAgentTasks(ctx context.Context) []agentRun {
 		}
 		return own
 	}
-	holder := holderFrom(ctx).String()
+	holder := holderFrom(ctx)
+	// who is the holder's name, shared by its Corral-Caller clients (get_latest_task is).
+	own = slices.DeleteFunc(own, func(r agentRun) bool { return r.holder != holder })
 	for _, d := range g.farm.Devices() {
 		t := d.Task
-		if t == nil || t.Holder == nil || t.Holder.String() != holder || !isBackground(t.Tool) || !g.mayUseSerial(ctx, d.Serial) {
+		// ==, not Is: a task without a session tag (an older gateway's) may be another's.
+		if t == nil || t.Holder == nil || *t.Holder != holder || !isBackground(t.Tool) || !g.mayUseSerial(ctx, d.Serial) {
 			continue
 		}
 		known := false

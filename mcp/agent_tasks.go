@@ -17,6 +17,9 @@ type agentRun struct {
 	started          time.Time
 	goal             string
 	progress         *agentProgress // what its progress told; nil for one this gateway did not send
+	// holder is its caller. Without a protocol session, who names the holder without its
+	// session (get_latest_task is shared), but abort_task {} stops only the caller's own.
+	holder broker.Holder
 }
 
 // agentRuns are the background tasks on their way through this gateway, one per device. It is

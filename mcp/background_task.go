@@ -20,7 +20,7 @@ import (
 func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, spec tools.Tool, dev broker.DeviceEntry, task broker.TaskRequest, asked string) *mcpgo.CallToolResult {
 	var a backgroundArgs
 	_ = json.Unmarshal(task.Args, &a)
-	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), started: time.Now(),
+	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), holder: holderFrom(ctx), started: time.Now(),
 		goal: a.Goal, progress: newAgentProgress()}
 	if other, ok := g.agents.reserve(run); !ok {
 		return g.refuse(ctx, alreadyRunning(dev.Serial, other.tool, other.id, other.started))

@@ -59,12 +59,13 @@ func toolGetLatestTask() toolDef {
 }
 
 // latestOf names whose latest task a call reads and writes: its protocol session's, else its
-// holder's (principal and client name), as the stateless protocol revision has no session.
+// holder's (principal and client name, not its Corral-Caller tag: each corral call process
+// is a new caller, and the next one reads the latest), as the stateless revision has no session.
 func latestOf(ctx context.Context) string {
 	if s := mcpserver.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
 		return "session:" + s.SessionID()
 	}
-	return "holder:" + holderFrom(ctx).String()
+	return "holder:" + holderFrom(ctx).Name()
 }
 
 // rememberLatest records a task the node answered (and so wrote a record of) as the latest of

@@ -18,6 +18,7 @@ type LeaseInfo struct {
 	MaxUntil   time.Time `json:"max_until" jsonschema:"Hard end"`
 	QueueLen   int       `json:"queue_len" jsonschema:"Callers waiting"`
 	Group      string    `json:"group,omitempty"`
+	Yours      bool      `json:"yours,omitempty"`
 }
 
 func leaseInfo(l broker.Lease) LeaseInfo {

@@ -44,7 +44,7 @@ func (a *listLeasesArgs) Check() error {
 
 // matches reports whether a lease on device d (known: in the registry) passes the filters.
 func (a *listLeasesArgs) matches(l broker.Lease, d broker.DeviceEntry, known bool) bool {
-	if a.Holder != "" && a.Holder != l.Holder.Principal && a.Holder != l.Holder.String() {
+	if a.Holder != "" && a.Holder != l.Holder.Principal && a.Holder != l.Holder.Name() && a.Holder != l.Holder.String() {
 		return false
 	}
 	if !known {
@@ -75,6 +75,7 @@ func toolListLeases() toolDef {
 			if err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
+			caller := holderFrom(ctx)
 			leases, err := g.farm.Leases(ctx)
 			var partial *broker.PartialError
 			if err != nil && !errors.As(err, &partial) {
@@ -107,7 +108,10 @@ func toolListLeases() toolDef {
 				out := LeasesResult{Leases: make([]LeaseInfo, 0, n), Summary: sum}
 				out.Unanswered = unanswered
 				for _, l := range page[:n] {
-					out.Leases = append(out.Leases, leaseInfo(l.Public()))
+					info := leaseInfo(l.Public())
+					// As a call on the device would say "You hold it" (failureText).
+					info.Yours = l.Holder.Is(caller)
+					out.Leases = append(out.Leases, info)
 				}
 				out.Groups = g.markGroups(ctx, leases, out.Leases)
 				if n > 0 {

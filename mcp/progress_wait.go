@@ -209,15 +209,15 @@ func (g *Gateway) taskWaitText(task broker.TaskRequest) func(time.Duration) stri
 	}
 }
 
-// occupant says who has the device, as the registry shows it: ": held by alice (claude), at
-// most until T; running tap since T". known is the lease a node's busy answer showed, if
-// any: its hard end is told while the same holder has the device. "" when the registry shows
-// no one (it lags the node by up to a quarter second).
+// occupant says who has the device, as the registry shows it: ": held by alice (claude)
+// session 1a2b3c4d5e, at most until T; running tap since T". known is the lease a node's busy
+// answer showed, if any: its hard end is told while the registry shows that same holding
+// (sameHolding). "" when the registry shows no one (it lags the node by up to a quarter second).
 func occupant(d broker.DeviceEntry, known *broker.Lease) string {
 	s := ""
 	if d.Holder != "" {
 		s = ": held by " + d.Holder
-		if known != nil && known.Holder.String() == d.Holder && !known.MaxUntil.IsZero() {
+		if known != nil && sameHolding(known, d) && !known.MaxUntil.IsZero() {
 			s += ", at most until " + known.MaxUntil.UTC().Format(time.RFC3339)
 		}
 	}
@@ -233,6 +233,19 @@ func occupant(d broker.DeviceEntry, known *broker.Lease) string {
 		s += fmt.Sprintf("%srunning %s%s since %s", sep, r.Tool, who, r.Started.UTC().Format(time.RFC3339))
 	}
 	return s
+}
+
+// sameHolding reports whether the registry's entry d shows the holding that known, a node's
+// busy answer, told of: the same lease (every grant moves the device's epoch on), or the same
+// task run without a lease (which keeps the epoch of the lease before it).
+func sameHolding(known *broker.Lease, d broker.DeviceEntry) bool {
+	if known.Epoch != d.Epoch {
+		return false
+	}
+	if r := known.Running; r != nil && r.Implicit {
+		return d.Task != nil && d.Task.ID == r.ID
+	}
+	return d.Task == nil || !d.Task.Implicit
 }
 
 // waited is how long a call has waited: "30s of 600s" within a budget, "30s so far" without.

@@ -93,16 +93,18 @@ func holderText(l *broker.Lease) string {
 
 // otherSessionText says, when another session of the caller's principal and client holds the
 // device (another corral run, a second CI job with the same token), that it is not this
-// session, whose lease calls would pass; "" for anyone else. Sessions show by their tags.
+// session, whose lease calls would pass; "" for anyone else. Sessions show by their tags: the
+// caller learns its own here, to match the holder's against (list_leases marks its own leases).
 func otherSessionText(h, caller broker.Holder) string {
 	if h.Principal != caller.Principal || h.Client != caller.Client {
 		return ""
 	}
-	this := "this connection has no session"
+	you := "you have no session (this connection sends neither a protocol session nor a " + CallerHeader + " header)"
 	if caller.Session != "" {
-		this = "this one is " + caller.Session
+		you = "you are session " + caller.Session
 	}
-	return fmt.Sprintf(" That is another session of %s (session %s; %s): if its lease is yours, pass its handle as lease (corral call: export $CORRAL_LEASE).", h, h.Session, this)
+	return fmt.Sprintf(" That is another session of %s (the holder is session %s; %s): if its lease is yours, pass its handle as lease (corral call: export $CORRAL_LEASE).",
+		h.Name(), h.Session, you)
 }
 
 // yoursText says what to do when the caller itself has the busy device: queueing for it

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 )
 
@@ -24,10 +25,10 @@ func TestSessionHolderSurvivesGatewayRestart(t *testing.T) {
 	farmtest.MustCall(t, c, "tap_xy", args("x", 0.5, "y", 0.5))
 	first := latestTask(t, c, "")
 	before := first.Holder
-	require.Equal(t, "anonymous (s8)", before)
-
 	session := c.GetSessionId()
 	require.NotEmpty(t, session)
+	require.Equal(t, "anonymous (s8) session "+broker.SessionTag(session), before)
+
 	f.StopGateway()
 	f.StartGateway()
 	tr, err := transport.NewStreamableHTTP(f.Gateway().MCPURL, transport.WithSession(session))

@@ -39,7 +39,7 @@ func TestCallGetLatestTaskFindsThePreviousCall(t *testing.T) {
 		got := latest(nats)
 		assert.Contains(t, got, `"tool":"`+tool+`"`)
 		assert.Contains(t, got, `"serial":"`+serial+`"`)
-		assert.Contains(t, got, `"holder":"anonymous (corral-cli)"`)
+		assert.Contains(t, got, `"holder":"anonymous (corral-cli) session `, "the holder with its in-process session's tag")
 		last = tool
 	}
 	// A gateway without a policy keys a client without a session the same way: the CLI's

@@ -167,7 +167,7 @@ func runDevices(ctx context.Context, args []string) error {
 func runLeases(ctx context.Context, args []string) error {
 	o := newOperatorFlags("leases")
 	lf := newListFlags(o, "leases of devices")
-	holder := o.String("holder", "", `only this holder's leases: a principal, or "principal (client)"`)
+	holder := o.String("holder", "", `only this holder's leases: a principal, "principal (client)" (all its sessions), or a holder as listed (one session)`)
 	var targs map[string]any
 	if stop, err := o.start(args, func() (err error) { targs, err = lf.args(); return err }); err != nil || stop {
 		return err

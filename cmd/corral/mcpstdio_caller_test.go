@@ -38,7 +38,8 @@ func TestTwoBridgesOfOneTokenQueueAtTheGateway(t *testing.T) {
 	var got mcp.AcquireResult
 	farmtest.Structured(t, res, &got)
 	assert.Equal(t, serial, got.Lease.Serial)
-	assert.Equal(t, "ci (agent)", got.Lease.Holder, "not the token's principal and the client's name")
+	assert.Regexp(t, `^ci \(agent\) session [0-9a-f]{10}$`, got.Lease.Holder, "not the token's principal and the client's name, with its session's tag")
+	assert.NotEqual(t, held.Lease.Holder, got.Lease.Holder, "the two bridges show as one holder")
 }
 
 // policyGateway serves a gateway over farm whose auth policy knows one principal, ci, and
