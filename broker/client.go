@@ -104,6 +104,11 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		return nil, fmt.Errorf("subscribe to heartbeats: %w", err)
 	}
 	c.live.caughtUp = func() bool { return caughtUp(nc, sub) }
+	c.live.link = linkOf(nc)
+	if err := c.followDowns(ctx); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
 	// Listening before the first watch: a reconnection between the two must not go unseen.
 	reconnected := reconnects(nc)
 	w, err := stores.Registry.WatchAll(ctx)

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // Heartbeat timing (actors/README.md rule 7: a node silent for 3 s is lost). Nodes beat every
@@ -24,6 +26,13 @@ type Liveness struct {
 	// delivered to this process have been read (false: they could not be). A busy process
 	// reads its messages late, and a node whose beats wait in its queue is not lost.
 	caughtUp func() bool
+	// link, when set, says whether this process's own connection is up and how many times it
+	// has reconnected (linkOf). No heartbeat reaches a process cut off from NATS, so a NATS
+	// restart silences every node at once: while the link is down no node's silence counts,
+	// and after a reconnection every node gets lostAfter to beat again (a node that died
+	// meanwhile is lost lostAfter after it). reconnects is the count last seen, read by Run only.
+	link       func() (up bool, reconnects uint64)
+	reconnects uint64
 
 	mu    sync.Mutex
 	nodes map[string]*nodeLife
@@ -33,6 +42,12 @@ type nodeLife struct {
 	last time.Time
 	boot string
 	lost bool
+	// stopped: the node said it was shutting down (its down event), at stoppedAt. It is gone
+	// as a lost node is, but was not lost. The beats its boot sends as it stops do not bring it
+	// back; one of its boot lostAfter later does (a down read late, after the node had
+	// restarted, or one that did not stop): only silence would make it go again.
+	stopped   bool
+	stoppedAt time.Time
 	// gone ends when the node is declared lost: a call to it stops waiting by context.AfterFunc,
 	// with no goroutine of its own.
 	gone context.Context
@@ -58,6 +73,9 @@ func (l *Liveness) Beat(node, boot string, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := l.nodes[node]
+	if n != nil && n.stopped && boot == n.boot && at.Sub(n.stoppedAt) < l.lostAfter {
+		return // a last beat of the stopping process, sent or read after its down event
+	}
 	if n == nil || n.lost {
 		n = newNodeLife(time.Time{})
 		l.nodes[node] = n
@@ -101,15 +119,36 @@ func (l *Liveness) Alive() []string {
 	return out
 }
 
+// Stopped marks a node that said it is shutting down (at is when that was heard): it is gone
+// (Lost ends, Alive drops it) but never declared lost. False if the node was not alive
+// (unknown, lost or stopped already).
+func (l *Liveness) Stopped(node string, at time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.nodes[node]
+	if n == nil || n.lost {
+		return false
+	}
+	n.lost, n.stopped, n.stoppedAt = true, true, at
+	n.lose()
+	return true
+}
+
 // Run checks for silent nodes until ctx ends.
 func (l *Liveness) Run(ctx context.Context) {
 	t := time.NewTicker(checkEvery)
 	defer t.Stop()
+	if l.link != nil {
+		_, l.reconnects = l.link()
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
+			if !l.linked(now) {
+				continue // cut off from NATS ourselves: nobody's silence is theirs
+			}
 			if l.caughtUp != nil {
 				if longest := l.silence(now); longest > l.lostAfter {
 					if !l.caughtUp() && longest < 2*l.lostAfter {
@@ -123,6 +162,35 @@ func (l *Liveness) Run(ctx context.Context) {
 					l.onLost(lost[0], lost[1])
 				}
 			}
+		}
+	}
+}
+
+// linked says whether this process's connection is up, and restarts every node's clock at
+// now if it came back since the last check: the nodes beat to a server this process could
+// not hear, and each gets lostAfter from now.
+func (l *Liveness) linked(now time.Time) bool {
+	if l.link == nil {
+		return true
+	}
+	up, reconnects := l.link()
+	if !up {
+		return false
+	}
+	if reconnects != l.reconnects {
+		l.reconnects = reconnects
+		l.restartClocks(now)
+	}
+	return true
+}
+
+// restartClocks gives every node not gone lostAfter from now to beat.
+func (l *Liveness) restartClocks(now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, n := range l.nodes {
+		if !n.lost && n.last.Before(now) {
+			n.last = now
 		}
 	}
 }
@@ -153,4 +221,14 @@ func (l *Liveness) sweep(now time.Time) [][2]string {
 		}
 	}
 	return lost
+}
+
+// linkOf is Liveness.link for nc. IsConnected is read first: nats.go counts a reconnection
+// before it shows the connection up, so a connection seen up has its latest reconnection
+// counted.
+func linkOf(nc *nats.Conn) func() (bool, uint64) {
+	return func() (bool, uint64) {
+		up := nc.IsConnected()
+		return up, nc.Stats().Reconnects
+	}
 }

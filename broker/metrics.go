@@ -9,7 +9,7 @@ import (
 // ClientMetrics measure the NATS round trips of a Client. A nil *ClientMetrics measures nothing.
 type ClientMetrics struct {
 	rtt  *prometheus.HistogramVec
-	lost prometheus.Counter
+	lost *prometheus.CounterVec
 	up   *prometheus.GaugeVec
 }
 
@@ -20,10 +20,10 @@ func NewClientMetrics(reg prometheus.Registerer) *ClientMetrics {
 		Help:    "Round trip of requests from a gateway or CLI to nodes over NATS, by endpoint (includes the task's own time).",
 		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300},
 	}, []string{"endpoint"}),
-		lost: prometheus.NewCounter(prometheus.CounterOpts{Name: "corral_node_losses_total",
-			Help: "Nodes this gateway declared lost after missing heartbeats."}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_node_losses_total",
+			Help: "Times this gateway declared a node lost after missing heartbeats (not a node that said it stopped)."}, []string{"node"}),
 		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_node_up",
-			Help: "1 while this gateway hears a node's heartbeats, 0 once it has declared the node lost."}, []string{"node"}),
+			Help: "1 while this gateway hears a node's heartbeats, 0 once it has declared the node lost or the node said it stopped."}, []string{"node"}),
 	}
 	for _, e := range []string{EndpointTask, EndpointAcquire, EndpointRelease, EndpointAbort, EndpointLeases} {
 		m.rtt.WithLabelValues(e)
@@ -38,16 +38,25 @@ func (m *ClientMetrics) observe(endpoint string, d time.Duration) {
 	}
 }
 
-// nodeBeat marks a node up on each of its heartbeats.
+// nodeBeat marks a node up on each of its heartbeats, and shows its losses from 0: a loss
+// counter that appears at 1 is one increase() cannot see.
 func (m *ClientMetrics) nodeBeat(node string) {
 	if m != nil {
 		m.up.WithLabelValues(node).Set(1)
+		m.lost.WithLabelValues(node)
 	}
 }
 
 func (m *ClientMetrics) nodeLost(node string) {
 	if m != nil {
-		m.lost.Inc()
+		m.lost.WithLabelValues(node).Inc()
+		m.up.WithLabelValues(node).Set(0)
+	}
+}
+
+// nodeStopped marks down a node that said it stopped; it counts no loss.
+func (m *ClientMetrics) nodeStopped(node string) {
+	if m != nil {
 		m.up.WithLabelValues(node).Set(0)
 	}
 }

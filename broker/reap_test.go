@@ -177,7 +177,7 @@ func TestReapLostNode(t *testing.T) {
 	assert.Contains(t, ev.Reason, "no heartbeat for 1h0m0s")
 	_, err = told.NextMsg(waitLong)
 	assert.NoError(t, err, "the node was not told it is lost")
-	assert.EqualValues(t, 1, metricValue(t, metrics.lost))
+	assert.EqualValues(t, 1, metricValue(t, metrics.lost.WithLabelValues("n1")))
 	assert.EqualValues(t, 0, metricValue(t, metrics.up.WithLabelValues("n1")))
 
 	// Every gateway reaps: a second one, and this one again, change nothing more and record
@@ -242,7 +242,7 @@ func TestReapNotByNonReapingClient(t *testing.T) {
 	assert.True(t, hasLease(t, s, "d1"), "a non-reaping client deleted a lease")
 	assert.Zero(t, events(t, s, devOffline("n1", "d1")))
 	assert.Zero(t, events(t, s, fmt.Sprintf(EventNodeT, "n1", "lost")))
-	assert.EqualValues(t, 1, metricValue(t, metrics.lost))
+	assert.EqualValues(t, 1, metricValue(t, metrics.lost.WithLabelValues("n1")))
 }
 
 // End to end: a node whose heartbeats stop is reaped once; when it comes back and registers
