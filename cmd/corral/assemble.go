@@ -50,6 +50,13 @@ type gatewayParts struct {
 	addr       string
 	client     *broker.Client
 	endStreams func() // ends the GET streams in flight
+	// endLife stops what the client and the sites' watch run in the background: not at the
+	// signal, which would leave the calls still draining without the farm's news.
+	endLife  func()
+	draining *drainMark
+	timeout  time.Duration // --drain-timeout
+	delay    time.Duration // --drain-delay
+	log      *slog.Logger
 }
 
 // startGateway serves the MCP front door on --http over the farm reached through nc, offering
@@ -86,22 +93,31 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 	if err != nil {
 		return nil, err
 	}
-	sites, err := watchSites(ctx, nc, gf, reg, log)
+	// The signal cancels ctx; the client lives on until the calls in flight are drained.
+	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
+	defer func() {
+		if err != nil {
+			endLife()
+		}
+	}()
+	sites, err := watchSites(life, nc, gf, reg, log)
 	if err != nil {
 		return nil, err
 	}
-	client, err := broker.NewClient(ctx, nc, stores, broker.ClientOptions{Log: log, Reap: true, Metrics: broker.NewClientMetrics(reg), Sites: sites})
+	client, err := broker.NewClient(life, nc, stores, broker.ClientOptions{Log: log, Reap: true, Metrics: broker.NewClientMetrics(reg), Sites: sites})
 	if err != nil {
 		return nil, err
 	}
+	draining := &drainMark{}
 	opts.Ready, opts.Gatherer = client.Ready, reg
 	if alsoReady != nil {
 		opts.Ready = func() error { return cmp.Or(client.Ready(), alsoReady()) }
 	}
+	opts.Ready = draining.ready(opts.Ready)
 	g := mcp.New(client, log, mcp.NewMetrics(reg), opts)
 	srv := g.HTTPServer() // the front door's limits: --idle-timeout, header size and time
 	streams, endStreams := context.WithCancel(context.Background())
-	srv.Handler = endingStreams(streams, srv.Handler)
+	srv.Handler = endingStreams(streams, draining.refusingNewSessions(srv.Handler))
 	go func() {
 		if err := srv.Serve(g.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) { // --max-conns
 			log.Error("gateway HTTP server stopped", "err", err)
@@ -112,12 +128,13 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 		_ = srv.Close()
 		return nil, err
 	}
-	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client, endStreams: endStreams}, nil
+	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client, endStreams: endStreams, endLife: endLife,
+		draining: draining, timeout: *gf.drain.timeout, delay: *gf.drain.delay, log: log}, nil
 }
 
 // endingStreams ends the GET requests in flight (MCP's listen streams, which never end by
 // themselves) once stop is done: a stopping server waits for every request, and an agent's
-// open stream held each stop for gatewayDrain. The server may close such a stream at any time;
+// open stream held each stop for the whole drain. The server may close such a stream at any time;
 // the client opens it again elsewhere.
 func endingStreams(stop context.Context, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -145,19 +162,29 @@ func listenHTTP(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// gatewayDrain bounds how long a stopping gateway waits for the calls in flight to be
-// answered once nothing it waits for runs any more; those still open then are cut.
-const gatewayDrain = 5 * time.Second
+// gatewayFlush bounds how long a stopped gateway waits for its client's last writes.
+const gatewayFlush = 5 * time.Second
 
-// stop stops the gateway: it takes no new request, answers those in flight (within
-// gatewayDrain) and flushes its client.
+// stop stops the gateway: it drains (gatewaydrain.go), answers the calls in flight within
+// --drain-timeout and flushes its client.
 func (g *gatewayParts) stop() { g.shutdown()() }
 
-// shutdown stops taking requests at once and returns the wait for the answers of those in
-// flight, then the client's flush. corral up stops its node in between: the calls in flight
-// wait for its tasks, which end only when the node cancels them, so waiting first held every
-// stop for gatewayDrain and cut the callers' answers (a transport EOF instead of "stopped").
+// shutdown drains: /readyz turns 503 and new sessions are refused at once, connections are
+// still accepted for --drain-delay, then the listener closes. It returns the wait for the
+// answers of the calls in flight, up to --drain-timeout from the start, then the client's
+// flush. corral up stops its node in between: the calls in flight wait for its tasks, which
+// end only when the node cancels them, so waiting first held every stop for the whole drain
+// and cut the callers' answers (a transport EOF instead of "stopped").
 func (g *gatewayParts) shutdown() (wait func()) {
+	deadline := time.Now().Add(g.timeout)
+	g.draining.on.Store(true)
+	// Each answer now closes its connection: the client's next request connects anew, through
+	// the Service, to a gateway that stays.
+	g.server.SetKeepAlivesEnabled(false)
+	g.log.Info("gateway draining: /readyz answers 503, new sessions are refused", "accepting_for", g.delay, "drain_timeout", g.timeout)
+	if g.delay > 0 {
+		time.Sleep(g.delay) // the endpoint's removal is seen by the Service meanwhile; a second signal ends it
+	}
 	g.endStreams()
 	// A Shutdown whose context is already done closes the listener and the idle connections,
 	// and lets no connection take another request, without waiting for the calls. Not waited
@@ -167,13 +194,15 @@ func (g *gatewayParts) shutdown() (wait func()) {
 	cancel()
 	go func() { _ = g.server.Shutdown(now) }()
 	return func() {
+		defer g.endLife()
 		// Again, to wait: its polling starts anew, so answers that are ready go out at once.
-		ctx, cancel := context.WithTimeout(context.Background(), gatewayDrain)
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		defer cancel()
 		if err := g.server.Shutdown(ctx); err != nil {
-			_ = g.server.Close() // cuts the calls still open
+			g.log.Warn("calls still running after --drain-timeout: cut", "drain_timeout", g.timeout)
+			_ = g.server.Close()
 		}
-		flush, stop := context.WithTimeout(context.Background(), gatewayDrain)
+		flush, stop := context.WithTimeout(context.Background(), gatewayFlush)
 		defer stop()
 		g.client.Flush(flush)
 	}

@@ -31,6 +31,7 @@ type gatewayFlags struct {
 	shotsMaxAge    *time.Duration
 	sizes          storeSizes
 	sites          *string
+	drain          drainFlags
 }
 
 // storeSizes are the flags that size the farm's stores: corral gateway and corral up size
@@ -93,6 +94,7 @@ func (f *flags) gatewayFlags() gatewayFlags {
 		sizes: f.storeSizes(""),
 		sites: f.String("sites", "", "edge sites of this hub, comma-separated (their JetStream domains): the hub's stores aggregate "+
 			"theirs and its gateways watch their links (docs/operations.md, Edge sites); empty keeps the sites the stores have"),
+		drain: f.drainFlags(),
 	}
 }
 
@@ -224,6 +226,9 @@ func loopbackAddr(addr string) bool {
 // check validates the flags for --check-config, the policy file included.
 func (g gatewayFlags) check() error {
 	if _, err := g.options(); err != nil {
+		return err
+	}
+	if err := g.drain.check(); err != nil {
 		return err
 	}
 	_, err := g.stores()

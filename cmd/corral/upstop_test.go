@@ -118,7 +118,7 @@ func stopUpWithACallInFlight(t *testing.T, args []string, opts ...transport.Stre
 	// A stop that waited for the call, or for the listen stream, before it stopped the node
 	// waited out the gateway's drain limit: the stop itself, even on a loaded machine, is well
 	// within it.
-	assert.Less(t, time.Since(start), gatewayDrain, "corral up waited for the call or the listen stream before stopping the node")
+	assert.Less(t, time.Since(start), defaultDrainTimeout, "corral up waited for the call or the listen stream before stopping the node")
 	select {
 	case a := <-call:
 		require.NoError(t, a.err, "the caller got no answer, only a broken connection")
