@@ -223,6 +223,8 @@ const redial = 5 * time.Second
 func keepRig(ctx context.Context, reg device.Registry, r RigSpec, log *slog.Logger) {
 	log = rigLog(log, r.Serial)
 	area, _ := r.area() // checked by ParseRigs
+	// shown is why the rig shows offline as not ready (notready.go), "" when it does not.
+	shown := ""
 	for ctx.Err() == nil {
 		d, c, err := r.connect(ctx, log)
 		if err == nil {
@@ -230,10 +232,13 @@ func keepRig(ctx context.Context, reg device.Registry, r RigSpec, log *slog.Logg
 				_ = d.Close()
 			}
 		}
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() == nil:
 			log.Error("arm rig not ready; trying again", "err", err, "in", redial)
-		} else {
+			shown = showNotReady(reg, r, err, shown)
+		case err == nil:
 			log.Info("arm rig ready", "grbl", r.GRBL, "camera", r.Camera)
+			shown = ""
 			serve(ctx, reg, d, c)
 		}
 		select {

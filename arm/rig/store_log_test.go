@@ -51,7 +51,11 @@ type servedDrivers struct {
 	added chan *Driver
 }
 
-func (r servedDrivers) AddDriver(d device.Driver) { r.added <- d.(*Driver) }
+func (r servedDrivers) AddDriver(d device.Driver) {
+	if rd, ok := d.(*Driver); ok { // not a rig standing for one not ready (notready.go)
+		r.added <- rd
+	}
+}
 
 // leftHalted is servedDrivers keeping a halt of every rig from before: a rig is served halted
 // and uncalibrated, at once.

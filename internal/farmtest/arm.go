@@ -7,6 +7,7 @@ import (
 	"github.com/corral-farm/corral/arm/rig"
 	"github.com/corral-farm/corral/arm/twin"
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // StartArmTwin puts the digital twin of an arm rig, drawn by seed, on node id with its gantry
@@ -52,4 +53,16 @@ func (f *Farm) ServeArmTwinAs(id string, tw *twin.Twin, state string) (stop func
 		return ok && d.State == state && d.Node == id
 	}, "the arm twin "+serial+" served and "+state+" on "+id)
 	return stop
+}
+
+// NodeRegistry is node id as a platform's Attach is given it: where a rigs file's rigs join.
+func (f *Farm) NodeRegistry(id string) device.Registry {
+	f.t.Helper()
+	f.mu.Lock()
+	n, ok := f.nodes[id]
+	f.mu.Unlock()
+	if !ok {
+		f.t.Fatalf("no node %s", id)
+	}
+	return n
 }
