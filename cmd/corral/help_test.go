@@ -83,7 +83,7 @@ func TestOperatorHelpIsEachCommandsOwn(t *testing.T) {
 		assert.NotContains(t, out, "wait_seconds", cmd)
 	}
 	assert.Contains(t, captureOutput(t, func() { realMain([]string{"call", "-h"}) }), "its wait_seconds, then its timeout_ms")
-	assert.Contains(t, captureOutput(t, func() { realMain([]string{"abort", "-h"}) }), "usage: corral abort [--all] SERIAL")
+	assert.Contains(t, captureOutput(t, func() { realMain([]string{"abort", "-h"}) }), "usage: corral abort [--all] [--by WHO] SERIAL")
 	assert.Contains(t, captureOutput(t, func() { realMain([]string{"release", "-h"}) }), "usage: corral release SERIAL --force")
 }
 

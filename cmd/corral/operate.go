@@ -34,6 +34,8 @@ type operatorFlags struct {
 	// taskIDWait bounds how long an interrupted corral call --gateway waits for its task's id
 	// (withTaskID).
 	taskIDWait time.Duration
+	// abortsBy, when set, is who the in-process front door's aborts are by (abort_by.go).
+	abortsBy string
 }
 
 func newOperatorFlags(name string) *operatorFlags {
@@ -106,7 +108,11 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 		return nil, nil, err
 	}
 	farm := newCLIFarm(nf, stores.JS)
-	g := mcp.New(farm, log, mcp.NewMetrics(newRegistry()), mcp.Options{Platforms: platforms()})
+	var front mcp.Farm = farm
+	if o.abortsBy != "" {
+		front = abortingAs{farm, o.abortsBy}
+	}
+	g := mcp.New(front, log, mcp.NewMetrics(newRegistry()), mcp.Options{Platforms: platforms()})
 	c, err := client.NewInProcessClient(g.MCPServer())
 	if err != nil {
 		closeNATS()
@@ -350,11 +356,21 @@ func jsonKindOf(v any) string {
 func runAbort(ctx context.Context, args []string) error {
 	o := newOperatorFlags("abort")
 	all := o.Bool("all", false, "also drop the holder's queued tasks")
+	by := o.String("by", "", "who does it, for the task record and the event stream (default: operator USER@HOST; "+
+		"through --gateway: the token's principal)")
 	o.Usage = commandUsage(o.flags, abortUsage, "Aborts the task running on device SERIAL (its holder's call ends with an error).")
 	o.positional = true // SERIAL
-	if stop, err := o.start(flagsFirst(o.FlagSet, args), o.oneArg(abortUsage)); err != nil || stop {
+	check := func() error {
+		if *by != "" && *o.gateway != "" {
+			return fmt.Errorf("--by %q with --gateway %s: through a gateway the abort is recorded as by your token's principal; "+
+				"drop --by, or abort through NATS with the admin's context (--nats-context, %s)", *by, *o.gateway, adminContextHint)
+		}
+		return o.oneArg(abortUsage)()
+	}
+	if stop, err := o.start(flagsFirst(o.FlagSet, args), check); err != nil || stop {
 		return err
 	}
+	o.abortsBy = operatorName(*by)
 	res, err := o.callTool(ctx, "abort_task", map[string]any{"serial": o.Arg(0), "all": *all})
 	if err != nil {
 		return err
@@ -364,7 +380,7 @@ func runAbort(ctx context.Context, args []string) error {
 }
 
 // abortUsage is corral abort's command line.
-const abortUsage = "corral abort [--all] SERIAL"
+const abortUsage = "corral abort [--all] [--by WHO] SERIAL"
 
 // oneArg is the check of a command that takes one argument, usage its command line.
 func (o *operatorFlags) oneArg(usage string) func() error {
