@@ -170,6 +170,11 @@ type (
 	DensityReporter interface {
 		Density(ctx context.Context) (int, error)
 	}
+	// SwipeTimer tells how long a Swipe from → to asked to take dur takes: longer than dur on a
+	// device with a top speed (an arm's finger), so that the swipe tools report what it took.
+	SwipeTimer interface {
+		SwipeTime(from, to Point, dur time.Duration) time.Duration
+	}
 	// SelectorActor acts on the element a CSS selector or an XPath (starting with / or ( )
 	// finds, scrolled into view, at its box's centre (a browser): a tap, the pointer moved over
 	// it, or a secondary (right) click. No match is an error that wraps ErrNoElement.

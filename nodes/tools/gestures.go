@@ -57,6 +57,15 @@ func (t *Task) swipeFrom(ctx context.Context, from, to device.Point, d, hold tim
 	return t.Driver.(device.Swiper).Swipe(ctx, g.from, g.to, g.dur, g.hold)
 }
 
+// swipeTook is how long a swipe from → to asked to take d took: d, or longer on a device
+// with a top speed (device.SwipeTimer: an arm's finger).
+func (t *Task) swipeTook(from, to device.Point, d time.Duration) time.Duration {
+	if st, ok := t.Driver.(device.SwipeTimer); ok {
+		return st.SwipeTime(from, to, d)
+	}
+	return d
+}
+
 // aimAt says that the next gesture acts on box (screen pixels, e.g. a button's bounds): its
 // mark shows the box, and a human-like touch inside it stays inside it.
 func (t *Task) aimAt(box image.Rectangle) {

@@ -158,6 +158,10 @@ func runSwipe(ctx context.Context, t *Task, a *SwipeArgs) (SwipeResult, error) {
 		what = fmt.Sprintf("swiped from (%.3f, %.3f) to (%.3f, %.3f)", c[0], c[1], c[2], c[3])
 	}
 	res.Message = fmt.Sprintf("%s: pixel (%d, %d) to (%d, %d) in %gs", what, from.X, from.Y, to.X, to.Y, dur)
-	res.FromPixel, res.ToPixel, res.DurationMS = from, to, seconds(dur).Milliseconds()
+	took := t.swipeTook(from, to, seconds(dur))
+	if took > seconds(dur) {
+		res.Message += fmt.Sprintf(" asked; took %s at the device's top speed", took)
+	}
+	res.FromPixel, res.ToPixel, res.DurationMS = from, to, took.Milliseconds()
 	return res, nil
 }

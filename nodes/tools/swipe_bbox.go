@@ -66,6 +66,10 @@ func bboxSwipe(ctx context.Context, t *Task, a *SwipeArgs) (SwipeResult, error) 
 	}
 	msg := fmt.Sprintf("swiped %s from the centre of [%.3f, %.3f, %.3f, %.3f]: pixel (%d, %d) to (%d, %d), size %s = %g cm = %d px at %d dpi, speed %s = %s",
 		a.Direction, a.BBox[0], a.BBox[1], a.BBox[2], a.BBox[3], from.X, from.Y, to.X, to.Y, size, cm, want, dpi, speed, dur)
+	if took := t.swipeTook(from, to, dur); took > dur {
+		msg += fmt.Sprintf("; took %s at the device's top speed", took)
+		dur = took
+	}
 	if moved < want {
 		msg += fmt.Sprintf("; shortened to %d px to stay on the screen", moved)
 	}
