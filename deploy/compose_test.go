@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v3"
@@ -23,6 +24,7 @@ type composeFile struct {
 		Command []string `yaml:"command"`
 		Ports   []string `yaml:"ports"`
 		Volumes []string `yaml:"volumes"`
+		Stop    string   `yaml:"stop_grace_period"`
 	} `yaml:"services"`
 }
 
@@ -37,6 +39,17 @@ func readCompose(t *testing.T) composeFile {
 		t.Fatalf("compose.yaml: %v", err)
 	}
 	return c
+}
+
+// A stopped gateway drains its calls for its --drain-timeout (25 s by default, cmd/corral
+// gatewaydrain.go): docker must not kill it sooner (its own default is 10 s).
+func TestComposeGatewayHasItsDrain(t *testing.T) {
+	const drain = 25 * time.Second
+	s := readCompose(t).Services["gateway"]
+	grace, err := time.ParseDuration(s.Stop)
+	if err != nil || grace <= drain {
+		t.Fatalf("the gateway's stop_grace_period %q is not longer than its drain (%s): docker would cut its calls", s.Stop, drain)
+	}
 }
 
 // The compose farm: pinned images, ports on the host's loopback only, mounts that exist, the
