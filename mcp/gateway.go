@@ -227,15 +227,16 @@ func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, l
 }
 
 // holderFrom names the caller: the principal its bearer token named (anonymous without an
-// auth policy), the MCP client's name when the session carries it, and the session's tag
-// (two sessions of one principal hold and queue apart; quotas stay the principal's).
+// auth policy), the MCP client's name when the session carries it, as clientLabel makes it
+// fit to show (the client chose it), and the session's tag (two sessions of one principal
+// hold and queue apart; quotas stay the principal's).
 func holderFrom(ctx context.Context) broker.Holder {
 	h := broker.Holder{Principal: anonymous.Name}
 	if a := authFrom(ctx); a != nil {
 		h.Principal = a.p.Name
 	}
 	if s, ok := mcpserver.ClientSessionFromContext(ctx).(mcpserver.SessionWithClientInfo); ok {
-		h.Client = s.GetClientInfo().Name
+		h.Client = clientLabel(s.GetClientInfo().Name)
 	}
 	h.Session = callerTag(ctx)
 	return h

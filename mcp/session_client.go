@@ -29,15 +29,21 @@ func (g *Gateway) sessionClient(ctx context.Context, r *http.Request) context.Co
 	}
 	ctx = withSessions(ctx, g.sessions) // for the logging/setLevel hook and wantsInfoLogs
 	id := s.SessionID()
-	if name := s.GetClientInfo().Name; name != "" {
-		if g.sessions.toStore(id, name) {
+	if raw := s.GetClientInfo().Name; raw != "" {
+		// Kept as holders show it (clientLabel), so that the session's entry, its listing and
+		// a gateway taking it up agree with holderFrom; the raw name is not logged.
+		name := clientLabel(raw)
+		if name != "" && g.sessions.toStore(id, name) {
+			if name != raw {
+				g.log.Debug("the session's client name was cleaned to show in holders", "session", id, "client", name, "raw_bytes", len(raw))
+			}
 			g.storeClient(ctx, id, name)
 		}
 		return ctx
 	}
 	name := g.sessions.clientOf(ctx, id, func() string {
 		sd, _ := g.farm.SessionDevice(ctx, id)
-		return sd.Client
+		return clientLabel(sd.Client) // an older gateway kept it as it came
 	})
 	if name != "" {
 		s.SetClientInfo(mcpgo.Implementation{Name: name})
