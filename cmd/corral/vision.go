@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corral-farm/corral/broker"
@@ -97,6 +98,10 @@ func startVisionWorker(_ context.Context, conn broker.ConnectOptions, s visionSe
 	if err != nil {
 		nc.Close()
 		eng.Close()
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			err = fmt.Errorf("%w. corral vision runs as the vision role: give --nats-context DATA/nats/vision.json (%s)",
+				err, whereContextIs(broker.RoleVision, ""))
+		}
 		return nil, nil, err
 	}
 	log.Info("vision worker ready", "languages", eng.Languages(), "instance", host)

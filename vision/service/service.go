@@ -161,7 +161,12 @@ func Start(nc *nats.Conn, opts Options) (*Service, error) {
 		}
 	}
 	// Start returns once the server has the subscriptions: a request sent next finds them.
-	if err := nc.Flush(); err != nil {
+	// A subscription NATS refused is the connection's last error by then (refused.go).
+	err = nc.Flush()
+	if err == nil {
+		err = refusedSubscription(nc)
+	}
+	if err != nil {
 		_ = svc.Stop()
 		s.cancel()
 		return nil, fmt.Errorf("vision service: %w", err)
