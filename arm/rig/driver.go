@@ -37,6 +37,9 @@ type Config struct {
 	// TapHold is how long a plain tap touches (default 80 ms): long enough for a capacitive
 	// screen to register, short of a long press.
 	TapHold time.Duration `json:"tap_hold,omitempty"`
+	// ScreenSettle is how long after a gesture's finger-up the phone takes to show its answer
+	// (default DefaultScreenSettle, settle.go): a screenshot sooner waits out the rest.
+	ScreenSettle time.Duration `json:"screen_settle,omitempty"`
 	// Clipboard is the helper that puts text on the phone's clipboard (send_to_clipboard);
 	// nil: the rig has none, and says so.
 	Clipboard Clipboard `json:"-"`
@@ -56,6 +59,9 @@ func (c Config) withDefaults() Config {
 	if c.TapHold == 0 {
 		c.TapHold = 80 * time.Millisecond
 	}
+	if c.ScreenSettle == 0 {
+		c.ScreenSettle = DefaultScreenSettle
+	}
 	c.Finger = c.Finger.withDefaults()
 	return c
 }
@@ -71,6 +77,9 @@ func (c Config) check() error {
 	if c.TapHold < 10*time.Millisecond || c.TapHold > time.Second {
 		errs = append(errs, fmt.Errorf("tap_hold %s must be between 10ms and 1s", c.TapHold))
 	}
+	if c.ScreenSettle < 0 || c.ScreenSettle > 5*time.Second {
+		errs = append(errs, fmt.Errorf("screen_settle %s must be between 0 (the default, %s) and 5s", c.ScreenSettle, DefaultScreenSettle))
+	}
 	return errors.Join(append(errs, c.Finger.check())...)
 }
 
@@ -85,6 +94,8 @@ type Driver struct {
 	cal    atomic.Pointer[calib.Calibration]
 	source atomic.Pointer[calibrationSource]
 	moves  atomic.Int64 // gestures run, for metrics
+	// liftedAt is when the last gesture ended, the finger up; nil before the first (settle.go).
+	liftedAt atomic.Pointer[time.Time]
 	// halt is why the rig is held (Halt: emergency_stop; or a halt kept from before a node
 	// restart or a lost link), nil when it is not; until Recover.
 	halt    atomic.Pointer[string]
@@ -167,11 +178,14 @@ func (d *Driver) Density(ctx context.Context) (int, error) {
 }
 
 // Screenshot is the camera's frame rectified to the screen: what the phone shows, as the
-// camera sees it.
+// camera sees it, once it has answered the last gesture (settle.go).
 func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	cal, err := d.calibration("screenshot")
 	if err != nil {
 		return nil, err
+	}
+	if err := d.settle(ctx); err != nil {
+		return nil, d.wrap("screenshot", err, "")
 	}
 	frame, err := d.cam.Frame(ctx)
 	if err != nil {

@@ -31,6 +31,7 @@ func (d *Driver) run(ctx context.Context, op string, program func(ctx context.Co
 		return err
 	}
 	d.moves.Add(1)
+	defer d.lifted() // a failed gesture is stopped with the finger up too
 	err = program(ctx, cal, d.arm)
 	if err == nil {
 		err = d.arm.Barrier(ctx)
