@@ -41,10 +41,11 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 		cfg.Registry = r
 	}
 	if pol := g.opts.Policy; pol != nil {
+		changing := changingTools()
 		byName := make(map[string]console.Viewer, len(pol.principals))
 		for _, p := range pol.principals {
 			key, _ := g.sessions.keys.of(p.Name)
-			byName[p.Name] = viewerOf(p, key)
+			byName[p.Name] = viewerOf(p, key, changing)
 		}
 		cfg.Authenticate = func(token string) (console.Viewer, bool) {
 			p := pol.authenticate(token)
@@ -63,12 +64,24 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 }
 
 // viewerOf is the console's view of a principal: its tag rule, whether it may change devices at
-// all (acquire_device: every tool that changes a device needs it held or free), which tools it
-// may call and whether it is an operator, for the actions the console shows; its token's hash,
-// which the console's login cookie binds; and its key (session_keys.go), which keys its cookies.
-func viewerOf(p *Principal, key []byte) console.Viewer {
-	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: p.MayCall("acquire_device"),
+// all (an operator, or a principal that may call any of changing), which tools it may call and
+// whether it is an operator, for what the console shows and the actions it offers; its token's
+// hash, which the console's login cookie binds; and its key (session_keys.go), which keys its
+// cookies.
+func viewerOf(p *Principal, key []byte, changing []string) console.Viewer {
+	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: p.Operator || slices.ContainsFunc(changing, p.MayCall),
 		MayCall: p.MayCall, Operator: p.Operator, Principal: p, Credential: p.hash[:], Key: key}
+}
+
+// changingTools are the catalog's tools that may change a device: those not marked read-only.
+func changingTools() []string {
+	var out []string
+	for _, d := range catalog() {
+		if h := d.tool.Annotations.ReadOnlyHint; h == nil || !*h {
+			out = append(out, d.tool.Name)
+		}
+	}
+	return out
 }
 
 // consoleClient names the console as the client of its calls: a lease it takes shows as held

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
+	"strings"
 )
 
 // maxActionBody bounds an action's body: the text of type (the input tool takes 10,000 bytes)
@@ -42,12 +44,37 @@ func decodeActionBody(r io.Reader) (actionBody, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&b); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return b, fieldError(te)
+		}
 		return b, fmt.Errorf("the body is not a JSON object of the action's arguments: %w", err)
 	}
 	if dec.More() {
 		return b, errors.New("the body holds more than one JSON value")
 	}
 	return b, nil
+}
+
+// fieldError names the field of a value the body cannot hold there, and what it takes, as /mcp
+// does: a number beyond float64 (1e309) is out of range, not Go's "cannot unmarshal".
+func fieldError(te *json.UnmarshalTypeError) error {
+	number, huge := strings.CutPrefix(te.Value, "number ")
+	if huge && te.Type != nil && te.Type.Kind() == reflect.Float64 {
+		return fmt.Errorf("%s: %s is out of range: no number beyond ±1.8e308 can be used; %s", te.Field, number, takes(te.Field))
+	}
+	return fmt.Errorf("%s is a JSON %s; %s", te.Field, te.Value, takes(te.Field))
+}
+
+// takes says what a field of the body takes.
+func takes(field string) string {
+	switch field {
+	case "text":
+		return "text is a string, the text to type into the focused field"
+	case "duration":
+		return fmt.Sprintf("duration is a number of seconds, more than 0 and at most %d", maxSwipeSeconds)
+	}
+	return field + " is a number, a point on the screen: 0 to 1 of its width or height"
 }
 
 // given names the fields the body set.

@@ -63,8 +63,9 @@ type Viewer struct {
 	// device).
 	Tags   []string
 	MayUse func(tags []string) bool
-	// MayAct: the viewer has tools that change devices (acquire_device). The console's actions
-	// are for such viewers; everyone else gets a read-only console.
+	// MayAct: the viewer may change devices (a tool not marked read-only, or force release as
+	// an operator); everyone else gets a read-only badge. Each action shows only if its own tool
+	// is allowed (MayCall).
 	MayAct bool
 	// MayCall says which of the front door's tools the viewer may call (nil: every tool): the
 	// device page shows the actions whose tools it may call. The front door decides again.
@@ -91,6 +92,9 @@ var Anonymous = Viewer{Name: "anonymous", MayAct: true, Operator: true}
 func (v Viewer) mayUse(d broker.DeviceEntry) bool { return v.MayUse == nil || v.MayUse(d.Tags) }
 
 func (v Viewer) mayCall(tool string) bool { return v.MayCall == nil || v.MayCall(tool) }
+
+// Can reports whether v may call tool (templates ask it).
+func (v Viewer) Can(tool string) bool { return v.mayCall(tool) }
 
 // Actions carries out the console's actions through the front door (mcp/console.go): the tool
 // handlers an MCP tools/call reaches, with their policy checks, lease fencing, task records and

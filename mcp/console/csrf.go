@@ -77,7 +77,14 @@ func (c *Console) checkPost(r *http.Request) (reason, msg string) {
 		given = r.PostFormValue(csrfField)
 	}
 	if err != nil || given == "" || !hmac.Equal([]byte(given), []byte(c.csrfFor(r, ck.Value))) {
+		if r.Header.Get("Authorization") != "" { // a script: the console's pages send no bearer header
+			return refusedCSRF, bearerRefused
+		}
 		return refusedCSRF, "forbidden: the page's CSRF token is missing or out of date (the page was opened before a login, or another site sent this request); reload the page and try again"
 	}
 	return "", ""
 }
+
+// bearerRefused answers an action that came with a bearer token, as a script's would.
+const bearerRefused = "forbidden: console actions take the console's login, not a bearer token: its cookie and the page's CSRF token " +
+	"(in " + csrfHeader + "), which only a console page has; scripts call the same tools on /mcp with 'Authorization: Bearer <token>' (docs/console.md)"

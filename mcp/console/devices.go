@@ -115,14 +115,20 @@ type gridData struct {
 	States    []string     `json:"states"`
 	// LeasesError says why lease expiries and queues are missing, if they are.
 	LeasesError string `json:"leases_error,omitempty"`
+	// Hidden says why the viewer is shown no devices: its token may not list them (reads.go).
+	Hidden string `json:"hidden,omitempty"`
 }
 
 // grid builds the grid for the viewer in ctx.
 func (c *Console) grid(ctx context.Context, f filter) gridData {
 	c.cfg.Metrics.gridBuilt()
 	v := viewerFrom(ctx)
-	leases, err := c.leases.get(ctx)
 	g := gridData{Viewer: v.Name, Filter: f, Devices: []deviceView{}, States: broker.States}
+	if !v.mayList() {
+		g.Hidden, g.Platforms, g.Nodes, g.Tags = hiddenList, []string{}, []string{}, []string{}
+		return g
+	}
+	leases, err := c.leasesFor(ctx, v)
 	if err != nil {
 		g.LeasesError = "lease expiries and queues are unknown: " + err.Error()
 	}
@@ -255,6 +261,9 @@ type deviceData struct {
 	LeasesError string     `json:"leases_error,omitempty"`
 	// Held: this console session holds the device's lease (held.go).
 	Held bool `json:"held"`
+	// StatusHidden says why Device holds only the serial: the viewer's token may not read the
+	// device's status (reads.go).
+	StatusHidden string `json:"status_hidden,omitempty"`
 }
 
 // TimelineData is the timeline template's data.
@@ -264,12 +273,19 @@ func (d deviceData) TimelineData() timelineData {
 
 // device builds a device's page; with its timeline if tasks.
 func (c *Console) device(ctx context.Context, d broker.DeviceEntry, tasks bool) deviceData {
-	leases, err := c.leases.get(ctx)
-	out := deviceData{Device: viewOf(d, leases), Tasks: []taskView{}}
-	if err != nil {
-		out.LeasesError = "lease expiry and queue are unknown: " + err.Error()
+	v := viewerFrom(ctx)
+	out := deviceData{Device: deviceView{Serial: d.Serial}, Tasks: []taskView{}, StatusHidden: hiddenStatus}
+	if v.mayStatus() {
+		leases, err := c.leasesFor(ctx, v)
+		out.Device, out.StatusHidden = viewOf(d, leases), ""
+		if err != nil {
+			out.LeasesError = "lease expiry and queue are unknown: " + err.Error()
+		}
 	}
-	if tasks {
+	switch {
+	case !v.mayTasks():
+		out.TasksError = hiddenTimeline
+	case tasks:
 		out.Tasks, out.TasksError = c.timeline(ctx, d.Serial)
 	}
 	return out

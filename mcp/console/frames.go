@@ -52,6 +52,10 @@ func (c *Console) frames(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !viewerFrom(r.Context()).mayScreen() {
+		http.Error(w, "forbidden: "+hiddenScreen, http.StatusForbidden)
+		return
+	}
 	if c.hub == nil {
 		http.Error(w, "this gateway cannot show live screens (it has no farm connection that can)", http.StatusNotImplemented)
 		return

@@ -244,6 +244,10 @@ func (c *Console) timelineFragment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such device: it is not in the registry, or your token may not use it", http.StatusNotFound)
 		return
 	}
+	if !viewerFrom(r.Context()).mayTasks() {
+		http.Error(w, "forbidden: "+hiddenTimeline, http.StatusForbidden)
+		return
+	}
 	tasks, msg := c.timeline(r.Context(), d.Serial)
 	if shot := r.URL.Query().Get("shot"); shot != "" {
 		c.markedShot(w, r, tasks, shot)

@@ -111,7 +111,8 @@ const Corral = (() => {
       if (this.es) { this.es.close(); this.es = null; this.key = ''; }
     }
     open() {
-      const want = document.hidden ? [] : this.serials;
+      // A token that may not call screenshot gets no screens (the page says so).
+      const want = document.hidden || document.body.dataset.screens === 'false' ? [] : this.serials;
       const q = new URLSearchParams({ width: this.width, fps: this.fps });
       for (const s of want) q.append('serial', s);
       const key = want.length ? q.toString() : '';

@@ -16,7 +16,7 @@
   async function facts() {
     try {
       const d = await Corral.getJSON(`/console/api/devices/${path}?tasks=0`);
-      Corral.fill(main, d.device);
+      if (!d.status_hidden) Corral.fill(main, d.device); // else the token may not read it
       document.dispatchEvent(new CustomEvent('corral:device', { detail: d })); // actions.js
       gone.hidden = true;
       warn.textContent = d.leases_error || '';
@@ -53,5 +53,5 @@
   }
 
   facts();
-  setTimeout(timeline, 2000);
+  if (main.dataset.timeline !== 'false') setTimeout(timeline, 2000); // else the token may not read it
 })();

@@ -10,6 +10,7 @@
   const count = document.getElementById('count');
   const warn = document.getElementById('warn');
   const empty = document.getElementById('empty');
+  const hidden = document.getElementById('hidden');
   const screens = new Corral.Screens(360, 2, (serial) => (cards.has(serial) ? [cards.get(serial)] : []));
   const RETRY_MS = 1000;
 
@@ -103,7 +104,9 @@
     count.textContent = `${g.devices.length} of ${g.total} devices`;
     warn.textContent = g.leases_error || '';
     warn.hidden = !g.leases_error;
-    empty.hidden = g.devices.length > 0;
+    hidden.textContent = g.hidden || '';
+    hidden.hidden = !g.hidden;
+    empty.hidden = g.devices.length > 0 || Boolean(g.hidden);
     document.body.dataset.updated = new Date().toISOString();
     watch();
   }
