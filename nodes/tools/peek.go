@@ -102,7 +102,11 @@ func peek() Tool {
 			return Output{}, err
 		}
 		size := img.Bounds().Size()
-		res := PeekResult{Width: size.X, Height: size.Y, Hint: hintPeek}
+		// Scaled first, then marked: drawing on the smaller image is the cheaper. Width and
+		// height are the image's, as screenshot's are; the bboxes, relative 0-1, hold for it
+		// and for the screen alike.
+		shown := FitWidth(img, a.MaxWidth)
+		res := PeekResult{Width: shown.Bounds().Dx(), Height: shown.Bounds().Dy(), Hint: hintPeek}
 		var els []PeekElement
 		more := 0
 		sd, ok := t.Driver.(device.SourceDumper)
@@ -153,8 +157,7 @@ func peek() Tool {
 			res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
 		}
 		res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
-		// Scaled first, then marked: drawing on the smaller image is the cheaper.
-		return Output{Data: res, Image: markElements(FitWidth(img, a.MaxWidth), els, size)}, nil
+		return Output{Data: res, Image: markElements(shown, els, size)}, nil
 	})
 }
 
