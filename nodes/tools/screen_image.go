@@ -37,6 +37,8 @@ type ScreenshotResult struct {
 	Type   string `json:"type" jsonschema:"MIME type of the image (image/jpeg; image/png when take_screenshot is asked for png)"`
 	Width  int    `json:"width" jsonschema:"Image width in pixels"`
 	Height int    `json:"height" jsonschema:"Image height in pixels"`
+	// Message is set when the image is smaller than asked: a PNG scaled down to fit the cap.
+	Message string `json:"message,omitempty" jsonschema:"Set when the image is smaller than asked, and why"`
 }
 
 // screenImage is the run of both screenshot (HttpRunner) and take_screenshot (phone-agent

@@ -36,12 +36,19 @@ func takeScreenshot() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		data, img, err := encodePNG(FitWidth(img, a.MaxWidth), MaxImageBytes)
+		img = FitWidth(img, a.MaxWidth)
+		asked := img.Bounds()
+		data, img, err := encodePNG(img, MaxImageBytes)
 		if err != nil {
 			return Output{}, err
 		}
 		b := img.Bounds()
-		return Output{PNG: data, Data: ScreenshotResult{Name: "screenshot", Type: "image/png", Width: b.Dx(), Height: b.Dy()}}, nil
+		res := ScreenshotResult{Name: "screenshot", Type: "image/png", Width: b.Dx(), Height: b.Dy()}
+		if b.Dx() < asked.Dx() { // a noisy frame (an arm's camera) does not compress: say it is smaller
+			res.Message = fmt.Sprintf("scaled to %d×%d (from %d×%d) to fit the %d KB cap of a PNG; ask for format jpeg for the full size",
+				b.Dx(), b.Dy(), asked.Dx(), asked.Dy(), MaxImageBytes/1000)
+		}
+		return Output{PNG: data, Data: res}, nil
 	})
 }
 
