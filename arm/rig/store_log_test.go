@@ -38,7 +38,15 @@ func TestRigsFileRigIsNamedOnceWhenCalibrating(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 
-	waitFor(t, func() bool { return out.Line("arm rig: calibrating") != "" })
+	// Connecting (a controller reset, the camera's stream) comes first: a loaded machine under
+	// the race detector took more than waitFor's 10 s in a full run.
+	deadline := time.Now().Add(time.Minute)
+	for out.Line("arm rig: calibrating") == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the rig did not start calibrating within a minute; it logged:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond) // polling a condition
+	}
 	line := out.Line("arm rig: calibrating")
 	if n := strings.Count(line, "rig=arm-twin-1"); n != 1 {
 		t.Fatalf("the rig is named %d times, want once: %s", n, line)
