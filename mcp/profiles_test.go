@@ -46,9 +46,10 @@ func listTools(t *testing.T, spec string) ([]mcpgo.Tool, int) {
 // issue 19 gives the lists filters, pages and a summary, and acquire_device a count and a
 // group: 3.6 KB, 1.3 KB of them httprunner's. Hence 80 KB and 47 KB. A lease's yours (the
 // caller holds it, in list_leases; the lease schema of acquire_device and select_device shares
-// it) adds 81 bytes to the whole catalog's: 80.1 KB.
+// it) adds 81 bytes to the whole catalog's: 80.1 KB. The screenshots' message (why a PNG was
+// scaled down to fit its cap) adds 70 more after trimming their other fields' words: 80.2 KB.
 func TestToolsListSizes(t *testing.T) {
-	limits := map[string]int{"all": 80_100, "httprunner": 47_000}
+	limits := map[string]int{"all": 80_200, "httprunner": 47_000}
 	for _, p := range ProfileNames() {
 		if _, ok := limits[p]; !ok {
 			limits[p] = 25_000

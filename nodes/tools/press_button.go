@@ -57,7 +57,7 @@ type ButtonResult struct {
 }
 
 func pressButton() Tool {
-	return Define[PressButtonArgs, ButtonResult](Tool{Name: "press_button", Description: "Press a device button (iOS: HOME, VOLUME_UP, VOLUME_DOWN, POWER, WAKEUP, and ENTER, DEL, TAB typed).",
+	return Define[PressButtonArgs, ButtonResult](Tool{Name: "press_button", Description: "Press a device button (iOS: HOME, VOLUME_UP, VOLUME_DOWN, POWER, WAKEUP; ENTER, DEL, TAB typed).",
 		Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
 		Short: Short{Kind: ShortText, Keys: []string{"button"}, Usage: `a button name, e.g. "BACK"`},
 		Needs: []Ability{Need[device.KeyPresser]("press buttons")},

@@ -34,11 +34,11 @@ func (a *ImageArgs) Check() error {
 // ScreenshotResult is the structured part of screenshot; the image itself is image content.
 type ScreenshotResult struct {
 	Name   string `json:"name" jsonschema:"Image name identifier (screenshot)"`
-	Type   string `json:"type" jsonschema:"MIME type of the image (image/jpeg; image/png when take_screenshot is asked for png)"`
+	Type   string `json:"type" jsonschema:"MIME type: image/jpeg, or image/png (take_screenshot's format png)"`
 	Width  int    `json:"width" jsonschema:"Image width in pixels"`
 	Height int    `json:"height" jsonschema:"Image height in pixels"`
 	// Message is set when the image is smaller than asked: a PNG scaled down to fit the cap.
-	Message string `json:"message,omitempty" jsonschema:"Set when the image is smaller than asked, and why"`
+	Message string `json:"message,omitempty" jsonschema:"Why it is smaller than asked"`
 }
 
 // screenImage is the run of both screenshot (HttpRunner) and take_screenshot (phone-agent

@@ -25,7 +25,7 @@ func (a *TakeScreenshotArgs) Check() error {
 }
 
 func takeScreenshot() Tool {
-	return Define[TakeScreenshotArgs, ScreenshotResult](Tool{Name: "take_screenshot", Description: "Take a screenshot of the phone screen (phone-agent seed name). Returns JPEG image content, or PNG with format png.",
+	return Define[TakeScreenshotArgs, ScreenshotResult](Tool{Name: "take_screenshot", Description: "Take a screenshot of the phone screen (phone-agent's name): a JPEG image, or a PNG with format png.",
 		Hints: ReadOnly, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhoneAgent}, Short: noParams, DefaultDevice: true,
 		Uses: []Ability{Need[device.JPEGScreenshotter]("send the screen as captured")},
 	}, func(ctx context.Context, t *Task, a TakeScreenshotArgs) (Output, error) {
