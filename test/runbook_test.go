@@ -133,8 +133,10 @@ func TestRunbook(t *testing.T) {
 	agent := f.Client("agent-007")
 	lease := leaseOf(t, farmtest.MustCall(t, agent, "acquire_device", args("serial", serial)))
 	farmtest.MustCall(t, agent, "tap_xy", args("serial", serial, "lease", lease, "x", 0.5, "y", 0.5))
-	if res := farmtest.Call(t, agent, "app_launch", args("serial", "n1-p2", "packageName", "com.example.absent")); !res.IsError {
-		t.Fatalf("launching an absent app succeeded: %s", farmtest.Text(res))
+	// A failure of the device's own (not a caller's mistake, which is refused as bad_input).
+	f.Phone("n1-p2").FailNext(nil)
+	if res := farmtest.Call(t, agent, "app_launch", args("serial", "n1-p2", "packageName", "com.corral.clock")); !res.IsError {
+		t.Fatalf("a launch the phone failed succeeded: %s", farmtest.Text(res))
 	}
 	f.KillNode("n3")
 	farmtest.Eventually(t, 10*time.Second, func() bool {
