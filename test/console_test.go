@@ -74,7 +74,8 @@ func TestConsoleWall(t *testing.T) {
 	for range 10 {
 		farmtest.MustCall(t, agent, "tap_xy", args("serial", "n1-p2", "lease", lease, "x", 0.5, "y", 0.5))
 	}
-	res := farmtest.Call(t, agent, "app_launch", args("serial", "n1-p2", "lease", lease, "packageName", "com.example.missing"))
+	f.Phone("n1-p2").FailNext(nil) // the phone's own failure: a caller's mistake would be refused
+	res := farmtest.Call(t, agent, "app_launch", args("serial", "n1-p2", "lease", lease, "packageName", "com.corral.clock"))
 	require.True(t, res.IsError, farmtest.Text(res))
 	rows := waitPage(t, ctx, 10*time.Second, "the timeline shows the tasks",
 		`[...document.querySelectorAll('#timeline tr[data-task]')].map(r => r.children[1].textContent + ' ' + r.dataset.outcome)`,

@@ -314,5 +314,8 @@ func writeJSON(w http.ResponseWriter, v any) {
 func sorted(s []string) []string {
 	s = slices.DeleteFunc(s, func(x string) bool { return strings.TrimSpace(x) == "" })
 	slices.Sort(s)
+	if len(s) == 0 {
+		return []string{} // JSON [], not null: the page spreads these lists
+	}
 	return slices.Compact(s)
 }
