@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// A viewer whose tags match no device gets empty filter lists, not null: the page spreads them
-// ([”, ...platforms]), and null threw, leaving "The gateway does not answer" on the grid.
+// A viewer whose tags match no device gets empty filter lists, not null: the page spreads them (each
+// after an empty choice), and null threw, leaving "The gateway does not answer" on the grid.
 func TestGridOfNoDeviceHasEmptyLists(t *testing.T) {
 	c := New(Config{Farm: testFarm()})
 	nobody := Viewer{Name: "nobody", MayUse: func([]string) bool { return false }}
