@@ -73,6 +73,7 @@ type Client struct {
 	guard *jsguard.Guard
 	// calls are the task calls in flight, to look for their records (client_record.go).
 	calls *taskCalls
+	probe probeListener // where nodes ask whether this client is still there (client_probe.go)
 }
 
 type cachedEntry struct {
@@ -243,6 +244,7 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 			defer func() { _ = s.Unsubscribe() }()
 		}
 	}
+	req.Probe = c.probe.tokenOf(c.nc) // client_probe.go
 	var res TaskResult
 	err := c.awaitTask(ctx, dev.Node, req, &res)
 	if wait := cmp.Or(c.opts.ProgressHandOver, DefaultProgressHandOver); err == nil && sub != nil && !handedOver(sub, wait) {

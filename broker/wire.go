@@ -63,6 +63,7 @@ const (
 	CodeInterrupted   = "interrupted"        // the node stopped (crashed, killed) while the task ran
 	CodeNotFound      = "not_found"          // the text or image to act on is not on screen; nothing was tapped
 	CodeNoVision      = "vision_unavailable" // the tool needs a vision worker and none answers: start corral vision
+	CodeCallerGone    = "caller_gone"        // its caller went away while it waited in the queue; nothing ran
 )
 
 // DeviceEntry is one device in the registry bucket.
@@ -235,6 +236,11 @@ type TaskRequest struct {
 	// Progress asks the node to publish progress on ProgressT for this task id.
 	Progress bool  `json:"progress,omitempty"`
 	Share    Share `json:"share,omitzero"`
+	// Probe is a token of the caller's connection: it listens on ProgressT with it in place of
+	// a task id for as long as it lives. Before it starts a task that waited in a queue, the
+	// node asks there, and runs nothing for a caller gone (no responders). "" (older gateways):
+	// not asked.
+	Probe string `json:"probe,omitempty"`
 }
 
 // Share is what the gateway's policy grants a principal in the nodes' queues (docs/auth.md):

@@ -48,6 +48,9 @@ func (r *TaskRequest) AppendJSON(b []byte) ([]byte, error) {
 	if r.Share != (Share{}) { // omitzero: == as reflect.Value.IsZero, so a weight of -0 is zero
 		e.share(r.Share)
 	}
+	if r.Probe != "" {
+		e.str(`,"probe":`, r.Probe)
+	}
 	return e.done(b, r)
 }
 
@@ -147,6 +150,8 @@ func decodeTaskRequest(data []byte, r *TaskRequest) bool {
 			ok = unseen(&seen, 9) && d.bool(&t.Progress)
 		case "share":
 			ok = unseen(&seen, 10) && d.share(&t.Share)
+		case "probe":
+			ok = unseen(&seen, 11) && d.str(&t.Probe)
 		}
 		if !ok {
 			return false

@@ -80,7 +80,7 @@ func realisticRequest() TaskRequest {
 	return TaskRequest{V: WireVersion, ID: "t_0123456789abcdef", Serial: "n1-p1", Tool: "tap",
 		Args: json.RawMessage(`{"x":0.5,"y":0.25,"duration_ms":100}`), Lease: "l_9f8e7d6c5b4a",
 		Holder: Holder{Principal: "alice", Client: "claude-code", Session: "0a1b2c3d4e"}, TimeoutMS: 30000, WaitMS: 5000,
-		Progress: true, Share: Share{Weight: 2.5, MaxQueued: 4}}
+		Progress: true, Share: Share{Weight: 2.5, MaxQueued: 4}, Probe: "p_0a1b2c3d4e5f6a7b"}
 }
 
 func realisticResult() TaskResult {
@@ -198,6 +198,10 @@ var requestInputs = []decodeCase{
 	{`{"args":[1,{"a":"b"}],"share":{"weight":-0,"max_queued":0}}`, true},
 	{`{"share":{"weight":1.5e300}}`, true},
 	{`{"v":-0}`, true},
+	{`{"probe":"p_x","progress":false}`, true},
+	{`{"probe":null}`, true},
+	{`{"probe":1}`, false},
+	{`{"probe":"a","probe":"b"}`, false},
 	{`{"V":1}`, false},             // json.Unmarshal folds case
 	{`{"ID":"x","id":"y"}`, false}, // and takes the last of both
 	{`{"id":"x","id":"y"}`, false}, // duplicates
@@ -325,7 +329,7 @@ func FuzzTaskRequestCodec(f *testing.F) {
 		checkEncode(t, requestCodec, &TaskRequest{Args: data})
 		checkMessage(t, requestCodec, &TaskRequest{V: int(n), ID: text, Serial: string(data), Tool: text, Args: asJSON(data),
 			Lease: text, Holder: Holder{Principal: text, Client: string(data), Session: text}, TimeoutMS: n, WaitMS: n >> 20,
-			Progress: n&1 == 1, Share: Share{Weight: weight, MaxQueued: int(n >> 40)}})
+			Progress: n&1 == 1, Share: Share{Weight: weight, MaxQueued: int(n >> 40)}, Probe: text})
 	})
 }
 
