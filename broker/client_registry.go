@@ -51,6 +51,8 @@ func (c *Client) applyRegistry(e jetstream.KeyValueEntry) {
 	c.mu.Unlock()
 	if d.State != StateOffline {
 		c.live.Expect(d.Node)
+	} else {
+		c.live.ExpectOffline(d.Node) // alive perhaps, its devices offline: its calls go to it
 	}
 }
 

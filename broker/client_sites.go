@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // What a hub's gateway tells its callers about a node it cannot reach. A node at an edge site
@@ -39,6 +40,9 @@ func (c *Client) lostErr(ctx context.Context, node string, during bool) error {
 		}
 		return unreachableErr(node, site)
 	}
+	if at, ok := c.live.stoppedAt(node); ok {
+		return stoppedErr(node, at, during)
+	}
 	what := "lost"
 	if during {
 		what = "lost during the call"
@@ -50,6 +54,24 @@ func (c *Client) lostErr(ctx context.Context, node string, during bool) error {
 			node, when, what, c.live.lostAfter, ErrNodeLost, siteList(down), siteAdvice)
 	}
 	return fmt.Errorf("node %s %s %s (no heartbeat for %s): %w; its devices are offline and their leases revoked", node, when, what, c.live.lostAfter, ErrNodeLost)
+}
+
+// nodeStopped is the error of a call to a node that said it stopped (its down event): not a
+// loss, but ErrNodeLost to callers that handle one (they stop waiting, abort nothing).
+type nodeStopped struct{ msg string }
+
+func (e nodeStopped) Error() string { return e.msg }
+
+func (nodeStopped) Is(target error) bool { return target == ErrNodeLost }
+
+// stoppedErr is the error of a call to a node that stopped cleanly, at (when it said so).
+func stoppedErr(node string, at time.Time, during bool) error {
+	when := ""
+	if during {
+		when = " during the call"
+	}
+	return nodeStopped{fmt.Sprintf("node %s stopped%s (it said so at %s); its devices are offline until it starts again",
+		node, when, at.UTC().Format(time.RFC3339))}
 }
 
 // unreachableErr is the error of a call to a node at a cut-off site, made after the cut.

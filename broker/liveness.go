@@ -33,6 +33,9 @@ type Liveness struct {
 	// meanwhile is lost lostAfter after it). reconnects is the count last seen, read by Run only.
 	link       func() (up bool, reconnects uint64)
 	reconnects uint64
+	// born is when this tracker started: until lostAfter later, a node it has not heard of
+	// may simply not have beaten yet (Lost).
+	born time.Time
 
 	mu    sync.Mutex
 	nodes map[string]*nodeLife
@@ -48,6 +51,11 @@ type nodeLife struct {
 	// restarted, or one that did not stop): only silence would make it go again.
 	stopped   bool
 	stoppedAt time.Time
+	// tentative: not heard from yet, and known only from offline devices in the registry or
+	// asked for by a young tracker (Lost). It may be alive (a rig whose controller is
+	// unplugged keeps its node beating) or long gone: calls go to it, but it is not listed
+	// alive until it beats, and its silence is no loss (there is nothing to declare or reap).
+	tentative bool
 	// gone ends when the node is declared lost: a call to it stops waiting by context.AfterFunc,
 	// with no goroutine of its own.
 	gone context.Context
@@ -65,7 +73,7 @@ func NewLiveness(lostAfter time.Duration, onLost func(node, boot string)) *Liven
 	if lostAfter <= 0 {
 		lostAfter = LostAfter
 	}
-	return &Liveness{lostAfter: lostAfter, onLost: onLost, nodes: map[string]*nodeLife{}}
+	return &Liveness{lostAfter: lostAfter, onLost: onLost, born: time.Now(), nodes: map[string]*nodeLife{}}
 }
 
 // Beat records a heartbeat.
@@ -80,29 +88,61 @@ func (l *Liveness) Beat(node, boot string, at time.Time) {
 		n = newNodeLife(time.Time{})
 		l.nodes[node] = n
 	}
-	n.last, n.boot = at, boot
+	n.last, n.boot, n.tentative = at, boot, false
 }
 
 // Expect starts tracking a node known from the registry, giving it lostAfter to beat.
 func (l *Liveness) Expect(node string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.nodes[node]; !ok {
+	if n, ok := l.nodes[node]; !ok {
 		l.nodes[node] = newNodeLife(time.Now())
+	} else if !n.lost {
+		n.tentative = false // an online device of its own: it was there lately
+	}
+}
+
+// ExpectOffline starts tracking a node known from the registry by offline devices only: a
+// node alive with every device offline (a fresh CLI client must reach it: emergency_stop keeps
+// an offline rig's halt) or one gone long ago. It is tentative until it beats.
+func (l *Liveness) ExpectOffline(node string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.nodes[node]; !ok {
+		n := newNodeLife(time.Now())
+		n.tentative = true
+		l.nodes[node] = n
 	}
 }
 
 // Lost returns a context that ends when node is declared lost; it has ended already if the
-// node is lost or unknown.
+// node is lost or unknown. A node unknown to a tracker younger than lostAfter is not known
+// yet rather than lost: it is tracked tentatively until lostAfter from the tracker's start.
 func (l *Liveness) Lost(node string) context.Context {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if n := l.nodes[node]; n != nil {
 		return n.gone
 	}
+	if time.Since(l.born) < l.lostAfter {
+		n := newNodeLife(l.born)
+		n.tentative = true
+		l.nodes[node] = n
+		return n.gone
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return ctx
+}
+
+// stoppedAt says when node said it stopped, if it did and has not come back since.
+func (l *Liveness) stoppedAt(node string) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := l.nodes[node]; n != nil && n.stopped {
+		return n.stoppedAt, true
+	}
+	return time.Time{}, false
 }
 
 // Alive lists the nodes not lost, sorted.
@@ -111,7 +151,7 @@ func (l *Liveness) Alive() []string {
 	defer l.mu.Unlock()
 	var out []string
 	for name, n := range l.nodes {
-		if !n.lost {
+		if !n.lost && !n.tentative {
 			out = append(out, name)
 		}
 	}
@@ -217,7 +257,9 @@ func (l *Liveness) sweep(now time.Time) [][2]string {
 		if !n.lost && now.Sub(n.last) > l.lostAfter {
 			n.lost = true
 			n.lose()
-			lost = append(lost, [2]string{name, n.boot})
+			if !n.tentative {
+				lost = append(lost, [2]string{name, n.boot})
+			}
 		}
 	}
 	return lost
