@@ -45,12 +45,11 @@ func cmdPm(d *Device, c *call) int {
 		}
 		return 1
 	case "clear":
-		if len(args) == 1 && d.known(args[0]) {
-			c.printf("Success\n")
-			return 0
+		if len(args) != 1 || !d.known(args[0]) {
+			c.printf("Failed\n")
+			return 1
 		}
-		c.printf("Failed\n")
-		return 1
+		return pmClear(d, c, args[0])
 	case "install":
 		return pmInstall(d, c, args)
 	case "uninstall":
@@ -81,6 +80,17 @@ func operands(args []string) []string {
 }
 
 func (d *Device) known(pkg string) bool { return d.isBuiltin(pkg) || d.isInstalled(pkg) }
+
+// pmClear clears pkg's data as the phone does (Notes loses its note, the app stops). The
+// helpers and the installed packages have no state on the phone: for them it only says
+// Success.
+func pmClear(d *Device, c *call, pkg string) int {
+	if err := d.phone.ClearApp(c.ctx, pkg); err != nil && !errors.Is(err, sim.ErrUnknownPackage) {
+		return phoneErr(c, err)
+	}
+	c.printf("Success\n")
+	return 0
+}
 
 // pmInstall installs the pushed APK at args[0]; -r allows replacing an installed package.
 func pmInstall(d *Device, c *call, args []string) int {

@@ -48,7 +48,7 @@ func TestContractAnswers(t *testing.T) {
 	if got := d.Clipboard(); got != "hi there" {
 		t.Errorf("clipboard = %q", got)
 	}
-	wantLog(t, d, "tap 540 1200 hold=0s", "launch com.corral.notes", "launch com.nope", "terminate com.corral.notes")
+	wantLog(t, d, "tap 540 1200 hold=0s", "launch com.corral.notes", "launch com.nope", "terminate com.corral.notes", "clear com.corral.notes")
 }
 
 func TestInputCommands(t *testing.T) {
