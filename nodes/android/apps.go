@@ -110,7 +110,7 @@ func (d *Driver) pmFailed(ctx context.Context, op, verb, pkg string, err error) 
 	case len(paths) == 0:
 		return d.notInstalled(ctx, op, pkg)
 	case verb == "uninstall" && !strings.HasPrefix(paths[0], "/data/"):
-		return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err),
+		return d.fail(ctx, op, fmt.Errorf("%s is a %w: %w", pkg, ErrSystemApp, err),
 			"it is a system app (at "+paths[0]+"), which pm uninstall refuses; app_clear clears its data instead")
 	}
 	return d.fail(ctx, op, fmt.Errorf("%s: %w", pkg, err), "")
@@ -139,6 +139,9 @@ func (d *Driver) InstallApp(ctx context.Context, localPath string) error {
 		return err
 	}
 	if err := parsePMResult(out); err != nil {
+		if hint := apkRefused(out); hint != "" {
+			return d.fail(ctx, op, fmt.Errorf("%w: %w", ErrAPKRefused, err), hint)
+		}
 		return d.fail(ctx, op, err, "")
 	}
 	return nil

@@ -20,6 +20,13 @@ var (
 	// ErrNotInstalled: the package named is not installed on the device. A caller's mistake:
 	// device.ErrBadInput.
 	ErrNotInstalled error = &mistake{"not installed"}
+	// ErrSystemApp: the package came with the phone's system image: pm uninstall refuses it. A
+	// caller's mistake: device.ErrBadInput.
+	ErrSystemApp error = &mistake{"system app"}
+	// ErrAPKRefused: pm install refused the file for what it is (not an APK, one for another
+	// Android or ABI, a downgrade, ...), not for the phone's state. A caller's mistake:
+	// device.ErrBadInput.
+	ErrAPKRefused error = &mistake{"APK refused"}
 	// ErrServer: the adb server is unreachable or answered something unexpected.
 	ErrServer = errors.New("adb server")
 )
