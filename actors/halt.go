@@ -87,13 +87,33 @@ func (s *Scheduler) setHalted(m SetHalted) {
 	s.dispatch(sl)
 }
 
-// refuseLeaseWaiters answers the lease requests waiting for a device that just halted: a
-// halted device is out of acquire_device until a person has recovered it, so they are told
-// so now, with what to do, rather than granted a device whose every gesture fails, or left
-// waiting for a person.
+// refuseLeaseWaiters answers the lease requests, and the tasks of others than the holder,
+// waiting for a device that just halted: a halted device is out of acquire_device until a
+// person has recovered it, so they are told so now, with what to do, rather than granted a
+// device whose every gesture fails, or left waiting for a person (a task waiting for the
+// holder's lease waited out its wait_seconds, told only who held the device). The holder's own
+// tasks stay: its recovery, and the looks a person judges the rig by.
 func (s *Scheduler) refuseLeaseWaiters(sl *slot) {
 	s.failQueue(sl, func(w *waiter) bool { return w.acquire != nil }, broker.OutcomeRefused, broker.CodeUnhealthy,
 		haltedLeaseText(sl, "was halted while you waited"))
+	s.failQueue(sl, func(w *waiter) bool { return w.task != nil && w.task.req.Lease == "" }, broker.OutcomeRefused, broker.CodeUnhealthy,
+		haltedTaskText(sl, "was halted while your task waited"))
+}
+
+// refuseHaltedWait refuses a task that would wait in a halted device's queue (it is not the
+// holder's): nothing but its holder's tasks waits for a halted device, which no one takes
+// until a person has recovered it.
+func (s *Scheduler) refuseHaltedWait(t *task, sl *slot) bool {
+	if sl.halt == "" {
+		return false
+	}
+	s.refuse(t, broker.CodeUnhealthy, haltedTaskText(sl, "is halted"), nil)
+	return true
+}
+
+// haltedTaskText says why a task does not wait for a halted device; how says when it halted.
+func haltedTaskText(sl *slot, how string) string {
+	return fmt.Sprintf("device %s %s (%s); it takes no waiting tasks until that is done. Pick another device meanwhile", sl.info.Serial, how, sl.halt)
 }
 
 // haltedLeaseText says why a halted device takes no lease; how says when it halted.

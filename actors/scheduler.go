@@ -375,7 +375,7 @@ func (s *Scheduler) submit(m SubmitTask) {
 		s.refuse(t, broker.CodeBusy, fmt.Sprintf("device %s is busy", sl.info.Serial), sl)
 		return
 	}
-	if !s.refuseQueueFull(t, sl) {
+	if !s.refuseHaltedWait(t, sl) && !s.refuseQueueFull(t, sl) {
 		s.enqueue(sl, &waiter{task: t}, time.Duration(t.req.WaitMS)*time.Millisecond)
 	}
 }
