@@ -58,10 +58,7 @@ func toolEmergencyStop() toolDef {
 			if out.Aborted == nil {
 				out.Aborted = []string{}
 			}
-			out.Message = fmt.Sprintf("%s: %d task(s) aborted", a.Serial, len(out.Aborted))
-			if ans.Halted {
-				out.Message += "; its machine is halted until arm_recover"
-			}
+			out.Message = fmt.Sprintf("%s: %d task(s) aborted", a.Serial, len(out.Aborted)) + haltedWords(g.farm, a.Serial, ans.Halted)
 			return structuredResult(ctx, out), nil
 		}
 	}}
@@ -84,4 +81,18 @@ func (g *Gateway) rigNotHalted(ctx context.Context, serial string, ans broker.Ab
 	}
 	return errorResult(fmt.Sprintf("emergency_stop on %s: %d task(s) aborted, but the rig is NOT halted: %s. "+
 		"If it may still move, cut its power; once it is back, call emergency_stop again to hold it until arm_recover", serial, len(ans.Aborted), why))
+}
+
+// haltedWords is what emergency_stop's message says of a halt. A rig offline has no link from
+// its node: its node only kept the halt (nodes/halt.go, haltGone), and nothing told the rig to
+// stop, so the caller must not read that its machine is halted.
+func haltedWords(farm Farm, serial string, halted bool) string {
+	if !halted {
+		return ""
+	}
+	if d, ok := farm.Device(serial); ok && d.State == broker.StateOffline {
+		return fmt.Sprintf("; it is offline (%s), so its machine could not be told to stop now: if it may still move, cut its power. "+
+			"Its halt is recorded: it comes back halted, taking no gestures until arm_recover", d.Reason)
+	}
+	return "; its machine is halted until arm_recover"
 }
