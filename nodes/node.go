@@ -36,6 +36,9 @@ type Config struct {
 	// Metrics is shared by every node of a process.
 	Metrics *actors.Metrics
 	Log     *slog.Logger
+	// Boot names this start of the node in its heartbeats, micro service and logs; the caller
+	// passes the one its node id claim records, so both name the same start (empty: a new one).
+	Boot string
 }
 
 // Node is a running edge node: an actor system with a node supervisor, a scheduler and one
@@ -82,12 +85,16 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	cfg.Metrics.KnowTools(tools)
 
+	if cfg.Boot == "" {
+		cfg.Boot = broker.NewBootID()
+	}
+
 	// The node's goroutines (registry mirror, heartbeats) end when it stops, not with ctx: a
 	// signal cancels the caller's context before its deferred Stop runs, and Stop still needs
 	// them to record what its tasks did and to show its devices offline.
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var err error
-	n := &Node{cfg: cfg, boot: broker.NewBootID(), cancel: cancel, devices: map[string]device.Driver{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
+	n := &Node{cfg: cfg, boot: cfg.Boot, cancel: cancel, devices: map[string]device.Driver{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
 		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")

@@ -394,7 +394,10 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		nc.Close()
 		return nil, err
 	}
-	claim, err := broker.ClaimNode(ctx, cc, *s.id, broker.NewBootID(), log)
+	// One boot id for the claim and the node: a refusal naming the holder's boot can be
+	// matched with its heartbeats, its micro service and its "node started" line.
+	boot := broker.NewBootID()
+	claim, err := broker.ClaimNode(ctx, cc, *s.id, boot, log)
 	if err != nil {
 		cc.Close()
 		nc.Close()
@@ -407,7 +410,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		cc.Close()
 		nc.Close()
 	}
-	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
+	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, Boot: boot, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
 		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared,
 			Vision: vision.NewClient(nc, 0), Model: agentModel, Log: log,
