@@ -95,8 +95,10 @@ func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error
 // declaredLost revokes the node's leases and fails its queued callers (the farm told them
 // the node was lost: SCHEDULER.md rule 7, fencing), and shows its devices as they are (the
 // farm wrote them offline); the node goes on serving. Told twice of one loss (the event and
-// the registry, around a reconnection), it revokes once: a new loss needs the farm to hear
-// the node again first, then LostAfter of silence.
+// the registry, around a reconnection, or two gateways' verdicts), it revokes once: a new
+// loss needs the farm to hear the node again first, then LostAfter of silence. It shows its
+// devices again each time: a gateway whose verdict came after the node had answered the
+// first one wrote them offline over the node's entries, and they would stay so.
 func (n *Node) declaredLost(how string) {
 	n.mu.Lock()
 	again := !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
@@ -105,6 +107,8 @@ func (n *Node) declaredLost(how string) {
 	}
 	n.mu.Unlock()
 	if again {
+		n.cfg.Log.Info("the farm declared this node lost again" + how + "; its leases are revoked already, showing its devices again")
+		n.mirror.reshow()
 		return
 	}
 	n.cfg.Log.Warn("the farm declared this node lost" + how + "; revoking its leases and showing its devices again")

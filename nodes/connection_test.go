@@ -114,6 +114,11 @@ func TestNodeDeclaredLostWhileCutOffServesAgain(t *testing.T) {
 				return d.State == broker.StateOnline && d.Holder == ""
 			})
 			assert.Greater(t, back.Epoch, old.Epoch, "the epoch did not move on: the old lease is not fenced")
+			// Calls go by the gateway's view, which follows the registry a moment later (a loaded
+			// machine: hundreds of ms); refused offline until then.
+			o.waitDevice(serial, "online again in the gateway's view", func(d broker.DeviceEntry) bool {
+				return d.State == broker.StateOnline && d.Epoch >= back.Epoch
+			})
 			res := o.run(serial, old.Handle, "alice")
 			assert.Equal(t, broker.OutcomeRefused, res.Outcome, "the lease the farm declared gone still runs calls: %+v", res)
 			assert.Equal(t, broker.CodeStaleLease, res.Code, "%+v", res)

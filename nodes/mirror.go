@@ -43,6 +43,7 @@ type natsMirror struct {
 
 	mu      sync.Mutex
 	devices map[string]broker.DeviceEntry
+	shown   map[string]broker.DeviceEntry // the last entry given for each serial (reshow)
 	leases  map[string]leaseWrite
 	written map[string]uint64 // the epoch of each serial's lease last taken to be written
 	events  []publication
@@ -104,7 +105,7 @@ var _ actors.Mirror = (*natsMirror)(nil)
 
 func newNATSMirror(stores *broker.Stores, node string, log *slog.Logger) *natsMirror {
 	return &natsMirror{stores: stores, node: node, log: log, health: newStoreHealth(node, log), devices: map[string]broker.DeviceEntry{},
-		leases: map[string]leaseWrite{}, written: map[string]uint64{}, wake: make(chan struct{}, 1)}
+		shown: map[string]broker.DeviceEntry{}, leases: map[string]leaseWrite{}, written: map[string]uint64{}, wake: make(chan struct{}, 1)}
 }
 
 // holdRegistry keeps registry entries back until releaseRegistry.
@@ -125,6 +126,20 @@ func (m *natsMirror) releaseRegistry() {
 func (m *natsMirror) Device(e broker.DeviceEntry) {
 	m.mu.Lock()
 	m.devices[e.Serial] = e
+	m.shown[e.Serial] = e
+	m.mu.Unlock()
+	m.signal()
+}
+
+// reshow writes every entry again as last given: a gateway wrote over them (its verdict of a
+// loss the node already answered) and nothing in the node changed to write them anew.
+func (m *natsMirror) reshow() {
+	m.mu.Lock()
+	for serial, e := range m.shown {
+		if _, queued := m.devices[serial]; !queued {
+			m.devices[serial] = e
+		}
+	}
 	m.mu.Unlock()
 	m.signal()
 }
