@@ -42,6 +42,8 @@ type (
 		req      broker.TaskRequest
 		ctx      context.Context
 		progress func(broker.Progress)
+		// listening, set for a task that waited in the queue, is asked first (caller_gone.go).
+		listening func(context.Context, broker.TaskRequest) bool
 	}
 	// workDone is sent by the worker goroutine when Execute returns or panics. Its result went
 	// to the scheduler (run); a panic has none.
@@ -195,6 +197,10 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 				root.Send(parent, taskFinished{serial: serial, id: m.id, result: result, at: done.at})
 			}
 		}()
+		if m.listening != nil && !m.listening(m.ctx, m.req) {
+			result = callerGone(serial, m.req.Tool)
+			return
+		}
 		result = dev.Execute(m.ctx, m.req, m.progress)
 	}
 	select {

@@ -46,9 +46,13 @@ type Config struct {
 	// MaxQueue bounds the tasks and lease requests waiting for one device, whatever gateway
 	// they came through; beyond it they are refused with queue_full instead of piling up.
 	MaxQueue int
-	Mirror   Mirror
-	Metrics  *Metrics
-	Log      *slog.Logger // carries the node (nodes.Start adds it)
+	// CallerListens, when set, says whether the caller of a task is still there: a task that
+	// waited in the queue starts only if it is (caller_gone.go). It runs on the device's
+	// worker before the task, and must return within a round trip or so.
+	CallerListens func(ctx context.Context, req broker.TaskRequest) bool
+	Mirror        Mirror
+	Metrics       *Metrics
+	Log           *slog.Logger // carries the node (nodes.Start adds it)
 }
 
 func (c *Config) defaults() {
@@ -123,6 +127,7 @@ type task struct {
 	deadline  time.Time
 	cancel    context.CancelCauseFunc
 	ctx       context.Context
+	waited    bool // it waited in the queue: its caller is asked before it runs (caller_gone.go)
 }
 
 // waiter is a queued task or lease request.
@@ -247,11 +252,8 @@ func (s *Scheduler) removeDevice(ctx actor.Context, serial, reason string) {
 	}
 	sl.health, sl.reason, sl.probing = broker.StateOffline, reason, false
 	if t := sl.running; t != nil {
-		// The device's actor stops with the device: answer the caller now, not when it returns.
-		msg := fmt.Sprintf("device %s disconnected during the task (%s)", serial, reason)
-		t.cancel(&cause{outcome: broker.OutcomeFailed, code: broker.CodeDisconnected, msg: msg})
-		sl.running = nil
-		s.answer(t, broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDisconnected, Error: msg})
+		// Answered with what its op returns, if it does within Grace (unplugged.go).
+		s.awaitUnplugged(sl, t, fmt.Sprintf("device %s disconnected during the task (%s)", serial, reason))
 	}
 	s.endLease(sl, "revoked", "device offline: "+reason)
 	s.failQueue(sl, func(w *waiter) bool { return true }, broker.OutcomeLost, broker.CodeOffline,
@@ -451,7 +453,7 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	sl.running = t
 	// The device gets its task before the bookkeeping, which the other core may overlap with
 	// the worker (what the worker reports waits in the mailbox until this message is done).
-	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress})
+	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress, listening: s.askCaller(t)})
 	s.cfg.Metrics.queueWait.Observe(now.Sub(t.submitted).Seconds())
 	s.show(sl)
 }
@@ -481,6 +483,9 @@ func (s *Scheduler) finished(m taskFinished) {
 		res.Outcome = broker.OutcomeFailed
 	}
 	t.cancel(nil)
+	if res.Code == broker.CodeCallerGone {
+		t.started = time.Time{} // nothing ran: the record shows no start
+	}
 	if !t.implicit && sl.lease != nil && sl.lease.Epoch == t.epoch {
 		s.renew(sl) // before the answer: the idle TTL counts from no later than it
 	}
@@ -544,6 +549,7 @@ func (s *Scheduler) dispatch(sl *slot) {
 			}
 			w := s.dequeue(sl, i)
 			served(w)
+			w.task.waited = true
 			s.start(sl, w.task)
 			continue
 		}
@@ -558,6 +564,7 @@ func (s *Scheduler) dispatch(sl *slot) {
 			continue
 		}
 		served(w)
+		w.task.waited = true
 		s.start(sl, w.task)
 	}
 }

@@ -1,0 +1,69 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes/tools"
+)
+
+// callerCheck bounds the question whether a task's caller is still there: one round trip to
+// the node's NATS server answers it, so this is only for a connection in trouble, whose task
+// then starts as it would have without the question.
+const callerCheck = time.Second
+
+// callerListens says whether the caller of req, a task whose turn came after a wait in its
+// device's queue, is still there (actors.Config.CallerListens): asked on the probe subject
+// of its gateway's connection (broker.TaskRequest.Probe). A task that cannot be asked (from an
+// older gateway) starts, and so does a background task (an agent task), which runs to its end
+// whatever becomes of its caller.
+func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
+	if !ValidID(req.Probe) { // a token: the node publishes nowhere else
+		return true
+	}
+	if spec, ok := tools.Lookup(req.Tool); ok && spec.Background {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, callerCheck)
+	defer cancel()
+	gone, err := noListener(ctx, n.cfg.NC, fmt.Sprintf(broker.ProgressT, n.cfg.ID, req.Probe))
+	if err != nil {
+		n.cfg.Log.Debug("could not ask whether a task's caller is still there; the task starts", "task", req.ID, "serial", req.Serial, "err", err)
+		return true
+	}
+	if gone {
+		n.cfg.Log.Info("a task's caller left while it waited in the queue; it does not run", "task", req.ID, "serial", req.Serial,
+			"tool", req.Tool, "holder", req.Holder.String())
+	}
+	return !gone
+}
+
+// noListener says whether nothing subscribes to subject, as the node's NATS server sees it.
+// A request there with no one subscribed is answered "no responders" (status 503) by that
+// server as it takes the request, so the status is queued to this connection before the
+// answer to a PING sent after it: once the flush returns, the status is in the channel or
+// will not come. A listener that gets the request does not answer it.
+func noListener(ctx context.Context, nc *nats.Conn, subject string) (bool, error) {
+	statuses := make(chan *nats.Msg, 1)
+	sub, err := nc.ChanSubscribe(nc.NewInbox(), statuses)
+	if err != nil {
+		return false, fmt.Errorf("subscribe for the answer to a probe of %s: %w", subject, err)
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := nc.PublishRequest(subject, sub.Subject, nil); err != nil {
+		return false, fmt.Errorf("probe %s: %w", subject, err)
+	}
+	if err := nc.FlushWithContext(ctx); err != nil {
+		return false, fmt.Errorf("probe %s: no round trip to the NATS server: %w", subject, err)
+	}
+	select {
+	case m := <-statuses:
+		return len(m.Data) == 0 && m.Header.Get("Status") == "503", nil
+	default:
+		return false, nil
+	}
+}
