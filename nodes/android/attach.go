@@ -29,7 +29,8 @@ const settleTime = 5 * time.Second
 // ends: a device that becomes ready gets a Driver, added with AddDriver; one that leaves is
 // removed with RemoveDevice(serial, reason), which also closes its driver and fails its call in
 // flight; the reason is "device disconnected", with the adb state and what to do if the server
-// still lists it. Devices in other states are logged with a hint: at once at WARN for a state
+// still lists it, kept up to date while the device is away (another state, no longer listed).
+// Devices in other states are logged with a hint: at once at WARN for a state
 // that needs someone (unauthorized, no permissions, ...), at DEBUG for one every device passes
 // through, then at WARN if the device is still in it after settleTime. An adb server that does
 // not answer, at first or any more, is logged once at WARN, its devices removed with the
@@ -89,6 +90,9 @@ func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
 	case Removed:
 		delete(a.settling, e.Serial)
 		a.remove(e)
+	case Gone:
+		delete(a.settling, e.Serial)
+		a.unlisted(e)
 	case ServerDown:
 		clear(a.settling) // gone with the server
 		if a.quiet && e.First {
@@ -104,6 +108,7 @@ func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
 		a.log.Info("adb server answers again")
 		a.recheckGone(ctx)
 	case Unusable:
+		a.restate(e)
 		if !transient(e.State) {
 			delete(a.settling, e.Serial)
 			a.log.Warn("android device not usable", "serial", e.Serial, "state", e.State, "hint", StateHint(e.State))
@@ -157,11 +162,14 @@ type attacher struct {
 	// quiet: a server that has never answered is no news (QuietUntilUp).
 	quiet bool
 
-	mu   sync.Mutex // guards live and gone, and orders AddDriver and RemoveDevice per serial
+	mu   sync.Mutex // guards live, gone and offline, and orders AddDriver and RemoveDevice per serial
 	live map[string]*attachment
 	// gone holds the devices removed because the adb server did not answer: their reason says
 	// so until the server answers again and they are looked at afresh (recheckGone).
 	gone map[string]bool
+	// offline holds the other devices removed and not attached since: the adb state their
+	// reason names ("" for not listed), brought up to date as it changes (restate, unlisted).
+	offline map[string]string
 
 	// settling holds the devices listed in a transient state, not ready yet (Attach's
 	// goroutine only); states lists the adb server's devices now.
@@ -192,6 +200,7 @@ func (a *attacher) add(ctx context.Context, serial string) {
 	}
 	a.live[serial] = at
 	delete(a.gone, serial) // back: its reason is no longer shown
+	delete(a.offline, serial)
 	a.mu.Unlock()
 	a.wg.Go(func() {
 		defer cancel()
@@ -232,12 +241,7 @@ func (a *attacher) remove(e Event) {
 		return
 	}
 	a.reg.RemoveDevice(e.Serial, removedReason(e))
-	if e.Err != nil {
-		if a.gone == nil {
-			a.gone = map[string]bool{}
-		}
-		a.gone[e.Serial] = true
-	}
+	a.noteReason(e)
 	attrs := []any{"serial", e.Serial}
 	switch {
 	case e.Err != nil:

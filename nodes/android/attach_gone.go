@@ -31,7 +31,9 @@ func (a *attacher) recheckGone(ctx context.Context) {
 			continue // on its way back
 		}
 		delete(a.gone, serial)
-		a.reg.RemoveDevice(serial, removedReason(Event{Kind: Removed, Serial: serial, State: state}))
+		e := Event{Kind: Removed, Serial: serial, State: state}
+		a.reg.RemoveDevice(serial, removedReason(e))
+		a.noteReason(e)
 		a.log.Debug("android device still offline now that the adb server answers", "serial", serial, "state", state)
 	}
 }

@@ -29,6 +29,10 @@ const (
 	ServerDown
 	// ServerUp: the adb server answers again after a ServerDown; its devices follow as Added.
 	ServerUp
+	// Gone: a device listed in a state other than "device" (reported Unusable, or Removed on
+	// its way there) is no longer listed: `adb disconnect`, `adb reconnect offline`, unplugged.
+	// Err is set as on Removed, when the adb server went down.
+	Gone
 )
 
 func (k EventKind) String() string {
@@ -43,6 +47,8 @@ func (k EventKind) String() string {
 		return "server down"
 	case ServerUp:
 		return "server up"
+	case Gone:
+		return "gone"
 	}
 	return "unknown"
 }
@@ -101,8 +107,8 @@ const handshakeTimeout = 2 * time.Second
 const pollEvery = 250 * time.Millisecond
 
 // Watch follows the device list of the adb server at addr (ServerAddr() when empty): a device
-// that becomes ready is Added, one that stops being ready is Removed, and one listed in another
-// state is reported Unusable once per state. The list comes from host:track-devices, which the
+// that becomes ready is Added, one that stops being ready is Removed, one listed in another
+// state is reported Unusable once per state, and Gone when it leaves the list from there. The list comes from host:track-devices, which the
 // server pushes on every change, checked every 250 ms with host:devices for the changes old
 // servers do not push. An adb server that does not answer, at first or any more, is reported
 // ServerDown, and its devices Removed; Watch dials it again, every 250 ms at first and every
@@ -298,8 +304,12 @@ func (w *watcher) serverUp() bool {
 func (w *watcher) update(now map[string]string, gone error) bool {
 	var events []Event
 	for _, serial := range slices.Sorted(maps.Keys(w.states)) {
-		if before := w.states[serial]; before == "device" && now[serial] != "device" {
-			events = append(events, Event{Kind: Removed, Serial: serial, State: now[serial], Err: gone})
+		state, listed := now[serial]
+		switch before := w.states[serial]; {
+		case before == "device" && state != "device":
+			events = append(events, Event{Kind: Removed, Serial: serial, State: state, Err: gone})
+		case before != "device" && !listed:
+			events = append(events, Event{Kind: Gone, Serial: serial, Err: gone})
 		}
 	}
 	for _, serial := range slices.Sorted(maps.Keys(now)) {

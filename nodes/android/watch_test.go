@@ -54,7 +54,9 @@ func TestWatchAddRemove(t *testing.T) {
 		start := time.Now()
 		for {
 			e, _ := nextEvent(t, events, dev.Serial(), 5*time.Second)
-			if e.Kind == Unusable { // "offline" on the way out, "connecting" on the way in
+			// "offline" on the way out, "connecting" on the way in; the offline entry that
+			// connectOnly disconnects leaves the list.
+			if e.Kind == Unusable || e.Kind == Gone {
 				continue
 			}
 			if e.Kind != kind {

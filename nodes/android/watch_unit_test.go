@@ -18,7 +18,7 @@ func TestWatcherUpdate(t *testing.T) {
 		{"a\tdevice\nb\tunauthorized\n", nil},
 		{"a\tdevice\nb\tdevice\n", []Event{{Kind: Added, Serial: "b", State: "device"}}},
 		{"a\toffline\nb\tdevice\n", []Event{{Kind: Removed, Serial: "a", State: "offline"}, {Kind: Unusable, Serial: "a", State: "offline"}}},
-		{"b\tdevice\n", nil},
+		{"b\tdevice\n", []Event{{Kind: Gone, Serial: "a"}}},
 		{"", []Event{{Kind: Removed, Serial: "b", State: ""}}},
 		{"a\tdevice\n", []Event{{Kind: Added, Serial: "a", State: "device"}}},
 	}
