@@ -22,8 +22,37 @@ const noTaskRunning = "No task is currently running."
 // agent task if it still runs (the sessions KV keeps its id across a gateway restart); without
 // one also those the registry shows its holder running, which another gateway may have sent.
 // Another Corral-Caller client of the same principal and client name is another holder: its
-// tasks are not the caller's to stop without naming them.
+// tasks are not the caller's to stop while the caller has one of its own. When it has none,
+// abort_task {} stops the task get_latest_task {} shows it, if that is an agent task still
+// running (latestAgentTask): each corral call is a caller of its own, and the one after
+// `run_agent_task {"wait": false}` stops the task it reads as its latest.
 func (g *Gateway) ownAgentTasks(ctx context.Context) []agentRun {
+	if own := g.sessionAgentTasks(ctx); len(own) > 0 {
+		return own
+	}
+	if r, ok := g.latestAgentTask(ctx); ok {
+		return []agentRun{r}
+	}
+	return nil
+}
+
+// latestAgentTask is the caller's latest task, as get_latest_task {} shows it (same key, same
+// running rule), when it is an agent task still running.
+func (g *Gateway) latestAgentTask(ctx context.Context) (agentRun, bool) {
+	who := latestOf(ctx)
+	id, ok := g.farm.LatestTask(ctx, who)
+	if !ok {
+		return agentRun{}, false
+	}
+	t, ok := g.runningShown(ctx, id)
+	if !ok || !isBackground(t.Tool) {
+		return agentRun{}, false
+	}
+	return agentRun{id: id, serial: t.Serial, tool: t.Tool, who: who, started: t.Started}, true
+}
+
+// sessionAgentTasks are the running agent tasks of the caller's own session (ownAgentTasks).
+func (g *Gateway) sessionAgentTasks(ctx context.Context) []agentRun {
 	who := latestOf(ctx)
 	own := g.agents.of(who)
 	if !strings.HasPrefix(who, "holder:") {

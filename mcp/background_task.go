@@ -89,7 +89,7 @@ func alreadyRunning(serial, tool, id string, started time.Time) string {
 	}
 	msg += " since " + started.UTC().Format(time.RFC3339)
 	if id != "" {
-		msg += fmt.Sprintf("; get_task_result {\"taskId\": %q} once it ends", id)
+		msg += fmt.Sprintf("; abort_task {\"taskId\": %q} stops it, get_task_result {\"taskId\": %q} reads it once it ends", id, id)
 	}
 	return msg + ")"
 }

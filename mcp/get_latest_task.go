@@ -35,7 +35,7 @@ func toolGetLatestTask() toolDef {
 			}
 			rec, err := g.farm.TaskRecord(ctx, id)
 			if err != nil {
-				if out, d, ok := g.running(ctx, id); ok && d.State != broker.StateOffline { // it runs: no record yet
+				if out, ok := g.runningShown(ctx, id); ok { // it runs: no record yet
 					if a.IncludeSteps != nil && !*a.IncludeSteps {
 						out.dropSteps()
 					}
@@ -56,6 +56,14 @@ func toolGetLatestTask() toolDef {
 			return structuredResult(ctx, out), nil
 		}
 	}}
+}
+
+// runningShown is the record of task id while it runs (g.running) on a device that is not
+// offline: what get_latest_task shows of the latest task before its record is written, and so
+// what abort_task {} stops when the caller has no agent task of its own (latestAgentTask).
+func (g *Gateway) runningShown(ctx context.Context, id string) (TaskRecordResult, bool) {
+	out, d, ok := g.running(ctx, id)
+	return out, ok && d.State != broker.StateOffline
 }
 
 // latestOf names whose latest task a call reads and writes: its protocol session's, else its

@@ -16,12 +16,14 @@ import (
 // TaskRecord is what an export reads of a task's record: get_task_result's structured result
 // (mcp.TaskRecordResult), whether it came through a gateway or an in-process front door.
 type TaskRecord struct {
-	TaskID string          `json:"taskId"`
-	Serial string          `json:"serial"`
-	Tool   string          `json:"tool"`
-	Status string          `json:"status"`
-	Error  string          `json:"error,omitempty"`
-	Data   json.RawMessage `json:"data,omitempty"` // the tool's structured result
+	TaskID string `json:"taskId"`
+	Serial string `json:"serial"`
+	Tool   string `json:"tool"`
+	Status string `json:"status"`
+	// Outcome is "running" while the task runs, whatever the agent's status (planning, executing).
+	Outcome string          `json:"outcome"`
+	Error   string          `json:"error,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"` // the tool's structured result
 }
 
 // agentTool is the tool whose records export.
@@ -52,7 +54,7 @@ func ExportAgentTask(rec TaskRecord) (*Export, error) {
 	switch {
 	case rec.Tool != agentTool:
 		return nil, fmt.Errorf("task %s ran %s, not %s: only agent tasks export", id, rec.Tool, agentTool)
-	case rec.Status == "running":
+	case rec.Outcome == "running" || rec.Status == "running":
 		return nil, fmt.Errorf("task %s is still running: export it once it ended (get_task_result shows its status)", id)
 	case len(rec.Data) == 0 || string(rec.Data) == "null":
 		return nil, fmt.Errorf("task %s left no result to export (it %s: %s)", id, rec.Status, nonEmpty(rec.Error, "no error recorded"))
