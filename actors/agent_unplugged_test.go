@@ -1,0 +1,74 @@
+package actors_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/agent/model"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
+)
+
+// QA: an agent task on an Android phone whose adb server went away mid-task was answered
+// failed (disconnected) with no report, and its record kept no steps, so it could not be
+// exported. The agent presses HOME, then waits for a model that does not answer; the node's
+// private adb server is stopped: the answer and the record carry the agent's partial result
+// (its plan and the HOME it pressed), failed with code disconnected.
+func TestAgentTaskOfAnUnpluggedPhoneKeepsWhatItDid(t *testing.T) {
+	if _, err := exec.LookPath("adb"); err != nil {
+		t.Skip("needs adb (make test installs it)")
+	}
+	srv := modelsim.New(
+		modelsim.Call(modelsim.ToolCall{Name: "plan", Arguments: `{"steps":[{"title":"Go home, then wait"}]}`}),
+		modelsim.Call(modelsim.ToolCall{Name: "home", Arguments: `{}`}),
+		modelsim.Turn{Delay: time.Minute, Text: "too late"},
+	)
+	t.Cleanup(srv.Close)
+	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "scripted"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Model: m})
+	adb, devs := f.StartAndroid("n1", 1)
+	serial := devs[0].Serial()
+	farmtest.Eventually(t, 15*time.Second, func() bool { e, _ := f.Gateway().Client.Device(serial); return e.State == "online" }, "%s online", serial)
+	c := f.Client("agent")
+
+	answer := farmtest.Go(t, c, "run_agent_task", map[string]any{"serial": serial, "goal": "wait"})
+	farmtest.Eventually(t, 30*time.Second, func() bool { return len(srv.Requests()) >= 3 }, "the agent pressed HOME and waits for the model")
+	adb.Stop()
+
+	var res farmtest.Answer
+	select {
+	case res = <-answer:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent task of the unplugged phone was never answered")
+	}
+	got := res.Get(t)
+	text := farmtest.Text(got)
+	if !got.IsError || !strings.Contains(text, "disconnected") || !strings.Contains(text, "Agent task") {
+		t.Fatalf("want a failed answer that says the phone disconnected, with the report: %s", text)
+	}
+	var out struct {
+		TaskID     string
+		TotalSteps int
+		Actions    []struct{ Tool string }
+	}
+	farmtest.Structured(t, got, &out)
+	if out.TotalSteps != 1 || len(out.Actions) != 1 || out.Actions[0].Tool != "home" {
+		t.Fatalf("the answer lost what the agent did: %+v", out)
+	}
+
+	rec := farmtest.MustCall(t, c, "get_task_result", map[string]any{"taskId": out.TaskID})
+	var r struct {
+		Outcome, Code string
+		Data          json.RawMessage
+	}
+	farmtest.Structured(t, rec, &r)
+	if r.Outcome != "failed" || !strings.Contains(farmtest.Text(rec), `"tool":"home"`) {
+		t.Fatalf("the record lost what the agent did: outcome %s, %s", r.Outcome, farmtest.Text(rec))
+	}
+}
