@@ -59,7 +59,7 @@ func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Log
 	for _, o := range opts {
 		o.applyAttach(&cfg)
 	}
-	a := &attacher{reg: reg, addr: addr, log: log, quiet: cfg.quiet, opts: append([]Option{WithLogger(log)}, cfg.driver...),
+	a := &attacher{reg: reg, addr: addr, log: log, quiet: cfg.quiet, own: cfg.own, opts: append([]Option{WithLogger(log)}, cfg.driver...),
 		live: map[string]*attachment{}, settling: map[string]settling{},
 		states: func(ctx context.Context) (map[string]string, error) {
 			msg, err := hostQuery(ctx, addr, "host:devices")
@@ -83,6 +83,12 @@ func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Log
 
 // event acts on one change of the adb server's device list, seen at now.
 func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
+	if e.Err != nil && a.own != nil { // corral's own server: its devices' reason says so
+		if e.Kind == ServerDown || a.ownDown == nil {
+			a.ownDown = a.own.downError(e.Err)
+		}
+		e.Err = a.ownDown
+	}
 	switch e.Kind {
 	case Added:
 		delete(a.settling, e.Serial)
@@ -161,6 +167,10 @@ type attacher struct {
 
 	// quiet: a server that has never answered is no news (QuietUntilUp).
 	quiet bool
+	// own is corral's own adb server for simulated devices (WithPrivateServer), and ownDown
+	// the reason its devices get while it does not answer (Attach's goroutine only).
+	own     *PrivateServer
+	ownDown error
 
 	mu   sync.Mutex // guards live, gone and offline, and orders AddDriver and RemoveDevice per serial
 	live map[string]*attachment

@@ -10,6 +10,7 @@ type AttachOption interface {
 type attachConfig struct {
 	driver []Option // each driver's
 	quiet  bool     // QuietUntilUp
+	own    *PrivateServer
 }
 
 func (o Option) applyAttach(c *attachConfig) { c.driver = append(c.driver, o) }
@@ -27,4 +28,11 @@ func (f attachFunc) applyAttach(c *attachConfig) { f(c) }
 // back.
 func QuietUntilUp() AttachOption {
 	return attachFunc(func(c *attachConfig) { c.quiet = true })
+}
+
+// WithPrivateServer says the adb server Attach follows is p, corral's own for simulated
+// devices: when it does not answer, its devices' reason says so (an *OwnServerDownError: it
+// exited and p is starting it again), not how to start someone's adb server.
+func WithPrivateServer(p *PrivateServer) AttachOption {
+	return attachFunc(func(c *attachConfig) { c.own = p })
 }

@@ -102,7 +102,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		stops = append(stops, adb.Stop)
 		// Tagged as the --sim phones and --sim-ios iPhones are: callers filter on it, and a
 		// restarted node removes the registry entries of those it no longer has (nodes.Start).
-		attach(adb.Addr(), WithTags(device.SimulatedTag))
+		attach(adb.Addr(), WithTags(device.SimulatedTag), WithPrivateServer(adb))
 		for _, d := range farm.Devices() {
 			if err := adb.Connect(ctx, d.Addr()); err != nil {
 				stopAll()

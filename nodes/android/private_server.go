@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,22 +29,37 @@ const (
 // PrivateServer is an adb server of our own on a free loopback port, for simulated devices: a
 // user's server on 5037 is never disturbed. It runs in the foreground (`adb -P PORT nodaemon
 // server`) as our child, not through `adb start-server`, whose daemon Corral could not find
-// again: Stop must be able to signal the very process when kill-server does not end it.
+// again: Stop must be able to signal the very process when kill-server does not end it. A
+// server that exits before Stop is started again on the same port, and the devices given to
+// Connect are connected to it again (keep).
 type PrivateServer struct {
-	bin      string
-	port     int
-	log      *slog.Logger
-	cmd      *exec.Cmd
-	output   *headBuffer
-	exited   chan struct{} // closed once the server has exited and been reaped
+	bin  string
+	port int
+	log  *slog.Logger
+
+	mu         sync.Mutex
+	proc       *serverProc // the server running now, or the last one
+	restarting bool        // proc exited and keep is starting another
+	connected  []string    // what Connect connected, for a restarted server
+
+	quit     context.CancelFunc // ends keep
+	kept     chan struct{}      // closed once keep has returned
 	stopOnce sync.Once
+}
+
+// serverProc is one run of the server.
+type serverProc struct {
+	cmd     *exec.Cmd
+	output  *headBuffer
+	exited  chan struct{} // closed once the server has exited and been reaped
+	started time.Time
 }
 
 // ServerOption configures StartPrivateServer.
 type ServerOption func(*PrivateServer)
 
-// WithServerLogger sets where Stop reports a server that had to be signalled (default
-// slog.Default()).
+// WithServerLogger sets where Stop reports a server that had to be signalled, and keep one that
+// exited and was started again (default slog.Default()).
 func WithServerLogger(log *slog.Logger) ServerOption {
 	return func(p *PrivateServer) {
 		if log != nil {
@@ -53,7 +69,8 @@ func WithServerLogger(log *slog.Logger) ServerOption {
 }
 
 // StartPrivateServer starts the adb tool's server on a free port of 127.0.0.1 and waits until
-// it answers. ctx bounds the start only: the server runs until Stop.
+// it answers. ctx bounds the start only: the server runs until Stop, started again on the same
+// port whenever it exits before.
 func StartPrivateServer(ctx context.Context, opts ...ServerOption) (*PrivateServer, error) {
 	bin, err := exec.LookPath("adb")
 	if err != nil {
@@ -64,6 +81,11 @@ func StartPrivateServer(ctx context.Context, opts ...ServerOption) (*PrivateServ
 		o(p)
 	}
 	for range serverStartAttempts {
+		var port int
+		if port, err = freeLoopbackPort(); err != nil {
+			return nil, fmt.Errorf("find a free port for an adb server: %w", err)
+		}
+		p.port = port
 		if err = p.start(ctx); err == nil || ctx.Err() != nil {
 			break
 		}
@@ -71,37 +93,46 @@ func StartPrivateServer(ctx context.Context, opts ...ServerOption) (*PrivateServ
 	if err != nil {
 		return nil, err
 	}
+	kctx, quit := context.WithCancel(context.Background())
+	p.quit, p.kept = quit, make(chan struct{})
+	go p.keep(kctx)
 	return p, nil
 }
 
-// start runs the server on a free port and waits until it answers, or kills it.
+// start runs the server on p.port and waits until it answers, or kills it.
 func (p *PrivateServer) start(ctx context.Context) error {
-	port, err := freeLoopbackPort()
-	if err != nil {
-		return fmt.Errorf("find a free port for an adb server: %w", err)
-	}
-	cmd := exec.Command(p.bin, "-P", strconv.Itoa(port), "nodaemon", "server")
-	p.output = &headBuffer{max: serverOutputKept}
-	cmd.Stdout, cmd.Stderr = p.output, p.output
+	cmd := exec.Command(p.bin, "-P", strconv.Itoa(p.port), "nodaemon", "server")
+	proc := &serverProc{cmd: cmd, output: &headBuffer{max: serverOutputKept}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = proc.output, proc.output
 	cmd.WaitDelay = time.Second // a grandchild holding the output pipe must not hold up Wait
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s nodaemon server: %w", p.bin, err)
 	}
-	p.port, p.cmd, p.exited = port, cmd, make(chan struct{})
-	go func(exited chan struct{}) {
+	proc.started = time.Now()
+	go func() {
 		_ = cmd.Wait()
-		close(exited)
-	}(p.exited)
-	if err := p.awaitAnswer(ctx); err != nil {
-		p.kill()
-		return fmt.Errorf("start an adb server on port %d: %w: %s", port, err, p.output.String())
+		close(proc.exited)
+	}()
+	p.mu.Lock()
+	p.proc = proc
+	p.mu.Unlock()
+	if err := p.awaitAnswer(ctx, proc); err != nil {
+		p.kill(proc)
+		return fmt.Errorf("start an adb server on port %d: %w: %s", p.port, err, proc.output.String())
 	}
 	return nil
 }
 
+// current is the server running now, or the last one.
+func (p *PrivateServer) current() *serverProc {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.proc
+}
+
 // awaitAnswer polls the server until it answers host:version.
-func (p *PrivateServer) awaitAnswer(ctx context.Context) error {
+func (p *PrivateServer) awaitAnswer(ctx context.Context, proc *serverProc) error {
 	ctx, cancel := context.WithTimeout(ctx, serverStartTimeout)
 	defer cancel()
 	for {
@@ -112,8 +143,8 @@ func (p *PrivateServer) awaitAnswer(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-p.exited:
-			return fmt.Errorf("the server exited (%v)", p.cmd.ProcessState)
+		case <-proc.exited:
+			return fmt.Errorf("the server exited (%v)", proc.cmd.ProcessState)
 		case <-ctx.Done():
 			return fmt.Errorf("no answer (%v): %w", err, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
@@ -131,8 +162,21 @@ func (p *PrivateServer) run(ctx context.Context, args ...string) (string, error)
 	return strings.TrimSpace(string(out)), err
 }
 
-// Connect asks the server to connect to a device on the network (a simulated one here).
+// Connect asks the server to connect to a device on the network (a simulated one here). A
+// restarted server is connected to it again.
 func (p *PrivateServer) Connect(ctx context.Context, addr string) error {
+	if err := p.connect(ctx, addr); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Contains(p.connected, addr) {
+		p.connected = append(p.connected, addr)
+	}
+	return nil
+}
+
+func (p *PrivateServer) connect(ctx context.Context, addr string) error {
 	out, err := p.run(ctx, "connect", addr)
 	if err != nil || !strings.Contains(out, "connected to") {
 		return fmt.Errorf("adb connect %s: %v: %s", addr, err, out)
@@ -146,41 +190,44 @@ func (p *PrivateServer) Connect(ctx context.Context, addr string) error {
 func (p *PrivateServer) Stop() { p.stopOnce.Do(p.stop) }
 
 func (p *PrivateServer) stop() {
+	p.quit() // no restart from here on
+	<-p.kept
+	proc := p.current()
 	ctx, cancel := context.WithTimeout(context.Background(), killServerTimeout)
 	out, err := p.run(ctx, "kill-server")
 	if ctx.Err() != nil {
 		err = fmt.Errorf("no answer within %v", killServerTimeout) // rather than "signal: killed"
 	}
 	cancel()
-	if err == nil && p.waitExit(serverExitTimeout) || p.waitExit(0) {
+	if err == nil && proc.waitExit(serverExitTimeout) || proc.waitExit(0) {
 		return
 	}
-	log := p.log.With("adb_server", p.Addr(), "pid", p.cmd.Process.Pid)
+	log := p.log.With("adb_server", p.Addr(), "pid", proc.cmd.Process.Pid)
 	log.Warn("adb server did not stop on kill-server: sending SIGTERM", "kill_server_err", errText(err), "kill_server_output", out)
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	if p.waitExit(serverTermTimeout) {
+	_ = proc.cmd.Process.Signal(syscall.SIGTERM)
+	if proc.waitExit(serverTermTimeout) {
 		log.Warn("adb server stopped on SIGTERM")
 		return
 	}
 	log.Warn("adb server did not stop on SIGTERM: sending SIGKILL")
-	p.kill()
+	p.kill(proc)
 }
 
-// kill sends SIGKILL and waits for the server to be reaped.
-func (p *PrivateServer) kill() {
-	_ = p.cmd.Process.Kill()
-	if !p.waitExit(serverExitTimeout) {
+// kill sends SIGKILL to proc and waits for it to be reaped.
+func (p *PrivateServer) kill(proc *serverProc) {
+	_ = proc.cmd.Process.Kill()
+	if !proc.waitExit(serverExitTimeout) {
 		p.log.Error("adb server survived SIGKILL: end it by hand (kill -9 PID), it holds its port",
-			"adb_server", p.Addr(), "pid", p.cmd.Process.Pid)
+			"adb_server", p.Addr(), "pid", proc.cmd.Process.Pid)
 	}
 }
 
 // waitExit says whether the server exits within d (0: whether it has exited).
-func (p *PrivateServer) waitExit(d time.Duration) bool {
+func (proc *serverProc) waitExit(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
-	case <-p.exited:
+	case <-proc.exited:
 		return true
 	case <-t.C:
 		return false
