@@ -33,13 +33,15 @@ type Bridge struct {
 	session  string
 	protocol string
 	out      sync.Mutex
+	calls    calls
 }
 
 // maxLine bounds one JSON-RPC message read from stdin.
 const maxLine = 16 << 20
 
-// Run relays until in ends or ctx is cancelled. Requests run concurrently, so a long tool call
-// does not hold up a cancellation sent after it. A line that is no JSON-RPC message (not JSON,
+// Run relays until in ends or ctx is cancelled: then it returns once the requests in flight
+// are answered (cancelled with ctx), though in stays open. Requests run concurrently, so a
+// long tool call does not hold up a cancellation sent after it. A line that is no JSON-RPC message (not JSON,
 // an empty batch, longer than 16 MiB) gets its JSON-RPC error here, and the next line is read.
 func (b *Bridge) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	if b.Client == nil {
@@ -48,11 +50,21 @@ func (b *Bridge) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	if b.Log == nil {
 		b.Log = slog.New(slog.DiscardHandler)
 	}
-	r := bufio.NewReaderSize(in, 64<<10)
+	lines, stop := readLines(in)
+	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
-		line, over, err := readLine(r, maxLine)
+		var next stdinLine
+		select {
+		case <-ctx.Done():
+			// A signal: the requests in flight end with ctx, and are answered; stdin may
+			// stay open, and is read no more.
+			b.Log.Debug("the bridge stops", "err", ctx.Err())
+			return nil
+		case next = <-lines:
+		}
+		line, over, err := next.line, next.over, next.err
 		if over != nil {
 			b.Log.Warn("a message over the size limit was not relayed", "bytes", over.size, "limit", maxLine)
 			b.answer(out, over.id, codeInvalidRequest, fmt.Sprintf("request too large: a line of %d bytes, over the %d MiB "+
@@ -60,11 +72,13 @@ func (b *Bridge) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 		if msg := bytes.TrimSpace(line); len(msg) > 0 && b.valid(msg, out) {
 			msg = append([]byte(nil), msg...)
+			end := b.calls.track(msg)
 			if isInitializeLine(msg) {
 				// The session and protocol version come from the answer: relay it before the rest.
 				b.relay(ctx, msg, out)
+				end()
 			} else {
-				wg.Go(func() { b.relay(ctx, msg, out) })
+				wg.Go(func() { b.relay(ctx, msg, out); end() })
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -191,6 +205,12 @@ func (b *Bridge) relay(ctx context.Context, msg []byte, out io.Writer) {
 	}
 	if resp.StatusCode >= 300 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		// From 2026-07-28 a JSON-RPC error comes with an HTTP status of its own (method not
+		// found: 404, invalid params: 400): the answer to the request, not a refusal of it.
+		if isAnswerTo(body, msg) {
+			b.write(out, body)
+			return
+		}
 		err := fmt.Errorf("it answered %s: %s", resp.Status, answerText(body))
 		if b.Hint != nil {
 			if h := b.Hint(resp.StatusCode); h != "" {
@@ -322,6 +342,10 @@ func (b *Bridge) write(out io.Writer, msg []byte) {
 		msg = bytes.ReplaceAll(bytes.TrimSpace(msg), []byte("\n"), []byte(" "))
 	}
 	if len(msg) == 0 {
+		return
+	}
+	if b.calls.dropped(msg) {
+		b.Log.Debug("the answer to a request its client cancelled was not relayed")
 		return
 	}
 	var m struct {
