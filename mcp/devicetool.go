@@ -354,12 +354,13 @@ func (g *Gateway) onlyDevice(ctx context.Context, platform string) string {
 }
 
 // resolveDevice finds the device a call is for (its serial, else the session's selection) and
-// the lease handle the caller gave for it (else the selection's).
+// the lease handle the caller gave for it (else the selection's, when the call names no device
+// or the selected one: HttpRunner clients send the serial they selected on every call).
 func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.DeviceEntry, string, *mcpgo.CallToolResult) {
 	serial, lease := common.Serial, common.Lease
-	if serial == "" {
+	if serial == "" || lease == "" {
 		if s := mcpserver.ClientSessionFromContext(ctx); s != nil && s.SessionID() != "" {
-			if d, ok := g.farm.SessionDevice(ctx, s.SessionID()); ok {
+			if d, ok := g.farm.SessionDevice(ctx, s.SessionID()); ok && (serial == "" || serial == d.Serial) {
 				serial = d.Serial
 				if lease == "" {
 					lease = d.Lease

@@ -103,7 +103,7 @@ func otherSessionText(h, caller broker.Holder) string {
 	if caller.Session != "" {
 		you = "you are session " + caller.Session
 	}
-	return fmt.Sprintf(" That is another session of %s (the holder is session %s; %s): if its lease is yours, pass its handle as lease (corral call: export $CORRAL_LEASE).",
+	return fmt.Sprintf(" That is another session of %s (the holder is session %s; %s): if its lease is yours, pass its handle as lease (corral call: export CORRAL_LEASE=<handle>).",
 		h.Name(), h.Session, you)
 }
 
