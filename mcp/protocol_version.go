@@ -14,12 +14,14 @@ import (
 // -32022, data.supported), with the ones it speaks. mcp-go alone said "Unsupported protocol
 // version" in plain text for an unknown revision sorting before 2026-07-28, and took any
 // value sorting after it ("garbage", "latest", "2099-01-01": its check compares strings) for
-// the sessionless revision, asking for a _meta field instead. initialize is left alone: it
-// negotiates the version in its body, and mcp-go ignores the header there.
+// the sessionless revision, asking for a _meta field instead, on initialize too. The one
+// header let through is an initialize's naming the revision its body asks for, before
+// 2026-07-28: those revisions negotiate in initialize, whose answer names the one the gateway
+// speaks instead.
 func (g *Gateway) protocolVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := r.Header.Get(mcpgo.HeaderProtocolVersion)
-		if v == "" || mcpgo.IsValidProtocolVersion(v) || isInitialize(r) {
+		if v == "" || mcpgo.IsValidProtocolVersion(v) || negotiates(r, v) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -64,13 +66,18 @@ func usableID(r *http.Request) json.RawMessage {
 	return msg.ID
 }
 
-// isInitialize reports whether r is a POST of one initialize request.
-func isInitialize(r *http.Request) bool {
-	if r.Method != http.MethodPost {
+// negotiates reports whether r is a POST of one initialize request asking in its body for
+// the revision version, one before 2026-07-28 (which negotiate there).
+func negotiates(r *http.Request, version string) bool {
+	if r.Method != http.MethodPost || mcpgo.IsModernProtocol(version) {
 		return false
 	}
 	var msg struct {
 		Method string `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
 	}
-	return json.Unmarshal(bodyOf(r), &msg) == nil && msg.Method == string(mcpgo.MethodInitialize)
+	return json.Unmarshal(bodyOf(r), &msg) == nil && msg.Method == string(mcpgo.MethodInitialize) &&
+		msg.Params.ProtocolVersion == version
 }
