@@ -42,14 +42,10 @@ func leafRefused(msg string) bool {
 // after, with how many came since the last time it was said.
 func (l *serverLog) sayLeafRefused(hint string) {
 	l.mu.Lock()
-	l.leafRefusals++
-	now := l.now()
-	if !l.leafSaidAt.IsZero() && now.Sub(l.leafSaidAt) < leafRefusedRepeat {
-		l.mu.Unlock()
+	n, say := l.leafRefusals.count(l.now())
+	l.mu.Unlock()
+	if !say {
 		return
 	}
-	n := l.leafRefusals
-	l.leafSaidAt, l.leafRefusals = now, 0
-	l.mu.Unlock()
 	l.log.Error(hint, "refusals", n, "again_in", leafRefusedRepeat)
 }

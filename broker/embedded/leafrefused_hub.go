@@ -63,23 +63,31 @@ func (l *serverLog) sayHubLeafRefused(user, from string) {
 		r = &refusals{}
 		l.hubRefusals[user] = r
 	}
-	r.n++
-	now := l.now()
-	if !r.saidAt.IsZero() && now.Sub(r.saidAt) < leafRefusedRepeat {
-		l.mu.Unlock()
+	n, say := r.count(l.now())
+	l.mu.Unlock()
+	if !say {
 		return
 	}
-	n := r.n
-	r.saidAt, r.n = now, 0
-	l.mu.Unlock()
 	msg, site := hubLeafHint(user, l.hubLeafUsers)
 	l.log.Error(msg, "site", site, "user", user, "from", from, "refusals", n, "again_in", leafRefusedRepeat)
 }
 
-// refusals are a leaf user's refusals since they were last said, and when that was.
+// refusals are refusals since they were last said, and when that was.
 type refusals struct {
 	saidAt time.Time
 	n      int
+}
+
+// count counts one more refusal at now and says whether to say them (the first, and the first
+// each leafRefusedRepeat after), with how many came since they were last said.
+func (r *refusals) count(now time.Time) (n int, say bool) {
+	r.n++
+	if !r.saidAt.IsZero() && now.Sub(r.saidAt) < leafRefusedRepeat {
+		return 0, false
+	}
+	n = r.n
+	r.saidAt, r.n = now, 0
+	return n, true
 }
 
 // hubLeafUsers are the leaf users of a hub's server (one that takes leaf connections), by name;

@@ -27,8 +27,7 @@ type serverLog struct {
 
 	mu           sync.Mutex
 	lastErr      string
-	leafSaidAt   time.Time            // when leafHint was last said
-	leafRefusals int                  // refusals since
+	leafRefusals refusals             // a site's, since leafHint was last said
 	hubRefusals  map[string]*refusals // a hub's, by leaf user
 
 	fatalOnce sync.Once
