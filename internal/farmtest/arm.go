@@ -35,12 +35,7 @@ func (f *Farm) ServeArmTwin(id string, tw *twin.Twin) (stop func()) {
 // back halted shows unhealthy).
 func (f *Farm) ServeArmTwinAs(id string, tw *twin.Twin, state string) (stop func()) {
 	f.t.Helper()
-	f.mu.Lock()
-	n, ok := f.nodes[id]
-	f.mu.Unlock()
-	if !ok {
-		f.t.Fatalf("no node %s", id)
-	}
+	n := f.node(id)
 	st, err := rig.ServeTwin(f.ctx, n, tw, f.log)
 	if err != nil {
 		f.t.Fatal(err)
@@ -58,11 +53,5 @@ func (f *Farm) ServeArmTwinAs(id string, tw *twin.Twin, state string) (stop func
 // NodeRegistry is node id as a platform's Attach is given it: where a rigs file's rigs join.
 func (f *Farm) NodeRegistry(id string) device.Registry {
 	f.t.Helper()
-	f.mu.Lock()
-	n, ok := f.nodes[id]
-	f.mu.Unlock()
-	if !ok {
-		f.t.Fatalf("no node %s", id)
-	}
-	return n
+	return f.node(id)
 }

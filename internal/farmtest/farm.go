@@ -418,8 +418,8 @@ func (f *Farm) StartAndroid(id string, count int, opts ...adbsim.Option) (*andro
 	return adb, sims.Devices()
 }
 
-// AddDriver puts the device of d on node id, as a platform's Attach does.
-func (f *Farm) AddDriver(id string, d device.Driver) {
+// node is node id of the farm; the test fails if it has none.
+func (f *Farm) node(id string) *nodes.Node {
 	f.t.Helper()
 	f.mu.Lock()
 	n, ok := f.nodes[id]
@@ -427,5 +427,12 @@ func (f *Farm) AddDriver(id string, d device.Driver) {
 	if !ok {
 		f.t.Fatalf("no node %s", id)
 	}
+	return n
+}
+
+// AddDriver puts the device of d on node id, as a platform's Attach does.
+func (f *Farm) AddDriver(id string, d device.Driver) {
+	f.t.Helper()
+	n := f.node(id)
 	n.AddDriver(d)
 }
