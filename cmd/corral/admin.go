@@ -301,13 +301,13 @@ func runTasks(ctx context.Context, args []string) error {
 				"or corral tasks export TASK_ID [--gateway URL] [--out FILE]")
 		}
 		if *outcome != "" && !slices.Contains(broker.Outcomes, *outcome) {
-			return fmt.Errorf("--outcome %q: use one of %s", *outcome, strings.Join(broker.Outcomes, ", "))
+			return badValue(fmt.Errorf("--outcome %q: use one of %s", *outcome, strings.Join(broker.Outcomes, ", ")))
 		}
 		if *limit <= 0 {
-			return fmt.Errorf("--limit %d: give a positive number", *limit)
+			return badValue(fmt.Errorf("--limit %d: give a positive number", *limit))
 		}
 		if *since < 0 {
-			return fmt.Errorf("--since %s: give how far back to look as a positive duration, e.g. 1h (0 or none: any time)", *since)
+			return badValue(fmt.Errorf("--since %s: give how far back to look as a positive duration, e.g. 1h (0 or none: any time)", *since))
 		}
 		return a.needsNATS("tasks (reading task history from the event stream)", "no gateway tool lists the task history",
 			"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record")

@@ -57,6 +57,7 @@ func (f *flags) parse(args []string) error {
 		_, _ = os.Stdout.Write(help.Bytes())
 		return parseErr
 	case parseErr != nil:
+		parseErr = flagHint(f.FlagSet, parseErr)
 		name := strings.TrimPrefix(f.Name(), "corral ")
 		fmt.Fprintf(os.Stderr, "corral %s: %v\nrun 'corral %s -h' for its flags\n", name, parseErr, name)
 		return &usageError{err: parseErr, printed: true}
@@ -85,7 +86,10 @@ func (f *flags) parse(args []string) error {
 		}
 		for k := range file {
 			if f.Lookup(k) == nil {
-				return fmt.Errorf("config file %s: unknown key %q (keys are the flags of 'corral %s -h')", *f.config, k, strings.TrimPrefix(f.Name(), "corral "))
+				var names []string
+				f.VisitAll(func(fl *flag.Flag) { names = append(names, fl.Name) })
+				return badValue(fmt.Errorf("config file %s: unknown key %q%s (keys are the flags of 'corral %s -h')",
+					*f.config, k, didYouMean(k, names), strings.TrimPrefix(f.Name(), "corral ")))
 			}
 		}
 	}
@@ -97,14 +101,14 @@ func (f *flags) parse(args []string) error {
 		env := "CORRAL_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
 		if v, ok := os.LookupEnv(env); ok {
 			if e := fl.Value.Set(v); e != nil {
-				err = fmt.Errorf("%s=%q: %w", env, shownValue(v), explainSet(fl, e))
+				err = badValue(fmt.Errorf("%s=%q: %w", env, shownValue(v), explainSet(fl, e)))
 			}
 			f.setSource(fl.Name, fmt.Sprintf("%s=%q", env, shownValue(v)))
 			return
 		}
 		if v, ok := file[fl.Name]; ok {
 			if e := fl.Value.Set(fmt.Sprint(v)); e != nil {
-				err = fmt.Errorf("config %s: %s: %q: %w", *f.config, fl.Name, fmt.Sprint(v), explainSet(fl, e))
+				err = badValue(fmt.Errorf("config %s: %s: %q: %w", *f.config, fl.Name, fmt.Sprint(v), explainSet(fl, e)))
 			}
 			f.setSource(fl.Name, fmt.Sprintf("key %s of the config file %s", fl.Name, *f.config))
 		}
@@ -144,7 +148,7 @@ func explainSet(fl *flag.Flag, err error) error {
 func (f *flags) logger() (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*f.logLevel)); err != nil {
-		return nil, f.nameSources(fmt.Errorf("--log-level %q: use debug, info, warn or error", *f.logLevel))
+		return nil, f.nameSources(badValue(fmt.Errorf("--log-level %q: use debug, info, warn or error", *f.logLevel)))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})), nil
 }

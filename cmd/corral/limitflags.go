@@ -20,7 +20,7 @@ func (f *flags) given(name string) bool {
 // --timeout out gives.
 func (f *flags) checkTimeout(d time.Duration, without string) error {
 	if d < 0 || d == 0 && f.given("timeout") {
-		return f.nameSources(fmt.Errorf("--timeout %s: give a positive duration, e.g. 30s or 5m, or leave --timeout out for %s", d, without))
+		return f.nameSources(badValue(fmt.Errorf("--timeout %s: give a positive duration, e.g. 30s or 5m, or leave --timeout out for %s", d, without)))
 	}
 	return nil
 }

@@ -45,10 +45,10 @@ func newListFlags(o *operatorFlags, what string) listFlags {
 // (start's check, which names where it came from: CORRAL_LIMIT, the --config file).
 func (l listFlags) args() (map[string]any, error) {
 	if *l.limit < 0 {
-		return nil, fmt.Errorf("--limit %d: give 0 (all) or a positive number", *l.limit)
+		return nil, badValue(fmt.Errorf("--limit %d: give 0 (all) or a positive number", *l.limit))
 	}
 	if *l.state != "" && !slices.Contains(broker.States, *l.state) {
-		return nil, fmt.Errorf("--state %q: use one of %s", *l.state, strings.Join(broker.States, ", "))
+		return nil, badValue(fmt.Errorf("--state %q: use one of %s", *l.state, strings.Join(broker.States, ", ")))
 	}
 	a := map[string]any{"limit": mcp.MaxPageLimit}
 	for name, v := range map[string]string{"platform": *l.platform, "state": *l.state, "model": *l.model, "node": *l.node} {

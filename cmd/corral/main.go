@@ -84,6 +84,10 @@ func realMain(args []string) int {
 		}
 		return exitCode(c.name, err)
 	}
+	if hint := commandHint(args[0]); hint != "" { // a typo: one line, not the whole list
+		fmt.Fprintf(os.Stderr, "corral: unknown command %q%s\nrun 'corral help' for the commands\n", args[0], hint)
+		return 2
+	}
 	fmt.Fprintf(os.Stderr, "corral: unknown command %q\n\n", args[0])
 	usage(os.Stderr)
 	return 2
@@ -221,6 +225,9 @@ func runSim(ctx context.Context, args []string) error {
 			return runSimArm(ctx, args[1:])
 		case "ios":
 			return runSimIOS(ctx, args[1:])
+		}
+		if hint := didYouMean(args[0], []string{"android", "arm", "ios"}); hint != "" {
+			return &usageError{err: fmt.Errorf("unknown simulator %q%s (corral sim -h lists them)", args[0], hint)}
 		}
 	}
 	return errors.New(simUsage)

@@ -106,7 +106,7 @@ func checkPlatformFlags(fs *flag.FlagSet) error {
 		}
 	}
 	errs = append(errs, checkWebFlags(fs)) // the web flags that contradict each other
-	return errors.Join(errs...)
+	return badValue(errors.Join(errs...))
 }
 
 // checkUsbmuxd checks --usbmuxd, and under auto the USBMUXD_SOCKET_ADDRESS it then reads.
