@@ -33,6 +33,18 @@ func (f *flags) drainFlags() drainFlags {
 	}
 }
 
+// upDrainTimeoutUsage is --drain-timeout's help in corral up: its node is in the same process
+// and stops at once at the signal (docs/operations.md, Stop a gateway), so a call in flight
+// does not get the time to finish, only to be answered.
+const upDrainTimeoutUsage = "on SIGTERM or Ctrl-C, the time the calls in flight have to get their answers, counted from the " +
+	"signal; the node of this process stops at once, so a call still running on a device is answered that its node is shutting down"
+
+// inOneProcess says in --drain-timeout's help what it gives when the node runs in the same
+// process as the gateway (corral up).
+func (f *flags) inOneProcess() {
+	f.Lookup("drain-timeout").Usage = upDrainTimeoutUsage
+}
+
 // check refuses a negative duration, and a delay beyond the timeout.
 func (d drainFlags) check() error {
 	if *d.timeout < 0 || *d.delay < 0 {

@@ -116,3 +116,13 @@ func TestDrainFlagsCheck(t *testing.T) {
 		}
 	}
 }
+
+// corral up's -h does not promise the calls in flight --drain-timeout to finish: its node, in
+// the same process, stops at once; corral gateway's still does.
+func TestUpDrainTimeoutHelpSaysItsNodeStopsAtOnce(t *testing.T) {
+	up := captureOutput(t, func() { realMain([]string{"up", "-h"}) })
+	assert.Contains(t, strings.Join(strings.Fields(up), " "), "the node of this process stops at once")
+	assert.NotContains(t, up, "have to finish")
+	gw := captureOutput(t, func() { realMain([]string{"gateway", "-h"}) })
+	assert.Contains(t, gw, "the calls in flight have to finish")
+}

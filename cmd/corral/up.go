@@ -23,6 +23,7 @@ import (
 func runUp(ctx context.Context, args []string) error {
 	f := newFlags("up")
 	gf := f.gatewayFlags()
+	f.inOneProcess() // its node stops at once, not after --drain-timeout
 	data := f.String("data", "data", "directory for the embedded NATS server's JetStream data")
 	natsPort := f.Int("nats-port", 4222, "port of the embedded NATS server on 127.0.0.1 (-1: any free port)")
 	site := f.siteFlags()
