@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
@@ -67,7 +68,8 @@ func runNATSAuth(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("NATS users of the farm, in %s:\n  server:   include %s from nats-server's config (or nats-server -js -c %s)\n", *dir, confPath, confPath)
+	fmt.Printf("NATS users of the farm, in %s:\n  server:   include %s from nats-server's config (or nats-server -js -c %s%s)\n",
+		*dir, confPath, confPath, portFlag(*url))
 	names := make([]string, 0, len(contexts))
 	for n := range contexts {
 		names = append(names, n)
@@ -126,3 +128,29 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return fmt.Sprint(*m) }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// portFlag is the nats-server flag that makes a server started with the configuration alone
+// listen where the contexts point (--url), when that is not nats-server's default port: the
+// configuration has no listen of its own, since it is also included in a server's config,
+// whose listen it must not override. "" when the URLs name no single other port.
+func portFlag(urls string) string {
+	port := ""
+	for _, raw := range strings.Split(urls, ",") {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil {
+			return ""
+		}
+		p := u.Port()
+		if p == "" {
+			p = "4222"
+		}
+		if port != "" && p != port {
+			return "" // a cluster's servers: each has its own
+		}
+		port = p
+	}
+	if port == "" || port == "4222" {
+		return ""
+	}
+	return " -p " + port
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -65,4 +67,26 @@ func TestNATSAuthWritesAServerConfig(t *testing.T) {
 	assert.Equal(t, "nats://nats:4222", c.URL)
 	assert.Equal(t, "operator", c.User)
 	assert.Equal(t, broker.InboxPrefix("operator"), c.InboxPrefix)
+}
+
+// The server command corral nats-auth prints listens where the contexts it wrote point: with
+// --url on port 26700, nats-server reads -p 26700 from it (its own command line parser), not
+// its default 4222; with the default port it needs no -p.
+func TestNATSAuthServerCommandListensOnTheContextsPort(t *testing.T) {
+	for url, port := range map[string]int{"nats://127.0.0.1:26700": 26700, "nats://nats:4222": 4222, "nats://a:4333,nats://b:4333": 4333} {
+		dir := filepath.Join(t.TempDir(), "auth")
+		out := captureStdout(t, func() {
+			require.NoError(t, runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "n1", "--url", url}))
+		})
+		_, cmd, ok := strings.Cut(out, "nats-server -js ")
+		require.True(t, ok, out)
+		cmd, _, _ = strings.Cut(cmd, ")")
+		fs := flag.NewFlagSet("nats-server", flag.ContinueOnError)
+		opts, err := server.ConfigureOptions(fs, strings.Fields(cmd), func() {}, func() {}, func() {})
+		require.NoError(t, err, cmd)
+		if opts.Port == 0 { // no -p: the server takes its default
+			opts.Port = server.DEFAULT_PORT
+		}
+		assert.Equal(t, port, opts.Port, "--url %s: nats-server %s", url, cmd)
+	}
 }
