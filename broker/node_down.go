@@ -43,6 +43,6 @@ func (c *Client) nodeStopped(node string) {
 	if !c.live.Stopped(node, time.Now()) {
 		return
 	}
-	c.log.Info("node stopped", "node", node)
+	c.log.Info("node stopped (its down event): its devices are offline, not lost", "node", node) // not the node's own line
 	c.opts.Metrics.nodeStopped(node)
 }
