@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -27,9 +28,25 @@ const probePrefix = "p_"
 func (p *probeListener) tokenOf(nc *nats.Conn) string {
 	p.once.Do(func() {
 		token := randomID(probePrefix, 10)
-		if _, err := nc.Subscribe(fmt.Sprintf(ProgressT, "*", token), func(*nats.Msg) {}); err == nil {
-			p.token = token
+		subject := fmt.Sprintf(ProgressT, "*", token)
+		if _, err := nc.Subscribe(subject, func(*nats.Msg) {}); err != nil {
+			return
+		}
+		// A role that may not subscribe there is refused asynchronously: a flush lets the
+		// refusal arrive, and a token nobody listens on would have every queued task of this
+		// client refused as its caller's gone.
+		if err := nc.Flush(); err == nil {
+			if r := refusalOf("", nc.LastError()); r == nil || r.Subject != subject {
+				p.token = token
+			}
 		}
 	})
 	return p.token
+}
+
+// isProbe says whether subject is a client's probe subscription's: its refusal (a role that
+// may not subscribe to progress, e.g. an operator's) only means that no node can ask, and is
+// not the refusal a command line should fail with.
+func isProbe(subject string) bool {
+	return strings.HasPrefix(subject, fmt.Sprintf(ProgressT, "*", probePrefix))
 }

@@ -126,6 +126,10 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 		// rather than let a request time out in silence.
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
 			if r := refusalOf(o.user(), err); r != nil {
+				if r.Op == "subscribe to" && isProbe(r.Subject) {
+					log.Debug("NATS refused the probe subscription: no node can ask whether this client is still there", "err", r)
+					return
+				}
 				if o.Refusals != nil {
 					o.Refusals.refuse(r)
 					log.Debug("NATS refused", "err", r)
