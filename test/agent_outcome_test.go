@@ -61,12 +61,14 @@ func TestFailedAgentTaskIsAFailedTask(t *testing.T) {
 		)
 		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "pay"), "failed", "failed", "no Wallet app")
 	})
+	// The plan's call must end well within timeoutMs, on a loaded machine too, for the step's
+	// call to be the one the deadline finds waiting (at 1.5 s a slow plan call was).
 	t.Run("timeoutMs", func(t *testing.T) {
 		f, _, serial := agentFarm(t,
 			call("plan", `{"steps":[{"title":"Think"}]}`),
 			modelsim.Turn{Delay: time.Minute, Text: "too late"},
 		)
-		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "think", "timeoutMs", 1500), "timed_out", "aborted", "timed out",
+		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "think", "timeoutMs", 5000), "timed_out", "aborted", "timed out",
 			"waiting for the model", "did not answer in time") // a hung model: more time is not the advice
 	})
 	t.Run("aborted", func(t *testing.T) {
