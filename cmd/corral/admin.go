@@ -110,24 +110,14 @@ func operatorName(by string) string {
 func runRelease(ctx context.Context, args []string) error {
 	a := newAdminFlags("release", 30*time.Second, "a gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp: only the holder's own release (release --lease-file) works through one; the operator actions need NATS")
 	force := a.Bool("force", false, "revoke the lease whoever holds it (an operator action, recorded with --by)")
-	handle := a.String("lease", "", "the lease handle to give back, from $CORRAL_LEASE only (or a --config file): "+
-		"it is the holder's secret, and on the command line process listings show it, so the command line is refused")
-	handleFile := a.String("lease-file", "", "file holding the lease handle to give back (the holder's own release); a group's handle gives back the whole group")
+	lease := a.leaseFlags("to give back", "file holding the lease handle to give back (the holder's own release); a group's handle gives back the whole group")
+	handle := lease.handle
 	by := a.String("by", "", "who does it, for the event stream (default: operator USER@HOST)")
 	a.Usage = commandUsage(a.flags, releaseUsage, "Ends the lease of device SERIAL: its holder gives it back (--lease-file, $CORRAL_LEASE), "+
 		"or an operator revokes it (--force, through NATS).")
 	check := func() error {
-		if err := secretNotOnArgv(a.FlagSet, "lease", "--lease-file FILE or $CORRAL_LEASE"); err != nil {
+		if err := lease.check(a.operatorFlags); err != nil {
 			return err
-		}
-		if *handleFile != "" {
-			if *handle != "" {
-				return errors.New("give the lease handle once: $CORRAL_LEASE or --lease-file")
-			}
-			var err error
-			if *handle, err = readSecretFile("--lease-file", *handleFile); err != nil {
-				return err
-			}
 		}
 		if a.NArg() != 1 || *force == (*handle != "") {
 			return fmt.Errorf("usage: %s", releaseUsage)

@@ -77,7 +77,7 @@ func runArmCalibrate(ctx context.Context, args []string) error {
 }
 
 // armArgs checks an arm command's one SERIAL and its lease.
-func armArgs(o *operatorFlags, lease armLease, line string) func() error {
+func armArgs(o *operatorFlags, lease holderLease, line string) func() error {
 	return func() error {
 		if err := o.oneArg(line)(); err != nil {
 			return err

@@ -8,23 +8,29 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// armLease is the lease of corral arm recover and calibrate, for a rig its caller holds: the
-// holder's handle from $CORRAL_LEASE (as corral call takes it) or --lease-file, never from the
-// command line, where process listings show it, and never printed.
-type armLease struct {
+// holderLease is a holder's lease handle on the command line (corral release's, corral arm
+// recover's and calibrate's): from $CORRAL_LEASE (as corral call takes it) or --lease-file,
+// never from the command line, where process listings show it, and never printed.
+type holderLease struct {
 	handle, file *string
 }
 
-func (o *operatorFlags) armLeaseFlags() armLease {
-	return armLease{
-		handle: o.String("lease", "", "the lease handle of a rig you hold, from $CORRAL_LEASE only (or a --config file): "+
+// leaseFlags are --lease and --lease-file; of says whose handle, fileHelp what the file gives.
+func (o *operatorFlags) leaseFlags(of, fileHelp string) holderLease {
+	return holderLease{
+		handle: o.String("lease", "", "the lease handle "+of+", from $CORRAL_LEASE only (or a --config file): "+
 			"it is the holder's secret, and on the command line process listings show it, so the command line is refused"),
-		file: o.String("lease-file", "", "file holding the lease handle of a rig you hold"),
+		file: o.String("lease-file", "", fileHelp),
 	}
 }
 
+// armLeaseFlags are corral arm's --lease and --lease-file.
+func (o *operatorFlags) armLeaseFlags() holderLease {
+	return o.leaseFlags("of a rig you hold", "file holding the lease handle of a rig you hold")
+}
+
 // check refuses the handle on the command line and reads --lease-file.
-func (l armLease) check(o *operatorFlags) error {
+func (l holderLease) check(o *operatorFlags) error {
 	if err := secretNotOnArgv(o.FlagSet, "lease", "--lease-file FILE or $CORRAL_LEASE"); err != nil {
 		return err
 	}
@@ -41,7 +47,7 @@ func (l armLease) check(o *operatorFlags) error {
 }
 
 // args are the tool's arguments for serial, with the lease when one was given.
-func (l armLease) args(serial string) map[string]any {
+func (l holderLease) args(serial string) map[string]any {
 	a := map[string]any{"serial": serial}
 	if *l.handle != "" {
 		a["lease"] = *l.handle
@@ -52,7 +58,7 @@ func (l armLease) args(serial string) map[string]any {
 // refused adds what to do to a refusal of the rig's lease: a rig someone holds (busy) takes
 // its holder's handle, or an operator revokes the lease first; a handle that does not hold it
 // (stale_lease) is not the rig's. Other errors are as the rig said them.
-func (l armLease) refused(err error, serial string) error {
+func (l holderLease) refused(err error, serial string) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "("+broker.CodeBusy+")"):
