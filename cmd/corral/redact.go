@@ -161,28 +161,26 @@ func (r *redactor) err(e error) error {
 // result is res without secrets: in its arguments (a secret argument shows the mark, a URL
 // its user with redact.Mark for the password, the lease its kind), its text, error and reason.
 func (r *redactor) result(res steps.Result) steps.Result {
-	secrets := r.secrets
 	if own := stepSecrets(res.Tool, res.Arguments); len(own) > 0 {
-		secrets = sortSecrets(append(slices.Clone(secrets), own...))
+		r = &redactor{secrets: sortSecrets(append(slices.Clone(r.secrets), own...))}
 	}
 	if len(res.Arguments) > 0 {
 		args := cloneArgs(res.Arguments).(map[string]any)
 		walkStrings(args, func(s string) string {
-			if slices.Contains(secrets, s) {
+			if slices.Contains(r.secrets, s) {
 				return redactedMark
 			}
 			if strings.Contains(s, "://") {
 				s = redact.URL(s)
 			}
-			return redactLeases(redactSecrets(s, secrets))
+			return r.text(s)
 		})
 		if h, ok := res.Arguments["lease"].(string); ok && h != "" {
 			args["lease"] = redactedHandle(h)
 		}
 		res.Arguments = args
 	}
-	clean := func(s string) string { return redactLeases(redactSecrets(s, secrets)) }
-	res.Text, res.Error, res.Reason = clean(res.Text), clean(res.Error), clean(res.Reason)
+	res.Text, res.Error, res.Reason = r.text(res.Text), r.text(res.Error), r.text(res.Reason)
 	return res
 }
 
