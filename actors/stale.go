@@ -10,7 +10,8 @@ import (
 // A handle that is not the device's lease is refused with what became of it (actors/README.md
 // rule 9): expired, released or revoked, when and why, as its lease event said; or that the
 // node never granted it (lately). And who has the device now. The node keeps, per device, the
-// latest leases that ended: by the hash of their handle, never the handle.
+// latest leases that ended: by the hash of their handle, never the handle. No refusal quotes
+// any part of the handle it was sent: it is a secret, and refusals reach records and logs.
 
 // keptEnded is how many ended leases a device remembers.
 const keptEnded = 32
@@ -64,32 +65,33 @@ func (e endedLease) text() string {
 // staleText refuses a task whose lease handle is not the device's lease.
 func (s *Scheduler) staleText(sl *slot, handle string) string {
 	if e, ok := sl.endedOf(handle); ok {
-		return fmt.Sprintf("lease %s of %s %s; %s. Call acquire_device again", broker.ShownHandle(handle), sl.info.Serial, e.text(), sl.holderNow())
+		return fmt.Sprintf("the lease you passed for %s %s; %s. Call acquire_device again", sl.info.Serial, e.text(), sl.holderNow())
 	}
-	return fmt.Sprintf("%s; %s. Check the serial and lease you pass (list_leases shows yours), or call acquire_device", s.unknownLease(sl, handle), sl.holderNow())
+	return fmt.Sprintf("%s; %s. Check the serial and lease you pass (list_leases shows yours), or call acquire_device", s.unknownLease(sl), sl.holderNow())
 }
 
 // staleReleaseText refuses a release that is not of the device's lease.
 func (s *Scheduler) staleReleaseText(sl *slot, req broker.ReleaseRequest) string {
 	serial := sl.info.Serial
 	if e, ok := sl.endedOf(req.Handle); ok {
-		return fmt.Sprintf("lease %s of %s %s: nothing to release; %s", broker.ShownHandle(req.Handle), serial, e.text(), sl.holderNow())
+		return fmt.Sprintf("the lease you passed for %s %s: nothing to release; %s", serial, e.text(), sl.holderNow())
 	}
 	switch {
 	case sl.lease == nil && (req.Force || req.Handle == ""):
 		return fmt.Sprintf("device %s has no lease to release; %s", serial, sl.holderNow())
 	case sl.lease == nil:
-		return fmt.Sprintf("device %s has no lease to release: %s; %s", serial, s.unknownLease(sl, req.Handle), sl.holderNow())
+		return fmt.Sprintf("device %s has no lease to release: %s; %s", serial, s.unknownLease(sl), sl.holderNow())
 	case req.Handle == "":
 		return fmt.Sprintf("no lease handle given: only the holder of the current lease of %s (or an operator with force) can release it; %s", serial, sl.holderNow())
 	}
-	return fmt.Sprintf("%s, so it is not the current lease: only its holder (or an operator with force) can release it; %s", s.unknownLease(sl, req.Handle), sl.holderNow())
+	return fmt.Sprintf("%s, so it is not the current lease: only its holder (or an operator with force) can release it; %s", s.unknownLease(sl), sl.holderNow())
 }
 
-// unknownLease says that the node knows no lease of the device by handle.
-func (s *Scheduler) unknownLease(sl *slot, handle string) string {
-	return fmt.Sprintf("lease %s is unknown to node %s for device %s (never granted for it, long ended, or from before the node restarted)",
-		broker.ShownHandle(handle), s.cfg.Node, sl.info.Serial)
+// unknownLease says that the node knows no lease of the device by the handle the caller passed,
+// quoting none of it: a handle is a secret, and a refusal goes to logs and records.
+func (s *Scheduler) unknownLease(sl *slot) string {
+	return fmt.Sprintf("the lease you passed is unknown to node %s for device %s (never granted for it, long ended, or from before the node restarted)",
+		s.cfg.Node, sl.info.Serial)
 }
 
 // holderNow says who has the device now and until when; never a handle.

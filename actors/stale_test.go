@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestStaleLeaseSaysWhatBecameOfIt(t *testing.T) {
 	require.True(t, h.releaseOf(released.Handle).OK)
 	bob := take("bob")
 	text := staleTask(released.Handle)
-	for _, want := range []string{"lease " + released.Handle[:10] + "… of d1 was released by its holder at 20", "d1 is held by bob until 20", "at most until", "acquire_device"} {
+	for _, want := range []string{"the lease you passed for d1 was released by its holder at 20", "d1 is held by bob until 20", "at most until", "acquire_device"} {
 		assert.Contains(t, text, want)
 	}
 	assert.NotContains(t, text, bob.Handle)
@@ -53,6 +54,49 @@ func TestStaleLeaseSaysWhatBecameOfIt(t *testing.T) {
 	for _, wrong := range []string{"expired", "released", "revoked"} {
 		assert.NotContains(t, text, wrong, "a handle never granted is told what became of a lease")
 	}
+}
+
+// A stale_lease refusal quotes no part of the handle it was sent, not even its first
+// characters: a handle is a secret, and refusals reach task records and logs. It says what
+// became of the caller's lease and who has the device now instead.
+func TestStaleRefusalsQuoteNoPartOfTheHandle(t *testing.T) {
+	h := newHarness(t, Config{})
+	a := <-h.acquire("alice", 0)
+	require.True(t, a.OK, "%+v", a)
+	ended := a.Lease.Handle
+	require.True(t, h.releaseOf(ended).OK)
+	never := broker.NewLeaseHandle()
+	task := func(handle string) string {
+		r := h.submit(broker.TaskRequest{ID: "stale", Tool: "noop", Lease: handle}).wait()
+		expect(t, r, broker.OutcomeRefused, broker.CodeStaleLease)
+		return r.Error
+	}
+	release := func(handle string) string {
+		ans := h.releaseOf(handle)
+		require.Equal(t, broker.CodeStaleLease, ans.Code, "%+v", ans)
+		return ans.Error
+	}
+	check := func(what, handle, text string, says ...string) {
+		t.Helper()
+		// Any 6 characters in a row of the handle, its "lease_" prefix included.
+		for i := 0; i+6 <= len(handle); i++ {
+			if part := handle[i : i+6]; strings.Contains(text, part) {
+				t.Errorf("%s: the refusal quotes %q of the handle it was sent: %s", what, part, text)
+			}
+		}
+		for _, s := range says {
+			assert.Contains(t, text, s, what)
+		}
+	}
+	check("a task with an ended lease", ended, task(ended), "the lease you passed for d1 was released by its holder at 20", "d1 is free now", "Call acquire_device again")
+	check("a task with a lease never granted", never, task(never), "the lease you passed is unknown to node n for device d1", "list_leases shows yours")
+	check("releasing an ended lease", ended, release(ended), "nothing to release")
+	check("releasing a lease never granted", never, release(never), "d1 has no lease to release: the lease you passed is unknown")
+
+	b := <-h.acquire("bob", 0)
+	require.True(t, b.OK, "%+v", b)
+	check("a task with an ended lease, the device held", ended, task(ended), "d1 is held by bob until 20")
+	check("releasing another's lease with a lease never granted", never, release(never), "so it is not the current lease", "d1 is held by bob until 20")
 }
 
 // A lease that ran out of idle time says so, with when.
