@@ -11,6 +11,9 @@ type ClientMetrics struct {
 	rtt  *prometheus.HistogramVec
 	lost *prometheus.CounterVec
 	up   *prometheus.GaugeVec
+	// gone tells a lost node from one that said it stopped: both are down (up 0), only a lost
+	// one is gone (CorralNodeLost pages on it, not on a node decommissioned cleanly).
+	gone *prometheus.GaugeVec
 }
 
 // NewClientMetrics registers the client's metrics with reg.
@@ -24,11 +27,13 @@ func NewClientMetrics(reg prometheus.Registerer) *ClientMetrics {
 			Help: "Times this gateway declared a node lost after missing heartbeats (not a node that said it stopped)."}, []string{"node"}),
 		up: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_node_up",
 			Help: "1 while this gateway hears a node's heartbeats, 0 once it has declared the node lost or the node said it stopped."}, []string{"node"}),
+		gone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_node_lost",
+			Help: "1 from this gateway's verdict that a node is lost until it hears the node again; 0 while it hears it and after the node said it stopped."}, []string{"node"}),
 	}
 	for _, e := range []string{EndpointTask, EndpointAcquire, EndpointRelease, EndpointAbort, EndpointLeases} {
 		m.rtt.WithLabelValues(e)
 	}
-	reg.MustRegister(m.rtt, m.lost, m.up)
+	reg.MustRegister(m.rtt, m.lost, m.up, m.gone)
 	return m
 }
 
@@ -43,6 +48,7 @@ func (m *ClientMetrics) observe(endpoint string, d time.Duration) {
 func (m *ClientMetrics) nodeBeat(node string) {
 	if m != nil {
 		m.up.WithLabelValues(node).Set(1)
+		m.gone.WithLabelValues(node).Set(0)
 		m.lost.WithLabelValues(node)
 	}
 }
@@ -51,12 +57,14 @@ func (m *ClientMetrics) nodeLost(node string) {
 	if m != nil {
 		m.lost.WithLabelValues(node).Inc()
 		m.up.WithLabelValues(node).Set(0)
+		m.gone.WithLabelValues(node).Set(1)
 	}
 }
 
-// nodeStopped marks down a node that said it stopped; it counts no loss.
+// nodeStopped marks down a node that said it stopped; it counts no loss and is not lost.
 func (m *ClientMetrics) nodeStopped(node string) {
 	if m != nil {
 		m.up.WithLabelValues(node).Set(0)
+		m.gone.WithLabelValues(node).Set(0)
 	}
 }

@@ -190,6 +190,22 @@ func (f *lossFarm) losses(g *lossGateway, node string) float64 {
 	return f.metric(g, "corral_node_losses_total", node)
 }
 
+// series counts gateway g's series of metric name for node.
+func (f *lossFarm) series(g *lossGateway, name, node string) int {
+	f.t.Helper()
+	mfs, err := g.metrics.Gather()
+	require.NoError(f.t, err)
+	n := 0
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			if mf.GetName() == name && slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == "node" && l.GetValue() == node }) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func (f *lossFarm) metric(g *lossGateway, name, node string) float64 {
 	f.t.Helper()
 	mfs, err := g.metrics.Gather()
@@ -292,13 +308,16 @@ func TestNodeDeadDuringNATSRestartIsLost(t *testing.T) {
 		require.Eventually(t, func() bool { d, _ = g.client.Device("n2-p1"); return d.State == broker.StateOffline },
 			10*time.Second, 10*time.Millisecond, "n2's phone offline: %+v", d)
 		require.Zero(t, f.losses(g, "n1"), "n1, back, declared lost")
+		require.EqualValues(t, 1, f.metric(g, "corral_node_lost", "n2"), "n2 lost (CorralNodeLost's series)")
+		require.Zero(t, f.metric(g, "corral_node_lost", "n1"), "n1 lost (CorralNodeLost's series)")
 	}
 	require.Zero(t, f.recorded("n1", "lost"), "n1's loss recorded")
 }
 
 // A node stopped cleanly is not lost: every gateway marks it down at its down event (log
 // "node stopped", corral_node_up 0), counts no loss and records none, however long it stays
-// stopped; started again, it is back.
+// stopped, and does not hold it lost (corral_node_lost 0: CorralNodeLost does not page for a
+// node decommissioned cleanly); started again, it is back.
 func TestNodeStoppedCleanlyIsNotLost(t *testing.T) {
 	f := startLossFarm(t, 2, "n1", "n2")
 	f.nodes["n1"].Stop()
@@ -318,6 +337,8 @@ func TestNodeStoppedCleanlyIsNotLost(t *testing.T) {
 		d, _ := g.client.Device("n1-p1")
 		require.Equal(t, broker.StateOffline, d.State, "the stopped node's phone")
 		require.Contains(t, d.Reason, "shut down", "the stopped node's phone says why it is offline")
+		require.Zero(t, f.metric(g, "corral_node_lost", "n1"), "the stopped node is held lost")
+		require.Equal(t, 1, f.series(g, "corral_node_lost", "n1"), "the stopped node's corral_node_lost series")
 	}
 
 	f.startNode("n1")
