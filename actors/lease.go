@@ -249,6 +249,7 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 		n := len(out.Aborted)
 		if t := sl.running; t != nil && (req.TaskID == "" || t.req.ID == req.TaskID) && (req.Lease == "" || t.req.Lease == req.Lease) {
 			t.cancel(c)
+			abortUnplugged(t, c)
 			out.Aborted = append(out.Aborted, t.req.ID)
 			handle, holder = t.req.Lease, t.req.Holder
 		}

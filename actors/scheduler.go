@@ -127,7 +127,8 @@ type task struct {
 	deadline  time.Time
 	cancel    context.CancelCauseFunc
 	ctx       context.Context
-	waited    bool // it waited in the queue: its caller is asked before it runs (caller_gone.go)
+	waited    bool   // it waited in the queue: its caller is asked before it runs (caller_gone.go)
+	aborted   *cause // an abort that came as it ended for its device gone (unplugged.go)
 }
 
 // waiter is a queued task or lease request.
@@ -468,7 +469,7 @@ func (s *Scheduler) finished(m taskFinished) {
 	sl.running = nil
 	sl.freed = m.at
 	res := m.result
-	if c := context.Cause(t.ctx); c != nil && res.Outcome != broker.OutcomeSucceeded {
+	if c := t.cause(); c != nil && res.Outcome != broker.OutcomeSucceeded {
 		var why *cause
 		if errors.As(c, &why) {
 			res.Outcome, res.Code = why.outcome, why.code

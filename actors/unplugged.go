@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -17,4 +19,26 @@ func (s *Scheduler) awaitUnplugged(sl *slot, t *task, msg string) {
 	t.cancel(&cause{outcome: broker.OutcomeFailed, code: broker.CodeDisconnected, msg: msg})
 	serial, id, self, root := sl.info.Serial, t.req.ID, s.self, s.root
 	time.AfterFunc(s.cfg.Grace, func() { root.Send(self, taskFinished{serial: serial, id: id, at: time.Now()}) })
+}
+
+// abortUnplugged makes t, if it is ending because its device went away (awaitUnplugged), end
+// aborted by c instead, saying that it was ending already and why: an abort within Grace is
+// answered with the task among those it aborted, as any abort of a running task is, and the
+// task's answer and record must not then say it failed as if no abort had come. The first
+// abort wins, as the first cancellation of a context does.
+func abortUnplugged(t *task, c *cause) {
+	var why *cause
+	if t.aborted != nil || !errors.As(context.Cause(t.ctx), &why) || why.code != broker.CodeDisconnected {
+		return
+	}
+	t.aborted = &cause{outcome: c.outcome, code: c.code, msg: c.msg + "; it was ending already: " + why.msg}
+}
+
+// cause is why t ends early, if it does: an abort that came as it ended for its device gone,
+// else its context's cause.
+func (t *task) cause() error {
+	if t.aborted != nil {
+		return t.aborted
+	}
+	return context.Cause(t.ctx)
 }
