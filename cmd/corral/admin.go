@@ -42,7 +42,8 @@ func newAdminFlags(name string, timeout time.Duration, gatewayHelp string) *admi
 		timeoutDefault: timeout.String()}}
 }
 
-// needsNATS refuses --gateway for an operator action, saying why and what to use instead.
+// needsNATS refuses --gateway for an operator action (a usage error: badValue), saying why and
+// what to use instead.
 func (a *adminFlags) needsNATS(what, why, instead string) error {
 	if *a.gateway == "" {
 		return nil
@@ -52,7 +53,7 @@ func (a *adminFlags) needsNATS(what, why, instead string) error {
 	if instead != "" {
 		msg += "; " + instead
 	}
-	return errors.New(msg)
+	return badValue(errors.New(msg))
 }
 
 // adminContextHint says where the admin's NATS context is: corral up writes it into its --data
@@ -287,6 +288,9 @@ func runTasks(ctx context.Context, args []string) error {
 	asJSON := a.Bool("json", false, "print the records as JSON lines")
 	check := func() error {
 		if a.NArg() != 0 {
+			if err := unknownSubcommand("tasks", "subcommand", a.Arg(0), []string{"export"}); err != nil {
+				return err // corral tasks exprot ID
+			}
 			return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json], " +
 				"or corral tasks export TASK_ID [--gateway URL] [--out FILE]")
 		}

@@ -26,6 +26,9 @@ func runArm(ctx context.Context, args []string) error {
 		case "page":
 			return runArmPage(ctx, args[1:])
 		}
+		if err := unknownSubcommand("arm", "subcommand", args[0], []string{"calibrate", "recover", "page"}); err != nil {
+			return err
+		}
 	}
 	return errors.New(armUsage)
 }

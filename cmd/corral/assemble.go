@@ -280,10 +280,11 @@ func (s nodeSettings) sources() []string {
 }
 
 // check validates the node's flags, for --check-config and before a start: the id, the
-// counts and durations, the platforms' flags, --max-queue and the passcodes file.
+// counts and durations, the platforms' flags, --max-queue (refused as badValues), and the
+// files they name (passcodes, rigs), which are read.
 func (s nodeSettings) check() error {
 	if !nodes.ValidID(*s.id) {
-		return fmt.Errorf("--node-id %q: use letters, digits, '-' and '_'", *s.id)
+		return badValue(fmt.Errorf("--node-id %q: use letters, digits, '-' and '_' (at most 64)", *s.id))
 	}
 	var errs []error
 	if *s.sims < -1 {
@@ -303,7 +304,7 @@ func (s nodeSettings) check() error {
 	}
 	errs = append(errs, s.checkMaxQueue())
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return badValue(err)
 	}
 	if *s.passcodes != "" {
 		if _, err := tools.LoadPasscodes(*s.passcodes); err != nil {

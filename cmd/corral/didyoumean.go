@@ -25,6 +25,17 @@ func commandHint(word string) string {
 	return didYouMean(word, append(names, "help"))
 }
 
+// unknownSubcommand refuses word, a mistyped subcommand (a kind: "subcommand", "simulator")
+// of command cmd, with the name of names it most likely meant, as a usage error (exit 2) in one
+// line; nil when word is near none of them (the caller then prints its usage line).
+func unknownSubcommand(cmd, kind, word string, names []string) error {
+	hint := didYouMean(word, names)
+	if hint == "" {
+		return nil
+	}
+	return &usageError{err: fmt.Errorf("unknown %s %q%s ('corral %s -h' lists them)", kind, word, hint, cmd)}
+}
+
 // undefinedFlagPrefix starts the flag package's error for a flag a FlagSet does not have.
 const undefinedFlagPrefix = "flag provided but not defined: -"
 

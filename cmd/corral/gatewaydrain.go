@@ -45,14 +45,17 @@ func (f *flags) inOneProcess() {
 	f.Lookup("drain-timeout").Usage = upDrainTimeoutUsage
 }
 
-// check refuses a negative duration, and a delay beyond the timeout.
+// check refuses (badValue) a negative duration, and a delay beyond the timeout.
 func (d drainFlags) check() error {
-	if *d.timeout < 0 || *d.delay < 0 {
-		return fmt.Errorf("--drain-timeout %s, --drain-delay %s: neither may be negative (0: no wait)", *d.timeout, *d.delay)
+	if *d.timeout < 0 {
+		return badValue(fmt.Errorf("--drain-timeout %s: give a duration of 0 (no wait) or more, e.g. 25s", *d.timeout))
+	}
+	if *d.delay < 0 {
+		return badValue(fmt.Errorf("--drain-delay %s: give a duration of 0 (no wait) or more, e.g. 5s", *d.delay))
 	}
 	if *d.delay > *d.timeout {
-		return fmt.Errorf("--drain-delay %s is longer than --drain-timeout %s: the delay is part of the drain; give a shorter delay, "+
-			"e.g. 5s, or a longer timeout", *d.delay, *d.timeout)
+		return badValue(fmt.Errorf("--drain-delay %s is longer than --drain-timeout %s: the delay is part of the drain; give a shorter delay, "+
+			"e.g. 5s, or a longer timeout", *d.delay, *d.timeout))
 	}
 	return nil
 }

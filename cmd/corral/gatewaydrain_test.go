@@ -101,8 +101,8 @@ func TestDrainFlagsCheck(t *testing.T) {
 		{nil, ""},
 		{[]string{"--drain-timeout", "0s"}, ""},
 		{[]string{"--drain-timeout", "25s", "--drain-delay", "5s"}, ""},
-		{[]string{"--drain-timeout", "-1s"}, "neither may be negative"},
-		{[]string{"--drain-delay", "-1s"}, "neither may be negative"},
+		{[]string{"--drain-timeout", "-1s"}, "--drain-timeout -1s: give a duration of 0 (no wait) or more"},
+		{[]string{"--drain-delay", "-1s"}, "--drain-delay -1s: give a duration of 0 (no wait) or more"},
 		{[]string{"--drain-timeout", "5s", "--drain-delay", "10s"}, "is longer than --drain-timeout"},
 	} {
 		f := newFlags("gateway")

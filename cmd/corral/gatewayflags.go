@@ -28,6 +28,7 @@ type gatewayFlags struct {
 	maxConns       *int
 	sessionTTL     *time.Duration
 	maxSessions    *int
+	sessionKeys    *string
 	shotsMaxAge    *time.Duration
 	sizes          storeSizes
 	sites          *string
@@ -53,15 +54,15 @@ func (f *flags) storeSizes(note string) storeSizes {
 	}
 }
 
-// parse returns the sizes in bytes, or an error naming the bad flag.
+// parse returns the sizes in bytes, or a refusal (badValue) naming the bad flag.
 func (s storeSizes) parse() (events, shots int64, err error) {
 	shots, err = parseSize(*s.shotsMaxBytes)
 	if err != nil || shots < 1<<20 {
-		return 0, 0, fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *s.shotsMaxBytes)
+		return 0, 0, badValue(fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *s.shotsMaxBytes))
 	}
 	events, err = parseSize(*s.eventsMaxBytes)
 	if err != nil || events < 1<<20 {
-		return 0, 0, fmt.Errorf("--events-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 100MiB", *s.eventsMaxBytes)
+		return 0, 0, badValue(fmt.Errorf("--events-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 100MiB", *s.eventsMaxBytes))
 	}
 	return events, shots, nil
 }
@@ -89,6 +90,9 @@ func (f *flags) gatewayFlags() gatewayFlags {
 			"(its id still works for its principal, with nothing kept but its selected device)"),
 		maxSessions: f.Int("max-sessions", mcp.DefaultMaxSessions, "live protocol sessions of one principal on this gateway; "+
 			"opening another forgets its least recently used idle one"),
+		sessionKeys: f.String("session-keys", string(mcp.SessionKeysPrincipal), "key of the session ids and console cookies "+
+			"this gateway issues: principal (each principal's own) or farm (the farm-wide key of Corral before per-principal keys, "+
+			"while gateways of that version still serve during a roll: docs/helm.md, Upgrading); both are taken either way"),
 		shotsMaxAge: f.Duration("screenshots-max-age", broker.DefaultScreenshotsMaxAge, "agent task screenshots older than this "+
 			"are dropped from the farm's object store ("+broker.ScreenshotBucket+")"),
 		sizes: f.storeSizes(""),
@@ -108,21 +112,22 @@ func (g gatewayFlags) stores() (broker.StoreOptions, error) {
 		return broker.StoreOptions{}, err
 	}
 	if *g.shotsMaxAge < time.Minute {
-		return broker.StoreOptions{}, fmt.Errorf("--screenshots-max-age %s: give at least a minute, e.g. 168h for a week", *g.shotsMaxAge)
+		return broker.StoreOptions{}, badValue(fmt.Errorf("--screenshots-max-age %s: give at least a minute, e.g. 168h for a week", *g.shotsMaxAge))
 	}
 	for _, site := range g.siteList() {
 		if !broker.ValidSite(site) {
-			return broker.StoreOptions{}, fmt.Errorf("--sites: %q: use letters, digits, '-' and '_' (each is a site's JetStream domain)", site)
+			return broker.StoreOptions{}, badValue(fmt.Errorf("--sites %q: site %q: use letters, digits, '-' and '_' (each is a site's JetStream domain)", *g.sites, site))
 		}
 	}
 	return broker.StoreOptions{EventsMaxBytes: events, ScreenshotsMaxAge: *g.shotsMaxAge, ScreenshotsMaxBytes: size, Sites: g.siteList()}, nil
 }
 
-// options returns the gateway options these flags choose, or an error naming the bad flag.
+// options returns the gateway options these flags choose, or an error naming the bad flag: a
+// refusal of a value (badValue), or the policy file's error.
 func (g gatewayFlags) options() (mcp.Options, error) {
 	tools, err := mcp.SelectTools(*g.tools)
 	if err != nil {
-		return mcp.Options{}, err
+		return mcp.Options{}, badValue(err)
 	}
 	opts := mcp.Options{Tools: tools}
 	if err := checkListen("--http", *g.http, "127.0.0.1:8420"); err != nil {
@@ -133,9 +138,9 @@ func (g gatewayFlags) options() (mcp.Options, error) {
 			return mcp.Options{}, fmt.Errorf("--auth-policy: %w", err)
 		}
 	} else if !loopbackAddr(*g.http) && !*g.insecureNoAuth {
-		return mcp.Options{}, fmt.Errorf("--http %s listens beyond this machine, and without --auth-policy anyone who reaches it "+
+		return mcp.Options{}, badValue(fmt.Errorf("--http %s listens beyond this machine, and without --auth-policy anyone who reaches it "+
 			"can drive every device: give --auth-policy FILE (docs/auth.md), listen on 127.0.0.1, or, if a proxy or network "+
-			"policy in front already authenticates callers, pass --insecure-no-auth", *g.http)
+			"policy in front already authenticates callers, pass --insecure-no-auth", *g.http))
 	}
 	for _, o := range strings.Split(*g.allowedOrigins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -143,42 +148,51 @@ func (g gatewayFlags) options() (mcp.Options, error) {
 		}
 	}
 	if err := mcp.ValidateOrigins(opts.AllowedOrigins); err != nil {
-		return mcp.Options{}, err
+		return mcp.Options{}, badValue(err)
 	}
 	if opts.RateLimit.PerSecond, err = mcp.ParseRate(*g.rateLimit); err != nil {
-		return mcp.Options{}, fmt.Errorf("--rate-limit: %w", err)
+		return mcp.Options{}, badValue(fmt.Errorf("--rate-limit: %w", err))
 	}
 	if r := strings.ToLower(strings.TrimSpace(*g.rateLimit)); opts.RateLimit.PerSecond == 0 && r != "" && r != "off" && r != "0" {
-		return mcp.Options{}, fmt.Errorf("--rate-limit %s: a rate of zero would let no call through; give a positive rate, e.g. 50/s or 600/m, "+
-			"or off (or 0) for no limit", *g.rateLimit)
+		return mcp.Options{}, badValue(fmt.Errorf("--rate-limit %s: a rate of zero would let no call through; give a positive rate, e.g. 50/s or 600/m, "+
+			"or off (or 0) for no limit", *g.rateLimit))
 	}
-	if *g.rateBurst < 0 || *g.rateQueue < 0 {
-		return mcp.Options{}, fmt.Errorf("--rate-burst %d, --rate-queue %d: neither may be negative (0 for --rate-queue: no cap)", *g.rateBurst, *g.rateQueue)
+	if *g.rateBurst < 0 {
+		return mcp.Options{}, badValue(fmt.Errorf("--rate-burst %d: give the calls a device may take at once, 0 or more, e.g. 100", *g.rateBurst))
+	}
+	if *g.rateQueue < 0 {
+		return mcp.Options{}, badValue(fmt.Errorf("--rate-queue %d: give the calls of one device that may wait, 0 (no cap) or more, e.g. 64", *g.rateQueue))
 	}
 	opts.RateLimit.Burst, opts.RateLimit.MaxWaiting = *g.rateBurst, *g.rateQueue
+	if opts.SessionKeys, err = mcp.ParseSessionKeys(*g.sessionKeys); err != nil {
+		return mcp.Options{}, badValue(fmt.Errorf("--session-keys %w", err))
+	}
 	if opts.Limits, err = g.limits(); err != nil {
 		return mcp.Options{}, err
 	}
 	return opts, nil
 }
 
-// limits returns the front door's bounds these flags choose.
+// limits returns the front door's bounds these flags choose, or a refusal (badValue) naming
+// the bad flag.
 func (g gatewayFlags) limits() (mcp.Limits, error) {
 	body, err := parseSize(*g.maxBody)
 	if err != nil {
-		return mcp.Limits{}, fmt.Errorf("--max-body: %w", err)
+		return mcp.Limits{}, badValue(fmt.Errorf("--max-body %q: give a positive number of bytes, e.g. 4MiB, 512KiB or 1048576", *g.maxBody))
 	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
 	}{{"--read-timeout", *g.readTimeout}, {"--idle-timeout", *g.idleTimeout}, {"--session-ttl", *g.sessionTTL}} {
 		if d.v <= 0 {
-			return mcp.Limits{}, fmt.Errorf("%s %s: give a positive duration, e.g. 30s or 2m", d.name, d.v)
+			return mcp.Limits{}, badValue(fmt.Errorf("%s %s: give a positive duration, e.g. 30s or 2m", d.name, d.v))
 		}
 	}
-	if *g.maxConns < 0 || *g.maxSessions < 1 {
-		return mcp.Limits{}, fmt.Errorf("--max-conns %d, --max-sessions %d: --max-conns may not be negative (0: no cap), --max-sessions is at least 1",
-			*g.maxConns, *g.maxSessions)
+	if *g.maxConns < 0 {
+		return mcp.Limits{}, badValue(fmt.Errorf("--max-conns %d: give the connections served at once, 0 (no cap) or more, e.g. 1024", *g.maxConns))
+	}
+	if *g.maxSessions < 1 {
+		return mcp.Limits{}, badValue(fmt.Errorf("--max-sessions %d: give the live sessions of one principal, 1 or more, e.g. 1000", *g.maxSessions))
 	}
 	l := mcp.Limits{MaxBody: body, ReadTimeout: *g.readTimeout, IdleTimeout: *g.idleTimeout, MaxConns: *g.maxConns,
 		SessionTTL: *g.sessionTTL, MaxSessions: *g.maxSessions}

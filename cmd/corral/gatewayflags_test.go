@@ -54,7 +54,7 @@ func TestGatewayFlagsAuth(t *testing.T) {
 		{[]string{"--allowed-origins", "https://agents.example.com/path"}, "--allowed-origins"},
 		{[]string{"--rate-limit", "off", "--rate-queue", "0"}, ""},
 		{[]string{"--rate-limit", "fast"}, "--rate-limit"},
-		{[]string{"--rate-burst", "-1"}, "negative"},
+		{[]string{"--rate-burst", "-1"}, "--rate-burst -1: give the calls a device may take at once, 0 or more"},
 		{[]string{"--max-body", "512KiB", "--read-timeout", "5s", "--max-conns", "0", "--session-ttl", "1m", "--max-sessions", "3"}, ""},
 		{[]string{"--max-body", "lots"}, "--max-body"},
 		{[]string{"--max-body", "0"}, "--max-body"},

@@ -15,8 +15,8 @@ func checkLeaseFlags(f *flags, s nodeSettings) error {
 		return nil
 	}
 	if ttl, most := *s.leaseTTL, *s.leaseMax; ttl > most && most > 0 {
-		return fmt.Errorf("--lease-ttl %s can never apply: --lease-max %s ends every lease first (a lease ends after --lease-ttl unused, "+
-			"and at --lease-max whatever its use); give a --lease-ttl of %s or less, or a longer --lease-max", ttl, most, most)
+		return badValue(fmt.Errorf("--lease-ttl %s can never apply: --lease-max %s ends every lease first (a lease ends after --lease-ttl unused, "+
+			"and at --lease-max whatever its use); give a --lease-ttl of %s or less, or a longer --lease-max", ttl, most, most))
 	}
 	return nil
 }

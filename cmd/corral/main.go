@@ -226,8 +226,8 @@ func runSim(ctx context.Context, args []string) error {
 		case "ios":
 			return runSimIOS(ctx, args[1:])
 		}
-		if hint := didYouMean(args[0], []string{"android", "arm", "ios"}); hint != "" {
-			return &usageError{err: fmt.Errorf("unknown simulator %q%s (corral sim -h lists them)", args[0], hint)}
+		if err := unknownSubcommand("sim", "simulator", args[0], []string{"android", "arm", "ios"}); err != nil {
+			return err
 		}
 	}
 	return errors.New(simUsage)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/nodes"
 	"github.com/corral-farm/corral/vision"
 )
 
@@ -28,11 +29,14 @@ func runNATSAuth(_ context.Context, args []string) error {
 	f.Var(&sites, "site", "an edge site to make a hub's leaf user for (repeat it; docs/operations.md, Edge sites): the server "+
 		"configuration takes leaf connections on --leaf-url's port, and the site gets a context and a leafnodes block")
 	leafURL := f.String("leaf-url", "nats-leaf://127.0.0.1:7422", "with --site: the hub's leaf URL as the sites reach it")
-	if _, stop, err := f.start(args, nil); err != nil || stop {
-		return err
+	check := func() error {
+		if len(nodes) == 0 {
+			return errors.New("usage: corral nats-auth --node ID [--node ID ...] [--site NAME ...] [--dir DIR] [--url URL] [--ca FILE]")
+		}
+		return checkNATSAuth(*dir, *url, *leafURL, nodes, sites)
 	}
-	if len(nodes) == 0 {
-		return errors.New("usage: corral nats-auth --node ID [--node ID ...] [--site NAME ...] [--dir DIR] [--url URL] [--ca FILE]")
+	if _, stop, err := f.start(args, check); err != nil || stop {
+		return err
 	}
 	secrets, err := broker.OpenSecrets(*dir)
 	if err != nil {
@@ -83,6 +87,35 @@ func runNATSAuth(_ context.Context, args []string) error {
 	}
 	fmt.Println("Give each process only its own context file (vision.json: the vision workers'); passwords are kept and reused when you run this again.")
 	return nil
+}
+
+// checkNATSAuth refuses (badValue) the values nats-auth would refuse or misread, before it
+// makes DIR or writes anything there: the node ids and sites its users are named after, the
+// URLs its contexts point at, and an empty --dir (the current directory).
+func checkNATSAuth(dir, natsURL, leafURL string, nodeIDs, sites []string) error {
+	var errs []error
+	if dir == "" {
+		errs = append(errs, errors.New(`--dir "": give the directory for the passwords, server configuration and contexts, e.g. --dir nats-auth`))
+	}
+	for _, n := range nodeIDs {
+		if n != broker.AnyNode && !nodes.ValidID(n) {
+			errs = append(errs, fmt.Errorf("--node %q: use letters, digits, '-' and '_' (a node's --node-id), or * for one user shared by every node", n))
+		}
+	}
+	for _, s := range sites {
+		if s != broker.AnyNode && !broker.ValidSite(s) {
+			errs = append(errs, fmt.Errorf("--site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", s))
+		}
+	}
+	if err := checkNATSURLs(natsURL); err != nil {
+		errs = append(errs, fmt.Errorf("--url: %w", err))
+	}
+	if len(sites) > 0 {
+		if u, err := url.Parse(leafURL); err != nil || u.Port() == "" {
+			errs = append(errs, fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT as the sites reach the hub", leafURL))
+		}
+	}
+	return badValue(errors.Join(errs...))
 }
 
 // hubLeafConfig adds to a hub's server configuration the leafnodes block that takes the sites'

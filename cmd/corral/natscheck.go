@@ -60,7 +60,7 @@ func checkNATS(n natsFlags, o broker.ConnectOptions) error {
 	}
 	urlSrc := from("nats-url", *n.url, "url", ctx.URL, "$NATS_URL")
 	if err := checkNATSURLs(r.URL); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", urlSrc, err))
+		errs = append(errs, badValue(fmt.Errorf("%s: %w", urlSrc, err))) // a value refused; the files above are read
 	}
 	return errors.Join(errs...)
 }

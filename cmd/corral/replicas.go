@@ -18,7 +18,7 @@ func (f *flags) replicasFlag() *int {
 // checkReplicas refuses a --nats-replicas JetStream cannot keep (0: keep what the stores have).
 func checkReplicas(replicas int) error {
 	if replicas < 0 || replicas > 5 {
-		return fmt.Errorf("--nats-replicas %d: JetStream keeps 1 to 5 replicas (3 on a 3-server cluster)", replicas)
+		return badValue(fmt.Errorf("--nats-replicas %d: JetStream keeps 1 to 5 replicas (3 on a 3-server cluster; 0: leave the stores as they are)", replicas))
 	}
 	return nil
 }

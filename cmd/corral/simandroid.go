@@ -18,10 +18,10 @@ func runSimAndroid(ctx context.Context, args []string) error {
 	startup := f.Duration("input-startup", adbsim.DefaultInputStartup, "how long an input command takes to start, as a phone's Java start-up does (100 ms to over 1 s; 0 for none)")
 	log, stop, err := f.start(args, func() error {
 		if *count < 1 {
-			return fmt.Errorf("--count %d: start at least one device", *count)
+			return badValue(fmt.Errorf("--count %d: give how many devices to start, 1 or more", *count))
 		}
 		if *startup < 0 {
-			return fmt.Errorf("--input-startup %s: give a duration of 0 (none) or more, e.g. 150ms", *startup)
+			return badValue(fmt.Errorf("--input-startup %s: give a duration of 0 (none) or more, e.g. 150ms", *startup))
 		}
 		return checkListen("--listen", *listen, "127.0.0.1:5555")
 	})

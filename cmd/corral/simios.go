@@ -16,7 +16,7 @@ func runSimIOS(ctx context.Context, args []string) error {
 	listen := f.String("listen", "127.0.0.1:27015", "address of the simulated usbmuxd (port 0: a free port)")
 	log, stop, err := f.start(args, func() error {
 		if *count < 1 {
-			return fmt.Errorf("--count %d: start at least one iPhone", *count)
+			return badValue(fmt.Errorf("--count %d: give how many iPhones to start, 1 or more", *count))
 		}
 		return checkListen("--listen", *listen, "127.0.0.1:27015")
 	})

@@ -38,16 +38,17 @@ func (f *flags) siteFlags() siteFlags {
 	}
 }
 
-// remote is the site's leaf connection to its hub; nil when this is no site.
+// remote is the site's leaf connection to its hub; nil when this is no site. A value it
+// refuses is a badValue; a --hub-context it cannot read is not.
 func (s siteFlags) remote() (*embedded.LeafRemoteOptions, error) {
 	if *s.name == "" {
 		if *s.hub != "" || *s.hubContext != "" {
-			return nil, errors.New("--hub and --hub-context are for an edge site: give --site NAME too")
+			return nil, badValue(errors.New("--hub and --hub-context are for an edge site: give --site NAME too"))
 		}
 		return nil, nil
 	}
 	if !broker.ValidSite(*s.name) {
-		return nil, fmt.Errorf("--site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", *s.name)
+		return nil, badValue(fmt.Errorf("--site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", *s.name))
 	}
 	r := &embedded.LeafRemoteOptions{Local: broker.LeafLocal}
 	hub := *s.hub
@@ -60,7 +61,7 @@ func (s siteFlags) remote() (*embedded.LeafRemoteOptions, error) {
 		r.User, r.Password, r.CredsFile, r.CA = c.User, c.Password, c.Creds, c.CA
 	}
 	if hub == "" {
-		return nil, fmt.Errorf("--site %s: name the hub: --hub nats-leaf://HUB:7422, or --hub-context FILE with its url", *s.name)
+		return nil, badValue(fmt.Errorf("--site %s: name the hub: --hub nats-leaf://HUB:7422, or --hub-context FILE with its url", *s.name))
 	}
 	r.URLs = splitList(hub)
 	return r, nil
@@ -83,19 +84,19 @@ type hubSettings struct {
 	sites  []string
 }
 
-// leafListen is the hub's leaf listener; nil when it takes no sites.
+// leafListen is the hub's leaf listener; nil when it takes no sites. Its refusals are badValues.
 func (h hubSettings) leafListen() (*embedded.LeafListenOptions, error) {
 	if h.listen == "" {
 		return nil, nil
 	}
 	if len(h.sites) == 0 {
-		return nil, fmt.Errorf("--leaf-listen %s: name the sites it takes with --sites a,b, on every start: each gets a leaf user "+
-			"as the hub starts, before the sites its stores keep can be read", h.listen)
+		return nil, badValue(fmt.Errorf("--leaf-listen %s: name the sites it takes with --sites a,b, on every start: each gets a leaf user "+
+			"as the hub starts, before the sites its stores keep can be read", h.listen))
 	}
 	host, port, err := net.SplitHostPort(h.listen)
 	p, perr := strconv.Atoi(port)
 	if err != nil || perr != nil || p < 1 || p > 65535 {
-		return nil, fmt.Errorf("--leaf-listen %q: want HOST:PORT, e.g. 0.0.0.0:7422", h.listen)
+		return nil, badValue(fmt.Errorf("--leaf-listen %q: want HOST:PORT with a port from 1 to 65535, e.g. 0.0.0.0:7422", h.listen))
 	}
 	return &embedded.LeafListenOptions{Host: host, Port: p}, nil
 }
@@ -111,9 +112,9 @@ func checkEdge(site siteFlags, hub hubSettings) error {
 	case err != nil:
 		return err
 	case remote != nil && len(hub.sites) > 0:
-		return errors.New("--site and --sites: a process is an edge site or its hub, not both")
+		return badValue(errors.New("--site and --sites: a process is an edge site or its hub, not both"))
 	case listen == nil && len(hub.sites) > 0:
-		return errors.New("--sites: the hub's embedded NATS must take the sites' leaf connections: give --leaf-listen HOST:PORT too")
+		return badValue(errors.New("--sites: the hub's embedded NATS must take the sites' leaf connections: give --leaf-listen HOST:PORT too"))
 	}
 	return nil
 }

@@ -205,8 +205,8 @@ func (t tokenSource) checkGateway(raw string) error {
 	return errors.Join(urlErr, tokenErr)
 }
 
-// gatewayURL is raw with what it lacks added (completeURL), refused unless it is an http or
-// https URL with a host.
+// gatewayURL is raw with what it lacks added (completeURL), refused (badValue) unless it is an
+// http or https URL with a host.
 func gatewayURL(raw string) (string, error) {
 	fixed, _ := completeURL(raw)
 	u, err := neturl.Parse(fixed)
@@ -216,11 +216,13 @@ func gatewayURL(raw string) (string, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return "", fmt.Errorf("--gateway %q is not a URL: %w (give http://HOST:PORT/mcp)", raw, err)
+		return "", badValue(fmt.Errorf("--gateway %q is not a URL: %w (give http://HOST:PORT/mcp)", raw, err))
 	case u.Scheme != "http" && u.Scheme != "https":
-		return "", fmt.Errorf("--gateway %q: a gateway speaks http or https, not %s (give http://HOST:PORT/mcp)", raw, u.Scheme)
+		return "", badValue(fmt.Errorf("--gateway %q: a gateway speaks http or https, not %s (give http://HOST:PORT/mcp)", raw, u.Scheme))
 	case u.Host == "":
-		return "", fmt.Errorf("--gateway %q has no host (give http://HOST:PORT/mcp)", raw)
+		return "", badValue(fmt.Errorf("--gateway %q has no host (give http://HOST:PORT/mcp)", raw))
+	case u.Port() != "" && !tcpPort(u.Port()):
+		return "", badValue(fmt.Errorf("--gateway %q: port %s is not a port: give a number from 1 to 65535 (give http://HOST:PORT/mcp)", raw, u.Port()))
 	}
 	return fixed, nil
 }

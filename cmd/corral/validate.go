@@ -21,7 +21,8 @@ import (
 // what it takes.
 
 // checkListen checks a listen address: HOST:PORT, the port a number from 0 (any free port) to
-// 65535; an empty host is every interface. example is one to give.
+// 65535; an empty host is every interface. example is one to give. Its refusals, and those of
+// the checks below, are badValues.
 func checkListen(name, addr, example string) error {
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -30,10 +31,10 @@ func checkListen(name, addr, example string) error {
 		if errors.As(err, &ae) {
 			why = ae.Err
 		}
-		return fmt.Errorf("%s %q: give HOST:PORT, e.g. %s (%s)", name, addr, example, why)
+		return badValue(fmt.Errorf("%s %q: give HOST:PORT, e.g. %s (%s)", name, addr, example, why))
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		return fmt.Errorf("%s %q: port %q is not a port: give a number from 1 to 65535 (0: any free port), e.g. %s", name, addr, port, example)
+		return badValue(fmt.Errorf("%s %q: port %q is not a port: give a number from 1 to 65535 (0: any free port), e.g. %s", name, addr, port, example))
 	}
 	return nil
 }
@@ -43,17 +44,17 @@ func checkNATSPort(port int) error {
 	if port == -1 || port >= 1 && port <= 65535 {
 		return nil
 	}
-	return fmt.Errorf("--nats-port %d: not a port: give a number from 1 to 65535, or -1 for any free port", port)
+	return badValue(fmt.Errorf("--nats-port %d: not a port: give a number from 1 to 65535, or -1 for any free port", port))
 }
 
 // checkData checks the data directory of an embedded NATS: "" would put its lock, JetStream
 // store and credentials in the current directory.
 func checkData(data string) error {
 	if data == "" {
-		return errors.New(`--data "": give the directory for the embedded NATS's data, e.g. --data data (it holds corral.lock, jetstream/ and nats/)`)
+		return badValue(errors.New(`--data "": give the directory for the embedded NATS's data, e.g. --data data (it holds corral.lock, jetstream/ and nats/)`))
 	}
 	if st, err := os.Stat(data); err == nil && !st.IsDir() {
-		return fmt.Errorf("--data %s is a file, not a directory: give a directory (made if missing) for corral.lock, jetstream/ and nats/", data)
+		return badValue(fmt.Errorf("--data %s is a file, not a directory: give a directory (made if missing) for corral.lock, jetstream/ and nats/", data))
 	}
 	return nil
 }
@@ -173,4 +174,10 @@ func flagValue[T any](fs *flag.FlagSet, name string) (T, bool) {
 	}
 	v, ok := g.Get().(T)
 	return v, ok
+}
+
+// tcpPort says whether port is a TCP port to dial: a number from 1 to 65535.
+func tcpPort(port string) bool {
+	p, err := strconv.Atoi(port)
+	return err == nil && p >= 1 && p <= 65535
 }
