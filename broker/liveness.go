@@ -45,6 +45,9 @@ type nodeLife struct {
 	last time.Time
 	boot string
 	lost bool
+	// heard: this life has beaten (not only known from the registry). A lost node's beat
+	// starts a new life, so a life heard and not lost is a node back since its verdict (back).
+	heard bool
 	// stopped: the node said it was shutting down (its down event), at stoppedAt. It is gone
 	// as a lost node is, but was not lost. The beats its boot sends as it stops do not bring it
 	// back; one of its boot lostAfter later does (a down read late, after the node had
@@ -88,7 +91,16 @@ func (l *Liveness) Beat(node, boot string, at time.Time) {
 		n = newNodeLife(time.Time{})
 		l.nodes[node] = n
 	}
-	n.last, n.boot, n.tentative = at, boot, false
+	n.last, n.boot, n.tentative, n.heard = at, boot, false, true
+}
+
+// back says whether node has beaten since it was last declared lost: a reaping gateway, still
+// writing its verdict, leaves the entries of a node back meanwhile as the node wrote them.
+func (l *Liveness) back(node string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.nodes[node]
+	return n != nil && n.heard && !n.lost
 }
 
 // Expect starts tracking a node known from the registry, giving it lostAfter to beat.

@@ -88,6 +88,25 @@ func TestLivenessLostNodeBeatsAgain(t *testing.T) {
 	}
 }
 
+// back (the reaper's guard) is true only for a node heard since it was last declared lost:
+// not for one known from the registry alone, nor while it is lost, nor once it said it stopped.
+func TestLivenessBackSinceTheVerdict(t *testing.T) {
+	const after = time.Second
+	l := NewLiveness(after, nil)
+	l.Expect("n1")
+	assert.False(t, l.back("n1"), "known from the registry only")
+	assert.False(t, l.back("n2"), "unknown")
+	l.Beat("n1", "boot-a", t0)
+	require.Len(t, l.sweep(t0.Add(2*after)), 1)
+	assert.False(t, l.back("n1"), "lost, not heard since")
+	l.Expect("n1")
+	assert.False(t, l.back("n1"), "the registry's word revived a lost node")
+	l.Beat("n1", "boot-a", t0.Add(3*after))
+	assert.True(t, l.back("n1"), "heard since its verdict")
+	require.True(t, l.Stopped("n1", t0.Add(3*after)))
+	assert.False(t, l.back("n1"), "said it stopped")
+}
+
 // Expect gives an unknown node lostAfter to beat; it neither extends the time of a node it
 // knows nor revives a lost one (only a beat does).
 func TestLivenessExpect(t *testing.T) {

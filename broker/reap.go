@@ -26,7 +26,10 @@ func DeclaredLost(e DeviceEntry) bool {
 
 // nodeLost is called when a node stops beating. A reaping client marks the node's devices
 // offline, revokes their leases in KV and records the event once (deduplicated by id, as every
-// gateway reaps). Updates use the entry's revision so that a node that is already back wins.
+// gateway reaps). Updates use the entry's revision so that a node that is already back and
+// wrote its entries wins; one back that has not written them yet (a node only silent writes
+// nothing until it hears of its loss) is asked of the heartbeats before each write, so its
+// devices are not written offline under it.
 func (c *Client) nodeLost(node, boot string) {
 	reason := lostReason(node, c.live.lostAfter)
 	c.log.Warn("node lost", "node", node, "boot", boot)
@@ -44,11 +47,14 @@ func (c *Client) nodeLost(node, boot string) {
 		}
 	}
 	c.mu.RUnlock()
+	left := 0
 	for _, d := range mine {
 		e := d.DeviceEntry
 		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", time.Now()
 		b, _ := json.Marshal(e)
-		if _, err := c.stores.Registry.Update(ctx, d.key, b, d.revision); err != nil {
+		if c.live.back(node) {
+			left++
+		} else if _, err := c.stores.Registry.Update(ctx, d.key, b, d.revision); err != nil {
 			c.log.Debug("registry update skipped (changed meanwhile)", "serial", e.Serial, "err", err)
 		} else {
 			// The gateway whose update won tells the event stream, as a node tells its own changes.
@@ -62,6 +68,11 @@ func (c *Client) nodeLost(node, boot string) {
 		if err := c.stores.Leases.Delete(ctx, leaseKeyFor(d.key, e)); err != nil {
 			c.log.Debug("lease delete", "serial", e.Serial, "err", err)
 		}
+	}
+	if left > 0 {
+		// Its leases are revoked all the same: its callers were told it was lost, and the node,
+		// told by the event below, revokes them too.
+		c.log.Info("node back since it was declared lost: its devices' entries left as it wrote them", "node", node, "devices", left)
 	}
 	ev, _ := json.Marshal(Event{V: WireVersion, Kind: "node", Node: node, What: "lost", Reason: reason, At: time.Now()})
 	msg := &nats.Msg{Subject: fmt.Sprintf(EventNodeT, node, "lost"), Data: ev, Header: nats.Header{}}
