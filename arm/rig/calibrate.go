@@ -61,7 +61,8 @@ func (d *Driver) CalibrateFrom(rb Readback, area Area, save func(ctx context.Con
 func (d *Driver) Calibrate(ctx context.Context, progress func(step string)) (device.CalibrationReport, error) {
 	src := d.source.Load()
 	if src == nil {
-		return device.CalibrationReport{}, d.wrap("calibrate", ErrNoReadback, "name the rig's calibration readback in its rigs file (docs/arm.md)")
+		return device.CalibrationReport{}, d.wrap("calibrate", ErrNoReadback, "its taps land through the calibration it has, if any; "+
+			"to calibrate it again, name its calibration readback in its rigs file (readback: the calibration page's event stream, docs/arm.md)")
 	}
 	cal, err := d.CalibrateWith(ctx, src.readback, src.area, progress)
 	if err != nil {

@@ -21,7 +21,7 @@ func (d *Driver) SetClipboard(ctx context.Context, text string) error {
 	if d.cfg.Clipboard == nil {
 		return d.wrap("set clipboard", ErrNoClipboard, "a finger cannot fill a clipboard: name a helper for the rig in "+
 			"the rigs file (clipboard: url of a helper app, or command such as [pbcopy]; docs/arm.md), or type the "+
-			"text on the on-screen keyboard with taps")
+			"text on the on-screen keyboard, a tap_xy on each key")
 	}
 	if err := d.cfg.Clipboard.SetClipboard(ctx, text); err != nil {
 		return d.wrap("set clipboard", err, "check the rig's clipboard helper")

@@ -12,15 +12,16 @@ var (
 	ErrAlarm         = &sentinel{"the arm is in alarm", device.ErrUnavailable}
 	ErrUnknownKey    = &sentinel{"the arm has no such key", device.ErrBadInput}
 	ErrBadInput      = &sentinel{"bad input", device.ErrBadInput}
-	ErrNoReadback    = &sentinel{"the rig has no calibration readback", nil}
+	ErrNoReadback    = &sentinel{"the rig has no calibration readback", device.ErrUnsupported}
 	ErrHalted        = &sentinel{"the rig is halted", device.ErrUnavailable}
-	ErrNoClipboard   = &sentinel{"the rig has no clipboard helper", nil}
+	ErrNoClipboard   = &sentinel{"the rig has no clipboard helper", device.ErrUnsupported}
 )
 
 // sentinel is one of the rig's errors, which is also (errors.Is) the device error the tools
-// answer by: the caller's mistake (device.ErrBadInput: bad_input) or a rig that cannot move
-// until a person recovers or calibrates it (device.ErrUnavailable: unhealthy), both refusals
-// in which nothing moved, not the driver's failures (driver_error) that count against it.
+// answer by: the caller's mistake (device.ErrBadInput: bad_input), a rig that cannot move
+// until a person recovers or calibrates it (device.ErrUnavailable: unhealthy) or one that
+// lacks what the call needs (device.ErrUnsupported: unsupported), all refusals in which
+// nothing moved, not the driver's failures (driver_error) that count against it.
 type sentinel struct {
 	msg string
 	is  error // nil: a driver_error

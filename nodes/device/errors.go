@@ -37,3 +37,9 @@ var ErrBadInput = errors.New("bad input")
 // alarm, not calibrated), and nothing ran: the tools answer unhealthy, a refusal, not
 // driver_error, which counts against the driver.
 var ErrUnavailable = errors.New("the device cannot serve now")
+
+// ErrUnsupported is what a driver's error is (errors.Is) when its device lacks what the call
+// needs, by how it was built or set up (an arm rig with no clipboard helper, or no calibration
+// readback), and nothing ran: the tools answer unsupported, a refusal, as for a platform
+// without the tool, not driver_error, which counts against the driver.
+var ErrUnsupported = errors.New("the device cannot do this")

@@ -132,9 +132,10 @@ func Unsupported(d device.Driver, ability string) error {
 }
 
 // ErrorCode returns the stable code of err, or driver_error. A driver marks the caller's
-// mistakes with device.ErrBadInput, a selector that matches nothing with device.ErrNoElement
-// and a device that cannot serve until a person sees to it with device.ErrUnavailable: those
-// are not the driver's failures.
+// mistakes with device.ErrBadInput, a selector that matches nothing with device.ErrNoElement,
+// a device that cannot serve until a person sees to it with device.ErrUnavailable and one
+// that lacks what the call needs with device.ErrUnsupported: those are not the driver's
+// failures.
 func ErrorCode(err error) string {
 	var oe *OpError
 	switch {
@@ -146,6 +147,8 @@ func ErrorCode(err error) string {
 		return broker.CodeNotFound
 	case errors.Is(err, device.ErrUnavailable):
 		return broker.CodeUnhealthy
+	case errors.Is(err, device.ErrUnsupported):
+		return broker.CodeUnsupported
 	}
 	return broker.CodeDriver
 }
