@@ -321,7 +321,9 @@ func (fullDriver) TerminateApp(context.Context, string) error { return nil }
 func (fullDriver) Source(context.Context) (string, error) {
 	return `<hierarchy><node bounds="[0,0][1080,2400]"/></hierarchy>`, nil
 }
-func (fullDriver) InstallApp(context.Context, string) error   { return nil }
+func (fullDriver) InstallApp(context.Context, string) (device.InstalledApp, error) {
+	return device.InstalledApp{}, nil
+}
 func (fullDriver) UninstallApp(context.Context, string) error { return nil }
 func (fullDriver) ClearApp(context.Context, string) error     { return nil }
 func (fullDriver) ForegroundApp(context.Context) (string, error) {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // installPath is where InstallApp pushes the APK before `pm install`.
@@ -117,34 +119,37 @@ func (d *Driver) pmFailed(ctx context.Context, op, verb, pkg string, err error) 
 }
 
 // InstallApp installs the APK at localPath: it pushes the file to
-// /data/local/tmp/corral-install.apk, runs `pm install -r` on it and removes it again.
-func (d *Driver) InstallApp(ctx context.Context, localPath string) error {
+// /data/local/tmp/corral-install.apk, runs `pm install -r` on it and removes it again. It names
+// what it installed from the APK's manifest, or else from the packages listed before and after
+// (installedApp).
+func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.InstalledApp, error) {
 	const op = "install app"
 	f, err := os.Open(localPath)
 	if err != nil {
-		return d.fail(ctx, op, fmt.Errorf("%w: %w", ErrBadArgument, err), "")
+		return device.InstalledApp{}, d.fail(ctx, op, fmt.Errorf("%w: %w", ErrBadArgument, err), "")
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return d.fail(ctx, op, fmt.Errorf("%w: %w", ErrBadArgument, err), "")
+		return device.InstalledApp{}, d.fail(ctx, op, fmt.Errorf("%w: %w", ErrBadArgument, err), "")
 	}
+	named := d.installedApp(ctx, f, st.Size())
 	if err := d.push(ctx, f, installPath, st.ModTime()); err != nil {
 		d.removeInstallFile(ctx)
-		return d.fail(ctx, op, err, "")
+		return device.InstalledApp{}, d.fail(ctx, op, err, "")
 	}
 	out, err := d.shell(ctx, op, "pm install -r "+installPath)
 	d.removeInstallFile(ctx)
 	if err != nil {
-		return err
+		return device.InstalledApp{}, err
 	}
 	if err := parsePMResult(out); err != nil {
 		if hint := apkRefused(out); hint != "" {
-			return d.fail(ctx, op, fmt.Errorf("%w: %w", ErrAPKRefused, err), hint)
+			return device.InstalledApp{}, d.fail(ctx, op, fmt.Errorf("%w: %w", ErrAPKRefused, err), hint)
 		}
-		return d.fail(ctx, op, err, "")
+		return device.InstalledApp{}, d.fail(ctx, op, err, "")
 	}
-	return nil
+	return named(ctx), nil
 }
 
 // removeInstallFile removes the pushed APK. After a cancelled install it does so in the

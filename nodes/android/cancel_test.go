@@ -98,7 +98,7 @@ func TestCancelSlowCommand(t *testing.T) {
 		defer cancel()
 		deadline, _ := ctx.Deadline()
 		before := len(dev.Commands())
-		errc := goCall(func() error { return d.InstallApp(ctx, path) })
+		errc := goCall(func() error { _, err := d.InstallApp(ctx, path); return err })
 		if err := endsWithin(t, errc, deadline, "the deadline"); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("error %v, want context.DeadlineExceeded", err)
 		}

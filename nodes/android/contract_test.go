@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/android/apk"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -303,15 +304,16 @@ func TestInstallUninstall(t *testing.T) {
 	dev, d := newDevice(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	apk := append([]byte("PK\x03\x04"), make([]byte, 200<<10)...) // several DATA chunks
-	dev.RegisterAPK(apk, "com.example.installed")
-	path := filepath.Join(t.TempDir(), "app.apk")
-	if err := os.WriteFile(path, apk, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got := newCommands(t, dev, func() error { return d.InstallApp(ctx, path) })
+	// An APK whose manifest names its package, whatever the file is called; 200 KB: several
+	// DATA chunks.
+	path := writeAPK(t, "app.apk", apk.Manifest{Package: "com.example.installed", VersionName: "3.1", VersionCode: 31}, 200<<10)
+	var app device.InstalledApp
+	got := newCommands(t, dev, func() (err error) { app, err = d.InstallApp(ctx, path); return err })
 	if want := []string{"pm install -r " + installPath, "rm -f " + installPath}; !slices.Equal(got, want) {
 		t.Errorf("commands %q, want %q", got, want)
+	}
+	if app != (device.InstalledApp{ID: "com.example.installed", Version: "3.1"}) {
+		t.Errorf("installed %+v, want com.example.installed 3.1", app)
 	}
 	if !slices.Contains(dev.Installed(), "com.example.installed") {
 		t.Errorf("installed %q", dev.Installed())
@@ -335,10 +337,10 @@ func TestInstallUninstall(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("not an apk"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.InstallApp(ctx, bad); err == nil || !strings.Contains(err.Error(), "INSTALL_PARSE_FAILED_NOT_APK") {
+	if _, err := d.InstallApp(ctx, bad); err == nil || !strings.Contains(err.Error(), "INSTALL_PARSE_FAILED_NOT_APK") {
 		t.Errorf("installing a text file: %v", err)
 	}
-	if err := d.InstallApp(ctx, filepath.Join(t.TempDir(), "missing.apk")); err == nil {
+	if _, err := d.InstallApp(ctx, filepath.Join(t.TempDir(), "missing.apk")); err == nil {
 		t.Error("installing a missing file worked")
 	}
 }

@@ -19,6 +19,9 @@ func TestDriversLinkNoRuntime(t *testing.T) {
 		"github.com/corral-farm/corral/nodes/ios/iossim": true,
 		"github.com/corral-farm/corral/nodes/ios/wdasim": true,
 		"github.com/corral-farm/corral/nodes/uitree":     true, // wdasim reads its phone's uiautomator dump
+		// the app files' formats: what an APK's manifest and an .ipa's Info.plist name
+		"github.com/corral-farm/corral/nodes/android/apk": true,
+		"github.com/corral-farm/corral/nodes/ios/ipa":     true,
 	}
 	// The arm rig's driver is held to it too, with its own protocol and geometry packages, and
 	// the strict reading of its rigs file.

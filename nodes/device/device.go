@@ -115,10 +115,10 @@ type (
 	Closer interface {
 		Close() error
 	}
-	// AppInstaller installs an app from a file on the node (the op fetches URLs first) and
-	// uninstalls one by package name.
+	// AppInstaller installs an app from a file on the node (the op fetches URLs first),
+	// saying what it installed, and uninstalls one by package name.
 	AppInstaller interface {
-		InstallApp(ctx context.Context, localPath string) error
+		InstallApp(ctx context.Context, localPath string) (InstalledApp, error)
 		UninstallApp(ctx context.Context, pkg string) error
 	}
 	// AppClearer clears an app's data and cache.
@@ -214,6 +214,14 @@ type (
 		Status(ctx context.Context) (map[string]string, error)
 	}
 )
+
+// InstalledApp is what an install put on the device: its package name (Android) or bundle id
+// (iOS), what app_launch takes, and its version as the app file gives it. Either is empty when
+// the driver could not tell.
+type InstalledApp struct {
+	ID      string
+	Version string
+}
 
 // LoginResult is what a login endpoint answered: its HTTP status and the start of its body.
 type LoginResult struct {

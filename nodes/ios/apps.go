@@ -1,6 +1,7 @@
 package ios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	goios "github.com/danielpaulus/go-ios/ios"
 	"github.com/danielpaulus/go-ios/ios/afc"
 
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/ios/ipa"
 	"github.com/corral-farm/corral/nodes/ios/wda"
 )
 
@@ -91,17 +94,27 @@ func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 }
 
 // InstallApp copies an .ipa into the phone's staging directory (AFC) and has
-// installation_proxy install it, as Xcode and ideviceinstaller do.
-func (d *Driver) InstallApp(ctx context.Context, localPath string) error {
+// installation_proxy install it, as Xcode and ideviceinstaller do. It names what it installed
+// from the .ipa's Info.plist; an Info.plist it cannot read leaves that to installd to judge and
+// the app unnamed.
+func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.InstalledApp, error) {
+	op := "install " + filepath.Base(localPath)
 	if ext := strings.ToLower(filepath.Ext(localPath)); ext != ".ipa" {
-		return d.errorf("install "+filepath.Base(localPath), fmt.Errorf("%w (%q)", errNotIPA, ext), "iPhones install .ipa files signed for them")
+		return device.InstalledApp{}, d.errorf(op, fmt.Errorf("%w (%q)", errNotIPA, ext), "iPhones install .ipa files signed for them")
+	}
+	info, err := ipa.ReadFile(localPath)
+	if err != nil {
+		d.log.Debug("the .ipa's Info.plist is unreadable; the app installed stays unnamed", "err", err)
 	}
 	remote := path.Join(stagingDir, fmt.Sprintf("corral-%d.ipa", os.Getpid()))
 	if err := d.stage(ctx, localPath, remote); err != nil {
-		return err
+		return device.InstalledApp{}, err
 	}
-	return d.proxy(ctx, "install "+filepath.Base(localPath), map[string]any{"Command": "Install", "PackagePath": remote,
-		"ClientOptions": map[string]any{"PackageType": "Developer"}}, nil)
+	if err := d.proxy(ctx, op, map[string]any{"Command": "Install", "PackagePath": remote,
+		"ClientOptions": map[string]any{"PackageType": "Developer"}}, nil); err != nil {
+		return device.InstalledApp{}, err
+	}
+	return device.InstalledApp{ID: info.BundleID, Version: cmp.Or(info.Version, info.Build)}, nil
 }
 
 // stage copies a local file to the phone over AFC.

@@ -82,8 +82,9 @@ func TestDriverApps(t *testing.T) {
 	d := ready(t, reg, "ios-sim-01")
 	ctx := t.Context()
 	ipa := writeIPA(t, "org.example.hello", "Hello")
-	if err := d.InstallApp(ctx, ipa); err != nil {
-		t.Fatal(err)
+	app, err := d.InstallApp(ctx, ipa)
+	if err != nil || app != (device.InstalledApp{ID: "org.example.hello", Version: "1.0"}) {
+		t.Fatalf("installing: %+v, %v; want org.example.hello 1.0", app, err)
 	}
 	pkgs, err := d.ListPackages(ctx)
 	if err != nil || !contains(pkgs, "org.example.hello") || !contains(pkgs, "com.corral.notes") {
@@ -102,10 +103,10 @@ func TestDriverApps(t *testing.T) {
 		t.Error("uninstalling an app that is not there did not fail")
 	}
 	bad := writeFile(t, "broken.ipa", []byte("not a zip"))
-	if err := d.InstallApp(ctx, bad); err == nil {
+	if _, err := d.InstallApp(ctx, bad); err == nil {
 		t.Error("a broken .ipa installed")
 	}
-	if err := d.InstallApp(ctx, writeFile(t, "app.apk", []byte("PK"))); err == nil || !strings.Contains(err.Error(), ".ipa") {
+	if _, err := d.InstallApp(ctx, writeFile(t, "app.apk", []byte("PK"))); err == nil || !strings.Contains(err.Error(), ".ipa") {
 		t.Errorf("an .apk on an iPhone: %v", err)
 	}
 }
@@ -132,7 +133,7 @@ func TestDriverListAndLaunchAgree(t *testing.T) {
 		}
 	}
 	ipa := writeIPA(t, "org.example.hello", "Hello")
-	if err := d.InstallApp(ctx, ipa); err != nil {
+	if _, err := d.InstallApp(ctx, ipa); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.LaunchApp(ctx, "org.example.hello"); err == nil || strings.Contains(err.Error(), "not installed") {

@@ -15,10 +15,10 @@
 // close_popups to find. HideTree (or WithoutTree) hides the UI tree behind a bare canvas, as a
 // game or a Flutter app shows it, so that the tools must read the screen with vision.
 //
-// Beyond the screens, a Phone installs and uninstalls packages (an app file's base name is its
-// package; installed packages are listed but have no screens), clears app data, names the app
-// in front, selects an input method, keeps a clipboard, and reports a density of 420 dpi
-// (WithDensity changes it) and a full battery.
+// Beyond the screens, a Phone installs and uninstalls packages (the package an APK's manifest
+// names, else the app file's base name; installed packages are listed but have no screens),
+// clears app data, names the app in front, selects an input method, keeps a clipboard, and
+// reports a density of 420 dpi (WithDensity changes it) and a full battery.
 //
 // Tests steer a Phone's failures with SetDelay, HangNext (ignores ctx until Close), PanicNext
 // and FailNext, and observe it with Operations, Overlaps (operations that began while another

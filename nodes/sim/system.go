@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/corral-farm/corral/nodes/android/apk"
+	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/ios/ipa"
 )
 
 // Defaults of the system facts a phone reports.
@@ -35,8 +40,21 @@ func (p *Phone) isInstalled(pkg string) bool {
 	return pkg == launcherPkg || appByPkg(pkg) >= 0 || slices.Contains(p.extra, pkg)
 }
 
-// packageOf names the package an app file installs: its base name without the extension, so
-// /tmp/com.example.app.apk installs com.example.app.
+// appOf names the app an app file installs, as a phone reads it: the package and version in an
+// APK's manifest or an .ipa's Info.plist. A file that has neither installs as its base name
+// without the extension, so /tmp/com.example.app.apk installs com.example.app.
+func appOf(path string) device.InstalledApp {
+	if m, err := apk.ReadFile(path); err == nil {
+		return device.InstalledApp{ID: m.Package, Version: m.VersionName}
+	}
+	if in, err := ipa.ReadFile(path); err == nil {
+		return device.InstalledApp{ID: in.BundleID, Version: cmp.Or(in.Version, in.Build)}
+	}
+	return device.InstalledApp{ID: packageOf(path)}
+}
+
+// packageOf names the package an app file installs by its name: its base name without the
+// extension.
 func packageOf(path string) string {
 	name := filepath.Base(path)
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 { // a Windows path on another OS
@@ -70,35 +88,36 @@ func validPackage(s string) bool {
 	return true
 }
 
-// InstallApp installs the app file at localPath, a file on this machine. The simulated phone
-// does not read the file: its base name, without .apk, is the package (so
-// /tmp/com.example.app.apk installs com.example.app). Installing an installed package again is
-// a reinstall and succeeds. Installed packages are listed but have no screens.
-func (p *Phone) InstallApp(ctx context.Context, localPath string) error {
+// InstallApp installs the app file at localPath, a file on this machine, as the app it names
+// (appOf): the package in its manifest, else its base name without .apk (so a file
+// /tmp/com.example.app.apk that is no APK installs com.example.app). Installing an installed
+// package again is a reinstall and succeeds. Installed packages are listed but have no screens.
+func (p *Phone) InstallApp(ctx context.Context, localPath string) (device.InstalledApp, error) {
 	defer p.track()()
 	const op = "install app"
 	if err := p.begin(ctx, op); err != nil {
-		return err
+		return device.InstalledApp{}, err
 	}
 	fi, err := os.Stat(localPath)
 	if err != nil || !fi.Mode().IsRegular() {
-		return p.wrap(op, ErrNoFile, strconv.Quote(localPath)+" is not a file on this machine")
+		return device.InstalledApp{}, p.wrap(op, ErrNoFile, strconv.Quote(localPath)+" is not a file on this machine")
 	}
-	pkg := packageOf(localPath)
+	app := appOf(localPath)
+	pkg := app.ID
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.log.add("install " + pkg)
 	switch {
 	case !validPackage(pkg):
-		return p.wrap(op, ErrBadInput, fmt.Sprintf("the file name must be the package name, e.g. com.example.app.apk; %q is not a package name", pkg))
+		return device.InstalledApp{}, p.wrap(op, ErrBadInput, fmt.Sprintf("give an APK, or a file named after its package such as com.example.app.apk; %q is not a package name", pkg))
 	case p.isInstalled(pkg):
-		return nil
+		return app, nil
 	case len(p.extra) >= maxExtra:
-		return p.wrap(op, ErrStorageFull, fmt.Sprintf("%d apps are installed already; uninstall some", maxExtra))
+		return device.InstalledApp{}, p.wrap(op, ErrStorageFull, fmt.Sprintf("%d apps are installed already; uninstall some", maxExtra))
 	}
 	p.extra = append(p.extra, pkg)
 	slices.Sort(p.extra)
-	return nil
+	return app, nil
 }
 
 // UninstallApp removes a package InstallApp installed. The built-in apps and the launcher are

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-farm/corral/nodes/android/apk"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -21,12 +22,46 @@ func appFile(t *testing.T, name string) string {
 	return path
 }
 
+// mustInstall installs path on p and checks it names the package its file name gives.
+func mustInstall(t *testing.T, p *Phone, path string) {
+	t.Helper()
+	app, err := p.InstallApp(ctxT(t), path)
+	must(t, err)
+	if want := packageOf(path); app.ID != want {
+		t.Fatalf("installing %s named %+v, want %s", path, app, want)
+	}
+}
+
+// A phone names what it installed as a phone reads it: from the APK's manifest (whatever the
+// file is called), else from the file name.
+func TestInstallNamesTheApp(t *testing.T) {
+	p := New("s")
+	ctx := ctxT(t)
+	b, err := apk.Build(apk.Manifest{Package: "com.example.shop", VersionName: "2.4.1", VersionCode: 241})
+	must(t, err)
+	path := filepath.Join(t.TempDir(), "download.apk")
+	must(t, os.WriteFile(path, b, 0o600))
+	app, err := p.InstallApp(ctx, path)
+	if err != nil || app != (device.InstalledApp{ID: "com.example.shop", Version: "2.4.1"}) {
+		t.Fatalf("installing an APK of com.example.shop 2.4.1 named download.apk: %+v, %v", app, err)
+	}
+	pkgs, err := p.ListPackages(ctx)
+	must(t, err)
+	if !slices.Contains(pkgs, "com.example.shop") || slices.Contains(pkgs, "download") {
+		t.Fatalf("packages %v: want com.example.shop", pkgs)
+	}
+	app, err = p.InstallApp(ctx, appFile(t, "org.test.apk")) // no manifest: the file name
+	if err != nil || app != (device.InstalledApp{ID: "org.test"}) {
+		t.Fatalf("installing org.test.apk with no manifest: %+v, %v", app, err)
+	}
+}
+
 func TestInstallUninstall(t *testing.T) {
 	p := New("s")
 	ctx := ctxT(t)
-	must(t, p.InstallApp(ctx, appFile(t, "com.example.app.apk")))
-	must(t, p.InstallApp(ctx, appFile(t, "com.example.app.apk"))) // a reinstall
-	must(t, p.InstallApp(ctx, appFile(t, "org.test")))
+	mustInstall(t, p, appFile(t, "com.example.app.apk"))
+	mustInstall(t, p, appFile(t, "com.example.app.apk")) // a reinstall
+	mustInstall(t, p, appFile(t, "org.test"))
 	pkgs, err := p.ListPackages(ctx)
 	must(t, err)
 	if !slices.Contains(pkgs, "com.example.app") || !slices.Contains(pkgs, "org.test") || !slices.IsSorted(pkgs) ||
@@ -45,13 +80,13 @@ func TestInstallUninstall(t *testing.T) {
 	if err := p.UninstallApp(ctx, "com.corral.notes"); !errors.Is(err, ErrSystemApp) {
 		t.Fatalf("uninstalling a system app: %v", err)
 	}
-	if err := p.InstallApp(ctx, filepath.Join(t.TempDir(), "missing.apk")); !errors.Is(err, ErrNoFile) {
+	if _, err := p.InstallApp(ctx, filepath.Join(t.TempDir(), "missing.apk")); !errors.Is(err, ErrNoFile) {
 		t.Fatalf("installing a missing file: %v", err)
 	}
-	if err := p.InstallApp(ctx, t.TempDir()); !errors.Is(err, ErrNoFile) {
+	if _, err := p.InstallApp(ctx, t.TempDir()); !errors.Is(err, ErrNoFile) {
 		t.Fatalf("installing a directory: %v", err)
 	}
-	if err := p.InstallApp(ctx, appFile(t, "9lives.apk")); !errors.Is(err, ErrBadInput) {
+	if _, err := p.InstallApp(ctx, appFile(t, "9lives.apk")); !errors.Is(err, ErrBadInput) {
 		t.Fatalf("installing a file whose name is no package: %v", err)
 	}
 	log := p.InputLog()

@@ -54,7 +54,10 @@ type AppInstallResult struct {
 	AppURL     string `json:"appUrl" jsonschema:"The app URL or path that was installed"`
 	Bytes      int64  `json:"bytes" jsonschema:"Size of the app file in bytes"`
 	Downloaded bool   `json:"downloaded" jsonschema:"True when the node downloaded appUrl first"`
-	Hint       string `json:"hint"`
+	// PackageName is what app_launch, app_uninstall and app_clear take next.
+	PackageName string `json:"packageName,omitempty" jsonschema:"Package name or bundle id installed, for app_launch"`
+	Version     string `json:"version,omitempty" jsonschema:"Its version"`
+	Hint        string `json:"hint"`
 }
 
 // Progress of app_install is reported in percent: the download is the first 90, the install
@@ -110,15 +113,29 @@ func appInstall() Tool {
 			size = fi.Size()
 		}
 		progress(installDownloadShare, fmt.Sprintf("installing %s (%s) on %s", path.Base(filepath.ToSlash(local)), mib(size), t.Driver.Info().Serial))
-		if err := t.Driver.(device.AppInstaller).InstallApp(ctx, local); err != nil {
+		app, err := t.Driver.(device.AppInstaller).InstallApp(ctx, local)
+		if err != nil {
 			return Output{}, err
 		}
 		progress(installTotal, "installed")
-		what := "the node's " + a.AppURL
-		if downloaded {
-			what = redactURL(a.AppURL) + " (downloaded by the node)"
-		}
-		return Output{Data: AppInstallResult{Message: fmt.Sprintf("installed %s, %s", what, mib(size)),
-			AppURL: a.AppURL, Bytes: size, Downloaded: downloaded, Hint: hintInstall}}, nil
+		return Output{Data: installed(a.AppURL, downloaded, size, app)}, nil
 	})
+}
+
+// installed is app_install's result: it names the app installed when the driver could tell,
+// so that the agent can app_launch it without guessing from list_packages.
+func installed(appURL string, downloaded bool, size int64, app device.InstalledApp) AppInstallResult {
+	from := "the node's " + appURL
+	if downloaded {
+		from = redactURL(appURL) + " (downloaded by the node)"
+	}
+	r := AppInstallResult{AppURL: appURL, Bytes: size, Downloaded: downloaded, PackageName: app.ID, Version: app.Version}
+	if app.ID == "" {
+		r.Message = fmt.Sprintf("installed %s, %s; the device did not say which package it is", from, mib(size))
+		r.Hint = hintInstall
+		return r
+	}
+	r.Message = strings.TrimSpace(fmt.Sprintf("installed %s %s", app.ID, app.Version)) + fmt.Sprintf(" from %s, %s", from, mib(size))
+	r.Hint = "app_launch " + app.ID + " to open it."
+	return r
 }

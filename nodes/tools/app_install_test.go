@@ -24,13 +24,13 @@ import (
 func installer() (*fakeAbled, *[]string, *[]string) {
 	d := newAbled()
 	var paths, contents []string
-	d.InstallAppFn = func(_ context.Context, p string) error {
+	d.InstallAppFn = func(_ context.Context, p string) (device.InstalledApp, error) {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return device.InstalledApp{}, err
 		}
 		paths, contents = append(paths, p), append(contents, string(b))
-		return nil
+		return device.InstalledApp{}, nil
 	}
 	return d, &paths, &contents
 }
@@ -283,5 +283,33 @@ func TestAppInstallSources(t *testing.T) {
 	_, _, err := runInstallWith(t, context.Background(), c, d, srv.URL+"/away.apk")
 	if err == nil || !strings.Contains(err.Error(), "not among this node's --app-sources") || len(*paths) != 0 {
 		t.Errorf("redirect out of the sources: %v (installed %v)", err, *paths)
+	}
+}
+
+// app_install names what it installed when the driver can tell, so that app_launch needs no
+// guess from list_packages; when it cannot, the message and hint say so.
+func TestAppInstallNamesTheApp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "build-17.apk")
+	if err := os.WriteFile(path, []byte("PK-apk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		app           device.InstalledApp
+		message, hint string
+	}{
+		{device.InstalledApp{ID: "com.example.app", Version: "1.2.3"}, "installed com.example.app 1.2.3 from the node's " + path + ", 6 bytes", "app_launch com.example.app to open it."},
+		{device.InstalledApp{ID: "com.example.app"}, "installed com.example.app from the node's " + path + ", 6 bytes", "app_launch com.example.app to open it."},
+		{device.InstalledApp{}, "installed the node's " + path + ", 6 bytes; the device did not say which package it is", hintInstall},
+	} {
+		d := newAbled()
+		d.InstallAppFn = func(context.Context, string) (device.InstalledApp, error) { return tc.app, nil }
+		out, _, err := runInstall(t, t.Context(), d, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := out.Data.(AppInstallResult)
+		if r.PackageName != tc.app.ID || r.Version != tc.app.Version || r.Message != tc.message || r.Hint != tc.hint {
+			t.Errorf("driver named %+v: result %+v\nwant message %q, hint %q", tc.app, r, tc.message, tc.hint)
+		}
 	}
 }

@@ -75,7 +75,7 @@ type fakeAbled struct {
 	LaunchAppFn    func(ctx context.Context, pkg string) error
 	TerminateAppFn func(ctx context.Context, pkg string) error
 	SourceFn       func(ctx context.Context) (string, error)
-	InstallAppFn   func(ctx context.Context, localPath string) error
+	InstallAppFn   func(ctx context.Context, localPath string) (device.InstalledApp, error)
 	UninstallAppFn func(ctx context.Context, pkg string) error
 	ClearAppFn     func(ctx context.Context, pkg string) error
 	ForegroundFn   func(ctx context.Context) (string, error)
@@ -153,12 +153,12 @@ func (f *fakeAbled) Source(ctx context.Context) (string, error) {
 	return "<hierarchy/>", nil
 }
 
-func (f *fakeAbled) InstallApp(ctx context.Context, localPath string) error {
+func (f *fakeAbled) InstallApp(ctx context.Context, localPath string) (device.InstalledApp, error) {
 	f.record("InstallApp")
 	if f.InstallAppFn != nil {
 		return f.InstallAppFn(ctx, localPath)
 	}
-	return nil
+	return device.InstalledApp{}, nil
 }
 
 func (f *fakeAbled) UninstallApp(ctx context.Context, pkg string) error {

@@ -21,7 +21,7 @@ const (
 	hintAction       = "screenshot or peek to verify the result before the next step."
 	hintInput        = "peek to check the text landed in the right field."
 	hintLaunch       = "peek to see the app's first screen and pick the next target."
-	hintInstall      = "app_launch the package to open it."
+	hintInstall      = "list_packages shows the installed packages; app_launch the new one to open it."
 	hintUninstall    = "list_packages confirms it is gone."
 	hintClear        = "app_launch the package to start it fresh."
 	hintIME          = "input now types through this input method."

@@ -41,7 +41,9 @@ func TestAppToolsOnTheSimPhone(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("PK remote")) }))
 	defer srv.Close()
 
-	run(t, p, "app_install", `{"appUrl":`+strconv.Quote(local)+`}`)
+	if r := run(t, p, "app_install", `{"appUrl":`+strconv.Quote(local)+`}`).Data.(tools.AppInstallResult); r.PackageName != "com.example.local" {
+		t.Fatalf("app_install named %q, want com.example.local: %+v", r.PackageName, r)
+	}
 	run(t, p, "app_install", `{"appUrl":"`+srv.URL+`/builds/com.example.remote.apk"}`)
 	if pk := packages(t, p); !slices.Contains(pk, "com.example.local") || !slices.Contains(pk, "com.example.remote") {
 		t.Fatalf("installed packages missing: %v", pk)

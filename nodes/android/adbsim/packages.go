@@ -1,12 +1,15 @@
 package adbsim
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/corral-farm/corral/nodes/android/apk"
 )
 
 const (
@@ -42,7 +45,8 @@ func sortedUnion(a, b []string) []string {
 }
 
 // RegisterAPK names the package that an APK with exactly this content installs as. Without
-// it, an APK whose file name looks like a package (com.example.app.apk) installs as that
+// it, an APK installs as the package its AndroidManifest.xml names (apk.Build makes one); one
+// with no manifest readable whose file name looks like a package (com.example.app.apk) as that
 // name, and any other zip file as com.corral.apk followed by 8 hex digits of its SHA-256.
 func (d *Device) RegisterAPK(content []byte, pkg string) {
 	d.mu.Lock()
@@ -65,14 +69,18 @@ func (d *Device) Installed() []string {
 	return out
 }
 
-// packageOf names the package an APK installs as, or says why it is not an APK.
+// packageOf names the package an APK installs as, or says why it is not an APK: the name
+// RegisterAPK gave its content, else the package its manifest names, as a phone reads it.
 func (d *Device) packageOf(file string, content []byte) (pkg, failure string) {
 	d.mu.Lock()
 	name, ok := d.apps.names[sha256.Sum256(content)]
 	d.mu.Unlock()
+	m, merr := apk.Read(bytes.NewReader(content), int64(len(content)))
 	switch base := strings.TrimSuffix(path.Base(file), ".apk"); {
 	case ok:
 		return name, ""
+	case merr == nil:
+		return m.Package, ""
 	case javaPackage.MatchString(base):
 		return base, ""
 	case len(content) >= 4 && string(content[:4]) == "PK\x03\x04":
