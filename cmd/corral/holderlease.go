@@ -39,7 +39,7 @@ func (l holderLease) check(o *operatorFlags) error {
 		return nil
 	}
 	if *l.handle != "" {
-		return errors.New("give the lease handle once: $CORRAL_LEASE or --lease-file")
+		return badValue(errors.New("give the lease handle once: $CORRAL_LEASE or --lease-file"))
 	}
 	var err error
 	*l.handle, err = readSecretFile("--lease-file", *l.file)

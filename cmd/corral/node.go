@@ -33,7 +33,7 @@ func runNode(ctx context.Context, args []string) error {
 			errs = append(errs, checkListen("--metrics", *metricsAddr, "127.0.0.1:8421"))
 		}
 		if *site.name != "" {
-			errs = append(errs, checkData(*data), checkNATSPort(*natsPort))
+			errs = append(errs, checkData(*data), checkNATSPort(*natsPort), siteOwnNATS(nf))
 		} else {
 			errs = append(errs, checkNATS(nf, nf.connectOptions(""))) // with --site, the node uses its own NATS
 		}
@@ -45,9 +45,6 @@ func runNode(ctx context.Context, args []string) error {
 	reg := newRegistry()
 	conn := nf.connectOptions("")
 	if *site.name != "" {
-		if *nf.url != "" || *nf.context != "" {
-			return errors.New("--site runs the site's own NATS: drop --nats-url and --nats-context (the site's gateway connects to it)")
-		}
 		natsd, err := startEmbeddedNATS(*data, *natsPort, *ns.id, site, hubSettings{}, log)
 		if err != nil {
 			return err
@@ -80,6 +77,15 @@ func runNode(ctx context.Context, args []string) error {
 	case <-node.lost:
 		return fmt.Errorf("node %s: its id was taken over by another node (this one was silent for too long); stopped", *ns.id)
 	}
+}
+
+// siteOwnNATS refuses (badValue) --nats-url and --nats-context with --site: the site's node
+// runs its own NATS, which they would not reach.
+func siteOwnNATS(nf natsFlags) error {
+	if *nf.url == "" && *nf.context == "" {
+		return nil
+	}
+	return badValue(errors.New("--site runs the site's own NATS: drop --nats-url and --nats-context (the site's gateway connects to it)"))
 }
 
 // withNodeUser is withRole for corral node, whose NATS user is its own id's: another node's

@@ -362,8 +362,8 @@ func runAbort(ctx context.Context, args []string) error {
 	o.positional = true // SERIAL
 	check := func() error {
 		if *by != "" && *o.gateway != "" {
-			return fmt.Errorf("--by %q with --gateway %s: through a gateway the abort is recorded as by your token's principal; "+
-				"drop --by, or abort through NATS with the admin's context (--nats-context, %s)", *by, *o.gateway, adminContextHint)
+			return badValue(fmt.Errorf("--by %q with --gateway %s: through a gateway the abort is recorded as by your token's principal; "+
+				"drop --by, or abort through NATS with the admin's context (--nats-context, %s)", *by, *o.gateway, adminContextHint))
 		}
 		return o.oneArg(abortUsage)()
 	}

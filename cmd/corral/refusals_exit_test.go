@@ -88,6 +88,11 @@ func TestEveryRefusedFlagValueExits2(t *testing.T) {
 		{[]string{"drain", "--gateway", "http://127.0.0.1:1/mcp", "N"}, "--gateway http://127.0.0.1:1/mcp"},
 		{[]string{"tasks", "--gateway", "http://127.0.0.1:1/mcp"}, "--gateway http://127.0.0.1:1/mcp"},
 		{[]string{"release", "--force", "--gateway", "http://127.0.0.1:1/mcp", "S"}, "--gateway http://127.0.0.1:1/mcp"},
+		// a flag the command does not take with another, or on the command line
+		{[]string{"abort", "--by", "me", "--gateway", "http://127.0.0.1:1/mcp", "S"}, `--by "me" with --gateway`},
+		{[]string{"release", "S", "--lease", "handle", "--nats-url", nats}, "--lease takes no value on the command line"},
+		{[]string{"arm", "recover", "S", "--lease", "handle"}, "--lease takes no value on the command line"},
+		{append([]string{"node", "--nats-url", nats}, site...), "--site runs the site's own NATS: drop --nats-url"},
 		// the simulators and the arm page
 		{[]string{"sim", "android", "--count", "0"}, "--count 0"},
 		{[]string{"sim", "android", "--input-startup", "-1s"}, "--input-startup -1s"},
@@ -118,4 +123,12 @@ func TestEveryRefusedFlagValueExits2(t *testing.T) {
 	assert.Equal(t, 2, code, out)
 	assert.Contains(t, out, "--drain-delay -1s")
 	assert.Contains(t, out, "came from CORRAL_DRAIN_DELAY")
+
+	// The lease handle given twice: $CORRAL_LEASE and --lease-file.
+	t.Setenv("CORRAL_LEASE", "handle")
+	out = captureOutput(t, func() {
+		code = realMain([]string{"release", "S", "--lease-file", filepath.Join(t.TempDir(), "lease"), "--nats-url", nats, "--check-config"})
+	})
+	assert.Equal(t, 2, code, out)
+	assert.Contains(t, out, "give the lease handle once")
 }

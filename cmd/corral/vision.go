@@ -68,11 +68,19 @@ func runVision(ctx context.Context, args []string) error {
 	return nil
 }
 
+// checkVisionFlags refuses (badValue) the worker's bounds it could not keep, each by its flag.
 func checkVisionFlags(parallel, maxWaiting int, timeout time.Duration) error {
-	if parallel < 0 || maxWaiting < 0 || timeout <= 0 {
-		return fmt.Errorf("--parallel %d, --max-waiting %d, --timeout %s: want 0 or more, 0 or more and a positive duration", parallel, maxWaiting, timeout)
+	var errs []error
+	if parallel < 0 {
+		errs = append(errs, fmt.Errorf("--parallel %d: give the requests run at once, 0 (the CPUs it may use) or more", parallel))
 	}
-	return nil
+	if maxWaiting < 0 {
+		errs = append(errs, fmt.Errorf("--max-waiting %d: give the requests that may wait, 0 (32 × --parallel) or more", maxWaiting))
+	}
+	if timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout %s: give a positive duration, e.g. 20s", timeout))
+	}
+	return badValue(errors.Join(errs...))
 }
 
 // startVisionWorker starts the engine and serves it on its own NATS connection. stop stops taking
