@@ -130,9 +130,9 @@ func (g *Gateway) inGroupWords(ctx context.Context, asked string, task broker.Ta
 			grp = found.ID
 		}
 	}
-	// The node's words start "lease <its first characters>…"; the refusal speaks of the member.
-	member := "lease " + broker.ShownHandle(task.Lease)
-	why := strings.Replace(res.Error, member+" of "+task.Serial+" ", "its lease of it ", 1)
+	// The node's words start "the lease you passed" (actors/stale.go); the refusal speaks of the member.
+	const member = "the lease you passed"
+	why := strings.Replace(res.Error, member+" for "+task.Serial+" ", "its lease of it ", 1)
 	why = strings.Replace(why, member+" ", "its lease ", 1)
 	res.Error = fmt.Sprintf("lease group %s no longer holds %s: %s (release_device with the group's lease frees the rest of the group)", grp, task.Serial, why)
 	return res
