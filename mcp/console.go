@@ -25,12 +25,14 @@ import (
 // Its actions are the front door's own tool calls (consoleActions). A principal's cookies are
 // keyed by its key of the stateless protocol session ids (session_keys.go): derived from its
 // token hash, the same on every gateway of the farm, known to no other caller, and unchanged by
-// changes to other principals. Without a policy that key is public, and so is what it seals (a
-// gateway without one serves everyone everything).
+// changes to other principals; what the farm-wide key of an older Corral keyed is taken too
+// (--session-keys). Without a policy that key is public, and so is what it seals (a gateway
+// without one serves everyone everything).
 func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 	reg := prometheus.NewRegistry()
 	cfg := console.Config{Farm: g.farm, Log: g.log.With("component", "console"), Metrics: console.NewMetrics(reg),
-		Actions: consoleActions{g}, Key: g.sessions.keys.farm}
+		Actions: consoleActions{g}}
+	cfg.Key, cfg.OtherKey, _ = g.sessions.keys.issuing("")
 	if h, ok := farmAs[console.History](g.farm); ok {
 		cfg.History = h
 	}
@@ -44,8 +46,10 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 		changing := changingTools()
 		byName := make(map[string]console.Viewer, len(pol.principals))
 		for _, p := range pol.principals {
-			key, _ := g.sessions.keys.of(p.Name)
-			byName[p.Name] = viewerOf(p, key, changing)
+			key, other, _ := g.sessions.keys.issuing(p.Name)
+			v := viewerOf(p, key, changing)
+			v.OtherKey = other // what a gateway of another Corral version set during a roll
+			byName[p.Name] = v
 		}
 		cfg.Authenticate = func(token string) (console.Viewer, bool) {
 			p := pol.authenticate(token)

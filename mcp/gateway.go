@@ -49,6 +49,9 @@ type Options struct {
 	// waits (in a device's queue, for a lease), what it waits for (progress_wait.go); zero:
 	// DefaultProgressEvery.
 	ProgressEvery time.Duration
+	// SessionKeys chooses the key session ids and console cookies are issued under; zero:
+	// SessionKeysPrincipal. Both keys are taken whichever it is.
+	SessionKeys SessionKeys
 }
 
 // Gateway is the MCP front door: the MCP server and its HTTP endpoints.
@@ -106,7 +109,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 		g.known[d.tool.Name] = true
 	}
 	g.server.AddTools(tools...)
-	g.sessions = newSessions(opts.Policy, g.limits, log, func(ctx context.Context) string {
+	g.sessions = newSessions(opts.Policy, opts.SessionKeys, g.limits, log, func(ctx context.Context) string {
 		if p := g.principal(ctx); p != nil {
 			return p.Name
 		}

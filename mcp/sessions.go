@@ -22,6 +22,8 @@ import (
 // An id is mcp-go's form, "mcp-session-" and a UUID, whose 122 free bits are a random nonce
 // (60 bits) and a MAC (62 bits) of the nonce and the principal's name, keyed by that principal's
 // own key (session_keys.go: its token hash, so a change to another principal ends nothing).
+// Ids keyed by the farm-wide key of Corral before per-principal keys are taken too, so that a
+// rolling upgrade ends no session (--session-keys chooses which of the two it issues).
 // Any gateway with the same policy can tell whether an id was issued to the caller, with no
 // shared state: an id issued to another principal, or never issued, is refused with 404
 // before mcp-go sees it (mcp-go itself accepts any well-formed id, and on GET any id at all).
@@ -75,8 +77,8 @@ type liveSession struct {
 	levelSet bool // its client set a logging level (logging/setLevel; progress_logs.go)
 }
 
-func newSessions(pol *Policy, l Limits, log *slog.Logger, name func(context.Context) string) *sessions {
-	return &sessions{keys: newPrincipalKeys(pol), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
+func newSessions(pol *Policy, issue SessionKeys, l Limits, log *slog.Logger, name func(context.Context) string) *sessions {
+	return &sessions{keys: newPrincipalKeys(pol, issue), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
 		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}, ends: endedIDs{ids: map[string]struct{}{}},
 		stop: make(chan struct{})}
 }
@@ -88,7 +90,8 @@ func (s *sessions) mint(principal string) string {
 	var u uuid.UUID
 	_, _ = rand.Read(u[:8])
 	u[6] = u[6]&0x0f | 0x40 // version 4
-	copy(u[8:], s.sum(principal, u[:8]))
+	key, _, _ := s.keys.issuing(principal)
+	copy(u[8:], sessionMAC(key, principal, u[:8]))
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
 	return sessionPrefix + u.String()
 }
@@ -121,20 +124,25 @@ func (s *sessions) macMatches(id, principal string) bool {
 	if err != nil || u.String() != id[len(sessionPrefix):] {
 		return false
 	}
-	want := s.sum(principal, u[:8])
-	if want == nil {
+	issue, other, ok := s.keys.issuing(principal)
+	if !ok {
 		return false
 	}
-	want[0] = want[0]&0x3f | 0x80
-	return hmac.Equal(want[:8], u[8:])
+	for _, key := range [][]byte{issue, other} {
+		if key == nil {
+			continue
+		}
+		want := sessionMAC(key, principal, u[:8])
+		want[0] = want[0]&0x3f | 0x80
+		if hmac.Equal(want[:8], u[8:]) {
+			return true
+		}
+	}
+	return false
 }
 
-// sum is the MAC of nonce for principal; nil for a principal the policy does not have.
-func (s *sessions) sum(principal string, nonce []byte) []byte {
-	key, ok := s.keys.of(principal)
-	if !ok {
-		return nil
-	}
+// sessionMAC is the MAC of nonce for principal under key.
+func sessionMAC(key []byte, principal string, nonce []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write(nonce)
 	m.Write([]byte{0})
@@ -297,7 +305,7 @@ func (s *sessions) guard(g *Gateway, next http.Handler) http.Handler {
 			g.metrics.deny(reasonSession)
 			g.log.Info("refused request: session id not issued to this caller", "reason", reasonSession, "remote", r.RemoteAddr, "principal", name)
 			writeRPCError(w, http.StatusNotFound, refusalID(r), codeSession, fmt.Sprintf(
-				"session not found: the Mcp-Session-Id was not issued to principal %q by this farm's gateways (or its token changed since); send initialize without Mcp-Session-Id to open a new session", name))
+				"session not found: the Mcp-Session-Id was not issued to principal %q by this farm's gateways (or its token changed since, or a gateway of another Corral version issued it); send initialize without Mcp-Session-Id to open a new session", name))
 			return
 		}
 		if !kept && s.endedInFarm(r.Context(), id) || !s.enter(id, name) {

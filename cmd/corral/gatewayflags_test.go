@@ -60,6 +60,8 @@ func TestGatewayFlagsAuth(t *testing.T) {
 		{[]string{"--max-body", "0"}, "--max-body"},
 		{[]string{"--read-timeout", "0s"}, "--read-timeout"},
 		{[]string{"--max-sessions", "0"}, "--max-sessions"},
+		{[]string{"--session-keys", "farm"}, ""},
+		{[]string{"--session-keys", "shared"}, `--session-keys "shared": give principal`},
 	} {
 		err := gatewayOptions(t, c.args...)
 		switch {

@@ -83,6 +83,11 @@ type Viewer struct {
 	// so that a change to another principal of the policy leaves them valid. Nil: Config.Key.
 	// Secret: never shown.
 	Key []byte
+	// OtherKey is a key the viewer's cookies and CSRF tokens are also taken under, never issued
+	// under: the other of a rolling upgrade's two (mcp/session_keys.go), so that what a gateway
+	// of the other Corral version set keeps working. Nil: none (Config.OtherKey without a Key).
+	// Secret: never shown.
+	OtherKey []byte
 }
 
 // Anonymous is every viewer of a console without authentication (a gateway without a policy,
@@ -155,6 +160,8 @@ type Config struct {
 	// Key, such as Anonymous), so that any gateway takes what another set. Nil: a random key,
 	// good for this console only.
 	Key []byte
+	// OtherKey is to Key what Viewer.OtherKey is to Viewer.Key: also taken, never issued.
+	OtherKey []byte
 	// Denied counts and logs a request refused for want of a viewer, by reason
 	// (ReasonNoToken, ReasonBadToken); nil: the console logs it itself.
 	Denied func(r *http.Request, reason string)

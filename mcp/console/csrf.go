@@ -76,7 +76,7 @@ func (c *Console) checkPost(r *http.Request) (reason, msg string) {
 	if given == "" {
 		given = r.PostFormValue(csrfField)
 	}
-	if err != nil || given == "" || !hmac.Equal([]byte(given), []byte(c.csrfFor(r, ck.Value))) {
+	if err != nil || given == "" || !c.csrfTaken(r, ck.Value, given) {
 		if r.Header.Get("Authorization") != "" { // a script: the console's pages send no bearer header
 			return refusedCSRF, bearerRefused
 		}

@@ -85,6 +85,17 @@ func (k consoleKeys) openHeld(name, value string) (heldLease, bool) {
 	return h, true
 }
 
+// openHeld opens the cookie called name of a lease v acquired, under any key v's cookies are
+// taken under (keysTaken).
+func (c *Console) openHeld(v Viewer, name, value string) (heldLease, bool) {
+	for _, k := range c.keysTaken(v) {
+		if h, ok := k.openHeld(name, value); ok {
+			return h, true
+		}
+	}
+	return heldLease{}, false
+}
+
 // heldHandle is the handle of serial's lease this session acquired as v; "" for none.
 func (c *Console) heldHandle(r *http.Request, v Viewer, serial string) string {
 	name := heldName(serial)
@@ -92,7 +103,7 @@ func (c *Console) heldHandle(r *http.Request, v Viewer, serial string) string {
 	if err != nil {
 		return ""
 	}
-	h, ok := c.keysOf(v).openHeld(name, ck.Value)
+	h, ok := c.openHeld(v, name, ck.Value)
 	if !ok || h.Principal != v.Name || h.Serial != serial {
 		return ""
 	}
@@ -102,12 +113,11 @@ func (c *Console) heldHandle(r *http.Request, v Viewer, serial string) string {
 // heldAll lists the leases this session acquired as v.
 func (c *Console) heldAll(r *http.Request, v Viewer) []heldLease {
 	var out []heldLease
-	keys := c.keysOf(v)
 	for _, ck := range r.Cookies() {
 		if !strings.HasPrefix(ck.Name, heldPrefix) {
 			continue
 		}
-		if h, ok := keys.openHeld(ck.Name, ck.Value); ok && h.Principal == v.Name {
+		if h, ok := c.openHeld(v, ck.Name, ck.Value); ok && h.Principal == v.Name {
 			out = append(out, h)
 		}
 	}

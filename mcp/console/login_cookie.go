@@ -61,6 +61,19 @@ func (c *Console) keysOf(v Viewer) consoleKeys {
 	return deriveKeys(v.Key)
 }
 
+// keysTaken are the keys v's cookies and CSRF tokens are taken under: keysOf(v)'s, and those of
+// its other key, which a gateway of another Corral version issues under during a roll.
+func (c *Console) keysTaken(v Viewer) []consoleKeys {
+	other := v.OtherKey
+	if len(v.Key) == 0 {
+		other = c.cfg.OtherKey
+	}
+	if len(other) == 0 {
+		return []consoleKeys{c.keysOf(v)}
+	}
+	return []consoleKeys{c.keysOf(v), deriveKeys(other)}
+}
+
 // loginMAC is the MAC of a login of principal name, whose token hash is credential, until exp.
 func (k consoleKeys) loginMAC(name string, credential []byte, exp int64) []byte {
 	m := hmac.New(sha256.New, k.login)
@@ -103,10 +116,15 @@ func (c *Console) loginOf(r *http.Request) (Viewer, time.Time, bool) {
 		return Viewer{}, time.Time{}, false
 	}
 	v, ok := c.cfg.Named(string(name))
-	if !ok || !hmac.Equal(mac, c.keysOf(v).loginMAC(v.Name, v.Credential, exp)) {
+	if !ok {
 		return Viewer{}, time.Time{}, false
 	}
-	return v, time.Unix(exp, 0), true
+	for _, k := range c.keysTaken(v) {
+		if hmac.Equal(mac, k.loginMAC(v.Name, v.Credential, exp)) {
+			return v, time.Unix(exp, 0), true
+		}
+	}
+	return Viewer{}, time.Time{}, false
 }
 
 // hasLoginCookie reports whether r carries a login cookie at all (valid or not).
@@ -132,4 +150,19 @@ func (c *Console) csrfFor(r *http.Request, sid string) string {
 		return c.keys.csrfToken(sid, "")
 	}
 	return c.keysOf(v).csrfToken(sid, v.Name)
+}
+
+// csrfTaken reports whether given is a CSRF token of session sid for the login of r, under
+// any key it is taken under (keysTaken).
+func (c *Console) csrfTaken(r *http.Request, sid, given string) bool {
+	v, _, ok := c.loginOf(r)
+	if !ok {
+		v = Viewer{} // no principal: the farm's keys
+	}
+	for _, k := range c.keysTaken(v) {
+		if hmac.Equal([]byte(given), []byte(k.csrfToken(sid, v.Name))) {
+			return true
+		}
+	}
+	return false
 }
