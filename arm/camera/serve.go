@@ -26,7 +26,9 @@ const boundary = "corralframe"
 
 // ServeMJPEG streams frames as multipart/x-mixed-replace JPEGs, as an IP camera does, until
 // the client goes away or frames fails (the stream then ends, and a client reconnects). A
-// frames that fails before the first frame is answered with 503 and its error.
+// frames that fails before the first frame is answered with 503 and its error. A frames that
+// gives the very *image.RGBA it gave last says that the picture did not change: it is sent
+// again as it was encoded (encoding a large frame takes a while).
 func ServeMJPEG(w http.ResponseWriter, r *http.Request, frames FrameFunc, o StreamOptions) {
 	if o.FPS <= 0 {
 		o.FPS = 10
@@ -39,11 +41,15 @@ func ServeMJPEG(w http.ResponseWriter, r *http.Request, frames FrameFunc, o Stre
 	tick := time.NewTicker(time.Duration(float64(time.Second) / o.FPS))
 	defer tick.Stop()
 	var buf bytes.Buffer
+	var sent image.Image // the frame buf holds
 	for first := true; ; first = false {
 		img, err := frames(ctx)
-		if err == nil {
+		if err == nil && !sameImage(img, sent) {
 			buf.Reset()
-			err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: o.Quality})
+			sent = nil
+			if err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: o.Quality}); err == nil {
+				sent = img
+			}
 		}
 		if err != nil {
 			if first {
@@ -73,4 +79,11 @@ func ServeMJPEG(w http.ResponseWriter, r *http.Request, frames FrameFunc, o Stre
 		case <-tick.C:
 		}
 	}
+}
+
+// sameImage says whether a and b are the very same *image.RGBA.
+func sameImage(a, b image.Image) bool {
+	p, ok := a.(*image.RGBA)
+	q, ok2 := b.(*image.RGBA)
+	return ok && ok2 && p == q
 }

@@ -97,7 +97,7 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 	}
 	defer stop()
 	progress("calibration page shown; finding the screen in the camera's frame")
-	quad, err := d.findScreen(ctx)
+	quad, err := d.findScreen(ctx, pageTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -142,17 +142,22 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 }
 
 // Finding the screen: a camera's frames lag (a stream's latest frame may be from before the
-// page showed), so frames are looked at until one shows the page, for a while.
+// page showed), so frames are looked at until one shows the page, for pageTimeout and at
+// least pageFrames of them: a slow camera's first frame after the page showed (a loaded
+// machine's `corral sim arm` took over 10 s a frame) came after pageTimeout, still from
+// before the page, and the rig gave up on every try without seeing a frame of the page.
 const (
 	pageTimeout = 10 * time.Second
+	pageFrames  = 3
 	pageRetry   = 100 * time.Millisecond
 )
 
-// findScreen finds the calibration page's quad in the camera's frames.
-func (d *Driver) findScreen(ctx context.Context) ([4]geom.Point, error) {
+// findScreen finds the calibration page's quad in the camera's frames: it gives up once it
+// has looked at pageFrames frames and timeout has passed.
+func (d *Driver) findScreen(ctx context.Context, timeout time.Duration) ([4]geom.Point, error) {
 	const op = "calibrate"
-	deadline := time.Now().Add(pageTimeout)
-	for {
+	start := time.Now()
+	for seen := 1; ; seen++ {
 		frame, err := d.cam.Frame(ctx)
 		if err != nil {
 			return [4]geom.Point{}, d.wrap(op, err, "check the camera")
@@ -161,8 +166,9 @@ func (d *Driver) findScreen(ctx context.Context) ([4]geom.Point, error) {
 		if err == nil {
 			return quad, nil
 		}
-		if time.Now().After(deadline) {
-			return [4]geom.Point{}, d.wrap(op, err, "the camera must see the whole screen showing the calibration page")
+		if took := time.Since(start); seen >= pageFrames && took > timeout {
+			return [4]geom.Point{}, d.wrap(op, fmt.Errorf("%w (%d frames looked at in %s)", err, seen, took.Round(100*time.Millisecond)),
+				"the camera must see the whole screen showing the calibration page")
 		}
 		select {
 		case <-ctx.Done():

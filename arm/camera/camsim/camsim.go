@@ -26,6 +26,9 @@ type Camera struct {
 	c       lens.Conditions
 	closed  bool
 	servers []*http.Server
+	kept    frames        // cache.go
+	lag     int           // lag.go
+	queue   []*image.RGBA // the frames rendered, not yet handed out (lag.go)
 }
 
 var _ camera.Source = (*Camera)(nil)
@@ -53,8 +56,18 @@ func (k *Camera) SetConditions(c lens.Conditions) error {
 	return nil
 }
 
-// Frame renders the screen as the camera sees it now.
+// Frame renders the screen as the camera sees it now (or SetLag frames ago).
 func (k *Camera) Frame(ctx context.Context) (image.Image, error) {
+	frame, err := k.render(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return clone(frame), nil
+}
+
+// render is Frame's frame, shared with the other callers (cache.go): a stream encodes it
+// again only when it is not the very frame it sent last.
+func (k *Camera) render(ctx context.Context) (*image.RGBA, error) {
 	k.mu.Lock()
 	c, closed := k.c, k.closed
 	k.mu.Unlock()
@@ -68,17 +81,34 @@ func (k *Camera) Frame(ctx context.Context) (image.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("camsim: the phone's screen: %w", err)
 	}
-	frame, err := lens.Render(screen, c)
-	if err != nil {
-		return nil, fmt.Errorf("camsim: %w", err)
+	k.mu.Lock()
+	frame := k.kept.find(screen, c)
+	k.mu.Unlock()
+	if frame == nil {
+		if frame, err = lens.Render(screen, c); err != nil {
+			return nil, fmt.Errorf("camsim: %w", err)
+		}
+		k.mu.Lock()
+		k.kept.keep(screen, c, frame)
+		k.mu.Unlock()
 	}
-	return frame, nil
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.delay(frame), nil
 }
 
-// Handler serves the camera as an MJPEG stream (5 frames a second at most).
+// Handler serves the camera as an MJPEG stream (5 frames a second at most; a frame that did
+// not change is not encoded again).
 func (k *Camera) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		camera.ServeMJPEG(w, r, k.Frame, camera.StreamOptions{FPS: 5, Quality: 90})
+		frames := func(ctx context.Context) (image.Image, error) {
+			frame, err := k.render(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return frame, nil
+		}
+		camera.ServeMJPEG(w, r, frames, camera.StreamOptions{FPS: 5, Quality: 90})
 	})
 }
 
