@@ -14,11 +14,6 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// css is a device pixel's centre in the page's CSS pixels.
-func (d *Driver) css(p device.Point) (x, y float64) {
-	return (float64(p.X) + 0.5) / d.prof.DPR, (float64(p.Y) + 0.5) / d.prof.DPR
-}
-
 // wait pauses for dt, or until ctx ends.
 func wait(ctx context.Context, dt time.Duration) error {
 	if dt <= 0 {
@@ -84,14 +79,15 @@ func (d *Driver) press(x, y float64, hold time.Duration, clicks int64) chromedp.
 	})
 }
 
-// Tap touches p (device pixels) for hold: touch events on a touch profile, the mouse on a
-// desktop one.
+// Tap touches p (the screenshot's pixels) for hold: touch events on a touch profile, the
+// mouse on a desktop one.
 func (d *Driver) Tap(ctx context.Context, p device.Point, hold time.Duration) error {
 	if err := d.onScreen("tap", p); err != nil {
 		return err
 	}
-	x, y := d.css(p)
-	return d.do(ctx, "tap", settle(d.press(x, y, hold, 1)))
+	return d.do(ctx, "tap", settle(d.atPixel(p, func(x, y float64) chromedp.Action[chromedp.Void] {
+		return d.press(x, y, hold, 1)
+	})))
 }
 
 // doubleTapGap is the pause between a double tap's taps: well inside a browser's double-tap
@@ -103,10 +99,12 @@ func (d *Driver) DoubleTap(ctx context.Context, p device.Point) error {
 	if err := d.onScreen("double tap", p); err != nil {
 		return err
 	}
-	x, y := d.css(p)
-	return d.do(ctx, "double tap", settle(d.press(x, y, 0, 1), chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		return wait(ctx, doubleTapGap)
-	}), d.press(x, y, 0, 2)))
+	return d.do(ctx, "double tap", settle(d.atPixel(p, func(x, y float64) chromedp.Action[chromedp.Void] {
+		// both taps where the first landed: a double tap may zoom the page once it is done
+		return chromedp.Steps(d.press(x, y, 0, 1), chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			return wait(ctx, doubleTapGap)
+		}), d.press(x, y, 0, 2))
+	})))
 }
 
 // swipeStep is how often a swipe's finger reports its move: a 60 Hz screen's frame.
@@ -120,10 +118,16 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold tim
 			return err
 		}
 	}
-	x0, y0 := d.css(from)
-	x1, y1 := d.css(to)
 	steps := max(5, int(dur/swipeStep))
 	return d.do(ctx, "swipe", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		// The finger's path is fixed on the screen: read against the viewport as the swipe
+		// starts, though the page scrolls under it.
+		v, err := visualViewport(ctx, t)
+		if err != nil {
+			return err
+		}
+		x0, y0 := d.input(v, from)
+		x1, y1 := d.input(v, to)
 		at := func(i int) (float64, float64) {
 			f := float64(i) / float64(steps)
 			return x0 + (x1-x0)*f, y0 + (y1-y0)*f

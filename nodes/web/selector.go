@@ -15,8 +15,9 @@ import (
 )
 
 // locateJS finds the element of a CSS selector or an XPath (one starting with / or ( ),
-// scrolls it into the middle of the viewport and returns its box's centre in CSS pixels, or
-// {"error": ...} for a selector that does not parse, or {"none": true}.
+// scrolls it into the middle of the viewport and returns its box's centre as input events
+// take it (CSS pixels from the visual viewport's corner: viewport.go), or {"error": ...} for
+// a selector that does not parse, or {"none": true}.
 const locateJS = `((sel) => {
   let el;
   try {
@@ -29,7 +30,8 @@ const locateJS = `((sel) => {
   el.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
   const r = el.getBoundingClientRect();
   if (r.width === 0 && r.height === 0) return {hidden: true};
-  return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+  const vv = window.visualViewport || {offsetLeft: 0, offsetTop: 0};
+  return {x: r.left + r.width / 2 - vv.offsetLeft, y: r.top + r.height / 2 - vv.offsetTop};
 })(%s)`
 
 type located struct {
@@ -93,12 +95,12 @@ func (d *Driver) SecondaryClickSelector(ctx context.Context, selector string) er
 	return d.onSelector(ctx, "secondary click by selector", selector, rightClick)
 }
 
-// SecondaryClick right-clicks p (device pixels).
+// SecondaryClick right-clicks p (the screenshot's pixels).
 func (d *Driver) SecondaryClick(ctx context.Context, p device.Point) error {
 	if err := d.onScreen("secondary click", p); err != nil {
 		return err
 	}
-	return d.do(ctx, "secondary click", rightClick(d.css(p)))
+	return d.do(ctx, "secondary click", d.atPixel(p, rightClick))
 }
 
 func hover(x, y float64) chromedp.Action[chromedp.Void] {

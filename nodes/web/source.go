@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/chromedp/chromedp"
@@ -13,15 +12,18 @@ import (
 // sourceJS lists the page's elements worth showing, in document order, in one evaluation:
 // those with text of their own, a label, a role that takes a tap, or a dialog's, and a box in
 // the viewport or near it, each with the index of its nearest listed ancestor (-1: none).
-// Boxes are CSS pixels relative to the viewport.
+// Boxes are CSS pixels of the layout viewport; "near" and vv are of the visual viewport, the
+// screen (viewport.go), read in the same evaluation.
 const sourceJS = `(() => {
   const tappable = new Set(["A", "BUTTON", "INPUT", "SELECT", "TEXTAREA", "SUMMARY", "LABEL", "OPTION"]);
-  const out = [], vh = innerHeight, vw = innerWidth, index = new Map();
+  const v = window.visualViewport || {scale: 1, offsetLeft: 0, offsetTop: 0, width: innerWidth, height: innerHeight};
+  const vx = v.offsetLeft, vy = v.offsetTop, vw = v.width, vh = v.height;
+  const out = [], index = new Map();
   const parentOf = el => { for (let p = el.parentElement; p; p = p.parentElement) if (index.has(p)) return index.get(p); return -1; };
   for (const el of document.body ? document.body.querySelectorAll("*") : []) {
     if (out.length >= 5000) break;
     const r = el.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1 || r.bottom < -vh || r.top > 2 * vh || r.right < 0 || r.left > vw) continue;
+    if (r.width < 1 || r.height < 1 || r.bottom < vy - vh || r.top > vy + 2 * vh || r.right < vx || r.left > vx + vw) continue;
     let own = "";
     for (const n of el.childNodes) if (n.nodeType === 3) own += n.textContent;
     own = own.replace(/\s+/g, " ").trim();
@@ -38,7 +40,7 @@ const sourceJS = `(() => {
       click, focused: el === document.activeElement, password: el.type === "password", parent: parentOf(el),
       l: r.left, t: r.top, r: r.right, b: r.bottom});
   }
-  return {host: location.host, url: location.href, els: out};
+  return {host: location.host, url: location.href, vv: {scale: v.scale, left: vx, top: vy}, els: out};
 })()`
 
 type domElement struct {
@@ -50,11 +52,12 @@ type domElement struct {
 
 type domSnapshot struct {
 	Host, URL string
+	VV        viewport
 	Els       []domElement
 }
 
 // Source lists the front tab's elements as uiautomator XML (what get_source, peek and
-// close_popups read), their bounds in device pixels of the screenshot.
+// close_popups read), their bounds in pixels of the screenshot, zoomed and scrolled as it is.
 func (d *Driver) Source(ctx context.Context) (string, error) {
 	c, done, err := d.tab(ctx)
 	if err != nil {
@@ -69,7 +72,6 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", d.wrap("source", err, "")
 	}
-	px := func(v float64) int { return int(math.Round(v * d.prof.DPR)) }
 	children := make([][]int, len(snap.Els)+1) // by parent index + 1: the roots under 0
 	for i, e := range snap.Els {
 		p := e.Parent + 1
@@ -83,9 +85,11 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 	var write func(i int)
 	write = func(i int) {
 		e := snap.Els[i]
+		l, t := d.screen(snap.VV, e.L, e.T)
+		r, bt := d.screen(snap.VV, e.R, e.B)
 		fmt.Fprintf(&b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" clickable="%t" enabled="true" focused="%t" password="%t" bounds="[%d,%d][%d,%d]">`,
 			i, esc(e.Text), esc(e.ID), esc(e.Tag), esc(snap.Host), esc(e.Desc), e.Click, e.Focused, e.Password,
-			px(e.L), px(e.T), px(e.R), px(e.B))
+			l, t, r, bt)
 		for _, c := range children[i+1] {
 			write(c)
 		}
