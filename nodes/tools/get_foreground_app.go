@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +37,9 @@ func getForegroundApp() Tool {
 		msg := pkg + " is in front"
 		switch {
 		case pkg == "":
-			return Output{}, errors.New("cannot tell which app is in front (the device named none); peek to see the screen")
+			// A browser device with its last tab closed: the phones name an app (a launcher, the
+			// system UI) or fail.
+			msg = "nothing is in front: no app is open (on a browser device, no tab); app_launch opens one"
 		case slices.Contains(systemPackages, pkg):
 			msg = "the system UI (" + pkg + ") is in front: the phone may be locked or a system dialog open"
 		case isHomeApp(pkg):

@@ -58,7 +58,8 @@ func (d *Driver) TerminateApp(ctx context.Context, rawURL string) error {
 	return nil
 }
 
-// ForegroundApp is the front tab's URL, its password redacted.
+// ForegroundApp is the front tab's URL, its password redacted; "" with no tab open (the last
+// one closed), which get_foreground_app answers as nothing in front.
 func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 	pages, err := d.settledPages(ctx)
 	if err != nil || len(pages) == 0 {
