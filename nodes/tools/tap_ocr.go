@@ -92,8 +92,8 @@ func tapOCR() Tool {
 const hintNotFound = "peek to see what the screen shows; the text may need a swipe to come into view (swipe_to_tap_text)."
 
 // notFoundResult answers a search that found nothing: an error, or with ignore the result
-// data makes of the message. Without a UI tree that lists text and without a vision worker
-// nothing could look: that is an error whatever ignore says.
+// data makes of the message. A text the UI tree lacks when no vision worker could look for it
+// is an error (vision_unavailable) whatever ignore says: nothing looked where it may be.
 func notFoundResult(look screenLook, what string, index int, ignore bool, data func(msg string) any) (Output, error) {
 	if look.blind() {
 		return Output{}, fmt.Errorf("cannot look for %s: %s, and %w", what, look.treeNote, look.ocrErr)
@@ -102,11 +102,13 @@ func notFoundResult(look screenLook, what string, index int, ignore bool, data f
 	if look.matches > 0 {
 		msg = fmt.Sprintf("%s has %d matches on screen, but index %d is out of range (0 to %d, or -1 to -%d)", what, look.matches, index, look.matches-1, look.matches)
 	}
-	if ignore {
-		return Output{Data: data(msg + "; nothing tapped (ignore_NotFoundError)")}, nil
-	}
+	// No worker is not "not found": the text may be drawn where only OCR sees it, so
+	// ignore_NotFoundError (not found only, as the seed has it) does not hide it.
 	if look.ocrErr != nil && look.matches == 0 {
 		return Output{}, fmt.Errorf("%s is not in the UI tree, and OCR could not look: %w", what, look.ocrErr)
+	}
+	if ignore {
+		return Output{Data: data(msg + "; nothing tapped (ignore_NotFoundError)")}, nil
 	}
 	return Output{}, &OpError{Code: broker.CodeNotFound, Msg: msg + "; peek to see the screen, or set ignore_NotFoundError"}
 }

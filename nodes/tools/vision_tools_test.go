@@ -177,7 +177,8 @@ func TestTapOCROffset(t *testing.T) {
 }
 
 // Not in the tree, no worker: an error at once that says to start corral vision; with
-// ignore_NotFoundError, a result that says so.
+// ignore_NotFoundError the same error, for nothing looked where only OCR sees
+// (TestIgnoreNotFoundDoesNotHideNoVision).
 func TestTapOCRNotFoundWithoutWorker(t *testing.T) {
 	p := simIn(t, "com.corral.shop")
 	v := emptyFarm(t)
@@ -189,12 +190,9 @@ func TestTapOCRNotFoundWithoutWorker(t *testing.T) {
 	assert.EqualValues(t, 0, v.screens.Load(), "no screenshot went to the workers")
 	assert.EqualValues(t, 1, v.probes.Load(), "asked once whether a worker listens")
 
-	out, err := runWith(t, OpsConfig{Vision: v}, "tap_ocr", p, `{"text":"Checkout","ignore_NotFoundError":true}`)
-	require.NoError(t, err)
-	d := dataOf(t, out)
-	assert.Equal(t, false, d["tapped"])
-	assert.Contains(t, d["message"], "ignore_NotFoundError")
-	assert.Contains(t, d["message"], "corral vision")
+	_, err = runWith(t, OpsConfig{Vision: v}, "tap_ocr", p, `{"text":"Checkout","ignore_NotFoundError":true}`)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, vision.ErrNoWorker)
 }
 
 // A hidden tree and no worker: nothing can look, whatever ignore_NotFoundError says.
@@ -288,11 +286,13 @@ func TestSwipeToTapTextOnTheSimShop(t *testing.T) {
 	swipes := strings.Count(strings.Join(p.InputLog(), "\n"), "swipe ")
 	assert.Less(t, swipes, 20, "stopped at the end of the list")
 
+	// Not in the tree after max_retry_times swipes, and no worker to read the screen: not
+	// "not found", so ignore_NotFoundError does not let it pass.
 	p = simIn(t, "com.corral.shop")
-	out, err = runOp(t, "swipe_to_tap_text", p, `{"text":"Item 99","max_retry_times":2,"ignore_NotFoundError":true,"interval":0.01}`)
-	require.NoError(t, err)
-	assert.Equal(t, 2, out.Data.(TapTextResult).Swipes)
-	assert.False(t, out.Data.(TapTextResult).Tapped)
+	_, err = runOp(t, "swipe_to_tap_text", p, `{"text":"Item 99","max_retry_times":2,"ignore_NotFoundError":true,"interval":0.01}`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "after 2 swipes")
+	assert.ErrorIs(t, err, vision.ErrNoWorker)
 }
 
 func TestSwipeToTapTexts(t *testing.T) {
