@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/corral-farm/corral/nodes/device"
@@ -23,6 +24,19 @@ type DragArgs struct {
 	ToY      *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
 	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60000" unit:"milliseconds" desc:"Move time in ms (default 1000)"`
 	Behaviour
+}
+
+// minDragMS is the shortest drag move taken: under it no finger moves, and a duration that
+// short is almost surely seconds given for milliseconds (every other duration is seconds).
+const minDragMS = 10
+
+// Check refuses a move under minDragMS, with the milliseconds the caller likely meant.
+func (a *DragArgs) Check() error {
+	if a.Duration > 0 && a.Duration < minDragMS {
+		return fmt.Errorf("duration is in milliseconds (drag alone, as HttpRunner's seed has it); %s looks like seconds: give %s "+
+			"(a drag under %d ms is too fast to be one)", FormatNumber(a.Duration), FormatNumber(math.Round(a.Duration*1e6)/1e3), minDragMS)
+	}
+	return nil
 }
 
 // DragResult is drag's structured result (HttpRunner seed).

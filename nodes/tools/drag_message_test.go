@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // drag's message does not say the finger held for the hold the tool asks: a driver holds
@@ -20,5 +22,25 @@ func TestDragMessageDoesNotPromiseTheHold(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("drag's message %q does not say %q", msg, want)
 		}
+	}
+}
+
+// drag's duration is milliseconds, as the seed has it, where every other duration is seconds:
+// one under 10 ms is a unit mistake, refused with the milliseconds meant. It dragged "in 0.5ms".
+func TestDragRefusesSecondsForMilliseconds(t *testing.T) {
+	d, calls := swiper()
+	for _, c := range []struct{ dur, want string }{{"0.5", "0.5 looks like seconds: give 500"}, {"0.3", "give 300"}, {"2", "give 2000"}} {
+		_, err := runOp(t, "drag", d, `{"from_x":0.5,"from_y":0.8,"to_x":0.5,"to_y":0.2,"duration":`+c.dur+`}`)
+		wantCode(t, err, broker.CodeBadInput)
+		if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "milliseconds") {
+			t.Errorf("duration %s: %v, want it to say %q", c.dur, err, c.want)
+		}
+	}
+	if len(*calls) != 0 {
+		t.Fatalf("a refused drag moved: %+v", *calls)
+	}
+	res := mustRun(t, "drag", d, `{"from_x":0.5,"from_y":0.8,"to_x":0.5,"to_y":0.2,"duration":10}`)
+	if msg, _ := res["message"].(string); !strings.Contains(msg, "in 10ms") {
+		t.Errorf("a 10 ms drag: %q", msg)
 	}
 }
