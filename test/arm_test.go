@@ -379,7 +379,7 @@ func TestCorralUpWithSimulatedArm(t *testing.T) {
 	}, "the twin calibrated and online")
 	out, err := runCorral(t, "call", "--gateway", url, "home_screen", `{"serial":"arm-twin-01"}`)
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "pressed HOME")
+	assert.Contains(t, out, "swiped up from the bottom edge", "the arm makes the home gesture and says so")
 }
 
 // GRBL faults at the device: an alarm in mid-swipe fails the swipe with GRBL's words and the

@@ -27,7 +27,7 @@ func goBack() Tool {
 			if err := k.PressKey(ctx, "BACK"); err != nil {
 				return Output{}, err
 			}
-			return Output{Data: MessageResult{Message: "pressed BACK", Hint: hintBack}}, nil
+			return Output{Data: MessageResult{Message: pressedMessage(t.Driver, "BACK"), Hint: hintBack}}, nil
 		}
 		if _, ok := t.Driver.(device.Swiper); !ok {
 			return Output{}, Unsupported(t.Driver, "go back (iOS has no back button, and this device cannot swipe from the edge)")

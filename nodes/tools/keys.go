@@ -22,6 +22,22 @@ func pressOneKey(key, hint string) func(context.Context, *Task, ActionArgs) (Out
 		if err := pressKey(ctx, t.Driver, key); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: MessageResult{Message: "pressed " + key, Hint: hint}}, nil
+		return Output{Data: MessageResult{Message: pressedMessage(t.Driver, key), Hint: hint}}, nil
 	}
+}
+
+// keyGesturer is a driver that makes keys as gestures (an arm's finger on an iPhone): it says
+// what a key's press did, "" for a key it has no gesture for.
+type keyGesturer interface {
+	KeyGesture(key string) string
+}
+
+// pressedMessage says what pressing key on d did: "pressed HOME", or the gesture d made.
+func pressedMessage(d device.Driver, key string) string {
+	if g, ok := d.(keyGesturer); ok {
+		if did := g.KeyGesture(key); did != "" {
+			return did
+		}
+	}
+	return "pressed " + key
 }

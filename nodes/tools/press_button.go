@@ -65,6 +65,6 @@ func pressButton() Tool {
 		if err := pressKey(ctx, t.Driver, a.Button); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: ButtonResult{Message: "pressed " + a.Button, Button: a.Button, Hint: hintAction}}, nil
+		return Output{Data: ButtonResult{Message: pressedMessage(t.Driver, a.Button), Button: a.Button, Hint: hintAction}}, nil
 	})
 }
