@@ -27,8 +27,8 @@ type Options struct {
 	Ready func() error
 	// Gatherer serves /metrics; nil serves the default empty registry.
 	Gatherer prometheus.Gatherer
-	// Tools are the names of the tools to serve (see SelectTools); nil serves the whole
-	// catalog. tools/list keeps the catalog's order whatever the order here.
+	// Tools are the names of the tools to serve (see SelectTools), in the order tools/list
+	// gives them (a profile's is its seed's); nil serves the whole catalog in its order.
 	Tools []string
 	// Policy, when set, requires a bearer token on /mcp and limits each principal's tools and
 	// devices (LoadPolicy, docs/auth.md); nil serves everyone as "anonymous".
@@ -81,10 +81,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	if opts.Policy != nil {
 		g.farm = &quotaFarm{Farm: farm, g: g, asking: map[string]int{}}
 	}
-	defs := catalog(tools.Platforms(opts.Platforms)...)
-	if opts.Tools != nil {
-		defs = slices.DeleteFunc(defs, func(d toolDef) bool { return !slices.Contains(opts.Tools, d.tool.Name) })
-	}
+	defs := servedDefs(catalog(tools.Platforms(opts.Platforms)...), opts.Tools)
 	serverOpts := []mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithToolFilter(catalogOrder(defs)),
@@ -131,8 +128,8 @@ func (g *Gateway) knownTool(tool string) bool { return g.known[tool] }
 
 const instructions = `Corral is a device farm. Call list_available_devices to see devices, acquire_device (or select_device) to hold one, then call device tools with its serial and the lease handle. Every device tool also takes: platform (optional; must match the device if given), serial (optional after select_device in a session), lease (the handle; without one a free device runs the call under a one-call lease), timeout_ms (deadline for this call; each tool has a default) and wait_seconds (wait this long in the device's queue instead of being refused as busy; with your lease you need none: your calls wait behind your running one). Every tool that acts on a device also takes HttpRunner's pre_mark_operation (save the screen acted on with the target marked; get_task_result markedScreenshots shows it) and anti_risk (human-like touches on android and ios). Coordinates: relative 0-1 (tap_xy), absolute pixels (tap_abs_xy), or a bbox [left,top,right,bottom] in 0-1 (tap, long_press, swipe act at its centre; peek lists the screen's elements with their bboxes). A busy answer names the holder. release_device when done.`
 
-// catalogOrder returns a tool filter that puts tools/list in the catalog's order (mcp-go sorts
-// by name): the tools agents use most come first, as in the PhysiClaw seed's wire order.
+// catalogOrder returns a tool filter that puts tools/list in the order of defs (mcp-go sorts
+// by name): the catalog's, or a profile's, its seed's wire order (servedDefs).
 func catalogOrder(defs []toolDef) mcpserver.ToolFilterFunc {
 	rank := make(map[string]int, len(defs))
 	for i, d := range defs {

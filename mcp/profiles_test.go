@@ -65,12 +65,28 @@ func TestToolsListSizes(t *testing.T) {
 	}
 }
 
-func TestProfilesKeepCatalogOrder(t *testing.T) {
-	var order []string
+// A list of tools keeps the catalog's order; a profile, its seed's. QA: --tools physiclaw
+// listed list_available_devices, select_device, release_device, screenshot, swipe, peek, tap…
+// where the seed lists "按 传输顺序" with "最常用的工具（peek、tap）被有意排在最前面".
+func TestToolsListOrder(t *testing.T) {
+	var catalogNames []string
 	for _, d := range catalog() {
-		order = append(order, d.tool.Name)
+		catalogNames = append(catalogNames, d.tool.Name)
 	}
-	for _, p := range append(ProfileNames(), "sleep,tap_xy,screenshot") {
+	// The seeds' orders, as they list their tools (the gateway's device picking after them,
+	// but in HttpRunner's, which begins with it).
+	seeds := map[string][]string{
+		"physiclaw": {"peek", "screenshot", "tap", "double_tap", "long_press", "swipe", "home_screen", "go_back",
+			"force_quit", "unlock_phone", "send_to_clipboard", "sequence"},
+		"phone-agent": {"run_agent_task", "abort_task", "get_task_result", "get_latest_task", "take_screenshot", "get_device_status"},
+		"httprunner": {"list_available_devices", "select_device", "tap_xy", "tap_abs_xy", "tap_ocr", "tap_cv", "double_tap_xy",
+			"swipe", "swipe_direction", "swipe_coordinate", "drag", "swipe_to_tap_app", "swipe_to_tap_text", "swipe_to_tap_texts",
+			"input", "press_button", "home", "back", "list_packages", "app_launch", "app_terminate", "app_install",
+			"app_uninstall", "app_clear", "screenshot", "get_screen_size", "get_source", "sleep", "sleep_ms", "sleep_random",
+			"set_ime", "close_popups", "web_login_none_ui", "secondary_click", "hover_by_selector", "tap_by_selector",
+			"secondary_click_by_selector", "web_close_tab", "ai_action", "finished"},
+	}
+	for _, p := range append(ProfileNames(), "sleep,tap_xy,screenshot,tap_xy") {
 		tools, _ := listTools(t, p)
 		if len(tools) == 0 {
 			t.Fatalf("--tools %s lists nothing", p)
@@ -79,12 +95,41 @@ func TestProfilesKeepCatalogOrder(t *testing.T) {
 		for _, tool := range tools {
 			got = append(got, tool.Name)
 		}
-		if !slices.IsSortedFunc(got, func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) }) {
+		if seed, ok := seeds[p]; ok {
+			// The seed's tools in its order; in PhysiClaw's and phone-agent's, before any other.
+			if own := slices.DeleteFunc(slices.Clone(got), func(n string) bool { return !slices.Contains(seed, n) }); !slices.Equal(own, seed) {
+				t.Errorf("--tools %s: the seed's tools come in the order %v; the seed's is %v", p, own, seed)
+			}
+			if first := got[:min(len(seed), len(got))]; p != "httprunner" && !slices.Equal(first, seed) {
+				t.Errorf("--tools %s begins %v; the seed's tools are %v", p, first, seed)
+			}
+		} else if !slices.IsSortedFunc(got, func(a, b string) int { return slices.Index(catalogNames, a) - slices.Index(catalogNames, b) }) {
 			t.Errorf("--tools %s: order %v is not the catalog's", p, got)
+		}
+		if c := slices.Compact(slices.Clone(got)); len(c) != len(got) {
+			t.Errorf("--tools %s lists a tool twice: %v", p, got)
 		}
 		again, _ := listTools(t, p)
 		if !slices.EqualFunc(tools, again, func(a, b mcpgo.Tool) bool { return a.Name == b.Name }) {
 			t.Errorf("--tools %s: two lists differ", p)
+		}
+	}
+}
+
+// A profile names each of its tools once: phone-agent named run_agent_task twice, once as a
+// gateway tool of the profile and once as a device tool naming it.
+func TestProfilesNameEachToolOnce(t *testing.T) {
+	for _, p := range ProfileNames() {
+		names, err := SelectTools(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, n := range names {
+			if seen[n] {
+				t.Errorf("profile %s names %s twice: %v", p, n, names)
+			}
+			seen[n] = true
 		}
 	}
 }
@@ -104,9 +149,10 @@ func TestSelectTools(t *testing.T) {
 	if names, err := SelectTools("all"); err != nil || names != nil {
 		t.Errorf(`SelectTools("all") = %v, %v; want every tool`, names, err)
 	}
-	names, err := SelectTools(" tap_xy , screenshot ")
-	if err != nil || !slices.Equal(names, []string{"tap_xy", "screenshot"}) {
-		t.Errorf("SelectTools(list) = %v, %v", names, err)
+	// A list comes in catalog order (tools/list's for it), each tool once.
+	names, err := SelectTools(" tap_xy , screenshot,tap_xy ")
+	if err != nil || !slices.Equal(names, []string{"screenshot", "tap_xy"}) {
+		t.Errorf("SelectTools(list) = %v, %v; want [screenshot tap_xy]", names, err)
 	}
 }
 
