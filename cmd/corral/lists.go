@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -88,16 +89,27 @@ func (o *operatorFlags) eachPageOn(ctx context.Context, tool string, args map[st
 	return then(ctx, c)
 }
 
-// pages calls a list tool page after page on c (eachPage).
+// pages calls a list tool page after page on c (eachPage). A gateway older than paging refuses
+// the page size this CLI sends of itself: the call is made again without it, and that gateway
+// answers every row at once (the caller cuts them to --limit).
 func (o *operatorFlags) pages(ctx context.Context, c *client.Client, tool string, args map[string]any, want int,
 	page func(*mcpgo.CallToolResult) (next string, items int, err error)) error {
+	sized := true
 	for got := 0; ; {
-		if want > 0 {
+		if want > 0 && sized {
 			args["limit"] = min(mcp.MaxPageLimit, want-got)
 		}
 		req := mcpgo.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = tool, args
 		res, err := callOn(ctx, c, req)
+		if arg, ok := refusedArg(err); ok {
+			if arg == "limit" && sized {
+				sized = false
+				delete(args, "limit")
+				continue
+			}
+			return olderGateway(err, arg)
+		}
 		if err != nil {
 			return err
 		}
@@ -125,6 +137,7 @@ func runDevices(ctx context.Context, args []string) error {
 	}
 	all := mcp.DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: []mcp.DeviceSummary{}}
 	var reasons map[string]string
+	var summed bool
 	err := o.eachPage(ctx, "list_available_devices", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
 		var p mcp.DeviceListResult
 		if err := structured(res, &p); err != nil {
@@ -133,14 +146,21 @@ func runDevices(ctx context.Context, args []string) error {
 		all.AndroidDevices = append(all.AndroidDevices, p.AndroidDevices...)
 		all.IOSDevices = append(all.IOSDevices, p.IOSDevices...)
 		all.Devices = append(all.Devices, p.Devices...)
-		all.Summary = p.Summary
+		all.Summary, summed = p.Summary, summarized(res)
 		return p.NextCursor, len(p.Devices), nil
 	}, func(ctx context.Context, c *client.Client) error {
+		if !summed { // reasons of the rows printed only
+			all.Summary = devicesSummary(all.Devices)
+			all.Devices = all.Devices[:min(len(all.Devices), cmp.Or(*lf.limit, len(all.Devices)))]
+		}
 		reasons = deviceReasons(ctx, c, all.Devices)
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if !summed {
+		warnOlderGateway("devices", targs)
 	}
 	if *lf.asJSON {
 		rows := make([]deviceRow, len(all.Devices))
@@ -176,18 +196,24 @@ func runLeases(ctx context.Context, args []string) error {
 		targs["holder"] = *holder
 	}
 	all := mcp.LeasesResult{Leases: []mcp.LeaseInfo{}}
+	var summed bool
 	err := o.eachPage(ctx, "list_leases", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
 		var p mcp.LeasesResult
 		if err := structured(res, &p); err != nil {
 			return "", 0, err
 		}
 		all.Leases = append(all.Leases, p.Leases...)
-		all.Summary = p.Summary
+		all.Summary, summed = p.Summary, summarized(res)
 		all.Unanswered = cmp.Or(p.Unanswered, all.Unanswered)
 		return p.NextCursor, len(p.Leases), nil
 	}, nil)
 	if err != nil {
 		return err
+	}
+	if !summed { // the leases carry no platform or state to count by
+		all.Summary = mcp.ListSummary{Total: len(all.Leases)}
+		all.Leases = all.Leases[:min(len(all.Leases), cmp.Or(*lf.limit, len(all.Leases)))]
+		warnOlderGateway("leases", targs)
 	}
 	if *lf.asJSON {
 		return printJSON(all)
@@ -253,7 +279,7 @@ func summaryLine(noun string, shown int, s mcp.ListSummary) string {
 	if shown < s.Total {
 		head = fmt.Sprintf("%d of %d %s shown (--limit; narrow with --platform, --state, --tags, --model, --node)", shown, s.Total, noun)
 	}
-	if s.Total == 0 {
+	if s.Total == 0 || len(s.ByPlatform)+len(s.ByState)+len(s.ByNode) == 0 {
 		return head
 	}
 	byNode := counts(s.ByNode)
@@ -279,4 +305,70 @@ func expiresIn(t, now time.Time) string {
 		return "expired"
 	}
 	return d.String()
+}
+
+// Skew: a gateway older than this CLI (docs/operations.md, Upgrades and version skew) may
+// refuse an argument, or send no summary.
+
+// unknownArg is how a gateway refuses an argument its tool does not take (tools.ArgProblem).
+var unknownArg = regexp.MustCompile(`unknown argument "([^"]+)"`)
+
+// refusedArg is the argument a tool call was refused for not taking, if it was.
+func refusedArg(err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	m := unknownArg.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// argFlags are the flags of the list tools' arguments.
+var argFlags = map[string]string{"platform": "--platform", "state": "--state", "tags": "--tags", "model": "--model",
+	"node": "--node", "holder": "--holder", "free_only": "--free"}
+
+// olderGateway explains a refusal of argument arg: the gateway predates it.
+func olderGateway(err error, arg string) error {
+	if flag, ok := argFlags[arg]; ok {
+		return fmt.Errorf("%w\n(the gateway runs an older Corral than this corral, without %s: leave %s out, or upgrade the gateway; docs/operations.md, Upgrades and version skew)", err, flag, flag)
+	}
+	return fmt.Errorf("%w\n(the gateway runs an older Corral than this corral: upgrade the gateway, or use a corral of its version; docs/operations.md, Upgrades and version skew)", err)
+}
+
+// summarized reports whether a list tool's result has a summary: gateways older than paging
+// send every row and no summary.
+func summarized(res *mcpgo.CallToolResult) bool {
+	var s struct {
+		Summary *json.RawMessage `json:"summary"`
+	}
+	return structured(res, &s) == nil && s.Summary != nil
+}
+
+// warnOlderGateway tells on stderr that the gateway sent no summary, so the counts are of the
+// rows it sent; and that it may have ignored the filters given.
+func warnOlderGateway(what string, args map[string]any) {
+	var given []string
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if flag, ok := argFlags[k]; ok {
+			given = append(given, flag)
+		}
+	}
+	msg := fmt.Sprintf("corral %s: the gateway runs an older Corral than this corral (it sent no summary): the count is of the rows it sent", what)
+	if len(given) > 0 {
+		msg += ", and it may have ignored " + strings.Join(given, ", ")
+	}
+	fmt.Fprintln(os.Stderr, msg+"; upgrade the gateway (docs/operations.md, Upgrades and version skew)")
+}
+
+// devicesSummary counts devices as the gateway's summary does, for a gateway that sends none.
+func devicesSummary(devs []mcp.DeviceSummary) mcp.ListSummary {
+	s := mcp.ListSummary{Total: len(devs), ByPlatform: map[string]int{}, ByState: map[string]int{}, ByNode: map[string]int{}}
+	for _, d := range devs {
+		s.ByPlatform[cmp.Or(d.Platform, "unknown")]++
+		s.ByState[cmp.Or(d.State, "unknown")]++
+		s.ByNode[d.Node]++
+	}
+	return s
 }
