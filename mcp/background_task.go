@@ -107,10 +107,10 @@ func withReport(out *mcpgo.CallToolResult, res broker.TaskResult) *mcpgo.CallToo
 		return out
 	}
 	out.StructuredContent = json.RawMessage(res.Data)
-	out.Content = append(out.Content, mcpgo.NewTextContent(string(res.Data)))
-	if res.Text != "" {
+	if res.Text != "" { // the report before its JSON copy, as a success has it
 		out.Content = append(out.Content, mcpgo.NewTextContent(res.Text))
 	}
+	out.Content = append(out.Content, mcpgo.NewTextContent(string(res.Data)))
 	return out
 }
 

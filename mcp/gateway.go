@@ -222,7 +222,7 @@ func (g *Gateway) progressSink(ctx context.Context, req mcpgo.CallToolRequest, l
 		// Sent as it is: mcp-go's SendLogMessageToClient would hold it back at its default
 		// level (error) for a client that never set one, and the seed's clients never do.
 		notifyCall(ctx, srv, string(mcpgo.MethodNotificationMessage),
-			map[string]any{"level": mcpgo.LoggingLevelInfo, "logger": "corral", "data": p.Message})
+			map[string]any{"level": mcpgo.LoggingLevelInfo, "logger": progressLogger(req.Params.Name), "data": p.Message})
 	}
 }
 

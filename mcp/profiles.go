@@ -48,9 +48,11 @@ var seedOrder = map[string][]string{
 	tools.PhysiClaw: {"peek", "screenshot", "tap", "double_tap", "long_press", "swipe",
 		"home_screen", "go_back", "force_quit", "unlock_phone", "send_to_clipboard", "sequence",
 		"list_available_devices", "select_device", "release_device"},
-	tools.PhoneAgent: {"run_agent_task", "abort_task", "get_task_result", "get_latest_task", "take_screenshot", "get_device_status",
-		"list_available_devices", "select_device", "release_device"},
+	tools.PhoneAgent: append(slices.Clone(phoneAgentSeed), "list_available_devices", "select_device", "release_device"),
 }
+
+// phoneAgentSeed are the phone-agent seed's six tools, in its order.
+var phoneAgentSeed = []string{"run_agent_task", "abort_task", "get_task_result", "get_latest_task", "take_screenshot", "get_device_status"}
 
 // ProfileNames returns the names --tools accepts besides a list of tools, sorted.
 func ProfileNames() []string {
@@ -111,4 +113,14 @@ func servedDefs(defs []toolDef, names []string) []toolDef {
 		}
 	}
 	return out
+}
+
+// progressLogger names the logger of a tool's progress sent as logging messages: the seed's
+// server for phone-agent's own tools (run_agent_task: "logger: phone-agent"), "corral" for
+// the rest.
+func progressLogger(tool string) string {
+	if slices.Contains(phoneAgentSeed, tool) {
+		return tools.PhoneAgent
+	}
+	return "corral"
 }

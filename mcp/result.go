@@ -32,10 +32,10 @@ func (g *Gateway) toolResult(ctx context.Context, res broker.TaskResult) *mcpgo.
 	if len(res.Image) > 0 {
 		out.Content = append(out.Content, mcpgo.NewImageContent(base64.StdEncoding.EncodeToString(res.Image), res.ImageType))
 	}
-	out.Content = append(out.Content, mcpgo.NewTextContent(text))
-	if len(res.Data) > 0 && res.Text != "" { // a report beside the structured result (run_agent_task's Markdown)
+	if len(res.Data) > 0 && res.Text != "" { // a report beside the structured result: run_agent_task's Markdown, first as the seed's
 		out.Content = append(out.Content, mcpgo.NewTextContent(res.Text))
 	}
+	out.Content = append(out.Content, mcpgo.NewTextContent(text))
 	return out
 }
 
