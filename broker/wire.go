@@ -210,15 +210,6 @@ func HandleHash(handle string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ShownHandle is a lease handle as refusals show it: its first ten characters, enough for its
-// holder to tell which of theirs it is, too few to use.
-func ShownHandle(handle string) string {
-	if len(handle) > 10 {
-		return handle[:10] + "…"
-	}
-	return handle
-}
-
 // TaskRequest asks a node to run one tool call on one device.
 type TaskRequest struct {
 	V      int             `json:"v"`

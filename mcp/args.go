@@ -69,22 +69,49 @@ func argError(tool mcpgo.Tool, err error) error {
 }
 
 // checkID validates a task id or lease handle given as argument name. A lease handle is a
-// secret: one refused is shown shortened, as valid ones are (broker.ShownHandle), and one that
-// is a handle in quotes or spaces (copied with them) is told so.
+// secret, and a malformed one may be a real one mistyped: a refusal quotes none of it, it says
+// what is wrong with its shape (idFault); one that is a handle in quotes or spaces (copied
+// with them) is told so.
 func checkID(name, v string) error {
 	if isID(v) {
 		return nil
 	}
-	shown := v
+	t := strings.Trim(v, " \t\r\n\"'`")
+	quoted := t != v && isID(t)
 	if name == argLease {
-		shown = strings.ToValidUTF8(broker.ShownHandle(v), "")
-	} else if len(v) > 40 {
+		if quoted {
+			return fmt.Errorf("%s: the handle you passed is in quotes or spaces: remove them, and give the handle alone", name)
+		}
+		return fmt.Errorf("%s: the handle you passed is not one Corral hands out: %s (a handle is 1 to 128 letters, digits, '_' and '-', "+
+			"as acquire_device answered it; none of it is shown here, as it may be a real one mistyped)", name, idFault(v))
+	}
+	shown := v
+	if len(v) > 40 {
 		shown = strings.ToValidUTF8(v[:40], "") + "…"
 	}
-	if t := strings.Trim(v, " \t\r\n\"'`"); t != v && isID(t) {
+	if quoted {
 		return fmt.Errorf("%s %q is in quotes or spaces: remove them, and give the %s alone", name, shown, name)
 	}
 	return fmt.Errorf("%s %q is not one Corral hands out (letters, digits, '_' and '-', at most 128)", name, shown)
+}
+
+// idFault says why v is not an id (isID) without quoting it: it is empty or too long, or
+// which of its characters may not be in one (that character alone).
+func idFault(v string) string {
+	if v == "" {
+		return "it is empty"
+	}
+	if len(v) > 128 {
+		return fmt.Sprintf("it is %d bytes long", len(v))
+	}
+	n := 0
+	for _, r := range v {
+		n++
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Sprintf("its character %d is %q, which no handle has", n, r)
+		}
+	}
+	return "its shape is wrong"
 }
 
 // sessionID returns the MCP protocol session of the call, or "" in the stateless protocol.
