@@ -65,6 +65,7 @@ type Client struct {
 	mu      sync.RWMutex
 	devices map[string]cachedEntry // by registry key (<node>.<serial>)
 	keysOf  map[string][]string    // serial → its registry keys: one, two while a phone moves
+	legacy  legacyEntries          // entries under an older Corral's keys (client_legacy.go)
 
 	latest *latestTasks
 	groups *leaseGroups // leasegroups_kv.go
@@ -81,6 +82,8 @@ type cachedEntry struct {
 	revision uint64
 	key      string    // its registry key
 	since    time.Time // when this client first saw the key, kept across updates
+	// legacy: under the serial alone, the key of a Corral from before node-scoped keys.
+	legacy bool
 	// applied is a lease this client granted or released through its node ahead of the
 	// registry (client_leaseview.go); nil when the registry is up to date with it.
 	applied *appliedLease
@@ -92,6 +95,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{}, keysOf: map[string][]string{},
+		legacy: newLegacyEntries(ctx),
 		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log), guard: jsguard.New(opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
 	sub, err := nc.Subscribe(Heartbeats, c.guard.Msg(func(m *nats.Msg) {
@@ -161,6 +165,9 @@ func (c *Client) Devices() []DeviceEntry {
 	defer c.mu.RUnlock()
 	best := make(map[string]string, len(c.devices)) // serial → registry key of its entry
 	for k, d := range c.devices {
+		if c.legacy.superseded(d) {
+			continue
+		}
 		if b, ok := best[d.Serial]; !ok || preferEntry(d, c.devices[b]) {
 			best[d.Serial] = k
 		}
@@ -182,7 +189,7 @@ func (c *Client) Device(serial string) (DeviceEntry, bool) {
 	var best cachedEntry
 	found := false
 	for _, k := range c.keysOf[serial] {
-		if d := c.devices[k]; !found || preferEntry(d, best) {
+		if d := c.devices[k]; !c.legacy.superseded(d) && (!found || preferEntry(d, best)) {
 			best, found = d, true
 		}
 	}
@@ -200,12 +207,17 @@ func (c *Client) unindex(serial, key string) {
 }
 
 // preferEntry says whether a is the entry to use of a serial that two nodes list (a phone
-// moved from one host to another): the one not offline, then the one this client saw first.
-// Not the newer by its Updated field, which its writer chooses: a node claiming another's
-// device cannot take its calls over while the rightful node is alive.
+// moved from one host to another): the one not offline, then the one under a node-scoped key
+// (an older Corral's key, the serial alone, was anyone's to write, and its node may have been
+// upgraded since), then the one this client saw first. Not the newer by its Updated field,
+// which its writer chooses: a node claiming another's device cannot take its calls over while
+// the rightful node is alive.
 func preferEntry(a, b cachedEntry) bool {
 	if (a.State == StateOffline) != (b.State == StateOffline) {
 		return b.State == StateOffline
+	}
+	if a.legacy != b.legacy {
+		return b.legacy
 	}
 	if !a.since.Equal(b.since) {
 		return a.since.Before(b.since)

@@ -41,14 +41,20 @@ func (c *Client) applyRegistry(e jetstream.KeyValueEntry) {
 		return
 	}
 	c.mu.Lock()
-	since, applied := time.Now(), (*appliedLease)(nil)
-	if old, ok := c.devices[e.Key()]; ok {
-		since, applied = old.since, old.applied.keptOver(d)
+	entry := cachedEntry{DeviceEntry: d, revision: e.Revision(), key: e.Key(), since: time.Now(), legacy: e.Key() == Token(d.Serial)}
+	old, known := c.devices[e.Key()]
+	if known {
+		entry.since, entry.applied = old.since, old.applied.keptOver(d)
 		c.unindex(old.Serial, e.Key())
 	}
 	c.keysOf[d.Serial] = append(c.keysOf[d.Serial], e.Key())
-	c.devices[e.Key()] = cachedEntry{DeviceEntry: d, revision: e.Revision(), key: e.Key(), since: since, applied: applied}
+	c.devices[e.Key()] = entry
+	// A key's node is the same in every entry under it (CheckEntryKey): counted once.
+	leftovers := c.leftovers(entry, !known && c.legacy.count(entry, 1))
 	c.mu.Unlock()
+	if len(leftovers) > 0 {
+		go c.dropLegacy(leftovers)
+	}
 	if d.State != StateOffline {
 		c.live.Expect(d.Node)
 	} else {
@@ -60,6 +66,7 @@ func (c *Client) applyRegistry(e jetstream.KeyValueEntry) {
 func (c *Client) forget(key string) {
 	if old, ok := c.devices[key]; ok {
 		c.unindex(old.Serial, key)
+		c.legacy.count(old, -1)
 	}
 	delete(c.devices, key)
 }
