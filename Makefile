@@ -11,6 +11,14 @@ export CORRAL_REQUIRE_TOOLS := 1
 # 1.26.8, whose fixes (1.26.9, 1.26.10) are not served. go.mod still says go 1.26, so `go
 # build` outside make works with Go 1.26 too.
 export GOTOOLCHAIN := go1.27.3
+# What corral version (and the gateway's MCP serverInfo, the nodes' services) reports: the
+# commit, from git describe, as 0.1.0-dev+1a2b3c4d5e6f(.dirty); make build VERSION=1.2.3 makes
+# a release (from the command line only: a VERSION in the environment may mean anything).
+# The Go toolchain's own VCS stamps are off where GOFLAGS has -buildvcs=false, and then every
+# build of a mixed farm said 0.1.0-dev. Without git DESCRIBE is empty and those stamps (or
+# plain 0.1.0-dev) say it.
+DESCRIBE := $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
+LDFLAGS := -X github.com/corral-farm/corral/internal/buildinfo.described=$(DESCRIBE)$(if $(filter command line,$(origin VERSION)), -X github.com/corral-farm/corral/internal/buildinfo.release=$(VERSION))
 
 .PHONY: help setup run build build-vision test-vision test test-short bench bench-compare fuzz lint clean chart-assets mutate vulncheck
 
@@ -21,10 +29,10 @@ setup: ## install what the tests need (idempotent): adb, natscli, the MCP Inspec
 	@./scripts/setup.sh
 
 build: ## build bin/corral (static, CGO_ENABLED=0)
-	CGO_ENABLED=0 $(GO) build -o bin/corral ./cmd/corral
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o bin/corral ./cmd/corral
 
 build-vision: ## build bin/corral with the vision worker (cgo: OpenCV 4.6 and Tesseract 5.3 from Debian, make setup)
-	CGO_ENABLED=1 $(GO) build -tags vision -o bin/corral ./cmd/corral
+	CGO_ENABLED=1 $(GO) build -tags vision -ldflags '$(LDFLAGS)' -o bin/corral ./cmd/corral
 
 run: ## run Corral on this machine: embedded NATS, simulated phones, MCP on 127.0.0.1:8420; vision when OpenCV and Tesseract can be installed
 	@./scripts/setup-vision.sh --best-effort
