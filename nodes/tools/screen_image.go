@@ -34,7 +34,7 @@ func (a *ImageArgs) Check() error {
 // ScreenshotResult is the structured part of screenshot; the image itself is image content.
 type ScreenshotResult struct {
 	Name   string `json:"name" jsonschema:"Image name identifier (screenshot)"`
-	Type   string `json:"type" jsonschema:"MIME type: image/jpeg, or image/png (take_screenshot's format png)"`
+	Type   string `json:"type" jsonschema:"MIME type: image/jpeg; take_screenshot's image/png, but with format jpeg"`
 	Width  int    `json:"width" jsonschema:"Image width in pixels"`
 	Height int    `json:"height" jsonschema:"Image height in pixels"`
 	// Message is set when the image is smaller than asked: a PNG scaled down to fit the cap.

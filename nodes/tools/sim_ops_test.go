@@ -110,12 +110,12 @@ func TestImageMaxWidth(t *testing.T) {
 	p := sim.New("sim-width")
 	defer p.Close()
 	for _, tool := range []string{"screenshot", "take_screenshot", "peek"} {
-		full := run(t, p, tool, `{}`).Image.Bounds()
-		small := run(t, p, tool, `{"max_width":540}`).Image.Bounds()
+		full := imageOf(t, run(t, p, tool, `{}`)).Bounds()
+		small := imageOf(t, run(t, p, tool, `{"max_width":540}`)).Bounds()
 		if full.Dx() != 1080 || small.Dx() != 540 || small.Dy() != full.Dy()/2 {
 			t.Errorf("%s: full %v, max_width 540 gave %v", tool, full, small)
 		}
-		if same := run(t, p, tool, `{"max_width":4000}`).Image.Bounds(); same != full {
+		if same := imageOf(t, run(t, p, tool, `{"max_width":4000}`)).Bounds(); same != full {
 			t.Errorf("%s: max_width wider than the screen gave %v", tool, same)
 		}
 		for _, bad := range []string{`{"max_width":10}`, `{"max_width":-1}`, `{"max_width":"wide"}`} {

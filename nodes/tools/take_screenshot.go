@@ -12,11 +12,11 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// TakeScreenshotArgs are take_screenshot's arguments: screenshot's, and the format, as the
-// phone-agent seed sends PNG.
+// TakeScreenshotArgs are take_screenshot's arguments: screenshot's, and the format: PNG by
+// default, as the phone-agent seed sends ("返回 PNG 图片"), JPEG on request (smaller).
 type TakeScreenshotArgs struct {
 	MaxWidth int    `json:"max_width,omitempty" arg:"min=0" desc:"Scale down to this width in px"`
-	Format   string `json:"format,omitempty" arg:"enum=jpeg|png" desc:"jpeg (default) or png (as the phone-agent seed)"`
+	Format   string `json:"format,omitempty" arg:"enum=png|jpeg" desc:"png (default, as the phone-agent seed) or jpeg"`
 }
 
 // Check validates max_width as screenshot does.
@@ -25,11 +25,11 @@ func (a *TakeScreenshotArgs) Check() error {
 }
 
 func takeScreenshot() Tool {
-	return Define[TakeScreenshotArgs, ScreenshotResult](Tool{Name: "take_screenshot", Description: "Take a screenshot of the phone screen (phone-agent's name): a JPEG image, or a PNG with format png.",
+	return Define[TakeScreenshotArgs, ScreenshotResult](Tool{Name: "take_screenshot", Description: "Take a screenshot of the phone screen (phone-agent's name): a PNG image, or a JPEG with format jpeg.",
 		Hints: ReadOnly, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhoneAgent}, Short: noParams, DefaultDevice: true,
 		Uses: []Ability{Need[device.JPEGScreenshotter]("send the screen as captured")},
 	}, func(ctx context.Context, t *Task, a TakeScreenshotArgs) (Output, error) {
-		if !strings.EqualFold(a.Format, "png") {
+		if strings.EqualFold(a.Format, "jpeg") {
 			return screenImage(ctx, t, ImageArgs{MaxWidth: a.MaxWidth})
 		}
 		img, err := t.Driver.Screenshot(ctx)
