@@ -43,7 +43,7 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 		cfg.Registry = r
 	}
 	if pol := g.opts.Policy; pol != nil {
-		changing := changingTools()
+		changing := slices.DeleteFunc(changingTools(), func(t string) bool { return !g.knownTool(t) }) // --tools may leave them out
 		byName := make(map[string]console.Viewer, len(pol.principals))
 		for _, p := range pol.principals {
 			key, other, _ := g.sessions.keys.issuing(p.Name)

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -81,7 +80,7 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 		refuseAction(w, http.StatusUnauthorized, "unauthorized: log in to the console first (open / and give your token); scripts call the same tools on /mcp")
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), viewerKey{}, v))
+	r = c.withViewer(r, v)
 	d, ok := c.visible(r.Context(), r.PathValue("serial"))
 	switch {
 	case !ok:

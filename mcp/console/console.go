@@ -88,6 +88,10 @@ type Viewer struct {
 	// of the other Corral version set keeps working. Nil: none (Config.OtherKey without a Key).
 	// Secret: never shown.
 	OtherKey []byte
+
+	// served says which tools the gateway serves (Actions.Serves; nil: every tool): a view
+	// needs its tool served as well as allowed (reads.go). The console sets it (withViewer).
+	served func(tool string) bool
 }
 
 // Anonymous is every viewer of a console without authentication (a gateway without a policy,
@@ -96,9 +100,15 @@ var Anonymous = Viewer{Name: "anonymous", MayAct: true, Operator: true}
 
 func (v Viewer) mayUse(d broker.DeviceEntry) bool { return v.MayUse == nil || v.MayUse(d.Tags) }
 
-func (v Viewer) mayCall(tool string) bool { return v.MayCall == nil || v.MayCall(tool) }
+// mayCall reports whether v may call tool on this gateway: its token may, and the gateway
+// serves it.
+func (v Viewer) mayCall(tool string) bool {
+	return v.serves(tool) && (v.MayCall == nil || v.MayCall(tool))
+}
 
-// Can reports whether v may call tool (templates ask it).
+func (v Viewer) serves(tool string) bool { return v.served == nil || v.served(tool) }
+
+// Can reports whether v may call tool on this gateway (templates ask it).
 func (v Viewer) Can(tool string) bool { return v.mayCall(tool) }
 
 // Actions carries out the console's actions through the front door (mcp/console.go): the tool
@@ -165,7 +175,8 @@ type Config struct {
 	// Denied counts and logs a request refused for want of a viewer, by reason
 	// (ReasonNoToken, ReasonBadToken); nil: the console logs it itself.
 	Denied func(r *http.Request, reason string)
-	// Actions carries out actions; nil: the console is read-only for everyone.
+	// Actions carries out actions; nil: the console is read-only for everyone. What its Serves
+	// leaves out (a gateway's --tools), the console shows no one, as a token's tools do.
 	Actions Actions
 	Metrics *Metrics // may be nil
 	Log     *slog.Logger

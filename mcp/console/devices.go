@@ -125,7 +125,7 @@ func (c *Console) grid(ctx context.Context, f filter) gridData {
 	v := viewerFrom(ctx)
 	g := gridData{Viewer: v.Name, Filter: f, Devices: []deviceView{}, States: broker.States}
 	if !v.mayList() {
-		g.Hidden, g.Platforms, g.Nodes, g.Tags = hiddenList, []string{}, []string{}, []string{}
+		g.Hidden, g.Platforms, g.Nodes, g.Tags = v.hidden(viewList), []string{}, []string{}, []string{}
 		return g
 	}
 	leases, err := c.leasesFor(ctx, v)
@@ -274,7 +274,7 @@ func (d deviceData) TimelineData() timelineData {
 // device builds a device's page; with its timeline if tasks.
 func (c *Console) device(ctx context.Context, d broker.DeviceEntry, tasks bool) deviceData {
 	v := viewerFrom(ctx)
-	out := deviceData{Device: deviceView{Serial: d.Serial}, Tasks: []taskView{}, StatusHidden: hiddenStatus}
+	out := deviceData{Device: deviceView{Serial: d.Serial}, Tasks: []taskView{}, StatusHidden: v.hidden(viewStatus)}
 	if v.mayStatus() {
 		leases, err := c.leasesFor(ctx, v)
 		out.Device, out.StatusHidden = viewOf(d, leases), ""
@@ -284,7 +284,7 @@ func (c *Console) device(ctx context.Context, d broker.DeviceEntry, tasks bool) 
 	}
 	switch {
 	case !v.mayTasks():
-		out.TasksError = hiddenTimeline
+		out.TasksError = v.hidden(viewTimeline)
 	case tasks:
 		out.Tasks, out.TasksError = c.timeline(ctx, d.Serial)
 	}

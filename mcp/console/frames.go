@@ -52,8 +52,8 @@ func (c *Console) frames(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if !viewerFrom(r.Context()).mayScreen() {
-		http.Error(w, "forbidden: "+hiddenScreen, http.StatusForbidden)
+	if v := viewerFrom(r.Context()); !v.mayScreen() {
+		http.Error(w, "forbidden: "+v.HiddenScreen(), http.StatusForbidden)
 		return
 	}
 	if c.hub == nil {

@@ -61,8 +61,6 @@ var funcs = template.FuncMap{
 		}
 	},
 	"join": strings.Join,
-	// hiddenScreen says why a viewer sees no live screens (reads.go).
-	"hiddenScreen": func() string { return hiddenScreen },
 	// selected marks the option of a filter that is chosen.
 	"selected": func(a, b string) bool { return a == b },
 	// choices are a filter's options: the values the farm has, and the chosen one even when no

@@ -244,8 +244,8 @@ func (c *Console) timelineFragment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such device: it is not in the registry, or your token may not use it", http.StatusNotFound)
 		return
 	}
-	if !viewerFrom(r.Context()).mayTasks() {
-		http.Error(w, "forbidden: "+hiddenTimeline, http.StatusForbidden)
+	if v := viewerFrom(r.Context()); !v.mayTasks() {
+		http.Error(w, "forbidden: "+v.hidden(viewTimeline), http.StatusForbidden)
 		return
 	}
 	tasks, msg := c.timeline(r.Context(), d.Serial)

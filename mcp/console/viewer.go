@@ -23,6 +23,15 @@ func viewerFrom(ctx context.Context) Viewer {
 	return v
 }
 
+// withViewer is r for viewer v, limited to the tools the gateway serves: a gateway whose
+// --tools leave screenshot out shows no one a live screen, whatever their token.
+func (c *Console) withViewer(r *http.Request, v Viewer) *http.Request {
+	if c.cfg.Actions != nil {
+		v.served = c.cfg.Actions.Serves
+	}
+	return r.WithContext(context.WithValue(r.Context(), viewerKey{}, v))
+}
+
 // identify finds the viewer of r: Anonymous without authentication; else the token of the
 // Authorization header (as /mcp takes it) or the login cookie, which it renews (w). reason
 // says why there is none.
@@ -113,7 +122,7 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerF
 			c.loginForm(w, r, r.URL.RequestURI(), msg, http.StatusUnauthorized)
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+		h(w, c.withViewer(r, v))
 	}
 }
 
@@ -127,7 +136,7 @@ func (c *Console) api(h func(http.ResponseWriter, *http.Request)) http.HandlerFu
 			http.Error(w, "unauthorized: log in to the console (open / and give your token), or send 'Authorization: Bearer <token>' (docs/console.md)", http.StatusUnauthorized)
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, v)))
+		h(w, c.withViewer(r, v))
 	}
 }
 
