@@ -4,13 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/mcp"
 )
 
 // The grid of a large farm in headless Chromium: the page carries the first cards only and
@@ -22,7 +27,7 @@ func TestConsoleGridOfThousands(t *testing.T) {
 	const nodes, perNode = 2, 1000
 	f := farmtest.Start(t, farmtest.Options{Nodes: nodes, PhonesPerNode: perNode, Quiet: true})
 	f.WaitDevices(nodes*perNode, "online")
-	base := f.Gateway().HTTP.URL
+	base := gridGateway(t, f)
 	all := gridSerials(t, base, "")
 
 	page := fetch(t, base+"/")
@@ -80,6 +85,27 @@ func TestConsoleGridOfThousands(t *testing.T) {
 	waitFor(t, ctx, 5*time.Second, "any node chosen", fmt.Sprintf(chooseNode, ""), func(bool) bool { return true })
 	waitFor(t, ctx, 30*time.Second, "every card again, in order", cardSerialsJS, func(v []string) bool { return slices.Equal(v, all) })
 	waitFor(t, ctx, 30*time.Second, serial+" still shows its lease", stateJS, func(s string) bool { return s == "leased" })
+}
+
+// gridGateway serves a gateway of f whose --tools are the grid's (list_available_devices,
+// list_leases): its console shows no live screens, which this test is not about and which
+// starved it. A look at a simulated phone's screen costs over a second of CPU under -race (60
+// ms without), and the dozen cards on screen, watched at 2 frames a second, kept both cores of
+// a loaded machine busy: acquire_device took minutes, and the test timed out in full runs.
+func gridGateway(t *testing.T, f *farmtest.Farm) string {
+	t.Helper()
+	tools, err := mcp.SelectTools("list_available_devices,list_leases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mcp.New(f.Gateway().Client, slog.New(slog.DiscardHandler), mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{Tools: tools})
+	t.Cleanup(g.Close)
+	hs := httptest.NewServer(g.Handler())
+	t.Cleanup(hs.Close)
+	if page := fetch(t, hs.URL+"/"); !strings.Contains(page, `data-screens="false"`) {
+		t.Fatal("the grid's gateway serves live screens: the test would watch a dozen simulated phones")
+	}
+	return hs.URL
 }
 
 // cardSerialsJS lists the wall's cards by serial, in order.
