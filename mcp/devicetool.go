@@ -278,6 +278,9 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if errRes != nil {
 		return errRes
 	}
+	if asked == "" { // without a session: the lease select_device took for this device, if any
+		asked = g.heldSelectionLease(ctx, dev.Serial)
+	}
 	lease, errRes := g.memberLease(ctx, tool, dev.Serial, asked) // a group's handle: its member's lease
 	if errRes != nil {
 		return errRes
@@ -325,6 +328,9 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 	g.rememberLatest(ctx, res)
 	if !reachedNode(res) {
 		res.ID = "" // refused before any node saw it: no record will ever have its id
+	}
+	if res.Code == broker.CodeStaleLease && task.Lease != "" {
+		res.Error += g.forgetEndedSelection(ctx, dev.Serial, task.Lease)
 	}
 	if res.Code == broker.CodeUnsupported || res.Code == broker.CodeUnconfigured { // the node knows what it lacks; the registry, who can
 		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Code, res.Error)

@@ -83,10 +83,7 @@ func toolReleaseDevice() toolDef {
 // device, and from the leases acquire_device took in it; it returns what to add to the answer
 // if that failed.
 func (g *Gateway) forgetSessionLease(ctx context.Context, lease string) string {
-	id := sessionID(ctx)
-	if id == "" {
-		return ""
-	}
+	id := selectionKey(ctx) // without a session, the holder's selection (select_device_held.go)
 	err := g.farm.UpdateSessionDevice(ctx, id, func(sd *broker.SessionDefault) bool {
 		if sd.Lease != lease && !slices.Contains(sd.Acquired, lease) {
 			return false
@@ -108,7 +105,7 @@ func (g *Gateway) forgetSessionLease(ctx context.Context, lease string) string {
 // without serial from the farm's leases. The handle is never written into an answer.
 func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lease string, errRes *mcpgo.CallToolResult) {
 	serial, lease = a.Serial, a.Lease
-	if sd, ok := g.sessionDevice(ctx); ok {
+	if sd, ok := g.selection(ctx); ok { // the session's, or without one the holder's
 		switch {
 		case lease == "" && (serial == "" || serial == sd.Serial):
 			serial, lease = sd.Serial, sd.Lease

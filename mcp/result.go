@@ -109,14 +109,17 @@ func otherSessionText(h, caller broker.Holder) string {
 
 // yoursText says what to do when the caller itself has the busy device: queueing for it
 // would wait on itself. The handle is the holder's secret and is not in the answer: the
-// caller has it from acquire_device or select_device.
+// caller has it from acquire_device or select_device. A call naming a device select_device
+// took uses its lease without being given it (select_device_held.go), so what is left here is
+// mostly acquire_device's, which keeps requiring its handle.
 func yoursText(l *broker.Lease) string {
 	if r := l.Running; r != nil && r.Implicit {
 		return fmt.Sprintf("You are its user: your own %s (started %s, without a lease) is running on it; wait for its answer, or pass wait_seconds to run after it.",
 			r.Tool, r.Started.UTC().Format(time.RFC3339))
 	}
 	s := fmt.Sprintf("You hold it (%s, epoch %d, until %s): pass your lease, the handle acquire_device or select_device gave you, as lease "+
-		"(list_leases shows your leases, not their handles; select_device makes a lease the session's default; "+
+		"(calls naming the device select_device took run under its lease without one, but a lease acquire_device took needs its handle on every call; "+
+		"list_leases shows your leases, not their handles; "+
 		"corral call passes $CORRAL_LEASE as lease: export it)", l.Holder, l.Epoch, l.ExpiresAt.UTC().Format(time.RFC3339))
 	if l.Running != nil {
 		s += fmt.Sprintf("; your %s is running on it now", l.Running.Tool)

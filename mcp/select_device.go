@@ -44,18 +44,19 @@ func toolSelectDevice(platforms []string) toolDef {
 				return errorResult(fmt.Sprintf("select_device on %s: %v", dev.Serial, err)), nil
 			}
 			session := sessionID(ctx)
-			var prev broker.SessionDefault
-			if session != "" {
-				prev, _ = g.farm.SessionDevice(ctx, session)
-			}
+			prev, _ := g.selection(ctx) // the session's, or without one the holder's
 			if !ans.OK {
-				// Selecting again the device this session already holds is not an error.
+				// Selecting again the device this caller selected, and still holds, is not an error.
 				if ans.Code == broker.CodeBusy && ans.Lease != nil && ans.Lease.Holder.Is(holder) &&
-					prev.Serial == dev.Serial && prev.Lease != "" {
+					prev.Serial == dev.Serial && sameLease(ans.Lease, prev.Lease) {
 					l := *ans.Lease
 					l.Handle = prev.Lease
+					where := "in this session"
+					if session == "" {
+						where = "by you"
+					}
 					return structuredResult(ctx, SelectDeviceResult{Lease: leaseInfo(l),
-						Message: fmt.Sprintf("Device %s is already selected in this session; lease %s.", dev.Serial, prev.Lease)}), nil
+						Message: fmt.Sprintf("Device %s is already selected %s; lease %s.", dev.Serial, where, prev.Lease)}), nil
 				}
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(leaseRefusal("select_device", dev.Serial, ans, holder)), nil
@@ -69,7 +70,7 @@ func toolSelectDevice(platforms []string) toolDef {
 				dev.Serial, dev.Platform, dev.Model, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))
 			switch {
 			case session == "":
-				msg += " This connection has no protocol session to remember it: pass serial and lease on every call."
+				msg += g.rememberHeldSelection(ctx, dev, l.Handle)
 			default:
 				err := g.farm.UpdateSessionDevice(ctx, session, func(d *broker.SessionDefault) bool {
 					*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle, Acquired: d.Acquired, Client: d.Client}
@@ -80,10 +81,8 @@ func toolSelectDevice(platforms []string) toolDef {
 				} else {
 					msg += " Later calls in this session without serial use it."
 				}
-				if prev.Serial != "" && prev.Serial != dev.Serial && prev.Lease != "" {
-					msg += fmt.Sprintf(" The previous selection %s keeps its lease until it expires or release_device gives it back.", prev.Serial)
-				}
 			}
+			msg += g.releasePrevious(ctx, prev, dev.Serial)
 			return structuredResult(ctx, SelectDeviceResult{Message: msg, Lease: leaseInfo(l)}), nil
 		}
 	}}

@@ -1,0 +1,99 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// A caller without a protocol session (the 2026-07-28 revision has none) has its
+// select_device remembered too, under its holder: HttpRunner clients select a device, then name
+// its serial without a lease on every call, and were refused busy by their own lease ("You
+// hold it"). The selection is kept in corral_sessions (gateways only read it) under a key
+// derived from the whole holder, principal, client and Corral-Caller tag, so only the very
+// holder the lease names finds it; the node still checks the handle, so a lease that ended is
+// refused (stale_lease), never run under. Leases acquire_device took are not remembered: those
+// keep requiring their handle (docs/tools.md, Leases).
+
+// heldSelectionKey is the corral_sessions key of the selection of holder h, a caller without a
+// protocol session.
+func heldSelectionKey(h broker.Holder) string {
+	sum := sha256.Sum256([]byte("corral held selection\x00" + h.Principal + "\x00" + h.Client + "\x00" + h.Session))
+	return "selected_" + hex.EncodeToString(sum[:16])
+}
+
+// selectionKey is where the caller's selection lives: its protocol session, else its holder.
+func selectionKey(ctx context.Context) string {
+	if id := sessionID(ctx); id != "" {
+		return id
+	}
+	return heldSelectionKey(holderFrom(ctx))
+}
+
+// selection is the caller's select_device selection, by its session or, without one, by its
+// holder; false when it has none.
+func (g *Gateway) selection(ctx context.Context) (broker.SessionDefault, bool) {
+	d, ok := g.farm.SessionDevice(ctx, selectionKey(ctx))
+	return d, ok && d.Serial != ""
+}
+
+// heldSelectionLease is the handle select_device took for serial for a caller without a
+// session, for its calls that name serial without a lease; "" when it took none (in a session,
+// resolveDevice already uses the session's).
+func (g *Gateway) heldSelectionLease(ctx context.Context, serial string) string {
+	if sessionID(ctx) != "" || serial == "" {
+		return ""
+	}
+	d, ok := g.selection(ctx)
+	if !ok || d.Serial != serial {
+		return ""
+	}
+	return d.Lease
+}
+
+// rememberHeldSelection keeps a sessionless caller's selection; it returns what to add to
+// select_device's answer.
+func (g *Gateway) rememberHeldSelection(ctx context.Context, dev broker.DeviceEntry, handle string) string {
+	err := g.updateSessionBriefly(ctx, selectionKey(ctx), func(d *broker.SessionDefault) bool {
+		*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: handle}
+		return true
+	})
+	if err != nil {
+		return fmt.Sprintf(" It could not be remembered (%v): pass serial and lease on every call.", err)
+	}
+	return fmt.Sprintf(" This connection has no protocol session: pass serial %s on every call; calls naming it without lease run under this lease"+
+		" (they are yours as %s: clients sharing that name and token are one holder unless each sends a %s header).",
+		dev.Serial, holderFrom(ctx), CallerHeader)
+}
+
+// forgetEndedSelection drops a sessionless caller's selection whose lease a node refused as
+// stale (expired, released, revoked), so that its next calls run without it, and returns what
+// to add to the refusal; "" when handle was not that selection's lease.
+func (g *Gateway) forgetEndedSelection(ctx context.Context, serial, handle string) string {
+	if handle == "" || sessionID(ctx) != "" {
+		return ""
+	}
+	forgot := false
+	_ = g.updateSessionBriefly(ctx, selectionKey(ctx), func(d *broker.SessionDefault) bool {
+		if d.Serial != serial || subtle.ConstantTimeCompare([]byte(d.Lease), []byte(handle)) != 1 {
+			return false
+		}
+		*d, forgot = broker.SessionDefault{}, true
+		return true
+	})
+	if !forgot {
+		return ""
+	}
+	return fmt.Sprintf(". That was the lease select_device took for %s, which calls naming it without a lease run under: "+
+		"the selection is forgotten. Call select_device again to hold the device, or call again to run without a lease", serial)
+}
+
+// sameLease says whether the node's view l of a device's lease is the lease of handle.
+func sameLease(l *broker.Lease, handle string) bool {
+	return l != nil && handle != "" && l.HandleSHA256 != "" &&
+		subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(broker.HandleHash(handle))) == 1
+}

@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// releasePrevious gives back the lease select_device took for prev, the caller's selection
+// before the one it just made of now: select_device means "use this device", and switching
+// left the previous one held until it idled out (5 minutes), unusable by anyone. Only that
+// lease goes: leases acquire_device took are not selections. While a task of the caller runs
+// there, it keeps it, and the answer says so: releasing under a running task would leave it
+// unfenced and refuse what the caller queued behind it. It returns what to add to
+// select_device's answer.
+func (g *Gateway) releasePrevious(ctx context.Context, prev broker.SessionDefault, now string) string {
+	if prev.Serial == "" || prev.Serial == now || prev.Lease == "" {
+		return ""
+	}
+	if running, ended := g.previousRunning(ctx, prev); ended {
+		return "" // expired, released or revoked already: nothing to give back
+	} else if running != nil {
+		return fmt.Sprintf(" The previous selection %s keeps its lease while your %s runs there (task %s): "+
+			"release_device it (serial %s and its lease) once that ends, or it expires when idle.",
+			prev.Serial, running.Tool, running.ID, prev.Serial)
+	}
+	ans, err := g.farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: prev.Serial, Handle: prev.Lease,
+		By: holderFrom(ctx).String()})
+	switch {
+	case err != nil:
+		return fmt.Sprintf(" The previous selection %s could not be released (%v): release_device it (serial %s and its lease), or it expires when idle.",
+			prev.Serial, err, prev.Serial)
+	case !ans.OK:
+		return "" // it had ended meanwhile
+	}
+	return fmt.Sprintf(" Released the previous selection %s.", prev.Serial)
+}
+
+// previousRunning asks the previous selection's node what runs there: the registry shows a
+// task up to a quarter second after it ended (or before it shows), which kept a device a
+// finished tap had run on. A lease request without wait is answered at once, for a device its
+// caller holds busy with the lease's view, running task included. ended: the lease is no
+// longer the device's; a device granted to the request (free: the lease had ended) is given
+// back at once. A node that refuses leases now (draining, unhealthy) leaves the registry to
+// tell.
+func (g *Gateway) previousRunning(ctx context.Context, prev broker.SessionDefault) (running *broker.RunningTask, ended bool) {
+	ans, err := g.farm.Acquire(ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: prev.Serial, Holder: holderFrom(ctx)})
+	switch {
+	case err == nil && ans.OK && ans.Lease != nil:
+		_, _ = g.farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: prev.Serial, Handle: ans.Lease.Handle,
+			By: holderFrom(ctx).String()})
+		return nil, true
+	case err == nil && ans.Code == broker.CodeBusy && ans.Lease != nil:
+		if !sameLease(ans.Lease, prev.Lease) {
+			return nil, true
+		}
+		return ans.Lease.Running, false
+	}
+	if d, ok := g.farm.Device(prev.Serial); ok {
+		return d.Task, false
+	}
+	return nil, false
+}
