@@ -248,9 +248,13 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 		var holder broker.Holder
 		n := len(out.Aborted)
 		if t := sl.running; t != nil && (req.TaskID == "" || t.req.ID == req.TaskID) && (req.Lease == "" || t.req.Lease == req.Lease) {
-			t.cancel(c)
-			abortUnplugged(t, c)
-			out.Aborted = append(out.Aborted, t.req.ID)
+			if t.timedOut() {
+				out.TimedOut = append(out.TimedOut, t.req.ID)
+			} else {
+				t.cancel(c)
+				abortUnplugged(t, c)
+				out.Aborted = append(out.Aborted, t.req.ID)
+			}
 			handle, holder = t.req.Lease, t.req.Holder
 		}
 		if req.Lease != "" {

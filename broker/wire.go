@@ -412,6 +412,10 @@ type AbortAnswer struct {
 	Halted  bool     `json:"halted,omitempty"` // the device's machine was halted (AbortRequest.Halt)
 	Error   string   `json:"error,omitempty"`
 	Code    string   `json:"code,omitempty"`
+
+	// TimedOut are running tasks the abort found past their deadline, their driver still
+	// returning: nothing was left to abort, and they end timed_out.
+	TimedOut []string `json:"timed_out,omitempty"`
 }
 
 // LeasesAnswer lists the explicit leases of one node, handles blanked.
