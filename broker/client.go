@@ -335,6 +335,7 @@ func (c *Client) Abort(ctx context.Context, req AbortRequest) (AbortAnswer, erro
 	out := AbortAnswer{V: WireVersion, Aborted: []string{}}
 	failed := c.eachNode(ctx, EndpointAbort, req, func() any { return &AbortAnswer{} }, func(v any) {
 		out.Aborted = append(out.Aborted, v.(*AbortAnswer).Aborted...)
+		out.TimedOut = append(out.TimedOut, v.(*AbortAnswer).TimedOut...)
 	})
 	return out, errors.Join(slices.Collect(maps.Values(failed))...)
 }
