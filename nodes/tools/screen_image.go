@@ -38,7 +38,7 @@ type ScreenshotResult struct {
 	Width  int    `json:"width" jsonschema:"Image width in pixels"`
 	Height int    `json:"height" jsonschema:"Image height in pixels"`
 	// Message is set when the image is smaller than asked: a PNG scaled down to fit the cap.
-	Message string `json:"message,omitempty" jsonschema:"Why it is smaller than asked; on an arm, that it is the camera's frame"`
+	Message string `json:"message,omitempty" jsonschema:"Why smaller than asked; on an arm: a camera frame"`
 }
 
 // screenImage is the run of both screenshot (HttpRunner) and take_screenshot (phone-agent
