@@ -267,15 +267,28 @@ func ownArguments(d toolDef) []string {
 type arg struct{ name, unit string }
 
 // jsonArgs are the arguments of struct type t in their order, those of embedded structs in
-// their place, as encoding/json sees them.
+// their place, as encoding/json sees them: a name the struct gives before an embedded one
+// (tap_ocr's own index before Behaviour's) is the struct's.
 func jsonArgs(t reflect.Type) []arg {
+	all := embeddedArgs(t)
+	var out []arg
+	for i, a := range all {
+		if !slices.ContainsFunc(all[:i], func(b arg) bool { return b.name == a.name }) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// embeddedArgs are jsonArgs with the names embedded structs repeat.
+func embeddedArgs(t reflect.Type) []arg {
 	var out []arg
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		switch {
 		case sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct:
-			out = append(out, jsonArgs(sf.Type)...)
+			out = append(out, embeddedArgs(sf.Type)...)
 		case name != "" && name != "-" && sf.IsExported():
 			out = append(out, arg{name: name, unit: sf.Tag.Get("unit")})
 		}

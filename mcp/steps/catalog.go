@@ -14,6 +14,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/corral-farm/corral/internal/typo"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Catalog is the tools a gateway serves (its tools/list), each with its input schema resolved,
@@ -115,7 +116,9 @@ func (c *Catalog) Check(tool string, args map[string]any) error {
 		inst = map[string]any{}
 	}
 	for _, k := range slices.Sorted(maps.Keys(inst)) {
-		if t.schema.Properties[k] == nil { // the gateway decodes strictly: an unknown argument is refused
+		// The gateway decodes strictly: an unknown argument is refused. HttpRunner's general
+		// options are taken by the tools that leave them out of their schemas.
+		if t.schema.Properties[k] == nil && !tools.TakesUnlisted(tool, k) {
 			return fmt.Errorf("unknown argument %q; %s takes: %s", k, tool, strings.Join(t.args, ", "))
 		}
 	}

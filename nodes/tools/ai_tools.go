@@ -16,6 +16,7 @@ import (
 // PromptArgs are the arguments of HttpRunner's ai_action and ai_query.
 type PromptArgs struct {
 	Prompt string `json:"prompt" arg:"required,minLength=1,maxLength=4000" desc:"What to do, or to ask, in words"`
+	SeedOptions
 }
 
 // AIActionResult is ai_action's structured result: the seed's message, prompt and
@@ -44,6 +45,7 @@ type AIQueryResult struct {
 // FinishedArgs are finished's arguments (HttpRunner seed).
 type FinishedArgs struct {
 	Content string `json:"content" arg:"required,maxLength=10000" desc:"The task's conclusion"`
+	SeedOptions
 }
 
 // aiAction is HttpRunner's one intelligent action: one round of look, act and check, as a

@@ -116,6 +116,9 @@ func jsonWords(t reflect.Type) string {
 	case reflect.Struct:
 		var names []string
 		for _, f := range jsonFields(t) {
+			if slices.Contains(strings.Split(f.Tag.Get("arg"), ","), "unlisted") {
+				continue // HttpRunner's general options: not the object's own
+			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			names = append(names, name)
 		}

@@ -20,7 +20,8 @@ import (
 //   - desc: its description in the schema (a few words).
 //   - arg: its limits, comma-separated: required; min=, max= (numbers); minLength=, maxLength=
 //     (strings, in bytes); minItems=, maxItems=, itemMin=, itemMax= (arrays of numbers);
-//     enum=a|b|c (strings, compared without case or surrounding space).
+//     enum=a|b|c (strings, compared without case or surrounding space); unlisted: taken and
+//     checked but left out of the schema (HttpRunner's general options, seedopts.go).
 //   - pattern: a regular expression a non-empty string must match.
 //   - unit, help, hint: words for the checks' messages. "x must be between 0 and 1 {unit}, got 2;
 //     {hint}", "x is required: {help}".
@@ -50,6 +51,7 @@ type argField struct {
 	pattern              *regexp.Regexp
 	desc, unit, help     string
 	hint                 string
+	unlisted             bool // not in the input schema
 }
 
 // schemaPatcher is an argument struct that finishes its own schema: its properties, as the
@@ -89,6 +91,8 @@ func argFields(t reflect.Type) []argField {
 			case "":
 			case "required":
 				f.required = true
+			case "unlisted":
+				f.unlisted = true
 			case "min":
 				f.min = mustFloat(t, name, val)
 			case "max":
@@ -119,14 +123,36 @@ func argFields(t reflect.Type) []argField {
 
 // jsonFields are the fields of struct type t that JSON names, those of embedded structs (an
 // action's Behaviour) in their place, as encoding/json promotes them; each Index leads from t.
+// A name given at two depths is the shallower field's, as encoding/json has it: a tool's own
+// regex hides Behaviour's.
 func jsonFields(t reflect.Type) []reflect.StructField {
+	all := promoted(t)
+	depth := map[string]int{}
+	for _, f := range all {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if d, ok := depth[name]; !ok || len(f.Index) < d {
+			depth[name] = len(f.Index)
+		}
+	}
+	out := all[:0:0]
+	for _, f := range all {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if len(f.Index) == depth[name] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// promoted are the JSON-named fields of t and of its embedded structs, at every depth.
+func promoted(t reflect.Type) []reflect.StructField {
 	var out []reflect.StructField
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		switch {
 		case sf.Anonymous && name == "" && sf.Type.Kind() == reflect.Struct:
-			for _, inner := range jsonFields(sf.Type) {
+			for _, inner := range promoted(sf.Type) {
 				inner.Index = append([]int{i}, inner.Index...)
 				out = append(out, inner)
 			}
@@ -176,6 +202,9 @@ func jsonType(k reflect.Kind) string {
 func InputSchema(t reflect.Type) (props map[string]map[string]any, required []string) {
 	props = map[string]map[string]any{}
 	for _, f := range argFields(t) {
+		if f.unlisted {
+			continue
+		}
 		p := map[string]any{}
 		typ := jsonType(f.kind)
 		if f.array {

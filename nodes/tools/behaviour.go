@@ -27,12 +27,18 @@ type Behaviour struct {
 	// and timing varied a little (humantouch.go). Elsewhere it is accepted and reported not
 	// applicable.
 	AntiRisk bool `json:"anti_risk,omitempty"`
+	// The other four general options: taken, unlisted, used only by the tools that declare or
+	// read them (seedopts.go).
+	seedOptions
 }
 
 // behaviourArgs are the names of Behaviour's arguments.
 var behaviourArgs = []string{"pre_mark_operation", "anti_risk"}
 
-func (b Behaviour) behaviour() Behaviour { return b }
+// behaviour is b's own two parameters: the general options it carries change no gesture.
+func (b Behaviour) behaviour() Behaviour {
+	return Behaviour{PreMarkOperation: b.PreMarkOperation, AntiRisk: b.AntiRisk}
+}
 
 // behaved is an argument struct that embeds Behaviour.
 type behaved interface{ behaviour() Behaviour }

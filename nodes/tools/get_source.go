@@ -16,6 +16,7 @@ const MaxSourceBytes = 512 << 10
 // SourceArgs are get_source's arguments (HttpRunner seed).
 type SourceArgs struct {
 	PackageName string `json:"packageName,omitempty" arg:"maxLength=255" pattern:"^[A-Za-z0-9._-]+$" desc:"Package or bundle id, e.g. com.android.settings" hint:"package names and bundle ids are letters, digits, '.', '_' and '-' (list_packages lists them)"`
+	SeedOptions
 }
 
 // SourceResult is get_source's structured result (HttpRunner seed).

@@ -14,6 +14,7 @@ import (
 type ImageArgs struct {
 	// MaxWidth scales the image down to at most this many pixels wide (0: as the screen is).
 	MaxWidth int `json:"max_width,omitempty" arg:"min=0" desc:"Scale down to this width in px"`
+	SeedOptions
 }
 
 // Limits of max_width: narrower images are unreadable, wider ones no screen has.

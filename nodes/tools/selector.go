@@ -18,10 +18,15 @@ type SelectorArgs struct {
 	Behaviour
 }
 
-// Check trims the selector.
+// Check trims the selector, and refuses HttpRunner's general option index, which acting on
+// the first match cannot honour (the selector says which).
 func (a *SelectorArgs) Check() error {
 	if a.Selector = strings.TrimSpace(a.Selector); a.Selector == "" {
 		return BadInput("selector is empty: give a CSS selector (#login) or an XPath (//button[text()='OK'])")
+	}
+	if a.Index != 0 {
+		return BadInput("the by-selector tools act on the first element the selector finds and take no index (got %d): "+
+			"say which in the selector, e.g. li:nth-of-type(3) or (//li)[3]", a.Index)
 	}
 	return nil
 }

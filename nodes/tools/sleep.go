@@ -8,6 +8,7 @@ import (
 // SleepArgs are sleep's arguments (HttpRunner seed).
 type SleepArgs struct {
 	Seconds *float64 `json:"seconds" arg:"required,min=0,max=3600" desc:"Seconds to wait" help:"how long to wait, up to 3600"`
+	SeedOptions
 }
 
 // SleepResult is sleep's structured result (HttpRunner seed).

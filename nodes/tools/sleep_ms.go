@@ -9,6 +9,7 @@ import (
 // SleepMSArgs are sleep_ms' arguments (HttpRunner seed).
 type SleepMSArgs struct {
 	Milliseconds *int64 `json:"milliseconds" arg:"required,min=0,max=3600000" desc:"Milliseconds to wait" unit:"ms (1 h)" help:"how long to wait, up to 3600000 (1 h)"`
+	SeedOptions
 }
 
 // SleepMSResult is sleep_ms' structured result (HttpRunner seed).

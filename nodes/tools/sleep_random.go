@@ -14,6 +14,7 @@ import (
 // proportional to its weight, then a time within it.
 type SleepRandomArgs struct {
 	Params []float64 `json:"params" arg:"required,minItems=1,maxItems=30,itemMin=0,itemMax=3600" desc:"Seconds: [s], [min, max], or [min, max, weight, ...] triples" help:"[seconds], [min, max] or [min1, max1, weight1, min2, max2, weight2, ...] in seconds"`
+	SeedOptions
 }
 
 // Check validates the arguments.

@@ -45,7 +45,7 @@ func swipeToTapApp() Tool {
 		Needs: []Ability{Need[device.Swiper]("swipe")},
 		Uses:  []Ability{Need[device.KeyPresser]("go to the home screen")},
 	}, func(ctx context.Context, t *Task, a SwipeToTapAppArgs) (Output, error) {
-		q, err := newTextQuery(a.AppName, false)
+		q, err := newTextQuery(a.AppName, a.Regex) // regex, index: HttpRunner's general options
 		if err != nil {
 			return Output{}, err
 		}
@@ -55,13 +55,13 @@ func swipeToTapApp() Tool {
 			}
 		}
 		// Back to the first page (a swipe that moves nothing ends that), then through the pages.
-		look, swipes, err := swipeToFind(ctx, t, []textQuery{q}, 0, []swipePhase{{dir: "right", max: homePagesBack},
+		look, swipes, err := swipeToFind(ctx, t, []textQuery{q}, a.Index, []swipePhase{{dir: "right", max: homePagesBack},
 			{dir: "left", max: swipesOr(a.MaxRetryTimes, defaultAppSwipes)}}, swipeInterval(a.Interval))
 		if err != nil {
 			return Output{}, err
 		}
 		if !look.found {
-			return notFoundResult(look, fmt.Sprintf("app %s (after %d swipes of the home screen)", q, swipes), 0, a.IgnoreNotFoundError, func(msg string) any {
+			return notFoundResult(look, fmt.Sprintf("app %s (after %d swipes of the home screen)", q, swipes), a.Index, a.IgnoreNotFoundError, func(msg string) any {
 				return SwipeToTapAppResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: "list_packages and app_launch start an app by its package name."}
 			})
 		}

@@ -34,13 +34,13 @@ func swipeToTapText() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		look, swipes, err := swipeToFind(ctx, t, []textQuery{q}, 0,
+		look, swipes, err := swipeToFind(ctx, t, []textQuery{q}, a.Index, // index: HttpRunner's general option
 			[]swipePhase{{dir: directionOr(a.Direction, "up"), max: swipesOr(a.MaxRetryTimes, defaultSwipesToTap)}}, swipeInterval(a.Interval))
 		if err != nil {
 			return Output{}, err
 		}
 		if !look.found {
-			return notFoundResult(look, fmt.Sprintf("text %s (after %d swipes)", q, swipes), 0, a.IgnoreNotFoundError, func(msg string) any {
+			return notFoundResult(look, fmt.Sprintf("text %s (after %d swipes)", q, swipes), a.Index, a.IgnoreNotFoundError, func(msg string) any {
 				return TapTextResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
 			})
 		}

@@ -63,7 +63,7 @@ func swipeToTapTexts() Tool {
 			}
 			qs[i], names[i] = q, q.String()
 		}
-		look, swipes, err := swipeToFind(ctx, t, qs, 0,
+		look, swipes, err := swipeToFind(ctx, t, qs, a.Index, // index: HttpRunner's general option
 			[]swipePhase{{dir: directionOr(a.Direction, "up"), max: swipesOr(a.MaxRetryTimes, defaultSwipesToTap)}}, swipeInterval(a.Interval))
 		if err != nil {
 			return Output{}, err
@@ -73,7 +73,7 @@ func swipeToTapTexts() Tool {
 			what = fmt.Sprintf("text %s (after %d swipes)", names[0], swipes)
 		}
 		if !look.found {
-			return notFoundResult(look, what, 0, a.IgnoreNotFoundError, func(msg string) any {
+			return notFoundResult(look, what, a.Index, a.IgnoreNotFoundError, func(msg string) any {
 				return SwipeToTapTextsResult{Message: strings.Replace(msg, "none of the texts", "the texts", 1), Texts: a.Texts, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
 			})
 		}

@@ -20,6 +20,16 @@ type TapCVArgs struct {
 	Behaviour
 }
 
+// Check refuses HttpRunner's general option index, which tap_cv cannot honour: it taps the best
+// match, and taking another silently would tap the wrong place.
+func (a *TapCVArgs) Check() error {
+	if a.Index != 0 {
+		return fmt.Errorf("tap_cv taps the best match of the template and takes no index (got %d): crop the template "+
+			"to what sets the one you want apart, or use tap_ocr with index for a text", a.Index)
+	}
+	return nil
+}
+
 // TapCVResult is tap_cv's structured result.
 type TapCVResult struct {
 	Message    string        `json:"message" jsonschema:"Where the image was found and tapped, or why not"`
