@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -75,6 +76,7 @@ type Client struct {
 	// calls are the task calls in flight, to look for their records (client_record.go).
 	calls *taskCalls
 	probe probeListener // where nodes ask whether this client is still there (client_probe.go)
+	newer newerSeen     // payloads of a newer wire version, logged once each (wire_version.go)
 }
 
 type cachedEntry struct {
@@ -361,6 +363,10 @@ func (c *Client) TaskRecord(ctx context.Context, id string) (TaskResult, error) 
 	// The owner node writes the record just after it answers: give it a moment.
 	for wait := time.Now().Add(recordGrace); ; {
 		res, err := c.stores.taskRecord(ctx, id)
+		if errors.Is(err, ErrNewerWire) {
+			c.newer.warn(c.log, "record "+res.Node, res.V, "a task record of a newer wire version refused: upgrade the gateway", "node", res.Node, "task", id)
+			return TaskResult{}, err
+		}
 		if !errors.Is(err, ErrNotFound) || time.Now().After(wait) {
 			return res, err
 		}
@@ -462,9 +468,25 @@ func (c *Client) send(ctx, rctx context.Context, cancel context.CancelCauseFunc,
 		return fmt.Errorf("node %s refused the %s request (%s): %s", node, endpoint, code, msg.Header.Get("Nats-Service-Error"))
 	}
 	if err := decode(msg.Data, resp); err != nil {
+		if v := wireVersionOf(msg.Data); newerWire(v) {
+			return c.newerAnswer(node, endpoint, v)
+		}
 		return fmt.Errorf("node %s sent an unreadable %s answer: %w", node, endpoint, err)
 	}
+	if a, ok := resp.(interface{ Version() int }); ok && newerWire(a.Version()) {
+		v := a.Version()
+		reflect.ValueOf(resp).Elem().SetZero() // nothing of it is kept, as if it never came
+		return c.newerAnswer(node, endpoint, v)
+	}
 	return nil
+}
+
+// newerAnswer is why a node's answer of wire version v is refused; the node's first such
+// answer is logged.
+func (c *Client) newerAnswer(node, endpoint string, v int) error {
+	c.newer.warn(c.log, "answer "+node, v, "a node answers in a newer wire version; its answers are refused: upgrade the gateway",
+		"node", node, "endpoint", endpoint)
+	return errNewerWire(fmt.Sprintf("node %s's %s answer", node, endpoint), v)
 }
 
 // encode is json.Marshal, sooner for a task (wirecodec.go): every tool call sends one.

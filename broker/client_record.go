@@ -83,7 +83,7 @@ func (w *recordWatch) start() {
 	// Subscribed before the first read: a record written in between is not missed. Only the
 	// node may publish on its subject (PermissionsFor); the guard drops a consumer's deliveries.
 	sub, err := w.c.nc.Subscribe(subject, w.c.guard.Msg(func(m *nats.Msg) {
-		if r, ok := readRecord(m.Subject, m.Data); ok {
+		if r, ok := w.c.readRecord(m.Subject, m.Data); ok {
 			select {
 			case records <- r:
 			default:
@@ -141,14 +141,19 @@ func (w *recordWatch) read(subject string) (TaskResult, bool) {
 		}
 		return TaskResult{}, false
 	}
-	return readRecord(m.Subject, m.Data)
+	return w.c.readRecord(m.Subject, m.Data)
 }
 
 // readRecord decodes a task record as a node's answer is decoded (it is the TaskResult the
-// node answered, Record()ed), and keeps it if its subject vouches for it.
-func readRecord(subject string, data []byte) (TaskResult, bool) {
+// node answered, Record()ed), and keeps it if its subject vouches for it and its version is
+// not newer than this Corral's (the answer would have been refused too).
+func (c *Client) readRecord(subject string, data []byte) (TaskResult, bool) {
 	var r TaskResult
 	if DecodeTaskResult(data, &r) != nil || !trustRecord(subject, r) {
+		return TaskResult{}, false
+	}
+	if newerWire(r.V) {
+		c.newer.warn(c.log, "record "+r.Node, r.V, "a task record of a newer wire version skipped: upgrade the gateway", "node", r.Node, "task", r.ID)
 		return TaskResult{}, false
 	}
 	return r, true

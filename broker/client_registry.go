@@ -30,7 +30,22 @@ func (c *Client) applyRegistry(e jetstream.KeyValueEntry) {
 		return
 	}
 	var d DeviceEntry
-	if err := json.Unmarshal(e.Value(), &d); err != nil {
+	err := json.Unmarshal(e.Value(), &d)
+	v := d.V
+	if err != nil {
+		v = wireVersionOf(e.Value()) // a newer Corral may have changed a field's type
+	}
+	if newerWire(v) {
+		// Its fields may not mean what this Corral reads them as: what it said before is no
+		// longer so either.
+		c.mu.Lock()
+		c.forget(e.Key())
+		c.mu.Unlock()
+		c.newer.warn(c.log, "registry "+e.Key(), v, "registry entry of a newer wire version skipped: upgrade the gateway",
+			"key", e.Key(), "node", d.Node, "serial", d.Serial)
+		return
+	}
+	if err != nil {
 		c.log.Warn("registry entry unreadable; skipped", "key", e.Key(), "err", err)
 		return
 	}

@@ -39,7 +39,10 @@ func DrainNode(ctx context.Context, nc *nats.Conn, node string, req DrainRequest
 	if code := msg.Header.Get("Nats-Service-Error-Code"); code != "" {
 		return ans, fmt.Errorf("node %s refused the drain request (%s): %s", node, code, msg.Header.Get("Nats-Service-Error"))
 	}
-	if err := json.Unmarshal(msg.Data, &ans); err != nil {
+	if err := json.Unmarshal(msg.Data, &ans); err != nil || newerWire(ans.V) {
+		if v := wireVersionOf(msg.Data); newerWire(v) {
+			return DrainAnswer{}, errNewerWire(fmt.Sprintf("node %s's drain answer", node), v)
+		}
 		return ans, fmt.Errorf("node %s sent an unreadable drain answer: %w", node, err)
 	}
 	if ans.Error != "" {

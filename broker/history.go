@@ -26,6 +26,8 @@ type History struct {
 	Tasks    []TaskResult // newest first
 	Scanned  int          // task records read
 	Complete bool         // every record the query could match was read (MaxScan cut none off)
+	// newer counts the records skipped for a newer wire version, the newest of them newerV.
+	newer, newerV int
 }
 
 // TaskHistory reads task records from the event stream, newest first. Records are found by
@@ -75,6 +77,10 @@ func (s *Stores) TaskHistory(ctx context.Context, q HistoryQuery) (History, erro
 			}
 			var r TaskResult
 			if json.Unmarshal(m.Data, &r) != nil || !trustRecord(m.Subject, r) || !q.match(r) {
+				continue
+			}
+			if newerWire(r.V) {
+				h.newer, h.newerV = h.newer+1, max(h.newerV, r.V)
 				continue
 			}
 			h.Tasks = append(h.Tasks, r)
@@ -169,6 +175,9 @@ func (s *Stores) taskRecord(ctx context.Context, id string) (TaskResult, error) 
 	if err := json.Unmarshal(m.Data, &res); err != nil {
 		return res, fmt.Errorf("task %s: record unreadable: %w", id, err)
 	}
+	if newerWire(res.V) {
+		return res, errNewerWire(fmt.Sprintf("task %s's record", id), res.V)
+	}
 	if !trustRecord(m.Subject, res) {
 		return TaskResult{}, fmt.Errorf("task %s: its record on %s names node %q and task %q: not written by the node it names; "+
 			"not trusted (look for a node publishing under another's name: nats sub --stream %s %q)", id, m.Subject, res.Node, res.ID, EventStream, filter)
@@ -189,5 +198,9 @@ func (s *Stores) taskRecord(ctx context.Context, id string) (TaskResult, error) 
 
 // TaskHistory reads task records from the event stream, newest first (Stores.TaskHistory).
 func (c *Client) TaskHistory(ctx context.Context, q HistoryQuery) (History, error) {
-	return c.stores.TaskHistory(ctx, q)
+	h, err := c.stores.TaskHistory(ctx, q)
+	if h.newer > 0 {
+		c.newer.warn(c.log, "task history", h.newerV, "task records of a newer wire version skipped: upgrade the gateway", "records", h.newer)
+	}
+	return h, err
 }

@@ -240,7 +240,11 @@ func (c *Client) LeaseEnd(ctx context.Context, node, serial string, epoch uint64
 			continue
 		}
 		var ev Event
-		if json.Unmarshal(m.Data, &ev) == nil && ev.Epoch == epoch {
+		switch {
+		case json.Unmarshal(m.Data, &ev) != nil:
+		case newerWire(ev.V):
+			c.newer.warn(c.log, "event "+node, ev.V, "a lease event of a newer wire version skipped: upgrade the gateway", "node", node, "serial", serial)
+		case ev.Epoch == epoch:
 			return ev, true
 		}
 	}
