@@ -77,6 +77,9 @@ func convert(a MobileAction, nested bool) (map[string]any, error) {
 		return nil, fmt.Errorf("options: %w", err)
 	}
 	o, _ := opts.(map[string]any)
+	if o, err = dragSeconds(method, o); err != nil {
+		return nil, err
+	}
 	if err := mergeOptions(args, o, "params", nested); err != nil {
 		return nil, err
 	}
@@ -117,6 +120,23 @@ func mergeOptions(args, opts map[string]any, from string, nested bool) error {
 		args[name] = v
 	}
 	return nil
+}
+
+// dragSeconds turns drag's options.duration, in seconds as every HttpRunner option is, into the
+// tool's milliseconds, as HttpRunner's ToolDrag.ConvertActionToCallToolRequest does (duration *
+// 1000); the tool's own argument, in params, stays in milliseconds.
+func dragSeconds(method string, opts map[string]any) (map[string]any, error) {
+	v, ok := opts["duration"]
+	if method != "drag" || !ok {
+		return opts, nil
+	}
+	f, ok := v.(float64)
+	if !ok || f <= 0 || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("options.duration: drag's option is a positive number of seconds (HttpRunner's), got %s", describe(v))
+	}
+	opts = maps.Clone(opts)
+	opts["duration"] = math.Round(f * 1000)
+	return opts, nil
 }
 
 // errShape says params are not in the method's short form.

@@ -69,7 +69,10 @@ func convertCases() map[string][]convertCase {
 			{a("swipe", m{"bbox": bbox, "direction": "up", "size": "l", "speed": "fast"}, nil),
 				m{"bbox": bbox, "direction": "up", "size": "l", "speed": "fast"}},
 		},
-		"drag": {{a("drag", []float64{0.1, 0.5, 0.9, 0.5}, m{"duration": 800}), m{"from_x": 0.1, "from_y": 0.5, "to_x": 0.9, "to_y": 0.5, "duration": 800}}},
+		"drag": { // options.duration in seconds, as HttpRunner converts it; params' in the tool's ms
+			{a("drag", []float64{0.1, 0.5, 0.9, 0.5}, m{"duration": 0.8}), m{"from_x": 0.1, "from_y": 0.5, "to_x": 0.9, "to_y": 0.5, "duration": 800}},
+			{a("drag", m{"from_x": 0.1, "from_y": 0.5, "to_x": 0.9, "to_y": 0.5, "duration": 800}, nil), m{"from_x": 0.1, "from_y": 0.5, "to_x": 0.9, "to_y": 0.5, "duration": 800}},
+		},
 		// Keys and text.
 		"input":        {{a("input", "hello", nil), m{"text": "hello"}}},
 		"press_button": {{a("press_button", "BACK", nil), m{"button": "BACK"}}},
@@ -220,6 +223,8 @@ func TestConvertErrors(t *testing.T) {
 			`options.x: conflicts with x 0.1 given by params; keep one`},
 		{MobileAction{Method: "tap_xy", Params: []any{0.1, 0.2}, Options: m{"timeout": "soon"}},
 			`options.timeout: must be a positive number of seconds, got the string "soon"`},
+		{MobileAction{Method: "drag", Params: []any{0.1, 0.2, 0.3, 0.4}, Options: m{"duration": "slow"}},
+			`options.duration: drag's option is a positive number of seconds (HttpRunner's), got the string "slow"`},
 		{MobileAction{Method: "sequence", Params: []any{m{"method": "tap_xy", "params": "up"}}},
 			`params: sequence step 1 (tap_xy): params: tap_xy takes [x, y] (relative 0-1), or an object of its arguments; got the string "up"`},
 		{MobileAction{Method: "sequence", Params: []any{m{"method": "home", "options": m{"ignore_error": true}}}},
