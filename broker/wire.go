@@ -270,6 +270,11 @@ type TaskResult struct {
 	// Secrets are the task's secret argument values (typed text): the caller gets them back,
 	// records never do. Never sent.
 	Secrets []string `json:"-"`
+
+	// OwnSetup marks an unsupported refusal for what this device lacks by how it was built or
+	// set up (an arm rig without a clipboard helper: nodes/device.ErrUnsupported), not for what
+	// its driver lacks: other devices of its platform may serve the call.
+	OwnSetup bool `json:"own_setup,omitempty"`
 }
 
 // Redacted stands where a secret was.

@@ -102,6 +102,9 @@ func (r *TaskResult) AppendJSON(b []byte) ([]byte, error) {
 		e.b = append(e.b, `,"lease_epoch":`...)
 		e.b = strconv.AppendUint(e.b, r.LeaseEpoch, 10)
 	}
+	if r.OwnSetup {
+		e.b = append(e.b, `,"own_setup":true`...)
+	}
 	return e.done(b, r)
 }
 
@@ -212,6 +215,8 @@ func decodeTaskResult(data []byte, r *TaskResult) bool {
 			ok = unseen(&seen, 18) && d.str(&t.AbortedBy)
 		case "lease_epoch":
 			ok = unseen(&seen, 19) && d.uint(&t.LeaseEpoch)
+		case "own_setup":
+			ok = unseen(&seen, 20) && d.bool(&t.OwnSetup)
 		}
 		if !ok {
 			return false

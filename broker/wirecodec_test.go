@@ -176,6 +176,9 @@ func TestTaskResultCodecMatchesEncodingJSON(t *testing.T) {
 			r.Outcome, r.Code, r.Lease = OutcomeRefused, CodeBusy, &Lease{V: 1, Serial: "s", Holder: Holder{Principal: "bob"}, QueueLen: 2, Running: &RunningTask{Tool: "tap"}}
 		}), false},
 		"secrets unsent": {edit(func(r *TaskResult) { r.Secrets = []string{"hunter2"} }), true},
+		"own setup": {edit(func(r *TaskResult) {
+			r.Outcome, r.Code, r.OwnSetup = OutcomeRefused, CodeUnsupported, true
+		}), true},
 	} {
 		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.fast, checkMessage(t, resultCodec, tc.res), "fast path taken") })
 	}

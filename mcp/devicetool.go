@@ -333,7 +333,7 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 		res.Error += g.forgetEndedSelection(ctx, dev.Serial, task.Lease)
 	}
 	if res.Code == broker.CodeUnsupported || res.Code == broker.CodeUnconfigured { // the node knows what it lacks; the registry, who can
-		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Code, res.Error)
+		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Code, res.Error, res.OwnSetup)
 	}
 	return g.toolResult(ctx, res)
 }

@@ -15,14 +15,18 @@ import (
 const maxNamedDevices = 8
 
 // unsupportedText is what the gateway puts before a node's refusal of tool on dev as
-// unsupported or unconfigured: the node knows what its driver or its configuration lacks, the
-// gateway which devices of the farm can do it instead. Which ones depends on why dev cannot:
+// unsupported or unconfigured: the node knows what its driver, its configuration or the device
+// lacks, the gateway which devices of the farm can do it instead. Which ones depends on why dev
+// cannot:
 //   - its platform's drivers lack the tool: devices of the platforms that have it;
 //   - its node lacks configuration (code unconfigured: no model for the AI tools): no device
 //     of that node can, whatever its platform, so the cause and what to set come first;
+//   - the device lacks it by how it was built or set up (ownSetup: an arm rig without a
+//     clipboard helper): devices of the other platforms that have the tool, and those of its
+//     own platform, which can if theirs are set up for it (another rig with a helper);
 //   - its platform has the tool but its driver refused these arguments (BACK on an iPhone):
 //     no device of that platform can either, as they share the driver.
-func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.DeviceEntry, code, nodeErr string) string {
+func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.DeviceEntry, code, nodeErr string, ownSetup bool) string {
 	can := tools.ToolPlatforms(g.opts.Platforms, tool)
 	config := code == broker.CodeUnconfigured
 	if !config && !slices.Contains(can, dev.Platform) {
@@ -30,14 +34,23 @@ func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.D
 	}
 	others := func(d broker.DeviceEntry) bool { return d.Platform != dev.Platform }
 	what := fmt.Sprintf("%s is not supported by the driver of %s (%s) as asked, nor by other %s devices", tool, dev.Serial, dev.Platform, dev.Platform)
-	if config {
+	switch {
+	case config:
 		others = func(d broker.DeviceEntry) bool { return d.Node != dev.Node }
 		what = fmt.Sprintf("%s cannot run on %s: its node %s lacks configuration, not the device, so none of that node's devices can", tool, dev.Serial, dev.Node)
+	case ownSetup:
+		what = fmt.Sprintf("%s cannot run on %s (%s) as this device is set up: it lacks what the call needs, not its platform", tool, dev.Serial, dev.Platform)
 	}
-	var able []broker.DeviceEntry
+	var able, alike []broker.DeviceEntry
 	for _, d := range g.farm.Devices() {
-		if d.Serial != dev.Serial && d.State != broker.StateOffline && slices.Contains(can, d.Platform) && others(d) && g.mayUse(ctx, d) {
+		if d.Serial == dev.Serial || d.State == broker.StateOffline || !slices.Contains(can, d.Platform) || !g.mayUse(ctx, d) {
+			continue
+		}
+		switch {
+		case others(d):
 			able = append(able, d)
+		case ownSetup:
+			alike = append(alike, d)
 		}
 	}
 	who := "; no other device in this farm can"
@@ -45,6 +58,12 @@ func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.D
 		who = "; devices on other nodes, which can if their node is configured: " + deviceNames(able)
 	} else if len(able) > 0 {
 		who = "; devices that can: " + deviceNames(able)
+	}
+	if len(alike) > 0 {
+		if len(able) == 0 {
+			who = ""
+		}
+		who += fmt.Sprintf("; other %s devices, which can if theirs are set up for it: %s", dev.Platform, deviceNames(alike))
 	}
 	if config {
 		return what + ": " + nodeErr + who

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -118,7 +119,8 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		if (code == broker.CodeBadInput || code == broker.CodeUnsupported || code == broker.CodeUnconfigured || code == broker.CodeUnhealthy) && !tools.PartlyRan(err) {
 			outcome = broker.OutcomeRefused
 		}
-		return broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)}
+		return broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err),
+			OwnSetup: code == broker.CodeUnsupported && errors.Is(err, device.ErrUnsupported)}
 	}
 	res := broker.TaskResult{Outcome: broker.OutcomeSucceeded, Text: out.Text}
 	if out.Data != nil {
