@@ -45,6 +45,8 @@ type Driver struct {
 	geom geometryCache
 	log  *slog.Logger
 	tags []string // Info's: "sim" for a simulated device (WithTags)
+	// passcode unlocks a simulated device the node started (WithPasscodes); "" for a real one.
+	passcode string
 
 	// How touches and keys are sent, learnt at creation (setupInput): touch is nil, and a key
 	// missing from keys, when they are `input` commands. touchInfo and keysInfo say which.

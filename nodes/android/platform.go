@@ -100,9 +100,15 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			return nil, err
 		}
 		stops = append(stops, adb.Stop)
+		// The node knows the passcodes of the phones it simulates, as it knows the --sim
+		// phones': unlock_phone needs no --passcodes for them.
+		codes := map[string]string{}
+		for _, d := range farm.Devices() {
+			codes[d.Serial()] = d.Phone().Passcode()
+		}
 		// Tagged as the --sim phones and --sim-ios iPhones are: callers filter on it, and a
 		// restarted node removes the registry entries of those it no longer has (nodes.Start).
-		attach(adb.Addr(), WithTags(device.SimulatedTag), WithPrivateServer(adb))
+		attach(adb.Addr(), WithTags(device.SimulatedTag), WithPrivateServer(adb), WithPasscodes(codes))
 		for _, d := range farm.Devices() {
 			if err := adb.Connect(ctx, d.Addr()); err != nil {
 				stopAll()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
 )
@@ -82,13 +83,16 @@ func unlockPhone() Tool {
 		serial := t.Driver.Info().Serial
 		code, ok := passcodeFor(t.env().Config.Passcodes, t.Driver)
 		if !ok {
-			configure := fmt.Sprintf("start the node with --passcodes FILE, a YAML file with the line `%s: \"PASSCODE\"` "+
-				"(or `\"*\": \"PASSCODE\"` for every device)", serial)
+			configure := fmt.Sprintf("start the node with --passcodes FILE (or CORRAL_PASSCODES=FILE), a YAML file with the line "+
+				"`%s: \"PASSCODE\"` (or `\"*\": \"PASSCODE\"` for every device)", serial)
 			if !known { // an arm: it may well be unlocked, and nothing here can tell
 				return Output{Data: UnlockResult{Message: "screen woken; this device cannot tell whether its lock screen shows, and this node has " +
 					"no passcode for it, so none was entered: peek to check; if the lock screen shows, " + configure, Hint: hintUnlock}}, nil
 			}
-			return Output{}, fmt.Errorf("the phone is locked and this node has no passcode for it: %s", configure)
+			// The node lacks configuration, not the device: unconfigured, as the AI tools
+			// without a model. The screen was woken, which changes nothing a caller relies on.
+			return Output{}, &OpError{Code: broker.CodeUnconfigured, Msg: "the phone is locked (screen woken, nothing entered) " +
+				"and this node has no passcode for it: " + configure}
 		}
 		typer, types := t.Driver.(device.TextInputter)
 		if !types {

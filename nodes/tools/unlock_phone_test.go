@@ -120,6 +120,7 @@ func TestUnlockPhoneFailsClearly(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--passcodes") || !strings.Contains(err.Error(), `fake-1: "PASSCODE"`) {
 		t.Fatalf("no passcode: %v", err)
 	}
+	wantCode(t, err, broker.CodeUnconfigured) // the node lacks it, not the device
 	// A wrong one: still locked, do not retry; the passcode is not in the error.
 	_, err = unlockWith(t, mustParse(t, `"*": "7777"`), newLockable("1"))
 	if err == nil || !strings.Contains(err.Error(), "still locked: wrong passcode?") || strings.Contains(err.Error(), "7777") {
