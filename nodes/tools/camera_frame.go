@@ -13,17 +13,37 @@ const cameraFrameMessage = "the overhead camera's frame rectified to the screen,
 	"(an arm rig has no link to the phone); peek lists its elements"
 
 // sayCameraFrame makes run's answer on a camera-driven device (one that calibrates its camera
-// to the screen: an arm rig) say that its image is the camera's frame.
-func sayCameraFrame(run func(context.Context, *Task, ImageArgs) (Output, error)) func(context.Context, *Task, ImageArgs) (Output, error) {
-	return func(ctx context.Context, t *Task, a ImageArgs) (Output, error) {
+// to the screen: an arm rig) say that its image is the camera's frame, before whatever else
+// it says (take_screenshot's PNG scaled down to fit).
+func sayCameraFrame[A any](run func(context.Context, *Task, A) (Output, error)) func(context.Context, *Task, A) (Output, error) {
+	return func(ctx context.Context, t *Task, a A) (Output, error) {
 		out, err := run(ctx, t, a)
-		if _, camera := t.Driver.(device.Calibrator); err != nil || !camera {
+		if err != nil || !cameraDriven(t.Driver) {
 			return out, err
 		}
-		if r, ok := out.Data.(ScreenshotResult); ok && r.Message == "" {
-			r.Message = cameraFrameMessage
+		if r, ok := out.Data.(ScreenshotResult); ok {
+			if r.Message == "" {
+				r.Message = cameraFrameMessage
+			} else {
+				r.Message = cameraFrameMessage + "; " + r.Message
+			}
 			out.Data = r
 		}
 		return out, nil
 	}
+}
+
+// cameraDriven says whether d sees its screen through a camera it calibrates: an arm rig.
+func cameraDriven(d device.Driver) bool {
+	_, ok := d.(device.Calibrator)
+	return ok
+}
+
+// screenImageName names what a device's screenshot is, as peek's message tells it: the
+// camera's frame on an arm rig.
+func screenImageName(d device.Driver) string {
+	if cameraDriven(d) {
+		return "the overhead camera's frame (rectified to the screen, not the phone's own screenshot)"
+	}
+	return "the screenshot"
 }

@@ -3,18 +3,19 @@ package tools
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/corral-farm/corral/arm/rig"
 	"github.com/corral-farm/corral/arm/twin"
+	"github.com/corral-farm/corral/nodes/device"
 )
 
-// PhysiClaw's screenshot is the phone's own; an arm rig's is its camera's frame, and its
-// answer says so. A phone's screenshot says nothing of a camera. QA: an arm's screenshot was
-// the camera's image, as peek's, with no word of it.
-func TestArmScreenshotSaysItIsTheCameraFrame(t *testing.T) {
-	tw, err := twin.Start(twin.Options{Seed: 7, Speed: 4})
+// twinRig returns the driver of a digital twin's arm rig, once it has calibrated and joined.
+func twinRig(t *testing.T, seed int64) device.Driver {
+	t.Helper()
+	tw, err := twin.Start(twin.Options{Seed: seed, Speed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,12 +32,36 @@ func TestArmScreenshotSaysItIsTheCameraFrame(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond) // polling for the rig to join, not a wait for time to pass
 	}
-	res := mustRun(t, "screenshot", reg.driver(), `{}`)
+	return reg.driver()
+}
+
+// PhysiClaw's screenshot is the phone's own; an arm rig's is its camera's frame, and its
+// answer says so. A phone's screenshot says nothing of a camera. QA: an arm's screenshot was
+// the camera's image, as peek's, with no word of it.
+func TestArmScreenshotSaysItIsTheCameraFrame(t *testing.T) {
+	arm := twinRig(t, 7)
+	res := mustRun(t, "screenshot", arm, `{}`)
 	if msg, _ := res["message"].(string); msg != cameraFrameMessage {
 		t.Errorf("an arm's screenshot says %q, want %q", msg, cameraFrameMessage)
 	}
 	res = mustRun(t, "screenshot", newFake(), `{}`)
 	if msg, ok := res["message"]; ok {
 		t.Errorf("a phone's screenshot says %q", msg)
+	}
+}
+
+// take_screenshot (the phone-agent seed's) says it too, as PNG or JPEG, before what else it
+// says (a PNG scaled down to fit). QA: only screenshot said so.
+func TestArmTakeScreenshotSaysItIsTheCameraFrame(t *testing.T) {
+	arm := twinRig(t, 8)
+	for _, args := range []string{`{}`, `{"format":"jpeg"}`} {
+		res := mustRun(t, "take_screenshot", arm, args)
+		if msg, _ := res["message"].(string); !strings.HasPrefix(msg, cameraFrameMessage) {
+			t.Errorf("an arm's take_screenshot %s says %q, want it to begin %q", args, msg, cameraFrameMessage)
+		}
+		res = mustRun(t, "take_screenshot", newFake(), args)
+		if msg, _ := res["message"].(string); strings.Contains(msg, "camera") {
+			t.Errorf("a phone's take_screenshot %s says %q", args, msg)
+		}
 	}
 }

@@ -129,7 +129,7 @@ func peek() Tool {
 				res.Message = "the UI tree lists no element (a canvas, game or camera view)"
 			default:
 				res.Source = SourceUITree
-				res.Message = fmt.Sprintf("%d elements from the UI tree; the image is the screenshot with each element's box and id drawn on it", len(els))
+				res.Message = fmt.Sprintf("%d elements from the UI tree; the image is %s with each element's box and id drawn on it", len(els), screenImageName(t.Driver))
 			}
 		}
 		if res.Source == "" { // no tree to list: the vision worker looks at the screenshot
@@ -145,7 +145,7 @@ func peek() Tool {
 			default:
 				res.Source = SourceVision
 				res.Message += fmt.Sprintf("; %d elements from the vision worker (OCR text and shapes, with its confidence); "+
-					"the image is the screenshot with each element's box and id drawn on it", len(els))
+					"the image is %s with each element's box and id drawn on it", len(els), screenImageName(t.Driver))
 			}
 		}
 		lines := make([]string, 0, len(els)+1)

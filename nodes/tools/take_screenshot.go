@@ -28,7 +28,7 @@ func takeScreenshot() Tool {
 	return Define[TakeScreenshotArgs, ScreenshotResult](Tool{Name: "take_screenshot", Description: "Take a screenshot of the phone screen (phone-agent's name): a PNG image, or a JPEG with format jpeg.",
 		Hints: ReadOnly, Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{PhoneAgent}, Short: noParams, DefaultDevice: true,
 		Uses: []Ability{Need[device.JPEGScreenshotter]("send the screen as captured")},
-	}, func(ctx context.Context, t *Task, a TakeScreenshotArgs) (Output, error) {
+	}, sayCameraFrame(func(ctx context.Context, t *Task, a TakeScreenshotArgs) (Output, error) {
 		if strings.EqualFold(a.Format, "jpeg") {
 			return screenImage(ctx, t, ImageArgs{MaxWidth: a.MaxWidth})
 		}
@@ -49,7 +49,7 @@ func takeScreenshot() Tool {
 				b.Dx(), b.Dy(), asked.Dx(), asked.Dy(), MaxImageBytes/1000)
 		}
 		return Output{PNG: data, Data: res}, nil
-	})
+	}))
 }
 
 // encodePNG encodes img as PNG of at most limit bytes, halving it until it fits; it returns
