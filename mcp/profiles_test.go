@@ -156,16 +156,15 @@ func TestSelectTools(t *testing.T) {
 	}
 }
 
-// Every name a profile gives is a tool of the catalog, but for those later issues register.
+// Every name a profile gives is a tool of the catalog.
 func TestProfilesNameKnownTools(t *testing.T) {
-	later := []string{"run_agent_task"}
 	known := map[string]bool{}
 	for _, d := range catalog() {
 		known[d.tool.Name] = true
 	}
 	for p, names := range profiles {
 		for _, n := range names {
-			if !known[n] && !slices.Contains(later, n) {
+			if !known[n] {
 				t.Errorf("profile %s names %s, which is no tool", p, n)
 			}
 		}

@@ -81,7 +81,7 @@ type Output struct {
 	// JPEG is an image already encoded, within MaxImageBytes (a device's own, or strips
 	// encoded while the frame arrived), sent as it is; Image must then be nil.
 	JPEG []byte
-	// PNG is the image as PNG (take_screenshot's format png), sent as it is; Image and JPEG
+	// PNG is the image as PNG (take_screenshot's, unless format jpeg), sent as it is; Image and JPEG
 	// must then be nil.
 	PNG []byte
 	// Failure, when set, fails the task although it answers a result: an agent task that did
