@@ -95,7 +95,7 @@ func (e *RefusedError) Error() string {
 	what := fmt.Sprintf("NATS refused to let %s %s %q", who, e.Op, e.Subject)
 	if e.Stale {
 		return what + fmt.Sprintf(", which this Corral's %s role may do: the NATS server's users are from another Corral version; "+
-			"run corral nats-auth again and reload nats-server, or restart corral up (docs/operations.md, Upgrading)", e.Role)
+			"run corral nats-auth again and reload nats-server, or restart corral up (docs/operations.md, Upgrades and version skew)", e.Role)
 	}
 	if e.OtherNode {
 		return what + ": a node's NATS user may do this for its own node id only; use the NATS context of the node it is for " +
