@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -288,14 +287,20 @@ func runTasks(ctx context.Context, args []string) error {
 	asJSON := a.Bool("json", false, "print the records as JSON lines")
 	check := func() error {
 		if a.NArg() != 0 {
+			if a.Arg(0) == "export" { // corral tasks --gateway URL export ID
+				return flagsBeforeSubcommand("tasks", "export", tasksExportLine, flagNames(a.FlagSet, args))
+			}
 			if err := unknownSubcommand("tasks", "subcommand", a.Arg(0), []string{"export"}); err != nil {
 				return err // corral tasks exprot ID
 			}
 			return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json], " +
 				"or corral tasks export TASK_ID [--gateway URL] [--out FILE]")
 		}
-		if *outcome != "" && !slices.Contains(broker.Outcomes, *outcome) {
-			return badValue(fmt.Errorf("--outcome %q: use one of %s", *outcome, strings.Join(broker.Outcomes, ", ")))
+		if err := knownValue("outcome", *outcome, broker.Outcomes, "use one of "+strings.Join(broker.Outcomes, ", ")); err != nil {
+			return err
+		}
+		if err := knownTool(*tool); err != nil {
+			return err
 		}
 		if *limit <= 0 {
 			return badValue(fmt.Errorf("--limit %d: give a positive number", *limit))
@@ -344,11 +349,6 @@ func runTasks(ctx context.Context, args []string) error {
 		}
 		if err := w.Flush(); err != nil {
 			return err
-		}
-	}
-	if len(h.Tasks) == 0 && *tool != "" {
-		if hint := unknownToolHint(*tool); hint != "" {
-			fmt.Fprintf(os.Stderr, "(%s)\n", hint)
 		}
 	}
 	if len(h.Tasks) < *limit && !h.Complete {

@@ -51,6 +51,9 @@ func (l listFlags) args() (map[string]any, error) {
 	if *l.state != "" && !slices.Contains(broker.States, *l.state) {
 		return nil, badValue(fmt.Errorf("--state %q: use one of %s", *l.state, strings.Join(broker.States, ", ")))
 	}
+	if err := knownPlatform(*l.platform); err != nil {
+		return nil, err
+	}
 	a := map[string]any{"limit": mcp.MaxPageLimit}
 	for name, v := range map[string]string{"platform": *l.platform, "state": *l.state, "model": *l.model, "node": *l.node} {
 		if v != "" {

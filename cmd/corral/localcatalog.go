@@ -8,7 +8,6 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/corral-farm/corral/internal/typo"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/mcp/steps"
 )
@@ -24,17 +23,4 @@ func localCatalog() (*steps.Catalog, error) {
 	}
 	slices.SortFunc(all, func(a, b mcpgo.Tool) int { return strings.Compare(a.Name, b.Name) })
 	return steps.NewCatalog(all)
-}
-
-// unknownToolHint says, for a tool name no tool of this corral has, the nearest that is, or
-// "" when the name is a tool's.
-func unknownToolHint(name string) string {
-	cat, err := localCatalog()
-	if err != nil || cat.Has(name) {
-		return ""
-	}
-	if best, ok := typo.Nearest(name, cat.Names()); ok {
-		return "no tool is named " + name + ": did you mean " + best + "?"
-	}
-	return "no tool is named " + name + "; the tools are " + strings.Join(cat.Names(), ", ")
 }

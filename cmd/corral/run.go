@@ -41,6 +41,9 @@ func runRun(ctx context.Context, args []string) error {
 		if f.NArg() != 1 {
 			return errors.New("usage: corral run FILE [--gateway URL] [--serial S] [--platform P] [--json FILE|-] [--junit FILE] [--keep-going]")
 		}
+		if err := knownPlatform(*platform); err != nil {
+			return err
+		}
 		var err error
 		if doc, err = steps.Load(f.Arg(0)); err != nil {
 			return err

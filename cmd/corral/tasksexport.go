@@ -17,6 +17,9 @@ func runTasksCommand(ctx context.Context, args []string) error {
 	return runTasks(ctx, args)
 }
 
+// tasksExportLine is the usage line of corral tasks export.
+const tasksExportLine = "corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]"
+
 // runTasksExport writes an agent task's device actions as a steps file that `corral run`
 // replays without a model. It reads the task's record with get_task_result, through a gateway
 // (--gateway) or through NATS (--nats-url), as `corral call` does.
@@ -24,12 +27,12 @@ func runTasksExport(ctx context.Context, args []string) error {
 	o := newOperatorFlags("tasks export")
 	out := o.String("out", "", "write the steps file to this file (default: stdout)")
 	o.Usage = func() {
-		fmt.Fprintf(o.Output(), "usage: corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]\n\n"+
+		fmt.Fprintf(o.Output(), "usage: "+tasksExportLine+"\n\n"+
 			"Writes the device actions of an agent task (run_agent_task) as a steps file for `corral run` (docs/agent.md).\n\n")
 		o.PrintDefaults()
 	}
 	o.positional = true // TASK_ID
-	one := o.oneArg("corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]")
+	one := o.oneArg(tasksExportLine)
 	check := func() error { return errors.Join(one(), checkOutFile("--out", *out, "the steps file", "steps.yaml")) }
 	if stop, err := o.start(flagsFirst(o.FlagSet, args), check); err != nil || stop {
 		return err
