@@ -43,7 +43,7 @@ func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolRe
 			a.Serial, grp.ID, strings.Join(grp.Serials(), ", ")))
 	}
 	out := AbortResult{Aborted: []string{}}
-	var failed []string
+	var failed, timedOut []string
 	for _, m := range grp.Members {
 		if a.Serial != "" && m.Serial != a.Serial {
 			continue
@@ -57,6 +57,7 @@ func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolRe
 			failed = append(failed, fmt.Sprintf("%s (refused, %s: %s)", m.Serial, ans.Code, ans.Error))
 		default:
 			out.Aborted = append(out.Aborted, ans.Aborted...)
+			timedOut = append(timedOut, ans.TimedOut...)
 		}
 	}
 	where := fmt.Sprintf("the devices of lease group %s", grp.ID)
@@ -65,15 +66,18 @@ func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolRe
 	}
 	if len(failed) > 0 {
 		setOutcome(ctx, broker.OutcomeLost)
-		return errorResult(fmt.Sprintf("abort_task on %s: aborted %s; could not abort on %s; call abort_task again",
-			where, orNone(out.Aborted), strings.Join(failed, "; ")))
+		return errorResult(withTimedOut(fmt.Sprintf("abort_task on %s: aborted %s; could not abort on %s; call abort_task again",
+			where, orNone(out.Aborted), strings.Join(failed, "; ")), timedOut))
 	}
-	if len(out.Aborted) == 0 && a.taskID != "" {
+	switch {
+	case len(out.Aborted) == 0 && len(timedOut) > 0:
+		out.Message = nothingAborted(where, timedOut)
+	case len(out.Aborted) == 0 && a.taskID != "":
 		return g.notRunning(ctx, a.taskID)
-	}
-	out.Message = fmt.Sprintf("No task is currently running on %s.", where)
-	if len(out.Aborted) > 0 {
-		out.Message = fmt.Sprintf("Aborted %d task(s) on %s: %s.", len(out.Aborted), where, strings.Join(out.Aborted, ", "))
+	case len(out.Aborted) == 0:
+		out.Message = fmt.Sprintf("No task is currently running on %s.", where)
+	default:
+		out.Message = withTimedOut(fmt.Sprintf("Aborted %d task(s) on %s: %s.", len(out.Aborted), where, strings.Join(out.Aborted, ", ")), timedOut)
 	}
 	return structuredResult(ctx, out)
 }

@@ -87,7 +87,7 @@ func (g *Gateway) sessionAgentTasks(ctx context.Context) []agentRun {
 // their devices).
 func (g *Gateway) abortOwn(ctx context.Context, own []agentRun, all bool) *mcpgo.CallToolResult {
 	out := AbortResult{Aborted: []string{}}
-	var what []string
+	var what, timedOut, where []string
 	for _, r := range own {
 		ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: r.serial, TaskID: r.id, All: all,
 			By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
@@ -99,6 +99,10 @@ func (g *Gateway) abortOwn(ctx context.Context, own []agentRun, all bool) *mcpgo
 			setOutcome(ctx, broker.OutcomeRefused)
 			return errorResult(fmt.Sprintf("abort_task of %s task %s on device %s refused (%s): %s", r.tool, r.id, r.serial, ans.Code, ans.Error))
 		}
+		if len(ans.TimedOut) > 0 {
+			timedOut = append(timedOut, ans.TimedOut...)
+			where = append(where, "device "+r.serial)
+		}
 		for _, id := range ans.Aborted {
 			out.Aborted = append(out.Aborted, id)
 			if id == r.id {
@@ -109,12 +113,14 @@ func (g *Gateway) abortOwn(ctx context.Context, own []agentRun, all bool) *mcpgo
 		}
 	}
 	switch {
+	case len(out.Aborted) == 0 && len(timedOut) > 0:
+		out.Message = nothingAborted(strings.Join(where, ", "), timedOut)
 	case len(out.Aborted) == 0: // they ended meanwhile
 		out.Message = noTaskRunning
 	case len(out.Aborted) == 1:
-		out.Message = "Task aborted: " + what[0] + "."
+		out.Message = withTimedOut("Task aborted: "+what[0]+".", timedOut)
 	default:
-		out.Message = "Tasks aborted: " + strings.Join(what, ", ") + "."
+		out.Message = withTimedOut("Tasks aborted: "+strings.Join(what, ", ")+".", timedOut)
 	}
 	return structuredResult(ctx, out)
 }

@@ -102,31 +102,17 @@ func toolAbortTask() toolDef {
 			}
 			switch {
 			case len(out.Aborted) == 0 && len(ans.TimedOut) > 0:
-				out.Message = "Nothing aborted on " + a.target() + ": " + timedOutWords(ans.TimedOut)
+				out.Message = nothingAborted(a.target(), ans.TimedOut)
 			case len(out.Aborted) == 0 && a.taskID != "":
 				return g.notRunning(ctx, a.taskID), nil
 			case len(out.Aborted) == 0:
 				out.Message = fmt.Sprintf("No task is currently running on %s.", a.target())
 			default:
-				out.Message = fmt.Sprintf("Aborted %d task(s) on %s: %s.", len(out.Aborted), a.target(), strings.Join(out.Aborted, ", "))
-				if len(ans.TimedOut) > 0 {
-					out.Message += " " + timedOutWords(ans.TimedOut)
-				}
+				out.Message = withTimedOut(fmt.Sprintf("Aborted %d task(s) on %s: %s.", len(out.Aborted), a.target(), strings.Join(out.Aborted, ", ")), ans.TimedOut)
 			}
 			return structuredResult(ctx, out), nil
 		}
 	}}
-}
-
-// timedOutWords says that the running tasks ids had timed out before the abort came, which
-// therefore did not abort them: they end timed_out, as their records will say.
-func timedOutWords(ids []string) string {
-	if len(ids) > 1 {
-		return fmt.Sprintf("tasks %s had timed out already (their deadlines passed before the abort came; their drivers are still returning): "+
-			"they end timed_out, not aborted; get_task_result shows their records once they have ended.", strings.Join(ids, ", "))
-	}
-	return fmt.Sprintf("task %s had timed out already (its deadline passed before the abort came; its driver is still returning): "+
-		"it ends timed_out, not aborted. get_task_result {\"taskId\": %q} shows its record once it has ended.", ids[0], ids[0])
 }
 
 // target names what the abort was aimed at.

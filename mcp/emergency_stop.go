@@ -58,7 +58,7 @@ func toolEmergencyStop() toolDef {
 			if out.Aborted == nil {
 				out.Aborted = []string{}
 			}
-			out.Message = fmt.Sprintf("%s: %d task(s) aborted", a.Serial, len(out.Aborted)) + haltedWords(g.farm, a.Serial, ans.Halted)
+			out.Message = withTimedOut(fmt.Sprintf("%s: %d task(s) aborted", a.Serial, len(out.Aborted))+haltedWords(g.farm, a.Serial, ans.Halted), ans.TimedOut)
 			return structuredResult(ctx, out), nil
 		}
 	}}
@@ -79,8 +79,8 @@ func (g *Gateway) rigNotHalted(ctx context.Context, serial string, ans broker.Ab
 		why = fmt.Sprintf("it is offline (%s): its node cannot reach the controller, so nothing halted it and no halt is kept: "+
 			"it comes back online, taking gestures, when its link returns", d.Reason)
 	}
-	return errorResult(fmt.Sprintf("emergency_stop on %s: %d task(s) aborted, but the rig is NOT halted: %s. "+
-		"If it may still move, cut its power; once it is back, call emergency_stop again to hold it until arm_recover", serial, len(ans.Aborted), why))
+	return errorResult(withTimedOut(fmt.Sprintf("emergency_stop on %s: %d task(s) aborted, but the rig is NOT halted: %s. "+
+		"If it may still move, cut its power; once it is back, call emergency_stop again to hold it until arm_recover", serial, len(ans.Aborted), why), ans.TimedOut))
 }
 
 // haltedWords is what emergency_stop's message says of a halt. A rig offline has no link from
