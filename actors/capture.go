@@ -35,6 +35,8 @@ import (
 //     (errCaptureSlow) after the grace period, and the device stays busy for captures until the
 //     driver returns; only one still running captureOverdueAfter that answer, or past a
 //     waiting task's bound above, is stuck;
+//   - a stuck capture's or task's driver call is abandoned at the actor's restart, not
+//     forgotten: until it returns no capture of the device starts (capture_calls.go);
 //   - the frame is scaled and encoded while the driver's pixels arrive (Android streams its
 //     framebuffer) or right after, so a task waits at most for the end of an encode.
 //
@@ -180,10 +182,14 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 		m.reply(ScreenFrame{}, ErrCaptureUnsupported)
 		return
 	}
+	if err := a.calls.start(); err != nil { // one abandoned at a restart still runs (capture_calls.go)
+		m.reply(ScreenFrame{}, err)
+		return
+	}
 	cctx, cancel := context.WithTimeout(context.Background(), m.timeout)
 	run := &capturing{cancel: cancel, reply: m.reply, timeout: m.timeout}
 	a.capture = run
-	self, root, grace := ctx.Self(), ctx.ActorSystem().Root, a.grace
+	self, root, grace, calls := ctx.Self(), ctx.ActorSystem().Root, a.grace, a.calls
 	stopGrace := context.AfterFunc(cctx, func() {
 		time.AfterFunc(grace, func() { root.Send(self, captureGraceOver{run: run}) })
 	})
@@ -194,6 +200,7 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 				done.frame, done.err = ScreenFrame{}, fmt.Errorf("the driver panicked taking a screenshot: %v", p)
 			}
 			stopGrace()
+			calls.end()
 			root.Send(self, done)
 		}()
 		done.frame, done.err = sc.Screen(cctx, m.maxWidth)

@@ -91,6 +91,9 @@ type deviceActor struct {
 	current string     // id of the running task, "" when idle
 	capture *capturing // a console's look at the screen in flight (capture.go)
 	pending *runTask   // a task waiting for that look to end
+	// calls are the device's captures and tasks in its driver, kept across restarts
+	// (capture_calls.go).
+	calls *screenCalls
 	// work feeds this incarnation's worker. It lives from task to task: a goroutine per
 	// task grew its stack again each time (the driver, then this actor and the scheduler,
 	// which run on it), a fifth of the CPU of a short task. A restart closes it; a worker
@@ -175,7 +178,7 @@ func (a *deviceActor) Receive(ctx actor.Context) {
 func (a *deviceActor) run(ctx actor.Context, m runTask) {
 	a.current = m.id
 	self, parent, root := ctx.Self(), ctx.Parent(), ctx.ActorSystem().Root
-	dev, grace, serial := a.dev, a.grace, a.dev.Info().Serial
+	dev, grace, serial, calls := a.dev, a.grace, a.dev.Info().Serial, a.calls
 	// When the task's context ends (abort, deadline) the driver has grace to return.
 	stopGrace := context.AfterFunc(m.ctx, func() {
 		time.AfterFunc(grace, func() { root.Send(self, graceOver{id: m.id}) })
@@ -197,6 +200,9 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 				root.Send(parent, taskFinished{serial: serial, id: m.id, result: result, at: done.at})
 			}
 		}()
+		// No capture beside the driver's call, after a restart too (capture_calls.go); it
+		// ends before the device is told free.
+		defer calls.task()()
 		if m.listening != nil && !m.listening(m.ctx, m.req) {
 			result = callerGone(serial, m.req.Tool)
 			return

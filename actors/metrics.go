@@ -35,6 +35,10 @@ type Metrics struct {
 	served      *prometheus.CounterVec
 	quota       *prometheus.CounterVec
 
+	// Console captures in drivers now, and refused for one still there (capture_calls.go).
+	capturesRunning *prometheus.GaugeVec
+	capturesRefused *prometheus.CounterVec
+
 	// Per device, for the drill-down dashboard: nine series a device.
 	deviceState *deviceStates // and corral_devices
 	deviceTasks *prometheus.CounterVec
@@ -94,6 +98,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Bytes of JPEG live screen frames a node published for the console, by node."}, []string{"node"}),
 		watched: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_console_watched_devices",
 			Help: "Devices of a node whose screens someone watches in the console now (each has one capture loop), by node."}, []string{"node"}),
+		capturesRunning: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_console_captures_running",
+			Help: "Console screen captures in their devices' drivers now, by node: one a device at most, also past a capture's timeout and its actor's restart."}, []string{"node"}),
+		capturesRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_captures_refused_total",
+			Help: "Console screen captures refused because the device's previous one had not returned from its driver yet (past its timeout, the actor restarted), by node."}, []string{"node"}),
 		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_queue_waiting",
 			Help: "Tasks and lease requests waiting in a node's device queues, by principal."}, []string{"node", "principal"}),
 		served: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_queue_served_total",
@@ -112,7 +120,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"node", "serial", "name"}),
 	}
 	reg.MustRegister(m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
-		m.aborts, m.handover, m.shots, m.shotBytes, m.marks, m.frames, m.frameBytes, m.watched, m.waiting, m.served, m.quota, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
+		m.aborts, m.handover, m.shots, m.shotBytes, m.marks, m.frames, m.frameBytes, m.watched, m.capturesRunning, m.capturesRefused, m.waiting, m.served, m.quota, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
 	return m
 }
 
@@ -146,6 +154,8 @@ func (m *Metrics) KnowNode(node string) {
 	m.frames.WithLabelValues(node)
 	m.frameBytes.WithLabelValues(node)
 	m.watched.WithLabelValues(node)
+	m.capturesRunning.WithLabelValues(node)
+	m.capturesRefused.WithLabelValues(node)
 }
 
 // KnowTools creates every tool's series.
