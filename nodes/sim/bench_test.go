@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // BenchmarkScreenshot renders each kind of screen at 1080x2400.
@@ -69,5 +70,37 @@ func BenchmarkNew(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = New("SIM-00001")
+	}
+}
+
+// BenchmarkLook is one console frame of an unchanged home screen, as the node makes it: the
+// screen scaled to the grid's 360 px and encoded (tools.ScreenJPEG).
+func BenchmarkLook(b *testing.B) {
+	ctx := context.Background()
+	p := New("bench")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := tools.ScreenJPEG(ctx, p, 360); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScreenshotChanged draws a screen that changed since the last screenshot: the
+// volume goes up and down, its toast and the status bar with it.
+func BenchmarkScreenshotChanged(b *testing.B) {
+	ctx := context.Background()
+	p := New("bench")
+	keys := []string{"VOLUME_UP", "VOLUME_DOWN"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := p.PressKey(ctx, keys[i%2]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+		if _, err := p.Screenshot(ctx); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

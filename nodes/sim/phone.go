@@ -55,6 +55,7 @@ type Phone struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 	noTree    atomic.Bool // Source shows a bare canvas (WithoutTree, HideTree)
+	drawn     drawnScreen // the last screen drawn (drawn.go)
 
 	mu        sync.Mutex // guards everything below; never held while blocking
 	st        state

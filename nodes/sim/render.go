@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"golang.org/x/image/font"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 var (
@@ -15,17 +17,33 @@ var (
 	hintColor    = rgb(0x9aa0a6)
 )
 
-// Screenshot draws what the phone shows now as a fresh *image.RGBA. Nothing is kept between
-// screenshots: a phone holds no pixels.
+// Screenshot returns what the phone shows now as a fresh *image.RGBA, the caller's to draw on.
+// A look (device.Look: the console's frame, only scaled and encoded) gets the phone's own, not
+// a 10 MB copy per frame. The screen is drawn again only when it changed (drawn.go).
 func (p *Phone) Screenshot(ctx context.Context) (image.Image, error) {
 	defer p.track()()
 	if err := p.begin(ctx, "screenshot"); err != nil {
 		return nil, err
 	}
+	if device.IsLook(ctx) {
+		return p.screen(), nil
+	}
+	return clone(p.screen()), nil
+}
+
+// screen is what the phone shows now, shared with the other callers: read, never drawn on.
+func (p *Phone) screen() *image.RGBA {
 	p.mu.Lock()
+	what := p.st.shown()
+	if img := p.drawn.find(what); img != nil {
+		p.mu.Unlock()
+		return img
+	}
 	root := p.tree()
 	p.mu.Unlock()
-	return render(root, layout{p.size.Width, p.size.Height}), nil
+	img := render(root, layout{p.size.Width, p.size.Height})
+	p.drawn.keep(what, img)
+	return img
 }
 
 // painter draws one element tree into one image.
