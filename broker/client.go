@@ -100,13 +100,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		legacy: newLegacyEntries(ctx),
 		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log), guard: jsguard.New(opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
-	sub, err := nc.Subscribe(Heartbeats, c.guard.Msg(func(m *nats.Msg) {
-		var hb Heartbeat
-		if json.Unmarshal(m.Data, &hb) == nil && hb.Node != "" {
-			c.live.Beat(hb.Node, hb.Boot, time.Now())
-			c.opts.Metrics.nodeBeat(hb.Node)
-		}
-	}))
+	sub, err := nc.Subscribe(Heartbeats, c.guard.Msg(func(m *nats.Msg) { c.beat(m.Data) }))
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to heartbeats: %w", err)
 	}

@@ -15,6 +15,9 @@ import (
 func (c *Client) followDowns(ctx context.Context) error {
 	sub, err := c.nc.Subscribe(fmt.Sprintf(EventNodeT, "*", "down"), c.guard.Msg(func(m *nats.Msg) {
 		if node := downNode(m.Subject); node != "" {
+			if v := wireVersionOf(m.Data); newerWire(v) {
+				c.newerNode(node, v) // it stopped all the same: its subject says so (liveness_version.go)
+			}
 			c.nodeStopped(node)
 		}
 	}))

@@ -11,7 +11,8 @@ import (
 // ErrNewerWire is the cause of a payload refused for its wire version: written by a newer
 // Corral than the reader, whose fields it may not know the meaning of. Nodes refuse newer
 // requests (nodes/service.go); gateways and CLI clients refuse newer registry entries, answers,
-// task records and lease events.
+// task records and lease events. Heartbeats and down events are not refused: a newer node is
+// alive while it beats (liveness_version.go).
 var ErrNewerWire = errors.New("newer wire version")
 
 // newerWire says whether a payload of wire version v is too new to read.
