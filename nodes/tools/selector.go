@@ -39,23 +39,69 @@ type SelectorResult struct {
 	Hint     string `json:"hint,omitempty"`
 }
 
+// selectorInterval is the pause between looks for a selector's element (HttpRunner's general
+// option max_retry_times): a page still building shows it within a few hundred milliseconds.
+const selectorInterval = 500 * time.Millisecond
+
 // selectorTool is one of the by-selector tools: act on what a selector finds, as doing says.
+// With max_retry_times it looks again, selectorInterval apart, while nothing matches.
 func selectorTool(name, description, doing, done string, act func(device.SelectorActor) func(context.Context, string) error) Tool {
 	return Define[SelectorArgs, SelectorResult](Tool{Name: name, Description: description,
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
 		Short: Short{Kind: ShortText, Keys: []string{"selector"}, Usage: `a CSS selector or an XPath, e.g. "#submit"`},
 		Needs: []Ability{Need[device.SelectorActor](doing)},
 	}, func(ctx context.Context, t *Task, a SelectorArgs) (Output, error) {
-		err := act(t.Driver.(device.SelectorActor))(ctx, a.Selector)
+		on := act(t.Driver.(device.SelectorActor))
+		looks, err := untilFound(ctx, a.MaxRetryTimes, selectorInterval, func() error { return on(ctx, a.Selector) })
 		switch {
 		case errors.Is(err, device.ErrNoElement) && a.IgnoreNotFound:
-			return Output{Data: SelectorResult{Message: fmt.Sprintf("nothing matches %q; ignored (ignore_NotFoundError)", a.Selector),
+			return Output{Data: SelectorResult{Message: fmt.Sprintf("nothing matches %q%s; ignored (ignore_NotFoundError)", a.Selector, lookedFor(looks, a.MaxRetryTimes)),
 				Selector: a.Selector, Hint: hintAction}}, nil
+		case errors.Is(err, device.ErrNoElement) && a.MaxRetryTimes > 0:
+			return Output{}, fmt.Errorf("%w; looked %d times, %v apart (max_retry_times %d)", err, looks, selectorInterval, a.MaxRetryTimes)
 		case err != nil:
 			return Output{}, err
 		}
-		return Output{Data: SelectorResult{Message: fmt.Sprintf("%s %q", done, a.Selector), Selector: a.Selector, Found: true, Hint: hintAction}}, nil
+		return Output{Data: SelectorResult{Message: fmt.Sprintf("%s %q%s", done, a.Selector, looked(looks, a.MaxRetryTimes)), Selector: a.Selector, Found: true, Hint: hintAction}}, nil
 	})
+}
+
+// untilFound runs try, and again after interval while it finds no element (device.ErrNoElement),
+// up to retries more times; it stops early rather than start a look the deadline of ctx would
+// likely cut short (one that may take twice as long as the last, and no less than interval):
+// not found says more than a deadline exceeded. It returns how many looks it made, and the last
+// look's error.
+func untilFound(ctx context.Context, retries int, interval time.Duration, try func() error) (int, error) {
+	for looks := 1; ; looks++ {
+		start := time.Now()
+		err := try()
+		if !errors.Is(err, device.ErrNoElement) || looks > retries {
+			return looks, err
+		}
+		next := interval + max(interval, 2*time.Since(start))
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < next {
+			return looks, fmt.Errorf("%w; the deadline left no time for look %d of %d (timeout_ms gives more)", err, looks+1, retries+1)
+		}
+		if err := pause(ctx, interval); err != nil {
+			return looks, err
+		}
+	}
+}
+
+// looked says which look found the element, where max_retry_times allowed more than one.
+func looked(looks, retries int) string {
+	if retries == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (found on look %d of up to %d: max_retry_times %d)", looks, retries+1, retries)
+}
+
+// lookedFor says how long a by-selector tool looked for what it did not find.
+func lookedFor(looks, retries int) string {
+	if retries == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (looked %d times, %v apart: max_retry_times %d)", looks, selectorInterval, retries)
 }
 
 func tapBySelector() Tool {
