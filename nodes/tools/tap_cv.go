@@ -20,16 +20,6 @@ type TapCVArgs struct {
 	Behaviour
 }
 
-// Check refuses HttpRunner's general option index, which tap_cv cannot honour: it taps the best
-// match, and taking another silently would tap the wrong place.
-func (a *TapCVArgs) Check() error {
-	if a.Index != 0 {
-		return fmt.Errorf("tap_cv taps the best match of the template and takes no index (got %d): crop the template "+
-			"to what sets the one you want apart, or use tap_ocr with index for a text", a.Index)
-	}
-	return nil
-}
-
 // TapCVResult is tap_cv's structured result.
 type TapCVResult struct {
 	Message    string        `json:"message" jsonschema:"Where the image was found and tapped, or why not"`
@@ -58,7 +48,7 @@ func tapCV() Tool {
 				return Output{}, err
 			}
 			res, vi, err := askVision(ctx, t, img, len(tm.data), func(vi visionImage) (vision.MatchResult, error) {
-				req := vision.MatchRequest{V: vision.WireVersion, Image: vi.data, Template: tm.data, Threshold: a.Threshold, Max: 1}
+				req := vision.MatchRequest{V: vision.WireVersion, Image: vi.data, Template: tm.data, Threshold: a.Threshold, Max: cvMatches}
 				if vi.scale != 1 { // the screen shrank to fit: so does the template on it
 					req.MinScale, req.MaxScale = 0.75*vi.scale, 1.5*vi.scale
 				}
@@ -67,19 +57,22 @@ func tapCV() Tool {
 			if err != nil {
 				return Output{}, err
 			}
-			if len(res.Matches) > 0 {
-				m := res.Matches[0]
+			if m, ok := pickMatch(res.Matches, a.Index); ok {
 				box := vi.toScreen(m.Box)
 				p, err := tapHit(ctx, t, textHit{Box: box}, size, a.TapOffset)
 				if err != nil {
 					return Output{}, err
 				}
-				return Output{Data: TapCVResult{Message: fmt.Sprintf("tapped the template (%dx%d, from %s) found at %s with score %.2f, at pixel (%d, %d)",
-					tm.size.X, tm.size.Y, tm.from, box, m.Score, p.X, p.Y), Tapped: true, BBox: bboxOf(box, size), Point: &p,
+				return Output{Data: TapCVResult{Message: fmt.Sprintf("tapped the template (%dx%d, from %s) found at %s with score %.2f%s, at pixel (%d, %d)",
+					tm.size.X, tm.size.Y, tm.from, box, m.Score, whichMatch(a.Index, len(res.Matches)), p.X, p.Y), Tapped: true, BBox: bboxOf(box, size), Point: &p,
 					Confidence: round2(m.Score), Scale: round2(m.Scale / vi.scale), Hint: hintTap}}, nil
 			}
 			if try >= a.MaxRetryTimes {
 				msg := fmt.Sprintf("the template (%dx%d) is not on screen (no match scores %.2f or more)", tm.size.X, tm.size.Y, thresholdOr(a.Threshold))
+				if len(res.Matches) > 0 {
+					msg = fmt.Sprintf("the template (%dx%d) shows %d times on screen (score %.2f or more), but index %d is out of range (0 to %d best first, or -1 to -%d)",
+						tm.size.X, tm.size.Y, len(res.Matches), thresholdOr(a.Threshold), a.Index, len(res.Matches)-1, len(res.Matches))
+				}
 				if a.IgnoreNotFoundError {
 					return Output{Data: TapCVResult{Message: msg + "; nothing tapped (ignore_NotFoundError)", Hint: hintNotFound}}, nil
 				}
