@@ -273,7 +273,9 @@ type TaskResult struct {
 
 	// OwnSetup marks an unsupported refusal for what this device lacks by how it was built or
 	// set up (an arm rig without a clipboard helper: nodes/device.ErrUnsupported), not for what
-	// its driver lacks: other devices of its platform may serve the call.
+	// its driver lacks: other devices of its platform may serve the call. On an unconfigured
+	// refusal it marks the node's configuration for this device (no passcode for it:
+	// nodes/device.ErrNotConfigured), not for the whole node: its other devices may serve it.
 	OwnSetup bool `json:"own_setup,omitempty"`
 }
 

@@ -21,6 +21,9 @@ const maxNamedDevices = 8
 //   - its platform's drivers lack the tool: devices of the platforms that have it;
 //   - its node lacks configuration (code unconfigured: no model for the AI tools): no device
 //     of that node can, whatever its platform, so the cause and what to set come first;
+//   - its node lacks configuration for this device only (unconfigured and ownSetup: no
+//     passcode for it): the cause and what to set come first, then the other devices that have
+//     the tool, on any node, of any platform; a node too old to mark it gets the words above;
 //   - the device lacks it by how it was built or set up (ownSetup: an arm rig without a
 //     clipboard helper): devices of the other platforms that have the tool, and those of its
 //     own platform, which can if theirs are set up for it (another rig with a helper);
@@ -29,12 +32,16 @@ const maxNamedDevices = 8
 func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.DeviceEntry, code, nodeErr string, ownSetup bool) string {
 	can := tools.ToolPlatforms(g.opts.Platforms, tool)
 	config := code == broker.CodeUnconfigured
+	deviceConfig := config && ownSetup // passcodes go by serial: the node's other devices may unlock
 	if !config && !slices.Contains(can, dev.Platform) {
 		return tools.UnsupportedMessage(g.opts.Platforms, tool, dev, g.farm.Devices()) + ". " + nodeErr
 	}
 	others := func(d broker.DeviceEntry) bool { return d.Platform != dev.Platform }
 	what := fmt.Sprintf("%s is not supported by the driver of %s (%s) as asked, nor by other %s devices", tool, dev.Serial, dev.Platform, dev.Platform)
 	switch {
+	case deviceConfig:
+		others = func(broker.DeviceEntry) bool { return true }
+		what = fmt.Sprintf("%s cannot run on %s: its node %s has no configuration for this device (not for its platform or node)", tool, dev.Serial, dev.Node)
 	case config:
 		others = func(d broker.DeviceEntry) bool { return d.Node != dev.Node }
 		what = fmt.Sprintf("%s cannot run on %s: its node %s lacks configuration, not the device, so none of that node's devices can", tool, dev.Serial, dev.Node)
@@ -54,9 +61,12 @@ func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.D
 		}
 	}
 	who := "; no other device in this farm can"
-	if config && len(able) > 0 {
+	switch {
+	case deviceConfig && len(able) > 0:
+		who = "; other devices that can, if their node is configured for them: " + deviceNames(able)
+	case config && len(able) > 0:
 		who = "; devices on other nodes, which can if their node is configured: " + deviceNames(able)
-	} else if len(able) > 0 {
+	case len(able) > 0:
 		who = "; devices that can: " + deviceNames(able)
 	}
 	if len(alike) > 0 {

@@ -120,7 +120,7 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 			outcome = broker.OutcomeRefused
 		}
 		return broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err),
-			OwnSetup: code == broker.CodeUnsupported && errors.Is(err, device.ErrUnsupported)}
+			OwnSetup: ownSetup(code, err)}
 	}
 	res := broker.TaskResult{Outcome: broker.OutcomeSucceeded, Text: out.Text}
 	if out.Data != nil {
@@ -148,6 +148,14 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		res.Error = fmt.Sprintf("device %s: %v", b.info.Serial, out.Failure)
 	}
 	return res
+}
+
+// ownSetup says whether a refusal coded code is for what this one device lacks, by how it was
+// set up (unsupported) or configured on this node (unconfigured), rather than for what its
+// driver or its whole node lacks: the gateway then offers other devices of its platform and node.
+func ownSetup(code string, err error) bool {
+	return code == broker.CodeUnsupported && errors.Is(err, device.ErrUnsupported) ||
+		code == broker.CodeUnconfigured && errors.Is(err, device.ErrNotConfigured)
 }
 
 // Health asks the driver, if it can tell.

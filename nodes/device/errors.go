@@ -43,3 +43,9 @@ var ErrUnavailable = errors.New("the device cannot serve now")
 // readback), and nothing ran: the tools answer unsupported, a refusal, as for a platform
 // without the tool, not driver_error, which counts against the driver.
 var ErrUnsupported = errors.New("the device cannot do this")
+
+// ErrNotConfigured is what an error is (errors.Is) when the node lacks configuration for this
+// one device (no passcode for it), not for its platform or the whole node (no model for the AI
+// tools), and nothing ran: the tools answer unconfigured, and the gateway offers the other
+// devices, those of the same node and platform included.
+var ErrNotConfigured = errors.New("this node has no configuration for this device")

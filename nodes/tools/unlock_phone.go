@@ -90,9 +90,11 @@ func unlockPhone() Tool {
 					"no passcode for it, so none was entered: peek to check; if the lock screen shows, " + configure, Hint: hintUnlock}}, nil
 			}
 			// The node lacks configuration, not the device: unconfigured, as the AI tools
-			// without a model. The screen was woken, which changes nothing a caller relies on.
-			return Output{}, &OpError{Code: broker.CodeUnconfigured, Msg: "the phone is locked (screen woken, nothing entered) " +
-				"and this node has no passcode for it: " + configure}
+			// without a model, but for this device only (passcodes go by serial), so the gateway
+			// offers the node's other devices too. The screen was woken, which changes nothing a
+			// caller relies on.
+			return Output{}, &OpError{Code: broker.CodeUnconfigured, Msg: "the phone is locked (screen woken, nothing entered)",
+				Err: fmt.Errorf("%w: no passcode for it: %s", device.ErrNotConfigured, configure)}
 		}
 		typer, types := t.Driver.(device.TextInputter)
 		if !types {
