@@ -16,9 +16,9 @@ import (
 
 // busyAnswer is a node's refusal of an acquire: someone else holds the device.
 func busyAnswer(serial string, queue int) broker.LeaseAnswer {
-	l := testLease(serial, broker.Holder{Principal: "bob"})
-	l.Handle, l.QueueLen = "", queue
-	return broker.LeaseAnswer{V: 1, Code: broker.CodeBusy, Error: "device is leased", Lease: l}
+	l := testLease(serial, broker.Holder{Principal: "bob"}).Public() // as a node shows it: its hash, not its handle
+	l.QueueLen = queue
+	return broker.LeaseAnswer{V: 1, Code: broker.CodeBusy, Error: "device is leased", Lease: &l}
 }
 
 func TestSelectDevice(t *testing.T) {
@@ -74,7 +74,8 @@ func TestSelectDeviceRefusals(t *testing.T) {
 	}
 }
 
-// Without a protocol session there is nothing to remember: the message says so.
+// Without a protocol session the selection is kept for the caller's identity (e626f5f): the
+// message says calls naming the device run under its lease, and one selection is stored.
 func TestSelectDeviceWithoutSession(t *testing.T) {
 	farm := newFakeFarm(t)
 	g := New(farm, nil, NewMetrics(testRegistry()), Options{})
@@ -86,8 +87,14 @@ func TestSelectDeviceWithoutSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := wantOK(t, "select_device", res)
-	if !strings.Contains(out["message"].(string), "no protocol session") || len(farm.sessions) != 0 {
-		t.Fatalf("message %q, sessions %v", out["message"], farm.sessions)
+	msg := out["message"].(string)
+	if !strings.Contains(msg, "no protocol session") || !strings.Contains(msg, "without lease run under this lease") || len(farm.sessions) != 1 {
+		t.Fatalf("message %q, sessions %v", msg, farm.sessions)
+	}
+	for key, sd := range farm.sessions {
+		if !strings.HasPrefix(key, "selected_") || sd.Serial != phone || sd.Lease != "lease_"+phone {
+			t.Errorf("stored selection %s: %+v", key, sd)
+		}
 	}
 }
 
