@@ -49,9 +49,9 @@ func TestEveryHttpRunnerToolTakesTheSeedOptions(t *testing.T) {
 }
 
 // Taken where they mean nothing, and ignored: tap_xy taps once. Where they mean something the
-// tool does: swipe_to_tap_text and swipe_to_tap_app honour index, swipe_to_tap_app regex;
-// the by-selector tools, which act on the first match, refuse index (tap_cv honours it:
-// TestWorkerTapCVIndex).
+// tool does: swipe_to_tap_text and swipe_to_tap_app honour index, swipe_to_tap_app regex
+// (tap_cv honours index too: TestWorkerTapCVIndex; the by-selector tools: nodes/web's
+// TestSelectorToolsTakeIndex).
 func TestSeedOptionsIgnoredOrHonoured(t *testing.T) {
 	p := simIn(t, "com.corral.shop")
 	out, err := runOp(t, "tap_xy", p, `{"x":0.5,"y":0.5,"max_retry_times":3,"index":2,"regex":true,"ignore_NotFoundError":true}`)
@@ -71,7 +71,6 @@ func TestSeedOptionsIgnoredOrHonoured(t *testing.T) {
 	assert.Equal(t, "Shop", out.Data.(SwipeToTapAppResult).AppName)
 
 	for _, c := range []struct{ tool, args, want string }{
-		{"tap_by_selector", `{"selector":"li","index":2}`, "nth-of-type"},
 		{"tap_xy", `{"x":0.5,"y":0.5,"max_retry_times":"three"}`, "max_retry_times"},
 	} {
 		_, err := runOp(t, c.tool, simIn(t, ""), c.args)

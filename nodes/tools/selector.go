@@ -18,15 +18,10 @@ type SelectorArgs struct {
 	Behaviour
 }
 
-// Check trims the selector, and refuses HttpRunner's general option index, which acting on
-// the first match cannot honour (the selector says which).
+// Check trims the selector.
 func (a *SelectorArgs) Check() error {
 	if a.Selector = strings.TrimSpace(a.Selector); a.Selector == "" {
 		return BadInput("selector is empty: give a CSS selector (#login) or an XPath (//button[text()='OK'])")
-	}
-	if a.Index != 0 {
-		return BadInput("the by-selector tools act on the first element the selector finds and take no index (got %d): "+
-			"say which in the selector, e.g. li:nth-of-type(3) or (//li)[3]", a.Index)
 	}
 	return nil
 }
@@ -43,26 +38,28 @@ type SelectorResult struct {
 // option max_retry_times): a page still building shows it within a few hundred milliseconds.
 const selectorInterval = 500 * time.Millisecond
 
-// selectorTool is one of the by-selector tools: act on what a selector finds, as doing says.
+// selectorTool is one of the by-selector tools: act on what a selector finds, as doing says;
+// with HttpRunner's general option index, on the index-th match (selector_index.go).
 // With max_retry_times it looks again, selectorInterval apart, while nothing matches.
-func selectorTool(name, description, doing, done string, act func(device.SelectorActor) func(context.Context, string) error) Tool {
+func selectorTool(name, description, doing, done string, act func(device.SelectorActor) selectorAct) Tool {
 	return Define[SelectorArgs, SelectorResult](Tool{Name: name, Description: description,
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
 		Short: Short{Kind: ShortText, Keys: []string{"selector"}, Usage: `a CSS selector or an XPath, e.g. "#submit"`},
 		Needs: []Ability{Need[device.SelectorActor](doing)},
 	}, func(ctx context.Context, t *Task, a SelectorArgs) (Output, error) {
 		on := act(t.Driver.(device.SelectorActor))
-		looks, err := untilFound(ctx, a.MaxRetryTimes, selectorInterval, func() error { return on(ctx, a.Selector) })
+		looks, err := untilFound(ctx, a.MaxRetryTimes, selectorInterval, func() error { return on(ctx, a.Selector, a.Index) })
 		switch {
 		case errors.Is(err, device.ErrNoElement) && a.IgnoreNotFound:
-			return Output{Data: SelectorResult{Message: fmt.Sprintf("nothing matches %q%s; ignored (ignore_NotFoundError)", a.Selector, lookedFor(looks, a.MaxRetryTimes)),
+			return Output{Data: SelectorResult{Message: fmt.Sprintf("nothing matches %q%s%s; ignored (ignore_NotFoundError)", a.Selector, atIndex(a.Index), lookedFor(looks, a.MaxRetryTimes)),
 				Selector: a.Selector, Hint: hintAction}}, nil
 		case errors.Is(err, device.ErrNoElement) && a.MaxRetryTimes > 0:
 			return Output{}, fmt.Errorf("%w; looked %d times, %v apart (max_retry_times %d)", err, looks, selectorInterval, a.MaxRetryTimes)
 		case err != nil:
 			return Output{}, err
 		}
-		return Output{Data: SelectorResult{Message: fmt.Sprintf("%s %q%s", done, a.Selector, looked(looks, a.MaxRetryTimes)), Selector: a.Selector, Found: true, Hint: hintAction}}, nil
+		return Output{Data: SelectorResult{Message: fmt.Sprintf("%s %q%s%s", done, a.Selector, atIndex(a.Index), looked(looks, a.MaxRetryTimes)),
+			Selector: a.Selector, Found: true, Hint: hintAction}}, nil
 	})
 }
 
@@ -106,17 +103,30 @@ func lookedFor(looks, retries int) string {
 
 func tapBySelector() Tool {
 	return selectorTool("tap_by_selector", "Tap the element a CSS selector or XPath finds on a web page, scrolled into view, at its centre.",
-		"act on page elements by selector", "tapped", func(s device.SelectorActor) func(context.Context, string) error { return s.TapSelector })
+		"act on page elements by selector", "tapped", func(s device.SelectorActor) selectorAct {
+			if n, ok := s.(nthSelectorActor); ok {
+				return n.TapSelectorNth
+			}
+			return firstOnly(s.TapSelector)
+		})
 }
 
 func hoverBySelector() Tool {
 	return selectorTool("hover_by_selector", "Move the pointer over the element a CSS selector or XPath finds on a web page.",
-		"act on page elements by selector", "hovered over", func(s device.SelectorActor) func(context.Context, string) error { return s.HoverSelector })
+		"act on page elements by selector", "hovered over", func(s device.SelectorActor) selectorAct {
+			if n, ok := s.(nthSelectorActor); ok {
+				return n.HoverSelectorNth
+			}
+			return firstOnly(s.HoverSelector)
+		})
 }
 
 func secondaryClickBySelector() Tool {
 	return selectorTool("secondary_click_by_selector", "Right-click the element a CSS selector or XPath finds on a web page (its context menu).",
-		"act on page elements by selector", "right-clicked", func(s device.SelectorActor) func(context.Context, string) error {
-			return s.SecondaryClickSelector
+		"act on page elements by selector", "right-clicked", func(s device.SelectorActor) selectorAct {
+			if n, ok := s.(nthSelectorActor); ok {
+				return n.SecondaryClickSelectorNth
+			}
+			return firstOnly(s.SecondaryClickSelector)
 		})
 }

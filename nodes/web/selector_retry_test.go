@@ -19,29 +19,34 @@ import (
 )
 
 // latePage adds #late (a button) 300 ms after the page is first asked for it
-// (document.querySelector("#late")): the first look for it always misses, as on a page that
-// is still building, however slow the machine.
+// (document.querySelectorAll("#late"), or querySelector): the first look for it always misses,
+// as on a page that is still building, however slow the machine.
 const latePage = `<!doctype html><html><head><meta name="viewport" content="width=device-width,initial-scale=1">
 <style>body{margin:0} #late{display:block;width:200px;height:60px;margin:20px}</style></head><body><p>Loading</p>
 <script>
 const log = (type, e) => navigator.sendBeacon("/log", JSON.stringify({type, id: (e.target && e.target.id) || ""}));
 for (const t of ["click", "contextmenu"]) addEventListener(t, e => log(t, e), true);
-const qs = Document.prototype.querySelector;
 let asked = false;
-document.querySelector = function (sel) {
+const ask = sel => {
   if (sel === "#late" && !asked) {
     asked = true;
     setTimeout(() => { const b = document.createElement("button"); b.id = "late"; b.textContent = "Late"; document.body.append(b); }, 300);
   }
-  return qs.call(this, sel);
 };
+for (const name of ["querySelector", "querySelectorAll"]) {
+  const q = Document.prototype[name];
+  document[name] = function (sel) { ask(sel); return q.call(this, sel); };
+}
 </script></body></html>`
 
 // lateServer serves latePage and records the events it posts.
-func lateServer(t *testing.T) *recorder {
+func lateServer(t *testing.T) *recorder { return pageServer(t, latePage) }
+
+// pageServer serves page and records the events it posts to /log.
+func pageServer(t *testing.T, page string) *recorder {
 	r := &recorder{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, latePage) })
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, page) })
 	mux.HandleFunc("POST /log", func(w http.ResponseWriter, req *http.Request) {
 		var e pageEvent
 		if json.NewDecoder(req.Body).Decode(&e) == nil {
