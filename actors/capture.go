@@ -37,6 +37,10 @@ import (
 //     waiting task's bound above, is stuck;
 //   - a stuck capture's or task's driver call is abandoned at the actor's restart, not
 //     forgotten: until it returns no capture of the device starts (capture_calls.go);
+//   - a frame the driver returns after its capture was answered (slow, or stuck and its actor
+//     restarted) is not thrown away but handed to the caller's Late: on a loaded node (2
+//     cores, load 22, -race) every look at six watched phones took longer than its timeout
+//     and the grace period, and a console that dropped late frames showed no screen at all;
 //   - the frame is scaled and encoded while the driver's pixels arrive (Android streams its
 //     framebuffer) or right after, so a task waits at most for the end of an encode.
 //
@@ -65,6 +69,10 @@ type CaptureScreen struct {
 	// Timeout bounds the driver's Screenshot (DefaultCaptureTimeout if zero).
 	Timeout time.Duration
 	Reply   func(ScreenFrame, error)
+	// Late, if set, gets the frame of a capture whose driver returned it after Reply was
+	// answered without it (slow, or stuck): a late look is better than none. Called once at
+	// most, from the actors' goroutines: it must not block.
+	Late func(ScreenFrame)
 }
 
 // DefaultCaptureTimeout bounds one capture.
@@ -83,6 +91,7 @@ type (
 		maxWidth int
 		timeout  time.Duration
 		reply    func(ScreenFrame, error)
+		late     func(ScreenFrame)
 	}
 	// captureDone is sent by the capture's goroutine when Screen returns or panics.
 	captureDone struct {
@@ -135,6 +144,7 @@ func captureWaitFor(task context.Context, grace time.Duration, over func()) (sto
 type capturing struct {
 	cancel  context.CancelFunc
 	reply   func(ScreenFrame, error)
+	late    func(ScreenFrame) // CaptureScreen.Late
 	timeout time.Duration
 	// answered is set once reply was called (a slow capture is answered before it returns).
 	answered bool
@@ -149,6 +159,18 @@ func (c *capturing) answer(f ScreenFrame, err error) {
 	if !c.answered {
 		c.answered = true
 		c.reply(f, err)
+	}
+}
+
+// ended hands the driver's answer to the caller: as the reply if none was given yet, else its
+// frame to late, whether the device was found slow or stuck meanwhile (its health is judged as
+// before; its picture is kept).
+func (c *capturing) ended(f ScreenFrame, err error) {
+	switch {
+	case !c.answered:
+		c.answer(f, err)
+	case err == nil && c.late != nil:
+		c.late(f)
 	}
 }
 
@@ -167,7 +189,7 @@ func (s *Scheduler) capture(m CaptureScreen) {
 		if timeout <= 0 {
 			timeout = DefaultCaptureTimeout
 		}
-		s.root.Send(sl.pid, captureScreen{maxWidth: m.MaxWidth, timeout: timeout, reply: m.Reply})
+		s.root.Send(sl.pid, captureScreen{maxWidth: m.MaxWidth, timeout: timeout, reply: m.Reply, late: m.Late})
 	}
 }
 
@@ -187,7 +209,7 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 		return
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), m.timeout)
-	run := &capturing{cancel: cancel, reply: m.reply, timeout: m.timeout}
+	run := &capturing{cancel: cancel, reply: m.reply, late: m.late, timeout: m.timeout}
 	a.capture = run
 	self, root, grace, calls := ctx.Self(), ctx.ActorSystem().Root, a.grace, a.calls
 	stopGrace := context.AfterFunc(cctx, func() {
@@ -207,10 +229,12 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 	}()
 }
 
-// captureEnded answers the capture and starts the task that waited for it, if any.
+// captureEnded answers the capture (or hands its late frame over) and starts the task that
+// waited for it, if any.
 func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
-	if m.run != a.capture {
-		return // abandoned before a restart
+	if m.run != a.capture { // abandoned before a restart: its frame is still the newest look
+		m.run.ended(m.frame, m.err)
+		return
 	}
 	a.capture = nil
 	m.run.cancel()
@@ -221,7 +245,7 @@ func (a *deviceActor) captureEnded(ctx actor.Context, m captureDone) {
 	if err != nil && a.pending != nil { // cut short for the task that waits: busy, as a capture during a task
 		err = fmt.Errorf("%w (%w)", ErrCaptureBusy, err)
 	}
-	m.run.answer(m.frame, err)
+	m.run.ended(m.frame, err)
 	if p := a.pending; p != nil {
 		a.pending = nil
 		a.run(ctx, *p)

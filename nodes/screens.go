@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/micro"
 
@@ -34,7 +35,8 @@ func (b *boundDevice) Screen(ctx context.Context, maxWidth int) (actors.ScreenFr
 type screens struct {
 	node    string
 	nc      *nats.Conn
-	look    func(ctx context.Context, serial string, maxWidth int) (actors.ScreenFrame, error)
+	look    lookFunc
+	timeout time.Duration // a capture's (actors.DefaultCaptureTimeout if zero)
 	known   func(serial string) bool
 	metrics *actors.Metrics
 	log     *slog.Logger
@@ -62,21 +64,20 @@ func (n *Node) watchScreens(ctx context.Context) *screens {
 			_, ok := n.devices[serial]
 			return ok
 		},
-		look: func(ctx context.Context, serial string, maxWidth int) (actors.ScreenFrame, error) {
-			type answer struct {
-				frame actors.ScreenFrame
-				err   error
-			}
-			ch := make(chan answer, 1)
-			n.system.Root.Send(n.sched, actors.CaptureScreen{Serial: serial, MaxWidth: maxWidth,
-				Reply: func(f actors.ScreenFrame, err error) { ch <- answer{f, err} }})
-			select {
-			case a := <-ch:
-				return a.frame, a.err
-			case <-ctx.Done():
-				return actors.ScreenFrame{}, ctx.Err()
-			}
-		},
+		look: lookThrough(n.system.Root, n.sched),
+	}
+}
+
+// lookFunc looks at serial's screen once, at most maxWidth wide, its driver given timeout; a
+// frame that comes after the look was answered without it goes to late.
+type lookFunc func(ctx context.Context, serial string, maxWidth int, timeout time.Duration, late func(actors.ScreenFrame)) (actors.ScreenFrame, error)
+
+// lookThrough looks through the scheduler sched (actors/capture.go).
+func lookThrough(root *actor.RootContext, sched *actor.PID) lookFunc {
+	return func(ctx context.Context, serial string, maxWidth int, timeout time.Duration, late func(actors.ScreenFrame)) (actors.ScreenFrame, error) {
+		return awaitCapture(ctx, late, func(reply func(actors.ScreenFrame, error)) {
+			root.Send(sched, actors.CaptureScreen{Serial: serial, MaxWidth: maxWidth, Timeout: timeout, Reply: reply, Late: late})
+		})
 	}
 }
 
@@ -148,11 +149,27 @@ func (s *screens) ask(serial string, now time.Time) (width int, fps float64, ok 
 	return width, fps, true
 }
 
-// loop captures and publishes serial's screen while it is watched.
+// loop captures and publishes serial's screen while it is watched. A frame that comes late
+// (screens_late.go) is published as it comes, unless a later look's was already.
 func (s *screens) loop(serial string) {
 	defer s.metrics.Watched(s.node, -1)
-	var seq uint64
-	var lastErr string
+	var (
+		seq     uint64 // frames published
+		looks   uint64 // looks asked for
+		shown   uint64 // the look whose frame was published last
+		lastErr string
+	)
+	late := newLateFrames()
+	say := func(err error) {
+		switch {
+		case err == nil:
+			lastErr = ""
+		case errors.Is(err, actors.ErrCaptureBusy):
+		case err.Error() != lastErr: // say it once, not at every frame
+			lastErr = err.Error()
+			s.log.Info("live screen: no frame", "serial", serial, "err", err)
+		}
+	}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -160,6 +177,20 @@ func (s *screens) loop(serial string) {
 		case <-s.ctx.Done():
 			s.drop(serial)
 			return
+		case <-late.ready:
+			f, ok := late.take()
+			if !ok || f.look <= shown {
+				continue
+			}
+			if _, _, watched := s.ask(serial, time.Now()); !watched {
+				return
+			}
+			err := s.publish(serial, f.frame, seq+1, f.at)
+			if err == nil {
+				seq, shown = seq+1, f.look
+			}
+			say(err)
+			continue
 		case <-timer.C:
 		}
 		start := time.Now()
@@ -167,32 +198,37 @@ func (s *screens) loop(serial string) {
 		if !ok {
 			return
 		}
-		err := s.frame(serial, width, seq+1)
-		switch {
-		case err == nil:
-			seq++
-			lastErr = ""
-		case errors.Is(err, actors.ErrCaptureBusy):
-		case err.Error() != lastErr: // say it once, not at every frame
-			lastErr = err.Error()
-			s.log.Info("live screen: no frame", "serial", serial, "err", err)
+		looks++
+		look := looks
+		shot, err := s.frame(serial, width, func(f actors.ScreenFrame) { late.put(lateFrame{look: look, frame: f, at: time.Now()}) })
+		if err == nil {
+			err = s.publish(serial, shot, seq+1, time.Now())
 		}
+		if err == nil {
+			seq, shown = seq+1, look
+		}
+		say(err)
 		timer.Reset(time.Until(start.Add(time.Duration(float64(time.Second) / fps))))
 	}
 }
 
-// frame captures (scaled and encoded on the way) and publishes one frame.
-func (s *screens) frame(serial string, width int, seq uint64) error {
-	ctx, cancel := context.WithTimeout(s.ctx, actors.DefaultCaptureTimeout+2*time.Second)
-	defer cancel()
-	shot, err := s.look(ctx, serial, width)
-	if err != nil {
-		return err
+// frame captures one frame, scaled and encoded on the way; one that comes late goes to late.
+func (s *screens) frame(serial string, width int, late func(actors.ScreenFrame)) (actors.ScreenFrame, error) {
+	timeout := s.timeout
+	if timeout <= 0 {
+		timeout = actors.DefaultCaptureTimeout
 	}
+	ctx, cancel := context.WithTimeout(s.ctx, timeout+2*time.Second)
+	defer cancel()
+	return s.look(ctx, serial, width, timeout, late)
+}
+
+// publish publishes shot as serial's frame seq, captured at.
+func (s *screens) publish(serial string, shot actors.ScreenFrame, seq uint64, at time.Time) error {
 	if len(shot.JPEG) > maxFrameBytes {
 		return fmt.Errorf("device %s: a %d px frame takes %d bytes, more than a frame may (%d)", serial, shot.Width, len(shot.JPEG), maxFrameBytes)
 	}
-	f := broker.Frame{Node: s.node, Serial: serial, Seq: seq, Width: shot.Width, Height: shot.Height, Captured: time.Now(), JPEG: shot.JPEG}
+	f := broker.Frame{Node: s.node, Serial: serial, Seq: seq, Width: shot.Width, Height: shot.Height, Captured: at, JPEG: shot.JPEG}
 	if err := s.nc.PublishMsg(f.Msg()); err != nil {
 		return fmt.Errorf("device %s: publish a frame: %w", serial, err)
 	}

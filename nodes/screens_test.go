@@ -28,7 +28,7 @@ func testScreens(t *testing.T) (*screens, *atomic.Int64, *sync.WaitGroup) {
 	s := &screens{node: "n", metrics: actors.NewMetrics(prometheus.NewRegistry()), log: slog.New(slog.DiscardHandler), ctx: ctx, wg: wg,
 		watched: map[string]map[string]watch{},
 		known:   func(serial string) bool { return serial == "p1" },
-		look: func(context.Context, string, int) (actors.ScreenFrame, error) {
+		look: func(context.Context, string, int, time.Duration, func(actors.ScreenFrame)) (actors.ScreenFrame, error) {
 			looks.Add(1)
 			return actors.ScreenFrame{}, actors.ErrCaptureBusy
 		},
