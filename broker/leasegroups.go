@@ -22,7 +22,8 @@ import (
 // the group handle gives. Reading the bucket gives no handle to anyone.
 
 // LeaseGroupBucket holds one LeaseGroup per group, keyed by HandleHash(group handle); each
-// entry lives until its last member's maximum.
+// entry lives until its last member's maximum, or a minute (groupKeep) once a gateway has seen
+// every member's lease end (leasegroups_sweep.go).
 const LeaseGroupBucket = "corral_lease_groups"
 
 const groupHandlePrefix = "group_"
@@ -44,6 +45,9 @@ type LeaseGroup struct {
 	Members []GroupMember `json:"members"`
 	// Sealed are the members' handles (serial → handle), sealed with the group handle.
 	Sealed []byte `json:"sealed"`
+	// Ended is when a gateway saw the last of its members' leases end; the entry then lives
+	// a minute more (groupKeep), not until the members' maximum.
+	Ended time.Time `json:"ended,omitzero"`
 }
 
 // GroupMember is one member lease of a group, without its handle.

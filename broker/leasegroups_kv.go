@@ -14,7 +14,9 @@ import (
 )
 
 // groupKeep is how long a group's entry outlives its last member's maximum (clocks differ), and
-// how long a deleted entry's marker stays for watchers to see.
+// how long a deleted entry's marker stays for watchers to see. A group whose members' leases
+// have all ended is kept as long (leasegroups_sweep.go): its handle is then still answered with
+// how each member ended, not as a handle no group has.
 const groupKeep = time.Minute
 
 // leaseGroups is a client's view of LeaseGroupBucket: opened (created if missing) on first use,
@@ -29,10 +31,16 @@ type leaseGroups struct {
 	mu    sync.RWMutex
 	kv    jetstream.KeyValue
 	byKey map[string]LeaseGroup // by bucket key
+	revs  map[string]uint64     // each group's revision, by bucket key: ending it is conditional on it
+
+	sweep      sync.Once     // starts the sweep of ended groups, on a reaping client (leasegroups_sweep.go)
+	sweepEvery time.Duration // how often it looks: sweepGroupsEvery (tests: shorter)
+	endedKeep  time.Duration // how long an ended group is kept: groupKeep (tests: shorter)
 }
 
 func newLeaseGroups(life context.Context, js jetstream.JetStream, log *slog.Logger) *leaseGroups {
-	return &leaseGroups{life: life, js: js, log: log, byKey: map[string]LeaseGroup{}}
+	return &leaseGroups{life: life, js: js, log: log, byKey: map[string]LeaseGroup{}, revs: map[string]uint64{},
+		sweepEvery: sweepGroupsEvery, endedKeep: groupKeep}
 }
 
 // bucket opens the bucket and its watch once; a failure is tried again at the next use.
@@ -78,7 +86,7 @@ func (lg *leaseGroups) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 }
 
 // openLeaseGroups opens the bucket, or creates it as replicated as the leases' bucket, with
-// per-key TTLs (each group lives until its last member's maximum).
+// per-key TTLs (each group lives until its last member's maximum, or a minute once all have ended).
 func openLeaseGroups(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
 	kv, err := js.KeyValue(ctx, LeaseGroupBucket)
 	if !errors.Is(err, jetstream.ErrBucketNotFound) {
@@ -121,7 +129,7 @@ func (lg *leaseGroups) apply(e jetstream.KeyValueEntry) {
 		lg.log.Warn("lease group entry ignored", "key", e.Key(), "err", err)
 		return
 	}
-	lg.remember(e.Key(), g)
+	lg.remember(e.Key(), g, e.Revision())
 }
 
 // forgetUnseen drops the groups a new watch did not deliver among the bucket's entries.
@@ -131,25 +139,29 @@ func (lg *leaseGroups) forgetUnseen(seen map[string]bool) {
 	for key := range lg.byKey {
 		if !seen[key] {
 			delete(lg.byKey, key)
+			delete(lg.revs, key)
 		}
 	}
 }
 
-func (lg *leaseGroups) remember(key string, g LeaseGroup) {
+func (lg *leaseGroups) remember(key string, g LeaseGroup, rev uint64) {
 	lg.mu.Lock()
-	lg.byKey[key] = g
+	if rev >= lg.revs[key] { // the watch may bring the creation after CreateLeaseGroup kept it
+		lg.byKey[key], lg.revs[key] = g, rev
+	}
 	lg.mu.Unlock()
 }
 
 func (lg *leaseGroups) forget(key string) {
 	lg.mu.Lock()
 	delete(lg.byKey, key)
+	delete(lg.revs, key)
 	lg.mu.Unlock()
 }
 
 // CreateLeaseGroup keeps a new group under its handle until its last member's maximum.
 func (c *Client) CreateLeaseGroup(ctx context.Context, handle string, g LeaseGroup) error {
-	kv, err := c.groups.bucket(ctx)
+	kv, err := c.groupBucket(ctx)
 	if err != nil {
 		return err
 	}
@@ -158,17 +170,18 @@ func (c *Client) CreateLeaseGroup(ctx context.Context, handle string, g LeaseGro
 		return fmt.Errorf("encode lease group: %w", err)
 	}
 	ttl := max(time.Until(g.LastMaxUntil())+groupKeep, time.Second)
-	if _, err := kv.Create(ctx, groupKey(handle), b, jetstream.KeyTTL(ttl)); err != nil {
+	rev, err := kv.Create(ctx, groupKey(handle), b, jetstream.KeyTTL(ttl))
+	if err != nil {
 		return fmt.Errorf("store lease group %s: %w", g.ID, err)
 	}
-	c.groups.remember(groupKey(handle), g)
+	c.groups.remember(groupKey(handle), g, rev)
 	return nil
 }
 
 // LeaseGroup finds the group of a handle: from the watch, else from the bucket (a group made
 // on another gateway a moment ago). ErrNotFound when there is none.
 func (c *Client) LeaseGroup(ctx context.Context, handle string) (LeaseGroup, error) {
-	kv, err := c.groups.bucket(ctx)
+	kv, err := c.groupBucket(ctx)
 	if err != nil {
 		return LeaseGroup{}, err
 	}
@@ -203,7 +216,7 @@ func decodeLeaseGroup(key string, data []byte) (LeaseGroup, error) {
 
 // DeleteLeaseGroup forgets a group (its members' leases are the nodes' business).
 func (c *Client) DeleteLeaseGroup(ctx context.Context, handle string) error {
-	kv, err := c.groups.bucket(ctx)
+	kv, err := c.groupBucket(ctx)
 	if err != nil {
 		return err
 	}
@@ -214,9 +227,9 @@ func (c *Client) DeleteLeaseGroup(ctx context.Context, handle string) error {
 	return nil
 }
 
-// LeaseGroups lists the groups whose members may still be held.
+// LeaseGroups lists the groups whose members may still be held: not those seen all ended.
 func (c *Client) LeaseGroups(ctx context.Context) ([]LeaseGroup, error) {
-	if _, err := c.groups.bucket(ctx); err != nil {
+	if _, err := c.groupBucket(ctx); err != nil {
 		return nil, err
 	}
 	now := time.Now()
@@ -224,7 +237,7 @@ func (c *Client) LeaseGroups(ctx context.Context) ([]LeaseGroup, error) {
 	defer c.groups.mu.RUnlock()
 	out := make([]LeaseGroup, 0, len(c.groups.byKey))
 	for _, g := range c.groups.byKey {
-		if now.Before(g.LastMaxUntil()) {
+		if g.Ended.IsZero() && now.Before(g.LastMaxUntil()) {
 			out = append(out, g)
 		}
 	}
