@@ -134,8 +134,13 @@ func dragSeconds(method string, opts map[string]any) (map[string]any, error) {
 	if !ok || f <= 0 || math.IsInf(f, 0) {
 		return nil, fmt.Errorf("options.duration: drag's option is a positive number of seconds (HttpRunner's), got %s", describe(v))
 	}
+	ms := math.Round(f * 1000)
+	if ms < tools.MinDragMS || ms > tools.MaxDragMS { // said in the seconds the caller wrote
+		return nil, fmt.Errorf("options.duration: drag's option is in seconds (HttpRunner's), from %s to %s; got %s",
+			tools.FormatNumber(tools.MinDragMS/1000.0), tools.FormatNumber(tools.MaxDragMS/1000.0), tools.FormatNumber(f))
+	}
 	opts = maps.Clone(opts)
-	opts["duration"] = math.Round(f * 1000)
+	opts["duration"] = ms
 	return opts, nil
 }
 

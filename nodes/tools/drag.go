@@ -26,15 +26,19 @@ type DragArgs struct {
 	Behaviour
 }
 
-// minDragMS is the shortest drag move taken: under it no finger moves, and a duration that
+// MinDragMS is the shortest drag move taken: under it no finger moves, and a duration that
 // short is almost surely seconds given for milliseconds (every other duration is seconds).
-const minDragMS = 10
+// MaxDragMS is duration's max (its arg tag), for callers that convert from seconds.
+const (
+	MinDragMS = 10
+	MaxDragMS = 60000
+)
 
-// Check refuses a move under minDragMS, with the milliseconds the caller likely meant.
+// Check refuses a move under MinDragMS, with the milliseconds the caller likely meant.
 func (a *DragArgs) Check() error {
-	if a.Duration > 0 && a.Duration < minDragMS {
+	if a.Duration > 0 && a.Duration < MinDragMS {
 		return fmt.Errorf("duration is in milliseconds (drag alone, as HttpRunner's seed has it); %s looks like seconds: give %s "+
-			"(a drag under %d ms is too fast to be one)", FormatNumber(a.Duration), FormatNumber(math.Round(a.Duration*1e6)/1e3), minDragMS)
+			"(a drag under %d ms is too fast to be one)", FormatNumber(a.Duration), FormatNumber(math.Round(a.Duration*1e6)/1e3), MinDragMS)
 	}
 	return nil
 }
