@@ -57,11 +57,11 @@ func TestFlagsBeforeASubcommandExit2(t *testing.T) {
 		want string
 	}{
 		{[]string{"tasks", "--gateway", secretURL, "export", "T"},
-			"--gateway, --check-config given before export: the flags of export go after it, as in corral tasks export TASK_ID"},
+			"--gateway, --check-config given before export: export takes no flag before it; its own flags go after it, as in corral tasks export TASK_ID"},
 		{[]string{"tasks", "--since", "-1s", "--json", "export", "T"}, "--since, --json, --check-config given before export"},
 		{[]string{"tasks", "--nats-url=nats://127.0.0.1:1", "export", "T"}, "--nats-url, --check-config given before export"},
 		{[]string{"arm", "--gateway", secretURL, "calibrate", "S"},
-			"--gateway given before calibrate: the flags of calibrate go after it, as in corral arm calibrate [flags] SERIAL"},
+			"--gateway given before calibrate: calibrate takes no flag before it; its own flags go after it, as in corral arm calibrate [flags] SERIAL"},
 		{[]string{"arm", "--timeout", "5s", "recover", "S"}, "--timeout given before recover"},
 	} {
 		args := append(c.args, "--check-config")

@@ -14,7 +14,7 @@ import (
 // as a usage error (exit 2); line is the subcommand's usage line. Values are not repeated: one
 // may be a secret (a URL's password).
 func flagsBeforeSubcommand(cmd, sub, line string, names []string) error {
-	return &usageError{err: fmt.Errorf("%s given before %s: the flags of %s go after it, as in %s ('corral %s %s -h' lists them)",
+	return &usageError{err: fmt.Errorf("%s given before %s: %s takes no flag before it; its own flags go after it, as in %s ('corral %s %s -h' lists them)",
 		strings.Join(names, ", "), sub, sub, line, cmd, sub)}
 }
 
