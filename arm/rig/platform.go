@@ -96,6 +96,13 @@ func twinLink(more ...grbl.Option) []grbl.Option {
 // controller over loopback TCP, calibrates against it (a few seconds at real speed) and joins
 // reg, until ctx ends or stop is called. The caller closes tw after stop.
 func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slog.Logger) (stop func(), err error) {
+	// The twin's phone takes the text as a helper app on it would; the twin is simulated,
+	// tagged as the --sim-ios iPhones are.
+	return serveTwin(ctx, reg, tw, log, Config{Model: "iPhone (twin)", Clipboard: tw.Phone, Tags: []string{device.SimulatedTag}})
+}
+
+// serveTwin is ServeTwin with the rig's cfg (its Serial is the twin phone's).
+func serveTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slog.Logger, cfg Config) (stop func(), err error) {
 	addr, err := tw.GRBL.ServeTCP("127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -111,9 +118,8 @@ func ServeTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 			log.Error("arm twin: cannot reach its controller", "err", err)
 			return
 		}
-		// The twin's phone takes the text as a helper app on it would; the twin is simulated,
-		// tagged as the --sim-ios iPhones are.
-		d, err := New(Config{Serial: serial, Model: "iPhone (twin)", Clipboard: tw.Phone, Tags: []string{device.SimulatedTag}}, c, twinCamera{tw.Camera}, nil, log)
+		cfg.Serial = serial
+		d, err := New(cfg, c, twinCamera{tw.Camera}, nil, log)
 		if err != nil {
 			_ = c.Close()
 			log.Error("arm twin", "err", err)
