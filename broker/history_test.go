@@ -15,13 +15,13 @@ import (
 )
 
 // openStores starts an embedded NATS and opens the stores on it.
-func openStores(t *testing.T) *Stores {
+func openStores(t testing.TB) *Stores {
 	t.Helper()
 	return openStoresWith(t, StoreOptions{})
 }
 
 // openStoresWith starts an embedded NATS and opens the stores o sizes on it.
-func openStoresWith(t *testing.T, o StoreOptions) *Stores {
+func openStoresWith(t testing.TB, o StoreOptions) *Stores {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)

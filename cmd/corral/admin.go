@@ -284,6 +284,7 @@ func runTasks(ctx context.Context, args []string) error {
 	tool := a.String("tool", "", "only this tool's tasks")
 	since := a.Duration("since", 0, "only tasks recorded within this long, e.g. 1h (0: any)")
 	limit := a.Int("limit", 20, "show at most this many, newest first")
+	scan := a.Int("scan", broker.DefaultMaxScan, "read at most this many task records, the newest, to find them (0: every one the stream keeps, back to --since)")
 	asJSON := a.Bool("json", false, "print the records as JSON lines")
 	check := func() error {
 		if a.NArg() != 0 {
@@ -293,7 +294,7 @@ func runTasks(ctx context.Context, args []string) error {
 			if err := unknownSubcommand("tasks", "subcommand", a.Arg(0), []string{"export"}); err != nil {
 				return err // corral tasks exprot ID
 			}
-			return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--json], " +
+			return fmt.Errorf("usage: corral tasks [--serial S] [--outcome O] [--tool T] [--since D] [--limit N] [--scan N] [--json], " +
 				"or corral tasks export TASK_ID [--gateway URL] [--out FILE]")
 		}
 		if err := knownValue("outcome", *outcome, broker.Outcomes, "use one of "+strings.Join(broker.Outcomes, ", ")); err != nil {
@@ -308,6 +309,9 @@ func runTasks(ctx context.Context, args []string) error {
 		if *since < 0 {
 			return badValue(fmt.Errorf("--since %s: give how far back to look as a positive duration, e.g. 1h (0 or none: any time)", *since))
 		}
+		if *scan < 0 {
+			return badValue(fmt.Errorf("--scan %d: give how many task records to read at most (0: all the stream keeps)", *scan))
+		}
 		return a.needsNATS("tasks (reading task history from the event stream)", "no gateway tool lists the task history",
 			"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record")
 	}
@@ -321,7 +325,10 @@ func runTasks(ctx context.Context, args []string) error {
 		return err
 	}
 	defer nc.Close()
-	q := broker.HistoryQuery{Serial: *serial, Outcome: *outcome, Tool: *tool, Limit: *limit}
+	q := broker.HistoryQuery{Serial: *serial, Outcome: *outcome, Tool: *tool, Limit: *limit, MaxScan: *scan}
+	if *scan == 0 {
+		q.MaxScan = -1 // all
+	}
 	if *since > 0 {
 		q.Since = time.Now().Add(-*since)
 	}
@@ -352,9 +359,19 @@ func runTasks(ctx context.Context, args []string) error {
 		}
 	}
 	if len(h.Tasks) < *limit && !h.Complete {
-		fmt.Fprintf(os.Stderr, "(searched the newest %d task records; older ones were not read)\n", h.Scanned)
+		fmt.Fprintln(os.Stderr, scanNote(h.Scanned, h.Oldest))
 	}
 	return nil
+}
+
+// scanNote says where corral tasks stopped reading and how to read further back.
+func scanNote(scanned int, oldest time.Time) string {
+	back := ""
+	if !oldest.IsZero() {
+		back = fmt.Sprintf(", back to %s (%s ago)", oldest.Local().Format(time.DateTime), time.Since(oldest).Round(time.Second))
+	}
+	return fmt.Sprintf("(searched the newest %d task records%s; older ones were not read: --scan %d reads ten times as many, "+
+		"--scan 0 all the stream keeps (--since D stops at D ago); a long search may need a longer --timeout)", scanned, back, 10*max(scanned, 1))
 }
 
 // oneLine shortens s to one line of at most n runes.
