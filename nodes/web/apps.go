@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/corral-farm/corral/internal/redact"
 )
 
@@ -20,7 +18,7 @@ func (d *Driver) LaunchApp(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return err
 	}
-	return d.do(ctx, "open "+shownURL(u), chromedp.Navigate(u.String()))
+	return d.navigate(ctx, "open "+shownURL(u), u.String())
 }
 
 // ListPackages lists the open tabs' URLs, oldest first, passwords redacted.

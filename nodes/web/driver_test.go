@@ -311,18 +311,47 @@ func TestBrowserDeviceTabsAndHistory(t *testing.T) {
 	if got := front(); got != r.srv.URL+"/" {
 		t.Errorf("after BACK, %s is in front", got)
 	}
-	// The last tab closed: the next action opens one at home.
+	// The last tab closed: reads and taps refuse, and open nothing, until app_launch or HOME.
 	if err := d.CloseTab(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := front(); got != "" {
 		t.Errorf("no tab left, yet %q is in front", got)
 	}
-	if _, err := d.Screenshot(ctx); err != nil {
-		t.Fatalf("a screenshot with no tab open: %v", err)
+	noTab := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrNoTabOpen) || !errors.Is(err, device.ErrBadInput) || !strings.Contains(err.Error(), "app_launch") {
+			t.Errorf("%s with no tab open: %v, want %q (bad input) saying to app_launch", what, err, ErrNoTabOpen)
+		}
+	}
+	_, err := d.Screenshot(ctx)
+	noTab("a screenshot", err)
+	_, err = d.Source(ctx)
+	noTab("the source", err)
+	noTab("a tap", d.Tap(ctx, device.Point{X: 10, Y: 10}, 0))
+	noTab("a swipe", d.Swipe(ctx, device.Point{X: 10, Y: 500}, device.Point{X: 10, Y: 100}, 100*time.Millisecond, 0))
+	noTab("a tap by selector", d.TapSelector(ctx, "#tab"))
+	noTab("ENTER", d.PressKey(ctx, "ENTER"))
+	if pkgs, err := d.ListPackages(ctx); err != nil || len(pkgs) != 0 {
+		t.Errorf("after the reads, the open tabs are %q (%v), want none: a read opened one", pkgs, err)
+	}
+	if err := d.PressKey(ctx, "HOME"); err != nil {
+		t.Fatalf("HOME with no tab open: %v", err)
 	}
 	if got := front(); got != "about:blank" {
-		t.Errorf("the new tab shows %q, want home (about:blank)", got)
+		t.Errorf("HOME opened %q, want home (about:blank)", got)
+	}
+	if err := d.CloseTab(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.LaunchApp(ctx, r.srv.URL+"/page2"); err != nil {
+		t.Fatalf("app_launch with no tab open: %v", err)
+	}
+	if got := front(); got != r.srv.URL+"/page2" {
+		t.Errorf("app_launch opened %q", got)
+	}
+	if _, err := d.Screenshot(ctx); err != nil {
+		t.Errorf("a screenshot of the launched page: %v", err)
 	}
 }
 

@@ -164,7 +164,12 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold tim
 				return err
 			}
 		}
-		return up(x1, y1)
+		if err := up(x1, y1); err != nil {
+			return err
+		}
+		// the page flings on after the lift: answer once it is still (still.go)
+		_, err = untilStill(swipeStill)(ctx, t)
+		return err
 	}))
 }
 
@@ -217,7 +222,7 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 	case "BACK":
 		return d.back(ctx)
 	case "HOME":
-		return d.do(ctx, "home", chromedp.Navigate(d.home))
+		return d.navigate(ctx, "home", d.home)
 	}
 	k, ok := keys[name]
 	if !ok {

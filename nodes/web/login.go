@@ -33,7 +33,7 @@ func (d *Driver) LoginNoUI(ctx context.Context, endpoint string, fields map[stri
 		return device.LoginResult{}, err
 	}
 	if f, err := url.Parse(front); err != nil || f.Scheme+"://"+f.Host != origin {
-		if err := d.do(ctx, "log in", chromedp.Navigate(origin+"/")); err != nil {
+		if err := d.navigate(ctx, "log in", origin+"/"); err != nil {
 			return device.LoginResult{}, err
 		}
 	}

@@ -42,6 +42,9 @@ func (d *Driver) ScreenshotJPEG(ctx context.Context) ([]byte, device.Size, error
 	defer done()
 	var res page.CaptureScreenshotResult
 	err = whileNavigating(c, func() (err error) {
+		if err := chromedp.Do(c, untilStill(readStill)); err != nil { // one state for a peek's reads (still.go)
+			return err
+		}
 		res, err = chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg,
 			Quality: ptr(int64(shotQuality)), OptimizeForSpeed: ptr(true)})
 		return err

@@ -150,7 +150,8 @@ func rightClick(x, y float64) chromedp.Action[chromedp.Void] {
 }
 
 // CloseTab closes the tab at index among the open tabs, oldest first; the newest remaining
-// one is in front after it (and with none left, the next action opens one at home).
+// one is in front after it. With none left, calls that need a page refuse (ErrNoTabOpen)
+// until app_launch (or HOME) opens one.
 func (d *Driver) CloseTab(ctx context.Context, index int) error {
 	pages, err := d.pages(ctx)
 	if err != nil {

@@ -66,6 +66,9 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 	defer done()
 	var snap domSnapshot
 	err = whileNavigating(c, func() (err error) {
+		if err := chromedp.Do(c, untilStill(readStill)); err != nil { // one state for a peek's reads (still.go)
+			return err
+		}
 		snap, err = chromedp.Run(c, chromedp.Evaluate[domSnapshot](sourceJS))
 		return err
 	})

@@ -85,8 +85,19 @@ func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
 }
 
 // tab returns the context of the tab in front (the newest), attaching to it first if needed;
-// with no tab open it opens one at home. The browser is in use until done is called.
+// with no tab open (the last one closed) it refuses with ErrNoTabOpen: a look or a tap at
+// nothing must not quietly open a page. The browser is in use until done is called.
 func (d *Driver) tab(ctx context.Context) (c context.Context, done context.CancelFunc, err error) {
+	return d.tabOr(ctx, false)
+}
+
+// openTab is tab, opening one at home when none is open: for what opens a page (app_launch,
+// HOME), as a phone launches an app with nothing in front.
+func (d *Driver) openTab(ctx context.Context) (c context.Context, done context.CancelFunc, err error) {
+	return d.tabOr(ctx, true)
+}
+
+func (d *Driver) tabOr(ctx context.Context, open bool) (c context.Context, done context.CancelFunc, err error) {
 	release, err := d.use(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -96,7 +107,7 @@ func (d *Driver) tab(ctx context.Context) (c context.Context, done context.Cance
 			release()
 		}
 	}()
-	tctx, err := d.frontTab(ctx)
+	tctx, err := d.frontTab(ctx, open)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,11 +115,21 @@ func (d *Driver) tab(ctx context.Context) (c context.Context, done context.Cance
 	return c, func() { unbound(); release() }, nil
 }
 
-// frontTab is the context of the tab in front; see tab.
-func (d *Driver) frontTab(ctx context.Context) (context.Context, error) {
+// ErrNoTabOpen answers a call that needs a page while no tab is open (the last one closed).
+var ErrNoTabOpen = mistake("no tab is open")
+
+// noTabHint says how to open a tab again.
+const noTabHint = "app_launch a URL to open one (press_button HOME opens the home page)"
+
+// frontTab is the context of the tab in front; see tab. With none open, open opens one at
+// home; otherwise it refuses.
+func (d *Driver) frontTab(ctx context.Context, open bool) (context.Context, error) {
 	pages, err := d.pages(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if len(pages) == 0 && !open {
+		return nil, d.wrap("find the front tab", ErrNoTabOpen, noTabHint)
 	}
 	if len(pages) == 0 {
 		tctx, _ := chromedp.NewContext(d.browserCtx()) // closed with the browser
@@ -182,9 +203,19 @@ func (d *Driver) attach(ctx, tab context.Context, steps ...chromedp.Action[chrom
 }
 
 // do runs steps in the tab in front, again while the tab is between two pages; op names them
-// in errors.
+// in errors. With no tab open it refuses (tab).
 func (d *Driver) do(ctx context.Context, op string, steps ...chromedp.Action[chromedp.Void]) error {
-	c, done, err := d.tab(ctx)
+	return d.doIn(ctx, d.tab, op, steps...)
+}
+
+// navigate opens url in the tab in front, opening a tab first if none is open.
+func (d *Driver) navigate(ctx context.Context, op, url string) error {
+	return d.doIn(ctx, d.openTab, op, chromedp.Navigate(url))
+}
+
+func (d *Driver) doIn(ctx context.Context, tab func(context.Context) (context.Context, context.CancelFunc, error),
+	op string, steps ...chromedp.Action[chromedp.Void]) error {
+	c, done, err := tab(ctx)
 	if err != nil {
 		return err
 	}
