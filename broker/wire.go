@@ -494,6 +494,9 @@ type SessionDefault struct {
 	Platform string   `json:"platform,omitempty"`
 	Lease    string   `json:"lease,omitempty"`
 	Acquired []string `json:"acquired,omitempty"`
+	// Kept are the leases of earlier selections that select_device kept, a task of the caller
+	// running there when it switched: release_device finds them as it does Acquired.
+	Kept []string `json:"kept,omitempty"`
 	// Client is the MCP client's name the session initialized with: a gateway that takes the
 	// session up without its initialize (another one, or this one restarted) names the same
 	// holder with it.

@@ -330,7 +330,9 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 		res.ID = "" // refused before any node saw it: no record will ever have its id
 	}
 	if res.Code == broker.CodeStaleLease && task.Lease != "" {
-		res.Error += g.forgetEndedSelection(ctx, dev.Serial, task.Lease)
+		if words := g.forgetEndedSelection(ctx, dev.Serial, task.Lease, res.Error); words != "" {
+			res.Error = words
+		}
 	}
 	if res.Code == broker.CodeUnsupported || res.Code == broker.CodeUnconfigured { // the node knows what it lacks; the registry, who can
 		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Code, res.Error, res.OwnSetup)

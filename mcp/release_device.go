@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"slices"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -80,18 +81,19 @@ func toolReleaseDevice() toolDef {
 }
 
 // forgetSessionLease drops a released handle from the session's default, which keeps its
-// device, and from the leases acquire_device took in it; it returns what to add to the answer
+// device, from the leases acquire_device took in it and from earlier selections kept; it returns what to add to the answer
 // if that failed.
 func (g *Gateway) forgetSessionLease(ctx context.Context, lease string) string {
 	id := selectionKey(ctx) // without a session, the holder's selection (select_device_held.go)
 	err := g.farm.UpdateSessionDevice(ctx, id, func(sd *broker.SessionDefault) bool {
-		if sd.Lease != lease && !slices.Contains(sd.Acquired, lease) {
+		if sd.Lease != lease && !slices.Contains(sd.Acquired, lease) && !slices.Contains(sd.Kept, lease) {
 			return false
 		}
 		if sd.Lease == lease {
 			sd.Lease = ""
 		}
 		sd.Acquired = slices.DeleteFunc(sd.Acquired, func(h string) bool { return h == lease })
+		sd.Kept = slices.DeleteFunc(sd.Kept, func(h string) bool { return h == lease })
 		return true
 	})
 	if err != nil {
@@ -116,7 +118,7 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 	if lease == "" {
 		msg := "lease is required: the handle acquire_device or select_device returned (in a session, select_device makes its lease the default)"
 		if serial != "" {
-			msg = fmt.Sprintf("lease is required: this session holds no lease of %s (it was released, or taken elsewhere); pass the handle acquire_device or select_device returned", serial)
+			msg = g.noLeaseOf(ctx, serial)
 		}
 		return "", "", g.refuse(ctx, msg)
 	}
@@ -137,4 +139,47 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 	}
 	setOutcome(ctx, broker.OutcomeRefused)
 	return "", "", errorResult("release_device: " + msg)
+}
+
+// holdsWho names the caller in release_device's answers: its session, or without one the
+// holder (a connection of the revision without sessions has none to speak of).
+func holdsWho(ctx context.Context) string {
+	if sessionID(ctx) != "" {
+		return "this session holds"
+	}
+	return fmt.Sprintf("you (%s, a connection without protocol session) hold", holderFrom(ctx))
+}
+
+// noLeaseOf refuses release_device of serial without a lease when the caller holds none it
+// remembers there; it names the devices the caller does hold, and what release_device {}
+// would give back, so that the caller need not guess.
+func (g *Gateway) noLeaseOf(ctx context.Context, serial string) string {
+	why := "released, expired, or another holder's"
+	if sessionID(ctx) == "" {
+		why += "; without a session a lease acquire_device took is not remembered"
+	}
+	msg := fmt.Sprintf("lease is required: %s no lease of %s (%s)", holdsWho(ctx), serial, why)
+	holder := holderFrom(ctx)
+	var mine []string
+	if leases, err := g.farm.Leases(ctx); err == nil {
+		for _, l := range leases {
+			if l.Holder.Is(holder) && !slices.Contains(mine, l.Serial) {
+				mine = append(mine, l.Serial)
+			}
+		}
+	}
+	if len(mine) > 0 {
+		slices.Sort(mine)
+		msg += "; you hold leases of " + strings.Join(mine, ", ")
+		sd, _ := g.farm.SessionDevice(ctx, selectionKey(ctx))
+		switch known := g.sessionLeases(ctx, sd); len(known) {
+		case 0:
+			msg += " (release_device {} gives back none of them: pass their lease)"
+		case 1:
+			msg += " (release_device {} gives back " + known[0].String() + ")"
+		default:
+			msg += fmt.Sprintf(" (release_device {} refuses, naming the %d it knows: pass serial)", len(known))
+		}
+	}
+	return msg + "; pass the handle acquire_device or select_device returned"
 }

@@ -68,12 +68,13 @@ func toolSelectDevice(platforms []string) toolDef {
 			l := *ans.Lease
 			msg := fmt.Sprintf("Selected device %s (%s %s); lease %s, valid until %s unless renewed by a call (at most until %s).",
 				dev.Serial, dev.Platform, dev.Model, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))
+			chosen := msg
 			switch {
 			case session == "":
 				msg += g.rememberHeldSelection(ctx, dev, l.Handle)
 			default:
 				err := g.farm.UpdateSessionDevice(ctx, session, func(d *broker.SessionDefault) bool {
-					*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle, Acquired: d.Acquired, Client: d.Client}
+					*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: l.Handle, Acquired: d.Acquired, Kept: d.Kept, Client: d.Client}
 					return true
 				})
 				if err != nil {
@@ -81,6 +82,9 @@ func toolSelectDevice(platforms []string) toolDef {
 				} else {
 					msg += " Later calls in this session without serial use it."
 				}
+			}
+			if words, cli := cliSelectionWords(ctx, dev.Serial, l.Handle); cli {
+				msg = chosen + words // what it remembered serves no later corral call
 			}
 			msg += g.releasePrevious(ctx, prev, dev.Serial)
 			return structuredResult(ctx, SelectDeviceResult{Message: msg, Lease: leaseInfo(l)}), nil

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -59,7 +60,8 @@ func (g *Gateway) heldSelectionLease(ctx context.Context, serial string) string 
 // select_device's answer.
 func (g *Gateway) rememberHeldSelection(ctx context.Context, dev broker.DeviceEntry, handle string) string {
 	err := g.updateSessionBriefly(ctx, selectionKey(ctx), func(d *broker.SessionDefault) bool {
-		*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: handle}
+		// Kept: earlier selections' leases kept under a running task (keepPrevious).
+		*d = broker.SessionDefault{Serial: dev.Serial, Platform: dev.Platform, Lease: handle, Kept: d.Kept}
 		return true
 	})
 	if err != nil {
@@ -71,9 +73,11 @@ func (g *Gateway) rememberHeldSelection(ctx context.Context, dev broker.DeviceEn
 }
 
 // forgetEndedSelection drops a sessionless caller's selection whose lease a node refused as
-// stale (expired, released, revoked), so that its next calls run without it, and returns what
-// to add to the refusal; "" when handle was not that selection's lease.
-func (g *Gateway) forgetEndedSelection(ctx context.Context, serial, handle string) string {
+// stale (expired, released, revoked), so that its next calls run without it, and returns the
+// refusal to give instead of the node's; "" when handle was not that selection's lease. The
+// node's words speak of "the lease you passed" and say to call acquire_device again, but the
+// caller passed none: the selection's lease went with its call.
+func (g *Gateway) forgetEndedSelection(ctx context.Context, serial, handle, node string) string {
 	if handle == "" || sessionID(ctx) != "" {
 		return ""
 	}
@@ -82,14 +86,28 @@ func (g *Gateway) forgetEndedSelection(ctx context.Context, serial, handle strin
 		if d.Serial != serial || subtle.ConstantTimeCompare([]byte(d.Lease), []byte(handle)) != 1 {
 			return false
 		}
-		*d, forgot = broker.SessionDefault{}, true
+		*d, forgot = broker.SessionDefault{Kept: d.Kept}, true
 		return true
 	})
 	if !forgot {
 		return ""
 	}
-	return fmt.Sprintf(". That was the lease select_device took for %s, which calls naming it without a lease run under: "+
-		"the selection is forgotten. Call select_device again to hold the device, or call again to run without a lease", serial)
+	return selectionStaleText(serial, node)
+}
+
+// selectionStaleText words a node's stale_lease refusal (actors/stale.go) for a lease the
+// caller's selection gave: what became of it and who has the device now, as the node said,
+// then one instruction. Words it does not know it keeps whole.
+func selectionStaleText(serial, node string) string {
+	what := strings.TrimSuffix(node, ". Call acquire_device again")
+	what = strings.TrimSuffix(what, ". Check the serial and lease you pass (list_leases shows yours), or call acquire_device")
+	if rest, ok := strings.CutPrefix(what, "the lease you passed for "+serial+" "); ok {
+		what = "the lease select_device took for " + serial + " " + rest
+	} else if rest, ok := strings.CutPrefix(what, "the lease you passed is unknown"); ok {
+		what = "the lease select_device took for " + serial + " is unknown" + rest
+	}
+	return what + ". The selection is forgotten: call select_device again to hold " + serial +
+		" (a call naming it without a lease now runs without one)"
 }
 
 // sameLease says whether the node's view l of a device's lease is the lease of handle.

@@ -79,7 +79,7 @@ func TestSelectDeviceWithoutSessionRunsCallsNamingIt(t *testing.T) {
 	res = farmtest.Call(t, c, "tap_xy", tap)
 	require.True(t, res.IsError, "ran under a revoked lease: %s", farmtest.Text(res))
 	assert.Contains(t, farmtest.Text(res), "(stale_lease)")
-	assert.Contains(t, farmtest.Text(res), "the selection is forgotten")
+	assert.Contains(t, farmtest.Text(res), "The selection is forgotten")
 	farmtest.MustCall(t, c, "tap_xy", tap)
 	assert.Nil(t, leaseOf(t, f, selected), "a call without the selection left a lease")
 }
@@ -119,8 +119,11 @@ func TestSelectDeviceSwitchReleasesThePreviousSelection(t *testing.T) {
 			ended := (<-slept).Get(t)
 			assert.True(t, ended.IsError, "the aborted sleep: %s", farmtest.Text(ended))
 
-			// release_device {} gives back the selection, a, with or without a session.
+			// release_device {} gives back the selection, a, with or without a session, once the
+			// kept b (by serial) and the acquired lease are given back.
 			farmtest.MustCall(t, c, "release_device", map[string]any{"lease": acq.Lease.Handle})
+			farmtest.MustCall(t, c, "release_device", map[string]any{"serial": b})
+			assert.Nil(t, leaseOf(t, f, b), "release_device by serial left the kept %s held", b)
 			farmtest.MustCall(t, c, "release_device", map[string]any{})
 			assert.Nil(t, leaseOf(t, f, a), "release_device {} left the selection %s held", a)
 		})

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -21,8 +22,13 @@ func (g *Gateway) releasePrevious(ctx context.Context, prev broker.SessionDefaul
 	if running, ended := g.previousRunning(ctx, prev); ended {
 		return "" // expired, released or revoked already: nothing to give back
 	} else if running != nil {
+		if err := g.keepPrevious(ctx, prev.Lease); err != nil {
+			return fmt.Sprintf(" The previous selection %s keeps its lease while your %s runs there (task %s), and it could not be "+
+				"remembered for you (%v): release_device it with serial %s and the lease select_device gave once that ends, or it expires when idle.",
+				prev.Serial, running.Tool, running.ID, err, prev.Serial)
+		}
 		return fmt.Sprintf(" The previous selection %s keeps its lease while your %s runs there (task %s): "+
-			"release_device it (serial %s and its lease) once that ends, or it expires when idle.",
+			"release_device {\"serial\":%q} gives it back once that ends, or it expires when idle.",
 			prev.Serial, running.Tool, running.ID, prev.Serial)
 	}
 	ans, err := g.farm.Release(ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: prev.Serial, Handle: prev.Lease,
@@ -35,6 +41,20 @@ func (g *Gateway) releasePrevious(ctx context.Context, prev broker.SessionDefaul
 		return "" // it had ended meanwhile
 	}
 	return fmt.Sprintf(" Released the previous selection %s.", prev.Serial)
+}
+
+// keepPrevious records the lease of the previous selection, kept under a running task, with the
+// caller's selection: switching dropped it from the selection, so
+// release_device {"serial":...} found no lease of it and the device stayed held until it
+// idled out.
+func (g *Gateway) keepPrevious(ctx context.Context, lease string) error {
+	return g.updateSessionBriefly(ctx, selectionKey(ctx), func(sd *broker.SessionDefault) bool {
+		sd.Kept = append(slices.DeleteFunc(sd.Kept, func(h string) bool { return h == lease }), lease)
+		if n := len(sd.Kept); n > maxSessionLeases {
+			sd.Kept = slices.Clone(sd.Kept[n-maxSessionLeases:])
+		}
+		return true
+	})
 }
 
 // previousRunning asks the previous selection's node what runs there: the registry shows a

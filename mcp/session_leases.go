@@ -92,6 +92,11 @@ func (g *Gateway) sessionLeases(ctx context.Context, sd broker.SessionDefault) [
 			out = append(out, sessionLease{handle: sd.Lease, serial: sd.Serial, by: "select_device"})
 		}
 	}
+	for _, h := range slices.Backward(sd.Kept) { // earlier selections kept under a task (select_device_switch.go)
+		if serial, ok := alive(h); ok && h != sd.Lease {
+			out = append(out, sessionLease{handle: h, serial: serial, by: "an earlier select_device"})
+		}
+	}
 	store, hasGroups := g.groupStore()
 	for _, h := range slices.Backward(sd.Acquired) {
 		if h == sd.Lease {
@@ -117,11 +122,8 @@ func (g *Gateway) sessionLeases(ctx context.Context, sd broker.SessionDefault) [
 // session holds (of serial, if given). It answers lease "" when the session holds none, and
 // refuses when it holds several, naming them (never their handles).
 func (g *Gateway) sessionRelease(ctx context.Context, serial string) (lease string, errRes *mcpgo.CallToolResult) {
-	id := sessionID(ctx)
-	if id == "" {
-		return "", nil
-	}
-	sd, ok := g.farm.SessionDevice(ctx, id)
+	// Without a session, the holder's: its selection and a previous one kept under a task.
+	sd, ok := g.farm.SessionDevice(ctx, selectionKey(ctx))
 	if !ok {
 		return "", nil
 	}
@@ -145,6 +147,6 @@ func (g *Gateway) sessionRelease(ctx context.Context, serial string) (lease stri
 	if serial != "" { // several of this serial (its own lease and a group's): only a handle tells them apart
 		of, pick = " of "+serial, "pass lease (the handle acquire_device or select_device gave) to say which"
 	}
-	return "", g.refuse(ctx, fmt.Sprintf("release_device: this session holds %d leases%s: %s; %s",
-		len(mine), of, strings.Join(names, "; "), pick))
+	return "", g.refuse(ctx, fmt.Sprintf("release_device: %s %d leases%s: %s; %s",
+		holdsWho(ctx), len(mine), of, strings.Join(names, "; "), pick))
 }
