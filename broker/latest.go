@@ -126,7 +126,7 @@ func (l *latestTasks) write(ctx context.Context) {
 	for key, id := range batch {
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if _, err := l.kv.Put(wctx, key, []byte(id)); err != nil {
-			l.log.Warn("latest task not stored in NATS; other gateways will miss it", "task", id, "err", err)
+			l.log.Warn("latest task not stored in NATS; other gateways will miss it", "task", id, "err", sessionWriteErr("writing "+key, err))
 		}
 		cancel()
 	}

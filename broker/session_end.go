@@ -31,6 +31,9 @@ func (c *Client) EndSession(ctx context.Context, session string) error {
 	}
 	b, _ := json.Marshal(sessionEnd{At: time.Now().UTC()})
 	if _, err := c.stores.Sessions.Put(ctx, endedPrefix+session, b); err != nil {
+		if SessionsFull(err) { // sending it again would not help
+			return sessionWriteErr("marking the session ended in NATS", err)
+		}
 		return fmt.Errorf("marking the session ended in NATS: %w; send DELETE again", err)
 	}
 	return nil

@@ -47,7 +47,7 @@ func (c *Client) UpdateSessionDevice(ctx context.Context, session string, change
 		case err == nil:
 			return nil
 		case !errors.Is(err, jetstream.ErrKeyExists) && !isWrongLastSequence(err):
-			return fmt.Errorf("writing session %s: %w", session, err)
+			return sessionWriteErr("writing session "+session, err)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		}

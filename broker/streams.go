@@ -46,6 +46,10 @@ type StoreOptions struct {
 	// older ones expire, and when it is full the oldest are dropped for the new.
 	ScreenshotsMaxAge   time.Duration
 	ScreenshotsMaxBytes int64
+	// SessionsMaxBytes bounds the sessions' bucket (SessionBucket), whose entries expire 24 h
+	// after their last write: when it is full, NATS refuses new session writes (a KV bucket
+	// refuses new values, it never drops old ones) and they fail saying so (SessionsFull).
+	SessionsMaxBytes int64
 	// CreateOnly creates the stores that are missing and leaves those that exist as they are:
 	// what a node and the CLI do, whose NATS users may create Corral's stores but not change
 	// them (a node that could would be able to shorten the event stream's history).
@@ -69,6 +73,11 @@ const (
 	DefaultScreenshotsMaxBytes int64 = 1 << 30
 )
 
+// DefaultSessionsMaxBytes bounds the sessions' bucket when no size is set: some 390 bytes a
+// session (its selection, leases and latest task), so about 340,000 sessions a day, four a
+// second all day long.
+const DefaultSessionsMaxBytes int64 = 128 << 20
+
 // publishAckTimeout bounds the wait for an asynchronous publish's acknowledgement: during a
 // NATS server's loss an ack may never come, and the writer must learn that and retry.
 const publishAckTimeout = 5 * time.Second
@@ -90,6 +99,9 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	}
 	if o.ScreenshotsMaxBytes <= 0 {
 		o.ScreenshotsMaxBytes = DefaultScreenshotsMaxBytes
+	}
+	if o.SessionsMaxBytes <= 0 {
+		o.SessionsMaxBytes = DefaultSessionsMaxBytes
 	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
 	if err != nil {
@@ -122,12 +134,12 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			return nil, fmt.Errorf("stores: site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
 		}
 	}
-	kv := func(name, desc string, ttl time.Duration) (jetstream.KeyValue, error) {
+	kv := func(name, desc string, ttl time.Duration, maxBytes int64) (jetstream.KeyValue, error) {
 		r, err := replicas(ctx, js, "KV_"+name, o.Replicas)
 		if err != nil {
 			return nil, storeErr("key-value bucket "+name, err)
 		}
-		cfg := jetstream.KeyValueConfig{Bucket: name, Description: desc, History: 1, TTL: ttl, Replicas: r, Storage: jetstream.FileStorage}
+		cfg := jetstream.KeyValueConfig{Bucket: name, Description: desc, History: 1, TTL: ttl, MaxBytes: maxBytes, Replicas: r, Storage: jetstream.FileStorage}
 		if sourced(kvStream(name)) && !o.CreateOnly {
 			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites); err != nil {
 				return nil, storeErr("key-value bucket "+name, err)
@@ -146,19 +158,19 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		}
 		return b, nil
 	}
-	if s.Registry, err = kv(RegistryBucket, "Corral device registry, one entry per serial", 0); err != nil {
+	if s.Registry, err = kv(RegistryBucket, "Corral device registry, one entry per serial", 0, 0); err != nil {
 		return nil, err
 	}
-	if s.Leases, err = kv(LeaseBucket, "Corral leases mirrored by their owner node, one entry per serial", 0); err != nil {
+	if s.Leases, err = kv(LeaseBucket, "Corral leases mirrored by their owner node, one entry per serial", 0, 0); err != nil {
 		return nil, err
 	}
-	if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device, and each session's latest task (latest_*)", 24*time.Hour); err != nil {
+	if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device, and each session's latest task (latest_*)", 24*time.Hour, o.SessionsMaxBytes); err != nil {
 		return nil, err
 	}
-	if s.Nodes, err = kv(NodeBucket, "Corral node id claims: one key per running node id, kept alive by its node", claimTTL); err != nil {
+	if s.Nodes, err = kv(NodeBucket, "Corral node id claims: one key per running node id, kept alive by its node", claimTTL, 0); err != nil {
 		return nil, err
 	}
-	if s.Calibrations, err = kv(CalibrationBucket, "Corral rig calibrations (arm: camera to screen to gantry), one entry per device", 0); err != nil {
+	if s.Calibrations, err = kv(CalibrationBucket, "Corral rig calibrations (arm: camera to screen to gantry), one entry per device", 0, 0); err != nil {
 		return nil, err
 	}
 	stream := func(cfg jetstream.StreamConfig) (jetstream.Stream, error) {
@@ -224,9 +236,9 @@ func StorageShort(err error) bool {
 // to need less.
 func storageHint(o StoreOptions) string {
 	return fmt.Sprintf("the NATS server's JetStream storage is short: Corral's streams reserve their caps in it, %s for %s "+
-		"(--events-max-bytes) and %s for the screenshots (--screenshots-max-bytes), times their replicas; "+
-		"lower those flags, or give JetStream more room (free space on its store's disk, or a larger max_file_store)",
-		FormatSize(o.EventsMaxBytes), EventStream, FormatSize(o.ScreenshotsMaxBytes))
+		"(--events-max-bytes) and %s for the screenshots (--screenshots-max-bytes), and %s for the sessions (--sessions-max-bytes), "+
+		"times their replicas; lower those flags, or give JetStream more room (free space on its store's disk, or a larger max_file_store)",
+		FormatSize(o.EventsMaxBytes), EventStream, FormatSize(o.ScreenshotsMaxBytes), FormatSize(o.SessionsMaxBytes))
 }
 
 // FormatSize writes a byte count as the size flags take it (1GiB, 200MiB, 512KiB, bytes), or

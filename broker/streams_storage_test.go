@@ -39,9 +39,10 @@ func TestShortStorageSaysWhatTheStreamsReserve(t *testing.T) {
 	assert.Contains(t, msg, "JetStream storage is short")
 	assert.Contains(t, msg, "1GiB for CORRAL_EVENTS (--events-max-bytes)")
 	assert.Contains(t, msg, "1GiB for the screenshots (--screenshots-max-bytes)")
+	assert.Contains(t, msg, "128MiB for the sessions (--sessions-max-bytes)")
 	assert.NotContains(t, msg, "is JetStream enabled")
 
-	_, err = EnsureStores(t.Context(), nc, StoreOptions{EventsMaxBytes: 4 << 20, ScreenshotsMaxBytes: 4 << 20})
+	_, err = EnsureStores(t.Context(), nc, StoreOptions{EventsMaxBytes: 4 << 20, ScreenshotsMaxBytes: 4 << 20, SessionsMaxBytes: 1 << 20})
 	require.NoError(t, err, "caps that fit the storage")
 }
 
@@ -49,7 +50,7 @@ func TestShortStorageSaysWhatTheStreamsReserve(t *testing.T) {
 // storage too: callers must not blame the NATS user's permissions for it.
 func TestFullStorageIsStorageShort(t *testing.T) {
 	nc := smallJetStream(t, 12<<20)
-	s, err := EnsureStores(t.Context(), nc, StoreOptions{EventsMaxBytes: 4 << 20, ScreenshotsMaxBytes: 4 << 20})
+	s, err := EnsureStores(t.Context(), nc, StoreOptions{EventsMaxBytes: 4 << 20, ScreenshotsMaxBytes: 4 << 20, SessionsMaxBytes: 1 << 20})
 	require.NoError(t, err)
 	value := bytes.Repeat([]byte("x"), 1<<20)
 	for i := range 16 {

@@ -38,11 +38,13 @@ type gatewayFlags struct {
 // storeSizes are the flags that size the farm's stores: corral gateway and corral up size
 // them, corral node those it creates because no gateway has yet.
 type storeSizes struct {
-	shotsMaxBytes  *string
-	eventsMaxBytes *string
+	shotsMaxBytes    *string
+	eventsMaxBytes   *string
+	sessionsMaxBytes *string
 }
 
-// storeSizes defines --screenshots-max-bytes and --events-max-bytes; note ends their help.
+// storeSizes defines --screenshots-max-bytes, --events-max-bytes and --sessions-max-bytes;
+// note ends their help.
 func (f *flags) storeSizes(note string) storeSizes {
 	return storeSizes{
 		shotsMaxBytes: f.String("screenshots-max-bytes", broker.FormatSize(broker.DefaultScreenshotsMaxBytes), "size of the farm's "+
@@ -51,20 +53,29 @@ func (f *flags) storeSizes(note string) storeSizes {
 		eventsMaxBytes: f.String("events-max-bytes", broker.FormatSize(broker.DefaultEventsMaxBytes), "size of the farm's event stream "+
 			"("+broker.EventStream+": device, lease and node events, task records), e.g. 1GiB or 100MiB; when full, the oldest "+
 			"events are dropped; JetStream reserves it on the NATS server's disk"+note),
+		sessionsMaxBytes: f.String("sessions-max-bytes", broker.FormatSize(broker.DefaultSessionsMaxBytes), "size of the farm's "+
+			"MCP session bucket ("+broker.SessionBucket+": each session's device, leases and latest task, kept 24 h), e.g. 128MiB; "+
+			"when full, new sessions' writes are refused (select_device says so) until entries expire; JetStream reserves it "+
+			"on the NATS server's disk"+note),
 	}
 }
 
-// parse returns the sizes in bytes, or a refusal (badValue) naming the bad flag.
-func (s storeSizes) parse() (events, shots int64, err error) {
-	shots, err = parseSize(*s.shotsMaxBytes)
+// parse returns the stores' sizes in bytes (the rest of the options unset), or a refusal
+// (badValue) naming the bad flag.
+func (s storeSizes) parse() (broker.StoreOptions, error) {
+	shots, err := parseSize(*s.shotsMaxBytes)
 	if err != nil || shots < 1<<20 {
-		return 0, 0, badValue(fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *s.shotsMaxBytes))
+		return broker.StoreOptions{}, badValue(fmt.Errorf("--screenshots-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 200MiB", *s.shotsMaxBytes))
 	}
-	events, err = parseSize(*s.eventsMaxBytes)
+	events, err := parseSize(*s.eventsMaxBytes)
 	if err != nil || events < 1<<20 {
-		return 0, 0, badValue(fmt.Errorf("--events-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 100MiB", *s.eventsMaxBytes))
+		return broker.StoreOptions{}, badValue(fmt.Errorf("--events-max-bytes %q: give a size of at least 1MiB, e.g. 1GiB or 100MiB", *s.eventsMaxBytes))
 	}
-	return events, shots, nil
+	sessions, err := parseSize(*s.sessionsMaxBytes)
+	if err != nil || sessions < 1<<20 {
+		return broker.StoreOptions{}, badValue(fmt.Errorf("--sessions-max-bytes %q: give a size of at least 1MiB, e.g. 128MiB or 1GiB", *s.sessionsMaxBytes))
+	}
+	return broker.StoreOptions{EventsMaxBytes: events, ScreenshotsMaxBytes: shots, SessionsMaxBytes: sessions}, nil
 }
 
 func (f *flags) gatewayFlags() gatewayFlags {
@@ -107,7 +118,7 @@ func (g gatewayFlags) siteList() []string { return splitList(*g.sites) }
 
 // stores returns the retention of the stores the gateway keeps.
 func (g gatewayFlags) stores() (broker.StoreOptions, error) {
-	events, size, err := g.sizes.parse()
+	o, err := g.sizes.parse()
 	if err != nil {
 		return broker.StoreOptions{}, err
 	}
@@ -119,7 +130,8 @@ func (g gatewayFlags) stores() (broker.StoreOptions, error) {
 			return broker.StoreOptions{}, badValue(fmt.Errorf("--sites %q: site %q: use letters, digits, '-' and '_' (each is a site's JetStream domain)", *g.sites, site))
 		}
 	}
-	return broker.StoreOptions{EventsMaxBytes: events, ScreenshotsMaxAge: *g.shotsMaxAge, ScreenshotsMaxBytes: size, Sites: g.siteList()}, nil
+	o.ScreenshotsMaxAge, o.Sites = *g.shotsMaxAge, g.siteList()
+	return o, nil
 }
 
 // options returns the gateway options these flags choose, or an error naming the bad flag: a

@@ -129,19 +129,21 @@ func TestGatewayFlagsLimits(t *testing.T) {
 	}
 }
 
-// The screenshots' and the events' retention reach the stores the gateway keeps; a size or an
-// age too small to keep one task's screenshots is refused with what to give.
+// The screenshots', the events' and the sessions' retention reach the stores the gateway keeps;
+// a size or an age too small to keep one task's screenshots is refused with what to give.
 func TestGatewayFlagsScreenshotRetention(t *testing.T) {
 	t.Setenv("CORRAL_SCREENSHOTS_MAX_BYTES", "200MiB")
 	t.Setenv("CORRAL_EVENTS_MAX_BYTES", "100MiB")
+	t.Setenv("CORRAL_SESSIONS_MAX_BYTES", "64MiB")
 	f := newFlags("gateway")
 	gf := f.gatewayFlags()
 	require.NoError(t, f.parse([]string{"--screenshots-max-age", "48h"}))
 	got, err := gf.stores()
 	require.NoError(t, err)
-	assert.Equal(t, broker.StoreOptions{EventsMaxBytes: 100 << 20, ScreenshotsMaxAge: 48 * time.Hour, ScreenshotsMaxBytes: 200 << 20}, got)
+	assert.Equal(t, broker.StoreOptions{EventsMaxBytes: 100 << 20, ScreenshotsMaxAge: 48 * time.Hour, ScreenshotsMaxBytes: 200 << 20,
+		SessionsMaxBytes: 64 << 20}, got)
 	for _, bad := range [][]string{{"--screenshots-max-bytes", "10KiB"}, {"--screenshots-max-age", "1s"}, {"--screenshots-max-bytes", "lots"},
-		{"--events-max-bytes", "512KiB"}, {"--events-max-bytes", "lots"}} {
+		{"--events-max-bytes", "512KiB"}, {"--events-max-bytes", "lots"}, {"--sessions-max-bytes", "512KiB"}, {"--sessions-max-bytes", "lots"}} {
 		f := newFlags("gateway")
 		gf := f.gatewayFlags()
 		require.NoError(t, f.parse(bad))

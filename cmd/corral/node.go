@@ -27,7 +27,7 @@ func runNode(ctx context.Context, args []string) error {
 		"operators (-1: any free port)")
 	log, stop, err := f.start(args, func() error {
 		var sizesErr error
-		ns.sizes.EventsMaxBytes, ns.sizes.ScreenshotsMaxBytes, sizesErr = sizes.parse()
+		ns.sizes, sizesErr = sizes.parse()
 		errs := []error{ns.check(), checkLeaseFlags(f, ns), checkEdge(site, hubSettings{}), sizesErr, checkReplicas(*replicas)}
 		if *metricsAddr != "" {
 			errs = append(errs, checkListen("--metrics", *metricsAddr, "127.0.0.1:8421"))
