@@ -75,7 +75,7 @@ func (g *Gateway) findGroup(ctx context.Context, tool, handle string) (groupFarm
 	}
 	grp, err := store.LeaseGroup(ctx, handle)
 	if errors.Is(err, broker.ErrNotFound) {
-		return nil, grp, nil, g.refuse(ctx, tool+": no lease group has this handle: it was released, or a minute has passed since its last device's lease ended (list_leases shows the leases held; acquire_device takes new ones)")
+		return nil, grp, nil, g.refuse(ctx, tool+": no lease group has this handle ("+broker.CodeStaleLease+"): it was released, or a minute has passed since its last device's lease ended (list_leases shows the leases held; acquire_device takes new ones)")
 	}
 	if err != nil {
 		setOutcome(ctx, broker.OutcomeLost)
