@@ -49,46 +49,15 @@ func TestSwipeAnswersOnceThePageIsStill(t *testing.T) {
 		t.Fatal(err)
 	}
 	w, h := d.prof.pixels()
-	screen := image.Rect(0, 0, w, h)
 	from, to := device.Point{X: w / 2, Y: h * 3 / 4}, device.Point{X: w / 2, Y: h / 4} // swipe "up"
 	for i := range 3 {                                                                 // the third reaches the page's end
 		if err := d.Swipe(ctx, from, to, 300*time.Millisecond, 0); err != nil {
 			t.Fatal(err)
 		}
 		answered := inFront[visual](t, ctx, d, visualJS)
-		img, err := d.Screenshot(ctx) // at once, as peek does: the screenshot, then the source
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := d.Source(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		els, err := uitree.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checked := 0
-		for _, e := range els {
-			want, ok := tallColours[e.ResourceID]
-			box := e.Bounds
-			if !ok || !box.In(screen) {
-				continue
-			}
-			checked++
-			c := box.Min.Add(box.Max).Div(2)
-			ix, iy := box.Dx()/6, box.Dy()/6
-			for _, p := range []image.Point{c, box.Min.Add(image.Pt(ix, iy)), box.Max.Sub(image.Pt(ix, iy))} {
-				if got := color.RGBAModel.Convert(img.At(p.X, p.Y)); !near(got, want) {
-					t.Errorf("swipe %d: %s's box %v from the source: the screenshot at %v is %v, not its colour %v", i+1, e.ResourceID, box, p, got, want)
-				}
-			}
-		}
+		showsOneState(t, ctx, d, fmt.Sprintf("swipe %d", i+1))
 		if now := inFront[visual](t, ctx, d, visualJS); now != answered {
 			t.Errorf("swipe %d answered with the page at %+v; it went on to %+v", i+1, answered, now)
-		}
-		if checked == 0 {
-			t.Errorf("swipe %d: no box wholly on the screen to check:\n%s", i+1, src)
 		}
 		if i == 0 {
 			if top := inFront[visual](t, ctx, d, visualJS).PageTop; top <= 0 {
@@ -109,39 +78,48 @@ func TestReadsWaitForASmoothScroll(t *testing.T) {
 	if err := d.LaunchApp(ctx, srv.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
-	w, h := d.prof.pixels()
-	screen := image.Rect(0, 0, w, h)
 	for i, top := range []int{1500, 300} {
 		inFront[any](t, ctx, d, fmt.Sprintf(`scrollTo({top: %d, behavior: "smooth"})`, top))
-		img, err := d.Screenshot(ctx)
-		if err != nil {
-			t.Fatal(err)
+		showsOneState(t, ctx, d, fmt.Sprintf("scroll %d", i+1))
+	}
+}
+
+// showsOneState takes a screenshot and then the source at once, as peek does, and checks that
+// every box of the tall page wholly on the screen shows its own colour there: at its centre,
+// its inner corners and the middle of its top and bottom edges.
+func showsOneState(t *testing.T, ctx context.Context, d *Driver, what string) {
+	t.Helper()
+	w, h := d.prof.pixels()
+	screen := image.Rect(0, 0, w, h)
+	img, err := d.Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := d.Source(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	els, err := uitree.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, e := range els {
+		want, ok := tallColours[e.ResourceID]
+		box := e.Bounds
+		if !ok || !box.In(screen) {
+			continue
 		}
-		src, err := d.Source(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		els, err := uitree.Parse(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checked := 0
-		for _, e := range els {
-			want, ok := tallColours[e.ResourceID]
-			if !ok || !e.Bounds.In(screen) {
-				continue
+		checked++
+		c := box.Min.Add(box.Max).Div(2)
+		ix, iy := box.Dx()/6, box.Dy()/6
+		for _, p := range []image.Point{c, box.Min.Add(image.Pt(ix, iy)), box.Max.Sub(image.Pt(ix, iy)), {c.X, box.Min.Y + iy}, {c.X, box.Max.Y - iy}} {
+			if got := color.RGBAModel.Convert(img.At(p.X, p.Y)); !near(got, want) {
+				t.Errorf("%s: %s's box %v from the source: the screenshot at %v is %v, not its colour %v", what, e.ResourceID, box, p, got, want)
 			}
-			checked++
-			box := e.Bounds
-			iy := box.Dy() / 6
-			for _, p := range []image.Point{box.Min.Add(box.Max).Div(2), {(box.Min.X + box.Max.X) / 2, box.Min.Y + iy}, {(box.Min.X + box.Max.X) / 2, box.Max.Y - iy}} {
-				if got := color.RGBAModel.Convert(img.At(p.X, p.Y)); !near(got, want) {
-					t.Errorf("scroll %d: %s's box %v from the source: the screenshot at %v is %v, not its colour %v", i+1, e.ResourceID, box, p, got, want)
-				}
-			}
 		}
-		if checked == 0 {
-			t.Errorf("scroll %d: no box wholly on the screen to check:\n%s", i+1, src)
-		}
+	}
+	if checked == 0 {
+		t.Errorf("%s: no box wholly on the screen to check:\n%s", what, src)
 	}
 }
