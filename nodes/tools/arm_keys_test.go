@@ -1,14 +1,11 @@
 package tools
 
 import (
-	"context"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/arm/rig"
 	"github.com/corral-farm/corral/arm/twin"
 	"github.com/corral-farm/corral/nodes/device"
 )
@@ -27,24 +24,7 @@ func (c *driverCatcher) driver() device.Driver       { c.mu.Lock(); defer c.mu.U
 // tools say so rather than "pressed HOME" / "pressed BACK" (docs/arm.md). A digital twin's rig,
 // calibrated, with its phone telling the gestures it got.
 func TestArmKeyToolsSayTheGesture(t *testing.T) {
-	tw, err := twin.Start(twin.Options{Seed: 5, Speed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := &driverCatcher{}
-	stop, err := rig.ServeTwin(context.Background(), reg, tw, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stop(); _ = tw.Close() })
-	deadline := time.Now().Add(2 * time.Minute)
-	for reg.driver() == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the twin's rig did not calibrate and join within 2 minutes")
-		}
-		time.Sleep(50 * time.Millisecond) // polling for the rig to join, not a wait for time to pass
-	}
-	d := reg.driver()
+	d, tw := twinRigOf(t, 5)
 	for _, c := range []struct{ tool, args, key, want string }{
 		{"home_screen", `{}`, "HOME", "swiped up from the bottom edge"},
 		{"home", `{}`, "HOME", "swiped up from the bottom edge"},

@@ -14,6 +14,12 @@ import (
 
 // twinRig returns the driver of a digital twin's arm rig, once it has calibrated and joined.
 func twinRig(t *testing.T, seed int64) device.Driver {
+	d, _ := twinRigOf(t, seed)
+	return d
+}
+
+// twinRigOf is twinRig with the twin, whose phone tells what it got.
+func twinRigOf(t *testing.T, seed int64) (device.Driver, *twin.Twin) {
 	t.Helper()
 	tw, err := twin.Start(twin.Options{Seed: seed, Speed: 4})
 	if err != nil {
@@ -32,7 +38,7 @@ func twinRig(t *testing.T, seed int64) device.Driver {
 		}
 		time.Sleep(50 * time.Millisecond) // polling for the rig to join, not a wait for time to pass
 	}
-	return reg.driver()
+	return reg.driver(), tw
 }
 
 // PhysiClaw's screenshot is the phone's own; an arm rig's is its camera's frame, and its
