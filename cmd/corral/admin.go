@@ -288,9 +288,6 @@ func runTasks(ctx context.Context, args []string) error {
 	asJSON := a.Bool("json", false, "print the records as JSON lines")
 	check := func() error {
 		if a.NArg() != 0 {
-			if a.Arg(0) == "export" { // corral tasks --gateway URL export ID
-				return flagsBeforeSubcommand("tasks", "export", tasksExportLine, flagNames(a.FlagSet, args))
-			}
 			if err := unknownSubcommand("tasks", "subcommand", a.Arg(0), []string{"export"}); err != nil {
 				return err // corral tasks exprot ID
 			}
@@ -314,6 +311,9 @@ func runTasks(ctx context.Context, args []string) error {
 		}
 		return a.needsNATS("tasks (reading task history from the event stream)", "no gateway tool lists the task history",
 			"through the gateway, `corral call --gateway URL get_task_result '{\"task_id\":\"…\"}'` reads one task's record")
+	}
+	if err := tasksExportFirst(a.FlagSet, args); err != nil { // corral tasks --out F export ID
+		return err
 	}
 	if stop, err := a.startArgs(args, check, always); err != nil || stop {
 		return err

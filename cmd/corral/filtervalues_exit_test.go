@@ -57,9 +57,9 @@ func TestFlagsBeforeASubcommandExit2(t *testing.T) {
 		want string
 	}{
 		{[]string{"tasks", "--gateway", secretURL, "export", "T"},
-			"--gateway, --check-config given before export: export takes no flag before it; its own flags go after it, as in corral tasks export TASK_ID"},
-		{[]string{"tasks", "--since", "-1s", "--json", "export", "T"}, "--since, --json, --check-config given before export"},
-		{[]string{"tasks", "--nats-url=nats://127.0.0.1:1", "export", "T"}, "--nats-url, --check-config given before export"},
+			"--gateway given before export: export takes no flag before it; put --gateway after export: corral tasks export --gateway http://u:xxxxx@127.0.0.1:1/mcp T"},
+		{[]string{"tasks", "--since", "-1s", "--json", "export", "T"}, "--since, --json given before export: export takes no flag before it; it has no --since, --json"},
+		{[]string{"tasks", "--nats-url=nats://127.0.0.1:1", "export", "T"}, "--nats-url given before export"},
 		{[]string{"arm", "--gateway", secretURL, "calibrate", "S"},
 			"--gateway given before calibrate: calibrate takes no flag before it; its own flags go after it, as in corral arm calibrate [flags] SERIAL"},
 		{[]string{"arm", "--timeout", "5s", "recover", "S"}, "--timeout given before recover"},

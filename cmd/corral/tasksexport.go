@@ -20,12 +20,17 @@ func runTasksCommand(ctx context.Context, args []string) error {
 // tasksExportLine is the usage line of corral tasks export.
 const tasksExportLine = "corral tasks export TASK_ID [--gateway URL | --nats-url URL] [--out FILE]"
 
+// newTasksExportFlags are the flags of corral tasks export, and its --out.
+func newTasksExportFlags() (*operatorFlags, *string) {
+	o := newOperatorFlags("tasks export")
+	return o, o.String("out", "", "write the steps file to this file (default: stdout)")
+}
+
 // runTasksExport writes an agent task's device actions as a steps file that `corral run`
 // replays without a model. It reads the task's record with get_task_result, through a gateway
 // (--gateway) or through NATS (--nats-url), as `corral call` does.
 func runTasksExport(ctx context.Context, args []string) error {
-	o := newOperatorFlags("tasks export")
-	out := o.String("out", "", "write the steps file to this file (default: stdout)")
+	o, out := newTasksExportFlags()
 	o.Usage = func() {
 		fmt.Fprintf(o.Output(), "usage: "+tasksExportLine+"\n\n"+
 			"Writes the device actions of an agent task (run_agent_task) as a steps file for `corral run` (docs/agent.md).\n\n")
