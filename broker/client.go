@@ -77,6 +77,9 @@ type Client struct {
 	calls *taskCalls
 	probe probeListener // where nodes ask whether this client is still there (client_probe.go)
 	newer newerSeen     // payloads of a newer wire version, logged once each (wire_version.go)
+	// newerBeats are the nodes beating in a newer wire version, which eachNode does not ask
+	// (eachnode_newer.go).
+	newerBeats newerBeats
 }
 
 type cachedEntry struct {
@@ -329,22 +332,22 @@ func (c *Client) Abort(ctx context.Context, req AbortRequest) (AbortAnswer, erro
 		return ans, c.toDevice(ctx, req.Serial, EndpointAbort, req, &ans)
 	}
 	out := AbortAnswer{V: WireVersion, Aborted: []string{}}
-	failed := c.eachNode(ctx, EndpointAbort, req, func() any { return &AbortAnswer{} }, func(v any) {
+	failed, skipped := c.eachNode(ctx, EndpointAbort, req, func() any { return &AbortAnswer{} }, func(v any) {
 		out.Aborted = append(out.Aborted, v.(*AbortAnswer).Aborted...)
 		out.TimedOut = append(out.TimedOut, v.(*AbortAnswer).TimedOut...)
 	})
-	return out, errors.Join(slices.Collect(maps.Values(failed))...)
+	return out, errors.Join(append(slices.Collect(maps.Values(failed)), newerErr(skipped))...)
 }
 
 // Leases lists every live node's leases, handles blanked. When some do not answer, it returns
 // the others' leases and a *PartialError saying which did not and why.
 func (c *Client) Leases(ctx context.Context) ([]Lease, error) {
 	var out []Lease
-	failed := c.eachNode(ctx, EndpointLeases, struct{}{}, func() any { return &LeasesAnswer{} }, func(v any) {
+	failed, skipped := c.eachNode(ctx, EndpointLeases, struct{}{}, func() any { return &LeasesAnswer{} }, func(v any) {
 		out = append(out, v.(*LeasesAnswer).Leases...)
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
-	return out, partial(failed)
+	return out, partial(failed, skipped)
 }
 
 // TaskRecord reads a finished task's record from the event stream: the last one on
@@ -400,13 +403,21 @@ func (c *Client) toDevice(ctx context.Context, serial, endpoint string, req, res
 }
 
 // eachNode sends req to every live node in parallel and merges the answers; it returns why
-// each node that did not answer did not.
-func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp func() any, merge func(any)) map[string]error {
+// each node that did not answer did not, and the nodes it did not ask as they beat in a newer
+// wire version (node → version), whose answers would be refused.
+func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp func() any, merge func(any)) (failed map[string]error, skipped map[string]int) {
 	nodes := c.live.Alive()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	failed := map[string]error{}
+	failed = map[string]error{}
 	for _, n := range nodes {
+		if v := c.newerBeats.of(n); v != 0 {
+			if skipped == nil {
+				skipped = map[string]int{}
+			}
+			skipped[n] = v
+			continue
+		}
 		wg.Go(func() {
 			rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 			defer cancel()
@@ -422,7 +433,7 @@ func (c *Client) eachNode(ctx context.Context, endpoint string, req any, newResp
 		})
 	}
 	wg.Wait()
-	return failed
+	return failed, skipped
 }
 
 // request sends one request to a node's endpoint and decodes the answer. It fails with

@@ -107,6 +107,8 @@ func (c *Client) offlineWhy(ctx context.Context, dev DeviceEntry) string {
 type PartialError struct {
 	// Missing says why each node left out is (node → why).
 	Missing map[string]error
+	// Newer are the nodes not asked as they speak a newer wire version, said once for all.
+	Newer *NewerNodesError
 }
 
 func (e *PartialError) Error() string {
@@ -118,17 +120,27 @@ func (e *PartialError) Error() string {
 		}
 		b.WriteString(e.Missing[node].Error())
 	}
+	if e.Newer != nil {
+		if len(e.Missing) > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Newer.Error())
+	}
 	return b.String()
 }
 
-// partial is the error of an answer from every live node but those that failed (node → why):
-// nil when none failed. Nodes already lost, a cut-off site's among them, are not asked, as
+// partial is the error of an answer from every live node but those that failed (node → why)
+// and those skipped for their newer wire version (node → version): nil when none were. Nodes already lost, a cut-off site's among them, are not asked, as
 // before: the callers that count leases (max_devices) go on without them.
-func partial(failed map[string]error) error {
-	if len(failed) == 0 {
+func partial(failed map[string]error, skipped map[string]int) error {
+	if len(failed) == 0 && len(skipped) == 0 {
 		return nil
 	}
-	return &PartialError{Missing: failed}
+	e := &PartialError{Missing: failed}
+	if len(skipped) > 0 {
+		e.Newer = &NewerNodesError{Nodes: skipped}
+	}
+	return e
 }
 
 // SitesDown names the edge sites whose link to this hub is down, sorted (none but at a hub).

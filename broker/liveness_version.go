@@ -33,6 +33,7 @@ func (c *Client) beat(data []byte) {
 	} else if err != nil || hb.Node == "" {
 		return
 	}
+	c.newerBeats.saw(hb.Node, v) // eachNode asks a newer node nothing (eachnode_newer.go)
 	c.live.Beat(hb.Node, hb.Boot, time.Now())
 	c.opts.Metrics.nodeBeat(hb.Node)
 }
