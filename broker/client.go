@@ -127,6 +127,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	}()
 	c.calls = newTaskCalls(ctx, nc, c.recordAfter())
 	go c.followRegistry(ctx, w, reconnected)
+	c.sweepAtStart(ctx) // an older Corral's groups, left in their bucket (leasegroups_sweep.go)
 	go c.live.Run(ctx)
 	go c.latest.run(ctx)
 	return c, nil

@@ -33,6 +33,34 @@ func (c *Client) groupBucket(ctx context.Context) (jetstream.KeyValue, error) {
 	return kv, err
 }
 
+// sweepAtStart starts the sweep of a reaping client (a gateway) now when the groups bucket
+// exists, rather than when something first opens it: a gateway started after an upgrade would
+// otherwise keep an older Corral's groups, whose members ended long ago, until their members'
+// maximum (up to 4 h), as long as no one grouped leases through it. A bucket that is not there
+// is not created: the first group creates it, and the sweep starts then (groupBucket). Only
+// the look is made here; opening the bucket (its watch loaded) goes on in the background.
+func (c *Client) sweepAtStart(ctx context.Context) {
+	if !c.opts.Reap {
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := c.groups.js.KeyValue(lctx, LeaseGroupBucket)
+	switch {
+	case errors.Is(err, jetstream.ErrBucketNotFound):
+		return
+	case err != nil:
+		c.log.Warn("could not look for the lease groups bucket at start; ended groups are swept once a group is next used",
+			"bucket", LeaseGroupBucket, "err", err)
+		return
+	}
+	go func() {
+		if _, err := c.groupBucket(c.groups.life); err != nil && c.groups.life.Err() == nil {
+			c.log.Warn("could not open the lease groups bucket at start; ended groups are swept once a group is next used", "err", err)
+		}
+	}()
+}
+
 // sweepGroups ends the groups whose members have all ended, every sweepEvery until life ends.
 func (c *Client) sweepGroups(life context.Context) {
 	t := time.NewTicker(c.groups.sweepEvery)
