@@ -108,6 +108,7 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 	if err != nil {
 		return nil, err
 	}
+	reg.MustRegister(broker.NewSessionsStoreMetrics(life, stores.Sessions, log)) // how full the sessions' bucket is
 	draining := &drainMark{}
 	opts.Ready, opts.Gatherer = client.Ready, reg
 	if alsoReady != nil {
