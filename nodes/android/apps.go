@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -145,7 +146,8 @@ func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.Insta
 	}
 	if err := parsePMResult(out); err != nil {
 		if hint := apkRefused(out); hint != "" {
-			return device.InstalledApp{}, d.fail(ctx, op, fmt.Errorf("%w: %w", ErrAPKRefused, err), hint)
+			return device.InstalledApp{}, d.fail(ctx, op, fmt.Errorf("%s: %w: %w", filepath.Base(localPath), ErrAPKRefused, err),
+				refusedHint(f, st.Size(), filepath.Base(localPath), hint))
 		}
 		return device.InstalledApp{}, d.fail(ctx, op, err, "")
 	}

@@ -1,6 +1,12 @@
 package android
 
-import "strings"
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/corral-farm/corral/nodes/ios/ipa"
+)
 
 // apkRefusals are the pm install failures that are the APK's fault, not the phone's: each with
 // what to do. The others (no room, an internal error, a user or policy that said no) stay
@@ -28,4 +34,15 @@ func apkRefused(out string) string {
 		}
 	}
 	return ""
+}
+
+// refusedHint is what to do about a file pm install refused for what it is: hint, but for an
+// iPhone's app (an .ipa, which pm calls no APK) that it is one, and where it installs.
+func refusedHint(r io.ReaderAt, size int64, name, hint string) string {
+	in, err := ipa.Read(r, size)
+	if err != nil {
+		return hint
+	}
+	return fmt.Sprintf("%s is an iOS app (%s), not an APK: this device runs Android; install it on an iOS device "+
+		"(list_available_devices shows each device's platform), or give app_install the app's .apk", name, in.BundleID)
 }

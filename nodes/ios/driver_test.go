@@ -136,8 +136,27 @@ func TestDriverListAndLaunchAgree(t *testing.T) {
 	if _, err := d.InstallApp(ctx, ipa); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.LaunchApp(ctx, "org.example.hello"); err == nil || strings.Contains(err.Error(), "not installed") {
-		t.Errorf("an installed app the simulated phone has no screens for: %v", err)
+	// An app installed later comes to the front too, as on an iPhone, and leaves it when
+	// terminated or uninstalled.
+	for _, end := range []func() error{
+		func() error { return d.TerminateApp(ctx, "org.example.hello") },
+		func() error { return d.UninstallApp(ctx, "org.example.hello") },
+	} {
+		if err := d.LaunchApp(ctx, "org.example.hello"); err != nil {
+			t.Fatalf("launching an installed app: %v", err)
+		}
+		if front, err := d.ForegroundApp(ctx); err != nil || front != "org.example.hello" {
+			t.Fatalf("after launching org.example.hello, %q is in front (%v)", front, err)
+		}
+		if err := end(); err != nil {
+			t.Fatal(err)
+		}
+		if front, err := d.ForegroundApp(ctx); err != nil || front != "com.corral.launcher" {
+			t.Fatalf("after org.example.hello ended, %q is in front (%v)", front, err)
+		}
+	}
+	if _, err := d.InstallApp(ctx, ipa); err != nil {
+		t.Fatal(err)
 	}
 	if err := d.LaunchApp(ctx, "com.apple.Preferences"); !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "com.apple.Preferences is not installed") {
 		t.Errorf("an app that is not listed: %v", err)

@@ -51,7 +51,7 @@ func StartSims(n int, addr string, log *slog.Logger) (*Sims, error) {
 			return nil, err
 		}
 		dev, err := iossim.NewDevice(iossim.Config{UDID: udid, Name: fmt.Sprintf("Corral iPhone %02d", i+1), DeveloperMode: true,
-			System: system})
+			System: system, Uninstalled: func(id string) { _ = phone.StopApp(context.Background(), id) }})
 		if err != nil {
 			_ = host.Close()
 			return nil, err

@@ -106,6 +106,8 @@ func (v view) pkg() string {
 		return apps[appShop].pkg
 	case scrNotes:
 		return apps[appNotes].pkg
+	case scrInstalled:
+		return v.app
 	}
 	return launcherPkg
 }
@@ -132,8 +134,9 @@ func (p *Phone) ListPackages(ctx context.Context) ([]string, error) {
 	return p.allPackages(), nil
 }
 
-// LaunchApp brings pkg to the foreground on its main page (the launcher's package goes home).
-// An app already in front stays where it is. A locked phone opens the app behind the lock screen.
+// LaunchApp brings pkg to the foreground on its main page (the launcher's package goes home),
+// an app InstallApp installed on a plain page of its own. An app already in front stays where
+// it is. A locked phone opens the app behind the lock screen.
 func (p *Phone) LaunchApp(ctx context.Context, pkg string) error {
 	defer p.track()()
 	const op = "launch app"
@@ -143,21 +146,11 @@ func (p *Phone) LaunchApp(ctx context.Context, pkg string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.log.add("launch " + pkg)
-	p.st.toast = ""
-	if pkg == launcherPkg {
-		p.st.goHome()
-		return nil
-	}
-	i := appByPkg(pkg)
-	if i < 0 && slices.Contains(p.extra, pkg) {
-		return p.wrap(op, ErrNoActivity, strconv.Quote(pkg)+" is installed but has no launcher activity (the simulated phone shows no screens for installed packages)")
-	}
-	if i < 0 {
+	if !p.isInstalled(pkg) {
 		return p.unknownPackage(op, pkg)
 	}
-	if p.st.cur.pkg() != pkg {
-		p.st.open(mainView(i))
-	}
+	p.st.toast = ""
+	p.show(pkg)
 	return nil
 }
 

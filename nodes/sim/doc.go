@@ -16,7 +16,8 @@
 // game or a Flutter app shows it, so that the tools must read the screen with vision.
 //
 // Beyond the screens, a Phone installs and uninstalls packages (the package an APK's manifest
-// names, else the app file's base name; installed packages are listed but have no screens),
+// names, else the app file's base name; an iPhone's .ipa is refused; an installed package
+// launches on a plain page of its own, as ShowApp shows the apps adbsim and iossim install),
 // clears app data, names the app in front, selects an input method, keeps a clipboard, and
 // reports a density of 420 dpi (WithDensity changes it) and a full battery.
 //

@@ -179,7 +179,12 @@ func (b *builder) appPage() *element {
 	l := b.l
 	v := b.st.cur
 	pkg := v.pkg()
-	a := &apps[appByPkg(pkg)]
+	a := &app{}
+	if i := appByPkg(pkg); i >= 0 {
+		a = &apps[i]
+	} else {
+		*a = installedApp(pkg)
+	}
 	root := b.root(pkg, kBox, style{bg: pageBg})
 	b.statusBar(root, shade(a.color))
 	top := l.px(280)
@@ -207,6 +212,8 @@ func (b *builder) appPage() *element {
 		b.shopItem(content, int(v.arg))
 	case scrNotes:
 		b.notes(content)
+	case scrInstalled:
+		b.installed(content, a)
 	default:
 		b.simple(content, int(v.arg))
 	}

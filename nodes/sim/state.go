@@ -6,20 +6,22 @@ import "unicode/utf8"
 type screen uint8
 
 const (
-	scrHome     screen = iota
-	scrApp             // a simple app page; arg is the app index
-	scrSettings        // the settings list
-	scrSetting         // a settings detail page; arg is the row
-	scrShop            // the shop's item list
-	scrShopItem        // one shop item; arg is its number, 1-based
-	scrNotes           // the note editor; its field always has focus
+	scrHome      screen = iota
+	scrApp              // a simple app page; arg is the app index
+	scrSettings         // the settings list
+	scrSetting          // a settings detail page; arg is the row
+	scrShop             // the shop's item list
+	scrShopItem         // one shop item; arg is its number, 1-based
+	scrNotes            // the note editor; its field always has focus
+	scrInstalled        // the page of an app installed on the phone; app is its package
 )
 
 // view is one entry of the back stack.
 type view struct {
 	scr    screen
 	arg    int16
-	scroll int32 // pixels the view's list is scrolled by
+	scroll int32  // pixels the view's list is scrolled by
+	app    string // scrInstalled: the installed app's package (bundle id on an iPhone)
 }
 
 // Toggles kept in state.flags, by bit.
@@ -95,7 +97,7 @@ const (
 )
 
 func (s *state) open(v view) {
-	if s.cur.scr == v.scr && s.cur.arg == v.arg {
+	if s.cur.scr == v.scr && s.cur.arg == v.arg && s.cur.app == v.app {
 		return
 	}
 	if len(s.back) == maxBack {

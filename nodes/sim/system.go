@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -41,16 +40,18 @@ func (p *Phone) isInstalled(pkg string) bool {
 }
 
 // appOf names the app an app file installs, as a phone reads it: the package and version in an
-// APK's manifest or an .ipa's Info.plist. A file that has neither installs as its base name
-// without the extension, so /tmp/com.example.app.apk installs com.example.app.
-func appOf(path string) device.InstalledApp {
+// APK's manifest. A file that has none installs as its base name without the extension, so
+// /tmp/com.example.app.apk installs com.example.app; an iPhone's app (an .ipa with an
+// Info.plist) is no app for this phone, which says so in failure.
+func appOf(path string) (app device.InstalledApp, failure string) {
 	if m, err := apk.ReadFile(path); err == nil {
-		return device.InstalledApp{ID: m.Package, Version: m.VersionName}
+		return device.InstalledApp{ID: m.Package, Version: m.VersionName}, ""
 	}
 	if in, err := ipa.ReadFile(path); err == nil {
-		return device.InstalledApp{ID: in.BundleID, Version: cmp.Or(in.Version, in.Build)}
+		return device.InstalledApp{}, fmt.Sprintf("%s is an iOS app (%s), not an APK: this phone runs Android; install it on an iPhone, or give the app's .apk here",
+			strconv.Quote(filepath.Base(path)), in.BundleID)
 	}
-	return device.InstalledApp{ID: packageOf(path)}
+	return device.InstalledApp{ID: packageOf(path)}, ""
 }
 
 // packageOf names the package an app file installs by its name: its base name without the
@@ -90,8 +91,9 @@ func validPackage(s string) bool {
 
 // InstallApp installs the app file at localPath, a file on this machine, as the app it names
 // (appOf): the package in its manifest, else its base name without .apk (so a file
-// /tmp/com.example.app.apk that is no APK installs com.example.app). Installing an installed
-// package again is a reinstall and succeeds. Installed packages are listed but have no screens.
+// /tmp/com.example.app.apk that is no APK installs com.example.app); an iPhone's .ipa is
+// refused. Installing an installed package again is a reinstall and succeeds. An installed
+// package launches on a plain page of its own.
 func (p *Phone) InstallApp(ctx context.Context, localPath string) (device.InstalledApp, error) {
 	defer p.track()()
 	const op = "install app"
@@ -102,12 +104,14 @@ func (p *Phone) InstallApp(ctx context.Context, localPath string) (device.Instal
 	if err != nil || !fi.Mode().IsRegular() {
 		return device.InstalledApp{}, p.wrap(op, ErrNoFile, strconv.Quote(localPath)+" is not a file on this machine")
 	}
-	app := appOf(localPath)
+	app, failure := appOf(localPath)
 	pkg := app.ID
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.log.add("install " + pkg)
 	switch {
+	case failure != "":
+		return device.InstalledApp{}, p.wrap(op, ErrBadInput, failure)
 	case !validPackage(pkg):
 		return device.InstalledApp{}, p.wrap(op, ErrBadInput, fmt.Sprintf("give an APK, or a file named after its package such as com.example.app.apk; %q is not a package name", pkg))
 	case p.isInstalled(pkg):
@@ -138,6 +142,7 @@ func (p *Phone) UninstallApp(ctx context.Context, pkg string) error {
 	if i < 0 {
 		return p.wrap(op, ErrSystemApp, strconv.Quote(pkg)+" is a system app and cannot be uninstalled; app_clear clears its data")
 	}
+	p.stop(pkg)
 	p.extra = slices.Delete(p.extra, i, i+1)
 	if len(p.extra) == 0 {
 		p.extra = nil

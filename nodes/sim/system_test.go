@@ -68,9 +68,7 @@ func TestInstallUninstall(t *testing.T) {
 		len(pkgs) != len(packages())+2 {
 		t.Fatalf("packages after install: %v", pkgs)
 	}
-	if err := p.LaunchApp(ctx, "com.example.app"); !errors.Is(err, ErrNoActivity) {
-		t.Fatalf("launching a screenless package: %v", err)
-	}
+	must(t, p.LaunchApp(ctx, "com.example.app"))
 	must(t, p.TerminateApp(ctx, "com.example.app"))
 	must(t, p.ClearApp(ctx, "com.example.app"))
 	must(t, p.UninstallApp(ctx, "com.example.app"))

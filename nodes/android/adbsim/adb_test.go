@@ -168,7 +168,7 @@ func TestRealADB(t *testing.T) {
 	}
 
 	apk := filepath.Join(t.TempDir(), "com.example.app.apk")
-	content := append([]byte("PK\x03\x04"), bytes.Repeat([]byte("apk"), 100_000)...)
+	content := paddedAPK(t, "com.example.app", 300_000)
 	if err := os.WriteFile(apk, content, 0o644); err != nil {
 		t.Fatal(err)
 	}

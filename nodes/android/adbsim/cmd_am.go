@@ -46,7 +46,7 @@ func parseIntent(args []string) (intent, bool) {
 	return in, true
 }
 
-// cmdAm runs `am broadcast …` and `am force-stop PKG`.
+// cmdAm runs `am broadcast …`, `am start -n PKG/ACTIVITY` and `am force-stop PKG`.
 func cmdAm(d *Device, c *call) int {
 	if len(c.args) < 2 {
 		c.errorf("usage: am [subcommand] [options]\n")
@@ -58,11 +58,18 @@ func cmdAm(d *Device, c *call) int {
 			c.errorf("Error: no package specified\n")
 			return 1
 		}
-		err := d.phone.TerminateApp(c.ctx, c.args[len(c.args)-1])
+		pkg := c.args[len(c.args)-1]
+		stop := d.phone.TerminateApp
+		if d.isInstalled(pkg) {
+			stop = d.phone.StopApp
+		}
+		err := stop(c.ctx, pkg)
 		if errors.Is(err, sim.ErrUnknownPackage) {
 			return 0 // stopping what is not there is quietly nothing
 		}
 		return phoneErr(c, err)
+	case "start", "start-activity":
+		return amStart(d, c)
 	case "broadcast":
 		in, ok := parseIntent(c.args[2:])
 		if !ok {

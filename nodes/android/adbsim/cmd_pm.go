@@ -54,6 +54,9 @@ func cmdPm(d *Device, c *call) int {
 		return pmInstall(d, c, args)
 	case "uninstall":
 		if len(args) == 1 && d.uninstall(args[0]) {
+			if st := phoneErr(c, d.phone.StopApp(c.ctx, args[0])); st != 0 {
+				return st
+			}
 			c.printf("Success\n")
 			return 0
 		}
@@ -82,10 +85,14 @@ func operands(args []string) []string {
 func (d *Device) known(pkg string) bool { return d.isBuiltin(pkg) || d.isInstalled(pkg) }
 
 // pmClear clears pkg's data as the phone does (Notes loses its note, the app stops). The
-// helpers and the installed packages have no state on the phone: for them it only says
-// Success.
+// helpers and the installed packages have no state on the phone: an installed one stops, and
+// it says Success.
 func pmClear(d *Device, c *call, pkg string) int {
-	if err := d.phone.ClearApp(c.ctx, pkg); err != nil && !errors.Is(err, sim.ErrUnknownPackage) {
+	err := d.phone.ClearApp(c.ctx, pkg)
+	if errors.Is(err, sim.ErrUnknownPackage) { // installed here: it has no data, but it stops
+		err = d.phone.StopApp(c.ctx, pkg)
+	}
+	if err != nil {
 		return phoneErr(c, err)
 	}
 	c.printf("Success\n")
@@ -134,8 +141,8 @@ func (d *Device) uninstall(pkg string) bool {
 	return ok
 }
 
-// cmdMonkey runs `monkey -p PKG -c android.intent.category.LAUNCHER 1`: it launches PKG.
-// Installed packages have no screens on the phone: they launch without changing it.
+// cmdMonkey runs `monkey -p PKG -c android.intent.category.LAUNCHER 1`: it launches PKG, which
+// comes to the front (an installed package on a plain page of its own).
 func cmdMonkey(d *Device, c *call) int {
 	pkg := ""
 	for i, a := range c.args[1:] {
@@ -144,16 +151,31 @@ func cmdMonkey(d *Device, c *call) int {
 			pkg = c.args[i+2]
 		}
 	}
-	if !d.isInstalled(pkg) {
-		err := d.phone.LaunchApp(c.ctx, pkg)
-		if errors.Is(err, sim.ErrUnknownPackage) {
+	if st := launch(d, c, pkg); st != 0 {
+		if st == noActivity {
 			c.errorf("** No activities found to run, monkey aborted.\n")
-			return 252
 		}
-		if st := phoneErr(c, err); st != 0 {
-			return st
-		}
+		return st
 	}
 	c.printf("Events injected: 1\n## Network stats: elapsed time=4ms (0ms mobile, 0ms wifi, 4ms not connected)\n")
 	return 0
+}
+
+// noActivity is monkey's status for a package with no launcher activity (or none installed).
+const noActivity = 252
+
+// launch brings pkg to the front: the phone's own apps on their pages, an installed package on
+// a page of its own. It prints nothing but a phone's error; noActivity for a package that is
+// not installed.
+func launch(d *Device, c *call, pkg string) int {
+	var err error
+	if d.isInstalled(pkg) {
+		err = d.phone.ShowApp(c.ctx, pkg)
+	} else {
+		err = d.phone.LaunchApp(c.ctx, pkg)
+	}
+	if errors.Is(err, sim.ErrUnknownPackage) {
+		return noActivity
+	}
+	return phoneErr(c, err)
 }

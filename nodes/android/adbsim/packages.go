@@ -3,11 +3,7 @@ package adbsim
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
-	"path"
-	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/corral-farm/corral/nodes/android/apk"
 )
@@ -28,9 +24,6 @@ var helperPackages = []string{"com.android.adbkeyboard", "ca.zgrs.clipper",
 // imes are the input methods installed, in `ime list -s` order.
 var imes = []string{imeLatin, imeADB}
 
-// javaPackage is what a package name looks like: two or more dotted identifiers.
-var javaPackage = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
-
 // installs are the packages installed with pm install, and the names tests gave to APK
 // contents with RegisterAPK. Guarded by Device.mu.
 type installs struct {
@@ -45,9 +38,9 @@ func sortedUnion(a, b []string) []string {
 }
 
 // RegisterAPK names the package that an APK with exactly this content installs as. Without
-// it, an APK installs as the package its AndroidManifest.xml names (apk.Build makes one); one
-// with no manifest readable whose file name looks like a package (com.example.app.apk) as that
-// name, and any other zip file as com.corral.apk followed by 8 hex digits of its SHA-256.
+// it, an APK installs as the package its AndroidManifest.xml names (apk.Build makes one), and
+// any other file is refused as a phone refuses it: a zip with no manifest to read (an iPhone's
+// .ipa, say) with INSTALL_FAILED_INVALID_APK, anything else with INSTALL_PARSE_FAILED_NOT_APK.
 func (d *Device) RegisterAPK(content []byte, pkg string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -69,23 +62,22 @@ func (d *Device) Installed() []string {
 	return out
 }
 
-// packageOf names the package an APK installs as, or says why it is not an APK: the name
-// RegisterAPK gave its content, else the package its manifest names, as a phone reads it.
+// packageOf names the package an APK installs as, or says why it is not an APK, in pm
+// install's words: the name RegisterAPK gave its content, else the package its manifest names,
+// as a phone reads it.
 func (d *Device) packageOf(file string, content []byte) (pkg, failure string) {
 	d.mu.Lock()
 	name, ok := d.apps.names[sha256.Sum256(content)]
 	d.mu.Unlock()
-	m, merr := apk.Read(bytes.NewReader(content), int64(len(content)))
-	switch base := strings.TrimSuffix(path.Base(file), ".apk"); {
-	case ok:
+	if ok {
 		return name, ""
-	case merr == nil:
+	}
+	m, err := apk.Read(bytes.NewReader(content), int64(len(content)))
+	switch {
+	case err == nil:
 		return m.Package, ""
-	case javaPackage.MatchString(base):
-		return base, ""
 	case len(content) >= 4 && string(content[:4]) == "PK\x03\x04":
-		sum := sha256.Sum256(content)
-		return "com.corral.apk" + hex.EncodeToString(sum[:4]), ""
+		return "", "INSTALL_FAILED_INVALID_APK: Failed to parse " + file + ": no AndroidManifest.xml that a package manager can read"
 	}
 	return "", "INSTALL_PARSE_FAILED_NOT_APK: Failed to parse " + file + ": not a zip archive"
 }

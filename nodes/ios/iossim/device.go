@@ -25,6 +25,9 @@ type Config struct {
 	// whose screens come from elsewhere (a WebDriverAgent over a simulated phone) names its own,
 	// so that installation_proxy lists what it can open.
 	System []App
+	// Uninstalled, if set, is told each app installation_proxy uninstalled, after the fact: a
+	// phone whose screens come from elsewhere stops showing it, as iOS ends a removed app.
+	Uninstalled func(bundleID string)
 }
 
 // App is an installed app as tests see it.
@@ -41,6 +44,8 @@ type Device struct {
 	ident identity
 	key   *rsa.PrivateKey // the device's own key: DevicePublicKey, its TLS certificates
 	fs    *memFS
+	// uninstalled is Config.Uninstalled; nil: none.
+	uninstalled func(bundleID string)
 
 	// The pairing Trust makes real: made at creation, so that Trust never fails.
 	spareRecord  pairRecord
@@ -116,6 +121,7 @@ func NewDevice(cfg Config) (*Device, error) {
 		ports:        map[uint16]portEntry{},
 		open:         map[uint16]map[*pipeConn]struct{}{},
 		nextDyn:      firstDynamicPort,
+		uninstalled:  cfg.Uninstalled,
 	}
 	d.values = initialValues(d)
 	d.ports[lockdownPort] = portEntry{serve: d.serveLockdown}

@@ -86,6 +86,9 @@ func (d *Device) installProxyAnswer(req map[string]any, log *slog.Logger) []map[
 			return []map[string]any{installFailure(&installError{e, desc})}
 		}
 		log.Info("app uninstalled", "bundle", id)
+		if d.uninstalled != nil {
+			d.uninstalled(id)
+		}
 		return progress(uninstallSteps, "Uninstall")
 	default:
 		return []map[string]any{installFailure(&installError{"UnknownCommand", "Unknown command " + cmd})}

@@ -3,7 +3,6 @@ package wdasim
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -66,23 +65,21 @@ func (s *Server) activateApp(c *call) (any, error) {
 // maxNamed bounds the installed apps an error names.
 const maxNamed = 30
 
-// bringUp has the phone show bundle, one the catalog (if any) lists as installed.
+// bringUp has the phone show bundle, one the catalog (if any) lists as installed: the phone's
+// own apps on their pages, an app installed later on a plain page of its own.
 func (s *Server) bringUp(ctx context.Context, bundle string) error {
-	if s.catalog != nil {
-		installed := s.catalog.InstalledApps()
-		if !slices.Contains(installed, bundle) {
-			if len(installed) > maxNamed {
-				installed = append(installed[:maxNamed:maxNamed], "…")
-			}
-			return fmt.Errorf("%w: no app with bundle id %q is installed (installed: %s)", sim.ErrUnknownPackage,
-				clipText(bundle), strings.Join(installed, ", "))
+	if s.catalog == nil {
+		return s.phone.LaunchApp(ctx, bundle)
+	}
+	installed := s.catalog.InstalledApps()
+	if !slices.Contains(installed, bundle) {
+		if len(installed) > maxNamed {
+			installed = append(installed[:maxNamed:maxNamed], "…")
 		}
+		return fmt.Errorf("%w: no app with bundle id %q is installed (installed: %s)", sim.ErrUnknownPackage,
+			clipText(bundle), strings.Join(installed, ", "))
 	}
-	err := s.phone.LaunchApp(ctx, bundle)
-	if s.catalog != nil && errors.Is(err, sim.ErrUnknownPackage) {
-		return fmt.Errorf("%w: %q is installed, but the simulated phone has screens only for its own apps", sim.ErrNoActivity, clipText(bundle))
-	}
-	return err
+	return s.phone.ShowApp(ctx, bundle)
 }
 
 // open launches bundle and remembers how.
@@ -106,8 +103,11 @@ func (s *Server) terminateApp(c *call) (any, error) {
 	if err != nil || st == stateUnknown {
 		return false, err
 	}
-	if err := s.phone.TerminateApp(c.ctx, *a.BundleID); err != nil &&
-		!(s.catalog != nil && errors.Is(err, sim.ErrUnknownPackage)) { // installed, never shown
+	stop := s.phone.TerminateApp
+	if s.catalog != nil { // installed as the catalog says, maybe not on the phone's own list
+		stop = s.phone.StopApp
+	}
+	if err := stop(c.ctx, *a.BundleID); err != nil {
 		return nil, err
 	}
 	return st >= stateForeground, nil
