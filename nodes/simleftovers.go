@@ -17,8 +17,17 @@ const (
 	forgetAtOnce = 16
 )
 
-// simulated says whether e is a simulated device's entry.
-func simulated(e broker.DeviceEntry) bool { return slices.Contains(e.Tags, device.SimulatedTag) }
+// simBrand is the brand every simulated Android device reports (the --sim phones, and
+// --sim-android's over adb: ro.product.brand), which no real phone does.
+const simBrand = "corral"
+
+// simulated says whether e is a simulated device's entry: tagged sim, or of the simulated
+// brand. --sim-android's devices carried no tag before 14becdd, so the entries a node of then
+// left (under its key, or under the serial alone before node-scoped keys) have only the brand;
+// taken for real devices, each was shown offline for good under a serial no start uses again.
+func simulated(e broker.DeviceEntry) bool {
+	return slices.Contains(e.Tags, device.SimulatedTag) || e.Brand == simBrand
+}
 
 // forgetSimulated deletes the registry entries (under the node's own keys) of the simulated
 // devices a node had before it restarted, and queues their leases' deletion. A simulated device

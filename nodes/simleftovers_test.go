@@ -16,12 +16,13 @@ import (
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
-// realPhone is a simulated phone that passes for a real one: it has no tag sim.
+// realPhone is a simulated phone that passes for a real one: it has no tag sim, and a real
+// phone's brand.
 type realPhone struct{ *sim.Phone }
 
 func (p realPhone) Info() device.Info {
 	info := p.Phone.Info()
-	info.Tags = nil
+	info.Tags, info.Brand = nil, "samsung"
 	return info
 }
 
