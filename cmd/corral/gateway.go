@@ -19,7 +19,13 @@ func runGateway(ctx context.Context, args []string) error {
 	if err != nil || stop {
 		return err
 	}
-	if err := applyReplicas(ctx, nf, *replicas, log); err != nil {
+	// The replicas are applied with the stores' sizes: applied with the default sizes, a store
+	// too large for the NATS server's storage was refused whatever --*-max-bytes said.
+	retention, err := gf.stores()
+	if err != nil {
+		return err
+	}
+	if err := applyReplicas(ctx, nf, *replicas, retention, log); err != nil {
 		return err
 	}
 	nc, err := connect(nf.connectOptions("corral-gateway"), log)

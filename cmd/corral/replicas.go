@@ -23,9 +23,10 @@ func checkReplicas(replicas int) error {
 	return nil
 }
 
-// applyReplicas creates or updates the stores with the replicas asked for, on a connection of
-// its own, before the process opens them; 0 changes nothing.
-func applyReplicas(ctx context.Context, n natsFlags, replicas int, log *slog.Logger) error {
+// applyReplicas creates or updates the stores with the replicas asked for and the retention o
+// the process keeps (their sizes), on a connection of its own, before the process opens them;
+// 0 changes nothing.
+func applyReplicas(ctx context.Context, n natsFlags, replicas int, o broker.StoreOptions, log *slog.Logger) error {
 	if replicas == 0 {
 		return nil
 	}
@@ -37,7 +38,8 @@ func applyReplicas(ctx context.Context, n natsFlags, replicas int, log *slog.Log
 		return err
 	}
 	defer nc.Close()
-	if _, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{Replicas: replicas}); err != nil {
+	o.Replicas = replicas
+	if _, err := broker.EnsureStores(ctx, nc, o); err != nil {
 		return fmt.Errorf("--nats-replicas %d: %w", replicas, err)
 	}
 	log.Info("stores replicated", "replicas", replicas)

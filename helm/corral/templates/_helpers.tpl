@@ -213,6 +213,22 @@ may start first, creates the missing stores with them and changes none (its user
 {{- end }}
 {{- end -}}
 
+{{/*
+The stores' sizes (nats.storeSizes) as flags of corral gateway and corral node: a node that
+starts first creates the missing stores with its own sizes, so both are given the same.
+*/}}
+{{- define "corral.stores.args" -}}
+{{- with .Values.nats.storeSizes.events }}
+- {{ printf "--events-max-bytes=%s" . | quote }}
+{{- end }}
+{{- with .Values.nats.storeSizes.screenshots }}
+- {{ printf "--screenshots-max-bytes=%s" . | quote }}
+{{- end }}
+{{- with .Values.nats.storeSizes.sessions }}
+- {{ printf "--sessions-max-bytes=%s" . | quote }}
+{{- end }}
+{{- end -}}
+
 {{- define "corral.nats.volumeMounts" -}}
 {{- $ := index . 0 -}}
 {{- $role := index . 1 -}}
