@@ -33,10 +33,15 @@ import (
 //   - a capture that outlives its timeout with no task waiting is slow, not stuck: a screenshot
 //     is read-only, and a loaded host answers late (adb under load). Its caller is answered
 //     (errCaptureSlow) after the grace period, and the device stays busy for captures until the
-//     driver returns; only one still running captureOverdueAfter that answer, or past a
-//     waiting task's bound above, is stuck;
+//     driver returns. Still running captureOverdueAfter that answer, it is abandoned: counted
+//     (corral_console_captures_abandoned_total) and logged once, and the device is neither
+//     marked unhealthy nor restarted, as nobody waits for it (a restart on a loaded node only
+//     added a health check and a new capture to the load). It is stuck only once a task comes
+//     and has waited its bound above, or if it is still running captureHungGraces grace
+//     periods after it was abandoned;
 //   - a stuck capture's or task's driver call is abandoned at the actor's restart, not
-//     forgotten: until it returns no capture of the device starts (capture_calls.go);
+//     forgotten: until it returns no capture of the device starts, and the restarted actor's
+//     health check waits for it (capture_calls.go);
 //   - a frame the driver returns after its capture was answered (slow, or stuck and its actor
 //     restarted) is not thrown away but handed to the caller's Late: on a loaded node (2
 //     cores, load 22, -race) every look at six watched phones took longer than its timeout
@@ -107,8 +112,11 @@ type (
 		task bool
 	}
 	// captureOverdue is sent when a slow capture has not returned captureOverdueAfter its slow
-	// answer.
-	captureOverdue struct{ run *capturing }
+	// answer (it is abandoned) or, hung set, captureHungGraces grace periods after that.
+	captureOverdue struct {
+		run  *capturing
+		hung bool
+	}
 )
 
 // errCaptureSlow answers a capture whose driver has not returned past its timeout and the grace
@@ -121,6 +129,12 @@ var errCaptureSlow = errors.New("the driver is slow to return a screenshot, past
 func captureOverdueAfter(timeout time.Duration) time.Duration {
 	return max(timeout, DefaultCaptureTimeout)
 }
+
+// captureHungGraces is how long, in grace periods, a capture abandoned with no task waiting
+// (captureOverdueOver) may stay in its driver before the driver counts as hung: a minute at the
+// default grace period, well past any slow screenshot seen on a loaded node. A task that
+// arrives meanwhile finds a hung driver sooner (captureWaitGraces).
+const captureHungGraces = 60
 
 // captureWaitGraces bounds, in grace periods, how long a task that arrived during a capture
 // waits for the cancelled capture's driver: long enough for a starved host to schedule it
@@ -146,6 +160,7 @@ type capturing struct {
 	reply   func(ScreenFrame, error)
 	late    func(ScreenFrame) // CaptureScreen.Late
 	timeout time.Duration
+	started time.Time
 	// answered is set once reply was called (a slow capture is answered before it returns).
 	answered bool
 	// taskArrived is when a task came to wait for the capture; stopWait disarms that task's
@@ -209,7 +224,7 @@ func (a *deviceActor) startCapture(ctx actor.Context, m captureScreen) {
 		return
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), m.timeout)
-	run := &capturing{cancel: cancel, reply: m.reply, late: m.late, timeout: m.timeout}
+	run := &capturing{cancel: cancel, reply: m.reply, late: m.late, timeout: m.timeout, started: time.Now()}
 	a.capture = run
 	self, root, grace, calls := ctx.Self(), ctx.ActorSystem().Root, a.grace, a.calls
 	stopGrace := context.AfterFunc(cctx, func() {
@@ -292,11 +307,20 @@ func (a *deviceActor) captureSlow(ctx actor.Context, run *capturing) {
 	time.AfterFunc(captureOverdueAfter(run.timeout), func() { root.Send(self, captureOverdue{run: run}) })
 }
 
-// captureOverdueOver handles a slow capture still running captureOverdueAfter its slow answer:
-// stuck, unless a task waits for it (then the task's bound decides, captureWaitFor).
+// captureOverdueOver handles a slow capture still running captureOverdueAfter its slow answer,
+// no task waiting: it is abandoned, counted and logged, not taken for a hung driver. The
+// device stays busy for captures, and a task that comes waits for it (captureWaitFor). Still
+// running captureHungGraces grace periods later (hung), it is stuck. While a task waits, the
+// task's bound decides.
 func (a *deviceActor) captureOverdueOver(ctx actor.Context, m captureOverdue) {
-	if m.run == a.capture && a.pending == nil {
+	switch {
+	case m.run != a.capture || a.pending != nil:
+	case m.hung:
 		a.captureStuck(ctx, m.run)
+	default:
+		a.calls.abandon(a.dev.Info().Serial, m.run.timeout, time.Since(m.run.started))
+		self, root, run := ctx.Self(), ctx.ActorSystem().Root, m.run
+		time.AfterFunc(captureHungGraces*a.grace, func() { root.Send(self, captureOverdue{run: run, hung: true}) })
 	}
 }
 

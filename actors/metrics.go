@@ -35,9 +35,11 @@ type Metrics struct {
 	served      *prometheus.CounterVec
 	quota       *prometheus.CounterVec
 
-	// Console captures in drivers now, and refused for one still there (capture_calls.go).
-	capturesRunning *prometheus.GaugeVec
-	capturesRefused *prometheus.CounterVec
+	// Console captures in drivers now, refused for one still there, and given up overdue
+	// without a restart (capture_calls.go).
+	capturesRunning   *prometheus.GaugeVec
+	capturesRefused   *prometheus.CounterVec
+	capturesAbandoned *prometheus.CounterVec
 
 	// Per device, for the drill-down dashboard: nine series a device.
 	deviceState *deviceStates // and corral_devices
@@ -102,6 +104,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Console screen captures in their devices' drivers now, by node: one a device at most, also past a capture's timeout and its actor's restart."}, []string{"node"}),
 		capturesRefused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_captures_refused_total",
 			Help: "Console screen captures refused because the device's previous one had not returned from its driver yet (past its timeout, the actor restarted), by node."}, []string{"node"}),
+		capturesAbandoned: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_console_captures_abandoned_total",
+			Help: "Console screen captures given up overdue, no task waiting for the device: a slow driver, not restarted; no capture of the device starts until it returns. By node."}, []string{"node"}),
 		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_queue_waiting",
 			Help: "Tasks and lease requests waiting in a node's device queues, by principal."}, []string{"node", "principal"}),
 		served: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_queue_served_total",
@@ -120,7 +124,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			[]string{"node", "serial", "name"}),
 	}
 	reg.MustRegister(m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,
-		m.aborts, m.handover, m.shots, m.shotBytes, m.marks, m.frames, m.frameBytes, m.watched, m.capturesRunning, m.capturesRefused, m.waiting, m.served, m.quota, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
+		m.aborts, m.handover, m.shots, m.shotBytes, m.marks, m.frames, m.frameBytes, m.watched, m.capturesRunning, m.capturesRefused, m.capturesAbandoned, m.waiting, m.served, m.quota, m.deviceState, m.deviceTasks, m.deviceBusy, m.deviceQueue, m.deviceGauge)
 	return m
 }
 
@@ -156,6 +160,7 @@ func (m *Metrics) KnowNode(node string) {
 	m.watched.WithLabelValues(node)
 	m.capturesRunning.WithLabelValues(node)
 	m.capturesRefused.WithLabelValues(node)
+	m.capturesAbandoned.WithLabelValues(node)
 }
 
 // KnowTools creates every tool's series.

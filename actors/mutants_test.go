@@ -66,8 +66,11 @@ func (r *rig) Execute(ctx context.Context, req broker.TaskRequest, _ func(broker
 			}
 			return broker.TaskResult{Outcome: broker.OutcomeFailed, Error: ctx.Err().Error()}
 		}
-	case "stuck":
-		<-r.gone
+	case "stuck": // ignores its context: returns at finish or the test's end
+		select {
+		case <-r.gone:
+		case <-r.free:
+		}
 	case "panic":
 		panic("boom")
 	}
@@ -600,10 +603,11 @@ func TestRegistryNamesTheRunningTaskAfterTheLeaseEnds(t *testing.T) {
 }
 
 // Tasks flipping a device busy and back write no device events (their records tell that), but
-// a driver stuck past its grace does: the device shows unhealthy, then online after its actor
-// restarts, and takes tasks again.
+// a driver stuck past its grace does: the device shows unhealthy, then online once the driver
+// returns (its restarted actor's check waits for the call, health.go), and takes tasks again.
 func TestTasksWriteNoDeviceEventsButAStuckDriverDoes(t *testing.T) {
-	f := newFarm(t, Config{Grace: 50 * time.Millisecond}, newRig(t, "d1"))
+	rig := newRig(t, "d1")
+	f := newFarm(t, Config{Grace: 50 * time.Millisecond}, rig)
 	f.waitState("d1", broker.StateOnline)
 	n := len(f.deviceEvents("d1"))
 	for _, id := range []string{"1", "2"} {
@@ -615,6 +619,7 @@ func TestTasksWriteNoDeviceEventsButAStuckDriverDoes(t *testing.T) {
 	r := f.submit(broker.TaskRequest{ID: "s", Serial: "d1", Tool: "stuck", TimeoutMS: 30}).wait()
 	expect(t, r, broker.OutcomeTimedOut, "")
 	assert.Contains(t, r.Error, "the driver did not stop after cancellation")
+	rig.finish(t) // the stuck driver returns at last
 	f.waitState("d1", broker.StateOnline)
 	assert.Contains(t, f.deviceEvents("d1")[n:], "unhealthy: "+errDriverStuck.Error())
 	expect(t, f.submit(broker.TaskRequest{ID: "3", Serial: "d1", Tool: "noop"}).wait(), broker.OutcomeSucceeded, "")

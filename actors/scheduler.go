@@ -238,7 +238,7 @@ func (s *Scheduler) addDevice(ctx actor.Context, dev Device) {
 	sl.dev, sl.info, sl.halt, sl.probing = dev, info, "", false // a device added again has a new driver
 	// Unhealthy until its actor's first health check passes.
 	sl.health, sl.reason = broker.StateUnhealthy, reasonStarting
-	calls := newScreenCalls(s.cfg.Metrics, s.cfg.Node) // every incarnation's (capture_calls.go)
+	calls := newScreenCalls(s.cfg.Metrics, s.cfg.Node, s.cfg.Log) // every incarnation's (capture_calls.go)
 	sl.pid = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor {
 		return &deviceActor{dev: dev, grace: s.cfg.Grace, calls: calls}
 	}, actor.WithDispatcher(inline())))
