@@ -289,6 +289,11 @@ func (c *Client) Acquire(ctx context.Context, req AcquireRequest) (LeaseAnswer, 
 		req.ID = randomID("acq_", 16)
 	}
 	err := c.request(ctx, dev.Node, EndpointAcquire, req, &ans)
+	if r := refusedRequest(ctx, err, dev.Node, EndpointAcquire); r != nil {
+		// NATS would not carry the request: it never reached the node, so nothing is held and
+		// nothing is withdrawn (the release would be refused too, after waiting out its deadline).
+		return LeaseAnswer{}, fmt.Errorf("acquire %s: %w", req.Serial, r)
+	}
 	if ctx.Err() == nil || errors.Is(err, ErrNodeLost) || err == nil && !ans.OK {
 		if err == nil && ans.OK && ans.Lease != nil {
 			c.applyLease(ans.Lease, ans.Lease.Holder.String())
