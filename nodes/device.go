@@ -24,6 +24,8 @@ type boundDevice struct {
 	// wipe: an explicit lease ended and the driver (a device.Resetter) has not been reset
 	// since; it outlives the device actor's restarts, as this value does.
 	wipe atomic.Bool
+	// looks keeps the console's last look at the screen (Screen), across restarts too.
+	looks tools.LookCache
 }
 
 // The scheduler tells a LeaseWatcher of each lease's grant and end.

@@ -15,7 +15,6 @@ import (
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Live screens for the console (broker/frames.go): the node's watch endpoint, and one capture
@@ -25,9 +24,10 @@ import (
 // tasks, never alongside one, without a lease.
 
 // Screen looks at the device's screen for the console (actors.Screener), as the screenshot
-// tool does: Android's frame is scaled and encoded while it arrives.
+// tool does: Android's frame is scaled and encoded while it arrives; an unchanged frame a
+// driver hands out again (a simulated phone's) is not scaled and encoded again (b.looks).
 func (b *boundDevice) Screen(ctx context.Context, maxWidth int) (actors.ScreenFrame, error) {
-	data, size, err := tools.ScreenJPEG(ctx, b.drv, maxWidth)
+	data, size, err := b.looks.ScreenJPEG(ctx, b.drv, maxWidth)
 	return actors.ScreenFrame{JPEG: data, Width: size.X, Height: size.Y}, err
 }
 
