@@ -352,7 +352,7 @@ func (s *Scheduler) submit(m SubmitTask) {
 	}
 	if t.req.Lease != "" {
 		if sl.lease == nil || sl.lease.Handle != t.req.Lease {
-			s.refuse(t, broker.CodeStaleLease, s.staleText(sl, t.req.Lease), sl)
+			s.refuseStale(t, sl)
 			return
 		}
 		if sl.idle() {

@@ -62,6 +62,22 @@ func (e endedLease) text() string {
 	return fmt.Sprintf("was %s at %s (%s)", e.what, at, e.reason)
 }
 
+// refuseStale refuses a task whose lease handle is not the device's lease: in words for a
+// caller of the node, and as fields (LeaseEnded) a gateway words for the lease its caller
+// knows, a group's or a selection's, without parsing the words.
+func (s *Scheduler) refuseStale(t *task, sl *slot) {
+	s.answer(t, broker.TaskResult{Outcome: broker.OutcomeRefused, Code: broker.CodeStaleLease,
+		Error: s.staleText(sl, t.req.Lease), LeaseEnded: sl.leaseEnded(t.req.Lease)})
+}
+
+// leaseEnded is what the device knows of the lease of handle, as staleText says it.
+func (sl *slot) leaseEnded(handle string) *broker.LeaseEnded {
+	if e, ok := sl.endedOf(handle); ok {
+		return &broker.LeaseEnded{What: e.what, Reason: e.reason, At: e.at.UTC(), Now: sl.holderNow()}
+	}
+	return &broker.LeaseEnded{What: broker.LeaseUnknown, Now: sl.holderNow()}
+}
+
 // staleText refuses a task whose lease handle is not the device's lease.
 func (s *Scheduler) staleText(sl *slot, handle string) string {
 	if e, ok := sl.endedOf(handle); ok {

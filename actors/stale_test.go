@@ -130,3 +130,43 @@ func TestQueueFullNamesTheHolder(t *testing.T) {
 	require.True(t, h.releaseOf(a.Lease.Handle).OK)
 	assert.True(t, (<-bob).OK)
 }
+
+// A stale_lease refusal carries what its words say as fields (broker.LeaseEnded), so that a
+// gateway words it for the lease its caller knows without parsing the node's English: what
+// became of the lease, when and why, and who has the device now; for a handle never granted,
+// that the node knows it not. Neither quotes any part of the handle.
+func TestStaleRefusalCarriesWhatBecameOfTheLease(t *testing.T) {
+	h := newHarness(t, Config{})
+	a := <-h.acquire("alice", 0)
+	require.True(t, a.OK, "%+v", a)
+	released := a.Lease.Handle
+	before := time.Now().Add(-time.Second)
+	require.True(t, h.releaseOf(released).OK)
+	b := <-h.acquire("bob", 0)
+	require.True(t, b.OK, "%+v", b)
+	refused := func(handle string) broker.TaskResult {
+		t.Helper()
+		r := h.submit(broker.TaskRequest{ID: "stale", Tool: "noop", Lease: handle}).wait()
+		expect(t, r, broker.OutcomeRefused, broker.CodeStaleLease)
+		require.NotNil(t, r.LeaseEnded, "a stale_lease refusal without fields: %s", r.Error)
+		for _, handle := range []string{released, b.Lease.Handle} {
+			assert.NotContains(t, r.LeaseEnded.Reason+r.LeaseEnded.Now, handle[len(handle)-8:])
+		}
+		return r
+	}
+
+	r := refused(released)
+	e := *r.LeaseEnded
+	assert.Equal(t, broker.LeaseReleased, e.What)
+	assert.Equal(t, reasonReleased, e.Reason)
+	assert.True(t, e.At.After(before) && !e.At.After(time.Now()), "ended at %s", e.At)
+	assert.Equal(t, time.UTC, e.At.Location())
+	assert.Contains(t, e.Now, "d1 is held by bob until 20")
+	assert.Contains(t, r.Error, e.Now, "the node's words and its fields differ")
+	assert.Contains(t, r.Error, "the lease you passed for d1 was released by its holder at "+stamp(e.At))
+
+	r = refused(broker.NewLeaseHandle())
+	assert.Equal(t, broker.LeaseEnded{What: broker.LeaseUnknown, Now: r.LeaseEnded.Now}, *r.LeaseEnded)
+	assert.Contains(t, r.LeaseEnded.Now, "d1 is held by bob until 20")
+	assert.Contains(t, r.Error, "the lease you passed is unknown to node n for device d1")
+}

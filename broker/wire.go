@@ -260,13 +260,17 @@ type TaskResult struct {
 	Image     []byte `json:"image,omitempty"`
 	ImageType string `json:"image_type,omitempty"`
 	// Lease tells a refused caller who holds the device (handle blanked) and the queue length.
-	Lease      *Lease    `json:"lease,omitempty"`
-	QueuePos   int       `json:"queue_pos,omitempty"`
-	Submitted  time.Time `json:"submitted"`
-	Started    time.Time `json:"started,omitzero"`
-	Finished   time.Time `json:"finished"`
-	AbortedBy  string    `json:"aborted_by,omitempty"`
-	LeaseEpoch uint64    `json:"lease_epoch,omitempty"`
+	Lease *Lease `json:"lease,omitempty"`
+	// LeaseEnded says, on a stale_lease refusal of a task's lease, what became of that lease,
+	// so a gateway can word the refusal for the lease its caller knows (a group's, a
+	// selection's) without parsing Error. Older nodes send none: Error is all there is.
+	LeaseEnded *LeaseEnded `json:"lease_ended,omitempty"`
+	QueuePos   int         `json:"queue_pos,omitempty"`
+	Submitted  time.Time   `json:"submitted"`
+	Started    time.Time   `json:"started,omitzero"`
+	Finished   time.Time   `json:"finished"`
+	AbortedBy  string      `json:"aborted_by,omitempty"`
+	LeaseEpoch uint64      `json:"lease_epoch,omitempty"`
 	// Secrets are the task's secret argument values (typed text): the caller gets them back,
 	// records never do. Never sent.
 	Secrets []string `json:"-"`
@@ -277,6 +281,28 @@ type TaskResult struct {
 	// refusal it marks the node's configuration for this device (no passcode for it:
 	// nodes/device.ErrNotConfigured), not for the whole node: its other devices may serve it.
 	OwnSetup bool `json:"own_setup,omitempty"`
+}
+
+// What became of a lease, as LeaseEnded says: as its lease event says (expired, released by
+// its holder, revoked), or LeaseUnknown.
+const (
+	LeaseExpired  = "expired"
+	LeaseReleased = "released"
+	LeaseRevoked  = "revoked"
+	// LeaseUnknown: the node knows no lease of the device by that handle (never granted for
+	// it, ended long ago, or before the node restarted).
+	LeaseUnknown = "unknown"
+)
+
+// LeaseEnded is what a node knows of a lease it refused a task under: how and when it ended
+// (At is zero when What is LeaseUnknown) and who has the device now. It never holds any part
+// of the lease's handle: it is kept in task records.
+type LeaseEnded struct {
+	What   string    `json:"what"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+	// Now says who has the device now and until when, in the node's words: "d1 is free now".
+	Now string `json:"now,omitempty"`
 }
 
 // Redacted stands where a secret was.

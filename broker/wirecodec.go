@@ -87,6 +87,9 @@ func (r *TaskResult) AppendJSON(b []byte) ([]byte, error) {
 	if r.ImageType != "" {
 		e.str(`,"image_type":`, r.ImageType)
 	}
+	if r.LeaseEnded != nil {
+		e.leaseEnded(r.LeaseEnded)
+	}
 	if r.QueuePos != 0 {
 		e.int(`,"queue_pos":`, int64(r.QueuePos))
 	}
@@ -217,6 +220,8 @@ func decodeTaskResult(data []byte, r *TaskResult) bool {
 			ok = unseen(&seen, 19) && d.uint(&t.LeaseEpoch)
 		case "own_setup":
 			ok = unseen(&seen, 20) && d.bool(&t.OwnSetup)
+		case "lease_ended":
+			ok = unseen(&seen, 21) && d.leaseEnded(&t.LeaseEnded)
 		}
 		if !ok {
 			return false
@@ -298,6 +303,21 @@ func (e *wireEncoder) share(s Share) {
 	}
 	if s.MaxQueued != 0 {
 		e.int(`"max_queued":`, int64(s.MaxQueued))
+	}
+	e.b = append(e.b, '}')
+}
+
+// leaseEnded writes a stale_lease refusal's account of the lease.
+func (e *wireEncoder) leaseEnded(l *LeaseEnded) {
+	e.str(`,"lease_ended":{"what":`, l.What)
+	if l.Reason != "" {
+		e.str(`,"reason":`, l.Reason)
+	}
+	if !l.At.IsZero() {
+		e.time(`,"at":`, l.At)
+	}
+	if l.Now != "" {
+		e.str(`,"now":`, l.Now)
 	}
 	e.b = append(e.b, '}')
 }
@@ -798,6 +818,42 @@ func (d *wireDecoder) holder(h *Holder) bool {
 		}
 	}
 	return !d.bad
+}
+
+// leaseEnded reads a LeaseEnded as json.Unmarshal does: null makes it nil, an object merges
+// into the one *p points to (a new one when nil). It writes *p only on success, and then a
+// copy, so what it leaves to json.Unmarshal finds *p as it was.
+func (d *wireDecoder) leaseEnded(p **LeaseEnded) bool {
+	if d.lit("null") {
+		*p = nil
+		return true
+	}
+	var l LeaseEnded
+	if *p != nil {
+		l = **p
+	}
+	seen := uint32(0)
+	for more := d.first(); more; more = d.next() {
+		ok := false
+		switch string(d.key) {
+		case "what":
+			ok = unseen(&seen, 0) && d.str(&l.What)
+		case "reason":
+			ok = unseen(&seen, 1) && d.str(&l.Reason)
+		case "at":
+			ok = unseen(&seen, 2) && d.time(&l.At)
+		case "now":
+			ok = unseen(&seen, 3) && d.str(&l.Now)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if d.bad {
+		return false
+	}
+	*p = &l
+	return true
 }
 
 func (d *wireDecoder) share(s *Share) bool {

@@ -92,6 +92,15 @@ func realisticResult() TaskResult {
 		Submitted: at, Started: at.Add(120 * time.Microsecond), Finished: at.Add(2 * time.Millisecond), LeaseEpoch: 3}
 }
 
+// staleResult is a node's stale_lease refusal of a task whose lease expired.
+func staleResult() *TaskResult {
+	r := realisticResult()
+	r.Outcome, r.Code, r.Data, r.Text, r.Started = OutcomeRefused, CodeStaleLease, nil, "", time.Time{}
+	r.Error = "the lease you passed for n1-p1 expired at 2026-03-14T15:09:26Z (idle for 5m0s); n1-p1 is free now. Call acquire_device again"
+	r.LeaseEnded = &LeaseEnded{What: LeaseExpired, Reason: "idle for 5m0s", At: r.Submitted.Add(-time.Minute), Now: "n1-p1 is free now"}
+	return &r
+}
+
 func TestTaskRequestCodecMatchesEncodingJSON(t *testing.T) {
 	edit := func(f func(r *TaskRequest)) *TaskRequest {
 		r := realisticRequest()
@@ -179,6 +188,17 @@ func TestTaskResultCodecMatchesEncodingJSON(t *testing.T) {
 		"own setup": {edit(func(r *TaskResult) {
 			r.Outcome, r.Code, r.OwnSetup = OutcomeRefused, CodeUnsupported, true
 		}), true},
+		"lease ended": {staleResult(), true},
+		"lease unknown": {edit(func(r *TaskResult) {
+			r.Outcome, r.Code, r.LeaseEnded = OutcomeRefused, CodeStaleLease, &LeaseEnded{What: LeaseUnknown, Now: "n1-p1 is \"free\" <now>"}
+		}), true},
+		"lease ended empty": {edit(func(r *TaskResult) { r.LeaseEnded = &LeaseEnded{} }), true},
+		"lease ended zoned": {edit(func(r *TaskResult) {
+			r.LeaseEnded = &LeaseEnded{What: LeaseRevoked, At: at.In(time.FixedZone("IST", 5*3600+30*60))}
+		}), true},
+		"lease ended year 10000": {edit(func(r *TaskResult) {
+			r.LeaseEnded = &LeaseEnded{What: LeaseExpired, At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
+		}), false},
 	} {
 		t.Run(name, func(t *testing.T) { assert.Equal(t, tc.fast, checkMessage(t, resultCodec, tc.res), "fast path taken") })
 	}
@@ -267,6 +287,20 @@ var resultInputs = []decodeCase{
 	{`{"data":{"nested":{"deep":[[[]]]},"s":"<\u2028>"}}`, true},
 	{"{\"data\": [ 1 ,\n{ \"a\" : \"\\u003c\" } ] }", true}, // kept as it is, inner whitespace too
 	{`{"holder":{},"v":1,}`, false},
+	{`{"lease_ended":null}`, true},
+	{`{"lease_ended":{}}`, true},
+	{`{"lease_ended":{"now":"d1 is free now","at":"2026-03-14T15:09:26+01:00","reason":null,"what":"expired"}}`, true},
+	{`{"lease_ended":{"what":"revoked","at":null}}`, true},
+	{`{"lease_ended":{ "what" : "expired" } }`, true},
+	{`{"lease_ended":{"what":1}}`, false},
+	{`{"lease_ended":{"What":"expired"}}`, false},
+	{`{"lease_ended":{"what":"a","what":"b"}}`, false},
+	{`{"lease_ended":{"handle":"x"}}`, false},
+	{`{"lease_ended":{"at":"yesterday"}}`, false},
+	{`{"lease_ended":[]}`, false},
+	{`{"lease_ended":"expired"}`, false},
+	{`{"lease_ended":{"what":"x",}}`, false},
+	{`{"lease_ended":{},"lease_ended":null}`, false},
 }
 
 func TestWireDecodeMatchesUnmarshal(t *testing.T) {
@@ -303,6 +337,20 @@ func TestWireDecodeMerges(t *testing.T) {
 	require.NoError(t, json.Unmarshal(res, &wantRes))
 	require.True(t, decodeTaskResult(res, &gotRes))
 	assert.Equal(t, wantRes, gotRes)
+
+	// A lease_ended object merges into the one the result has; what the fast path leaves to
+	// json.Unmarshal finds it untouched.
+	stale := []byte(`{"lease_ended":{"what":"revoked","now":null}}`)
+	wantRes, gotRes = *staleResult(), *staleResult()
+	require.NoError(t, json.Unmarshal(stale, &wantRes))
+	require.True(t, decodeTaskResult(stale, &gotRes))
+	assert.Equal(t, wantRes, gotRes)
+	assert.Equal(t, LeaseEnded{What: LeaseRevoked, Reason: "idle for 5m0s", At: gotRes.LeaseEnded.At, Now: "n1-p1 is free now"}, *gotRes.LeaseEnded)
+	gotRes = *staleResult()
+	kept := gotRes.LeaseEnded
+	require.False(t, decodeTaskResult([]byte(`{"lease_ended":{"what":"revoked","What":"x"}}`), &gotRes))
+	assert.Equal(t, *staleResult().LeaseEnded, *kept)
+	assert.Same(t, kept, gotRes.LeaseEnded)
 }
 
 // asJSON is data if it is JSON, else data as a JSON string: fuzzed messages with it marshal,
@@ -343,7 +391,7 @@ func FuzzTaskResultCodec(f *testing.F) {
 	refused.Outcome, refused.Code, refused.Lease = OutcomeRefused, CodeBusy, &Lease{V: 1, Serial: "s", Holder: Holder{Principal: "bob"}}
 	image := realisticResult()
 	image.Image, image.ImageType, image.Data = []byte{0xff, 0xd8, 0xff, 0xe0}, "image/jpeg", nil
-	for _, r := range []TaskResult{realisticResult(), refused, image, {}} {
+	for _, r := range []TaskResult{realisticResult(), refused, image, *staleResult(), {}} {
 		data, err := json.Marshal(&r)
 		require.NoError(f, err)
 		f.Add(data, "screen size: 1080x2400 pixels", time.Now().UnixNano(), 19800.0)
@@ -355,9 +403,13 @@ func FuzzTaskResultCodec(f *testing.F) {
 		checkDecode(t, resultCodec, data)
 		checkEncode(t, resultCodec, &TaskResult{Data: data})
 		zone := time.FixedZone("", int(int32(offset))%100000)
+		var ended *LeaseEnded
+		if n&1 == 0 { // half the messages are stale_lease refusals
+			ended = &LeaseEnded{What: text, Reason: string(data), At: time.Unix(n%(1<<40), n).In(zone), Now: text}
+		}
 		checkMessage(t, resultCodec, &TaskResult{V: int(n), ID: text, Serial: string(data), Node: text, Tool: text,
 			Holder: Holder{Principal: text, Session: string(data)}, Outcome: text, Code: text, Error: string(data), Data: asJSON(data), Text: text,
-			Image: data, ImageType: text, QueuePos: int(n >> 8), Submitted: time.Unix(0, n).In(zone),
+			Image: data, ImageType: text, LeaseEnded: ended, QueuePos: int(n >> 8), Submitted: time.Unix(0, n).In(zone),
 			Started: time.Unix(n%(1<<38), 0), Finished: time.Unix(0, n).UTC(), AbortedBy: text, LeaseEpoch: uint64(n)})
 	})
 }

@@ -330,7 +330,7 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 		res.ID = "" // refused before any node saw it: no record will ever have its id
 	}
 	if res.Code == broker.CodeStaleLease && task.Lease != "" {
-		if words := g.forgetEndedSelection(ctx, dev.Serial, task.Lease, res.Error); words != "" {
+		if words := g.forgetEndedSelection(ctx, dev.Serial, task.Lease, res); words != "" {
 			res.Error = words
 		}
 	}

@@ -124,17 +124,17 @@ func (g *Gateway) inGroupWords(ctx context.Context, asked string, task broker.Ta
 	if res.Code != broker.CodeStaleLease || !broker.IsGroupHandle(asked) || task.Lease == asked {
 		return res
 	}
-	grp := asked
+	grp := "the lease group you passed" // never its handle: a secret
 	if store, ok := g.groupStore(); ok {
 		if found, err := store.LeaseGroup(ctx, asked); err == nil {
-			grp = found.ID
+			grp = "lease group " + found.ID
 		}
 	}
-	// The node's words start "the lease you passed" (actors/stale.go); the refusal speaks of the member.
-	const member = "the lease you passed"
-	why := strings.Replace(res.Error, member+" for "+task.Serial+" ", "its lease of it ", 1)
-	why = strings.Replace(why, member+" ", "its lease ", 1)
-	res.Error = fmt.Sprintf("lease group %s no longer holds %s: %s (release_device with the group's lease frees the rest of the group)", grp, task.Serial, why)
+	why, ok := endedWords(res, "its lease of it")
+	if !ok {
+		why = res.Error // an older node's words, whole
+	}
+	res.Error = fmt.Sprintf("%s no longer holds %s: %s (release_device with the group's lease frees the rest of the group)", grp, task.Serial, why)
 	return res
 }
 

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
-	"strings"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -72,39 +71,47 @@ func (g *Gateway) rememberHeldSelection(ctx context.Context, dev broker.DeviceEn
 		dev.Serial, holderFrom(ctx), CallerHeader)
 }
 
-// forgetEndedSelection drops a sessionless caller's selection whose lease a node refused as
-// stale (expired, released, revoked), so that its next calls run without it, and returns the
-// refusal to give instead of the node's; "" when handle was not that selection's lease. The
-// node's words speak of "the lease you passed" and say to call acquire_device again, but the
-// caller passed none: the selection's lease went with its call.
-func (g *Gateway) forgetEndedSelection(ctx context.Context, serial, handle, node string) string {
-	if handle == "" || sessionID(ctx) != "" {
+// forgetEndedSelection lets go of the caller's selection's lease when a node refused it as
+// stale (expired, released, revoked) on a call it served, and returns the refusal to give
+// instead of the node's; "" when handle was not that selection's lease. The node speaks of
+// "the lease you passed" and says to call acquire_device again, but the caller passed none:
+// the selection's lease went with its call. Without a session the selection is forgotten, so
+// that calls naming the device run without it; a session's keeps its device, without a lease.
+func (g *Gateway) forgetEndedSelection(ctx context.Context, serial, handle string, res broker.TaskResult) string {
+	if handle == "" {
 		return ""
 	}
+	inSession := sessionID(ctx) != ""
 	forgot := false
 	_ = g.updateSessionBriefly(ctx, selectionKey(ctx), func(d *broker.SessionDefault) bool {
 		if d.Serial != serial || subtle.ConstantTimeCompare([]byte(d.Lease), []byte(handle)) != 1 {
 			return false
 		}
-		*d, forgot = broker.SessionDefault{Kept: d.Kept}, true
+		if inSession {
+			d.Lease = "" // as release_device does (forgetSessionLease)
+		} else {
+			*d = broker.SessionDefault{Kept: d.Kept}
+		}
+		forgot = true
 		return true
 	})
 	if !forgot {
 		return ""
 	}
-	return selectionStaleText(serial, node)
+	return selectionStaleText(serial, res, inSession)
 }
 
-// selectionStaleText words a node's stale_lease refusal (actors/stale.go) for a lease the
-// caller's selection gave: what became of it and who has the device now, as the node said,
-// then one instruction. Words it does not know it keeps whole.
-func selectionStaleText(serial, node string) string {
-	what := strings.TrimSuffix(node, ". Call acquire_device again")
-	what = strings.TrimSuffix(what, ". Check the serial and lease you pass (list_leases shows yours), or call acquire_device")
-	if rest, ok := strings.CutPrefix(what, "the lease you passed for "+serial+" "); ok {
-		what = "the lease select_device took for " + serial + " " + rest
-	} else if rest, ok := strings.CutPrefix(what, "the lease you passed is unknown"); ok {
-		what = "the lease select_device took for " + serial + " is unknown" + rest
+// selectionStaleText words a node's stale_lease refusal of the lease the caller's selection
+// gave its call: what became of it and who has the device now, then one instruction. From an
+// older node, which sends no fields, its words are given whole before the instruction.
+func selectionStaleText(serial string, res broker.TaskResult, inSession bool) string {
+	what, ok := endedWords(res, "the lease select_device took for "+serial)
+	if !ok {
+		what = "the lease select_device took for " + serial + " was refused: " + res.Error
+	}
+	if inSession {
+		return what + ". This session's selection keeps " + serial + " without a lease: call select_device again to hold it" +
+			" (until then calls on it run without one)"
 	}
 	return what + ". The selection is forgotten: call select_device again to hold " + serial +
 		" (a call naming it without a lease now runs without one)"
