@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -30,6 +31,11 @@ func DeclaredLost(e DeviceEntry) bool {
 // wrote its entries wins; one back that has not written them yet (a node only silent writes
 // nothing until it hears of its loss) is asked of the heartbeats before each write, so its
 // devices are not written offline under it.
+//
+// Each write has its own deadline (reapWait): a write NATS holds (a server stopped a while)
+// may still be applied when it answers again, and the loss event, which is how the node hears
+// of it and shows its devices again, must not fail because an earlier write used up a
+// deadline they shared. The event goes out whatever became of the device writes.
 func (c *Client) nodeLost(node, boot string) {
 	reason := lostReason(node, c.live.lostAfter)
 	c.log.Warn("node lost", "node", node, "boot", boot)
@@ -37,8 +43,6 @@ func (c *Client) nodeLost(node, boot string) {
 	if !c.opts.Reap {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	c.mu.RLock()
 	var mine []cachedEntry
 	for _, d := range c.devices {
@@ -54,18 +58,26 @@ func (c *Client) nodeLost(node, boot string) {
 		b, _ := json.Marshal(e)
 		if c.live.back(node) {
 			left++
-		} else if _, err := c.stores.Registry.Update(ctx, d.key, b, d.revision); err != nil {
+		} else if err := reapWrite(func(ctx context.Context) error {
+			_, err := c.stores.Registry.Update(ctx, d.key, b, d.revision)
+			return err
+		}); errors.Is(err, context.DeadlineExceeded) {
+			c.log.Warn("registry update of a lost node's device unanswered in time; NATS may still apply it", "serial", e.Serial, "err", err)
+		} else if err != nil {
 			c.log.Debug("registry update skipped (changed meanwhile)", "serial", e.Serial, "err", err)
 		} else {
 			// The gateway whose update won tells the event stream, as a node tells its own changes.
 			ev, _ := json.Marshal(Event{V: WireVersion, Kind: "device", Serial: e.Serial, Node: node, What: StateOffline,
 				Reason: reason, Epoch: e.Epoch, At: e.Updated})
 			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, node, Token(e.Serial), StateOffline), Data: ev, Header: nats.Header{}}
-			if _, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot+"-"+Token(e.Serial))); err != nil {
+			if err := reapWrite(func(ctx context.Context) error {
+				_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot+"-"+Token(e.Serial)))
+				return err
+			}); err != nil {
 				c.log.Warn("could not record a device going offline", "serial", e.Serial, "err", err)
 			}
 		}
-		if err := c.stores.Leases.Delete(ctx, leaseKeyFor(d.key, e)); err != nil {
+		if err := reapWrite(func(ctx context.Context) error { return c.stores.Leases.Delete(ctx, leaseKeyFor(d.key, e)) }); err != nil {
 			c.log.Debug("lease delete", "serial", e.Serial, "err", err)
 		}
 	}
@@ -76,7 +88,22 @@ func (c *Client) nodeLost(node, boot string) {
 	}
 	ev, _ := json.Marshal(Event{V: WireVersion, Kind: "node", Node: node, What: "lost", Reason: reason, At: time.Now()})
 	msg := &nats.Msg{Subject: fmt.Sprintf(EventNodeT, node, "lost"), Data: ev, Header: nats.Header{}}
-	if _, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot)); err != nil {
+	if err := reapWrite(func(ctx context.Context) error {
+		_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot))
+		return err
+	}); err != nil {
 		c.log.Warn("could not record node loss", "node", node, "err", err)
 	}
+}
+
+// reapWait bounds each write of a loss verdict. While NATS stalls the writes give up one after
+// another until it answers again, so a verdict takes about as long as the stall (and at most
+// reapWait more), however many devices the node has.
+const reapWait = 5 * time.Second
+
+// reapWrite runs one write of a loss verdict with a deadline of its own.
+func reapWrite(write func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), reapWait)
+	defer cancel()
+	return write(ctx)
 }

@@ -1,0 +1,145 @@
+package broker
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/logtest"
+)
+
+// A gateway whose NATS stalls as it writes a loss verdict (QA: `corral up`, whose process
+// holds the NATS server, stopped 40 s while a second gateway ran) still tells the node: its
+// first device write, sent into the stall, is applied when NATS answers again, after its
+// deadline; the loss event, how the node learns it must show its devices again, went out
+// with no deadline left under one shared by every write, and the device stayed offline.
+func TestReapTellsTheNodeAfterAWriteStalled(t *testing.T) {
+	s := openStores(t)
+	n1 := startFakeNode(t, s, "n1")
+	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "n1", State: StateOnline, Epoch: 3})
+	told, err := n1.nc.SubscribeSync(fmt.Sprintf(EventNodeT, "n1", "lost"))
+	require.NoError(t, err)
+	require.NoError(t, n1.nc.Flush())
+
+	link := startStallLink(t, s.JS.Conn().ConnectedAddr())
+	gwNC, err := nats.Connect("nats://" + link.addr)
+	require.NoError(t, err)
+	t.Cleanup(gwNC.Close)
+	gs, err := EnsureStores(t.Context(), gwNC, StoreOptions{})
+	require.NoError(t, err)
+
+	var stalled, resumed sync.Once
+	logs := &verdictHook{Recorder: &logtest.Recorder{}, at: func(r slog.Record) {
+		switch {
+		case r.Message == "node lost":
+			stalled.Do(link.stall) // the device write goes into the stall
+		case strings.HasPrefix(r.Message, "registry update"):
+			resumed.Do(link.resume) // it gave up; NATS answers again and applies it
+		}
+	}}
+	c := startClient(t, gs, ClientOptions{Reap: true, LostAfter: testLostAfter, Log: slog.New(logs)})
+	waitCached(t, c, "d1", StateOnline)
+	require.Eventually(t, func() bool { return slices.Contains(c.Nodes(), "n1") }, waitLong, 5*time.Millisecond, "n1 heard")
+
+	n1.stopBeats()
+	_, err = told.NextMsg(waitLong + reapWait)
+	require.NoError(t, err, "the node was never told of its loss: its devices stay offline while it serves them")
+	d, _ := getDevice(t, s, "d1")
+	assert.True(t, DeclaredLost(d), "the stalled write was not applied, so this test did not stall it: %+v", d)
+}
+
+// stallLink forwards TCP connections to a NATS server and can stall them, as a stopped
+// server process does: bytes sent meanwhile wait in the link (the sender's writes succeed)
+// and arrive, in order, on resume.
+type stallLink struct {
+	addr string
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stalled bool
+}
+
+func startStallLink(t *testing.T, target string) *stallLink {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := &stallLink{addr: ln.Addr().String()}
+	l.cond = sync.NewCond(&l.mu)
+	var wg sync.WaitGroup
+	var conns []net.Conn
+	var connsMu sync.Mutex
+	t.Cleanup(func() {
+		_ = ln.Close()
+		l.resume()
+		connsMu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		connsMu.Unlock()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				_ = in.Close()
+				continue
+			}
+			connsMu.Lock()
+			conns = append(conns, in, out)
+			connsMu.Unlock()
+			wg.Go(func() { l.pump(out, in) })
+			wg.Go(func() { l.pump(in, out) })
+		}
+	})
+	return l
+}
+
+// pump copies src to dst, holding each chunk while the link is stalled.
+func (l *stallLink) pump(dst io.WriteCloser, src io.ReadCloser) {
+	defer func() { _ = dst.Close(); _ = src.Close() }()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			l.mu.Lock()
+			for l.stalled {
+				l.cond.Wait()
+			}
+			l.mu.Unlock()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (l *stallLink) stall() {
+	l.mu.Lock()
+	l.stalled = true
+	l.mu.Unlock()
+}
+
+func (l *stallLink) resume() {
+	l.mu.Lock()
+	l.stalled = false
+	l.mu.Unlock()
+	l.cond.Broadcast()
+}
