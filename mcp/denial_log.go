@@ -54,7 +54,7 @@ func (l *denialLog) record(ctx context.Context, principal string, d denial) {
 		attrs = append(attrs, "serial", d.serial)
 	}
 	attrs = append(attrs, "rule", d.rule, "remote", remoteFrom(ctx))
-	l.once(denialKey{d.reason, principal, d.tool, d.serial}, "refused call by policy", attrs)
+	l.once(denialKey{d.reason, principal, d.tool, d.serial}, slog.LevelInfo, "refused call by policy", attrs)
 }
 
 // request logs an HTTP request refused before it reached a tool (no valid token, a foreign
@@ -66,13 +66,13 @@ func (l *denialLog) request(r *http.Request, reason, msg string, attrs ...any) {
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	l.once(denialKey{reason: reason, serial: host}, msg,
+	l.once(denialKey{reason: reason, serial: host}, slog.LevelInfo, msg,
 		append([]any{"reason", reason, "remote", r.RemoteAddr, "method", r.Method, "path", r.URL.Path}, attrs...))
 }
 
-// once logs msg with attrs unless the same key was logged within denialWindow, whose
+// once logs msg with attrs at level unless the same key was logged within denialWindow, whose
 // repeats it then counts for the next line.
-func (l *denialLog) once(key denialKey, msg string, attrs []any) {
+func (l *denialLog) once(key denialKey, level slog.Level, msg string, attrs []any) {
 	l.mu.Lock()
 	now := l.now()
 	s := l.seen[key]
@@ -100,7 +100,7 @@ func (l *denialLog) once(key denialKey, msg string, attrs []any) {
 	if unlogged > 0 {
 		attrs = append(attrs, "unlogged_others", unlogged)
 	}
-	l.log.Info(msg, attrs...)
+	l.log.Log(context.Background(), level, msg, attrs...)
 }
 
 // room makes room for one more denial, forgetting those whose window has passed; it reports

@@ -74,6 +74,9 @@ func toolReleaseDevice() toolDef {
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(leaseRefusal("release_device", dev.Serial, ans, holderFrom(ctx))), nil
 			}
+			if id := sessionID(ctx); id != "" && g.sessions.unkeptSelection(id) == dev.Serial {
+				g.sessions.selectionUnkept(id, "")
+			}
 			msg := fmt.Sprintf("Released device %s.", dev.Serial) + g.forgetSessionLease(ctx, a.Lease)
 			return structuredResult(ctx, tools.MessageResult{Message: msg}), nil
 		}
@@ -117,7 +120,11 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 	}
 	if lease == "" {
 		msg := "lease is required: the handle acquire_device or select_device returned (in a session, select_device makes its lease the default)"
-		if serial != "" {
+		unkept := g.sessions.unkeptSelection(sessionID(ctx))
+		switch {
+		case unkept != "" && (serial == "" || serial == unkept):
+			msg = unkeptLeaseRefusal(unkept)
+		case serial != "":
 			msg = g.noLeaseOf(ctx, serial)
 		}
 		return "", "", g.refuse(ctx, msg)

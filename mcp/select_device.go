@@ -78,8 +78,10 @@ func toolSelectDevice(platforms []string) toolDef {
 					return true
 				})
 				if err != nil {
+					g.sessions.selectionUnkept(session, dev.Serial) // for release_device {} to say why it knows no lease
 					msg += fmt.Sprintf(" It could not be remembered for this session (%v): pass serial and lease on every call.", err)
 				} else {
+					g.sessions.selectionUnkept(session, "")
 					msg += " Later calls in this session without serial use it."
 				}
 			}

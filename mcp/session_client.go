@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -53,6 +54,8 @@ func (g *Gateway) sessionClient(ctx context.Context, r *http.Request) context.Co
 
 // storeClient writes the session's client name to its KV entry. A failure is logged, and the
 // next request tries again: meanwhile only a gateway taking the session up would lack the name.
+// The log line comes once a minute at most, with the repeats since (denialLog.once): a full
+// sessions bucket fails every session's every request, thousands a minute.
 func (g *Gateway) storeClient(ctx context.Context, id, name string) {
 	err := g.updateSessionBriefly(ctx, id, func(sd *broker.SessionDefault) bool {
 		if sd.Client == name {
@@ -63,8 +66,9 @@ func (g *Gateway) storeClient(ctx context.Context, id, name string) {
 	})
 	if err != nil {
 		g.sessions.unstored(id)
-		g.log.Warn("the session's client name could not be kept in NATS: a gateway taking the session up would record its calls without it",
-			"session", id, "err", err)
+		g.denials.once(denialKey{reason: "session_client_unstored"}, slog.LevelWarn,
+			"the session's client name could not be kept in NATS: a gateway taking the session up would record its calls without it",
+			[]any{"session", id, "err", err})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -65,8 +66,10 @@ func (g *Gateway) rememberAcquired(ctx context.Context, handle string) {
 		return true
 	})
 	if err != nil {
-		g.log.Warn("the session's lease could not be remembered: release_device must name it (pass lease); "+
-			"if NATS takes no writes, check its data disk", "session", id, "err", err)
+		// Once a minute at most (denialLog.once), like the client name's (session_client.go).
+		g.denials.once(denialKey{reason: "session_lease_unstored"}, slog.LevelWarn,
+			"the session's lease could not be remembered: release_device must name it (pass lease); "+
+				"if NATS takes no writes, check its data disk", []any{"session", id, "err", err})
 	}
 }
 

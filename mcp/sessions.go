@@ -75,6 +75,8 @@ type liveSession struct {
 	streams streamEnds // its GET streams running here, ended with the session (session_end.go)
 
 	levelSet bool // its client set a logging level (logging/setLevel; progress_logs.go)
+
+	unkept string // the device select_device leased but could not store as its selection (selection_unkept.go)
 }
 
 func newSessions(pol *Policy, issue SessionKeys, l Limits, log *slog.Logger, name func(context.Context) string) *sessions {
