@@ -242,16 +242,30 @@ func runDrain(ctx context.Context, args []string) error {
 	for !ans.Idle() {
 		select {
 		case <-ctx.Done():
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) { // Ctrl-C, not --timeout
+				return drainInterrupted(node, ans)
+			}
 			return fmt.Errorf("node %s is not idle after --timeout %s: %s; `corral leases` shows who holds its devices, "+
 				"`corral release SERIAL --force` ends a lease", node, *a.timeout, strings.TrimSuffix(drainText(ans), "."))
 		case <-tick.C:
 		}
-		if ans, err = broker.DrainNode(ctx, nc, node, req); err != nil {
+		next, err := broker.DrainNode(ctx, nc, node, req)
+		if err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return drainInterrupted(node, ans)
+		}
+		if err != nil {
 			return a.gaveUp(ctx, "node "+node+" did not answer", err)
 		}
+		ans = next
 	}
 	fmt.Printf("node %s is idle: nothing runs, is held or waits on it.\n", node)
 	return nil
+}
+
+// drainInterrupted is drain --wait stopped by a signal: the wait ends, the drain does not.
+func drainInterrupted(node string, last broker.DrainAnswer) error {
+	return fmt.Errorf("interrupted before it was idle: %s; it stays draining (`corral drain %s --status` shows it, "+
+		"`corral drain %s --undo` takes new work again)", strings.TrimSuffix(drainText(last), "."), node, node)
 }
 
 // gaveUp tells an error that came of the command's --timeout passing as that: what had not

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// Ctrl-C during drain --wait says the wait was interrupted and that the node stays draining,
+// with the undo: it said "node n1 is not idle after --timeout 1m0s", a timeout that had not
+// passed.
+func TestDrainWaitInterruptedSaysTheNodeStaysDraining(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	dev := f.Devices()[0]
+	c := f.Client("holder")
+	farmtest.MustCall(t, c, "acquire_device", map[string]any{"serial": dev.Serial})
+	t.Cleanup(func() {
+		_ = runDrain(context.Background(), []string{dev.Node, "--undo", "--nats-url", f.URL, "--log-level", "error"})
+	})
+	nc, err := nats.Connect(f.URL)
+	require.NoError(t, err)
+	defer nc.Close()
+	draining := func() bool {
+		ans, err := broker.DrainNode(t.Context(), nc, dev.Node, broker.DrainRequest{V: broker.WireVersion, Action: broker.DrainStatus})
+		return err == nil && ans.Draining
+	}
+
+	ctx, interrupt := context.WithCancel(t.Context())
+	defer interrupt()
+	done := make(chan error, 1)
+	go func() {
+		done <- captureErr(t, func() error {
+			return runDrain(ctx, []string{dev.Node, "--wait", "--timeout", "1m", "--nats-url", f.URL, "--log-level", "error"})
+		})
+	}()
+	farmtest.Eventually(t, 20*time.Second, draining, "node %s draining", dev.Node)
+	interrupt() // what the first SIGINT does (signalContext)
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("drain --wait did not return after the interrupt")
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "interrupted before it was idle: node "+dev.Node+" is draining")
+	assert.Contains(t, err.Error(), "it stays draining")
+	assert.Contains(t, err.Error(), "`corral drain "+dev.Node+" --undo` takes new work again")
+	assert.NotContains(t, err.Error(), "--timeout")
+	assert.True(t, draining(), "the interrupted wait undid the drain")
+}
