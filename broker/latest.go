@@ -16,26 +16,27 @@ import (
 // starts over (the KV still has every one).
 const maxLatestInMemory = 50_000
 
-// latestTasks remembers the latest task of each session or holder. A gateway answers from
-// memory what it recorded itself, at once, and writes to the corral_sessions KV in the
-// background, so that other gateways (and this one after a restart) find it too, within
-// latestWriteEvery: the KV write costs a JetStream round trip, which no tool call should wait
-// for or pay for each time. Writes of the same key are coalesced and go out in order, so the
-// KV never goes back to an older task.
+// latestTasks remembers the latest task of each session or holder. A gateway records it in
+// memory at once and writes it to the corral_sessions KV in the background, so that other
+// gateways (and this one after a restart) find it too, within latestWriteEvery: the KV write
+// costs a JetStream round trip, which no tool call should wait for or pay for each time.
+// Writes of the same key are coalesced and go out in order, so the KV never goes back to an
+// older task of this gateway's. A read asks the KV too (one Get), as a caller may have run a
+// task through another gateway since (latestOf).
 type latestTasks struct {
 	kv  jetstream.KeyValue
 	log *slog.Logger
 
 	mu      sync.Mutex
-	known   map[string]string // key → task id, what this gateway recorded or read
-	pending map[string]string // key → task id, not yet in the KV
+	known   map[string]recorded // key → the task this gateway recorded last
+	pending map[string]string   // key → task id, not yet in the KV
 	wake    chan struct{}
 
 	writing sync.Mutex // one batch at a time, so an older id never lands after a newer one
 }
 
 func newLatestTasks(kv jetstream.KeyValue, log *slog.Logger) *latestTasks {
-	return &latestTasks{kv: kv, log: log, known: map[string]string{}, pending: map[string]string{},
+	return &latestTasks{kv: kv, log: log, known: map[string]recorded{}, pending: map[string]string{},
 		wake: make(chan struct{}, 1)}
 }
 
@@ -50,21 +51,42 @@ func latestKey(who string) string {
 	return k
 }
 
+// recorded is a latest task this gateway recorded: when, and the KV revision of its write
+// (0 until written).
+type recorded struct {
+	id  string
+	at  time.Time
+	rev uint64
+}
+
 // LatestTask reads the id of the latest task of who: a session or a holder, as the gateway
-// names them.
+// names them. Of what this gateway recorded and what the KV holds, the newer wins (latestOf);
+// the memory answers alone when the KV cannot.
 func (c *Client) LatestTask(ctx context.Context, who string) (string, bool) {
 	key := latestKey(who)
 	c.latest.mu.Lock()
-	id, ok := c.latest.known[key]
+	mine, ok := c.latest.known[key]
 	c.latest.mu.Unlock()
-	if ok {
-		return id, true
-	}
 	e, err := c.latest.kv.Get(ctx, key)
 	if err != nil || !validToken(string(e.Value())) {
-		return "", false
+		return mine.id, ok
+	}
+	if ok && !latestOf(mine, e) {
+		return mine.id, true
 	}
 	return string(e.Value()), true
+}
+
+// latestOf says whether the KV's entry e is newer than mine, the task this gateway recorded
+// last under its key. Once mine is written, its revision orders them exactly: a later one is
+// another gateway's write since. Until then (latestWriteEvery at most, unless NATS is slow)
+// their times do, this host's clock against the server's: only tasks ended that close
+// together, across gateways, can be told apart wrong.
+func latestOf(mine recorded, e jetstream.KeyValueEntry) bool {
+	if mine.rev != 0 {
+		return e.Revision() > mine.rev
+	}
+	return e.Created().After(mine.at)
 }
 
 // SetLatestTask records taskID as the latest task of who: in memory now, in the KV (next to
@@ -76,9 +98,9 @@ func (c *Client) SetLatestTask(_ context.Context, who, taskID string) error {
 	l, key := c.latest, latestKey(who)
 	l.mu.Lock()
 	if len(l.known) >= maxLatestInMemory {
-		l.known = map[string]string{}
+		l.known = map[string]recorded{}
 	}
-	l.known[key], l.pending[key] = taskID, taskID
+	l.known[key], l.pending[key] = recorded{id: taskID, at: time.Now()}, taskID
 	l.mu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
@@ -125,9 +147,17 @@ func (l *latestTasks) write(ctx context.Context) {
 	l.mu.Unlock()
 	for key, id := range batch {
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if _, err := l.kv.Put(wctx, key, []byte(id)); err != nil {
-			l.log.Warn("latest task not stored in NATS; other gateways will miss it", "task", id, "err", sessionWriteErr("writing "+key, err))
-		}
+		rev, err := l.kv.Put(wctx, key, []byte(id))
 		cancel()
+		if err != nil {
+			l.log.Warn("latest task not stored in NATS; other gateways will miss it", "task", id, "err", sessionWriteErr("writing "+key, err))
+			continue
+		}
+		l.mu.Lock()
+		if r, ok := l.known[key]; ok && r.id == id { // not recorded again meanwhile
+			r.rev = rev
+			l.known[key] = r
+		}
+		l.mu.Unlock()
 	}
 }
