@@ -189,6 +189,9 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			// Its rigs' calibrations: written and read back under its own keys.
 			"$KV." + CalibrationBucket + "." + node + ".>",
 			jsAPI + "DIRECT.GET." + kvStream(CalibrationBucket) + ".$KV." + CalibrationBucket + "." + node + ".>",
+			// Its own lease events, the last of a kind each: a restart ends the leases of a run killed
+			// (nodes/leases_unended.go).
+			jsAPI + "DIRECT.GET." + EventStream + "." + fmt.Sprintf(EventLeaseT, node, "*", "*"),
 			// Its agent tasks' screenshots. Object subjects carry no node: a reader checks an
 			// image against the digest its name carries, in a task record only this node writes.
 			"$O." + ScreenshotBucket + ".C.>", "$O." + ScreenshotBucket + ".M.>",

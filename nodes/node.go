@@ -120,6 +120,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if n.epochFloor, err = raiseEpochFloor(ctx, cfg.Stores.Calibrations, cfg.ID, n.known); err != nil {
 		return fail(err)
 	}
+	// The leases a killed run left unended get their end (leases_unended.go).
+	n.endLeasesOfLastRun(ctx)
 	// Devices this node had before a restart are offline until they are attached again, but for
 	// simulated ones, which leave the registry (forgetSimulated); a task that was running when
 	// the node stopped gets the record it never had.
@@ -151,6 +153,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(fmt.Errorf("node: subscribe to loss events: %w", err))
 	}
 	n.wg.Go(func() { n.watchConnection(life) })
+	n.wg.Go(func() { n.watchOwnEntries(life) }) // a verdict whose event never came (ownwatch.go)
 	n.wg.Go(func() { n.heartbeat(life) })
 	n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: cfg.ID, What: "up", At: time.Now()})
 	cfg.Log.Info("node started", "boot", n.boot)
