@@ -183,19 +183,42 @@ func (s *adbServer) connect(tb testing.TB, dev *adbsim.Device) {
 // may time that wait itself). A device that was killed stays listed offline while the server
 // retries it, up to 10 s apart; adb connect then answers "already connected" and leaves it to
 // the retry, so connectOnly disconnects the stale entry and connects afresh, as a user would.
+// adb disconnect answers before the server has dropped the entry, so connectOnly waits until
+// it is gone: connecting sooner answers "already connected" again, and the device stays
+// offline until the retry (seen on a loaded machine).
 func (s *adbServer) connectOnly(tb testing.TB, dev *adbsim.Device) {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	out, err := s.cmd(ctx, "connect", dev.Serial()).CombinedOutput()
-	if err == nil && strings.Contains(string(out), "already connected") {
-		if state, _ := hostQuery(ctx, s.addr(), "host-serial:"+dev.Serial()+":get-state"); state != "device" {
-			s.disconnect(dev)
-			out, err = s.cmd(ctx, "connect", dev.Serial()).CombinedOutput()
+	for {
+		out, err := s.cmd(ctx, "connect", dev.Serial()).CombinedOutput()
+		switch {
+		case err != nil || !strings.Contains(string(out), "connected to"):
+			tb.Fatalf("adb connect %s: %v: %s", dev.Serial(), err, out)
+		case !strings.Contains(string(out), "already connected"):
+			return
 		}
+		if state, _ := hostQuery(ctx, s.addr(), "host-serial:"+dev.Serial()+":get-state"); state == "device" {
+			return
+		}
+		s.disconnect(dev)
+		s.waitUnlisted(ctx, tb, dev.Serial())
 	}
-	if err != nil || !strings.Contains(string(out), "connected to") {
-		tb.Fatalf("adb connect %s: %v: %s", dev.Serial(), err, out)
+}
+
+// waitUnlisted polls the server until it no longer lists serial.
+func (s *adbServer) waitUnlisted(ctx context.Context, tb testing.TB, serial string) {
+	tb.Helper()
+	for {
+		_, err := hostQuery(ctx, s.addr(), "host-serial:"+serial+":get-state")
+		if err != nil && strings.Contains(err.Error(), "not found") {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			tb.Fatalf("adb disconnect %s: still listed (%v)", serial, err)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
