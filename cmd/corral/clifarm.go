@@ -23,7 +23,8 @@ import (
 //   - reading lease groups creates no bucket: without one there is no group (an operator may
 //     read the bucket, not create it);
 //   - it knows the tasks it sent, so that the command ends only once each has reached its node
-//     (a task started without waiting runs on after the command: settle).
+//     (a task started without waiting runs on after the command: settle);
+//   - it reads no session entry this command did not write (clisessions.go).
 type cliFarm struct {
 	*broker.Client
 	js jetstream.JetStream
@@ -32,10 +33,12 @@ type cliFarm struct {
 	inflight map[string]string // task id → serial, of Run calls not returned
 	latest   map[string]string // key (asHolder) → task id, this command's
 	reached  map[string]bool   // task ids that reached their node
+	written  map[string]bool   // session keys this command wrote (clisessions.go)
 }
 
 func newCLIFarm(c *broker.Client, js jetstream.JetStream) *cliFarm {
-	return &cliFarm{Client: c, js: js, inflight: map[string]string{}, latest: map[string]string{}, reached: map[string]bool{}}
+	return &cliFarm{Client: c, js: js, inflight: map[string]string{}, latest: map[string]string{}, reached: map[string]bool{},
+		written: map[string]bool{}}
 }
 
 // cliHolder is whose latest task the command line's calls are: a gateway's key ("holder:" and

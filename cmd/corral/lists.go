@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -140,6 +141,7 @@ func runDevices(ctx context.Context, args []string) error {
 	}
 	all := mcp.DeviceListResult{AndroidDevices: []string{}, IOSDevices: []string{}, Devices: []mcp.DeviceSummary{}}
 	var reasons map[string]string
+	var reasonsErr error // told on stderr after the rows, which are printed all the same
 	var summed bool
 	err := o.eachPage(ctx, "list_available_devices", targs, *lf.limit, func(res *mcpgo.CallToolResult) (string, int, error) {
 		var p mcp.DeviceListResult
@@ -156,7 +158,7 @@ func runDevices(ctx context.Context, args []string) error {
 			all.Summary = devicesSummary(all.Devices)
 			all.Devices = all.Devices[:min(len(all.Devices), cmp.Or(*lf.limit, len(all.Devices)))]
 		}
-		reasons = deviceReasons(ctx, c, all.Devices)
+		reasons, reasonsErr = deviceReasons(ctx, c, all.Devices)
 		return nil
 	})
 	if err != nil {
@@ -164,6 +166,9 @@ func runDevices(ctx context.Context, args []string) error {
 	}
 	if !summed {
 		warnOlderGateway("devices", targs)
+	}
+	if reasonsErr != nil { // after the rows, in either form
+		defer fmt.Fprintf(os.Stderr, "corral devices: %v\n", reasonsErr)
 	}
 	if *lf.asJSON {
 		rows := make([]deviceRow, len(all.Devices))
@@ -245,22 +250,60 @@ type deviceRow struct {
 }
 
 // deviceReasons reads, with get_device_status, why each device that is not in service is so
-// (unhealthy, offline, draining): the list tool leaves the reason out.
-func deviceReasons(ctx context.Context, c *client.Client, devices []mcp.DeviceSummary) map[string]string {
+// (unhealthy, offline, draining): the list tool leaves the reason out. A device whose reason
+// could not be read is left without one and named in the error, which says why once; the
+// others are still asked, unless the command's context ended (a NATS refusal ends it: its
+// cause says which subject and what to do).
+func deviceReasons(ctx context.Context, c *client.Client, devices []mcp.DeviceSummary) (map[string]string, error) {
 	out := map[string]string{}
+	var missed []string
+	var first error
 	for _, d := range devices {
 		if d.State != broker.StateUnhealthy && d.State != broker.StateOffline && d.State != broker.StateDraining {
 			continue
 		}
-		req := mcpgo.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = "get_device_status", map[string]any{"serial": d.Serial}
-		res, err := callOn(ctx, c, req)
-		var st mcp.DeviceStatusResult
-		if err == nil && structured(res, &st) == nil {
-			out[d.Serial] = st.Reason
+		st, err := deviceStatus(ctx, c, d.Serial)
+		if err != nil {
+			if ctx.Err() != nil { // a NATS refusal or the --timeout ended the command: say which
+				err = context.Cause(ctx)
+			}
+			missed = append(missed, d.Serial)
+			first = cmp.Or(first, err)
+			continue
 		}
+		out[d.Serial] = st.Reason
 	}
-	return out
+	if len(missed) == 0 {
+		return out, nil
+	}
+	return out, fmt.Errorf("no reason shown for %s: get_device_status: %w", serialList(missed), first)
+}
+
+// deviceStatus calls get_device_status of serial, unless ctx has ended.
+func deviceStatus(ctx context.Context, c *client.Client, serial string) (mcp.DeviceStatusResult, error) {
+	var st mcp.DeviceStatusResult
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "get_device_status", map[string]any{"serial": serial}
+	res, err := c.CallTool(ctx, req) // not callOn: the error names the tool once, in deviceReasons'
+	switch {
+	case err != nil:
+		return st, err
+	case res.IsError:
+		return st, errors.New(resultText(res))
+	}
+	return st, structured(res, &st)
+}
+
+// serialList names a few serials, and how many more.
+func serialList(serials []string) string {
+	const shown = 5
+	if len(serials) <= shown {
+		return strings.Join(serials, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(serials[:shown], ", "), len(serials)-shown)
 }
 
 func printJSON(v any) error {
