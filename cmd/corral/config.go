@@ -57,7 +57,7 @@ func (f *flags) parse(args []string) error {
 		_, _ = os.Stdout.Write(help.Bytes())
 		return parseErr
 	case parseErr != nil:
-		parseErr = flagHint(f.FlagSet, parseErr)
+		parseErr = valueHint(f.FlagSet, flagHint(f.FlagSet, parseErr))
 		name := strings.TrimPrefix(f.Name(), "corral ")
 		fmt.Fprintf(os.Stderr, "corral %s: %v\nrun 'corral %s -h' for its flags\n", name, parseErr, name)
 		return &usageError{err: parseErr, printed: true}

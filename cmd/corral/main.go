@@ -82,6 +82,7 @@ func realMain(args []string) int {
 		if r := refusals.Refused(); r != nil && err != nil {
 			err = r // what the command saw of it is a cancelled context
 		}
+		err = withCLIRole(err, c.name)
 		return exitCode(c.name, err)
 	}
 	if hint := commandHint(args[0]); hint != "" { // a typo: one line, not the whole list

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -27,4 +29,32 @@ func whereContextIs(role broker.Role, node string) string {
 			node, broker.UserName(role, node))
 	}
 	return "corral up writes it into DATA/nats/, corral nats-auth into its --dir"
+}
+
+// cliRoles are the roles whose context each command that reads or acts on the farm through
+// NATS runs with (docs/operations.md, NATS roles): an operator reads, an admin also acts.
+var cliRoles = map[string][]broker.Role{
+	"devices": {broker.RoleOperator, broker.RoleAdmin},
+	"leases":  {broker.RoleOperator, broker.RoleAdmin},
+	"tasks":   {broker.RoleOperator, broker.RoleAdmin},
+	"call":    {broker.RoleAdmin}, "run": {broker.RoleAdmin}, "mcp-stdio": {broker.RoleAdmin},
+	"abort": {broker.RoleAdmin}, "release": {broker.RoleAdmin}, "drain": {broker.RoleAdmin},
+}
+
+// withCLIRole adds, to a command refused a subject because its NATS context is another
+// role's (a node's, the vision workers', an operator's for an action), the contexts that
+// command takes, as withRole does for corral gateway and corral node: the refusal's "use the
+// NATS context of a role that may" named none.
+func withCLIRole(err error, command string) error {
+	roles, ok := cliRoles[command]
+	var r *broker.RefusedError
+	if !ok || !errors.As(err, &r) || r.Stale || slices.Contains(roles, r.Role) {
+		return err
+	}
+	names, files := make([]string, len(roles)), make([]string, len(roles))
+	for i, role := range roles {
+		names[i], files[i] = string(role), broker.UserName(role, "")+".json"
+	}
+	return fmt.Errorf("%w. corral %s runs as the %s role: give --nats-context with its context, %s (%s)",
+		err, command, strings.Join(names, " or "), strings.Join(files, " or "), whereContextIs(roles[0], ""))
 }
