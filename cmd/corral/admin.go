@@ -152,7 +152,7 @@ func runRelease(ctx context.Context, args []string) error {
 	defer nc.Close()
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
-	farm, err := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
+	farm, err := broker.NewClient(cctx, nc, stores, cliClientOptions(log))
 	if err != nil {
 		return err
 	}

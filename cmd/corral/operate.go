@@ -99,7 +99,7 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	closeNATS := func() { quiet.Store(true); cancel(); nc.Close() }
-	nf, err := broker.NewClient(cctx, nc, stores, broker.ClientOptions{Log: log})
+	nf, err := broker.NewClient(cctx, nc, stores, cliClientOptions(log))
 	if err == nil {
 		err = nf.WaitReady(ctx)
 	}
