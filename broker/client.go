@@ -75,6 +75,9 @@ type Client struct {
 	guard *jsguard.Guard
 	// calls are the task calls in flight, to look for their records (client_record.go).
 	calls *taskCalls
+	// answered are the tasks answered lately, whose records may be on the way (record_grace.go).
+	answered *recentAnswers
+
 	probe probeListener // where nodes ask whether this client is still there (client_probe.go)
 	newer newerSeen     // payloads of a newer wire version, logged once each (wire_version.go)
 	// newerBeats are the nodes beating in a newer wire version, which eachNode does not ask
@@ -126,6 +129,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		_ = sub.Unsubscribe()
 	}()
 	c.calls = newTaskCalls(ctx, nc, c.recordAfter())
+	c.answered = newRecentAnswers()
 	go c.followRegistry(ctx, w, reconnected)
 	c.sweepAtStart(ctx) // an older Corral's groups, left in their bucket (leasegroups_sweep.go)
 	go c.live.Run(ctx)
@@ -259,6 +263,9 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 	req.Probe = c.probe.tokenOf(c.nc) // client_probe.go
 	var res TaskResult
 	err := c.awaitTask(ctx, dev.Node, req, &res)
+	if err == nil {
+		c.answered.add(req.ID) // its record follows (PollTaskRecord)
+	}
 	if wait := cmp.Or(c.opts.ProgressHandOver, DefaultProgressHandOver); err == nil && sub != nil && !handedOver(sub, wait) {
 		c.log.Debug("a task's progress was still being handed to its caller when its result came", "task", req.ID,
 			"node", dev.Node, "serial", req.Serial, "tool", req.Tool, "waited", wait)
@@ -358,27 +365,17 @@ func (c *Client) Leases(ctx context.Context) ([]Lease, error) {
 
 // TaskRecord reads a finished task's record from the event stream: the last one on
 // corral.v1.events.task.<node>.<id>, whatever the node, written by the node the record names.
+// It waits recordGrace for a record not yet there: the caller may have had the task's answer
+// through another client, and the owner node writes the record just after it answers.
+// PollTaskRecord (record_grace.go) waits only when this client had the answer.
 func (c *Client) TaskRecord(ctx context.Context, id string) (TaskResult, error) {
-	var res TaskResult
-	if !validToken(id) {
-		return res, fmt.Errorf("task id %q is not valid: use the id a tool result or abort_task gave", id)
-	}
-	// The owner node writes the record just after it answers: give it a moment.
-	for wait := time.Now().Add(recordGrace); ; {
-		res, err := c.stores.taskRecord(ctx, id)
-		if errors.Is(err, ErrNewerWire) {
-			c.newer.warn(c.log, "record "+res.Node, res.V, "a task record of a newer wire version refused: upgrade the gateway", "node", res.Node, "task", id)
-			return TaskResult{}, err
-		}
-		if !errors.Is(err, ErrNotFound) || time.Now().After(wait) {
-			return res, err
-		}
-		select {
-		case <-ctx.Done():
-			return res, ctx.Err()
-		case <-time.After(25 * time.Millisecond):
-		}
-	}
+	return c.taskRecordWithin(ctx, id, recordGrace)
+}
+
+// errInvalidTaskID refuses a task id that is not one subject token (a wildcard would read
+// another task's record).
+func errInvalidTaskID(id string) error {
+	return fmt.Errorf("task id %q is not valid: use the id a tool result or abort_task gave", id)
 }
 
 // Screenshot reads a task's screenshot by the name its record gives (SaveScreenshot).

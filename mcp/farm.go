@@ -34,8 +34,11 @@ type Farm interface {
 	// SitesDown names the edge sites whose link to this hub is down, sorted: their nodes are
 	// not asked, and keep their leases there (none but at a hub).
 	SitesDown() []string
-	// TaskRecord reads a finished task's record from the event stream.
+	// TaskRecord reads a finished task's record from the event stream, waiting a moment for
+	// one about to be written; PollTaskRecord waits only when this gateway had the task's
+	// answer lately, so that polling a task that runs, or an unknown id, answers at once.
 	TaskRecord(ctx context.Context, id string) (broker.TaskResult, error)
+	PollTaskRecord(ctx context.Context, id string) (broker.TaskResult, error)
 	// Screenshot reads a task's screenshot by the name its record gives, checked.
 	Screenshot(ctx context.Context, name string) ([]byte, error)
 	// SessionDevice and UpdateSessionDevice keep a protocol session's default device and the

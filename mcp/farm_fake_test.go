@@ -135,6 +135,10 @@ func (f *fakeFarm) TaskRecord(ctx context.Context, id string) (broker.TaskResult
 	return broker.TaskResult{}, fmt.Errorf("task %s: not found", id)
 }
 
+func (f *fakeFarm) PollTaskRecord(ctx context.Context, id string) (broker.TaskResult, error) {
+	return f.TaskRecord(ctx, id)
+}
+
 func (f *fakeFarm) Screenshot(_ context.Context, name string) ([]byte, error) {
 	return nil, fmt.Errorf("screenshot %s: %w", name, broker.ErrNotFound)
 }

@@ -33,13 +33,14 @@ func toolGetLatestTask() toolDef {
 				return g.refuse(ctx, "no task yet: get_latest_task finds the latest device tool call of this session "+
 					"(of this client without a session) in the last 24 h; get_task_result takes any task id"), nil
 			}
-			rec, err := g.farm.TaskRecord(ctx, id)
+			dropSteps := a.IncludeSteps != nil && !*a.IncludeSteps
+			if out, ok := g.sentRunning(ctx, id); ok { // no record before its node answers
+				return structuredResult(ctx, out.steps(dropSteps)), nil
+			}
+			rec, err := g.farm.PollTaskRecord(ctx, id)
 			if err != nil {
 				if out, ok := g.runningShown(ctx, id); ok { // it runs: no record yet
-					if a.IncludeSteps != nil && !*a.IncludeSteps {
-						out.dropSteps()
-					}
-					return structuredResult(ctx, out), nil
+					return structuredResult(ctx, out.steps(dropSteps)), nil
 				}
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(fmt.Sprintf("no record of the latest task, %s: %v", id, err)), nil
@@ -49,11 +50,7 @@ func toolGetLatestTask() toolDef {
 				return g.deny(ctx, denial{reason: reasonDevice, serial: rec.Serial, rule: p.tagRule() + "; task " + id}, fmt.Sprintf("denied by policy: principal %q may not read task %s: it ran on device %s, outside its rule (%s)",
 					p.Name, id, rec.Serial, p.tagRule())), nil
 			}
-			out := taskRecord(rec)
-			if a.IncludeSteps != nil && !*a.IncludeSteps {
-				out.dropSteps()
-			}
-			return structuredResult(ctx, out), nil
+			return structuredResult(ctx, taskRecord(rec).steps(dropSteps)), nil
 		}
 	}}
 }

@@ -70,11 +70,15 @@ func toolGetTaskResult() toolDef {
 			case id == "":
 				return g.refuse(ctx, "task_id is required: the id in a tool result's [task …] note or in abort_task's answer"), nil
 			}
-			rec, err := g.farm.TaskRecord(ctx, id)
+			dropSteps := a.IncludeSteps != nil && !*a.IncludeSteps
+			if out, ok := g.sentRunning(ctx, id); ok { // no record before its node answers
+				return structuredResult(ctx, out.steps(dropSteps)), nil
+			}
+			rec, err := g.farm.PollTaskRecord(ctx, id)
 			if err != nil {
 				out, d, ok := g.running(ctx, id)
 				if ok && d.State != broker.StateOffline {
-					return structuredResult(ctx, out), nil
+					return structuredResult(ctx, out.steps(dropSteps)), nil
 				}
 				setOutcome(ctx, broker.OutcomeRefused)
 				switch {
@@ -103,11 +107,7 @@ func toolGetTaskResult() toolDef {
 				}
 				images = append(images, marked...)
 			}
-			out := taskRecord(rec)
-			if a.IncludeSteps != nil && !*a.IncludeSteps {
-				out.dropSteps()
-			}
-			res := structuredResult(ctx, out)
+			res := structuredResult(ctx, taskRecord(rec).steps(dropSteps))
 			res.Content = append(res.Content, images...)
 			return res, nil
 		}
@@ -130,7 +130,33 @@ func (g *Gateway) deviceRunning(ctx context.Context, id string) (broker.DeviceEn
 func runningTask(d broker.DeviceEntry) TaskRecordResult {
 	t := d.Task
 	return TaskRecordResult{TaskID: t.ID, Serial: d.Serial, Node: d.Node, Tool: t.Tool, Status: "running", Outcome: "running",
-		Started: t.Started}
+		Started: t.Started, DurationMS: runningFor(t.Started)}
+}
+
+// runningFor is how long a task started at started has run so far, in milliseconds.
+func runningFor(started time.Time) int64 {
+	if started.IsZero() {
+		return 0
+	}
+	return max(time.Since(started).Milliseconds(), 0)
+}
+
+// sentRunning is the record of task id while it runs, if this gateway sent it and has not had
+// its answer, on a device that is not offline: its node records it only after it answers, so
+// there is no record to read yet (a poll of it reads no store).
+func (g *Gateway) sentRunning(ctx context.Context, id string) (TaskRecordResult, bool) {
+	if _, sent := g.agents.byID(id); !sent {
+		return TaskRecordResult{}, false
+	}
+	return g.runningShown(ctx, id)
+}
+
+// steps is r without its steps when drop says so (includeSteps: false).
+func (r TaskRecordResult) steps(drop bool) TaskRecordResult {
+	if drop {
+		r.dropSteps()
+	}
+	return r
 }
 
 // running is the record of task id while it runs, if this gateway sent it (an agent task: its
@@ -153,6 +179,7 @@ func (g *Gateway) running(ctx context.Context, id string) (out TaskRecordResult,
 		if shown {
 			out.Started = d.Task.Started
 		}
+		out.DurationMS = runningFor(out.Started)
 		r.progress.fill(&out)
 		return out, dev, true
 	case shown:
