@@ -20,11 +20,12 @@ const (
 	maxAgentSteps       = 30
 )
 
-// RunAgentTaskArgs are run_agent_task's arguments (phone-agent seed, plus budgets).
+// RunAgentTaskArgs are run_agent_task's arguments (phone-agent seed, plus budgets). The budgets
+// are pointers: a 0 given is refused (below the schema's minimum), not taken for the default.
 type RunAgentTaskArgs struct {
 	Goal      string `json:"goal" arg:"required,minLength=1,maxLength=4000" desc:"What to do on the device, in words" help:"a goal in natural language, e.g. \"open Settings and turn on Wi-Fi\""`
-	TimeoutMS int64  `json:"timeoutMs,omitempty" arg:"min=1000,max=7200000" desc:"Longest run in ms (default 1200000: 20 min)" unit:"ms"`
-	MaxSteps  int    `json:"maxSteps,omitempty" arg:"min=1,max=30" desc:"Plan steps at most (default 10)"`
+	TimeoutMS *int64 `json:"timeoutMs,omitempty" arg:"min=1000,max=7200000" desc:"Longest run in ms (default 1200000: 20 min)" unit:"ms" hint:"leave timeoutMs out for the default, 20 min"`
+	MaxSteps  *int   `json:"maxSteps,omitempty" arg:"min=1,max=30" desc:"Plan steps at most (default 10)" hint:"leave maxSteps out for the default, 10"`
 	Wait      *bool  `json:"wait,omitempty" desc:"false: answer at once with the task id and let it run; poll get_task_result"`
 }
 
@@ -102,16 +103,16 @@ func runAgentTask() Tool {
 		Short:         Short{Kind: ShortText, Keys: []string{"goal"}, Usage: `a goal, e.g. "open Settings and turn on Wi-Fi"`},
 	}, func(ctx context.Context, t *Task, a RunAgentTaskArgs) (Output, error) {
 		parent := ctx
-		if a.TimeoutMS > 0 {
+		if a.TimeoutMS != nil {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMS)*time.Millisecond)
+			ctx, cancel = context.WithTimeout(ctx, time.Duration(*a.TimeoutMS)*time.Millisecond)
 			defer cancel()
 		}
 		if a.Wait != nil && !*a.Wait && t.env().Config.Model != nil && t.Progress != nil {
 			// The gateway answers a caller who does not wait once the task starts (or is refused).
 			t.Progress(0, 0, "🤖 Agent task started")
 		}
-		task, err := runAgent(ctx, t, a.Goal, agent.Budget{MaxSteps: a.MaxSteps})
+		task, err := runAgent(ctx, t, a.Goal, agent.Budget{MaxSteps: budgetSteps(a.MaxSteps)})
 		if err != nil {
 			return Output{}, err
 		}
@@ -119,6 +120,14 @@ func runAgentTask() Tool {
 		keepScreenshots(ctx, t, task.Steps, res.Steps)
 		return Output{Data: res, Text: task.Markdown(), Failure: agentFailure(parent, task)}, nil
 	})
+}
+
+// budgetSteps is the plan steps maxSteps allows: 0, the budget's default, when it is left out.
+func budgetSteps(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // agentFailure is why an agent task that did not finish failed, nil when it finished: the
