@@ -21,6 +21,7 @@ const (
 	failStep       = "step_failed"  // the model gave a step up
 	failTimedOut   = "timed_out"
 	failAborted    = "aborted"
+	failStopped    = "stopped" // its node stopped, or its device went away (failingCause)
 	failOther      = "other"
 )
 
@@ -49,6 +50,8 @@ func failureKind(ctx context.Context, err error) string {
 		return ""
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return failTimedOut
+	case ctx.Err() != nil && failingCause(ctx) != nil:
+		return failStopped
 	case ctx.Err() != nil:
 		return failAborted
 	}

@@ -105,6 +105,8 @@ func (r *runner) end(ctx context.Context, err error) {
 	switch {
 	case err == nil:
 		t.Status = StatusFinished
+	case ctx.Err() != nil && failingCause(ctx) != nil: // its node stopped, or its device went away
+		t.Status, t.Error = StatusFailed, r.abortReason(ctx, err)
 	case ctx.Err() != nil:
 		// A task that timed out is aborted, as in the seed's state machine; TimedOut tells it apart.
 		t.Status, t.Error = StatusAborted, r.abortReason(ctx, err)
@@ -136,7 +138,7 @@ func (r *runner) end(ctx context.Context, err error) {
 		"tokens", t.Usage.TotalTokens, "took", time.Duration(t.DurationMS)*time.Millisecond)
 }
 
-// abortReason says why ctx ended: an abort, or the task's deadline; err is what the task was
+// abortReason says why ctx ended: an abort, the task's deadline, or a failing cause; err is what the task was
 // doing then (a model call that got no answer is named, with what to do about it).
 func (r *runner) abortReason(ctx context.Context, err error) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -155,6 +157,9 @@ func (r *runner) abortReason(ctx context.Context, err error) string {
 			why += " " + mw.explain()
 		}
 		return why
+	}
+	if f := failingCause(ctx); f != nil { // not an abort: the task fails with its words
+		return f.Error()
 	}
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 		return "aborted: " + c.Error()
