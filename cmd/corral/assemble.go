@@ -258,8 +258,12 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 // agentModel is the model client of agent tasks, nil when none is configured.
 func (s nodeSettings) agentModel(log *slog.Logger, metrics *model.Metrics) (model.Chatter, error) {
 	cfg, err := s.model()
-	if err != nil || !cfg.Enabled() {
+	if err != nil {
 		return nil, err
+	}
+	if !cfg.Enabled() {
+		log.Info("agent tasks are off: " + cfg.OffReason())
+		return nil, nil
 	}
 	c, err := model.NewClient(cfg, log, model.WithMetrics(metrics))
 	if err != nil {

@@ -79,9 +79,9 @@ type AgentAction struct {
 
 // errNoModel is the answer of the AI tools on a node without a model: unconfigured, not
 // unsupported, as no device of the node can run them until the node is given one.
-var errNoModel = &OpError{Code: broker.CodeUnconfigured, Msg: "agent tasks need a model, and this node has none: set OPENAI_BASE_URL and " +
-	"OPENAI_MODEL (and OPENAI_API_KEY) where the node runs, or --openai-base-url and --openai-model (e.g. Ollama: " +
-	"OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl)"}
+var errNoModel = &OpError{Code: broker.CodeUnconfigured, Msg: "agent tasks need a model, and this node has none: set OPENAI_MODEL " +
+	"(or --openai-model) where the node runs, with OPENAI_API_KEY for OpenAI's API, or OPENAI_BASE_URL (--openai-base-url) " +
+	"too for another server (e.g. Ollama: OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl)"}
 
 // runAgentTask runs a goal on the device with a Plan-and-Resolve agent next to it: the node
 // looks at the screen, asks the model for a plan, and for each step lets the model call the

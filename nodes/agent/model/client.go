@@ -40,6 +40,9 @@ func NewClient(cfg Config, log *slog.Logger, opts ...Option) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if w := cfg.PathWarning(); w != "" {
+		log.Warn(w)
+	}
 	oc := openai.DefaultConfig("") // the key goes in through bearer
 	oc.BaseURL = cfg.baseURL()
 	oc.HTTPClient = newBearer(cfg.APIKey)

@@ -12,8 +12,8 @@ import (
 const DefaultBaseURL = "https://api.openai.com/v1"
 
 // ErrNotConfigured says no model is configured, so agent tasks cannot run.
-var ErrNotConfigured = errors.New("agent tasks need a model: set OPENAI_BASE_URL and OPENAI_MODEL (and OPENAI_API_KEY), " +
-	"e.g. for Ollama OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl")
+var ErrNotConfigured = errors.New("agent tasks need a model: set OPENAI_MODEL (with OPENAI_API_KEY for OpenAI's API, " +
+	"or OPENAI_BASE_URL for another server), e.g. for Ollama OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl")
 
 // Config says which model to use and where. It prints and logs without the key.
 type Config struct {
@@ -48,6 +48,9 @@ func (c Config) Validate() error {
 			redactURL(c.baseURL()), DefaultBaseURL)
 	}
 	if err := checkBaseURL(u, c.baseURL()); err != nil {
+		return err
+	}
+	if err := checkBaseURLPath(u, c.baseURL()); err != nil {
 		return err
 	}
 	if err := checkKey(c.APIKey.Reveal(), c.KeySource); err != nil {

@@ -37,5 +37,5 @@ func ExampleClient_Chat() {
 // With no model configured, the node says what to set.
 func ExampleConfig_Validate() {
 	fmt.Println(model.Config{}.Validate())
-	// Output: agent tasks need a model: set OPENAI_BASE_URL and OPENAI_MODEL (and OPENAI_API_KEY), e.g. for Ollama OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl
+	// Output: agent tasks need a model: set OPENAI_MODEL (with OPENAI_API_KEY for OpenAI's API, or OPENAI_BASE_URL for another server), e.g. for Ollama OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_MODEL=qwen2.5vl
 }

@@ -74,7 +74,7 @@ func TestConfigValidate(t *testing.T) {
 		cfg  model.Config
 		says string // "" for valid
 	}{
-		{"nothing", model.Config{}, "agent tasks need a model: set OPENAI_BASE_URL and OPENAI_MODEL (and OPENAI_API_KEY), e.g. for Ollama OPENAI_BASE_URL=http://127.0.0.1:11434/v1"},
+		{"nothing", model.Config{}, "agent tasks need a model: set OPENAI_MODEL (with OPENAI_API_KEY for OpenAI's API, or OPENAI_BASE_URL for another server), e.g. for Ollama OPENAI_BASE_URL=http://127.0.0.1:11434/v1"},
 		{"ollama without key", model.Config{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5vl"}, ""},
 		{"openai with key", model.Config{APIKey: model.NewSecret("k"), Model: "gpt-4o"}, ""},
 		{"openai without key", model.Config{Model: "gpt-4o"}, "needs an API key: set OPENAI_API_KEY or --openai-api-key-file"},
