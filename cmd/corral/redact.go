@@ -113,19 +113,31 @@ func cloneArgs(v any) any {
 // redactor takes a run's secrets out of what corral run shows: its reports, its table, its log.
 // It knows every step's secrets before any runs, since a later step may show an earlier one's
 // (the clipboard read back, a page that shows the password typed).
-type redactor struct{ secrets []string }
+// Where a secret is taken out: redactmatch.go.
+type redactor struct {
+	secrets []string
+	keep    []string // the serials the run names, never taken apart by a secret
+}
 
 // newRedactor knows the secrets of doc's steps (those whose call converts: one that does not
-// never runs).
-func newRedactor(doc *steps.Document) *redactor {
-	r := &redactor{}
+// never runs) and the serials they and serial (the run's --serial) name.
+func newRedactor(doc *steps.Document, serial string) *redactor {
+	r := &redactor{keep: []string{serial, doc.Serial}}
 	for _, s := range doc.Steps {
 		if req, err := s.Request(); err == nil {
 			r.secrets = append(r.secrets, stepSecrets(req.Params.Name, req.GetArguments())...)
+			r.keep = append(r.keep, argSerial(req.GetArguments()))
 		}
 	}
 	r.secrets = sortSecrets(r.secrets)
+	r.keep = slices.DeleteFunc(r.keep, func(s string) bool { return s == "" })
 	return r
+}
+
+// argSerial is the serial a call's arguments name, "" for none.
+func argSerial(args map[string]any) string {
+	s, _ := args["serial"].(string)
+	return s
 }
 
 // sortSecrets puts the longest first, so that a secret holding another is taken out whole.
@@ -137,14 +149,7 @@ func sortSecrets(s []string) []string {
 
 // text is s without the secrets and lease handles.
 func (r *redactor) text(s string) string {
-	return redactLeases(redactSecrets(s, r.secrets))
-}
-
-func redactSecrets(s string, secrets []string) string {
-	for _, secret := range secrets {
-		s = strings.ReplaceAll(s, secret, redactedMark)
-	}
-	return s
+	return redactLeases(redactSecrets(s, r.secrets, r.keep))
 }
 
 // err is e with the secrets taken out of its text; e itself when there were none.
@@ -161,19 +166,17 @@ func (r *redactor) err(e error) error {
 // result is res without secrets: in its arguments (a secret argument shows the mark, a URL
 // its user with redact.Mark for the password, the lease its kind), its text, error and reason.
 func (r *redactor) result(res steps.Result) steps.Result {
-	if own := stepSecrets(res.Tool, res.Arguments); len(own) > 0 {
-		r = &redactor{secrets: sortSecrets(append(slices.Clone(r.secrets), own...))}
+	if own := stepSecrets(res.Tool, res.Arguments); len(own) > 0 || argSerial(res.Arguments) != "" {
+		r = &redactor{secrets: sortSecrets(append(slices.Clone(r.secrets), own...)),
+			keep: append(slices.Clone(r.keep), argSerial(res.Arguments))}
 	}
 	if len(res.Arguments) > 0 {
 		args := cloneArgs(res.Arguments).(map[string]any)
 		walkStrings(args, func(s string) string {
-			if slices.Contains(r.secrets, s) {
-				return redactedMark
-			}
 			if strings.Contains(s, "://") {
 				s = redact.URL(s)
 			}
-			return r.text(s)
+			return redactLeases(redactValue(s, r.secrets, r.keep))
 		})
 		if h, ok := res.Arguments["lease"].(string); ok && h != "" {
 			args["lease"] = redactedHandle(h)
@@ -198,7 +201,7 @@ func callError(tool string, args map[string]any, err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := redactSecrets(err.Error(), sortSecrets(stepSecrets(tool, args))); msg != err.Error() {
+	if msg := redactSecrets(err.Error(), sortSecrets(stepSecrets(tool, args)), []string{argSerial(args)}); msg != err.Error() {
 		return errors.New(msg)
 	}
 	return err

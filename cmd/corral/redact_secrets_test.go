@@ -23,10 +23,10 @@ func TestStepSecrets(t *testing.T) {
 // A secret that holds another is taken out whole, not left half shown.
 func TestRedactorTakesTheLongestFirst(t *testing.T) {
 	r := newRedactor(&steps.Document{Steps: []steps.Step{
-		{Tool: "input", Arguments: map[string]any{"text": "abc"}},
-		{Tool: "input", Arguments: map[string]any{"text": "abcdef"}},
-	}})
-	res := r.result(steps.Result{Tool: "get_source", Text: "note: abcdef, then abc", Arguments: map[string]any{"text": "xabcdefx"}})
+		{Tool: "input", Arguments: map[string]any{"text": "hunter22"}},
+		{Tool: "input", Arguments: map[string]any{"text": "hunter22-and-more"}},
+	}}, "")
+	res := r.result(steps.Result{Tool: "get_source", Text: "note: hunter22-and-more, then hunter22", Arguments: map[string]any{"text": "xhunter22-and-morex"}})
 	assert.Equal(t, "note: …(redacted), then …(redacted)", res.Text)
 	assert.Equal(t, "x…(redacted)x", res.Arguments["text"])
 }

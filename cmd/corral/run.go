@@ -48,7 +48,7 @@ func runRun(ctx context.Context, args []string) error {
 		if doc, err = steps.Load(f.Arg(0)); err != nil {
 			return err
 		}
-		red = newRedactor(doc)
+		red = newRedactor(doc, *serial)
 		if *f.checkConfig {
 			if err := checkSteps(doc, steps.Options{Serial: *serial, Platform: *platform}); err != nil {
 				return fmt.Errorf("%s:\n%w", f.Arg(0), red.err(err))

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A secret is taken out where it stands whole (redactmatch.go), not out of every word, key,
+// serial or task id that holds it (QA: a typed "e" made "w…(redacted)b-02 r…(redacted)fus…").
+func TestRedactSecretsWhereTheyStandWhole(t *testing.T) {
+	const m = redactedMark
+	for _, c := range []struct {
+		name, in  string
+		secrets   []string
+		keep      []string
+		want      string
+		wantValue string // redactValue's answer, when it differs from want
+	}{
+		{name: "a letter in prose", in: "input on web-02 refused (bad_input): no field has focus", secrets: []string{"e"},
+			want: "input on web-02 refused (bad_input): no field has focus"},
+		{name: "a letter as a JSON value", in: `{"serial":"web-02","text":"e"}`, secrets: []string{"e"},
+			want: `{"serial":"web-02","text":"` + m + `"}`},
+		{name: "a letter in quoted JSON", in: `bad arguments "{\"text\":\"e\", \"e\": 1}"`, secrets: []string{"e"},
+			want: `bad arguments "{\"text\":\"` + m + `\", \"e\": 1}"`},
+		{name: "a letter quoted in prose", in: `typed 'x' into t_x7xx2xxxxxxxxxxx`, secrets: []string{"x"},
+			want: `typed '` + m + `' into t_x7xx2xxxxxxxxxxx`},
+		{name: "a letter, whole", in: "e", secrets: []string{"e"}, want: m},
+		{name: "a key is kept", in: `{"text": "text", "password":"password"}`, secrets: []string{"text", "password"},
+			want: `{"text": "` + m + `", "password":"` + m + `"}`},
+		{name: "a word in prose", in: "password hunter2 refused; hunter2x is another; hunter2.", secrets: []string{"hunter2"},
+			want: "password " + m + " refused; hunter2x is another; " + m + "."},
+		{name: "a short secret inside a word", in: `{"text":"latest"}`, secrets: []string{"test"},
+			want: `{"text":"latest"}`, wantValue: `{"text":"latest"}`},
+		{name: "a long secret inside a value", in: `{"text":"abchunter22"} and abchunter22`, secrets: []string{"hunter22"},
+			want: `{"text":"abc` + m + `"} and abchunter22`, wantValue: `{"text":"abc` + m + `"} and abc` + m},
+		{name: "a serial is kept", in: `{"serial":"emulator-5554"} on emulator-5554`, secrets: []string{"emulator"}, keep: []string{"emulator-5554"},
+			want: `{"serial":"emulator-5554"} on emulator-5554`},
+		{name: "a serial not named", in: `{"serial":"emulator-5554"}`, secrets: []string{"emulator"},
+			want: `{"serial":"` + m + `-5554"}`},
+		{name: "a task id is kept", in: "task t_hunter22aaaaaaaa ended", secrets: []string{"hunter22"},
+			want: "task t_hunter22aaaaaaaa ended"},
+		{name: "escaped in JSON", in: `{"password":"pa\"ss\u003cw\u003eord"}`, secrets: []string{`pa"ss<w>ord`},
+			want: `{"password":"` + m + `"}`},
+		{name: "the mark is kept", in: "hunter22 was redacted", secrets: []string{"hunter22", "redacted"},
+			want: m + " was " + m},
+		{name: "the longest first", in: "hunter22-and-more, then hunter22", secrets: sortSecrets([]string{"hunter22", "hunter22-and-more"}),
+			want: m + ", then " + m},
+		{name: "a letter in a word of other letters", in: "café ist fertig", secrets: []string{"é"}, want: "café ist fertig"},
+		{name: "a word of other letters", in: "pässwörd: pässwörd", secrets: []string{"pässwörd"}, want: m + ": " + m},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, redactSecrets(c.in, c.secrets, c.keep))
+			want := c.wantValue
+			if want == "" {
+				want = c.want
+			}
+			assert.Equal(t, want, redactValue(c.in, c.secrets, c.keep), "as a value")
+		})
+	}
+}
+
+// A lease handle that holds a secret shows by its kind, not cut apart by the secret.
+func TestRedactorKeepsHandlesWhole(t *testing.T) {
+	r := &redactor{secrets: []string{"abcdefgh"}}
+	assert.Equal(t, "held by lease_"+redactedMark, r.text("held by lease_abcdefghijklmnop"))
+}
