@@ -41,16 +41,29 @@ func (t tokenSource) token() (string, error) {
 		if tok == "" {
 			return "", fmt.Errorf("--token-file %s is empty: put the token the gateway's policy knows in it", *t.file)
 		}
+		if placeholder(tok) {
+			return "", fmt.Errorf("--token-file %s holds a placeholder in angle brackets (<your token>, as corral up's welcome and docs/clients.md show one): put the token the gateway's policy knows in it", *t.file)
+		}
 		if err := oneToken(tok); err != nil {
 			return "", fmt.Errorf("--token-file %s %w: it must hold the token alone, on one line (a trailing newline is fine)", *t.file, err)
 		}
 		return tok, nil
 	}
 	tok := strings.TrimSpace(os.Getenv("CORRAL_TOKEN"))
+	if placeholder(tok) {
+		return "", errors.New("CORRAL_TOKEN is a placeholder in angle brackets, as docs/clients.md shows one (<token, only with an auth policy>): " +
+			"put a real token there, or drop the \"env\" entry from the client's configuration when the gateway has no auth policy (it needs no token then)")
+	}
 	if err := oneToken(tok); err != nil {
 		return "", fmt.Errorf("CORRAL_TOKEN %w: set it to the token alone", err)
 	}
 	return tok, nil
+}
+
+// placeholder says whether tok is a placeholder pasted as it stands ("<your token>",
+// "<token, only with an auth policy>"): no token is written between angle brackets.
+func placeholder(tok string) bool {
+	return len(tok) > 1 && strings.HasPrefix(tok, "<") && strings.HasSuffix(tok, ">")
 }
 
 // oneToken says what else than one token tok holds: it goes into an HTTP header, where a line

@@ -174,7 +174,7 @@ func printWelcome(httpAddr, natsURL, adminContext string, withAuth bool, visionS
 		bridge += " --token-file FILE   (or set CORRAL_TOKEN)"
 		auth = "  auth           a bearer token of the --auth-policy file is required (docs/auth.md)\n"
 	}
-	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"corral": server}}, "", "  ")
+	cfg := pasteableJSON(map[string]any{"mcpServers": map[string]any{"corral": server}})
 	fmt.Printf(`Corral is up.
 
   MCP endpoint   %s
@@ -191,6 +191,17 @@ Client configuration (streamable HTTP), ready to paste (more clients: docs/clien
 For stdio-only clients: %s
 Stop with Ctrl-C.
 `, mcpURL, httpAddr, httpAddr, natsURL, filepath.Dir(adminContext), shellQuoted(adminContext), visionState, auth, edge, cfg, bridge)
+}
+
+// pasteableJSON is v as indented JSON to paste, <your token> as it reads: json.MarshalIndent
+// escapes <, > and & for HTML (\u003cyour token\u003e).
+func pasteableJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v) // maps of strings always encode
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // shellQuoted is path as a shell word, to paste: quoted only when it needs to be (a --data
