@@ -325,13 +325,14 @@ func callArgs(rest []string) (map[string]any, error) {
 			return nil, fmt.Errorf("read the arguments from standard input: %w", err)
 		}
 	}
+	// Arguments that are no JSON object are a command line corral call does not take: exit 2.
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("arguments must be a JSON object, e.g. '{\"serial\":\"S\"}': %w", err)
+		return nil, badValue(fmt.Errorf("arguments must be a JSON object, e.g. '{\"serial\":\"S\"}': %w", err))
 	}
 	args, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("arguments must be a JSON object, got %s: give them by name, e.g. '{\"x\":0.5,\"y\":0.5}'", jsonKindOf(v))
+		return nil, badValue(fmt.Errorf("arguments must be a JSON object, got %s: give them by name, e.g. '{\"x\":0.5,\"y\":0.5}'", jsonKindOf(v)))
 	}
 	return args, nil
 }

@@ -148,13 +148,13 @@ func writeReports(rep *steps.Report, jsonOut, junitOut string) error {
 // checkReportFiles says whether the reports asked for can be written: each file on its own, and
 // not both to one place (stdout, or the same file), where one would spoil or replace the other.
 func checkReportFiles(jsonOut, junitOut string) error {
-	switch {
+	switch { // flags that conflict: a command line the command does not take (badValue, exit 2)
 	case jsonOut == "-" && junitOut == "-":
-		return errors.New("--json - and --junit - both write to stdout, where neither could be read: give one of them a file " +
-			"(e.g. --junit report.xml); nothing ran")
+		return badValue(errors.New("--json - and --junit - both write to stdout, where neither could be read: give one of them a file " +
+			"(e.g. --junit report.xml); nothing ran"))
 	case jsonOut != "" && jsonOut != "-" && sameFile(jsonOut, junitOut):
-		return fmt.Errorf("--json %s and --junit %s are the same file: the JUnit XML would replace the JSON; give each its own "+
-			"(e.g. report.json and report.xml); nothing ran", jsonOut, junitOut)
+		return badValue(fmt.Errorf("--json %s and --junit %s are the same file: the JUnit XML would replace the JSON; give each its own "+
+			"(e.g. report.json and report.xml); nothing ran", jsonOut, junitOut))
 	}
 	return errors.Join(checkReportFile("--json", jsonOut, ".json"), checkReportFile("--junit", junitOut, ".xml"))
 }

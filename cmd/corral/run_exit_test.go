@@ -26,7 +26,8 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run", file, "--nope"}, 2},
 		{[]string{"run", file, "--serial"}, 2},
 		{[]string{"run", bad, "--check-config"}, 1},
-		{[]string{"run", file, "--json", "-", "--junit", "-", "--serial", "s"}, 1},
+		{[]string{"run", file, "--json", "-", "--junit", "-", "--serial", "s"}, 2},
+		{[]string{"run", file, "--json", filepath.Join(dir, "r.x"), "--junit", filepath.Join(dir, "r.x"), "--serial", "s"}, 2},
 		{[]string{"run", file, "--serial", "s", "--gateway", "http://127.0.0.1:1/mcp", "--log-level", "error"}, 1},
 		{[]string{"run", file, "--serial", "s", "--check-config"}, 0},
 	} {
