@@ -48,9 +48,13 @@ func listTools(t *testing.T, spec string) ([]mcpgo.Tool, int) {
 // caller holds it, in list_leases; the lease schema of acquire_device and select_device shares
 // it) adds 81 bytes to the whole catalog's: 80.1 KB. The screenshots' message (why a PNG was
 // scaled down to fit its cap) adds 70 more after trimming their other fields' words: 80.2 KB.
-// app_install naming the app it installed (packageName, version) adds 156: 80.4 KB.
+// app_install naming the app it installed (packageName, version) adds 156, and agent tasks'
+// records in get_task_result and get_latest_task (goal, conclusion, steps...) 560: 80.4 KB,
+// over the 80 KB the docs promise. The results' message fields then lost the seed's "Success
+// message confirming the ..." (31 tools; the tool's name says what was confirmed) for "What
+// was done": 79.4 KB. The limits are in bytes, as the docs' KB (80 KB = 80,000 bytes).
 func TestToolsListSizes(t *testing.T) {
-	limits := map[string]int{"all": 80_400, "httprunner": 47_000}
+	limits := map[string]int{"all": 80_000, "httprunner": 47_000}
 	for _, p := range ProfileNames() {
 		if _, ok := limits[p]; !ok {
 			limits[p] = 25_000

@@ -13,7 +13,7 @@ import (
 
 // SelectDeviceResult is select_device's structured result (HttpRunner seed, plus the lease).
 type SelectDeviceResult struct {
-	Message string    `json:"message" jsonschema:"Success message containing the selected device UUID"`
+	Message string    `json:"message" jsonschema:"The device selected"`
 	Lease   LeaseInfo `json:"lease" jsonschema:"The lease taken on the device"`
 }
 

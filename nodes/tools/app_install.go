@@ -50,7 +50,7 @@ func (a *AppInstallArgs) Check() error {
 
 // AppInstallResult is app_install's structured result (HttpRunner seed).
 type AppInstallResult struct {
-	Message    string `json:"message" jsonschema:"Success message confirming the app installation"`
+	Message    string `json:"message" jsonschema:"What was done"`
 	AppURL     string `json:"appUrl" jsonschema:"The app URL or path that was installed"`
 	Bytes      int64  `json:"bytes" jsonschema:"Size of the app file in bytes"`
 	Downloaded bool   `json:"downloaded" jsonschema:"True when the node downloaded appUrl first"`

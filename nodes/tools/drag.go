@@ -45,7 +45,7 @@ func (a *DragArgs) Check() error {
 
 // DragResult is drag's structured result (HttpRunner seed).
 type DragResult struct {
-	Message string  `json:"message" jsonschema:"Success message confirming the drag operation"`
+	Message string  `json:"message" jsonschema:"What was done"`
 	FromX   float64 `json:"fromX" jsonschema:"Starting X"`
 	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
 	ToX     float64 `json:"toX" jsonschema:"Ending X"`

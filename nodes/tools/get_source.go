@@ -21,7 +21,7 @@ type SourceArgs struct {
 
 // SourceResult is get_source's structured result (HttpRunner seed).
 type SourceResult struct {
-	Message     string `json:"message" jsonschema:"Success message confirming the UI source was retrieved"`
+	Message     string `json:"message" jsonschema:"What was done"`
 	PackageName string `json:"packageName" jsonschema:"Package asked for"`
 	Source      string `json:"source" jsonschema:"UI hierarchy as XML (pixel bounds)"`
 }

@@ -20,7 +20,7 @@ type InputArgs struct {
 
 // InputResult is input's structured result (HttpRunner seed).
 type InputResult struct {
-	Message string `json:"message" jsonschema:"Success message confirming the text input"`
+	Message string `json:"message" jsonschema:"What was done"`
 	Text    string `json:"text" jsonschema:"The text typed into the field"`
 	Hint    string `json:"hint,omitempty"`
 }

@@ -16,7 +16,7 @@ type AppArgs struct {
 
 // PackageResult is the structured result of app_uninstall and app_clear (HttpRunner seed).
 type PackageResult struct {
-	Message     string `json:"message" jsonschema:"Success message confirming the operation"`
+	Message     string `json:"message" jsonschema:"What was done"`
 	PackageName string `json:"packageName" jsonschema:"Package name of the app acted on"`
 	Hint        string `json:"hint"`
 }

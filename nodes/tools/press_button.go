@@ -51,7 +51,7 @@ func (*PressButtonArgs) patchSchema(props map[string]map[string]any) {
 
 // ButtonResult is press_button's structured result (HttpRunner seed).
 type ButtonResult struct {
-	Message string `json:"message" jsonschema:"Success message confirming the button press"`
+	Message string `json:"message" jsonschema:"What was done"`
 	Button  string `json:"button" jsonschema:"Name of the button that was pressed"`
 	Hint    string `json:"hint,omitempty"`
 }

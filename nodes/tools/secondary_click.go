@@ -18,7 +18,7 @@ type SecondaryClickArgs struct {
 
 // SecondaryClickResult is secondary_click's structured result (HttpRunner seed).
 type SecondaryClickResult struct {
-	Message string  `json:"message" jsonschema:"Success message confirming the secondary (right) click"`
+	Message string  `json:"message" jsonschema:"What was done"`
 	X       float64 `json:"x" jsonschema:"X coordinate clicked, as given"`
 	Y       float64 `json:"y" jsonschema:"Y coordinate clicked, as given"`
 	Hint    string  `json:"hint,omitempty"`

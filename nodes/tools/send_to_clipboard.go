@@ -17,7 +17,7 @@ type ClipboardArgs struct {
 
 // ClipboardResult is send_to_clipboard's structured result.
 type ClipboardResult struct {
-	Message    string `json:"message" jsonschema:"Success message confirming the text is on the clipboard"`
+	Message    string `json:"message" jsonschema:"What was done"`
 	Characters int    `json:"characters" jsonschema:"Number of characters put on the clipboard"`
 	Hint       string `json:"hint"`
 }

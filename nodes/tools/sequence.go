@@ -217,7 +217,7 @@ type StepResult struct {
 
 // SequenceResult is sequence's structured result.
 type SequenceResult struct {
-	Message string       `json:"message" jsonschema:"Success message: every step ran"`
+	Message string       `json:"message" jsonschema:"Every step ran"`
 	Steps   []StepResult `json:"steps" jsonschema:"Per-step results, in order"`
 	Hint    string       `json:"hint"`
 }

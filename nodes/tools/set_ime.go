@@ -15,7 +15,7 @@ type IMEArgs struct {
 
 // IMEResult is set_ime's structured result (HttpRunner seed).
 type IMEResult struct {
-	Message string `json:"message" jsonschema:"Success message confirming the IME setting"`
+	Message string `json:"message" jsonschema:"What was done"`
 	IME     string `json:"ime" jsonschema:"The input method editor that was set"`
 	Hint    string `json:"hint"`
 }

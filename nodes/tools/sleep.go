@@ -13,7 +13,7 @@ type SleepArgs struct {
 
 // SleepResult is sleep's structured result (HttpRunner seed).
 type SleepResult struct {
-	Message string  `json:"message" jsonschema:"Success message confirming the sleep completed"`
+	Message string  `json:"message" jsonschema:"What was done"`
 	Seconds float64 `json:"seconds" jsonschema:"Duration of the sleep in seconds"`
 }
 

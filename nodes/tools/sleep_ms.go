@@ -14,7 +14,7 @@ type SleepMSArgs struct {
 
 // SleepMSResult is sleep_ms' structured result (HttpRunner seed).
 type SleepMSResult struct {
-	Message      string `json:"message" jsonschema:"Success message confirming the sleep completed"`
+	Message      string `json:"message" jsonschema:"What was done"`
 	Milliseconds int64  `json:"milliseconds" jsonschema:"Duration of the sleep in milliseconds"`
 }
 

@@ -71,7 +71,7 @@ func (a *SleepRandomArgs) pick(r func() float64) float64 {
 
 // SleepRandomResult is sleep_random's structured result (HttpRunner seed).
 type SleepRandomResult struct {
-	Message        string    `json:"message" jsonschema:"Success message confirming the random sleep completed"`
+	Message        string    `json:"message" jsonschema:"What was done"`
 	Params         []float64 `json:"params" jsonschema:"Parameters used to pick the random duration"`
 	ActualDuration float64   `json:"actualDuration" jsonschema:"Duration actually slept, in seconds"`
 }

@@ -94,7 +94,7 @@ func (a *SwipeArgs) checkBBoxMode() error {
 // direction in direction mode, the coordinates in coordinate mode, the bbox, size and speed in
 // bbox mode; the pixels in every mode.
 type SwipeResult struct {
-	Message        string       `json:"message" jsonschema:"Success message confirming the swipe operation"`
+	Message        string       `json:"message" jsonschema:"What was done"`
 	Direction      string       `json:"direction,omitempty" jsonschema:"Swipe direction"`
 	FromX          *float64     `json:"fromX,omitempty" jsonschema:"Start X"`
 	FromY          *float64     `json:"fromY,omitempty" jsonschema:"Start Y"`

@@ -31,7 +31,7 @@ func (a *SwipeCoordinateArgs) Check() error {
 
 // SwipeCoordinateResult is swipe_coordinate's structured result (HttpRunner seed).
 type SwipeCoordinateResult struct {
-	Message string  `json:"message" jsonschema:"Success message confirming the coordinate swipe"`
+	Message string  `json:"message" jsonschema:"What was done"`
 	FromX   float64 `json:"fromX" jsonschema:"Starting X"`
 	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
 	ToX     float64 `json:"toX" jsonschema:"Ending X"`

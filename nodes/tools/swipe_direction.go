@@ -31,7 +31,7 @@ func (a *SwipeDirectionArgs) Check() error {
 
 // SwipeDirectionResult is swipe_direction's structured result (HttpRunner seed).
 type SwipeDirectionResult struct {
-	Message   string `json:"message" jsonschema:"Success message confirming the direction swipe"`
+	Message   string `json:"message" jsonschema:"What was done"`
 	Direction string `json:"direction" jsonschema:"Direction swiped"`
 	Hint      string `json:"hint"`
 }

@@ -16,7 +16,7 @@ type CloseTabArgs struct {
 
 // CloseTabResult is web_close_tab's structured result (HttpRunner seed).
 type CloseTabResult struct {
-	Message  string `json:"message" jsonschema:"Success message confirming the tab closed"`
+	Message  string `json:"message" jsonschema:"What was done"`
 	TabIndex int    `json:"tabIndex" jsonschema:"Index of the tab closed"`
 	Hint     string `json:"hint,omitempty"`
 }

@@ -23,7 +23,7 @@ type LoginArgs struct {
 
 // LoginResult is web_login_none_ui's structured result (HttpRunner seed).
 type LoginResult struct {
-	Message     string       `json:"message" jsonschema:"Success message confirming the login"`
+	Message     string       `json:"message" jsonschema:"What was done"`
 	LoginResult LoginOutcome `json:"loginResult" jsonschema:"What the login endpoint answered"`
 	Hint        string       `json:"hint,omitempty"`
 }
