@@ -138,12 +138,19 @@ func (c *Catalog) Known(names []string) {
 }
 
 // unknown explains a tool the gateway does not serve: with the nearest name it does, or, for a
-// tool corral has (Known), why a gateway leaves one out.
+// tool corral has (Known), why a gateway leaves one out: its --tools profile (named when its
+// list is one's) or the token's auth policy.
 func (c *Catalog) unknown(tool string) error {
 	if c.known[tool] {
-		return fmt.Errorf("the gateway does not list %s for this token: a gateway with an auth policy lists only the tools "+
-			"a token may call, and one leaves out the tools of platforms it serves no device of; tools/list shows the %d "+
-			"this token may use (ask the gateway's operator for a token whose policy has %s)", tool, len(c.names), tool)
+		with := strings.Join(append([]string{"--tools all (the default)"}, profilesWith(tool)...), " or ")
+		if p := servedProfile(c.names); p != "" {
+			return fmt.Errorf("the gateway does not list %s: it serves the %s profile (--tools %s, the %d tools it lists), "+
+				"which has no %s; a gateway started with %s serves it", tool, p, p, len(c.names), tool, with)
+		}
+		return fmt.Errorf("the gateway does not list %s: either its --tools profile leaves it out (%s has it), or its "+
+			"auth policy keeps it from this token (a gateway with a policy lists only the tools a token may call: ask its "+
+			"operator for a token whose policy has %s); tools/list shows the %d tools it lists for this token",
+			tool, with, tool, len(c.names))
 	}
 	hint := ""
 	if best, ok := typo.Nearest(tool, c.names); ok {

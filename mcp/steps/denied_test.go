@@ -54,7 +54,8 @@ func TestPlanSaysTheTokenMayNotUseATool(t *testing.T) {
 	cat.Known(all)
 	_, err = NewPlan(mustParse(t, "- {method: home}\n- {method: tap_yx, params: [0.5, 0.5]}\n- {method: get_screen_size}\n"), cat, Options{Serial: "n1-p1"})
 	for _, want := range []string{
-		`step 1 (line 1, home): the gateway does not list home for this token: a gateway with an auth policy lists only the tools a token may call`,
+		`step 1 (line 1, home): the gateway does not list home: either its --tools profile leaves it out`,
+		`or its auth policy keeps it from this token (a gateway with a policy lists only the tools a token may call`,
 		`step 2 (line 2, tap_yx): the gateway has no tool "tap_yx"`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
