@@ -141,43 +141,6 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 	return cal, nil
 }
 
-// Finding the screen: a camera's frames lag (a stream's latest frame may be from before the
-// page showed), so frames are looked at until one shows the page, for pageTimeout and at
-// least pageFrames of them: a slow camera's first frame after the page showed (a loaded
-// machine's `corral sim arm` took over 10 s a frame) came after pageTimeout, still from
-// before the page, and the rig gave up on every try without seeing a frame of the page.
-const (
-	pageTimeout = 10 * time.Second
-	pageFrames  = 3
-	pageRetry   = 100 * time.Millisecond
-)
-
-// findScreen finds the calibration page's quad in the camera's frames: it gives up once it
-// has looked at pageFrames frames and timeout has passed.
-func (d *Driver) findScreen(ctx context.Context, timeout time.Duration) ([4]geom.Point, error) {
-	const op = "calibrate"
-	start := time.Now()
-	for seen := 1; ; seen++ {
-		frame, err := d.cam.Frame(ctx)
-		if err != nil {
-			return [4]geom.Point{}, d.wrap(op, err, "check the camera")
-		}
-		quad, err := calib.FindScreenQuad(frame)
-		if err == nil {
-			return quad, nil
-		}
-		if took := time.Since(start); seen >= pageFrames && took > timeout {
-			return [4]geom.Point{}, d.wrap(op, fmt.Errorf("%w (%d frames looked at in %s)", err, seen, took.Round(100*time.Millisecond)),
-				"the camera must see the whole screen showing the calibration page")
-		}
-		select {
-		case <-ctx.Done():
-			return [4]geom.Point{}, d.wrap(op, ctx.Err(), "")
-		case <-time.After(pageRetry):
-		}
-	}
-}
-
 // probe taps the gantry position at and waits for the touch it makes to be reported.
 func (d *Driver) probe(ctx context.Context, touches <-chan geom.Point, at geom.Point) (geom.Point, error) {
 	for drained := false; !drained; { // a stray touch from before must not count

@@ -71,3 +71,34 @@ func TestUnchangedScreenIsRenderedOnce(t *testing.T) {
 		t.Fatal("the conditions changed, and the camera gave the frame from before")
 	}
 }
+
+// Frames asked for at once, as by a stream and the one its client opened again while the
+// first still rendered, render the screen once: each render beside another took longer, and
+// on a loaded machine every stream stalled before its first frame.
+func TestConcurrentFramesRenderOnce(t *testing.T) {
+	ctx := context.Background()
+	screen := image.NewRGBA(image.Rect(0, 0, 270, 600))
+	draw.Draw(screen, screen.Rect, image.White, image.Point{}, draw.Src)
+	cam := New(func(context.Context) (image.Image, error) { return screen, nil }, lens.Mild(1, 270, 600).Scaled(0.4))
+	defer cam.Close()
+	const n = 4
+	start := make(chan struct{})
+	got := make(chan *image.RGBA, n)
+	for range n {
+		go func() {
+			<-start
+			f, err := cam.render(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- f
+		}()
+	}
+	close(start)
+	first := <-got
+	for range n - 1 {
+		if f := <-got; f != first {
+			t.Fatal("the same screen was rendered more than once for frames asked for at once")
+		}
+	}
+}

@@ -29,13 +29,19 @@ type Camera struct {
 	kept    frames        // cache.go
 	lag     int           // lag.go
 	queue   []*image.RGBA // the frames rendered, not yet handed out (lag.go)
+
+	// rendering is held by the render in progress: a stream opened again while its last frame
+	// still renders (a slow camera its client gave up on) waits for it and finds it kept,
+	// rather than render it again beside it, which made each render slower and each stream
+	// stall again on a loaded machine.
+	rendering chan struct{}
 }
 
 var _ camera.Source = (*Camera)(nil)
 
 // New is a camera that sees screen under the conditions c (checked on each Frame).
 func New(screen func(ctx context.Context) (image.Image, error), c lens.Conditions) *Camera {
-	return &Camera{screen: screen, c: c}
+	return &Camera{screen: screen, c: c, rendering: make(chan struct{}, 1)}
 }
 
 // Conditions are the camera's conditions: its ground truth.
@@ -73,6 +79,12 @@ func (k *Camera) render(ctx context.Context) (*image.RGBA, error) {
 	k.mu.Unlock()
 	if closed {
 		return nil, camera.ErrClosed
+	}
+	select {
+	case k.rendering <- struct{}{}:
+		defer func() { <-k.rendering }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("camsim: %w", ctx.Err())
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("camsim: %w", err)
