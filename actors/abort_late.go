@@ -16,3 +16,12 @@ func (t *task) timedOut() bool {
 	var why *cause
 	return errors.As(context.Cause(t.ctx), &why) && why.outcome == broker.OutcomeTimedOut
 }
+
+// abortedAlready says whether an abort (or its caller stopping waiting) ended t already, its
+// driver still returning: a second abort then aborts nothing, and is not answered with t among
+// the tasks it aborted (two abort_task calls both said "Task aborted" of one task). An abort
+// that comes as t ends for its device gone is the first (abortUnplugged).
+func (t *task) abortedAlready() bool {
+	var why *cause
+	return t.aborted != nil || errors.As(context.Cause(t.ctx), &why) && why.outcome == broker.OutcomeAborted
+}

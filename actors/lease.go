@@ -250,7 +250,7 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 		if t := sl.running; t != nil && (req.TaskID == "" || t.req.ID == req.TaskID) && (req.Lease == "" || t.req.Lease == req.Lease) {
 			if t.timedOut() {
 				out.TimedOut = append(out.TimedOut, t.req.ID)
-			} else {
+			} else if !t.abortedAlready() {
 				t.cancel(c)
 				abortUnplugged(t, c)
 				out.Aborted = append(out.Aborted, t.req.ID)

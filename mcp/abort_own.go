@@ -115,8 +115,8 @@ func (g *Gateway) abortOwn(ctx context.Context, own []agentRun, all bool) *mcpgo
 	switch {
 	case len(out.Aborted) == 0 && len(timedOut) > 0:
 		out.Message = nothingAborted(strings.Join(where, ", "), timedOut)
-	case len(out.Aborted) == 0: // they ended meanwhile
-		out.Message = noTaskRunning
+	case len(out.Aborted) == 0: // they ended meanwhile, or an abort before this one ends them
+		out.Message = g.nothingLeft(ctx, own)
 	case len(out.Aborted) == 1:
 		out.Message = withTimedOut("Task aborted: "+what[0]+".", timedOut)
 	default:
@@ -125,13 +125,36 @@ func (g *Gateway) abortOwn(ctx context.Context, own []agentRun, all bool) *mcpgo
 	return structuredResult(ctx, out)
 }
 
-// notRunning answers an abort_task of a task id that runs nowhere: a task that already ended
-// says how it ended; an id no task has is bad input.
+// nothingLeft is abortOwn's answer when its nodes aborted none of own: one whose record is not
+// written yet is still ending, aborted by an earlier abort (its node lists a task once, for the
+// abort that stopped it), and is told as that; otherwise they ended meanwhile.
+func (g *Gateway) nothingLeft(ctx context.Context, own []agentRun) string {
+	for _, r := range own {
+		if _, err := g.farm.TaskRecord(ctx, r.id); errors.Is(err, broker.ErrNotFound) {
+			return alreadyAborting(r.id, fmt.Sprintf("%s on device %s", r.tool, r.serial))
+		}
+	}
+	return noTaskRunning
+}
+
+// alreadyAborting says that task id (what it is, in words) is being aborted already.
+func alreadyAborting(id, what string) string {
+	return fmt.Sprintf("Task %s (%s) is already being aborted: nothing more to abort. get_task_result {\"taskId\": %q} "+
+		"shows how it ended once it has.", id, what, id)
+}
+
+// notRunning answers an abort_task of a task id that its node no longer runs: one the registry
+// still shows running is being aborted already; a task that already ended says how it ended;
+// an id no task has is bad input.
 func (g *Gateway) notRunning(ctx context.Context, id string) *mcpgo.CallToolResult {
 	none := AbortResult{Aborted: []string{}, Message: fmt.Sprintf("No task is currently running on task %s.", id)}
 	rec, err := g.farm.TaskRecord(ctx, id)
 	switch {
 	case errors.Is(err, broker.ErrNotFound):
+		if d, ok := g.deviceRunning(ctx, id); ok {
+			none.Message = alreadyAborting(id, fmt.Sprintf("%s on device %s", d.Task.Tool, d.Serial))
+			return structuredResult(ctx, none)
+		}
 		return g.refuse(ctx, fmt.Sprintf("no task has the id %s (none runs or waits with it, and no record of one is kept): "+
 			"a task's id is the taskId in run_agent_task's answer, the [task …] note of a tool result, or in get_latest_task, "+
 			"`corral tasks` and the console's device page", id))
