@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -66,14 +67,20 @@ func (o *operatorFlags) callTimeout(tool string, args map[string]any) (d time.Du
 // what the call saw of it (a node that did not answer, a transport error): the command gave
 // up, which stopped the task, and waiting longer is the remedy.
 func (o *operatorFlags) gaveUp(ctx context.Context, tool string, d time.Duration, given bool, err error) error {
+	return o.gaveUpOn(ctx, tool, nil, d, given, err)
+}
+
+// gaveUpOn is gaveUp of a call of tool with args, saying for a device tool where its task's
+// record is (whereTheRecordIs): its id, when err carries it.
+func (o *operatorFlags) gaveUpOn(ctx context.Context, tool string, args map[string]any, d time.Duration, given bool, err error) error {
 	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return err
 	}
 	what := "the call was abandoned"
 	if t, ok := tools.Lookup(tool); ok && t.Background {
-		what = "the task goes on running on its device, to its end or abort_task; get_task_result tells how it ended"
+		what = "the task goes on running on its device, to its end or abort_task; " + o.whereTheRecordIs(args, err)
 	} else if ok {
-		what = "the task was stopped"
+		what = "the task was stopped; " + o.whereTheRecordIs(args, err)
 	}
 	if given {
 		return fmt.Errorf("gave up after --timeout %s: %s; raise --timeout to wait longer", d, what)
@@ -103,20 +110,40 @@ func (o *operatorFlags) interrupted(ctx context.Context, tool string, args map[s
 }
 
 // whereTheRecordIs says how to find the record of an interrupted call's task: get_task_result
-// through the same gateway, as the same holder (its token), when err carries the task's id;
-// else corral tasks, with NATS access. Not get_latest_task: the next corral call is a new
-// session, whose latest is its holder's, which any other call as that holder moves.
+// the way this command reached the farm (sameFarm), when err carries the task's id; else
+// corral tasks, with NATS access. Not get_latest_task: the next corral call is a new session,
+// whose latest is its holder's, which any other call as that holder moves.
 func (o *operatorFlags) whereTheRecordIs(args map[string]any, err error) string {
 	if it := (*interruptedTask)(nil); errors.As(err, &it) {
-		via := "--gateway " + shellQuoted(*o.gateway)
-		if *o.tokens.file != "" {
-			via += " --token-file " + shellQuoted(*o.tokens.file)
-		}
-		return fmt.Sprintf("its record: corral call %s get_task_result '{\"taskId\":\"%s\"}'", via, it.id)
+		return fmt.Sprintf("its record: corral call %sget_task_result '{\"taskId\":\"%s\"}'", o.sameFarm(), it.id)
 	}
 	serial, _ := args["serial"].(string)
 	if serial == "" {
 		serial = "SERIAL"
 	}
 	return fmt.Sprintf("its record, with NATS access: corral tasks --serial %s --limit 1", serial)
+}
+
+// sameFarm is the flags, each followed by a space, with which another corral call reaches the
+// farm as this one did: through --gateway, as the same holder (its --token-file); else over
+// NATS, with the --config and --nats-… flags this command line gave (a URL's password hidden;
+// those from the environment or the --config file come again by themselves).
+func (o *operatorFlags) sameFarm() string {
+	var via []string
+	if *o.gateway != "" {
+		via = append(via, "--gateway", shellQuoted(*o.gateway))
+		if *o.tokens.file != "" {
+			via = append(via, "--token-file", shellQuoted(*o.tokens.file))
+		}
+	} else {
+		o.VisitAll(func(fl *flag.Flag) {
+			if o.onCommandLine[fl.Name] && (fl.Name == "config" || strings.HasPrefix(fl.Name, "nats-")) {
+				via = append(via, "--"+fl.Name, shellQuoted(redactURLs([]string{fl.Value.String()})[0]))
+			}
+		})
+	}
+	if len(via) == 0 {
+		return ""
+	}
+	return strings.Join(via, " ") + " "
 }

@@ -35,7 +35,7 @@ func TestCallWaitsForTheToolsOwnDeadline(t *testing.T) {
 }
 
 // When corral call's --timeout ends a call, it says so and what to do, rather than blame the
-// node or the transport; the task is stopped.
+// node or the transport; the task is stopped, and its record named by the task's id.
 func TestCallTimeoutNamesItself(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	serial := f.Devices()[0].Serial
@@ -47,7 +47,9 @@ func TestCallTimeoutNamesItself(t *testing.T) {
 		start := time.Now()
 		err := runCall(t.Context(), append(via, "--timeout", "1s", "--log-level", "error", "sleep", args))
 		require.Error(t, err, name)
-		assert.True(t, strings.HasPrefix(err.Error(), "gave up after --timeout 1s: the task was stopped; raise --timeout"), "%s: %v", name, err)
+		assert.True(t, strings.HasPrefix(err.Error(), "gave up after --timeout 1s: the task was stopped; its record: corral call "+strings.Join(via, " ")+
+			` get_task_result '{"taskId":"t_`), "%s: %v", name, err)
+		assert.True(t, strings.HasSuffix(err.Error(), `"}'; raise --timeout to wait longer`), "%s: %v", name, err)
 		assert.NotContains(t, err.Error(), "task request to node", name)
 		assert.NotContains(t, err.Error(), "transport error", name)
 		assert.Less(t, time.Since(start), 20*time.Second, name)

@@ -17,9 +17,11 @@ import (
 //     is kept as its holder's, anonymous (corral-cli), the key a gateway gives a client
 //     without a session: so get_latest_task and abort_task {} in the next corral call (or
 //     through a gateway without a policy, where corral call is that holder) find it. It is
-//     written to NATS as the command ends, once the task reached its node (keepLatest): a
-//     task that never did (an operator's, whose role may not send tasks nor write there) is
-//     no one's latest;
+//     written to NATS once the task reached its node: an agent task's as it starts there, so
+//     that abort_task {} in another corral call stops it while this one still waits
+//     (keepWhenStarted), the others' as the command ends (keepLatest). A task that never
+//     reached its node (an operator's, whose role may not send tasks nor write there) is no
+//     one's latest;
 //   - reading lease groups creates no bucket: without one there is no group (an operator may
 //     read the bucket, not create it);
 //   - it knows the tasks it sent, so that the command ends only once each has reached its node
@@ -31,6 +33,7 @@ type cliFarm struct {
 
 	mu       sync.Mutex
 	inflight map[string]string // task id → serial, of Run calls not returned
+	last     string            // the id of the last task sent (sentTask)
 	latest   map[string]string // key (asHolder) → task id, this command's
 	reached  map[string]bool   // task ids that reached their node
 	written  map[string]bool   // session keys this command wrote (clisessions.go)
@@ -97,9 +100,11 @@ func (f *cliFarm) keepLatest(ctx context.Context) {
 
 func (f *cliFarm) Run(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) (broker.TaskResult, error) {
 	f.mu.Lock()
-	f.inflight[req.ID] = req.Serial
+	f.inflight[req.ID], f.last = req.Serial, req.ID
 	f.mu.Unlock()
+	progress, stop := f.keepWhenStarted(req, progress)
 	res, err := f.Client.Run(ctx, req, progress)
+	stop()
 	f.mu.Lock()
 	delete(f.inflight, req.ID)
 	if err == nil && res.Node != "" && res.Code != broker.CodeUnknownDevice && res.Code != broker.CodeOffline {

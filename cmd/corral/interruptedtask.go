@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -10,10 +9,12 @@ import (
 )
 
 // Through --gateway, an interrupted call's answer (with its task's id) never comes: the request
-// is cancelled. The gateway still records the task as its session's latest, so corral call asks
-// that session, before closing it, which task it was, and names get_task_result with its id: a
-// command that works through the gateway. A later corral call is a new session, whose
-// get_latest_task finds its holder's latest, which any other call as that holder moves.
+// is cancelled (Ctrl-C, or its --timeout passed). The gateway still records the task as its
+// session's latest, so corral call asks that session, before closing it, which task it was, and
+// names get_task_result with its id: a command that works through the gateway. A later corral
+// call is a new session, whose get_latest_task finds its holder's latest, which any other call
+// as that holder moves. Without --gateway the in-process front door knows the task it sent
+// (cliFarm.withTaskID).
 
 // defaultTaskIDWait bounds how long an interrupted call waits for the gateway to record its
 // task as the session's latest (it does so once the cancelled request ends): a person waits
@@ -29,10 +30,10 @@ type interruptedTask struct {
 func (e *interruptedTask) Error() string { return e.err.Error() }
 func (e *interruptedTask) Unwrap() error { return e.err }
 
-// withTaskID adds to err, when ctx was interrupted, the id of the task the call sent on c's
-// session, if the gateway recorded one within wait.
+// withTaskID adds to err, when ctx ended (interrupted, or its deadline passed), the id of the
+// task the call sent on c's session, if the gateway recorded one within wait.
 func withTaskID(ctx context.Context, c *client.Client, err error, wait time.Duration) error {
-	if err == nil || !errors.Is(ctx.Err(), context.Canceled) {
+	if err == nil || ctx.Err() == nil {
 		return err
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)

@@ -36,6 +36,8 @@ type operatorFlags struct {
 	taskIDWait time.Duration
 	// abortsBy, when set, is who the in-process front door's aborts are by (abort_by.go).
 	abortsBy string
+	// cli is the in-process front door's farm once dialled (nil through --gateway).
+	cli *cliFarm
 }
 
 func newOperatorFlags(name string) *operatorFlags {
@@ -108,6 +110,7 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 		return nil, nil, err
 	}
 	farm := newCLIFarm(nf, stores.JS)
+	o.cli = farm
 	var front mcp.Farm = farm
 	if o.abortsBy != "" {
 		front = abortingAs{farm, o.abortsBy}
@@ -244,7 +247,7 @@ func runCallWaiting(ctx context.Context, args []string, taskIDWait time.Duration
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	res, err := o.callOnce(ctx, tool, toolArgs)
-	err = o.interrupted(ctx, tool, toolArgs, o.gaveUp(ctx, tool, d, given, err))
+	err = o.interrupted(ctx, tool, toolArgs, o.gaveUpOn(ctx, tool, toolArgs, d, given, err))
 	if err != nil {
 		return callError(tool, toolArgs, err)
 	}
@@ -297,8 +300,11 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 			return nil, cat.Check(tool, nil) // names the nearest tool
 		}
 	}
+	// Its id for the hint of an interrupted call, or one that ran out of time (interrupted, gaveUp).
 	if *o.gateway != "" {
-		err = withTaskID(ctx, c, err, o.taskIDWait) // its id for the hint of an interrupted call (interrupted)
+		err = withTaskID(ctx, c, err, o.taskIDWait)
+	} else {
+		err = o.cli.withTaskID(ctx, err)
 	}
 	return res, err
 }
