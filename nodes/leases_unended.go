@@ -84,7 +84,7 @@ func (n *Node) endLeasesOfLastRun(ctx context.Context) {
 	}
 	now := time.Now()
 	for _, g := range unended {
-		reason := fmt.Sprintf("node %s stopped (crashed or was killed) while the lease was held, and restarted", n.cfg.ID)
+		reason := fmt.Sprintf("node %s was killed or crashed while the lease was held, and restarted", n.cfg.ID)
 		n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: g.Serial, Node: n.cfg.ID,
 			What: broker.LeaseRevoked, Reason: reason, Holder: g.Holder, Epoch: g.Epoch, At: now})
 		n.mirror.Lease(g.Serial, nil) // its mirror too, if no gateway deleted it

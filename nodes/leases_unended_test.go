@@ -53,7 +53,7 @@ func TestLeaseHeldAtACrashIsRevokedAtRestart(t *testing.T) {
 			assert.Equal(t, granted.Epoch, revoked.Epoch)
 			assert.Equal(t, granted.Holder, revoked.Holder)
 			assert.Equal(t, "lease", revoked.Kind)
-			assert.Contains(t, revoked.Reason, "node n1 stopped (crashed or was killed)")
+			assert.Contains(t, revoked.Reason, "node n1 was killed or crashed while the lease was held, and restarted")
 
 			// The next restart finds the lease ended: its up event comes, and no second end.
 			second.Kill()
