@@ -196,13 +196,18 @@ func TestScreenSizeOverrideAndRotation(t *testing.T) {
 
 // A double tap's two `input tap`s (the fallback) land inside Android's double-tap window
 // (40–300 ms apart) even when every `input` takes 300 ms to start, as on a phone; taps sent
-// one after the other would be 300 ms and more apart.
+// one after the other would be 300 ms and more apart. The timing is the simulated phone's,
+// which runs on the test's host: a loaded host that does not run it for a while (572 ms seen
+// at load ~25) moves its taps, so a few out of the window are tried again; a command whose
+// taps are not started 150 ms apart misses every time, and fails.
 func TestDoubleTapLandsInsideTheWindow(t *testing.T) {
 	dev, d := newDevice(t, adbsim.WithInputStartup(300*time.Millisecond), adbsim.WithInputDevicesDenied())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p := device.Point{X: 540, Y: 1200}
-	for range 3 {
+	const want, maxMissed = 3, 3
+	var missed []string
+	for inside := 0; inside < want; {
 		before := len(dev.Taps())
 		if err := d.DoubleTap(ctx, p); err != nil {
 			t.Fatal(err)
@@ -212,8 +217,13 @@ func TestDoubleTapLandsInsideTheWindow(t *testing.T) {
 			t.Fatalf("taps %+v, want two at %v", taps, p)
 		}
 		if gap := taps[1].At.Sub(taps[0].At); gap < 40*time.Millisecond || gap > 300*time.Millisecond {
-			t.Errorf("the taps landed %v apart, outside Android's 40–300 ms double-tap window", gap)
+			if missed = append(missed, gap.Round(time.Millisecond).String()); len(missed) > maxMissed {
+				t.Fatalf("double taps landed %s apart, outside Android's 40–300 ms double-tap window", strings.Join(missed, ", "))
+			}
+			t.Logf("the taps landed %v apart, outside the window (a host that did not keep time?): tried again", gap)
+			continue
 		}
+		inside++
 	}
 	// Cancelled mid-way, neither tap is left running on the device.
 	cctx, ccancel := context.WithTimeout(ctx, 100*time.Millisecond)
