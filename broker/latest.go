@@ -32,12 +32,14 @@ type latestTasks struct {
 	pending map[string]string   // key → task id, not yet in the KV
 	wake    chan struct{}
 
+	unstored *logLimit // the failed writes' warning, once a minute: a full bucket fails each one
+
 	writing sync.Mutex // one batch at a time, so an older id never lands after a newer one
 }
 
 func newLatestTasks(kv jetstream.KeyValue, log *slog.Logger) *latestTasks {
 	return &latestTasks{kv: kv, log: log, known: map[string]recorded{}, pending: map[string]string{},
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), unstored: newLogLimit()}
 }
 
 // latestKey is the corral_sessions key of the latest task of who: "latest_" and who as a
@@ -150,7 +152,7 @@ func (l *latestTasks) write(ctx context.Context) {
 		rev, err := l.kv.Put(wctx, key, []byte(id))
 		cancel()
 		if err != nil {
-			l.log.Warn("latest task not stored in NATS; other gateways will miss it", "task", id, "err", sessionWriteErr("writing "+key, err))
+			l.warnUnstored(id, key, err)
 			continue
 		}
 		l.mu.Lock()
@@ -160,4 +162,18 @@ func (l *latestTasks) write(ctx context.Context) {
 		}
 		l.mu.Unlock()
 	}
+}
+
+// warnUnstored logs that id could not be written under key, once a minute at most: the line
+// says how many more were not stored since the last one (repeats).
+func (l *latestTasks) warnUnstored(id, key string, err error) {
+	ok, repeats := l.unstored.allow()
+	if !ok {
+		return
+	}
+	attrs := []any{"task", id, "err", sessionWriteErr("writing "+key, err)}
+	if repeats > 0 {
+		attrs = append(attrs, "repeats", repeats)
+	}
+	l.log.Warn("latest task not stored in NATS; other gateways will miss it", attrs...)
 }
