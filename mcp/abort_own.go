@@ -145,10 +145,12 @@ func alreadyAborting(id, what string) string {
 
 // notRunning answers an abort_task of a task id that its node no longer runs: one the registry
 // still shows running is being aborted already; a task that already ended says how it ended;
-// an id no task has is bad input.
+// an id no task has is bad input. The record is read as a poll: an id no task has is answered
+// at once, without the grace for a record on its way (only a task this gateway had the
+// answer of lately may have one).
 func (g *Gateway) notRunning(ctx context.Context, id string) *mcpgo.CallToolResult {
 	none := AbortResult{Aborted: []string{}, Message: fmt.Sprintf("No task is currently running on task %s.", id)}
-	rec, err := g.farm.TaskRecord(ctx, id)
+	rec, err := g.farm.PollTaskRecord(ctx, id)
 	switch {
 	case errors.Is(err, broker.ErrNotFound):
 		if d, ok := g.deviceRunning(ctx, id); ok {
