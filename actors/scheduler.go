@@ -593,6 +593,7 @@ func (s *Scheduler) refuse(t *task, code, msg string, sl *slot) {
 	if code == broker.CodeBusy || code == broker.CodeWaitExpired {
 		res.Lease = sl.holderView()
 	}
+	res.LeaseEnded = staleFields(code, t, sl)
 	s.answer(t, res)
 }
 
@@ -647,7 +648,7 @@ func (s *Scheduler) failQueue(sl *slot, match func(*waiter) bool, outcome, code,
 		s.counted(sl, w, -1)
 		if w.task != nil {
 			ids = append(ids, w.task.req.ID)
-			s.answer(w.task, broker.TaskResult{Outcome: outcome, Code: code, Error: msg})
+			s.answer(w.task, broker.TaskResult{Outcome: outcome, Code: code, Error: msg, LeaseEnded: staleFields(code, w.task, sl)})
 		} else {
 			w.acquire.Reply(broker.LeaseAnswer{V: broker.WireVersion, Code: code, Error: msg})
 		}

@@ -70,6 +70,17 @@ func (s *Scheduler) refuseStale(t *task, sl *slot) {
 		Error: s.staleText(sl, t.req.Lease), LeaseEnded: sl.leaseEnded(t.req.Lease)})
 }
 
+// staleFields are the fields of a stale_lease refusal of task t, refused by its words before
+// it ran (its lease ended while it waited): what became of its lease, as refuseStale sends
+// them, so that a gateway words them for a group's or a selection's lease too. Nil for other
+// refusals.
+func staleFields(code string, t *task, sl *slot) *broker.LeaseEnded {
+	if code != broker.CodeStaleLease || t.req.Lease == "" || sl == nil {
+		return nil
+	}
+	return sl.leaseEnded(t.req.Lease)
+}
+
 // leaseEnded is what the device knows of the lease of handle, as staleText says it.
 func (sl *slot) leaseEnded(handle string) *broker.LeaseEnded {
 	if e, ok := sl.endedOf(handle); ok {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -169,4 +170,55 @@ func TestStaleRefusalCarriesWhatBecameOfTheLease(t *testing.T) {
 	assert.Equal(t, broker.LeaseEnded{What: broker.LeaseUnknown, Now: r.LeaseEnded.Now}, *r.LeaseEnded)
 	assert.Contains(t, r.LeaseEnded.Now, "d1 is held by bob until 20")
 	assert.Contains(t, r.Error, "the lease you passed is unknown to node n for device d1")
+}
+
+// A task that waited behind its holder's running task while the lease ended is refused with
+// what became of the lease as fields too, not only in the node's words ("your lease of d1 was
+// … while this task waited"): a gateway words them for a group's or a selection's lease.
+func TestRefusalOfATaskWhoseLeaseEndedWhileItWaitedCarriesFields(t *testing.T) {
+	dev := newRig(t, "d1")
+	f := newFarm(t, Config{}, dev)
+	f.waitState("d1", broker.StateOnline)
+	l := f.lease("d1", broker.Holder{Principal: "alice"})
+	running := f.submit(broker.TaskRequest{ID: "a-run", Serial: "d1", Tool: "block", Lease: l.Handle})
+	pollUntil(t, dev.isRunning, "alice's task never started")
+	queued := f.submit(broker.TaskRequest{ID: "a-next", Serial: "d1", Tool: "noop", Lease: l.Handle})
+	require.Equal(t, 1, f.leases()[0].QueueLen)
+	before := time.Now().Add(-time.Second)
+
+	require.True(t, f.release("d1", l.Handle).OK)
+	r := queued.wait()
+	expect(t, r, broker.OutcomeRefused, broker.CodeStaleLease)
+	assert.Contains(t, r.Error, "while this task waited")
+	require.NotNil(t, r.LeaseEnded, "a stale_lease refusal without fields: %s", r.Error)
+	e := *r.LeaseEnded
+	assert.Equal(t, broker.LeaseReleased, e.What)
+	assert.Equal(t, reasonReleased, e.Reason)
+	assert.True(t, e.At.After(before) && !e.At.After(time.Now()), "ended at %s", e.At)
+	assert.Contains(t, e.Now, "d1 runs block for")
+	assert.NotContains(t, e.Reason+e.Now, l.Handle[len(l.Handle)-8:])
+
+	dev.finish(t)
+	expect(t, running.wait(), broker.OutcomeSucceeded, "")
+}
+
+// A task still queued under a lease once the device has none (dispatch's guard: endLease
+// refuses them as the lease ends) is refused with the fields too.
+func TestDispatchRefusesATaskOfAnEndedLeaseWithFields(t *testing.T) {
+	metrics := NewMetrics(prometheus.NewRegistry())
+	s := &Scheduler{cfg: Config{Node: "n", Mirror: &recorder{}, Metrics: metrics}, slots: map[string]*slot{}, waiting: map[string]int{}}
+	sl := &slot{info: broker.DeviceEntry{Serial: "d1"}, health: broker.StateOnline, series: metrics.device("n", "d1")}
+	s.slots["d1"] = sl
+	handle := broker.NewLeaseHandle()
+	ended := time.Now().Add(-time.Minute)
+	sl.remember(&broker.Lease{Serial: "d1", Handle: handle}, "expired", "idle for the lease's TTL", ended)
+	got := make(chan broker.TaskResult, 1)
+	tk := &task{req: broker.TaskRequest{ID: "late", Serial: "d1", Tool: "noop", Lease: handle}, reply: func(r broker.TaskResult) { got <- r }}
+	s.enqueue(sl, &waiter{task: tk}, time.Hour)
+
+	s.dispatch(sl)
+	r := <-got
+	expect(t, r, broker.OutcomeRefused, broker.CodeStaleLease)
+	require.NotNil(t, r.LeaseEnded, "a stale_lease refusal without fields: %s", r.Error)
+	assert.Equal(t, broker.LeaseEnded{What: "expired", Reason: "idle for the lease's TTL", At: ended.UTC(), Now: "d1 is free now"}, *r.LeaseEnded)
 }
