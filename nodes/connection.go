@@ -52,7 +52,7 @@ func (n *Node) checkDeclaredLost(ctx context.Context) {
 		return
 	}
 	if n.servesAny(entries, broker.DeclaredLost) {
-		n.declaredLost(" while it was cut off from NATS (it is back)")
+		n.declaredLost(" while it was cut off from NATS (it is back)", false)
 	}
 }
 
@@ -95,11 +95,12 @@ func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error
 // declaredLost revokes the node's leases and fails its queued callers (the farm told them
 // the node was lost: SCHEDULER.md rule 7, fencing), and shows its devices as they are (the
 // farm wrote them offline); the node goes on serving. Told twice of one loss (the event and
-// the registry, around a reconnection, or two gateways' verdicts), it revokes once: a new
-// loss needs the farm to hear the node again first, then LostAfter of silence. It shows its
-// devices again each time: a gateway whose verdict came after the node had answered the
-// first one wrote them offline over the node's entries, and they would stay so.
-func (n *Node) declaredLost(how string) {
+// the registry, which a normal loss sends both, or two gateways' verdicts), it revokes once
+// and says so once: a new loss needs the farm to hear the node again first, then LostAfter of
+// silence. It shows its devices again each time: a gateway whose verdict came after the node
+// had answered the first one wrote them offline over the node's entries (over: the registry
+// says so, ownwatch.go), and they would stay so; that one it logs.
+func (n *Node) declaredLost(how string, over bool) {
 	n.mu.Lock()
 	again := !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
 	if !again {
@@ -107,7 +108,11 @@ func (n *Node) declaredLost(how string) {
 	}
 	n.mu.Unlock()
 	if again {
-		n.cfg.Log.Info("the farm declared this node lost again" + how + "; its leases are revoked already, showing its devices again")
+		if over {
+			n.cfg.Log.Info("the farm declared this node lost again" + how + "; its leases are revoked already, showing its devices again")
+		} else {
+			n.cfg.Log.Debug("heard again of the loss this node answered already" + how)
+		}
 		n.mirror.reshow()
 		return
 	}

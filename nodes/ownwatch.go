@@ -37,8 +37,12 @@ func (n *Node) watchOwnEntries(ctx context.Context) {
 	}
 }
 
-// followOwnEntries reads w's updates until ctx ends or the watch does.
+// followOwnEntries reads w's updates until ctx ends or the watch does. A loss's entries come
+// with its event (a normal loss: the node hears both, one verdict); an entry written offline over
+// one the node wrote after answering the loss is another gateway's late verdict (over), which
+// the node must answer again (connection.go, declaredLost).
 func (n *Node) followOwnEntries(ctx context.Context, w jetstream.KeyWatcher) {
+	shown := map[string]time.Time{} // serial → when its last entry not of a loss came
 	for {
 		select {
 		case <-ctx.Done():
@@ -51,10 +55,22 @@ func (n *Node) followOwnEntries(ctx context.Context, w jetstream.KeyWatcher) {
 				continue // the end of the (empty) initial values
 			}
 			var e broker.DeviceEntry
-			if json.Unmarshal(kve.Value(), &e) == nil && e.Node == n.cfg.ID &&
-				n.servesAny([]broker.DeviceEntry{e}, broker.DeclaredLost) {
-				n.declaredLost(" (its registry entries say so)")
+			if json.Unmarshal(kve.Value(), &e) != nil || e.Node != n.cfg.ID {
+				continue
+			}
+			if !broker.DeclaredLost(e) {
+				shown[e.Serial] = time.Now()
+			} else if n.servesAny([]broker.DeviceEntry{e}, broker.DeclaredLost) {
+				n.declaredLost(" (its registry entries say so)", n.answeredBefore(shown[e.Serial]))
 			}
 		}
 	}
+}
+
+// answeredBefore says whether the node had answered a loss before at: an entry it wrote then
+// came after its answer, and a loss's entry over it is a verdict after the answer.
+func (n *Node) answeredBefore(at time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return !n.lostAt.IsZero() && at.After(n.lostAt)
 }
