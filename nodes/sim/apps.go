@@ -138,39 +138,46 @@ func (p *Phone) ListPackages(ctx context.Context) ([]string, error) {
 // an app InstallApp installed on a plain page of its own. An app already in front stays where
 // it is. A locked phone opens the app behind the lock screen.
 func (p *Phone) LaunchApp(ctx context.Context, pkg string) error {
-	defer p.track()()
-	const op = "launch app"
-	if err := p.begin(ctx, op); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.log.add("launch " + pkg)
-	if !p.isInstalled(pkg) {
-		return p.unknownPackage(op, pkg)
-	}
-	p.st.toast = ""
-	p.show(pkg)
-	return nil
+	return p.appCall(ctx, "launch app", pkg, nil, func(op string) error {
+		if !p.isInstalled(pkg) {
+			return p.unknownPackage(op, pkg)
+		}
+		p.st.toast = ""
+		p.show(pkg)
+		return nil
+	})
 }
 
 // TerminateApp stops pkg: its pages leave the back stack and, if it was in front, the phone
 // goes home. Stopping an app that is not running is not an error.
 func (p *Phone) TerminateApp(ctx context.Context, pkg string) error {
+	return p.appCall(ctx, "terminate app", pkg, nil, func(op string) error {
+		if !p.isInstalled(pkg) {
+			return p.unknownPackage(op, pkg)
+		}
+		p.st.toast = ""
+		p.stop(pkg)
+		return nil
+	})
+}
+
+// appCall is one call of the app API (LaunchApp, TerminateApp, ShowApp, StopApp) on pkg: it
+// begins op; then, if pkg passes valid (nil: any), under p.mu it adds the input log's line
+// ("launch com.example.app") and runs do.
+func (p *Phone) appCall(ctx context.Context, op, pkg string, valid func(op string) error, do func(op string) error) error {
 	defer p.track()()
-	const op = "terminate app"
 	if err := p.begin(ctx, op); err != nil {
 		return err
 	}
+	if valid != nil {
+		if err := valid(op); err != nil {
+			return err
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.log.add("terminate " + pkg)
-	if !p.isInstalled(pkg) {
-		return p.unknownPackage(op, pkg)
-	}
-	p.st.toast = ""
-	p.stop(pkg)
-	return nil
+	p.log.add(strings.TrimSuffix(op, " app") + " " + pkg)
+	return do(op)
 }
 
 // stop ends pkg's pages: they leave the back stack and, if pkg was in front, the phone goes

@@ -22,38 +22,29 @@ const maxAppID = 255
 // show what it installed: the phone's own apps open on their pages, any other on a plain page
 // of its own. The caller has checked that pkg is installed.
 func (p *Phone) ShowApp(ctx context.Context, pkg string) error {
-	defer p.track()()
-	const op = "launch app"
-	if err := p.begin(ctx, op); err != nil {
-		return err
+	valid := func(op string) error {
+		if !validAppID(pkg) {
+			return p.wrap(op, ErrBadInput, "an app id is 1 to 255 printable characters, like com.example.app")
+		}
+		return nil
 	}
-	if !validAppID(pkg) {
-		return p.wrap(op, ErrBadInput, "an app id is 1 to 255 printable characters, like com.example.app")
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.log.add("launch " + pkg)
-	p.st.toast = ""
-	p.show(pkg)
-	return nil
+	return p.appCall(ctx, "launch app", pkg, valid, func(string) error {
+		p.st.toast = ""
+		p.show(pkg)
+		return nil
+	})
 }
 
 // StopApp ends pkg's pages as TerminateApp does, whether or not the phone itself lists pkg: for
 // the simulators ShowApp serves, when they stop, clear or uninstall what they installed.
 func (p *Phone) StopApp(ctx context.Context, pkg string) error {
-	defer p.track()()
-	const op = "terminate app"
-	if err := p.begin(ctx, op); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.log.add("terminate " + pkg)
-	if p.st.cur.pkg() == pkg {
-		p.st.toast = ""
-	}
-	p.stop(pkg)
-	return nil
+	return p.appCall(ctx, "terminate app", pkg, nil, func(string) error {
+		if p.st.cur.pkg() == pkg {
+			p.st.toast = ""
+		}
+		p.stop(pkg)
+		return nil
+	})
 }
 
 // show brings pkg to the front; one already there stays where it is. Callers hold p.mu.
