@@ -148,6 +148,9 @@ func (s *Scheduler) release(req broker.ReleaseRequest) broker.LeaseAnswer {
 		if sl.lease != nil {
 			ans.Lease = sl.holderView()
 		}
+		if req.Handle != "" && !req.Force { // a handle that is not the device's lease: what became of it
+			ans.LeaseEnded = sl.leaseEnded(req.Handle)
+		}
 		return ans
 	}
 	l := *sl.lease

@@ -222,3 +222,29 @@ func TestDispatchRefusesATaskOfAnEndedLeaseWithFields(t *testing.T) {
 	require.NotNil(t, r.LeaseEnded, "a stale_lease refusal without fields: %s", r.Error)
 	assert.Equal(t, broker.LeaseEnded{What: "expired", Reason: "idle for the lease's TTL", At: ended.UTC(), Now: "d1 is free now"}, *r.LeaseEnded)
 }
+
+// A release of a handle that is not the device's lease is refused with what became of its
+// lease as fields too, as a task's is: a gateway words them for the selection that took it.
+// A release without a handle names no lease, and carries none.
+func TestStaleReleaseCarriesWhatBecameOfTheLease(t *testing.T) {
+	h := newHarness(t, Config{})
+	a := <-h.acquire("alice", 0)
+	require.True(t, a.OK, "%+v", a)
+	require.True(t, h.releaseOf(a.Lease.Handle).OK)
+
+	ans := h.releaseOf(a.Lease.Handle)
+	require.Equal(t, broker.CodeStaleLease, ans.Code, "%+v", ans)
+	require.NotNil(t, ans.LeaseEnded, "a stale_lease refusal without fields: %s", ans.Error)
+	assert.Equal(t, broker.LeaseReleased, ans.LeaseEnded.What)
+	assert.Equal(t, reasonReleased, ans.LeaseEnded.Reason)
+	assert.Equal(t, "d1 is free now", ans.LeaseEnded.Now)
+	assert.Contains(t, ans.Error, "the lease you passed for d1 was released by its holder at "+stamp(ans.LeaseEnded.At))
+
+	ans = h.releaseOf(broker.NewLeaseHandle())
+	require.NotNil(t, ans.LeaseEnded, "%+v", ans)
+	assert.Equal(t, broker.LeaseEnded{What: broker.LeaseUnknown, Now: "d1 is free now"}, *ans.LeaseEnded)
+
+	ans = h.releaseOf("")
+	assert.Equal(t, broker.CodeStaleLease, ans.Code, "%+v", ans)
+	assert.Nil(t, ans.LeaseEnded)
+}

@@ -409,6 +409,10 @@ type LeaseAnswer struct {
 	Error    string `json:"error,omitempty"`
 	Lease    *Lease `json:"lease,omitempty"`
 	QueuePos int    `json:"queue_pos,omitempty"`
+	// LeaseEnded says, on a stale_lease refusal of a release of a handle, what became of its
+	// lease, as on a task's (TaskResult.LeaseEnded): a gateway words it for the lease its
+	// caller knows.
+	LeaseEnded *LeaseEnded `json:"lease_ended,omitempty"`
 }
 
 // AbortRequest cancels the running task of a device, chosen by serial, task id or lease handle.

@@ -47,6 +47,7 @@ func toolReleaseDevice() toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
+			fromSelection := a.Lease == ""
 			if a.Lease == "" { // the one lease the session holds, if it holds one
 				if a.Lease, errRes = g.sessionRelease(ctx, a.Serial); errRes != nil {
 					return errRes, nil
@@ -72,6 +73,11 @@ func toolReleaseDevice() toolDef {
 			}
 			if !ans.OK {
 				setOutcome(ctx, broker.OutcomeRefused)
+				if fromSelection && ans.Code == broker.CodeStaleLease { // the node speaks of "the lease you passed"
+					if msg := g.endedSelectionRelease(ctx, dev, a.Lease, ans); msg != "" {
+						return errorResult(msg), nil
+					}
+				}
 				return errorResult(leaseRefusal("release_device", dev.Serial, ans, holderFrom(ctx))), nil
 			}
 			if id := sessionID(ctx); id != "" && g.sessions.unkeptSelection(id) == dev.Serial {
