@@ -52,7 +52,7 @@ func (n *Node) checkDeclaredLost(ctx context.Context) {
 		return
 	}
 	if n.servesAny(entries, broker.DeclaredLost) {
-		n.declaredLost(" while it was cut off from NATS (it is back)", false)
+		n.declaredLost(" while it was cut off from NATS (it is back)", nil)
 	}
 }
 
@@ -98,13 +98,17 @@ func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error
 // the registry, which a normal loss sends both, or two gateways' verdicts), it revokes once
 // and says so once: a new loss needs the farm to hear the node again first, then LostAfter of
 // silence. It shows its devices again each time: a gateway whose verdict came after the node
-// had answered the first one wrote them offline over the node's entries (over: the registry
-// says so, ownwatch.go), and they would stay so; that one it logs.
-func (n *Node) declaredLost(how string, over bool) {
+// had answered the first one wrote them offline over the node's entries, and they would stay
+// so; that one it logs. lost is the registry's entry that told it (nil: the event, or a
+// reconnection's read): one of an epoch above the one the device had when the node answered
+// was written over the answer, which moved every device's epoch on (revokeAll).
+func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
+	epochs := n.mirror.epochs() // before the answer moves them on
 	n.mu.Lock()
 	again := !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
+	over := again && lost != nil && lost.Epoch > n.lostEpochs[lost.Serial]
 	if !again {
-		n.lostAt = time.Now()
+		n.lostAt, n.lostEpochs = time.Now(), epochs
 	}
 	n.mu.Unlock()
 	if again {

@@ -63,7 +63,8 @@ type Node struct {
 	halters map[string]bool               // devices whose driver could halt them, gone now (halt.go)
 	// epochFloor: this start's devices grant epochs above it (epochs.go). Set before any device.
 	epochFloor uint64
-	lostAt     time.Time // when the node last revoked its leases for a loss (connection.go)
+	lostAt     time.Time         // when the node last revoked its leases for a loss (connection.go)
+	lostEpochs map[string]uint64 // each device's epoch then, before the revoke moved it on
 }
 
 // Start starts a node. Add devices with AddDriver.
@@ -147,7 +148,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	// A node the farm declared lost revokes its leases when it hears of it (fencing).
 	// One cut off from NATS when it was declared lost finds out when it is back (connection.go).
 	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), n.guard.Msg(func(*nats.Msg) {
-		n.declaredLost("", false) // the entries of the same verdict may come too: said once
+		n.declaredLost("", nil) // the entries of the same verdict may come too: said once
 	}))
 	if err != nil {
 		return fail(fmt.Errorf("node: subscribe to loss events: %w", err))

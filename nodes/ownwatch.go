@@ -38,11 +38,8 @@ func (n *Node) watchOwnEntries(ctx context.Context) {
 }
 
 // followOwnEntries reads w's updates until ctx ends or the watch does. A loss's entries come
-// with its event (a normal loss: the node hears both, one verdict); an entry written offline over
-// one the node wrote after answering the loss is another gateway's late verdict (over), which
-// the node must answer again (connection.go, declaredLost).
+// with its event: the node hears both, one verdict (connection.go, declaredLost).
 func (n *Node) followOwnEntries(ctx context.Context, w jetstream.KeyWatcher) {
-	shown := map[string]time.Time{} // serial → when its last entry not of a loss came
 	for {
 		select {
 		case <-ctx.Done():
@@ -55,22 +52,22 @@ func (n *Node) followOwnEntries(ctx context.Context, w jetstream.KeyWatcher) {
 				continue // the end of the (empty) initial values
 			}
 			var e broker.DeviceEntry
-			if json.Unmarshal(kve.Value(), &e) != nil || e.Node != n.cfg.ID {
-				continue
-			}
-			if !broker.DeclaredLost(e) {
-				shown[e.Serial] = time.Now()
-			} else if n.servesAny([]broker.DeviceEntry{e}, broker.DeclaredLost) {
-				n.declaredLost(" (its registry entries say so)", n.answeredBefore(shown[e.Serial]))
+			if json.Unmarshal(kve.Value(), &e) == nil && e.Node == n.cfg.ID &&
+				n.servesAny([]broker.DeviceEntry{e}, broker.DeclaredLost) {
+				n.declaredLost(" (its registry entries say so)", &e)
 			}
 		}
 	}
 }
 
-// answeredBefore says whether the node had answered a loss before at: an entry it wrote then
-// came after its answer, and a loss's entry over it is a verdict after the answer.
-func (n *Node) answeredBefore(at time.Time) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return !n.lostAt.IsZero() && at.After(n.lostAt)
+// epochs is the epoch of each device as last shown: a loss entry of a later epoch than the
+// node's devices had when it answered the loss was written over its answer.
+func (m *natsMirror) epochs() map[string]uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]uint64, len(m.shown))
+	for serial, e := range m.shown {
+		out[serial] = e.Epoch
+	}
+	return out
 }
