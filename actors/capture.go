@@ -40,8 +40,9 @@ import (
 //     and has waited its bound above, or if it is still running captureHungGraces grace
 //     periods after it was abandoned;
 //   - a stuck capture's or task's driver call is abandoned at the actor's restart, not
-//     forgotten: until it returns no capture of the device starts, and the restarted actor's
-//     health check waits for it (capture_calls.go);
+//     forgotten: until it returns no capture of the device starts (capture_calls.go); the
+//     restarted actor's health check does not wait for it (SCHEDULER.md rule 6), so the
+//     device takes tasks again beside a hung call;
 //   - a frame the driver returns after its capture was answered (slow, or stuck and its actor
 //     restarted) is not thrown away but handed to the caller's Late: on a loaded node (2
 //     cores, load 22, -race) every look at six watched phones took longer than its timeout

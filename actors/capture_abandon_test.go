@@ -123,3 +123,10 @@ func TestAbandonedCaptureStuckPastItsLongBoundIsHung(t *testing.T) {
 	r.dev.shot <- struct{}{}
 	waitOnline(t, r.harness)
 }
+
+// overlapped says whether two calls were in d's driver at once.
+func overlapped(d *fakeDevice) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.overlap
+}

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,9 +19,9 @@ import (
 // next frame started a second capture beside the first, and so on: 12 watched phones had ~40
 // screenshots drawing at once, and the node's tool calls waited minutes for the CPU. So a
 // device's driver calls are counted across restarts: while a capture or a task has not
-// returned, a new capture is refused and counted, and none starts until they return. Nor does
-// the restarted actor's health check run beside them: it waits for them, within its own bound
-// (health.go), so the device is online again once its driver is free and answers.
+// returned, a new capture is refused and counted, and none starts until they return. Tasks
+// and the restarted actor's health check do not wait for them: a stuck call is abandoned, not
+// waited for (SCHEDULER.md rule 6), and the device is back once a check passes.
 
 // errCaptureRunning answers a capture while an earlier one, abandoned when the device's actor
 // restarted, has not returned from the driver yet.
@@ -39,9 +38,8 @@ type screenCalls struct {
 	abandoned prometheus.Counter // the node's overdue captures given up without a restart
 	log       *slog.Logger
 	mu        sync.Mutex
-	capture   bool          // a capture is in the driver
-	tasks     int           // tasks in the driver: one, and those abandoned at restarts
-	idle      chan struct{} // closed once no call is in the driver (wait); nil until asked
+	capture   bool // a capture is in the driver
+	tasks     int  // tasks in the driver: one, and those abandoned at restarts
 }
 
 // newScreenCalls counts a device of node's captures in node's series, and logs to log.
@@ -74,7 +72,6 @@ func (c *screenCalls) end() {
 	defer c.mu.Unlock()
 	c.capture = false
 	c.running.Dec()
-	c.wake()
 }
 
 // task records a task's driver call from its start; the func it returns, its end.
@@ -85,40 +82,7 @@ func (c *screenCalls) task() (end func()) {
 	return func() {
 		c.mu.Lock()
 		c.tasks--
-		c.wake()
 		c.mu.Unlock()
-	}
-}
-
-// wake tells wait's callers that no call is in the driver any more. c.mu is held.
-func (c *screenCalls) wake() {
-	if !c.capture && c.tasks == 0 && c.idle != nil {
-		close(c.idle)
-		c.idle = nil
-	}
-}
-
-// wait returns once no capture or task is in the driver, or fails when ctx ends first: the
-// call it waited for (abandoned at a restart, or overdue) may be hung.
-func (c *screenCalls) wait(ctx context.Context) error {
-	c.mu.Lock()
-	if !c.capture && c.tasks == 0 {
-		c.mu.Unlock()
-		return nil
-	}
-	if c.idle == nil {
-		c.idle = make(chan struct{})
-	}
-	idle, what := c.idle, "a task"
-	if c.capture {
-		what = "a console capture"
-	}
-	c.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("the driver has not returned from %s (abandoned when the device's actor restarted, or overdue): it may be hung; no check runs beside it, the device is checked again until it returns: %w", what, context.Cause(ctx))
 	}
 }
 

@@ -60,9 +60,7 @@ func (c *healthCheck) errNoAnswer() error {
 
 // checkHealth runs the device's health check, bounded by timeout, off the actor's goroutine;
 // healthDone brings its answer, or checkOverdue its silence. While a check runs no second
-// one starts: its answer comes, and a late one's silence is told again. A capture or task
-// still in the driver (abandoned at a restart, or overdue) is waited for first, within the
-// same bound: a driver runs one call at a time, and one that does not return is not healthy.
+// one starts: its answer comes, and a late one's silence is told again.
 func (a *deviceActor) checkHealth(ctx actor.Context, timeout time.Duration) {
 	if c := a.checking; c != nil {
 		if c.late {
@@ -72,16 +70,12 @@ func (a *deviceActor) checkHealth(ctx actor.Context, timeout time.Duration) {
 	}
 	c := &healthCheck{timeout: timeout}
 	a.checking = c
-	self, root, dev, calls := ctx.Self(), ctx.ActorSystem().Root, a.dev, a.calls
+	self, root, dev := ctx.Self(), ctx.ActorSystem().Root, a.dev
 	c.overdue = time.AfterFunc(2*timeout, func() { root.Send(self, checkOverdue{check: c}) })
 	go func() {
 		hctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		err := calls.wait(hctx)
-		if err == nil {
-			err = dev.Health(hctx)
-		}
-		root.Send(self, healthDone{check: c, err: err})
+		root.Send(self, healthDone{check: c, err: dev.Health(hctx)})
 	}()
 }
 
