@@ -239,19 +239,24 @@ func runDrain(ctx context.Context, args []string) error {
 	req.Action = broker.DrainStatus
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
+	// stopped says why the wait ended, with the node's last answer: Ctrl-C or --timeout (also
+	// when the deadline comes during a status request: the last answer stands).
+	stopped := func() error {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) { // Ctrl-C, not --timeout
+			return drainInterrupted(node, ans)
+		}
+		return fmt.Errorf("node %s is not idle after --timeout %s: %s; `corral leases` shows who holds its devices, "+
+			"`corral release SERIAL --force` ends a lease", node, *a.timeout, strings.TrimSuffix(drainText(ans), "."))
+	}
 	for !ans.Idle() {
 		select {
 		case <-ctx.Done():
-			if !errors.Is(ctx.Err(), context.DeadlineExceeded) { // Ctrl-C, not --timeout
-				return drainInterrupted(node, ans)
-			}
-			return fmt.Errorf("node %s is not idle after --timeout %s: %s; `corral leases` shows who holds its devices, "+
-				"`corral release SERIAL --force` ends a lease", node, *a.timeout, strings.TrimSuffix(drainText(ans), "."))
+			return stopped()
 		case <-tick.C:
 		}
 		next, err := broker.DrainNode(ctx, nc, node, req)
-		if err != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return drainInterrupted(node, ans)
+		if err != nil && ctx.Err() != nil {
+			return stopped()
 		}
 		if err != nil {
 			return a.gaveUp(ctx, "node "+node+" did not answer", err)

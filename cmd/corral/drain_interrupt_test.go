@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,4 +55,37 @@ func TestDrainWaitInterruptedSaysTheNodeStaysDraining(t *testing.T) {
 	assert.Contains(t, err.Error(), "`corral drain "+dev.Node+" --undo` takes new work again")
 	assert.NotContains(t, err.Error(), "--timeout")
 	assert.True(t, draining(), "the interrupted wait undid the drain")
+}
+
+// --timeout coming while a status request is on its way is still the timeout, with the
+// node's last answer: it said "node n9 did not answer (… context deadline exceeded)".
+func TestDrainWaitTimeoutDuringAStatusRequest(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{Nodes: 1, PhonesPerNode: 1, Quiet: true})
+	nc, err := nats.Connect(f.URL)
+	require.NoError(t, err)
+	defer nc.Close()
+	// Node n9 answers the drain at once, busy; its status requests it never answers.
+	release := make(chan struct{})
+	defer close(release)
+	sub, err := nc.Subscribe(fmt.Sprintf(broker.NodeGroupT, "n9")+"."+broker.EndpointDrain, func(m *nats.Msg) {
+		var req broker.DrainRequest
+		_ = json.Unmarshal(m.Data, &req)
+		if req.Action == broker.DrainStatus {
+			<-release
+			return
+		}
+		ans, _ := json.Marshal(broker.DrainAnswer{V: broker.WireVersion, Node: "n9", Draining: true, Devices: 1, Leases: 1})
+		_ = m.Respond(ans)
+	})
+	require.NoError(t, err)
+	defer sub.Unsubscribe() //nolint:errcheck
+	require.NoError(t, nc.Flush())
+
+	err = captureErr(t, func() error {
+		return runDrain(t.Context(), []string{"n9", "--wait", "--timeout", "1s", "--nats-url", f.URL, "--log-level", "error"})
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "node n9 is not idle after --timeout 1s: node n9 is draining")
+	assert.Contains(t, err.Error(), "1 leases held")
+	assert.NotContains(t, err.Error(), "did not answer")
 }
