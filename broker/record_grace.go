@@ -10,23 +10,34 @@ import (
 // recentAnswers are the tasks whose answer this client had less than recordGrace ago: a node
 // answers a task first and records it just after, so only their records may be on the way.
 type recentAnswers struct {
-	mu sync.Mutex
-	at map[string]time.Time // task id → when its answer came
+	mu    sync.Mutex
+	at    map[string]time.Time // task id → when its answer came
+	order []answer             // the same, oldest first: forgetting costs no scan of at
+}
+
+// answer is a task's answer coming at a time.
+type answer struct {
+	id string
+	at time.Time
 }
 
 func newRecentAnswers() *recentAnswers { return &recentAnswers{at: map[string]time.Time{}} }
 
-// add notes that task id's answer came now, and forgets the answers older than the grace.
+// add notes that task id's answer came now, and forgets the answers older than the grace. It
+// is on every task's path: at thousands of answers a second, a scan of them all cost tens of
+// µs a call (BenchmarkFloors' node path 42 → 72 µs).
 func (r *recentAnswers) add(id string) {
 	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for old, at := range r.at {
-		if now.Sub(at) > recordGrace {
-			delete(r.at, old)
+	for len(r.order) > 0 && now.Sub(r.order[0].at) > recordGrace {
+		if old := r.order[0]; r.at[old.id].Equal(old.at) {
+			delete(r.at, old.id)
 		}
+		r.order = r.order[1:]
 	}
 	r.at[id] = now
+	r.order = append(r.order, answer{id: id, at: now})
 }
 
 // graceOf is how long a record of task id may still take to be written: what is left of the
