@@ -47,11 +47,19 @@ func startChartNode(t *testing.T, node object, url, password, id string, overrid
 			args = append(args, f)
 		}
 	}
+	return startChartProcess(t, bin, args, node, addr, url, password, override)
+}
+
+// startChartProcess runs corral with args and container's CORRAL_* environment (secrets and
+// field references left out), NATS at url with password from a file, override's values
+// instead of the chart's; its HTTP listens on addr.
+func startChartProcess(t *testing.T, bin string, args []string, container object, addr, url, password string, override map[string]string) *chartNode {
+	t.Helper()
 	pwFile := filepath.Join(t.TempDir(), "password")
 	if err := os.WriteFile(pwFile, []byte(password), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	vars, _ := env(node)
+	vars, _ := env(container)
 	cmd := exec.CommandContext(t.Context(), bin, args...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 	for k, v := range vars {

@@ -1,13 +1,9 @@
 package chart_test
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,33 +38,7 @@ func startChartGateway(t *testing.T, m manifest, url, password string, drop func
 			args = append(args, f)
 		}
 	}
-	pwFile := filepath.Join(t.TempDir(), "password")
-	if err := os.WriteFile(pwFile, []byte(password), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	vars, _ := env(gw)
-	cmd := exec.CommandContext(t.Context(), bin, args...)
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
-	for k, v := range vars {
-		if !strings.HasPrefix(k, "CORRAL_") || strings.HasPrefix(v, "secret:") || strings.HasPrefix(v, "field:") {
-			continue
-		}
-		switch k {
-		case "CORRAL_NATS_URL":
-			v = url
-		case "CORRAL_NATS_PASSWORD_FILE":
-			v = pwFile
-		}
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	g := &chartNode{cmd: cmd, out: &bytes.Buffer{}, exited: make(chan struct{}), addr: addr}
-	cmd.Stdout, cmd.Stderr = g.out, g.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = cmd.Wait(); close(g.exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-g.exited })
-	return g
+	return startChartProcess(t, bin, args, gw, addr, url, password, nil)
 }
 
 // sizeFlags are a container's store size flags, in order.
