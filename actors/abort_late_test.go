@@ -45,16 +45,7 @@ func (d *slowToStop) Execute(ctx context.Context, req broker.TaskRequest, _ func
 // timed_out, as the deadline that came first decided. It was answered aborted while the task
 // ended timed_out, two answers that disagreed.
 func TestAbortAfterTheDeadlineIsAnsweredTimedOut(t *testing.T) {
-	h := newHarness(t, Config{Grace: 10 * time.Second})
-	d := &slowToStop{ended: make(chan struct{}, 1), stopped: make(chan struct{})}
-	h.root.Send(h.sched, AddDevice{Device: d})
-	deadline := time.Now().Add(5 * time.Second)
-	for h.submit(broker.TaskRequest{ID: "probe-p1", Serial: "p1", Tool: "noop"}).wait().Code == broker.CodeUnhealthy {
-		if time.Now().After(deadline) {
-			t.Fatal("device p1 never became healthy")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h, d := newSlowToStopHarness(t)
 
 	running := h.submit(broker.TaskRequest{ID: "slow", Serial: "p1", Tool: "late", TimeoutMS: 50})
 	select {
@@ -73,4 +64,21 @@ func TestAbortAfterTheDeadlineIsAnsweredTimedOut(t *testing.T) {
 			t.Errorf("the task's %s is %s (%s), want timed_out", what, r.Outcome, r.Error)
 		}
 	}
+}
+
+// newSlowToStopHarness is a node whose device p1, online, is a slowToStop, with a grace
+// period long enough that the driver returns within it.
+func newSlowToStopHarness(t *testing.T) (*harness, *slowToStop) {
+	t.Helper()
+	h := newHarness(t, Config{Grace: 10 * time.Second})
+	d := &slowToStop{ended: make(chan struct{}, 1), stopped: make(chan struct{})}
+	h.root.Send(h.sched, AddDevice{Device: d})
+	deadline := time.Now().Add(5 * time.Second)
+	for h.submit(broker.TaskRequest{ID: "probe-p1", Serial: "p1", Tool: "noop"}).wait().Code == broker.CodeUnhealthy {
+		if time.Now().After(deadline) {
+			t.Fatal("device p1 never became healthy")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return h, d
 }

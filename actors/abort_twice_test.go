@@ -13,16 +13,7 @@ import (
 // nothing and is answered so: both were answered with the task among those they aborted, and
 // two abort_task calls both said "Task aborted" of one task. The task ends aborted by the first.
 func TestSecondAbortOfAnEndingTaskAbortsNothing(t *testing.T) {
-	h := newHarness(t, Config{Grace: 10 * time.Second})
-	d := &slowToStop{ended: make(chan struct{}, 1), stopped: make(chan struct{})}
-	h.root.Send(h.sched, AddDevice{Device: d})
-	deadline := time.Now().Add(5 * time.Second)
-	for h.submit(broker.TaskRequest{ID: "probe-p1", Serial: "p1", Tool: "noop"}).wait().Code == broker.CodeUnhealthy {
-		if time.Now().After(deadline) {
-			t.Fatal("device p1 never became healthy")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	h, d := newSlowToStopHarness(t)
 
 	running := h.submit(broker.TaskRequest{ID: "slow", Serial: "p1", Tool: "late", TimeoutMS: 60_000})
 	// The first abort, once the task runs (an abort before it starts finds nothing running).
