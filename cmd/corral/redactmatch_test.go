@@ -48,6 +48,21 @@ func TestRedactSecretsWhereTheyStandWhole(t *testing.T) {
 			want: m + ", then " + m},
 		{name: "a letter in a word of other letters", in: "café ist fertig", secrets: []string{"é"}, want: "café ist fertig"},
 		{name: "a word of other letters", in: "pässwörd: pässwörd", secrets: []string{"pässwörd"}, want: m + ": " + m},
+		// QA: get_source's XML held the typed password escaped, and corral run's reports showed it.
+		{name: "escaped in XML", in: `<node text="Tr0ub&amp;dor3" class="android.widget.EditText" />`, secrets: []string{"Tr0ub&dor3"},
+			want: `<node text="` + m + `" class="android.widget.EditText" />`},
+		{name: "escaped in XML, in JSON", in: `{"source":"<node text=\"Tr0ub\u0026amp;dor3\" />"}`, secrets: []string{"Tr0ub&dor3"},
+			want: `{"source":"<node text=\"` + m + `\" />"}`},
+		{name: "as each escaper spells it", secrets: []string{`p<ss&w0rd"x'`},
+			in: `go="p&lt;ss&amp;w0rd&#34;x&#39;" android="p&lt;ss&amp;w0rd&quot;x'" named="p&lt;ss&amp;w0rd&quot;x&apos;" ` +
+				`json="p\u0026lt;ss\u0026amp;w0rd\u0026#34;x\u0026#39;" text=<p>p&lt;ss&amp;w0rd"x'</p>`,
+			want: `go="` + m + `" android="` + m + `" named="` + m + `" json="` + m + `" text=<p>` + m + `</p>`},
+		{name: "escaped lines", in: `<node text="line one&#xA;line two" /><node text="line one&#10;line two" />`, secrets: []string{"line one\nline two"},
+			want: `<node text="` + m + `" /><node text="` + m + `" />`},
+		{name: "an escaped letter in prose", in: `<node text="Tom &amp; Jerry" /><node text="&amp;" />`, secrets: []string{"&"},
+			want: `<node text="Tom &amp; Jerry" /><node text="` + m + `" />`},
+		{name: "an escaped word in a word", in: `typed a&amp;b1, not xa&amp;b1`, secrets: []string{"a&b1"},
+			want: `typed ` + m + `, not xa&amp;b1`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			assert.Equal(t, c.want, redactSecrets(c.in, c.secrets, c.keep))
