@@ -296,9 +296,11 @@ func TestGroupLeasesContendedToldWhyWithinWait(t *testing.T) {
 		// Which device and who holds it, or, for a device the wait ran out before reaching (it
 		// was never asked), which one.
 		assert.Regexp(t, `r\d (wait_expired|busy) \(.*\)\. Held by anonymous \(caller-\d\d\) until .*; \d+ waiting|r\d; wait_seconds ran out before its turn to be waited for`, r.text, r.caller)
-		// The slack is for 50 clients' HTTP under -race on a loaded machine; how exactly the
-		// wait is shared is TestGroupLeaseWaitIsShared's.
-		assert.Less(t, r.took, time.Duration(wait*float64(time.Second))+3*time.Second, "%s answered long past its wait: %s", r.caller, r.text)
+		// The slack is for 50 clients' HTTP under -race on a loaded machine (3 s was not
+		// enough at load 13: refusals took up to 4.6 s); a caller held past its wait by another's
+		// lease waits for its 5 min TTL, far beyond it. How exactly the wait is shared is
+		// TestGroupLeaseWaitIsShared's.
+		assert.Less(t, r.took, time.Duration(wait*float64(time.Second))+15*time.Second, "%s answered long past its wait: %s", r.caller, r.text)
 	}
 	t.Logf("%d grants, %d refusals, the slowest refusal in %s (wait %gs)", len(grants), len(refusals), longest, wait)
 	checkExclusive(t, grants)
