@@ -89,12 +89,16 @@ func (o *operatorFlags) gaveUpOn(ctx context.Context, tool string, args map[stri
 		d, tool, callMargin, what)
 }
 
-// interrupted tells a call whose command was interrupted (Ctrl-C, SIGTERM) as that. The
-// in-process gateway says so itself, with the task's id; through --gateway the request is
-// cancelled, which mcp-go reports as a transport error, and the task's id is known only if
-// the session told it after (withTaskID).
+// interrupted tells a call whose command was interrupted (Ctrl-C, SIGTERM) as that, and how to
+// read its task's record (whereTheRecordIs). Through --gateway the request is cancelled, which
+// mcp-go reports as a transport error, and the task's id is known only if the session told it
+// after (withTaskID). The in-process gateway says so itself, but to an agent ("get_task_result
+// has its record. [task …]"): its words stay only when the command does not know the id either.
 func (o *operatorFlags) interrupted(ctx context.Context, tool string, args map[string]any, err error) error {
-	if err == nil || !errors.Is(ctx.Err(), context.Canceled) || strings.Contains(err.Error(), "interrupted by its caller") {
+	if err == nil || !errors.Is(ctx.Err(), context.Canceled) {
+		return err
+	}
+	if it := (*interruptedTask)(nil); !errors.As(err, &it) && strings.Contains(err.Error(), "interrupted by its caller") {
 		return err
 	}
 	t, isDeviceTool := tools.Lookup(tool)

@@ -90,9 +90,10 @@ func TestCallNamesCORRALLEASEWhenItsLeaseIsRefused(t *testing.T) {
 		"tap_xy", `{"serial":"` + devs[0].Serial + `","x":0.5,"y":0.5}`}))
 }
 
-// corral call --gateway interrupted (Ctrl-C) while its task waits in the device's queue says the
-// call was interrupted, that the gateway withdrew the task, and where its record is, instead of
-// mcp-go's "transport error: failed to send request: failed to send request: … context canceled".
+// corral call interrupted (Ctrl-C) while its task waits in the device's queue says the call was
+// interrupted, that the gateway withdrew the task, and the command that reads its record, instead
+// of mcp-go's "transport error: failed to send request: failed to send request: … context
+// canceled" through --gateway, and of what the in-process gateway tells an agent without.
 func TestCallThroughAGatewayInterruptedSaysSo(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	farm := f.Gateway().Client
@@ -127,34 +128,32 @@ func TestCallThroughAGatewayInterruptedSaysSo(t *testing.T) {
 		}
 	}
 
-	err := interrupted("--gateway", f.Gateway().MCPURL)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "home: the call was interrupted (context canceled): the gateway withdrew the task from the device's queue")
-	assert.NotContains(t, err.Error(), "transport error")
-	assert.NotContains(t, err.Error(), "failed to send request")
-	// It names a command that finds the task's record through the same gateway, and that
-	// command works (get_latest_task with a serial, or in a new corral call's session, did not).
-	_, hint, ok := strings.Cut(err.Error(), "its record: corral call ")
-	require.True(t, ok, "no get_task_result hint: %v", err)
-	flags, quoted, ok := strings.Cut(hint, " get_task_result '")
-	require.True(t, ok, "no get_task_result hint: %v", err)
-	require.Equal(t, "--gateway "+f.Gateway().MCPURL, flags)
-	taskArgs := strings.TrimSuffix(quoted, "'")
-	var record string
-	stderr := captureStderr(t, func() {
-		record = captureStdout(t, func() {
-			err = runCall(t.Context(), append(strings.Fields(flags), "--log-level", "error", "get_task_result", taskArgs))
+	// Both ways name a command that finds the task's record the way the call reached the farm,
+	// and that command works (get_latest_task with a serial, or in a new corral call's session,
+	// did not; without --gateway it was the in-process gateway's "get_task_result has its
+	// record. [task …]", said to an agent).
+	for _, via := range [][]string{{"--gateway", f.Gateway().MCPURL}, {"--nats-url", f.URL}} {
+		err := interrupted(via...)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "home: the call was interrupted (context canceled): the gateway withdrew the task from the device's queue")
+		assert.NotContains(t, err.Error(), "transport error")
+		assert.NotContains(t, err.Error(), "failed to send request")
+		_, hint, ok := strings.Cut(err.Error(), "its record: corral call ")
+		require.True(t, ok, "no get_task_result hint: %v", err)
+		flags, quoted, ok := strings.Cut(hint, " get_task_result '")
+		require.True(t, ok, "no get_task_result hint: %v", err)
+		require.Equal(t, strings.Join(via, " "), flags)
+		taskArgs := strings.TrimSuffix(quoted, "'")
+		var record string
+		stderr := captureStderr(t, func() {
+			record = captureStdout(t, func() {
+				err = runCall(t.Context(), append(strings.Fields(flags), "--log-level", "error", "get_task_result", taskArgs))
+			})
 		})
-	})
-	require.NoError(t, err, "corral call %s: %s", hint, stderr)
-	assert.Contains(t, record, `"outcome":"aborted"`)
-	assert.Contains(t, record, `"tool":"home"`)
-
-	// The in-process gateway's own words, with the task's id, are kept.
-	err = interrupted("--nats-url", f.URL)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "home on "+serial+": the call was interrupted by its caller (context canceled)")
-	assert.Contains(t, err.Error(), "[task ")
+		require.NoError(t, err, "corral call %s: %s", hint, stderr)
+		assert.Contains(t, record, `"outcome":"aborted"`)
+		assert.Contains(t, record, `"tool":"home"`)
+	}
 
 	// The first signal says a one-off command is interrupted, not that it shuts down.
 	assert.Contains(t, interruptNotice("call"), "interrupted")
