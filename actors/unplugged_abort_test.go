@@ -29,6 +29,11 @@ func TestAbortWithinUnplugGraceEndsTheTaskAborted(t *testing.T) {
 			if len(ans.Aborted) != 1 || ans.Aborted[0] != "agent" {
 				t.Fatalf("the abort within Grace answered %+v, want the task", ans)
 			}
+			// A second abort aborts nothing: the first already ends the task (QA: without
+			// abortedAlready's t.aborted, both answered the task aborted).
+			if again := h.abort(broker.AbortRequest{TaskID: "agent", By: "bob (claude)"}); len(again.Aborted) != 0 {
+				t.Errorf("a second abort within Grace answered %+v, want nothing aborted", again)
+			}
 			if !c.ignores {
 				d.stopped <- struct{}{}
 			}
