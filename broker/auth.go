@@ -16,7 +16,9 @@ import (
 //     RegistryKey) and its id's claim, publishes its heartbeats, and progress, task records
 //     and events under its own id (corral.v1.events.<kind>.<id>.…, corral.v1.progress.<id>.…),
 //     and its agent tasks' screenshots (ScreenshotBucket), and its watched devices' frames
-//     (corral.v1.frames.<id>.…: no node can show a screen as another's);
+//     (corral.v1.frames.<id>.…: no node can show a screen as another's); it watches only its
+//     own registry entries, and the stores it writes refuse rollups (kvconfig.go), which
+//     would let one write to its own key purge every node's;
 //   - gateway: requests node subjects but may not serve them, reads the buckets, writes
 //     sessions and lease groups, and (as it reaps lost nodes) registry and lease entries, a
 //     device's offline event and a node's lost event; it receives the frames of the screens it
@@ -196,8 +198,11 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			// image against the digest its name carries, in a task record only this node writes.
 			"$O." + ScreenshotBucket + ".C.>", "$O." + ScreenshotBucket + ".M.>",
 			jsAPI + "DIRECT.GET." + objStream(ScreenshotBucket) + ".$O." + ScreenshotBucket + ".M.>",
-			// The node reads the registry at start (its own entries from before a restart).
-			jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket), jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket) + ".>",
+			// The node watches its own registry entries (those from before a restart, and a lost
+			// node's verdict): only by consumers whose one filter is in the request's subject
+			// (CONSUMER.CREATE.<stream>.<name>.<filter>), the form nats-server holds to its body's
+			// filter; one created by the other form names its filters in the body, unchecked.
+			jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket) + ".*.$KV." + RegistryBucket + "." + node + ".*",
 			jsAPI + "CONSUMER.DELETE." + kvStream(RegistryBucket) + ".>",
 			"$JS.FC." + kvStream(RegistryBucket) + ".>",
 			jsAPI + "INFO",

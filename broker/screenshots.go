@@ -43,7 +43,7 @@ func (s *Stores) SaveScreenshot(ctx context.Context, task string, jpeg []byte) (
 	if info, err := s.Screenshots.GetInfo(ctx, name); err == nil && !info.Deleted {
 		return name, nil
 	}
-	if _, err := s.Screenshots.PutBytes(ctx, name, jpeg); err != nil {
+	if err := putScreenshot(ctx, s.JS, name, jpeg); err != nil {
 		err = explainRefusal(s.JS.Conn(), err)
 		return "", fmt.Errorf("save a screenshot of task %s in %s: %w%s", task, ScreenshotBucket, err, screenshotSaveHint(err))
 	}

@@ -54,7 +54,7 @@ func TestScreenshotOverwrittenIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Screenshots.PutBytes(ctx, name, []byte("a forged screen")); err != nil {
+	if err := putScreenshot(ctx, s.JS, name, []byte("a forged screen")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Screenshot(ctx, name); err == nil || !strings.Contains(err.Error(), "does not match") {

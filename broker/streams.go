@@ -145,13 +145,18 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 				return nil, storeErr("key-value bucket "+name, err)
 			}
 		}
+		// The stream is made here, not by nats.go's CreateKeyValue, which always allows
+		// rollups: a node's user could purge the bucket through its own keys (kvconfig.go).
+		scfg := kvStreamConfig(cfg, !nodeWritten(name))
 		var b jetstream.KeyValue
 		if o.CreateOnly {
 			if b, err = js.KeyValue(ctx, name); errors.Is(err, jetstream.ErrBucketNotFound) {
-				b, err = js.CreateKeyValue(ctx, cfg)
+				if _, err = js.CreateStream(ctx, scfg); err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+					b, err = js.KeyValue(ctx, name) // made here, or by another process meanwhile
+				}
 			}
-		} else {
-			b, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+		} else if _, err = js.CreateOrUpdateStream(ctx, scfg); err == nil {
+			b, err = js.KeyValue(ctx, name)
 		}
 		if err != nil {
 			return nil, storeErr("key-value bucket "+name, err)
@@ -205,8 +210,10 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	}); err != nil {
 		return nil, err
 	}
-	// The screenshots' object store is made as nats.go makes one (its subjects, rollups of
-	// its metadata), but drops the oldest when full where nats.go would refuse the newest.
+	// The screenshots' object store is made as nats.go makes one (its subjects), but drops the
+	// oldest when full where nats.go would refuse the newest, and refuses rollups, which nats.go
+	// allows for its metadata: every node may write the bucket, and one rollup would purge it
+	// all (kvconfig.go). Screenshots are written without them (screenshot_put.go).
 	if s.screenshotStream, err = stream(jetstream.StreamConfig{
 		Name:        objStream(ScreenshotBucket),
 		Description: "Corral task screenshots (agent task steps), JPEG",
@@ -214,7 +221,6 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		MaxAge:      o.ScreenshotsMaxAge,
 		MaxBytes:    o.ScreenshotsMaxBytes,
 		Discard:     jetstream.DiscardOld,
-		AllowRollup: true,
 	}); err != nil {
 		return nil, err
 	}

@@ -384,31 +384,27 @@ func acked(f jetstream.PubAckFuture) error {
 	}
 }
 
-// ownEntries reads the registry entries a node with this id left behind: under its own keys
-// (<node>.<serial>), and under the serial alone those of a Corral from before node-scoped keys
-// that name this node (a farm upgraded in place), the own keys winning. An entry another node
-// wrote, or one under this node's keys naming another node, is not this node's.
+// ownEntries reads the registry entries a node with this id left behind, under its own keys
+// (<node>.<serial>); one naming another node is not this node's. A node's NATS user may watch
+// these keys only (broker/auth.go): one filter, in the consumer request's subject. Entries
+// under the serial alone (a Corral from before NATS roles) are not read: no subject filter
+// scopes them to a node, and the filter that matches them lets a node's user watch every key.
 func ownEntries(ctx context.Context, stores *broker.Stores, node string) (map[string]broker.DeviceEntry, error) {
-	w, err := stores.Registry.WatchFiltered(ctx, []string{node + ".*", "*"}, jetstream.IgnoreDeletes())
+	w, err := stores.Registry.Watch(ctx, node+".*", jetstream.IgnoreDeletes())
 	if err != nil {
 		return nil, fmt.Errorf("read the registry: %w", err)
 	}
 	defer func() { _ = w.Stop() }()
 	out := map[string]broker.DeviceEntry{}
-	scoped := map[string]bool{}
 	for e := range w.Updates() {
 		if e == nil {
 			break
 		}
 		var d broker.DeviceEntry
-		if json.Unmarshal(e.Value(), &d) != nil || d.Node != node || !broker.CheckEntryKey(e.Key(), d) {
+		if json.Unmarshal(e.Value(), &d) != nil || d.Node != node || e.Key() != broker.RegistryKey(node, d.Serial) {
 			continue
 		}
-		own := e.Key() == broker.RegistryKey(node, d.Serial)
-		if own || !scoped[d.Serial] {
-			out[d.Serial] = d
-			scoped[d.Serial] = scoped[d.Serial] || own
-		}
+		out[d.Serial] = d
 	}
 	return out, nil
 }

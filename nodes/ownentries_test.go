@@ -10,10 +10,11 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// A node restarting takes as its own the entries under its keys (<node>.<serial>) that name it,
-// and an older Corral's entries under the serial alone that name it (its own keys win); not an
-// entry another node wrote naming it, nor one under its keys naming another node: such an
-// entry would set its epochs and make it record an interrupted task it never ran.
+// A node restarting takes as its own the entries under its keys (<node>.<serial>) that name it;
+// not an entry another node wrote naming it, nor one under its keys naming another node: such
+// an entry would set its epochs and make it record an interrupted task it never ran. Nor an
+// older Corral's entries under the serial alone: its NATS user may not watch them (no filter
+// scopes them to a node).
 func TestOwnEntriesAreThoseUnderItsKeys(t *testing.T) {
 	ctx, stores, log := mirrorStores(t)
 	put := func(key, serial, node string, epoch uint64) {
@@ -23,7 +24,7 @@ func TestOwnEntriesAreThoseUnderItsKeys(t *testing.T) {
 		require.NoError(t, err)
 	}
 	put(broker.RegistryKey("n1", "own"), "own", "n1", 5)
-	put("own", "own", "n1", 1) // an older Corral's, after the node's own: the own one wins
+	put("own", "own", "n1", 1) // an older Corral's, after the node's own
 	put("old", "old", "n1", 3)
 	put(broker.RegistryKey("n2", "planted"), "planted", "n1", 9)
 	put(broker.RegistryKey("n1", "other"), "other", "n2", 9)
@@ -35,7 +36,7 @@ func TestOwnEntriesAreThoseUnderItsKeys(t *testing.T) {
 	for s, e := range got {
 		epochs[s] = e.Epoch
 	}
-	assert.Equal(t, map[string]uint64{"own": 5, "old": 3}, epochs)
+	assert.Equal(t, map[string]uint64{"own": 5}, epochs)
 
 	m := newNATSMirror(stores, "n1", log)
 	m.Device(broker.DeviceEntry{V: broker.WireVersion, Serial: "10.0.0.7:5555", Node: "n1", State: broker.StateOnline})
