@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -112,6 +113,7 @@ type slot struct {
 	holder     broker.Holder // whoever holds or runs on the device, as last shown
 	holderName string        // its String()
 	shown      string        // state last reported, for metrics and the registry
+	queueMoved bool          // the queue changed since it was last shown (queue_view.go)
 	freed      time.Time     // when the device last became free, for the hand-over metric
 }
 
@@ -155,6 +157,7 @@ type Scheduler struct {
 	withdrawn map[string]time.Time
 	drained   drainState // set while the node drains (drain.go)
 	stopping  bool       // the node stops: its leases' revocations are expected, not warnings
+	moved     []*slot    // devices whose queues moved during the message (queue_view.go)
 	self      *actor.PID
 	root      *actor.RootContext
 }
@@ -221,6 +224,9 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 		s.waitTimer(m)
 	case *actor.Terminated:
 		delete(s.byPID, m.Who.Id)
+	}
+	if len(s.moved) > 0 {
+		s.showQueues()
 	}
 }
 
@@ -613,6 +619,7 @@ func (s *Scheduler) counted(sl *slot, w *waiter, delta int) {
 		delete(s.waiting, p)
 	}
 	s.cfg.Metrics.queued(s.cfg.Node, sl.series, p, float64(delta))
+	s.queueMoved(sl)
 }
 
 func (s *Scheduler) waitTimer(m waitTimer) {
@@ -712,8 +719,15 @@ func (s *Scheduler) show(sl *slot) {
 		h := t.req.Holder
 		running = &broker.RunningTask{ID: t.req.ID, Tool: t.req.Tool, Holder: &h, Started: t.started, Deadline: t.deadline, Implicit: t.implicit}
 	}
+	// The queue is looked at only when it moved: a device without waiters costs nothing more.
+	queue, queued, sameQueue := sl.info.Queue, sl.info.Queued, true
+	if sl.queueMoved {
+		sl.queueMoved = false
+		queue, queued = sl.queueView()
+		sameQueue = queued == sl.info.Queued && slices.Equal(queue, sl.info.Queue)
+	}
 	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && reason == sl.info.Reason && draining == sl.info.Draining &&
-		running.SameTask(sl.info.Task) {
+		running.SameTask(sl.info.Task) && sameQueue {
 		return
 	}
 	if st != sl.shown {
@@ -728,6 +742,7 @@ func (s *Scheduler) show(sl *slot) {
 	}
 	sl.shown = st
 	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason, sl.info.Draining, sl.info.Task = st, holder, sl.epoch, reason, draining, running
+	sl.info.Queue, sl.info.Queued = queue, queued
 	sl.info.Node, sl.info.Updated, sl.info.V = s.cfg.Node, time.Now(), broker.WireVersion
 	s.cfg.Mirror.Device(sl.info)
 }

@@ -85,8 +85,13 @@ type DeviceEntry struct {
 	Draining bool              `json:"draining,omitempty"` // its node takes no new leases or tasks
 	// Task is the task the device runs, while it runs (written at most every quarter second):
 	// a node that restarts after a crash records it as interrupted.
-	Task    *RunningTask `json:"task,omitempty"`
-	Updated time.Time    `json:"updated"`
+	Task *RunningTask `json:"task,omitempty"`
+	// Queue is who waits for the device, in the order its node would serve them if no one
+	// else came: task ids, and lease requests as RequestTag of their id; at most MaxQueueShown,
+	// of Queued in all. Absent from an older node's entries: readers then say nothing of places.
+	Queue   []string  `json:"queue,omitempty"`
+	Queued  int       `json:"queued,omitempty"`
+	Updated time.Time `json:"updated"`
 }
 
 // Anonymous is the principal of every caller of a gateway without an auth policy.
@@ -514,6 +519,10 @@ type Event struct {
 	Holder string    `json:"holder,omitempty"`
 	Epoch  uint64    `json:"epoch,omitempty"`
 	At     time.Time `json:"at"`
+	// HandleSHA256, on a lease's granted event, is HandleHash of its handle (as the lease
+	// mirror shows it; never the handle): a node killed while the lease was held ends it when
+	// it restarts, and tells the holder, who passes the handle, what became of it.
+	HandleSHA256 string `json:"handle_sha256,omitempty"`
 }
 
 // SessionDefault is the device an MCP protocol session selected with select_device, and the
