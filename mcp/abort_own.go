@@ -157,6 +157,10 @@ func (g *Gateway) notRunning(ctx context.Context, id string) *mcpgo.CallToolResu
 			none.Message = alreadyAborting(id, fmt.Sprintf("%s on device %s", d.Task.Tool, d.Serial))
 			return structuredResult(ctx, none)
 		}
+		if d, place, ok := g.deviceQueued(ctx, id); ok {
+			none.Message = leftQueueText(id, d, place)
+			return structuredResult(ctx, none)
+		}
 		return g.refuse(ctx, fmt.Sprintf("no task has the id %s (none runs or waits with it, and no record of one is kept): "+
 			"a task's id is the taskId in run_agent_task's answer, the [task …] note of a tool result, or in get_latest_task, "+
 			"`corral tasks` and the console's device page", id))

@@ -211,8 +211,9 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 		}
 	}
 	if a.WaitSeconds > 0 && best != "" && ctx.Err() == nil {
-		req.Serial, req.WaitMS = best, int64(a.WaitSeconds*1000)
-		progress.waitingFor(g.queueWaitText(best, bestLease, bestWaiters, time.Duration(req.WaitMS)*time.Millisecond, ""))
+		// Its own id: the waiting notes find its place in the queue by it (requestWaitText).
+		req.Serial, req.WaitMS, req.ID = best, int64(a.WaitSeconds*1000), newRequestID()
+		progress.waitingFor(g.requestWaitText(best, req.ID, bestLease, bestWaiters, time.Duration(req.WaitMS)*time.Millisecond, ""))
 		ans, err := g.farm.Acquire(ctx, req)
 		switch {
 		case err != nil:

@@ -84,10 +84,13 @@ func toolGetTaskResult() toolDef {
 				switch {
 				case ok: // its node is gone: nothing says the task runs on
 					return errorResult(orphanText(id, d)), nil
-				case errors.Is(err, broker.ErrNotFound):
-					return errorResult(noRecordText(id) + sitesDownNote(g.farm.SitesDown())), nil
+				case !errors.Is(err, broker.ErrNotFound):
+					return errorResult(fmt.Sprintf("no record of task %s: %v", id, err)), nil
 				}
-				return errorResult(fmt.Sprintf("no record of task %s: %v", id, err)), nil
+				if q, place, queued := g.deviceQueued(ctx, id); queued { // not run yet
+					return errorResult(queuedText(id, q, place)), nil
+				}
+				return errorResult(noRecordText(id) + sitesDownNote(g.farm.SitesDown())), nil
 			}
 			if !g.mayUseSerial(ctx, rec.Serial) {
 				p := g.principal(ctx)

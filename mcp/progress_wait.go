@@ -196,8 +196,8 @@ func (g *Gateway) deviceCallProgress(ctx context.Context, req mcpgo.CallToolRequ
 	return p.task, p.end
 }
 
-// taskWaitText says what a device tool's task waits for, from the registry: the device's
-// holder and running task, or its own task running.
+// taskWaitText says what a device tool's task waits for, from the registry: its place in the
+// device's queue, the device's holder and running task, or its own task running.
 func (g *Gateway) taskWaitText(task broker.TaskRequest) func(time.Duration) string {
 	budget := time.Duration(task.WaitMS) * time.Millisecond
 	return func(elapsed time.Duration) string {
@@ -205,7 +205,7 @@ func (g *Gateway) taskWaitText(task broker.TaskRequest) func(time.Duration) stri
 		if r := d.Task; r != nil && r.ID == task.ID {
 			return fmt.Sprintf("running %s on %s: %s", task.Tool, task.Serial, waited(elapsed, 0))
 		}
-		return fmt.Sprintf("waiting for device %s%s; %s", task.Serial, occupant(d, nil), waited(elapsed, budget))
+		return fmt.Sprintf("waiting for device %s%s%s; %s", task.Serial, placeText(d, task.ID), occupant(d, nil), waited(elapsed, budget))
 	}
 }
 
@@ -272,9 +272,16 @@ func (g *Gateway) acquireProgress(ctx context.Context, req mcpgo.CallToolRequest
 // is the node's busy answer to this caller just before), how many waited ahead of this caller
 // when it queued, and how long it has waited of wait_seconds.
 func (g *Gateway) queueWaitText(serial string, known *broker.Lease, ahead int, budget time.Duration, group string) func(time.Duration) string {
+	return g.requestWaitText(serial, "", known, ahead, budget, group)
+}
+
+// requestWaitText is queueWaitText for the lease request whose id is request: its place in the
+// queue too ("" for a request whose id the caller does not know: no place).
+func (g *Gateway) requestWaitText(serial, request string, known *broker.Lease, ahead int, budget time.Duration, group string) func(time.Duration) string {
+	tag := broker.RequestTag(request)
 	return func(elapsed time.Duration) string {
 		d, _ := g.farm.Device(serial)
-		return fmt.Sprintf("waiting for device %s%s%s; %d ahead of this call when it queued; %s",
-			serial, group, occupant(d, known), ahead, waited(elapsed, budget))
+		return fmt.Sprintf("waiting for device %s%s%s%s; %d ahead of this call when it queued; %s",
+			serial, group, placeText(d, tag), occupant(d, known), ahead, waited(elapsed, budget))
 	}
 }

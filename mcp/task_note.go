@@ -91,3 +91,19 @@ func orphanText(id string, d broker.DeviceEntry) string {
 		"records how it ended when it comes back (lost; interrupted, if it restarted): ask get_task_result again then.",
 		id, d.Task.Tool, d.Serial, d.Reason, d.Node)
 }
+
+// queuedText answers get_task_result for a task with no record that the registry shows waiting
+// in device d's queue, at place: it has not run. A device gone offline with the task still in
+// its queue lost its node (a node that stops, or loses the device, answers its waiters and
+// empties the queue): the task never started.
+func queuedText(id string, d broker.DeviceEntry, place int) string {
+	if d.State == broker.StateOffline {
+		return fmt.Sprintf("no record of task %s: it was waiting in device %s's queue (%s in line) when the device went "+
+			"offline (%s), and never started. Its node %s records it as lost if it comes back (a node that restarted "+
+			"keeps no record of a task it never started): call again if it is still wanted.",
+			id, d.Serial, ordinal(place), d.Reason, d.Node)
+	}
+	return fmt.Sprintf("task %s waits in device %s's queue, %s in line of %d; nothing has run yet. Its record comes when "+
+		"it ends: ask get_task_result again then (abort_task with its id takes it out of the queue).",
+		id, d.Serial, ordinal(place), max(d.Queued, len(d.Queue)))
+}
