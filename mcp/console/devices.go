@@ -30,7 +30,8 @@ type deviceView struct {
 	Tags     []string `json:"tags,omitempty"`
 	Holder   string   `json:"holder,omitempty"`
 	// LeaseExpires and LeaseMax are the explicit lease's idle expiry and hard end; QueueLen the
-	// tasks and lease requests waiting for the device (known while it is leased).
+	// tasks and lease requests waiting for the device, as the registry entry shows them (an
+	// older node's, without them: as its lease shows them, while it is leased).
 	LeaseExpires time.Time  `json:"lease_expires,omitzero"`
 	LeaseMax     time.Time  `json:"lease_max,omitzero"`
 	QueueLen     int        `json:"queue_len"`
@@ -49,9 +50,12 @@ type taskBrief struct {
 
 func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 	v := deviceView{Serial: d.Serial, Platform: d.Platform, Model: d.Model, Brand: d.Brand, Release: d.Release, Node: d.Node,
-		State: d.State, Reason: d.Reason, Draining: d.Draining, Tags: d.Tags, Holder: d.Holder, Updated: d.Updated}
+		State: d.State, Reason: d.Reason, Draining: d.Draining, Tags: d.Tags, Holder: d.Holder, QueueLen: d.Queued, Updated: d.Updated}
 	if l, ok := leases[d.Serial]; ok && l.Node == d.Node && l.Epoch == d.Epoch {
-		v.LeaseExpires, v.LeaseMax, v.QueueLen = l.ExpiresAt, l.MaxUntil, l.QueueLen
+		v.LeaseExpires, v.LeaseMax = l.ExpiresAt, l.MaxUntil
+		if d.Queued == 0 { // an older node's entry has no queue; the leases are fetched every second
+			v.QueueLen = l.QueueLen
+		}
 	}
 	if t := d.Task; t != nil {
 		v.Task = &taskBrief{ID: t.ID, Tool: t.Tool, Started: t.Started, Deadline: t.Deadline}

@@ -1,0 +1,32 @@
+package console_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+)
+
+// A device busy with a call made without a lease shows who waits for it too: no lease tells
+// the queue's length, the registry entry does.
+func TestGridShowsTheQueueOfABusyDevice(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	_, base := consoleOver(t, f, time.Minute)
+	serial := f.Devices()[0].Serial
+	sleeper := farmtest.Go(t, f.Client("alice"), "sleep", map[string]any{"serial": serial, "seconds": 60})
+	farmtest.Eventually(t, 20*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		return d.State == broker.StateBusy
+	}, serial+" busy with alice's sleep")
+	waiter := farmtest.Go(t, f.Client("bob"), "home", map[string]any{"serial": serial, "wait_seconds": 60})
+	gridWhen(t, base, func(body string) bool { return strings.Contains(body, `"queue_len":1`) }, "bob waiting for "+serial)
+
+	farmtest.MustCall(t, f.Client("carol"), "abort_task", map[string]any{"serial": serial})
+	<-sleeper
+	if res := (<-waiter).Get(t); res.IsError {
+		t.Fatalf("bob's call after the sleep: %s", farmtest.Text(res))
+	}
+	gridWhen(t, base, func(body string) bool { return strings.Contains(body, `"queue_len":0`) }, "no one waiting for "+serial)
+}
