@@ -112,6 +112,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	}
 	c.live.caughtUp = func() bool { return caughtUp(nc, sub) }
 	c.live.link = linkOf(nc)
+	c.live.probe, c.live.log = probeOf(nc), opts.Log
 	if err := c.followDowns(ctx); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, err

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"log/slog"
 	"sort"
 	"sync"
 	"time"
@@ -33,6 +34,12 @@ type Liveness struct {
 	// meanwhile is lost lostAfter after it). reconnects is the count last seen, read by Run only.
 	link       func() (up bool, reconnects uint64)
 	reconnects uint64
+	// probe, when set, asks the server for a round trip within a bound: a connection up is not
+	// one that works (liveness_probe.go). unansweredSince is when it last went unanswered
+	// (zero: it answered), read by Run only.
+	probe           func(within time.Duration) error
+	unansweredSince time.Time
+	log             *slog.Logger
 	// born is when this tracker started: until lostAfter later, a node it has not heard of
 	// may simply not have beaten yet (Lost).
 	born time.Time
@@ -76,7 +83,8 @@ func NewLiveness(lostAfter time.Duration, onLost func(node, boot string)) *Liven
 	if lostAfter <= 0 {
 		lostAfter = LostAfter
 	}
-	return &Liveness{lostAfter: lostAfter, onLost: onLost, born: time.Now(), nodes: map[string]*nodeLife{}}
+	return &Liveness{lostAfter: lostAfter, onLost: onLost, born: time.Now(), nodes: map[string]*nodeLife{},
+		log: slog.New(slog.DiscardHandler)}
 }
 
 // Beat records a heartbeat.
@@ -199,7 +207,7 @@ func (l *Liveness) Run(ctx context.Context) {
 			return
 		case now := <-t.C:
 			if !l.linked(now) {
-				continue // cut off from NATS ourselves: nobody's silence is theirs
+				continue // cut off from NATS ourselves, or not answered: nobody's silence is theirs
 			}
 			if l.caughtUp != nil {
 				if longest := l.silence(now); longest > l.lostAfter {
@@ -218,12 +226,12 @@ func (l *Liveness) Run(ctx context.Context) {
 	}
 }
 
-// linked says whether this process's connection is up, and restarts every node's clock at
-// now if it came back since the last check: the nodes beat to a server this process could
-// not hear, and each gets lostAfter from now.
+// linked says whether this process's connection is up and its server answers, and restarts
+// every node's clock at now if it came back since the last check: the nodes beat to a server
+// this process could not hear, and each gets lostAfter from now.
 func (l *Liveness) linked(now time.Time) bool {
 	if l.link == nil {
-		return true
+		return l.answering(now)
 	}
 	up, reconnects := l.link()
 	if !up {
@@ -233,7 +241,7 @@ func (l *Liveness) linked(now time.Time) bool {
 		l.reconnects = reconnects
 		l.restartClocks(now)
 	}
-	return true
+	return l.answering(now)
 }
 
 // restartClocks gives every node not gone lostAfter from now to beat.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -104,4 +105,93 @@ func TestLivenessStoppedNodeIsNotLost(t *testing.T) {
 	l.Beat("n1", "boot-b", t0.Add(2*after+time.Millisecond))
 	assert.Equal(t, []string{"n1"}, l.Alive(), "a node beating lostAfter after its down not back")
 	assert.False(t, l.Stopped("unknown", t0), "an unknown node stopped")
+}
+
+// fakeProbe is a Liveness.probe a test makes unanswered and answered again; it counts the
+// round trips asked for.
+type fakeProbe struct {
+	unanswered atomic.Bool
+	asked      atomic.Int64
+}
+
+func (f *fakeProbe) roundTrip(time.Duration) error {
+	f.asked.Add(1)
+	if f.unanswered.Load() {
+		return nats.ErrTimeout
+	}
+	return nil
+}
+
+// The server is asked for a round trip only once a node is silent for probeAfter, once a
+// check whatever the number of nodes: a healthy farm costs nothing.
+func TestLivenessAsksTheServerOnlyForASilence(t *testing.T) {
+	l := NewLiveness(LostAfter, nil)
+	probe := &fakeProbe{}
+	l.probe = probe.roundTrip
+	for _, n := range []string{"n1", "n2", "n3"} {
+		l.Beat(n, "boot", t0)
+	}
+	require.True(t, l.linked(t0.Add(l.probeAfter())))
+	assert.Zero(t, probe.asked.Load(), "asked the server while every node beats")
+	require.True(t, l.linked(t0.Add(l.probeAfter()+time.Millisecond)))
+	assert.EqualValues(t, 1, probe.asked.Load(), "round trips for one check of three silent nodes")
+	assert.Less(t, l.probeAfter()+HeartbeatInterval+checkEvery+probeWait, LostAfter-300*time.Millisecond,
+		"beats held by a stall the round trips do not see may come after lostAfter")
+}
+
+// A server that does not answer (a stopped process, a stalled link: the connection stays
+// up) counts as a link down: no node is lost however long it lasts, and once it answers
+// again every node gets lostAfter from then to beat; one that does not is lost then. The
+// first check after the answer declares no one lost.
+func TestLivenessUnansweredServerCountsNoSilence(t *testing.T) {
+	const after = time.Second
+	l := NewLiveness(after, nil)
+	link, probe := &fakeLink{}, &fakeProbe{}
+	l.link, l.probe = link.state, probe.roundTrip
+	l.Beat("n1", "boot", t0)
+	l.Beat("n2", "boot", t0)
+
+	probe.unanswered.Store(true)
+	for i := range 10 {
+		now := t0.Add(l.probeAfter() + time.Millisecond + time.Duration(i)*after)
+		require.False(t, l.linked(now), "linked while the server does not answer (check %d)", i)
+	}
+	assert.Equal(t, []string{"n1", "n2"}, l.Alive())
+
+	probe.unanswered.Store(false)
+	back := t0.Add(20 * after)
+	require.True(t, l.linked(back), "not linked once the server answers")
+	assert.Empty(t, l.sweep(back.Add(after-time.Millisecond)), "lost before lostAfter after the server answered")
+	l.Beat("n1", "boot", back.Add(after/2))
+	assert.Equal(t, [][2]string{{"n2", "boot"}}, l.sweep(back.Add(after+time.Millisecond)),
+		"n2, silent after the server answered, not lost then")
+}
+
+// The same through Run: a node silent through a server's stall and after it is lost lostAfter
+// after the server answers again, not before, and not during the stall.
+func TestLivenessRunWaitsOutAnUnansweredServer(t *testing.T) {
+	const after = 200 * time.Millisecond
+	lost := make(chan string, 4)
+	l := NewLiveness(after, func(node, _ string) { lost <- node })
+	link, probe := &fakeLink{}, &fakeProbe{}
+	l.link, l.probe = link.state, probe.roundTrip
+	probe.unanswered.Store(true)
+	stalled := time.Now()
+	l.Beat("n1", "boot", stalled)
+	go l.Run(t.Context())
+
+	require.Eventually(t, func() bool { return time.Since(stalled) > 3*after }, waitLong, 10*time.Millisecond)
+	asked := probe.asked.Load()
+	require.Eventually(t, func() bool { return probe.asked.Load() > asked }, waitLong, time.Millisecond)
+	assert.Empty(t, lost, "a node lost while the server did not answer")
+
+	probe.unanswered.Store(false)
+	answered := time.Now()
+	select {
+	case node := <-lost:
+		assert.Equal(t, "n1", node)
+		assert.GreaterOrEqual(t, time.Since(answered), after, "lost before lostAfter after the server answered")
+	case <-time.After(waitLong):
+		t.Fatal("a node silent after the server answered never declared lost")
+	}
 }

@@ -41,6 +41,9 @@ type lossFarm struct {
 	gateways []*lossGateway
 	nodes    map[string]*nodes.Node
 	conns    []*nats.Conn
+	// route, when set, gives the URL the part named connects to instead of the server's url
+	// (a stall link in front of it).
+	route func(part, url string) string
 }
 
 type lossGateway struct {
@@ -76,9 +79,19 @@ func (b *syncBuffer) lines(words ...string) []string {
 
 func startLossFarm(t *testing.T, gateways int, ids ...string) *lossFarm {
 	t.Helper()
+	return startRoutedLossFarm(t, gateways, nil, ids...)
+}
+
+// startRoutedLossFarm is startLossFarm whose parts connect where route says; it is given the
+// server's address (host:port) once the server is up.
+func startRoutedLossFarm(t *testing.T, gateways int, route func(addr string) func(part, url string) string, ids ...string) *lossFarm {
+	t.Helper()
 	f := &lossFarm{t: t, dir: t.TempDir(), logs: &syncBuffer{}, nodes: map[string]*nodes.Node{}}
 	f.log = slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	f.start(-1)
+	if route != nil {
+		f.route = route(f.ns.Addr().String())
+	}
 	_, port, _ := net.SplitHostPort(f.ns.Addr().String())
 	f.port, _ = strconv.Atoi(port)
 	t.Cleanup(func() {
@@ -117,7 +130,11 @@ func (f *lossFarm) start(port int) {
 
 func (f *lossFarm) connect(name string) *nats.Conn {
 	f.t.Helper()
-	nc, err := broker.Connect(broker.ConnectOptions{URL: f.ns.ClientURL(), Name: name}, f.log.With("part", name))
+	url := f.ns.ClientURL()
+	if f.route != nil {
+		url = f.route(name, url)
+	}
+	nc, err := broker.Connect(broker.ConnectOptions{URL: url, Name: name}, f.log.With("part", name))
 	require.NoError(f.t, err)
 	f.conns = append(f.conns, nc)
 	return nc
