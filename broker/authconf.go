@@ -9,11 +9,14 @@ import (
 // ServerAuthConfig renders the users of a farm as a nats-server configuration block
 // (authorization { users = [...] }), each with its role's permissions, for a standalone
 // nats-server: `include` it from the server's config, or start the server with it.
-func ServerAuthConfig(users []User) (string, error) {
+func ServerAuthConfig(users []User) (string, error) { return authConfig(users, User.Permissions) }
+
+// authConfig renders users with the permissions perms gives each.
+func authConfig(users []User, perms func(User) (Permissions, error)) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Corral's NATS users, one per role (docs/operations.md, NATS roles). Made by corral nats-auth.\nauthorization {\n  users = [\n")
 	for _, u := range users {
-		p, err := u.Permissions()
+		p, err := perms(u)
 		if err != nil {
 			return "", err
 		}

@@ -50,23 +50,73 @@ func ValidSite(name string) bool { return validToken(name) && len(name) <= 64 }
 // sources; it takes requests for its nodes, micro discovery, and JetStream API requests for its
 // domain (the hub's sources and gateways reading its buckets). site is the site's name, or
 // AnyNode for a user shared by every site.
-func LeafPermissions(site string) (Permissions, error) {
+//
+// nodes are the site's node ids (Site). With them the site takes requests for those nodes
+// only and sends heartbeats, progress and frames as those nodes only: no site reads another
+// site's requests (lease handles, typed text) nor speaks for its nodes. Without them (the Helm
+// chart's user shared by every site, corral up --sites: neither knows the sites' nodes) any
+// node's.
+func LeafPermissions(site string, nodes ...string) (Permissions, error) {
 	domain := site
 	if site != AnyNode && !ValidSite(site) {
 		return Permissions{}, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is a JetStream domain)", site)
 	}
-	pub := []string{Heartbeats, Progresses, Frames,
-		// Answers on the inboxes of the hub's requesters.
+	pub := []string{
+		// Answers on the inboxes of the hub's requesters. nats-server's allow_responses cannot
+		// narrow them for a leaf: the hub tells a site of an inbox's interest only if the site may
+		// publish to it, so a site could never answer. Forging an answer to a request the site
+		// did not take needs its reply subject, which the site does not see (but nats.go draws
+		// it from a clock-seeded math/rand: no secret against a determined site).
 		InboxPrefix(UserName(RoleGateway, "")) + ".>", InboxPrefix(UserName(RoleAdmin, "")) + ".>",
 		InboxPrefix(UserName(RoleOperator, "")) + ".>",
 		// The hub's sources: consumer replies, deliveries (sources, mirrors).
 		"$JSC.R.>", "$JS.S.>", "$JS.M.>",
 	}
-	sub := []string{Prefix + ".node.*.*", "$SRV.>",
+	sub := []string{"$SRV.>",
 		"$JS." + domain + ".API.>", // the hub's sources and gateways reading this site's stores
 		"$JS.FC.>",                 // flow control of the deliveries above
 	}
-	return Permissions{PublishAllow: pub, SubscribeAllow: sub}, nil
+	if len(nodes) == 0 {
+		return Permissions{PublishAllow: append([]string{Heartbeats, Progresses, Frames}, pub...),
+			SubscribeAllow: append([]string{Prefix + ".node.*.*"}, sub...)}, nil
+	}
+	if site == AnyNode {
+		return Permissions{}, fmt.Errorf("nodes %v of site %s: a leaf user shared by every site cannot be limited to one site's nodes; name the site", nodes, site)
+	}
+	var own, take []string
+	for _, n := range nodes {
+		if n == AnyNode || !validToken(n) || len(n) > 64 {
+			return Permissions{}, fmt.Errorf("site %s: node id %q: use letters, digits, '-' and '_' (a node's --node-id)", site, n)
+		}
+		own = append(own, fmt.Sprintf(HeartbeatT, n), fmt.Sprintf(ProgressT, n, "*"), fmt.Sprintf(FramesT, n, "*"))
+		take = append(take, fmt.Sprintf(NodeGroupT, n)+".*")
+	}
+	return Permissions{PublishAllow: append(own, pub...), SubscribeAllow: append(take, sub...)}, nil
+}
+
+// Site is an edge site as a hub's configuration declares it (corral nats-auth --site
+// NAME=NODE,...): its name, which is its JetStream domain, and its nodes' ids, the only nodes
+// its leaf user may take requests for and speak as.
+type Site struct {
+	Name  string
+	Nodes []string
+}
+
+// SiteAuthConfig is ServerAuthConfig for a hub whose leaf users are these sites': each site's
+// user limited to the site's nodes (LeafPermissions). A leaf user of a site not in sites is an
+// error: it would take every node's requests.
+func SiteAuthConfig(users []User, sites []Site) (string, error) {
+	return authConfig(users, func(u User) (Permissions, error) {
+		if u.Role != RoleLeaf {
+			return u.Permissions()
+		}
+		for _, s := range sites {
+			if s.Name == u.Node {
+				return LeafPermissions(s.Name, s.Nodes...)
+			}
+		}
+		return Permissions{}, fmt.Errorf("leaf user %s: site %q declares no nodes (NAME=NODE,...)", u.Name, u.Node)
+	})
 }
 
 // SiteUsers returns the hub's leaf users of these sites (AnyNode: one user shared by every

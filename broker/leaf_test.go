@@ -118,3 +118,41 @@ func readConfig(t *testing.T, conf string) (*server.Options, error) {
 	}
 	return server.ProcessConfigFile(file)
 }
+
+// A site declared with its nodes (corral nats-auth --site paris=paris-1) has a leaf user that
+// takes requests for, and speaks as, those nodes only; a shared user, a wildcard or a bad node
+// id cannot be limited so and is refused, and so is a leaf user of a site SiteAuthConfig was
+// not told the nodes of (it would take every node's requests).
+func TestSiteLeafUserTakesItsNodesOnly(t *testing.T) {
+	p, err := LeafPermissions("paris", "paris-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.SubscribeAllow, Prefix+".node.paris-1.*") || slices.Contains(p.SubscribeAllow, Prefix+".node.*.*") ||
+		!slices.Contains(p.PublishAllow, Prefix+".heartbeat.paris-1") || slices.ContainsFunc(p.PublishAllow, func(s string) bool {
+		return s == Heartbeats || s == Progresses || s == Frames
+	}) {
+		t.Errorf("paris=paris-1 takes %v, sends %v; want paris-1's requests in, paris-1's beats out, no other node's", p.SubscribeAllow, p.PublishAllow)
+	}
+	for _, bad := range [][]string{{AnyNode, "n1"}, {"paris", AnyNode}, {"paris", "a.b"}, {"paris", ""}} {
+		if _, err := LeafPermissions(bad[0], bad[1:]...); err == nil {
+			t.Errorf("site %s with nodes %q accepted", bad[0], bad[1:])
+		}
+	}
+	users, err := SiteUsers([]string{"paris", "lyon"}, func(name string) (string, error) { return "pw-" + name, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SiteAuthConfig(users, []Site{{Name: "paris", Nodes: []string{"paris-1"}}}); err == nil || !strings.Contains(err.Error(), `site "lyon" declares no nodes`) {
+		t.Errorf("lyon without nodes: %v; want it refused", err)
+	}
+	conf, err := SiteAuthConfig(users, []Site{{Name: "paris", Nodes: []string{"paris-1"}}, {Name: "lyon", Nodes: []string{"lyon-1", "lyon-2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range parseConfig(t, conf).Users {
+		if u.Username == "leaf-lyon" && !slices.Equal(u.Permissions.Subscribe.Allow[:2], []string{Prefix + ".node.lyon-1.*", Prefix + ".node.lyon-2.*"}) {
+			t.Errorf("leaf-lyon takes %v; want lyon-1's and lyon-2's requests", u.Permissions.Subscribe.Allow)
+		}
+	}
+}

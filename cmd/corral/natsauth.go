@@ -26,14 +26,17 @@ func runNATSAuth(_ context.Context, args []string) error {
 	ca := f.String("ca", "", "CA certificate the contexts trust (NATS with TLS)")
 	var nodes, sites multiFlag
 	f.Var(&nodes, "node", "a node id to make a user for (repeat it); * makes one user shared by every node")
-	f.Var(&sites, "site", "an edge site to make a hub's leaf user for (repeat it; docs/operations.md, Edge sites): the server "+
-		"configuration takes leaf connections on --leaf-url's port, and the site gets a context and a leafnodes block")
+	f.Var(&sites, "site", "an edge site and its nodes, NAME=NODE[,NODE...], to make a hub's leaf user for (repeat it; docs/operations.md, "+
+		"Edge sites): it takes requests for those nodes only; the server configuration takes leaf connections on --leaf-url's port, "+
+		"and the site gets a context and a leafnodes block")
 	leafURL := f.String("leaf-url", "nats-leaf://127.0.0.1:7422", "with --site: the hub's leaf URL as the sites reach it")
-	check := func() error {
+	var siteNodes []broker.Site
+	check := func() (err error) {
 		if len(nodes) == 0 {
-			return errors.New("usage: corral nats-auth --node ID [--node ID ...] [--site NAME ...] [--dir DIR] [--url URL] [--ca FILE]")
+			return errors.New("usage: corral nats-auth --node ID [--node ID ...] [--site NAME=NODE[,NODE...] ...] [--dir DIR] [--url URL] [--ca FILE]")
 		}
-		return checkNATSAuth(*dir, *url, *leafURL, nodes, sites)
+		siteNodes, err = checkNATSAuth(*dir, *url, *leafURL, nodes, sites)
+		return err
 	}
 	if _, stop, err := f.start(args, check); err != nil || stop {
 		return err
@@ -46,11 +49,15 @@ func runNATSAuth(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	leafUsers, err := broker.SiteUsers(sites, secrets.Password)
+	names := make([]string, len(siteNodes))
+	for i, s := range siteNodes {
+		names[i] = s.Name
+	}
+	leafUsers, err := broker.SiteUsers(names, secrets.Password)
 	if err != nil {
 		return err
 	}
-	conf, err := broker.ServerAuthConfig(append(users, leafUsers...))
+	conf, err := broker.SiteAuthConfig(append(users, leafUsers...), siteNodes)
 	if err != nil {
 		return err
 	}
@@ -72,14 +79,14 @@ func runNATSAuth(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("NATS users of the farm, in %s:\n  server:   include %s from nats-server's config (or nats-server -js -c %s%s)\n",
-		*dir, confPath, confPath, portFlag(*url))
-	names := make([]string, 0, len(contexts))
+	fmt.Printf("NATS users of the farm, in %s:\n  server:   %s (or nats-server -js -c %s%s)\n%s",
+		*dir, includeHint(confPath), confPath, portFlag(*url), includeRule)
+	roles := make([]string, 0, len(contexts))
 	for n := range contexts {
-		names = append(names, n)
+		roles = append(roles, n)
 	}
-	sort.Strings(names)
-	for _, n := range names {
+	sort.Strings(roles)
+	for _, n := range roles {
 		fmt.Printf("  %-9s --nats-context %s\n", n+":", contexts[n])
 	}
 	if err := writeSiteFiles(secrets, *leafURL, *ca, leafUsers); err != nil {
@@ -91,8 +98,8 @@ func runNATSAuth(_ context.Context, args []string) error {
 
 // checkNATSAuth refuses (badValue) the values nats-auth would refuse or misread, before it
 // makes DIR or writes anything there: the node ids and sites its users are named after, the
-// URLs its contexts point at, and an empty --dir (the current directory).
-func checkNATSAuth(dir, natsURL, leafURL string, nodeIDs, sites []string) error {
+// URLs its contexts point at, and an empty --dir (the current directory). It returns the sites.
+func checkNATSAuth(dir, natsURL, leafURL string, nodeIDs, siteFlags []string) ([]broker.Site, error) {
 	var errs []error
 	if dir == "" {
 		errs = append(errs, errors.New(`--dir "": give the directory for the passwords, server configuration and contexts, e.g. --dir nats-auth`))
@@ -102,11 +109,8 @@ func checkNATSAuth(dir, natsURL, leafURL string, nodeIDs, sites []string) error 
 			errs = append(errs, fmt.Errorf("--node %q: use letters, digits, '-' and '_' (a node's --node-id), or * for one user shared by every node", n))
 		}
 	}
-	for _, s := range sites {
-		if s != broker.AnyNode && !broker.ValidSite(s) {
-			errs = append(errs, fmt.Errorf("--site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", s))
-		}
-	}
+	sites, err := parseSites(siteFlags)
+	errs = append(errs, err)
 	if err := checkNATSURLs(natsURL); err != nil {
 		errs = append(errs, fmt.Errorf("--url: %w", err))
 	}
@@ -115,8 +119,23 @@ func checkNATSAuth(dir, natsURL, leafURL string, nodeIDs, sites []string) error 
 			errs = append(errs, fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT as the sites reach the hub", leafURL))
 		}
 	}
-	return badValue(errors.Join(errs...))
+	return sites, badValue(errors.Join(errs...))
 }
+
+// includeHint says how a nats-server config includes the file at path: by its path from the
+// config's directory, onto which nats-server joins every include's path, even an absolute one
+// (conf/parse.go): "include /abs/path" in /etc/nats/a.conf opens /etc/nats/abs/path.
+func includeHint(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	dir := filepath.Dir(abs)
+	return fmt.Sprintf("include %s from a nats-server config in %s", filepath.Join(filepath.Base(dir), filepath.Base(abs)), filepath.Dir(dir))
+}
+
+// includeRule is nats-server's rule that includeHint follows, said once.
+const includeRule = "  (nats-server reads an include's path from its config's directory, even an absolute path: from a config elsewhere, give the path relative to it)\n"
 
 // hubLeafConfig adds to a hub's server configuration the leafnodes block that takes the sites'
 // leaf connections on leafURL's port.
@@ -150,8 +169,8 @@ func writeSiteFiles(secrets *broker.Secrets, leafURL, ca string, users []broker.
 		if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
 			return fmt.Errorf("site %s: %w", u.Node, err)
 		}
-		fmt.Printf("  %-9s corral up --site %s --hub-context %s   (or include %s in the site's nats-server config, with jetstream { domain: %s })\n",
-			u.Node+":", u.Node, contexts[u.Name], path, u.Node)
+		fmt.Printf("  %-9s corral up --site %s --hub-context %s   (or, with jetstream { domain: %s }, %s)\n",
+			u.Node+":", u.Node, contexts[u.Name], u.Node, includeHint(path))
 	}
 	return nil
 }

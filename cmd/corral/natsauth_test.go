@@ -2,8 +2,10 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,5 +90,72 @@ func TestNATSAuthServerCommandListensOnTheContextsPort(t *testing.T) {
 			opts.Port = server.DEFAULT_PORT
 		}
 		assert.Equal(t, port, opts.Port, "--url %s: nats-server %s", url, cmd)
+	}
+}
+
+// A site's leaf user is made for the site's nodes, named with it (--site NAME=NODE,...): a
+// site without them, or one user for every site (--site '*'), which took every node's
+// requests, are refused with the form to use, before anything is written; a site given twice
+// has the nodes of both.
+func TestNATSAuthSiteNeedsItsNodes(t *testing.T) {
+	for _, c := range []struct {
+		sites []string
+		want  string
+	}{
+		{[]string{"s1"}, `--site "s1": name the site's nodes, --site s1=NODE[,NODE...]`},
+		{[]string{"s1="}, `--site "s1=": name the site's nodes`},
+		{[]string{"*"}, `--site "*": a leaf user shared by every site would take every site's requests`},
+		{[]string{"*=nA"}, `--site "*=nA": a leaf user shared by every site`},
+		{[]string{"s1=nA", "s2=nB,nA"}, `--site "s2=nB,nA": node nA is at site s1 too`},
+		{[]string{"s1=n.A"}, `--site "s1=n.A": node "n.A": use letters`},
+		{[]string{"s1=*"}, `--site "s1=*": node "*"`},
+		{[]string{"pa.ris=nA"}, `--site "pa.ris=nA": use NAME=NODE[,NODE...]`},
+	} {
+		dir := filepath.Join(t.TempDir(), "auth")
+		args := []string{"--dir", dir, "--node", "*"}
+		for _, s := range c.sites {
+			args = append(args, "--site", s)
+		}
+		err := runNATSAuth(t.Context(), args)
+		require.Error(t, err, c.sites)
+		assert.Contains(t, err.Error(), c.want, c.sites)
+		assert.NoDirExists(t, dir, "%v: written before the refusal", c.sites)
+	}
+
+	dir := filepath.Join(t.TempDir(), "auth")
+	captureStdout(t, func() {
+		require.NoError(t, runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "*", "--site", "s1=nA", "--site", "s1=nB, nC"}))
+	})
+	opts, err := server.ProcessConfigFile(filepath.Join(dir, "nats-server-auth.conf"))
+	require.NoError(t, err)
+	want, err := broker.LeafPermissions("s1", "nA", "nB", "nC")
+	require.NoError(t, err)
+	for _, u := range opts.Users {
+		if u.Username == broker.LeafUserName("s1") {
+			assert.Equal(t, want.SubscribeAllow, u.Permissions.Subscribe.Allow)
+			assert.Equal(t, want.PublishAllow, u.Permissions.Publish.Allow)
+			return
+		}
+	}
+	t.Fatal("no leaf user for s1")
+}
+
+// The includes corral nats-auth prints work when copied: nats-server joins an include's path
+// onto the including config's directory, even an absolute path, so the hint gives the path
+// from the directory it names ("include /tmp/x/auth/nats-server-auth.conf" failed with "open
+// tmp/x/auth/nats-server-auth.conf: no such file").
+func TestNATSAuthIncludeHintsWork(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "auth")
+	out := captureStdout(t, func() {
+		require.NoError(t, runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "*", "--site", "s1=nA"}))
+	})
+	hint := regexp.MustCompile(`include (\S+) from a nats-server config in (\S+?)[ )\n]`)
+	found := hint.FindAllStringSubmatch(out, -1)
+	require.Len(t, found, 2, "the server's include and the site's:\n%s", out)
+	for i, m := range found {
+		conf := filepath.Join(m[2], fmt.Sprintf("copied-%d.conf", i))
+		require.NoError(t, os.WriteFile(conf, []byte("include "+m[1]+"\n"), 0o600))
+		_, err := server.ProcessConfigFile(conf)
+		assert.NoError(t, err, "nats-server's config in %s with %q", m[2], m[0])
 	}
 }

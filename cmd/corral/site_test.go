@@ -21,7 +21,7 @@ import (
 // leafnodes block joins it with that user, and the context names it for corral up --site.
 func TestNATSAuthSites(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "auth")
-	require.NoError(t, runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "*", "--site", "paris", "--leaf-url", "nats-leaf://127.0.0.1:7422"}))
+	require.NoError(t, runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "*", "--site", "paris=paris-1", "--leaf-url", "nats-leaf://127.0.0.1:7422"}))
 
 	hubOpts, err := server.ProcessConfigFile(filepath.Join(dir, "nats-server-auth.conf"))
 	require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestNATSAuthSites(t *testing.T) {
 	}
 	require.NotNil(t, leaf, "no leaf user for site paris")
 	assert.Equal(t, map[string]struct{}{"LEAFNODE": {}}, leaf.AllowedConnectionTypes, "the leaf user may connect as a client")
-	want, err := broker.LeafPermissions("paris")
+	want, err := broker.LeafPermissions("paris", "paris-1")
 	require.NoError(t, err)
 	assert.Equal(t, want.PublishAllow, leaf.Permissions.Publish.Allow)
 	assert.Equal(t, want.SubscribeAllow, leaf.Permissions.Subscribe.Allow)

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/nodes"
+)
+
+// parseSites reads nats-auth's --site flags, NAME=NODE[,NODE...] each: a site's leaf user takes
+// requests for, and sends heartbeats and answers as, the nodes named with it only (a leaf user
+// without them took every node's requests: broker.LeafPermissions). A site given twice has the
+// nodes of both; a node may be at one site only.
+func parseSites(flags []string) ([]broker.Site, error) {
+	var sites []broker.Site
+	var errs []error
+	at := map[string]string{} // node id → its site
+	for _, f := range flags {
+		name, list, ok := strings.Cut(f, "=")
+		switch {
+		case name == broker.AnyNode:
+			errs = append(errs, fmt.Errorf("--site %q: a leaf user shared by every site would take every site's requests; "+
+				"give each site with its nodes, --site NAME=NODE[,NODE...] (docs/operations.md, Edge sites)", f))
+			continue
+		case !broker.ValidSite(name):
+			errs = append(errs, fmt.Errorf("--site %q: use NAME=NODE[,NODE...]; the name takes letters, digits, '-' and '_' (it is the site's JetStream domain)", f))
+			continue
+		case !ok || strings.TrimSpace(list) == "":
+			errs = append(errs, fmt.Errorf("--site %q: name the site's nodes, --site %s=NODE[,NODE...]: its leaf user takes requests for, "+
+				"and speaks as, those nodes only (docs/operations.md, Edge sites)", f, name))
+			continue
+		}
+		i := slices.IndexFunc(sites, func(s broker.Site) bool { return s.Name == name })
+		if i < 0 {
+			sites, i = append(sites, broker.Site{Name: name}), len(sites)
+		}
+		for _, n := range strings.Split(list, ",") {
+			n = strings.TrimSpace(n)
+			if n == broker.AnyNode || !nodes.ValidID(n) {
+				errs = append(errs, fmt.Errorf("--site %q: node %q: use letters, digits, '-' and '_' (a node's --node-id), one by one", f, n))
+				continue
+			}
+			if other, seen := at[n]; seen {
+				if other != name {
+					errs = append(errs, fmt.Errorf("--site %q: node %s is at site %s too: a node id is unique in the farm", f, n, other))
+				}
+				continue
+			}
+			at[n] = name
+			sites[i].Nodes = append(sites[i].Nodes, n)
+		}
+	}
+	return sites, errors.Join(errs...)
+}
