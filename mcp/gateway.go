@@ -120,6 +120,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 		mcpserver.WithHTTPContextFunc(g.sessionClient), // a session taken up keeps its holder
 	)
 	g.sessions.end = func(id string) { endSession(g.streamable, id) }
+	g.sessions.counted = metrics.countSessions(opts.Policy, g.limits.MaxSessions)
 	return g
 }
 

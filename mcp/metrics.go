@@ -15,6 +15,10 @@ type Metrics struct {
 	denied  *prometheus.CounterVec
 	// reclaimed counts idle keep-alive connections closed at --max-conns (listener.go).
 	reclaimed prometheus.Counter
+	// sessions are the live protocol sessions by principal (sessions.go), sessionCap the cap
+	// of each principal's (--max-sessions): how close a principal is to losing idle ones.
+	sessions   *prometheus.GaugeVec
+	sessionCap prometheus.Gauge
 }
 
 // NewMetrics registers the front door's metrics with reg.
@@ -37,11 +41,19 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "corral_gateway_idle_conns_reclaimed_total",
 			Help: "Idle keep-alive connections the gateway closed to make room for a new one at --max-conns.",
 		}),
+		sessions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "corral_gateway_sessions",
+			Help: "Live MCP protocol sessions this gateway keeps, by principal (the auth policy's; anonymous, everyone, without one).",
+		}, []string{"principal"}),
+		sessionCap: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "corral_gateway_session_cap",
+			Help: "Live MCP protocol sessions one principal keeps on this gateway (--max-sessions) before opening another forgets its least recently used idle one.",
+		}),
 	}
 	for _, r := range denyReasons {
 		m.denied.WithLabelValues(r)
 	}
-	reg.MustRegister(m.calls, m.latency, m.denied, m.reclaimed)
+	reg.MustRegister(m.calls, m.latency, m.denied, m.reclaimed, m.sessions, m.sessionCap)
 	return m
 }
 

@@ -44,6 +44,8 @@ type sessions struct {
 	log  *slog.Logger
 	end  func(id string)                  // frees mcp-go's state of a session (endSession)
 	name func(ctx context.Context) string // the principal of a request ("" if none)
+	// counted is told a principal's live sessions whenever they change, under mu (nil: no one).
+	counted func(principal string, n int)
 
 	// farm records and tells the sessions clients ended (nil: this gateway alone knows of
 	// them); set once, by the first guard.
@@ -171,6 +173,7 @@ func (s *sessions) open(id, principal string) *liveSession {
 			s.perName[principal] = mine
 		}
 		mine[id] = ls
+		s.tally(principal)
 		if s.sweeper == nil {
 			s.sweeper = make(chan struct{})
 			go s.sweepIdle(s.sweeper)
@@ -209,6 +212,14 @@ func (s *sessions) drop(ls *liveSession) {
 		if len(mine) == 0 {
 			delete(s.perName, ls.principal)
 		}
+	}
+	s.tally(ls.principal)
+}
+
+// tally tells counted principal's live sessions; under mu, so that counts arrive in order.
+func (s *sessions) tally(principal string) {
+	if s.counted != nil {
+		s.counted(principal, len(s.perName[principal]))
 	}
 }
 
