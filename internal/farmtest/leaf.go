@@ -60,7 +60,7 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	users, err := broker.SiteUsers(names, secrets.Password)
 	var leafUsers []embedded.User
 	for _, u := range users {
-		p, perr := u.Permissions()
+		p, perr := broker.LeafPermissions(u.Node, opts.Sites[u.Node]...) // each site its own nodes', as nats-auth --site makes them
 		err = errors.Join(err, perr)
 		leafUsers = append(leafUsers, embedded.User{Name: u.Name, Password: u.Password, Permissions: embedded.Permissions(p), Leaf: true})
 	}
