@@ -1,0 +1,85 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/broker/embedded"
+)
+
+// On a 3-server cluster with replicated (R3) stores, an older Corral's stores, which allowed
+// rollups, refuse them once a gateway's start has updated them: nats-server takes the update
+// of a replicated stream, and its leader refuses the rollup before proposing it to the others.
+func TestReplicatedStoresRefuseRollupsOnceUpdated(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	const n = 3
+	routes, ports := make([]string, n), make([]int, n)
+	for i := range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", ports[i])
+		require.NoError(t, l.Close())
+	}
+	var urls []string
+	for i := range n {
+		ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: fmt.Sprintf("nats-%d", i+1),
+			Cluster: &embedded.ClusterOptions{Name: "corral-test", Port: ports[i], Routes: routes}}, log)
+		require.NoError(t, err)
+		t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+		urls = append(urls, ns.ClientURL())
+	}
+	nc, err := nats.Connect(strings.Join(urls, ","))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		_, err := js.AccountInfo(ctx)
+		return err == nil
+	}, 30*time.Second, 100*time.Millisecond, "JetStream of the cluster ready")
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	s, err := EnsureStores(ctx, nc, StoreOptions{Replicas: 3})
+	require.NoError(t, err)
+	// As an older Corral left them: rollups allowed.
+	for _, name := range []string{kvStream(RegistryBucket), objStream(ScreenshotBucket)} {
+		st, err := js.Stream(ctx, name)
+		require.NoError(t, err)
+		cfg := st.CachedInfo().Config
+		cfg.AllowRollup = true
+		_, err = js.UpdateStream(ctx, cfg)
+		require.NoError(t, err, name)
+	}
+	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "nB", State: StateOnline})
+	_, err = EnsureStores(ctx, nc, StoreOptions{}) // a gateway's start
+	require.NoError(t, err)
+
+	for _, subject := range []string{"$KV.corral_devices.nA.zz", "$O.corral_screenshots.M.zz"} {
+		m := nats.NewMsg(subject)
+		m.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupAll)
+		_, err := js.PublishMsg(ctx, m)
+		var api *jetstream.APIError
+		if assert.ErrorAs(t, err, &api, subject) {
+			assert.Contains(t, api.Description, "rollup not permitted", subject)
+		}
+	}
+	st, err := js.Stream(ctx, kvStream(RegistryBucket))
+	require.NoError(t, err)
+	assert.Equal(t, 3, st.CachedInfo().Config.Replicas, "the update kept the replicas")
+	_, err = s.Registry.Get(ctx, RegistryKey("nB", "d1"))
+	assert.NoError(t, err, "nB's entry")
+}
