@@ -83,6 +83,7 @@ type Client struct {
 	// newerBeats are the nodes beating in a newer wire version, which eachNode does not ask
 	// (eachnode_newer.go).
 	newerBeats newerBeats
+	lastBeats  lastBeats // when each node sent its latest beat: a loss's id (loss_id.go)
 }
 
 type cachedEntry struct {

@@ -34,6 +34,7 @@ func (c *Client) beat(data []byte) {
 		return
 	}
 	c.newerBeats.saw(hb.Node, v) // eachNode asks a newer node nothing (eachnode_newer.go)
+	c.lastBeats.saw(hb, data)
 	c.live.Beat(hb.Node, hb.Boot, time.Now())
 	c.opts.Metrics.nodeBeat(hb.Node)
 }

@@ -27,16 +27,17 @@ func DeclaredLost(e DeviceEntry) bool {
 
 // nodeLost is called when a node stops beating. A reaping client marks the node's devices
 // offline, revokes their leases in KV and records the event once (deduplicated by id, as every
-// gateway reaps). Updates use the entry's revision so that a node that is already back and
-// wrote its entries wins; one back that has not written them yet (a node only silent writes
-// nothing until it hears of its loss) is asked of the heartbeats before each write, so its
-// devices are not written offline under it.
+// gateway reaps: loss_id.go). Updates use the entry's revision so that a node that is already
+// back and wrote its entries wins; one back that has not written them yet (a node only silent
+// writes nothing until it hears of its loss) is asked of the heartbeats before each write, so
+// its devices are not written offline under it.
 //
 // Each write has its own deadline (reapWait): a write NATS holds (a server stopped a while)
 // may still be applied when it answers again, and the loss event, which is how the node hears
 // of it and shows its devices again, must not fail because an earlier write used up a
 // deadline they shared. The event goes out whatever became of the device writes.
 func (c *Client) nodeLost(node, boot string) {
+	loss := lossID(node, boot, c.lastBeats.of(node)) // first: a beat of the node back changes it
 	reason := lostReason(node, c.live.lostAfter)
 	c.log.Warn("node lost", "node", node, "boot", boot)
 	c.opts.Metrics.nodeLost(node)
@@ -56,10 +57,11 @@ func (c *Client) nodeLost(node, boot string) {
 		e := d.DeviceEntry
 		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", time.Now()
 		b, _ := json.Marshal(e)
+		var rev uint64 // of the write, which names its event
 		if c.live.back(node) {
 			left++
-		} else if err := reapWrite(func(ctx context.Context) error {
-			_, err := c.stores.Registry.Update(ctx, d.key, b, d.revision)
+		} else if err := reapWrite(func(ctx context.Context) (err error) {
+			rev, err = c.stores.Registry.Update(ctx, d.key, b, d.revision)
 			return err
 		}); errors.Is(err, context.DeadlineExceeded) {
 			c.log.Warn("registry update of a lost node's device unanswered in time; NATS may still apply it", "serial", e.Serial, "err", err)
@@ -71,7 +73,7 @@ func (c *Client) nodeLost(node, boot string) {
 				Reason: reason, Epoch: e.Epoch, At: e.Updated})
 			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, node, Token(e.Serial), StateOffline), Data: ev, Header: nats.Header{}}
 			if err := reapWrite(func(ctx context.Context) error {
-				_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot+"-"+Token(e.Serial)))
+				_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(lostDeviceID(loss, e.Serial, rev)))
 				return err
 			}); err != nil {
 				c.log.Warn("could not record a device going offline", "serial", e.Serial, "err", err)
@@ -89,7 +91,7 @@ func (c *Client) nodeLost(node, boot string) {
 	ev, _ := json.Marshal(Event{V: WireVersion, Kind: "node", Node: node, What: "lost", Reason: reason, At: time.Now()})
 	msg := &nats.Msg{Subject: fmt.Sprintf(EventNodeT, node, "lost"), Data: ev, Header: nats.Header{}}
 	if err := reapWrite(func(ctx context.Context) error {
-		_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID("lost-"+node+"-"+boot))
+		_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(loss))
 		return err
 	}); err != nil {
 		c.log.Warn("could not record node loss", "node", node, "err", err)
