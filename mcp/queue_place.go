@@ -61,7 +61,8 @@ func (g *Gateway) deviceQueued(ctx context.Context, id string) (broker.DeviceEnt
 func leftQueueText(id string, d broker.DeviceEntry, place int) string {
 	if d.State == broker.StateOffline {
 		return fmt.Sprintf("Task %s was waiting in device %s's queue (%s in line) when the device went offline (%s): it "+
-			"never started, and there is nothing to abort. Its node %s records it as lost if it comes back.",
+			"never started, and there is nothing to abort. Its node %s records it as lost if it comes back (a node that "+
+			"restarted keeps no record of a task it never started).",
 			id, d.Serial, ordinal(place), d.Reason, d.Node)
 	}
 	return fmt.Sprintf("Task %s left device %s's queue as the abort came: nothing to abort. get_task_result {\"taskId\": %q} "+

@@ -33,7 +33,8 @@ func lostText(task broker.TaskRequest, serial string, err error) string {
 		return interruptedText(task, serial, err)
 	}
 	return fmt.Sprintf("%s on %s: %v. If its node got the task, the node records how it ended when it is back "+
-		"(lost; interrupted, if it restarted): ask get_task_result then.%s", task.Tool, serial, err, taskNote(task.ID))
+		"(lost; interrupted, if it restarted; a task still waiting in its queue, never started, gets no record from a "+
+		"restarted node): ask get_task_result then.%s", task.Tool, serial, err, taskNote(task.ID))
 }
 
 // callerEnded says whether a task's error is its caller's own context ending rather than its

@@ -57,6 +57,12 @@ func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 			v.QueueLen = l.QueueLen
 		}
 	}
+	if d.State == broker.StateOffline {
+		// A lost node's last entry, kept for what get_task_result tells of its tasks: nothing
+		// runs or waits on an offline device, whoever was there has been answered.
+		v.QueueLen, v.Task = 0, nil
+		return v
+	}
 	if t := d.Task; t != nil {
 		v.Task = &taskBrief{ID: t.ID, Tool: t.Tool, Started: t.Started, Deadline: t.Deadline}
 		if t.Holder != nil {

@@ -30,3 +30,26 @@ func TestGridShowsTheQueueOfABusyDevice(t *testing.T) {
 	}
 	gridWhen(t, base, func(body string) bool { return strings.Contains(body, `"queue_len":0`) }, "no one waiting for "+serial)
 }
+
+// A device whose node was lost shows no one waiting and nothing running: its callers were all
+// answered that the node was lost (QA: the grid kept "3 waiting" and the dead task until the
+// node came back, for good if it never did).
+func TestGridShowsNoQueueOnALostNode(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	_, base := consoleOver(t, f, time.Minute)
+	serial := f.Devices()[0].Serial
+	sleeper := farmtest.Go(t, f.Client("alice"), "sleep", map[string]any{"serial": serial, "seconds": 60})
+	farmtest.Eventually(t, 20*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		return d.State == broker.StateBusy
+	}, serial+" busy with alice's sleep")
+	waiter := farmtest.Go(t, f.Client("bob"), "home", map[string]any{"serial": serial, "wait_seconds": 60})
+	gridWhen(t, base, func(body string) bool { return strings.Contains(body, `"queue_len":1`) }, "bob waiting for "+serial)
+
+	f.KillNode("n1")
+	<-sleeper
+	<-waiter
+	gridWhen(t, base, func(body string) bool {
+		return strings.Contains(body, `"state":"offline"`) && !strings.Contains(body, `"queue_len":1`) && !strings.Contains(body, `"task"`)
+	}, serial+" offline with no one waiting and nothing running")
+}
