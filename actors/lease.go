@@ -79,7 +79,7 @@ func (s *Scheduler) grant(sl *slot, m *AcquireLease, waited time.Duration) {
 	s.cfg.Metrics.leaseGranted(s.cfg.Node, waited)
 	s.cfg.Mirror.Lease(l.Serial, l)
 	s.cfg.Mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: l.Serial, Node: s.cfg.Node,
-		What: "granted", Holder: l.Holder.String(), Epoch: l.Epoch, At: now})
+		What: "granted", Holder: l.Holder.String(), Epoch: l.Epoch, At: now, HandleSHA256: l.HandleSHA256})
 	s.show(sl)
 	answer := *l
 	answer.QueueLen = len(sl.queue)

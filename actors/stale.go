@@ -50,6 +50,42 @@ func (sl *slot) endedOf(handle string) (endedLease, bool) {
 	return endedLease{}, false
 }
 
+// PastLeases is a Mirror that knows leases which ended outside this scheduler: those the node's
+// previous run held when it was killed, which the node revoked as it restarted. A device takes
+// them into what it remembers when a refusal first needs them, so that their holder hears what
+// became of them rather than that the node does not know the lease.
+type PastLeases interface {
+	// TakePastLeases returns, once, the leases of serial's device that ended so.
+	TakePastLeases(serial string) []PastLease
+}
+
+// PastLease is a lease that ended outside the scheduler, known by the hash of its handle.
+type PastLease struct {
+	HandleSHA256 string
+	What, Reason string // as its end event says
+	At           time.Time
+}
+
+// recallPast takes the device's past leases (PastLeases), older than any that ended here.
+func (s *Scheduler) recallPast(sl *slot) {
+	p, ok := s.cfg.Mirror.(PastLeases)
+	if !ok {
+		return
+	}
+	past := p.TakePastLeases(sl.info.Serial)
+	if len(past) == 0 {
+		return
+	}
+	ended := make([]endedLease, 0, len(past)+len(sl.ended))
+	for _, l := range past {
+		ended = append(ended, endedLease{hash: l.HandleSHA256, what: l.What, reason: l.Reason, at: l.At})
+	}
+	sl.ended = append(ended, sl.ended...)
+	if over := len(sl.ended) - keptEnded; over > 0 {
+		sl.ended = sl.ended[over:]
+	}
+}
+
 // text says what became of the lease: "expired at T (idle for the lease's TTL)".
 func (e endedLease) text() string {
 	at := stamp(e.at)
@@ -66,6 +102,7 @@ func (e endedLease) text() string {
 // caller of the node, and as fields (LeaseEnded) a gateway words for the lease its caller
 // knows, a group's or a selection's, without parsing the words.
 func (s *Scheduler) refuseStale(t *task, sl *slot) {
+	s.recallPast(sl)
 	s.answer(t, broker.TaskResult{Outcome: broker.OutcomeRefused, Code: broker.CodeStaleLease,
 		Error: s.staleText(sl, t.req.Lease), LeaseEnded: sl.leaseEnded(t.req.Lease)})
 }
@@ -99,6 +136,7 @@ func (s *Scheduler) staleText(sl *slot, handle string) string {
 
 // staleReleaseText refuses a release that is not of the device's lease.
 func (s *Scheduler) staleReleaseText(sl *slot, req broker.ReleaseRequest) string {
+	s.recallPast(sl) // before the caller reads sl.leaseEnded too
 	serial := sl.info.Serial
 	if e, ok := sl.endedOf(req.Handle); ok {
 		return fmt.Sprintf("the lease you passed for %s %s: nothing to release; %s", serial, e.text(), sl.holderNow())

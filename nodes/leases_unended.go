@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 )
 
@@ -76,7 +77,8 @@ func unendedLeases(ctx context.Context, events jetstream.Stream, node string, kn
 }
 
 // endLeasesOfLastRun records the end of the leases the node's previous run never ended, revoked
-// as the node lost them, before this run grants any.
+// as the node lost them, before this run grants any; and keeps them, so that a holder passing
+// one is told so (past_leases.go).
 func (n *Node) endLeasesOfLastRun(ctx context.Context) {
 	unended, err := unendedLeases(ctx, n.cfg.Stores.Events, n.cfg.ID, n.known)
 	if err != nil {
@@ -88,6 +90,10 @@ func (n *Node) endLeasesOfLastRun(ctx context.Context) {
 		n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: g.Serial, Node: n.cfg.ID,
 			What: broker.LeaseRevoked, Reason: reason, Holder: g.Holder, Epoch: g.Epoch, At: now})
 		n.mirror.Lease(g.Serial, nil) // its mirror too, if no gateway deleted it
+		// A grant of an older Corral has no hash: its holder hears the node does not know it.
+		if g.HandleSHA256 != "" {
+			n.mirror.pastLease(g.Serial, actors.PastLease{HandleSHA256: g.HandleSHA256, What: broker.LeaseRevoked, Reason: reason, At: now})
+		}
 		n.cfg.Log.Warn("lease revoked", "serial", g.Serial, "holder", g.Holder, "epoch", g.Epoch, "reason", reason)
 	}
 }

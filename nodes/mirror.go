@@ -52,6 +52,8 @@ type natsMirror struct {
 	// back, has read whether the farm declared it lost meanwhile (connection.go): its own
 	// entries must not overwrite the farm's verdict before it is read.
 	held bool
+
+	past map[string][]actors.PastLease // leases that ended before this run (past_leases.go)
 }
 
 type publication struct {
