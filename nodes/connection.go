@@ -12,6 +12,10 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
+// lostWords are why the node's leases are revoked when the farm declares it lost, after "node
+// n1 ": in a refusal's parentheses ("was revoked at T (node n1 missed …)"), so it has none.
+const lostWords = "missed its heartbeats and was declared lost by the farm"
+
 // lostCheckTimeout bounds the read of the node's registry entries after a reconnection.
 const lostCheckTimeout = 5 * time.Second
 
@@ -51,21 +55,31 @@ func (n *Node) checkDeclaredLost(ctx context.Context) {
 			"this node lost meanwhile, its devices show offline until their state changes", "err", err)
 		return
 	}
-	if n.servesAny(entries, broker.DeclaredLost) {
+	lost := n.served(entries, broker.DeclaredLost)
+	for _, e := range lost {
+		n.mirror.writtenOffline(e) // each is recorded shown again (shown_again.go)
+	}
+	if len(lost) > 0 {
 		n.declaredLost(" while it was cut off from NATS (it is back)", nil)
 	}
 }
 
 // servesAny says whether one of entries is of a device the node serves and satisfies cond.
 func (n *Node) servesAny(entries []broker.DeviceEntry, cond func(broker.DeviceEntry) bool) bool {
+	return len(n.served(entries, cond)) > 0
+}
+
+// served returns the entries of devices the node serves that satisfy cond.
+func (n *Node) served(entries []broker.DeviceEntry, cond func(broker.DeviceEntry) bool) []broker.DeviceEntry {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	var out []broker.DeviceEntry
 	for _, e := range entries {
 		if _, serves := n.devices[e.Serial]; serves && cond(e) {
-			return true
+			out = append(out, e)
 		}
 	}
-	return false
+	return out
 }
 
 // registryEntries reads the node's entries under its own keys.
@@ -103,6 +117,9 @@ func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error
 // reconnection's read): one of an epoch above the one the device had when the node answered
 // was written over the answer, which moved every device's epoch on (revokeAll).
 func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
+	if lost != nil {
+		n.mirror.writtenOffline(*lost) // before the answer shows it again (shown_again.go)
+	}
 	epochs := n.mirror.epochs() // before the answer moves them on
 	n.mu.Lock()
 	again := !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
@@ -121,5 +138,5 @@ func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
 		return
 	}
 	n.cfg.Log.Warn("the farm declared this node lost" + how + "; revoking its leases and showing its devices again")
-	n.system.Root.Send(n.sched, actors.RevokeAll{Reason: "was declared lost by the farm (missed heartbeats)"})
+	n.system.Root.Send(n.sched, actors.RevokeAll{Reason: lostWords})
 }

@@ -53,7 +53,8 @@ type natsMirror struct {
 	// entries must not overwrite the farm's verdict before it is read.
 	held bool
 
-	past map[string][]actors.PastLease // leases that ended before this run (past_leases.go)
+	lostShown lostShown                     // devices the farm wrote offline for a loss (shown_again.go)
+	past      map[string][]actors.PastLease // leases that ended before this run (past_leases.go)
 }
 
 type publication struct {
@@ -129,6 +130,7 @@ func (m *natsMirror) Device(e broker.DeviceEntry) {
 	m.mu.Lock()
 	m.devices[e.Serial] = e
 	m.shown[e.Serial] = e
+	m.shownAgain(e)
 	m.mu.Unlock()
 	m.signal()
 }
@@ -141,6 +143,7 @@ func (m *natsMirror) reshow() {
 		if _, queued := m.devices[serial]; !queued {
 			m.devices[serial] = e
 		}
+		m.shownAgain(e)
 	}
 	m.mu.Unlock()
 	m.signal()
@@ -166,6 +169,7 @@ func (m *natsMirror) Event(ev broker.Event) {
 	switch ev.Kind {
 	case "device":
 		subject = fmt.Sprintf(broker.EventDevT, m.node, broker.Token(ev.Serial), ev.What)
+		m.stateTold(ev.Serial)
 	case "lease":
 		subject = fmt.Sprintf(broker.EventLeaseT, m.node, broker.Token(ev.Serial), ev.What)
 	default:
