@@ -55,7 +55,10 @@ func TestLeaseHeldAtACrashIsRevokedAtRestart(t *testing.T) {
 			assert.Equal(t, "lease", revoked.Kind)
 			assert.Contains(t, revoked.Reason, "node n1 was killed or crashed while the lease was held, and restarted")
 
-			// The next restart finds the lease ended: its up event comes, and no second end.
+			// The next restart finds the lease ended: its up event comes, and no second end. The
+			// second start's own up event is published after Start returns: a kill before it
+			// would lose it.
+			farmtest.Eventually(t, 15*time.Second, func() bool { return r.countSubject(fmt.Sprintf(broker.EventNodeT, node, "up")) == 2 }, "the second start's up event")
 			second.Kill()
 			r.start(node, serial)
 			farmtest.Eventually(t, 15*time.Second, func() bool { return r.countSubject(fmt.Sprintf(broker.EventNodeT, node, "up")) == 3 }, "the third start's up event")
