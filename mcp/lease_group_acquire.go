@@ -121,7 +121,7 @@ func (t *groupTaker) tryFree(ctx context.Context, cands []broker.DeviceEntry) {
 		}
 		if !t.holds(d.Serial) {
 			tries++
-			t.take(ctx, d, 0)
+			t.take(ctx, d, 0, "")
 		}
 	}
 }
@@ -154,19 +154,21 @@ func (t *groupTaker) waitInOrder(ctx context.Context, cands []broker.DeviceEntry
 			t.refusals[d.Serial] = cmp.Or(t.refusals[d.Serial], d.Serial) + "; wait_seconds ran out before its turn to be waited for"
 			return false
 		}
-		t.progress.waitingFor(t.g.queueWaitText(d.Serial, nil, t.busy[d.Serial], t.wait,
+		id := newRequestID() // its place in d's queue is found by it (requestWaitText)
+		t.progress.waitingFor(t.g.requestWaitText(d.Serial, id, nil, t.busy[d.Serial], t.wait,
 			fmt.Sprintf(" for a group of %d (%d held)", t.n, len(t.held))))
-		if !t.take(ctx, d, left) {
+		if !t.take(ctx, d, left, id) {
 			return t.dropped[d.Serial]
 		}
 	}
 	return false
 }
 
-// take asks d's node for its lease, waiting up to wait, and notes the answer.
-func (t *groupTaker) take(ctx context.Context, d broker.DeviceEntry, wait time.Duration) bool {
+// take asks d's node for its lease, waiting up to wait, and notes the answer. id names the
+// request ("": the farm client names it).
+func (t *groupTaker) take(ctx context.Context, d broker.DeviceEntry, wait time.Duration, id string) bool {
 	asked := time.Now()
-	ans, err := t.ask(ctx, d.Serial, wait)
+	ans, err := t.ask(ctx, d.Serial, wait, id)
 	switch {
 	case err != nil:
 		t.refusals[d.Serial] = fmt.Sprintf("%s: %v", d.Serial, err)
@@ -205,9 +207,9 @@ func (t *groupTaker) take(ctx context.Context, d broker.DeviceEntry, wait time.D
 // ask sends one acquire, bounded by the caller's wait and a grace. A caller that goes away
 // leaves nothing held: the farm withdraws its request, and releases a lease granted just as it
 // left (broker.Client.Acquire).
-func (t *groupTaker) ask(ctx context.Context, serial string, wait time.Duration) (broker.LeaseAnswer, error) {
+func (t *groupTaker) ask(ctx context.Context, serial string, wait time.Duration, id string) (broker.LeaseAnswer, error) {
 	req := t.req
-	req.Serial, req.WaitMS = serial, wait.Milliseconds()
+	req.Serial, req.WaitMS, req.ID = serial, wait.Milliseconds(), id
 	rctx, cancel := context.WithTimeout(ctx, wait+memberGrace)
 	defer cancel()
 	ans, err := t.g.farm.Acquire(rctx, req)

@@ -268,15 +268,10 @@ func (g *Gateway) acquireProgress(ctx context.Context, req mcpgo.CallToolRequest
 	return p
 }
 
-// queueWaitText says what acquire_device waits for in the queue of serial: its holder (known
-// is the node's busy answer to this caller just before), how many waited ahead of this caller
-// when it queued, and how long it has waited of wait_seconds.
-func (g *Gateway) queueWaitText(serial string, known *broker.Lease, ahead int, budget time.Duration, group string) func(time.Duration) string {
-	return g.requestWaitText(serial, "", known, ahead, budget, group)
-}
-
-// requestWaitText is queueWaitText for the lease request whose id is request: its place in the
-// queue too ("" for a request whose id the caller does not know: no place).
+// requestWaitText says what acquire_device's lease request waits for in the queue of serial:
+// its place there, found by the request's id ("" for one whose id the caller does not know: no
+// place), its holder (known is the node's busy answer to this caller just before), how many
+// waited ahead of this caller when it queued, and how long it has waited of wait_seconds.
 func (g *Gateway) requestWaitText(serial, request string, known *broker.Lease, ahead int, budget time.Duration, group string) func(time.Duration) string {
 	tag := broker.RequestTag(request)
 	return func(elapsed time.Duration) string {

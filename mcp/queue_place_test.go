@@ -119,3 +119,16 @@ func TestAcquireWaitIsToldItsPlaceInLine(t *testing.T) {
 		assert.NotContains(t, msg, "acq_", "a lease request's id is its asker's secret")
 	}
 }
+
+// A group acquire (count) waiting for a member held by another is told its place in that
+// device's queue too, found by the member request's id.
+func TestGroupAcquireWaitIsToldItsPlaceInLine(t *testing.T) {
+	w := startWaitFarm(t, 2)
+	holder, handle := w.hold(t)
+	c, got := w.client(t, "group")
+	a := goCall(t, c, "acquire_device", "g1", map[string]any{"count": 2, "wait_seconds": 30})
+	toldNext(t, got, 0, "waiting for device "+w.serial+" for a group of 2 (0 held) (1st in line, 1 waiting): held by anonymous (holder)", a)
+	farmtest.MustCall(t, holder, "release_device", map[string]any{"lease": handle})
+	res := answerOf(t, a)
+	require.False(t, res.IsError, farmtest.Text(res))
+}
