@@ -317,9 +317,10 @@ func (c *NodeClaim) reclaim(ctx context.Context, data []byte) (uint64, error) {
 				continue // another process created it first: whose is it?
 			}
 			if err == nil {
-				c.log.Warn("node id claimed again: this node was silent for longer than the farm waits, so its claim "+
-					"expired (a gateway that noticed declared it lost; the node then revokes its leases when it hears so, "+
-					"or reads so in the registry once it is back on NATS); no other node took the id, so this one goes on serving",
+				c.log.Warn("node id claimed again: its claim expired while this node or the NATS server was silent for "+
+					"longer than the farm waits (a gateway that heard the others but not this node declared it lost, and "+
+					"the node then revokes its leases when it hears so or reads so in the registry once back on NATS; a "+
+					"stalled NATS server loses no node); no other node took the id, so this one goes on serving",
 					"node", c.node, "silent_over", claimTTL)
 			}
 			return rev, err
