@@ -460,7 +460,7 @@ func (c *Client) send(ctx, rctx context.Context, cancel context.CancelCauseFunc,
 	if lost.Err() != nil {
 		return c.lostErr(ctx, node, false)
 	}
-	defer context.AfterFunc(lost, func() { cancel(ErrNodeLost) })()
+	defer context.AfterFunc(lost, func() { c.endRequest(node, cancel) })()
 	start := time.Now()
 	subject := fmt.Sprintf(NodeGroupT, node) + "." + endpoint
 	msg, err := c.nc.RequestWithContext(rctx, subject, data)
