@@ -60,11 +60,20 @@ func (g *Gateway) deviceQueued(ctx context.Context, id string) (broker.DeviceEnt
 // task left the queue as the abort came (the registry lags its node by up to a quarter second).
 func leftQueueText(id string, d broker.DeviceEntry, place int) string {
 	if d.State == broker.StateOffline {
-		return fmt.Sprintf("Task %s was waiting in device %s's queue (%s in line) when the device went offline (%s): it "+
-			"never started, and there is nothing to abort. Its node %s records it as lost if it comes back (a node that "+
-			"restarted keeps no record of a task it never started).",
-			id, d.Serial, ordinal(place), d.Reason, d.Node)
+		return fmt.Sprintf("Task %s %s: it never started, and there is nothing to abort. %s.", id, waitedAtLostNode(d, place), lostWaiterRecord(d))
 	}
 	return fmt.Sprintf("Task %s left device %s's queue as the abort came: nothing to abort. get_task_result {\"taskId\": %q} "+
 		"shows how it ended once its record is written.", id, d.Serial, id)
+}
+
+// waitedAtLostNode says where a task that never started waited, in the queue of device d gone
+// offline with its node: "was waiting in device X's queue (2nd in line) when the device went
+// offline (REASON)".
+func waitedAtLostNode(d broker.DeviceEntry, place int) string {
+	return fmt.Sprintf("was waiting in device %s's queue (%s in line) when the device went offline (%s)", d.Serial, ordinal(place), d.Reason)
+}
+
+// lostWaiterRecord says what record such a task may get.
+func lostWaiterRecord(d broker.DeviceEntry) string {
+	return fmt.Sprintf("Its node %s records it as lost if it comes back (a node that restarted keeps no record of a task it never started)", d.Node)
 }

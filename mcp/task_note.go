@@ -99,10 +99,8 @@ func orphanText(id string, d broker.DeviceEntry) string {
 // empties the queue): the task never started.
 func queuedText(id string, d broker.DeviceEntry, place int) string {
 	if d.State == broker.StateOffline {
-		return fmt.Sprintf("no record of task %s: it was waiting in device %s's queue (%s in line) when the device went "+
-			"offline (%s), and never started. Its node %s records it as lost if it comes back (a node that restarted "+
-			"keeps no record of a task it never started): call again if it is still wanted.",
-			id, d.Serial, ordinal(place), d.Reason, d.Node)
+		return fmt.Sprintf("no record of task %s: it %s, and never started. %s: call again if it is still wanted.",
+			id, waitedAtLostNode(d, place), lostWaiterRecord(d))
 	}
 	return fmt.Sprintf("task %s waits in device %s's queue, %s in line of %d; nothing has run yet. Its record comes when "+
 		"it ends: ask get_task_result again then (abort_task with its id takes it out of the queue).",
