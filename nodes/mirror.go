@@ -165,17 +165,21 @@ func (m *natsMirror) Lease(serial string, l *broker.Lease) {
 }
 
 func (m *natsMirror) Event(ev broker.Event) {
-	var subject string
+	if ev.Kind == "device" {
+		m.stateTold(ev.Serial)
+	}
+	m.publish(m.eventSubject(ev), ev)
+}
+
+// eventSubject is where ev, an event of this node, is recorded.
+func (m *natsMirror) eventSubject(ev broker.Event) string {
 	switch ev.Kind {
 	case "device":
-		subject = fmt.Sprintf(broker.EventDevT, m.node, broker.Token(ev.Serial), ev.What)
-		m.stateTold(ev.Serial)
+		return fmt.Sprintf(broker.EventDevT, m.node, broker.Token(ev.Serial), ev.What)
 	case "lease":
-		subject = fmt.Sprintf(broker.EventLeaseT, m.node, broker.Token(ev.Serial), ev.What)
-	default:
-		subject = fmt.Sprintf(broker.EventNodeT, m.node, ev.What)
+		return fmt.Sprintf(broker.EventLeaseT, m.node, broker.Token(ev.Serial), ev.What)
 	}
-	m.publish(subject, ev)
+	return fmt.Sprintf(broker.EventNodeT, m.node, ev.What)
 }
 
 // TaskRecord queues a task's record, encoded by the wire codec (one a call) off the

@@ -1,7 +1,6 @@
 package nodes
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -46,7 +45,7 @@ func (m *natsMirror) shownAgain(e broker.DeviceEntry) {
 	delete(m.lostShown.pending, e.Serial)
 	ev := broker.Event{V: broker.WireVersion, Kind: "device", Serial: e.Serial, Node: m.node, What: e.State,
 		Reason: e.Reason, Epoch: e.Epoch, At: time.Now()}
-	m.events = append(m.events, publication{subject: fmt.Sprintf(broker.EventDevT, m.node, broker.Token(e.Serial), e.State), v: ev})
+	m.events = append(m.events, publication{subject: m.eventSubject(ev), v: ev})
 }
 
 // stateTold notes that the scheduler records serial's state itself.
