@@ -12,8 +12,8 @@ import (
 )
 
 // ErrNoWorker says that no vision worker serves the farm.
-var ErrNoWorker = errors.New("no vision worker answers in this farm: start one with `corral vision --nats-url …` " +
-	"(`corral up` starts one itself when corral is built with vision: make build-vision)")
+var ErrNoWorker = errors.New("no vision worker answers in this farm: start one with `corral vision --nats-context DATA/nats/vision.json` " +
+	"(the vision role's context, docs/operations.md; `corral up` starts one itself when corral is built with vision: make build-vision)")
 
 // busyBackoff is the pause before asking again when a worker answered busy.
 const busyBackoff = 100 * time.Millisecond

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io/fs"
 	"fmt"
 	"log/slog"
 	"net"
@@ -244,7 +245,7 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 			"named hosts may be local), * for any host with public addresses only, and directories on this node; empty: none on "+
 			"corral node and corral up --auth-policy, anywhere on a laptop's corral up"),
 	}
-	s.model = model.Flags(f.FlagSet, os.LookupEnv)
+	s.model = refusedAsBadValue(model.Flags(f.FlagSet, os.LookupEnv))
 	s.flags = f.FlagSet
 	for _, p := range ps {
 		s.platforms = append(s.platforms, p.Flags(f.FlagSet))
@@ -267,7 +268,7 @@ func (s nodeSettings) agentModel(log *slog.Logger, metrics *model.Metrics) (mode
 	}
 	c, err := model.NewClient(cfg, log, model.WithMetrics(metrics))
 	if err != nil {
-		return nil, fmt.Errorf("agent tasks' model: %w", err)
+		return nil, badValue(fmt.Errorf("agent tasks' model: %w", err)) // NewClient refuses only what Validate does
 	}
 	log.Info("agent tasks use a model", "model", cfg.Model, "endpoint", c.String())
 	return c, nil
@@ -324,9 +325,22 @@ func (s nodeSettings) check() error {
 	if cfg, err := s.model(); err != nil {
 		return err
 	} else if cfg.Enabled() {
-		return cfg.Validate()
+		return badValue(cfg.Validate())
 	}
 	return nil
+}
+
+// refusedAsBadValue is resolve with the values it refuses (no model for a base URL, a
+// setting that is no boolean) marked as such, for exit status 2; a key file it cannot read
+// stays a failure (exit 1), as every file Corral reads does.
+func refusedAsBadValue(resolve func() (model.Config, error)) func() (model.Config, error) {
+	return func() (model.Config, error) {
+		cfg, err := resolve()
+		if pe := (*fs.PathError)(nil); err != nil && !errors.As(err, &pe) {
+			err = badValue(err)
+		}
+		return cfg, err
+	}
 }
 
 func (s nodeSettings) checkMaxQueue() error {

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A model setting Corral refuses is a flag value refused (exit 2, as the README says), from a
+// flag or the environment; a key file that cannot be read stays a failure (exit 1). They
+// exited 1 alike.
+func TestModelSettingsRefusedExitTwo(t *testing.T) {
+	noNATSSettings(t)
+	for _, name := range []string{"OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "CORRAL_OPENAI_BASE_URL", "CORRAL_OPENAI_MODEL", "CORRAL_OPENAI_API_KEY"} {
+		t.Setenv(name, "")
+	}
+	missing := filepath.Join(t.TempDir(), "no-key")
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+	}{
+		{"query string", nil, []string{"--openai-model", "m", "--openai-base-url", "http://x/v1?api-key=1"}, 2},
+		{"chat path", nil, []string{"--openai-model", "m", "--openai-base-url", "http://x/v1/chat/completions"}, 2},
+		{"user in URL", nil, []string{"--openai-model", "m", "--openai-base-url", "http://u:p@x/v1"}, 2},
+		{"base URL without model", map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, nil, 2},
+		{"key file unreadable", nil, []string{"--openai-model", "m", "--openai-api-key-file", missing}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			var err error
+			captureStderr(t, func() {
+				err = commandNamed(t, "up").run(t.Context(), append([]string{"--check-config", "--log-level", "error", "--sim", "1"}, c.args...))
+			})
+			require.Error(t, err)
+			assert.Equal(t, c.code, exitCode("up", err), "%v", err)
+		})
+	}
+}
