@@ -7,11 +7,12 @@ import (
 )
 
 // A loss is recorded once however many gateways declare it: its events carry a Nats-Msg-Id,
-// which the event stream deduplicates within its window (2 minutes). The id names the loss,
-// not only the node's run: a node stalled (kill -STOP), back, and stalled or killed again
-// within the window is lost twice in one boot, and both losses are recorded. What every
-// gateway knows alike of one loss is the last heartbeat the node sent before it fell silent
-// (they all read the same beats): the time the node wrote in it.
+// which the event stream deduplicates within its window (2 minutes). The node's lost event's
+// id names the loss, not only the node's run: a node stalled (kill -STOP), back, and stalled
+// or killed again within the window is lost twice in one boot, and both losses are recorded.
+// What every gateway knows alike of one loss is the last heartbeat the node sent before it
+// fell silent (they all read the same beats): the time the node wrote in it. Its devices'
+// offline events are named by the entries written for the loss (LostDeviceEvent).
 
 // lastBeats are the send times of each node's latest heartbeat, as the node wrote them.
 type lastBeats struct {
@@ -49,8 +50,18 @@ func lossID(node, boot, lastSent string) string {
 	return "lost-" + node + "-" + boot + "-" + lastSent
 }
 
-// lostDeviceID is the Nats-Msg-Id of the offline event of a device written offline for a loss:
-// the registry revision of that write names it (only one gateway's write wins a revision).
-func lostDeviceID(loss, serial string, revision uint64) string {
-	return loss + "-" + Token(serial) + "-" + strconv.FormatUint(revision, 10)
+// LostDeviceEvent is the offline event of e, a registry entry a gateway wrote for the loss of
+// e's node, and the event's Nats-Msg-Id. Both are a function of the entry alone, so the gateway
+// whose write won and the node, which reads its entries, record the same event under the same
+// id, and the stream keeps whichever lands first. The node records it before it records the
+// device shown again (nodes/shown_again.go): a node still connected may see the entry before
+// the gateway's event lands, and the device's events must read offline, then online. The id
+// names the entry by its node, serial and Updated, which the writing gateway set to the
+// nanosecond: of the gateways that reap one loss only one's write wins, so one loss of a device
+// has one id, and two losses two. (A gateway before this id wrote one of its own: beside a node
+// of now, its event and the node's are both kept, offline twice.)
+func LostDeviceEvent(e DeviceEntry) (Event, string) {
+	ev := Event{V: WireVersion, Kind: "device", Serial: e.Serial, Node: e.Node, What: StateOffline,
+		Reason: e.Reason, Epoch: e.Epoch, At: e.Updated}
+	return ev, "lost-" + e.Node + "-" + Token(e.Serial) + "-" + strconv.FormatInt(e.Updated.UnixNano(), 10)
 }

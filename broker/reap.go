@@ -57,11 +57,10 @@ func (c *Client) nodeLost(node, boot string) {
 		e := d.DeviceEntry
 		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", time.Now()
 		b, _ := json.Marshal(e)
-		var rev uint64 // of the write, which names its event
 		if c.live.back(node) {
 			left++
-		} else if err := reapWrite(func(ctx context.Context) (err error) {
-			rev, err = c.stores.Registry.Update(ctx, d.key, b, d.revision)
+		} else if err := reapWrite(func(ctx context.Context) error {
+			_, err := c.stores.Registry.Update(ctx, d.key, b, d.revision)
 			return err
 		}); errors.Is(err, context.DeadlineExceeded) {
 			c.log.Warn("registry update of a lost node's device unanswered in time; NATS may still apply it", "serial", e.Serial, "err", err)
@@ -69,11 +68,12 @@ func (c *Client) nodeLost(node, boot string) {
 			c.log.Debug("registry update skipped (changed meanwhile)", "serial", e.Serial, "err", err)
 		} else {
 			// The gateway whose update won tells the event stream, as a node tells its own changes.
-			ev, _ := json.Marshal(Event{V: WireVersion, Kind: "device", Serial: e.Serial, Node: node, What: StateOffline,
-				Reason: reason, Epoch: e.Epoch, At: e.Updated})
-			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, node, Token(e.Serial), StateOffline), Data: ev, Header: nats.Header{}}
+			// The node, seeing the entry, may tell it first: the same event, kept once (loss_id.go).
+			ev, id := LostDeviceEvent(e)
+			data, _ := json.Marshal(ev)
+			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, node, Token(e.Serial), StateOffline), Data: data, Header: nats.Header{}}
 			if err := reapWrite(func(ctx context.Context) error {
-				_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(lostDeviceID(loss, e.Serial, rev)))
+				_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
 				return err
 			}); err != nil {
 				c.log.Warn("could not record a device going offline", "serial", e.Serial, "err", err)

@@ -61,11 +61,14 @@ type publication struct {
 	subject string
 	v       any    // encoded by the writer, off the scheduler's goroutine: data and id then
 	data    []byte //
-	id      string // Nats-Msg-Id: the stream drops a retry of a write it already has
+	id      string // Nats-Msg-Id: the stream drops a retry of a write it already has (given, or a hash of the write)
 	// own: the subject is this write's alone (a task record's names its task). A retry then
 	// asks the stream for an empty subject rather than for an id it must remember: at one
 	// record a call, the ids cost the server about 5 µs of CPU each.
-	own   bool
+	own bool
+	// first: what follows waits until it is stored, so that a failed try, written again, is
+	// still before it (a loss's offline event before the device's next state: shown_again.go).
+	first bool
 	tries int
 }
 
@@ -95,12 +98,15 @@ func (p *publication) encode() error {
 	if err != nil {
 		return err
 	}
-	h := sha256.New()
-	h.Write([]byte(p.subject))
-	h.Write([]byte{'\n'})
-	h.Write(data)
-	var sum [sha256.Size]byte
-	p.data, p.id, p.v = data, hex.EncodeToString(h.Sum(sum[:0])[:16]), nil
+	p.data, p.v = data, nil
+	if p.id == "" {
+		h := sha256.New()
+		h.Write([]byte(p.subject))
+		h.Write([]byte{'\n'})
+		h.Write(data)
+		var sum [sha256.Size]byte
+		p.id = hex.EncodeToString(h.Sum(sum[:0])[:16])
+	}
 	return nil
 }
 
@@ -165,10 +171,13 @@ func (m *natsMirror) Lease(serial string, l *broker.Lease) {
 }
 
 func (m *natsMirror) Event(ev broker.Event) {
+	m.mu.Lock()
 	if ev.Kind == "device" {
-		m.stateTold(ev.Serial)
+		m.lossFirst(ev.Serial) // the scheduler records the state after a loss itself
 	}
-	m.publish(m.eventSubject(ev), ev)
+	m.events = append(m.events, publication{subject: m.eventSubject(ev), v: ev})
+	m.mu.Unlock()
+	m.signal()
 }
 
 // eventSubject is where ev, an event of this node, is recorded.
@@ -186,10 +195,6 @@ func (m *natsMirror) eventSubject(ev broker.Event) string {
 // scheduler's goroutine.
 func (m *natsMirror) TaskRecord(res broker.TaskResult) {
 	m.queue(publication{subject: fmt.Sprintf(broker.EventTaskT, m.node, res.ID), v: res, own: true})
-}
-
-func (m *natsMirror) publish(subject string, v any) {
-	m.queue(publication{subject: subject, v: v})
 }
 
 func (m *natsMirror) queue(p publication) {
@@ -213,8 +218,12 @@ func (m *natsMirror) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			m.releaseRegistry() // the node stops: what it last knew goes out
-			m.flush(context.Background(), true)
-			return
+			for {
+				// Again while events wait behind one that had to be stored first; once, if NATS fails.
+				if pending, failed := m.flush(context.Background(), true); !pending || failed {
+					return
+				}
+			}
 		case <-m.wake:
 		}
 		select {
@@ -263,6 +272,14 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	}
 	events := m.events
 	m.events = nil
+	// What follows a publication that must be stored first waits for the next flush.
+	for i, p := range events[:max(len(events)-1, 0)] {
+		if p.first {
+			m.events, events = append([]publication(nil), events[i+1:]...), events[:i+1]
+			pending = true
+			break
+		}
+	}
 	pending = pending || len(m.devices) > 0 && !m.held // releaseRegistry signals
 	m.mu.Unlock()
 	if len(devices)+len(leases)+len(events) == 0 {

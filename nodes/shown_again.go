@@ -14,11 +14,24 @@ import (
 // (it may see one twice: from its watch and from its read after a reconnection), whether the
 // scheduler's answer (Device) or a reshow shows it first, unless the scheduler recorded a state
 // of the device meanwhile (a lease the loss revoked: online).
+//
+// Whatever it records first of the device after such an entry, the loss's offline event goes
+// before it. A node still connected sees the entry at once, and may record the device online
+// before the gateway's offline event, written after the entry, lands: the device's events
+// would end "online, offline" while it is online. The offline event is a function of the entry
+// (broker.LostDeviceEvent), so the node's and the gateway's are one, kept once by the stream.
+
+// lostEventFresh is how old an offline entry of a loss may be (by its Updated, the gateway's
+// clock) for the node to record its offline event. The gateway's lands within seconds of its
+// write, or never (reapWait); past the stream's 2-minute deduplication window the node's would
+// be a second one, so after a minute (a node cut off a while, back) the node leaves it to the
+// gateway's, long since recorded. The minute also takes up a clock a little off the gateway's.
+const lostEventFresh = time.Minute
 
 // lostShown is what the mirror knows of the offline entries of losses; guarded by its mu.
 type lostShown struct {
-	pending map[string]bool      // serials written offline, not shown since
-	seen    map[string]time.Time // the Updated of the last such entry of each serial
+	pending map[string]broker.DeviceEntry // of each serial written offline and not shown since: the entry
+	seen    map[string]time.Time          // the Updated of the last such entry of each serial
 }
 
 // writtenOffline notes e, an entry a gateway wrote offline for a loss, of a device the node
@@ -28,29 +41,37 @@ func (m *natsMirror) writtenOffline(e broker.DeviceEntry) {
 	defer m.mu.Unlock()
 	l := &m.lostShown
 	if l.pending == nil {
-		l.pending, l.seen = map[string]bool{}, map[string]time.Time{}
+		l.pending, l.seen = map[string]broker.DeviceEntry{}, map[string]time.Time{}
 	}
 	if at, seen := l.seen[e.Serial]; seen && at.Equal(e.Updated) {
 		return // the same entry, seen again
 	}
-	l.seen[e.Serial], l.pending[e.Serial] = e.Updated, true
+	l.seen[e.Serial], l.pending[e.Serial] = e.Updated, e
 }
 
 // shownAgain queues the state event of e if the farm wrote its device offline for a loss since
-// it was last shown; m.mu is held.
+// it was last shown, after the loss's offline event; m.mu is held.
 func (m *natsMirror) shownAgain(e broker.DeviceEntry) {
-	if !m.lostShown.pending[e.Serial] {
+	if !m.lossFirst(e.Serial) {
 		return
 	}
-	delete(m.lostShown.pending, e.Serial)
 	ev := broker.Event{V: broker.WireVersion, Kind: "device", Serial: e.Serial, Node: m.node, What: e.State,
 		Reason: e.Reason, Epoch: e.Epoch, At: time.Now()}
 	m.events = append(m.events, publication{subject: m.eventSubject(ev), v: ev})
 }
 
-// stateTold notes that the scheduler records serial's state itself.
-func (m *natsMirror) stateTold(serial string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// lossFirst queues the offline event of the loss entry of serial not shown since, if there is
+// one, before the state the mirror records next of the device, and says whether there was;
+// m.mu is held.
+func (m *natsMirror) lossFirst(serial string) bool {
+	lost, pending := m.lostShown.pending[serial]
+	if !pending {
+		return false
+	}
 	delete(m.lostShown.pending, serial)
+	if time.Since(lost.Updated) < lostEventFresh {
+		ev, id := broker.LostDeviceEvent(lost)
+		m.events = append(m.events, publication{subject: m.eventSubject(ev), v: ev, id: id, first: true})
+	}
+	return true
 }

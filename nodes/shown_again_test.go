@@ -112,18 +112,19 @@ func TestDeviceBackIsRecordedOncePerOfflineEntry(t *testing.T) {
 	before := whats(deviceEvents(t, r.stores, node, serial))
 
 	// What a reaping gateway does: the entry offline for the loss, its event, the loss's event.
-	// The event goes first here: the node, watching its entries, may show the device again
-	// before a gateway's event lands, and this test is about the node's events, not that order.
+	// The node, watching its entries, may record the device shown again before the gateway's
+	// event lands; it records that same event first (shown_again_order_test.go).
 	declare := func(e broker.DeviceEntry) (rev uint64) {
 		e.State, e.Reason, e.Holder, e.Updated = broker.StateOffline, "node "+node+" lost: no heartbeat for 2.5s", "", time.Now()
-		ev, err := json.Marshal(broker.Event{V: broker.WireVersion, Kind: "device", Serial: serial, Node: node, What: broker.StateOffline,
-			Reason: e.Reason, Epoch: e.Epoch, At: e.Updated})
-		require.NoError(t, err)
-		_, err = r.stores.JS.Publish(r.ctx, fmt.Sprintf(broker.EventDevT, node, broker.Token(serial), broker.StateOffline), ev)
-		require.NoError(t, err)
 		b, err := json.Marshal(e)
 		require.NoError(t, err)
 		rev, err = r.stores.Registry.Put(r.ctx, broker.RegistryKey(node, serial), b)
+		require.NoError(t, err)
+		ev, id := broker.LostDeviceEvent(e)
+		data, err := json.Marshal(ev)
+		require.NoError(t, err)
+		_, err = r.stores.JS.PublishMsg(r.ctx, &nats.Msg{Subject: fmt.Sprintf(broker.EventDevT, node, broker.Token(serial), broker.StateOffline),
+			Data: data}, jetstream.WithMsgID(id))
 		require.NoError(t, err)
 		return rev
 	}
