@@ -4,8 +4,9 @@
 # Helm reads only files inside a chart. deploy/ is the source; run this (make chart-assets) after
 # changing it and commit both. helm/corral/chart_test.go fails while the copies differ.
 # It also writes the bundled NATS's users' permissions (helm/corral/files/nats-permissions.json)
-# from broker.PermissionsFor (broker/auth.go); helm/corral/nats_chart_auth_test.go fails while
-# they differ.
+# from broker.PermissionsFor (broker/auth.go), and a scoped edge site's leaf user's
+# (helm/corral/files/nats-site-permissions.json) from broker.LeafPermissions (broker/leaf.go);
+# helm/corral/nats_chart_auth_test.go and sites_chart_test.go fail while they differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 chart=helm/corral
@@ -26,5 +27,5 @@ else
   rules=0
 fi
 # The NATS permissions, from the Go source (the test that checks them writes them).
-GOFLAGS="${GOFLAGS:--buildvcs=false}" go test ./helm/corral -count=1 -run '^TestChartNATSPermissionsFile$' -update-nats-permissions >/dev/null
-echo "chart-assets: ${#dashboards[@]} dashboard(s), $rules rule file(s) copied into $chart; $chart/files/nats-permissions.json written from broker/auth.go"
+GOFLAGS="${GOFLAGS:--buildvcs=false}" go test ./helm/corral -count=1 -run '^(TestChartNATSPermissionsFile|TestChartSitePermissionsFile)$' -update-nats-permissions >/dev/null
+echo "chart-assets: ${#dashboards[@]} dashboard(s), $rules rule file(s) copied into $chart; $chart/files/nats-permissions.json and nats-site-permissions.json written from broker/auth.go and broker/leaf.go"

@@ -101,6 +101,113 @@ site's link never carries (broker.LeafLocal).
 {{- end -}}
 
 {{/*
+The hub's edge sites (hub.sites) as JSON, {"sites": [{"name", "nodes", "user", "key", "env"}]},
+checked: a plain name is a site that connects as the leaf user shared by every site ("leaf",
+nodes empty); {name, nodes} a site with a leaf user of its own, leaf-<name> (its password under
+that key of the NATS auth Secret, in the server's environment as env), that takes requests for,
+and speaks as, those nodes only, as corral nats-auth --site NAME=NODE,... makes it. A node given
+twice at one site counts once.
+*/}}
+{{- define "corral.hub.sites" -}}
+{{- $id := "^[A-Za-z0-9_-]{1,64}$" -}}
+{{- $sites := list -}}
+{{- $seen := dict -}}
+{{- $at := dict -}}
+{{- range $i, $s := .Values.hub.sites -}}
+{{- $site := dict "name" "" "nodes" list "user" "leaf" "key" "leaf" "env" "NATS_PASSWORD_LEAF" -}}
+{{- if kindIs "string" $s -}}
+{{- $_ := set $site "name" $s -}}
+{{- else -}}
+{{- $_ := set $site "name" (toString $s.name) -}}
+{{- if not $s.nodes -}}
+{{- fail (printf "hub.sites[%d] (%s): name the site's nodes, {name: %s, nodes: [NODE, ...]}, or give the site as a plain name for the leaf user shared by every site" $i $site.name $site.name) -}}
+{{- end -}}
+{{- range $n := $s.nodes -}}
+{{- if not (regexMatch $id (toString $n)) -}}
+{{- fail (printf "hub.sites[%d] (%s): node %q: use letters, digits, '-' and '_' (a node's --node-id, at most 64)" $i $site.name (toString $n)) -}}
+{{- end -}}
+{{- with index $at (toString $n) -}}
+{{- if ne . $site.name -}}
+{{- fail (printf "hub.sites[%d] (%s): node %s is at site %s too: a node id is unique in the farm" $i $site.name (toString $n) .) -}}
+{{- end -}}
+{{- else -}}
+{{- $_ := set $at (toString $n) $site.name -}}
+{{- $_ := set $site "nodes" (append $site.nodes (toString $n)) -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $site "user" (printf "leaf-%s" $site.name) -}}
+{{- $_ := set $site "key" (printf "leaf-%s" $site.name) -}}
+{{- $_ := set $site "env" (printf "NATS_PASSWORD_LEAF_SITE_%d" $i) -}}
+{{- end -}}
+{{- if not (regexMatch $id $site.name) -}}
+{{- fail (printf "hub.sites[%d]: site %q: use letters, digits, '-' and '_' (at most 64: it is the site's JetStream domain)" $i $site.name) -}}
+{{- end -}}
+{{- if hasKey $seen $site.name -}}
+{{- fail (printf "hub.sites[%d]: site %s is given twice: give each site once" $i $site.name) -}}
+{{- end -}}
+{{- $_ := set $seen $site.name true -}}
+{{- $sites = append $sites $site -}}
+{{- end -}}
+{{- dict "sites" $sites | toJson -}}
+{{- end -}}
+
+{{/* The hub's edge sites' names, comma-separated: "a,b". */}}
+{{- define "corral.hub.siteNames" -}}
+{{- $names := list -}}
+{{- range (include "corral.hub.sites" . | fromJson).sites }}{{ $names = append $names .name }}{{ end -}}
+{{- join "," $names -}}
+{{- end -}}
+
+{{/*
+The leaf users of the bundled NATS of a hub as JSON ({"users": [{"user", "key", "env",
+"permissions"}]}): the one shared by every site given as a plain name (broker.LeafPermissions
+without nodes: any node's requests), and one per site with nodes, limited to them.
+files/nats-site-permissions.json holds broker.LeafPermissions of a stand-in site and node
+(`make chart-assets`): a subject naming the node is repeated for each of the site's nodes, in
+their order, before the others, as LeafPermissions lists them; the site's name replaces the
+stand-in's. helm/corral/sites_chart_test.go holds them equal to corral nats-auth --site's.
+*/}}
+{{- define "corral.nats.leafUsers" -}}
+{{- $users := list -}}
+{{- $sites := (include "corral.hub.sites" . | fromJson).sites -}}
+{{- range $sites -}}
+{{- if not .nodes -}}
+{{- $users = append $users (dict "user" .user "key" .key "env" .env "permissions" (include "corral.nats.permissions" $ | fromJson).leaf.permissions) -}}
+{{- break -}}
+{{- end -}}
+{{- end -}}
+{{- $f := .Files.Get "files/nats-site-permissions.json" -}}
+{{- range $site := $sites -}}
+{{- if $site.nodes -}}
+{{- if not $f -}}
+{{- fail "files/nats-site-permissions.json is missing from the chart: run make chart-assets" -}}
+{{- end -}}
+{{- $t := $f | fromJson -}}
+{{- $perms := dict -}}
+{{- range $side := list "publish" "subscribe" -}}
+{{- $allow := list -}}
+{{- $subjects := (index $t.permissions $side).allow -}}
+{{- range $n := $site.nodes -}}
+{{- range $subjects -}}
+{{- if contains $t.node . -}}
+{{- $allow = append $allow (. | replace $t.node $n | replace $t.site $site.name) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range $subjects -}}
+{{- if not (contains $t.node .) -}}
+{{- $allow = append $allow (. | replace $t.site $site.name) -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $perms $side (dict "allow" $allow) -}}
+{{- end -}}
+{{- $users = append $users (dict "user" $site.user "key" $site.key "env" $site.env "permissions" $perms) -}}
+{{- end -}}
+{{- end -}}
+{{- dict "users" $users | toJson -}}
+{{- end -}}
+
+{{/*
 The bundled NATS's users as JSON ({"users": [...]}, entries of files/nats-permissions.json):
 every role's, but the vision workers' only with vision.enabled, so that a Secret of one's own
 (nats.bundled.auth.existingSecret) needs the key vision only when the chart runs the workers.
@@ -350,17 +457,19 @@ authorization {
     {{- range (include "corral.nats.serverUsers" . | fromJson).users }}
     {user: {{ .user | quote }}, password: $NATS_PASSWORD_{{ upper .role }}, permissions: {{ toRawJson .permissions }}}
     {{- end }}
-    {{- if .Values.hub.sites }}
-    {{- with (include "corral.nats.permissions" . | fromJson).leaf }}
+    {{- range (include "corral.nats.leafUsers" . | fromJson).users }}
+    {{- if eq .key "leaf" }}
     # Every edge site's server connects as this user, as a leaf node only (broker.LeafPermissions).
-    {user: {{ .user | quote }}, password: $NATS_PASSWORD_LEAF, permissions: {{ toRawJson .permissions }}, allowed_connection_types: ["LEAFNODE"]}
+    {{- else }}
+    # Edge site {{ trimPrefix "leaf-" .user }}'s server, as a leaf node only, for its own nodes (broker.LeafPermissions).
     {{- end }}
+    {user: {{ .user | quote }}, password: ${{ .env }}, permissions: {{ toRawJson .permissions }}, allowed_connection_types: ["LEAFNODE"]}
     {{- end }}
   ]
 }
 {{- end }}
 {{- if .Values.hub.sites }}
-# The edge sites ({{ join ", " .Values.hub.sites }}) connect here as leaf nodes.
+# The edge sites ({{ include "corral.hub.siteNames" . | replace "," ", " }}) connect here as leaf nodes.
 leafnodes {
   port: {{ .Values.hub.leafnodes.port }}
   # Sites keep the address they were given (the leaf Service), not a pod's own.
@@ -394,11 +503,13 @@ Kubernetes puts the password, from its Secret, into the URL).
 */}}
 {{- define "corral.nats.leafEnv" -}}
 {{- if and .Values.hub.sites .Values.nats.bundled.auth.enabled }}
-- name: NATS_PASSWORD_LEAF
+{{- range (include "corral.nats.leafUsers" . | fromJson).users }}
+- name: {{ .env }}
   valueFrom:
     secretKeyRef:
-      name: {{ include "corral.nats.authSecret" . }}
-      key: leaf
+      name: {{ include "corral.nats.authSecret" $ }}
+      key: {{ .key }}
+{{- end }}
 {{- end }}
 {{- with .Values.site.name }}
 {{- $h := $.Values.site.hub }}
