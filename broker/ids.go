@@ -8,11 +8,24 @@ import (
 
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 
-// randomID returns prefix and n random bytes in lowercase base32.
+// randomID returns prefix and n (at most 32) random bytes in lowercase base32, in one
+// allocation: every tool call takes an id.
 func randomID(prefix string, n int) string {
-	b := make([]byte, n)
+	var raw [32]byte
+	var enc [56]byte // idEncoding.EncodedLen(32)
+	b, e := raw[:n], enc[:idEncoding.EncodedLen(n)]
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return prefix + strings.ToLower(idEncoding.EncodeToString(b))
+	idEncoding.Encode(e, b)
+	for i, c := range e {
+		if c >= 'A' && c <= 'Z' {
+			e[i] = c + ('a' - 'A')
+		}
+	}
+	var id strings.Builder
+	id.Grow(len(prefix) + len(e))
+	id.WriteString(prefix)
+	id.Write(e)
+	return id.String()
 }
 
 // NewTaskID returns a new task id: unique, and safe as a NATS subject token.
@@ -40,6 +53,7 @@ func Token(s string) string {
 	}
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
+	b.Grow(tokenLen(s)) // one allocation
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if tokenByte(c) {
@@ -54,6 +68,19 @@ func Token(s string) string {
 		return "=00"
 	}
 	return b.String()
+}
+
+// tokenLen is the length of Token(s) for an s with a byte to escape.
+func tokenLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if tokenByte(s[i]) {
+			n++
+		} else {
+			n += 3
+		}
+	}
+	return n
 }
 
 func tokenByte(c byte) bool {
