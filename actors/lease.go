@@ -246,6 +246,9 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 		if req.Serial != "" && serial != req.Serial || !req.Covers(sl.info.Tags) {
 			continue
 		}
+		if t := queuedOfAnother(sl, req); t != nil {
+			return refuseQueuedAbort(req, sl, t) // ids are unique: nothing else was aborted
+		}
 		c := abortCauseOf(req, sl)
 		var handle string
 		var holder broker.Holder

@@ -348,8 +348,12 @@ func (c *Client) Abort(ctx context.Context, req AbortRequest) (AbortAnswer, erro
 	}
 	out := AbortAnswer{V: WireVersion, Aborted: []string{}}
 	failed, skipped := c.eachNode(ctx, EndpointAbort, req, func() any { return &AbortAnswer{} }, func(v any) {
-		out.Aborted = append(out.Aborted, v.(*AbortAnswer).Aborted...)
-		out.TimedOut = append(out.TimedOut, v.(*AbortAnswer).TimedOut...)
+		a := v.(*AbortAnswer)
+		out.Aborted = append(out.Aborted, a.Aborted...)
+		out.TimedOut = append(out.TimedOut, a.TimedOut...)
+		if a.Code != "" && out.Code == "" { // a node's refusal: that of a queued task of another principal (CodeDenied)
+			out.Code, out.Error = a.Code, a.Error
+		}
 	})
 	return out, errors.Join(append(slices.Collect(maps.Values(failed)), newerErr(skipped))...)
 }

@@ -64,6 +64,7 @@ const (
 	CodeNotFound      = "not_found"          // the text or image to act on is not on screen; nothing was tapped
 	CodeNoVision      = "vision_unavailable" // the tool needs a vision worker and none answers: start corral vision
 	CodeCallerGone    = "caller_gone"        // its caller went away while it waited in the queue; nothing ran
+	CodeDenied        = "denied"             // the caller's auth policy does not allow it (abort of another principal's queued task); nothing changed
 )
 
 // DeviceEntry is one device in the registry bucket.
@@ -435,6 +436,11 @@ type AbortRequest struct {
 	// Tags, when set, limit the abort to devices with at least one of them: the caller's
 	// auth policy, so a task id or lease handle cannot reach a device it may not use.
 	Tags []string `json:"tags,omitempty"`
+	// Principal, when set, is the caller's principal under an auth policy that makes it no
+	// operator: a queued task chosen by TaskID is dropped only if that principal sent it, and
+	// otherwise refused with CodeDenied (docs/auth.md). A queued task's sender is known only to
+	// its node. Empty: any caller aborts any (no policy, an operator, an older gateway).
+	Principal string `json:"principal,omitempty"`
 }
 
 // Covers reports whether the abort may touch a device with these tags.

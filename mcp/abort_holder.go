@@ -15,8 +15,9 @@ import (
 // running task's id is no secret (the console, list_available_devices and `corral tasks`
 // show it), so it gets the same rule. A lease handle is what only its holder was given, so it
 // goes on to the node, which leaves devices outside the caller's tags alone, as it does a
-// task id the registry does not show running (queued, or not written yet: only its sender
-// knows it). Without a policy everyone is anonymous and may abort anything, as before.
+// task id the registry does not show running: a queued one (its node drops it only for its
+// sender or an operator, abortPrincipal), or one not shown yet. Without a policy everyone is
+// anonymous and may abort anything, as before.
 func (g *Gateway) mayAbort(ctx context.Context, a abortArgs) *mcpgo.CallToolResult {
 	p := g.principal(ctx)
 	if g.opts.Policy == nil || p == nil || p.Operator || a.Lease != "" {
@@ -70,4 +71,27 @@ func (g *Gateway) deviceHolder(ctx context.Context, serial string) string {
 		return broker.PrincipalOf(dev.Holder) // the registry shows the holder as a string only
 	}
 	return ""
+}
+
+// abortPrincipal is the principal the nodes hold an abort of a queued task by id to
+// (broker.AbortRequest.Principal): only a queued task's sender or an operator aborts it. Its
+// id shows in its device's registry entry, but only its node knows who sent it. "" without a
+// policy (everyone is anonymous and may abort anything) and for an operator.
+func (g *Gateway) abortPrincipal(ctx context.Context) string {
+	p := g.principal(ctx)
+	if g.opts.Policy == nil || p == nil || p.Operator {
+		return ""
+	}
+	return p.Name
+}
+
+// queuedDenied passes on a node's refusal (ans, broker.CodeDenied) of an abort of task id,
+// which another principal queued: the node words it, as mayAbort's refusals read; it is
+// counted and logged as theirs are.
+func (g *Gateway) queuedDenied(ctx context.Context, id string, ans broker.AbortAnswer) *mcpgo.CallToolResult {
+	serial := ""
+	if d, _, ok := g.deviceQueued(ctx, id); ok {
+		serial = d.Serial
+	}
+	return g.deny(ctx, denial{reason: reasonHolder, serial: serial, rule: "only a queued task's sender or an operator aborts it"}, ans.Error)
 }

@@ -49,8 +49,10 @@ func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolRe
 			continue
 		}
 		ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: m.Serial, TaskID: a.taskID, Lease: handles[m.Serial],
-			All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
+			All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx), Principal: g.abortPrincipal(ctx)})
 		switch {
+		case err == nil && ans.Code == broker.CodeDenied:
+			return g.queuedDenied(ctx, a.taskID, ans)
 		case err != nil:
 			failed = append(failed, fmt.Sprintf("%s (%v)", m.Serial, err))
 		case ans.Error != "" || ans.Code != "":

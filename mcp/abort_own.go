@@ -90,7 +90,7 @@ func (g *Gateway) abortOwn(ctx context.Context, own []agentRun, all bool) *mcpgo
 	var what, timedOut, where []string
 	for _, r := range own {
 		ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: r.serial, TaskID: r.id, All: all,
-			By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
+			By: holderFrom(ctx).String(), Tags: g.callerTags(ctx), Principal: g.abortPrincipal(ctx)})
 		if err != nil {
 			setOutcome(ctx, broker.OutcomeLost)
 			return errorResult(fmt.Sprintf("abort_task of %s task %s on device %s: %v", r.tool, r.id, r.serial, err))

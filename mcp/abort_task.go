@@ -87,10 +87,13 @@ func toolAbortTask() toolDef {
 				return res, nil
 			}
 			ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: a.Serial, TaskID: a.taskID,
-				Lease: a.Lease, All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
+				Lease: a.Lease, All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx), Principal: g.abortPrincipal(ctx)})
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("abort_task on %s: %v", a.target(), err)), nil
+			}
+			if ans.Code == broker.CodeDenied {
+				return g.queuedDenied(ctx, a.taskID, ans), nil
 			}
 			if ans.Error != "" || ans.Code != "" {
 				setOutcome(ctx, broker.OutcomeRefused)
