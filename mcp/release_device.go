@@ -145,8 +145,12 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 			return l.Serial, lease, nil
 		}
 	}
-	msg := "no lease held now has this handle: it ended (expired, released or revoked) or was never granted; pass serial with it to hear which " +
-		"(list_leases shows the leases held; acquire_device takes a new one)"
+	// No node holds it (or one that does not answer may): its grant names its device.
+	granted, grantsErr := g.grantedDevice(ctx, lease)
+	if granted != "" {
+		return granted, lease, nil
+	}
+	msg := unknownLeaseText(grantsErr)
 	if err != nil {
 		msg = fmt.Sprintf("the lease's device was not found (%v); pass serial with the lease", err)
 	}
