@@ -16,6 +16,11 @@ import (
 // screenshotChunk is the size of a screenshot's chunks, nats.go's object store's default.
 const screenshotChunk = 128 << 10
 
+// screenshotMaxMsg bounds a message of the screenshots' store (its MaxMsgSize): a chunk, or an
+// object's metadata, with room; any node may write the store, and its NATS user may publish
+// messages as large as vision requests (embedded.MaxPayload).
+const screenshotMaxMsg = 2 * screenshotChunk
+
 // putScreenshot writes an object into the screenshots' store as nats.go's ObjectStore.Put does
 // (its chunks under a new id, then its metadata, which every object store reader takes), but
 // without the rollup header Put sets on the metadata: the store refuses rollups (streams.go), as

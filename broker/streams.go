@@ -140,6 +140,10 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			return nil, storeErr("key-value bucket "+name, err)
 		}
 		cfg := jetstream.KeyValueConfig{Bucket: name, Description: desc, History: 1, TTL: ttl, MaxBytes: maxBytes, Replicas: r, Storage: jetstream.FileStorage}
+		limits, bounded := nodeBucketLimits(name)
+		if bounded {
+			cfg.MaxValueSize, cfg.MaxBytes = limits.MaxValue, limits.MaxBytes
+		}
 		if sourced(kvStream(name)) && !o.CreateOnly {
 			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites); err != nil {
 				return nil, storeErr("key-value bucket "+name, err)
@@ -147,6 +151,8 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		}
 		// The stream is made here, not by nats.go's CreateKeyValue, which always allows
 		// rollups: a node's user could purge the bucket through its own keys (kvconfig.go).
+		// A gateway's start (not CreateOnly) also brings an older Corral's bucket to the
+		// rollups and bounds of this one.
 		scfg := kvStreamConfig(cfg, !nodeWritten(name))
 		var b jetstream.KeyValue
 		if o.CreateOnly {
@@ -160,6 +166,9 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		}
 		if err != nil {
 			return nil, storeErr("key-value bucket "+name, err)
+		}
+		if bounded {
+			return boundedKV{b}, nil
 		}
 		return b, nil
 	}
@@ -213,13 +222,15 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	// The screenshots' object store is made as nats.go makes one (its subjects), but drops the
 	// oldest when full where nats.go would refuse the newest, and refuses rollups, which nats.go
 	// allows for its metadata: every node may write the bucket, and one rollup would purge it
-	// all (kvconfig.go). Screenshots are written without them (screenshot_put.go).
+	// all (kvconfig.go). Screenshots are written without them (screenshot_put.go). Its messages
+	// are bounded (a chunk, or metadata); one node's share of it cannot be (docs/operations.md, NATS roles).
 	if s.screenshotStream, err = stream(jetstream.StreamConfig{
 		Name:        objStream(ScreenshotBucket),
 		Description: "Corral task screenshots (agent task steps), JPEG",
 		Subjects:    []string{"$O." + ScreenshotBucket + ".C.>", "$O." + ScreenshotBucket + ".M.>"},
 		MaxAge:      o.ScreenshotsMaxAge,
 		MaxBytes:    o.ScreenshotsMaxBytes,
+		MaxMsgSize:  screenshotMaxMsg,
 		Discard:     jetstream.DiscardOld,
 	}); err != nil {
 		return nil, err
@@ -243,8 +254,19 @@ func StorageShort(err error) bool {
 func storageHint(o StoreOptions) string {
 	return fmt.Sprintf("the NATS server's JetStream storage is short: Corral's streams reserve their caps in it, %s for %s "+
 		"(--events-max-bytes) and %s for the screenshots (--screenshots-max-bytes), and %s for the sessions (--sessions-max-bytes), "+
-		"times their replicas; lower those flags, or give JetStream more room (free space on its store's disk, or a larger max_file_store)",
-		FormatSize(o.EventsMaxBytes), EventStream, FormatSize(o.ScreenshotsMaxBytes), FormatSize(o.SessionsMaxBytes))
+		"and %s for the buckets the nodes write (fixed), times their replicas; lower those flags, or give JetStream more room "+
+		"(free space on its store's disk, or a larger max_file_store)",
+		FormatSize(o.EventsMaxBytes), EventStream, FormatSize(o.ScreenshotsMaxBytes), FormatSize(o.SessionsMaxBytes), FormatSize(nodeBucketsBytes()))
+}
+
+// nodeBucketsBytes is what the buckets nodes write reserve in all (nodeBucketLimits).
+func nodeBucketsBytes() int64 {
+	var n int64
+	for _, b := range []string{RegistryBucket, LeaseBucket, NodeBucket, CalibrationBucket} {
+		l, _ := nodeBucketLimits(b)
+		n += l.MaxBytes
+	}
+	return n
 }
 
 // FormatSize writes a byte count as the size flags take it (1GiB, 200MiB, 512KiB, bytes), or

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -30,7 +31,7 @@ func smallJetStream(t *testing.T, maxStore int64) *nats.Conn {
 // with what each stream reserves and the flags that lower it: it was asked whether
 // JetStream was enabled. Caps that fit are taken.
 func TestShortStorageSaysWhatTheStreamsReserve(t *testing.T) {
-	nc := smallJetStream(t, 20<<20)
+	nc := smallJetStream(t, 20<<20+nodeBucketsBytes())
 	_, err := EnsureStores(t.Context(), nc, StoreOptions{})
 	require.Error(t, err)
 	assert.True(t, StorageShort(err), "%v", err)
@@ -40,6 +41,7 @@ func TestShortStorageSaysWhatTheStreamsReserve(t *testing.T) {
 	assert.Contains(t, msg, "1GiB for CORRAL_EVENTS (--events-max-bytes)")
 	assert.Contains(t, msg, "1GiB for the screenshots (--screenshots-max-bytes)")
 	assert.Contains(t, msg, "128MiB for the sessions (--sessions-max-bytes)")
+	assert.Contains(t, msg, "120MiB for the buckets the nodes write (fixed)")
 	assert.NotContains(t, msg, "is JetStream enabled")
 
 	_, err = EnsureStores(t.Context(), nc, StoreOptions{EventsMaxBytes: 4 << 20, ScreenshotsMaxBytes: 4 << 20, SessionsMaxBytes: 1 << 20})
@@ -50,11 +52,17 @@ func TestShortStorageSaysWhatTheStreamsReserve(t *testing.T) {
 // storage too: callers must not blame the NATS user's permissions for it.
 func TestFullStorageIsStorageShort(t *testing.T) {
 	nc := smallJetStream(t, 12<<20)
-	s, err := EnsureStores(t.Context(), nc, StoreOptions{EventsMaxBytes: 4 << 20, ScreenshotsMaxBytes: 4 << 20, SessionsMaxBytes: 1 << 20})
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	// The claims' bucket as an older Corral made it, and a store that fills the storage: neither
+	// has a cap, which JetStream reserves when a stream is made (Corral's buckets have theirs).
+	_, err = js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: NodeBucket})
+	require.NoError(t, err)
+	uncapped, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: "uncapped"})
 	require.NoError(t, err)
 	value := bytes.Repeat([]byte("x"), 1<<20)
 	for i := range 16 {
-		if _, err = s.Calibrations.Put(t.Context(), fmt.Sprintf("rig-%d", i), value); err != nil {
+		if _, err = uncapped.Put(t.Context(), fmt.Sprintf("rig-%d", i), value); err != nil {
 			break
 		}
 	}
