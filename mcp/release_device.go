@@ -171,23 +171,38 @@ func holdsWho(ctx context.Context) string {
 // remembers there; it names the devices the caller does hold, and what release_device {}
 // would give back, so that the caller need not guess.
 func (g *Gateway) noLeaseOf(ctx context.Context, serial string) string {
-	why := "released, expired, or another holder's"
-	if sessionID(ctx) == "" {
-		why += "; without a session a lease acquire_device took is not remembered"
+	if _, ok := g.farm.Device(serial); !ok {
+		return fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial)
 	}
-	msg := fmt.Sprintf("lease is required: %s no lease of %s (%s)", holdsWho(ctx), serial, why)
+	unkept := "without a session a lease acquire_device took is not remembered"
+	if sessionID(ctx) != "" {
+		unkept = "this session does not remember it"
+	}
 	holder := holderFrom(ctx)
 	var mine []string
+	holdsIt := false
 	if leases, err := g.farm.Leases(ctx); err == nil {
 		for _, l := range leases {
-			if l.Holder.Is(holder) && !slices.Contains(mine, l.Serial) {
+			switch {
+			case !l.Holder.Is(holder):
+			case l.Serial == serial:
+				holdsIt = true
+			case !slices.Contains(mine, l.Serial):
 				mine = append(mine, l.Serial)
 			}
 		}
 	}
+	msg := fmt.Sprintf("lease is required: %s no lease of %s (released, expired, or another holder's; %s)", holdsWho(ctx), serial, unkept)
+	if holdsIt {
+		msg = fmt.Sprintf("lease is required: %s a lease of %s, but %s: pass its handle as lease", holdsWho(ctx), serial, unkept)
+	}
 	if len(mine) > 0 {
 		slices.Sort(mine)
-		msg += "; you hold leases of " + strings.Join(mine, ", ")
+		also := ""
+		if holdsIt {
+			also = "also "
+		}
+		msg += "; you " + also + "hold leases of " + strings.Join(mine, ", ")
 		sd, _ := g.farm.SessionDevice(ctx, selectionKey(ctx))
 		switch known := g.sessionLeases(ctx, sd); len(known) {
 		case 0:
