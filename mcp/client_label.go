@@ -24,6 +24,14 @@ const clientLabelPunct = "-_.:/@+#,'&!?=~*…"
 // to maxClientLabel runes, ending in "…". A name with nothing left is "" (a holder without a
 // client). clientLabel(clientLabel(s)) == clientLabel(s): every gateway derives one holder.
 func clientLabel(name string) string {
+	if isClientLabel(name) { // the common case, on every call: nothing to build
+		return name
+	}
+	return cleanLabel(name)
+}
+
+// cleanLabel is clientLabel built rune by rune.
+func cleanLabel(name string) string {
 	var b strings.Builder
 	runes, space := 0, false
 	for _, r := range name {
@@ -50,6 +58,29 @@ func clientLabel(name string) string {
 		runes += need
 	}
 	return b.String()
+}
+
+// isClientLabel says whether clientLabel(name) is name: every rune kept, words separated by
+// one space, none before the first or after the last, and 1 to maxClientLabel runes.
+func isClientLabel(name string) bool {
+	runes, space := 0, false
+	for _, r := range name {
+		runes++
+		switch {
+		case r == ' ':
+			if runes == 1 || space {
+				return false
+			}
+			space = true
+		case r == utf8.RuneError, unicode.Is(unicode.Cf, r):
+			return false
+		case unicode.IsLetter(r), unicode.IsDigit(r), unicode.IsMark(r), strings.ContainsRune(clientLabelPunct, r):
+			space = false
+		default:
+			return false
+		}
+	}
+	return runes > 0 && !space && runes <= maxClientLabel
 }
 
 // cutLabel ends label, of n runes and with more to come, with "…" in maxClientLabel runes
