@@ -26,6 +26,9 @@ type boundDevice struct {
 	wipe atomic.Bool
 	// looks keeps the console's last look at the screen (Screen), across restarts too.
 	looks tools.LookCache
+	// encoder is the last result's encoder (marshalData), kept for the next call: one task
+	// runs at a time, so one is enough (a second at once makes its own).
+	encoder atomic.Pointer[dataEncoder]
 }
 
 // The scheduler tells a LeaseWatcher of each lease's grant and end.
@@ -126,7 +129,7 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 	}
 	res := broker.TaskResult{Outcome: broker.OutcomeSucceeded, Text: out.Text}
 	if out.Data != nil {
-		data, err := marshalData(out.Data)
+		data, err := b.marshalData(out.Data)
 		if err != nil {
 			return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("encode result: %v", err)}
 		}
@@ -169,13 +172,31 @@ func (b *boundDevice) Health(ctx context.Context) error {
 }
 
 // marshalData encodes a result without escaping <, > and & (UI sources are XML: escaping
-// would make them up to six times larger on the wire).
-func marshalData(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
+// would make them up to six times larger on the wire). Its encoder and buffer are kept for
+// the next result (every call has one): the copy out is the one allocation of its bytes.
+func (b *boundDevice) marshalData(v any) (json.RawMessage, error) {
+	e := b.encoder.Swap(nil)
+	if e == nil {
+		e = &dataEncoder{}
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	e.buf.Reset()
+	var data json.RawMessage
+	err := e.enc.Encode(v)
+	if err == nil {
+		data = bytes.Clone(bytes.TrimRight(e.buf.Bytes(), "\n"))
+	}
+	if e.buf.Cap() <= maxKeptEncoderBuffer { // a UI source's megabytes are not kept
+		b.encoder.Store(e)
+	}
+	return data, err
+}
+
+// maxKeptEncoderBuffer is the largest result buffer kept for the next call.
+const maxKeptEncoderBuffer = 64 << 10
+
+type dataEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
 }

@@ -194,7 +194,13 @@ func (m *natsMirror) eventSubject(ev broker.Event) string {
 // TaskRecord queues a task's record, encoded by the wire codec (one a call) off the
 // scheduler's goroutine.
 func (m *natsMirror) TaskRecord(res broker.TaskResult) {
-	m.queue(publication{subject: fmt.Sprintf(broker.EventTaskT, m.node, res.ID), v: res, own: true})
+	m.queue(publication{subject: m.taskRecordSubject(res.ID), v: res, own: true})
+}
+
+// taskRecordSubject is broker.EventTaskT's subject for task id of this node, concatenated in
+// one allocation rather than formatted: every call records one.
+func (m *natsMirror) taskRecordSubject(id string) string {
+	return broker.Prefix + ".events.task." + m.node + "." + id
 }
 
 func (m *natsMirror) queue(p publication) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package nodes
+
+const raceEnabled = false
