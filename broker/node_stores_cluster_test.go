@@ -2,9 +2,6 @@ package broker
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,43 +10,17 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/corral-farm/corral/broker/embedded"
 )
 
 // On a 3-server cluster with replicated (R3) stores, an older Corral's stores, which allowed
 // rollups, refuse them once a gateway's start has updated them: nats-server takes the update
 // of a replicated stream, and its leader refuses the rollup before proposing it to the others.
 func TestReplicatedStoresRefuseRollupsOnceUpdated(t *testing.T) {
-	log := slog.New(slog.DiscardHandler)
-	const n = 3
-	routes, ports := make([]string, n), make([]int, n)
-	for i := range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", ports[i])
-		require.NoError(t, l.Close())
-	}
-	var urls []string
-	for i := range n {
-		ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: fmt.Sprintf("nats-%d", i+1),
-			Cluster: &embedded.ClusterOptions{Name: "corral-test", Port: ports[i], Routes: routes}}, log)
-		require.NoError(t, err)
-		t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-		urls = append(urls, ns.ClientURL())
-	}
-	nc, err := nats.Connect(strings.Join(urls, ","))
+	nc, err := nats.Connect(strings.Join(startCluster(t, 3), ","))
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-		defer cancel()
-		_, err := js.AccountInfo(ctx)
-		return err == nil
-	}, 30*time.Second, 100*time.Millisecond, "JetStream of the cluster ready")
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
