@@ -13,8 +13,8 @@ import (
 // ForceQuitResult is force_quit's structured result.
 type ForceQuitResult struct {
 	Message     string `json:"message" jsonschema:"What was quit"`
-	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app that was in front; empty where the device cannot tell (an arm)"`
-	Quit        bool   `json:"quit" jsonschema:"False when no app was in front (the home screen was)"`
+	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app that was in front; empty where the device cannot tell (an arm) or nothing is open"`
+	Quit        bool   `json:"quit" jsonschema:"False when no app was in front (the home screen was, or nothing is open)"`
 	Hint        string `json:"hint"`
 }
 
@@ -49,7 +49,10 @@ func forceQuit() Tool {
 		pkg = strings.TrimSpace(pkg)
 		switch {
 		case pkg == "":
-			return Output{}, fmt.Errorf("cannot tell which app is in front (the device named none); peek, then app_terminate the app by its packageName")
+			// Nothing open, as get_foreground_app answers it (a browser with no tab): the
+			// caller's state, not the device's failure, and nothing to quit.
+			return Output{Data: ForceQuitResult{Message: "nothing is in front: no app is open (on a browser device, no tab): no app to quit",
+				Hint: hintNothingOpen}}, nil
 		case slices.Contains(systemPackages, pkg):
 			return Output{}, fmt.Errorf("the system UI (%s) is in front, not an app: the phone may be locked or a system dialog open; peek to see it", pkg)
 		case isHomeApp(pkg):

@@ -26,5 +26,6 @@ const (
 	hintClear        = "app_launch the package to start it fresh."
 	hintIME          = "input now types through this input method."
 	hintUnlock       = "peek to confirm you are on the home screen and plan your next tap."
+	hintNothingOpen  = "app_launch opens an app (on a browser device, a URL in a new tab)."
 	hintPopups       = "peek to confirm the screen is clear; a popup left over: tap its own close button."
 )

@@ -86,6 +86,7 @@ var (
 	_ device.SelectorActor    = (*Driver)(nil)
 	_ device.SecondaryClicker = (*Driver)(nil)
 	_ device.TabCloser        = (*Driver)(nil)
+	_ device.StatusReporter   = (*Driver)(nil)
 )
 
 // Start starts a browser for a device: its own Chromium process and profile directory,
