@@ -15,7 +15,7 @@ import (
 
 // PromptArgs are the arguments of HttpRunner's ai_action and ai_query.
 type PromptArgs struct {
-	Prompt string `json:"prompt" arg:"required,minLength=1,maxLength=4000" desc:"What to do, or to ask, in words"`
+	Prompt string `json:"prompt" arg:"required,minLength=1,maxLength=4000" desc:"What to do, or to ask, in words" help:"in words, what to do on the device (ai_action: 'open Settings and turn on Wi-Fi') or what to ask about its screen (ai_query: 'what is the battery level?')"`
 	SeedOptions
 }
 
@@ -44,7 +44,7 @@ type AIQueryResult struct {
 
 // FinishedArgs are finished's arguments (HttpRunner seed).
 type FinishedArgs struct {
-	Content string `json:"content" arg:"required,maxLength=10000" desc:"The task's conclusion"`
+	Content string `json:"content" arg:"required,maxLength=10000" desc:"The task's conclusion" help:"the task's conclusion for the user, in words: what was done, and any value the task asked for"`
 	SeedOptions
 }
 

@@ -11,8 +11,10 @@ import (
 
 // ArgProblem says, in the words of a tool's arguments, what encoding/json found wrong with
 // them: "x must be a number, got a string", or for an argument the tool does not take,
-// `unknown argument "foo"` with unknown set. ok is false for any other error. The gateway and
-// sequence steps both use it, so an agent reads the same sentence either way.
+// `unknown argument "foo"` with unknown set; for a key of an object inside them, `unknown
+// key "foo" in steps[0]; steps[0] takes: ...`, unknown not set. ok is false for any other
+// error. The gateway and sequence steps both use it, so an agent reads the same sentence
+// either way.
 func ArgProblem(err error) (msg string, unknown, ok bool) {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -33,6 +35,9 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 			field = "each item of " + field
 		}
 		return field + " must be " + want + ", got " + gotWords, false, true
+	}
+	if uk, ok := errors.AsType[*unknownKeyError](err); ok { // a key of an object inside them
+		return uk.words(), false, true
 	}
 	// encoding/json has no error type for an unknown field, only this text.
 	for e := err; e != nil; e = errors.Unwrap(e) {

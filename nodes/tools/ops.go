@@ -162,7 +162,7 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(v); err != nil {
-			return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: inItem(err, v)} // ArgProblem reads err
+			return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: inObject(raw, inItem(err, v), v)} // ArgProblem reads err
 		}
 		if dec.More() {
 			return BadInput("arguments: trailing data after the JSON object")

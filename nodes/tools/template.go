@@ -52,6 +52,17 @@ func loadTemplate(spec string, shared bool, screen image.Point) (template, error
 		}
 	default:
 		tm.from = "a file"
+		// Shorter than isBase64 takes for base64 unseen: when no file is so named (a shared
+		// node reads none), base64 that decodes is what it is, told as not an image (no image
+		// is that small) rather than as a missing file.
+		if b, ok := shortBase64(spec); ok {
+			switch {
+			case shared:
+				tm.from, raw = "base64; a shared node reads no files", b
+			case !fileExists(spec):
+				tm.from, raw = "base64, as no file on the node has that name", b
+			}
+		}
 	}
 	if tm.from == "a file" {
 		if shared {
@@ -114,9 +125,11 @@ func readTemplateFile(path string) ([]byte, error) {
 // isBase64 says whether s is written in a base64 alphabet (standard or URL, padded or not),
 // with line breaks allowed: a file path has a dot or a character base64 has not.
 func isBase64(s string) bool {
-	if len(s) < 16 {
-		return false
-	}
+	return len(s) >= 16 && inBase64Alphabet(s)
+}
+
+// inBase64Alphabet says whether every byte of s is of a base64 alphabet or a line break.
+func inBase64Alphabet(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' ||
@@ -125,6 +138,22 @@ func isBase64(s string) bool {
 		}
 	}
 	return true
+}
+
+// shortBase64 decodes s if it is too short for isBase64 but written in a base64 alphabet
+// and decodes.
+func shortBase64(s string) ([]byte, bool) {
+	if s == "" || len(s) >= 16 || !inBase64Alphabet(s) {
+		return nil, false
+	}
+	b, err := decodeBase64(s)
+	return b, err == nil && len(b) > 0
+}
+
+// fileExists says whether path names something on the node.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // decodeBase64 decodes standard or URL base64, padded or not, ignoring line breaks.
