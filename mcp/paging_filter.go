@@ -27,10 +27,12 @@ type deviceFilter struct {
 	Node     string   `json:"node,omitempty"`
 }
 
-// pageArgs choose a page of a list tool.
+// pageArgs choose a page of a list tool. Limit is the page size Check settled: the one given,
+// else DefaultPageLimit.
 type pageArgs struct {
-	Limit  int    `json:"limit,omitempty"`
+	Given  *int   `json:"limit,omitempty"`
 	Cursor string `json:"cursor,omitempty"`
+	Limit  int    `json:"-"`
 }
 
 // deviceFilterParams are the list tools' filter arguments (terse: tools/list is paid for in
@@ -75,6 +77,14 @@ func (f *deviceFilter) Check() error {
 	return nil
 }
 
+// CheckDeviceFilter refuses, in list_available_devices' and list_leases' words, filters they
+// would refuse: the CLI checks its flags with it, so that it refuses them before any call, as
+// it refuses its other bad flag values.
+func CheckDeviceFilter(platform, state string, tags []string, model, node string) error {
+	f := deviceFilter{Platform: platform, State: state, Tags: tags, Model: model, Node: node}
+	return f.Check()
+}
+
 // matches reports whether d has every property the filter asks for.
 func (f *deviceFilter) matches(d broker.DeviceEntry) bool {
 	return (f.Platform == "" || f.Platform == d.Platform) &&
@@ -95,14 +105,18 @@ func (f *deviceFilter) print(extra ...string) [filterPrintLen]byte {
 	return p
 }
 
-// Check validates the page arguments.
+// Check validates the page arguments. A limit of 0 is refused as the schema (minimum 1) and
+// docs/tools.md have it, and as corral tasks --limit 0 is: a page of nothing is no page.
+// Leaving limit out (or null) takes the default.
 func (p *pageArgs) Check() error {
-	if p.Limit < 0 || p.Limit > MaxPageLimit {
-		return fmt.Errorf("limit must be 1 to %d (default %d), got %d; page through more with cursor", MaxPageLimit, DefaultPageLimit, p.Limit)
+	p.Limit = DefaultPageLimit
+	if p.Given == nil {
+		return nil
 	}
-	if p.Limit == 0 {
-		p.Limit = DefaultPageLimit
+	if *p.Given < 1 || *p.Given > MaxPageLimit {
+		return fmt.Errorf("limit must be 1 to %d (default %d), got %d; page through more with cursor", MaxPageLimit, DefaultPageLimit, *p.Given)
 	}
+	p.Limit = *p.Given
 	return nil
 }
 

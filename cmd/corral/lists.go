@@ -55,16 +55,38 @@ func (l listFlags) args() (map[string]any, error) {
 	if err := knownPlatform(*l.platform); err != nil {
 		return nil, err
 	}
+	tags := tagList(*l.tags)
+	if err := mcp.CheckDeviceFilter(*l.platform, *l.state, tags, *l.model, *l.node); err != nil {
+		return nil, badValue(err) // the gateway would refuse them so; a flag's value is a usage error
+	}
 	a := map[string]any{"limit": mcp.MaxPageLimit}
 	for name, v := range map[string]string{"platform": *l.platform, "state": *l.state, "model": *l.model, "node": *l.node} {
 		if v != "" {
 			a[name] = v
 		}
 	}
-	if tags := strings.FieldsFunc(*l.tags, func(r rune) bool { return r == ',' || r == ' ' }); len(tags) > 0 {
+	if len(tags) > 0 {
 		a["tags"] = tags
 	}
 	return a, nil
+}
+
+// tagList splits --tags at commas, and at spaces within them ("lab, sim-card" is two tags).
+// An empty one between commas (",,", "lab,") stays, as "", for CheckDeviceFilter to refuse:
+// dropped, the filter would keep every device. No tags at all is no filter.
+func tagList(v string) []string {
+	if strings.TrimSpace(v) == "" {
+		return nil
+	}
+	var tags []string
+	for _, part := range strings.Split(v, ",") {
+		if words := strings.Fields(part); len(words) > 0 {
+			tags = append(tags, words...)
+		} else {
+			tags = append(tags, "")
+		}
+	}
+	return tags
 }
 
 // eachPage calls a list tool with args, then again with each page's next_cursor, until the
