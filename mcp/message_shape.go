@@ -24,12 +24,13 @@ const codeInvalidParams = -32602
 // .progressToken of type float64") or whose list cursor is not base64 ("illegal base64 data
 // at input byte 0"), a request or notification whose _meta names a protocol version the
 // gateway does not speak or the header does not (metaVersionProblem), and a JSON-RPC response
-// from the client, which mcp-go takes for an answer to a sampling request and logs at ERROR.
-// Anything else goes on untouched; a request that
-// passes is decoded by mcp-go as before.
+// from the client, which mcp-go takes for an answer to a sampling request and logs at ERROR,
+// and a tools/call of a tool the gateway does not serve (unknown_tool.go). Anything else goes
+// on untouched; a request that passes is decoded by mcp-go as before.
 func (g *Gateway) messageShape(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || plainRequest(bodyOf(r)) && plainMetaVersion(bodyOf(r), r.Header.Get(mcpgo.HeaderProtocolVersion)) {
+		if r.Method != http.MethodPost || plainRequest(bodyOf(r)) && plainMetaVersion(bodyOf(r), r.Header.Get(mcpgo.HeaderProtocolVersion)) &&
+			!g.mayCallUnknownTool(bodyOf(r)) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -65,7 +66,11 @@ func (g *Gateway) messageShape(next http.Handler) http.Handler {
 		if refuseMetaVersion(w, r, msg.ID, msg.Params) {
 			return
 		}
-		if problem := paramsProblem(*msg.Method, msg.Params); problem != "" {
+		problem := paramsProblem(*msg.Method, msg.Params)
+		if problem == "" && g.mayCallUnknownTool(bodyOf(r)) {
+			problem = g.unknownToolProblem(*msg.Method, msg.Params) // unknown_tool.go
+		}
+		if problem != "" {
 			status := http.StatusOK // what mcp-go answers an invalid request with before 2026-07-28
 			if mcpgo.IsModernProtocol(r.Header.Get(mcpgo.HeaderProtocolVersion)) {
 				status = http.StatusBadRequest

@@ -18,7 +18,7 @@ func BenchmarkMessageShapeFastPath(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			passed := 0
-			h := (&Gateway{}).messageShape(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { passed++ }))
+			h := (&Gateway{known: map[string]bool{"tap_xy": true}}).messageShape(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { passed++ }))
 			r := withBody(httptest.NewRequest(http.MethodPost, "/mcp", nil), []byte(c.body))
 			r.Header.Set("Mcp-Protocol-Version", c.header)
 			w := httptest.NewRecorder()
