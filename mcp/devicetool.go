@@ -198,12 +198,15 @@ func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
 				common.Lease = s
 			}
 		case argTimeoutMS:
-			f, err := number(k, v, 1, maxTimeoutMS, tools.FormatMillis)
+			ms, err := timeoutArg(v)
 			if err != nil {
 				return nil, common, err
 			}
-			common.TimeoutMS = int64(f)
+			common.TimeoutMS = ms
 		case argWaitSeconds:
+			if v == nil {
+				continue // not given (common_numbers.go)
+			}
 			f, err := number(k, v, 0, maxWaitSeconds, tools.FormatNumber)
 			if err != nil {
 				return nil, common, err
