@@ -353,6 +353,12 @@ func (s *Scheduler) submit(m SubmitTask) {
 		s.refuse(t, broker.CodeUnknownDevice, fmt.Sprintf("no device %q on node %s; call list_available_devices", m.Req.Serial, s.cfg.Node), nil)
 		return
 	}
+	// A timeout_ms over the tool's cap is refused now, before the task waits or renews a
+	// lease, not when its turn comes (start checks again, for the deadline it arms).
+	if _, err := sl.dev.Deadline(t.req.Tool, t.req.TimeoutMS); err != nil {
+		s.refuse(t, broker.CodeBadInput, err.Error()+"; nothing ran or waited", nil)
+		return
+	}
 	if refused := s.checkHealth(sl, t); refused || s.refuseDraining(t) {
 		return
 	}
