@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,8 @@ type boundDevice struct {
 	// encoder is the last result's encoder (marshalData), kept for the next call: one task
 	// runs at a time, so one is enough (a second at once makes its own).
 	encoder atomic.Pointer[dataEncoder]
+	// bounds cut the reasons of its troubles to fit its registry entry (entry_bounds.go).
+	bounds *entryBounds
 }
 
 // The scheduler tells a LeaseWatcher of each lease's grant and end.
@@ -124,8 +127,8 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		if (code == broker.CodeBadInput || code == broker.CodeUnsupported || code == broker.CodeUnconfigured || code == broker.CodeUnhealthy) && !tools.PartlyRan(err) {
 			outcome = broker.OutcomeRefused
 		}
-		return broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err),
-			OwnSetup: ownSetup(code, err)}
+		return b.pastDeadline(ctx, req.Tool, broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err),
+			OwnSetup: ownSetup(code, err)})
 	}
 	res := broker.TaskResult{Outcome: broker.OutcomeSucceeded, Text: out.Text}
 	if out.Data != nil {
@@ -141,10 +144,10 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 	if out.PNG != nil {
 		res.Image, res.ImageType = out.PNG, "image/png"
 	}
-	if out.Image != nil {
-		jpg, err := tools.EncodeJPEG(out.Image, tools.MaxImageBytes)
+	if out.Image != nil && !deadlinePassed(ctx) { // an image too late for its task is not encoded
+		jpg, err := encodeJPEG(ctx, out.Image)
 		if err != nil {
-			return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)}
+			return b.pastDeadline(ctx, req.Tool, broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)})
 		}
 		res.Image, res.ImageType = jpg, "image/jpeg"
 	}
@@ -152,7 +155,53 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		res.Outcome, res.Code = tools.FailureOutcome(out.Failure)
 		res.Error = fmt.Sprintf("device %s: %v", b.info.Serial, out.Failure)
 	}
+	return b.pastDeadline(ctx, req.Tool, res)
+}
+
+// pastDeadline is res, timed_out if the task's deadline passed before it came (SCHEDULER.md
+// rule 6): a late success is no success, and a driver's error then is most likely the deadline
+// seen first by a timer of its own (an adb dial's: "i/o timeout"). It keeps what res carries
+// (an agent's partial report), as the scheduler does when ctx's timer comes first.
+func (b *boundDevice) pastDeadline(ctx context.Context, tool string, res broker.TaskResult) broker.TaskResult {
+	if !deadlinePassed(ctx) || res.Outcome == broker.OutcomeTimedOut {
+		return res
+	}
+	if res.Outcome == broker.OutcomeSucceeded {
+		res.Error = fmt.Sprintf("device %s: %s answered after the task's deadline", b.info.Serial, tool)
+	}
+	res.Outcome, res.Code, res.OwnSetup = broker.OutcomeTimedOut, "", false
 	return res
+}
+
+// deadlinePassed says whether the task's deadline has passed, whether or not ctx's timer has
+// ended ctx yet: a driver whose own timer fired first answers a moment before ctx says so.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d) || errors.Is(ctx.Err(), context.DeadlineExceeded)
+}
+
+// encodeJPEG is tools.EncodeJPEG that answers ctx's error once ctx is done. The encoder cannot
+// be stopped: it goes on alone and its JPEG is dropped. A screenshot's takes seconds under the
+// race detector on a loaded machine, past the grace a cancelled driver has to return.
+func encodeJPEG(ctx context.Context, img image.Image) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	type encoded struct {
+		jpg []byte
+		err error
+	}
+	done := make(chan encoded, 1)
+	go func() {
+		jpg, err := tools.EncodeJPEG(img, tools.MaxImageBytes)
+		done <- encoded{jpg, err}
+	}()
+	select {
+	case e := <-done:
+		return e.jpg, e.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("encode the screenshot: %w", ctx.Err())
+	}
 }
 
 // ownSetup says whether a refusal coded code is for what this one device lacks, by how it was
@@ -166,7 +215,7 @@ func ownSetup(code string, err error) bool {
 // Health asks the driver, if it can tell.
 func (b *boundDevice) Health(ctx context.Context) error {
 	if h, ok := b.drv.(device.HealthChecker); ok {
-		return h.Health(ctx)
+		return b.bounds.reason(b.info.Serial, h.Health(ctx))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package calib
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -293,8 +294,23 @@ func fitEdge(g gray, a, b geom.Point) (line, error) {
 // view of a screen, or a size that is not positive (or over 40 M pixels), gives an image
 // of that size that is black, or an empty one.
 func Rectify(frame image.Image, quad [4]geom.Point, w, h int) *image.RGBA {
+	img, _ := RectifyContext(context.Background(), frame, quad, w, h)
+	return img
+}
+
+// rectifyBand is about how many pixels RectifyContext warps between two looks at its ctx: a
+// few milliseconds of work, tens under the race detector on a loaded machine.
+const rectifyBand = 1 << 17
+
+// RectifyContext is Rectify that gives up with ctx's error once ctx is done: it warps a band
+// of rows at a time. A screenshot's warp takes a second on a loaded machine under the race
+// detector, past the grace a cancelled driver has to return.
+func RectifyContext(ctx context.Context, frame image.Image, quad [4]geom.Point, w, h int) (*image.RGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if w <= 0 || h <= 0 || w*h > maxFramePixels || w > 100000 || h > 100000 {
-		return image.NewRGBA(image.Rect(0, 0, 0, 0))
+		return image.NewRGBA(image.Rect(0, 0, 0, 0)), nil
 	}
 	black := color.RGBA{A: 255}
 	fw, fh := float64(w), float64(h)
@@ -302,7 +318,43 @@ func Rectify(frame image.Image, quad [4]geom.Point, w, h int) *image.RGBA {
 	if err != nil || frame == nil {
 		img := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.Draw(img, img.Rect, image.NewUniform(black), image.Point{}, draw.Src)
-		return img
+		return img, nil
 	}
-	return geom.WarpFill(frame, toFrame, w, h, black)
+	if !inFront(toFrame, fw, fh) {
+		// The screen's plane folds over the horizon: WarpFill tells the sides apart by the
+		// centre of the whole image, which a band would not see. Garbage in any case.
+		return geom.WarpFill(frame, toFrame, w, h, black), nil
+	}
+	if _, ok := frame.(*image.RGBA); !ok { // once, not once a band
+		b := frame.Bounds()
+		rgba := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		draw.Draw(rgba, rgba.Rect, frame, b.Min, draw.Src)
+		frame = rgba
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	rows := max(1, rectifyBand/w)
+	for y0 := 0; y0 < h; y0 += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		band := dst.SubImage(image.Rect(0, y0, w, min(y0+rows, h))).(*image.RGBA)
+		// WarpInto counts the band's rows from 0: move them down to y0.
+		geom.WarpInto(band, frame, toFrame.Mul(geom.Homography{1, 0, 0, 0, 1, float64(y0), 0, 0, 1}), black)
+	}
+	return dst, nil
+}
+
+// inFront says whether the whole w×h image maps through toFrame to one side of its horizon:
+// the homogeneous w is affine, so one sign at the four corners is one sign everywhere.
+func inFront(toFrame geom.Homography, w, h float64) bool {
+	var pos, neg int
+	for _, p := range [4][2]float64{{0, 0}, {w, 0}, {w, h}, {0, h}} {
+		switch W := toFrame[6]*p[0] + toFrame[7]*p[1] + toFrame[8]; {
+		case W > 0:
+			pos++
+		case W < 0:
+			neg++
+		}
+	}
+	return pos == 4 || neg == 4
 }

@@ -189,9 +189,16 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	}
 	frame, err := d.cam.Frame(ctx)
 	if err != nil {
+		if ctx.Err() != nil { // the task's deadline or abort, not the camera
+			return nil, d.wrap("screenshot", err, "")
+		}
 		return nil, d.wrap("screenshot", err, "check the camera")
 	}
-	return calib.Rectify(frame, cal.Quad, cal.ScreenW, cal.ScreenH), nil
+	shot, err := calib.RectifyContext(ctx, frame, cal.Quad, cal.ScreenW, cal.ScreenH)
+	if err != nil {
+		return nil, d.wrap("screenshot", err, "")
+	}
+	return shot, nil
 }
 
 // Health says whether the rig can take work: the link is up and the controller not in alarm.

@@ -82,13 +82,48 @@ func (k *Camera) render(ctx context.Context) (*image.RGBA, error) {
 	}
 	select {
 	case k.rendering <- struct{}{}:
-		defer func() { <-k.rendering }()
 	case <-ctx.Done():
 		return nil, fmt.Errorf("camsim: %w", ctx.Err())
 	}
 	if err := ctx.Err(); err != nil {
+		<-k.rendering
 		return nil, fmt.Errorf("camsim: %w", err)
 	}
+	// The frame is taken on its own goroutine, which lets go of the camera when it is done: a
+	// caller whose ctx ends first gets ctx's error at once, and the render goes on, as a real
+	// camera keeps taking frames, for the next caller to find kept. The phone's screen and the
+	// render take seconds under -race on a loaded machine, and take no ctx: a rig's screenshot
+	// with a short deadline that waited for them ran past its grace and made the rig unhealthy.
+	took := make(chan taken, 1)
+	go func() {
+		defer func() { <-k.rendering }()
+		frame, err := k.take(ctx, c)
+		took <- taken{frame, err}
+	}()
+	select {
+	case r := <-took:
+		if r.err != nil {
+			return nil, r.err
+		}
+		if err := ctx.Err(); err != nil { // taken just as the caller stopped waiting
+			return nil, fmt.Errorf("camsim: %w", err)
+		}
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		return k.delay(r.frame), nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("camsim: %w (the frame is still being taken, for the next caller)", ctx.Err())
+	}
+}
+
+// taken is what take gave.
+type taken struct {
+	frame *image.RGBA
+	err   error
+}
+
+// take is the frame of the phone's screen under c: the one kept, or rendered and kept.
+func (k *Camera) take(ctx context.Context, c lens.Conditions) (*image.RGBA, error) {
 	screen, err := k.screen(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("camsim: the phone's screen: %w", err)
@@ -96,17 +131,16 @@ func (k *Camera) render(ctx context.Context) (*image.RGBA, error) {
 	k.mu.Lock()
 	frame := k.kept.find(screen, c)
 	k.mu.Unlock()
-	if frame == nil {
-		if frame, err = lens.Render(screen, c); err != nil {
-			return nil, fmt.Errorf("camsim: %w", err)
-		}
-		k.mu.Lock()
-		k.kept.keep(screen, c, frame)
-		k.mu.Unlock()
+	if frame != nil {
+		return frame, nil
+	}
+	if frame, err = lens.Render(screen, c); err != nil {
+		return nil, fmt.Errorf("camsim: %w", err)
 	}
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.delay(frame), nil
+	k.kept.keep(screen, c, frame)
+	k.mu.Unlock()
+	return frame, nil
 }
 
 // Handler serves the camera as an MJPEG stream (5 frames a second at most; a frame that did
