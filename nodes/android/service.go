@@ -215,8 +215,9 @@ func (d *Driver) present(ctx context.Context, spare *spareConn) error {
 	return err
 }
 
-// fail turns what went wrong in op into an *Error: the caller's ctx error if ctx is done,
-// ErrDisconnected if the driver was closed or the device has left, else err itself.
+// fail turns what went wrong in op into an *Error: the caller's ctx error if ctx is done or
+// its deadline passed, ErrDisconnected if the driver was closed or the device has left, else
+// err itself.
 func (d *Driver) fail(ctx context.Context, op string, err error, hint string) error {
 	var already *Error
 	switch {
@@ -224,6 +225,11 @@ func (d *Driver) fail(ctx context.Context, op string, err error, hint string) er
 		return err
 	case ctx.Err() != nil:
 		err, hint = ctx.Err(), ""
+	case deadlinePassed(ctx):
+		// A dial's own timer, set from ctx's deadline, may fire before ctx's: its "i/o
+		// timeout" is the caller's deadline, and asking the adb server whether the device is
+		// there, past that deadline, fails too and read as a disconnect.
+		err, hint = context.DeadlineExceeded, ""
 	case d.isClosed():
 		err = ErrDisconnected
 	case errors.Is(err, ErrDisconnected) || errors.Is(err, ErrBadArgument) || errors.Is(err, ErrCommandFailed):
@@ -237,6 +243,13 @@ func (d *Driver) fail(ctx context.Context, op string, err error, hint string) er
 		hint = hintFor(err, d.addr)
 	}
 	return &Error{Kind: "android", Serial: d.serial, Op: op, Err: err, Hint: hint}
+}
+
+// deadlinePassed says whether ctx's deadline has passed, though its timer may not have ended
+// ctx yet.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // hintFor says what to do about err, if there is something to say.
