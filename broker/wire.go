@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -278,7 +277,7 @@ type TaskResult struct {
 	AbortedBy  string      `json:"aborted_by,omitempty"`
 	LeaseEpoch uint64      `json:"lease_epoch,omitempty"`
 	// Secrets are the task's secret argument values (typed text): the caller gets them back,
-	// records never do. Never sent.
+	// records keep them out (Record, redact.go). Never sent.
 	Secrets []string `json:"-"`
 
 	// OwnSetup marks an unsupported refusal for what this device lacks by how it was built or
@@ -309,67 +308,6 @@ type LeaseEnded struct {
 	At     time.Time `json:"at,omitzero"`
 	// Now says who has the device now and until when, in the node's words: "d1 is free now".
 	Now string `json:"now,omitempty"`
-}
-
-// Redacted stands where a secret was.
-const Redacted = "[redacted]"
-
-// Record returns the result as kept in the event stream: without image bytes, and with every
-// secret of the task replaced by Redacted wherever it shows (data, summary, error).
-func (r TaskResult) Record() TaskResult {
-	r.Image = nil
-	if len(r.Secrets) > 0 {
-		r.Text, r.Error = redact(r.Text, r.Secrets), redact(r.Error, r.Secrets)
-		r.Data = redactJSON(r.Data, r.Secrets)
-	}
-	r.Secrets = nil
-	return r
-}
-
-func redact(s string, secrets []string) string {
-	for _, secret := range secrets {
-		if secret != "" {
-			s = strings.ReplaceAll(s, secret, Redacted)
-		}
-	}
-	return s
-}
-
-// redactJSON redacts the secrets in the string values of data (never in its keys or numbers);
-// data that does not decode is dropped rather than kept with a secret in it.
-func redactJSON(data json.RawMessage, secrets []string) json.RawMessage {
-	if len(data) == 0 {
-		return data
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil
-	}
-	var walk func(v any) any
-	walk = func(v any) any {
-		switch v := v.(type) {
-		case string:
-			return redact(v, secrets)
-		case []any:
-			for i := range v {
-				v[i] = walk(v[i])
-			}
-		case map[string]any:
-			for k := range v {
-				v[k] = walk(v[k])
-			}
-		}
-		return v
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(walk(v)); err != nil {
-		return nil
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // Progress is one progress report of a running task.

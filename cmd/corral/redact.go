@@ -1,11 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/corral-farm/corral/internal/redact"
@@ -17,9 +14,6 @@ import (
 // the lease handles a run used (its steps' lease arguments, acquire_device's answer) are the
 // holders' secrets, and so are the secret arguments its steps sent (typed text, a password, a
 // URL's user:password@), which a tool may also echo. All are left out of them.
-
-// leaseHandleRE matches a lease or group handle (broker.NewLeaseHandle, NewGroupHandle).
-var leaseHandleRE = regexp.MustCompile(`\b(lease|group)_[a-z2-7]{8,}\b`)
 
 // redactedMark stands for a secret left out.
 const redactedMark = "…(redacted)"
@@ -35,7 +29,7 @@ func redactedHandle(h string) string {
 
 // redactLeases replaces the lease handles in s.
 func redactLeases(s string) string {
-	return leaseHandleRE.ReplaceAllStringFunc(s, redactedHandle)
+	return redact.LeaseHandles(s, redactedHandle)
 }
 
 // stepSecrets are the secret values among a call's arguments: those nodes/tools marks secret
@@ -112,25 +106,22 @@ func cloneArgs(v any) any {
 
 // redactor takes a run's secrets out of what corral run shows: its reports, its table, its log.
 // It knows every step's secrets before any runs, since a later step may show an earlier one's
-// (the clipboard read back, a page that shows the password typed).
-// Where a secret is taken out: redactmatch.go.
+// (the clipboard read back, a page that shows the password typed). Where a secret is taken
+// out, and where not (a letter typed stays in the words that hold it): redact.Secrets, the
+// rule task records keep too. The serials the run names are never taken apart by a secret.
 type redactor struct {
-	secrets []string
-	keep    []string // the serials the run names, never taken apart by a secret
+	secrets redact.Secrets
 }
 
 // newRedactor knows the secrets of doc's steps (those whose call converts: one that does not
 // never runs) and the serials they and serial (the run's --serial) name.
 func newRedactor(doc *steps.Document, serial string) *redactor {
-	r := &redactor{keep: []string{serial, doc.Serial}}
+	r := &redactor{secrets: redact.NewSecrets(redactedMark, nil, serial, doc.Serial)}
 	for _, s := range doc.Steps {
 		if req, err := s.Request(); err == nil {
-			r.secrets = append(r.secrets, stepSecrets(req.Params.Name, req.GetArguments())...)
-			r.keep = append(r.keep, argSerial(req.GetArguments()))
+			r.secrets = r.secrets.With(stepSecrets(req.Params.Name, req.GetArguments()), argSerial(req.GetArguments()))
 		}
 	}
-	r.secrets = sortSecrets(r.secrets)
-	r.keep = slices.DeleteFunc(r.keep, func(s string) bool { return s == "" })
 	return r
 }
 
@@ -140,16 +131,10 @@ func argSerial(args map[string]any) string {
 	return s
 }
 
-// sortSecrets puts the longest first, so that a secret holding another is taken out whole.
-func sortSecrets(s []string) []string {
-	s = slices.DeleteFunc(s, func(v string) bool { return v == "" })
-	slices.SortFunc(s, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	return slices.Compact(s)
-}
-
-// text is s without the secrets and lease handles.
+// text is s without the lease handles and the secrets. The handles go first, whole: a secret
+// that runs into one must not leave the rest of the handle shown.
 func (r *redactor) text(s string) string {
-	return redactLeases(redactSecrets(s, r.secrets, r.keep))
+	return r.secrets.Hide(redactLeases(s))
 }
 
 // err is e with the secrets taken out of its text; e itself when there were none.
@@ -167,8 +152,7 @@ func (r *redactor) err(e error) error {
 // its user with redact.Mark for the password, the lease its kind), its text, error and reason.
 func (r *redactor) result(res steps.Result) steps.Result {
 	if own := stepSecrets(res.Tool, res.Arguments); len(own) > 0 || argSerial(res.Arguments) != "" {
-		r = &redactor{secrets: sortSecrets(append(slices.Clone(r.secrets), own...)),
-			keep: append(slices.Clone(r.keep), argSerial(res.Arguments))}
+		r = &redactor{secrets: r.secrets.With(own, argSerial(res.Arguments))}
 	}
 	if len(res.Arguments) > 0 {
 		args := cloneArgs(res.Arguments).(map[string]any)
@@ -176,7 +160,7 @@ func (r *redactor) result(res steps.Result) steps.Result {
 			if strings.Contains(s, "://") {
 				s = redact.URL(s)
 			}
-			return redactLeases(redactValue(s, r.secrets, r.keep))
+			return r.text(s)
 		})
 		if h, ok := res.Arguments["lease"].(string); ok && h != "" {
 			args["lease"] = redactedHandle(h)
@@ -201,7 +185,7 @@ func callError(tool string, args map[string]any, err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := redactSecrets(err.Error(), sortSecrets(stepSecrets(tool, args)), []string{argSerial(args)}); msg != err.Error() {
+	if msg := redact.NewSecrets(redactedMark, stepSecrets(tool, args), argSerial(args)).Hide(err.Error()); msg != err.Error() {
 		return errors.New(msg)
 	}
 	return err

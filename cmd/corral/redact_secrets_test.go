@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/corral-farm/corral/internal/redact"
 	"github.com/corral-farm/corral/mcp/steps"
 )
 
@@ -29,4 +30,12 @@ func TestRedactorTakesTheLongestFirst(t *testing.T) {
 	res := r.result(steps.Result{Tool: "get_source", Text: "note: hunter22-and-more, then hunter22", Arguments: map[string]any{"text": "xhunter22-and-morex"}})
 	assert.Equal(t, "note: …(redacted), then …(redacted)", res.Text)
 	assert.Equal(t, "x…(redacted)x", res.Arguments["text"])
+}
+
+// A lease handle that holds a secret shows by its kind, not cut apart by the secret.
+func TestRedactorKeepsHandlesWhole(t *testing.T) {
+	r := &redactor{secrets: redact.NewSecrets(redactedMark, []string{"abcdefgh"})}
+	assert.Equal(t, "held by lease_"+redactedMark, r.text("held by lease_abcdefghijklmnop"))
+	r = &redactor{secrets: redact.NewSecrets(redactedMark, []string{"by lease_abcdefgh"})}
+	assert.Equal(t, "held by lease_"+redactedMark, r.text("held by lease_abcdefghijklmnop"), "a secret that runs into a handle")
 }

@@ -29,7 +29,9 @@ func (t Tool) holdsSecrets() bool {
 
 // Secrets returns the values of the secret arguments in args (string fields tagged
 // `secret:"true"`, e.g. the text input types): the caller gets them back in its answer, but the
-// task record and the event stream must not keep them (broker.TaskResult.Record).
+// task record and the event stream must not keep them (broker.TaskResult.Record, where
+// redact.Secrets says which places hold them: a result's field that is the value, whatever its
+// length, so no result needs its own tag).
 func (t Tool) Secrets(args json.RawMessage) []string {
 	if t.Args == nil || t.Args.Kind() != reflect.Struct || len(args) == 0 {
 		return nil

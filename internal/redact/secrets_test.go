@@ -1,4 +1,4 @@
-package main
+package redact
 
 import (
 	"testing"
@@ -6,16 +6,24 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// A secret is taken out where it stands whole (redactmatch.go), not out of every word, key,
-// serial or task id that holds it (QA: a typed "e" made "w…(redacted)b-02 r…(redacted)fus…").
+// mark stands for a secret in these tests: corral run's mark, with characters of its own.
+const mark = "…(redacted)"
+
+// hide is text with secrets taken out, names kept.
+func hide(text string, secrets, names []string) string {
+	return NewSecrets(mark, secrets, names...).Hide(text)
+}
+
+// A secret is taken out where it stands whole (secrets.go), not out of every word, key,
+// serial or task id that holds it (QA: a typed "e" made "w…(redacted)b-02 r…(redacted)fus…",
+// and "p[redacted][redacted]k to ch[redacted]ck" in a task's record).
 func TestRedactSecretsWhereTheyStandWhole(t *testing.T) {
-	const m = redactedMark
+	const m = mark
 	for _, c := range []struct {
-		name, in  string
-		secrets   []string
-		keep      []string
-		want      string
-		wantValue string // redactValue's answer, when it differs from want
+		name, in string
+		secrets  []string
+		keep     []string
+		want     string
 	}{
 		{name: "a letter in prose", in: "input on web-02 refused (bad_input): no field has focus", secrets: []string{"e"},
 			want: "input on web-02 refused (bad_input): no field has focus"},
@@ -31,9 +39,9 @@ func TestRedactSecretsWhereTheyStandWhole(t *testing.T) {
 		{name: "a word in prose", in: "password hunter2 refused; hunter2x is another; hunter2.", secrets: []string{"hunter2"},
 			want: "password " + m + " refused; hunter2x is another; " + m + "."},
 		{name: "a short secret inside a word", in: `{"text":"latest"}`, secrets: []string{"test"},
-			want: `{"text":"latest"}`, wantValue: `{"text":"latest"}`},
+			want: `{"text":"latest"}`},
 		{name: "a long secret inside a value", in: `{"text":"abchunter22"} and abchunter22`, secrets: []string{"hunter22"},
-			want: `{"text":"abc` + m + `"} and abchunter22`, wantValue: `{"text":"abc` + m + `"} and abc` + m},
+			want: `{"text":"abc` + m + `"} and abc` + m},
 		{name: "a serial is kept", in: `{"serial":"emulator-5554"} on emulator-5554`, secrets: []string{"emulator"}, keep: []string{"emulator-5554"},
 			want: `{"serial":"emulator-5554"} on emulator-5554`},
 		{name: "a serial not named", in: `{"serial":"emulator-5554"}`, secrets: []string{"emulator"},
@@ -44,7 +52,7 @@ func TestRedactSecretsWhereTheyStandWhole(t *testing.T) {
 			want: `{"password":"` + m + `"}`},
 		{name: "the mark is kept", in: "hunter22 was redacted", secrets: []string{"hunter22", "redacted"},
 			want: m + " was " + m},
-		{name: "the longest first", in: "hunter22-and-more, then hunter22", secrets: sortSecrets([]string{"hunter22", "hunter22-and-more"}),
+		{name: "the longest first", in: "hunter22-and-more, then hunter22", secrets: []string{"hunter22", "hunter22-and-more"},
 			want: m + ", then " + m},
 		{name: "a letter in a word of other letters", in: "café ist fertig", secrets: []string{"é"}, want: "café ist fertig"},
 		{name: "a word of other letters", in: "pässwörd: pässwörd", secrets: []string{"pässwörd"}, want: m + ": " + m},
@@ -63,20 +71,21 @@ func TestRedactSecretsWhereTheyStandWhole(t *testing.T) {
 			want: `<node text="Tom &amp; Jerry" /><node text="` + m + `" />`},
 		{name: "an escaped word in a word", in: `typed a&amp;b1, not xa&amp;b1`, secrets: []string{"a&b1"},
 			want: `typed ` + m + `, not xa&amp;b1`},
+		// QA: input {"text":"e"} and {"text":"1"} garbled their records, and the marks told the letter.
+		{name: "a letter in a record", secrets: []string{"e"},
+			in:   `{"hint":"peek to check the text","message":"typed 1 characters","text":"e"}`,
+			want: `{"hint":"peek to check the text","message":"typed 1 characters","text":"` + m + `"}`},
+		{name: "a digit counted", in: "typed 1 characters", secrets: []string{"1"}, want: "typed 1 characters"},
+		{name: "a short word in prose", in: "device web-01: no web page open on web-01", secrets: []string{"web"}, keep: []string{"web-01"},
+			want: "device web-01: no web page open on web-01"},
+		{name: "a short secret, quoted", in: `typing "web" failed`, secrets: []string{"web"}, want: `typing "` + m + `" failed`},
+		{name: "a four-letter word", in: "typed test into the tests field", secrets: []string{"test"}, want: "typed " + m + " into the tests field"},
+		{name: "a whole value that is a name", in: "web-01", secrets: []string{"web-01"}, keep: []string{"web-01"}, want: m},
+		{name: "a secret that runs into a name", in: `typed "web-01 x" into web-01`, secrets: []string{"web-01 x"}, keep: []string{"web-01"},
+			want: `typed "` + m + `" into web-01`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, redactSecrets(c.in, c.secrets, c.keep))
-			want := c.wantValue
-			if want == "" {
-				want = c.want
-			}
-			assert.Equal(t, want, redactValue(c.in, c.secrets, c.keep), "as a value")
+			assert.Equal(t, c.want, hide(c.in, c.secrets, c.keep))
 		})
 	}
-}
-
-// A lease handle that holds a secret shows by its kind, not cut apart by the secret.
-func TestRedactorKeepsHandlesWhole(t *testing.T) {
-	r := &redactor{secrets: []string{"abcdefgh"}}
-	assert.Equal(t, "held by lease_"+redactedMark, r.text("held by lease_abcdefghijklmnop"))
 }

@@ -1,0 +1,64 @@
+package broker
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/corral-farm/corral/internal/redact"
+)
+
+// Redacted stands where a secret was.
+const Redacted = "[redacted]"
+
+// Record returns the result as kept in the event stream: without image bytes, and without the
+// task's secrets (data, summary, error) where redact.Secrets takes them out: a value that is
+// the secret whatever its length (input's "text"), a quoted one, a word from 4 characters, any
+// text from 8; not the letters of other words, which would garble the record and, around the
+// marks, spell the secret out. The device's serial and the node's id stay whole.
+func (r TaskResult) Record() TaskResult {
+	r.Image = nil
+	if len(r.Secrets) > 0 {
+		s := redact.NewSecrets(Redacted, r.Secrets, r.Serial, r.Node)
+		r.Text, r.Error = s.Hide(r.Text), s.Hide(r.Error)
+		r.Data = redactJSON(r.Data, s)
+	}
+	r.Secrets = nil
+	return r
+}
+
+// redactJSON takes the secrets out of the string values of data (never its keys or numbers);
+// data that does not decode is dropped rather than kept with a secret in it.
+func redactJSON(data json.RawMessage, s redact.Secrets) json.RawMessage {
+	if len(data) == 0 {
+		return data
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case string:
+			return s.Hide(v)
+		case []any:
+			for i := range v {
+				v[i] = walk(v[i])
+			}
+		case map[string]any:
+			for k := range v {
+				v[k] = walk(v[k])
+			}
+		}
+		return v
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(walk(v)); err != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
