@@ -15,7 +15,7 @@ func (b *boundDevice) ReportHalt(report func(reason string)) {
 	if h, ok := b.drv.(device.Halter); ok {
 		h.ReportHalt(func(reason string) {
 			b.exportGauges()
-			report(reason)
+			report(b.bounds.reasonText(b.info.Serial, reason))
 		})
 	}
 }

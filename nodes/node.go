@@ -56,6 +56,7 @@ type Node struct {
 	lostSub *nats.Subscription
 	screens *screens // the console's live screens (screens.go)
 	guard   *jsguard.Guard
+	bounds  *entryBounds // cuts what drivers give to fit registry entries (entry_bounds.go)
 
 	mu      sync.Mutex
 	devices map[string]device.Driver
@@ -96,7 +97,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var err error
 	n := &Node{cfg: cfg, boot: cfg.Boot, cancel: cancel, devices: map[string]device.Driver{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
-		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log)}
+		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log), bounds: newEntryBounds(cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
 	}))
@@ -187,10 +188,13 @@ func (n *Node) AddDriver(d device.Driver) {
 	}
 	epoch := max(before.Epoch, n.epochFloor)
 	bd := newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch, n.cfg.Metrics)
+	bd.bounds, bd.info = n.bounds, n.bounds.info(bd.info)
 	bd.exportGauges()
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: bd})
 	if h, ok := d.(device.HealthReporter); ok {
-		h.ReportHealth(func(err error) { n.system.Root.Send(n.sched, actors.SetHealth{Serial: serial, Err: err}) })
+		h.ReportHealth(func(err error) {
+			n.system.Root.Send(n.sched, actors.SetHealth{Serial: serial, Err: n.bounds.reason(serial, err)})
+		})
 	}
 }
 
@@ -203,7 +207,7 @@ func (n *Node) RemoveDevice(serial, reason string) {
 		n.halters[serial] = true
 	}
 	n.mu.Unlock()
-	n.system.Root.Send(n.sched, actors.RemoveDevice{Serial: serial, Reason: reason})
+	n.system.Root.Send(n.sched, actors.RemoveDevice{Serial: serial, Reason: n.bounds.reasonText(serial, reason)})
 	if c, ok := d.(device.Closer); ok {
 		_ = c.Close()
 	}
