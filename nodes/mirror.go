@@ -351,7 +351,7 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	failedDevices := map[string]broker.DeviceEntry{}
 	for serial, e := range devices {
 		if err := acked(devFutures[serial]); err != nil {
-			lastErr = err
+			lastErr = broker.ExplainStoreLimit(broker.RegistryBucket, err) // a value too large, the bucket full: say so
 			failedDevices[serial] = e
 		}
 	}

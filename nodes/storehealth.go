@@ -9,9 +9,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// When the mirror's writes keep failing (the NATS server's disk full, JetStream disabled), the
-// node says so once, loudly, after storesDownAfter, then at most every storesRemindEvery, and
-// once when writes work again; its readiness fails meanwhile.
+// When the mirror's writes keep failing (the NATS server's disk full, JetStream disabled, a
+// bucket full, a value too large for its bucket), the node says so once, loudly, with what to
+// do about the last failure (storetrouble.go), after storesDownAfter, then at most every
+// storesRemindEvery, and once when writes work again; its readiness fails meanwhile.
 const (
 	storesDownAfter   = 5 * time.Second
 	storesRemindEvery = time.Minute
@@ -66,13 +67,11 @@ func (h *storeHealth) wrote(failed, dropped int, err error) {
 	case h.told.IsZero() && now.Sub(h.failingSince) >= h.downAfter:
 		h.told, h.remindedAt = now, now
 		h.log.Error(fmt.Sprintf("the NATS stores take no writes: task records and events are kept in memory and retried "+
-			"(%d tries), then dropped, and get_task_result finds no record of those calls. Check the data disk of the NATS "+
-			"server (df). Once there is room, corral up's own NATS restarts its JetStream by itself; restart any other NATS "+
-			"server (its stores take no writes until then)", maxTries),
+			"(%d tries), then dropped, and get_task_result finds no record of those calls. %s", maxTries, troubleOf(err).hint()),
 			"failing_for", now.Sub(h.failingSince).Round(time.Second), "dropped", h.droppedInRun, "err", err)
 	case !h.told.IsZero() && now.Sub(h.remindedAt) >= h.remindGap:
 		h.remindedAt = now
-		h.log.Error("the NATS stores still take no writes; check the data disk of the NATS server (df)",
+		h.log.Error("the NATS stores still take no writes; "+troubleOf(err).short(),
 			"failing_for", now.Sub(h.failingSince).Round(time.Second), "dropped", h.droppedInRun, "err", err)
 	}
 }
@@ -93,8 +92,8 @@ func (h *storeHealth) ready() error {
 	if h.failingSince.IsZero() || time.Since(h.failingSince) < h.downAfter {
 		return nil
 	}
-	return fmt.Errorf("the stores take no writes (failing for %s: %v; check the NATS server's data disk)",
-		time.Since(h.failingSince).Round(time.Second), h.lastErr)
+	return fmt.Errorf("the stores take no writes (failing for %s: %v; %s)",
+		time.Since(h.failingSince).Round(time.Second), h.lastErr, troubleOf(h.lastErr).short())
 }
 
 func (h *storeHealth) Describe(ch chan<- *prometheus.Desc) {

@@ -1,0 +1,62 @@
+package nodes
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// storeTrouble is why the stores refuse a write, as far as its error tells, for what the node
+// tells the operator to do (storehealth.go). Most often the NATS server is short of disk; a
+// bounded bucket (broker/kvconfig.go) refuses a value over its bound, or new keys once full,
+// whatever the disk, and broker.ExplainStoreLimit says which bucket and bound in the error.
+type storeTrouble int
+
+const (
+	troubleDisk     storeTrouble = iota // the NATS server's storage (or anything else)
+	troubleTooLarge                     // a value larger than its bucket or the server takes
+	troubleFull                         // a bounded bucket full
+)
+
+// troubleOf is the trouble err, a refused write, shows.
+func troubleOf(err error) storeTrouble {
+	var api *jetstream.APIError
+	switch {
+	case errors.Is(err, nats.ErrMaxPayload):
+		return troubleTooLarge
+	case !errors.As(err, &api):
+		return troubleDisk
+	case api.ErrorCode == jetstream.JSErrCodeStreamMessageExceedsMaximum:
+		return troubleTooLarge
+	case strings.Contains(api.Description, "maximum bytes"): // 10077, a bucket at its MaxBytes
+		return troubleFull
+	}
+	return troubleDisk
+}
+
+// hint is what to do, in sentences.
+func (t storeTrouble) hint() string {
+	switch t {
+	case troubleTooLarge:
+		return "A value is larger than its store takes (the error says which bucket and its bound): that write is refused " +
+			"at every retry, whatever the disk; it is a bug to report, with this line"
+	case troubleFull:
+		return "A bucket is full (the error says which, its bound and how to list its keys): it takes updates of its keys, " +
+			"no new ones, whatever the disk; look for the node that writes far more keys than its devices need"
+	}
+	return "Check the data disk of the NATS server (df). Once there is room, corral up's own NATS restarts its JetStream " +
+		"by itself; restart any other NATS server (its stores take no writes until then)"
+}
+
+// short is hint in a few words, for a reminder or the node's readiness.
+func (t storeTrouble) short() string {
+	switch t {
+	case troubleTooLarge:
+		return "a value too large for its bucket: a bug to report"
+	case troubleFull:
+		return "a bucket full: list its keys"
+	}
+	return "check the data disk of the NATS server (df)"
+}
