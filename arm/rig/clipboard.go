@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+
+	"github.com/corral-farm/corral/internal/redact"
 )
 
 // Clipboard puts text on the phone's clipboard by a way around the finger, which cannot: a
@@ -55,7 +57,7 @@ func (h HTTPClipboard) SetClipboard(ctx context.Context, text string) error {
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return fmt.Errorf("clipboard helper %s: %s: %s", h.URL, resp.Status, redact(strings.TrimSpace(string(msg)), text))
+		return fmt.Errorf("clipboard helper %s: %s: %s", h.URL, resp.Status, hideText(strings.TrimSpace(string(msg)), text))
 	}
 	return nil
 }
@@ -78,16 +80,13 @@ func (c CommandClipboard) SetClipboard(ctx context.Context, text string) error {
 		if len(msg) > 200 {
 			msg = msg[:200] + "…"
 		}
-		return fmt.Errorf("clipboard helper %s: %w: %s", c.Args[0], err, redact(msg, text))
+		return fmt.Errorf("clipboard helper %s: %w: %s", c.Args[0], err, hideText(msg, text))
 	}
 	return nil
 }
 
-// redact blanks secret out of s: a helper that echoes what it was given must not put the text
-// into an error, a record or a log.
-func redact(s, secret string) string {
-	if secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "[redacted]")
+// hideText takes secret out of s by the rule of task records (internal/redact): a helper that
+// echoes what it was given must not put the text into an error, a record or a log.
+func hideText(s, secret string) string {
+	return redact.NewSecrets("[redacted]", []string{secret}).Hide(s)
 }

@@ -63,6 +63,12 @@ func TestCommandClipboard(t *testing.T) {
 		strings.Contains(err.Error(), "secret") {
 		t.Errorf("failing helper: %v", err)
 	}
+	// A short text is taken out where it stands whole, as task records do (internal/redact),
+	// not out of every word that holds its letters.
+	err = CommandClipboard{Args: []string{"sh", "-c", `echo "helper refused \"$(cat)\", not set" >&2; exit 3`}}.SetClipboard(ctx, "e")
+	if err == nil || !strings.Contains(err.Error(), `helper refused "[redacted]", not set`) {
+		t.Errorf("failing helper, short text: %v", err)
+	}
 }
 
 // A rig without a helper says how to give it one, and moves nothing.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/redact"
 	"github.com/corral-farm/corral/nodes/device"
 	"github.com/corral-farm/corral/nodes/uitree"
 )
@@ -218,11 +219,12 @@ func showsLockScreen(els []uitree.Element) bool {
 	return false
 }
 
-// redactErr returns err's message with the passcode blanked out, in case a driver quoted what
-// it was asked to type.
+// redactErr returns err's message with the passcode taken out (by the rule of task records:
+// internal/redact), in case a driver quoted what it was asked to type.
 func redactErr(err error, s Secret) error {
-	if s.s == "" || !strings.Contains(err.Error(), s.s) {
-		return err
+	msg := err.Error()
+	if hidden := redact.NewSecrets(redacted, []string{s.s}).Hide(msg); hidden != msg {
+		return errors.New(hidden)
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), s.s, redacted))
+	return err
 }

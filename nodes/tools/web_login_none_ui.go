@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/internal/redact"
@@ -51,12 +50,7 @@ func webLoginNoneUI() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		text := res.Body
-		for _, s := range []string{a.Password, a.Captcha} { // an endpoint that echoes them
-			if s != "" {
-				text = strings.ReplaceAll(text, s, redacted)
-			}
-		}
+		text := redact.NewSecrets(redacted, []string{a.Password, a.Captcha}).Hide(res.Body) // an endpoint that echoes them
 		out := LoginOutcome{OK: res.Status/100 == 2, Status: res.Status, Body: text}
 		var js any
 		if json.Unmarshal([]byte(text), &js) == nil {
