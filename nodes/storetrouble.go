@@ -58,5 +58,5 @@ func (t storeTrouble) short() string {
 	case troubleFull:
 		return "a bucket full: list its keys"
 	}
-	return "check the data disk of the NATS server (df)"
+	return "check the NATS server's data disk"
 }
