@@ -54,7 +54,7 @@ func sizeFlags(c object) []string {
 
 // TestChartStoreSizesFitTheNATS: nats.storeSizes reach the gateways and the nodes alike, and
 // with them Corral's stores fit a NATS whose JetStream storage Corral's default sizes do not
-// (2.125GiB reserved per server): the gateway starts and sizes the stores, and a node that
+// (2.125GiB and a fixed 120MiB reserved per server): the gateway starts and sizes the stores, and a node that
 // starts first creates them with the same sizes. The gateway applied its replicas
 // (CORRAL_NATS_REPLICAS, which the chart always gives) with the default sizes, so it exited
 // with "insufficient storage resources … lower those flags" whatever the flags said.
