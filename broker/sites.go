@@ -44,36 +44,6 @@ func sourced(stream string) bool {
 	return stream == kvStream(RegistryBucket) || stream == kvStream(LeaseBucket) || stream == EventStream
 }
 
-// siteSources are the sources of the hub's store named stream: the same store of each site,
-// read through the site's JetStream domain, from its first sequence. A source resumes after the
-// last message of the site's that the hub's stream holds; one that holds none (a new site, or
-// a source added again) starts at its OptStartSeq. Without one, nats-server starts it at the
-// time of the hub stream's last message once its first sequence is above 1 (old events aged
-// out, a key updated), and a site's records written before it were never taken.
-func siteSources(stream string, sites []string) []*jetstream.StreamSource {
-	var out []*jetstream.StreamSource
-	for _, site := range sites {
-		out = append(out, &jetstream.StreamSource{Name: stream, OptStartSeq: 1, External: &jetstream.ExternalStream{APIPrefix: siteAPI(site)}})
-	}
-	return out
-}
-
-// sources are the sources to give stream: each site's same store (siteSources), or when sites
-// is nil those the stream has now.
-func sources(ctx context.Context, js jetstream.JetStream, stream string, sites []string) ([]*jetstream.StreamSource, error) {
-	if sites != nil {
-		return siteSources(stream, sites), nil
-	}
-	st, err := js.Stream(ctx, stream)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return st.CachedInfo().Config.Sources, nil
-}
-
 // siteAPI is the JetStream API prefix of a site's domain.
 func siteAPI(site string) string { return "$JS." + site + ".API" }
 
@@ -107,23 +77,43 @@ type SiteWatch struct {
 	// restoreSite is restore; a test blocks it to see that the links are probed meanwhile.
 	restoreSite func(ctx context.Context, site string, reconnect bool)
 
+	// scope are the nodes of each site the hub knows them of (WatchSitesWithNodes): only their
+	// entries are restored and learnt from the site.
+	scope map[string][]string
+
 	mu sync.Mutex
 	up map[string]bool
-	// nodes are the sites' nodes (node id → site), as each site's registry listed them at its
-	// last restore: a hub cannot ask a site that is cut off which nodes it has.
+	// nodes are the sites' nodes (node id → site): those of scope, and as each site's registry
+	// listed them at its last restore: a hub cannot ask a site that is cut off which nodes it has.
 	nodes map[string]string
 }
 
 // WatchSites starts watching sites over nc, a hub gateway's connection; it stops when ctx ends.
 func WatchSites(ctx context.Context, nc *nats.Conn, sites []string, m *SiteMetrics, log *slog.Logger) (*SiteWatch, error) {
+	return WatchSitesWithNodes(ctx, nc, sites, nil, m, log)
+}
+
+// WatchSitesWithNodes is WatchSites for a hub that knows the nodes of some of its sites
+// (scoped): it restores and learns only those nodes' entries from each such site, whose
+// writes under other node ids are not the site's to make (sites_sources_scope.go).
+func WatchSitesWithNodes(ctx context.Context, nc *nats.Conn, sites []string, scoped []Site, m *SiteMetrics, log *slog.Logger) (*SiteWatch, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if err := checkSiteNodes(sites, scoped); err != nil {
+		return nil, fmt.Errorf("sites: %w", err)
 	}
 	hub, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("sites: %w", err)
 	}
-	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}, nodes: map[string]string{}}
+	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}, nodes: map[string]string{}, scope: map[string][]string{}}
+	for _, s := range scoped {
+		w.scope[s.Name] = append(w.scope[s.Name], s.Nodes...)
+		for _, n := range s.Nodes {
+			w.nodes[n] = s.Name
+		}
+	}
 	w.restoreSite = w.restore
 	for _, site := range sites {
 		if !ValidSite(site) {
@@ -133,6 +123,17 @@ func WatchSites(ctx context.Context, nc *nats.Conn, sites []string, m *SiteMetri
 		go w.watch(ctx, site)
 	}
 	return w, nil
+}
+
+// ownKey says whether key, a registry or lease key (<node>.<serial>), is one site may write:
+// any for a site the watch knows no nodes of.
+func (w *SiteWatch) ownKey(site, key string) bool {
+	nodes, scoped := w.scope[site]
+	if !scoped {
+		return true
+	}
+	node, _, ok := strings.Cut(key, ".")
+	return ok && slices.Contains(nodes, node)
 }
 
 // Up says whether a site's link is up, as last probed.
@@ -189,12 +190,13 @@ func (w *SiteWatch) Down() []string {
 	return out
 }
 
-// learnNodes records the nodes that a site's registry keys (<node>.<serial>) name.
+// learnNodes records the nodes that a site's registry keys (<node>.<serial>) name: of a site
+// the watch knows the nodes of, those only.
 func (w *SiteWatch) learnNodes(site string, keys []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, k := range keys {
-		if node, _, ok := strings.Cut(k, "."); ok {
+		if node, _, ok := strings.Cut(k, "."); ok && w.ownKey(site, k) {
 			w.nodes[node] = site
 		}
 	}
@@ -318,7 +320,7 @@ func (w *SiteWatch) restore(ctx context.Context, site string, reconnect bool) {
 		return
 	}
 	for _, bucket := range sitesRestored {
-		n, keys, err := restoreBucket(ctx, w.hub, js, bucket)
+		n, keys, err := restoreBucket(ctx, w.hub, js, bucket, func(key string) bool { return w.ownKey(site, key) })
 		if bucket == RegistryBucket {
 			w.learnNodes(site, keys)
 		}
@@ -331,11 +333,11 @@ func (w *SiteWatch) restore(ctx context.Context, site string, reconnect bool) {
 	}
 }
 
-// restoreBucket writes into the hub's bucket every entry of the site's that the hub lacks or
-// holds otherwise, each on the condition that the hub's entry has not changed since it was
-// read: a newer one, brought by the source meanwhile, is never overwritten. It returns how
-// many it wrote and the site's keys.
-func restoreBucket(ctx context.Context, hubJS, siteJS jetstream.JetStream, bucket string) (int, []string, error) {
+// restoreBucket writes into the hub's bucket every entry of the site's under a key it may write
+// (own) that the hub lacks or holds otherwise, each on the condition that the hub's entry has
+// not changed since it was read: a newer one, brought by the source meanwhile, is never
+// overwritten. It returns how many it wrote and the site's keys.
+func restoreBucket(ctx context.Context, hubJS, siteJS jetstream.JetStream, bucket string, own func(key string) bool) (int, []string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	site, err := siteJS.KeyValue(ctx, bucket)
@@ -358,6 +360,9 @@ func restoreBucket(ctx context.Context, hubJS, siteJS jetstream.JetStream, bucke
 	n := 0
 	var errs []error
 	for key, e := range theirs {
+		if !own(key) {
+			continue
+		}
 		mine, ok := ours[key]
 		if ok && string(mine.Value()) == string(e.Value()) {
 			continue

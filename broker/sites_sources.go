@@ -43,23 +43,24 @@ func sourcedStreams() []string {
 
 // kickSources re-adds the hub's sources of site that are still idle siteSourceGrace after its
 // link came up (see above), until they are live, siteSourceWindow has passed or ctx ends (the
-// link dropped). A source removed and not added back is added back before it returns.
+// link dropped). A source removed and not added back is added back before it returns. A source
+// is added back as it was, its filters kept (sites_sources_scope.go).
 func (w *SiteWatch) kickSources(ctx context.Context, site string) {
 	start := time.Now()
 	t := time.NewTicker(siteSourcePoll)
 	defer t.Stop()
 	kicked := map[string]time.Time{}
-	missing := map[string]bool{} // removed, not added back yet
+	missing := map[string]*jetstream.StreamSource{} // removed, not added back yet
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		for stream := range missing {
-			w.addBack(ctx, site, stream)
+		for stream, src := range missing {
+			w.addBack(ctx, site, stream, src)
 		}
 	}()
 	for {
-		for stream := range missing {
-			if w.addBack(ctx, site, stream) {
+		for stream, src := range missing {
+			if w.addBack(ctx, site, stream, src) {
 				delete(missing, stream)
 			}
 		}
@@ -73,14 +74,18 @@ func (w *SiteWatch) kickSources(ctx context.Context, site string) {
 				continue
 			}
 			kicked[stream] = now
-			if err := setSource(ctx, w.hub, stream, site, 0); err != nil {
+			src, err := removeSource(ctx, w.hub, stream, site)
+			if err != nil {
 				w.log.Warn("site's idle source not re-added at the hub; nats-server retries it itself, within minutes", "site", site, "stream", stream, "err", err)
 				continue
 			}
-			if w.addBack(ctx, site, stream) {
+			if src == nil { // another gateway removed it: this one's own view of the site
+				src = siteSource(stream, site, w.scope[site])
+			}
+			if w.addBack(ctx, site, stream, src) {
 				w.log.Info("site's source re-added at the hub: nats-server was still waiting on a request the site never got", "site", site, "stream", stream)
 			} else {
-				missing[stream] = true
+				missing[stream] = src
 			}
 		}
 		if now.Sub(start) >= siteSourceWindow {
@@ -94,21 +99,30 @@ func (w *SiteWatch) kickSources(ctx context.Context, site string) {
 	}
 }
 
-// addBack adds the hub's stream's source of site back, and says whether it did. It starts at
+// addBack adds src, the hub's stream's source of site, back, and says whether it did. nats-server
+// resumes it where it stood if it knows; else it starts after the last of the site's messages
+// the hub holds under its filters (a filtered source: resumeAt), or, for one that takes all, at
 // the hub stream's age horizon (siteStart) if the hub holds none of the site's messages; at the
 // site's first when that cannot be read (a gateway user from before it could).
-func (w *SiteWatch) addBack(ctx context.Context, site, stream string) bool {
+func (w *SiteWatch) addBack(ctx context.Context, site, stream string, src *jetstream.StreamSource) bool {
 	start := uint64(1)
 	s, err := w.hub.Stream(ctx, stream)
 	if err == nil {
-		start, err = siteStart(ctx, w.nc, site, stream, s.CachedInfo().Config.MaxAge)
+		maxAge := s.CachedInfo().Config.MaxAge
+		if subjects := sourceSubjects(src); len(subjects) > 0 {
+			start, err = resumeAt(ctx, w.hub, stream, site, subjects, maxAge)
+		} else {
+			start, err = siteStart(ctx, w.nc, site, stream, maxAge)
+		}
 	}
 	if err != nil {
 		start = 1
 		w.log.Warn("site's source re-added at the hub from the site's first record: where the hub's age limit starts at the site is unknown "+
 			"(a gateway's NATS user from before it could read it: run corral nats-auth again)", "site", site, "stream", stream, "err", err)
 	}
-	err = setSource(ctx, w.hub, stream, site, start)
+	re := *src
+	re.OptStartSeq = start
+	err = addSource(ctx, w.hub, stream, site, &re)
 	if err != nil {
 		w.log.Warn("site's source removed at the hub and not added back yet; trying again (a gateway started with --sites naming the site adds it too)",
 			"site", site, "stream", stream, "err", err)
@@ -137,29 +151,39 @@ func idleSources(ctx context.Context, hub jetstream.JetStream, site string, upFo
 	return out
 }
 
-// setSource adds the hub's stream's source of site, starting at start when the hub holds none
-// of the site's messages, or removes it (start 0), to the stream's current configuration: what
-// another process changed meanwhile is kept.
-func setSource(ctx context.Context, hub jetstream.JetStream, stream, site string, start uint64) error {
-	on := start > 0
+// removeSource removes the hub's stream's source of site from the stream's current
+// configuration (what another process changed meanwhile is kept), and returns it: nil when the
+// stream has none (another gateway removed it).
+func removeSource(ctx context.Context, hub jetstream.JetStream, stream, site string) (*jetstream.StreamSource, error) {
+	s, err := hub.Stream(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", stream, err)
+	}
+	cfg := s.CachedInfo().Config
+	i := slices.IndexFunc(cfg.Sources, func(src *jetstream.StreamSource) bool { return ofSite(src, site) })
+	if i < 0 {
+		return nil, nil
+	}
+	src := cfg.Sources[i]
+	cfg.Sources = slices.Delete(cfg.Sources, i, i+1)
+	if _, err := hub.UpdateStream(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("update %s's sources: %w", stream, err)
+	}
+	return src, nil
+}
+
+// addSource adds src, a source of site, to the hub's stream's current configuration, unless it
+// has one of site already (another gateway added it).
+func addSource(ctx context.Context, hub jetstream.JetStream, stream, site string, src *jetstream.StreamSource) error {
 	s, err := hub.Stream(ctx, stream)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", stream, err)
 	}
 	cfg := s.CachedInfo().Config
-	ofSite := func(src *jetstream.StreamSource) bool {
-		return src.External != nil && src.External.APIPrefix == siteAPI(site)
+	if slices.ContainsFunc(cfg.Sources, func(s *jetstream.StreamSource) bool { return ofSite(s, site) }) {
+		return nil
 	}
-	switch has := slices.ContainsFunc(cfg.Sources, ofSite); {
-	case on && has, !on && !has:
-		return nil // another gateway did it
-	case on:
-		src := siteSources(stream, []string{site})
-		src[0].OptStartSeq = start
-		cfg.Sources = append(cfg.Sources, src...)
-	default:
-		cfg.Sources = slices.DeleteFunc(cfg.Sources, ofSite)
-	}
+	cfg.Sources = append(cfg.Sources, src)
 	if _, err := hub.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("update %s's sources: %w", stream, err)
 	}

@@ -60,10 +60,11 @@ func benchmarkSiteSourceReadd(b *testing.B, records int) {
 		b.Fatalf("the stream holds %v records (%v), want %d", info.State.Msgs, err, records)
 	}
 	for b.Loop() {
-		if err := setSource(b.Context(), s.JS, EventStream, "paris", 0); err != nil {
+		src, err := removeSource(b.Context(), s.JS, EventStream, "paris")
+		if err != nil {
 			b.Fatal(err)
 		}
-		if err := setSource(b.Context(), s.JS, EventStream, "paris", 1); err != nil {
+		if err := addSource(b.Context(), s.JS, EventStream, "paris", src); err != nil {
 			b.Fatal(err)
 		}
 	}

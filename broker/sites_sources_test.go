@@ -92,6 +92,13 @@ type sourcingHub struct {
 }
 
 func startSourcingHub(t *testing.T, sites ...string) *sourcingHub {
+	return startSourcingHubWith(t, StoreOptions{Sites: sites})
+}
+
+// startSourcingHubWith is startSourcingHub with the hub's stores made with o (its Sites, and
+// the SiteNodes of some).
+func startSourcingHubWith(t *testing.T, o StoreOptions) *sourcingHub {
+	sites := o.Sites
 	h := &sourcingHub{t: t, listen: &embedded.LeafListenOptions{Port: -1}, startedSites: map[string]*server.Server{}}
 	h.log = slog.New(slog.NewTextHandler(&h.out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var err error
@@ -115,7 +122,7 @@ func startSourcingHub(t *testing.T, sites ...string) *sourcingHub {
 	require.NoError(t, spyConn.Flush())
 
 	h.gateway = h.connect(h.hub, UserName(RoleGateway, ""))
-	h.stores, err = EnsureStores(t.Context(), h.gateway, StoreOptions{Sites: sites})
+	h.stores, err = EnsureStores(t.Context(), h.gateway, o)
 	require.NoError(t, err)
 	waiting := map[string]bool{}
 	for len(waiting) < len(sites)*len(sourcedStreams()) {

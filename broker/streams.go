@@ -59,6 +59,9 @@ type StoreOptions struct {
 	// site's name), and catch up when its link heals (leaf.go, sites.go). Nil keeps the sources
 	// the stores have, so that a process without an opinion never cuts a hub off its sites.
 	Sites []string
+	// SiteNodes are the nodes of some of Sites: the sources of such a site take only its nodes'
+	// entries and events (sites_sources_scope.go). A site of Sites not in it is sourced whole.
+	SiteNodes []Site
 }
 
 // The event stream's retention when none is set: a week, and 1 GiB.
@@ -145,7 +148,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			cfg.MaxValueSize, cfg.MaxBytes = limits.MaxValue, limits.MaxBytes
 		}
 		if sourced(kvStream(name)) && !o.CreateOnly {
-			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites); err != nil {
+			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites, o.SiteNodes); err != nil {
 				return nil, storeErr("key-value bucket "+name, err)
 			}
 		}
@@ -190,7 +193,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	stream := func(cfg jetstream.StreamConfig) (jetstream.Stream, error) {
 		r, err := replicas(ctx, js, cfg.Name, o.Replicas)
 		if err == nil && sourced(cfg.Name) && !o.CreateOnly {
-			cfg.Sources, err = sources(ctx, js, cfg.Name, o.Sites)
+			cfg.Sources, err = sources(ctx, js, cfg.Name, o.Sites, o.SiteNodes)
 		}
 		if err != nil {
 			return nil, storeErr("stream "+cfg.Name, err)

@@ -71,14 +71,19 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 	}
 	var leafUsers []broker.User
 	if listen != nil {
-		if leafUsers, err = broker.SiteUsers(hub.sites, secrets.Password); err != nil {
+		if leafUsers, err = broker.SiteUsers(hub.sites.names, secrets.Password); err != nil {
 			return nil, err
 		}
 	}
-	serverUsers, err := embeddedUsers(append(users, leafUsers...))
+	serverUsers, err := embeddedUsers(users)
 	if err != nil {
 		return nil, err
 	}
+	leafServerUsers, err := embeddedLeafUsers(leafUsers, hub.sites.nodes)
+	if err != nil {
+		return nil, err
+	}
+	serverUsers = append(serverUsers, leafServerUsers...)
 	// Named after the node, unique in the farm: a hub takes one leaf connection per server name.
 	ns, err := embedded.Start(embedded.Options{Name: "corral-" + node, Port: port, StoreDir: filepath.Join(dir, "jetstream"),
 		Users: serverUsers, Domain: *site.name, LeafRemote: remote, LeafListen: listen}, log)
@@ -96,6 +101,26 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 	}
 	started = true
 	return e, nil
+}
+
+// embeddedLeafUsers gives each site's leaf user its permissions, limited to the site's nodes
+// when --site-nodes names them, as corral nats-auth --site limits them (broker.LeafPermissions).
+func embeddedLeafUsers(users []broker.User, scoped []broker.Site) ([]embedded.User, error) {
+	out := make([]embedded.User, 0, len(users))
+	for _, u := range users {
+		var nodes []string
+		for _, s := range scoped {
+			if s.Name == u.Node {
+				nodes = append(nodes, s.Nodes...)
+			}
+		}
+		p, err := broker.LeafPermissions(u.Node, nodes...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, embedded.User{Name: u.Name, Password: u.Password, Permissions: embedded.Permissions(p), Leaf: true})
+	}
+	return out, nil
 }
 
 // writeLeafContexts writes each site's natscli context for the hub's leaf listener.

@@ -32,6 +32,7 @@ type gatewayFlags struct {
 	shotsMaxAge    *time.Duration
 	sizes          storeSizes
 	sites          *string
+	siteNodes      *siteNodesFlag
 	drain          drainFlags
 }
 
@@ -79,6 +80,11 @@ func (s storeSizes) parse() (broker.StoreOptions, error) {
 }
 
 func (f *flags) gatewayFlags() gatewayFlags {
+	siteNodes := &siteNodesFlag{}
+	f.Var(siteNodes, "site-nodes", "an edge site of --sites and its node ids, NAME=NODE[,NODE...] (repeat it; CORRAL_SITE_NODES: "+
+		"a=n1,n2;b=n3): the hub takes only those nodes' registry entries, leases and events from the site, and corral up "+
+		"--leaf-listen's leaf user of the site takes requests for, and speaks as, those nodes only; a site without it is trusted "+
+		"with any node's (docs/operations.md, Edge sites)")
 	return gatewayFlags{
 		http:  f.String("http", "127.0.0.1:8420", "address of the MCP endpoint, /metrics, /healthz and /readyz"),
 		tools: f.String("tools", "all", "tools that tools/list shows: all, httprunner, physiclaw, phone-agent, or NAME,NAME,..."),
@@ -109,12 +115,15 @@ func (f *flags) gatewayFlags() gatewayFlags {
 		sizes: f.storeSizes(""),
 		sites: f.String("sites", "", "edge sites of this hub, comma-separated (their JetStream domains): the hub's stores aggregate "+
 			"theirs and its gateways watch their links (docs/operations.md, Edge sites); empty keeps the sites the stores have"),
-		drain: f.drainFlags(),
+		siteNodes: siteNodes,
+		drain:     f.drainFlags(),
 	}
 }
 
-// siteList returns --sites as a list, nil when empty.
-func (g gatewayFlags) siteList() []string { return splitList(*g.sites) }
+// siteList returns --sites as a list (nil when empty), with the nodes --site-nodes gives.
+func (g gatewayFlags) siteList() hubSites {
+	return hubSites{names: splitList(*g.sites), nodes: g.siteNodes.sites}
+}
 
 // stores returns the retention of the stores the gateway keeps.
 func (g gatewayFlags) stores() (broker.StoreOptions, error) {
@@ -125,12 +134,16 @@ func (g gatewayFlags) stores() (broker.StoreOptions, error) {
 	if *g.shotsMaxAge < time.Minute {
 		return broker.StoreOptions{}, badValue(fmt.Errorf("--screenshots-max-age %s: give at least a minute, e.g. 168h for a week", *g.shotsMaxAge))
 	}
-	for _, site := range g.siteList() {
+	sites := g.siteList()
+	for _, site := range sites.names {
 		if !broker.ValidSite(site) {
 			return broker.StoreOptions{}, badValue(fmt.Errorf("--sites %q: site %q: use letters, digits, '-' and '_' (each is a site's JetStream domain)", *g.sites, site))
 		}
 	}
-	o.ScreenshotsMaxAge, o.Sites = *g.shotsMaxAge, g.siteList()
+	if err := sites.check(); err != nil {
+		return broker.StoreOptions{}, err
+	}
+	o.ScreenshotsMaxAge, o.Sites, o.SiteNodes = *g.shotsMaxAge, sites.names, sites.nodes
 	return o, nil
 }
 

@@ -14,23 +14,27 @@ import (
 // requests for, and sends heartbeats and answers as, the nodes named with it only (a leaf user
 // without them took every node's requests: broker.LeafPermissions). A site given twice has the
 // nodes of both; a node may be at one site only.
-func parseSites(flags []string) ([]broker.Site, error) {
+func parseSites(flags []string) ([]broker.Site, error) { return parseSiteNodes("--site", flags) }
+
+// parseSiteNodes reads the values of flag, NAME=NODE[,NODE...] each: nats-auth's --site, and
+// the hub's --site-nodes (corral gateway, corral up), which take the same form.
+func parseSiteNodes(flag string, values []string) ([]broker.Site, error) {
 	var sites []broker.Site
 	var errs []error
 	at := map[string]string{} // node id → its site
-	for _, f := range flags {
+	for _, f := range values {
 		name, list, ok := strings.Cut(f, "=")
 		switch {
 		case name == broker.AnyNode:
-			errs = append(errs, fmt.Errorf("--site %q: a leaf user shared by every site would take every site's requests; "+
-				"give each site with its nodes, --site NAME=NODE[,NODE...] (docs/operations.md, Edge sites)", f))
+			errs = append(errs, fmt.Errorf("%s %q: a leaf user shared by every site would take every site's requests; "+
+				"give each site with its nodes, %s NAME=NODE[,NODE...] (docs/operations.md, Edge sites)", flag, f, flag))
 			continue
 		case !broker.ValidSite(name):
-			errs = append(errs, fmt.Errorf("--site %q: use NAME=NODE[,NODE...]; the name takes letters, digits, '-' and '_' (it is the site's JetStream domain)", f))
+			errs = append(errs, fmt.Errorf("%s %q: use NAME=NODE[,NODE...]; the name takes letters, digits, '-' and '_' (it is the site's JetStream domain)", flag, f))
 			continue
 		case !ok || strings.TrimSpace(list) == "":
-			errs = append(errs, fmt.Errorf("--site %q: name the site's nodes, --site %s=NODE[,NODE...]: its leaf user takes requests for, "+
-				"and speaks as, those nodes only (docs/operations.md, Edge sites)", f, name))
+			errs = append(errs, fmt.Errorf("%s %q: name the site's nodes, %s %s=NODE[,NODE...]: its leaf user takes requests for, "+
+				"and speaks as, those nodes only (docs/operations.md, Edge sites)", flag, f, flag, name))
 			continue
 		}
 		i := slices.IndexFunc(sites, func(s broker.Site) bool { return s.Name == name })
@@ -40,12 +44,12 @@ func parseSites(flags []string) ([]broker.Site, error) {
 		for _, n := range strings.Split(list, ",") {
 			n = strings.TrimSpace(n)
 			if n == broker.AnyNode || !nodes.ValidID(n) {
-				errs = append(errs, fmt.Errorf("--site %q: node %q: use letters, digits, '-' and '_' (a node's --node-id), one by one", f, n))
+				errs = append(errs, fmt.Errorf("%s %q: node %q: use letters, digits, '-' and '_' (a node's --node-id), one by one", flag, f, n))
 				continue
 			}
 			if other, seen := at[n]; seen {
 				if other != name {
-					errs = append(errs, fmt.Errorf("--site %q: node %s is at site %s too: a node id is unique in the farm", f, n, other))
+					errs = append(errs, fmt.Errorf("%s %q: node %s is at site %s too: a node id is unique in the farm", flag, f, n, other))
 				}
 				continue
 			}

@@ -81,14 +81,20 @@ func (h *natsAuthHub) connectSite(t *testing.T, site string) *nats.Conn {
 // nB, while s2 answers them. Before, the leaf user took corral.v1.node.*.* for every site.
 func TestSiteTakesOnlyItsOwnNodesRequests(t *testing.T) {
 	h := startNATSAuthHub(t, "s1=nA", "s2=nB")
-	admin := h.connect(t, "admin")
+	requireSiteTakesOnlyItsNodesRequests(t, h.connect(t, "admin"), h.connectSite(t, "s1"), h.connectSite(t, "s2"))
+	assert.Equal(t, 2, h.hub.NumLeafNodes(), "a site's link dropped")
+}
+
+// requireSiteTakesOnlyItsNodesRequests requires that s1, a client of site s1's server that
+// listens to every node's requests, hears admin's requests (at the hub) for s1's node nA and
+// never those for s2's nB, which s2, a client of site s2's, answers.
+func requireSiteTakesOnlyItsNodesRequests(t *testing.T, admin, s1, s2 *nats.Conn) {
+	t.Helper()
 	heard := make(chan *nats.Msg, 1000)
-	s1 := h.connectSite(t, "s1")
 	for _, subj := range []string{fmt.Sprintf(broker.NodeGroupT, "*") + ".*", broker.Prefix + ".node.>"} {
 		_, err := s1.ChanSubscribe(subj, heard)
 		require.NoError(t, err)
 	}
-	s2 := h.connectSite(t, "s2")
 	_, err := s2.Subscribe(fmt.Sprintf(broker.NodeGroupT, "nB")+".*", func(m *nats.Msg) { _ = m.Respond([]byte("nB")) })
 	require.NoError(t, err)
 	require.NoError(t, s2.Flush())
@@ -116,7 +122,6 @@ func TestSiteTakesOnlyItsOwnNodesRequests(t *testing.T) {
 			}
 		}
 	})
-	assert.Equal(t, 2, h.hub.NumLeafNodes(), "a site's link dropped")
 }
 
 // A site speaks as its own nodes only: a heartbeat (or progress, or a frame) s1 sends as s2's

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,7 +82,68 @@ func (f *flags) leafListenFlag() *string {
 // hubSettings make the embedded NATS a hub's: it takes the leaf connections of sites on listen.
 type hubSettings struct {
 	listen string
-	sites  []string
+	sites  hubSites
+}
+
+// hubSites are a hub's edge sites (--sites) and the nodes of those --site-nodes names: each
+// such site's leaf user (corral up --leaf-listen) and the hub's copies of its stores are
+// limited to its nodes.
+type hubSites struct {
+	names []string
+	nodes []broker.Site
+}
+
+// unscoped are the sites whose nodes were not given, in --sites' order.
+func (h hubSites) unscoped() []string {
+	var out []string
+	for _, name := range h.names {
+		if !slices.ContainsFunc(h.nodes, func(s broker.Site) bool { return s.Name == name }) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// check refuses nodes of a site that is not in --sites (badValue).
+func (h hubSites) check() error {
+	var errs []error
+	for _, s := range h.nodes {
+		if !slices.Contains(h.names, s.Name) {
+			errs = append(errs, fmt.Errorf("--site-nodes %s=%s: site %s is not in --sites (%q): name it there too, or drop its --site-nodes",
+				s.Name, strings.Join(s.Nodes, ","), s.Name, strings.Join(h.names, ",")))
+		}
+	}
+	return badValue(errors.Join(errs...))
+}
+
+// siteNodesFlag is --site-nodes NAME=NODE[,NODE...], repeatable, in the form of nats-auth's
+// --site (parseSiteNodes). Entries separated by ';' may share one value, as CORRAL_SITE_NODES
+// (which sets it once) gives them all: a=n1,n2;b=n3. Each value is checked as it is set, with
+// those set before it (a node at two sites).
+type siteNodesFlag struct {
+	entries []string
+	sites   []broker.Site
+}
+
+func (f *siteNodesFlag) String() string { return strings.Join(f.entries, ";") }
+
+func (f *siteNodesFlag) Set(v string) error {
+	var entries []string
+	for _, e := range strings.Split(v, ";") {
+		if e = strings.TrimSpace(e); e != "" {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return errors.New("give a site and its nodes, NAME=NODE[,NODE...] (several: a=n1,n2;b=n3)")
+	}
+	all := append(slices.Clone(f.entries), entries...)
+	sites, err := parseSiteNodes("--site-nodes", all)
+	if err != nil {
+		return err
+	}
+	f.entries, f.sites = all, sites
+	return nil
 }
 
 // leafListen is the hub's leaf listener; nil when it takes no sites. Its refusals are badValues.
@@ -89,7 +151,7 @@ func (h hubSettings) leafListen() (*embedded.LeafListenOptions, error) {
 	if h.listen == "" {
 		return nil, nil
 	}
-	if len(h.sites) == 0 {
+	if len(h.sites.names) == 0 {
 		return nil, badValue(fmt.Errorf("--leaf-listen %s: name the sites it takes with --sites a,b, on every start: each gets a leaf user "+
 			"as the hub starts, before the sites its stores keep can be read", h.listen))
 	}
@@ -111,9 +173,9 @@ func checkEdge(site siteFlags, hub hubSettings) error {
 	switch {
 	case err != nil:
 		return err
-	case remote != nil && len(hub.sites) > 0:
+	case remote != nil && len(hub.sites.names) > 0:
 		return badValue(errors.New("--site and --sites: a process is an edge site or its hub, not both"))
-	case listen == nil && len(hub.sites) > 0:
+	case listen == nil && len(hub.sites.names) > 0:
 		return badValue(errors.New("--sites: the hub's embedded NATS must take the sites' leaf connections: give --leaf-listen HOST:PORT too"))
 	}
 	return nil
@@ -126,19 +188,26 @@ func edgeWelcome(site siteFlags, hub hubSettings) string {
 		return fmt.Sprintf("  edge site      %s: a leaf node of its hub; it serves its callers here when the uplink is down (corral_leaf_up)\n", *site.name)
 	case hub.listen != "":
 		return fmt.Sprintf("  edge sites     %s: leaf connections on %s; hand each site its leaf-SITE.json from the NATS directory above\n",
-			strings.Join(hub.sites, ", "), hub.listen)
+			strings.Join(hub.sites.names, ", "), hub.listen)
 	}
 	return ""
 }
 
 // watchSites watches a hub's sites' links from a gateway's connection, on reg's /metrics;
-// nil without --sites. The gateway's client words calls to a cut-off site with it.
+// nil without --sites. The gateway's client words calls to a cut-off site with it. It warns
+// once of the sites whose nodes were not given.
 func watchSites(ctx context.Context, nc *nats.Conn, gf gatewayFlags, reg prometheus.Registerer, log *slog.Logger) (*broker.SiteWatch, error) {
 	sites := gf.siteList()
-	if len(sites) == 0 {
+	if len(sites.names) == 0 {
 		return nil, nil
 	}
-	return broker.WatchSites(ctx, nc, sites, broker.NewSiteMetrics(reg), log)
+	if open := sites.unscoped(); len(open) > 0 {
+		log.Warn("edge sites without --site-nodes: the hub takes their registry entries, leases and events under any node id, so "+
+			"such a site can write as another site's nodes or the hub's (and corral up --leaf-listen's leaf user of each takes any "+
+			"node's requests); name each site's nodes with --site-nodes NAME=NODE[,NODE...] (docs/operations.md, Edge sites)",
+			"sites", strings.Join(open, ","))
+	}
+	return broker.WatchSitesWithNodes(ctx, nc, sites.names, sites.nodes, broker.NewSiteMetrics(reg), log)
 }
 
 // splitList splits a comma-separated flag into its non-empty items.
