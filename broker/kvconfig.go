@@ -108,7 +108,7 @@ func ExplainStoreLimit(bucket string, err error) error {
 		return fmt.Errorf("%w (%s takes values of at most %s: a larger one is refused, and is a bug to report: no entry of Corral's is near that size)",
 			err, bucket, FormatSize(int64(l.MaxValue)))
 	case api.ErrorCode == storeFailed && strings.Contains(api.Description, "maximum bytes"):
-		return fmt.Errorf("%w (%s is full: it keeps %s in all, room for 10,000 devices; it takes updates of its keys, no new ones. "+
+		return fmt.Errorf("%w (%s is full: it keeps %s in all, room for 10,000 devices; it takes no new keys, and updates only no larger than the values they replace. "+
 			"A node writing far more than its devices need fills it: look at the bucket's keys by node, `nats kv ls %s`)",
 			err, bucket, FormatSize(l.MaxBytes), bucket)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,9 @@ type Stores struct {
 
 // StoreOptions size the stores.
 type StoreOptions struct {
+	// Log, if set, is told of an older Corral's bucket that already holds more than this
+	// one's bound (roomForHeld).
+	Log *slog.Logger
 	// Replicas of every bucket and of the stream: 3 on a 3-server NATS cluster, so that losing
 	// one server loses nothing; 1 on a single server. 0 keeps the replicas of stores that exist
 	// (and creates missing ones with 1), so a process started without an opinion never scales
@@ -146,6 +150,9 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		limits, bounded := nodeBucketLimits(name)
 		if bounded {
 			cfg.MaxValueSize, cfg.MaxBytes = limits.MaxValue, limits.MaxBytes
+			if !o.CreateOnly {
+				cfg.MaxBytes = roomForHeld(ctx, js, name, limits.MaxBytes, o.Log)
+			}
 		}
 		if sourced(kvStream(name)) && !o.CreateOnly {
 			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites, o.SiteNodes); err != nil {

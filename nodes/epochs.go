@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -47,9 +48,18 @@ func raiseEpochFloor(ctx context.Context, kv jetstream.KeyValue, node string, kn
 	if written || len(known) > 0 {
 		floor = (highest/epochStride + 1) * epochStride
 	}
-	if _, err := kv.Put(ctx, key, []byte(strconv.FormatUint(floor, 10))); err != nil {
-		return 0, fmt.Errorf("write the epoch floor %s in %s: %w (may this node's NATS user write $KV.%s.%s.>?)",
-			key, broker.CalibrationBucket, err, broker.CalibrationBucket, node)
+	if _, err := kv.Put(ctx, key, epochFloorValue(floor)); err != nil {
+		hint := ""
+		if strings.Contains(err.Error(), "Permissions Violation") {
+			hint = fmt.Sprintf(" (may this node's NATS user write $KV.%s.%s.>?)", broker.CalibrationBucket, node)
+		}
+		return 0, fmt.Errorf("write the epoch floor %s in %s: %w%s", key, broker.CalibrationBucket, broker.ExplainStoreLimit(broker.CalibrationBucket, err), hint)
 	}
 	return floor, nil
+}
+
+// epochFloorValue is floor as the bucket keeps it: 20 digits, as many as any uint64 has, so
+// that every later floor is an update of the same size, which a full bucket still takes.
+func epochFloorValue(floor uint64) []byte {
+	return fmt.Appendf(nil, "%020d", floor)
 }

@@ -43,8 +43,8 @@ func (t storeTrouble) hint() string {
 		return "A value is larger than its store takes (the error says which bucket and its bound): that write is refused " +
 			"at every retry, whatever the disk; it is a bug to report, with this line"
 	case troubleFull:
-		return "A bucket is full (the error says which, its bound and how to list its keys): it takes updates of its keys, " +
-			"no new ones, whatever the disk; look for the node that writes far more keys than its devices need"
+		return "A bucket is full (the error says which, its bound and how to list its keys): it takes no new keys, and updates " +
+			"only no larger than the values they replace, whatever the disk; look for the node that writes far more keys than its devices need"
 	}
 	return "Check the data disk of the NATS server (df). Once there is room, corral up's own NATS restarts its JetStream " +
 		"by itself; restart any other NATS server (its stores take no writes until then)"

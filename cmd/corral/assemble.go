@@ -90,6 +90,7 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 	if err != nil {
 		return nil, err
 	}
+	retention.Log = log
 	stores, err := broker.EnsureStores(ctx, nc, retention)
 	if err != nil {
 		return nil, err
