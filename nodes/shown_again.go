@@ -50,9 +50,11 @@ func (m *natsMirror) writtenOffline(e broker.DeviceEntry) {
 }
 
 // shownAgain queues the state event of e if the farm wrote its device offline for a loss since
-// it was last shown, after the loss's offline event; m.mu is held.
+// it was last shown, after the loss's offline event; m.mu is held. A device shown leased is
+// left to the scheduler: the loss revokes every lease, and the node, shown its entry before it
+// has done so, would record "leased" after the loss and "online" at the revoke.
 func (m *natsMirror) shownAgain(e broker.DeviceEntry) {
-	if !m.lossFirst(e.Serial) {
+	if e.State == broker.StateLeased || !m.lossFirst(e.Serial) {
 		return
 	}
 	ev := broker.Event{V: broker.WireVersion, Kind: "device", Serial: e.Serial, Node: m.node, What: e.State,

@@ -77,6 +77,19 @@ func TestMirrorRecordsTheLossBeforeTheDeviceAfterIt(t *testing.T) {
 	whats, _ = stored("p2")
 	assert.Equal(t, []string{broker.StateOffline, broker.StateOnline}, whats, "a state the scheduler told")
 
+	// Shown again still leased (the node has not revoked the lease the loss ended yet): nothing
+	// of it; the revoke's online comes after the loss's offline event. It recorded "leased" after
+	// the loss, then "online" (a clean-clone run of TestDeviceBackAfterALossIsRecordedOnline).
+	m.writtenOffline(lostEntry("p4", time.Now()))
+	leased := online("p4")
+	leased.State, leased.Holder = broker.StateLeased, "alice"
+	m.Device(leased)
+	m.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: "p4", Node: "n1", What: broker.StateOnline, Epoch: 4})
+	flush()
+	flush()
+	whats, _ = stored("p4")
+	assert.Equal(t, []string{broker.StateOffline, broker.StateOnline}, whats, "shown leased before the revoke")
+
 	// An old entry: online only.
 	m.writtenOffline(lostEntry("p3", time.Now().Add(-2*lostEventFresh)))
 	m.Device(online("p3"))
