@@ -58,7 +58,7 @@ func loadTemplate(spec string, shared bool, screen image.Point) (template, error
 		if b, ok := shortBase64(spec); ok {
 			switch {
 			case shared:
-				tm.from, raw = "base64; a shared node reads no files", b
+				tm.from, raw = "base64: this node serves a shared farm and reads no files for callers", b
 			case !fileExists(spec):
 				tm.from, raw = "base64, as no file on the node has that name", b
 			}

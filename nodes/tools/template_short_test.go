@@ -26,7 +26,7 @@ func TestShortBase64TemplateIsNotAnImage(t *testing.T) {
 	assert.Contains(t, err.Error(), "the template (base64, as no file on the node has that name) is not an image: give a PNG or JPEG")
 	_, err = loadTemplate("aGVsbG8=", true, screen)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "the template (base64; a shared node reads no files) is not an image")
+	assert.Contains(t, err.Error(), "the template (base64: this node serves a shared farm and reads no files for callers) is not an image")
 
 	tm, err := loadTemplate("icon", false, screen)
 	require.NoError(t, err)
