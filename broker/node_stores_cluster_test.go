@@ -1,10 +1,7 @@
 package broker
 
 import (
-	"context"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -16,16 +13,7 @@ import (
 // rollups, refuse them once a gateway's start has updated them: nats-server takes the update
 // of a replicated stream, and its leader refuses the rollup before proposing it to the others.
 func TestReplicatedStoresRefuseRollupsOnceUpdated(t *testing.T) {
-	nc, err := nats.Connect(strings.Join(startCluster(t, 3), ","))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	s, err := EnsureStores(ctx, nc, StoreOptions{Replicas: 3})
-	require.NoError(t, err)
+	ctx, nc, js, s := replicatedStores(t)
 	// As an older Corral left them: rollups allowed.
 	for _, name := range []string{kvStream(RegistryBucket), objStream(ScreenshotBucket)} {
 		st, err := js.Stream(ctx, name)
@@ -36,7 +24,7 @@ func TestReplicatedStoresRefuseRollupsOnceUpdated(t *testing.T) {
 		require.NoError(t, err, name)
 	}
 	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "nB", State: StateOnline})
-	_, err = EnsureStores(ctx, nc, StoreOptions{}) // a gateway's start
+	_, err := EnsureStores(ctx, nc, StoreOptions{}) // a gateway's start
 	require.NoError(t, err)
 
 	for _, subject := range []string{"$KV.corral_devices.nA.zz", "$O.corral_screenshots.M.zz"} {

@@ -52,22 +52,30 @@ func startCluster(t *testing.T, n int) []string {
 	return urls
 }
 
-// On a 3-server cluster, R3 stores an older Corral left unbounded are bounded once a gateway's
-// start has updated them: they keep 3 replicas and their entries, and refuse an oversize value.
-func TestReplicatedStoresAreBoundedOnceUpdated(t *testing.T) {
+// replicatedStores are Corral's stores made with 3 replicas on a 3-server cluster, and a
+// connection to it; ctx ends a minute after.
+func replicatedStores(t *testing.T) (context.Context, *nats.Conn, jetstream.JetStream, *Stores) {
+	t.Helper()
 	nc, err := nats.Connect(strings.Join(startCluster(t, 3), ","))
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	s, err := EnsureStores(ctx, nc, StoreOptions{Replicas: 3})
 	require.NoError(t, err)
+	return ctx, nc, js, s
+}
+
+// On a 3-server cluster, R3 stores an older Corral left unbounded are bounded once a gateway's
+// start has updated them: they keep 3 replicas and their entries, and refuse an oversize value.
+func TestReplicatedStoresAreBoundedOnceUpdated(t *testing.T) {
+	ctx, nc, js, s := replicatedStores(t)
 	unbound(t, js, kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), objStream(ScreenshotBucket))
 	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "nB", State: StateOnline})
 
-	s, err = EnsureStores(ctx, nc, StoreOptions{}) // a gateway's start
+	s, err := EnsureStores(ctx, nc, StoreOptions{}) // a gateway's start
 	require.NoError(t, err)
 	assertBounded(t, js)
 	_, err = s.Registry.Put(ctx, RegistryKey("nA", "big"), make([]byte, 64<<10+1))

@@ -113,6 +113,12 @@ func wantNATSPermissions(t *testing.T) []byte {
 	}
 	doc.Leaf = natsLeaf{User: broker.LeafUserName(broker.AnyNode), Local: broker.LeafLocal,
 		Permissions: natsPermissions{Publish: subjects(lp.PublishAllow, lp.PublishDeny), Subscribe: subjects(lp.SubscribeAllow, lp.SubscribeDeny)}}
+	return assetJSON(t, doc)
+}
+
+// assetJSON is doc as the chart's generated files hold it: indented, & < > as they are.
+func assetJSON(t *testing.T, doc any) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -123,11 +129,11 @@ func wantNATSPermissions(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-// TestChartNATSPermissionsFile: the chart's permission lists are broker/auth.go's.
-// go test ./helm/corral -run TestChartNATSPermissionsFile -update-nats-permissions rewrites them.
-func TestChartNATSPermissionsFile(t *testing.T) {
-	want := wantNATSPermissions(t)
-	file := filepath.Join(chartDir(t), permissionsFile)
+// checkAsset compares the chart's generated file name (under the chart) with want, and with
+// -update-nats-permissions writes it first; source names what it is made from.
+func checkAsset(t *testing.T, name string, want []byte, source string) {
+	t.Helper()
+	file := filepath.Join(chartDir(t), name)
 	if *updateNATSPermissions {
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			t.Fatal(err)
@@ -138,8 +144,14 @@ func TestChartNATSPermissionsFile(t *testing.T) {
 	}
 	got, err := os.ReadFile(file)
 	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("helm/corral/%s is not broker.PermissionsFor's lists (%v): run make chart-assets and commit it", permissionsFile, err)
+		t.Fatalf("helm/corral/%s is not %s's lists (%v): run make chart-assets and commit it", name, source, err)
 	}
+}
+
+// TestChartNATSPermissionsFile: the chart's permission lists are broker/auth.go's.
+// go test ./helm/corral -run TestChartNATSPermissionsFile -update-nats-permissions rewrites them.
+func TestChartNATSPermissionsFile(t *testing.T) {
+	checkAsset(t, permissionsFile, wantNATSPermissions(t), "broker.PermissionsFor")
 }
 
 // serverPermissions is how nats-server holds broker.PermissionsFor(r, AnyNode).

@@ -7,7 +7,6 @@ package chart_test
 // broker.LeafPermissions.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -63,30 +62,13 @@ func wantSitePermissions(t *testing.T) []byte {
 	doc := sitePermissionsDoc{About: "Made by make chart-assets from broker.LeafPermissions (broker/leaf.go) for a stand-in site and node; " +
 		"do not edit: helm/corral/sites_chart_test.go fails when it differs.", Site: standInSite, Node: standInNode,
 		Permissions: natsPermissions{Publish: &natsSubjects{Allow: p.PublishAllow}, Subscribe: &natsSubjects{Allow: p.SubscribeAllow}}}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return assetJSON(t, doc)
 }
 
 // TestChartSitePermissionsFile: the chart's scoped site permissions are broker/leaf.go's.
 // go test ./helm/corral -run TestChartSitePermissionsFile -update-nats-permissions rewrites them.
 func TestChartSitePermissionsFile(t *testing.T) {
-	want := wantSitePermissions(t)
-	file := filepath.Join(chartDir(t), sitePermissionsFile)
-	if *updateNATSPermissions {
-		if err := os.WriteFile(file, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(file)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("helm/corral/%s is not broker.LeafPermissions's lists (%v): run make chart-assets and commit it", sitePermissionsFile, err)
-	}
+	checkAsset(t, sitePermissionsFile, wantSitePermissions(t), "broker.LeafPermissions")
 }
 
 // sitesValues writes a values file with these hub.sites (plain names and {name, nodes}).
