@@ -13,10 +13,7 @@ import (
 func TestUnknownFilterValuesExit2(t *testing.T) {
 	noNATSSettings(t)
 	const gw = "http://127.0.0.1:1/mcp" // never dialled: --check-config
-	for _, c := range []struct {
-		args []string
-		want string // "": taken
-	}{
+	checkConfigExits(t, []exitCase{
 		{[]string{"devices", "--platform", "bogus", "--gateway", gw}, `--platform "bogus": use one of android, ios, arm, web`},
 		{[]string{"devices", "--platform", "andriod", "--gateway", gw}, `--platform "andriod": did you mean "android"?`},
 		{[]string{"leases", "--platform", "bogus", "--gateway", gw}, `--platform "bogus": use one of`},
@@ -32,16 +29,34 @@ func TestUnknownFilterValuesExit2(t *testing.T) {
 		{[]string{"devices", "--platform", "", "--gateway", gw}, ""},
 		{[]string{"leases", "--platform", "arm", "--gateway", gw}, ""},
 		{[]string{"tasks", "--tool", "tap_xy", "--outcome", "failed"}, ""},
-	} {
+	})
+}
+
+// exitCase is a corral command line run with --check-config, and the refusal it must print
+// with exit 2 ("": it is taken, exit 0).
+type exitCase struct {
+	args []string
+	want string
+}
+
+// checkConfigExits runs each case's command line with --check-config and checks its exit
+// status and refusal.
+func checkConfigExits(t *testing.T, cases []exitCase) {
+	t.Helper()
+	for _, c := range cases {
 		args := append(c.args, "--check-config")
 		var code int
 		out := captureOutput(t, func() { code = realMain(args) })
+		shown := strings.Join(c.args, " ")
+		if len(shown) > 80 {
+			shown = shown[:80] + "…"
+		}
 		if c.want == "" {
-			assert.Equal(t, 0, code, "corral %s: %s", strings.Join(args, " "), out)
+			assert.Equal(t, 0, code, "corral %s: %.300s", shown, out)
 			continue
 		}
-		assert.Equal(t, 2, code, "corral %s: %s", strings.Join(args, " "), out)
-		assert.Contains(t, out, c.want, "corral %s", strings.Join(args, " "))
+		assert.Equal(t, 2, code, "corral %s: %.300s", shown, out)
+		assert.Contains(t, out, c.want, "corral %s", shown)
 	}
 }
 
