@@ -138,5 +138,6 @@ func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
 		return
 	}
 	n.cfg.Log.Warn("the farm declared this node lost" + how + "; revoking its leases and showing its devices again")
+	n.mirror.answering(epochs) // the revoke's states may come before the loss's entries (shown_again.go)
 	n.system.Root.Send(n.sched, actors.RevokeAll{Reason: lostWords})
 }

@@ -172,8 +172,8 @@ func (m *natsMirror) Lease(serial string, l *broker.Lease) {
 
 func (m *natsMirror) Event(ev broker.Event) {
 	m.mu.Lock()
-	if ev.Kind == "device" {
-		m.lossFirst(ev.Serial) // the scheduler records the state after a loss itself
+	if ev.Kind == "device" && !m.lossFirst(ev.Serial) { // the scheduler records the state after a loss itself
+		m.statedAfterLoss(ev.Serial) // or of a loss whose entry is not seen yet (shown_again.go)
 	}
 	m.events = append(m.events, publication{subject: m.eventSubject(ev), v: ev})
 	m.mu.Unlock()

@@ -20,6 +20,12 @@ import (
 // before the gateway's offline event, written after the entry, lands: the device's events
 // would end "online, offline" while it is online. The offline event is a function of the entry
 // (broker.LostDeviceEvent), so the node's and the gateway's are one, kept once by the stream.
+//
+// A node may hear a loss's event before it sees the loss's entries (two subscriptions, no order
+// between them). It revokes its leases then, and the scheduler records a leased device online
+// with no entry of the loss known yet; that state is after the loss's offline event, which the
+// gateway stored before it sent the loss's. The entry, seen next, is of the loss answered: the
+// device is not recorded shown again, or its events would read offline, online, online.
 
 // lostEventFresh is how old an offline entry of a loss may be (by its Updated, the gateway's
 // clock) for the node to record its offline event. The gateway's lands within seconds of its
@@ -32,6 +38,32 @@ const lostEventFresh = time.Minute
 type lostShown struct {
 	pending map[string]broker.DeviceEntry // of each serial written offline and not shown since: the entry
 	seen    map[string]time.Time          // the Updated of the last such entry of each serial
+	// answered: each device's epoch when the node began answering its latest loss, before the
+	// answer moved it on. stated: of those, the devices the scheduler recorded a state of
+	// since, with no entry of the loss seen yet. An entry of such a device at most that epoch
+	// is of the loss answered; a later loss's, or a verdict written over the answer, has the
+	// answer's epoch or more.
+	answered map[string]uint64
+	stated   map[string]uint64
+}
+
+// answering notes that the node begins answering a loss (its devices' epochs before the
+// answer), before it revokes its leases.
+func (m *natsMirror) answering(epochs map[string]uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lostShown.answered, m.lostShown.stated = epochs, map[string]uint64{}
+}
+
+// statedAfterLoss notes a state of serial the scheduler records with no entry of a loss seen:
+// if the node is answering one, it is the device's state after it; m.mu is held.
+func (m *natsMirror) statedAfterLoss(serial string) {
+	l := &m.lostShown
+	if epoch, answering := l.answered[serial]; answering {
+		if _, already := l.stated[serial]; !already {
+			l.stated[serial] = epoch
+		}
+	}
 }
 
 // writtenOffline notes e, an entry a gateway wrote offline for a loss, of a device the node
@@ -46,7 +78,12 @@ func (m *natsMirror) writtenOffline(e broker.DeviceEntry) {
 	if at, seen := l.seen[e.Serial]; seen && at.Equal(e.Updated) {
 		return // the same entry, seen again
 	}
-	l.seen[e.Serial], l.pending[e.Serial] = e.Updated, e
+	l.seen[e.Serial] = e.Updated
+	if epoch, stated := l.stated[e.Serial]; stated && e.Epoch <= epoch {
+		delete(l.stated, e.Serial) // the device's state after this loss is recorded already
+		return
+	}
+	l.pending[e.Serial] = e
 }
 
 // shownAgain queues the state event of e if the farm wrote its device offline for a loss since

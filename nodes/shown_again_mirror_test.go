@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -89,6 +90,37 @@ func TestMirrorRecordsTheLossBeforeTheDeviceAfterIt(t *testing.T) {
 	flush()
 	whats, _ = stored("p4")
 	assert.Equal(t, []string{broker.StateOffline, broker.StateOnline}, whats, "shown leased before the revoke")
+
+	// The loss's event heard before its entry (leased): the node answers, the revoke's online is
+	// recorded after the gateway's offline event (stored before the loss's event was sent), and
+	// the entry, seen next, records nothing more. It recorded offline, online, online. A verdict
+	// written over the answer (the answer's epoch) is another loss: offline, online again.
+	gatewaysOffline := lostEntry("p5", time.Now())
+	ev, id := broker.LostDeviceEvent(gatewaysOffline)
+	data, err := json.Marshal(ev)
+	require.NoError(t, err)
+	_, err = stores.JS.PublishMsg(ctx, &nats.Msg{Subject: fmt.Sprintf(broker.EventDevT, "n1", "p5", broker.StateOffline),
+		Data: data}, jetstream.WithMsgID(id))
+	require.NoError(t, err)
+	m.answering(map[string]uint64{"p5": gatewaysOffline.Epoch})
+	m.Event(broker.Event{V: broker.WireVersion, Kind: "device", Serial: "p5", Node: "n1", What: broker.StateOnline, Epoch: 4})
+	m.Device(online("p5"))
+	flush()
+	m.writtenOffline(gatewaysOffline)
+	m.reshow()
+	flush()
+	flush()
+	whats, _ = stored("p5")
+	assert.Equal(t, []string{broker.StateOffline, broker.StateOnline}, whats, "the loss's event heard before its entry")
+	over := lostEntry("p5", time.Now())
+	over.Epoch = 4
+	m.writtenOffline(over)
+	m.reshow()
+	flush()
+	flush()
+	whats, _ = stored("p5")
+	assert.Equal(t, []string{broker.StateOffline, broker.StateOnline, broker.StateOffline, broker.StateOnline}, whats,
+		"a verdict over the answer")
 
 	// An old entry: online only.
 	m.writtenOffline(lostEntry("p3", time.Now().Add(-2*lostEventFresh)))
