@@ -2,8 +2,9 @@ package chart_test
 
 // Edge sites in the chart: a hub's release (examples/hub.yaml) and a site's
 // (examples/site.yaml), their NATS configurations run by real nats-servers: the site joins the
-// hub as its leaf user, the hub's gateway user reaches the site's JetStream domain across the
-// link, and the site's heartbeats reach the hub.
+// hub as its own leaf user, limited to its nodes, the hub's gateway user reaches the site's
+// JetStream domain across the link, and the site's nodes' heartbeats reach the hub, not another
+// site's.
 
 import (
 	"fmt"
@@ -20,9 +21,9 @@ import (
 
 func TestChartEdgeSites(t *testing.T) {
 	hub := render(t, example(t, "hub"))
-	_, _, gw := gateway(t, hub)
-	if got := flags(gw)["sites"]; got != "lab-paris,lab-tokyo" {
-		t.Errorf("hub gateway --sites=%q, want lab-paris,lab-tokyo", got)
+	want := []string{"--sites=lab-paris,lab-tokyo", "--site-nodes=lab-paris=paris-1,paris-2", "--site-nodes=lab-tokyo=tokyo-1"}
+	if got := siteArgs(gatewayArgs(t, hub)); !slices.Equal(got, want) {
+		t.Errorf("hub gateway site args %q, want %q", got, want)
 	}
 	svc := hub.must(t, "Service", fullname+"-nats-leaf")
 	if typ, port := str(dig(svc, "spec", "type")), fmt.Sprint(dig(svc, "spec", "ports", 0, "port")); typ != "LoadBalancer" || port != "7422" {
@@ -31,40 +32,43 @@ func TestChartEdgeSites(t *testing.T) {
 	if len(ingressTo(networkPolicies(t, hub)["nats"], "leafnodes")) == 0 {
 		t.Error("the hub's NATS NetworkPolicy does not let sites reach the leaf port")
 	}
-	leafPassword := string(hub.secretData(t, natsAuthSecret, "leaf"))
-	hubOpts := natsConfig(t, hub, map[string]string{"SERVER_NAME": fullname + "-nats-0"})
+	// Each site its own leaf user, limited to its nodes; no user shared by every site.
+	hubOpts := hubNATS(t, hub)
 	if hubOpts.LeafNode.Port != 7422 || !hubOpts.LeafNode.NoAdvertise {
 		t.Errorf("hub leafnodes: port %d, no_advertise %v; want 7422 and true", hubOpts.LeafNode.Port, hubOpts.LeafNode.NoAdvertise)
 	}
-	i := slices.IndexFunc(hubOpts.Users, func(u *server.User) bool { return u.Username == broker.LeafUserName(broker.AnyNode) })
-	if i < 0 {
-		t.Fatal("the hub's NATS has no leaf user")
+	if got := leafUsers(hubOpts); !slices.Equal(got, []string{"leaf-lab-paris", "leaf-lab-tokyo"}) {
+		t.Fatalf("the hub example's leaf users %v, want leaf-lab-paris and leaf-lab-tokyo (no user shared by every site)", got)
 	}
-	leaf := hubOpts.Users[i]
+	leaf := hubUser(t, hubOpts, "leaf-lab-paris")
+	leafPassword := string(hub.secretData(t, natsAuthSecret, "leaf-lab-paris"))
 	if _, ok := leaf.AllowedConnectionTypes["LEAFNODE"]; !ok || len(leaf.AllowedConnectionTypes) != 1 || leaf.Password != leafPassword {
-		t.Errorf("leaf user: connection types %v, password from the Secret %v; want leaf connections only", leaf.AllowedConnectionTypes, leaf.Password == leafPassword)
+		t.Errorf("leaf-lab-paris: connection types %v, password from the Secret %v; want leaf connections only", leaf.AllowedConnectionTypes, leaf.Password == leafPassword)
 	}
-	want, _ := broker.LeafPermissions(broker.AnyNode)
-	if err := samePermissions(leaf.Permissions, &server.Permissions{Publish: &server.SubjectPermission{Allow: want.PublishAllow},
-		Subscribe: &server.SubjectPermission{Allow: want.SubscribeAllow}}); err != nil {
-		t.Errorf("leaf user: %v (broker.LeafPermissions)", err)
+	perms, _ := broker.LeafPermissions("lab-paris", "paris-1", "paris-2")
+	if err := samePermissions(leaf.Permissions, &server.Permissions{Publish: &server.SubjectPermission{Allow: perms.PublishAllow},
+		Subscribe: &server.SubjectPermission{Allow: perms.SubscribeAllow}}); err != nil {
+		t.Errorf("leaf-lab-paris: %v (broker.LeafPermissions of lab-paris's nodes)", err)
+	}
+	if notes := renderNotes(t, notesChart(t), example(t, "hub")); strings.Contains(notes, "WARNING: edge sites") {
+		t.Errorf("installing the hub example warns of sites acting for every node:\n%s", notes)
 	}
 	hubNATS := runServer(t, hubOpts)
 
 	site := render(t, example(t, "site"))
 	sts := site.must(t, "StatefulSet", fullname+"-nats")
 	vars, _ := env(container(t, dig(sts, "spec", "template", "spec").(object), "nats"))
-	if vars["NATS_LEAF_PASSWORD"] != "secret:corral-hub-leaf/leaf" {
-		t.Errorf("site NATS_LEAF_PASSWORD %q, want the example's Secret corral-hub-leaf/leaf", vars["NATS_LEAF_PASSWORD"])
+	if vars["NATS_LEAF_PASSWORD"] != "secret:corral-hub-leaf/leaf-lab-paris" {
+		t.Errorf("site NATS_LEAF_PASSWORD %q, want the example's Secret corral-hub-leaf/leaf-lab-paris", vars["NATS_LEAF_PASSWORD"])
 	}
 	if vars["SERVER_NAME"] != "lab-paris-$(POD_NAME)" || vars["POD_NAME"] != "field:metadata.name" {
 		t.Errorf("site SERVER_NAME %q (POD_NAME %q): want the site's name before the pod's, as a hub takes one leaf per server name", vars["SERVER_NAME"], vars["POD_NAME"])
 	}
-	if vars["NATS_LEAF_URL_0"] != "nats-leaf://leaf:$(NATS_LEAF_PASSWORD)@hub.example.com:7422" {
-		t.Errorf("site NATS_LEAF_URL_0 %q: want the hub's URL with the leaf user and the password Kubernetes puts in", vars["NATS_LEAF_URL_0"])
+	if vars["NATS_LEAF_URL_0"] != "nats-leaf://leaf-lab-paris:$(NATS_LEAF_PASSWORD)@hub.example.com:7422" {
+		t.Errorf("site NATS_LEAF_URL_0 %q: want the hub's URL with the site's leaf user and the password Kubernetes puts in", vars["NATS_LEAF_URL_0"])
 	}
 	// As Kubernetes expands it, aimed at the hub running here.
-	hubLeaf := fmt.Sprintf("nats-leaf://leaf:%s@127.0.0.1:%d", url.PathEscape(leafPassword), hubOpts.LeafNode.Port)
+	hubLeaf := fmt.Sprintf("nats-leaf://leaf-lab-paris:%s@127.0.0.1:%d", url.PathEscape(leafPassword), hubOpts.LeafNode.Port)
 	siteOpts := natsConfig(t, site, map[string]string{"SERVER_NAME": "lab-paris-" + fullname + "-nats-0", "NATS_LEAF_URL_0": hubLeaf})
 	if siteOpts.JetStreamDomain != "lab-paris" || len(siteOpts.LeafNode.Remotes) != 1 {
 		t.Fatalf("site NATS: domain %q, %d leaf remotes; want lab-paris and one", siteOpts.JetStreamDomain, len(siteOpts.LeafNode.Remotes))
@@ -77,7 +81,7 @@ func TestChartEdgeSites(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for hubNATS.NumLeafNodes() != 1 {
 		if time.Now().After(deadline) {
-			t.Fatal("the site's NATS did not join the hub's with the chart's leaf user")
+			t.Fatal("the site's NATS did not join the hub's with the example's leaf user")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -90,10 +94,16 @@ func TestChartEdgeSites(t *testing.T) {
 	}
 	nodePassword := string(site.secretData(t, natsAuthSecret, string(broker.RoleNode)))
 	siteNode := connect(t, siteNATS.ClientURL(), broker.UserName(broker.RoleNode, broker.AnyNode), nodePassword)
+	// Each round beats as tokyo-1, then as paris-1, on one connection: the hub hears them in that
+	// order, so the first beat it hears is paris-1's unless the site may speak as tokyo-1.
 	deadline = time.Now().Add(10 * time.Second)
 	for {
+		_ = siteNode.Publish(fmt.Sprintf(broker.HeartbeatT, "tokyo-1"), []byte(`{}`))
 		_ = siteNode.Publish(fmt.Sprintf(broker.HeartbeatT, "paris-1"), []byte(`{}`))
-		if m, err := beats.NextMsg(100 * time.Millisecond); err == nil && strings.HasSuffix(m.Subject, ".paris-1") {
+		if m, err := beats.NextMsg(100 * time.Millisecond); err == nil {
+			if !strings.HasSuffix(m.Subject, ".paris-1") {
+				t.Fatalf("the hub heard %s from site lab-paris: its leaf user speaks as another site's node", m.Subject)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

@@ -200,7 +200,7 @@ func TestChartSitesByNameAsBefore(t *testing.T) {
 // with the very permissions corral nats-auth --site NAME=NODE,... gives it, a password of its
 // own in the Secret, and the gateways --site-nodes; a plain name beside it keeps the shared one.
 func TestChartSiteLeafUsersAreNATSAuths(t *testing.T) {
-	m := render(t, sitesValues(t, "mixed", "lab-old", scoped("lab-paris", "paris-1", "paris-2", "paris-1"), scoped("lab_tokyo", "tokyo-1")))
+	m := render(t, sitesValues(t, "mixed", "lab-old", scoped("lab-paris", "paris-1", "paris-2"), scoped("lab_tokyo", "tokyo-1")))
 	opts := hubNATS(t, m)
 	if got := leafUsers(opts); !slices.Equal(got, []string{"leaf", "leaf-lab-paris", "leaf-lab_tokyo"}) {
 		t.Fatalf("leaf users %v, want leaf, leaf-lab-paris, leaf-lab_tokyo", got)
@@ -245,8 +245,7 @@ func TestChartScopedSiteTakesOnlyItsNodes(t *testing.T) {
 	hubServer := runServer(t, hubOpts)
 	password := string(hub.secretData(t, natsAuthSecret, "leaf-lab-paris"))
 
-	site := render(t, valuesCase{name: "site", files: example(t, "site").files,
-		sets: []string{"site.hub.user=leaf-lab-paris", "site.hub.passwordKey=leaf-lab-paris"}})
+	site := render(t, example(t, "site")) // its user leaf-lab-paris
 	sts := site.must(t, "StatefulSet", fullname+"-nats")
 	vars, _ := env(container(t, dig(sts, "spec", "template", "spec").(object), "nats"))
 	if vars["NATS_LEAF_PASSWORD"] != "secret:corral-hub-leaf/leaf-lab-paris" ||
@@ -323,8 +322,9 @@ func TestChartSitePasswordsKeptOnUpgrade(t *testing.T) {
 	}
 }
 
-// TestChartRefusesBadSites: a site or node the hub cannot name, or a site given twice, fails
-// the render with a message that says what to write.
+// TestChartRefusesBadSites: a site or node the hub cannot name, a site given twice or without
+// nodes, a node given twice or at two sites, fails the render with a message that says what to
+// write.
 func TestChartRefusesBadSites(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -338,6 +338,14 @@ func TestChartRefusesBadSites(t *testing.T) {
 		{"twice", []any{"a", scoped("a", "n1")}, "hub.sites[1]: site a is given twice"},
 		{"no-nodes", []any{scoped("a")}, "hub.sites[0] (a): name the site's nodes, {name: a, nodes: [NODE, ...]}, or give the site as a plain name"},
 		{"node-two-sites", []any{scoped("a", "n1"), scoped("b", "n2", "n1")}, "hub.sites[1] (b): node n1 is at site a too"},
+		{"node-twice", []any{"x", scoped("a", "n1", "n2", "n1")}, "hub.sites[1] (a): node n1 is given twice: give each node once"},
+		{"twice-with-nodes", []any{scoped("a", "n1"), scoped("a", "n1")}, "hub.sites[1]: site a is given twice"},
+		{"empty-nodes", []any{map[string]any{"name": "a", "nodes": []string{}}}, "hub.sites[0] (a): name the site's nodes"},
+		{"empty-node", []any{scoped("a", "n1", "")}, `hub.sites[0] (a): node "": use letters, digits, '-' and '_'`},
+		{"empty-name", []any{""}, `hub.sites[0]: site "": use letters, digits, '-' and '_'`},
+		{"long-node", []any{scoped("a", strings.Repeat("n", 65))}, `hub.sites[0] (a): node "nnnn`},
+		{"stand-in-node", []any{scoped("a", "x"+standInSite)}, "hub.sites[0] (a): x" + standInSite + " holds " + standInSite + " or " + standInNode},
+		{"stand-in-name", []any{scoped(standInNode, "n1")}, "hub.sites[0] (" + standInNode + "): " + standInNode + " holds"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := helm(t, append([]string{"template", release, chartDir(t)}, sitesValues(t, c.name, c.sites...).args()...)...)

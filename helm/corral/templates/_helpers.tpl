@@ -105,8 +105,11 @@ The hub's edge sites (hub.sites) as JSON, {"sites": [{"name", "nodes", "user", "
 checked: a plain name is a site that connects as the leaf user shared by every site ("leaf",
 nodes empty); {name, nodes} a site with a leaf user of its own, leaf-<name> (its password under
 that key of the NATS auth Secret, in the server's environment as env), that takes requests for,
-and speaks as, those nodes only, as corral nats-auth --site NAME=NODE,... makes it. A node given
-twice at one site counts once.
+and speaks as, those nodes only, as corral nats-auth --site NAME=NODE,... makes it. Each
+refusal fails the render naming hub.sites[i]: a name or node of other characters, a site given
+twice, a site object without nodes, a node given twice (a slip: the list is the site's whole
+scope) or at two sites, an id holding a stand-in of files/nats-site-permissions.json (which
+corral.nats.leafUsers replaces).
 */}}
 {{- define "corral.hub.sites" -}}
 {{- $id := "^[A-Za-z0-9_-]{1,64}$" -}}
@@ -119,25 +122,6 @@ twice at one site counts once.
 {{- $_ := set $site "name" $s -}}
 {{- else -}}
 {{- $_ := set $site "name" (toString $s.name) -}}
-{{- if not $s.nodes -}}
-{{- fail (printf "hub.sites[%d] (%s): name the site's nodes, {name: %s, nodes: [NODE, ...]}, or give the site as a plain name for the leaf user shared by every site" $i $site.name $site.name) -}}
-{{- end -}}
-{{- range $n := $s.nodes -}}
-{{- if not (regexMatch $id (toString $n)) -}}
-{{- fail (printf "hub.sites[%d] (%s): node %q: use letters, digits, '-' and '_' (a node's --node-id, at most 64)" $i $site.name (toString $n)) -}}
-{{- end -}}
-{{- with index $at (toString $n) -}}
-{{- if ne . $site.name -}}
-{{- fail (printf "hub.sites[%d] (%s): node %s is at site %s too: a node id is unique in the farm" $i $site.name (toString $n) .) -}}
-{{- end -}}
-{{- else -}}
-{{- $_ := set $at (toString $n) $site.name -}}
-{{- $_ := set $site "nodes" (append $site.nodes (toString $n)) -}}
-{{- end -}}
-{{- end -}}
-{{- $_ := set $site "user" (printf "leaf-%s" $site.name) -}}
-{{- $_ := set $site "key" (printf "leaf-%s" $site.name) -}}
-{{- $_ := set $site "env" (printf "NATS_PASSWORD_LEAF_SITE_%d" $i) -}}
 {{- end -}}
 {{- if not (regexMatch $id $site.name) -}}
 {{- fail (printf "hub.sites[%d]: site %q: use letters, digits, '-' and '_' (at most 64: it is the site's JetStream domain)" $i $site.name) -}}
@@ -146,6 +130,35 @@ twice at one site counts once.
 {{- fail (printf "hub.sites[%d]: site %s is given twice: give each site once" $i $site.name) -}}
 {{- end -}}
 {{- $_ := set $seen $site.name true -}}
+{{- if not (kindIs "string" $s) -}}
+{{- if not $s.nodes -}}
+{{- fail (printf "hub.sites[%d] (%s): name the site's nodes, {name: %s, nodes: [NODE, ...]}, or give the site as a plain name for the leaf user shared by every site" $i $site.name $site.name) -}}
+{{- end -}}
+{{- range $n := $s.nodes -}}
+{{- if not (regexMatch $id (toString $n)) -}}
+{{- fail (printf "hub.sites[%d] (%s): node %q: use letters, digits, '-' and '_' (a node's --node-id, at most 64)" $i $site.name (toString $n)) -}}
+{{- end -}}
+{{- with index $at (toString $n) -}}
+{{- if eq . $site.name -}}
+{{- fail (printf "hub.sites[%d] (%s): node %s is given twice: give each node once" $i $site.name (toString $n)) -}}
+{{- end -}}
+{{- fail (printf "hub.sites[%d] (%s): node %s is at site %s too: a node id is unique in the farm" $i $site.name (toString $n) .) -}}
+{{- end -}}
+{{- $_ := set $at (toString $n) $site.name -}}
+{{- $_ := set $site "nodes" (append $site.nodes (toString $n)) -}}
+{{- end -}}
+{{- with $.Files.Get "files/nats-site-permissions.json" -}}
+{{- $t := fromJson . -}}
+{{- range $id := prepend $site.nodes $site.name -}}
+{{- if or (contains $t.site $id) (contains $t.node $id) -}}
+{{- fail (printf "hub.sites[%d] (%s): %s holds %s or %s, the stand-ins the chart's leaf permissions are written with: choose another id" $i $site.name $id $t.site $t.node) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $_ := set $site "user" (printf "leaf-%s" $site.name) -}}
+{{- $_ := set $site "key" (printf "leaf-%s" $site.name) -}}
+{{- $_ := set $site "env" (printf "NATS_PASSWORD_LEAF_SITE_%d" $i) -}}
+{{- end -}}
 {{- $sites = append $sites $site -}}
 {{- end -}}
 {{- dict "sites" $sites | toJson -}}
