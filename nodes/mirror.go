@@ -27,7 +27,8 @@ const (
 	registryEvery = 250 * time.Millisecond
 	// A write NATS did not acknowledge (a server lost, a stream electing a new leader) is
 	// retried after retryEvery, up to maxTries times for an event or task record; a registry
-	// entry or lease is retried until a newer one for the same serial replaces it.
+	// entry or lease is retried until a newer one for the same serial replaces it (an entry
+	// refused as too large is written cut, then given up: entry_refused.go).
 	retryEvery        = 250 * time.Millisecond
 	maxTries          = 60
 	leaseWriteTimeout = 2 * time.Second
@@ -54,6 +55,7 @@ type natsMirror struct {
 	held bool
 
 	lostShown lostShown                     // devices the farm wrote offline for a loss (shown_again.go)
+	oversized oversized                     // entries refused as too large (entry_refused.go); flush's alone
 	past      map[string][]actors.PastLease // leases that ended before this run (past_leases.go)
 }
 
@@ -297,11 +299,15 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	var lastErr error
 	devFutures := map[string]jetstream.PubAckFuture{}
 	evFutures := make([]jetstream.PubAckFuture, len(events))
+	var devErrs map[string]error
 	for serial, e := range devices {
-		data, _ := json.Marshal(e)
+		data, _ := json.Marshal(m.oversized.entry(e))
 		f, err := js.PublishAsync("$KV."+broker.RegistryBucket+"."+broker.RegistryKey(m.node, serial), data)
 		if err != nil {
-			lastErr = err
+			if devErrs == nil {
+				devErrs = map[string]error{}
+			}
+			devErrs[serial] = err // over the server's max payload, among others
 			continue
 		}
 		devFutures[serial] = f
@@ -349,11 +355,38 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	case <-ctx.Done():
 	}
 	failedDevices := map[string]broker.DeviceEntry{}
+	var cut map[string]broker.DeviceEntry // refused as too large: written again, cut
 	for serial, e := range devices {
-		if err := acked(devFutures[serial]); err != nil {
-			lastErr = broker.ExplainStoreLimit(broker.RegistryBucket, err) // a value too large, the bucket full: say so
-			failedDevices[serial] = e
+		err := devErrs[serial]
+		if err == nil {
+			err = acked(devFutures[serial])
 		}
+		if err == nil {
+			m.taken(serial)
+			continue
+		}
+		err = broker.ExplainStoreLimit(broker.RegistryBucket, err) // a value too large, the bucket full: say so
+		if troubleOf(err) == troubleTooLarge {
+			if m.refusedTooLarge(serial, m.oversized.entry(e), err) {
+				if cut == nil {
+					cut = map[string]broker.DeviceEntry{}
+				}
+				cut[serial] = e
+			}
+			continue
+		}
+		lastErr = err
+		failedDevices[serial] = e
+	}
+	if len(cut) > 0 {
+		m.mu.Lock()
+		for serial, e := range cut {
+			if _, newer := m.devices[serial]; !newer {
+				m.devices[serial] = e
+			}
+		}
+		pending = pending || !m.held
+		m.mu.Unlock()
 	}
 	var retry []publication
 	dropped := 0

@@ -30,6 +30,7 @@ type storeHealth struct {
 	lastErr              error
 	failed, dropped      uint64 // writes, since the node started
 	droppedInRun         uint64
+	refused              map[string]error // registry entries given up as too large, by serial (entry_refused.go)
 
 	failedDesc, droppedDesc *prometheus.Desc
 }
@@ -85,12 +86,13 @@ func (h *storeHealth) recovered() {
 	h.failingSince, h.told, h.remindedAt, h.lastErr, h.droppedInRun = time.Time{}, time.Time{}, time.Time{}, nil, 0
 }
 
-// ready fails while writes have kept failing for downAfter.
+// ready fails while writes have kept failing for downAfter, or while a device's registry
+// entry is given up as too large.
 func (h *storeHealth) ready() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failingSince.IsZero() || time.Since(h.failingSince) < h.downAfter {
-		return nil
+		return h.refusedReason()
 	}
 	return fmt.Errorf("the stores take no writes (failing for %s: %v; %s)",
 		time.Since(h.failingSince).Round(time.Second), h.lastErr, troubleOf(h.lastErr).short())
