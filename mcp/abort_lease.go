@@ -75,7 +75,7 @@ func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolRe
 	case len(out.Aborted) == 0 && len(timedOut) > 0:
 		out.Message = nothingAborted(where, timedOut)
 	case len(out.Aborted) == 0 && a.taskID != "":
-		return g.notRunning(ctx, a.taskID)
+		return g.notRunning(ctx, a.taskID, a.Serial)
 	case len(out.Aborted) == 0:
 		out.Message = fmt.Sprintf("No task is currently running on %s.", where)
 	default:

@@ -143,16 +143,22 @@ func alreadyAborting(id, what string) string {
 		"shows how it ended once it has.", id, what, id)
 }
 
-// notRunning answers an abort_task of a task id that its node no longer runs: one the registry
-// still shows running is being aborted already; a task that already ended says how it ended;
-// an id no task has is bad input. The record is read as a poll: an id no task has is answered
-// at once, without the grace for a record on its way (only a task this gateway had the
-// answer of lately may have one).
-func (g *Gateway) notRunning(ctx context.Context, id string) *mcpgo.CallToolResult {
+// notRunning answers an abort_task of a task id (on device serial, if it names one) that its
+// node no longer runs: one on another device than serial is refused, named where it is
+// (notOnDevice); one the registry still shows running is being aborted already; a task that
+// already ended says how it ended; an id no task has is bad input. The record is read as a
+// poll: an id no task has is answered at once, without the grace for a record on its way
+// (only a task this gateway had the answer of lately may have one).
+func (g *Gateway) notRunning(ctx context.Context, id, serial string) *mcpgo.CallToolResult {
 	none := AbortResult{Aborted: []string{}, Message: fmt.Sprintf("No task is currently running on task %s.", id)}
 	rec, err := g.farm.PollTaskRecord(ctx, id)
 	switch {
 	case errors.Is(err, broker.ErrNotFound):
+		if serial != "" {
+			if res := g.notOnDevice(ctx, id, serial); res != nil {
+				return res
+			}
+		}
 		if d, ok := g.deviceRunning(ctx, id); ok {
 			none.Message = alreadyAborting(id, fmt.Sprintf("%s on device %s", d.Task.Tool, d.Serial))
 			return structuredResult(ctx, none)
@@ -160,6 +166,9 @@ func (g *Gateway) notRunning(ctx context.Context, id string) *mcpgo.CallToolResu
 		if d, place, ok := g.deviceQueued(ctx, id); ok {
 			none.Message = leftQueueText(id, d, place)
 			return structuredResult(ctx, none)
+		}
+		if serial != "" {
+			return g.notOnDeviceAtAll(ctx, id, serial)
 		}
 		return g.refuse(ctx, fmt.Sprintf("no task has the id %s (none runs or waits with it, and no record of one is kept): "+
 			"a task's id is the taskId in run_agent_task's answer, the [task …] note of a tool result, or in get_latest_task, "+

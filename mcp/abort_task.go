@@ -107,7 +107,7 @@ func toolAbortTask() toolDef {
 			case len(out.Aborted) == 0 && len(ans.TimedOut) > 0:
 				out.Message = nothingAborted(a.target(), ans.TimedOut)
 			case len(out.Aborted) == 0 && a.taskID != "":
-				return g.notRunning(ctx, a.taskID), nil
+				return g.notRunning(ctx, a.taskID, a.Serial), nil
 			case len(out.Aborted) == 0:
 				out.Message = fmt.Sprintf("No task is currently running on %s.", a.target())
 			default:
