@@ -249,6 +249,9 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 		if t := queuedOfAnother(sl, req); t != nil {
 			return refuseQueuedAbort(req, sl, t) // ids are unique: nothing else was aborted
 		}
+		if t := runningOfAnother(sl, req); t != nil {
+			return refuseRunningAbort(req, sl, t) // by id, as above; by serial, one device
+		}
 		c := abortCauseOf(req, sl)
 		var handle string
 		var holder broker.Holder

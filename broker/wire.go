@@ -375,9 +375,11 @@ type AbortRequest struct {
 	// auth policy, so a task id or lease handle cannot reach a device it may not use.
 	Tags []string `json:"tags,omitempty"`
 	// Principal, when set, is the caller's principal under an auth policy that makes it no
-	// operator: a queued task chosen by TaskID is dropped only if that principal sent it, and
-	// otherwise refused with CodeDenied (docs/auth.md). A queued task's sender is known only to
-	// its node. Empty: any caller aborts any (no policy, an operator, an older gateway).
+	// operator: a queued task chosen by TaskID is dropped only if that principal sent it, and a
+	// running task (chosen by TaskID or Serial, not Lease) is aborted only if that principal
+	// sent it or holds the device's lease; otherwise the abort is refused with CodeDenied
+	// (docs/auth.md). A task's sender is known at once only to its node (the registry lags).
+	// Empty: any caller aborts any (no policy, an operator, an older gateway).
 	Principal string `json:"principal,omitempty"`
 }
 

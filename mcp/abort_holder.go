@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -73,10 +74,12 @@ func (g *Gateway) deviceHolder(ctx context.Context, serial string) string {
 	return ""
 }
 
-// abortPrincipal is the principal the nodes hold an abort of a queued task by id to
-// (broker.AbortRequest.Principal): only a queued task's sender or an operator aborts it. Its
-// id shows in its device's registry entry, but only its node knows who sent it. "" without a
-// policy (everyone is anonymous and may abort anything) and for an operator.
+// abortPrincipal is the principal the nodes hold an abort to (broker.AbortRequest.Principal):
+// only a queued task's sender or an operator aborts it, and only a running task's sender, its
+// device's lease holder or an operator. A task's id shows in its device's registry entry, but
+// only its node knows at once who sent it: the registry mayAbort reads lags a task that has
+// just started. "" without a policy (everyone is anonymous and may abort anything) and for an
+// operator.
 func (g *Gateway) abortPrincipal(ctx context.Context) string {
 	p := g.principal(ctx)
 	if g.opts.Policy == nil || p == nil || p.Operator {
@@ -85,13 +88,26 @@ func (g *Gateway) abortPrincipal(ctx context.Context) string {
 	return p.Name
 }
 
-// queuedDenied passes on a node's refusal (ans, broker.CodeDenied) of an abort of task id,
-// which another principal queued: the node words it, as mayAbort's refusals read; it is
-// counted and logged as theirs are.
-func (g *Gateway) queuedDenied(ctx context.Context, id string, ans broker.AbortAnswer) *mcpgo.CallToolResult {
-	serial := ""
-	if d, _, ok := g.deviceQueued(ctx, id); ok {
+// abortDenied passes on a node's refusal (ans, broker.CodeDenied) of an abort of task id, or
+// of the task running on device serial, which another principal queued or runs (the node
+// knows its sender at once; the registry this gateway's mayAbort reads lags it): the node
+// words it, as mayAbort's refusals read; it is counted and logged as theirs are, with the
+// rule the node named.
+func (g *Gateway) abortDenied(ctx context.Context, id, serial string, ans broker.AbortAnswer) *mcpgo.CallToolResult {
+	if d, _, ok := g.deviceQueued(ctx, id); id != "" && ok {
+		serial = d.Serial
+	} else if d, ok := g.deviceRunning(ctx, id); id != "" && ok {
 		serial = d.Serial
 	}
-	return g.deny(ctx, denial{reason: reasonHolder, serial: serial, rule: "only a queued task's sender or an operator aborts it"}, ans.Error)
+	return g.deny(ctx, denial{reason: reasonHolder, serial: serial, rule: ruleNamed(ans.Error)}, ans.Error)
+}
+
+// ruleNamed is the rule a refusal names, the words in its "(rule: …)"; "" if it names none.
+func ruleNamed(msg string) string {
+	_, rule, ok := strings.Cut(msg, "(rule: ")
+	if !ok {
+		return ""
+	}
+	rule, _, _ = strings.Cut(rule, ")")
+	return rule
 }

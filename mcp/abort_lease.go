@@ -52,7 +52,7 @@ func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolRe
 			All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx), Principal: g.abortPrincipal(ctx)})
 		switch {
 		case err == nil && ans.Code == broker.CodeDenied:
-			return g.queuedDenied(ctx, a.taskID, ans)
+			return g.abortDenied(ctx, a.taskID, a.Serial, ans)
 		case err != nil:
 			failed = append(failed, fmt.Sprintf("%s (%v)", m.Serial, err))
 		case ans.Error != "" || ans.Code != "":

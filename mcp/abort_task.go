@@ -93,7 +93,7 @@ func toolAbortTask() toolDef {
 				return errorResult(fmt.Sprintf("abort_task on %s: %v", a.target(), err)), nil
 			}
 			if ans.Code == broker.CodeDenied {
-				return g.queuedDenied(ctx, a.taskID, ans), nil
+				return g.abortDenied(ctx, a.taskID, a.Serial, ans), nil
 			}
 			if ans.Error != "" || ans.Code != "" {
 				setOutcome(ctx, broker.OutcomeRefused)
