@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,8 +108,8 @@ func (f *flags) parse(args []string) error {
 			return
 		}
 		if v, ok := file[fl.Name]; ok {
-			if e := fl.Value.Set(fmt.Sprint(v)); e != nil {
-				err = badValue(fmt.Errorf("config %s: %s: %q: %w", *f.config, fl.Name, fmt.Sprint(v), explainSet(fl, e)))
+			if e := setFromFile(fl, v); e != nil {
+				err = badValue(fmt.Errorf("config %s: %s: %w", *f.config, fl.Name, e))
 			}
 			f.setSource(fl.Name, fmt.Sprintf("key %s of the config file %s", fl.Name, *f.config))
 		}
@@ -266,3 +267,130 @@ func (e *sourcedError) Unwrap() error { return e.err }
 // URL that does not parse. What comes before an '@' in a value that is no URL is hidden too:
 // hiding too much is the safe side.
 func shownValue(v string) string { return broker.RedactURLs(v) }
+
+// listFlag is a flag the command line may give several times (--site-nodes): a --config file
+// may give its values as a YAML list, one item a value. keyed says a value is
+// KEY=VALUE[,VALUE...], which the file may also write as a set of keys, KEY: [VALUE, ...].
+type listFlag interface {
+	configList() (keyed bool)
+}
+
+// configList: nats-auth's --node and --site come as lists in a --config file too.
+func (*multiFlag) configList() bool { return false }
+
+// setFromFile sets fl from v, the --config file's value of its key: one scalar as it is
+// written, or, for a listFlag, a list or (keyed) a set of keys. An error says what was wrong
+// and where (the item, the key), never in Go's words ("[a=n1 b=n2]").
+func setFromFile(fl *flag.Flag, v any) error {
+	set := func(s string) error {
+		if err := fl.Value.Set(s); err != nil {
+			return fmt.Errorf("%q: %w", s, explainSet(fl, err))
+		}
+		return nil
+	}
+	lf, isList := fl.Value.(listFlag)
+	switch v := v.(type) {
+	case nil:
+		return errors.New("no value: write one, or leave the key out")
+	case []any:
+		if !isList {
+			return fmt.Errorf("a list, and --%s takes one value: write it as the command line takes it", fl.Name)
+		}
+		if len(v) == 0 {
+			return errors.New("an empty list: give an item, or leave the key out")
+		}
+		for i, item := range v {
+			s, err := scalarText(item)
+			if err == nil {
+				err = set(s)
+			}
+			if err != nil && lf.configList() && !strings.Contains(s, "=") {
+				// [a=n1,n2] is three items in YAML: the comma ends a plain item in brackets.
+				err = fmt.Errorf("%w (quote an item that holds a comma: [\"a=n1,n2\"])", err)
+			}
+			if err != nil {
+				return fmt.Errorf("item %d: %w", i+1, err)
+			}
+		}
+		return nil
+	case map[string]any, map[any]any:
+		switch {
+		case !isList:
+			return fmt.Errorf("a set of keys, and --%s takes one value: write it as the command line takes it", fl.Name)
+		case !lf.configList():
+			return fmt.Errorf("a set of keys, and --%s takes a list of values: write them as a list, [VALUE, ...]", fl.Name)
+		}
+		entries := sortedKeys(v)
+		if len(entries) == 0 {
+			return errors.New("an empty set of keys: give a key, or leave the key out")
+		}
+		for _, kv := range entries {
+			vals, err := keyedValues(kv.value)
+			if err == nil {
+				err = set(kv.key + "=" + strings.Join(vals, ","))
+			}
+			if err != nil {
+				return fmt.Errorf("key %s: %w", kv.key, err)
+			}
+		}
+		return nil
+	}
+	return set(fmt.Sprint(v))
+}
+
+// scalarText is a YAML list's item as text; a list or a set of keys in its place is refused.
+func scalarText(v any) (string, error) {
+	switch v.(type) {
+	case nil:
+		return "", errors.New("empty (null): write a value or leave the item out")
+	case []any:
+		return "", errors.New("a list in a list: write each item as one value")
+	case map[string]any, map[any]any:
+		return "", errors.New("a set of keys in a list: write each item as one value")
+	}
+	return fmt.Sprint(v), nil
+}
+
+// keyedValues are the values of one key of a keyed listFlag's set of keys: a list of scalars or
+// one scalar (VALUE or VALUE,VALUE); none for null or an empty list, which the flag refuses.
+func keyedValues(v any) ([]string, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for i, item := range v {
+			s, err := scalarText(item)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", i+1, err)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	s, err := scalarText(v)
+	return []string{s}, err
+}
+
+type keyValue struct {
+	key   string
+	value any
+}
+
+// sortedKeys are a YAML set of keys' entries in key order: a map's order would make the
+// flag's values, and which of two clashing keys is blamed, change from run to run.
+func sortedKeys(m any) []keyValue {
+	var out []keyValue
+	switch m := m.(type) {
+	case map[string]any:
+		for k, v := range m {
+			out = append(out, keyValue{k, v})
+		}
+	case map[any]any:
+		for k, v := range m {
+			out = append(out, keyValue{fmt.Sprint(k), v})
+		}
+	}
+	slices.SortFunc(out, func(a, b keyValue) int { return strings.Compare(a.key, b.key) })
+	return out
+}

@@ -120,6 +120,10 @@ func (f *flags) gatewayFlags() gatewayFlags {
 	}
 }
 
+// configList: a --config file may give --site-nodes as a list, ["a=n1,n2", b=n3], or as a set
+// of keys, {a: [n1, n2], b: n3} (setFromFile, config.go), besides one text, "a=n1,n2;b=n3".
+func (*siteNodesFlag) configList() bool { return true }
+
 // siteList returns --sites as a list (nil when empty), with the nodes --site-nodes gives.
 func (g gatewayFlags) siteList() hubSites {
 	return hubSites{names: splitList(*g.sites), nodes: g.siteNodes.sites}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -184,4 +185,93 @@ func FuzzSiteNodesFlag(f *testing.F) {
 		require.NoError(t, again.Set(flag.String()))
 		require.Equal(t, flag.sites, again.sites)
 	})
+}
+
+// configFile writes a --config file holding body.
+func configFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "corral.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+	return p
+}
+
+// A --config file gives --site-nodes as one text (a=n1,n2;b=n3), as a list of NAME=NODE[,NODE...]
+// items, or as a set of keys, NAME: [NODE, ...] or NAME: NODE[,NODE...]: each reads as the same
+// sites. Before, a list or a set of keys reached the flag as Go printed it ("[a=n1,n2 b=n3]")
+// and was refused in words about a site named "[a".
+func TestSiteNodesFromAConfigFile(t *testing.T) {
+	noNATSSettings(t)
+	want := []broker.Site{{Name: "a", Nodes: []string{"n1", "n2"}}, {Name: "b", Nodes: []string{"n3"}}}
+	for _, body := range []string{
+		`site-nodes: "a=n1,n2;b=n3"`,
+		`site-nodes: ["a=n1,n2", "b=n3"]`,
+		"site-nodes:\n  - a=n1\n  - b=n3\n  - a=n2",
+		"site-nodes: {b: n3, a: [n1, n2]}",
+		"site-nodes:\n  a: n1,n2\n  b: [n3]",
+	} {
+		f := newFlags("gateway")
+		gf := f.gatewayFlags()
+		require.NoError(t, f.parse([]string{"--config", configFile(t, "sites: a,b\n"+body+"\n")}), body)
+		assert.Equal(t, want, gf.siteList().nodes, body)
+		require.NoError(t, gf.check(), body)
+	}
+
+	// nats-auth's repeatable flags take a list too.
+	f := newFlags("nats-auth")
+	var sites multiFlag
+	f.Var(&sites, "site", "")
+	require.NoError(t, f.parse([]string{"--config", configFile(t, "site: [a=n1, b=n2]\n")}))
+	assert.Equal(t, multiFlag{"a=n1", "b=n2"}, sites)
+
+	// corral gateway runs with it, and names the file when a site of it is not in --sites.
+	gw := func(args ...string) []string {
+		return append([]string{"gateway", "--nats-url", "nats://127.0.0.1:1", "--check-config"}, args...)
+	}
+	var code int
+	out := captureOutput(t, func() {
+		code = realMain(gw("--config", configFile(t, "sites: a,b\nsite-nodes: {a: [n1, n2], b: [n3]}\n")))
+	})
+	assert.Equal(t, 0, code, out)
+	file := configFile(t, "sites: a\nsite-nodes: [a=n1, b=n2]\n")
+	out = captureOutput(t, func() { code = realMain(gw("--config", file)) })
+	assert.Equal(t, 2, code, out)
+	assert.Contains(t, out, "--site-nodes b=n2: site b is not in --sites")
+	assert.Contains(t, out, "came from key site-nodes of the config file "+file)
+}
+
+// A --config value of a shape its flag does not take is refused, exit 2, saying what was wrong
+// and where: the item or key of a list or set of keys, a list for a flag of one value, nothing
+// (null) for any flag, which before set the flag to "<nil>".
+func TestConfigFileShapesRefused(t *testing.T) {
+	noNATSSettings(t)
+	for _, c := range []struct{ body, want string }{
+		{`site-nodes: ["a=n1", "b=n1"]`, `site-nodes: item 2: "b=n1": --site-nodes "b=n1": node n1 is at site a too`},
+		{"site-nodes: {a: [n1], b: [n1]}", `site-nodes: key b: "b=n1": --site-nodes "b=n1": node n1 is at site a too`},
+		{"site-nodes: {a: []}", `site-nodes: key a: "a=": --site-nodes "a=": name the site's nodes`},
+		{"site-nodes: {a: }", `site-nodes: key a: "a=": --site-nodes "a=": name the site's nodes`},
+		{"site-nodes: [a=n1, c]", `site-nodes: item 2: "c": --site-nodes "c": name the site's nodes`},
+		{"site-nodes: [a=n1,n2, b=n3]", `site-nodes: item 2: "n2": --site-nodes "n2": name the site's nodes, --site-nodes n2=NODE[,NODE...]: ` +
+			`its leaf user takes requests for, and speaks as, those nodes only (docs/operations.md, Edge sites) (quote an item that holds a comma: ["a=n1,n2"])`},
+		{"site-nodes: [[a, n1]]", "site-nodes: item 1: a list in a list: write each item as one value"},
+		{"site-nodes: [{a: n1}]", "site-nodes: item 1: a set of keys in a list"},
+		{"site-nodes: [a=n1, null]", "site-nodes: item 2: empty (null)"},
+		{"site-nodes: {a: [[n1]]}", "site-nodes: key a: item 1: a list in a list"},
+		{"site-nodes: []", "site-nodes: an empty list: give an item, or leave the key out"},
+		{"site-nodes: {}", "site-nodes: an empty set of keys"},
+		{"site-nodes:", "site-nodes: no value: write one, or leave the key out"},
+		{"http:", "http: no value: write one, or leave the key out"},
+		{"sites: [a, b]", "sites: a list, and --sites takes one value: write it as the command line takes it"},
+		{"sites: {a: [n1]}", "sites: a set of keys, and --sites takes one value"},
+	} {
+		file := configFile(t, "sites: a,b,c\n"+c.body+"\n")
+		if strings.HasPrefix(c.body, "sites:") {
+			file = configFile(t, c.body+"\n")
+		}
+		var code int
+		out := captureOutput(t, func() {
+			code = realMain([]string{"gateway", "--nats-url", "nats://127.0.0.1:1", "--check-config", "--config", file})
+		})
+		assert.Equal(t, 2, code, "%s: %s", c.body, out)
+		assert.Contains(t, out, "config "+file+": "+c.want, c.body)
+	}
 }
