@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -16,12 +15,9 @@ import (
 // A tools/call of a tool the gateway does not serve is a protocol error (-32602), as MCP has
 // it; mcp-go's words quote the whole name however long ("tool '…5,000 characters…' not
 // found") and suggest nothing. The gateway answers it instead, with the name cut short and
-// the tool it most likely meant: the same name in another case (TAP_XY), else the nearest
-// name (tap_xi), as corral call suggests it. Tools a policy hides are served, and refused by
-// authorize in words an agent can act on.
-
-// maxToolNameShown bounds the name a refusal quotes.
-const maxToolNameShown = 64
+// the tool it most likely meant (typo.Shown, typo.Nearest: the same name in another case,
+// TAP_XY, else the nearest name, tap_xi), as corral call and corral run's steps do. Tools a
+// policy hides are served, and refused by authorize in words an agent can act on.
 
 // mayCallUnknownTool says, from body's bytes, whether it may be a tools/call of a tool the
 // gateway does not serve: false for every call of a served tool, at the cost of a few
@@ -63,19 +59,13 @@ func (g *Gateway) unknownToolProblem(method string, params json.RawMessage) stri
 		return "" // mcp-go's to answer, as before
 	}
 	return fmt.Sprintf("tool %q not found%s; tools/list lists the %d tools this gateway serves",
-		shorten(*p.Name, maxToolNameShown), g.toolHint(*p.Name), len(g.known))
+		typo.Shown(*p.Name), g.toolHint(*p.Name), len(g.known))
 }
 
-// toolHint is `: did you mean "NAME"?` for the served tool name most likely meant, or "".
+// toolHint is `: did you mean "NAME"?` for the served tool name most likely meant (the same
+// name in another case first), or "".
 func (g *Gateway) toolHint(name string) string {
-	names := slices.Sorted(maps.Keys(g.known))
-	if i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, name) }); i >= 0 {
-		return fmt.Sprintf(": did you mean %q?", names[i])
-	}
-	if len(name) > 2*maxToolNameShown { // no typo of a tool name; and edit distance costs len²
-		return ""
-	}
-	if near, ok := typo.Nearest(strings.ToLower(name), names); ok {
+	if near, ok := typo.Nearest(name, slices.Sorted(maps.Keys(g.known))); ok {
 		return fmt.Sprintf(": did you mean %q?", near)
 	}
 	return ""

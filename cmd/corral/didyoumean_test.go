@@ -11,7 +11,7 @@ import (
 )
 
 // A mistyped command, subcommand, flag or config key is refused (exit 2) with the name it most
-// likely meant, in a line or two, not above the whole usage.
+// likely meant, in any case, in a line or two, not above the whole usage.
 func TestMistypedNamesSayWhatTheyMeant(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "corral.yaml")
 	require.NoError(t, os.WriteFile(cfg, []byte("sim-andriod: 3\n"), 0o600))
@@ -21,6 +21,9 @@ func TestMistypedNamesSayWhatTheyMeant(t *testing.T) {
 	}{
 		{[]string{"devcies"}, `unknown command "devcies": did you mean "devices"?`},
 		{[]string{"mcp_stdio"}, `unknown command "mcp_stdio": did you mean "mcp-stdio"?`},
+		// another case is the name meant (DEVICES was 7 edits from devices: no hint)
+		{[]string{"DEVICES"}, `unknown command "DEVICES": did you mean "devices"?`},
+		{[]string{"devices", "--Platform", "android"}, "-Platform; did you mean --platform?"},
 		{[]string{"sim", "andriod"}, `unknown simulator "andriod": did you mean "android"?`},
 		{[]string{"arm", "calibrat", "S1"}, `unknown subcommand "calibrat": did you mean "calibrate"?`},
 		{[]string{"arm", "recovr"}, `unknown subcommand "recovr": did you mean "recover"?`},

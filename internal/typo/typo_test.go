@@ -1,6 +1,9 @@
 package typo
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	for _, c := range []struct {
@@ -14,14 +17,17 @@ func TestDistance(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
-	names := []string{"android", "arm", "ios", "web"}
-	for word, want := range map[string]string{"andriod": "android", "iso": "ios", "webb": "web", "harmony": ""} {
+	names := []string{"android", "arm", "ios", "web", "tap_xy", "tap_yx"}
+	for word, want := range map[string]string{"andriod": "android", "iso": "ios", "webb": "web", "harmony": "",
+		// another case is the same name, not 6 edits away; a typo in another case is a typo
+		"TAP_XY": "tap_xy", "Tap_Yx": "tap_yx", "ANDRIOD": "android", "WEBB": "web",
+		strings.Repeat("x", 5000): "", strings.Repeat("TAP_XY", 100): ""} {
 		got, ok := Nearest(word, names)
 		if !ok {
 			got = ""
 		}
 		if got != want {
-			t.Errorf("Nearest(%q) = %q, %v; want %q", word, got, ok, want)
+			t.Errorf("Nearest(%q) = %q, %v; want %q", Shown(word), got, ok, want)
 		}
 	}
 }

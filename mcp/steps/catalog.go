@@ -137,7 +137,8 @@ func (c *Catalog) Known(names []string) {
 	}
 }
 
-// unknown explains a tool the gateway does not serve: with the nearest name it does, or, for a
+// unknown explains a tool the gateway does not serve, quoted at most typo.MaxShown bytes long:
+// with the name it most likely meant (another case of it, else the nearest), or, for a
 // tool corral has (Known), why a gateway leaves one out: its --tools profile (named when its
 // list is one's) or the token's auth policy.
 func (c *Catalog) unknown(tool string) error {
@@ -153,11 +154,11 @@ func (c *Catalog) unknown(tool string) error {
 			tool, with, tool, len(c.names))
 	}
 	hint := ""
-	if best, ok := typo.Nearest(tool, c.names); ok {
+	if best, ok := typo.Nearest(tool, c.names); ok { // TAP_XY: tap_xy, as the gateway suggests it
 		hint = fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return fmt.Errorf("the gateway has no tool %q%s; docs/scripted-runs.md lists the methods, tools/list the gateway's %d tools",
-		tool, hint, len(c.names))
+		typo.Shown(tool), hint, len(c.names))
 }
 
 // explain turns a schema violation into a sentence about the argument at fault; the validator's

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/internal/typo"
 )
 
 // Arguments that do not fit a tool are explained in its terms, before anything runs.
@@ -20,6 +22,9 @@ func TestCatalogCheck(t *testing.T) {
 		{"tap_yx", m{}, fmt.Sprintf(`the gateway has no tool "tap_yx" (did you mean "tap_xy"?); docs/scripted-runs.md lists the methods, `+
 			`tools/list the gateway's %d tools`, len(cat.Names()))},
 		{"frobnicate", m{}, `the gateway has no tool "frobnicate"; docs/scripted-runs.md lists …`},
+		// another case is the name meant (it had no hint), and a long name is quoted cut short (it was whole)
+		{"TAP_XY", m{}, `the gateway has no tool "TAP_XY" (did you mean "tap_xy"?); docs/scripted-runs.md lists …`},
+		{strings.Repeat("x", 5000), m{}, `the gateway has no tool "` + strings.Repeat("x", 64) + `…"; docs/scripted-runs.md lists …`},
 		{"home", m{"durration": 1}, `unknown argument "durration"; home takes: …`},
 		{"tap_xy", m{"x": 2, "y": 0.5}, "x must be between 0 and 1, got 2"},
 		{"tap_xy", m{"x": 0.5}, "y is required: tap_xy takes x, y […"},
@@ -42,7 +47,7 @@ func TestCatalogCheck(t *testing.T) {
 			ok = err != nil && strings.HasPrefix(got, prefix)
 		}
 		if !ok {
-			t.Errorf("Check(%s, %v)\n got %v\nwant %s", c.tool, c.args, err, c.want)
+			t.Errorf("Check(%s, %v)\n got %v\nwant %s", typo.Shown(c.tool), c.args, err, c.want)
 		}
 	}
 	if err := cat.Check("tap_xy", m{"x": 0, "y": 0, "serial": "n1-p1", "lease": "l_1", "timeout_ms": 1000}); err != nil {
