@@ -9,8 +9,8 @@ import (
 )
 
 // A model setting Corral refuses is a flag value refused (exit 2, as the README says), from a
-// flag or the environment; a key file that cannot be read stays a failure (exit 1). They
-// exited 1 alike.
+// flag or the environment, and so is a blank one; a key file that cannot be read stays a
+// failure (exit 1). They exited 1 alike.
 func TestModelSettingsRefusedExitTwo(t *testing.T) {
 	noNATSSettings(t)
 	for _, name := range []string{"OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "CORRAL_OPENAI_BASE_URL", "CORRAL_OPENAI_MODEL", "CORRAL_OPENAI_API_KEY"} {
@@ -28,6 +28,10 @@ func TestModelSettingsRefusedExitTwo(t *testing.T) {
 		{"user in URL", nil, []string{"--openai-model", "m", "--openai-base-url", "http://u:p@x/v1"}, 2},
 		{"base URL without model", map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, nil, 2},
 		{"key file unreadable", nil, []string{"--openai-model", "m", "--openai-api-key-file", missing}, 1},
+		// a blank setting passed (the model, the base URL) or failed to open a file named " " (exit 1)
+		{"blank model", nil, []string{"--openai-model", " "}, 2},
+		{"blank base URL", map[string]string{"OPENAI_API_KEY": "sk-test"}, []string{"--openai-model", "m", "--openai-base-url", " "}, 2},
+		{"blank key file", nil, []string{"--openai-model", "m", "--openai-api-key-file", " "}, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for k, v := range c.env {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -27,6 +28,9 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 		"leave off for a server that cannot stream tool calls (default: $CORRAL_OPENAI_STREAM, $OPENAI_STREAM, else false)")
 	envKey := sync.OnceValue(func() keyEnv { return takeKeyFromEnv(lookupEnv) })
 	return func() (Config, error) {
+		if err := blankFlags(fs); err != nil {
+			return Config{}, err
+		}
 		ek := envKey()
 		env := func(names ...string) string {
 			_, v := firstEnv(lookupEnv, names...)
@@ -56,6 +60,30 @@ func Flags(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) func() (Conf
 		}
 		return c, nil
 	}
+}
+
+// blankFlags refuses a model flag given a blank value, white space only or "" on the command
+// line: `--openai-model "$MODEL"` with MODEL unset or " " passed --check-config and then
+// fell back to the environment or ran without agent tasks, as if the flag were not there.
+// A blank environment variable still counts as unset (shells export empty ones).
+func blankFlags(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	for _, f := range []struct{ name, instead string }{
+		{"openai-base-url", "give the API root, e.g. http://127.0.0.1:11434/v1, or leave the flag out for " +
+			"$CORRAL_OPENAI_BASE_URL, $OPENAI_BASE_URL, else " + DefaultBaseURL},
+		{"openai-model", "give the model's name, e.g. gpt-4o or qwen2.5vl, or leave the flag out " +
+			"($CORRAL_OPENAI_MODEL, $OPENAI_MODEL; none: no agent tasks)"},
+		{"openai-api-key-file", "give the file holding the API key, or leave the flag out " +
+			"(the key in $CORRAL_OPENAI_API_KEY, $OPENAI_API_KEY; none: no key)"},
+	} {
+		v := fs.Lookup(f.name).Value.String()
+		if strings.TrimSpace(v) == "" && (v != "" || given[f.name]) {
+			errs = append(errs, fmt.Errorf("--%s %q is blank: %s", f.name, v, f.instead))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // takeKeyFromEnv reads the key from CORRAL_OPENAI_API_KEY, else OPENAI_API_KEY, and then

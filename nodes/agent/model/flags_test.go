@@ -226,3 +226,40 @@ func writeKeyFile(t *testing.T, content string) string {
 	}
 	return file
 }
+
+// A model flag given a blank value is refused, naming the flag: `--openai-model ' '` passed
+// and ran without agent tasks, a blank --openai-base-url fell back to the default, and a
+// blank --openai-api-key-file failed to open a file named " ". A blank variable in the
+// environment still counts as unset, and a config file's value goes through the same check.
+func TestFlagsRefuseABlankValue(t *testing.T) {
+	env := map[string]string{"OPENAI_MODEL": "env-model", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--openai-model", " "}, `--openai-model " " is blank: give the model's name`},
+		{[]string{"--openai-model", ""}, `--openai-model "" is blank`},
+		{[]string{"--openai-model=\t"}, `--openai-model "\t" is blank`},
+		{[]string{"--openai-base-url", "  "}, `--openai-base-url "  " is blank: give the API root`},
+		{[]string{"--openai-api-key-file", " "}, `--openai-api-key-file " " is blank: give the file holding the API key`},
+	} {
+		_, resolve := parseModelFlags(t, tc.args, env)
+		_, err := resolve()
+		if err == nil || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%q: error %v, want it to say %s", tc.args, err, tc.says)
+		}
+	}
+
+	fs, resolve := parseModelFlags(t, nil, env)
+	if err := fs.Lookup("openai-model").Value.Set(" "); err != nil { // as from a --config file
+		t.Fatal(err)
+	}
+	if _, err := resolve(); err == nil || !strings.Contains(err.Error(), `--openai-model " " is blank`) {
+		t.Errorf("a blank model from a config file: error %v", err)
+	}
+
+	_, resolve = parseModelFlags(t, nil, map[string]string{"OPENAI_MODEL": " ", "OPENAI_BASE_URL": " "})
+	if cfg, err := resolve(); err != nil || cfg.Enabled() {
+		t.Errorf("blank variables: %v, %v; want them unset", cfg, err)
+	}
+}
