@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"slices"
-	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -165,53 +164,4 @@ func holdsWho(ctx context.Context) string {
 		return "this session holds"
 	}
 	return fmt.Sprintf("you (%s, a connection without protocol session) hold", holderFrom(ctx))
-}
-
-// noLeaseOf refuses release_device of serial without a lease when the caller holds none it
-// remembers there; it names the devices the caller does hold, and what release_device {}
-// would give back, so that the caller need not guess.
-func (g *Gateway) noLeaseOf(ctx context.Context, serial string) string {
-	if _, ok := g.farm.Device(serial); !ok {
-		return fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial)
-	}
-	unkept := "without a session a lease acquire_device took is not remembered"
-	if sessionID(ctx) != "" {
-		unkept = "this session does not remember it"
-	}
-	holder := holderFrom(ctx)
-	var mine []string
-	holdsIt := false
-	if leases, err := g.farm.Leases(ctx); err == nil {
-		for _, l := range leases {
-			switch {
-			case !l.Holder.Is(holder):
-			case l.Serial == serial:
-				holdsIt = true
-			case !slices.Contains(mine, l.Serial):
-				mine = append(mine, l.Serial)
-			}
-		}
-	}
-	msg := fmt.Sprintf("lease is required: %s no lease of %s (released, expired, or another holder's; %s)", holdsWho(ctx), serial, unkept)
-	if holdsIt {
-		msg = fmt.Sprintf("lease is required: %s a lease of %s, but %s: pass its handle as lease", holdsWho(ctx), serial, unkept)
-	}
-	if len(mine) > 0 {
-		slices.Sort(mine)
-		also := ""
-		if holdsIt {
-			also = "also "
-		}
-		msg += "; you " + also + "hold leases of " + strings.Join(mine, ", ")
-		sd, _ := g.farm.SessionDevice(ctx, selectionKey(ctx))
-		switch known := g.sessionLeases(ctx, sd); len(known) {
-		case 0:
-			msg += " (release_device {} gives back none of them: pass their lease)"
-		case 1:
-			msg += " (release_device {} gives back " + known[0].String() + ")"
-		default:
-			msg += fmt.Sprintf(" (release_device {} refuses, naming the %d it knows: pass serial)", len(known))
-		}
-	}
-	return msg + "; pass the handle acquire_device or select_device returned"
 }
