@@ -1,11 +1,10 @@
 package lens
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/draw"
-	"image/jpeg"
 	"math"
 	"math/rand/v2"
 
@@ -16,6 +15,16 @@ import (
 // blurred, lit by the glare, grainy, and through a JPEG round trip, in that order. It is
 // the same for the same screen and conditions. The screen must be c.ScreenW×c.ScreenH.
 func Render(screen image.Image, c Conditions) (*image.RGBA, error) {
+	return RenderContext(context.Background(), screen, c)
+}
+
+// RenderContext is Render that stops with ctx's cause once ctx is done: each stage looks at
+// ctx every few rows. A phone's frame takes a second under the race detector on a loaded
+// machine: one whose task gave up would hold a core to its end.
+func RenderContext(ctx context.Context, screen image.Image, c Conditions) (*image.RGBA, error) {
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
@@ -35,7 +44,10 @@ func Render(screen image.Image, c Conditions) (*image.RGBA, error) {
 	src := screen
 	shrink := shrinkFactor(c)
 	for shrink < 0.5 && src.Bounds().Dx() >= 4 && src.Bounds().Dy() >= 4 {
-		half := halve(src)
+		half := halve(ctx, src)
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
 		sx := float64(half.Bounds().Dx()) / float64(src.Bounds().Dx())
 		sy := float64(half.Bounds().Dy()) / float64(src.Bounds().Dy())
 		toFrame = toFrame.Mul(geom.Scaling(1/sx, 1/sy))
@@ -47,26 +59,33 @@ func Render(screen image.Image, c Conditions) (*image.RGBA, error) {
 	}
 	bg := c.Background
 	bg.A = 255
-	frame := geom.WarpFill(src, toScreen, c.FrameW, c.FrameH, bg)
-	if c.Blur >= 0.2 {
-		blur(frame, c.Blur)
+	frame, err := warpBands(ctx, src, toScreen, c.FrameW, c.FrameH, bg)
+	if err != nil {
+		return nil, err
 	}
-	if c.Glare > 0 {
-		glare(frame, c)
+	// A stage leaves its rows once ctx is done (ended): what it left is never seen.
+	for _, stage := range []struct {
+		on  bool
+		run func()
+	}{
+		{c.Blur >= 0.2, func() { blur(ctx, frame, c.Blur) }},
+		{c.Glare > 0, func() { glare(ctx, frame, c) }},
+		{c.Noise > 0, func() { noise(ctx, frame, c.Noise, c.Seed) }},
+	} {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
+		if stage.on {
+			stage.run()
+		}
 	}
-	if c.Noise > 0 {
-		noise(frame, c.Noise, c.Seed)
+	if err := stopped(ctx); err != nil {
+		return nil, err
 	}
 	if c.JPEGQuality > 0 {
-		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, frame, &jpeg.Options{Quality: c.JPEGQuality}); err != nil {
-			return nil, fmt.Errorf("lens: JPEG round trip: %w", err)
+		if err := jpegRoundTrip(ctx, frame, c.JPEGQuality); err != nil {
+			return nil, err
 		}
-		img, err := jpeg.Decode(&buf)
-		if err != nil {
-			return nil, fmt.Errorf("lens: JPEG round trip: %w", err)
-		}
-		draw.Draw(frame, frame.Rect, img, img.Bounds().Min, draw.Src)
 	}
 	return frame, nil
 }
@@ -81,13 +100,14 @@ func shrinkFactor(c Conditions) float64 {
 	return math.Sqrt(math.Abs(area/2) / (float64(c.ScreenW) * float64(c.ScreenH)))
 }
 
-// halve is src at half its size, each pixel the mean of a 2×2 block.
-func halve(src image.Image) *image.RGBA {
+// halve is src at half its size, each pixel the mean of a 2×2 block; unfinished once ctx is
+// done.
+func halve(ctx context.Context, src image.Image) *image.RGBA {
 	in := rgba(src)
 	w, h := in.Rect.Dx()/2, in.Rect.Dy()/2
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
 	geom.ParallelRows(h, w, func(y0, y1 int) {
-		for y := y0; y < y1; y++ {
+		for y := y0; y < y1 && !ended(ctx, y0, y); y++ {
 			a := in.Pix[(2*y)*in.Stride:]
 			b := in.Pix[(2*y+1)*in.Stride:]
 			o := out.Pix[y*out.Stride:]
@@ -115,7 +135,8 @@ func rgba(img image.Image) *image.RGBA {
 
 // blur is a separable gaussian blur of the colour channels of an opaque frame, in place.
 // Three channels travel together in one 64-bit word, 21 bits apart, with 12-bit weights.
-func blur(img *image.RGBA, sigma float64) {
+// Unfinished once ctx is done.
+func blur(ctx context.Context, img *image.RGBA, sigma float64) {
 	r := int(math.Ceil(3 * sigma))
 	fk := make([]float64, 2*r+1)
 	var sum float64
@@ -136,7 +157,7 @@ func blur(img *image.RGBA, sigma float64) {
 	// Horizontal: img → tmp (spread words).
 	geom.ParallelRows(h, w, func(y0, y1 int) {
 		pad := make([]uint64, w+2*r)
-		for y := y0; y < y1; y++ {
+		for y := y0; y < y1 && !ended(ctx, y0, y); y++ {
 			src := img.Pix[y*stride : y*stride+4*w]
 			for x := range pad {
 				xx := min(max(x-r, 0), w-1)
@@ -152,10 +173,13 @@ func blur(img *image.RGBA, sigma float64) {
 			}
 		}
 	})
+	if ctx.Err() != nil {
+		return
+	}
 	// Vertical: tmp → img, a row of accumulators at a time (cache friendly).
 	geom.ParallelRows(h, w, func(y0, y1 int) {
 		acc := make([]uint64, w)
-		for y := y0; y < y1; y++ {
+		for y := y0; y < y1 && !ended(ctx, y0, y); y++ {
 			clear(acc)
 			for i, k := range kernel {
 				yy := min(max(y+i-r, 0), h-1)
@@ -186,8 +210,8 @@ func narrow(acc uint64) uint64 {
 }
 
 // glare brightens the frame in a soft ellipse around c.GlareAt: v → v + (255−v)·g, with g
-// falling off as a gaussian from c.Glare at the centre.
-func glare(img *image.RGBA, c Conditions) {
+// falling off as a gaussian from c.Glare at the centre. Unfinished once ctx is done.
+func glare(ctx context.Context, img *image.RGBA, c Conditions) {
 	lo, hi := bbox(c.Quad)
 	ry := 0.18 * math.Max(hi.Y-lo.Y, 1)
 	rx := 0.30 * math.Max(hi.X-lo.X, 1)
@@ -207,7 +231,7 @@ func glare(img *image.RGBA, c Conditions) {
 		ex[x] = c.Glare * math.Exp(-dx*dx) * 256
 	}
 	geom.ParallelRows(y1-y0, x1-x0, func(a, b int) {
-		for y := y0 + a; y < y0+b; y++ {
+		for y := y0 + a; y < y0+b && !ended(ctx, y0+a, y); y++ {
 			dy := (float64(y) + 0.5 - c.GlareAt.Y) / ry
 			ey := math.Exp(-dy * dy)
 			row := img.Pix[y*img.Stride:]
@@ -227,8 +251,8 @@ func glare(img *image.RGBA, c Conditions) {
 
 // noise adds gaussian noise of sigma (0–255 scale) to each colour channel, drawn from a
 // table of deviates with a generator per row seeded by seed and the row: the same frame
-// whatever the number of processors.
-func noise(img *image.RGBA, sigma float64, seed int64) {
+// whatever the number of processors. Unfinished once ctx is done.
+func noise(ctx context.Context, img *image.RGBA, sigma float64, seed int64) {
 	const n = 1 << 12
 	table := make([]int16, n)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x501e))
@@ -237,7 +261,7 @@ func noise(img *image.RGBA, sigma float64, seed int64) {
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	geom.ParallelRows(h, w, func(y0, y1 int) {
-		for y := y0; y < y1; y++ {
+		for y := y0; y < y1 && !ended(ctx, y0, y); y++ {
 			// xorshift64 seeded per row (never zero).
 			s := uint64(seed)*0x9e3779b97f4a7c15 ^ uint64(y+1)*0xbf58476d1ce4e5b9
 			if s == 0 {

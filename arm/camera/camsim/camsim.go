@@ -35,13 +35,17 @@ type Camera struct {
 	// rather than render it again beside it, which made each render slower and each stream
 	// stall again on a loaded machine.
 	rendering chan struct{}
+	// life ends with Close: a frame still rendering for the next caller (take) stops then.
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 var _ camera.Source = (*Camera)(nil)
 
 // New is a camera that sees screen under the conditions c (checked on each Frame).
 func New(screen func(ctx context.Context) (image.Image, error), c lens.Conditions) *Camera {
-	return &Camera{screen: screen, c: c, rendering: make(chan struct{}, 1)}
+	life, endLife := context.WithCancel(context.Background())
+	return &Camera{screen: screen, c: c, rendering: make(chan struct{}, 1), life: life, endLife: endLife}
 }
 
 // Conditions are the camera's conditions: its ground truth.
@@ -134,7 +138,7 @@ func (k *Camera) take(ctx context.Context, c lens.Conditions) (*image.RGBA, erro
 	if frame != nil {
 		return frame, nil
 	}
-	if frame, err = lens.Render(screen, c); err != nil {
+	if frame, err = lens.RenderContext(k.life, screen, c); err != nil {
 		return nil, fmt.Errorf("camsim: %w", err)
 	}
 	k.mu.Lock()
@@ -184,6 +188,7 @@ func (k *Camera) Close() error {
 	servers := k.servers
 	k.servers, k.closed = nil, true
 	k.mu.Unlock()
+	k.endLife()
 	var errs []error
 	for _, s := range servers {
 		if err := s.Close(); err != nil {
