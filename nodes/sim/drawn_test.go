@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"image"
 	"image/draw"
 	"testing"
@@ -15,8 +16,8 @@ import (
 func TestUnchangedScreenIsDrawnOnce(t *testing.T) {
 	ctx := ctxT(t)
 	p := New("s")
-	first := p.screen()
-	if p.screen() != first {
+	first := shown(t, p)
+	if shown(t, p) != first {
 		t.Fatal("the unchanged screen was drawn again")
 	}
 	img, err := p.Screenshot(ctx)
@@ -30,12 +31,12 @@ func TestUnchangedScreenIsDrawnOnce(t *testing.T) {
 		t.Fatalf("a look at the unchanged screen: %v, not the kept screen", err)
 	}
 	draw.Draw(mine, mine.Rect, image.Black, image.Point{}, draw.Src)
-	if p.screen() != first || !samePixels(first, fresh(p)) {
+	if shown(t, p) != first || !samePixels(first, fresh(p)) {
 		t.Fatal("drawing on a screenshot changed the kept screen")
 	}
 
 	must(t, p.PressKey(ctx, "VOLUME_UP")) // a toast and the status bar's volume
-	changed := p.screen()
+	changed := shown(t, p)
 	if changed == first || samePixels(changed, first) {
 		t.Fatal("the screen changed, and the screenshot showed it as before")
 	}
@@ -45,7 +46,7 @@ func TestUnchangedScreenIsDrawnOnce(t *testing.T) {
 
 	// Pixels unused for keepDrawn are let go; the screen is drawn again, the same.
 	p.drawn.forget()
-	if again := p.screen(); again == changed || !samePixels(again, changed) {
+	if again := shown(t, p); again == changed || !samePixels(again, changed) {
 		t.Fatal("the screen let go was not drawn again, or not the same")
 	}
 }
@@ -82,10 +83,10 @@ func TestEveryChangeIsDrawn(t *testing.T) {
 		{"unlock", func() { must(t, p.InputText(ctx, DefaultPasscode)) }},
 		{"volume", func() { must(t, p.PressKey(ctx, "VOLUME_DOWN")) }},
 	}
-	before := p.screen()
+	before := shown(t, p)
 	for _, s := range steps {
 		s.do()
-		now := p.screen()
+		now := shown(t, p)
 		if !samePixels(now, fresh(p)) {
 			t.Fatalf("after %s: the screenshot is not what the phone shows", s.name)
 		}
@@ -101,7 +102,16 @@ func fresh(p *Phone) *image.RGBA {
 	p.mu.Lock()
 	root := p.tree()
 	p.mu.Unlock()
-	return render(root, layout{p.size.Width, p.size.Height})
+	img, _ := render(context.Background(), root, layout{p.size.Width, p.size.Height}) // never stops
+	return img
+}
+
+// shown is p's screen, kept or drawn.
+func shown(t testing.TB, p *Phone) *image.RGBA {
+	t.Helper()
+	img, err := p.screen(t.Context())
+	must(t, err)
+	return img
 }
 
 // tapHold long-presses the centre of the element with key.

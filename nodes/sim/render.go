@@ -25,41 +25,63 @@ func (p *Phone) Screenshot(ctx context.Context) (image.Image, error) {
 	if err := p.begin(ctx, "screenshot"); err != nil {
 		return nil, err
 	}
-	if device.IsLook(ctx) {
-		return p.screen(), nil
+	img, err := p.screen(ctx)
+	if err != nil {
+		return nil, p.wrap("screenshot", err, "")
 	}
-	return clone(p.screen()), nil
+	if device.IsLook(ctx) {
+		return img, nil
+	}
+	return clone(img), nil
 }
 
 // screen is what the phone shows now, shared with the other callers: read, never drawn on.
-func (p *Phone) screen() *image.RGBA {
+// Drawing it stops with ctx's cause once ctx is done (nothing is kept then).
+func (p *Phone) screen(ctx context.Context) (*image.RGBA, error) {
 	p.mu.Lock()
 	what := p.st.shown()
 	if img := p.drawn.find(what); img != nil {
 		p.mu.Unlock()
-		return img
+		return img, nil
 	}
 	root := p.tree()
 	p.mu.Unlock()
-	img := render(root, layout{p.size.Width, p.size.Height})
+	img, err := render(ctx, root, layout{p.size.Width, p.size.Height})
+	if err != nil {
+		return nil, err
+	}
 	p.drawn.keep(what, img)
-	return img
+	return img, nil
 }
 
 // painter draws one element tree into one image.
 type painter struct {
+	ctx   context.Context // looked at before each element: a screenshot whose task ended stops
+	err   error           // ctx's cause, once the painter stopped for it
 	dst   *image.RGBA
 	faces faces
 	l     layout
 }
 
-func render(root *element, l layout) *image.RGBA {
-	r := painter{dst: image.NewRGBA(image.Rect(0, 0, l.w, l.h)), faces: faces{}, l: l}
+// render draws the tree from root, or stops with ctx's cause once ctx is done: a phone's screen
+// takes tens of milliseconds, a second under the race detector on a loaded machine.
+func render(ctx context.Context, root *element, l layout) (*image.RGBA, error) {
+	r := painter{ctx: ctx, dst: image.NewRGBA(image.Rect(0, 0, l.w, l.h)), faces: faces{}, l: l}
 	r.draw(root)
-	return r.dst
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.dst, nil
 }
 
 func (r *painter) draw(e *element) {
+	if r.err != nil {
+		return
+	}
+	if r.ctx.Err() != nil {
+		r.err = context.Cause(r.ctx)
+		return
+	}
 	s, clip := &e.style, e.bounds
 	switch e.kind {
 	case kWallpaper:
