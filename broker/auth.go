@@ -139,6 +139,30 @@ func readStreams(streams []string) []string {
 	return out
 }
 
+// nodeWatchSubjects are the JetStream API subjects of node's watches of its own registry entries
+// (NodeWatches: those from before a restart, and a lost node's verdict): each by a consumer of
+// its own name (NodeConsumer), which the node creates, pulls from and deletes, and no other. It
+// is created by the request whose subject carries its one filter
+// (CONSUMER.CREATE.<stream>.<name>.<filter>), the form nats-server holds to its body's filter;
+// the other form names its filters in the body, unchecked. A node user shared by every node
+// (AnyNode) may do so with any name: NATS permissions match whole subject tokens.
+func nodeWatchSubjects(node string) []string {
+	s := kvStream(RegistryBucket)
+	var out []string
+	for _, w := range NodeWatches {
+		name := AnyNode
+		if node != AnyNode {
+			name = NodeConsumer(node, w)
+		}
+		out = append(out, jsAPI+"CONSUMER.CREATE."+s+"."+name+".$KV."+RegistryBucket+"."+node+".*",
+			jsAPI+"CONSUMER.MSG.NEXT."+s+"."+name, jsAPI+"CONSUMER.DELETE."+s+"."+name)
+		if node == AnyNode {
+			break
+		}
+	}
+	return out
+}
+
 // manageStreams are the JetStream API subjects that create and update Corral's stores.
 func manageStreams() []string {
 	var out []string
@@ -198,13 +222,6 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			// image against the digest its name carries, in a task record only this node writes.
 			"$O." + ScreenshotBucket + ".C.>", "$O." + ScreenshotBucket + ".M.>",
 			jsAPI + "DIRECT.GET." + objStream(ScreenshotBucket) + ".$O." + ScreenshotBucket + ".M.>",
-			// The node watches its own registry entries (those from before a restart, and a lost
-			// node's verdict): only by consumers whose one filter is in the request's subject
-			// (CONSUMER.CREATE.<stream>.<name>.<filter>), the form nats-server holds to its body's
-			// filter; one created by the other form names its filters in the body, unchecked.
-			jsAPI + "CONSUMER.CREATE." + kvStream(RegistryBucket) + ".*.$KV." + RegistryBucket + "." + node + ".*",
-			jsAPI + "CONSUMER.DELETE." + kvStream(RegistryBucket) + ".>",
-			"$JS.FC." + kvStream(RegistryBucket) + ".>",
 			jsAPI + "INFO",
 			// The tools that read screens (tap_ocr, tap_cv, peek without a UI tree) ask a vision
 			// worker, after asking whether one listens (micro's PING of the vision service).
@@ -213,6 +230,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		for _, s := range allStreams {
 			pub = append(pub, jsAPI+"STREAM.INFO."+s)
 		}
+		pub = append(pub, nodeWatchSubjects(node)...)
 		pub = append(pub, createStreams()...) // a node may start first
 		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects(NodeService)...)
 		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true, ResponseWindow: ReplyWindow}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
@@ -23,27 +25,59 @@ import (
 // the permissions Corral gives them (PermissionsFor), and connects as the user named.
 func nodeUsersFarm(t *testing.T) (connect func(user string) *nats.Conn) {
 	t.Helper()
-	var users []embedded.User
+	f := startNodeUsersNATS(t)
+	return func(user string) *nats.Conn { return f.connect(user, slog.New(slog.DiscardHandler)) }
+}
+
+// nodeUsersNATS is nodeUsersFarm's server, which a test may restart on the same port and store.
+type nodeUsersNATS struct {
+	t    *testing.T
+	ns   *server.Server
+	opts embedded.Options
+	pw   string // the users' password file
+}
+
+func startNodeUsersNATS(t *testing.T) *nodeUsersNATS {
+	t.Helper()
+	f := &nodeUsersNATS{t: t, opts: embedded.Options{Port: -1, StoreDir: t.TempDir()}}
 	for _, u := range []struct {
 		role Role
 		node string
 	}{{RoleGateway, ""}, {RoleNode, "nA"}, {RoleNode, "nB"}} {
 		p, err := PermissionsFor(u.role, u.node)
 		require.NoError(t, err)
-		users = append(users, embedded.User{Name: UserName(u.role, u.node), Password: "pw", Permissions: embedded.Permissions(p)})
+		f.opts.Users = append(f.opts.Users, embedded.User{Name: UserName(u.role, u.node), Password: "pw", Permissions: embedded.Permissions(p)})
 	}
-	log := slog.New(slog.DiscardHandler)
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Users: users}, log)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	pw := filepath.Join(t.TempDir(), "pw")
-	require.NoError(t, os.WriteFile(pw, []byte("pw"), 0o600))
-	return func(user string) *nats.Conn {
-		nc, err := Connect(ConnectOptions{URL: ns.ClientURL(), User: user, PasswordFile: pw}, log)
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
-		return nc
-	}
+	f.start()
+	f.opts.Port = f.ns.Addr().(*net.TCPAddr).Port // a restart keeps it
+	t.Cleanup(func() { f.ns.Shutdown(); f.ns.WaitForShutdown() })
+	f.pw = filepath.Join(t.TempDir(), "pw")
+	require.NoError(t, os.WriteFile(f.pw, []byte("pw"), 0o600))
+	return f
+}
+
+func (f *nodeUsersNATS) start() {
+	f.t.Helper()
+	ns, err := embedded.Start(f.opts, slog.New(slog.DiscardHandler))
+	require.NoError(f.t, err)
+	f.ns = ns
+}
+
+// restart stops the server and starts it again on the same port and store.
+func (f *nodeUsersNATS) restart() {
+	f.t.Helper()
+	f.ns.Shutdown()
+	f.ns.WaitForShutdown()
+	f.start()
+}
+
+// connect connects as user, logging to log.
+func (f *nodeUsersNATS) connect(user string, log *slog.Logger) *nats.Conn {
+	f.t.Helper()
+	nc, err := Connect(ConnectOptions{URL: f.ns.ClientURL(), User: user, PasswordFile: f.pw}, log)
+	require.NoError(f.t, err)
+	f.t.Cleanup(nc.Close)
+	return nc
 }
 
 // A node's NATS user may publish to its own keys, and NATS checks subjects, not headers: a
@@ -117,9 +151,11 @@ func TestNodeUserCannotRollUpAStore(t *testing.T) {
 }
 
 // A node's NATS user watches its own registry entries (as a node does at start and after a
-// reconnect), and no other node's: not by a filter naming them, nor by one of the registry's
-// wildcards, nor by a second filter beside its own (named in the request's body, where NATS
-// permissions cannot see it).
+// reconnect) by its own watches' consumers (WatchNodeEntries), and no other node's: not by a
+// filter naming them, nor by one of the registry's wildcards, nor by a second filter beside its
+// own (named in the request's body, where NATS permissions cannot see it). nats.go's KV watch,
+// whose consumer has a random name, is refused even of its own keys: a node may delete only
+// consumers of its own names.
 func TestNodeUserWatchesOnlyItsOwnRegistryEntries(t *testing.T) {
 	connect := nodeUsersFarm(t)
 	ctx := t.Context()
@@ -159,12 +195,19 @@ func TestNodeUserWatchesOnlyItsOwnRegistryEntries(t *testing.T) {
 		}
 	}
 
-	for _, own := range []string{"nA.*", "nA.>"} {
-		got, err := watch(own)
-		require.NoError(t, err, own)
-		assert.Equal(t, []string{RegistryKey("nA", "a1")}, got, own)
+	for _, w := range []NodeWatch{NodeWatchStart, NodeWatchReconnect} { // NodeWatchLost: updates only
+		got, err := readNodeWatch(ctx, nA, "nA", w)
+		require.NoError(t, err, w)
+		assert.Equal(t, []string{RegistryKey("nA", "a1")}, got, w)
 	}
-	for _, keys := range [][]string{{"nB.*"}, {"nB.>"}, {">"}, {"*"}, {"*.*"}, {"*.>"}, {"nA.*", "nB.*"}, {"nA.*", "*"}} {
+	rctx, stop := watchRefusalOf(ctx, nc, func(subject string) bool { return strings.HasPrefix(subject, "$JS.") })
+	_, err = nA.WatchNodeEntries(rctx, "nB", NodeWatchStart)
+	stop()
+	var refused *RefusedError
+	if assert.ErrorAs(t, context.Cause(rctx), &refused, "nB's watch as nA: %v", err) {
+		assert.Contains(t, refused.Subject, "$JS.API.CONSUMER.DELETE.KV_corral_devices."+NodeConsumer("nB", NodeWatchStart))
+	}
+	for _, keys := range [][]string{{"nA.*"}, {"nA.>"}, {"nB.*"}, {"nB.>"}, {">"}, {"*"}, {"*.*"}, {"*.>"}, {"nA.*", "nB.*"}, {"nA.*", "*"}} {
 		got, err := watch(keys...)
 		var refused *RefusedError
 		if assert.ErrorAs(t, err, &refused, "a watch of %v", keys) {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
@@ -84,7 +83,7 @@ func (n *Node) served(entries []broker.DeviceEntry, cond func(broker.DeviceEntry
 
 // registryEntries reads the node's entries under its own keys.
 func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error) {
-	w, err := n.cfg.Stores.Registry.Watch(ctx, n.cfg.ID+".*", jetstream.IgnoreDeletes())
+	w, err := n.cfg.Stores.WatchNodeEntries(ctx, n.cfg.ID, broker.NodeWatchReconnect)
 	if err != nil {
 		return nil, err
 	}

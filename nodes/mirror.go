@@ -456,7 +456,7 @@ func acked(f jetstream.PubAckFuture) error {
 // under the serial alone (a Corral from before NATS roles) are not read: no subject filter
 // scopes them to a node, and the filter that matches them lets a node's user watch every key.
 func ownEntries(ctx context.Context, stores *broker.Stores, node string) (map[string]broker.DeviceEntry, error) {
-	w, err := stores.Registry.Watch(ctx, node+".*", jetstream.IgnoreDeletes())
+	w, err := stores.WatchNodeEntries(ctx, node, broker.NodeWatchStart)
 	if err != nil {
 		return nil, fmt.Errorf("read the registry: %w", err)
 	}

@@ -21,7 +21,7 @@ const ownWatchRetry = 5 * time.Second
 // of a device the node serves, tells the node as the event would, whatever became of the event.
 func (n *Node) watchOwnEntries(ctx context.Context) {
 	for {
-		w, err := n.cfg.Stores.Registry.Watch(ctx, n.cfg.ID+".*", jetstream.UpdatesOnly(), jetstream.IgnoreDeletes())
+		w, err := n.cfg.Stores.WatchNodeEntries(ctx, n.cfg.ID, broker.NodeWatchLost)
 		if err == nil {
 			n.followOwnEntries(ctx, w)
 			_ = w.Stop()
