@@ -77,6 +77,9 @@ type Farm struct {
 	contexts map[string]string // natscli context file by NATS user (Auth)
 
 	sites []string // a hub's edge sites (leaf.go): its gateway aggregates their stores
+	// siteNodes are the sites' nodes: the hub's gateway takes those nodes' entries and events
+	// from each site only (corral gateway --site-nodes).
+	siteNodes []broker.Site
 
 	mu      sync.Mutex
 	nodes   map[string]*nodes.Node
@@ -240,7 +243,7 @@ func (f *Farm) StartGateway() *Gateway {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{Sites: f.sites})
+	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{Sites: f.sites, SiteNodes: f.siteNodes})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -248,7 +251,7 @@ func (f *Farm) StartGateway() *Gateway {
 	reg := prometheus.NewRegistry()
 	var sites *broker.SiteWatch
 	if len(f.sites) > 0 {
-		if sites, err = broker.WatchSites(ctx, nc, f.sites, broker.NewSiteMetrics(reg), f.log); err != nil {
+		if sites, err = broker.WatchSitesWithNodes(ctx, nc, f.sites, f.siteNodes, broker.NewSiteMetrics(reg), f.log); err != nil {
 			f.t.Fatal(err)
 		}
 	}

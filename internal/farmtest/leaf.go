@@ -16,9 +16,10 @@ import (
 
 // Hub is a farm of edge sites (docs/operations.md, Edge sites): the hub's NATS server takes
 // each site's server as a leaf node, through a Link a test can cut; the hub's gateway
-// aggregates the sites' stores and sees every site's devices. Each site is a farm of its own,
-// with its JetStream domain, its nodes and its own gateway. Every server requires the
-// credentials of a role, and the sites' links those of their leaf users, as in production.
+// aggregates the sites' stores, taking each site's own nodes' entries and events only
+// (--site-nodes), and sees every site's devices. Each site is a farm of its own, with its
+// JetStream domain, its nodes and its own gateway. Every server requires the credentials of a
+// role, and the sites' links those of their leaf users limited to their nodes, as in production.
 type Hub struct {
 	*Farm
 	Sites map[string]*Site
@@ -70,6 +71,11 @@ func StartHub(t testing.TB, opts HubOptions) *Hub {
 	farmOpts := Options{Auth: true, PhonesPerNode: opts.PhonesPerNode, Quiet: opts.Quiet}
 	h := &Hub{Farm: serve(t, farmOpts, embedded.Options{Name: "hub", LeafListen: listen, Users: leafUsers}), Sites: map[string]*Site{}}
 	h.sites = names
+	for _, name := range names { // the hub's gateway takes each site's own nodes only, as in production
+		if len(opts.Sites[name]) > 0 {
+			h.siteNodes = append(h.siteNodes, broker.Site{Name: name, Nodes: opts.Sites[name]})
+		}
+	}
 	phones := len(opts.HubNodes) * opts.PhonesPerNode
 	for _, id := range opts.HubNodes {
 		h.StartNode(id, opts.PhonesPerNode)
@@ -115,17 +121,25 @@ func (h *Hub) waitSourcing() {
 		h.t.Fatal(err)
 	}
 	for _, name := range []string{"KV_" + broker.RegistryBucket, "KV_" + broker.LeaseBucket, broker.EventStream} {
+		var last sourcesSeen // what a failure says: a source missing, idle or in error
 		Eventually(h.t, 10*time.Second, func() bool {
 			s, err := js.Stream(h.ctx, name)
-			if err != nil || len(s.CachedInfo().Sources) != len(h.sites) {
+			if err != nil {
+				last.text = err.Error()
 				return false
 			}
+			last.text = fmt.Sprintf("%d sources", len(s.CachedInfo().Sources))
+			ok := len(s.CachedInfo().Sources) == len(h.sites)
 			for _, src := range s.CachedInfo().Sources {
-				if src.Active < 0 || src.Error != nil {
-					return false
-				}
+				last.text += fmt.Sprintf("; %s active %s error %v", src.Name, src.Active, src.Error)
+				ok = ok && src.Active >= 0 && src.Error == nil
 			}
-			return true
-		}, "the hub's %s sourcing every site", name)
+			return ok
+		}, "the hub's %s sourcing every site (last seen: %s)", name, &last)
 	}
 }
+
+// sourcesSeen is the sources' state waitSourcing saw last, read when it gives up.
+type sourcesSeen struct{ text string }
+
+func (s *sourcesSeen) String() string { return s.text }
