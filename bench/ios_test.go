@@ -92,7 +92,7 @@ func BenchmarkIOS(b *testing.B) {
 			start = time.Now()
 			img, err := png.Decode(bytes.NewReader(shot))
 			if err == nil {
-				_, err = tools.EncodeJPEG(img, tools.MaxImageBytes)
+				_, err = tools.EncodeJPEG(ctx, img, tools.MaxImageBytes)
 			}
 			if err != nil {
 				b.Fatal(err)

@@ -180,9 +180,10 @@ func deadlinePassed(ctx context.Context) bool {
 	return ok && !time.Now().Before(d) || errors.Is(ctx.Err(), context.DeadlineExceeded)
 }
 
-// encodeJPEG is tools.EncodeJPEG that answers ctx's error once ctx is done. The encoder cannot
-// be stopped: it goes on alone and its JPEG is dropped. A screenshot's takes seconds under the
-// race detector on a loaded machine, past the grace a cancelled driver has to return.
+// encodeJPEG is tools.EncodeJPEG that answers ctx's error once ctx is done. The encoder stops
+// too, a few rows later (an image that is not RGBA, strip by strip): it goes on alone till then
+// and its JPEG is dropped. A screenshot's takes seconds under the race detector on a loaded
+// machine, past the grace a cancelled driver has to return.
 func encodeJPEG(ctx context.Context, img image.Image) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -193,7 +194,7 @@ func encodeJPEG(ctx context.Context, img image.Image) ([]byte, error) {
 	}
 	done := make(chan encoded, 1)
 	go func() {
-		jpg, err := tools.EncodeJPEG(img, tools.MaxImageBytes)
+		jpg, err := tools.EncodeJPEG(ctx, img, tools.MaxImageBytes)
 		done <- encoded{jpg, err}
 	}()
 	select {

@@ -100,7 +100,7 @@ func BenchmarkScreenshot(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			if _, err := tools.EncodeJPEG(img, tools.MaxImageBytes); err != nil {
+			if _, err := tools.EncodeJPEG(ctx, img, tools.MaxImageBytes); err != nil {
 				b.Fatal(err)
 			}
 		}

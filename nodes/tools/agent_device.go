@@ -88,7 +88,7 @@ func (d agentDevice) Observe(ctx context.Context) (agent.Observation, error) {
 		return agent.Observation{}, errors.New("peek returned no screenshot")
 	}
 	img := out.Image
-	jpg, err := EncodeJPEG(img, MaxImageBytes)
+	jpg, err := EncodeJPEG(ctx, img, MaxImageBytes)
 	if err != nil {
 		return agent.Observation{}, err
 	}

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"fmt"
 	"image"
 	"runtime"
 	"sync"
@@ -10,23 +12,34 @@ import (
 
 // halve returns img at half its size. An RGBA image (what devices and peek's marks give) is
 // averaged 2x2 straight on its pixels, its rows shared among the cores: several times faster
-// than a general scaler, which matters for every screenshot an agent's model is sent.
-func halve(img image.Image) image.Image {
+// than a general scaler, which matters for every screenshot an agent's model is sent. It stops
+// with ctx's cause once ctx is done.
+func halve(ctx context.Context, img image.Image) (image.Image, error) {
+	if err := workEnded(ctx); err != nil {
+		return nil, fmt.Errorf("halve the image: %w", err)
+	}
 	b := img.Bounds()
 	dst := image.NewRGBA(image.Rect(0, 0, max(1, b.Dx()/2), max(1, b.Dy()/2)))
 	src, ok := img.(*image.RGBA)
 	if !ok || b.Dx() < 2 || b.Dy() < 2 {
 		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-		return dst
+		return dst, nil
 	}
 	h := dst.Bounds().Dy()
 	workers := min(runtime.GOMAXPROCS(0), 8, h)
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Go(func() { boxRows(dst, src, h*w/workers, h*(w+1)/workers) })
+		wg.Go(func() {
+			for y, end := h*w/workers, h*(w+1)/workers; y < end && ctx.Err() == nil; y += lookRows {
+				boxRows(dst, src, y, min(y+lookRows, end))
+			}
+		})
 	}
 	wg.Wait()
-	return dst
+	if err := workEnded(ctx); err != nil {
+		return nil, fmt.Errorf("halve the image: %w", err)
+	}
+	return dst, nil
 }
 
 // boxRows averages the 2x2 source pixels of dst's rows y0 to y1.

@@ -15,7 +15,7 @@ func TestHalve(t *testing.T) {
 			src.Set(x, y, color.RGBA{uint8(10 * (x - 3)), uint8(20 * (y - 7)), 100, 255})
 		}
 	}
-	got := halve(src).(*image.RGBA)
+	got := halved(t, src).(*image.RGBA)
 	if got.Bounds() != image.Rect(0, 0, 2, 2) {
 		t.Fatalf("bounds %v", got.Bounds())
 	}
@@ -28,10 +28,10 @@ func TestHalve(t *testing.T) {
 		}
 	}
 	gray := image.NewGray(image.Rect(0, 0, 4, 4))
-	if b := halve(gray).Bounds(); b != image.Rect(0, 0, 2, 2) {
+	if b := halved(t, gray).Bounds(); b != image.Rect(0, 0, 2, 2) {
 		t.Errorf("a gray image halves to %v", b)
 	}
-	if b := halve(image.NewRGBA(image.Rect(0, 0, 1, 9))).Bounds(); b != image.Rect(0, 0, 1, 4) {
+	if b := halved(t, image.NewRGBA(image.Rect(0, 0, 1, 9))).Bounds(); b != image.Rect(0, 0, 1, 4) {
 		t.Errorf("a one-pixel-wide image halves to %v", b)
 	}
 }
@@ -40,7 +40,7 @@ func TestHalve(t *testing.T) {
 func TestFitWidthHalvesFirst(t *testing.T) {
 	src := image.NewRGBA(image.Rect(0, 0, 1080, 2400))
 	for _, c := range []struct{ max, w, h int }{{540, 540, 1200}, {720, 720, 1600}, {300, 300, 667}, {1080, 1080, 2400}, {0, 1080, 2400}} {
-		if b := FitWidth(src, c.max).Bounds(); b.Dx() != c.w || b.Dy() != c.h {
+		if b := fitted(t, src, c.max).Bounds(); b.Dx() != c.w || b.Dy() != c.h {
 			t.Errorf("FitWidth(1080x2400, %d) = %v, want %dx%d", c.max, b, c.w, c.h)
 		}
 	}

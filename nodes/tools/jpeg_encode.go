@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"image"
@@ -9,10 +10,13 @@ import (
 )
 
 // encodeOne encodes img as one baseline JPEG: an RGBA image (every screen) with encodeRGBA,
-// anything else with image/jpeg.
-func encodeOne(img image.Image, quality int) ([]byte, error) {
+// anything else with image/jpeg (which takes no ctx: one look before it).
+func encodeOne(ctx context.Context, img image.Image, quality int) ([]byte, error) {
 	if rgba, ok := img.(*image.RGBA); ok && !rgba.Rect.Empty() && rgba.Rect.Dx() < 1<<16 && rgba.Rect.Dy() < 1<<16 {
-		return encodeRGBA(rgba, quality)
+		return encodeRGBA(ctx, rgba, quality)
+	}
+	if err := workEnded(ctx); err != nil {
+		return nil, fmt.Errorf("encode JPEG: %w", err)
 	}
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
@@ -25,8 +29,9 @@ func encodeOne(img image.Image, quality int) ([]byte, error) {
 // quality), several times faster on screens: pixels are read straight from Pix, and a flat
 // block (most of a UI is flat colour) costs neither a colour conversion per pixel nor a
 // transform. Its transform is the float AAN one rather than image/jpeg's integer one, so a
-// coefficient may round the other way now and then.
-func encodeRGBA(img *image.RGBA, quality int) ([]byte, error) {
+// coefficient may round the other way now and then. It stops with ctx's cause once ctx is
+// done, between rows of MCUs.
+func encodeRGBA(ctx context.Context, img *image.RGBA, quality int) ([]byte, error) {
 	t, err := tablesFor(quality)
 	if err != nil {
 		return nil, err
@@ -36,7 +41,9 @@ func encodeRGBA(img *image.RGBA, quality int) ([]byte, error) {
 	s.out = append(s.out, t.head...)
 	binary.BigEndian.PutUint16(s.out[t.sof+5:], uint16(b.Dy())) // SOF0: marker, length, precision, height, width
 	binary.BigEndian.PutUint16(s.out[t.sof+7:], uint16(b.Dx()))
-	s.image(img)
+	if err := s.image(ctx, img); err != nil {
+		return nil, fmt.Errorf("encode JPEG: %w", err)
+	}
 	s.emit(0x7f, 7) // pad the last byte with ones
 	return append(s.out, 0xff, markerEOI), nil
 }

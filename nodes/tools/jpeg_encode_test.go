@@ -56,7 +56,7 @@ func TestEncodeRGBAAsGoodAsImageJPEG(t *testing.T) {
 			if err := jpeg.Encode(&std, img, &jpeg.Options{Quality: q}); err != nil {
 				t.Fatal(err)
 			}
-			mine, err := encodeRGBA(img, q)
+			mine, err := encodeRGBA(t.Context(), img, q)
 			if err != nil {
 				t.Fatalf("%s q%d: %v", name, q, err)
 			}
@@ -87,7 +87,7 @@ func TestJPEGTablesAreImageJPEGs(t *testing.T) {
 	if err := jpeg.Encode(&std, img, &jpeg.Options{Quality: 70}); err != nil {
 		t.Fatal(err)
 	}
-	mine, err := encodeRGBA(img, 70)
+	mine, err := encodeRGBA(t.Context(), img, 70)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func BenchmarkEncodeRGBA(b *testing.B) {
 	})
 	b.Run("encodeRGBA", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := encodeRGBA(img, 85); err != nil {
+			if _, err := encodeRGBA(b.Context(), img, 85); err != nil {
 				b.Fatal(err)
 			}
 		}

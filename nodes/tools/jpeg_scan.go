@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/binary"
 	"image"
 )
@@ -18,15 +19,23 @@ type scan struct {
 	coefficient [64]float32
 }
 
-func (s *scan) image(m *image.RGBA) {
+// image writes m's MCUs; it stops with ctx's cause once ctx is done, looking at it once a
+// lookRows.
+func (s *scan) image(ctx context.Context, m *image.RGBA) error {
 	b := m.Rect
 	for y := b.Min.Y; y < b.Max.Y; y += 16 {
+		if (y-b.Min.Y)%lookRows == 0 {
+			if err := workEnded(ctx); err != nil {
+				return err
+			}
+		}
 		for x := b.Min.X; x < b.Max.X; x += 16 {
 			if x+16 > b.Max.X || y+16 > b.Max.Y || !s.flatMCU(m, x, y) {
 				s.mcu(m, x, y)
 			}
 		}
 	}
+	return nil
 }
 
 // flatMCU writes the MCU whose top left pixel is (x, y), if its 16x16 pixels (all inside m)

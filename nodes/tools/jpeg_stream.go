@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"runtime"
 	"sync"
@@ -26,6 +27,7 @@ const streamMCURows = 8
 // down to maxWidth if it is wider: each strip of rows on its own goroutine once the rows
 // under it are in, the strips joined as encodeStrips joins them.
 type stripStream struct {
+	ctx               context.Context // once done, the strips not yet encoded are not
 	maxWidth, quality int
 
 	frame  *image.RGBA // as it arrives; nil until rows is first called
@@ -97,11 +99,14 @@ func (s *stripStream) release() {
 func (s *stripStream) encode(i, y0, y1 int) {
 	s.slots <- struct{}{}
 	defer func() { <-s.slots }()
+	if s.errs[i] = workEnded(s.ctx); s.errs[i] != nil {
+		return
+	}
 	if s.shrink != nil {
 		s.shrink.rows(y0, y1)
 	}
 	o := s.out.Rect.Min
-	s.strips[i], s.errs[i] = encodeOne(s.out.SubImage(image.Rect(o.X, o.Y+y0, s.out.Rect.Max.X, o.Y+y1)), s.quality)
+	s.strips[i], s.errs[i] = encodeOne(s.ctx, s.out.SubImage(image.Rect(o.X, o.Y+y0, s.out.Rect.Max.X, o.Y+y1)), s.quality)
 }
 
 // jpeg waits for the strips and returns them as one JPEG of out; ok is false when they are
@@ -111,6 +116,9 @@ func (s *stripStream) jpeg(img image.Image) (data []byte, ok bool, err error) {
 	s.wg.Wait()
 	if s.frame == nil || s.strip == 0 || img != image.Image(s.frame) || s.next < s.out.Rect.Dy() {
 		return nil, false, nil
+	}
+	if err := workEnded(s.ctx); err != nil { // once, not once a strip
+		return nil, false, fmt.Errorf("encode JPEG: %w", err)
 	}
 	if err := errors.Join(s.errs...); err != nil {
 		return nil, false, err

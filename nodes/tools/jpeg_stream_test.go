@@ -84,7 +84,7 @@ func TestStreamedImageDecodesAsSerial(t *testing.T) {
 		if tc.maxWidth > 0 && tc.maxWidth < tc.w {
 			want = shrinkAll(img, tc.maxWidth, fitHeight(img.Rect, tc.maxWidth))
 		}
-		serial, err := encodeOne(want, jpegQualities[0])
+		serial, err := encodeOne(t.Context(), want, jpegQualities[0])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestStreamedImageVoidedOrFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := encodeOne(FitWidth(other, 300), jpegQualities[0])
+	want, err := encodeOne(t.Context(), fitted(t, other, 300), jpegQualities[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,10 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
 	"sync"
 )
@@ -30,24 +32,25 @@ const minStripRows = 256
 // the same tables for a given quality, the strips' entropy-coded data only need restart
 // markers between them (DC prediction restarts there, as it does at the start of each strip)
 // and one header whose height is the whole image's, with a restart interval of one strip.
-// The result decodes to exactly the pixels of a serial encoding.
-func encodeStrips(img image.Image, quality, n int) ([]byte, error) {
+// The result decodes to exactly the pixels of a serial encoding. It stops with ctx's cause
+// once ctx is done.
+func encodeStrips(ctx context.Context, img image.Image, quality, n int) ([]byte, error) {
 	b := img.Bounds()
 	n = min(n, b.Dy()/minStripRows)
 	if _, gray := img.(*image.Gray); n < 2 || gray {
-		return encodeOne(img, quality)
+		return encodeOne(ctx, img, quality)
 	}
 	mcuRows := (b.Dy() + mcuSide - 1) / mcuSide
 	rowsPerStrip := (mcuRows + n - 1) / n
 	interval := rowsPerStrip * ((b.Dx() + mcuSide - 1) / mcuSide)
 	if interval > 0xffff {
-		return encodeOne(img, quality)
+		return encodeOne(ctx, img, quality)
 	}
 	sub, ok := img.(interface {
 		SubImage(image.Rectangle) image.Image
 	})
 	if !ok {
-		return encodeOne(img, quality)
+		return encodeOne(ctx, img, quality)
 	}
 	strips := make([][]byte, (mcuRows+rowsPerStrip-1)/rowsPerStrip)
 	errs := make([]error, len(strips))
@@ -56,10 +59,13 @@ func encodeStrips(img image.Image, quality, n int) ([]byte, error) {
 		wg.Go(func() {
 			y0 := b.Min.Y + i*rowsPerStrip*mcuSide
 			r := image.Rect(b.Min.X, y0, b.Max.X, min(b.Max.Y, y0+rowsPerStrip*mcuSide))
-			strips[i], errs[i] = encodeOne(sub.SubImage(r), quality)
+			strips[i], errs[i] = encodeOne(ctx, sub.SubImage(r), quality)
 		})
 	}
 	wg.Wait()
+	if err := workEnded(ctx); err != nil { // once, not once a strip
+		return nil, fmt.Errorf("encode JPEG: %w", err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -25,11 +25,11 @@ func TestEncodeStripsDecodesAsSerial(t *testing.T) {
 		{1080, 2400, 2}, {1080, 2400, 8}, {1081, 2401, 3}, {720, 1600, 5}, {64, 600, 2}, {100, 100, 4},
 	} {
 		img := testImage(tc.w, tc.h)
-		serial, err := encodeOne(img, 85)
+		serial, err := encodeOne(t.Context(), img, 85)
 		if err != nil {
 			t.Fatal(err)
 		}
-		joined, err := encodeStrips(img, 85, tc.n)
+		joined, err := encodeStrips(t.Context(), img, 85, tc.n)
 		if err != nil {
 			t.Fatalf("%dx%d in %d: %v", tc.w, tc.h, tc.n, err)
 		}
@@ -56,7 +56,7 @@ func TestEncodeStripsOddInputs(t *testing.T) {
 	sub := testImage(600, 1200).SubImage(image.Rect(10, 20, 590, 1190))
 	gray := image.NewGray(image.Rect(0, 0, 300, 900))
 	for name, img := range map[string]image.Image{"sub-image": sub, "gray": gray} {
-		b, err := encodeStrips(img, 70, 4)
+		b, err := encodeStrips(t.Context(), img, 70, 4)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -76,14 +76,14 @@ func BenchmarkEncodeJPEG(b *testing.B) {
 	img := testImage(1080, 2400)
 	b.Run("serial", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := encodeOne(img, 85); err != nil {
+			if _, err := encodeOne(b.Context(), img, 85); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("strips", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := encodeStrips(img, 85, 8); err != nil {
+			if _, err := encodeStrips(b.Context(), img, 85, 8); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -44,7 +44,7 @@ func (c *LookCache) ScreenJPEG(ctx context.Context, drv device.Driver, maxWidth 
 		}
 		r := out.Data.(ScreenshotResult)
 		if out.JPEG == nil {
-			out.JPEG, err = EncodeJPEG(out.Image, MaxImageBytes)
+			out.JPEG, err = EncodeJPEG(ctx, out.Image, MaxImageBytes)
 		}
 		return out.JPEG, image.Pt(r.Width, r.Height), err
 	}
@@ -56,7 +56,11 @@ func (c *LookCache) ScreenJPEG(ctx context.Context, drv device.Driver, maxWidth 
 	if data, size, ok := c.find(frame, maxWidth); ok {
 		return data, size, nil
 	}
-	data, shown, err := fitJPEG(FitWidth(img, maxWidth), MaxImageBytes, jpegQualities)
+	shown, err := FitWidth(ctx, img, maxWidth)
+	if err != nil {
+		return nil, image.Point{}, err
+	}
+	data, shown, err := fitJPEG(ctx, shown, MaxImageBytes, jpegQualities)
 	if err != nil {
 		return nil, image.Point{}, err
 	}

@@ -88,7 +88,9 @@ func markedScreen(ctx context.Context, d device.Driver, g gesture, box image.Rec
 	if err != nil {
 		return nil, fmt.Errorf("capture the screen to mark: %w", err)
 	}
-	shot = FitWidth(shot, markWidth)
+	if shot, err = FitWidth(ctx, shot, markWidth); err != nil {
+		return nil, err
+	}
 	b := shot.Bounds()
 	if b.Empty() || s.Width <= 0 || s.Height <= 0 {
 		return nil, fmt.Errorf("capture the screen to mark: an empty screen (%v, screen %dx%d)", b, s.Width, s.Height)
@@ -97,7 +99,7 @@ func markedScreen(ctx context.Context, d device.Driver, g gesture, box image.Rec
 	draw.Draw(canvas, canvas.Bounds(), shot, b.Min, draw.Src)
 	m := marker{img: canvas, sx: float64(b.Dx()) / float64(s.Width), sy: float64(b.Dy()) / float64(s.Height)}
 	m.gesture(g, box)
-	jpg, err := EncodeJPEG(canvas, MaxImageBytes)
+	jpg, err := EncodeJPEG(ctx, canvas, MaxImageBytes)
 	if err != nil {
 		return nil, fmt.Errorf("encode the marked screen: %w", err)
 	}

@@ -105,7 +105,10 @@ func peek() Tool {
 		// Scaled first, then marked: drawing on the smaller image is the cheaper. Width and
 		// height are the image's, as screenshot's are; the bboxes, relative 0-1, hold for it
 		// and for the screen alike.
-		shown := FitWidth(img, a.MaxWidth)
+		shown, err := FitWidth(ctx, img, a.MaxWidth)
+		if err != nil {
+			return Output{}, err
+		}
 		res := PeekResult{Width: shown.Bounds().Dx(), Height: shown.Bounds().Dy(), Hint: hintPeek}
 		var els []PeekElement
 		more := 0

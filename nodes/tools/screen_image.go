@@ -68,7 +68,9 @@ func screenImage(ctx context.Context, t *Task, a ImageArgs) (Output, error) {
 	} else if img, err = t.Driver.Screenshot(ctx); err != nil {
 		return Output{}, err
 	}
-	img = FitWidth(img, a.MaxWidth)
+	if img, err = FitWidth(ctx, img, a.MaxWidth); err != nil {
+		return Output{}, err
+	}
 	b := img.Bounds()
 	return Output{Image: img, Data: ScreenshotResult{Name: "screenshot", Type: "image/jpeg",
 		Width: b.Dx(), Height: b.Dy()}}, nil
@@ -78,7 +80,7 @@ func screenImage(ctx context.Context, t *Task, a ImageArgs) (Output, error) {
 // the frame arrives, at the first of jpegQualities; only one over MaxImageBytes is encoded
 // again, at the next ones.
 func streamedImage(ctx context.Context, fs FrameStreamer, maxWidth int) (Output, error) {
-	s := stripStream{maxWidth: maxWidth, quality: jpegQualities[0]}
+	s := stripStream{ctx: ctx, maxWidth: maxWidth, quality: jpegQualities[0]}
 	img, err := fs.StreamScreenshot(ctx, s.rows)
 	data, ok, jerr := s.jpeg(img) // waits for the strips, whatever happened
 	if err != nil {
@@ -90,10 +92,13 @@ func streamedImage(ctx context.Context, fs FrameStreamer, maxWidth int) (Output,
 	var out image.Image = s.out
 	qualities := jpegQualities[1:]
 	if !ok {
-		out, qualities = FitWidth(img, maxWidth), jpegQualities
+		if out, err = FitWidth(ctx, img, maxWidth); err != nil {
+			return Output{}, err
+		}
+		qualities = jpegQualities
 	}
 	if !ok || len(data) > MaxImageBytes {
-		if data, out, err = fitJPEG(out, MaxImageBytes, qualities); err != nil {
+		if data, out, err = fitJPEG(ctx, out, MaxImageBytes, qualities); err != nil {
 			return Output{}, err
 		}
 	}

@@ -56,7 +56,7 @@ func TestShrinkerAverages(t *testing.T) {
 // At half the size it gives what halve gives.
 func TestShrinkerHalvesAsHalve(t *testing.T) {
 	src := noise(1080, 2400, 2)
-	got, want := shrinkAll(src, 540, 1200), halve(src).(*image.RGBA)
+	got, want := shrinkAll(src, 540, 1200), halved(t, src).(*image.RGBA)
 	if got.Bounds() != want.Bounds() || string(got.Pix) != string(want.Pix) {
 		t.Error("shrinking to half differs from halve")
 	}

@@ -36,9 +36,11 @@ func takeScreenshot() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		img = FitWidth(img, a.MaxWidth)
+		if img, err = FitWidth(ctx, img, a.MaxWidth); err != nil {
+			return Output{}, err
+		}
 		asked := img.Bounds()
-		data, img, err := encodePNG(img, MaxImageBytes)
+		data, img, err := encodePNG(ctx, img, MaxImageBytes)
 		if err != nil {
 			return Output{}, err
 		}
@@ -53,10 +55,13 @@ func takeScreenshot() Tool {
 }
 
 // encodePNG encodes img as PNG of at most limit bytes, halving it until it fits; it returns
-// the image it encoded.
-func encodePNG(img image.Image, limit int) ([]byte, image.Image, error) {
+// the image it encoded. png.Encode takes no ctx: it looks at ctx before each try.
+func encodePNG(ctx context.Context, img image.Image, limit int) ([]byte, image.Image, error) {
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	for range 4 {
+		if err := workEnded(ctx); err != nil {
+			return nil, nil, fmt.Errorf("encode PNG: %w", err)
+		}
 		var b bytes.Buffer
 		if err := enc.Encode(&b, img); err != nil {
 			return nil, nil, err
@@ -64,7 +69,10 @@ func encodePNG(img image.Image, limit int) ([]byte, image.Image, error) {
 		if b.Len() <= limit {
 			return b.Bytes(), img, nil
 		}
-		img = halve(img)
+		var err error
+		if img, err = halve(ctx, img); err != nil {
+			return nil, nil, err
+		}
 	}
 	return nil, nil, fmt.Errorf("the screenshot does not fit in %d bytes as PNG even at 1/8 size: ask for format jpeg", limit)
 }
