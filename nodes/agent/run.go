@@ -154,7 +154,7 @@ func (r *runner) abortReason(ctx context.Context, err error) string {
 		why := "timed out after " + d.Round(unit).String()
 		var mw *modelWait
 		if errors.As(err, &mw) {
-			why += " " + mw.explain()
+			why += " " + mw.explain(timeLimitOf(ctx))
 		}
 		return why
 	}

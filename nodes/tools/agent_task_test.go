@@ -38,10 +38,11 @@ func agentOp(t *testing.T, ctx context.Context, m model.Chatter, log *slog.Logge
 	return ops[name].Run(ctx, &tools.Task{ID: "t_agent1", Driver: p, Args: []byte(args)})
 }
 
-// run_agent_task whose timeoutMs passes while the model is silent says the model did not
-// answer, at which endpoint, and to check its server, not to pass a larger timeoutMs; its
+// run_agent_task whose timeoutMs passes while the model has not answered says so: the model, at
+// which endpoint, had not answered when the caller's timeoutMs ran out, and a larger timeoutMs
+// helps (QA pass Y: it said to check a hung server, of a model that answers in 1.5 s); its
 // report's heading says it timed out; the node's log says how it ended, with the task and
-// device but neither the goal nor the key.
+// device but neither the goal nor the key. (The node's deadline: TestAgentTaskTimedOutByTheNodeWaitingForTheModel.)
 func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
 	m, endpoint := silentModel(t)
 	logs := &logtest.Buffer{}
@@ -61,13 +62,13 @@ func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
 	} else if d, _ := time.ParseDuration(m[1]); d < time.Second || d > 1500*time.Millisecond {
 		t.Errorf("failure %q: timed out after %s, want timeoutMs's 1.5s", fail, m[1])
 	}
-	for _, want := range []string{endpoint, "check that the model server is up"} {
+	for _, want := range []string{endpoint + " had not answered when the task's timeoutMs of 1.5s ran out", "pass a larger timeoutMs"} {
 		if !strings.Contains(fail.Error(), want) {
 			t.Errorf("failure %q lacks %q", fail, want)
 		}
 	}
-	if strings.Contains(fail.Error(), "larger timeoutMs") {
-		t.Errorf("failure %q: more time does not help a silent model", fail)
+	if strings.Contains(fail.Error(), "check that the model server is up") || strings.Contains(fail.Error(), "hung") {
+		t.Errorf("failure %q: the caller's timeoutMs ended the wait, not a hung server", fail)
 	}
 	if !strings.HasPrefix(out.Text, "## ⏱️ Agent task timed out") {
 		t.Errorf("report:\n%s", out.Text)
@@ -83,6 +84,31 @@ func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
 	}
 	if l := logs.String(); strings.Contains(l, "hunter2") || strings.Contains(l, "sk-never-logged") {
 		t.Errorf("the log holds the goal or the key:\n%s", l)
+	}
+}
+
+// run_agent_task without a timeoutMs, whose node's deadline passes while the model is silent,
+// says the model did not answer and to check its server (a hung one needs a restart), not to
+// pass a larger timeoutMs: the node's deadline is long past any answer a working model gives.
+func TestAgentTaskTimedOutByTheNodeWaitingForTheModel(t *testing.T) {
+	m, endpoint := silentModel(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond) // the node's deadline
+	defer cancel()
+	out, err := agentOp(t, ctx, m, nil, "run_agent_task", `{"goal":"look"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := out.Failure
+	if fail == nil || !strings.Contains(fail.Error(), "waiting for the model") {
+		t.Fatalf("failure %v: the task timed out waiting for the model", fail)
+	}
+	for _, want := range []string{endpoint, "check that the model server is up", "a hung server needs a restart"} {
+		if !strings.Contains(fail.Error(), want) {
+			t.Errorf("failure %q lacks %q", fail, want)
+		}
+	}
+	if strings.Contains(fail.Error(), "timeoutMs") {
+		t.Errorf("failure %q: the caller gave no timeoutMs", fail)
 	}
 }
 

@@ -105,7 +105,9 @@ func runAgentTask() Tool {
 		parent := ctx
 		if a.TimeoutMS != nil {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(*a.TimeoutMS)*time.Millisecond)
+			// Its cause tells the agent that this deadline is the caller's timeoutMs.
+			limit := time.Duration(*a.TimeoutMS) * time.Millisecond
+			ctx, cancel = context.WithTimeoutCause(ctx, limit, agent.TimeLimit{Arg: "timeoutMs", D: limit})
 			defer cancel()
 		}
 		if a.Wait != nil && !*a.Wait && t.env().Config.Model != nil && t.Progress != nil {
