@@ -29,3 +29,16 @@ const (
 	hintNothingOpen  = "app_launch opens an app (on a browser device, a URL in a new tab)."
 	hintPopups       = "peek to confirm the screen is clear; a popup left over: tap its own close button."
 )
+
+// hintPeekUnlisted is hintPeek when peek lists no element (no UI tree and no vision worker, as
+// on an arm): the image is all there is to pick a target from.
+const hintPeekUnlisted = "no element is listed: read the target's place off the image (relative 0-1) " +
+	"and act on it: tap (its bbox), tap_xy, long_press, swipe."
+
+// peekHint is peek's hint for a listing of listed elements.
+func peekHint(listed int) string {
+	if listed == 0 {
+		return hintPeekUnlisted
+	}
+	return hintPeek
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +45,25 @@ func TestHintsNameOnlyToolsTheDeviceCan(t *testing.T) {
 				t.Errorf("%s's hint names %s, which this device cannot do: %q", name, w, hint)
 			}
 		}
+	}
+}
+
+// QA pass Y: peek on an arm (no UI tree, no vision worker: an empty listing) said to "pick a
+// target's bbox from the listing". With nothing listed, the hint says to read the place off
+// the image; with a listing, it points at the listing.
+func TestPeekHintFitsItsListing(t *testing.T) {
+	res := mustRun(t, "peek", armLike{fakeDriver: newFake()}, `{}`)
+	hint, _ := res["hint"].(string)
+	if res["listing"] != nil && res["listing"] != "" {
+		t.Fatalf("an arm's peek listed %q", res["listing"])
+	}
+	if strings.Contains(hint, "from the listing") || !strings.Contains(hint, "no element is listed") || !strings.Contains(hint, "image") {
+		t.Errorf("hint of an empty listing: %q", hint)
+	}
+	d := newAbled()
+	d.SourceFn = func(context.Context) (string, error) { return peekDump, nil }
+	res = mustRun(t, "peek", d, `{}`)
+	if hint, _ := res["hint"].(string); !strings.Contains(hint, "from the listing") {
+		t.Errorf("hint of a listing of %v elements: %q", res["elements"], hint)
 	}
 }

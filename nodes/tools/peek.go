@@ -109,7 +109,7 @@ func peek() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		res := PeekResult{Width: shown.Bounds().Dx(), Height: shown.Bounds().Dy(), Hint: hintPeek}
+		res := PeekResult{Width: shown.Bounds().Dx(), Height: shown.Bounds().Dy()}
 		var els []PeekElement
 		more := 0
 		sd, ok := t.Driver.(device.SourceDumper)
@@ -160,6 +160,7 @@ func peek() Tool {
 			res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
 		}
 		res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
+		res.Hint = peekHint(len(els))
 		return Output{Data: res, Image: markElements(shown, els, size)}, nil
 	})
 }
