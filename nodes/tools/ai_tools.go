@@ -136,8 +136,24 @@ func aiQuery() Tool {
 		if err != nil {
 			return Output{}, &OpError{Code: broker.CodeDriver, Msg: "ai_query: the model", Err: err}
 		}
+		if strings.TrimSpace(resp.Text) == "" { // an empty answer is no answer: say so, not {"answer": ""}
+			return Output{}, &OpError{Code: broker.CodeDriver, Msg: "ai_query: the model", Err: noTextAnswer(resp)}
+		}
 		return Output{Data: AIQueryResult{Answer: resp.Text}}, nil
 	})
+}
+
+// noTextAnswer says why a model's answer to ai_query, which gives it no tools, holds no text:
+// it called tools anyway, or answered nothing, and what to try.
+func noTextAnswer(resp model.Response) error {
+	what := "an empty text"
+	if n := len(resp.ToolCalls); n > 0 {
+		what = fmt.Sprintf("%d tool call(s) (%s) and no text, though ai_query offers it no tools", n, resp.ToolCalls[0].Name)
+	}
+	if resp.FinishReason != "" {
+		what += fmt.Sprintf(" (finish reason %q)", resp.FinishReason)
+	}
+	return fmt.Errorf("answered with %s: ask again, or ask in other words; a model that keeps doing so does not suit ai_query (OPENAI_MODEL)", what)
 }
 
 // finished is HttpRunner's end of an AI task with its conclusion. Inside run_agent_task the
