@@ -46,8 +46,8 @@ const (
 // WatchNodeEntries watches node's own registry entries (keys <node>.*) as nats.go's KV watch
 // with IgnoreDeletes does: in order, each once, the current values first and then a nil entry
 // (NodeWatchLost: updates only, no nil), made again from where it was after a reconnection, a
-// restart of the server or a gap. ctx bounds the making of the watch; Stop ends it and deletes
-// its consumer, as does the connection's close.
+// restart of the server or a gap. Stop ends it and deletes its consumer, as the end of ctx
+// does (nats.go's watch ends with its ctx too); the connection's close ends it.
 func (s *Stores) WatchNodeEntries(ctx context.Context, node string, w NodeWatch) (jetstream.KeyWatcher, error) {
 	if !validToken(node) {
 		return nil, fmt.Errorf("node id %q: use letters, digits, '-' and '_'", node)
@@ -55,7 +55,7 @@ func (s *Stores) WatchNodeEntries(ctx context.Context, node string, w NodeWatch)
 	if !slices.Contains(NodeWatches, w) {
 		return nil, fmt.Errorf("node watch %q: use one of %v", w, NodeWatches)
 	}
-	life, stop := context.WithCancel(context.Background())
+	life, stop := context.WithCancel(ctx)
 	nw := &nodeWatcher{js: s.JS, nc: s.JS.Conn(), stream: kvStream(RegistryBucket), name: NodeConsumer(node, w),
 		filter: "$KV." + RegistryBucket + "." + node + ".*", updatesOnly: w == NodeWatchLost,
 		updates: make(chan jetstream.KeyValueEntry, 256), life: life, stop: stop, done: make(chan struct{})}
@@ -81,7 +81,7 @@ type nodeWatcher struct {
 	updatesOnly          bool
 
 	updates chan jetstream.KeyValueEntry
-	life    context.Context // ends at the stop
+	life    context.Context // ends at the stop, or with the caller's ctx
 	stop    context.CancelFunc
 	done    chan struct{}
 	stopErr error // the delete of the consumer at the stop

@@ -205,3 +205,25 @@ func TestNodeWatchEndsWithItsConnection(t *testing.T) {
 	}
 	assert.NoError(t, w.Stop())
 }
+
+// A node's watch ends with the ctx it was made with, as nats.go's does: Updates is closed and
+// its consumer deleted.
+func TestNodeWatchEndsWithItsContext(t *testing.T) {
+	s := openStores(t)
+	put(t, s, "n1.d1", "1")
+	ctx, cancel := context.WithCancel(t.Context())
+	w, err := s.WatchNodeEntries(ctx, "n1", NodeWatchStart)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"n1.d1=1"}, nextEntries(t, w, 1, waitLong))
+	cancel()
+	require.Eventually(t, func() bool {
+		select {
+		case _, ok := <-w.Updates():
+			return !ok
+		default:
+			return false
+		}
+	}, waitLong, 10*time.Millisecond, "the watch goes on after its ctx's end")
+	assert.NoError(t, w.Stop())
+	assert.Empty(t, consumerNames(t, s), "the consumer the watch left")
+}
