@@ -113,6 +113,13 @@ var (
 	// and the events; not the sessions (a session's selected lease), the claims nor the
 	// screenshots (screens show people's data).
 	readableStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(LeaseGroupBucket), kvStream(CalibrationBucket), EventStream}
+	// What a node opens, and may create when it starts first: the stores it writes and its
+	// claims' bucket. Not the sessions nor the lease groups, which only gateways and admins
+	// use: NATS checks neither a new stream's subjects nor its republish against its creator's
+	// permissions, so a node that made one of those first could have it capture (and republish
+	// to a subject of the node's) what gateways write and the replies they get, lease handles
+	// among them. A gateway's start repairs the stores a node may have made (streams_repair.go).
+	nodeStreams = []string{kvStream(RegistryBucket), kvStream(LeaseBucket), kvStream(NodeBucket), kvStream(CalibrationBucket), EventStream, objStream(ScreenshotBucket)}
 )
 
 const jsAPI = "$JS.API."
@@ -120,7 +127,9 @@ const jsAPI = "$JS.API."
 // readStreams are the JetStream API subjects that read streams: info, messages, consumers (a
 // watch, `nats sub --stream`), and the flow control and acks of those consumers.
 // Every stream's info (its configuration and counts, no data) is readable: opening a store
-// reads it.
+// reads it. Not the listing nor the deletion of consumers (manageConsumers): an operator that
+// could would delete the gateways' watches, and keep their view of the farm stale; its own
+// consumers, ephemeral, go 5 s after it stops listening (nats-server's default).
 func readStreams(streams []string) []string {
 	out := []string{jsAPI + "INFO", jsAPI + "STREAM.NAMES", jsAPI + "STREAM.LIST"}
 	for _, s := range allStreams {
@@ -131,10 +140,19 @@ func readStreams(streams []string) []string {
 			jsAPI+"STREAM.MSG.GET."+s,
 			jsAPI+"DIRECT.GET."+s, jsAPI+"DIRECT.GET."+s+".>",
 			jsAPI+"CONSUMER.CREATE."+s, jsAPI+"CONSUMER.CREATE."+s+".>",
-			jsAPI+"CONSUMER.DELETE."+s+".>", jsAPI+"CONSUMER.INFO."+s+".>",
-			jsAPI+"CONSUMER.NAMES."+s, jsAPI+"CONSUMER.LIST."+s,
+			jsAPI+"CONSUMER.INFO."+s+".>",
 			jsAPI+"CONSUMER.MSG.NEXT."+s+".>",
 			"$JS.FC."+s+".>", "$JS.ACK."+s+".>")
+	}
+	return out
+}
+
+// manageConsumers are the JetStream API subjects that list and delete the consumers of streams:
+// a gateway's and an admin's, whose watches delete their consumers as they stop.
+func manageConsumers(streams []string) []string {
+	var out []string
+	for _, s := range streams {
+		out = append(out, jsAPI+"CONSUMER.DELETE."+s+".>", jsAPI+"CONSUMER.NAMES."+s, jsAPI+"CONSUMER.LIST."+s)
 	}
 	return out
 }
@@ -172,12 +190,13 @@ func manageStreams() []string {
 	return out
 }
 
-// createStreams are the JetStream API subjects that create Corral's stores, never change them:
-// what a process that may start first needs (a node, the admin's CLI, which keeps lease
-// groups as a gateway does), without the right to shorten a store's history.
-func createStreams() []string {
-	out := make([]string, 0, len(allStreams))
-	for _, s := range allStreams {
+// createStreams are the JetStream API subjects that create these stores, never change them:
+// what a process that may start first needs (a node its nodeStreams, the admin's CLI all of
+// them, as it keeps lease groups and sessions as a gateway does), without the right to
+// shorten a store's history.
+func createStreams(streams []string) []string {
+	out := make([]string, 0, len(streams))
+	for _, s := range streams {
 		out = append(out, jsAPI+"STREAM.CREATE."+s)
 	}
 	return out
@@ -227,11 +246,11 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			// worker, after asking whether one listens (micro's PING of the vision service).
 			VisionRequests, "$SRV.PING." + VisionService,
 		}
-		for _, s := range allStreams {
+		for _, s := range nodeStreams {
 			pub = append(pub, jsAPI+"STREAM.INFO."+s)
 		}
 		pub = append(pub, nodeWatchSubjects(node)...)
-		pub = append(pub, createStreams()...) // a node may start first
+		pub = append(pub, createStreams(nodeStreams)...) // a node may start first
 		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects(NodeService)...)
 		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true, ResponseWindow: ReplyWindow}, nil
 	case RoleGateway:
@@ -243,6 +262,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			fmt.Sprintf(EventDevT, "*", "*", StateOffline), fmt.Sprintf(EventNodeT, "*", "lost"),
 		}
 		pub = append(pub, readStreams(allStreams)...)
+		pub = append(pub, manageConsumers(allStreams)...)
 		pub = append(pub, manageStreams()...)
 		pub = append(pub, siteReads()...) // a hub's gateways read its sites' stores (sites.go)
 		return Permissions{PublishAllow: pub,
@@ -258,7 +278,8 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		// does, keeps lease groups (acquire_device with count > 1, made on a farm's first) and
 		// records each session's latest task.
 		pub := append([]string{"$SRV.>", nodeSubjects, "$KV." + SessionBucket + ".>", "$KV." + LeaseGroupBucket + ".>"}, readStreams(allStreams)...)
-		pub = append(pub, createStreams()...)
+		pub = append(pub, manageConsumers(allStreams)...)
+		pub = append(pub, createStreams(allStreams)...)
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Events, Heartbeats, Progresses, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil

@@ -85,24 +85,48 @@ func (lg *leaseGroups) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	return kv, nil
 }
 
-// openLeaseGroups opens the bucket, or creates it as replicated as the leases' bucket, with
-// per-key TTLs (each group lives until its last member's maximum, or a minute once all have ended).
+// openLeaseGroups opens the bucket, or creates it when no gateway has yet (an admin's CLI
+// first on a farm: a gateway's start makes it, EnsureStores).
 func openLeaseGroups(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
 	kv, err := js.KeyValue(ctx, LeaseGroupBucket)
 	if !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return kv, err
 	}
-	r, err := replicas(ctx, js, kvStream(LeaseBucket), 0)
+	r, err := leaseGroupReplicas(ctx, js, 0)
 	if err != nil {
 		return nil, err
 	}
-	kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: LeaseGroupBucket,
-		Description: "Corral lease groups (acquire_device count > 1), keyed by the group handle's SHA-256; member handles sealed",
-		History:     1, Replicas: r, Storage: jetstream.FileStorage, LimitMarkerTTL: groupKeep})
-	if errors.Is(err, jetstream.ErrBucketExists) { // another gateway was first
-		return js.KeyValue(ctx, LeaseGroupBucket)
+	if _, err = js.CreateStream(ctx, leaseGroupsStreamConfig(r)); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return nil, err
 	}
-	return kv, err
+	return js.KeyValue(ctx, LeaseGroupBucket) // made here, or by another process meanwhile
+}
+
+// leaseGroupsStreamConfig is the stream behind the bucket, as nats.go makes a bucket with
+// per-key TTLs (each group lives until its last member's maximum, or a minute once all have
+// ended: LimitMarkerTTL).
+func leaseGroupsStreamConfig(replicas int) jetstream.StreamConfig {
+	cfg := kvStreamConfig(jetstream.KeyValueConfig{Bucket: LeaseGroupBucket,
+		Description: "Corral lease groups (acquire_device count > 1), keyed by the group handle's SHA-256; member handles sealed",
+		History:     1, Replicas: replicas, Storage: jetstream.FileStorage}, true)
+	cfg.AllowMsgTTL, cfg.SubjectDeleteMarkerTTL = true, groupKeep
+	return cfg
+}
+
+// leaseGroupReplicas are the replicas the bucket is to have: want, or when want is 0 those it
+// has, or those of the leases' bucket when there is none yet.
+func leaseGroupReplicas(ctx context.Context, js jetstream.JetStream, want int) (int, error) {
+	if want > 0 {
+		return want, nil
+	}
+	st, err := js.Stream(ctx, kvStream(LeaseGroupBucket))
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return replicas(ctx, js, kvStream(LeaseBucket), 0)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return max(st.CachedInfo().Config.Replicas, 1), nil
 }
 
 // follow keeps the groups from w, and from a new watch each time the connection comes back

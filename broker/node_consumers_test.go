@@ -24,7 +24,7 @@ func TestNodeUserCannotLearnOthersConsumerNames(t *testing.T) {
 	t.Cleanup(func() { _ = gwWatch.Stop() })
 
 	nc := connect("node-nA")
-	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	refused := func(what string, try func(ctx context.Context) error) {
 		t.Helper()
@@ -87,7 +87,7 @@ func TestNodeUserCannotDeleteOthersConsumers(t *testing.T) {
 	t.Cleanup(func() { _ = gwWatch.Stop() })
 	gwConsumer := consumerNames(t, gw)
 	require.Len(t, gwConsumer, 1)
-	nB, err := EnsureStores(ctx, connect("node-nB"), StoreOptions{CreateOnly: true})
+	nB, err := EnsureStores(ctx, connect("node-nB"), StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	nBWatch, err := nB.WatchNodeEntries(ctx, "nB", NodeWatchLost)
 	require.NoError(t, err)
@@ -95,7 +95,7 @@ func TestNodeUserCannotDeleteOthersConsumers(t *testing.T) {
 	before := consumerNames(t, gw)
 
 	nc := connect("node-nA")
-	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	refused := func(what string, try func(ctx context.Context) error) {
 		t.Helper()

@@ -144,7 +144,7 @@ func (f *lossFarm) connect(name string) *nats.Conn {
 func (f *lossFarm) startNode(id string) {
 	f.t.Helper()
 	nc := f.connect("node-" + id)
-	s, err := broker.EnsureStores(f.t.Context(), nc, broker.StoreOptions{CreateOnly: true})
+	s, err := broker.EnsureStores(f.t.Context(), nc, broker.StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(f.t, err)
 	n, err := nodes.Start(f.t.Context(), nodes.Config{ID: id, NC: nc, Stores: s, Ops: tools.DefaultOps(),
 		Metrics: actors.NewMetrics(prometheus.NewRegistry()), Log: f.log.With("part", "node-"+id)})

@@ -90,7 +90,7 @@ func TestNodeUserCannotRollUpAStore(t *testing.T) {
 		t.Run(made, func(t *testing.T) {
 			connect := nodeUsersFarm(t)
 			ctx := t.Context()
-			nB, err := EnsureStores(ctx, connect("node-nB"), StoreOptions{CreateOnly: true})
+			nB, err := EnsureStores(ctx, connect("node-nB"), StoreOptions{CreateOnly: true, Node: true})
 			require.NoError(t, err)
 			if made == "by an older Corral" {
 				gw := connect("gateway")
@@ -165,7 +165,7 @@ func TestNodeUserWatchesOnlyItsOwnRegistryEntries(t *testing.T) {
 	putDevice(t, gw, DeviceEntry{Serial: "b1", Node: "nB", State: StateLeased, Holder: "alice"})
 
 	nc := connect("node-nA")
-	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	// watch reads what a watch of keys gets until it has all there is, or why it got nothing.
 	watch := func(keys ...string) ([]string, error) {

@@ -100,7 +100,7 @@ func TestNodeWatchFollowsItsEntriesAndStopsClean(t *testing.T) {
 	put(t, gw, "nA.a1", "1")
 	put(t, gw, "nB.b1", "1")
 	var logged logtest.Buffer
-	nA, err := EnsureStores(ctx, f.connect("node-nA", slog.New(slog.NewTextHandler(&logged, nil))), StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, f.connect("node-nA", slog.New(slog.NewTextHandler(&logged, nil))), StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 
 	start, err := nA.WatchNodeEntries(ctx, "nA", NodeWatchStart)
@@ -149,7 +149,7 @@ func TestNodeWatchSurvivesARestartAndItsConsumerDeleted(t *testing.T) {
 	require.NoError(t, err)
 	put(t, gw, "nA.a1", "1")
 	ncA := f.connect("node-nA", slog.New(slog.DiscardHandler))
-	nA, err := EnsureStores(ctx, ncA, StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, ncA, StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	w, err := nA.WatchNodeEntries(ctx, "nA", NodeWatchStart)
 	require.NoError(t, err)

@@ -76,9 +76,9 @@ func TestBucketLimitsFitTheLargestEntries(t *testing.T) {
 func TestNodeUserCannotOverfillItsBuckets(t *testing.T) {
 	connect := nodeUsersFarm(t)
 	ctx := t.Context()
-	nA, err := EnsureStores(ctx, connect("node-nA"), StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, connect("node-nA"), StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
-	nB, err := EnsureStores(ctx, connect("node-nB"), StoreOptions{CreateOnly: true})
+	nB, err := EnsureStores(ctx, connect("node-nB"), StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	putDevice(t, nB, DeviceEntry{Serial: "d1", Node: "nB", State: StateOnline})
 	_, err = nB.Leases.Put(ctx, LeaseKey("nB", "d1"), []byte(`{"v":1}`))
@@ -161,7 +161,7 @@ func TestGatewayStartBoundsAnOlderCorralsBuckets(t *testing.T) {
 	require.NoError(t, err)
 	assertBounded(t, js)
 
-	nA, err := EnsureStores(ctx, connect("node-nA"), StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, connect("node-nA"), StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	_, err = nA.Calibrations.Put(ctx, "nA.big", make([]byte, 64<<10+1))
 	assert.ErrorContains(t, err, "takes values of at most 64KiB")
@@ -175,7 +175,7 @@ func TestGatewayStartBoundsAnOlderCorralsBuckets(t *testing.T) {
 func TestScreenshotStoreTakesChunksOnly(t *testing.T) {
 	connect := nodeUsersFarm(t)
 	ctx := t.Context()
-	nA, err := EnsureStores(ctx, connect("node-nA"), StoreOptions{CreateOnly: true})
+	nA, err := EnsureStores(ctx, connect("node-nA"), StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
 	_, err = nA.JS.Publish(ctx, "$O."+ScreenshotBucket+".C.big", make([]byte, screenshotMaxMsg+1))
 	var api *jetstream.APIError

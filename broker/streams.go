@@ -58,6 +58,9 @@ type StoreOptions struct {
 	// what a node and the CLI do, whose NATS users may create Corral's stores but not change
 	// them (a node that could would be able to shorten the event stream's history).
 	CreateOnly bool
+	// Node opens only the stores a node uses (auth.go's nodeStreams): not the sessions' bucket,
+	// which a node's NATS user may neither create nor read (Stores.Sessions stays nil).
+	Node bool
 	// Sites are the edge sites whose stores this farm's (the hub's) aggregate: the registry,
 	// the leases and the event stream source each site's own, in its JetStream domain (the
 	// site's name), and catch up when its link heals (leaf.go, sites.go). Nil keeps the sources
@@ -115,6 +118,10 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 	s := &Stores{JS: js, sites: o.Sites, siteShots: map[string]screenshotSource{}}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	// hint says what to check when the server refuses a store.
 	hint := func(err error) string {
 		if StorageShort(err) {
@@ -133,6 +140,9 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	storeErr := func(what string, err error) error {
 		if r, ok := context.Cause(ctx).(*RefusedError); ok {
 			return fmt.Errorf("%s: %w", what, r)
+		}
+		if c := (*StoreConfigError)(nil); errors.As(err, &c) {
+			return fmt.Errorf("%s: %w", what, err) // says what to do itself
 		}
 		return fmt.Errorf("%s: %w (%s)", what, err, hint(err))
 	}
@@ -158,11 +168,12 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			if cfg.Sources, err = sources(ctx, js, kvStream(name), o.Sites, o.SiteNodes); err != nil {
 				return nil, storeErr("key-value bucket "+name, err)
 			}
+			cfg.Sources = siteSourcesOnly(kvStream(name), cfg.Sources)
 		}
 		// The stream is made here, not by nats.go's CreateKeyValue, which always allows
 		// rollups: a node's user could purge the bucket through its own keys (kvconfig.go).
 		// A gateway's start (not CreateOnly) also brings an older Corral's bucket to the
-		// rollups and bounds of this one.
+		// rollups and bounds of this one, and repairs one a node made (streams_repair.go).
 		scfg := kvStreamConfig(cfg, !nodeWritten(name))
 		var b jetstream.KeyValue
 		if o.CreateOnly {
@@ -171,7 +182,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 					b, err = js.KeyValue(ctx, name) // made here, or by another process meanwhile
 				}
 			}
-		} else if _, err = js.CreateOrUpdateStream(ctx, scfg); err == nil {
+		} else if _, err = createOrRepair(ctx, js, scfg, log); err == nil {
 			b, err = js.KeyValue(ctx, name)
 		}
 		if err != nil {
@@ -188,8 +199,10 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if s.Leases, err = kv(LeaseBucket, "Corral leases mirrored by their owner node, one entry per serial", 0, 0); err != nil {
 		return nil, err
 	}
-	if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device, and each session's latest task (latest_*)", 24*time.Hour, o.SessionsMaxBytes); err != nil {
-		return nil, err
+	if !o.Node {
+		if s.Sessions, err = kv(SessionBucket, "Corral MCP sessions' selected device, and each session's latest task (latest_*)", 24*time.Hour, o.SessionsMaxBytes); err != nil {
+			return nil, err
+		}
 	}
 	if s.Nodes, err = kv(NodeBucket, "Corral node id claims: one key per running node id, kept alive by its node", claimTTL, 0); err != nil {
 		return nil, err
@@ -197,10 +210,23 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 	if s.Calibrations, err = kv(CalibrationBucket, "Corral rig calibrations (arm: camera to screen to gantry), one entry per device", 0, 0); err != nil {
 		return nil, err
 	}
+	// The lease groups' bucket is made at a gateway's start, as the other stores are, and not
+	// first by whoever groups leases: a node that made it first could read every group's
+	// replies (streams_repair.go). Clients open it when they first group leases.
+	if !o.CreateOnly {
+		r, err := leaseGroupReplicas(ctx, js, o.Replicas)
+		if err == nil {
+			_, err = createOrRepair(ctx, js, leaseGroupsStreamConfig(r), log)
+		}
+		if err != nil {
+			return nil, storeErr("key-value bucket "+LeaseGroupBucket, err)
+		}
+	}
 	stream := func(cfg jetstream.StreamConfig) (jetstream.Stream, error) {
 		r, err := replicas(ctx, js, cfg.Name, o.Replicas)
 		if err == nil && sourced(cfg.Name) && !o.CreateOnly {
 			cfg.Sources, err = sources(ctx, js, cfg.Name, o.Sites, o.SiteNodes)
+			cfg.Sources = siteSourcesOnly(cfg.Name, cfg.Sources)
 		}
 		if err != nil {
 			return nil, storeErr("stream "+cfg.Name, err)
@@ -212,7 +238,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 				st, err = js.CreateStream(ctx, cfg)
 			}
 		} else {
-			st, err = js.CreateOrUpdateStream(ctx, cfg)
+			st, err = createOrRepair(ctx, js, cfg, log)
 		}
 		if err != nil {
 			return nil, storeErr("stream "+cfg.Name, err)

@@ -117,7 +117,7 @@ func (r *authRig) start(id, serial string) *nodes.Node {
 	r.t.Helper()
 	nc, err := broker.Connect(broker.ConnectOptions{URL: r.url, User: broker.UserName(broker.RoleNode, id), PasswordFile: r.pwFile}, r.log)
 	require.NoError(r.t, err)
-	stores, err := broker.EnsureStores(r.ctx, nc, broker.StoreOptions{CreateOnly: true}) // as corral node does
+	stores, err := broker.EnsureStores(r.ctx, nc, broker.StoreOptions{CreateOnly: true, Node: true}) // as corral node does
 	require.NoError(r.t, err)
 	n, err := nodes.Start(r.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, Metrics: r.metrics, Log: r.log})
 	require.NoError(r.t, err)

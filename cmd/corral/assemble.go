@@ -400,7 +400,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	// A node creates missing stores but changes none (its NATS user may not), and writes its
 	// registry and lease entries under its own keys, the only ones its NATS user may write.
 	created := s.sizes
-	created.CreateOnly = true
+	created.CreateOnly, created.Node = true, true
 	stores, err := broker.EnsureStores(ctx, nc, created)
 	if err != nil {
 		nc.Close()

@@ -13,7 +13,7 @@ import (
 )
 
 // nodeReplicasFlag is corral node's --nats-replicas: the replicas of the stores a node creates.
-// A node's NATS user may create Corral's stores but not change them (broker's createStreams),
+// A node's NATS user may create the stores it uses but not change them (broker's createStreams),
 // so a node never changes those that exist; a gateway's --nats-replicas does.
 func (f *flags) nodeReplicasFlag() *int {
 	return f.Int("nats-replicas", 0, "JetStream replicas of the Corral stores this node creates when they are missing: 3 on a "+
@@ -37,7 +37,7 @@ func createNodeStores(ctx context.Context, n natsFlags, o broker.StoreOptions, l
 		return err
 	}
 	defer nc.Close()
-	o.CreateOnly = true
+	o.CreateOnly, o.Node = true, true
 	s, err := broker.EnsureStores(ctx, nc, o)
 	if err != nil {
 		return fmt.Errorf("--nats-replicas %d: %w", o.Replicas, err)
@@ -54,7 +54,7 @@ func createNodeStores(ctx context.Context, n natsFlags, o broker.StoreOptions, l
 // status cannot be read is left out: the node opening it says what is wrong.
 func otherReplicas(ctx context.Context, s *broker.Stores, want int, log *slog.Logger) []string {
 	got := map[string]int{}
-	for _, kv := range []jetstream.KeyValue{s.Registry, s.Leases, s.Sessions, s.Nodes, s.Calibrations} {
+	for _, kv := range []jetstream.KeyValue{s.Registry, s.Leases, s.Nodes, s.Calibrations} { // a node opens no sessions
 		st, err := kv.Status(ctx)
 		if err != nil {
 			log.Debug("store replicas unread", "bucket", kv.Bucket(), "err", err)

@@ -38,7 +38,7 @@ func applyReplicas(ctx context.Context, n natsFlags, replicas int, o broker.Stor
 		return err
 	}
 	defer nc.Close()
-	o.Replicas = replicas
+	o.Replicas, o.Log = replicas, log // the log: a store repaired is said (broker's createOrRepair)
 	if _, err := broker.EnsureStores(ctx, nc, o); err != nil {
 		return fmt.Errorf("--nats-replicas %d: %w", replicas, err)
 	}

@@ -68,7 +68,7 @@ func (f *Farm) startNode(id string, count int) error {
 	if err != nil {
 		return err
 	}
-	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{CreateOnly: true})
+	stores, err := broker.EnsureStores(f.ctx, nc, broker.StoreOptions{CreateOnly: true, Node: true}) // as corral node does
 	if err != nil {
 		nc.Close()
 		return fmt.Errorf("node %s: %w", id, err)
