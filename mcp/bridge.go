@@ -420,7 +420,7 @@ func (b *Bridge) fail(out io.Writer, msg []byte, err error) {
 		if sent.stream {
 			what = "the corral gateway's answer stream ended before the answer"
 		}
-		what += "; the call may have run on the device: check get_latest_task (or get_task_result) before calling again: "
+		what += "; the call may have run on the device: check get_latest_task {\"anyTool\": true} (or get_task_result) before calling again: "
 	}
 	if refused := (refusedError{}); errors.As(err, &refused) {
 		what = "the corral gateway refused the request: "

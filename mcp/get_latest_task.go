@@ -11,16 +11,20 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// latestTaskArgs are get_latest_task's arguments (phone-agent seed).
+// latestTaskArgs are get_latest_task's arguments: the phone-agent seed's includeSteps, and
+// anyTool for the latest task of any tool rather than the latest agent task.
 type latestTaskArgs struct {
 	IncludeSteps *bool `json:"includeSteps,omitempty"`
+	AnyTool      *bool `json:"anyTool,omitempty"`
 }
 
 func toolGetLatestTask() toolDef {
 	tool := mcpgo.NewTool("get_latest_task",
-		mcpgo.WithDescription("Get the record of this session's latest device task (without a session: this client's), as get_task_result does."),
+		mcpgo.WithDescription("Get the record of this session's latest agent task (run_agent_task; without a session: this client's), "+
+			"steps and all, as get_task_result does. anyTool: true gets the latest task of any device tool instead."),
 		readOnly(), mcpgo.WithOutputSchema[TaskRecordResult](),
-		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include a sequence's steps (default true)")),
+		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include an agent task's or a sequence's steps (default true)")),
+		mcpgo.WithBoolean("anyTool", mcpgo.Description("The latest task of any device tool (take_screenshot, tap, ...), not only of run_agent_task (default false)")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -28,10 +32,14 @@ func toolGetLatestTask() toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			id, ok := g.farm.LatestTask(ctx, latestOf(ctx))
+			anyTool := a.AnyTool != nil && *a.AnyTool
+			who := agentTaskOf(latestOf(ctx)) // the seed's: the latest agent task, which no other call moves
+			if anyTool {
+				who = latestOf(ctx)
+			}
+			id, ok := g.farm.LatestTask(ctx, who)
 			if !ok {
-				return g.refuse(ctx, "no task yet: get_latest_task finds the latest device tool call of this session "+
-					"(of this client without a session) in the last 24 h; get_task_result takes any task id"), nil
+				return noLatestTask(ctx, anyTool), nil
 			}
 			dropSteps := a.IncludeSteps != nil && !*a.IncludeSteps
 			if out, ok := g.sentRunning(ctx, id); ok { // no record before its node answers

@@ -15,7 +15,8 @@ import (
 	"github.com/corral-farm/corral/broker"
 )
 
-// TaskRecordResult is get_task_result's structured result: a task's record.
+// TaskRecordResult is get_task_result's structured result: a task's record. Its error is null
+// when nothing went wrong, as in the phone-agent seed's task JSON.
 type TaskRecordResult struct {
 	TaskID     string    `json:"taskId" jsonschema:"Task id"`
 	Serial     string    `json:"serial" jsonschema:"Device the task ran on"`
@@ -23,9 +24,9 @@ type TaskRecordResult struct {
 	Tool       string    `json:"tool" jsonschema:"Tool the task ran"`
 	Holder     string    `json:"holder,omitempty" jsonschema:"Who asked for it"`
 	Status     string    `json:"status" jsonschema:"As outcome; an agent task's as the phone-agent seed's: planning, executing, finished, failed, aborted"`
-	Outcome    string    `json:"outcome" jsonschema:"How the task ended: succeeded, failed, aborted, timed_out, refused or lost (or running)"`
+	Outcome    string    `json:"outcome" jsonschema:"How the task ended: succeeded, failed, aborted, timed_out, refused or lost (or running; none: get_latest_task found no task)"`
 	Code       string    `json:"code,omitempty" jsonschema:"Stable failure or refusal code (busy, bad_input, unsupported, driver_error, ...)"`
-	Error      string    `json:"error,omitempty" jsonschema:"What went wrong"`
+	Error      *string   `json:"error" jsonschema:"What went wrong; null when nothing did"`
 	AbortedBy  string    `json:"abortedBy,omitempty" jsonschema:"Who aborted it"`
 	Submitted  time.Time `json:"submitted,omitzero" jsonschema:"When it was submitted"`
 	Started    time.Time `json:"started,omitzero" jsonschema:"When it started running (absent if it never ran)"`
@@ -40,6 +41,8 @@ type TaskRecordResult struct {
 	Steps          any    `json:"steps,omitempty" jsonschema:"Agent steps"`
 	Data           any    `json:"data,omitempty" jsonschema:"The tool's structured result"`
 	Text           string `json:"text,omitempty" jsonschema:"The tool's text result"`
+	// Message says why get_latest_task has no task to show (status none).
+	Message string `json:"message,omitempty" jsonschema:"Why there is no task to show (get_latest_task, status none)"`
 }
 
 func toolGetTaskResult() toolDef {
@@ -195,7 +198,7 @@ func (g *Gateway) running(ctx context.Context, id string) (out TaskRecordResult,
 // seed's fields at the top level too.
 func taskRecord(r broker.TaskResult) TaskRecordResult {
 	out := TaskRecordResult{TaskID: r.ID, Serial: r.Serial, Node: r.Node, Tool: r.Tool, Holder: r.Holder.String(),
-		Status: r.Outcome, Outcome: r.Outcome, Code: r.Code, Error: r.Error, AbortedBy: r.AbortedBy,
+		Status: r.Outcome, Outcome: r.Outcome, Code: r.Code, Error: nullIfEmpty(r.Error), AbortedBy: r.AbortedBy,
 		Submitted: r.Submitted, Started: r.Started, Finished: r.Finished, Text: r.Text}
 	if !r.Started.IsZero() && r.Finished.After(r.Started) {
 		out.DurationMS = r.Finished.Sub(r.Started).Milliseconds()
@@ -227,7 +230,7 @@ func (out *TaskRecordResult) seedFields(r broker.TaskResult) {
 	out.StepsCompleted, out.TotalSteps = cmp.Or(data.StepsCompleted, &zero), cmp.Or(data.TotalSteps, &zero)
 	out.Steps = []any{}
 	if len(data.Steps) > 0 {
-		out.Steps = data.Steps
+		out.Steps = stepsWithError(data.Steps)
 	}
 }
 

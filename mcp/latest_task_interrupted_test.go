@@ -16,7 +16,7 @@ import (
 )
 
 // A call its caller cancels reached its node, which records it as aborted: get_latest_task
-// then shows that call, as get_task_result does, whether it was running (aborted) or waiting
+// {"anyTool": true} then shows that call, as get_task_result does, whether it was running (aborted) or waiting
 // in the device's queue (withdrawn), not the call before it.
 func TestGetLatestTaskIsTheInterruptedCall(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
@@ -75,13 +75,16 @@ func cancelOnce(t *testing.T, cl *client.Client, tool string, args map[string]an
 	}
 }
 
-// latestTask is get_latest_task's record.
+// latestTask is get_latest_task {"anyTool": true}'s record: the latest task of any tool.
 func latestTask(t *testing.T, cl *client.Client) mcp.TaskRecordResult {
 	t.Helper()
 	var rec mcp.TaskRecordResult
-	farmtest.Structured(t, farmtest.MustCall(t, cl, "get_latest_task", nil), &rec)
+	farmtest.Structured(t, farmtest.MustCall(t, cl, "get_latest_task", anyTool), &rec)
 	return rec
 }
+
+// anyTool are get_latest_task's arguments for the latest task of any tool, not only agent tasks.
+var anyTool = map[string]any{"anyTool": true}
 
 // eventuallyLatest waits for get_latest_task to answer a record that ok accepts (the cancelled
 // call's record is written when its node has aborted it) and returns it.
@@ -89,9 +92,9 @@ func eventuallyLatest(t *testing.T, cl *client.Client, ok func(mcp.TaskRecordRes
 	t.Helper()
 	var rec mcp.TaskRecordResult
 	farmtest.Eventually(t, 20*time.Second, func() bool {
-		res := farmtest.Call(t, cl, "get_latest_task", nil)
+		res := farmtest.Call(t, cl, "get_latest_task", anyTool)
 		rec = mcp.TaskRecordResult{}
-		return !res.IsError && farmtest.Decode(res, &rec) == nil && rec.Outcome != "running" && ok(rec)
+		return !res.IsError && farmtest.Decode(res, &rec) == nil && rec.Outcome != "running" && rec.Outcome != "none" && ok(rec)
 	}, "get_latest_task shows the cancelled call")
 	return rec
 }

@@ -179,7 +179,7 @@ func TestAgentTaskScreenshotsKept(t *testing.T) {
 	contains(t, farmtest.Text(bad), "has 1 steps")
 	farmtest.MustCall(t, c, "tap_xy", args("serial", serial, "x", 0.5, "y", 0.5))
 	var tap struct{ TaskID string }
-	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args()), &tap)
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true)), &tap)
 	bad, err = farmtest.TryCall(t, c, "get_task_result", args("taskId", tap.TaskID, "screenshotsOfStep", 1))
 	require.NoError(t, err)
 	require.True(t, bad.IsError)

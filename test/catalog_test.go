@@ -152,7 +152,7 @@ func TestCatalogUnlockPhoneKeepsThePasscodeSecret(t *testing.T) {
 		t.Fatalf("after unlock_phone the phone shows %s", fg)
 	}
 	// The record of that task, as get_latest_task and get_task_result return it.
-	latest := farmtest.MustCall(t, c, "get_latest_task", nil)
+	latest := farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true))
 	var rec mcp.TaskRecordResult
 	farmtest.Structured(t, latest, &rec)
 	if rec.Tool != "unlock_phone" || rec.Status != broker.OutcomeSucceeded || rec.Serial != "pc-own" {
@@ -186,7 +186,7 @@ func TestCatalogUnlockPhoneKeepsThePasscodeSecret(t *testing.T) {
 	}
 }
 
-// get_latest_task returns the second of two calls, across a gateway restart too; another
+// get_latest_task {"anyTool": true} returns the second of two calls, across a gateway restart too; another
 // client has its own latest task, and a protocol session its own.
 func TestCatalogLatestTaskSurvivesGatewayRestart(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1})
@@ -197,7 +197,7 @@ func TestCatalogLatestTaskSurvivesGatewayRestart(t *testing.T) {
 	latest := func(c *client.Client, extra ...any) mcp.TaskRecordResult {
 		t.Helper()
 		var rec mcp.TaskRecordResult
-		farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args(extra...)), &rec)
+		farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args(append(extra, "anyTool", true)...)), &rec)
 		return rec
 	}
 	first := latest(c, "includeSteps", false)
@@ -210,7 +210,7 @@ func TestCatalogLatestTaskSurvivesGatewayRestart(t *testing.T) {
 	if again.TaskID != first.TaskID {
 		t.Fatalf("after a gateway restart the latest task is %s, want %s", again.TaskID, first.TaskID)
 	}
-	contains(t, farmtest.Text(farmtest.Call(t, f.Client("someone-else"), "get_latest_task", nil)), "no task yet")
+	contains(t, farmtest.Text(farmtest.Call(t, f.Client("someone-else"), "get_latest_task", args("anyTool", true))), "No task yet")
 
 	legacy := f.ClientWithProtocol("legacy-agent", mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
 	farmtest.MustCall(t, legacy, "back", args("serial", serial))

@@ -111,7 +111,7 @@ func TestLeafSitesCutAndHeal(t *testing.T) {
 		var latest struct {
 			TaskID string `json:"taskId"`
 		}
-		farmtest.Structured(t, farmtest.MustCall(t, siteRecorder, "get_latest_task", args()), &latest)
+		farmtest.Structured(t, farmtest.MustCall(t, siteRecorder, "get_latest_task", args("anyTool", true)), &latest)
 		during = append(during, latest.TaskID)
 	}
 	farmtest.Eventually(t, 10*time.Second, func() bool { return atA.Load() > beforeA+3 && hubToB.Load() > beforeB+3 },
@@ -225,7 +225,7 @@ func TestHubReadsSiteScreenshots(t *testing.T) {
 
 	farmtest.MustCall(t, hubAgent, "tap_xy", args("serial", "n2-p1", "x", 0.3, "y", 0.6, "pre_mark_operation", true))
 	var latest struct{ TaskID string }
-	farmtest.Structured(t, farmtest.MustCall(t, hubAgent, "get_latest_task", args()), &latest)
+	farmtest.Structured(t, farmtest.MustCall(t, hubAgent, "get_latest_task", args("anyTool", true)), &latest)
 	marked := func(c *client.Client) *mcpgo.CallToolResult {
 		return farmtest.MustCall(t, c, "get_task_result", args("taskId", latest.TaskID, "markedScreenshots", true))
 	}

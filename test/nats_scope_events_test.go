@@ -61,7 +61,7 @@ func TestNATSNodeScopedEvents(t *testing.T) {
 
 	// A task of alice's on n2's device: the record n1 will try to forge.
 	farmtest.MustCall(t, agent, "tap_xy", args("serial", "n2-p1", "x", 0.5, "y", 0.5))
-	real, _ := record("get_latest_task")
+	real, _ := record("get_latest_task", "anyTool", true)
 	require.Equal(t, "n2", real.Node)
 	require.Equal(t, broker.OutcomeSucceeded, real.Status)
 	fresh := broker.NewTaskID() // an id no node ran
@@ -141,7 +141,7 @@ func TestNATSNodeScopedEvents(t *testing.T) {
 	_, text = record("get_task_result", "task_id", fresh)
 	assert.Contains(t, text, "no record of task "+fresh)
 	assert.NotContains(t, text, "forged")
-	latest, _ := record("get_latest_task")
+	latest, _ := record("get_latest_task", "anyTool", true)
 	assert.Equal(t, real, latest)
 	h, err := f.Gateway().Client.TaskRecord(t.Context(), "t_n1own")
 	require.NoError(t, err, "n1's own record")

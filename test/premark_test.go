@@ -46,7 +46,7 @@ func TestPreMarkOperationOnASimFarm(t *testing.T) {
 		farmtest.Structured(t, farmtest.MustCall(t, c, step.tool, a), &out)
 		require.Len(t, out.MarkedScreenshots, 1, step.tool)
 		var latest struct{ TaskID string }
-		farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args()), &latest)
+		farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true)), &latest)
 
 		rec := farmtest.MustCall(t, c, "get_task_result", args("taskId", latest.TaskID, "markedScreenshots", true))
 		shots := images(t, rec)
@@ -106,7 +106,7 @@ func TestPreMarkOperationOnASimFarm(t *testing.T) {
 	// A tool without a gesture keeps no mark, and says so when asked for one.
 	farmtest.MustCall(t, c, "press_button", args("serial", serial, "button", "HOME", "pre_mark_operation", true))
 	var latest struct{ TaskID string }
-	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args()), &latest)
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true)), &latest)
 	var res *mcpgo.CallToolResult
 	res, err = farmtest.TryCall(t, c, "get_task_result", args("taskId", latest.TaskID, "markedScreenshots", true))
 	require.NoError(t, err)

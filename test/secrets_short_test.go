@@ -39,10 +39,11 @@ func TestShortSecretsLeaveRecordsReadable(t *testing.T) {
 		res := farmtest.Call(t, c, "input", args("serial", serial, "text", secret))
 		require.True(t, res.IsError, "input with no field focused: %s", farmtest.Text(res))
 		rec, all := lastTaskRecord(t, c)
-		t.Logf("typed %q on the home screen, recorded error: %s", secret, rec.Error)
+		require.NotNil(t, rec.Error, "the refused input's record has its error")
+		t.Logf("typed %q on the home screen, recorded error: %s", secret, *rec.Error)
 		assert.Equal(t, serial, rec.Serial)
-		assert.Contains(t, rec.Error, "device "+serial+": ", "the record names its device whole")
-		assert.Contains(t, rec.Error, "no text field has focus", "the record says why, in full words")
+		assert.Contains(t, *rec.Error, "device "+serial+": ", "the record names its device whole")
+		assert.Contains(t, *rec.Error, "no text field has focus", "the record says why, in full words")
 		assert.NotContains(t, all, long)
 	}
 
@@ -77,7 +78,7 @@ func TestShortSecretsLeaveRecordsReadable(t *testing.T) {
 // text of it and of get_task_result's.
 func lastTaskRecord(t *testing.T, c *client.Client) (mcp.TaskRecordResult, string) {
 	t.Helper()
-	latest := farmtest.MustCall(t, c, "get_latest_task", nil)
+	latest := farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true))
 	var rec mcp.TaskRecordResult
 	farmtest.Structured(t, latest, &rec)
 	byID := farmtest.MustCall(t, c, "get_task_result", args("task_id", rec.TaskID))

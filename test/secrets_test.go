@@ -77,7 +77,7 @@ func TestTypedTextStaysOutOfRecords(t *testing.T) {
 // records returns what get_latest_task and get_task_result say of the caller's latest task.
 func records(t *testing.T, c *client.Client) string {
 	t.Helper()
-	latest := farmtest.MustCall(t, c, "get_latest_task", nil)
+	latest := farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true))
 	var rec mcp.TaskRecordResult
 	farmtest.Structured(t, latest, &rec)
 	byID := farmtest.MustCall(t, c, "get_task_result", args("task_id", rec.TaskID))

@@ -23,7 +23,7 @@ func TestSequenceStoppedAfterAStepIsNoRefusal(t *testing.T) {
 		res, err := farmtest.TryCall(t, c, "sequence", args("serial", serial, "steps", steps))
 		require.NoError(t, err)
 		require.True(t, res.IsError, "the sequence succeeded: %s", farmtest.Text(res))
-		farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args()), &out)
+		farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true)), &out)
 		return out
 	}
 	offScreen := map[string]any{"tool_name": "tap_abs_xy", "args": map[string]any{"x": 50000, "y": 1}}

@@ -59,7 +59,7 @@ func latestTask(t *testing.T, c *client.Client, not string) latestRecord {
 	t.Helper()
 	var rec latestRecord
 	farmtest.Eventually(t, 10*time.Second, func() bool {
-		res, err := farmtest.TryCall(t, c, "get_latest_task", args())
+		res, err := farmtest.TryCall(t, c, "get_latest_task", args("anyTool", true))
 		if err != nil || res.IsError {
 			return false
 		}

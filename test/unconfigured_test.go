@@ -28,7 +28,7 @@ func TestNodeWithoutModelIsUnconfigured(t *testing.T) {
 	contains(t, text, "OPENAI_BASE_URL", "OPENAI_MODEL", "no other device in this farm can")
 
 	var rec struct{ Outcome, Code, Error string }
-	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", nil), &rec)
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true)), &rec)
 	assert.Equal(t, "refused", rec.Outcome, "the task's record")
 	assert.Equal(t, "unconfigured", rec.Code, "the task's record")
 	contains(t, rec.Error, "OPENAI_BASE_URL")

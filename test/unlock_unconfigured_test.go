@@ -39,7 +39,7 @@ func TestUnlockWithoutPasscodeIsThisDevicesConfiguration(t *testing.T) {
 	}
 
 	var rec struct{ Outcome, Code string }
-	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", nil), &rec)
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true)), &rec)
 	assert.Equal(t, "refused", rec.Outcome, "the task's record")
 	assert.Equal(t, "unconfigured", rec.Code, "the task's record")
 

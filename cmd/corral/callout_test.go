@@ -23,7 +23,7 @@ func TestCallOutWritesEachImageOfSeveral(t *testing.T) {
 		map[string]any{"tool_name": "tap_xy", "args": map[string]any{"x": 0.6, "y": 0.6, "pre_mark_operation": true}},
 	}})
 	var latest struct{ TaskID string }
-	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", map[string]any{}), &latest)
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", map[string]any{"anyTool": true}), &latest)
 	require.NotEmpty(t, latest.TaskID)
 
 	out := filepath.Join(t.TempDir(), "m.jpg")

@@ -13,7 +13,7 @@ import (
 	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
 
-// corral call get_latest_task without --gateway finds the task of the previous corral call:
+// corral call get_latest_task {"anyTool": true} without --gateway finds the task of the previous corral call:
 // each command is a new in-process session, so the latest task is kept as the CLI holder's,
 // in NATS, as a gateway keeps a client's without a session. (It said "no task yet", always.)
 func TestCallGetLatestTaskFindsThePreviousCall(t *testing.T) {
@@ -26,7 +26,7 @@ func TestCallGetLatestTaskFindsThePreviousCall(t *testing.T) {
 		var err error
 		stderr := captureStderr(t, func() {
 			out = captureStdout(t, func() {
-				err = runCall(t.Context(), append(via, "get_latest_task", `{"includeSteps":false}`))
+				err = runCall(t.Context(), append(via, "get_latest_task", `{"includeSteps":false,"anyTool":true}`))
 			})
 		})
 		require.NoError(t, err, "corral call %s get_latest_task: %s", strings.Join(via, " "), stderr)

@@ -39,7 +39,8 @@ func withTaskID(ctx context.Context, c *client.Client, err error, wait time.Dura
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
 	req := mcpgo.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = "get_latest_task", map[string]any{"includeSteps": false}
+	// anyTool: the interrupted call may be of any tool, not only an agent task.
+	req.Params.Name, req.Params.Arguments = "get_latest_task", map[string]any{"includeSteps": false, "anyTool": true}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
