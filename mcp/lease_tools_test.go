@@ -65,7 +65,8 @@ func TestSelectDeviceRefusals(t *testing.T) {
 	}
 	cl := newTestClient(t, farm)
 	wantError(t, call(t, cl, "select_device", map[string]any{"serial": "android-busy"}), "busy", "bob", "3 waiting", "wait_seconds")
-	wantError(t, call(t, cl, "select_device", map[string]any{}), "serial is required")
+	// Without serial it asks the free devices in turn (select_device_first.go); all busy here.
+	wantError(t, call(t, cl, "select_device", map[string]any{}), "serial not given, and no device is free", "2 were taken by others as this call asked")
 	wantError(t, call(t, cl, "select_device", map[string]any{"serial": "nope"}), "unknown device", "list_available_devices")
 	wantError(t, call(t, cl, "select_device", map[string]any{"serial": phone, "platform": "ios"}), "is android, not ios")
 	wantError(t, call(t, cl, "select_device", map[string]any{"serial": phone, "lease": "x"}), `unknown argument "lease"`)

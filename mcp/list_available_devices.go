@@ -36,19 +36,23 @@ type DeviceSummary struct {
 	Holder   string   `json:"holder,omitempty"`
 }
 
-// listDevicesArgs are list_available_devices' filters and page.
+// listDevicesArgs are list_available_devices' filters and page. Serial is the device
+// HttpRunner's clients send with every call: only it is listed.
 type listDevicesArgs struct {
 	deviceFilter
-	FreeOnly bool `json:"free_only,omitempty"`
+	Serial   string `json:"serial,omitempty"`
+	FreeOnly bool   `json:"free_only,omitempty"`
 	pageArgs
 }
 
+// Check validates the filters and the page; serial's type and length are checked with the
+// general arguments (withGeneralArgs).
 func (a *listDevicesArgs) Check() error {
 	return errors.Join(a.deviceFilter.Check(), a.pageArgs.Check())
 }
 
 func (a *listDevicesArgs) matches(d broker.DeviceEntry) bool {
-	return a.deviceFilter.matches(d) && (!a.FreeOnly || d.State == broker.StateOnline)
+	return a.deviceFilter.matches(d) && (!a.FreeOnly || d.State == broker.StateOnline) && (a.Serial == "" || d.Serial == a.Serial)
 }
 
 func toolListAvailableDevices() toolDef {
@@ -56,7 +60,8 @@ func toolListAvailableDevices() toolDef {
 		mcpgo.WithDescription("List the devices matching the filters (platform, model, node, state) a page at a time by serial, with counts of all."),
 		readOnly(), mcpgo.WithOutputSchema[DeviceListResult](),
 	}, deviceFilterParams()...)
-	opts = append(opts, mcpgo.WithBoolean("free_only", mcpgo.Description("Only online (free) devices")))
+	opts = append(opts, mcpgo.WithString(argSerial), // as the device tools show it (HttpRunner clients send it)
+		mcpgo.WithBoolean("free_only", mcpgo.Description("Only online (free) devices")))
 	tool := mcpgo.NewTool("list_available_devices", append(opts, pageParams()...)...)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -67,7 +72,12 @@ func toolListAvailableDevices() toolDef {
 			if err := g.checkPlatform(a.Platform); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			end := pageEnd{kind: listDevices, filters: a.print(strconv.FormatBool(a.FreeOnly)), noun: "devices",
+			if a.Serial != "" { // checked as a device tool checks it: known, usable, of platform
+				if _, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial}); errRes != nil {
+					return errRes, nil
+				}
+			}
+			end := pageEnd{kind: listDevices, filters: a.print(strconv.FormatBool(a.FreeOnly), a.Serial), noun: "devices",
 				narrow: "platform, state, tags, model, node or free_only"}
 			after, err := a.after(end.kind, end.filters)
 			if err != nil {

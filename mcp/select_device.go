@@ -21,8 +21,8 @@ func toolSelectDevice(platforms []string) toolDef {
 	tool := mcpgo.NewTool("select_device",
 		mcpgo.WithDescription("Lease a device and make it the session's default for calls without serial."),
 		action(false), mcpgo.WithOutputSchema[SelectDeviceResult](),
-		platformParam(platforms), mcpgo.WithString(argSerial, mcpgo.Required(), mcpgo.MaxLength(maxSerialLen),
-			mcpgo.Description("Device serial")),
+		platformParam(platforms), mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
+			mcpgo.Description("Device serial; none: the first free one")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -30,15 +30,22 @@ func toolSelectDevice(platforms []string) toolDef {
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			if a.Serial == "" {
-				return g.refuse(ctx, "serial is required: call list_available_devices to see the devices"), nil
-			}
-			dev, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial})
-			if errRes != nil {
-				return errRes, nil
-			}
 			holder := holderFrom(ctx)
-			ans, err := g.farm.Acquire(ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: dev.Serial, Holder: holder})
+			var dev broker.DeviceEntry
+			var ans broker.LeaseAnswer
+			var err error
+			picked := "" // how a device was picked without serial (select_device_first.go)
+			if a.Serial == "" {
+				if dev, ans, picked, err = g.firstFree(ctx, a.Platform, holder); dev.Serial == "" {
+					return g.refuse(ctx, err.Error()), nil
+				}
+			} else {
+				var errRes *mcpgo.CallToolResult
+				if dev, _, errRes = g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial}); errRes != nil {
+					return errRes, nil
+				}
+				ans, err = g.farm.Acquire(ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: dev.Serial, Holder: holder})
+			}
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("select_device on %s: %v", dev.Serial, err)), nil
@@ -66,8 +73,8 @@ func toolSelectDevice(platforms []string) toolDef {
 				return errorResult(fmt.Sprintf("select_device on %s: the node granted no lease handle; try again", dev.Serial)), nil
 			}
 			l := *ans.Lease
-			msg := fmt.Sprintf("Selected device %s (%s %s); lease %s, valid until %s unless renewed by a call (at most until %s).",
-				dev.Serial, dev.Platform, dev.Model, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))
+			msg := fmt.Sprintf("Selected device %s (%s %s)%s; lease %s, valid until %s unless renewed by a call (at most until %s).",
+				dev.Serial, dev.Platform, dev.Model, picked, l.Handle, l.ExpiresAt.UTC().Format(time.RFC3339), l.MaxUntil.UTC().Format(time.RFC3339))
 			chosen := msg
 			switch {
 			case session == "":
