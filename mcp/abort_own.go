@@ -23,8 +23,8 @@ const noTaskRunning = "No task is currently running."
 // one also those the registry shows its holder running, which another gateway may have sent.
 // Another Corral-Caller client of the same principal and client name is another holder: its
 // tasks are not the caller's to stop while the caller has one of its own. When it has none,
-// abort_task {} stops the task get_latest_task {} shows it, if that is an agent task still
-// running (latestAgentTask): each corral call is a caller of its own, and the one after
+// abort_task {} stops the agent task get_latest_task {} shows it, if that still runs
+// (latestAgentTask): each corral call is a caller of its own, and the one after
 // `run_agent_task {"wait": false}` stops the task it reads as its latest.
 func (g *Gateway) ownAgentTasks(ctx context.Context) []agentRun {
 	if own := g.sessionAgentTasks(ctx); len(own) > 0 {
@@ -36,11 +36,11 @@ func (g *Gateway) ownAgentTasks(ctx context.Context) []agentRun {
 	return nil
 }
 
-// latestAgentTask is the caller's latest task, as get_latest_task {} shows it (same key, same
-// running rule), when it is an agent task still running.
+// latestAgentTask is the caller's latest agent task, as get_latest_task {} shows it (same key,
+// which no other tool call moves), when it still runs.
 func (g *Gateway) latestAgentTask(ctx context.Context) (agentRun, bool) {
 	who := latestOf(ctx)
-	id, ok := g.farm.LatestTask(ctx, who)
+	id, ok := g.farm.LatestTask(ctx, agentTaskOf(who))
 	if !ok {
 		return agentRun{}, false
 	}

@@ -17,14 +17,15 @@ import (
 // Through a gateway each corral call is a caller of its own (its own Corral-Caller), yet
 // get_latest_task is shared by them: a later call's abort_task {} stops the agent task an
 // earlier call started without waiting, the one get_latest_task shows running, as the
-// wait:false answer says ("abort_task stops it"). While it runs, a second run_agent_task is
-// refused naming it, and corral tasks export says it still runs.
+// wait:false answer says ("abort_task stops it"), also after a later call of another tool on
+// another device. While it runs, a second run_agent_task is refused naming it, and corral
+// tasks export says it still runs.
 func TestCallThroughGatewayAbortsTheLatestAgentTask(t *testing.T) {
 	srv := modelsim.New(modelCall("plan", `{"steps":[{"title":"Wait for the model"}]}`), modelsim.Turn{Delay: time.Minute, Text: "too late"})
 	t.Cleanup(srv.Close)
 	m, err := model.NewClient(model.Config{BaseURL: srv.BaseURL(), Model: "scripted"}, nil)
 	require.NoError(t, err)
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Model: m, Quiet: true})
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 2, Model: m, Quiet: true})
 	serial := f.Devices()[0].Serial
 	gw := []string{"--gateway", f.Gateway().MCPURL, "--log-level", "error"}
 	call := func(tool, args string) (string, error) {
@@ -58,6 +59,10 @@ func TestCallThroughGatewayAbortsTheLatestAgentTask(t *testing.T) {
 	require.Error(t, err, out)
 	assert.Contains(t, out+err.Error(), "Agent is already running")
 	assert.Contains(t, out+err.Error(), `abort_task {"taskId": "`+id+`"} stops it`, "the refusal names the running task")
+
+	other := f.Devices()[1].Serial
+	out, err = call("take_screenshot", `{"serial":"`+other+`"}`)
+	require.NoError(t, err, out)
 
 	out, err = call("abort_task", `{}`)
 	require.NoError(t, err, out)
