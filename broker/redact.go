@@ -10,13 +10,17 @@ import (
 // Redacted stands where a secret was.
 const Redacted = "[redacted]"
 
-// Record returns the result as kept in the event stream: without image bytes, and without the
-// task's secrets (data, summary, error) where redact.Secrets takes them out: a value that is
-// the secret whatever its length (input's "text"), a quoted one, a word from 4 characters, any
-// text from 8; not the letters of other words, which would garble the record and, around the
-// marks, spell the secret out. The device's serial and the node's id stay whole.
+// Record returns the result as kept in the event stream: without image bytes, with RecordData
+// for Data when the tool set one, and without the task's secrets (data, summary, error) where
+// redact.Secrets takes them out: a value that is the secret whatever its length (input's
+// "text"), a quoted one, a word from 4 characters, any text from 8; not the letters of other
+// words, which would garble the record and, around the marks, spell the secret out. The
+// device's serial and the node's id stay whole.
 func (r TaskResult) Record() TaskResult {
 	r.Image = nil
+	if r.RecordData != nil {
+		r.Data, r.RecordData = r.RecordData, nil
+	}
 	if len(r.Secrets) > 0 {
 		s := redact.NewSecrets(Redacted, r.Secrets, r.Serial, r.Node)
 		r.Text, r.Error = s.Hide(r.Text), s.Hide(r.Error)

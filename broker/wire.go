@@ -279,6 +279,9 @@ type TaskResult struct {
 	// Secrets are the task's secret argument values (typed text): the caller gets them back,
 	// records keep them out (Record, redact.go). Never sent.
 	Secrets []string `json:"-"`
+	// RecordData, when set, is the Data the record keeps (Record): the caller's Data holds
+	// what only the caller may read (a login's session token). Never sent.
+	RecordData json.RawMessage `json:"-"`
 
 	// OwnSetup marks an unsupported refusal for what this device lacks by how it was built or
 	// set up (an arm rig without a clipboard helper: nodes/device.ErrUnsupported), not for what

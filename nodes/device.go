@@ -138,6 +138,11 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		}
 		res.Data = data
 	}
+	if out.Record != nil { // what the record keeps of a result only its caller may read
+		if res.RecordData, err = b.marshalData(out.Record); err != nil {
+			return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeDriver, Error: fmt.Sprintf("encode result: %v", err)}
+		}
+	}
 	if out.JPEG != nil {
 		res.Image, res.ImageType = out.JPEG, "image/jpeg"
 	}

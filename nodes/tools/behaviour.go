@@ -92,6 +92,11 @@ func behave(ctx context.Context, t *Task, tool string, b Behaviour, run func(con
 	if out.Data, err = withFields(out.Data, res); err != nil {
 		return Output{}, err
 	}
+	if out.Record != nil { // the record says what the behaviour did too
+		if out.Record, err = withFields(out.Record, res); err != nil {
+			return Output{}, err
+		}
+	}
 	return out, nil
 }
 

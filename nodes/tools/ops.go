@@ -88,6 +88,10 @@ type Output struct {
 	// not reach its goal still answers its report. Its code is ErrorCode's when it is an
 	// OpError, else none; one that is a context.DeadlineExceeded makes the task timed_out.
 	Failure error
+	// Record, when set, is what the task record keeps in place of Data: Data then holds what
+	// only the caller may read (a login's answer: often a session token), which the operator
+	// role and every principal allowed on the device would read in the record for 7 days.
+	Record any
 }
 
 // FailureOutcome is the outcome and code of a task whose Output has Failure.

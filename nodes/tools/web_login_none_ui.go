@@ -13,7 +13,7 @@ import (
 // LoginArgs are web_login_none_ui's arguments (HttpRunner seed). On a browser device
 // packageName is the site's login endpoint, which takes the other fields as JSON.
 type LoginArgs struct {
-	PackageName string `json:"packageName" arg:"required,maxLength=2048" desc:"App package; for a browser, the login endpoint URL" help:"the login endpoint's http(s) URL, e.g. https://shop.example/api/login"`
+	PackageName string `json:"packageName" arg:"required,maxLength=2048" desc:"Login endpoint URL" help:"the login endpoint's http(s) URL, e.g. https://shop.example/api/login"`
 	PhoneNumber string `json:"phoneNumber,omitempty" arg:"maxLength=64" desc:"Phone number"`
 	Captcha     string `json:"captcha,omitempty" arg:"maxLength=64" secret:"true" desc:"Verification code"`
 	Password    string `json:"password,omitempty" arg:"maxLength=256" secret:"true" desc:"Password"`
@@ -31,7 +31,7 @@ type LoginResult struct {
 type LoginOutcome struct {
 	OK     bool `json:"ok" jsonschema:"The endpoint answered 2xx"`
 	Status int  `json:"status" jsonschema:"HTTP status"`
-	Body   any  `json:"body,omitempty" jsonschema:"The answer: JSON as it came, else its text (at most 4 KB)"`
+	Body   any  `json:"body,omitempty" jsonschema:"The answer (not in the task record): JSON as it came, else its text (at most 4 KB)"`
 }
 
 func webLoginNoneUI() Tool {
@@ -59,6 +59,7 @@ func webLoginNoneUI() Tool {
 		if !out.OK {
 			return Output{}, fmt.Errorf("the login endpoint answered HTTP %d: %s", res.Status, clipRunes(text, 300))
 		}
-		return Output{Data: LoginResult{Message: fmt.Sprintf("logged in at %s (HTTP %d)", redact.PageURL(a.PackageName), res.Status), LoginResult: out, Hint: hintAction}}, nil
+		done := LoginResult{Message: fmt.Sprintf("logged in at %s (HTTP %d)", redact.PageURL(a.PackageName), res.Status), LoginResult: out, Hint: hintAction}
+		return Output{Data: done, Record: loginRecord(done, text)}, nil
 	})
 }

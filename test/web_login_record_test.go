@@ -1,0 +1,95 @@
+package test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/mcp"
+	"github.com/corral-farm/corral/nodes/tools"
+)
+
+// The login endpoint's answer is often the session itself: web_login_none_ui's caller gets it
+// whole, but its task record, which another principal allowed on the device reads with
+// get_task_result and the operator role on the event stream, keeps only its status, size and
+// top-level keys.
+func TestWebLoginAnswerStaysOutOfRecords(t *testing.T) {
+	const token = "tok-SESSION-4b7e9c2d11"
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/login", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"ok":true,"access_token":%q,"user":{"id":7}}`, token)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := webFarm(t, "web-token")
+	traffic := sniff(t, f)
+	c := f.Client("shopper")
+
+	res := farmtest.MustCall(t, c, "web_login_none_ui", args("serial", "web-token", "packageName", srv.URL+"/api/login",
+		"phoneNumber", "13800000000", "password", "s3cret-pass", "anti_risk", true))
+	var got tools.LoginResult
+	farmtest.Structured(t, res, &got)
+	assert.Equal(t, map[string]any{"ok": true, "access_token": token, "user": map[string]any{"id": float64(7)}}, got.LoginResult.Body,
+		"the caller's answer keeps the endpoint's answer")
+
+	latest := farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true))
+	var own mcp.TaskRecordResult
+	farmtest.Structured(t, latest, &own)
+	require.Equal(t, "web_login_none_ui", own.Tool)
+	other := farmtest.MustCall(t, f.Client("reader"), "get_task_result", args("task_id", own.TaskID))
+	var rec mcp.TaskRecordResult
+	farmtest.Structured(t, other, &rec)
+	for _, r := range []string{farmtest.Text(latest), farmtest.Text(other)} {
+		assert.NotContains(t, r, token, "a record keeps the session token")
+	}
+	data, err := json.Marshal(rec.Data)
+	require.NoError(t, err)
+	var kept struct {
+		Message     string              `json:"message"`
+		LoginResult tools.LoginRecorded `json:"loginResult"`
+		AntiRisk    string              `json:"antiRisk"`
+	}
+	require.NoError(t, json.Unmarshal(data, &kept), "%s", data)
+	body, _ := json.Marshal(got.LoginResult.Body)
+	assert.Equal(t, tools.LoginRecorded{OK: true, Status: 200, Body: broker.Redacted, BodyBytes: len(body),
+		BodyKeys: []string{"access_token", "ok", "user"}}, kept.LoginResult, "%s", data)
+	assert.Contains(t, kept.Message, "logged in at")
+	assert.Equal(t, "not applicable on web", kept.AntiRisk, "the record says what the behaviour parameters did")
+
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		return strings.Count(traffic.String(), ".events.task.") >= 1
+	}, "the task record on NATS")
+	for _, line := range strings.Split(traffic.String(), "\n") {
+		subject, _, _ := strings.Cut(line, " ")
+		if strings.HasPrefix(subject, "_INBOX") {
+			continue // the caller's answer
+		}
+		require.NotContains(t, line, token, "the session token on %s", subject)
+	}
+	store := f.NATS.JetStreamConfig().StoreDir
+	require.NoError(t, filepath.WalkDir(store, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		require.False(t, bytes.Contains(b, []byte(token)), "the session token in the JetStream store: %s", path)
+		return nil
+	}))
+}
