@@ -236,6 +236,7 @@ func runCallWaiting(ctx context.Context, args []string, taskIDWait time.Duration
 		if toolArgs, err = callArgs(rest[1:]); err != nil {
 			return err
 		}
+		warnArgvSecrets(os.Stderr, rest[0], rest[1:], toolArgs)
 		// An image that cannot be written there is told before the tool runs, not after.
 		return checkOutFile("--out", *out, "the image", "shot.jpg")
 	})
