@@ -1,6 +1,7 @@
 package ios
 
 import (
+	"archive/zip"
 	"cmp"
 	"context"
 	"errors"
@@ -103,6 +104,10 @@ func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.Insta
 		return device.InstalledApp{}, d.errorf(op, fmt.Errorf("%w (%q)", errNotIPA, ext), "iPhones install .ipa files signed for them")
 	}
 	info, err := ipa.ReadFile(localPath)
+	if errors.Is(err, zip.ErrFormat) { // installd would refuse it too, after the copy: PackageExtractionFailed
+		return device.InstalledApp{}, d.errorf(op, fmt.Errorf("%w: the file is not a zip archive, as every .ipa is", errNotIPA),
+			"give app_install an .ipa built and signed for this iPhone")
+	}
 	if err != nil {
 		d.log.Debug("the .ipa's Info.plist is unreadable; the app installed stays unnamed", "err", err)
 	}

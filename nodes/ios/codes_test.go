@@ -3,6 +3,8 @@ package ios
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,6 +25,10 @@ func TestCallerMistakesOnAnIPhoneAreBadInput(t *testing.T) {
 		_, err := tools.DefaultOps()[tool].Run(t.Context(), &tools.Task{Driver: d, Args: json.RawMessage(args)})
 		return err
 	}
+	junk := filepath.Join(t.TempDir(), "junk.ipa") // named .ipa, but no zip: installd said PackageExtractionFailed (driver_error)
+	if err := os.WriteFile(junk, []byte("not an app\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		tool, args, code string
 		says             []string
@@ -32,8 +38,10 @@ func TestCallerMistakesOnAnIPhoneAreBadInput(t *testing.T) {
 		{"app_uninstall", `{"packageName":"com.nope.app"}`, broker.CodeBadInput, []string{"com.nope.app is not installed", "list_packages"}},
 		{"press_button", `{"button":"MENU"}`, broker.CodeBadInput, []string{"no such key", "HOME"}},
 		{"press_button", `{"button":"ESCAPE"}`, broker.CodeBadInput, []string{"no such key", "go_back"}},
-		{"press_button", `{"button":"BACK"}`, broker.CodeUnsupported, []string{"no back button"}},
+		{"press_button", `{"button":"BACK"}`, broker.CodeUnsupported, []string{"no back button", "go_back makes iOS's back gesture"}},
+		{"back", `{}`, broker.CodeUnsupported, []string{"no back button", "go_back makes iOS's back gesture"}},
 		{"app_install", `{"appUrl":"/etc/passwd"}`, broker.CodeBadInput, []string{"not an .ipa"}},
+		{"app_install", `{"appUrl":"` + junk + `"}`, broker.CodeBadInput, []string{"not an .ipa", "not a zip archive", "give app_install an .ipa"}},
 		{"input", `{"text":"hello"}`, broker.CodeBadInput, []string{"no text field has focus", "tap the field first"}},
 		{"sequence", `{"steps":[{"tool_name":"home"},{"tool_name":"press_button","args":{"button":"MENU"}}]}`,
 			broker.CodeBadInput, []string{"stopped at step 2", "no such key", "Step 1 ran"}},

@@ -14,6 +14,9 @@ type Ability struct {
 	// Instead is an ability that serves the tool as well where a driver lacks Iface: an arm
 	// swipes the app in front away without knowing its name (Or).
 	Instead *Ability
+	// Alternative is what does the job on a device without the ability, in other tools: an
+	// arm types by pasting (Else). The refusal names it, before other devices.
+	Alternative string
 }
 
 // Need is the ability I (an interface of package device), for a tool that, without it, cannot do
@@ -25,6 +28,12 @@ func Need[I any](doing string) Ability {
 // Or is a with b as what serves instead.
 func (a Ability) Or(b Ability) Ability {
 	a.Instead = &b
+	return a
+}
+
+// Else is a with alternative, the other tools that do its job on a device without it.
+func (a Ability) Else(alternative string) Ability {
+	a.Alternative = alternative
 	return a
 }
 

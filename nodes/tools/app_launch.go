@@ -19,7 +19,8 @@ func appLaunch() Tool {
 		Profiles:    []string{HttpRunner},
 		Step:        StepObject,
 		Short:       packageName,
-		Needs:       []Ability{Need[device.AppManager]("manage apps")},
+		Needs: []Ability{Need[device.AppManager]("manage apps").Else(
+			"swipe_to_tap_app, given the app's name as its home screen shows it, finds its icon and taps it")},
 	}, func(ctx context.Context, t *Task, a AppArgs) (Output, error) {
 		if err := t.Driver.(device.AppManager).LaunchApp(ctx, a.PackageName); err != nil {
 			return Output{}, withShown(err, a.PackageName, redact.PageURL(a.PackageName))

@@ -18,7 +18,7 @@ func appTerminate() Tool {
 		MaxTimeout:  2 * time.Minute,
 		Profiles:    []string{HttpRunner},
 		Short:       packageName,
-		Needs:       []Ability{Need[device.AppManager]("manage apps")},
+		Needs:       []Ability{Need[device.AppManager]("manage apps").Else("force_quit swipes the app in front away")},
 	}, func(ctx context.Context, t *Task, a AppArgs) (Output, error) {
 		if err := t.Driver.(device.AppManager).TerminateApp(ctx, a.PackageName); err != nil {
 			return Output{}, err

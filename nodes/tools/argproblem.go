@@ -39,6 +39,9 @@ func ArgProblem(err error) (msg string, unknown, ok bool) {
 	if uk, ok := errors.AsType[*unknownKeyError](err); ok { // a key of an object inside them
 		return uk.words(), false, true
 	}
+	if ae, ok := errors.AsType[*advisedArgError](err); ok { // an argument the tool knows a caller may mean
+		return "unknown argument " + clip(ae.key) + ": " + ae.advice, true, true
+	}
 	// encoding/json has no error type for an unknown field, only this text.
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if name, found := strings.CutPrefix(e.Error(), "json: unknown field "); found {

@@ -48,9 +48,9 @@ type behaved interface{ behaviour() Behaviour }
 type BehaviourResult struct {
 	// MarkedScreenshots are the marked screens kept (pre_mark_operation), in the order acted
 	// on: get_task_result's markedScreenshots shows them.
-	MarkedScreenshots []string `json:"markedScreenshots,omitempty"`
+	MarkedScreenshots []string `json:"markedScreenshots,omitempty" jsonschema:"The marked screens kept (pre_mark_operation); get_task_result shows them"`
 	// AntiRisk says what anti_risk did: "applied to N touches", or why it did not apply.
-	AntiRisk string `json:"antiRisk,omitempty"`
+	AntiRisk string `json:"antiRisk,omitempty" jsonschema:"What anti_risk did: applied to N touches, or why not"`
 }
 
 // antiRiskPlatforms are the platforms whose touches are a finger's, where anti-fraud checks

@@ -65,7 +65,8 @@ func closePopupsTool() Tool {
 		MaxTimeout:  2 * time.Minute,
 		Profiles:    []string{HttpRunner},
 		Short:       noParams,
-		Needs:       []Ability{Need[device.SourceDumper]("read its UI tree to find popups")},
+		Needs: []Ability{Need[device.SourceDumper]("read its UI tree to find popups").Else(
+			"peek shows the popup with its buttons' bboxes: tap the one that closes it")},
 	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {
 		sd := t.Driver.(device.SourceDumper)
 		size, err := t.Driver.ScreenSize(ctx)

@@ -50,7 +50,10 @@ type DragResult struct {
 	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
 	ToX     float64 `json:"toX" jsonschema:"Ending X"`
 	ToY     float64 `json:"toY" jsonschema:"Ending Y"`
-	Hint    string  `json:"hint,omitempty"`
+	// DurationMS is how long the move took: the duration asked, or longer on a device with a
+	// top speed (an arm's finger), as swipe's durationMs.
+	DurationMS int64  `json:"durationMs" jsonschema:"Move time (ms): as asked, or longer at the device's top speed"`
+	Hint       string `json:"hint,omitempty"`
 }
 
 func drag() Tool {
@@ -67,18 +70,25 @@ func drag() Tool {
 		if ms == 0 {
 			ms = defaultDragMS
 		}
-		if err := t.swipeFrom(ctx, from, to, time.Duration(ms*float64(time.Millisecond)), dragHold); err != nil {
+		asked := time.Duration(ms * float64(time.Millisecond))
+		if err := t.swipeFrom(ctx, from, to, asked, dragHold); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: DragResult{Message: dragMessage(c, from, to, ms),
-			FromX: c[0], FromY: c[1], ToX: c[2], ToY: c[3], Hint: hintSwipe}}, nil
+		took := t.swipeTook(from, to, asked)
+		return Output{Data: DragResult{Message: dragMessage(c, from, to, ms, took),
+			FromX: c[0], FromY: c[1], ToX: c[2], ToY: c[3], DurationMS: took.Milliseconds(), Hint: hintSwipe}}, nil
 	})
 }
 
-// dragMessage says what drag did. The hold is what the tool asked for, not a promise: a driver
-// holds longer where its device needs it for a long press (Android: at least 600 ms), and
-// drivers do not report the hold they used.
-func dragMessage(c [4]float64, from, to device.Point, ms float64) string {
-	return fmt.Sprintf("dragged from (%.3f, %.3f) to (%.3f, %.3f): pixel (%d, %d) to (%d, %d) in %gms, after holding the start "+
-		"for a long press (%s asked; a device that needs longer holds longer)", c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, ms, dragHold)
+// dragMessage says what drag did: the move asked ms, which took took (longer at an arm's top
+// speed, as swipe says it). The hold is the tool's own, not the caller's, and not a promise: a
+// driver holds longer where its device needs it for a long press (Android: at least 600 ms),
+// and drivers do not report the hold they used.
+func dragMessage(c [4]float64, from, to device.Point, ms float64, took time.Duration) string {
+	move := fmt.Sprintf("in %gms", ms)
+	if asked := time.Duration(ms * float64(time.Millisecond)); took > asked {
+		move += fmt.Sprintf(" asked; took %s at the device's top speed", took)
+	}
+	return fmt.Sprintf("dragged from (%.3f, %.3f) to (%.3f, %.3f): pixel (%d, %d) to (%d, %d) %s, after holding the start "+
+		"for a long press (drag holds %s first; a device that needs longer holds longer)", c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, move, dragHold)
 }

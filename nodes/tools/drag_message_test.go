@@ -18,7 +18,7 @@ func TestDragMessageDoesNotPromiseTheHold(t *testing.T) {
 	if regexp.MustCompile(`after an? \d+(ms|s) hold`).MatchString(msg) {
 		t.Errorf("drag's message states a hold the driver may not have used: %q", msg)
 	}
-	for _, want := range []string{"in 1000ms", "500ms asked", "holds longer"} {
+	for _, want := range []string{"in 1000ms", "drag holds 500ms first", "holds longer"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("drag's message %q does not say %q", msg, want)
 		}
@@ -42,5 +42,28 @@ func TestDragRefusesSecondsForMilliseconds(t *testing.T) {
 	res := mustRun(t, "drag", d, `{"from_x":0.5,"from_y":0.8,"to_x":0.5,"to_y":0.2,"duration":10}`)
 	if msg, _ := res["message"].(string); !strings.Contains(msg, "in 10ms") {
 		t.Errorf("a 10 ms drag: %q", msg)
+	}
+}
+
+// A drag faster than an arm's finger can go takes longer, and drag says so as swipe does: it
+// said "in 100ms" of a full-screen drag the finger took over half a second to make. A phone's
+// drag takes what was asked. The hold reads as drag's own, not as asked by the caller.
+func TestDragSaysWhatTheMoveTook(t *testing.T) {
+	arm, _ := twinRigOf(t, 5)
+	const args = `{"from_x":0.1,"from_y":0.1,"to_x":0.9,"to_y":0.9,"duration":100}`
+	res := mustRun(t, "drag", arm, args)
+	msg, _ := res["message"].(string)
+	took, _ := res["durationMs"].(float64)
+	if !strings.Contains(msg, "in 100ms asked; took ") || !strings.Contains(msg, "at the device's top speed") || took <= 100 {
+		t.Errorf("a fast full-screen drag on an arm reads durationMs %v, %q; want what it took, and why", took, msg)
+	}
+	if strings.Contains(msg, "500ms asked") {
+		t.Errorf("drag's own hold reads as the caller's: %q", msg)
+	}
+	d, _ := swiper()
+	res = mustRun(t, "drag", d, args)
+	msg, _ = res["message"].(string)
+	if took, _ := res["durationMs"].(float64); took != 100 || strings.Contains(msg, "top speed") {
+		t.Errorf("a phone's drag reads durationMs %v, %q; want 100", took, msg)
 	}
 }

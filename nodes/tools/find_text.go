@@ -239,7 +239,7 @@ func lookFor(ctx context.Context, t *Task, qs []textQuery, index int, noOCR erro
 				return e.Label() != "" && !e.Bounds.Intersect(screen).Empty()
 			})
 			if !look.treeUsable {
-				look.treeNote = "the UI tree lists no text (a canvas, game or camera view)"
+				look.treeNote = "the UI tree lists no text (a blank page, or a canvas, game or camera view)"
 			}
 			for i, q := range qs {
 				hit, n, ok := pickFrom(treeHits(q, els, screen), index)
@@ -292,17 +292,33 @@ func lookFor(ctx context.Context, t *Task, qs []textQuery, index int, noOCR erro
 // blind says whether nothing could search the screen: no usable UI tree and no vision worker.
 func (l screenLook) blind() bool { return !l.found && !l.treeUsable && l.ocrErr != nil }
 
-// notFound says that qs were not found on the screen, and what looked.
-func (l screenLook) notFound(what string) string {
+// sought is what a search looked for, as its messages name it: "text "OK"", or "the texts
+// "A", "B"" (many), which takes a plural verb.
+type sought struct {
+	name string
+	many bool
+}
+
+// verb is one or, for many, other: "is" or "are".
+func (s sought) verb(one, other string) string {
+	if s.many {
+		return other
+	}
+	return one
+}
+
+// notFound says that what was not found on the screen, and what looked.
+func (l screenLook) notFound(what sought) string {
+	isNot := what.name + " " + what.verb("is", "are") + " not"
 	switch {
 	case l.ocrErr != nil:
-		return fmt.Sprintf("%s is not in the UI tree, and OCR could not look: %v", what, l.ocrErr)
+		return fmt.Sprintf("%s in the UI tree, and OCR could not look: %v", isNot, l.ocrErr)
 	case l.source == SourceOCR && l.treeNote != "":
-		return fmt.Sprintf("%s is not on screen (%s; OCR did not read it)", what, l.treeNote)
+		return fmt.Sprintf("%s on screen (%s; OCR did not read it)", isNot, l.treeNote)
 	case l.source == SourceOCR:
-		return fmt.Sprintf("%s is not on screen (neither in the UI tree nor read by OCR)", what)
+		return fmt.Sprintf("%s on screen (neither in the UI tree nor read by OCR)", isNot)
 	}
-	return what + " is not on screen"
+	return isNot + " on screen"
 }
 
 // bboxOf is r relative to a screen of size, [left, top, right, bottom] rounded to 3 decimals.

@@ -29,7 +29,7 @@ type SourceResult struct {
 func getSource() Tool {
 	return Define[SourceArgs, SourceResult](Tool{Name: "get_source", Description: "Get the UI hierarchy of the screen as XML (bounds in pixels).", Hints: ReadOnly,
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Short: packageName,
-		Needs: []Ability{Need[device.SourceDumper]("dump its UI source")},
+		Needs: []Ability{Need[device.SourceDumper]("dump its UI source").Else("peek lists the elements on its screen, read from the image")},
 	}, func(ctx context.Context, t *Task, a SourceArgs) (Output, error) {
 		src, err := t.Driver.(device.SourceDumper).Source(ctx)
 		if err != nil {

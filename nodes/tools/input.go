@@ -28,7 +28,8 @@ type InputResult struct {
 func input() Tool {
 	return Define[InputArgs, InputResult](Tool{Name: "input", Description: "Type text into the focused element.",
 		Timeout: 30 * time.Second, MaxTimeout: 5 * time.Minute, Profiles: []string{HttpRunner}, Step: StepText, Short: textShort,
-		Needs: []Ability{Need[device.TextInputter]("type text")},
+		Needs: []Ability{Need[device.TextInputter]("type text").Else(
+			"send_to_clipboard puts the text on its clipboard, then long_press the field and tap Paste")},
 	}, func(ctx context.Context, t *Task, a InputArgs) (Output, error) {
 		if err := t.Driver.(device.TextInputter).InputText(ctx, a.Text); err != nil {
 			return Output{}, err

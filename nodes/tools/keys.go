@@ -10,7 +10,8 @@ import (
 // have no BACK key.
 func pressKey(ctx context.Context, d device.Driver, key string) error {
 	if key == "BACK" && d.Info().Platform == device.PlatformIOS {
-		return Unsupported(d, "press BACK (iOS devices have no back button; swipe right from the left edge instead)")
+		return lacking(d, Ability{Doing: "press BACK (iOS devices have no back button)",
+			Alternative: "go_back makes iOS's back gesture, a swipe right from the left edge"})
 	}
 	return d.(device.KeyPresser).PressKey(ctx, key)
 }

@@ -31,3 +31,11 @@ func FormatMillis(ms float64) string {
 	}
 	return s
 }
+
+// countOf is n of noun in words: "1 swipe", "0 swipes", "3 swipes" (noun takes an s).
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

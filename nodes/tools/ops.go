@@ -135,6 +135,16 @@ func Unsupported(d device.Driver, ability string) error {
 		d.Info().Serial, d.Info().Platform, ability)}
 }
 
+// lacking reports that d lacks a, naming first what does the job on d instead, if anything.
+func lacking(d device.Driver, a Ability) error {
+	if a.Alternative == "" {
+		return Unsupported(d, a.Doing)
+	}
+	return &OpError{Code: broker.CodeUnsupported, Msg: fmt.Sprintf(
+		"device %s (%s) cannot %s; on it, %s; or use a device whose platform supports it (see list_available_devices)",
+		d.Info().Serial, d.Info().Platform, a.Doing, a.Alternative)}
+}
+
 // ErrorCode returns the stable code of err, or driver_error. A driver marks the caller's
 // mistakes with device.ErrBadInput, a selector that matches nothing with device.ErrNoElement,
 // a device that cannot serve until a person sees to it with device.ErrUnavailable and one
@@ -166,7 +176,7 @@ func DecodeArgs(raw json.RawMessage, v any) error {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(v); err != nil {
-			return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: inObject(raw, inItem(err, v), v)} // ArgProblem reads err
+			return &OpError{Code: broker.CodeBadInput, Msg: "arguments", Err: advised(inObject(raw, inItem(err, v), v), v)} // ArgProblem reads err
 		}
 		if dec.More() {
 			return BadInput("arguments: trailing data after the JSON object")

@@ -129,7 +129,7 @@ func peek() Tool {
 			case err != nil:
 				res.Message = fmt.Sprintf("the UI tree could not be read (%v)", err)
 			case len(els) == 0:
-				res.Message = "the UI tree lists no element (a canvas, game or camera view)"
+				res.Message = "the UI tree lists no element (a blank page, or a canvas, game or camera view)"
 			default:
 				res.Source = SourceUITree
 				res.Message = fmt.Sprintf("%d elements from the UI tree; the image is %s with each element's box and id drawn on it", len(els), screenImageName(t.Driver))

@@ -220,6 +220,8 @@ type SequenceResult struct {
 	Message string       `json:"message" jsonschema:"Every step ran"`
 	Steps   []StepResult `json:"steps" jsonschema:"Per-step results, in order"`
 	Hint    string       `json:"hint"`
+	// MarkedScreenshots are the marked screens of the steps given pre_mark_operation.
+	MarkedScreenshots []string `json:"markedScreenshots,omitempty" jsonschema:"The steps' marked screens (pre_mark_operation); get_task_result shows them"`
 }
 
 // sequence runs up to five action steps as one task: the device is held for the whole run, so
@@ -263,9 +265,7 @@ func sequence() Tool {
 				t.Progress(float64(i+1), float64(n), fmt.Sprintf("step %d of %d (%s) done", i+1, n, s.ToolName))
 			}
 		}
-		data, err := withFields(SequenceResult{Message: fmt.Sprintf("ran all %d steps", n), Steps: results, Hint: hintSequence},
-			BehaviourResult{MarkedScreenshots: marks})
-		return Output{Data: data}, err
+		return Output{Data: SequenceResult{Message: ranSteps(n), Steps: results, Hint: hintSequence, MarkedScreenshots: marks}}, nil
 	})
 }
 
@@ -277,7 +277,11 @@ func unservedSteps(d device.Driver, steps []SequenceStep) error {
 	for i, s := range steps {
 		for _, n := range s.needs {
 			if !n.in(d) {
-				faults = append(faults, fmt.Sprintf("step %d (%s) cannot %s", i+1, s.ToolName, n.Doing))
+				fault := fmt.Sprintf("step %d (%s) cannot %s", i+1, s.ToolName, n.Doing)
+				if n.Alternative != "" {
+					fault += " (on it, " + n.Alternative + ")"
+				}
+				faults = append(faults, fault)
 				break
 			}
 		}
@@ -356,3 +360,11 @@ func resultOf(data any) stepResult {
 
 // messageOf returns the message field of an op's result data.
 func messageOf(data any) string { return resultOf(data).Message }
+
+// ranSteps says that a sequence of n steps ran them all: "ran its 1 step", "ran all 3 steps".
+func ranSteps(n int) string {
+	if n == 1 {
+		return "ran its 1 step"
+	}
+	return fmt.Sprintf("ran all %d steps", n)
+}

@@ -61,7 +61,7 @@ func swipeToTapApp() Tool {
 			return Output{}, err
 		}
 		if !look.found {
-			return notFoundResult(look, fmt.Sprintf("app %s (after %d swipes of the home screen)", q, swipes), a.Index, a.IgnoreNotFoundError, func(msg string) any {
+			return notFoundResult(look, sought{name: fmt.Sprintf("app %s (after %s of the home screen)", q, countOf(swipes, "swipe"))}, a.Index, a.IgnoreNotFoundError, func(msg string) any {
 				return SwipeToTapAppResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: "list_packages and app_launch start an app by its package name."}
 			})
 		}

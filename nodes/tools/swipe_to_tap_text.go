@@ -40,7 +40,7 @@ func swipeToTapText() Tool {
 			return Output{}, err
 		}
 		if !look.found {
-			return notFoundResult(look, fmt.Sprintf("text %s (after %d swipes)", q, swipes), a.Index, a.IgnoreNotFoundError, func(msg string) any {
+			return notFoundResult(look, sought{name: fmt.Sprintf("text %s (after %s)", q, countOf(swipes, "swipe"))}, a.Index, a.IgnoreNotFoundError, func(msg string) any {
 				return TapTextResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
 			})
 		}

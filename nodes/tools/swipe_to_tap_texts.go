@@ -68,13 +68,13 @@ func swipeToTapTexts() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		what := fmt.Sprintf("none of the texts %s (after %d swipes)", strings.Join(names, ", "), swipes)
+		what := sought{name: fmt.Sprintf("the texts %s (after %s)", strings.Join(names, ", "), countOf(swipes, "swipe")), many: true}
 		if len(names) == 1 {
-			what = fmt.Sprintf("text %s (after %d swipes)", names[0], swipes)
+			what = sought{name: fmt.Sprintf("text %s (after %s)", names[0], countOf(swipes, "swipe"))}
 		}
 		if !look.found {
 			return notFoundResult(look, what, a.Index, a.IgnoreNotFoundError, func(msg string) any {
-				return SwipeToTapTextsResult{Message: strings.Replace(msg, "none of the texts", "the texts", 1), Texts: a.Texts, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
+				return SwipeToTapTextsResult{Message: msg, Texts: a.Texts, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
 			})
 		}
 		p, err := tapHit(ctx, t, look.hit, look.size, nil)

@@ -76,7 +76,7 @@ func tapOCR() Tool {
 			}
 		}
 		if !look.found {
-			return notFoundResult(look, "text "+q.String(), a.Index, a.IgnoreNotFoundError, func(msg string) any {
+			return notFoundResult(look, sought{name: "text " + q.String()}, a.Index, a.IgnoreNotFoundError, func(msg string) any {
 				return TapTextResult{Message: msg, Hint: hintNotFound}
 			})
 		}
@@ -94,18 +94,18 @@ const hintNotFound = "peek to see what the screen shows; the text may need a swi
 // notFoundResult answers a search that found nothing: an error, or with ignore the result
 // data makes of the message. A text the UI tree lacks when no vision worker could look for it
 // is an error (vision_unavailable) whatever ignore says: nothing looked where it may be.
-func notFoundResult(look screenLook, what string, index int, ignore bool, data func(msg string) any) (Output, error) {
+func notFoundResult(look screenLook, what sought, index int, ignore bool, data func(msg string) any) (Output, error) {
 	if look.blind() {
-		return Output{}, fmt.Errorf("cannot look for %s: %s, and %w", what, look.treeNote, look.ocrErr)
+		return Output{}, fmt.Errorf("cannot look for %s: %s, and %w", what.name, look.treeNote, look.ocrErr)
 	}
 	msg := look.notFound(what)
 	if look.matches > 0 {
-		msg = fmt.Sprintf("%s has %d matches on screen, but index %d is out of range (0 to %d, or -1 to -%d)", what, look.matches, index, look.matches-1, look.matches)
+		msg = fmt.Sprintf("%s %s %d matches on screen, but index %d is out of range (0 to %d, or -1 to -%d)", what.name, what.verb("has", "have"), look.matches, index, look.matches-1, look.matches)
 	}
 	// No worker is not "not found": the text may be drawn where only OCR sees it, so
 	// ignore_NotFoundError (not found only, as the seed has it) does not hide it.
 	if look.ocrErr != nil && look.matches == 0 {
-		return Output{}, fmt.Errorf("%s is not in the UI tree, and OCR could not look: %w", what, look.ocrErr)
+		return Output{}, fmt.Errorf("%s %s not in the UI tree, and OCR could not look: %w", what.name, what.verb("is", "are"), look.ocrErr)
 	}
 	if ignore {
 		return Output{Data: data(msg + "; nothing tapped (ignore_NotFoundError)")}, nil
@@ -121,7 +121,7 @@ func tappedMessage(look screenLook, p device.Point, swipes int) string {
 	}
 	after := ""
 	if swipes > 0 {
-		after = fmt.Sprintf(" after %d swipes", swipes)
+		after = " after " + countOf(swipes, "swipe")
 	}
 	return fmt.Sprintf("tapped %q, found %s%s, at pixel (%d, %d)", look.hit.Text, how, after, p.X, p.Y)
 }

@@ -56,6 +56,9 @@ type Tool struct {
 // the arguments decoded and checked (DecodeArgs), and a driver with every ability of t.Needs.
 func Define[A, R any](t Tool, run func(ctx context.Context, t *Task, a A) (Output, error)) Tool {
 	t.Args, t.Result = reflect.TypeFor[A](), reflect.TypeFor[R]()
+	if reflect.PointerTo(t.Args).Implements(reflect.TypeFor[behaved]()) {
+		t.Result = withBehaviourFields(t.Result) // what behave adds to its results
+	}
 	needs, name := t.Needs, t.Name
 	t.Run = func(ctx context.Context, task *Task) (Output, error) {
 		var a A
@@ -64,7 +67,7 @@ func Define[A, R any](t Tool, run func(ctx context.Context, t *Task, a A) (Outpu
 		}
 		for _, n := range needs {
 			if !n.in(task.Driver) {
-				return Output{}, Unsupported(task.Driver, n.Doing)
+				return Output{}, lacking(task.Driver, n)
 			}
 		}
 		if b, ok := any(a).(behaved); ok && b.behaviour() != (Behaviour{}) {

@@ -106,7 +106,7 @@ func TestSequenceStepsRunTheNodesOwnOps(t *testing.T) {
 	out, err := env.Ops["sequence"].Run(context.Background(), &Task{Driver: newFake(),
 		Args: json.RawMessage(`{"steps":[{"tool_name":"tap","arg":[0,0,1,1]}]}`)})
 	require.NoError(t, err)
-	assert.Equal(t, "ran all 1 steps", out.Data.(SequenceResult).Message)
+	assert.Equal(t, "ran its 1 step", out.Data.(SequenceResult).Message) // it read "ran all 1 steps"
 	require.NotNil(t, got, "the step did not run the node's op")
 	assert.Same(t, env, got)
 	assert.Equal(t, []string{"apps.example.com"}, got.Config.AppSources)
