@@ -132,7 +132,6 @@ func TestInputTextLandsExactly(t *testing.T) {
 	}
 	for _, text := range hostile {
 		want, broadcast := textCommands(text)
-		want = append([]string{uiDump}, want...) // is a field focused?
 		if broadcast {
 			want = append([]string{"settings get secure default_input_method"}, want...)
 		}
@@ -267,9 +266,6 @@ func TestInputFailuresAreErrors(t *testing.T) {
 	}
 
 	denied, d := newDevice(t, adbsim.WithInputDenied(), adbsim.WithInputDevicesDenied())
-	if err := d.LaunchApp(ctx, "com.corral.notes"); err != nil { // a focused field, for the text
-		t.Fatal(err)
-	}
 	for name, act := range map[string]func() error{
 		"tap":        func() error { return d.Tap(ctx, from, 0) },
 		"double tap": func() error { return d.DoubleTap(ctx, from) },
@@ -282,7 +278,7 @@ func TestInputFailuresAreErrors(t *testing.T) {
 			t.Errorf("%s on a phone refusing input: %v", name, err)
 		}
 	}
-	if log := denied.Phone().InputLog(); len(log) != 1 || log[0] != "launch com.corral.notes" { // the launch alone
+	if log := denied.Phone().InputLog(); len(log) != 0 {
 		t.Errorf("a phone refusing input got %q", log)
 	}
 }

@@ -27,9 +27,6 @@ var (
 	// Android or ABI, a downgrade, ...), not for the phone's state. A caller's mistake:
 	// device.ErrBadInput.
 	ErrAPKRefused error = &mistake{"APK refused"}
-	// ErrNoFocus: text to type with no field focused to take it (the UI tree shows none). A
-	// caller's mistake: device.ErrBadInput.
-	ErrNoFocus error = &mistake{"no text field has focus"}
 	// ErrServer: the adb server is unreachable or answered something unexpected.
 	ErrServer = errors.New("adb server")
 )

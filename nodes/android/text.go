@@ -22,9 +22,6 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 			return err
 		}
 	}
-	if err := d.checkFocus(ctx, op); err != nil {
-		return err
-	}
 	for _, cmd := range cmds {
 		if !broadcast {
 			if err := d.input(ctx, op, cmd); err != nil {

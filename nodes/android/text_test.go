@@ -51,7 +51,7 @@ func TestInputTextPercentSWithPhoneKeyboard(t *testing.T) {
 		t.Fatalf("the phone starts with %s, want its own keyboard", ime)
 	}
 	got := newCommands(t, dev, func() error { return d.InputText(ctx, "50%sale") })
-	if want := []string{uiDump, `input text '50%'`, `input text 'sale'`}; !slices.Equal(got, want) { // the dump: is a field focused?
+	if want := []string{`input text '50%'`, `input text 'sale'`}; !slices.Equal(got, want) {
 		t.Errorf("commands %q, want %q", got, want)
 	}
 	if note := dev.Phone().Note(); note != "50%sale" {
