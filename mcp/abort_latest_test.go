@@ -13,9 +13,9 @@ import (
 )
 
 // abort_task {} of a caller with no agent task of its own (a later corral call: a new
-// Corral-Caller each) stops the task get_latest_task {} shows it, when that is an agent task
-// still running; a caller with one of its own stops that one only; a latest task that is no
-// agent task is left alone, as is every other.
+// Corral-Caller each) stops the agent task get_latest_task {} shows it, when that still runs,
+// also after a later call of another tool (which get_latest_task {"anyTool": true} shows); a
+// caller with one of its own stops that one only.
 func TestAbortTaskWithoutArgumentsStopsTheLatestAgentTask(t *testing.T) {
 	wait := modelsim.Turn{Delay: time.Minute, Text: "too late"}
 	srv := modelsim.New(wait, wait, wait, wait, wait, wait)
@@ -55,11 +55,12 @@ func TestAbortTaskWithoutArgumentsStopsTheLatestAgentTask(t *testing.T) {
 	assert.Contains(t, text, "Task aborted: "+idB+" (run_agent_task on device "+devs[1].Serial+")", "the latest agent task, as get_latest_task shows it")
 	farmtest.Eventually(t, 20*time.Second, func() bool { return !runs(idB) }, "the latest agent task aborted")
 
-	// The latest task is a home, not the agent task running: abort_task {} leaves that alone.
+	// The latest task is a home; the latest agent task, a's new one, runs: abort_task {} stops it.
 	idA = startDetached(t, a, devs[0].Serial, "think long")
 	farmtest.MustCall(t, b, "home", map[string]any{"serial": devs[2].Serial})
+	farmtest.Structured(t, farmtest.MustCall(t, later, "get_latest_task", map[string]any{"includeSteps": false, "anyTool": true}), &latest)
+	require.NotEqual(t, idA, latest.TaskID, "the home is the latest task of any tool")
 	text = farmtest.Text(farmtest.MustCall(t, later, "abort_task", nil))
-	assert.Contains(t, text, "No task is currently running.")
-	assert.NotContains(t, text, idA)
-	assert.Equal(t, "running", viewOf(t, farmtest.MustCall(t, a, "get_task_result", map[string]any{"taskId": idA})).Outcome, "a's agent task")
+	assert.Contains(t, text, "Task aborted: "+idA, "the latest agent task, not the home after it")
+	farmtest.Eventually(t, 20*time.Second, func() bool { return !runs(idA) }, "the latest agent task aborted")
 }

@@ -68,8 +68,7 @@ func (g *Gateway) hasSelection(ctx context.Context) bool {
 
 func toolGetDeviceStatus(platforms []string) toolDef {
 	tool := mcpgo.NewTool("get_device_status",
-		mcpgo.WithDescription("Get one device's status: connected, model, brand, OS release, SDK, node, state and lease holder. "+
-			"A device not connected (offline, or none at all) answers connected: false."),
+		mcpgo.WithDescription("Get one device's status: connected, model, brand, OS release, SDK, node, state and lease holder; connected: false if offline."),
 		readOnly(), mcpgo.WithOutputSchema[DeviceStatusResult](),
 		platformParam(platforms), mcpgo.WithString(argSerial, mcpgo.MaxLength(maxSerialLen),
 			mcpgo.Description("Device serial (Android serial, iOS UDID, browser id). Optional after select_device in a session.")),

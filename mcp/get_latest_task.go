@@ -20,11 +20,11 @@ type latestTaskArgs struct {
 
 func toolGetLatestTask() toolDef {
 	tool := mcpgo.NewTool("get_latest_task",
-		mcpgo.WithDescription("Get the record of this session's latest agent task (run_agent_task; without a session: this client's), "+
-			"steps and all, as get_task_result does. anyTool: true gets the latest task of any device tool instead."),
+		mcpgo.WithDescription("Get this session's latest agent task (run_agent_task; without a session: this client's), "+
+			"steps and all, as get_task_result does."),
 		readOnly(), mcpgo.WithOutputSchema[TaskRecordResult](),
 		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include an agent task's or a sequence's steps (default true)")),
-		mcpgo.WithBoolean("anyTool", mcpgo.Description("The latest task of any device tool (take_screenshot, tap, ...), not only of run_agent_task (default false)")),
+		mcpgo.WithBoolean("anyTool", mcpgo.Description("Any tool's, not only run_agent_task's (default false)")),
 	)
 	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {

@@ -23,15 +23,15 @@ type TaskRecordResult struct {
 	Node       string    `json:"node,omitempty" jsonschema:"Edge node that ran it"`
 	Tool       string    `json:"tool" jsonschema:"Tool the task ran"`
 	Holder     string    `json:"holder,omitempty" jsonschema:"Who asked for it"`
-	Status     string    `json:"status" jsonschema:"As outcome; an agent task's as the phone-agent seed's: planning, executing, finished, failed, aborted"`
-	Outcome    string    `json:"outcome" jsonschema:"How the task ended: succeeded, failed, aborted, timed_out, refused or lost (or running; none: get_latest_task found no task)"`
-	Code       string    `json:"code,omitempty" jsonschema:"Stable failure or refusal code (busy, bad_input, unsupported, driver_error, ...)"`
-	Error      *string   `json:"error" jsonschema:"What went wrong; null when nothing did"`
+	Status     string    `json:"status" jsonschema:"An agent task's: planning, executing, finished, failed, aborted; else the outcome"`
+	Outcome    string    `json:"outcome" jsonschema:"succeeded, failed, aborted, timed_out, refused, lost, running, or none (no task)"`
+	Code       string    `json:"code,omitempty" jsonschema:"Failure or refusal code (busy, bad_input, ...)"`
+	Error      *string   `json:"error" jsonschema:"What went wrong, or null"`
 	AbortedBy  string    `json:"abortedBy,omitempty" jsonschema:"Who aborted it"`
 	Submitted  time.Time `json:"submitted,omitzero" jsonschema:"When it was submitted"`
-	Started    time.Time `json:"started,omitzero" jsonschema:"When it started running (absent if it never ran)"`
+	Started    time.Time `json:"started,omitzero" jsonschema:"When it started (absent if it never ran)"`
 	Finished   time.Time `json:"finished,omitzero" jsonschema:"When it ended"`
-	DurationMS int64     `json:"durationMs" jsonschema:"Running time in milliseconds (0 if it never ran)"`
+	DurationMS int64     `json:"durationMs" jsonschema:"Running time (ms; 0 if it never ran)"`
 	// An agent task's, at the top level as in the phone-agent seed's get_task_result (so far,
 	// while it runs).
 	Goal           string `json:"goal,omitempty"`
@@ -42,7 +42,7 @@ type TaskRecordResult struct {
 	Data           any    `json:"data,omitempty" jsonschema:"The tool's structured result"`
 	Text           string `json:"text,omitempty" jsonschema:"The tool's text result"`
 	// Message says why get_latest_task has no task to show (status none).
-	Message string `json:"message,omitempty" jsonschema:"Why there is no task to show (get_latest_task, status none)"`
+	Message string `json:"message,omitempty" jsonschema:"Why no task (status none)"`
 }
 
 func toolGetTaskResult() toolDef {

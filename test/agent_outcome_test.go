@@ -69,7 +69,7 @@ func TestFailedAgentTaskIsAFailedTask(t *testing.T) {
 			modelsim.Turn{Delay: time.Minute, Text: "too late"},
 		)
 		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "think", "timeoutMs", 5000), "timed_out", "aborted", "timed out",
-			"waiting for the model", "did not answer in time") // a hung model: more time is not the advice
+			"waiting for the model", "when the task's timeoutMs of 5s ran out", "pass a larger timeoutMs") // the seed's advice: the caller's budget cut the wait
 	})
 	t.Run("aborted", func(t *testing.T) {
 		f, _, serial := agentFarm(t,

@@ -11,7 +11,7 @@ import (
 func appClear() Tool {
 	return Define[PackageArgs, PackageResult](Tool{
 		Name:        "app_clear",
-		Description: "Clear an app's data and cache (stops it). Android only.",
+		Description: "Clear an app's data and cache (stops it; Android only).",
 		Hints:       Hints{Destructive: true, Idempotent: true},
 		Timeout:     30 * time.Second,
 		MaxTimeout:  5 * time.Minute,

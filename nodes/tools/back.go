@@ -7,7 +7,7 @@ import (
 )
 
 func back() Tool {
-	return Define[ActionArgs, MessageResult](Tool{Name: "back", Description: "Press BACK: Android's key, a browser's history back, an arm's edge swipe. iOS has none: use go_back.",
+	return Define[ActionArgs, MessageResult](Tool{Name: "back", Description: "Press BACK (not on iOS: go_back).",
 		Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Short: noParams,
 		Needs: []Ability{Need[device.KeyPresser]("press BACK")},
 	}, pressOneKey("BACK", hintAction))

@@ -52,7 +52,7 @@ type DragResult struct {
 	ToY     float64 `json:"toY" jsonschema:"Ending Y"`
 	// DurationMS is how long the move took: the duration asked, or longer on a device with a
 	// top speed (an arm's finger), as swipe's durationMs.
-	DurationMS int64  `json:"durationMs" jsonschema:"Move time (ms): as asked, or longer at the device's top speed"`
+	DurationMS int64  `json:"durationMs" jsonschema:"Move time (ms)"`
 	Hint       string `json:"hint,omitempty"`
 }
 

@@ -221,7 +221,7 @@ type SequenceResult struct {
 	Steps   []StepResult `json:"steps" jsonschema:"Per-step results, in order"`
 	Hint    string       `json:"hint"`
 	// MarkedScreenshots are the marked screens of the steps given pre_mark_operation.
-	MarkedScreenshots []string `json:"markedScreenshots,omitempty" jsonschema:"The steps' marked screens (pre_mark_operation); get_task_result shows them"`
+	MarkedScreenshots []string `json:"markedScreenshots,omitempty" jsonschema:"Marked screens (pre_mark_operation)"`
 }
 
 // sequence runs up to five action steps as one task: the device is held for the whole run, so

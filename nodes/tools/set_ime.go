@@ -21,7 +21,7 @@ type IMEResult struct {
 }
 
 func setIME() Tool {
-	return Define[IMEArgs, IMEResult](Tool{Name: "set_ime", Description: "Set the input method (keyboard), e.g. ADBKeyboard for non-ASCII input. Android only.", Hints: Hints{Idempotent: true},
+	return Define[IMEArgs, IMEResult](Tool{Name: "set_ime", Description: "Set the input method (keyboard; Android only).", Hints: Hints{Idempotent: true},
 		Timeout: 10 * time.Second, MaxTimeout: time.Minute, Profiles: []string{HttpRunner},
 		Short: Short{Kind: ShortText, Keys: []string{"ime"}, Usage: `an input method id, e.g. "com.android.adbkeyboard/.AdbIME"`},
 		Needs: []Ability{Need[device.IMESetter]("change its input method")},

@@ -56,9 +56,6 @@ type Tool struct {
 // the arguments decoded and checked (DecodeArgs), and a driver with every ability of t.Needs.
 func Define[A, R any](t Tool, run func(ctx context.Context, t *Task, a A) (Output, error)) Tool {
 	t.Args, t.Result = reflect.TypeFor[A](), reflect.TypeFor[R]()
-	if reflect.PointerTo(t.Args).Implements(reflect.TypeFor[behaved]()) {
-		t.Result = withBehaviourFields(t.Result) // what behave adds to its results
-	}
 	needs, name := t.Needs, t.Name
 	t.Run = func(ctx context.Context, task *Task) (Output, error) {
 		var a A
