@@ -9,36 +9,11 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"runtime"
-	"sync/atomic"
 	"testing"
 
+	"github.com/corral-farm/corral/internal/ctxtest"
 	"github.com/corral-farm/corral/internal/geom"
 )
-
-// endsAfter is a task's context whose deadline passes at its n+1th look (Err), wherever the
-// render is then: one that stops once ctx is done is cut part way, whatever the machine's
-// speed. It ends with a cause, as the scheduler's deadline does.
-type endsAfter struct {
-	context.Context
-	cancel context.CancelCauseFunc
-	looks  atomic.Int64
-	n      int64
-}
-
-var errTaskDeadline = errors.New("the task's deadline passed")
-
-func newEndsAfter(t testing.TB, n int64) *endsAfter {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	t.Cleanup(func() { cancel(nil) })
-	return &endsAfter{Context: ctx, cancel: cancel, n: n}
-}
-
-func (c *endsAfter) Err() error {
-	if c.looks.Add(1) > c.n {
-		c.cancel(errTaskDeadline)
-	}
-	return c.Context.Err()
-}
 
 // Each stage of a render looks at its ctx as it goes (at least once a band of the warp or the
 // JPEG, once a lookRows rows of the others), and a render whose deadline passes part way stops
@@ -65,24 +40,24 @@ func TestRenderStopsPartWayWhenItsContextEnds(t *testing.T) {
 		{"mild", mild, 0},
 		{"harsh", Harsh(1, w, h), 0},
 	} {
-		full := newEndsAfter(t, 1<<62)
+		full := ctxtest.New(t, 1<<62)
 		if _, err := RenderContext(full, screen, c.c); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if looks := full.looks.Load(); looks < c.looks {
+		if looks := full.Looks(); looks < c.looks {
 			t.Errorf("%s: %d looks at ctx over the render, want %d at least: it cannot stop part way", c.name, looks, c.looks)
 		}
 		const n = 3
-		ctx := newEndsAfter(t, n)
+		ctx := ctxtest.New(t, n)
 		frame, err := RenderContext(ctx, screen, c.c)
-		if !errors.Is(err, errTaskDeadline) || frame != nil {
-			t.Errorf("%s: its ctx ended at look %d: %v, %v; want the cause %q", c.name, n+1, frame != nil, err, errTaskDeadline)
+		if !errors.Is(err, ctxtest.ErrTaskDeadline) || frame != nil {
+			t.Errorf("%s: its ctx ended at look %d: %v, %v; want the cause %q", c.name, n+1, frame != nil, err, ctxtest.ErrTaskDeadline)
 		}
-		t.Logf("%s: %d looks at ctx over the render, %d when it ends at look %d", c.name, full.looks.Load(), ctx.looks.Load(), n+1)
+		t.Logf("%s: %d looks at ctx over the render, %d when it ends at look %d", c.name, full.Looks(), ctx.Looks(), n+1)
 		// Past the end: a look by each worker of the stage then running (geom.ParallelRows'), and
 		// one between stages.
-		if looks, most := ctx.looks.Load(), int64(n+1+2*runtime.GOMAXPROCS(0)+1); looks > most {
-			t.Errorf("%s: %d looks at ctx, more than %d, though it ended at look %d (%d for the whole render): it went on", c.name, looks, most, n+1, full.looks.Load())
+		if looks, most := ctx.Looks(), int64(n+1+2*runtime.GOMAXPROCS(0)+1); looks > most {
+			t.Errorf("%s: %d looks at ctx, more than %d, though it ended at look %d (%d for the whole render): it went on", c.name, looks, most, n+1, full.Looks())
 		}
 	}
 }

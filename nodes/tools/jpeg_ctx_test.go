@@ -4,48 +4,23 @@ import (
 	"context"
 	"errors"
 	"image"
-	"sync/atomic"
 	"testing"
+
+	"github.com/corral-farm/corral/internal/ctxtest"
 )
 
-// endsAfter is a task's context whose deadline passes at its n+1th look (Err), wherever the
-// work is then: work that stops once it is done is cut part way, whatever the machine's speed.
-// It ends with cause, as the scheduler's deadline does.
-type endsAfter struct {
-	context.Context
-	cancel context.CancelCauseFunc
-	looks  atomic.Int64
-	n      int64
-}
-
-// errTaskDeadline is the cause a task's context ends with in these tests.
-var errTaskDeadline = errors.New("the task's deadline passed")
-
-func newEndsAfter(t testing.TB, n int64) *endsAfter {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	t.Cleanup(func() { cancel(nil) })
-	return &endsAfter{Context: ctx, cancel: cancel, n: n}
-}
-
-func (c *endsAfter) Err() error {
-	if c.looks.Add(1) > c.n {
-		c.cancel(errTaskDeadline)
-	}
-	return c.Context.Err()
-}
-
 // never is n for a context that does not end.
-const never = 1 << 62
+const never = ctxtest.Never
 
 // A screen's JPEG stops encoding at its first look at ctx after the task's deadline passed,
 // rows into the image rather than at its end, and says why with the context's cause.
 func TestEncodeRGBAStopsPartWayWhenItsContextEnds(t *testing.T) {
 	img := testImage(1080, 2400)
-	ctx := newEndsAfter(t, 3)
-	if jpg, err := encodeRGBA(ctx, img, 85); !errors.Is(err, errTaskDeadline) {
-		t.Fatalf("an encoding whose ctx ended after 3 looks: %d bytes, %v; want the cause %q", len(jpg), err, errTaskDeadline)
+	ctx := ctxtest.New(t, 3)
+	if jpg, err := encodeRGBA(ctx, img, 85); !errors.Is(err, ctxtest.ErrTaskDeadline) {
+		t.Fatalf("an encoding whose ctx ended after 3 looks: %d bytes, %v; want the cause %q", len(jpg), err, ctxtest.ErrTaskDeadline)
 	}
-	if rows := ctx.looks.Load() * lookRows; rows >= 2400 {
+	if rows := ctx.Looks() * lookRows; rows >= 2400 {
 		t.Errorf("encoded up to %d rows of 2400 after its ctx ended at the 4th look", rows)
 	}
 }
@@ -68,24 +43,24 @@ func TestImageHelpersStopPartWayWhenTheirContextEnds(t *testing.T) {
 		}},
 		{"halve", 1200, func(ctx context.Context) (any, error) { return halve(ctx, img) }},
 	} {
-		full := newEndsAfter(t, never)
+		full := ctxtest.New(t, never)
 		if _, err := c.run(full); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if looks, want := full.looks.Load(), c.rows/lookRows; looks < want {
+		if looks, want := full.Looks(), c.rows/lookRows; looks < want {
 			t.Errorf("%s: %d looks at ctx over %d rows: it cannot stop part way", c.name, looks, c.rows)
 		}
-		n := min(2, full.looks.Load()-1) // it ends mid-work
-		ctx := newEndsAfter(t, n)
+		n := min(2, full.Looks()-1) // it ends mid-work
+		ctx := ctxtest.New(t, n)
 		out, err := c.run(ctx)
-		if !errors.Is(err, errTaskDeadline) {
-			t.Errorf("%s: its ctx ended after %d looks: %v; want the cause %q", c.name, n, err, errTaskDeadline)
+		if !errors.Is(err, ctxtest.ErrTaskDeadline) {
+			t.Errorf("%s: its ctx ended after %d looks: %v; want the cause %q", c.name, n, err, ctxtest.ErrTaskDeadline)
 		}
 		// Past the end: one look by each worker (8 at most), and one for the whole.
-		if looks := ctx.looks.Load(); looks > n+1+8+1 {
-			t.Errorf("%s: %d looks at ctx (%d for the whole work) though it ended at look %d: it went on (%T)", c.name, looks, full.looks.Load(), n+1, out)
+		if looks := ctx.Looks(); looks > n+1+8+1 {
+			t.Errorf("%s: %d looks at ctx (%d for the whole work) though it ended at look %d: it went on (%T)", c.name, looks, full.Looks(), n+1, out)
 		}
-		t.Logf("%s: %d looks at ctx for the whole work, %d when it ends at look %d", c.name, full.looks.Load(), ctx.looks.Load(), n+1)
+		t.Logf("%s: %d looks at ctx for the whole work, %d when it ends at look %d", c.name, full.Looks(), ctx.Looks(), n+1)
 	}
 }
 
