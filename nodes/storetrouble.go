@@ -40,8 +40,8 @@ func troubleOf(err error) storeTrouble {
 func (t storeTrouble) hint() string {
 	switch t {
 	case troubleTooLarge:
-		return "A value is larger than its store takes (the error says which bucket and its bound): that write is refused " +
-			"at every retry, whatever the disk; it is a bug to report, with this line"
+		return "A value is larger than its store takes (the error says which bucket and its bound), whatever the disk: a device's " +
+			"entry is written cut, an event or task record dropped after its retries; it is a bug to report, with this line"
 	case troubleFull:
 		return "A bucket is full (the error says which, its bound and how to list its keys): it takes no new keys, and updates " +
 			"only no larger than the values they replace, whatever the disk; look for the node that writes far more keys than its devices need"
