@@ -126,7 +126,9 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	streams := []string{broker.EventStream, "KV_" + broker.RegistryBucket, "KV_" + broker.LeaseBucket, "KV_" + broker.SessionBucket}
+	// A node makes no sessions store (its NATS user may not): the gateway makes it, below.
+	nodeStreams := []string{broker.EventStream, "KV_" + broker.RegistryBucket, "KV_" + broker.LeaseBucket}
+	streams := append(slices.Clone(nodeStreams), "KV_"+broker.SessionBucket)
 	info := func(name string) *jetstream.StreamInfo {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 		defer cancel()
@@ -141,7 +143,7 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 		return i
 	}
 	farmtest.Eventually(t, 60*time.Second, func() bool {
-		for _, name := range streams {
+		for _, name := range nodeStreams {
 			if i := info(name); i == nil || i.Config.Replicas != 3 {
 				return false
 			}
@@ -185,7 +187,7 @@ func TestClusteredNATSSurvivesAServerLoss(t *testing.T) {
 	gnc := clusterConn(t, c.url, "gateway", log)
 	defer gnc.Close()
 	conns["gateway"] = gnc
-	stores, err := broker.EnsureStores(ctx, gnc, broker.StoreOptions{}) // what the checks below read
+	stores, err := broker.EnsureStores(ctx, gnc, broker.StoreOptions{Replicas: 3}) // as corral gateway --nats-replicas 3; what the checks below read
 	if err != nil {
 		t.Fatal(err)
 	}
