@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,18 +27,7 @@ func TestNodeUserCannotLearnOthersConsumerNames(t *testing.T) {
 	nc := connect("node-nA")
 	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
-	refused := func(what string, try func(ctx context.Context) error) {
-		t.Helper()
-		rctx, stop := watchRefusalOf(ctx, nc, func(s string) bool { return strings.HasPrefix(s, "$JS.") })
-		defer stop()
-		rctx, cancel := context.WithTimeout(rctx, waitLong)
-		defer cancel()
-		err := try(rctx)
-		var r *RefusedError
-		if assert.ErrorAs(t, context.Cause(rctx), &r, "%s: %v", what, err) {
-			assert.Contains(t, r.Subject, "$JS.", what)
-		}
-	}
+	refused := refusedOn(t, ctx, nc, "$JS.")
 	st, err := nA.JS.Stream(ctx, kvStream(RegistryBucket))
 	require.NoError(t, err, "a node reads the registry's stream info")
 	assert.Positive(t, st.CachedInfo().State.Consumers, "the gateway's watch is there")
@@ -97,18 +87,7 @@ func TestNodeUserCannotDeleteOthersConsumers(t *testing.T) {
 	nc := connect("node-nA")
 	nA, err := EnsureStores(ctx, nc, StoreOptions{CreateOnly: true, Node: true})
 	require.NoError(t, err)
-	refused := func(what string, try func(ctx context.Context) error) {
-		t.Helper()
-		rctx, stop := watchRefusalOf(ctx, nc, func(s string) bool { return strings.HasPrefix(s, "$JS.API.CONSUMER.") })
-		defer stop()
-		rctx, cancel := context.WithTimeout(rctx, waitLong)
-		defer cancel()
-		err := try(rctx)
-		var r *RefusedError
-		if assert.ErrorAs(t, context.Cause(rctx), &r, "%s: %v", what, err) {
-			assert.Contains(t, r.Subject, "$JS.API.CONSUMER.", what)
-		}
-	}
+	refused := refusedOn(t, ctx, nc, "$JS.API.CONSUMER.")
 	stream := kvStream(RegistryBucket)
 	for _, name := range []string{gwConsumer[0], NodeConsumer("nB", NodeWatchLost)} {
 		refused("delete "+name, func(ctx context.Context) error { return nA.JS.DeleteConsumer(ctx, stream, name) })
@@ -131,4 +110,21 @@ func TestNodeUserCannotDeleteOthersConsumers(t *testing.T) {
 	mine, err := readNodeWatch(ctx, nA, "nA", NodeWatchStart)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"nA.a1"}, mine, "nA's own watch")
+}
+
+// refusedOn is a check that try, run on nc, is refused by the server on a subject starting
+// with prefix (the refusal, not try's own error, which may only be a timeout).
+func refusedOn(t *testing.T, ctx context.Context, nc *nats.Conn, prefix string) func(what string, try func(ctx context.Context) error) {
+	return func(what string, try func(ctx context.Context) error) {
+		t.Helper()
+		rctx, stop := watchRefusalOf(ctx, nc, func(s string) bool { return strings.HasPrefix(s, prefix) })
+		defer stop()
+		rctx, cancel := context.WithTimeout(rctx, waitLong)
+		defer cancel()
+		err := try(rctx)
+		var r *RefusedError
+		if assert.ErrorAs(t, context.Cause(rctx), &r, "%s: %v", what, err) {
+			assert.Contains(t, r.Subject, prefix, what)
+		}
+	}
 }
