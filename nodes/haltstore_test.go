@@ -1,17 +1,12 @@
 package nodes
 
 import (
-	"log/slog"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/corral-farm/corral/actors"
-	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A halt's reason of a mebibyte (a driver's error with a tool's whole output) is kept cut as
@@ -19,11 +14,7 @@ import (
 // comes back halted after a restart, with the reason it showed before.
 func TestHaltOfAMebibyteIsKeptCut(t *testing.T) {
 	ctx, stores, _ := mirrorStores(t)
-	var logs logtest.Recorder
-	n, err := Start(ctx, Config{ID: "n1", NC: stores.JS.Conn(), Stores: stores, Metrics: actors.NewMetrics(prometheus.NewRegistry()),
-		Log: slog.New(&logs)})
-	require.NoError(t, err)
-	t.Cleanup(n.Stop)
+	n, logs := startLogged(t, ctx, stores)
 
 	reason := "controller in alarm: " + strings.Repeat("<é> ", 1<<18)
 	require.NoError(t, n.SaveHalt(ctx, "r1", reason))

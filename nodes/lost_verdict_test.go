@@ -6,13 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/sim"
 )
 
@@ -21,11 +18,7 @@ import (
 // node's answer (its epoch is the answer's) is a late verdict, said at INFO as it is shown again.
 func TestLossVerdictHeardAgainIsSaidOnlyWhenWrittenOverTheAnswer(t *testing.T) {
 	ctx, stores, _ := mirrorStores(t)
-	var logs logtest.Recorder
-	n, err := Start(ctx, Config{ID: "n1", NC: stores.JS.Conn(), Stores: stores, Metrics: actors.NewMetrics(prometheus.NewRegistry()),
-		Log: slog.New(&logs)})
-	require.NoError(t, err)
-	t.Cleanup(n.Stop)
+	n, logs := startLogged(t, ctx, stores)
 	p := sim.New("p1")
 	t.Cleanup(func() { _ = p.Close() })
 	n.AddDriver(p)

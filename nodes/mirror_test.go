@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A lease's renewals (only its expiry moves, on every call of its holder) wait for the
@@ -125,4 +128,15 @@ func mirrorStores(t *testing.T) (context.Context, *broker.Stores, *slog.Logger) 
 	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{})
 	require.NoError(t, err)
 	return ctx, stores, log
+}
+
+// startLogged starts node n1 on stores, its log kept for the test to read.
+func startLogged(t *testing.T, ctx context.Context, stores *broker.Stores) (*Node, *logtest.Recorder) {
+	t.Helper()
+	logs := &logtest.Recorder{}
+	n, err := Start(ctx, Config{ID: "n1", NC: stores.JS.Conn(), Stores: stores, Metrics: actors.NewMetrics(prometheus.NewRegistry()),
+		Log: slog.New(logs)})
+	require.NoError(t, err)
+	t.Cleanup(n.Stop)
+	return n, logs
 }
