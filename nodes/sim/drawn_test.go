@@ -54,38 +54,39 @@ func TestUnchangedScreenIsDrawnOnce(t *testing.T) {
 // Every change to what the phone shows draws the screen again: after each step the screenshot
 // is exactly what drawing afresh gives.
 func TestEveryChangeIsDrawn(t *testing.T) {
-	ctx := ctxT(t)
 	p := New("s")
+	// Each step has its own ctx: the steps' drawing (about a second a screen under the race
+	// detector on a loaded machine) outlasted one ctx shared by all of them.
 	steps := []struct {
 		name string
-		do   func()
+		do   func(ctx context.Context)
 	}{
-		{"open settings", func() { tapOn(t, p, "com.corral.launcher:id/app_settings") }},
-		{"shop", func() { must(t, p.LaunchApp(ctx, "com.corral.shop")) }},
-		{"scroll", func() {
+		{"open settings", func(context.Context) { tapOn(t, p, "com.corral.launcher:id/app_settings") }},
+		{"shop", func(ctx context.Context) { must(t, p.LaunchApp(ctx, "com.corral.shop")) }},
+		{"scroll", func(ctx context.Context) {
 			must(t, p.Swipe(ctx, device.Point{X: 540, Y: 1800}, device.Point{X: 540, Y: 900}, 0, 0))
 		}},
-		{"back", func() { must(t, p.PressKey(ctx, "BACK")) }},
-		{"notes", func() { must(t, p.LaunchApp(ctx, "com.corral.notes")) }},
-		{"type", func() { must(t, p.InputText(ctx, "hello")) }},
-		{"type more", func() { must(t, p.InputText(ctx, " world")) }},
-		{"paste menu", func() {
+		{"back", func(ctx context.Context) { must(t, p.PressKey(ctx, "BACK")) }},
+		{"notes", func(ctx context.Context) { must(t, p.LaunchApp(ctx, "com.corral.notes")) }},
+		{"type", func(ctx context.Context) { must(t, p.InputText(ctx, "hello")) }},
+		{"type more", func(ctx context.Context) { must(t, p.InputText(ctx, " world")) }},
+		{"paste menu", func(ctx context.Context) {
 			must(t, p.SetClipboard(ctx, "clip"))
 			tapHold(t, p, "com.corral.notes:id/note")
 		}},
-		{"popup", func() { p.ShowPopup("Update?", "Later", "Now") }},
-		{"other popup", func() { p.ShowPopup("Update?", "Later", "Never") }},
-		{"dismiss", func() { tapOn(t, p, "android:id/button1") }},
-		{"clear app", func() { must(t, p.ClearApp(ctx, "com.corral.notes")) }},
-		{"lock", func() { must(t, p.PressKey(ctx, "POWER")) }},
-		{"digit", func() { must(t, p.InputText(ctx, "1")) }},
-		{"wrong", func() { must(t, p.InputText(ctx, "999")) }},
-		{"unlock", func() { must(t, p.InputText(ctx, DefaultPasscode)) }},
-		{"volume", func() { must(t, p.PressKey(ctx, "VOLUME_DOWN")) }},
+		{"popup", func(context.Context) { p.ShowPopup("Update?", "Later", "Now") }},
+		{"other popup", func(context.Context) { p.ShowPopup("Update?", "Later", "Never") }},
+		{"dismiss", func(context.Context) { tapOn(t, p, "android:id/button1") }},
+		{"clear app", func(ctx context.Context) { must(t, p.ClearApp(ctx, "com.corral.notes")) }},
+		{"lock", func(ctx context.Context) { must(t, p.PressKey(ctx, "POWER")) }},
+		{"digit", func(ctx context.Context) { must(t, p.InputText(ctx, "1")) }},
+		{"wrong", func(ctx context.Context) { must(t, p.InputText(ctx, "999")) }},
+		{"unlock", func(ctx context.Context) { must(t, p.InputText(ctx, DefaultPasscode)) }},
+		{"volume", func(ctx context.Context) { must(t, p.PressKey(ctx, "VOLUME_DOWN")) }},
 	}
 	before := shown(t, p)
 	for _, s := range steps {
-		s.do()
+		s.do(ctxT(t))
 		now := shown(t, p)
 		if !samePixels(now, fresh(p)) {
 			t.Fatalf("after %s: the screenshot is not what the phone shows", s.name)
