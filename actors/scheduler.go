@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -90,6 +91,18 @@ func (c *cause) Error() string {
 		return fmt.Sprintf("deadline of %s passed", c.deadline)
 	}
 	return c.msg
+}
+
+// withCause is a cancelled task's error: its cause, then what the driver said, without the
+// cause again at its end where the driver wrapped context.Cause ("deadline of 5ms passed;
+// device d1: scale the image", not "...: scale the image: deadline of 5ms passed"). The
+// cause stays first: callers read the outcome's reason there.
+func withCause(driverErr, cause string) string {
+	driverErr = strings.TrimSuffix(driverErr, ": "+cause)
+	if driverErr == "" || driverErr == cause {
+		return cause
+	}
+	return cause + "; " + driverErr
 }
 
 // slot is the scheduler's view of one device.
@@ -486,11 +499,7 @@ func (s *Scheduler) finished(m taskFinished) {
 		var why *cause
 		if errors.As(c, &why) {
 			res.Outcome, res.Code = why.outcome, why.code
-			if res.Error == "" {
-				res.Error = why.Error()
-			} else {
-				res.Error = why.Error() + "; " + res.Error
-			}
+			res.Error = withCause(res.Error, why.Error())
 		}
 	}
 	if res.Outcome == "" {
