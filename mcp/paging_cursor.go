@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/corral-farm/corral/internal/typo"
 )
 
 // A cursor is where the next page of a list tool starts: the key (serial) of the last item
@@ -59,7 +61,7 @@ var errCursor = errors.New("pass next_cursor exactly as the previous page gave i
 // decodeCursor reads a cursor made by encode for a list of kind with these filters.
 func decodeCursor(s string, kind listKind, filters [filterPrintLen]byte) (cursor, error) {
 	bad := func(why string) (cursor, error) {
-		return cursor{}, fmt.Errorf("cursor %q %s: %w", shorten(s, 40), why, errCursor)
+		return cursor{}, fmt.Errorf("cursor %q %s: %w", typo.Shown(s), why, errCursor)
 	}
 	if len(s) > maxCursorLen {
 		return bad(fmt.Sprintf("is %d characters long, longer than any cursor (at most %d)", len(s), maxCursorLen))
@@ -94,13 +96,6 @@ func decodeCursor(s string, kind listKind, filters [filterPrintLen]byte) (cursor
 	return c, nil
 }
 
-// shorten cuts s to at most n bytes (on a character boundary) for an error message.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// shorten cuts s to at most n bytes (on a character boundary, marked with "…") for an error
+// message: typo.Cut, under the name the package's messages use.
+func shorten(s string, n int) string { return typo.Cut(s, n) }

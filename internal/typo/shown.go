@@ -7,14 +7,18 @@ import "unicode/utf8"
 const MaxShown = 64
 
 // Shown is word as an error about it quotes it: whole when it is at most MaxShown bytes long,
-// else cut there, on a character boundary, and marked with "…".
-func Shown(word string) string {
-	if len(word) <= MaxShown {
-		return word
+// else cut there (Cut).
+func Shown(word string) string { return Cut(word, MaxShown) }
+
+// Cut is s whole when it is at most n bytes long, else its first n bytes or fewer (cut on a
+// character boundary) marked with "…": for a text an error or a note quotes within a bound of
+// its own.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	n := MaxShown
-	for n > 0 && !utf8.RuneStart(word[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return word[:n] + "…"
+	return s[:n] + "…"
 }

@@ -22,3 +22,24 @@ func TestShown(t *testing.T) {
 		}
 	}
 }
+
+// Cut bounds a text at any n as Shown does at MaxShown: whole up to n bytes, else cut on a
+// character boundary and marked.
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"cursor", 40, "cursor"},
+		{strings.Repeat("a", 40), 40, strings.Repeat("a", 40)},
+		{strings.Repeat("a", 41), 40, strings.Repeat("a", 40) + "…"},
+		{strings.Repeat("a", 39) + "é", 40, strings.Repeat("a", 39) + "…"}, // é straddles the cut
+		{"é", 1, "…"},
+		{"ab", 0, "…"},
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
