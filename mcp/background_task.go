@@ -44,8 +44,13 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 		if ended { // refused at once (no model): as the waiting form is
 			return g.backgroundAnswer(ctx, dev, task, asked, res, err)
 		}
-		return structuredResult(ctx, tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
+		b, err := json.Marshal(tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
 			Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
+		if err != nil {
+			return errorResult(fmt.Sprintf("result cannot be encoded: %v", err))
+		}
+		b, _ = withNullError(b)
+		return structuredJSON(ctx, b)
 	}
 	res, err := g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
 	return g.backgroundAnswer(ctx, dev, task, asked, res, err)
@@ -58,6 +63,7 @@ func (g *Gateway) backgroundAnswer(ctx context.Context, dev broker.DeviceEntry, 
 			// another gateway's (or this one's before a restart): its node refused this one
 			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, r.Running.ID, r.Running.Started))
 		}
+		res.Data, _ = withNullError(res.Data) // the seed's "error": null, which the node's JSON leaves out
 	}
 	return withReport(g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err), res)
 }

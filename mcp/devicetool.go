@@ -77,6 +77,9 @@ func deviceTool(spec tools.Tool) toolDef {
 		t.InputSchema.Required = append(t.InputSchema.Required, required...)
 	}
 	opts := []mcpgo.ToolOption{mcpgo.WithDescription(spec.Description), annotations(spec.Hints), outputSchema(spec.Result), own}
+	if spec.Background {
+		opts = append(opts, nullableError()) // its answer says "error": null (backgroundAnswer)
+	}
 	opts = append(opts, deviceParams()...)
 	tool := mcpgo.NewTool(spec.Name, opts...)
 	return deviceToolDef(tool, func() any { return reflect.New(spec.Args).Interface() })
