@@ -88,16 +88,6 @@ func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
 // with no tab open (the last one closed) it refuses with ErrNoTabOpen: a look or a tap at
 // nothing must not quietly open a page. The browser is in use until done is called.
 func (d *Driver) tab(ctx context.Context) (c context.Context, done context.CancelFunc, err error) {
-	return d.tabOr(ctx, false)
-}
-
-// openTab is tab, opening one at home when none is open: for what opens a page (app_launch,
-// HOME), as a phone launches an app with nothing in front.
-func (d *Driver) openTab(ctx context.Context) (c context.Context, done context.CancelFunc, err error) {
-	return d.tabOr(ctx, true)
-}
-
-func (d *Driver) tabOr(ctx context.Context, open bool) (c context.Context, done context.CancelFunc, err error) {
 	release, err := d.use(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -107,7 +97,7 @@ func (d *Driver) tabOr(ctx context.Context, open bool) (c context.Context, done 
 			release()
 		}
 	}()
-	tctx, err := d.frontTab(ctx, open)
+	tctx, _, err := d.frontTab(ctx, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,19 +112,19 @@ var ErrNoTabOpen = mistake("no tab is open")
 const noTabHint = "app_launch a URL to open one (press_button HOME opens the home page)"
 
 // frontTab is the context of the tab in front; see tab. With none open, open opens one at
-// home; otherwise it refuses.
-func (d *Driver) frontTab(ctx context.Context, open bool) (context.Context, error) {
+// home (opened says so); otherwise it refuses.
+func (d *Driver) frontTab(ctx context.Context, open bool) (tab context.Context, opened bool, err error) {
 	pages, err := d.pages(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(pages) == 0 && !open {
-		return nil, d.wrap("find the front tab", ErrNoTabOpen, noTabHint)
+		return nil, false, d.wrap("find the front tab", ErrNoTabOpen, noTabHint)
 	}
 	if len(pages) == 0 {
 		tctx, _ := chromedp.NewContext(d.browserCtx()) // closed with the browser
 		if err := d.attach(ctx, tctx, d.emulate(), chromedp.Navigate(d.home)); err != nil {
-			return nil, d.wrap("open a tab", err, "")
+			return nil, false, d.wrap("open a tab", err, "")
 		}
 		id := chromedp.FromContext(tctx).Target.TargetID
 		d.mu.Lock()
@@ -143,9 +133,9 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (context.Context, erro
 		d.opened[id] = d.seen
 		d.mu.Unlock()
 		if err := d.activate(ctx, id); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return tctx, nil
+		return tctx, true, nil
 	}
 	front := pages[len(pages)-1].TargetID
 	d.mu.Lock()
@@ -154,16 +144,16 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (context.Context, erro
 	if !ok {
 		tctx, _ = chromedp.NewContext(d.browserCtx(), chromedp.WithTargetID(front))
 		if err := d.attach(ctx, tctx, d.emulate()); err != nil {
-			return nil, d.wrap("take over a tab", err, "")
+			return nil, false, d.wrap("take over a tab", err, "")
 		}
 		d.mu.Lock()
 		d.tabs[front] = tctx
 		d.mu.Unlock()
 	}
 	if err := d.activate(ctx, front); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return tctx, nil
+	return tctx, false, nil
 }
 
 // activate brings tab id to the front once it is the newest: a headless browser renders (and
@@ -205,17 +195,7 @@ func (d *Driver) attach(ctx, tab context.Context, steps ...chromedp.Action[chrom
 // do runs steps in the tab in front, again while the tab is between two pages; op names them
 // in errors. With no tab open it refuses (tab).
 func (d *Driver) do(ctx context.Context, op string, steps ...chromedp.Action[chromedp.Void]) error {
-	return d.doIn(ctx, d.tab, op, steps...)
-}
-
-// navigate opens url in the tab in front, opening a tab first if none is open.
-func (d *Driver) navigate(ctx context.Context, op, url string) error {
-	return d.doIn(ctx, d.openTab, op, chromedp.Navigate(url))
-}
-
-func (d *Driver) doIn(ctx context.Context, tab func(context.Context) (context.Context, context.CancelFunc, error),
-	op string, steps ...chromedp.Action[chromedp.Void]) error {
-	c, done, err := tab(ctx)
+	c, done, err := d.tab(ctx)
 	if err != nil {
 		return err
 	}
@@ -224,4 +204,32 @@ func (d *Driver) doIn(ctx context.Context, tab func(context.Context) (context.Co
 		return d.wrap(op, err, "")
 	}
 	return nil
+}
+
+// navigate opens url in the tab in front, opening a tab first if none is open. One that
+// fails leaves the device as it was (undoNavigation).
+func (d *Driver) navigate(ctx context.Context, op, url string) error {
+	release, err := d.use(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	tctx, opened, err := d.frontTab(ctx, true)
+	if err != nil {
+		return err
+	}
+	c, done := bound(ctx, tctx)
+	defer done()
+	var was int64
+	if !opened {
+		was = shownEntry(c)
+	}
+	err = whileNavigating(c, func() error { return chromedp.Do(c, chromedp.Navigate(url)) })
+	if err == nil {
+		return nil
+	}
+	if d.undoNavigation(ctx, tctx, opened, was) {
+		return d.wrap(op, err, "the device is as it was: check the URL, and that the site answers")
+	}
+	return d.wrap(op, err, "check the URL, and that the site answers; list_packages shows the tabs open")
 }
