@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"strings"
 	"testing"
 	"time"
 
@@ -72,6 +71,34 @@ func (h *heldClaim) refresh(t *testing.T) {
 	}
 }
 
+// refreshed wakes the keep-alive until a refresh writes the claim (or finds it taken over),
+// as its ticker goes on waking it: a refresh slower than HeartbeatInterval (a loaded machine)
+// fails, and one tick alone would leave the claim as it was. It returns with no refresh under
+// way.
+func (h *heldClaim) refreshed(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		h.refresh(t) // taken once the previous refresh is done: the revision read next is its
+		was := h.revision()
+		ends := time.Now().Add(2 * HeartbeatInterval) // a refresh gives up after HeartbeatInterval
+		for time.Now().Before(ends) {
+			if h.revision() != was || h.isLost() {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	t.Fatalf("no refresh of the claim wrote it in 20s; the holder logged:\n%s", h.log.String())
+}
+
+// revision is the claim's revision as its holder last wrote or adopted it.
+func (h *heldClaim) revision() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.rev
+}
+
 func (h *heldClaim) isLost() bool {
 	select {
 	case <-h.Lost():
@@ -104,9 +131,11 @@ func TestClaimExpiredWhileSilentIsTakenAgain(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			node := "n-" + how
 			h := holdClaim(t, nc, node, "boot-a")
-			h.refresh(t)
-			require.Eventually(t, func() bool { _, rev := claimBoot(t, kv, node); return rev > 1 }, 10*time.Second, 10*time.Millisecond,
-				"the claim was not refreshed")
+			_, created := claimBoot(t, kv, node) // not 1: the subtests share the bucket
+			h.refreshed(t)
+			if _, rev := claimBoot(t, kv, node); rev <= created {
+				t.Fatalf("the claim was not refreshed: revision %d, created at %d", rev, created)
+			}
 
 			if how == "deleted" {
 				require.NoError(t, kv.Delete(t.Context(), node))
@@ -114,9 +143,8 @@ func TestClaimExpiredWhileSilentIsTakenAgain(t *testing.T) {
 			require.Eventually(t, func() bool { b, _ := claimBoot(t, kv, node); return b == "" }, 10*claimTestTTL, 20*time.Millisecond,
 				"the claim of a silent holder did not go")
 
-			h.refresh(t) // the holder returns
-			require.Eventually(t, func() bool { return strings.Contains(h.log.String(), "node id claimed again") }, 10*time.Second, 10*time.Millisecond,
-				"the holder did not take its claim again; it logged:\n%s", h.log.String())
+			h.refreshed(t) // the holder returns
+			require.Contains(t, h.log.String(), "node id claimed again", "the holder did not take its claim again")
 			boot, rev := claimBoot(t, kv, node)
 			assert.Equal(t, "boot-a", boot, "the key does not hold the returning holder's claim")
 			assert.False(t, h.isLost(), "a claim that expired was reported taken over")
@@ -126,9 +154,9 @@ func TestClaimExpiredWhileSilentIsTakenAgain(t *testing.T) {
 			// It holds the id again: another node is refused, and its own refreshes go on.
 			_, err := ClaimNode(t.Context(), nc, node, "boot-b", nil)
 			require.ErrorIs(t, err, ErrNodeIDInUse)
-			h.refresh(t)
-			require.Eventually(t, func() bool { _, r := claimBoot(t, kv, node); return r > rev }, 10*time.Second, 10*time.Millisecond,
-				"the claim taken again is not refreshed")
+			h.refreshed(t)
+			_, r := claimBoot(t, kv, node)
+			assert.Greater(t, r, rev, "the claim taken again is not refreshed")
 			assert.False(t, h.isLost())
 		})
 	}
@@ -145,10 +173,8 @@ func TestClaimTakenByAnotherBootIsLost(t *testing.T) {
 	require.NoError(t, err, "the id of a silent node was not free once its claim expired")
 	t.Cleanup(func() { other.Release(t.Context()) })
 
-	h.refresh(t)
-	select {
-	case <-h.Lost():
-	case <-time.After(10 * time.Second):
+	h.refreshed(t)
+	if !h.isLost() {
 		t.Fatalf("a claim another boot holds was not reported taken over; the holder logged:\n%s", h.log.String())
 	}
 	assert.Contains(t, h.log.String(), "node id taken over")
@@ -166,9 +192,10 @@ func TestClaimOwnRevisionIsAdopted(t *testing.T) {
 	rev, err := kv.Put(t.Context(), "n1", e.Value())
 	require.NoError(t, err)
 
-	h.refresh(t) // finds its own claim at rev, adopts it
-	h.refresh(t) // refreshes from rev
-	require.Eventually(t, func() bool { _, r := claimBoot(t, kv, "n1"); return r > rev }, 10*time.Second, 10*time.Millisecond,
-		"the holder stopped refreshing its claim; it logged:\n%s", h.log.String())
+	h.refreshed(t) // finds its own claim at rev, adopts it
+	h.refreshed(t) // refreshes from rev
+	if _, r := claimBoot(t, kv, "n1"); r <= rev {
+		t.Fatalf("the holder stopped refreshing its claim at revision %d; it logged:\n%s", r, h.log.String())
+	}
 	assert.False(t, h.isLost(), "the holder's own claim was reported taken over")
 }
