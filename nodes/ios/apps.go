@@ -1,7 +1,6 @@
 package ios
 
 import (
-	"archive/zip"
 	"cmp"
 	"context"
 	"errors"
@@ -95,7 +94,8 @@ func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 }
 
 // InstallApp copies an .ipa into the phone's staging directory (AFC) and has
-// installation_proxy install it, as Xcode and ideviceinstaller do. It names what it installed
+// installation_proxy install it, as Xcode and ideviceinstaller do, once the .ipa is one installd
+// can unpack (ipa.Check; otherwise it is the caller's bad input). It names what it installed
 // from the .ipa's Info.plist; an Info.plist it cannot read leaves that to installd to judge and
 // the app unnamed.
 func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.InstalledApp, error) {
@@ -103,11 +103,10 @@ func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.Insta
 	if ext := strings.ToLower(filepath.Ext(localPath)); ext != ".ipa" {
 		return device.InstalledApp{}, d.errorf(op, fmt.Errorf("%w (%q)", errNotIPA, ext), "iPhones install .ipa files signed for them")
 	}
-	info, err := ipa.ReadFile(localPath)
-	if errors.Is(err, zip.ErrFormat) { // installd would refuse it too, after the copy: PackageExtractionFailed
-		return device.InstalledApp{}, d.errorf(op, fmt.Errorf("%w: the file is not a zip archive, as every .ipa is", errNotIPA),
-			"give app_install an .ipa built and signed for this iPhone")
+	if err := ipa.CheckFile(ctx, localPath); err != nil {
+		return device.InstalledApp{}, d.badIPA(ctx, op, err)
 	}
+	info, err := ipa.ReadFile(localPath)
 	if err != nil {
 		d.log.Debug("the .ipa's Info.plist is unreadable; the app installed stays unnamed", "err", err)
 	}
@@ -120,6 +119,25 @@ func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.Insta
 		return device.InstalledApp{}, err
 	}
 	return device.InstalledApp{ID: info.BundleID, Version: cmp.Or(info.Version, info.Build)}, nil
+}
+
+// badIPA is the error for what ipa.Check found wrong with an .ipa: the caller's mistake, with
+// what to do instead (installd refuses such a file too, but after the copy, as
+// PackageExtractionFailed or PackageInspectionFailed, which read as the device's failure).
+func (d *Driver) badIPA(ctx context.Context, op string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, ipa.ErrNotZip):
+		return d.errorf(op, fmt.Errorf("%w: %w", errNotIPA, err), "give app_install an .ipa built and signed for this iPhone")
+	case errors.Is(err, ipa.ErrNoApp), errors.Is(err, ipa.ErrTwoApps):
+		return d.errorf(op, fmt.Errorf("%w: %w", errNotIPA, err), "give app_install the .ipa Xcode exports (Archive, then Distribute App)")
+	case errors.Is(err, ipa.ErrDamaged):
+		return d.errorf(op, fmt.Errorf("%w: %w", errUnpack, err), "copy or download the .ipa again")
+	case errors.Is(err, ipa.ErrOutside):
+		return d.errorf(op, fmt.Errorf("%w: %w", errUnpack, err), "rebuild it with Xcode (Archive, then Distribute App)")
+	}
+	return d.errorf(op, err, "")
 }
 
 // stage copies a local file to the phone over AFC.

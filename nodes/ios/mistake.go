@@ -21,6 +21,8 @@ var (
 	errNoKey = &mistake{"iPhones have no such key"}
 	// errNotIPA is an app file that is no .ipa.
 	errNotIPA = &mistake{"not an .ipa"}
+	// errUnpack is an .ipa installd could not unpack: a damaged entry, one outside the archive.
+	errUnpack = &mistake{"the .ipa cannot be unpacked"}
 	// errOffScreen is a point outside the screen.
 	errOffScreen = &mistake{"off the screen"}
 )

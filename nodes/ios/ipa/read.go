@@ -44,21 +44,14 @@ func Read(r io.ReaderAt, size int64) (Info, error) {
 	if err != nil {
 		return Info{}, fmt.Errorf("%w: not a zip archive (%w)", ErrNoInfo, err)
 	}
-	var info *zip.File
-	for _, f := range zr.File {
-		dir, file := path.Split(f.Name)
-		parts := strings.Split(strings.TrimSuffix(dir, "/"), "/")
-		if file != "Info.plist" || len(parts) != 2 || parts[0] != "Payload" || !strings.HasSuffix(parts[1], ".app") {
-			continue
-		}
-		if info != nil {
-			return Info{}, fmt.Errorf("%w: more than one app in Payload/", ErrNoInfo)
-		}
-		info = f
-	}
-	if info == nil {
+	apps := appPlists(zr.File)
+	switch {
+	case len(apps) == 0:
 		return Info{}, fmt.Errorf("%w: no Payload/NAME.app/Info.plist", ErrNoInfo)
+	case len(apps) > 1:
+		return Info{}, fmt.Errorf("%w: more than one app in Payload/", ErrNoInfo)
 	}
+	info := apps[0]
 	if info.UncompressedSize64 > maxInfoPlist {
 		return Info{}, fmt.Errorf("%w: %s is %d bytes, more than %d", ErrNoInfo, info.Name, info.UncompressedSize64, maxInfoPlist)
 	}
@@ -72,6 +65,20 @@ func Read(r io.ReaderAt, size int64) (Info, error) {
 		return Info{}, fmt.Errorf("%w: %s unreadable or larger than %d bytes", ErrNoInfo, info.Name, maxInfoPlist)
 	}
 	return ParseInfoPlist(b)
+}
+
+// appPlists are the apps' Info.plist files, at Payload/NAME.app/Info.plist as installd looks
+// for them.
+func appPlists(files []*zip.File) []*zip.File {
+	var out []*zip.File
+	for _, f := range files {
+		dir, file := path.Split(f.Name)
+		parts := strings.Split(strings.TrimSuffix(dir, "/"), "/")
+		if file == "Info.plist" && len(parts) == 2 && parts[0] == "Payload" && strings.HasSuffix(parts[1], ".app") {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // ParseInfoPlist reads an Info.plist, XML or binary. It needs a CFBundleIdentifier.
