@@ -36,7 +36,8 @@ type Stores struct {
 // StoreOptions size the stores.
 type StoreOptions struct {
 	// Log, if set, is told of an older Corral's bucket that already holds more than this
-	// one's bound (roomForHeld).
+	// one's bound (roomForHeld), of what a start repaired (createOrRepair), and with CreateOnly
+	// of what of a store lets a NATS user read what it may not (createOnly).
 	Log *slog.Logger
 	// Replicas of every bucket and of the stream: 3 on a 3-server NATS cluster, so that losing
 	// one server loses nothing; 1 on a single server. 0 keeps the replicas of stores that exist
@@ -151,6 +152,12 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 			return nil, fmt.Errorf("stores: site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
 		}
 	}
+	// Before anything else is asked: no store may take the answers (streams_capture.go).
+	if !o.CreateOnly {
+		if err := stopCaptures(ctx, js, inboxSubjects(nc), log); err != nil {
+			return nil, fmt.Errorf("stores: %w", err)
+		}
+	}
 	kv := func(name, desc string, ttl time.Duration, maxBytes int64) (jetstream.KeyValue, error) {
 		r, err := replicas(ctx, js, "KV_"+name, o.Replicas)
 		if err != nil {
@@ -177,12 +184,11 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		scfg := kvStreamConfig(cfg, !nodeWritten(name))
 		var b jetstream.KeyValue
 		if o.CreateOnly {
-			if b, err = js.KeyValue(ctx, name); errors.Is(err, jetstream.ErrBucketNotFound) {
-				if _, err = js.CreateStream(ctx, scfg); err == nil || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-					b, err = js.KeyValue(ctx, name) // made here, or by another process meanwhile
-				}
-			}
-		} else if _, err = createOrRepair(ctx, js, scfg, log); err == nil {
+			_, err = createOnly(ctx, js, scfg, log)
+		} else {
+			_, err = createOrRepair(ctx, js, scfg, log)
+		}
+		if err == nil {
 			b, err = js.KeyValue(ctx, name)
 		}
 		if err != nil {
@@ -234,9 +240,7 @@ func EnsureStores(ctx context.Context, nc *nats.Conn, o StoreOptions) (*Stores, 
 		cfg.Storage, cfg.Replicas, cfg.Retention, cfg.AllowDirect = jetstream.FileStorage, r, jetstream.LimitsPolicy, true
 		var st jetstream.Stream
 		if o.CreateOnly {
-			if st, err = js.Stream(ctx, cfg.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
-				st, err = js.CreateStream(ctx, cfg)
-			}
+			st, err = createOnly(ctx, js, cfg, log)
 		} else {
 			st, err = createOrRepair(ctx, js, cfg, log)
 		}

@@ -67,6 +67,31 @@ func createOrRepair(ctx context.Context, js jetstream.JetStream, want jetstream.
 	return st, nil
 }
 
+// createOnly opens the stream of want, creating it when missing, for a process that may not
+// change it (a node, the CLI): what it has that leaks (foreignParts; a hub's sources of its
+// sites are Corral's) is said at WARN, with the fix, and the process goes on with it.
+func createOnly(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, log *slog.Logger) (jetstream.Stream, error) {
+	st, err := js.Stream(ctx, want.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if st, err = js.CreateStream(ctx, want); errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			st, err = js.Stream(ctx, want.Name) // another process made it meanwhile
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	have := st.CachedInfo().Config
+	if sourced(want.Name) {
+		want.Sources = siteSourcesOnly(want.Name, have.Sources)
+	}
+	if leaks := foreignParts(have, want); len(leaks) > 0 {
+		log.Warn("store differs from Corral's in what lets a NATS user read what it may not, and this process may not change it: "+
+			"start a gateway, whose start repairs it (a node's NATS user may create this store: look for the node that made it)",
+			"stream", want.Name, "differs", strings.Join(leaks, "; "))
+	}
+	return st, nil
+}
+
 // foreignParts lists what have, an existing stream, has that want does not and Corral never
 // sets: other subjects, a republish, a mirror, other sources, a subject transform.
 func foreignParts(have, want jetstream.StreamConfig) []string {

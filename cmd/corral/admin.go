@@ -81,7 +81,7 @@ func (a *adminFlags) open(ctx context.Context) (*nats.Conn, *broker.Stores, *slo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true})
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true, Log: log})
 	if err != nil {
 		nc.Close()
 		return nil, nil, nil, err

@@ -91,6 +91,9 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 		return nil, err
 	}
 	retention.Log = log
+	// First: a store a node made could take the replies of what the gateway asks, and of what
+	// it answers, until its start repaired it (broker/streams_capture.go). A failed repair
+	// stops the start before the gateway answers anything.
 	stores, err := broker.EnsureStores(ctx, nc, retention)
 	if err != nil {
 		return nil, err
@@ -397,10 +400,11 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	if err != nil {
 		return nil, err
 	}
-	// A node creates missing stores but changes none (its NATS user may not), and writes its
-	// registry and lease entries under its own keys, the only ones its NATS user may write.
+	// A node creates missing stores but changes none (its NATS user may not: one that leaks is
+	// said at WARN), and writes its registry and lease entries under its own keys, the only ones
+	// its NATS user may write.
 	created := s.sizes
-	created.CreateOnly, created.Node = true, true
+	created.CreateOnly, created.Node, created.Log = true, true, log
 	stores, err := broker.EnsureStores(ctx, nc, created)
 	if err != nil {
 		nc.Close()

@@ -94,7 +94,7 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true})
+	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true, Log: log})
 	if err != nil {
 		nc.Close()
 		return nil, nil, err

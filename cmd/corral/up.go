@@ -71,7 +71,7 @@ func runUp(ctx context.Context, args []string) error {
 	defer nc.Close()
 	// The stores are made with the retention flags before the node starts: the node would make
 	// missing ones with the defaults (1GiB each), which a small disk cannot reserve.
-	if err := ensureUpStores(ctx, nc, gf); err != nil {
+	if err := ensureUpStores(ctx, nc, gf, log); err != nil {
 		return onDataDisk(*data, err)
 	}
 	node, err := startClaimedNode(ctx, conn(broker.RoleNode, *ns.id), ns, reg, log)
@@ -120,12 +120,14 @@ func runUp(ctx context.Context, args []string) error {
 	}
 }
 
-// ensureUpStores makes or updates the farm's stores with the retention gf chooses.
-func ensureUpStores(ctx context.Context, nc *nats.Conn, gf gatewayFlags) error {
+// ensureUpStores makes or updates the farm's stores with the retention gf chooses; log is told
+// what it repaired (the gateway's start after it finds nothing left to say).
+func ensureUpStores(ctx context.Context, nc *nats.Conn, gf gatewayFlags, log *slog.Logger) error {
 	retention, err := gf.stores()
 	if err != nil {
 		return err
 	}
+	retention.Log = log
 	_, err = broker.EnsureStores(ctx, nc, retention)
 	return err
 }
