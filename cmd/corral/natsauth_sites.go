@@ -13,7 +13,7 @@ import (
 // parseSites reads nats-auth's --site flags, NAME=NODE[,NODE...] each: a site's leaf user takes
 // requests for, and sends heartbeats and answers as, the nodes named with it only (a leaf user
 // without them took every node's requests: broker.LeafPermissions). A site given twice has the
-// nodes of both; a node may be at one site only.
+// nodes of both; a node may be at one site only, and be given once.
 func parseSites(flags []string) ([]broker.Site, error) { return parseSiteNodes("--site", flags) }
 
 // parseSiteNodes reads the values of flag, NAME=NODE[,NODE...] each: nats-auth's --site, and
@@ -47,10 +47,12 @@ func parseSiteNodes(flag string, values []string) ([]broker.Site, error) {
 				errs = append(errs, fmt.Errorf("%s %q: node %q: use letters, digits, '-' and '_' (a node's --node-id), one by one", flag, f, n))
 				continue
 			}
-			if other, seen := at[n]; seen {
-				if other != name {
-					errs = append(errs, fmt.Errorf("%s %q: node %s is at site %s too: a node id is unique in the farm", flag, f, n, other))
-				}
+			switch other, seen := at[n]; {
+			case seen && other != name:
+				errs = append(errs, fmt.Errorf("%s %q: node %s is at site %s too: a node id is unique in the farm", flag, f, n, other))
+				continue
+			case seen: // a slip, which the chart's hub.sites refuses too: the list is the site's whole
+				errs = append(errs, fmt.Errorf("%s %q: node %s is given twice for site %s: give each node once", flag, f, n, name))
 				continue
 			}
 			at[n] = name

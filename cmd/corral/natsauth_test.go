@@ -107,6 +107,8 @@ func TestNATSAuthSiteNeedsItsNodes(t *testing.T) {
 		{[]string{"*"}, `--site "*": a leaf user shared by every site would take every site's requests`},
 		{[]string{"*=nA"}, `--site "*=nA": a leaf user shared by every site`},
 		{[]string{"s1=nA", "s2=nB,nA"}, `--site "s2=nB,nA": node nA is at site s1 too`},
+		{[]string{"s1=nA,nA"}, `--site "s1=nA,nA": node nA is given twice for site s1: give each node once`},
+		{[]string{"s1=nA", "s1=nB,nA"}, `--site "s1=nB,nA": node nA is given twice for site s1`},
 		{[]string{"s1=n.A"}, `--site "s1=n.A": node "n.A": use letters`},
 		{[]string{"s1=*"}, `--site "s1=*": node "*"`},
 		{[]string{"pa.ris=nA"}, `--site "pa.ris=nA": use NAME=NODE[,NODE...]`},

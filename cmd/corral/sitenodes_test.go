@@ -62,8 +62,8 @@ func TestUpLeafUserOfASiteWithNodesTakesOnlyTheirRequests(t *testing.T) {
 }
 
 // --site-nodes and CORRAL_SITE_NODES are refused, exit 2, when they name a site that is not in
-// --sites (corral gateway and corral up alike), and when they are not NAME=NODE[,NODE...] (the
-// form of nats-auth's --site, read by the same parser).
+// --sites (corral gateway and corral up alike), when they are not NAME=NODE[,NODE...] (the
+// form of nats-auth's --site, read by the same parser), and when they give a node twice.
 func TestSiteNodesRefused(t *testing.T) {
 	noNATSSettings(t)
 	gw := func(args ...string) []string {
@@ -82,6 +82,10 @@ func TestSiteNodesRefused(t *testing.T) {
 		{gw("--sites", "a", "--site-nodes", "a="), `--site-nodes "a=": name the site's nodes`},
 		{gw("--sites", "a", "--site-nodes", "a"), `--site-nodes "a": name the site's nodes`},
 		{gw("--sites", "a,b", "--site-nodes", "a=n1", "--site-nodes", "b=n1"), "node n1 is at site a too"},
+		// A node given twice for its site is a slip (the chart refuses it too), not taken silently.
+		{gw("--sites", "a", "--site-nodes", "a=n1,n1"), `--site-nodes "a=n1,n1": node n1 is given twice for site a: give each node once`},
+		{gw("--sites", "a", "--site-nodes", "a=n1", "--site-nodes", "a=n2, n1"), `--site-nodes "a=n2, n1": node n1 is given twice for site a`},
+		{up("--sites", "a", "--site-nodes", "a=n1;a=n1"), `--site-nodes "a=n1": node n1 is given twice for site a`},
 		{gw("--sites", "a", "--site-nodes", "a=n 1"), `node "n 1"`},
 		{up("--sites", "a", "--site-nodes", ";"), "give a site and its nodes"},
 	} {
