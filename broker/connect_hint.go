@@ -19,7 +19,7 @@ func connectHint(o ConnectOptions, err error) string {
 	if ue := (*url.Error)(nil); errors.As(err, &ue) && ue.Op == "parse" {
 		return "check --nats-url (or the context's URL, or $NATS_URL): give nats://HOST:PORT, and a password in --nats-password-file, not in the URL"
 	}
-	return "is it running? check --nats-url, credentials and TLS options"
+	return "is it running? check --nats-url, credentials and TLS options, or give the farm's context: --nats-context (or $NATS_CONTEXT) DATA/nats/admin.json of corral up"
 }
 
 // authHint says what to do when NATS refused the connection's credentials: with none given,

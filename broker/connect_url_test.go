@@ -53,7 +53,7 @@ func TestConnectErrorHidesAMalformedURLsPassword(t *testing.T) {
 func TestConnectErrorKeepsItsWordsWithAShortSecret(t *testing.T) {
 	for _, c := range []struct{ url, shown, words string }{
 		{"nats://s@[bad", "nats://REDACTED@[bad", "the URL does not parse: missing ']' in host (check --nats-url"},
-		{"nats://e@127.0.0.1:1", "nats://REDACTED@127.0.0.1:1", "nats: no servers available for connection (is it running? check --nats-url"},
+		{"nats://e@127.0.0.1:1", "nats://REDACTED@127.0.0.1:1", "nats: no servers available for connection (is it running? check --nats-url, credentials and TLS options, or give the farm's context: --nats-context (or $NATS_CONTEXT) DATA/nats/admin.json"},
 		{"nats://admin:s@[bad", "nats://admin:REDACTED@[bad", "the URL does not parse: missing ']' in host (check --nats-url"},
 	} {
 		_, err := Connect(ConnectOptions{URL: c.url, Name: "t"}, slog.New(slog.DiscardHandler))

@@ -18,3 +18,14 @@ func TestCallArgumentsNoObjectExit2(t *testing.T) {
 		assert.Contains(t, said, "arguments must be a JSON object", arg)
 	}
 }
+
+// A gateway that does not answer is exit 1, and the error says how to name another one: a
+// farm on other ports is a new user's first stumble.
+func TestCallToNoGatewayNamesTheFlag(t *testing.T) {
+	var code int
+	said := captureOutput(t, func() {
+		code = realMain([]string{"call", "--gateway", "http://127.0.0.1:1/mcp", "get_screen_size", `{"serial":"x"}`})
+	})
+	assert.Equal(t, 1, code, said)
+	assert.Contains(t, said, "is it up? corral up serves one on 127.0.0.1:8420; give another with --gateway URL")
+}

@@ -134,7 +134,7 @@ func (t tokenSource) explainRefusal(ctx context.Context, url string, headers map
 	if errors.As(err, &noAnswer) {
 		err = noAnswer
 	}
-	return fmt.Errorf("gateway %s: %w (is it up? corral up serves one on 127.0.0.1:8420)", url, err)
+	return fmt.Errorf("gateway %s: %w (is it up? corral up serves one on 127.0.0.1:8420; give another with --gateway URL)", url, err)
 }
 
 // from names where the token came from.
