@@ -97,7 +97,8 @@ func agentTaskOf(who string) string { return "agent:" + who }
 // after all. A failure to record is logged: the task runs all the same.
 func (g *Gateway) rememberAgentTask(ctx context.Context, r agentRun) (undo func()) {
 	ctx = context.WithoutCancel(ctx) // SetLatestTask only queues the write
-	keys := []string{r.who, agentTaskOf(r.who)}
+	on := latestOn(r.who, r.serial)  // get_latest_task {serial} reads it
+	keys := []string{r.who, agentTaskOf(r.who), on, agentTaskOf(on)}
 	before := make([]string, len(keys))
 	for i, who := range keys {
 		before[i], _ = g.farm.LatestTask(ctx, who)

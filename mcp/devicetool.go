@@ -326,7 +326,7 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 		if callerEnded(err) {
 			outcome = broker.OutcomeAborted // its caller stopped waiting: no loss for the error alerts
 			// Its node withdrew it from the queue or aborted it, and records it either way.
-			g.rememberLatestID(ctx, task.ID)
+			g.rememberLatestID(ctx, task.ID, dev.Serial)
 		}
 		setOutcome(ctx, outcome)
 		return errorResult(lostText(task, dev.Serial, err))

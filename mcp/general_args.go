@@ -21,7 +21,8 @@ import (
 // unless the tool declares them itself. The six mean nothing to a gateway tool (nothing there is
 // found, retried or touched): taken and ignored, unlisted, as on the device tools that only
 // look. The tools of the httprunner profile list platform and serial, as every device tool
-// does; the others take them unlisted (tools/list is paid for in every agent's context).
+// does; the others take them unlisted (tools/list is paid for in every agent's context), and
+// those that read of a device (list_leases, get_latest_task: serialFilter) filter by serial.
 
 // generalOptions are HttpRunner's six general options (its 通用参数 → 行为参数), as
 // tools.SeedOptions takes them.
@@ -39,6 +40,7 @@ func withGeneralArgs(d toolDef, listed bool) toolDef {
 	props := d.tool.InputSchema.Properties
 	_, ownPlatform := props[argPlatform]
 	_, ownSerial := props[argSerial]
+	ownSerial = ownSerial || d.serialFilter
 	if listed {
 		// The handler's copy of the tool shares this map: its unknown-argument answer
 		// (argError) lists them too.

@@ -12,10 +12,13 @@ import (
 )
 
 // latestTaskArgs are get_latest_task's arguments: the phone-agent seed's includeSteps, and
-// anyTool for the latest task of any tool rather than the latest agent task.
+// anyTool for the latest task of any tool rather than the latest agent task. Serial is the
+// device HttpRunner's clients send with every call (unlisted: serialFilter): the latest task
+// on it.
 type latestTaskArgs struct {
-	IncludeSteps *bool `json:"includeSteps,omitempty"`
-	AnyTool      *bool `json:"anyTool,omitempty"`
+	IncludeSteps *bool  `json:"includeSteps,omitempty"`
+	AnyTool      *bool  `json:"anyTool,omitempty"`
+	Serial       string `json:"serial,omitempty"`
 }
 
 func toolGetLatestTask() toolDef {
@@ -26,20 +29,26 @@ func toolGetLatestTask() toolDef {
 		mcpgo.WithBoolean("includeSteps", mcpgo.Description("Include an agent task's or a sequence's steps (default true)")),
 		mcpgo.WithBoolean("anyTool", mcpgo.Description("Any tool's, not only run_agent_task's (default false)")),
 	)
-	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+	return toolDef{tool: tool, serialFilter: true, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a latestTaskArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
 			anyTool := a.AnyTool != nil && *a.AnyTool
-			who := agentTaskOf(latestOf(ctx)) // the seed's: the latest agent task, which no other call moves
-			if anyTool {
-				who = latestOf(ctx)
+			who := latestOf(ctx)
+			if a.Serial != "" { // checked as a device tool checks it: known, usable
+				if _, _, errRes := g.resolveDevice(ctx, deviceArgs{Serial: a.Serial}); errRes != nil {
+					return errRes, nil
+				}
+				who = latestOn(who, a.Serial)
+			}
+			if !anyTool {
+				who = agentTaskOf(who) // the seed's: the latest agent task, which no other call moves
 			}
 			id, ok := g.farm.LatestTask(ctx, who)
 			if !ok {
-				return noLatestTask(ctx, anyTool), nil
+				return noLatestTask(ctx, anyTool, a.Serial), nil
 			}
 			dropSteps := a.IncludeSteps != nil && !*a.IncludeSteps
 			if out, ok := g.sentRunning(ctx, id); ok { // no record before its node answers
@@ -81,23 +90,36 @@ func latestOf(ctx context.Context) string {
 	return "holder:" + holderFrom(ctx).Name()
 }
 
+// latestOn names whose latest task on device serial a call reads and writes: who's
+// (latestOf), on that device only. The device comes first, as agentTaskOf's prefix does (the
+// CLI's farm keeps what precedes the session: asHolder), as a token: no ':' in it.
+func latestOn(who, serial string) string { return "device:" + broker.Token(serial) + ":" + who }
+
 // rememberLatest records a task the node answered (and so wrote a record of) as the latest of
 // its caller. A failure to record costs only get_latest_task, so it is logged, not returned.
 func (g *Gateway) rememberLatest(ctx context.Context, res broker.TaskResult) {
 	if res.ID == "" || res.Submitted.IsZero() {
 		return // refused before any node saw it: there is no record to find
 	}
-	g.rememberLatestID(ctx, res.ID)
+	g.rememberLatestID(ctx, res.ID, res.Serial)
 }
 
-// rememberLatestID records task id as the latest of its caller: one its node answered, or
-// one whose caller stopped waiting, which its node withdraws or aborts and records as aborted
-// (as get_task_result shows it).
-func (g *Gateway) rememberLatestID(ctx context.Context, id string) {
+// rememberLatestID records task id, on device serial, as the latest of its caller, and its
+// latest on that device: one its node answered, or one whose caller stopped waiting, which its
+// node withdraws or aborts and records as aborted (as get_task_result shows it).
+func (g *Gateway) rememberLatestID(ctx context.Context, id, serial string) {
 	// The caller may be gone already (cancelled); the task still ran. (SetLatestTask only
 	// queues the write: no deadline needed, nor the timer one costs on every call.)
-	if err := g.farm.SetLatestTask(context.WithoutCancel(ctx), latestOf(ctx), id); err != nil {
-		g.log.Warn("latest task not recorded; get_latest_task will miss it", "task", id, "err", err)
+	ctx, who := context.WithoutCancel(ctx), latestOf(ctx)
+	keys := []string{who}
+	if serial != "" {
+		keys = append(keys, latestOn(who, serial))
+	}
+	for _, key := range keys {
+		if err := g.farm.SetLatestTask(ctx, key, id); err != nil {
+			g.log.Warn("latest task not recorded; get_latest_task will miss it", "task", id, "err", err)
+			return
+		}
 	}
 }
 

@@ -28,9 +28,12 @@ type LeasesResult struct {
 }
 
 // listLeasesArgs are list_leases' filters (of the leased device, and its holder) and page.
+// Serial is the device HttpRunner's clients send with every call (unlisted: serialFilter):
+// only its lease is listed.
 type listLeasesArgs struct {
 	deviceFilter
 	Holder string `json:"holder,omitempty"`
+	Serial string `json:"serial,omitempty"`
 	pageArgs
 }
 
@@ -47,10 +50,22 @@ func (a *listLeasesArgs) matches(l broker.Lease, d broker.DeviceEntry, known boo
 	if a.Holder != "" && a.Holder != l.Holder.Principal && a.Holder != l.Holder.Name() && a.Holder != l.Holder.String() {
 		return false
 	}
+	if a.Serial != "" && a.Serial != l.Serial {
+		return false
+	}
 	if !known {
 		return a.Platform == "" && a.State == "" && a.Model == "" && len(a.Tags) == 0 && (a.Node == "" || a.Node == l.Node)
 	}
 	return a.deviceFilter.matches(d)
+}
+
+// filters are list_leases' own filters, for the print a cursor carries: serial only when
+// given, so that the cursors of a list without it stay what they were.
+func (a *listLeasesArgs) filters() []string {
+	if a.Serial == "" {
+		return []string{a.Holder}
+	}
+	return []string{a.Holder, "serial " + a.Serial}
 }
 
 func toolListLeases() toolDef {
@@ -61,7 +76,7 @@ func toolListLeases() toolDef {
 	}, deviceFilterParams()...)
 	opts = append(opts, mcpgo.WithString("holder", mcpgo.Description(`A principal, or "principal (client)"`)))
 	tool := mcpgo.NewTool("list_leases", append(opts, pageParams()...)...)
-	return toolDef{tool: tool, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+	return toolDef{tool: tool, serialFilter: true, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a listLeasesArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
@@ -70,7 +85,12 @@ func toolListLeases() toolDef {
 			if err := g.checkPlatform(a.Platform); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			end := pageEnd{kind: listLeases, filters: a.print(a.Holder), noun: "leases", narrow: "platform, state, tags, model, node or holder"}
+			if a.Serial != "" { // checked as a device tool checks it: known, usable, of platform
+				if _, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial}); errRes != nil {
+					return errRes, nil
+				}
+			}
+			end := pageEnd{kind: listLeases, filters: a.print(a.filters()...), noun: "leases", narrow: "platform, state, tags, model, node or holder"}
 			after, err := a.after(end.kind, end.filters)
 			if err != nil {
 				return g.refuse(ctx, err.Error()), nil

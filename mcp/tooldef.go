@@ -12,6 +12,10 @@ type toolDef struct {
 	// device marks a tool that runs on a device: its result is bounded by the node (images,
 	// get_source's 512 KB), not by the size of the farm, and is not held to MaxResultBytes.
 	device bool
+	// serialFilter marks a gateway tool that reads serial, HttpRunner's device of every call,
+	// as a filter without listing it (tools/list is paid for in every agent's context):
+	// withGeneralArgs passes it on to the handler.
+	serialFilter bool
 }
 
 // Annotation helpers, so every tool states its hints in one short line. Hints equal to the
