@@ -2,10 +2,12 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -75,6 +77,9 @@ func (w *SiteWatch) kickSources(ctx context.Context, site string) {
 			}
 			kicked[stream] = now
 			src, err := removeSource(ctx, w.hub, stream, site)
+			if err != nil && watchEnded(ctx, err) {
+				return
+			}
 			if err != nil {
 				w.log.Warn("site's idle source not re-added at the hub; nats-server retries it itself, within minutes", "site", site, "stream", stream, "err", err)
 				continue
@@ -115,6 +120,11 @@ func (w *SiteWatch) addBack(ctx context.Context, site, stream string, src *jetst
 			start, err = siteStart(ctx, w.nc, site, stream, maxAge)
 		}
 	}
+	if err != nil && watchEnded(ctx, err) {
+		w.log.Debug("site's source not added back at the hub: the watch ended (the link dropped, or the gateway stops); "+
+			"it is added back as the watch ends", "site", site, "stream", stream, "err", err)
+		return false
+	}
 	if err != nil {
 		start = 1
 		w.log.Warn("site's source re-added at the hub from the site's first record: where the hub's age limit starts at the site is unknown "+
@@ -123,11 +133,23 @@ func (w *SiteWatch) addBack(ctx context.Context, site, stream string, src *jetst
 	re := *src
 	re.OptStartSeq = start
 	err = addSource(ctx, w.hub, stream, site, &re)
-	if err != nil {
+	switch {
+	case err != nil && watchEnded(ctx, err):
+		w.log.Debug("site's source not added back at the hub: the watch ended", "site", site, "stream", stream, "err", err)
+	case err != nil:
 		w.log.Warn("site's source removed at the hub and not added back yet; trying again (a gateway started with --sites naming the site adds it too)",
 			"site", site, "stream", stream, "err", err)
 	}
 	return err == nil
+}
+
+// watchEnded says whether err, a failure of a request made with ctx, came of the watch
+// ending rather than of NATS refusing it: ctx cancelled (the link dropped, the gateway stops)
+// or the connection closing. Such a failure is no reason to warn, least of all to tell the
+// operator to make new NATS users.
+func watchEnded(ctx context.Context, err error) bool {
+	return errors.Is(ctx.Err(), context.Canceled) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, nats.ErrConnectionDraining)
 }
 
 // idleSources are the hub's streams whose source of site hears nothing from it, or has heard
