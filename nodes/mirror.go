@@ -219,19 +219,15 @@ func (m *natsMirror) signal() {
 	}
 }
 
-// run writes what was queued until ctx ends, then writes what is left.
+// run writes what was queued until ctx ends, then writes what is left (mirror_stop.go).
 func (m *natsMirror) run(ctx context.Context) {
 	var lastRegistry time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			m.releaseRegistry() // the node stops: what it last knew goes out
-			for {
-				// Again while events wait behind one that had to be stored first; once, if NATS fails.
-				if pending, failed := m.flush(context.Background(), true); !pending || failed {
-					return
-				}
-			}
+			m.flushAtStop(stopFlushWait)
+			return
 		case <-m.wake:
 		}
 		select {
@@ -293,7 +289,13 @@ func (m *natsMirror) flush(ctx context.Context, withRegistry bool) (pending, fai
 	if len(devices)+len(leases)+len(events) == 0 {
 		return pending, false
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	// Not cancelled with the node's life (the stop's flush needs it), but within a deadline of
+	// the caller's (the stop's budget).
+	limit := 10 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(d))
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 	defer cancel()
 	js := m.stores.JS
 	var lastErr error
