@@ -262,7 +262,10 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 			defer func() { _ = s.Unsubscribe() }()
 		}
 	}
-	req.Probe = c.probe.tokenOf(c.nc) // client_probe.go
+	if req.Probe = c.probe.tokenOf(c.nc); req.Probe != "" { // client_probe.go
+		c.probe.waiting(req.ID, ctx)
+		defer c.probe.returned(req.ID, ctx)
+	}
 	var res TaskResult
 	err := c.awaitTask(ctx, dev.Node, req, &res)
 	if err == nil {

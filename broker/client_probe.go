@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -8,28 +9,65 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// probeListener is how a client's nodes can tell that it is still there when a task of its
-// that waited in a device's queue is about to start (TaskRequest.Probe): a subscription to
-// ProgressT, every node's, with a token of the client's in place of a task id, made at its
-// first task and kept for as long as its connection lives (nats.go renews it after a
-// reconnection). A node's request there is not answered: that someone got it is the answer;
-// no responders means the connection is gone, and the task does not run. A subject a node
-// may publish on already (its tasks' progress), under permissions that let it answer the
-// gateways' requests and send nothing else to their inboxes; and nothing per call.
+// probeListener is how a client's nodes can tell that a task's caller is still there when a
+// task of its that waited in a device's queue is about to start (TaskRequest.Probe), and while
+// it runs: a subscription to ProgressT, every node's, with a token of the client's in place of
+// a task id, made at its first task and kept for as long as its connection lives (nats.go
+// renews it after a reconnection). No responders there means the connection is gone. A
+// subject a node may publish on already (its tasks' progress), under permissions that let it
+// answer the gateways' requests and send nothing else to their inboxes.
+//
+// A connection alive says nothing of its calls: a gateway serves many callers, and those that
+// leave at once (Ctrl-C of several command lines, a drain's cut) have their tasks aborted one
+// by one, so the node may free the device and promote a queued task before that task's own
+// abort arrives. So the client answers per call: a node's probe carries the task id and a
+// reply subject of its own (CallerAnswerSubject, one the gateway may publish on), and the
+// client says whether that call still waits for its answer (its caller's context alive), as
+// it is when asked, not when its abort gets there. A token with callProbePrefix says that its
+// client answers; an older client's (probePrefix) is only listened on. Per call this costs a
+// map entry; nothing goes over NATS but for a task that waited.
 type probeListener struct {
 	once  sync.Once
+	nc    *nats.Conn
 	token string // "" if the subscription failed: no node asks then
+
+	mu    sync.Mutex
+	calls map[string]context.Context // task id → its caller's context, while its call waits
 }
 
-// probePrefix starts a probe token; task ids start with t_.
-const probePrefix = "p_"
+// Probe token prefixes; task ids start with t_. probePrefix is an older client's token, only
+// listened on; callProbePrefix one whose client answers per call.
+const (
+	probePrefix     = "p_"
+	callProbePrefix = "c_"
+)
+
+// ProbeAnswers says whether the client that gave probe answers a node's question per call
+// (CallerAnswerSubject); an older client's probe is only listened on.
+func ProbeAnswers(probe string) bool { return strings.HasPrefix(probe, callProbePrefix) }
+
+// Answers to a node's probe of one call.
+var (
+	CallerWaits = []byte("waiting") // the call still waits for its answer
+	CallerLeft  = []byte("gone")    // it ended: its caller left, or it was answered
+)
+
+// callerAnswerPrefix starts the last token of the subject a node takes a probe's answer on.
+const callerAnswerPrefix = "caller_"
+
+// CallerAnswerSubject is where node takes the answer to its probe of task id's caller: a
+// subject of its own, which the gateways may publish on (they send it requests there).
+func CallerAnswerSubject(node, id string) string {
+	return nodeEndpoint(node, callerAnswerPrefix+id)
+}
 
 // tokenOf returns the client's probe token, subscribing at the first call.
 func (p *probeListener) tokenOf(nc *nats.Conn) string {
 	p.once.Do(func() {
-		token := randomID(probePrefix, 10)
+		p.nc, p.calls = nc, map[string]context.Context{}
+		token := randomID(callProbePrefix, 10)
 		subject := fmt.Sprintf(ProgressT, "*", token)
-		if _, err := nc.Subscribe(subject, func(*nats.Msg) {}); err != nil {
+		if _, err := nc.Subscribe(subject, p.answer); err != nil {
 			return
 		}
 		// A role that may not subscribe there is refused asynchronously: a flush lets the
@@ -44,9 +82,63 @@ func (p *probeListener) tokenOf(nc *nats.Conn) string {
 	return p.token
 }
 
+// waiting notes that task id's call waits for its answer until ctx ends or it returns.
+func (p *probeListener) waiting(id string, ctx context.Context) {
+	p.mu.Lock()
+	p.calls[id] = ctx
+	p.mu.Unlock()
+}
+
+// returned ends waiting's note of id's call, made with ctx.
+func (p *probeListener) returned(id string, ctx context.Context) {
+	p.mu.Lock()
+	if p.calls[id] == ctx {
+		delete(p.calls, id)
+	}
+	p.mu.Unlock()
+}
+
+// waits says whether task id's call still waits: noted, and its caller's context alive.
+func (p *probeListener) waits(id string) bool {
+	p.mu.Lock()
+	ctx, ok := p.calls[id]
+	p.mu.Unlock()
+	return ok && ctx.Err() == nil
+}
+
+// answer answers a node's probe of one call: the task id in its data, on the reply subject
+// of that node's the probe names (an older node's probe, with neither, is only listened on).
+func (p *probeListener) answer(m *nats.Msg) {
+	id := string(m.Data)
+	node, ok := probedNode(m.Subject)
+	if !ok || !validToken(id) || m.Reply != CallerAnswerSubject(node, id) {
+		return
+	}
+	answer := CallerLeft
+	if p.waits(id) {
+		answer = CallerWaits
+	}
+	_ = p.nc.Publish(m.Reply, answer)
+}
+
+// probedNode is the node of a probe's subject, corral.v1.progress.<node>.<token>.
+func probedNode(subject string) (string, bool) {
+	rest, ok := strings.CutPrefix(subject, Prefix+".progress.")
+	if !ok {
+		return "", false
+	}
+	node, _, ok := strings.Cut(rest, ".")
+	return node, ok && validToken(node)
+}
+
 // isProbe says whether subject is a client's probe subscription's: its refusal (a role that
 // may not subscribe to progress, e.g. an operator's) only means that no node can ask, and is
 // not the refusal a command line should fail with.
 func isProbe(subject string) bool {
-	return strings.HasPrefix(subject, fmt.Sprintf(ProgressT, "*", probePrefix))
+	for _, prefix := range []string{probePrefix, callProbePrefix} {
+		if strings.HasPrefix(subject, fmt.Sprintf(ProgressT, "*", prefix)) {
+			return true
+		}
+	}
+	return false
 }

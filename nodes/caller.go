@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -17,8 +18,9 @@ import (
 const callerCheck = time.Second
 
 // callerListens says whether the caller of req, a task whose turn came after a wait in its
-// device's queue, is still there (actors.Config.CallerListens): asked on the probe subject
-// of its gateway's connection (broker.TaskRequest.Probe). A task that cannot be asked (from an
+// device's queue or running, is still there (actors.Config.CallerListens): asked on the probe
+// subject of its gateway's connection (broker.TaskRequest.Probe), per call if the gateway
+// answers so (callEnded). A task that cannot be asked (from an
 // older gateway) starts, and so does a background task (an agent task), which runs to its end
 // whatever becomes of its caller.
 func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
@@ -30,7 +32,14 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 	}
 	ctx, cancel := context.WithTimeout(ctx, callerCheck)
 	defer cancel()
-	gone, err := noListener(ctx, n.cfg.NC, fmt.Sprintf(broker.ProgressT, n.cfg.ID, req.Probe))
+	probe := fmt.Sprintf(broker.ProgressT, n.cfg.ID, req.Probe)
+	var gone bool
+	var err error
+	if broker.ProbeAnswers(req.Probe) {
+		gone, err = callEnded(ctx, n.cfg.NC, probe, n.cfg.ID, req.ID)
+	} else { // an older gateway's: its connection is all it tells
+		gone, err = noListener(ctx, n.cfg.NC, probe)
+	}
 	if err != nil {
 		n.cfg.Log.Debug("could not ask whether a task's caller is still there; the task starts", "task", req.ID, "serial", req.Serial, "err", err)
 		return true
@@ -40,6 +49,33 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 			"tool", req.Tool, "holder", req.Holder.String())
 	}
 	return !gone
+}
+
+// callEnded asks the client behind probe whether task id's call still waits for its answer
+// (broker.ProbeAnswers): gone if it says so, or if its connection is (no responders, which
+// comes where the answer would). Its answer is the truth when asked, whatever aborts of its
+// calls are still on their way: a caller that left as the device was freed for it (several
+// callers cut at once) is not taken for one that waits. No answer within ctx is an error.
+func callEnded(ctx context.Context, nc *nats.Conn, probe, node, id string) (bool, error) {
+	answers := make(chan *nats.Msg, 1)
+	reply := broker.CallerAnswerSubject(node, id)
+	sub, err := nc.ChanSubscribe(reply, answers)
+	if err != nil {
+		return false, fmt.Errorf("subscribe for the answer to a probe of %s: %w", probe, err)
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := nc.PublishRequest(probe, reply, []byte(id)); err != nil {
+		return false, fmt.Errorf("probe %s: %w", probe, err)
+	}
+	select {
+	case m := <-answers:
+		if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
+			return true, nil
+		}
+		return !bytes.Equal(m.Data, broker.CallerWaits), nil
+	case <-ctx.Done():
+		return false, fmt.Errorf("probe %s: no answer: %w", probe, ctx.Err())
+	}
 }
 
 // noListener says whether nothing subscribes to subject, as the node's NATS server sees it.

@@ -125,7 +125,7 @@ func probeListeners(t *testing.T, f *farmtest.Farm) int {
 	require.NoError(t, err)
 	n := 0
 	for _, s := range subs.Subs {
-		if strings.HasPrefix(s.Subject, fmt.Sprintf(broker.ProgressT, "*", "p_")) {
+		if strings.HasPrefix(s.Subject, fmt.Sprintf(broker.ProgressT, "*", "c_")) {
 			n++
 		}
 	}
