@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/corral-farm/corral/internal/redact"
 )
@@ -21,6 +22,9 @@ func (r TaskResult) Record() TaskResult {
 	if r.RecordData != nil {
 		r.Data, r.RecordData = r.RecordData, nil
 	}
+	if u := r.ErrorUnrecorded; u != nil {
+		r.Error, r.ErrorUnrecorded = u.recorded(r.Error), nil
+	}
 	if len(r.Secrets) > 0 {
 		s := redact.NewSecrets(Redacted, r.Secrets, r.Serial, r.Node)
 		r.Text, r.Error = s.Hide(r.Text), s.Hide(r.Error)
@@ -28,6 +32,23 @@ func (r TaskResult) Record() TaskResult {
 	}
 	r.Secrets = nil
 	return r
+}
+
+// Unrecorded is a part of a task's error that only its caller may read, and what its record
+// keeps instead (TaskResult.ErrorUnrecorded).
+type Unrecorded struct {
+	Text    string // as the caller reads it
+	Instead string // as the record keeps it
+}
+
+// recorded is the error text errText as its record keeps it: the unrecorded part replaced
+// wherever it stands (a scheduler's cause may precede it); all of it replaced when the part is
+// not found as it was given, since errText may then hold it in other words.
+func (u *Unrecorded) recorded(errText string) string {
+	if u.Text != "" && strings.Contains(errText, u.Text) {
+		return strings.ReplaceAll(errText, u.Text, u.Instead)
+	}
+	return u.Instead
 }
 
 // redactJSON takes the secrets out of the string values of data (never its keys or numbers);

@@ -282,6 +282,10 @@ type TaskResult struct {
 	// RecordData, when set, is the Data the record keeps (Record): the caller's Data holds
 	// what only the caller may read (a login's session token). Never sent.
 	RecordData json.RawMessage `json:"-"`
+	// ErrorUnrecorded, when set, is a part of Error only the caller may read (a login
+	// endpoint's answer its failure quotes, which may hold a token) and the words the record
+	// keeps in its place (Record). Never sent.
+	ErrorUnrecorded *Unrecorded `json:"-"`
 
 	// OwnSetup marks an unsupported refusal for what this device lacks by how it was built or
 	// set up (an arm rig without a clipboard helper: nodes/device.ErrUnsupported), not for what

@@ -127,8 +127,11 @@ func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskR
 		if (code == broker.CodeBadInput || code == broker.CodeUnsupported || code == broker.CodeUnconfigured || code == broker.CodeUnhealthy) && !tools.PartlyRan(err) {
 			outcome = broker.OutcomeRefused
 		}
-		return b.pastDeadline(ctx, req.Tool, broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err),
-			OwnSetup: ownSetup(code, err)})
+		res := broker.TaskResult{Outcome: outcome, Code: code, Error: fmt.Sprintf("device %s: %v", b.info.Serial, err), OwnSetup: ownSetup(code, err)}
+		if ue, ok := errors.AsType[*tools.UnrecordedError](err); ok { // words only its caller may read
+			res.ErrorUnrecorded = &broker.Unrecorded{Text: ue.Error(), Instead: ue.Instead}
+		}
+		return b.pastDeadline(ctx, req.Tool, res)
 	}
 	res := broker.TaskResult{Outcome: broker.OutcomeSucceeded, Text: out.Text}
 	if out.Data != nil {

@@ -93,3 +93,65 @@ func TestWebLoginAnswerStaysOutOfRecords(t *testing.T) {
 		return nil
 	}))
 }
+
+// A login endpoint's refusal may hold a token too (a half-open session, a CSRF token): the
+// caller's error quotes its answer, but the task record keeps only its status and size, as a
+// success's record does. It quoted up to 300 characters of it into the record.
+func TestWebLoginRefusalStaysOutOfRecords(t *testing.T) {
+	const token = "tok-HALFOPEN-8c1d5e7f22"
+	answer := fmt.Sprintf(`{"error":"captcha required","session":%q}`, token)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/login", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, answer)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f := webFarm(t, "web-refused")
+	traffic := sniff(t, f)
+	c := f.Client("shopper")
+
+	res := farmtest.Call(t, c, "web_login_none_ui", args("serial", "web-refused", "packageName", srv.URL+"/api/login",
+		"phoneNumber", "13800000000", "password", "s3cret-pass"))
+	require.True(t, res.IsError, farmtest.Text(res))
+	assert.Contains(t, farmtest.Text(res), "the login endpoint answered HTTP 401: "+answer, "the caller's error quotes the answer")
+
+	latest := farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true))
+	var own mcp.TaskRecordResult
+	farmtest.Structured(t, latest, &own)
+	require.Equal(t, "web_login_none_ui", own.Tool)
+	other := farmtest.MustCall(t, f.Client("reader"), "get_task_result", args("task_id", own.TaskID))
+	var rec mcp.TaskRecordResult
+	farmtest.Structured(t, other, &rec)
+	require.NotNil(t, rec.Error, farmtest.Text(other))
+	assert.Equal(t, "device web-refused: "+fmt.Sprintf("the login endpoint answered HTTP 401, %d bytes (only its caller reads them)", len(answer)),
+		*rec.Error, "the record's error: the status and the answer's size")
+	for _, r := range []string{farmtest.Text(latest), farmtest.Text(other)} {
+		assert.NotContains(t, r, token, "a record keeps the token")
+		assert.NotContains(t, r, "captcha required", "a record keeps the answer")
+	}
+
+	farmtest.Eventually(t, 10*time.Second, func() bool {
+		return strings.Count(traffic.String(), ".events.task.") >= 1
+	}, "the task record on NATS")
+	for _, line := range strings.Split(traffic.String(), "\n") {
+		subject, _, _ := strings.Cut(line, " ")
+		if strings.HasPrefix(subject, "_INBOX") {
+			continue // the caller's answer
+		}
+		require.NotContains(t, line, token, "the token on %s", subject)
+	}
+	store := f.NATS.JetStreamConfig().StoreDir
+	require.NoError(t, filepath.WalkDir(store, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		require.False(t, bytes.Contains(b, []byte(token)), "the token in the JetStream store: %s", path)
+		return nil
+	}))
+}

@@ -56,8 +56,9 @@ func webLoginNoneUI() Tool {
 		if json.Unmarshal([]byte(text), &js) == nil {
 			out.Body = js
 		}
-		if !out.OK {
-			return Output{}, fmt.Errorf("the login endpoint answered HTTP %d: %s", res.Status, clipRunes(text, 300))
+		if !out.OK { // the answer is its caller's, not the record's (loginRecord)
+			return Output{}, &UnrecordedError{Err: fmt.Errorf("the login endpoint answered HTTP %d: %s", res.Status, clipRunes(text, 300)),
+				Instead: fmt.Sprintf("the login endpoint answered HTTP %d, %d bytes (only its caller reads them)", res.Status, len(text))}
 		}
 		done := LoginResult{Message: fmt.Sprintf("logged in at %s (HTTP %d)", redact.PageURL(a.PackageName), res.Status), LoginResult: out, Hint: hintAction}
 		return Output{Data: done, Record: loginRecord(done, text)}, nil
