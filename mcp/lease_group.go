@@ -151,7 +151,7 @@ func (g *Gateway) memberSuperseded(m broker.GroupMember) bool {
 func (g *Gateway) groupInfo(ctx context.Context, store groupFarm, grp broker.LeaseGroup, held []broker.Lease) GroupInfo {
 	out := GroupInfo{ID: grp.ID, Holder: grp.Holder.String(), Members: []MemberInfo{}}
 	for _, m := range grp.Members {
-		if !g.mayUseSerial(ctx, m.Serial) {
+		if !g.mayUseSerial(ctx, m.Serial) && !g.isCaller(ctx, grp.Holder.Principal) { // its own group: release_own.go
 			continue
 		}
 		mi := MemberInfo{Serial: m.Serial, Node: m.Node, Epoch: m.Epoch, MaxUntil: m.MaxUntil, State: memberEnded}

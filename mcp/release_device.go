@@ -32,7 +32,7 @@ func (a *releaseArgs) Check() error {
 }
 
 func toolReleaseDevice() toolDef {
-	tool := mcpgo.NewTool("release_device",
+	tool := mcpgo.NewTool(releaseTool,
 		mcpgo.WithDescription("Give a lease back; the next waiter gets the device. A group's lease gives back all its devices."),
 		destructive(true), mcpgo.WithOutputSchema[tools.MessageResult](),
 		mcpgo.WithString(argLease, mcpgo.MaxLength(128), mcpgo.Description("Lease handle to give back; default: the session's")),
@@ -59,7 +59,7 @@ func toolReleaseDevice() toolDef {
 			if errRes != nil {
 				return errRes, nil
 			}
-			dev, _, errRes := g.resolveDevice(ctx, deviceArgs{Serial: serial})
+			dev, errRes := g.releasedDevice(ctx, serial) // its own lease, even of a device its policy no longer allows
 			if errRes != nil {
 				return errRes, nil
 			}

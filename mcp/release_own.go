@@ -1,0 +1,41 @@
+package mcp
+
+import (
+	"context"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// A policy narrowed since a principal took a lease (its tags changed across a gateway restart)
+// must not strand the lease until its TTL or an operator's --force: giving a lease back gives
+// up rights and gains none. So a principal always sees its own leases in list_leases and may
+// release them, whatever the device's tags now; every other tool still refuses the device.
+
+// releaseTool is release_device's name, which authorize lets through for an own lease.
+const releaseTool = "release_device"
+
+// ownsLease reports whether the caller's principal holds dev's lease, as the registry shows
+// it (the node still checks the handle the release passes).
+func (g *Gateway) ownsLease(ctx context.Context, dev broker.DeviceEntry) bool {
+	return dev.Holder != "" && g.isCaller(ctx, broker.PrincipalOf(dev.Holder))
+}
+
+// isCaller reports whether principal is the caller's, who came with a token (or with no
+// policy at all).
+func (g *Gateway) isCaller(ctx context.Context, principal string) bool {
+	p := g.principal(ctx)
+	return p != nil && principal != "" && p.Name == principal
+}
+
+// releasedDevice finds the device release_device gives a lease of back, as resolveDevice
+// does, but lets the caller's principal give back its own lease of a device its policy no
+// longer allows.
+func (g *Gateway) releasedDevice(ctx context.Context, serial string) (broker.DeviceEntry, *mcpgo.CallToolResult) {
+	if dev, ok := g.farm.Device(serial); ok && g.ownsLease(ctx, dev) {
+		return dev, nil
+	}
+	dev, _, errRes := g.resolveDevice(ctx, deviceArgs{Serial: serial})
+	return dev, errRes
+}
