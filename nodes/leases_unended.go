@@ -21,7 +21,8 @@ import (
 // events (and it clears what it knew of them: the registry's holder, the lease mirror). So the
 // node, back, ends them: for each device it had, it reads the last granted event of its own and
 // the last end event of each kind (a direct get by subject each, no scan), and a grant after
-// every end is a lease of its previous run, revoked now.
+// every end is a lease of its previous run, revoked now. The end that did follow a grant (the
+// revocation a clean stop records) is kept too, for that lease's holder.
 
 // leaseEndsWait bounds the reads: a NATS server whose users are from an older Corral refuses
 // them, and the request waits for its deadline.
@@ -30,9 +31,16 @@ const leaseEndsWait = 5 * time.Second
 // leaseEnds are the events that end a lease.
 var leaseEnds = []string{broker.LeaseExpired, broker.LeaseReleased, broker.LeaseRevoked}
 
-// unendedLeases returns the granted events, of node's devices among known, that no end event
-// followed.
-func unendedLeases(ctx context.Context, events jetstream.Stream, node string, known map[string]broker.DeviceEntry) ([]broker.Event, error) {
+// lastGrant is a device's last granted event of the node and the event that ended it; end is
+// nil for a lease the node's previous run never ended.
+type lastGrant struct {
+	granted broker.Event
+	end     *broker.Event
+}
+
+// lastGrants returns the last granted event of each of node's devices among known, with the
+// end event that followed it, if one did.
+func lastGrants(ctx context.Context, events jetstream.Stream, node string, known map[string]broker.DeviceEntry) ([]lastGrant, error) {
 	if events == nil {
 		return nil, nil
 	}
@@ -49,7 +57,7 @@ func unendedLeases(ctx context.Context, events jetstream.Stream, node string, kn
 		}
 		return m, nil
 	}
-	var out []broker.Event
+	var out []lastGrant
 	for _, serial := range slices.Sorted(maps.Keys(known)) {
 		granted, err := last(serial, "granted")
 		if err != nil {
@@ -58,39 +66,56 @@ func unendedLeases(ctx context.Context, events jetstream.Stream, node string, kn
 		if granted == nil {
 			continue
 		}
-		ended := false
+		var end *jetstream.RawStreamMsg // the first end after the grant: a lease ends once
 		for _, what := range leaseEnds {
-			end, err := last(serial, what)
+			m, err := last(serial, what)
 			if err != nil {
 				return out, err
 			}
-			ended = ended || end != nil && end.Sequence > granted.Sequence
+			if m != nil && m.Sequence > granted.Sequence && (end == nil || m.Sequence < end.Sequence) {
+				end = m
+			}
 		}
-		var ev broker.Event
-		if ended || json.Unmarshal(granted.Data, &ev) != nil {
+		g := lastGrant{}
+		if json.Unmarshal(granted.Data, &g.granted) != nil {
 			continue
 		}
-		ev.Serial = serial
-		out = append(out, ev)
+		g.granted.Serial = serial
+		if end != nil {
+			var ev broker.Event
+			if json.Unmarshal(end.Data, &ev) != nil {
+				continue
+			}
+			g.end = &ev
+		}
+		out = append(out, g)
 	}
 	return out, nil
 }
 
 // endLeasesOfLastRun records the end of the leases the node's previous run never ended, revoked
-// as the node lost them, before this run grants any; and keeps them, so that a holder passing
-// one is told so (past_leases.go).
+// as the node lost them, before this run grants any; and keeps them, with the last lease of
+// each device that did end (revoked as the node stopped, expired, released), so that a holder
+// passing one is told what became of it, not that the node does not know it (past_leases.go).
 func (n *Node) endLeasesOfLastRun(ctx context.Context) {
-	unended, err := unendedLeases(ctx, n.cfg.Stores.Events, n.cfg.ID, n.known)
+	grants, err := lastGrants(ctx, n.cfg.Stores.Events, n.cfg.ID, n.known)
 	if err != nil {
 		n.cfg.Log.Warn("leases of the node's previous run may have no end event", "err", err)
 	}
 	now := time.Now()
-	for _, g := range unended {
+	for _, lg := range grants {
+		g := lg.granted
+		if e := lg.end; e != nil {
+			// A grant of an older Corral has no hash: its holder hears the node does not know it.
+			if g.HandleSHA256 != "" {
+				n.mirror.pastLease(g.Serial, actors.PastLease{HandleSHA256: g.HandleSHA256, What: e.What, Reason: e.Reason, At: e.At})
+			}
+			continue
+		}
 		reason := fmt.Sprintf("node %s was killed or crashed while the lease was held, and restarted", n.cfg.ID)
 		n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: g.Serial, Node: n.cfg.ID,
 			What: broker.LeaseRevoked, Reason: reason, Holder: g.Holder, Epoch: g.Epoch, At: now})
 		n.mirror.Lease(g.Serial, nil) // its mirror too, if no gateway deleted it
-		// A grant of an older Corral has no hash: its holder hears the node does not know it.
 		if g.HandleSHA256 != "" {
 			n.mirror.pastLease(g.Serial, actors.PastLease{HandleSHA256: g.HandleSHA256, What: broker.LeaseRevoked, Reason: reason, At: now})
 		}
