@@ -40,5 +40,5 @@ func TestCallLostGatewaySaysTheCallMayHaveRun(t *testing.T) {
 	assert.NotContains(t, msg, "transport error")
 	assert.Contains(t, msg, "the connection to the gateway failed after the call was sent, before its answer (")
 	assert.Contains(t, msg, "sleep may have run")
-	assert.Contains(t, msg, "`corral tasks --serial "+serial+" --limit 1` shows its task")
+	assert.Contains(t, msg, "`corral tasks --serial "+serial+" --tool sleep --limit 1` shows the newest sleep task")
 }

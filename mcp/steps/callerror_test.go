@@ -36,7 +36,7 @@ func TestRunLostGatewaySaysTheCallMayHaveRun(t *testing.T) {
 	}
 	msg := rep.Steps[0].Error
 	for _, want := range []string{"the connection to the gateway failed after the call was sent, before its answer (",
-		"sleep may have run", "`corral tasks --serial n1-p1 --limit 1` shows its task"} {
+		"sleep may have run", "`corral tasks --serial n1-p1 --tool sleep --limit 1` shows the newest sleep task"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("step 1's error\n%s\ndoes not say %q", msg, want)
 		}
