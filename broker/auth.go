@@ -231,9 +231,11 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			"$KV." + LeaseBucket + "." + node + ".>",
 			"$KV." + NodeBucket + "." + node,
 			jsAPI + "DIRECT.GET." + kvStream(NodeBucket) + ".$KV." + NodeBucket + "." + node,
-			// Its rigs' calibrations: written and read back under its own keys.
+			// Its rigs' calibrations and halts: written under its own keys, read under any node's,
+			// so that a rig served under a new node id keeps its halt (nodes/rig_anynode.go).
+			// They are no secret: an operator may read them too.
 			"$KV." + CalibrationBucket + "." + node + ".>",
-			jsAPI + "DIRECT.GET." + kvStream(CalibrationBucket) + ".$KV." + CalibrationBucket + "." + node + ".>",
+			jsAPI + "DIRECT.GET." + kvStream(CalibrationBucket) + ".$KV." + CalibrationBucket + ".*.>",
 			// Its own lease events, the last of a kind each: a restart ends the leases of a run killed
 			// (nodes/leases_unended.go).
 			jsAPI + "DIRECT.GET." + EventStream + "." + fmt.Sprintf(EventLeaseT, node, "*", "*"),

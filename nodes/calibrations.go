@@ -2,25 +2,25 @@ package nodes
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corral-farm/corral/broker"
 )
 
-// LoadCalibration returns what a driver of this node saved for its device serial (an arm
-// rig's calibration), or nil when it saved nothing: the node is a device.CalibrationStore.
+// LoadCalibration returns what a driver saved for its device serial (an arm rig's calibration),
+// or nil when it saved nothing: the node is a device.CalibrationStore. A rig is one machine
+// whatever node id serves it, so the latest saved under any node id is reused (rig_anynode.go),
+// with a warning naming that node: the driver checks that it is of this rig and still fits.
 func (n *Node) LoadCalibration(ctx context.Context, serial string) ([]byte, error) {
-	e, err := n.cfg.Stores.Calibrations.Get(ctx, broker.CalibrationKey(n.cfg.ID, serial))
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, nil
-	}
+	kept, err := n.loadRigKey(ctx, serial, "calibration", broker.CalibrationKey("*", serial), broker.CalibrationKey(n.cfg.ID, serial))
 	if err != nil {
 		return nil, fmt.Errorf("load the calibration of %s from %s: %w", serial, broker.CalibrationBucket, err)
 	}
-	return e.Value(), nil
+	if kept.value != nil && kept.node != n.cfg.ID {
+		n.cfg.Log.Warn("rig calibration reused from another node id: the rig is the same machine; arm_calibrate if it moved",
+			"serial", serial, "calibrated_under", kept.node)
+	}
+	return kept.value, nil
 }
 
 // SaveCalibration keeps data for serial in the farm's KV, where the node finds it again

@@ -2,26 +2,29 @@ package nodes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/corral-farm/corral/broker"
 )
 
-// LoadHalt returns why a rig of this node was halted when its driver last said so, "" when it
-// was not: the node is a device.HaltStore.
+// LoadHalt returns why rig serial was halted when its driver last said so, "" when it was not
+// or was recovered since: the node is a device.HaltStore. The halt may have been kept under
+// another node id (rig_anynode.go); the reason then says which.
 func (n *Node) LoadHalt(ctx context.Context, serial string) (string, error) {
-	e, err := n.cfg.Stores.Calibrations.Get(ctx, broker.HaltKey(n.cfg.ID, serial))
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return "", nil
-	}
+	kept, err := n.loadRigKey(ctx, serial, "halt", broker.HaltKey("*", serial), broker.HaltKey(n.cfg.ID, serial))
 	if err != nil {
 		return "", fmt.Errorf("load the halt of %s from %s: %w", serial, broker.CalibrationBucket, err)
 	}
-	return string(e.Value()), nil
+	if kept.value == nil {
+		return "", nil
+	}
+	why := string(kept.value)
+	if kept.node != n.cfg.ID {
+		why += " (halted under node " + kept.node + ")"
+		n.cfg.Log.Warn("rig was halted under another node id: it comes back halted here", "serial", serial, "halted_under", kept.node)
+	}
+	return why, nil
 }
 
 // SaveHalt keeps why serial is halted in the farm's KV, where the node finds it after a
