@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -466,7 +467,7 @@ func ownEntries(ctx context.Context, stores *broker.Stores, node string) (map[st
 	out := map[string]broker.DeviceEntry{}
 	for e := range w.Updates() {
 		if e == nil {
-			break
+			return out, nil // the current values are all read
 		}
 		var d broker.DeviceEntry
 		if json.Unmarshal(e.Value(), &d) != nil || d.Node != node || e.Key() != broker.RegistryKey(node, d.Serial) {
@@ -474,5 +475,6 @@ func ownEntries(ctx context.Context, stores *broker.Stores, node string) (map[st
 		}
 		out[d.Serial] = d
 	}
-	return out, nil
+	// The watch ended before (ctx, or the connection closed): what was read may not be all.
+	return nil, fmt.Errorf("read the registry: the watch of node %s's entries ended before they were read: %w", node, cmp.Or(context.Cause(ctx), nats.ErrConnectionClosed))
 }

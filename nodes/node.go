@@ -116,14 +116,20 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	case <-time.After(5 * time.Second):
 		return fail(errors.New("node: scheduler did not start within 5s"))
 	}
-	if n.known, err = ownEntries(ctx, cfg.Stores, cfg.ID); err != nil {
-		return fail(err)
+	// A request NATS refuses ends the start, rather than waiting for ever (start_refused.go).
+	sctx, stopRefusal := startRefusal(ctx, cfg.NC)
+	defer stopRefusal()
+	if n.known, err = ownEntries(sctx, cfg.Stores, cfg.ID); err != nil {
+		return fail(refusedOr(sctx, err))
 	}
-	if n.epochFloor, err = raiseEpochFloor(ctx, cfg.Stores.Calibrations, cfg.ID, n.known); err != nil {
-		return fail(err)
+	if n.epochFloor, err = raiseEpochFloor(sctx, cfg.Stores.Calibrations, cfg.ID, n.known); err != nil {
+		return fail(refusedOr(sctx, err))
 	}
 	// The leases a killed run left unended get their end (leases_unended.go).
-	n.endLeasesOfLastRun(ctx)
+	n.endLeasesOfLastRun(sctx)
+	if err := refusedOr(sctx, nil); err != nil {
+		return fail(err)
+	}
 	// Devices this node had before a restart are offline until they are attached again, but for
 	// simulated ones, which leave the registry (forgetSimulated); a task that was running when
 	// the node stopped gets the record it never had.
