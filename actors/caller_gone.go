@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -29,4 +30,88 @@ func callerGone(serial, tool string) broker.TaskResult {
 	return broker.TaskResult{Outcome: broker.OutcomeRefused, Code: broker.CodeCallerGone, Error: fmt.Sprintf(
 		"device %s: its caller left before it could start (the gateway or connection it came through went away while it waited in the queue); %s did not run. Call again if it is still wanted",
 		serial, tool)}
+}
+
+// A running task outlives its caller too when its gateway dies (killed: nothing aborts the
+// call it was running), and a sleep of an hour would hold the device until its deadline. So
+// while tasks that named a probe run, the scheduler asks, every CallerCheckEvery, whether the
+// caller of each that has run that long is still there (the same question, on a goroutine of
+// its own: the scheduler never waits), and aborts a task whose caller has been gone for
+// CallerGoneAfter: caller_gone, its record saying its gateway went away. Not at the first
+// answer: a gateway reconnecting to NATS has no subscription for a moment, and must not lose
+// its running calls for it. A task that runs a moment is never asked, and one timer serves
+// all the node's devices, armed only while such tasks run.
+
+// Defaults of Config.CallerCheckEvery and Config.CallerGoneAfter.
+const (
+	DefaultCallerCheckEvery = time.Second
+	DefaultCallerGoneAfter  = 3 * time.Second
+)
+
+// Internal messages of the running tasks' check.
+type (
+	callersTimer struct{}
+	callerAnswer struct {
+		serial, id string
+		listening  bool
+		at         time.Time
+	}
+)
+
+// watchCallers arms the check of running tasks' callers for t, if it named a probe and none
+// is armed.
+func (s *Scheduler) watchCallers(t *task) {
+	if s.callersDue || s.cfg.CallerListens == nil || t.req.Probe == "" {
+		return
+	}
+	s.callersDue = true
+	self, root := s.self, s.root
+	time.AfterFunc(s.cfg.CallerCheckEvery, func() { root.Send(self, callersTimer{}) })
+}
+
+// askRunningCallers asks the caller of each running task that has run CallerCheckEvery and is
+// not being asked already, and arms the next check while any such task runs.
+func (s *Scheduler) askRunningCallers() {
+	s.callersDue = false
+	now := time.Now()
+	for serial, sl := range s.slots {
+		t := sl.running
+		if t == nil || t.req.Probe == "" {
+			continue
+		}
+		s.watchCallers(t)
+		if t.askingCaller || now.Sub(t.started) < s.cfg.CallerCheckEvery {
+			continue
+		}
+		t.askingCaller = true
+		listens, ctx, req, self, root := s.cfg.CallerListens, t.ctx, t.req, s.self, s.root
+		go func() {
+			listening := listens(ctx, req)
+			root.Send(self, callerAnswer{serial: serial, id: req.ID, listening: listening, at: time.Now()})
+		}()
+	}
+}
+
+// callerAnswered takes what a running task's caller answered: the task is aborted once its
+// caller has been gone CallerGoneAfter; an answer from it forgets that it was gone.
+func (s *Scheduler) callerAnswered(m callerAnswer) {
+	sl, ok := s.slots[m.serial]
+	if !ok || sl.running == nil || sl.running.req.ID != m.id {
+		return // it ended meanwhile
+	}
+	t := sl.running
+	t.askingCaller = false
+	switch {
+	case m.listening:
+		t.callerGoneSince = time.Time{}
+	case t.callerGoneSince.IsZero():
+		t.callerGoneSince = m.at
+	case m.at.Sub(t.callerGoneSince) >= s.cfg.CallerGoneAfter:
+		gone := m.at.Sub(t.callerGoneSince).Round(100 * time.Millisecond)
+		s.cfg.Log.Info("a running task's caller went away; the task is aborted", "task", t.req.ID, "serial", m.serial,
+			"tool", t.req.Tool, "holder", t.req.Holder.String(), "gone", gone)
+		t.cancel(&cause{outcome: broker.OutcomeAborted, code: broker.CodeCallerGone, msg: fmt.Sprintf(
+			"device %s: its caller went away while %s ran (the gateway it came through stopped answering for %s: killed, or its connection lost); the node aborted it to free the device. What it did to the device is unknown: peek before going on",
+			m.serial, t.req.Tool, gone)})
+	}
 }

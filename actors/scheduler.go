@@ -55,6 +55,11 @@ type Config struct {
 	Mirror        Mirror
 	Metrics       *Metrics
 	Log           *slog.Logger // carries the node (nodes.Start adds it)
+
+	// CallerCheckEvery is how often a running task's caller is asked too, once it has run
+	// that long; CallerGoneAfter how long it must have been gone for its task to be aborted
+	// (caller_gone.go). Defaults: DefaultCallerCheckEvery, DefaultCallerGoneAfter.
+	CallerCheckEvery, CallerGoneAfter time.Duration
 }
 
 func (c *Config) defaults() {
@@ -72,6 +77,12 @@ func (c *Config) defaults() {
 	}
 	if c.MaxQueue <= 0 {
 		c.MaxQueue = DefaultMaxQueue
+	}
+	if c.CallerCheckEvery <= 0 {
+		c.CallerCheckEvery = DefaultCallerCheckEvery
+	}
+	if c.CallerGoneAfter <= 0 {
+		c.CallerGoneAfter = DefaultCallerGoneAfter
 	}
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
@@ -144,6 +155,9 @@ type task struct {
 	ctx       context.Context
 	waited    bool   // it waited in the queue: its caller is asked before it runs (caller_gone.go)
 	aborted   *cause // an abort that came as it ended for its device gone (unplugged.go)
+	// While it runs (caller_gone.go): its caller is being asked, and since when it is gone.
+	askingCaller    bool
+	callerGoneSince time.Time
 }
 
 // waiter is a queued task or lease request.
@@ -173,6 +187,8 @@ type Scheduler struct {
 	moved     []*slot    // devices whose queues moved during the message (queue_view.go)
 	self      *actor.PID
 	root      *actor.RootContext
+
+	callersDue bool // a check of running tasks' callers is due (caller_gone.go)
 }
 
 // inline runs an idle actor's mailbox on the goroutine that sends to it, rather than on a new
@@ -235,6 +251,10 @@ func (s *Scheduler) Receive(ctx actor.Context) {
 		s.leaseTimer(m)
 	case waitTimer:
 		s.waitTimer(m)
+	case callersTimer:
+		s.askRunningCallers()
+	case callerAnswer:
+		s.callerAnswered(m)
 	case *actor.Terminated:
 		delete(s.byPID, m.Who.Id)
 	}
@@ -481,6 +501,7 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	// The device gets its task before the bookkeeping, which the other core may overlap with
 	// the worker (what the worker reports waits in the mailbox until this message is done).
 	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress, listening: s.askCaller(t)})
+	s.watchCallers(t)
 	s.cfg.Metrics.queueWait.Observe(now.Sub(t.submitted).Seconds())
 	s.show(sl)
 }
@@ -506,8 +527,10 @@ func (s *Scheduler) finished(m taskFinished) {
 		res.Outcome = broker.OutcomeFailed
 	}
 	t.cancel(nil)
-	if res.Code == broker.CodeCallerGone {
+	if res.Code == broker.CodeCallerGone && res.Outcome == broker.OutcomeRefused {
 		t.started = time.Time{} // nothing ran: the record shows no start
+		s.cfg.Log.Info("a task's caller left while it waited in the queue; it does not run", "task", t.req.ID, "serial", t.req.Serial,
+			"tool", t.req.Tool, "holder", t.req.Holder.String())
 	}
 	if !t.implicit && sl.lease != nil && sl.lease.Epoch == t.epoch {
 		s.renew(sl) // before the answer: the idle TTL counts from no later than it

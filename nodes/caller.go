@@ -44,9 +44,8 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 		n.cfg.Log.Debug("could not ask whether a task's caller is still there; the task starts", "task", req.ID, "serial", req.Serial, "err", err)
 		return true
 	}
-	if gone {
-		n.cfg.Log.Info("a task's caller left while it waited in the queue; it does not run", "task", req.ID, "serial", req.Serial,
-			"tool", req.Tool, "holder", req.Holder.String())
+	if gone { // the scheduler says what came of it (actors' caller_gone.go)
+		n.cfg.Log.Debug("a task's caller is gone", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
 	}
 	return !gone
 }
