@@ -245,7 +245,7 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 		grace:     f.Duration("grace", time.Second, "time a cancelled driver has to return before its device is marked unhealthy"),
 		maxQueue:  f.Int("max-queue", actors.DefaultMaxQueue, "tasks and lease requests that may wait for one device; more are refused with queue_full"),
 		passcodes: f.String("passcodes", "", `YAML file of lock screen passcodes for unlock_phone, device serial (or "*") to passcode; read once at start`),
-		appSources: f.String("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too; "+
+		appSources: f.commaList("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too; "+
 			"named hosts may be local), * for any host with public addresses only, and directories on this node; empty: none on "+
 			"corral node and corral up --auth-policy, anywhere on a laptop's corral up"),
 	}
@@ -254,6 +254,7 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 	for _, p := range ps {
 		s.platforms = append(s.platforms, p.Flags(f.FlagSet))
 	}
+	f.markCommaList("web-allow") // the browsers' hosts (nodes/web), when the node has them
 	if fl := f.Lookup("arm"); fl != nil {
 		s.rigsFile = fl.Value
 	}

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/corral-farm/corral/broker"
 )
 
@@ -31,6 +29,9 @@ type flags struct {
 	sources map[string]string
 	// onCommandLine holds the flags the command line gave (parse).
 	onCommandLine map[string]bool
+	// commaLists are the flags whose one value lists several, a,b (commalist.go): a --config
+	// file may give them as a YAML list too.
+	commaLists map[string]bool
 }
 
 func newFlags(name string) *flags {
@@ -73,7 +74,7 @@ func (f *flags) parse(args []string) error {
 		*f.config, fromEnv = v, fmt.Sprintf("CORRAL_CONFIG=%q", v)
 		f.setSource("config", fromEnv)
 	}
-	file := map[string]any{}
+	var file map[string]any
 	if *f.config != "" {
 		b, err := os.ReadFile(*f.config)
 		if err != nil {
@@ -82,8 +83,8 @@ func (f *flags) parse(args []string) error {
 			}
 			return fmt.Errorf("config file: %w", err)
 		}
-		if err := yaml.Unmarshal(b, &file); err != nil {
-			return fmt.Errorf("config file %s is not valid YAML: %w", *f.config, err)
+		if file, err = configValues(b); err != nil {
+			return fmt.Errorf("config file %s is not valid YAML: %w%s", *f.config, err, yamlHint(err))
 		}
 		for k := range file {
 			if f.Lookup(k) == nil {
@@ -108,7 +109,7 @@ func (f *flags) parse(args []string) error {
 			return
 		}
 		if v, ok := file[fl.Name]; ok {
-			if e := setFromFile(fl, v); e != nil {
+			if e := setFromFile(fl, v, f.commaLists[fl.Name]); e != nil {
 				err = badValue(fmt.Errorf("config %s: %s: %w", *f.config, fl.Name, e))
 			}
 			f.setSource(fl.Name, fmt.Sprintf("key %s of the config file %s", fl.Name, *f.config))
@@ -164,7 +165,7 @@ type natsFlags struct {
 
 func (f *flags) natsFlags() natsFlags {
 	return natsFlags{of: f,
-		url: f.String("nats-url", "", "NATS server URL(s), comma-separated (default: the --nats-context's, else $NATS_URL, else "+
+		url: f.commaList("nats-url", "", "NATS server URL(s), comma-separated (default: the --nats-context's, else $NATS_URL, else "+
 			broker.DefaultURL+")"),
 		context: f.String("nats-context", "", "natscli context file (.json) with the URL and credentials: corral up writes "+
 			"DATA/nats/admin.json, corral nats-auth one per role (default: $NATS_CONTEXT, a .json file or a natscli context's name; "+
@@ -279,9 +280,10 @@ type listFlag interface {
 func (*multiFlag) configList() bool { return false }
 
 // setFromFile sets fl from v, the --config file's value of its key: one scalar as it is
-// written, or, for a listFlag, a list or (keyed) a set of keys. An error says what was wrong
-// and where (the item, the key), never in Go's words ("[a=n1 b=n2]").
-func setFromFile(fl *flag.Flag, v any) error {
+// written, or, for a listFlag, a list or (keyed) a set of keys, or, for a comma-list flag
+// (commaList), a list whose items it joins with commas. An error says what was wrong and where
+// (the item, the key), never in Go's words ("[a=n1 b=n2]").
+func setFromFile(fl *flag.Flag, v any, commaList bool) error {
 	set := func(s string) error {
 		if err := fl.Value.Set(s); err != nil {
 			return fmt.Errorf("%q: %w", s, explainSet(fl, err))
@@ -293,6 +295,13 @@ func setFromFile(fl *flag.Flag, v any) error {
 	case nil:
 		return errors.New("no value: write one, or leave the key out")
 	case []any:
+		if commaList {
+			s, err := joinCommaList(v)
+			if err != nil {
+				return err
+			}
+			return set(s)
+		}
 		if !isList {
 			return fmt.Errorf("a list, and --%s takes one value: write it as the command line takes it", fl.Name)
 		}
@@ -315,6 +324,8 @@ func setFromFile(fl *flag.Flag, v any) error {
 		return nil
 	case map[string]any, map[any]any:
 		switch {
+		case commaList:
+			return fmt.Errorf("a set of keys, and --%s takes a list of values: write them as a list, [a, b], or as the command line takes them, a,b", fl.Name)
 		case !isList:
 			return fmt.Errorf("a set of keys, and --%s takes one value: write it as the command line takes it", fl.Name)
 		case !lf.configList():

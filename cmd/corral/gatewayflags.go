@@ -87,10 +87,10 @@ func (f *flags) gatewayFlags() gatewayFlags {
 		"with any node's (docs/operations.md, Edge sites)")
 	return gatewayFlags{
 		http:  f.String("http", "127.0.0.1:8420", "address of the MCP endpoint, /metrics, /healthz and /readyz"),
-		tools: f.String("tools", "all", "tools that tools/list shows: all, httprunner, physiclaw, phone-agent, or NAME,NAME,..."),
+		tools: f.commaList("tools", "all", "tools that tools/list shows: all, httprunner, physiclaw, phone-agent, or NAME,NAME,..."),
 		authPolicy: f.String("auth-policy", "", "policy file (YAML or JSON) of bearer tokens, each with the device tags and tools "+
 			"its principal may use (docs/auth.md); empty: no auth, every caller is \"anonymous\""),
-		allowedOrigins: f.String("allowed-origins", "", "hosts and origins allowed besides loopback in the Host (on a loopback listener) "+
+		allowedOrigins: f.commaList("allowed-origins", "", "hosts and origins allowed besides loopback in the Host (on a loopback listener) "+
 			"and Origin headers, comma-separated: host, host:port or https://origin; * turns the check off"),
 		insecureNoAuth: f.Bool("insecure-no-auth", false, "serve --http on a non-loopback address without --auth-policy "+
 			"(only when something in front already authenticates callers)"),
@@ -113,7 +113,7 @@ func (f *flags) gatewayFlags() gatewayFlags {
 		shotsMaxAge: f.Duration("screenshots-max-age", broker.DefaultScreenshotsMaxAge, "agent task screenshots older than this "+
 			"are dropped from the farm's object store ("+broker.ScreenshotBucket+")"),
 		sizes: f.storeSizes(""),
-		sites: f.String("sites", "", "edge sites of this hub, comma-separated (their JetStream domains): the hub's stores aggregate "+
+		sites: f.commaList("sites", "", "edge sites of this hub, comma-separated (their JetStream domains): the hub's stores aggregate "+
 			"theirs and its gateways watch their links (docs/operations.md, Edge sites); empty keeps the sites the stores have"),
 		siteNodes: siteNodes,
 		drain:     f.drainFlags(),

@@ -35,7 +35,7 @@ func newListFlags(o *operatorFlags, what string) listFlags {
 	return listFlags{
 		platform: o.String("platform", "", "only "+what+" of this platform: android, ios, web, arm"),
 		state:    o.String("state", "", "only "+what+" in this state: "+strings.Join(broker.States, ", ")),
-		tags:     o.String("tags", "", "only "+what+" with all these tags, comma-separated"),
+		tags:     o.commaList("tags", "", "only "+what+" with all these tags, comma-separated"),
 		model:    o.String("model", "", "only "+what+" of this model (any case)"),
 		node:     o.String("node", "", "only "+what+" on this node"),
 		limit:    o.Int("limit", 0, "print at most this many rows (0: all, fetched a page at a time)"),

@@ -22,7 +22,7 @@ import (
 func runNATSAuth(_ context.Context, args []string) error {
 	f := newFlags("nats-auth")
 	dir := f.String("dir", "nats-auth", "directory for the passwords, the server configuration and the contexts (mode 0700)")
-	url := f.String("url", broker.DefaultURL, "the NATS URL(s) the contexts point at")
+	url := f.commaList("url", broker.DefaultURL, "the NATS URL(s) the contexts point at")
 	ca := f.String("ca", "", "CA certificate the contexts trust (NATS with TLS)")
 	var nodes, sites multiFlag
 	f.Var(&nodes, "node", "a node id to make a user for (repeat it); * makes one user shared by every node")

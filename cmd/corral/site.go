@@ -32,7 +32,7 @@ func (f *flags) siteFlags() siteFlags {
 	return siteFlags{
 		name: f.String("site", "", "run the embedded NATS as edge site NAME: a JetStream domain of its own and a leaf node of the hub "+
 			"(--hub); the site serves its own callers while its uplink is down (docs/operations.md, Edge sites)"),
-		hub: f.String("hub", "", "with --site: the hub's leaf URL(s), comma-separated, e.g. nats-leaf://hub.example.com:7422 "+
+		hub: f.commaList("hub", "", "with --site: the hub's leaf URL(s), comma-separated, e.g. nats-leaf://hub.example.com:7422 "+
 			"(default: the --hub-context's)"),
 		hubContext: f.String("hub-context", "", "with --site: natscli context file of the site's leaf user on the hub (user and "+
 			"password, or creds; ca), as the hub's corral up --leaf-listen or corral nats-auth --site writes it"),

@@ -264,8 +264,8 @@ func TestConfigFileShapesRefused(t *testing.T) {
 		{"site-nodes: {}", "site-nodes: an empty set of keys"},
 		{"site-nodes:", "site-nodes: no value: write one, or leave the key out"},
 		{"http:", "http: no value: write one, or leave the key out"},
-		{"sites: [a, b]", "sites: a list, and --sites takes one value: write it as the command line takes it"},
-		{"sites: {a: [n1]}", "sites: a set of keys, and --sites takes one value"},
+		{"http: [a, b]", "http: a list, and --http takes one value: write it as the command line takes it"},
+		{"http: {a: [n1]}", "http: a set of keys, and --http takes one value"},
 	} {
 		file := configFile(t, "sites: a,b,c\n"+c.body+"\n")
 		if strings.HasPrefix(c.body, "sites:") {
