@@ -131,8 +131,11 @@ func serveTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 			log.Error("arm twin: calibration failed", "err", err)
 			return
 		}
-		cal := d.Calibration()
-		log.Info("arm twin ready", "grbl", addr, "validation_error_mm", cal.ValidationErrMM, "residual_p95_mm", cal.ResidualP95MM)
+		if cal := d.Calibration(); cal != nil {
+			log.Info("arm twin ready", "grbl", addr, "validation_error_mm", cal.ValidationErrMM, "residual_p95_mm", cal.ResidualP95MM)
+		} else { // halted from before: served uncalibrated until a person recovers it
+			log.Info("arm twin ready, halted and not calibrated", "grbl", addr)
+		}
 		serve(ctx, reg, d, c)
 	}()
 	return func() { cancel(); <-done }, nil

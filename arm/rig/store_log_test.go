@@ -176,3 +176,27 @@ func twinRigSpec(t *testing.T) RigSpec {
 	return RigSpec{Serial: "arm-twin-1", GRBL: "tcp://" + addr, Camera: srv.URL + "/camera",
 		Readback: srv.URL + "/calibration", ScreenArea: []float64{lo.X, lo.Y, hi.X, hi.Y}}
 }
+
+// A twin halted from before, with no calibration anywhere, is served halted and uncalibrated:
+// its start logged the calibration's figures and panicked the node on the nil calibration.
+func TestHaltedTwinWithoutCalibrationIsServed(t *testing.T) {
+	tw, err := twin.Start(twin.Options{Seed: 2, Speed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tw.Close() })
+
+	var out logtest.Buffer
+	reg := leftHalted{servedDrivers{added: make(chan *Driver, 1)}}
+	stop, err := ServeTwin(context.Background(), reg, tw, slog.New(slog.NewTextHandler(&out, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitDriver(t, reg.servedDrivers, &out)
+	stop()
+	_ = d.Close()
+	if d.Calibration() != nil {
+		t.Error("a halted twin was calibrated: calibrating moves the gantry before a person looked at it")
+	}
+	checkNamedOnce(t, &out, tw.Phone.Info().Serial, "arm rig halted: not calibrated", "arm twin ready, halted and not calibrated")
+}
