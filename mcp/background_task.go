@@ -65,7 +65,7 @@ func (g *Gateway) backgroundAnswer(ctx context.Context, dev broker.DeviceEntry, 
 		}
 		res.Data, _ = withNullError(res.Data) // the seed's "error": null, which the node's JSON leaves out
 	}
-	return withReport(g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err), res)
+	return g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err) // a failure carries its report (toolResult)
 }
 
 // refusedAsRunning says whether a background task's node refused it because another one runs
@@ -103,21 +103,6 @@ func alreadyRunning(serial, tool, id string, started time.Time) string {
 func isBackground(tool string) bool {
 	spec, ok := tools.Lookup(tool)
 	return ok && spec.Background
-}
-
-// withReport adds to the error result of a background task that failed, was aborted or timed
-// out the result its node answered all the same (run_agent_task's structured result and its
-// Markdown report), after the text that says what went wrong.
-func withReport(out *mcpgo.CallToolResult, res broker.TaskResult) *mcpgo.CallToolResult {
-	if !out.IsError || len(res.Data) == 0 || !json.Valid(res.Data) {
-		return out
-	}
-	out.StructuredContent = json.RawMessage(res.Data)
-	if res.Text != "" { // the report before its JSON copy, as a success has it
-		out.Content = append(out.Content, mcpgo.NewTextContent(res.Text))
-	}
-	out.Content = append(out.Content, mcpgo.NewTextContent(string(res.Data)))
-	return out
 }
 
 // backgroundArgs are what the gateway reads of a background task's arguments.

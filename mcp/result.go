@@ -16,11 +16,11 @@ import (
 
 // toolResult turns a node's answer into an MCP result: structured content mirrored as text,
 // image content for screenshots, and for anything but success an isError result that says what
-// happened and what to do.
+// happened and what to do, with what the node answered all the same (withReport).
 func (g *Gateway) toolResult(ctx context.Context, res broker.TaskResult) *mcpgo.CallToolResult {
 	setOutcome(ctx, res.Outcome)
 	if res.Outcome != broker.OutcomeSucceeded {
-		return errorResult(failureText(res, holderFrom(ctx)))
+		return withReport(errorResult(failureText(res, holderFrom(ctx))), res)
 	}
 	var structured any
 	text := res.Text
@@ -125,6 +125,21 @@ func yoursText(l *broker.Lease) string {
 		s += fmt.Sprintf("; your %s is running on it now", l.Running.Tool)
 	}
 	return s + "."
+}
+
+// withReport adds to the error result of a task that failed, was aborted or timed out the
+// result its node answered all the same (an agent task's: run_agent_task's structured result
+// and Markdown report, ai_action's actions), after the text that says what went wrong.
+func withReport(out *mcpgo.CallToolResult, res broker.TaskResult) *mcpgo.CallToolResult {
+	if !out.IsError || len(res.Data) == 0 || !json.Valid(res.Data) {
+		return out
+	}
+	out.StructuredContent = json.RawMessage(res.Data)
+	if res.Text != "" { // the report before its JSON copy, as a success has it
+		out.Content = append(out.Content, mcpgo.NewTextContent(res.Text))
+	}
+	out.Content = append(out.Content, mcpgo.NewTextContent(string(res.Data)))
+	return out
 }
 
 // errorResult is an isError result with one text.
