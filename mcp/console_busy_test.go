@@ -15,7 +15,8 @@ import (
 
 // The console's busy answer holds for a device whose serial has a colon, as an adb TCP phone's
 // and every --sim-android phone's has ("127.0.0.1:40123"): a tap on it while an agent holds it
-// is refused with the console's own busy object and wording, not the MCP client's text.
+// is refused with the console's own busy object and wording, not the MCP client's text; so is
+// an Acquire, whose refusal acquire_device words inside its own ("no device matching …").
 func TestConsoleBusyAnswerForASerialWithAColon(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	_, devs := f.StartAndroid("n1", 1)
@@ -34,8 +35,17 @@ func TestConsoleBusyAnswerForASerialWithAColon(t *testing.T) {
 	browser := &http.Client{Jar: jar}
 	gw := f.Gateway().HTTP.URL
 	_, page := do(t, browser, http.MethodGet, gw+"/devices/"+url.PathEscape(serial), "", nil)
-	resp, body := do(t, browser, http.MethodPost, gw+"/console/devices/"+url.PathEscape(serial)+"/actions/tap", `{"x":0.5,"y":0.5}`,
-		map[string]string{"X-Corral-CSRF": csrfOf(t, page), "Content-Type": "application/json"})
+	for action, args := range map[string]string{"tap": `{"x":0.5,"y":0.5}`, "acquire": ""} {
+		busyAnswer(t, browser, gw, serial, action, args, csrfOf(t, page))
+	}
+}
+
+// busyAnswer has the console do action on serial, which the agent holds, and checks it is
+// refused with the console's busy object and wording.
+func busyAnswer(t *testing.T, browser *http.Client, gw, serial, action, args, csrf string) {
+	t.Helper()
+	resp, body := do(t, browser, http.MethodPost, gw+"/console/devices/"+url.PathEscape(serial)+"/actions/"+action, args,
+		map[string]string{"X-Corral-CSRF": csrf, "Content-Type": "application/json"})
 	var a struct {
 		OK      bool   `json:"ok"`
 		Message string `json:"message"`
@@ -45,15 +55,15 @@ func TestConsoleBusyAnswerForASerialWithAColon(t *testing.T) {
 		} `json:"busy"`
 	}
 	if err := json.Unmarshal([]byte(body), &a); err != nil {
-		t.Fatalf("tap: %d %s: %v", resp.StatusCode, body, err)
+		t.Fatalf("%s: %d %s: %v", action, resp.StatusCode, body, err)
 	}
 	if resp.StatusCode != http.StatusConflict || a.OK || a.Busy == nil {
-		t.Fatalf("tap on %s held by the agent: %d %s; want 409 with a busy object", serial, resp.StatusCode, body)
+		t.Fatalf("%s on %s held by the agent: %d %s; want 409 with a busy object", action, serial, resp.StatusCode, body)
 	}
 	if !strings.Contains(a.Busy.Holder, "agent") || a.Busy.Until.IsZero() {
-		t.Errorf("busy: holder %q until %v; want the agent's lease", a.Busy.Holder, a.Busy.Until)
+		t.Errorf("%s: busy: holder %q until %v; want the agent's lease", action, a.Busy.Holder, a.Busy.Until)
 	}
 	if want := serial + " is busy: held by "; !strings.HasPrefix(a.Message, want) || strings.Contains(a.Message, "wait_seconds") {
-		t.Errorf("message %q; want the console's wording, %q…", a.Message, want)
+		t.Errorf("%s: message %q; want the console's wording, %q…", action, a.Message, want)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // The device page's actions: POST /console/devices/{serial}/actions/{action}, with the page's
@@ -24,6 +26,8 @@ type action struct {
 	args func(b actionBody) (map[string]any, error)
 	// lease: pass the session's lease of the device.
 	lease bool
+	// platform: only on devices of this platform ("" for any).
+	platform string
 }
 
 var actions = map[string]action{
@@ -36,6 +40,9 @@ var actions = map[string]action{
 	"back":          {tool: "back", lease: true},
 	"abort":         {tool: "abort_task"},
 	"force_release": {},
+	// stop halts an arm rig at once (a safety stop: one click, no confirmation). Recovering it
+	// is no console action: a person must look at the rig first (arm_recover).
+	"stop": {tool: "emergency_stop", platform: device.PlatformArm},
 }
 
 // actionNames lists the actions, sorted.
@@ -57,6 +64,15 @@ type actionAnswer struct {
 	Held *bool `json:"held,omitempty"`
 	// Busy: refused because another has the device (busy.go); the page words it.
 	Busy *busyView `json:"busy,omitempty"`
+	// Lease, after an acquire: until when this console holds it, for the page to say in the
+	// browser's time zone (Message says it in UTC).
+	Lease *leaseTimes `json:"lease,omitempty"`
+}
+
+// leaseTimes are a lease's idle expiry and hard end.
+type leaseTimes struct {
+	Until time.Time `json:"until"`
+	Max   time.Time `json:"max"`
 }
 
 // act serves an action.
@@ -101,8 +117,8 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 	}
 	handle := c.heldHandle(r, v, d.Serial)
 	a := c.carryOut(w, r, v, d.Serial, name, args, handle)
-	out := actionAnswer{OK: a.OK, Message: a.Message}
-	if a.Busy && !a.OK {
+	out := actionAnswer{OK: a.OK, Message: a.Message, Lease: a.lease}
+	if !a.OK && (a.Busy || name == "acquire" && acquireRefusedBusy(d.Serial, a.Message)) {
 		b := c.busyOf(r.Context(), d.Serial)
 		out.Busy, out.Message = &b, busyMessage(d.Serial, b)
 	}
@@ -191,8 +207,19 @@ func (c *Console) acquired(w http.ResponseWriter, r *http.Request, v Viewer, ser
 		return Answer{Message: fmt.Sprintf("acquire_device answered without a lease of %s (%v); release_device or wait for it to lapse", serial, err)}
 	}
 	c.keepHeld(w, r, v, heldLease{Principal: v.Name, Serial: serial, Handle: res.Lease.Handle})
+	utc := func(t time.Time) string { return t.UTC().Format(time.TimeOnly) + " UTC" }
 	return Answer{OK: true, Message: fmt.Sprintf("This console holds %s until %s unless an action renews it (at the latest %s). Release it when done.",
-		serial, res.Lease.ExpiresAt.Local().Format(time.TimeOnly), res.Lease.MaxUntil.Local().Format(time.TimeOnly))}
+		serial, utc(res.Lease.ExpiresAt), utc(res.Lease.MaxUntil)),
+		lease: &leaseTimes{Until: res.Lease.ExpiresAt, Max: res.Lease.MaxUntil}}
+}
+
+// acquireRefusedBusy reports whether msg is acquire_device's refusal of serial because another
+// holds it: "no device matching serial X could be leased: acquire_device on X refused (busy):
+// …". Its text wraps the refusal, so the front door's busy test (which reads the text from its
+// start) misses it; the person at the console is told who holds it instead (busy.go).
+func acquireRefusedBusy(serial, msg string) bool {
+	return strings.Contains(msg, "acquire_device on "+serial+" refused (busy)") ||
+		strings.Contains(msg, "acquire_device on "+serial+" refused (wait_expired)")
 }
 
 // outcomeOf is an answer's outcome label.
@@ -246,6 +273,9 @@ func (c *Console) controls(v Viewer, platform string) controls {
 	}
 	can := map[string]bool{}
 	for name, a := range actions {
+		if a.platform != "" && a.platform != platform {
+			continue
+		}
 		if a.tool == "" && v.Operator || a.tool != "" && v.mayCall(a.tool) && c.cfg.Actions.Serves(a.tool) && c.cfg.Actions.Supports(platform, a.tool) {
 			can[name] = true
 		}

@@ -4,7 +4,7 @@
 // holder, lease expiry, queue and a live screen; a device page with a larger screen and the
 // device's task timeline from the event stream; and, for viewers allowed them, actions on the
 // device (actions.go): acquire and release, tap and swipe on the live screen, type, home, back,
-// abort, and for operators force release, each carried out by the front door's own tool
+// abort, stop (an arm rig's emergency_stop), and for operators force release, each carried out by the front door's own tool
 // handlers (Actions), behind a per-session CSRF token (csrf.go).
 //
 // Pages are html/template, styled by one embedded CSS file and driven by a little hand-written
@@ -139,6 +139,8 @@ type Answer struct {
 	Message string
 	// Data is the tool's structured result.
 	Data json.RawMessage
+
+	lease *leaseTimes // the console's own, after an acquire
 }
 
 // ClientName names the console as the MCP client of its calls: a lease it takes shows as held

@@ -25,7 +25,7 @@ func TestGridOfAViewer(t *testing.T) {
 		t.Fatalf("sim's grid: %+v", g.Devices)
 	}
 	d1, d3 := g.Devices[0], g.Devices[1]
-	if d1.LeaseExpires.IsZero() || d1.LeaseMax.IsZero() || d1.QueueLen != 2 || d1.Holder != "alice (agent)" {
+	if d1.LeaseExpires.IsZero() || d1.LeaseMax.IsZero() || d1.QueueLen == nil || *d1.QueueLen != 2 || d1.Holder != "alice (agent)" {
 		t.Errorf("d1: %+v", d1)
 	}
 	if !d3.LeaseExpires.IsZero() || d3.Task == nil || d3.Task.Tool != "tap_xy" || d3.Task.Holder != "bob" {
@@ -239,7 +239,7 @@ func TestLeasesFetchedOnceForAll(t *testing.T) {
 	for {
 		g := c.grid(ctx, filter{})
 		if g.LeasesError != "" {
-			if g.Devices[0].QueueLen != 2 {
+			if q := g.Devices[0].QueueLen; q == nil || *q != 2 {
 				t.Fatalf("the leases known before the failure were dropped: %+v", g.Devices[0])
 			}
 			break

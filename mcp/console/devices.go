@@ -29,12 +29,17 @@ type deviceView struct {
 	Draining bool     `json:"draining,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
 	Holder   string   `json:"holder,omitempty"`
-	// LeaseExpires and LeaseMax are the explicit lease's idle expiry and hard end; QueueLen the
-	// tasks and lease requests waiting for the device, as the registry entry shows them (an
-	// older node's, without them: as its lease shows them, while it is leased).
+	// Halted: an arm rig held still until a person recovers it (emergency_stop, or its
+	// controller in alarm); Reason says which. Its gestures are refused meanwhile.
+	Halted bool `json:"halted,omitempty"`
+	// HeldSince, LeaseExpires and LeaseMax are the explicit lease's start, idle expiry and hard
+	// end; QueueLen the tasks and lease requests waiting for the device, as the registry entry
+	// shows them (an older node's, without them: as its lease shows them, while it is leased).
+	// Without list_leases the viewer sees none of them (reads.go): QueueLen is then nil.
+	HeldSince    time.Time  `json:"held_since,omitzero"`
 	LeaseExpires time.Time  `json:"lease_expires,omitzero"`
 	LeaseMax     time.Time  `json:"lease_max,omitzero"`
-	QueueLen     int        `json:"queue_len"`
+	QueueLen     *int       `json:"queue_len,omitempty"`
 	Task         *taskBrief `json:"task,omitempty"`
 	Updated      time.Time  `json:"updated,omitzero"`
 }
@@ -48,19 +53,28 @@ type taskBrief struct {
 	Deadline time.Time `json:"deadline,omitzero"`
 }
 
+// viewOf is d as the console shows it; leases nil: the viewer may not read them (no lease
+// times, no queue length: list_leases is what tells them on /mcp).
 func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 	v := deviceView{Serial: d.Serial, Platform: d.Platform, Model: d.Model, Brand: d.Brand, Release: d.Release, Node: d.Node,
-		State: d.State, Reason: d.Reason, Draining: d.Draining, Tags: d.Tags, Holder: d.Holder, QueueLen: d.Queued, Updated: d.Updated}
+		State: d.State, Reason: d.Reason, Draining: d.Draining, Tags: d.Tags, Holder: d.Holder, Halted: haltedRig(d), Updated: d.Updated}
+	queued := d.Queued
 	if l, ok := leases[d.Serial]; ok && l.Node == d.Node && l.Epoch == d.Epoch {
-		v.LeaseExpires, v.LeaseMax = l.ExpiresAt, l.MaxUntil
+		v.HeldSince, v.LeaseExpires, v.LeaseMax = l.AcquiredAt, l.ExpiresAt, l.MaxUntil
 		if d.Queued == 0 { // an older node's entry has no queue; the leases are fetched every second
-			v.QueueLen = l.QueueLen
+			queued = l.QueueLen
 		}
+	}
+	if leases != nil {
+		v.QueueLen = &queued
 	}
 	if d.State == broker.StateOffline {
 		// A lost node's last entry, kept for what get_task_result tells of its tasks: nothing
 		// runs or waits on an offline device, whoever was there has been answered.
-		v.QueueLen, v.Task = 0, nil
+		if v.QueueLen != nil {
+			v.QueueLen = new(int)
+		}
+		v.Task = nil
 		return v
 	}
 	if t := d.Task; t != nil {
@@ -77,8 +91,8 @@ func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 // fetch that brings nothing new must not make every long poll build the grid again.
 func sameLeaseViews(a, b map[string]broker.Lease) bool {
 	return maps.EqualFunc(a, b, func(x, y broker.Lease) bool {
-		return x.Node == y.Node && x.Epoch == y.Epoch && x.ExpiresAt.Equal(y.ExpiresAt) && x.MaxUntil.Equal(y.MaxUntil) &&
-			x.QueueLen == y.QueueLen
+		return x.Node == y.Node && x.Epoch == y.Epoch && x.AcquiredAt.Equal(y.AcquiredAt) && x.ExpiresAt.Equal(y.ExpiresAt) &&
+			x.MaxUntil.Equal(y.MaxUntil) && x.QueueLen == y.QueueLen
 	})
 }
 
@@ -125,6 +139,9 @@ type gridData struct {
 	States    []string     `json:"states"`
 	// LeasesError says why lease expiries and queues are missing, if they are.
 	LeasesError string `json:"leases_error,omitempty"`
+	// LeasesHidden says why the viewer sees no lease times and queues: its token may not call
+	// list_leases (reads.go).
+	LeasesHidden string `json:"leases_hidden,omitempty"`
 	// Hidden says why the viewer is shown no devices: its token may not list them (reads.go).
 	Hidden string `json:"hidden,omitempty"`
 }
@@ -141,6 +158,9 @@ func (c *Console) grid(ctx context.Context, f filter) gridData {
 	leases, err := c.leasesFor(ctx, v)
 	if err != nil {
 		g.LeasesError = "lease expiries and queues are unknown: " + err.Error()
+	}
+	if !v.mayLeases() {
+		g.LeasesHidden = v.hidden(viewLeases)
 	}
 	var platforms, nodes, tags []string
 	devices := c.cfg.Farm.Devices()
@@ -269,6 +289,10 @@ type deviceData struct {
 	Tasks       []taskView `json:"tasks"`
 	TasksError  string     `json:"tasks_error,omitempty"`
 	LeasesError string     `json:"leases_error,omitempty"`
+	// LeasesHidden: as gridData's.
+	LeasesHidden string `json:"leases_hidden,omitempty"`
+	// Paused says why the page offers no gestures now (a halted rig, an offline device; halt.go).
+	Paused string `json:"paused,omitempty"`
 	// Held: this console session holds the device's lease (held.go).
 	Held bool `json:"held"`
 	// StatusHidden says why Device holds only the serial: the viewer's token may not read the
@@ -291,6 +315,10 @@ func (c *Console) device(ctx context.Context, d broker.DeviceEntry, tasks bool) 
 		if err != nil {
 			out.LeasesError = "lease expiry and queue are unknown: " + err.Error()
 		}
+		if !v.mayLeases() {
+			out.LeasesHidden = v.hidden(viewLeases)
+		}
+		out.Paused = pausedText(out.Device)
 	}
 	switch {
 	case !v.mayTasks():

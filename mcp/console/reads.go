@@ -37,7 +37,7 @@ var (
 	viewList     = view{[]string{toolList}, "lists no devices; open a device's page by its address, /devices/SERIAL."}
 	viewStatus   = view{[]string{toolStatus, toolList}, "shows none of this device's facts."}
 	viewTimeline = view{[]string{toolTasks}, "shows no task timeline."}
-	viewLeases   = view{tools: []string{toolLeases}} // unsaid: the lease fields stay empty
+	viewLeases   = view{[]string{toolLeases}, "shows no lease times or queue lengths."}
 )
 
 func (v Viewer) may(w view) bool {
@@ -73,10 +73,15 @@ func (v Viewer) mayLeases() bool { return v.may(viewLeases) }
 // HiddenScreen says why v sees no live screens (templates ask it).
 func (v Viewer) HiddenScreen() string { return v.hidden(viewScreen) }
 
-// leasesFor are the nodes' leases, by serial, if v may list them; none otherwise.
+// leasesFor are the nodes' leases, by serial, if v may list them (not nil, even when none
+// could be fetched); nil otherwise: viewOf then shows no lease data, queue lengths included.
 func (c *Console) leasesFor(ctx context.Context, v Viewer) (map[string]broker.Lease, error) {
 	if !v.mayLeases() {
 		return nil, nil
 	}
-	return c.leases.get(ctx)
+	leases, err := c.leases.get(ctx)
+	if leases == nil {
+		leases = map[string]broker.Lease{}
+	}
+	return leases, err
 }

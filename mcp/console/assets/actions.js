@@ -34,6 +34,22 @@
     return `${serial} is busy: ${who} is using it. Try again later, or ask them to release it.`;
   }
 
+  // leaseText words an Acquire's answer in the browser's time zone (its message says UTC).
+  function leaseText(l) {
+    const at = (stamp) => new Date(stamp).toLocaleTimeString();
+    return `This console holds ${main.dataset.serial} until ${at(l.until)} unless an action renews it (at the latest ${at(l.max)}). Release it when done.`;
+  }
+
+  // setPaused offers the gestures, or says why not (a halted rig, an offline device): the
+  // gateway would refuse them. Stop, Release and the others stay.
+  const pausedText = panel.querySelector('[data-paused-text]');
+  function setPaused(why) {
+    if (why) panel.dataset.paused = ''; else delete panel.dataset.paused;
+    pausedText.textContent = why || '';
+    pausedText.hidden = !why;
+    for (const el of panel.querySelectorAll('[data-gesture]')) el.disabled = Boolean(why);
+  }
+
   function setHeld(held) {
     panel.dataset.held = String(held);
     heldText.textContent = held ? 'This console holds the device: every action renews its lease.' : 'Not held by this console.';
@@ -54,7 +70,7 @@
         });
         if (r.status === 401) { location.reload(); return { ok: false }; }
         const a = await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }));
-        show(a.ok, a.busy ? busyText(a.busy) : a.message);
+        show(a.ok, a.busy ? busyText(a.busy) : a.lease ? leaseText(a.lease) : a.message);
         if (typeof a.held === 'boolean') setHeld(a.held);
         return a;
       } catch (e) {
@@ -99,6 +115,7 @@
   // The page's facts, polled by device.js, say whether this session still holds the lease.
   document.addEventListener('corral:device', (ev) => {
     if (typeof ev.detail.held === 'boolean' && !panel.dataset.pending) setHeld(ev.detail.held);
+    if (!ev.detail.status_hidden) setPaused(ev.detail.paused);
   });
 
   // The live screen as a touchscreen. A point is a fraction of the frame (0 to 1), which the
@@ -134,7 +151,7 @@
 
   let down = null;
   box.addEventListener('pointerdown', (ev) => {
-    if (ev.button !== 0) return;
+    if (ev.button !== 0 || 'paused' in panel.dataset) return;
     down = point(ev, false);
     if (!down) return;
     box.setPointerCapture(ev.pointerId);

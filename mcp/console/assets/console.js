@@ -37,9 +37,10 @@ const Corral = (() => {
       reason: d.reason || dash,
       tags: (d.tags || []).join(' '),
       holder: d.holder || dash,
+      since: d.holder && d.held_since ? ' since ' + clock(d.held_since) : '', // the browser's zone
       lease: d.lease_expires ? until(d.lease_expires) : dash,
       leasemax: d.lease_max ? 'at the latest ' + clock(d.lease_max) : dash,
-      queue: String(d.queue_len || 0),
+      queue: d.queue_len === undefined ? dash : String(d.queue_len), // none: the token may not read it
       task: d.task ? d.task.tool : '',
       running: d.task ? `${d.task.tool} for ${d.task.holder || 'someone'} since ${clock(d.task.started)}` : dash,
     };
@@ -143,5 +144,5 @@ const Corral = (() => {
     }
   }
 
-  return { fill, tick, getJSON, Screens, span, until };
+  return { fill, tick, getJSON, Screens, span, until, clock };
 })();

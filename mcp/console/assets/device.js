@@ -19,8 +19,8 @@
       if (!d.status_hidden) Corral.fill(main, d.device); // else the token may not read it
       document.dispatchEvent(new CustomEvent('corral:device', { detail: d })); // actions.js
       gone.hidden = true;
-      warn.textContent = d.leases_error || '';
-      warn.hidden = !d.leases_error;
+      warn.textContent = d.leases_error || d.leases_hidden || '';
+      warn.hidden = !warn.textContent;
       document.body.dataset.updated = new Date().toISOString();
     } catch (e) {
       if (e.status === 404) {

@@ -64,8 +64,8 @@
   // keyOf is what a card shows of a device (Corral.fields' inputs, less what only the device
   // page shows): equal keys, nothing to write.
   function keyOf(d) {
-    return [d.state, d.draining ? 1 : 0, d.platform, d.model, d.node, (d.tags || []).join(' '), d.holder,
-      d.lease_expires, d.queue_len || 0, d.task ? d.task.tool : ''].join('\u0000');
+    return [d.state, d.draining ? 1 : 0, d.platform, d.model, d.node, (d.tags || []).join(' '), d.holder, d.held_since,
+      d.lease_expires, d.queue_len, d.task ? d.task.tool : ''].join('\u0000');
   }
 
   // options keeps a filter's choices to the values the farm has, and the chosen one.
@@ -102,8 +102,8 @@
     options(form.elements.node, g.nodes, g.filter.node);
     options(form.elements.state, g.states, g.filter.state);
     count.textContent = `${g.devices.length} of ${g.total} devices`;
-    warn.textContent = g.leases_error || '';
-    warn.hidden = !g.leases_error;
+    warn.textContent = g.leases_error || g.leases_hidden || '';
+    warn.hidden = !warn.textContent;
     hidden.textContent = g.hidden || '';
     hidden.hidden = !g.hidden;
     empty.hidden = g.devices.length > 0 || Boolean(g.hidden);
