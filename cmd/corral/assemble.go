@@ -123,7 +123,8 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 	g := mcp.New(client, log, mcp.NewMetrics(reg), opts)
 	srv := g.HTTPServer() // the front door's limits: --idle-timeout, header size and time
 	streams, endStreams := context.WithCancel(context.Background())
-	srv.Handler = endingStreams(streams, draining.refusingNewSessions(srv.Handler))
+	registryRead := make(chan struct{})
+	srv.Handler = endingStreams(streams, draining.refusingNewSessions(afterRegistry(registryRead, srv.Handler)))
 	go func() {
 		if err := srv.Serve(g.Listener(ln)); err != nil && !errors.Is(err, http.ErrServerClosed) { // --max-conns
 			log.Error("gateway HTTP server stopped", "err", err)
@@ -134,6 +135,7 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 		_ = srv.Close()
 		return nil, err
 	}
+	close(registryRead)
 	return &gatewayParts{server: srv, addr: ln.Addr().String(), client: client, endStreams: endStreams, endLife: endLife,
 		draining: draining, timeout: *gf.drain.timeout, delay: *gf.drain.delay, log: log}, nil
 }
