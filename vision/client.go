@@ -11,7 +11,8 @@ import (
 	"github.com/nats-io/nats.go/micro"
 )
 
-// ErrNoWorker says that no vision worker serves the farm.
+// ErrNoWorker says that no vision worker serves the farm (a *PingUnanswered is it too: workers
+// listen, none answers).
 var ErrNoWorker = errors.New("no vision worker answers in this farm: start one with `corral vision --nats-context DATA/nats/vision.json` " +
 	"(the vision role's context, docs/operations.md; `corral up` starts one itself when corral is built with vision: make build-vision)")
 
@@ -42,16 +43,36 @@ func NewClient(nc *nats.Conn, attempt time.Duration) *Client {
 	return &Client{nc: nc, attempt: attempt}
 }
 
+// pingBound bounds the ping: any worker that runs answers it at once, so a worker that does
+// not answer within it is hung (a stopped process), and the call should not wait its attempt.
+const pingBound = 2 * time.Second
+
+// PingUnanswered says that workers listen on the ping but none answered within its bound (a
+// hung or stopped worker). It is ErrNoWorker too (errors.Is): no worker answers, and the tools
+// answer vision_unavailable at once, with its own words on what to check.
+type PingUnanswered struct{ Bound time.Duration }
+
+func (e *PingUnanswered) Error() string {
+	return fmt.Sprintf("the vision workers did not answer the ping within %s: a worker is hung or stopped "+
+		"(check the `corral vision` process, its /metrics and its logs; a running worker answers at once)", e.Bound)
+}
+
+func (e *PingUnanswered) Is(target error) bool { return target == ErrNoWorker }
+
 // Ping says whether a worker listens (nil) or none does (ErrNoWorker), with the micro
 // service's own PING: any worker answers it at once, whatever it is busy with, and it costs a
-// worker nothing to answer (no image, no metrics).
+// worker nothing to answer (no image, no metrics). A worker that listens and does not answer
+// within pingBound (or the attempt, if shorter) is *PingUnanswered.
 func (c *Client) Ping(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, c.attempt)
+	bound := min(pingBound, c.attempt)
+	pctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	_, err := c.nc.RequestWithContext(ctx, PingSubject, nil)
+	_, err := c.nc.RequestWithContext(pctx, PingSubject, nil)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return ErrNoWorker
+	case err != nil && ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)):
+		return &PingUnanswered{Bound: bound}
 	case err != nil:
 		return fmt.Errorf("vision: ping the workers: %w", err)
 	}
