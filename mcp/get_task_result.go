@@ -260,7 +260,10 @@ func (g *Gateway) stepScreenshots(ctx context.Context, rec broker.TaskResult, n 
 		} `json:"steps"`
 	}
 	if json.Unmarshal(rec.Data, &data) != nil || len(data.Steps) == 0 {
-		return nil, fmt.Errorf("task %s (%s) has no steps with screenshots: only agent tasks (run_agent_task, ai_action) keep them", rec.ID, rec.Tool)
+		if rec.Tool == "run_agent_task" {
+			return nil, fmt.Errorf("task %s (run_agent_task) has no steps, so no step screenshots: it ended before it had a plan", rec.ID)
+		}
+		return nil, fmt.Errorf("task %s (%s) has no steps with screenshots: only run_agent_task keeps them (ai_action keeps none)", rec.ID, rec.Tool)
 	}
 	if n > len(data.Steps) {
 		return nil, fmt.Errorf("screenshotsOfStep %d: task %s has %d steps", n, rec.ID, len(data.Steps))

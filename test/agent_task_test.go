@@ -183,7 +183,7 @@ func TestAgentTaskScreenshotsKept(t *testing.T) {
 	bad, err = farmtest.TryCall(t, c, "get_task_result", args("taskId", tap.TaskID, "screenshotsOfStep", 1))
 	require.NoError(t, err)
 	require.True(t, bad.IsError)
-	contains(t, farmtest.Text(bad), "only agent tasks")
+	contains(t, farmtest.Text(bad), "only run_agent_task keeps them")
 
 	assert.Equal(t, 2.0, metric(t, f, `corral_screenshots_total{node="n1",outcome="saved"}`))
 	assert.Zero(t, metric(t, f, `corral_screenshots_total{node="n1",outcome="failed"}`))

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes/agent/model/modelsim"
 )
 
 // An ai_action that does not finish (its model loops: the loop detector stops it) is an error
@@ -43,4 +44,29 @@ func TestAIActionThatFailsStillAnswersItsActions(t *testing.T) {
 		assert.Equal(t, "tap_xy", got.Actions[0].Tool)
 	}
 	assert.Contains(t, got.ActionTaken, `tap_xy {"x":0.5,"y":0.13}`)
+
+	// Its record keeps no screenshots, and asking for them says which tool keeps them.
+	var latest struct{ TaskID, Tool string }
+	farmtest.Structured(t, farmtest.MustCall(t, c, "get_latest_task", args("anyTool", true)), &latest)
+	require.Equal(t, "ai_action", latest.Tool)
+	shots, err := farmtest.TryCall(t, c, "get_task_result", args("taskId", latest.TaskID, "screenshotsOfStep", 1))
+	require.NoError(t, err)
+	require.True(t, shots.IsError)
+	contains(t, farmtest.Text(shots), "(ai_action) has no steps with screenshots: only run_agent_task keeps them")
+}
+
+// A run_agent_task that ended before it had a plan has no steps: asking for a step's
+// screenshots says so, not that only run_agent_task keeps them.
+func TestAgentTaskWithoutStepsSaysSoForScreenshots(t *testing.T) {
+	f, _, serial := agentFarm(t, modelsim.Say("no plan"), modelsim.Say("still no plan"), modelsim.Say("none"))
+	c := f.Client("agent")
+	res, err := farmtest.TryCall(t, c, "run_agent_task", args("serial", serial, "goal", "open the clock"))
+	require.NoError(t, err)
+	require.True(t, res.IsError, farmtest.Text(res))
+	var out struct{ TaskID string }
+	farmtest.Structured(t, res, &out)
+	shots, err := farmtest.TryCall(t, c, "get_task_result", args("taskId", out.TaskID, "screenshotsOfStep", 1))
+	require.NoError(t, err)
+	require.True(t, shots.IsError)
+	contains(t, farmtest.Text(shots), "(run_agent_task) has no steps, so no step screenshots: it ended before it had a plan")
 }
