@@ -15,6 +15,7 @@ import (
 // An ai_action that does not finish (its model loops: the loop detector stops it) is an error
 // result that still carries what it did, as docs/agent.md says: the failure's text first, then
 // message, prompt, status, actionTaken and actions as structured content mirrored as JSON text.
+// The model's failure is not the device's: no driver_error, as run_agent_task's has none.
 func TestAIActionThatFailsStillAnswersItsActions(t *testing.T) {
 	// The clock on the home screen does nothing when tapped: the model taps it again and again.
 	f, _, serial := agentFarm(t,
@@ -30,7 +31,8 @@ func TestAIActionThatFailsStillAnswersItsActions(t *testing.T) {
 	require.Len(t, res.Content, 2, "the failure's text, then the result as JSON: %s", farmtest.Text(res))
 	first, ok := res.Content[0].(mcpgo.TextContent)
 	require.True(t, ok, "the first content is the failure's text")
-	contains(t, first.Text, "ai_action on "+serial+" failed", "loop detected")
+	contains(t, first.Text, "ai_action on "+serial+" failed: ", "loop detected")
+	assert.NotContains(t, first.Text, "driver_error", "a looping model is not the device's failure: no code, as run_agent_task's")
 
 	var got struct {
 		Prompt, Status, ActionTaken, Error string
@@ -69,4 +71,15 @@ func TestAgentTaskWithoutStepsSaysSoForScreenshots(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, shots.IsError)
 	contains(t, farmtest.Text(shots), "(run_agent_task) has no steps, so no step screenshots: it ended before it had a plan")
+}
+
+// ai_query's model failing (an HTTP error) is not the device's: no driver_error, whose runbook
+// says to take the device out of service; no code, as run_agent_task's model failures.
+func TestAIQueryModelFailureIsNotTheDevices(t *testing.T) {
+	f, _, serial := agentFarm(t, modelsim.Fail(400, "the model refused the request"))
+	res, err := farmtest.TryCall(t, f.Client("agent"), "ai_query", args("serial", serial, "prompt", "what is on the screen?"))
+	require.NoError(t, err)
+	require.True(t, res.IsError, farmtest.Text(res))
+	contains(t, farmtest.Text(res), "ai_query on "+serial+" failed: ", "the model refused the request")
+	assert.NotContains(t, farmtest.Text(res), "driver_error")
 }

@@ -162,6 +162,9 @@ func (r *runner) abortReason(ctx context.Context, err error) string {
 		return f.Error()
 	}
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		if why := c.Error(); strings.HasPrefix(why, "aborted") { // the scheduler's "aborted by …": once
+			return why
+		}
 		return "aborted: " + c.Error()
 	}
 	return "aborted"

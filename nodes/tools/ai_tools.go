@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/agent"
 	"github.com/corral-farm/corral/nodes/agent/model"
 )
@@ -81,7 +80,7 @@ func aiAction() Tool {
 		case task.TimedOut:
 			out.Failure = timedOut("ai_action " + task.Error + ": give it more time (timeout_ms), or ask for less in one action")
 		case task.Status != agent.StatusFinished: // failed, with what it did before
-			out.Failure = &OpError{Code: broker.CodeDriver, Msg: "ai_action " + task.Status, Err: errors.New(task.Error)}
+			out.Failure = modelFailure("ai_action "+task.Status, errors.New(task.Error))
 		}
 		return out, nil
 	})
@@ -134,13 +133,20 @@ func aiQuery() Tool {
 				Images: []model.Image{{MIME: "image/jpeg", Data: obs.JPEG}}},
 		}})
 		if err != nil {
-			return Output{}, &OpError{Code: broker.CodeDriver, Msg: "ai_query: the model", Err: err}
+			return Output{}, modelFailure("ai_query: the model", err)
 		}
 		if strings.TrimSpace(resp.Text) == "" { // an empty answer is no answer: say so, not {"answer": ""}
-			return Output{}, &OpError{Code: broker.CodeDriver, Msg: "ai_query: the model", Err: noTextAnswer(resp)}
+			return Output{}, modelFailure("ai_query: the model", noTextAnswer(resp))
 		}
 		return Output{Data: AIQueryResult{Answer: resp.Text}}, nil
 	})
+}
+
+// modelFailure is an AI tool's failure that is mostly the model's (an HTTP error, a cut
+// connection, a loop, an answer of no use): no code, as run_agent_task's, not driver_error,
+// which counts against the device and whose runbook says to take it out of service.
+func modelFailure(msg string, err error) error {
+	return &OpError{Msg: msg, Err: err}
 }
 
 // noTextAnswer says why a model's answer to ai_query, which gives it no tools, holds no text:
