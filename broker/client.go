@@ -40,7 +40,12 @@ type ClientOptions struct {
 	Reap bool
 	// LostAfter overrides LostAfter (tests).
 	LostAfter time.Duration
-	Metrics   *ClientMetrics
+	// GroupSweepEvery and GroupEndedKeep override how often a reaping client looks for ended
+	// lease groups and how long it keeps one (tests): set before its sweep starts, which may
+	// be at once.
+	GroupSweepEvery, GroupEndedKeep time.Duration
+
+	Metrics *ClientMetrics
 	// Sites is a hub gateway's watch of its edge sites' links (nil elsewhere): with it, calls to
 	// a cut-off site's nodes say so, rather than that the node is lost.
 	Sites *SiteWatch
@@ -105,7 +110,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	}
 	c := &Client{nc: nc, stores: stores, log: opts.Log, opts: opts, devices: map[string]cachedEntry{}, keysOf: map[string][]string{},
 		legacy: newLegacyEntries(ctx),
-		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log), guard: jsguard.New(opts.Log)}
+		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log, opts.GroupSweepEvery, opts.GroupEndedKeep), guard: jsguard.New(opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
 	sub, err := nc.Subscribe(Heartbeats, c.guard.Msg(func(m *nats.Msg) { c.beat(m.Data) }))
 	if err != nil {

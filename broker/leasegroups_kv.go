@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,13 +35,13 @@ type leaseGroups struct {
 	revs  map[string]uint64     // each group's revision, by bucket key: ending it is conditional on it
 
 	sweep      sync.Once     // starts the sweep of ended groups, on a reaping client (leasegroups_sweep.go)
-	sweepEvery time.Duration // how often it looks: sweepGroupsEvery (tests: shorter)
+	sweepEvery time.Duration // how often it looks: sweepGroupsEvery (tests: shorter, ClientOptions)
 	endedKeep  time.Duration // how long an ended group is kept: groupKeep (tests: shorter)
 }
 
-func newLeaseGroups(life context.Context, js jetstream.JetStream, log *slog.Logger) *leaseGroups {
+func newLeaseGroups(life context.Context, js jetstream.JetStream, log *slog.Logger, sweepEvery, endedKeep time.Duration) *leaseGroups {
 	return &leaseGroups{life: life, js: js, log: log, byKey: map[string]LeaseGroup{}, revs: map[string]uint64{},
-		sweepEvery: sweepGroupsEvery, endedKeep: groupKeep}
+		sweepEvery: cmp.Or(sweepEvery, sweepGroupsEvery), endedKeep: cmp.Or(endedKeep, groupKeep)}
 }
 
 // bucket opens the bucket and its watch once; a failure is tried again at the next use.

@@ -33,8 +33,7 @@ func TestLeaseGroupGoesWhenItsMembersEnded(t *testing.T) {
 	}
 	var gws []*Client
 	for range 2 {
-		c := startClient(t, s, ClientOptions{Reap: true, LostAfter: time.Hour})
-		c.groups.sweepEvery, c.groups.endedKeep = 20*time.Millisecond, time.Second
+		c := startClient(t, s, ClientOptions{Reap: true, LostAfter: time.Hour, GroupSweepEvery: 20 * time.Millisecond, GroupEndedKeep: time.Second})
 		gws = append(gws, c)
 	}
 	handle := NewGroupHandle()
@@ -101,8 +100,7 @@ func TestEndedLeaseGroupKeptForItsGrace(t *testing.T) {
 	now := time.Now()
 	l := Lease{Handle: NewLeaseHandle(), Serial: "a", Node: "n1", Epoch: 3, ExpiresAt: now.Add(time.Second), MaxUntil: now.Add(time.Hour)}
 	putDevice(t, s, DeviceEntry{Serial: "a", Node: "n1", State: StateLeased, Epoch: 3, Holder: "alice"})
-	c := startClient(t, s, ClientOptions{Reap: true, LostAfter: time.Hour})
-	c.groups.sweepEvery = 20 * time.Millisecond // endedKeep stays groupKeep, a minute
+	c := startClient(t, s, ClientOptions{Reap: true, LostAfter: time.Hour, GroupSweepEvery: 20 * time.Millisecond}) // endedKeep stays groupKeep, a minute
 	handle := NewGroupHandle()
 	g, err := NewLeaseGroup(handle, Holder{Principal: "alice"}, []Lease{l}, now)
 	require.NoError(t, err)
