@@ -16,15 +16,7 @@ import (
 // its tasks), where its nodes ask whether it is still there: someone gets their request while
 // the connection lives, no one once it is closed. A probe is not taken for an answer.
 func TestClientTasksNameAProbeThatLivesWithItsConnection(t *testing.T) {
-	s := openStores(t)
-	n1 := startFakeNode(t, s, "n1")
-	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "n1", State: StateOnline})
-	conn, err := nats.Connect(s.JS.Conn().ConnectedUrl())
-	require.NoError(t, err)
-	defer conn.Close()
-	c, err := NewClient(t.Context(), conn, s, ClientOptions{LostAfter: time.Hour})
-	require.NoError(t, err)
-	require.NoError(t, c.WaitReady(call(t)))
+	n1, conn, c := probedClient(t)
 
 	var probes []string
 	for range 2 {
@@ -79,15 +71,7 @@ func listened(t *testing.T, nc *nats.Conn, subject string) bool {
 // a task it never sent. Only a probe naming the task and the asking node's answer subject is
 // answered: an older node's probe (its inbox, no task) is only listened on.
 func TestClientAnswersEachCallsProbe(t *testing.T) {
-	s := openStores(t)
-	n1 := startFakeNode(t, s, "n1")
-	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "n1", State: StateOnline})
-	conn, err := nats.Connect(s.JS.Conn().ConnectedUrl())
-	require.NoError(t, err)
-	defer conn.Close()
-	c, err := NewClient(t.Context(), conn, s, ClientOptions{LostAfter: time.Hour})
-	require.NoError(t, err)
-	require.NoError(t, c.WaitReady(call(t)))
+	n1, _, c := probedClient(t)
 
 	type held struct {
 		req    TaskRequest
@@ -148,4 +132,20 @@ func askCall(t *testing.T, nc *nats.Conn, probe, node, id string) string {
 		t.Fatalf("no answer to a probe of %s", id)
 		return ""
 	}
+}
+
+// probedClient is a client on a connection of its own (closed at the test's end, or before by
+// the test), device d1 on fake node n1.
+func probedClient(t *testing.T) (*fakeNode, *nats.Conn, *Client) {
+	t.Helper()
+	s := openStores(t)
+	n1 := startFakeNode(t, s, "n1")
+	putDevice(t, s, DeviceEntry{Serial: "d1", Node: "n1", State: StateOnline})
+	conn, err := nats.Connect(s.JS.Conn().ConnectedUrl())
+	require.NoError(t, err)
+	t.Cleanup(conn.Close)
+	c, err := NewClient(t.Context(), conn, s, ClientOptions{LostAfter: time.Hour})
+	require.NoError(t, err)
+	require.NoError(t, c.WaitReady(call(t)))
+	return n1, conn, c
 }
