@@ -9,6 +9,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/nodes"
 )
 
 // QA: after kill -9 and a restart, the holder of a plain lease (or of a selection's, which the
@@ -21,14 +22,9 @@ func TestLeaseHeldAtACrashIsSaidRevokedToItsHolder(t *testing.T) {
 		t.Run(map[bool]string{false: "crash", true: "crash declared lost"}[reap], func(t *testing.T) {
 			const node, serial = "n1", "n1-p1"
 			const killed = "node n1 was killed or crashed while the lease was held, and restarted"
-			r := newAuthRig(t, reap)
-			first := r.start(node, serial)
-			r.waitOnline(serial)
 			holder := broker.Holder{Principal: "alice", Client: "ci"}
-			ans, err := r.gw.Acquire(r.ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: serial, Holder: holder})
-			require.NoError(t, err)
-			require.True(t, ans.OK, "%+v", ans)
-			old := ans.Lease
+			r := newAuthRig(t, reap)
+			first, old := r.leased(node, serial, holder)
 			r.lastEvent(node, serial, "granted", func(e broker.Event) bool { return e.Epoch == old.Epoch }) // on record before the kill
 			first.Kill()
 			if reap {
@@ -41,30 +37,8 @@ func TestLeaseHeldAtACrashIsSaidRevokedToItsHolder(t *testing.T) {
 			r.lastEvent(node, serial, broker.LeaseRevoked, func(e broker.Event) bool { return e.Epoch == old.Epoch })
 			r.waitOnline(serial)
 
-			task := func() {
-				res, err := r.gw.Run(r.ctx, broker.TaskRequest{V: broker.WireVersion, ID: broker.NewTaskID(), Serial: serial,
-					Tool: "get_screen_size", Lease: old.Handle, Holder: holder}, nil)
-				require.NoError(t, err)
-				assert.Equal(t, broker.CodeStaleLease, res.Code, "%+v", res)
-				assert.Contains(t, res.Error, "the lease you passed for "+serial+" was revoked at ")
-				assert.Contains(t, res.Error, "("+killed+")")
-				assert.NotContains(t, res.Error, "unknown to node")
-				assert.NotContains(t, res.Error, old.Handle)
-				require.NotNil(t, res.LeaseEnded, "%+v", res)
-				assert.Equal(t, broker.LeaseRevoked, res.LeaseEnded.What)
-				assert.Equal(t, killed, res.LeaseEnded.Reason)
-			}
-			release := func() {
-				rel, err := r.gw.Release(r.ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: serial, Handle: old.Handle})
-				require.NoError(t, err)
-				assert.False(t, rel.OK)
-				assert.Equal(t, broker.CodeStaleLease, rel.Code, "%+v", rel)
-				assert.Contains(t, rel.Error, "was revoked at ")
-				assert.Contains(t, rel.Error, killed)
-				require.NotNil(t, rel.LeaseEnded, "%+v", rel)
-				assert.Equal(t, broker.LeaseRevoked, rel.LeaseEnded.What)
-				assert.Equal(t, killed, rel.LeaseEnded.Reason)
-			}
+			task := func() { r.taskSaidRevoked(serial, holder, old, killed) }
+			release := func() { r.releaseSaidRevoked(serial, old, killed) }
 			// The device takes what the node kept when a refusal first needs it: a task's in one
 			// run, a release's in the other.
 			if reap {
@@ -76,4 +50,45 @@ func TestLeaseHeldAtACrashIsSaidRevokedToItsHolder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// leased starts node with device serial and leases it to holder: the node and the lease.
+func (r *authRig) leased(node, serial string, holder broker.Holder) (*nodes.Node, *broker.Lease) {
+	r.t.Helper()
+	n := r.start(node, serial)
+	r.waitOnline(serial)
+	ans, err := r.gw.Acquire(r.ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: serial, Holder: holder})
+	require.NoError(r.t, err)
+	require.True(r.t, ans.OK, "%+v", ans)
+	return n, ans.Lease
+}
+
+// taskSaidRevoked checks that a task with the old lease hears it was revoked, and why.
+func (r *authRig) taskSaidRevoked(serial string, holder broker.Holder, old *broker.Lease, reason string) {
+	r.t.Helper()
+	res, err := r.gw.Run(r.ctx, broker.TaskRequest{V: broker.WireVersion, ID: broker.NewTaskID(), Serial: serial,
+		Tool: "get_screen_size", Lease: old.Handle, Holder: holder}, nil)
+	require.NoError(r.t, err)
+	assert.Equal(r.t, broker.CodeStaleLease, res.Code, "%+v", res)
+	assert.Contains(r.t, res.Error, "the lease you passed for "+serial+" was revoked at ")
+	assert.Contains(r.t, res.Error, "("+reason+")")
+	assert.NotContains(r.t, res.Error, "unknown to node")
+	assert.NotContains(r.t, res.Error, old.Handle)
+	require.NotNil(r.t, res.LeaseEnded, "%+v", res)
+	assert.Equal(r.t, broker.LeaseRevoked, res.LeaseEnded.What)
+	assert.Equal(r.t, reason, res.LeaseEnded.Reason)
+}
+
+// releaseSaidRevoked checks that a release with the old lease hears it was revoked, and why.
+func (r *authRig) releaseSaidRevoked(serial string, old *broker.Lease, reason string) {
+	r.t.Helper()
+	rel, err := r.gw.Release(r.ctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: serial, Handle: old.Handle})
+	require.NoError(r.t, err)
+	assert.False(r.t, rel.OK)
+	assert.Equal(r.t, broker.CodeStaleLease, rel.Code, "%+v", rel)
+	assert.Contains(r.t, rel.Error, "was revoked at ")
+	assert.Contains(r.t, rel.Error, reason)
+	require.NotNil(r.t, rel.LeaseEnded, "%+v", rel)
+	assert.Equal(r.t, broker.LeaseRevoked, rel.LeaseEnded.What)
+	assert.Equal(r.t, reason, rel.LeaseEnded.Reason)
 }
