@@ -78,6 +78,7 @@ func reviveJetStream(ns *server.Server, so *server.Options, every time.Duration,
 		if on {
 			_ = ns.ShutdownJetStream() // keeps the files; drops the stores' sticky write errors
 		}
+		serverLog.restartingAfterFailedWrites()
 		if err := ns.EnableJetStream(jetStreamConfig(so)); err != nil {
 			if err.Error() != lastErr { // once per reason, not every look
 				lastErr = err.Error()

@@ -34,7 +34,10 @@ type serverLog struct {
 	fatal     chan struct{} // closed at the server's first fatal
 
 	writeFailed atomic.Bool // a store failed a write: it takes none until JetStream restarts (revive.go)
-	rebuilt     atomic.Bool // a store's state was rebuilt after an unclean stop: said once
+	rebuilt     atomic.Bool // the stores' rebuild was said, since the start or JetStream's last restart
+	// revived: JetStream was restarted after its stores' writes failed (revive.go), so what it
+	// rebuilds is what the failure left stale, not what an unclean stop did.
+	revived atomic.Bool
 }
 
 func newServerLog(log *slog.Logger) *serverLog {
@@ -48,12 +51,9 @@ func (l *serverLog) Warnf(format string, v ...any) {
 	switch {
 	case chosenSetting(msg), sourceStateScan(msg):
 		l.log.Debug(msg)
-	case rebuildAfterUncleanStop(msg):
+	case indexRebuild(msg):
 		l.log.Debug(msg)
-		if !l.rebuilt.Swap(true) {
-			l.log.Info("rebuilding the stores' indexes after an unclean stop (kill -9, a crash): their messages are read "+
-				"back from their blocks; only writes of the stop's last moments may be missing", "first", msg)
-		}
+		l.sayRebuilt(msg)
 	default:
 		l.log.Warn(msg)
 	}
@@ -74,10 +74,11 @@ func sourceStateScan(warning string) bool {
 	return strings.Contains(warning, "] Sourcing state is outdated; attempting to recover using ")
 }
 
-// rebuildAfterUncleanStop says whether a warning is a store finding, at start, that its index
-// was not written at the last stop: after every kill -9, two per stream, of which an operator
-// can do nothing (the server reads the messages back from the blocks). One INFO line says it.
-func rebuildAfterUncleanStop(warning string) bool {
+// indexRebuild says whether a warning is a store finding, as it starts, that its index was not
+// written when it last stopped: after every kill -9, and after writes that failed on a full
+// disk, two per stream, of which an operator can do nothing (the server reads the messages
+// back from the blocks). One INFO line says it (sayRebuilt).
+func indexRebuild(warning string) bool {
 	return strings.Contains(warning, "] Stream state outdated, ") ||
 		strings.Contains(warning, "] Recovering stream state from index errored: prior state file")
 }
@@ -127,4 +128,28 @@ func (l *serverLog) lastError() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.lastErr
+}
+
+// sayRebuilt says once, at a start or at JetStream's restart after failed writes, that the
+// stores' indexes are rebuilt, and why as far as this process knows: at a restart of its own
+// (revive.go) its stores' writes failed, most likely as the disk filled; at a start the last
+// process's stop was unclean, which a full disk makes as well as kill -9 or a crash.
+func (l *serverLog) sayRebuilt(first string) {
+	if l.rebuilt.Swap(true) {
+		return
+	}
+	if l.revived.Load() {
+		l.log.Info("rebuilding the stores' indexes after their writes failed (most likely the disk filled): their messages are read "+
+			"back from their blocks; writes refused while the stores took none are not there", "first", first)
+		return
+	}
+	l.log.Info("rebuilding the stores' indexes after an unclean stop (kill -9, a crash, or writes that failed on a full disk): "+
+		"their messages are read back from their blocks; only writes of the stop's last moments may be missing", "first", first)
+}
+
+// restartingAfterFailedWrites marks JetStream's restart after its stores' writes failed
+// (revive.go): the rebuild that follows is said again, and blamed on them.
+func (l *serverLog) restartingAfterFailedWrites() {
+	l.revived.Store(true)
+	l.rebuilt.Store(false)
 }

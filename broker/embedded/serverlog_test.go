@@ -127,5 +127,6 @@ func TestRebuildAfterAnUncleanStopIsOneInfoLine(t *testing.T) {
 	assert.Contains(t, out.Line("Stream state outdated"), "level=DEBUG", "the server's finding: %s", out.String())
 	assert.Equal(t, 1, strings.Count(out.String(), "after an unclean stop"), "one line says it: %s", out.String())
 	assert.Contains(t, out.Line("after an unclean stop"), "level=INFO")
+	assert.Contains(t, out.Line("after an unclean stop"), "a full disk", "a start cannot tell kill -9 from a disk that filled")
 	assert.NotContains(t, out.String(), "level=WARN", "an operator can do nothing about it")
 }
