@@ -17,6 +17,9 @@ type Drain struct {
 	Reply func(broker.DrainAnswer)
 }
 
+// maxDrainBy bounds who a drain says asked for it.
+const maxDrainBy = 128
+
 // drainState is the scheduler's drain, zero when the node is not draining.
 type drainState struct {
 	by    string
@@ -25,11 +28,26 @@ type drainState struct {
 
 func (d drainState) on() bool { return !d.since.IsZero() }
 
+// show writes the drain into a registry entry: since when and by whom, for the console and
+// operators (a drain's by is an operator's name, never a credential).
+func (d drainState) show(e *broker.DeviceEntry) {
+	e.Draining, e.DrainingSince, e.DrainingBy = d.on(), d.since, d.by
+}
+
+// shown reports whether e shows this drain already.
+func (d drainState) shown(e broker.DeviceEntry) bool {
+	return e.Draining == d.on() && e.DrainingSince.Equal(d.since) && e.DrainingBy == d.by
+}
+
 // drain starts, ends or reports the node's drain.
 func (s *Scheduler) drain(req broker.DrainRequest) broker.DrainAnswer {
 	by := req.By
 	if by == "" {
 		by = "an operator"
+	}
+	if len(by) > maxDrainBy { // every device's registry entry carries it while the node drains
+		return broker.DrainAnswer{V: broker.WireVersion, Node: s.cfg.Node, Code: broker.CodeBadInput,
+			Error: fmt.Sprintf("drain by is %d bytes long; at most %d: name the operator shortly (corral drain --by)", len(by), maxDrainBy)}
 	}
 	refused := 0
 	switch req.Action {

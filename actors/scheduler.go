@@ -751,7 +751,7 @@ func (s *Scheduler) show(sl *slot) {
 		sl.holder, sl.holderName = who, who.String()
 	}
 	holder := sl.holderName
-	draining := s.drained.on()
+	draining := s.drained
 	var running *broker.RunningTask
 	if t := sl.running; t != nil {
 		h := t.req.Holder
@@ -764,7 +764,7 @@ func (s *Scheduler) show(sl *slot) {
 		queue, queued = sl.queueView()
 		sameQueue = queued == sl.info.Queued && slices.Equal(queue, sl.info.Queue)
 	}
-	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && reason == sl.info.Reason && draining == sl.info.Draining &&
+	if st == sl.shown && holder == sl.info.Holder && sl.epoch == sl.info.Epoch && reason == sl.info.Reason && draining.shown(sl.info) &&
 		running.SameTask(sl.info.Task) && sameQueue {
 		return
 	}
@@ -779,7 +779,8 @@ func (s *Scheduler) show(sl *slot) {
 		}
 	}
 	sl.shown = st
-	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason, sl.info.Draining, sl.info.Task = st, holder, sl.epoch, reason, draining, running
+	sl.info.State, sl.info.Holder, sl.info.Epoch, sl.info.Reason, sl.info.Task = st, holder, sl.epoch, reason, running
+	draining.show(&sl.info)
 	sl.info.Queue, sl.info.Queued = queue, queued
 	sl.info.Node, sl.info.Updated, sl.info.V = s.cfg.Node, time.Now(), broker.WireVersion
 	s.cfg.Mirror.Device(sl.info)

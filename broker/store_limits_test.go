@@ -35,6 +35,7 @@ func largestEntries(t *testing.T) map[string][]byte {
 	device := DeviceEntry{V: WireVersion, Serial: long(40), Platform: "android", Model: long(40), Brand: long(20), Release: "15", SDK: "35",
 		Tags: tags, Extra: map[string]string{"touch": long(300), "keys": long(300), "viewport": "1920x1080@2"},
 		Node: long(32), State: StateUnhealthy, Reason: long(1024), Epoch: 1 << 40, Holder: holder.String(), Draining: true,
+		DrainingSince: now, DrainingBy: long(128), // actors maxDrainBy
 		Task:  &RunningTask{ID: NewTaskID(), Tool: "run_agent_task", Holder: &holder, Started: now, Deadline: now, Implicit: true},
 		Queue: queue, Queued: 10_000, Updated: now}
 	lease := Lease{V: WireVersion, Handle: long(64), Serial: long(40), Node: long(32), Holder: holder, Epoch: 1 << 40,

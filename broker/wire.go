@@ -83,6 +83,10 @@ type DeviceEntry struct {
 	Epoch    uint64            `json:"epoch"`            // lease epoch of the device, fencing stale holders
 	Holder   string            `json:"holder,omitempty"`
 	Draining bool              `json:"draining,omitempty"` // its node takes no new leases or tasks
+	// DrainingSince and DrainingBy: when the node's drain began and who asked for it (corral
+	// drain --by, or the operator's user@host), while Draining. Absent from an older node's entries.
+	DrainingSince time.Time `json:"draining_since,omitzero"`
+	DrainingBy    string    `json:"draining_by,omitempty"`
 	// Task is the task the device runs, while it runs (written at most every quarter second):
 	// a node that restarts after a crash records it as interrupted.
 	Task *RunningTask `json:"task,omitempty"`
