@@ -237,7 +237,13 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 	default:
 		hint = " None of them can be queued for; try again later or choose other devices."
 	}
-	return errorResult(fmt.Sprintf("no device matching %s could be leased: %s.%s", a, strings.Join(refusals, "; "), hint))
+	return errorResult(fmt.Sprintf("%s%s.%s", unleasedPrefix(a), strings.Join(refusals, "; "), hint))
+}
+
+// unleasedPrefix begins acquire_device's answer when no device matching a could be leased,
+// before its nodes' refusals (the console reads them: refusedAsBusy).
+func unleasedPrefix(a *acquireArgs) string {
+	return fmt.Sprintf("no device matching %s could be leased: ", a)
 }
 
 // acquired is the successful answer of acquire_device; the session remembers the lease for

@@ -144,8 +144,13 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 // refusedAsBusy reports whether msg is failureText's refusal of tool on serial because another
 // holds the device or runs a task on it: "tap_xy on n1-p1 refused (busy): …". The result has no
 // code of its own, so the text is read, past the serial the console asked for: a serial may hold
-// colons ("127.0.0.1:5555", every --sim-android phone) and parentheses.
+// colons ("127.0.0.1:5555", every --sim-android phone) and parentheses. acquire_device of one
+// serial wraps its node's refusal: "no device matching serial=\"n1-p1\" could be leased:
+// acquire_device on n1-p1 refused (busy): …".
 func refusedAsBusy(tool, serial, msg string) bool {
+	if tool == "acquire_device" {
+		msg = strings.TrimPrefix(msg, unleasedPrefix(&acquireArgs{Serial: serial}))
+	}
 	rest, ok := strings.CutPrefix(msg, tool+" on "+serial+" ")
 	if !ok || serial == "" {
 		return false

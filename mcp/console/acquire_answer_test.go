@@ -13,7 +13,8 @@ import (
 // Acquire's answers are for a person: a refusal because another holds the device names the
 // holder and the lease's end (busy, which the page words in the browser's zone), not an
 // agent's advice (wait_seconds); a lease taken gives its times as instants for the page to
-// show in the browser's zone, and its message says UTC, not the server's zone unnamed.
+// show in the browser's zone, and its message says UTC, not the server's zone unnamed. (The
+// gateway's Actions mark acquire_device's busy refusal Busy: mcp TestRefusedAsBusy.)
 func TestAcquireAnswersForAPerson(t *testing.T) {
 	farm := testFarm()
 	bob := broker.Holder{Principal: "bob", Client: "agent"}
@@ -27,7 +28,7 @@ func TestAcquireAnswersForAPerson(t *testing.T) {
 			return Answer{OK: true, Message: tool + " done"}
 		}
 		if busy {
-			return Answer{Message: "no device matching serial d2 could be leased: acquire_device on d2 refused (busy): held by bob (agent) until 13:37:00 UTC. Pass wait_seconds to queue for it, or use another device."}
+			return Answer{Busy: true, Message: "no device matching serial d2 could be leased: acquire_device on d2 refused (busy): held by bob (agent) until 13:37:00 UTC. Pass wait_seconds to queue for it, or use another device."}
 		}
 		data, _ := json.Marshal(map[string]any{"lease": map[string]any{"handle": "h_secret", "serial": "d2", "expires_at": until, "max_until": max}})
 		return Answer{OK: true, Message: "Leased device d2", Data: data}

@@ -118,7 +118,7 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 	handle := c.heldHandle(r, v, d.Serial)
 	a := c.carryOut(w, r, v, d.Serial, name, args, handle)
 	out := actionAnswer{OK: a.OK, Message: a.Message, Lease: a.lease}
-	if !a.OK && (a.Busy || name == "acquire" && acquireRefusedBusy(d.Serial, a.Message)) {
+	if !a.OK && a.Busy {
 		b := c.busyOf(r.Context(), d.Serial)
 		out.Busy, out.Message = &b, busyMessage(d.Serial, b)
 	}
@@ -211,15 +211,6 @@ func (c *Console) acquired(w http.ResponseWriter, r *http.Request, v Viewer, ser
 	return Answer{OK: true, Message: fmt.Sprintf("This console holds %s until %s unless an action renews it (at the latest %s). Release it when done.",
 		serial, utc(res.Lease.ExpiresAt), utc(res.Lease.MaxUntil)),
 		lease: &leaseTimes{Until: res.Lease.ExpiresAt, Max: res.Lease.MaxUntil}}
-}
-
-// acquireRefusedBusy reports whether msg is acquire_device's refusal of serial because another
-// holds it: "no device matching serial X could be leased: acquire_device on X refused (busy):
-// …". Its text wraps the refusal, so the front door's busy test (which reads the text from its
-// start) misses it; the person at the console is told who holds it instead (busy.go).
-func acquireRefusedBusy(serial, msg string) bool {
-	return strings.Contains(msg, "acquire_device on "+serial+" refused (busy)") ||
-		strings.Contains(msg, "acquire_device on "+serial+" refused (wait_expired)")
 }
 
 // outcomeOf is an answer's outcome label.
