@@ -180,9 +180,9 @@ func (g *Gateway) authorize(tool string, h mcpserver.ToolHandlerFunc) mcpserver.
 				p.Name, tool, p.toolRule())), nil
 		}
 		if serial, ok := req.GetArguments()[argSerial].(string); ok && serial != "" {
-			// release_device of the caller's own lease gives up rights: its principal may, whatever
+			// release_device and list_leases of the caller's own lease: its principal may, whatever
 			// the device's tags now (release_own.go).
-			if dev, known := g.farm.Device(serial); known && (tool != releaseTool || !g.ownsLease(ctx, dev)) {
+			if dev, known := g.farm.Device(serial); known && (!ownLeaseTool(tool) || !g.ownsLease(ctx, dev)) {
 				if res := g.denyDevice(ctx, dev); res != nil {
 					return res, nil
 				}

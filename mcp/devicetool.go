@@ -394,7 +394,12 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 		return dev, "", errRes
 	}
 	if common.Platform != "" && common.Platform != dev.Platform {
-		return dev, "", g.refuse(ctx, fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", serial, dev.Platform, common.Platform, dev.Platform))
+		return dev, "", g.refuse(ctx, wrongPlatform(dev, common.Platform))
 	}
 	return dev, lease, nil
+}
+
+// wrongPlatform refuses a call that names dev with another platform than its own.
+func wrongPlatform(dev broker.DeviceEntry, platform string) string {
+	return fmt.Sprintf("device %s is %s, not %s: pass platform %q or leave platform out", dev.Serial, dev.Platform, platform, dev.Platform)
 }

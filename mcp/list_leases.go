@@ -75,7 +75,7 @@ func toolListLeases() toolDef {
 		readOnly(), mcpgo.WithOutputSchema[LeasesResult](),
 	}, deviceFilterParams()...)
 	opts = append(opts, mcpgo.WithString("holder", mcpgo.Description(`A principal, or "principal (client)"`)))
-	tool := mcpgo.NewTool("list_leases", append(opts, pageParams()...)...)
+	tool := mcpgo.NewTool(listLeasesTool, append(opts, pageParams()...)...)
 	return toolDef{tool: tool, serialFilter: true, handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a listLeasesArgs
@@ -85,8 +85,8 @@ func toolListLeases() toolDef {
 			if err := g.checkPlatform(a.Platform); err != nil {
 				return g.refuse(ctx, err.Error()), nil
 			}
-			if a.Serial != "" { // checked as a device tool checks it: known, usable, of platform
-				if _, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial}); errRes != nil {
+			if a.Serial != "" { // as a device tool's, or a device of the caller's own lease (release_own.go)
+				if errRes := g.leasesSerialRefused(ctx, a.Platform, a.Serial); errRes != nil {
 					return errRes, nil
 				}
 			}

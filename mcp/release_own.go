@@ -10,11 +10,19 @@ import (
 
 // A policy narrowed since a principal took a lease (its tags changed across a gateway restart)
 // must not strand the lease until its TTL or an operator's --force: giving a lease back gives
-// up rights and gains none. So a principal always sees its own leases in list_leases and may
-// release them, whatever the device's tags now; every other tool still refuses the device.
+// up rights and gains none. So a principal always sees its own leases in list_leases (with or
+// without its serial) and may release them, whatever the device's tags now; every other tool
+// still refuses the device, and list_leases of its serial shows only the principal's own lease.
 
-// releaseTool is release_device's name, which authorize lets through for an own lease.
-const releaseTool = "release_device"
+// releaseTool and listLeasesTool are the tools authorize lets name a device outside the
+// caller's policy when its principal holds the device's lease (ownLeaseTool).
+const (
+	releaseTool    = "release_device"
+	listLeasesTool = "list_leases"
+)
+
+// ownLeaseTool reports whether tool may name a device of an own lease outside the policy.
+func ownLeaseTool(tool string) bool { return tool == releaseTool || tool == listLeasesTool }
 
 // ownsLease reports whether the caller's principal holds dev's lease, as the registry shows
 // it (the node still checks the handle the release passes).
@@ -38,4 +46,20 @@ func (g *Gateway) releasedDevice(ctx context.Context, serial string) (broker.Dev
 	}
 	dev, _, errRes := g.resolveDevice(ctx, deviceArgs{Serial: serial})
 	return dev, errRes
+}
+
+// leasesSerialRefused checks list_leases' serial as a device tool's: known, usable, of platform
+// (nil when it passes). The device of a lease the caller's principal holds passes whatever its
+// tags now; the list then shows only that lease (list_leases keeps, of a device outside the
+// policy, the caller's own leases).
+func (g *Gateway) leasesSerialRefused(ctx context.Context, platform, serial string) *mcpgo.CallToolResult {
+	dev, ok := g.farm.Device(serial)
+	if !ok || !g.ownsLease(ctx, dev) {
+		_, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: platform, Serial: serial})
+		return errRes
+	}
+	if platform != "" && platform != dev.Platform {
+		return g.refuse(ctx, wrongPlatform(dev, platform))
+	}
+	return nil
 }

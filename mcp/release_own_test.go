@@ -1,13 +1,10 @@
 package mcp_test
 
 import (
-	"log/slog"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -44,14 +41,7 @@ func narrowingPolicy(t *testing.T, labTag string) *mcp.Policy {
 func TestNarrowedPolicyStillSeesAndReleasesOwnLeases(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 3, Quiet: true})
 	f.WaitDevices(3, "online")
-	gateway := func(pol *mcp.Policy) string {
-		g := mcp.New(f.Gateway().Client, slog.New(slog.DiscardHandler), mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{Policy: pol})
-		t.Cleanup(g.Close)
-		hs := httptest.NewServer(g.Handler())
-		t.Cleanup(hs.Close)
-		return hs.URL
-	}
-	before, after := gateway(narrowingPolicy(t, "sim")), gateway(narrowingPolicy(t, "wifi"))
+	before, after := policyGateway(t, f, narrowingPolicy(t, "sim")), policyGateway(t, f, narrowingPolicy(t, "wifi"))
 	labBefore := tokenClient(t, before, "lab-agent", narrowedLabToken)
 	lab, other := tokenClient(t, after, "lab-agent", narrowedLabToken), tokenClient(t, after, "other-agent", narrowedOtherToken)
 
