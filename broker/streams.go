@@ -84,9 +84,10 @@ const (
 	DefaultScreenshotsMaxBytes int64 = 1 << 30
 )
 
-// DefaultSessionsMaxBytes bounds the sessions' bucket when no size is set: some 390 bytes a
-// session (its selection, leases and latest task), so about 340,000 sessions a day, four a
-// second all day long.
+// DefaultSessionsMaxBytes bounds the sessions' bucket when no size is set: some 640 bytes a
+// session (its selection and leases, its latest task, its latest task on the device it used,
+// its ended mark; some 160 more for each further device: sessions_size_test.go measures it),
+// so about 210,000 sessions a day, two a second all day long.
 const DefaultSessionsMaxBytes int64 = 128 << 20
 
 // publishAckTimeout bounds the wait for an asynchronous publish's acknowledgement: during a
