@@ -92,6 +92,11 @@ func runNATSAuth(_ context.Context, args []string) error {
 	if err := writeSiteFiles(secrets, *leafURL, *ca, leafUsers); err != nil {
 		return err
 	}
+	removed, err := removeUnissued(*dir, append(users, leafUsers...))
+	sayRemoved(removed)
+	if err != nil {
+		return err
+	}
 	fmt.Println("Give each process only its own context file (vision.json: the vision workers'); passwords are kept and reused when you run this again.")
 	return nil
 }
