@@ -56,27 +56,50 @@ func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryab
 			return t.refusal(ctx, a, t.tooFew(a, match, cands))
 		}
 		t.tryFree(ctx, cands)
-		if len(t.held) == t.n {
-			break
+		if len(t.held) < t.n {
+			if a.WaitSeconds == 0 || t.quota || ctx.Err() != nil {
+				return t.refusal(ctx, a, "")
+			}
+			retry := t.waitInOrder(ctx, cands)
+			if len(t.held) < t.n {
+				if !retry || ctx.Err() != nil {
+					return t.refusal(ctx, a, "")
+				}
+				continue
+			}
 		}
-		if a.WaitSeconds == 0 || t.quota || ctx.Err() != nil {
+		if t.expiredMeanwhile() {
 			return t.refusal(ctx, a, "")
 		}
-		retry := t.waitInOrder(ctx, cands)
-		if len(t.held) == t.n {
-			break
+		if !t.waited {
+			break // taken one after another without waiting: no time for one to end meanwhile
 		}
-		if !retry || ctx.Err() != nil {
+		allHeld, err := t.checkHeld(ctx, store)
+		if err != nil {
+			t.refusals[""] = err.Error() // first: it is about every device
 			return t.refusal(ctx, a, "")
 		}
+		if allHeld {
+			break
+		}
+		if time.Until(t.deadline) < time.Millisecond || ctx.Err() != nil {
+			return t.refusal(ctx, a, "")
+		}
+		// A device taken early was lost during the wait: take it, or another, again.
 	}
+	return t.grant(ctx, store)
+}
+
+// expiredMeanwhile says whether a device taken early reached its idle expiry (on this gateway's
+// clock) while the others were waited for, and notes why.
+func (t *groupTaker) expiredMeanwhile() bool {
 	for _, h := range t.held {
 		if !h.expires.After(time.Now()) {
 			t.refusals[h.dev.Serial] = fmt.Sprintf("%s: its lease expired (ttl_seconds) while the other devices were waited for; ask for a ttl_seconds longer than wait_seconds", h.dev.Serial)
-			return t.refusal(ctx, a, "")
+			return true
 		}
 	}
-	return t.grant(ctx, store)
+	return false
 }
 
 // groupTaker takes the devices of one group.
@@ -90,6 +113,7 @@ type groupTaker struct {
 	busy     map[string]int        // devices found busy, and how many wait for them
 	dropped  map[string]bool       // devices that cannot be had now (offline, unhealthy, draining, node lost)
 	quota    bool                  // the caller holds as many devices as its policy allows
+	waited   bool                  // a device was waited for: one taken before may have ended meanwhile
 	wait     time.Duration         // the caller's wait_seconds
 	progress *callProgress         // told what the caller waits for; nil without a progress token
 }
@@ -157,6 +181,7 @@ func (t *groupTaker) waitInOrder(ctx context.Context, cands []broker.DeviceEntry
 		id := newRequestID() // its place in d's queue is found by it (requestWaitText)
 		t.progress.waitingFor(t.g.requestWaitText(d.Serial, id, nil, t.busy[d.Serial], t.wait,
 			fmt.Sprintf(" for a group of %d (%d held)", t.n, len(t.held))))
+		t.waited = true
 		if !t.take(ctx, d, left, id) {
 			return t.dropped[d.Serial]
 		}

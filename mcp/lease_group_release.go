@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,6 +37,8 @@ func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpg
 			By: holderFrom(ctx).String()})
 		cancel()
 		switch {
+		case nodeLostEndedIt(err):
+			ended = append(ended, fmt.Sprintf("%s (%s)", m.Serial, g.whyEnded(ctx, store, m)))
 		case err != nil:
 			failed = append(failed, fmt.Sprintf("%s (%v)", m.Serial, err))
 		case ans.OK:
@@ -63,4 +66,12 @@ func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpg
 		msg += fmt.Sprintf(" The group is still listed (%v) until its devices' maximum; its handle no longer holds any device.", err)
 	}
 	return structuredResult(ctx, tools.MessageResult{Message: msg + g.forgetSessionLease(ctx, handle)})
+}
+
+// nodeLostEndedIt says whether a member's release failed because its node is lost or stopped:
+// the node's loss ended its leases (the gateways revoke them), so the member has ended, and
+// asking again cannot change that. A node at a cut-off edge site is not lost: it still holds
+// its leases there, and the release is to be asked again once the link is back.
+func nodeLostEndedIt(err error) bool {
+	return errors.Is(err, broker.ErrNodeLost) && !errors.Is(err, broker.ErrSiteCutOff)
 }
