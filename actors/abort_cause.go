@@ -26,3 +26,18 @@ func abortCauseOf(req broker.AbortRequest, sl *slot) *cause {
 	}
 	return &cause{outcome: broker.OutcomeAborted, msg: "aborted by " + by}
 }
+
+// abortedBy is who the record of t, aborted as req asks, names (its aborted_by): whoever asked
+// (a holder, principal and client label, or an operator's name: never a token), or t's own
+// holder when its caller stopped waiting.
+func abortedBy(req broker.AbortRequest, t *task) string {
+	switch {
+	case req.By == clientCancelled:
+		return t.req.Holder.String()
+	case req.By != "":
+		return req.By
+	case req.Halt:
+		return "an operator"
+	}
+	return "abort_task"
+}

@@ -120,6 +120,7 @@ func (s *Scheduler) leaseTimer(m leaseTimer) {
 	if !now.Before(sl.lease.MaxUntil) {
 		reason = "reached the lease's maximum"
 		if sl.running != nil {
+			sl.running.abortedBy = "node " + s.cfg.Node + " (the lease's maximum)"
 			sl.running.cancel(&cause{outcome: broker.OutcomeAborted, msg: "the lease reached its maximum"})
 			s.cfg.Metrics.aborted(s.cfg.Node, "lease_max", 1)
 		}
@@ -164,6 +165,7 @@ func (s *Scheduler) release(req broker.ReleaseRequest) broker.LeaseAnswer {
 		}
 		what, how = "revoked", "forced release by "+by
 		if t := sl.running; t != nil && !t.implicit && t.req.Lease == l.Handle {
+			t.abortedBy = by
 			t.cancel(&cause{outcome: broker.OutcomeAborted, msg: "the lease was revoked (" + how + ")"})
 			s.cfg.Metrics.aborted(s.cfg.Node, "revoked", 1)
 		}
@@ -260,6 +262,7 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 			if t.timedOut() {
 				out.TimedOut = append(out.TimedOut, t.req.ID)
 			} else if !t.abortedAlready() {
+				t.abortedBy = abortedBy(req, t)
 				t.cancel(c)
 				abortUnplugged(t, c)
 				out.Aborted = append(out.Aborted, t.req.ID)
@@ -281,6 +284,11 @@ func (s *Scheduler) abort(req broker.AbortRequest) broker.AbortAnswer {
 				return w.task.req.Lease == handle
 			}
 			return w.task.req.Lease == "" && w.task.req.Holder == holder
+		}
+		for _, w := range sl.queue {
+			if match(w) {
+				w.task.abortedBy = abortedBy(req, w.task)
+			}
 		}
 		out.Aborted = append(out.Aborted, s.failQueue(sl, match, broker.OutcomeAborted, "", c.msg)...)
 		s.cfg.Metrics.aborted(s.cfg.Node, abortCause(req.By), len(out.Aborted)-n)

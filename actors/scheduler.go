@@ -146,6 +146,7 @@ type task struct {
 	req       broker.TaskRequest
 	reply     func(broker.TaskResult)
 	progress  func(broker.Progress)
+	abortedBy string // who aborted it, for its record's aborted_by: set with the abort (abort_cause.go)
 	submitted time.Time
 	started   time.Time
 	epoch     uint64
@@ -619,6 +620,9 @@ func (s *Scheduler) dispatch(sl *slot) {
 func (s *Scheduler) answer(t *task, res broker.TaskResult) {
 	res.V, res.ID, res.Serial, res.Node, res.Tool, res.Holder = broker.WireVersion, t.req.ID, t.req.Serial, s.cfg.Node, t.req.Tool, t.req.Holder
 	res.Submitted, res.Started, res.Finished, res.LeaseEpoch = t.submitted, t.started, time.Now(), t.epoch
+	if res.Outcome == broker.OutcomeAborted && res.AbortedBy == "" {
+		res.AbortedBy = t.abortedBy
+	}
 	t.reply(res) // first: the caller waits; the records and metrics do not
 	s.cfg.Metrics.task(t.req.Tool, res.Outcome, res.Finished.Sub(t.submitted))
 	if sl, known := s.slots[t.req.Serial]; known {
