@@ -220,7 +220,9 @@ func (s *Scheduler) leases() broker.LeasesAnswer {
 }
 
 // holderView describes who has the device, for a busy answer: the lease (handle blanked), or
-// the running task's implicit lease; with the running task, if any.
+// the running task's implicit lease; with the running task, if any. Nil when nobody has it and
+// it is not online (unhealthy, offline): its state, not a holder, is why a wait ended
+// (stateText), and an empty lease would read "held by  until 0001-01-01".
 func (sl *slot) holderView() *broker.Lease {
 	var running *broker.RunningTask
 	if t := sl.running; t != nil {
@@ -237,7 +239,24 @@ func (sl *slot) holderView() *broker.Lease {
 			Epoch: t.epoch, AcquiredAt: t.started, ExpiresAt: t.deadline, MaxUntil: t.deadline, QueueLen: len(sl.queue),
 			Running: running}
 	}
+	if sl.health != broker.StateOnline {
+		return nil
+	}
 	return &broker.Lease{V: broker.WireVersion, Serial: sl.info.Serial, Node: sl.info.Node, QueueLen: len(sl.queue)}
+}
+
+// stateText says, for a waiter whose wait ended, why the device was not handed over when it
+// is not online: its state and reason; "" when it is online (its holder says why).
+func (sl *slot) stateText() string {
+	if sl.health == broker.StateOnline {
+		return ""
+	}
+	until := "until a health check passes"
+	if sl.health == broker.StateOffline {
+		until = "until it is back"
+	}
+	return fmt.Sprintf(": it is %s (%s) and takes nothing %s; pick another device, or wait for it to be online again (list_available_devices)",
+		sl.health, sl.reason, until)
 }
 
 // abort cancels the running task chosen by serial, task id or lease; with All also the queued

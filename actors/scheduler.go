@@ -674,7 +674,7 @@ func (s *Scheduler) waitTimer(m waitTimer) {
 			continue
 		}
 		s.dequeue(sl, i)
-		msg := fmt.Sprintf("waited %s in the queue of %s without getting it", time.Since(w.enqueued).Round(time.Millisecond), m.serial)
+		msg := fmt.Sprintf("waited %s in the queue of %s without getting it", time.Since(w.enqueued).Round(time.Millisecond), m.serial) + sl.stateText()
 		if w.task != nil {
 			s.refuse(w.task, broker.CodeWaitExpired, msg, sl)
 		} else {

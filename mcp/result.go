@@ -80,6 +80,9 @@ func holderText(l *broker.Lease) string {
 		return fmt.Sprintf("%s (in %s)", t.UTC().Format(time.RFC3339), time.Until(t).Round(time.Second))
 	}
 	r := l.Running
+	if r == nil && l.Holder == (broker.Holder{}) { // nobody has it (an older node's answer on a device not online)
+		return fmt.Sprintf("No one holds it now; %d waiting.", l.QueueLen)
+	}
 	if r != nil && r.Implicit {
 		return fmt.Sprintf("Running %s for %s since %s, without a lease: the device is free when that task ends, by its deadline %s at the latest; %d waiting.",
 			r.Tool, l.Holder, r.Started.UTC().Format(time.RFC3339), at(r.Deadline), l.QueueLen)
