@@ -29,6 +29,10 @@ type deviceView struct {
 	Draining bool     `json:"draining,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
 	Holder   string   `json:"holder,omitempty"`
+	// DrainingSince and DrainingBy: when the node's drain began and who asked for it (an
+	// operator's name); absent from an older node's entry.
+	DrainingSince time.Time `json:"draining_since,omitzero"`
+	DrainingBy    string    `json:"draining_by,omitempty"`
 	// Halted: an arm rig held still until a person recovers it (emergency_stop, or its
 	// controller in alarm); Reason says which. Its gestures are refused meanwhile.
 	Halted bool `json:"halted,omitempty"`
@@ -68,6 +72,9 @@ func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 	if leases != nil {
 		v.QueueLen = &queued
 	}
+	if d.Draining {
+		v.DrainingSince, v.DrainingBy = d.DrainingSince, d.DrainingBy
+	}
 	if d.State == broker.StateOffline {
 		// A lost node's last entry, kept for what get_task_result tells of its tasks: nothing
 		// runs or waits on an offline device, whoever was there has been answered.
@@ -84,6 +91,22 @@ func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 		}
 	}
 	return v
+}
+
+// DrainText says since when and by whom the device's node drains, as the page's script does
+// (console.js drainText) in the browser's zone; "" when it does not drain.
+func (v deviceView) DrainText() string {
+	if !v.Draining {
+		return ""
+	}
+	s := "Draining"
+	if t := clock(v.DrainingSince); t != "" {
+		s += " since " + t
+	}
+	if v.DrainingBy != "" {
+		s += " by " + v.DrainingBy
+	}
+	return s
 }
 
 // sameLeaseViews says whether two lease maps show the same in the grid: the fields viewOf

@@ -27,12 +27,7 @@ var funcs = template.FuncMap{
 	// path escapes a serial for a URL path ("192.168.1.5:5555" stays readable).
 	"path": url.PathEscape,
 	// clock shows a time of day; "" for none.
-	"clock": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.Local().Format("15:04:05")
-	},
+	"clock": clock,
 	// stamp is a time for scripts (RFC 3339); "" for none.
 	"stamp": func(t time.Time) string {
 		if t.IsZero() {
@@ -71,6 +66,15 @@ var funcs = template.FuncMap{
 		}
 		return append(slices.Clone(values), chosen)
 	},
+}
+
+// clock shows a time of day in the gateway's zone (the pages' scripts show the browser's);
+// "" for none.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Local().Format("15:04:05")
 }
 
 func mustPages() *pages {

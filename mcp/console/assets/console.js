@@ -26,6 +26,13 @@ const Corral = (() => {
     return stamp ? new Date(stamp).toLocaleTimeString() : dash;
   }
 
+  // drainText says since when and by whom the device's node drains ("" when it does not); an
+  // older node's entry tells neither.
+  function drainText(d) {
+    if (!d.draining) return '';
+    return 'Draining' + (d.draining_since ? ' since ' + clock(d.draining_since) : '') + (d.draining_by ? ' by ' + d.draining_by : '');
+  }
+
   // fields are the texts of a device's data-f elements.
   function fields(d) {
     return {
@@ -43,7 +50,46 @@ const Corral = (() => {
       queue: d.queue_len === undefined ? dash : String(d.queue_len), // none: the token may not read it
       task: d.task ? d.task.tool : '',
       running: d.task ? `${d.task.tool} for ${d.task.holder || 'someone'} since ${clock(d.task.started)}` : dash,
+      drain: drainText(d),
     };
+  }
+
+  // markStale says on the screen under root, greyed by the style, that its frame is no longer
+  // live: the device is offline (its last frame stays), or the gateway does not answer.
+  function markStale(root) {
+    const img = root.querySelector('img[data-screen]');
+    if (!img) return;
+    const box = img.parentElement;
+    let why = '';
+    if (!img.hidden && root.dataset.state === 'offline') why = 'offline';
+    else if (!img.hidden && document.body.dataset.unreachable !== undefined) why = 'gateway unreachable';
+    if (why && img.dataset.captured) why += ' \u00b7 last frame at ' + clock(img.dataset.captured);
+    if ((box.dataset.stale || '') !== why) {
+      if (why) box.dataset.stale = why; else delete box.dataset.stale;
+    }
+  }
+
+  // unreachable marks the page's screens stale while the gateway does not answer (on), and
+  // live again when it does.
+  function unreachable(on) {
+    if (on === (document.body.dataset.unreachable !== undefined)) return;
+    if (on) document.body.dataset.unreachable = ''; else delete document.body.dataset.unreachable;
+    for (const img of document.querySelectorAll('img[data-screen]')) {
+      const root = img.closest('[data-serial]');
+      if (root) markStale(root);
+    }
+  }
+
+  // Backoff spaces a poll's tries while the gateway does not answer: the wait doubles from
+  // first up to max, and an answer brings it back to the poll's own interval (every).
+  class Backoff {
+    constructor(every, first, max) { this.every = every; this.first = first; this.max = max; this.wait = every; this.failing = false; }
+    ok() { this.failing = false; this.wait = this.every; return this.wait; }
+    failed() {
+      this.wait = this.failing ? Math.min(this.wait * 2, this.max) : this.first;
+      this.failing = true;
+      return this.wait;
+    }
   }
 
   // fill writes a device into the data-f elements under root.
@@ -55,6 +101,7 @@ const Corral = (() => {
       if (k === 'lease' && el.dataset.expires !== (d.lease_expires || '')) el.dataset.expires = d.lease_expires || '';
       if (k in t && el.textContent !== t[k]) el.textContent = t[k];
     }
+    markStale(root);
   }
 
   // tick keeps relative times current.
@@ -134,7 +181,9 @@ const Corral = (() => {
         if (box.style.aspectRatio !== ratio) box.style.aspectRatio = ratio;
         img.dataset.seq = f.seq;
         img.dataset.size = `${f.width}x${f.height}`;
+        img.dataset.captured = f.captured;
         img.hidden = false;
+        markStale(root);
         const none = root.querySelector('[data-noframe]');
         if (none) none.hidden = true;
         const at = root.querySelector('[data-captured]');
@@ -144,5 +193,5 @@ const Corral = (() => {
     }
   }
 
-  return { fill, tick, getJSON, Screens, span, until, clock };
+  return { fill, tick, getJSON, Screens, Backoff, unreachable, span, until, clock };
 })();

@@ -13,7 +13,12 @@
   const screens = new Corral.Screens(720, 4);
   screens.set([serial]);
 
+  // While the gateway does not answer, the polls try less and less often (Corral.Backoff).
+  const factsTries = new Corral.Backoff(500, 1000, 5000);
+  const timelineTries = new Corral.Backoff(2000, 4000, 10000);
+
   async function facts() {
+    let wait;
     try {
       const d = await Corral.getJSON(`/console/api/devices/${path}?tasks=0`);
       if (!d.status_hidden) Corral.fill(main, d.device); // else the token may not read it
@@ -22,22 +27,31 @@
       warn.textContent = d.leases_error || d.leases_hidden || '';
       warn.hidden = !warn.textContent;
       document.body.dataset.updated = new Date().toISOString();
+      wait = factsTries.ok();
+      Corral.unreachable(false);
     } catch (e) {
-      if (e.status === 404) {
+      if (e.status === 404) { // the gateway answered: the device is gone
+        wait = factsTries.ok();
         gone.hidden = false;
-      } else if (e.message !== 'logged out') { // as the grid says it
-        warn.textContent = 'The gateway does not answer: ' + e.message;
-        warn.hidden = false;
+      } else {
+        wait = factsTries.failed();
+        if (e.message !== 'logged out') { // as the grid says it
+          warn.textContent = `The gateway does not answer: ${e.message}; trying again in ${Corral.span(wait)}.`;
+          warn.hidden = false;
+          Corral.unreachable(true);
+        }
       }
     }
-    setTimeout(facts, 500);
+    setTimeout(facts, wait);
   }
 
   let last = null; // the rows as the gateway last sent them
   async function timeline() {
+    let wait = timelineTries.ok();
     try {
       const r = await fetch(`/console/devices/${path}/timeline`, { credentials: 'same-origin', cache: 'no-store' });
       if (r.status === 401) { location.reload(); return; }
+      if (r.status >= 500) wait = timelineTries.failed();
       if (r.ok) {
         const html = await r.text();
         if (html !== last) {
@@ -48,8 +62,8 @@
           Corral.tick();
         }
       }
-    } catch (e) { /* the next round tries again */ }
-    setTimeout(timeline, 2000);
+    } catch (e) { wait = timelineTries.failed(); } // the next round tries again
+    setTimeout(timeline, wait);
   }
 
   facts();

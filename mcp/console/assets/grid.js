@@ -12,7 +12,9 @@
   const empty = document.getElementById('empty');
   const hidden = document.getElementById('hidden');
   const screens = new Corral.Screens(360, 2, (serial) => (cards.has(serial) ? [cards.get(serial)] : []));
-  const RETRY_MS = 1000;
+  // A failed poll tries again after 1 s, then less and less often while the gateway does not
+  // answer; an answer asks again at once (a long poll).
+  const tries = new Corral.Backoff(0, 1000, 5000);
 
   // The cards on screen (or about to be) are the ones watched.
   const onScreen = new Set();
@@ -64,7 +66,7 @@
   // keyOf is what a card shows of a device (Corral.fields' inputs, less what only the device
   // page shows): equal keys, nothing to write.
   function keyOf(d) {
-    return [d.state, d.draining ? 1 : 0, d.platform, d.model, d.node, (d.tags || []).join(' '), d.holder, d.held_since,
+    return [d.state, d.draining ? 1 : 0, d.draining_since, d.draining_by, d.platform, d.model, d.node, (d.tags || []).join(' '), d.holder, d.held_since,
       d.lease_expires, d.queue_len, d.task ? d.task.tool : ''].join('\u0000');
   }
 
@@ -127,7 +129,7 @@
     if (q.toString() !== asked) { asked = q.toString(); etag = ''; }
     if (etag) q.set('wait', '1');
     ctrl = new AbortController();
-    let again = 0;
+    let again;
     try {
       const r = await fetch('/console/api/devices?' + q, { credentials: 'same-origin', cache: 'no-store',
         headers: etag ? { 'If-None-Match': etag } : {}, signal: ctrl.signal });
@@ -137,12 +139,15 @@
         const g = await r.json();
         if (mine === seq) { etag = r.headers.get('ETag') || ''; render(g); }
       }
+      again = tries.ok();
+      Corral.unreachable(false);
     } catch (e) {
       if (e.name === 'AbortError') return; // a newer poll took over
-      warn.textContent = 'The gateway does not answer: ' + e.message;
+      again = tries.failed();
+      warn.textContent = `The gateway does not answer: ${e.message}; trying again in ${Corral.span(again)}.`;
       warn.hidden = false;
       etag = '';
-      again = RETRY_MS;
+      Corral.unreachable(true);
     }
     if (mine === seq) timer = setTimeout(poll, again);
   }
