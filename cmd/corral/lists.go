@@ -151,6 +151,9 @@ func (o *operatorFlags) pages(ctx context.Context, c *client.Client, tool string
 }
 
 func runDevices(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "forget" {
+		return runDevicesForget(ctx, args[1:])
+	}
 	o := newOperatorFlags("devices")
 	lf := newListFlags(o, "devices")
 	free := o.Bool("free", false, "only devices free to lease now (online)")

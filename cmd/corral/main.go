@@ -35,7 +35,7 @@ func commands() []command {
 		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT; corral sim ios --count N --listen 127.0.0.1:PORT; corral sim arm --listen 127.0.0.1:PORT", runSim},
 		{"arm", "arm rigs: corral arm calibrate SERIAL calibrates one again, step by step; corral arm recover SERIAL unlocks one after an alarm; corral arm page serves the calibration page to phones without a cable", runArm},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
-		{"devices", "list the farm's devices", runDevices},
+		{"devices", "list the farm's devices; corral devices forget --node ID removes a node stopped for good's from the registry", runDevices},
 		{"leases", "list the leases held", runLeases},
 		{"call", "call a tool: corral call TOOL '{json arguments}'", runCall},
 		{"run", "run a steps file (HttpRunner actions) through the tools: corral run FILE --serial S", runRun},
@@ -82,7 +82,7 @@ func realMain(args []string) int {
 		if r := refusals.Refused(); r != nil && err != nil {
 			err = r // what the command saw of it is a cancelled context
 		}
-		err = withCLIRole(err, c.name)
+		err = withCLIRole(err, cliCommand(c.name, args[1:]))
 		return exitCode(c.name, err)
 	}
 	if hint := commandHint(args[0]); hint != "" { // a typo: one line, not the whole list
@@ -139,13 +139,14 @@ func usage(w io.Writer) {
 // subcommands says what the subcommands do, for their -h; the commands' own are commands()'
 // usage.
 var subcommands = map[string]string{
-	"sim android":   "run simulated Android devices that speak adb (the devices' own adbd protocol), from --listen's port on",
-	"sim ios":       "run a simulated usbmuxd serving simulated iPhones on --listen",
-	"sim arm":       "run a simulated arm rig: a GRBL controller on --listen, its camera and calibration readback on --http",
-	"arm calibrate": "calibrate the arm rig SERIAL again, step by step",
-	"arm recover":   "unlock the arm rig SERIAL after an alarm",
-	"arm page":      "serve the calibration page to the phones under the arms that have no cable",
-	"tasks export":  "write an agent task's device actions as a steps file for corral run",
+	"sim android":    "run simulated Android devices that speak adb (the devices' own adbd protocol), from --listen's port on",
+	"sim ios":        "run a simulated usbmuxd serving simulated iPhones on --listen",
+	"sim arm":        "run a simulated arm rig: a GRBL controller on --listen, its camera and calibration readback on --http",
+	"arm calibrate":  "calibrate the arm rig SERIAL again, step by step",
+	"arm recover":    "unlock the arm rig SERIAL after an alarm",
+	"arm page":       "serve the calibration page to the phones under the arms that have no cable",
+	"tasks export":   "write an agent task's device actions as a steps file for corral run",
+	"devices forget": "remove the devices of a node stopped for good from the registry",
 }
 
 // summary is what command name does, one sentence for the top of its -h.

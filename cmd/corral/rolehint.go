@@ -39,6 +39,18 @@ var cliRoles = map[string][]broker.Role{
 	"tasks":   {broker.RoleOperator, broker.RoleAdmin},
 	"call":    {broker.RoleAdmin}, "run": {broker.RoleAdmin}, "mcp-stdio": {broker.RoleAdmin},
 	"abort": {broker.RoleAdmin}, "release": {broker.RoleAdmin}, "drain": {broker.RoleAdmin},
+	"devices forget": {broker.RoleAdmin},
+}
+
+// cliCommand is the command of cliRoles that args run under command name: its subcommand
+// when it has roles of its own (corral devices forget), else name.
+func cliCommand(name string, args []string) string {
+	if len(args) > 0 {
+		if _, ok := cliRoles[name+" "+args[0]]; ok {
+			return name + " " + args[0]
+		}
+	}
+	return name
 }
 
 // withCLIRole adds, to a command refused a subject because its NATS context is another
