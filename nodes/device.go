@@ -22,9 +22,9 @@ type boundDevice struct {
 	ops    tools.Ops
 	info   broker.DeviceEntry
 	gauges func(map[string]float64) // exports a device.Gauger's gauges; nil: none
-	// wipe: an explicit lease ended and the driver (a device.Resetter) has not been reset
-	// since; it outlives the device actor's restarts, as this value does.
-	wipe atomic.Bool
+	// wipes reset a device.Resetter after each explicit lease (wipe.go), nil for another
+	// driver; they outlive the device actor's restarts, as this value does.
+	wipes *wiper
 	// looks keeps the console's last look at the screen (Screen), across restarts too.
 	looks tools.LookCache
 	// encoder is the last result's encoder (marshalData), kept for the next call: one task
@@ -37,27 +37,15 @@ type boundDevice struct {
 // The scheduler tells a LeaseWatcher of each lease's grant and end.
 var _ actors.LeaseWatcher = (*boundDevice)(nil)
 
-// Leased marks a device.Resetter for a reset before its next task once a lease ends, and
-// tells a driver that watches leases itself (an elastic browser, web) of the grant and the end.
+// Leased wipes a device.Resetter once a lease ends (wipe.go), and tells a driver that watches
+// leases itself (an elastic browser, web) of the grant and the end.
 func (b *boundDevice) Leased(held bool) {
-	if _, ok := b.drv.(device.Resetter); ok && !held {
-		b.wipe.Store(true)
+	if b.wipes != nil && !held {
+		b.wipes.leaseEnded()
 	}
 	if w, ok := b.drv.(actors.LeaseWatcher); ok {
 		w.Leased(held)
 	}
-}
-
-// reset resets the driver if a lease ended since the last reset.
-func (b *boundDevice) reset(ctx context.Context) error {
-	if !b.wipe.Load() {
-		return nil
-	}
-	if err := b.drv.(device.Resetter).Reset(ctx); err != nil {
-		return err
-	}
-	b.wipe.Store(false)
-	return nil
 }
 
 func newBoundDevice(drv device.Driver, ops tools.Ops, node string, epoch uint64, metrics *actors.Metrics) *boundDevice {
@@ -66,7 +54,11 @@ func newBoundDevice(drv device.Driver, ops tools.Ops, node string, epoch uint64,
 	if metrics != nil {
 		gauges = func(g map[string]float64) { metrics.SetDeviceGauges(node, i.Serial, g) }
 	}
-	return &boundDevice{drv: drv, ops: ops, gauges: gauges, info: broker.DeviceEntry{
+	var wipes *wiper
+	if r, ok := drv.(device.Resetter); ok {
+		wipes = &wiper{reset: r.Reset}
+	}
+	return &boundDevice{drv: drv, ops: ops, gauges: gauges, wipes: wipes, info: broker.DeviceEntry{
 		V: broker.WireVersion, Serial: i.Serial, Platform: i.Platform, Model: i.Model, Brand: i.Brand,
 		Release: i.Release, SDK: i.SDK, Tags: i.Tags, Extra: i.Extra, Node: node, Epoch: epoch,
 	}}
@@ -94,9 +86,11 @@ func (b *boundDevice) Deadline(tool string, askedMS int64) (time.Duration, error
 // Execute runs the op of the task's tool and encodes its output, naming the task's secrets so
 // that its record does not keep them.
 func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
-	if err := b.reset(ctx); err != nil {
-		return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeUnhealthy,
-			Error: fmt.Sprintf("device %s: wiping what its last holder left failed, so no task runs on it until a reset succeeds: %v", b.info.Serial, err)}
+	if b.wipes != nil {
+		if err := b.wipes.begin(ctx); err != nil {
+			return b.notWiped(ctx, req.Tool, err)
+		}
+		defer b.wipes.end()
 	}
 	op := b.ops[req.Tool]
 	res := b.execute(ctx, op, req, progress)
@@ -105,6 +99,17 @@ func (b *boundDevice) Execute(ctx context.Context, req broker.TaskRequest, progr
 	}
 	b.exportGauges()
 	return res
+}
+
+// notWiped answers a task that did not run for the wipe after a lease: its deadline passed
+// while it waited (timed out: the device is fine), or the wipe failed (unhealthy).
+func (b *boundDevice) notWiped(ctx context.Context, tool string, err error) broker.TaskResult {
+	if errors.Is(err, errStillWiping) {
+		return b.pastDeadline(ctx, tool, broker.TaskResult{Outcome: broker.OutcomeFailed,
+			Error: fmt.Sprintf("device %s: %v", b.info.Serial, err)})
+	}
+	return broker.TaskResult{Outcome: broker.OutcomeFailed, Code: broker.CodeUnhealthy,
+		Error: fmt.Sprintf("device %s: wiping what its last holder left failed, so no task runs on it until a reset succeeds (each task tries again): %v", b.info.Serial, err)}
 }
 
 // exportGauges exports what the driver measures of itself, if it does.
@@ -221,8 +226,12 @@ func ownSetup(code string, err error) bool {
 		code == broker.CodeUnconfigured && errors.Is(err, device.ErrNotConfigured)
 }
 
-// Health asks the driver, if it can tell.
+// Health asks the driver, if it can tell. A device being wiped after a lease is not asked: the
+// wipe has its own bound, and one that fails is told to the next task.
 func (b *boundDevice) Health(ctx context.Context) error {
+	if b.wipes != nil && b.wipes.busy() {
+		return nil
+	}
 	if h, ok := b.drv.(device.HealthChecker); ok {
 		return b.bounds.reason(b.info.Serial, h.Health(ctx))
 	}

@@ -193,8 +193,9 @@ type (
 		CloseTab(ctx context.Context, index int) error
 	}
 	// Resetter makes the device fresh for its next holder (a browser: a new profile, so no
-	// cookies, storage, history or tabs are left). The node calls it before the first task
-	// after an explicit lease ended, and runs no task on the device until it has succeeded.
+	// cookies, storage, history or tabs are left). The node calls it as an explicit lease ends
+	// (once no task is in the driver), under a bound of its own rather than a caller's
+	// deadline, and runs no task on the device until it has succeeded.
 	Resetter interface {
 		Reset(ctx context.Context) error
 	}

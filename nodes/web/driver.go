@@ -67,7 +67,7 @@ type Driver struct {
 	// unusedSeen counts stopWhenIdle's looks that found the browser unused for idle, whether
 	// it stopped it or not: tests wait on it instead of on time.
 	unusedSeen int
-	launching  sync.Mutex // one start at a time
+	launching  startLock // one start at a time
 	quit       chan struct{}
 	quitOnce   sync.Once
 
@@ -104,7 +104,8 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 		o.Home = "about:blank"
 	}
 	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, allow: o.Allow, exec: path, proxy: o.Proxy,
-		owner: thisProcess(), log: o.Log.With("device", o.Serial), lazy: o.Lazy, idle: o.Idle, quit: make(chan struct{})}
+		owner: thisProcess(), log: o.Log.With("device", o.Serial), lazy: o.Lazy, idle: o.Idle, quit: make(chan struct{}),
+		launching: newStartLock()}
 	removeLeftovers(d.log, d.owner)
 	if !o.Lazy {
 		if err := d.launch(ctx); err != nil {
@@ -119,22 +120,59 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 
 // launch starts a browser on a new profile directory and makes it the device's. A browser
 // that dies while it starts (Chromium has crashed at start-up on a loaded machine) is tried
-// once more, on a fresh directory.
+// once more, on a fresh directory. It returns as soon as ctx ends: the start given up is
+// stopped and its directory removed in the background (stopping a Chromium that is starting
+// takes a second or more on a loaded machine, past the grace a cancelled task has to return,
+// and Debian's chromium-headless-shell is a script whose browser outlives a kill of it).
 func (d *Driver) launch(ctx context.Context) error {
-	bctx, stop, dir, err := d.startBrowser(ctx)
-	if errors.Is(err, errDiedAtStart) && ctx.Err() == nil {
-		d.log.Warn("the browser died while starting; trying once more", "err", err)
-		bctx, stop, dir, err = d.startBrowser(ctx)
+	done := make(chan startedBrowser, 1)
+	go func() {
+		bctx, stop, dir, err := d.startBrowser(ctx)
+		if errors.Is(err, errDiedAtStart) && ctx.Err() == nil {
+			d.log.Warn("the browser died while starting; trying once more", "err", err)
+			bctx, stop, dir, err = d.startBrowser(ctx)
+		}
+		done <- startedBrowser{bctx, stop, dir, err}
+	}()
+	var s startedBrowser
+	select {
+	case s = <-done:
+	case <-ctx.Done():
+		go func() { (<-done).discard() }()
+		return d.wrap("start", fmt.Errorf("starting the browser: %w", ctx.Err()), "")
 	}
-	if err != nil {
-		return err
+	if s.err != nil {
+		return s.err
 	}
-	id := chromedp.FromContext(bctx).Target.TargetID
+	id := chromedp.FromContext(s.bctx).Target.TargetID
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.browser, d.stop, d.dir, d.lastUse = bctx, stop, dir, time.Now()
-	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
+	select {
+	case <-d.quit: // closed while it started: Close found nothing to stop
+		go s.discard()
+		return d.wrap("start", errors.New("the device was closed while its browser started"), "")
+	default:
+	}
+	d.browser, d.stop, d.dir, d.lastUse = s.bctx, s.stop, s.dir, time.Now()
+	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: s.bctx}, map[target.ID]int{id: 0}, 0, ""
 	return nil
+}
+
+// startedBrowser is what startBrowser made.
+type startedBrowser struct {
+	bctx context.Context
+	stop func()
+	dir  string
+	err  error
+}
+
+// discard stops a browser that was started for nothing and removes its directory.
+func (s startedBrowser) discard() {
+	if s.err != nil {
+		return
+	}
+	s.stop()
+	_ = os.RemoveAll(s.dir)
 }
 
 // errDiedAtStart marks a browser process that exited before it answered.
@@ -202,8 +240,18 @@ func (d *Driver) browserCtx() context.Context {
 // its directory removed first: nothing of the last holder's (cookies, storage, history,
 // tabs, downloads) is left. A lazy device starts its new browser at its next use.
 func (d *Driver) Reset(ctx context.Context) error {
-	d.launching.Lock()
-	defer d.launching.Unlock()
+	err := d.reset(ctx)
+	if err != nil {
+		d.log.Warn("resetting the browser for the next holder failed", "err", err)
+	}
+	return err
+}
+
+func (d *Driver) reset(ctx context.Context) error {
+	if err := d.launching.lock(ctx); err != nil {
+		return d.wrap("reset", err, "")
+	}
+	defer d.launching.unlock()
 	if err := d.shutdown(); err != nil {
 		return err
 	}
@@ -266,10 +314,11 @@ func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
 // Health answers whether the browser runs, replacing one that crashed; the notice that it
 // was replaced is left for the device's next call (use). It is a look (device.Look): an
 // elastic device whose browser is not running is healthy, its next use starts one, and the
-// check starts none (a node checks each of its devices as it starts).
+// check starts none (a node checks each of its devices as it starts); one whose browser is
+// starting (or stopping) is healthy too, its start bounded on its own.
 func (d *Driver) Health(ctx context.Context) error {
 	release, err := d.acquire(device.Look(ctx))
-	if errors.Is(err, ErrStopped) {
+	if errors.Is(err, ErrStopped) || errors.Is(err, ErrStarting) {
 		return nil
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"syscall"
 	"time"
 
@@ -65,14 +66,21 @@ func (d *Driver) replacedNotice(told bool) error {
 }
 
 // acquire is use without the notice: health checks start or replace the browser without
-// taking the notice meant for the device's callers. For a look (device.Look) at an elastic
-// device it starts none: a browser that is not running (stopped, or found crashed and
-// cleared away for the next use to replace) answers ErrStopped, and the look does not count
-// as a use for idleness.
+// taking the notice meant for the device's callers. A look (device.Look) does not wait for a
+// browser that is starting or stopping (a reset for the next holder): it answers ErrStarting.
+// At an elastic device it starts none: a browser that is not running (stopped, or found
+// crashed and cleared away for the next use to replace) answers ErrStopped, and the look does
+// not count as a use for idleness.
 func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
+	if device.IsLook(ctx) {
+		if !d.launching.tryLock() {
+			return nil, d.wrap("look", ErrStarting, "look again in a moment")
+		}
+	} else if err := d.launching.lock(ctx); err != nil {
+		return nil, d.wrap("start", fmt.Errorf("waiting for the browser's start: %w", err), "")
+	}
+	defer d.launching.unlock()
 	look := d.lazy && device.IsLook(ctx)
-	d.launching.Lock()
-	defer d.launching.Unlock()
 	if d.noteCrash() {
 		if look {
 			d.log.Warn("the browser died; its next use starts a new one (its tabs, cookies and storage are gone; the next call is told)")
@@ -113,6 +121,10 @@ func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
 // starts one.
 var ErrStopped = errors.New("the browser is stopped until the device's next use")
 
+// ErrStarting answers a look at a device whose browser is starting or stopping (a reset for
+// its next holder): the look does not wait for it.
+var ErrStarting = errors.New("the browser is starting")
+
 // stopWhenIdle stops the browser once it has been unused for d.idle, until Close.
 func (d *Driver) stopWhenIdle() {
 	tick := time.NewTicker(max(d.idle/4, 10*time.Millisecond))
@@ -126,7 +138,7 @@ func (d *Driver) stopWhenIdle() {
 		d.mu.Lock()
 		idle := d.idleLocked()
 		d.mu.Unlock()
-		if !idle || !d.launching.TryLock() { // a start under way is a use
+		if !idle || !d.launching.tryLock() { // a start under way is a use
 			continue
 		}
 		d.mu.Lock()
@@ -137,7 +149,7 @@ func (d *Driver) stopWhenIdle() {
 			_ = d.shutdown()
 			d.log.Info("browser stopped: idle", "for", d.idle)
 		}
-		d.launching.Unlock()
+		d.launching.unlock()
 	}
 }
 
