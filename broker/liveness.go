@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -35,11 +36,10 @@ type Liveness struct {
 	link       func() (up bool, reconnects uint64)
 	reconnects uint64
 	// probe, when set, asks the server for a round trip within a bound: a connection up is not
-	// one that works (liveness_probe.go). unansweredSince is when it last went unanswered
-	// (zero: it answered), read by Run only.
-	probe           func(within time.Duration) error
-	unansweredSince time.Time
-	log             *slog.Logger
+	// one that works (liveness_probe.go). server remembers its answers, read by Run only.
+	probe  func(within time.Duration) error
+	server ownServer
+	log    *slog.Logger
 	// born is when this tracker started: until lostAfter later, a node it has not heard of
 	// may simply not have beaten yet (Lost).
 	born time.Time
@@ -84,7 +84,9 @@ func NewLiveness(lostAfter time.Duration, onLost func(node, boot string)) *Liven
 		lostAfter = LostAfter
 	}
 	return &Liveness{lostAfter: lostAfter, onLost: onLost, born: time.Now(), nodes: map[string]*nodeLife{},
-		log: slog.New(slog.DiscardHandler)}
+		log: slog.New(slog.DiscardHandler), server: ownServer{
+			holds:   "no node's silence counts until it answers (docs/operations.md, Node lost)",
+			resumes: fmt.Sprintf("every node gets its full time to beat (%s)", lostAfter)}}
 }
 
 // Beat records a heartbeat.

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -13,10 +14,48 @@ import (
 // check asks the server for a round trip first (one a check, whatever the number of nodes);
 // one not answered within probeWait is a link down, and once one is again every node gets
 // lostAfter from then to beat. A healthy farm is not asked: its nodes beat well within
-// probeAfter.
+// probeAfter. A hub's site watch asks the same before it counts a site's silence (sites.go).
 
 // probeWait bounds the round trip: a heartbeat interval, as caughtUp waits.
 const probeWait = HeartbeatInterval
+
+// ownServer is the question a silence of others asks first: does this process's own NATS
+// server answer it? It remembers since when it has not, and logs the start and the end of
+// such a time once each.
+type ownServer struct {
+	// holds says, in the log, what waits while the server does not answer; resumes what
+	// follows its answer.
+	holds, resumes string
+	// unansweredSince is when it last went unanswered (zero: it answered).
+	unansweredSince time.Time
+}
+
+// answers asks the server for a round trip (roundTrip, within probeWait) at now. answered
+// false: no answer, the silence is this process's own. back, when it answered after a time
+// it did not, is when that answer came: silences until then were this process's own too.
+func (s *ownServer) answers(roundTrip func(within time.Duration) error, log *slog.Logger, now time.Time) (answered bool, back time.Time) {
+	start := time.Now()
+	if err := roundTrip(probeWait); err != nil {
+		if s.unansweredSince.IsZero() {
+			s.unansweredSince = now
+			log.Warn("the NATS server does not answer this process though its connection is up (a stopped or hung "+
+				"server, or a stalled link): "+s.holds, "waited", probeWait, "err", err)
+		}
+		return false, time.Time{}
+	}
+	return true, s.heard(log, now.Add(time.Since(start)))
+}
+
+// heard notes an answer through the server that came at came (a round trip's, or any other
+// that needed it): came if it ended a time without one, zero otherwise.
+func (s *ownServer) heard(log *slog.Logger, came time.Time) time.Time {
+	if s.unansweredSince.IsZero() {
+		return time.Time{}
+	}
+	log.Info("the NATS server answers this process again; "+s.resumes, "unanswered_for", came.Sub(s.unansweredSince).Round(time.Millisecond))
+	s.unansweredSince = time.Time{}
+	return came
+}
 
 // probeAfter is how long a node is silent before the checks ask the server. The first round
 // trip into a stall goes out at most probeAfter and a check after it began; a stall over
@@ -29,27 +68,14 @@ func (l *Liveness) probeAfter() time.Duration { return min(l.lostAfter/2, 2*Hear
 // been silent for probeAfter or it did not answer the last time. The first answer after a
 // silence restarts every node's clock at when it came.
 func (l *Liveness) answering(now time.Time) bool {
-	if l.probe == nil || l.unansweredSince.IsZero() && l.silence(now) <= l.probeAfter() {
+	if l.probe == nil || l.server.unansweredSince.IsZero() && l.silence(now) <= l.probeAfter() {
 		return true
 	}
-	start := time.Now()
-	err := l.probe(probeWait)
-	back := now.Add(time.Since(start))
-	if err != nil {
-		if l.unansweredSince.IsZero() {
-			l.unansweredSince = now
-			l.log.Warn("the NATS server does not answer this process though its connection is up (a stopped or hung "+
-				"server, or a stalled link): no node's silence counts until it answers (docs/operations.md, Node lost)", "waited", probeWait, "err", err)
-		}
-		return false
-	}
-	if !l.unansweredSince.IsZero() {
-		l.log.Info("the NATS server answers this process again; every node gets its full time to beat",
-			"unanswered_for", back.Sub(l.unansweredSince).Round(time.Millisecond), "lost_after", l.lostAfter)
-		l.unansweredSince = time.Time{}
+	answered, back := l.server.answers(l.probe, l.log, now)
+	if !back.IsZero() {
 		l.restartClocks(back)
 	}
-	return true
+	return answered
 }
 
 // probeOf is Liveness.probe for nc: a PING answered by a PONG.

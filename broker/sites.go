@@ -27,8 +27,10 @@ import (
 // Link timing: a site is probed every siteProbeEvery, and down after siteProbeFailures probes
 // in a row failed: 0.5 to 1 s after a cut that closes the leaf connection (no responders, at
 // once), 2 to 2.5 s after a silent one (each probe waits out siteProbeTimeout), about when
-// Liveness gives the site's nodes up. A reaper that decided just before a heal may still be writing when the first
-// restore runs: a second restore follows after siteSettle.
+// Liveness gives the site's nodes up. A silence that is this process's own (its NATS server
+// stalled: no round trip after the probe) is no failure (sites_probe.go). A reaper that
+// decided just before a heal may still be writing when the first restore runs: a second
+// restore follows after siteSettle.
 const (
 	siteProbeEvery    = 500 * time.Millisecond
 	siteProbeTimeout  = time.Second
@@ -76,6 +78,9 @@ type SiteWatch struct {
 
 	// restoreSite is restore; a test blocks it to see that the links are probed meanwhile.
 	restoreSite func(ctx context.Context, site string, reconnect bool)
+	// roundTrip asks this process's own server for a round trip (sites_probe.go): nc's
+	// FlushTimeout; a test holds it to see what a probe reads meanwhile.
+	roundTrip func(within time.Duration) error
 
 	// scope are the nodes of each site the hub knows them of (WatchSitesWithNodes): only their
 	// entries are restored and learnt from the site.
@@ -114,7 +119,7 @@ func WatchSitesWithNodes(ctx context.Context, nc *nats.Conn, sites []string, sco
 			w.nodes[n] = s.Name
 		}
 	}
-	w.restoreSite = w.restore
+	w.restoreSite, w.roundTrip = w.restore, nc.FlushTimeout
 	for _, site := range sites {
 		if !ValidSite(site) {
 			return nil, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
@@ -155,8 +160,15 @@ func (w *SiteWatch) CutOff(ctx context.Context, node string) (site string, cut b
 	site, known := w.nodes[node]
 	up := w.up[site]
 	w.mu.Unlock()
-	if !known || up && w.probe(context.WithoutCancel(ctx), site) == nil {
+	if !known {
 		return "", false
+	}
+	if up {
+		// A silence of this process's own says nothing of the link: the call goes on.
+		err := w.probe(context.WithoutCancel(ctx), site, &ownServer{}, slog.New(slog.DiscardHandler))
+		if err == nil || errors.Is(err, errOwnSilence) {
+			return "", false
+		}
 	}
 	return site, true
 }
@@ -237,9 +249,14 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		stopKick = cancel
 		kicking.Go(func() { w.kickSources(kctx, site) })
 	}
+	// A silence of this process's own is no failure (sites_probe.go).
+	own := &ownServer{holds: "no site's silence counts until it answers", resumes: "the sites' probes count again"}
+	log := w.log.With("site", site)
 	for {
-		err := w.probe(ctx, site)
+		err := w.probe(ctx, site, own, log)
 		switch {
+		case errors.Is(err, errOwnSilence):
+			failures = 0
 		case err == nil:
 			failures = 0
 			if !up || !known {
@@ -298,15 +315,6 @@ func (w *SiteWatch) setUp(site string, up bool) {
 	w.metrics.setUp(site, up)
 }
 
-// probe asks the site's JetStream for its account's information: any answer means the link
-// carries requests both ways.
-func (w *SiteWatch) probe(ctx context.Context, site string) error {
-	ctx, cancel := context.WithTimeout(ctx, siteProbeTimeout)
-	defer cancel()
-	_, err := w.nc.RequestWithContext(ctx, siteAPI(site)+".INFO", nil)
-	return err
-}
-
 // restore makes the hub's restored buckets agree with the site's, after a reconnect or at the
 // link's first time up here (a cut another gateway saw, or a source still catching up).
 func (w *SiteWatch) restore(ctx context.Context, site string, reconnect bool) {
@@ -325,6 +333,11 @@ func (w *SiteWatch) restore(ctx context.Context, site string, reconnect bool) {
 			w.learnNodes(site, keys)
 		}
 		w.metrics.restored(site, n)
+		if err != nil && watchEnded(ctx, err) {
+			// The link dropped or the gateway stops: the next link-up restores again.
+			w.log.Debug("site's entries not all restored at the hub: the watch ended", "site", site, "bucket", bucket, "restored", n, "err", err)
+			return
+		}
 		if err != nil {
 			w.log.Warn("site's entries not all restored at the hub; the next heal or write brings them", "site", site, "bucket", bucket, "restored", n, "err", err)
 		} else if n > 0 {

@@ -2,13 +2,18 @@ package broker
 
 import (
 	"context"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A restore that hangs (the link went silent under its requests) must not keep the watch from
@@ -47,4 +52,24 @@ func TestSiteCutSeenDuringARestore(t *testing.T) {
 		"the link dropped during a restore, yet the site is not marked down: the watch was stuck in the restore")
 	require.Eventually(t, func() bool { return running.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
 		"the site is down, yet its restore goes on")
+}
+
+// A restore stopped because its link dropped or its gateway stops (its context cancelled)
+// warns of nothing: it used to warn 'context canceled' at every cut and shutdown. One that
+// fails for another reason (here: no site answers for the domain) still warns.
+func TestStoppedRestoreWarnsOfNothing(t *testing.T) {
+	nc := embeddedNATS(t)
+	hub, err := jetstream.New(nc)
+	require.NoError(t, err)
+	logs := &logtest.Buffer{}
+	w := &SiteWatch{nc: nc, hub: hub, log: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+
+	stopped, stop := context.WithCancel(t.Context())
+	stop()
+	w.restore(stopped, "tokyo", true)
+	assert.NotContains(t, logs.String(), "level=WARN", "a stopped restore warned")
+	assert.Contains(t, logs.String(), "the watch ended", "a stopped restore said nothing at DEBUG")
+
+	w.restore(t.Context(), "tokyo", true)
+	assert.Contains(t, logs.Line("level=WARN"), "not all restored at the hub", "a failed restore did not warn; its log:\n%s", logs)
 }
