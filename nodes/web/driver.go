@@ -349,7 +349,7 @@ var (
 	ErrBadURL      = mistake("not a URL a browser device opens")
 	ErrOffScreen   = mistake("outside the viewport")
 	ErrNoFocus     = errors.New("no text field has focus")
-	ErrNoHistory   = errors.New("there is no page to go back to")
+	ErrNoHistory   = mistake("there is no page to go back to")
 	// ErrBrowserReplaced answers the first call after the browser crashed (or was killed)
 	// and a new one took its place, on a new profile.
 	ErrBrowserReplaced = errors.New("the browser had died and was restarted: its tabs, cookies and storage are gone")
