@@ -14,15 +14,24 @@ import (
 // another gateway gets it done twice. So when its turn comes its caller is asked first
 // (Config.CallerListens, on the device's worker: the scheduler never waits for it), and a task
 // whose caller is gone does not run: it is refused with caller_gone and the next waiter gets
-// the device. A task that starts at once is not asked: its caller sent it a moment ago.
+// the device. A task that starts at once is not asked: its caller sent it a moment ago, unless
+// its node may just have been silent long enough for the farm to declare it lost
+// (Config.MayHaveBeenLost): then it may have waited in NATS all that while, its caller told
+// the node was lost, and it is asked as one that waited.
 
 // askCaller is the check to make before t runs: whether its caller is still there, if it
-// waited in the queue and its gateway said where to ask.
+// waited in the queue or came after a silence, and its gateway said where to ask.
 func (s *Scheduler) askCaller(t *task) func(context.Context, broker.TaskRequest) bool {
-	if !t.waited || t.req.Probe == "" {
+	if !t.waited && !t.afterSilence || t.req.Probe == "" {
 		return nil
 	}
 	return s.cfg.CallerListens
+}
+
+// mayHaveBeenLost says whether a task taken now may be one whose caller was told its node
+// was lost.
+func (s *Scheduler) mayHaveBeenLost() bool {
+	return s.cfg.MayHaveBeenLost != nil && s.cfg.MayHaveBeenLost()
 }
 
 // callerGone is the answer (and record) of a task whose caller left while it waited.
@@ -30,6 +39,23 @@ func callerGone(serial, tool string) broker.TaskResult {
 	return broker.TaskResult{Outcome: broker.OutcomeRefused, Code: broker.CodeCallerGone, Error: fmt.Sprintf(
 		"device %s: its caller left before it could start (the gateway or connection it came through went away while it waited in the queue); %s did not run. Call again if it is still wanted",
 		serial, tool)}
+}
+
+// notStarted records that t, refused as its caller was gone, did not run, and says why: it
+// waited in the queue, or came after its node's silence, its caller most likely told the node
+// was lost.
+func (s *Scheduler) notStarted(t *task, res *broker.TaskResult) {
+	t.started = time.Time{} // nothing ran: the record shows no start
+	if !t.afterSilence {
+		s.cfg.Log.Info("a task's caller left while it waited in the queue; it does not run", "task", t.req.ID, "serial", t.req.Serial,
+			"tool", t.req.Tool, "holder", t.req.Holder.String())
+		return
+	}
+	res.Error = fmt.Sprintf(
+		"device %s: node %s was silent (its process stopped, or its connection to NATS stalled) when this task came, and its caller had been answered meanwhile (most likely that the node was lost); %s did not run. Call again if it is still wanted",
+		t.req.Serial, s.cfg.Node, t.req.Tool)
+	s.cfg.Log.Info("a task came as this node may just have been declared lost, and its caller was answered already; it does not run",
+		"task", t.req.ID, "serial", t.req.Serial, "tool", t.req.Tool, "holder", t.req.Holder.String())
 }
 
 // A running task outlives its caller too when its gateway dies (killed: nothing aborts the

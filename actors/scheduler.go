@@ -60,6 +60,11 @@ type Config struct {
 	// that long; CallerGoneAfter how long it must have been gone for its task to be aborted
 	// (caller_gone.go). Defaults: DefaultCallerCheckEvery, DefaultCallerGoneAfter.
 	CallerCheckEvery, CallerGoneAfter time.Duration
+
+	// MayHaveBeenLost, when set, says whether the node may just have been silent long enough
+	// for the farm to declare it lost: a task it takes then is asked about as one that waited
+	// (caller_gone.go). Called for every task: it must be cheap.
+	MayHaveBeenLost func() bool
 }
 
 func (c *Config) defaults() {
@@ -159,6 +164,9 @@ type task struct {
 	// While it runs (caller_gone.go): its caller is being asked, and since when it is gone.
 	askingCaller    bool
 	callerGoneSince time.Time
+	// It came as its node may just have been declared lost: asked before it runs, as if it
+	// had waited (caller_gone.go).
+	afterSilence bool
 }
 
 // waiter is a queued task or lease request.
@@ -381,7 +389,7 @@ func (s *Scheduler) deviceHealth(m deviceHealth) {
 // submit accepts a task: runs it, queues it or refuses it (actors/README.md rules 1-3).
 func (s *Scheduler) submit(m SubmitTask) {
 	now := time.Now()
-	t := &task{req: m.Req, reply: m.Reply, progress: m.Progress, submitted: now}
+	t := &task{req: m.Req, reply: m.Reply, progress: m.Progress, submitted: now, afterSilence: s.mayHaveBeenLost()}
 	sl, ok := s.slots[m.Req.Serial]
 	if !ok {
 		s.refuse(t, broker.CodeUnknownDevice, fmt.Sprintf("no device %q on node %s; call list_available_devices", m.Req.Serial, s.cfg.Node), nil)
@@ -529,9 +537,7 @@ func (s *Scheduler) finished(m taskFinished) {
 	}
 	t.cancel(nil)
 	if res.Code == broker.CodeCallerGone && res.Outcome == broker.OutcomeRefused {
-		t.started = time.Time{} // nothing ran: the record shows no start
-		s.cfg.Log.Info("a task's caller left while it waited in the queue; it does not run", "task", t.req.ID, "serial", t.req.Serial,
-			"tool", t.req.Tool, "holder", t.req.Holder.String())
+		s.notStarted(t, &res) // caller_gone.go
 	}
 	if !t.implicit && sl.lease != nil && sl.lease.Epoch == t.epoch {
 		s.renew(sl) // before the answer: the idle TTL counts from no later than it

@@ -36,6 +36,7 @@ func (n *Node) watchConnection(ctx context.Context) {
 			case nats.RECONNECTING, nats.DISCONNECTED:
 				n.mirror.holdRegistry()
 			case nats.CONNECTED:
+				n.silence.connected() // NATS held nothing for the connection that is gone (silence.go)
 				n.checkDeclaredLost(ctx)
 				n.mirror.releaseRegistry()
 			}
@@ -116,6 +117,7 @@ func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error
 // reconnection's read): one of an epoch above the one the device had when the node answered
 // was written over the answer, which moved every device's epoch on (revokeAll).
 func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
+	n.silence.heardLost() // what comes next may have been answered so (silence.go)
 	if lost != nil {
 		n.mirror.writtenOffline(*lost) // before the answer shows it again (shown_again.go)
 	}

@@ -57,6 +57,7 @@ type Node struct {
 	screens *screens // the console's live screens (screens.go)
 	guard   *jsguard.Guard
 	bounds  *entryBounds // cuts what drivers give to fit registry entries (entry_bounds.go)
+	silence *silence     // whether it may just have been declared lost (silence.go)
 
 	mu      sync.Mutex
 	devices map[string]device.Driver
@@ -97,13 +98,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var err error
 	n := &Node{cfg: cfg, boot: cfg.Boot, cancel: cancel, devices: map[string]device.Driver{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
-		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log), bounds: newEntryBounds(cfg.Log)}
+		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log), bounds: newEntryBounds(cfg.Log), silence: newSilence(cfg.Log)}
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
 	}))
 	actors.LogDeadLetters(n.system, cfg.Log.With("component", "actors"))
 	schedProps := actors.NewSchedulerProps(actors.Config{Node: cfg.ID, LeaseTTL: cfg.LeaseTTL, LeaseMax: cfg.LeaseMax,
-		Grace: cfg.Grace, MaxQueue: cfg.MaxQueue, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log, CallerListens: n.callerListens})
+		Grace: cfg.Grace, MaxQueue: cfg.MaxQueue, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log, CallerListens: n.callerListens,
+		MayHaveBeenLost: n.silence.mayHaveBeenLost})
 	supProps, started := actors.NewNodeSupervisorProps(schedProps, cfg.Metrics, cfg.ID)
 	n.system.Root.Spawn(supProps)
 	fail := func(err error) (*Node, error) {
@@ -148,6 +150,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.showNotAttached(e)
 	}
 	n.wg.Go(func() { n.mirror.run(life) })
+	n.silence.connected() // before requests come
+	n.wg.Go(func() { n.silence.watch(life, cfg.NC) })
 	n.screens = n.watchScreens(life)
 	if err := n.serve(); err != nil {
 		return fail(err)

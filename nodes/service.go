@@ -44,7 +44,7 @@ func (n *Node) serve() error {
 		},
 		broker.EndpointAcquire: func(r micro.Request) {
 			var req broker.AcquireRequest
-			if decode(r, &req) {
+			if decode(r, &req) && !n.refuseHeldLease(r, req) { // silence.go
 				root.Send(sched, actors.AcquireLease{Req: req, Reply: func(a broker.LeaseAnswer) { n.answerLease(r, req, a) }})
 			}
 		},

@@ -1,0 +1,155 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/micro"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// A node whose process stops (kill -STOP, a VM paused) or whose connection to NATS stalls
+// sends no heartbeats, and the farm declares it lost: the gateways answer the calls waiting
+// on it "node lost", and a caller told so may call again elsewhere. The requests they had sent
+// still wait in NATS, and reach the node when it runs again, all at once. Run then, a task is
+// done twice, and a lease is granted to someone who has no handle, holding the device until
+// its idle expiry. The node cannot tell a request's age from the gateway's clock, but it can
+// tell it was silent: it asks its NATS server for a round trip every heartbeat interval, and
+// one that comes back long after the one before says the node was silent that long; every
+// message the server held for the node through the silence came before it.
+//
+// Silent long enough for the farm to declare it lost, the node takes what comes in the next
+// moment as possibly answered already. A task starts only once its caller says it still
+// waits (actors' caller_gone.go), for askFor, and also after the node hears of its loss: the
+// question is cheap and exact. A lease request carries nothing its caller could be asked by,
+// so one is refused, but only while the held requests come (refuseFor), so that a caller who
+// asks again once the node is back is not refused as well. A silence that ended in a new
+// connection held nothing: NATS does not keep requests for a connection that is gone. A node
+// that was not silent takes its requests as before, with no question on the way.
+
+// Silence timing. A farm declares a node lost broker.LostAfter after the last heartbeat it
+// heard, which may have gone a heartbeat interval before the node's last round trip. The
+// requests held through a silence are on their way to the node's handlers when the round trip
+// that ends it comes back: they are taken in a moment (refuseFor); tasks are asked about for
+// longer (askFor).
+const (
+	silentAfter = broker.LostAfter - broker.HeartbeatInterval
+	askFor      = broker.LostAfter
+	refuseFor   = 2 * broker.HeartbeatInterval
+)
+
+// silence knows whether the node may just have been silent long enough to be declared lost.
+// Its times are offsets from base on the monotonic clock: a stopped process's clock goes on,
+// and a host's wall clock may step.
+type silence struct {
+	base time.Time
+	log  *slog.Logger
+	// heard is the last round trip to the NATS server. Tasks taken before askUntil are asked
+	// about, lease requests taken before refuseUntil refused.
+	heard, askUntil, refuseUntil atomic.Int64
+	reconnects                   uint64 // the connection's, at the last round trip (watch's own)
+}
+
+func newSilence(log *slog.Logger) *silence {
+	return &silence{base: time.Now(), log: log}
+}
+
+// now is the present as an offset from base.
+func (s *silence) now() int64 { return int64(time.Since(s.base)) }
+
+// mayHaveBeenLost says whether a task taken now may be one whose caller was told the node was
+// lost: the node is silent still (the round trip that would say otherwise has not come back:
+// its process has just resumed, or its connection is stalled), or was a moment ago, or has
+// just heard of its loss. heard is read first: a round trip recorded meanwhile moved the
+// windows first.
+func (s *silence) mayHaveBeenLost() bool {
+	now := s.now()
+	return now-s.heard.Load() >= int64(silentAfter) || now < s.askUntil.Load()
+}
+
+// heldThrough says whether a request taken now may have waited in NATS through a silence
+// long enough for the farm to declare the node lost: it is silent still, or its silence has
+// just ended.
+func (s *silence) heldThrough() bool {
+	now := s.now()
+	return now-s.heard.Load() >= int64(silentAfter) || now < s.refuseUntil.Load()
+}
+
+// connected notes that the node has a new connection to NATS (it starts, or reconnected):
+// nothing waited for it through the silence before.
+func (s *silence) connected() { s.heard.Store(s.now()) }
+
+// watch asks the NATS server for a round trip every heartbeat interval until ctx ends.
+func (s *silence) watch(ctx context.Context, nc *nats.Conn) {
+	s.reconnects = nc.Stats().Reconnects
+	t := time.NewTicker(broker.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, broker.HeartbeatInterval)
+		err := nc.FlushWithContext(rctx)
+		cancel()
+		if err != nil {
+			continue
+		}
+		if r := nc.Stats().Reconnects; r != s.reconnects {
+			s.reconnects = r
+			s.connected()
+			continue
+		}
+		s.roundTrip(s.now())
+	}
+}
+
+// roundTrip records a round trip at now: one long after the one before ends a silence.
+func (s *silence) roundTrip(now int64) {
+	if gap := time.Duration(now - s.heard.Load()); gap >= silentAfter {
+		// Before heard: mayHaveBeenLost and heldThrough read them the other way round.
+		moveOn(&s.askUntil, now+int64(askFor))
+		moveOn(&s.refuseUntil, now+int64(refuseFor))
+		s.log.Warn(fmt.Sprintf("this node was silent for %s (its process stopped, or its connection to NATS stalled): long enough for the farm "+
+			"to declare it lost and tell its callers so. The requests NATS held for it meanwhile are refused as they come; for %s its tasks "+
+			"start only once their callers say they still wait", gap.Round(100*time.Millisecond), askFor), "silent", gap.Round(time.Millisecond))
+	}
+	s.heard.Store(now)
+}
+
+// heardLost notes that the farm declared the node lost: a task taken in the next moment may
+// have been answered so.
+func (s *silence) heardLost() { moveOn(&s.askUntil, s.now()+int64(askFor)) }
+
+// moveOn sets until to at, if that is later.
+func moveOn(until *atomic.Int64, at int64) {
+	for {
+		was := until.Load()
+		if at <= was || until.CompareAndSwap(was, at) {
+			return
+		}
+	}
+}
+
+// refuseHeldLease answers req refused if it may have waited in NATS through the node's
+// silence: its caller may have been told the node was lost and gone, and a lease granted to
+// no one would hold the device until its idle expiry. A lease request carries nothing its
+// caller could be asked by.
+func (n *Node) refuseHeldLease(r micro.Request, req broker.AcquireRequest) bool {
+	if !n.silence.heldThrough() {
+		return false
+	}
+	n.cfg.Log.Info("a lease request came as this node's silence ended; refused (its caller may have been told the node was lost)",
+		"serial", req.Serial, "holder", req.Holder.String())
+	respond(r, broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeNodeLost, Error: fmt.Sprintf(
+		"node %s was silent (its process stopped, or its connection to NATS stalled) long enough for the farm to declare it lost, "+
+			"and this request, held meanwhile, may have been answered so already: no lease of %s was granted and nothing is held. Call acquire_device again",
+		n.cfg.ID, req.Serial)})
+	return true
+}

@@ -1,0 +1,289 @@
+package nodes_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/actors"
+	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/logtest"
+	"github.com/corral-farm/corral/nodes"
+	"github.com/corral-farm/corral/nodes/sim"
+)
+
+// QA's D2 and D3: a node stopped (kill -STOP) long enough for the farm to declare it lost, its
+// callers answered "node lost", then let go. The requests they had sent waited in NATS and
+// reached the node all at once: it ran the tasks (a caller that retries gets its action done
+// twice) and granted the lease to no one, the device refused as busy until the lease's idle
+// expiry. Here the node's connection to NATS is held both ways instead (nothing is closed, the
+// bytes wait, as for a stopped process), then let go. The tasks do not run (refused:
+// caller_gone, nothing reaches the phones), the lease request is refused and nothing is held.
+// Before the silence, a task runs with no question to its caller on the way.
+func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
+	const node = "n1"
+	serials := []string{"n1-a", "n1-b", "n1-c"} // two for tasks, one for a lease
+	log := slog.New(slog.DiscardHandler)
+	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
+	require.NoError(t, err)
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	gwNC, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "gateway"}, log)
+	require.NoError(t, err)
+	t.Cleanup(gwNC.Close)
+	stores, err := broker.EnsureStores(ctx, gwNC, broker.StoreOptions{})
+	require.NoError(t, err)
+	gw, err := broker.NewClient(ctx, gwNC, stores, broker.ClientOptions{Log: log, Reap: true})
+	require.NoError(t, err)
+	require.NoError(t, gw.WaitReady(ctx))
+
+	link := startStallLink(t, ns.Addr().String())
+	nodeNC, err := broker.Connect(broker.ConnectOptions{URL: "nats://" + link.addr(), Name: "node-" + node}, log)
+	require.NoError(t, err)
+	nodeStores, err := broker.EnsureStores(ctx, nodeNC, broker.StoreOptions{})
+	require.NoError(t, err)
+	var said logtest.Buffer
+	n, err := nodes.Start(ctx, nodes.Config{ID: node, NC: nodeNC, Stores: nodeStores, Metrics: actors.NewMetrics(prometheus.NewRegistry()),
+		Log: slog.New(slog.NewTextHandler(&said, nil))})
+	require.NoError(t, err)
+	t.Cleanup(n.Stop)
+	phones := map[string]*sim.Phone{}
+	for _, serial := range serials {
+		p := sim.New(serial)
+		t.Cleanup(func() { _ = p.Close() })
+		phones[serial] = p
+		n.AddDriver(p)
+	}
+	online := func(serial string) func() bool {
+		return func() bool { d, ok := gw.Device(serial); return ok && d.State == broker.StateOnline }
+	}
+	for _, serial := range serials {
+		farmtest.Eventually(t, 15*time.Second, online(serial), "%s online", serial)
+	}
+
+	// The nodes' questions to their callers, as the gateway's connection gets them.
+	probes := make(chan *nats.Msg, 64)
+	sub, err := gwNC.ChanSubscribe(fmt.Sprintf(broker.ProgressT, node, "*"), probes)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	require.NoError(t, gwNC.Flush())
+	asked := func() (n int) {
+		for len(probes) > 0 {
+			if m := <-probes; strings.Contains(m.Subject, ".c_") {
+				n++
+			}
+		}
+		return n
+	}
+	tap := func(id, serial string) broker.TaskRequest {
+		return broker.TaskRequest{V: broker.WireVersion, ID: id, Serial: serial, Tool: "tap_xy", Args: json.RawMessage(`{"x":0.5,"y":0.5}`),
+			Holder: broker.Holder{Principal: "agent", Client: "silence-test"}}
+	}
+
+	res, err := gw.Run(ctx, tap(broker.NewTaskID(), serials[0]), nil)
+	require.NoError(t, err)
+	require.Equal(t, broker.OutcomeSucceeded, res.Outcome, "%s %s", res.Code, res.Error)
+	require.Zero(t, asked(), "a task with no silence before it asked its caller") // a probe goes before the task's answer
+	before := map[string][]string{}
+	for _, serial := range serials {
+		before[serial] = slices.Clone(phones[serial].InputLog())
+	}
+
+	link.hold()
+	type answer struct {
+		res broker.TaskResult
+		err error
+	}
+	ids := []string{broker.NewTaskID(), broker.NewTaskID()}
+	answers := make(chan answer, len(ids))
+	for i, id := range ids {
+		go func() {
+			res, err := gw.Run(ctx, tap(id, serials[i]), nil)
+			answers <- answer{res, err}
+		}()
+	}
+	leased := make(chan error, 1)
+	go func() {
+		a, err := gw.Acquire(ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: serials[2], Holder: broker.Holder{Principal: "agent"}})
+		if err == nil {
+			err = fmt.Errorf("answered %+v", a)
+		}
+		leased <- err
+	}()
+	for range ids {
+		select {
+		case a := <-answers:
+			require.ErrorIs(t, a.err, broker.ErrNodeLost, "a caller of the silent node was answered %+v", a.res)
+		case <-time.After(30 * time.Second):
+			t.Fatal("a caller of the silent node is still waiting")
+		}
+	}
+	select {
+	case err := <-leased:
+		require.ErrorIs(t, err, broker.ErrNodeLost)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the lease's caller is still waiting")
+	}
+	grants := make(chan *nats.Msg, 4)
+	gsub, err := gwNC.ChanSubscribe(fmt.Sprintf(broker.EventLeaseT, node, "*", "granted"), grants)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = gsub.Unsubscribe() })
+	require.NoError(t, gwNC.Flush())
+	link.release()
+
+	for i, id := range ids {
+		var rec broker.TaskResult
+		farmtest.Eventually(t, 15*time.Second, func() bool {
+			rec, err = gw.TaskRecord(ctx, id)
+			return err == nil
+		}, "the record of the task held on %s", serials[i])
+		if rec.Outcome == broker.OutcomeLost { // the node heard of its loss as it asked: cancelled, as its caller was told
+			assert.Equal(t, broker.CodeNodeLost, rec.Code, rec.Error)
+			continue
+		}
+		assert.Equal(t, broker.OutcomeRefused, rec.Outcome, "%s %s", rec.Code, rec.Error)
+		assert.Equal(t, broker.CodeCallerGone, rec.Code, rec.Error)
+		assert.Contains(t, rec.Error, "node n1 was silent")
+		assert.True(t, rec.Started.IsZero(), "the record shows a start: %s", rec.Started)
+	}
+	refused := "a lease request came as this node's silence ended"
+	farmtest.Eventually(t, 15*time.Second, func() bool { return said.Line(refused) != "" || len(grants) > 0 },
+		"the node took the held lease request")
+	assert.Zero(t, len(grants), "the node granted the lease request its caller was told had failed")
+	for _, serial := range serials {
+		assert.Equal(t, before[serial], phones[serial].InputLog(), "what reached %s", serial)
+	}
+	farmtest.Eventually(t, 15*time.Second, online(serials[2]), "%s online again in the gateway's view", serials[2])
+	ls, err := gw.Leases(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, ls, "a lease is held after its caller was told the node was lost")
+	assert.NotEmpty(t, said.Line(refused), "the node did not say it refused the lease request")
+
+	// The node serves again: a lease of the device no one holds, and a task.
+	var held broker.LeaseAnswer
+	farmtest.Eventually(t, 15*time.Second, func() bool {
+		held, err = gw.Acquire(ctx, broker.AcquireRequest{V: broker.WireVersion, Serial: serials[2], Holder: broker.Holder{Principal: "next"}})
+		return err == nil && held.OK
+	}, "%s leased once the node is back (%v %+v)", serials[2], err, held)
+	farmtest.Eventually(t, 15*time.Second, func() bool {
+		res, err = gw.Run(ctx, tap(broker.NewTaskID(), serials[0]), nil)
+		return err == nil && res.Outcome == broker.OutcomeSucceeded
+	}, "a task runs once the node is back")
+}
+
+// stallLink forwards TCP to a NATS server and can hold what goes either way without closing
+// anything, as a stopped process or a stalled network does: held, the bytes wait; let go, they
+// arrive in order.
+type stallLink struct {
+	ln   net.Listener
+	gate sync.RWMutex // each write holds it for reading; hold takes it
+	mu   sync.Mutex
+	held bool
+}
+
+func startStallLink(t *testing.T, target string) *stallLink {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	l := &stallLink{ln: ln}
+	var wg sync.WaitGroup
+	var conns []net.Conn
+	var connsMu sync.Mutex
+	wg.Go(func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				_ = in.Close()
+				continue
+			}
+			connsMu.Lock()
+			conns = append(conns, in, out)
+			connsMu.Unlock()
+			wg.Go(func() { l.pipe(out, in) })
+			wg.Go(func() { l.pipe(in, out) })
+		}
+	})
+	t.Cleanup(func() {
+		l.release()
+		_ = ln.Close()
+		connsMu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		connsMu.Unlock()
+		wg.Wait()
+	})
+	return l
+}
+
+func (l *stallLink) addr() string { return l.ln.Addr().String() }
+
+// pipe copies src to dst: it reads on while the link is held, and writes what it read once
+// it is let go.
+func (l *stallLink) pipe(dst, src net.Conn) {
+	chunks := make(chan []byte, 1<<12)
+	go func() {
+		defer close(chunks)
+		for {
+			b := make([]byte, 32<<10)
+			n, err := src.Read(b)
+			if n > 0 {
+				chunks <- b[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for b := range chunks {
+		l.gate.RLock()
+		_, err := dst.Write(b)
+		l.gate.RUnlock()
+		if err != nil && !errors.Is(err, io.EOF) {
+			_ = dst.Close()
+			_ = src.Close()
+		}
+	}
+	_ = dst.Close()
+}
+
+// hold stops what goes through the link, either way.
+func (l *stallLink) hold() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.held {
+		l.gate.Lock()
+		l.held = true
+	}
+}
+
+// release lets what waited go through, and what comes after it.
+func (l *stallLink) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held {
+		l.gate.Unlock()
+		l.held = false
+	}
+}
