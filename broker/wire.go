@@ -382,6 +382,10 @@ type AbortRequest struct {
 	// (emergency_stop; a device.Halter: an arm rig). Devices without one are only aborted.
 	Halt bool   `json:"halt,omitempty"`
 	By   string `json:"by,omitempty"`
+	// Holder is who asks, as a task's holder (By is its String): the node's record of an
+	// emergency_stop (Halt) names it, and the halt's reason says it (nodes/device.Stop).
+	// Never a token or a lease handle. An older gateway's request has none: By is used.
+	Holder *Holder `json:"holder,omitempty"`
 	// Tags, when set, limit the abort to devices with at least one of them: the caller's
 	// auth policy, so a task id or lease handle cannot reach a device it may not use.
 	Tags []string `json:"tags,omitempty"`
@@ -415,6 +419,11 @@ type AbortAnswer struct {
 	// TimedOut are running tasks the abort found past their deadline, their driver still
 	// returning: nothing was left to abort, and they end timed_out.
 	TimedOut []string `json:"timed_out,omitempty"`
+
+	// Record is the id of the task record a node keeps of an emergency_stop (Halt): on the
+	// device's timeline (corral tasks, get_task_result, the console) with who and when.
+	// An older node's answer has none.
+	Record string `json:"record,omitempty"`
 }
 
 // LeasesAnswer lists the explicit leases of one node, handles blanked.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -41,15 +42,16 @@ func toolEmergencyStop() toolDef {
 			if res := g.mayAbort(ctx, a); res != nil {
 				return res, nil
 			}
+			by := holderFrom(ctx) // who stopped it: the halt and its record say so
 			ans, err := g.farm.Abort(ctx, broker.AbortRequest{V: broker.WireVersion, Serial: a.Serial, All: true, Halt: true,
-				By: holderFrom(ctx).String(), Tags: g.callerTags(ctx)})
+				By: by.String(), Holder: &by, Tags: g.callerTags(ctx)})
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("emergency_stop on %s: %v: the device may still be moving; cut its power", a.Serial, err)), nil
 			}
 			if ans.Error != "" || ans.Code != "" {
 				setOutcome(ctx, broker.OutcomeRefused)
-				return errorResult(fmt.Sprintf("emergency_stop on %s (%s): %s", a.Serial, ans.Code, ans.Error)), nil
+				return errorResult(recordedWords(fmt.Sprintf("emergency_stop on %s (%s): %s", a.Serial, ans.Code, ans.Error), ans.Record)), nil
 			}
 			if res := g.rigNotHalted(ctx, a.Serial, ans); res != nil {
 				return res, nil
@@ -58,7 +60,7 @@ func toolEmergencyStop() toolDef {
 			if out.Aborted == nil {
 				out.Aborted = []string{}
 			}
-			out.Message = withTimedOut(fmt.Sprintf("%s: %d task(s) aborted", a.Serial, len(out.Aborted))+haltedWords(g.farm, a.Serial, ans.Halted), ans.TimedOut)
+			out.Message = recordedWords(withTimedOut(fmt.Sprintf("%s: %d task(s) aborted", a.Serial, len(out.Aborted))+haltedWords(g.farm, a.Serial, ans.Halted), ans.TimedOut), ans.Record)
 			return structuredResult(ctx, out), nil
 		}
 	}}
@@ -79,8 +81,8 @@ func (g *Gateway) rigNotHalted(ctx context.Context, serial string, ans broker.Ab
 		why = fmt.Sprintf("it is offline (%s): its node cannot reach the controller, so nothing halted it and no halt is kept: "+
 			"it comes back online, taking gestures, when its link returns", d.Reason)
 	}
-	return errorResult(withTimedOut(fmt.Sprintf("emergency_stop on %s: %d task(s) aborted, but the rig is NOT halted: %s. "+
-		"If it may still move, cut its power; once it is back, call emergency_stop again to hold it until arm_recover", serial, len(ans.Aborted), why), ans.TimedOut))
+	return errorResult(recordedWords(withTimedOut(fmt.Sprintf("emergency_stop on %s: %d task(s) aborted, but the rig is NOT halted: %s. "+
+		"If it may still move, cut its power; once it is back, call emergency_stop again to hold it until arm_recover", serial, len(ans.Aborted), why), ans.TimedOut), ans.Record))
 }
 
 // haltedWords is what emergency_stop's message says of a halt. A rig offline has no link from
@@ -95,4 +97,16 @@ func haltedWords(farm Farm, serial string, halted bool) string {
 			"Its halt is recorded: it comes back halted, taking no gestures until arm_recover", d.Reason)
 	}
 	return "; its machine is halted until arm_recover"
+}
+
+// recordedWords adds to an emergency_stop's message where its node recorded it (record: the
+// id of its task record; "" from an older node, which records none): the device's timeline.
+func recordedWords(msg, record string) string {
+	if record == "" {
+		return msg
+	}
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg + " Recorded as task " + record + " on the device's timeline (get_task_result, corral tasks --tool emergency_stop)."
 }

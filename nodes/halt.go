@@ -11,24 +11,35 @@ import (
 // haltTimeout bounds a driver's halt.
 const haltTimeout = 10 * time.Second
 
-// halt halts the machine of device serial after its tasks were aborted (emergency_stop), if
-// its driver can: outside the device's queue, since nothing may run before it.
-func (n *Node) halt(serial string, a broker.AbortAnswer) broker.AbortAnswer {
+// halt halts the machine of the device req stops after its tasks were aborted
+// (emergency_stop), if its driver can: outside the device's queue, since nothing may run
+// before it. The halt says who asked and when, and the stop is recorded on the device's
+// timeline (recordStop).
+func (n *Node) halt(req broker.AbortRequest, a broker.AbortAnswer) broker.AbortAnswer {
+	stop := device.Stop{By: stopperOf(req).String(), At: time.Now().UTC()}
 	n.mu.Lock()
-	d := n.devices[serial]
+	d := n.devices[req.Serial]
 	n.mu.Unlock()
-	h, ok := d.(device.Halter)
-	if !ok {
-		return n.haltGone(serial, a)
+	h, live := d.(device.Halter)
+	if live {
+		a = n.haltNow(h, req.Serial, stop, a)
+	} else {
+		a = n.haltGone(req.Serial, stop, a)
 	}
+	a.Record = n.recordStop(req, stop, a, live)
+	return a
+}
+
+// haltNow halts the machine of serial through its driver.
+func (n *Node) haltNow(h device.Halter, serial string, stop device.Stop, a broker.AbortAnswer) broker.AbortAnswer {
 	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
 	defer cancel()
-	if err := h.Halt(ctx); err != nil {
+	if err := h.Halt(ctx, stop); err != nil {
 		n.cfg.Log.Error("emergency stop: the device did not halt", "serial", serial, "err", err)
 		a.Error, a.Code = "the device did not halt: "+err.Error(), broker.CodeDriver
 		return a
 	}
-	n.cfg.Log.Warn("emergency stop: device halted", "serial", serial)
+	n.cfg.Log.Warn("emergency stop: device halted", "serial", serial, "by", stop.By)
 	a.Halted = true // the driver reports it (device.Halter): unhealthy until arm_recover
 	return a
 }
@@ -36,7 +47,7 @@ func (n *Node) halt(serial string, a broker.AbortAnswer) broker.AbortAnswer {
 // haltGone keeps the halt of a device whose driver could halt it but is gone (a rig whose link
 // is lost): nothing can stop it now, but its driver finds the halt kept when it comes back
 // (device.HaltStore), so it returns halted, not taking gestures until arm_recover.
-func (n *Node) haltGone(serial string, a broker.AbortAnswer) broker.AbortAnswer {
+func (n *Node) haltGone(serial string, stop device.Stop, a broker.AbortAnswer) broker.AbortAnswer {
 	n.mu.Lock()
 	gone := n.halters[serial] || n.known[serial].Platform == device.PlatformArm
 	n.mu.Unlock()
@@ -45,12 +56,12 @@ func (n *Node) haltGone(serial string, a broker.AbortAnswer) broker.AbortAnswer 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
 	defer cancel()
-	if err := n.SaveHalt(ctx, serial, device.HaltReasonStop); err != nil {
+	if err := n.SaveHalt(ctx, serial, stop.Reason()); err != nil {
 		n.cfg.Log.Error("emergency stop: the offline device's halt could not be kept", "serial", serial, "err", err)
 		a.Error, a.Code = "it is offline, so nothing halted it, and its halt could not be kept: "+err.Error(), broker.CodeDriver
 		return a
 	}
-	n.cfg.Log.Warn("emergency stop: offline device marked halted; it comes back halted", "serial", serial)
+	n.cfg.Log.Warn("emergency stop: offline device marked halted; it comes back halted", "serial", serial, "by", stop.By)
 	a.Halted = true
 	return a
 }

@@ -62,7 +62,7 @@ func (n *Node) serve() error {
 						respond(r, a)
 						return
 					}
-					go func() { respond(r, n.halt(req.Serial, a)) }() // not on the scheduler's goroutine
+					go func() { respond(r, n.halt(req, a)) }() // not on the scheduler's goroutine
 				}})
 			}
 		},

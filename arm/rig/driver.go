@@ -275,12 +275,12 @@ func (d *Driver) rest(ctx context.Context) error {
 
 // Halt stops the rig at once, whatever it does: a feed hold, a reset, the finger up. It does
 // not wait for the gesture in flight (that gesture fails), and the rig refuses gestures after
-// it until Recover (device.Halter: emergency_stop).
-func (d *Driver) Halt(ctx context.Context) error {
-	why := haltReasonStop
+// it until Recover (device.Halter: emergency_stop), saying who stopped it and when.
+func (d *Driver) Halt(ctx context.Context, stop device.Stop) error {
+	why := stop.Reason()
 	d.halt.Store(&why)
 	d.haltChanged()
-	d.log.Warn("rig halted")
+	d.log.Warn("rig halted", "by", stop.By)
 	if _, err := d.arm.Stop(ctx); err != nil {
 		return d.wrap("halt", err, "if the finger is still down, power the rig off")
 	}

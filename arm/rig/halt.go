@@ -14,9 +14,6 @@ import (
 // at it and recovered it with arm_recover. The farm shows it unhealthy meanwhile with the
 // reason ReportHalt gives, while it still takes arm_recover (actors.HaltReporter).
 
-// haltReasonStop is why a rig emergency_stop halted is unavailable.
-const haltReasonStop = device.HaltReasonStop
-
 // alarmReason is why a rig whose controller is in alarm code is unavailable: GRBL's words for
 // the alarm, and what to do.
 func alarmReason(code int) string {
@@ -41,7 +38,7 @@ func (d *Driver) haltReason(last string) (reason string, known bool) {
 	case grbl.StateUnknown:
 		return "", false
 	case grbl.StateAlarm:
-		if st.Alarm == 0 && last != "" && last != haltReasonStop {
+		if st.Alarm == 0 && last != "" && !device.IsStopReason(last) { // an alarm's, not a stop's (whoever, whenever)
 			return last, true
 		}
 		return alarmReason(st.Alarm), true

@@ -2,12 +2,14 @@ package rig
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/corral-farm/corral/arm/grbl"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -68,10 +70,11 @@ func TestRigReportsItsHalts(t *testing.T) {
 		t.Fatalf("after Recover the rig reported %q, want \"\"; all: %q", got, h.all())
 	}
 
-	if err := r.d.Halt(ctx); err != nil {
+	stop := device.Stop{By: "alice (ci)", At: time.Date(2026, 12, 5, 16, 22, 18, 0, time.UTC)}
+	if err := r.d.Halt(ctx, stop); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.wait(t, 3); got != haltReasonStop {
+	if got := h.wait(t, 3); got != stop.Reason() {
 		t.Fatalf("after Halt the rig reported %q", got)
 	}
 	if err := r.d.Recover(ctx); err != nil {
@@ -82,5 +85,56 @@ func TestRigReportsItsHalts(t *testing.T) {
 	}
 	if got := h.all(); len(got) != 4 {
 		t.Fatalf("reports %q, want the alarm, \"\", the halt, \"\"", got)
+	}
+}
+
+// An emergency_stop's halt says who stopped the rig and when, and is still an emergency
+// stop's to the rig: gestures are refused with those words until arm_recover clears it, and
+// once it is cleared the rig does not hold it as if it were an alarm told with its code (a
+// controller then locked without a code shows its own alarm, not the stop long recovered).
+func TestStopWithWhoAndWhenIsAnEmergencyStop(t *testing.T) {
+	r := startRig(t, 8, true)
+	ctx := context.Background()
+	var h haltReports
+	r.d.ReportHalt(h.report)
+
+	stop := device.Stop{By: "alice (ci) session 1a2b3c4d5e", At: time.Date(2026, 12, 5, 16, 22, 18, 0, time.UTC)}
+	if err := r.d.Halt(ctx, stop); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.wait(t, 1); got != stop.Reason() {
+		t.Fatalf("after Halt the rig reported %q, want %q", got, stop.Reason())
+	}
+	err := r.d.Tap(ctx, device.Point{X: 500, Y: 500}, 0)
+	if !errors.Is(err, ErrHalted) || !strings.Contains(err.Error(), "from alice (ci) session 1a2b3c4d5e at 2026-12-05T16:22:18Z") {
+		t.Fatalf("a tap on the stopped rig: %v; want it refused as halted, saying who and when", err)
+	}
+	if err := r.d.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.wait(t, 2); got != "" {
+		t.Fatalf("after arm_recover the rig reported %q, want \"\"", got)
+	}
+	if err := r.d.Tap(ctx, device.Point{X: 500, Y: 500}, 0); err != nil {
+		t.Fatalf("a tap after arm_recover: %v", err)
+	}
+
+	// The reason last told was the stop's, and the controller comes up locked in alarm
+	// without a code (a brown-out with homing on): that is the controller's alarm now.
+	if err := r.d.arm.Send(ctx, "$22=1"); err != nil {
+		t.Fatal(err)
+	}
+	r.tw.GRBL.SpontaneousReset()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := r.d.arm.WaitFor(wctx, func(st grbl.Status) bool { return st.State == grbl.StateAlarm && st.Alarm == 0 }); err != nil {
+		t.Fatalf("the controller not locked in alarm without a code: %v (%+v)", err, r.d.arm.Status())
+	}
+	if got, _ := r.d.haltReason(stop.Reason()); got != alarmReason(0) {
+		t.Errorf("locked after the stop was recovered, the rig says %q; want its alarm %q", got, alarmReason(0))
+	}
+	told := alarmReason(1)
+	if got, _ := r.d.haltReason(told); got != told {
+		t.Errorf("an alarm told with its code reads %q while its code is forgotten; want it kept", got)
 	}
 }

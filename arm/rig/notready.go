@@ -30,7 +30,7 @@ func (n notReady) Tap(context.Context, device.Point, time.Duration) error { retu
 
 func (n notReady) Health(context.Context) error { return n.err() }
 
-func (n notReady) Halt(context.Context) error { return n.err() }
+func (n notReady) Halt(context.Context, device.Stop) error { return n.err() }
 
 func (notReady) ReportHalt(func(string)) {}
 

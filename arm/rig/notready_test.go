@@ -89,7 +89,8 @@ func TestRigNotReadyShowsOfflineWithWhy(t *testing.T) {
 	}
 	farmtest.Eventually(t, time.Minute, func() bool {
 		d, _ = f.Gateway().Client.Device("bench-arm-1")
-		return d.State == broker.StateUnhealthy && d.Reason == device.HaltReasonStop
+		stop, ok := device.ParseStop(d.Reason)
+		return d.State == broker.StateUnhealthy && ok && strings.Contains(stop.By, "operator") && !stop.At.IsZero()
 	}, "the rig joined, held halted")
 }
 

@@ -40,7 +40,7 @@ func TestRigRefusalsHaveTheirCodes(t *testing.T) {
 	refused("a tap off the screen", r.d.Tap(ctx, device.Point{X: -1, Y: 10}, 0), broker.CodeBadInput, "outside the calibrated screen")
 	refused("a negative hold", r.d.Tap(ctx, device.Point{X: 10, Y: 10}, -time.Second), broker.CodeBadInput, "hold -1s")
 
-	if err := r.d.Halt(ctx); err != nil {
+	if err := r.d.Halt(ctx, device.Stop{By: "alice", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	before := r.tw.GRBL.Snapshot().Pos

@@ -44,7 +44,7 @@ func TestStoppedCalibrationSaysItStopped(t *testing.T) {
 	}()
 	waitFor(t, func() bool { return r.tw.GRBL.Snapshot().FingerDown })
 	cancel()
-	if err := r.d.Halt(context.Background()); err != nil {
+	if err := r.d.Halt(context.Background(), device.Stop{By: "alice", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	err := <-done

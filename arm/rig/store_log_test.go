@@ -77,7 +77,7 @@ func haltAndRecover(t *testing.T, d *Driver) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := d.Halt(ctx); err != nil {
+	if err := d.Halt(ctx, device.Stop{By: "alice", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Recover(ctx); err != nil {

@@ -36,6 +36,8 @@ type deviceView struct {
 	// Halted: an arm rig held still until a person recovers it (emergency_stop, or its
 	// controller in alarm); Reason says which. Its gestures are refused meanwhile.
 	Halted bool `json:"halted,omitempty"`
+	// Stopped: who stopped a halted rig with emergency_stop, and when (halt.go).
+	Stopped *stopView `json:"stopped,omitempty"`
 	// HeldSince, LeaseExpires and LeaseMax are the explicit lease's start, idle expiry and hard
 	// end; QueueLen the tasks and lease requests waiting for the device, as the registry entry
 	// shows them (an older node's, without them: as its lease shows them, while it is leased).
@@ -62,6 +64,7 @@ type taskBrief struct {
 func viewOf(d broker.DeviceEntry, leases map[string]broker.Lease) deviceView {
 	v := deviceView{Serial: d.Serial, Platform: d.Platform, Model: d.Model, Brand: d.Brand, Release: d.Release, Node: d.Node,
 		State: d.State, Reason: d.Reason, Draining: d.Draining, Tags: d.Tags, Holder: d.Holder, Halted: haltedRig(d), Updated: d.Updated}
+	v.Stopped = stoppedOf(d)
 	queued := d.Queued
 	if l, ok := leases[d.Serial]; ok && l.Node == d.Node && l.Epoch == d.Epoch {
 		v.HeldSince, v.LeaseExpires, v.LeaseMax = l.AcquiredAt, l.ExpiresAt, l.MaxUntil

@@ -42,6 +42,33 @@ func TestStopAndAcquireInABrowser(t *testing.T) {
 		t.Errorf("the halted rig's controls: %q, %s of %s gestures off, Stop %s; want why, every gesture off, Stop still there", after[1], after[3], after[2], after[4])
 	}
 
+	// Who stopped the rig and when, in the browser's time zone; the stop on its timeline.
+	d, _ := f.Gateway().Client.Device(arm)
+	stop, ok := device.ParseStop(d.Reason)
+	if !ok || stop.At.IsZero() {
+		t.Fatalf("the halted rig's reason %q says no stop", d.Reason)
+	}
+	zone, err := time.LoadLocation(browserTZ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := func(at time.Time) []string {
+		at = at.In(zone)
+		return []string{at.Format("15:04:05"), at.Format("3:04:05 PM")}
+	}
+	has := func(s string, at time.Time) bool {
+		return strings.Contains(s, local(at)[0]) || strings.Contains(s, local(at)[1])
+	}
+	stopped := waitFor(t, ctx, 5*time.Second, "who stopped the rig", `(() => { const p = document.querySelector('[data-stopped]'); return p && !p.hidden ? p.textContent : ''; })()`,
+		func(s string) bool { return s != "" })
+	if !strings.HasPrefix(stopped, "Stopped by "+stop.By+" at ") || !has(stopped, stop.At) || !strings.Contains(stop.By, "(console)") {
+		t.Errorf("the halted rig's page says %q; want stopped by %s at %s (%s)", stopped, stop.By, local(stop.At)[0], browserTZ)
+	}
+	waitFor(t, ctx, 10*time.Second, "the stop on the timeline", `document.getElementById('timeline').textContent`,
+		func(s string) bool {
+			return strings.Contains(s, "emergency_stop") && strings.Contains(s, "stopped by "+stop.By)
+		})
+
 	phone := "n1-p1"
 	navigate(t, ctx, base+"/devices/"+phone)
 	rendered(t, ctx)
@@ -56,17 +83,6 @@ func TestStopAndAcquireInABrowser(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(farmtest.Text(farmtest.MustCall(t, f.Client("agent"), "list_leases", map[string]any{}))), &leases); err != nil || len(leases.Leases) != 1 {
 		t.Fatalf("list_leases: %v %+v", err, leases)
-	}
-	zone, err := time.LoadLocation(browserTZ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	local := func(at time.Time) []string {
-		at = at.In(zone)
-		return []string{at.Format("15:04:05"), at.Format("3:04:05 PM")}
-	}
-	has := func(s string, at time.Time) bool {
-		return strings.Contains(s, local(at)[0]) || strings.Contains(s, local(at)[1])
 	}
 	l := leases.Leases[0]
 	if !strings.HasPrefix(msg, "This console holds "+phone+" until ") || strings.Contains(msg, "UTC") || !has(msg, l.ExpiresAt) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
@@ -49,6 +50,24 @@ func TestStopAndAHaltedRigsPage(t *testing.T) {
 	var d deviceData
 	if err := json.Unmarshal([]byte(text), &d); err != nil || !d.Device.Halted || !strings.HasPrefix(d.Paused, "Halted (") {
 		t.Errorf("a halted rig's data: %v %s; want halted, and why its gestures are off", err, text)
+	}
+	if d.Device.Stopped == nil || *d.Device.Stopped != (stopView{By: "unknown"}) {
+		t.Errorf("a rig an older node kept halted: stopped %+v; want by unknown at an unknown time", d.Device.Stopped)
+	}
+	stop := device.Stop{By: "alice (ci)", At: time.Date(2026, 12, 5, 16, 22, 18, 0, time.UTC)}
+	farm.set("arm1", func(d *broker.DeviceEntry) { d.Reason = stop.Reason() + " (halted under node n1)" })
+	_, text = s.do(t, http.MethodGet, "/console/api/devices/arm1?tasks=0", "")
+	d = deviceData{}
+	if err := json.Unmarshal([]byte(text), &d); err != nil || d.Device.Stopped == nil || d.Device.Stopped.By != stop.By || !d.Device.Stopped.At.Equal(stop.At) {
+		t.Errorf("a stopped rig's data: %v %s; want who stopped it and when", err, text)
+	}
+	farm.set("arm1", func(d *broker.DeviceEntry) {
+		d.Reason = "controller in alarm (ALARM:1 Hard limit): resume with arm_recover"
+	})
+	_, text = s.do(t, http.MethodGet, "/console/api/devices/arm1?tasks=0", "")
+	d = deviceData{}
+	if err := json.Unmarshal([]byte(text), &d); err != nil || !d.Device.Halted || d.Device.Stopped != nil {
+		t.Errorf("a rig in alarm: %v %s; want halted, stopped by no one", err, text)
 	}
 
 	_, page = s.do(t, http.MethodGet, "/devices/gone1", "")

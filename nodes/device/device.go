@@ -19,10 +19,6 @@ const (
 	PlatformArm     = "arm"
 )
 
-// HaltReasonStop is why a device emergency_stop halted is unavailable, as its driver keeps it
-// (device.HaltStore) and its node keeps it for a driver that is gone.
-const HaltReasonStop = "halted by emergency_stop: when a person has looked at it, resume with arm_recover"
-
 // SimulatedTag is the tag of every simulated device (--sim, --sim-android, --sim-ios, --sim-arm):
 // users filter on it, and a restarted node removes its simulated devices of its last run by it.
 const SimulatedTag = "sim"
@@ -156,9 +152,10 @@ type (
 	// Halter stops the device's machine at once, whatever it does, and holds it so until it is
 	// recovered (AlarmRecoverer): emergency_stop on an arm rig. It tells when its machine
 	// halts (by Halt, or on its own: a controller's alarm) and is recovered: report is called
-	// at every change, with why, and "" once recovered, until the driver is closed.
+	// at every change, with why, and "" once recovered, until the driver is closed. A Halt's
+	// reason is stop's (Stop.Reason): who stopped it and when.
 	Halter interface {
-		Halt(ctx context.Context) error
+		Halt(ctx context.Context, stop Stop) error
 		ReportHalt(report func(reason string))
 	}
 	// ClipboardSetter puts text on the device's clipboard.

@@ -13,6 +13,17 @@
   const screens = new Corral.Screens(720, 4);
   screens.set([serial]);
 
+  // stopped says who stopped a halted rig and when, in the browser's time zone (halt.go).
+  const stopped = document.createElement('p');
+  stopped.className = 'warn';
+  stopped.dataset.stopped = '';
+  stopped.hidden = true;
+  warn.after(stopped);
+  function showStopped(s) {
+    stopped.textContent = s ? `Stopped by ${s.by} at ${s.at ? new Date(s.at).toLocaleString() : 'unknown time'}` : '';
+    stopped.hidden = !s;
+  }
+
   // While the gateway does not answer, the polls try less and less often (Corral.Backoff).
   const factsTries = new Corral.Backoff(500, 1000, 5000);
   const timelineTries = new Corral.Backoff(2000, 4000, 10000);
@@ -22,6 +33,7 @@
     try {
       const d = await Corral.getJSON(`/console/api/devices/${path}?tasks=0`);
       if (!d.status_hidden) Corral.fill(main, d.device); // else the token may not read it
+      showStopped(d.status_hidden ? null : d.device.stopped);
       document.dispatchEvent(new CustomEvent('corral:device', { detail: d })); // actions.js
       gone.hidden = true;
       warn.textContent = d.leases_error || d.leases_hidden || '';
