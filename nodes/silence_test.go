@@ -33,9 +33,10 @@ import (
 // reached the node all at once: it ran the tasks (a caller that retries gets its action done
 // twice) and granted the lease to no one, the device refused as busy until the lease's idle
 // expiry. Here the node's connection to NATS is held both ways instead (nothing is closed, the
-// bytes wait, as for a stopped process), then let go. The tasks do not run (refused:
-// caller_gone, nothing reaches the phones), the lease request is refused and nothing is held.
-// Before the silence, a task runs with no question to its caller on the way.
+// bytes wait, as for a stopped process), then let go. The tasks do not run: nothing reaches
+// the phones, each is refused (caller_gone) once its gateway says its call was answered, or
+// cancelled (node_lost) if the node hears of its loss as it asks. The lease request is refused
+// and nothing is granted or held. Before the silence, a task runs with no question on the way.
 func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
 	const node = "n1"
 	serials := []string{"n1-a", "n1-b", "n1-c"} // two for tasks, one for a lease
@@ -84,13 +85,13 @@ func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
 	require.NoError(t, gwNC.Flush())
-	asked := func() (n int) {
+	asked := func() (count int) {
 		for len(probes) > 0 {
 			if m := <-probes; strings.Contains(m.Subject, ".c_") {
-				n++
+				count++
 			}
 		}
-		return n
+		return count
 	}
 	tap := func(id, serial string) broker.TaskRequest {
 		return broker.TaskRequest{V: broker.WireVersion, ID: id, Serial: serial, Tool: "tap_xy", Args: json.RawMessage(`{"x":0.5,"y":0.5}`),
