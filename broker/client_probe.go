@@ -11,11 +11,16 @@ import (
 
 // probeListener is how a client's nodes can tell that a task's caller is still there when a
 // task of its that waited in a device's queue is about to start (TaskRequest.Probe), and while
-// it runs: a subscription to ProgressT, every node's, with a token of the client's in place of
-// a task id, made at its first task and kept for as long as its connection lives (nats.go
-// renews it after a reconnection). No responders there means the connection is gone. A
-// subject a node may publish on already (its tasks' progress), under permissions that let it
-// answer the gateways' requests and send nothing else to their inboxes.
+// it runs: a subscription to ProgressT, of each node the client calls, with a token of the
+// client's in place of a task id, made at its first task to that node and kept for as long as
+// its connection lives (nats.go renews it after a reconnection). No responders there means the
+// connection is gone. A subject a node may publish on already (its tasks' progress), under
+// permissions that let it answer the gateways' requests and send nothing else to their
+// inboxes. One subscription a node, not one for every node: a hub tells an edge site of a
+// subscription only if the site may publish on all of its subject, and a site's leaf user
+// may publish progress as its own nodes only (LeafPermissions), so a site never heard of a
+// subscription for every node's and its nodes' probes found no responders: every call from
+// the hub that ran CallerGoneAfter or waited in a queue was aborted caller_gone.
 //
 // A connection alive says nothing of its calls: a gateway serves many callers, and those that
 // leave at once (Ctrl-C of several command lines, a drain's cut) have their tasks aborted one
@@ -29,7 +34,12 @@ import (
 type probeListener struct {
 	once  sync.Once
 	nc    *nats.Conn
-	token string // "" if the subscription failed: no node asks then
+	token string
+
+	// listening are the nodes whose probes the client listens on (true), or may not (false:
+	// its role may not subscribe there, and no node asks then).
+	subscribing sync.Mutex
+	listening   map[string]bool
 
 	mu    sync.Mutex
 	calls map[string]context.Context // task id → its caller's context, while its call waits
@@ -61,25 +71,49 @@ func CallerAnswerSubject(node, id string) string {
 	return nodeEndpoint(node, callerAnswerPrefix+id)
 }
 
-// tokenOf returns the client's probe token, subscribing at the first call.
-func (p *probeListener) tokenOf(nc *nats.Conn) string {
+// tokenFor returns the client's probe token for a task to node, subscribing to node's probes
+// at its first task there; "" if the client cannot listen there (no node asks then).
+func (p *probeListener) tokenFor(nc *nats.Conn, node string) string {
 	p.once.Do(func() {
-		p.nc, p.calls = nc, map[string]context.Context{}
-		token := randomID(callProbePrefix, 10)
-		subject := fmt.Sprintf(ProgressT, "*", token)
-		if _, err := nc.Subscribe(subject, p.answer); err != nil {
-			return
-		}
-		// A role that may not subscribe there is refused asynchronously: a flush lets the
-		// refusal arrive, and a token nobody listens on would have every queued task of this
-		// client refused as its caller's gone.
-		if err := nc.Flush(); err == nil {
-			if r := refusalOf("", nc.LastError()); r == nil || r.Subject != subject {
-				p.token = token
-			}
-		}
+		p.nc, p.calls, p.listening = nc, map[string]context.Context{}, map[string]bool{}
+		p.token = randomID(callProbePrefix, 10)
 	})
+	p.subscribing.Lock()
+	defer p.subscribing.Unlock()
+	listens, asked := p.listening[node]
+	if !asked {
+		listens, asked = p.listen(node)
+	}
+	if asked {
+		p.listening[node] = listens
+	}
+	if !listens {
+		return ""
+	}
 	return p.token
+}
+
+// listen subscribes to node's probes of this client's calls: listens false if the client's
+// role may not (asked: that is the answer for good), or the subscription could not be made
+// now (not asked: the next task tries again).
+func (p *probeListener) listen(node string) (listens, asked bool) {
+	subject := fmt.Sprintf(ProgressT, node, p.token)
+	sub, err := p.nc.Subscribe(subject, p.answer)
+	if err != nil {
+		return false, false
+	}
+	// A role that may not subscribe there is refused asynchronously: a flush lets the refusal
+	// arrive, and a token nobody listens on would have every queued task of this client
+	// refused as its caller's gone.
+	if err := p.nc.Flush(); err != nil {
+		_ = sub.Unsubscribe()
+		return false, false
+	}
+	if r := refusalOf("", p.nc.LastError()); r != nil && r.Subject == subject {
+		_ = sub.Unsubscribe()
+		return false, true
+	}
+	return true, true
 }
 
 // waiting notes that task id's call waits for its answer until ctx ends or it returns.
@@ -135,10 +169,10 @@ func probedNode(subject string) (string, bool) {
 // may not subscribe to progress, e.g. an operator's) only means that no node can ask, and is
 // not the refusal a command line should fail with.
 func isProbe(subject string) bool {
-	for _, prefix := range []string{probePrefix, callProbePrefix} {
-		if strings.HasPrefix(subject, fmt.Sprintf(ProgressT, "*", prefix)) {
-			return true
-		}
+	rest, ok := strings.CutPrefix(subject, Prefix+".progress.")
+	if !ok {
+		return false
 	}
-	return false
+	_, token, ok := strings.Cut(rest, ".")
+	return ok && (strings.HasPrefix(token, probePrefix) || strings.HasPrefix(token, callProbePrefix))
 }

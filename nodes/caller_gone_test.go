@@ -123,9 +123,12 @@ func probeListeners(t *testing.T, f *farmtest.Farm) int {
 	t.Helper()
 	subs, err := f.NATS.Subsz(&server.SubszOptions{Subscriptions: true, Limit: 1 << 20})
 	require.NoError(t, err)
+	progress, _, _ := strings.Cut(fmt.Sprintf(broker.ProgressT, "NODE", ""), "NODE")
 	n := 0
 	for _, s := range subs.Subs {
-		if strings.HasPrefix(s.Subject, fmt.Sprintf(broker.ProgressT, "*", "c_")) {
+		// <progress><node>.c_<token>, one a node the connection called
+		rest, ok := strings.CutPrefix(s.Subject, progress)
+		if _, token, _ := strings.Cut(rest, "."); ok && strings.HasPrefix(token, "c_") {
 			n++
 		}
 	}

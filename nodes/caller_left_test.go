@@ -96,18 +96,22 @@ func (a *abortsLost) InProcessConn() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &abortFilter{Conn: conn, dropped: &a.dropped}, nil
+	return &pubFilter{Conn: conn, dropped: &a.dropped, lost: func(subject string) bool {
+		return strings.HasSuffix(subject, "."+broker.EndpointAbort)
+	}}, nil
 }
 
-// abortFilter passes the client's protocol on, message by message, but for aborts.
-type abortFilter struct {
+// pubFilter passes the client's protocol on, message by message, but for messages it
+// publishes to a subject lost says is lost, which it counts in dropped.
+type pubFilter struct {
 	net.Conn
 	dropped *atomic.Int32
+	lost    func(subject string) bool
 	mu      sync.Mutex
 	pending []byte // the start of a message not written whole yet
 }
 
-func (c *abortFilter) Write(p []byte) (int, error) {
+func (c *pubFilter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.pending = append(c.pending, p...)
@@ -125,7 +129,7 @@ func (c *abortFilter) Write(p []byte) (int, error) {
 				break
 			}
 			n += size + 2
-			drop = strings.HasSuffix(fields[1], "."+broker.EndpointAbort)
+			drop = c.lost(fields[1])
 		}
 		if drop {
 			c.dropped.Add(1)
