@@ -18,7 +18,8 @@ import (
 // screen, the search runs on both images shrunk so the template is about coarseSide pixels,
 // at matchSteps scales, keeps the promising places (a lower threshold, as shrinking blurs),
 // and scores each again at full size in a small window around it, at its scale and the scales
-// a third of a step beside it: 3×matchSteps-2 scales in all (19 from 0.75 to 1.5).
+// a third of a step beside it: 3×matchSteps-2 scales in all (19 from 0.75 to 1.5). Then
+// scale 1 on its own (exactMatch): a crop of the same screen is always found.
 const (
 	matchSteps        = 7
 	coarseSide        = 16   // pixels of the template's shorter side at its smallest scale, when coarse
@@ -152,45 +153,65 @@ func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		best := candidate{score: -1}
 		tries := fineSteps
 		// A template cut from the same device's screen is at scale 1: try it exactly.
 		if math.Abs(math.Log(cd.scale)) < math.Log(step)/2 {
 			tries = append(slices.Clone(fineSteps), 1/cd.scale)
 		}
-		for _, f := range tries {
-			s := cd.scale * f
-			if s < minScale*0.9999 || s > maxScale*1.0001 {
-				continue
-			}
-			sw, sh := int(math.Round(float64(tw)*s)), int(math.Round(float64(th)*s))
-			grow := margin + max(abs(sw-cd.r.Dx()), abs(sh-cd.r.Dy()))
-			win := cd.r.Inset(-grow).Intersect(image.Rect(0, 0, iw, ih))
-			if sw < 1 || sh < 1 || sw > win.Dx() || sh > win.Dy() {
-				continue
-			}
-			region := img.Region(win)
-			found, err := matchAt(region, tpl, s, 0, 1)
-			region.Close()
-			if err != nil {
-				return nil, err
-			}
-			if len(found) > 0 && found[0].score > best.score {
-				best = candidate{r: found[0].r.Add(win.Min), score: found[0].score, scale: s}
-			}
+		best, err := refine(img, tpl, cd, tries, minScale, maxScale, margin)
+		if err != nil {
+			return nil, err
 		}
-		// A flat patch of the image can correlate with anything through rounding: a match
-		// must have some of the template's texture.
-		if best.score >= threshold && stdDev(img, best.r) >= textureMinStdDev/2 {
+		if isMatch(img, best, threshold) {
 			fine = append(fine, best)
 		}
 	}
+	exact, err := exactMatch(ctx, img, tpl, small, smallTpl, c, threshold, minScale, maxScale, margin)
+	if err != nil {
+		return nil, err
+	}
+	fine = append(fine, exact...)
 	fine = nms(fine, maxN)
 	out := make([]vision.Match, 0, len(fine))
 	for _, f := range fine {
 		out = append(out, vision.Match{Box: toBox(f.r), Score: math.Round(f.score*1e4) / 1e4, Scale: math.Round(f.scale*1e3) / 1e3})
 	}
 	return out, nil
+}
+
+// isMatch says whether a refined candidate is a match: a flat patch of the image can
+// correlate with anything through rounding, so a match must have some of the template's texture.
+func isMatch(img gocv.Mat, cd candidate, threshold float64) bool {
+	return cd.score >= threshold && stdDev(img, cd.r) >= textureMinStdDev/2
+}
+
+// refine scores cd again at full size, in a window around it, at cd.scale times each of tries
+// within the scales searched, and returns the best (score -1 when none fits).
+func refine(img, tpl gocv.Mat, cd candidate, tries []float64, minScale, maxScale float64, margin int) (candidate, error) {
+	iw, ih, tw, th := img.Cols(), img.Rows(), tpl.Cols(), tpl.Rows()
+	best := candidate{score: -1}
+	for _, f := range tries {
+		s := cd.scale * f
+		if s < minScale*0.9999 || s > maxScale*1.0001 {
+			continue
+		}
+		sw, sh := int(math.Round(float64(tw)*s)), int(math.Round(float64(th)*s))
+		grow := margin + max(abs(sw-cd.r.Dx()), abs(sh-cd.r.Dy()))
+		win := cd.r.Inset(-grow).Intersect(image.Rect(0, 0, iw, ih))
+		if sw < 1 || sh < 1 || sw > win.Dx() || sh > win.Dy() {
+			continue
+		}
+		region := img.Region(win)
+		found, err := matchAt(region, tpl, s, 0, 1)
+		region.Close()
+		if err != nil {
+			return candidate{}, err
+		}
+		if len(found) > 0 && found[0].score > best.score {
+			best = candidate{r: found[0].r.Add(win.Min), score: found[0].score, scale: s}
+		}
+	}
+	return best, nil
 }
 
 // matchAt correlates tpl resized by s over img and returns up to n places scoring at least
