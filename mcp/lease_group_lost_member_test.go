@@ -110,3 +110,31 @@ func TestGroupReleaseWithAMemberOnALostNode(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, leases)
 }
+
+// The devices taken early on a node that restarted during the wait (its leases revoked by the
+// restart) are taken again from the restarted node before the group is granted.
+func TestGroupMembersOfANodeRestartedDuringTheWaitAreTakenAgain(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{Nodes: 2, PhonesPerNode: 2})
+	bobsLease, got := waitsHoldingTwo(t, f, 60)
+	before, _ := f.Gateway().Client.Device("n1-p1")
+	f.KillNode("n1")
+	f.StartNode("n1", 2)
+	farmtest.Eventually(t, 30*time.Second, func() bool {
+		d, ok := f.Gateway().Client.Device("n1-p1")
+		return ok && d.State == broker.StateOnline && d.Epoch > before.Epoch
+	}, "n1-p1 online under the restarted node")
+	farmtest.MustCall(t, f.Client("bob"), "release_device", map[string]any{"lease": bobsLease})
+
+	res := (<-got).Get(t)
+	require.False(t, res.IsError, farmtest.Text(res))
+	var out mcp.AcquireResult
+	farmtest.Structured(t, res, &out)
+	require.NotNil(t, out.Group, out.Message)
+	leases, err := f.Gateway().Client.Leases(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, leases, 4, "the group was granted with members its restarted node no longer holds: %+v", leases)
+	alice := f.Client("alice")
+	for _, m := range out.Group.Members {
+		farmtest.MustCall(t, alice, "get_screen_size", map[string]any{"serial": m.Serial, "lease": out.Group.Handle})
+	}
+}
