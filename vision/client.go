@@ -118,12 +118,12 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 		return fmt.Errorf("%w (still busy at the call's deadline, %d tries)", busy, try)
 	}
 	for try := 1; ; try++ {
-		actx, cancel := context.WithTimeout(ctx, c.attempt)
-		msg, err := c.nc.RequestWithContext(actx, subject, data)
-		cancel()
+		msg, err := c.request(ctx, subject, data)
 		switch {
 		case errors.Is(err, nats.ErrNoResponders):
 			return out, ErrNoWorker
+		case errors.Is(err, ErrNoWorker) && ctx.Err() == nil:
+			return out, err // the workers' ping went unanswered while this call waited: hung
 		case err != nil && ctx.Err() != nil && busy != nil:
 			return out, stillBusy(try)
 		case err != nil && ctx.Err() != nil:
