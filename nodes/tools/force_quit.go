@@ -18,6 +18,18 @@ type ForceQuitResult struct {
 	Hint        string `json:"hint"`
 }
 
+// homeKnower is a device that knows its own home screen by the app it reports there (a
+// browser: its home page, --web-home), which a name cannot tell.
+type homeKnower interface {
+	IsHome(app string) bool
+}
+
+// ownHome says whether the device reports app as its own home screen.
+func ownHome(drv device.Driver, app string) bool {
+	h, ok := drv.(homeKnower)
+	return ok && h.IsHome(app)
+}
+
 // forceQuit stops the app in front and goes to the home screen, as PhysiClaw's app-switcher
 // gesture does.
 func forceQuit() Tool {
@@ -55,7 +67,7 @@ func forceQuit() Tool {
 				Hint: hintNothingOpen}}, nil
 		case slices.Contains(systemPackages, pkg):
 			return Output{}, fmt.Errorf("the system UI (%s) is in front, not an app: the phone may be locked or a system dialog open; peek to see it", pkg)
-		case isHomeApp(pkg):
+		case isHomeApp(pkg) || ownHome(t.Driver, pkg):
 			return Output{Data: ForceQuitResult{Message: "the home screen (" + pkg + ") is in front: no app to quit",
 				PackageName: pkg, Hint: hintHome}}, nil
 		}

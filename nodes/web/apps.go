@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"net/url"
 
 	"github.com/corral-farm/corral/internal/redact"
 )
@@ -64,4 +65,27 @@ func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return redact.PageURL(pages[len(pages)-1].URL), nil
+}
+
+// IsHome says whether app, a URL as ForegroundApp shows it, is the home page (--web-home): the
+// browser's home screen, which force_quit leaves alone as it leaves a phone's launcher.
+func (d *Driver) IsHome(app string) bool {
+	return sameURL(app, redact.PageURL(d.home))
+}
+
+// sameURL says whether a and b are one URL, as a browser shows it ("http://host" is shown
+// "http://host/").
+func sameURL(a, b string) bool {
+	return a == b || normalURL(a) == normalURL(b)
+}
+
+func normalURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	if u.Path == "" && u.Opaque == "" && u.Host != "" {
+		u.Path = "/"
+	}
+	return u.String()
 }
