@@ -341,7 +341,7 @@ func (g *Gateway) taskAnswer(ctx context.Context, dev broker.DeviceEntry, task b
 		}
 	}
 	if res.Code == broker.CodeUnsupported || res.Code == broker.CodeUnconfigured { // the node knows what it lacks; the registry, who can
-		res.Error = g.unsupportedText(ctx, task.Tool, dev, res.Code, res.Error, res.OwnSetup)
+		res.Error = g.unsupportedText(ctx, task.Tool, task.Args, dev, res.Code, res.Error, res.OwnSetup)
 	}
 	return g.toolResult(ctx, res)
 }

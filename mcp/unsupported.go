@@ -3,6 +3,7 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,12 +29,14 @@ const maxNamedDevices = 8
 //     clipboard helper): devices of the other platforms that have the tool, and those of its
 //     own platform, which can if theirs are set up for it (another rig with a helper);
 //   - its platform has the tool but its driver refused these arguments (BACK on an iPhone):
-//     no device of that platform can either, as they share the driver.
-func (g *Gateway) unsupportedText(ctx context.Context, tool string, dev broker.DeviceEntry, code, nodeErr string, ownSetup bool) string {
-	can := tools.ToolPlatforms(g.opts.Platforms, tool)
+//     no device of that platform can either, as they share the driver;
+//   - a sequence: the devices whose platforms have every one of its steps' tools.
+func (g *Gateway) unsupportedText(ctx context.Context, tool string, args json.RawMessage, dev broker.DeviceEntry, code, nodeErr string, ownSetup bool) string {
+	can := g.ablePlatforms(tool, args)
 	config := code == broker.CodeUnconfigured
 	deviceConfig := config && ownSetup // passcodes go by serial: the node's other devices may unlock
-	if !config && !slices.Contains(can, dev.Platform) {
+	// A sequence's platforms are its steps': the words on platforms lacking a tool do not fit.
+	if !config && tool != toolSequence && !slices.Contains(can, dev.Platform) {
 		return tools.UnsupportedMessage(g.opts.Platforms, tool, dev, g.farm.Devices()) + ". " + nodeErr
 	}
 	others := func(d broker.DeviceEntry) bool { return d.Platform != dev.Platform }
