@@ -41,11 +41,11 @@ func TestEmergencyStopOnAnOfflineRigKeepsItsHalt(t *testing.T) {
 		t.Fatal("emergency_stop on an offline rig: not halted")
 	}
 
-	f.ServeArmTwinAs("n1", tw, broker.StateUnhealthy) // back, and halted
-	d, _ := f.Gateway().Client.Device(serial)
-	if !strings.Contains(d.Reason, "halted by emergency_stop") {
-		t.Errorf("the rig came back %s (%s), not halted by emergency_stop", d.State, d.Reason)
-	}
+	f.ServeArmTwinAs("n1", tw, broker.StateUnhealthy) // back, and halted (unhealthy "starting" a moment before)
+	farmtest.Eventually(t, 20*time.Second, func() bool {
+		d, _ := f.Gateway().Client.Device(serial)
+		return strings.Contains(d.Reason, "halted by emergency_stop from ")
+	}, "the rig back, halted by emergency_stop")
 	res := farmtest.Call(t, operator, "tap_xy", map[string]any{"serial": serial, "x": 0.5, "y": 0.5})
 	if !res.IsError || !strings.Contains(farmtest.Text(res), "halted") {
 		t.Errorf("a gesture on the rig that came back halted: %s", farmtest.Text(res))
