@@ -11,7 +11,7 @@ import (
 // length, and the task's record keeps the text for its caller.
 const (
 	failSetup      = "setup"        // no goal, model or device
-	failDevice     = "device"       // the screen could not be read
+	failDevice     = "device"       // the screen could not be read, or a call failed on the device (ErrDeviceFailed)
 	failModel      = "model"        // a model call failed
 	failBudget     = "budget"       // actions or tokens ran out
 	failLoop       = "loop"         // the same action on the same screen, again
@@ -24,6 +24,10 @@ const (
 	failStopped    = "stopped" // its node stopped, or its device went away (failingCause)
 	failOther      = "other"
 )
+
+// FailureDevice is Task.Failure for a task its device ended: the screen could not be read, or a
+// call failed on the device itself (ErrDeviceFailed); Task.Cause is then the device's error.
+const FailureDevice = failDevice
 
 // failure is an error with its kind, for the logs; its text is err's.
 type failure struct {

@@ -126,13 +126,16 @@ func (r *runner) end(ctx context.Context, err error) {
 			r.emit(EventStepEnd, s.Index, "⏭️ Step %d skipped", s.Index)
 		}
 	}
+	if err != nil {
+		t.Failure, t.Cause = failureKind(ctx, err), err
+	}
 	t.Ended = r.now()
 	t.DurationMS = ms(t.Ended.Sub(t.Started))
 	if t.Error != "" {
 		r.emit(EventError, 0, "❌ Agent error: %s", t.Error)
 	}
 	// The error's kind and length, not its text: it may quote the model, which may repeat the goal.
-	r.log.Info("agent task ended", "status", t.Status, "timed_out", t.TimedOut, "failure", failureKind(ctx, err),
+	r.log.Info("agent task ended", "status", t.Status, "timed_out", t.TimedOut, "failure", t.Failure,
 		"error_runes", runes(t.Error), "steps", len(t.Steps),
 		"succeeded", t.StepsCompleted(), "actions", len(t.Actions), "model_calls", t.ModelCalls,
 		"tokens", t.Usage.TotalTokens, "took", time.Duration(t.DurationMS)*time.Millisecond)

@@ -173,11 +173,16 @@ func (r *runner) act(ctx context.Context, s *Step, c *conversation, call model.T
 		rec.Error = cut(err.Error(), maxResultRunes)
 		r.emit(EventToolResult, s.Index, "→ error: %s", cut(oneLine(rec.Error), eventRunes))
 		c.result(call.ID, "error: "+rec.Error)
-		if errors.Is(err, ErrBadArguments) && ctx.Err() == nil {
+		switch {
+		case errors.Is(err, ErrBadArguments) && ctx.Err() == nil:
 			// Refused, nothing done: a wrong call (the step's bad turns count it), not an action.
 			r.guard.refund(call.Name, args, screen)
 			s.ToolCalls = append(s.ToolCalls, rec)
 			return false, nil
+		case errors.Is(err, ErrDeviceFailed) && ctx.Err() == nil:
+			// The device, not the model: no other call helps until a person or a retry sees to it.
+			s.ToolCalls = append(s.ToolCalls, rec)
+			return true, failed(failDevice, fmt.Errorf("step %d: %s failed on the device: %w", s.Index, call.Name, err))
 		}
 	} else {
 		rec.Result = cut(res, maxResultRunes)

@@ -46,6 +46,11 @@ type Task struct {
 	// Actions are the device tool calls that succeeded, in order, for turning the run into a
 	// test (a failed call has nothing to replay; the step's ToolCalls keep it).
 	Actions []Action `json:"actions"`
+	// Failure is what ended a task that did not finish, as its logs name it (FailureDevice:
+	// the device; "model", "loop", "budget", …: mostly the model's doing); Cause is the error
+	// that ended it, the device's own for FailureDevice (its code is the device tool's).
+	Failure string `json:"failure,omitempty"`
+	Cause   error  `json:"-"`
 }
 
 // Step is one step of the plan.

@@ -67,7 +67,7 @@ func (d agentDevice) Call(ctx context.Context, name string, args json.RawMessage
 	}
 	out, err := d.env.Ops[name].Run(ctx, &Task{ID: d.task.ID, Driver: d.task.Driver, Args: args, Env: d.env})
 	if err != nil {
-		return "", err
+		return "", onTheDevice(err)
 	}
 	if msg := messageOf(out.Data); msg != "" {
 		return msg, nil

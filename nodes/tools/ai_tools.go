@@ -79,6 +79,8 @@ func aiAction() Tool {
 			out.Failure = timedOut("ai_action " + task.Error)
 		case task.TimedOut:
 			out.Failure = timedOut("ai_action " + task.Error + ": give it more time (timeout_ms), or ask for less in one action")
+		case task.Failure == agent.FailureDevice: // the device's code, as its tool's call would have
+			out.Failure = deviceFailure(task, "ai_action "+task.Status+": "+task.Error)
 		case task.Status != agent.StatusFinished: // failed, with what it did before
 			out.Failure = modelFailure("ai_action "+task.Status, errors.New(task.Error))
 		}
@@ -140,6 +142,14 @@ func aiQuery() Tool {
 		}
 		return Output{Data: AIQueryResult{Answer: resp.Text}}, nil
 	})
+}
+
+// deviceFailure is an agent task's failure, in words, that its device caused
+// (agent.FailureDevice: its screen could not be read, a call failed on the device itself),
+// with the code the device's tool would have answered (driver_error, unhealthy for a halted
+// rig, …): a caller tells a broken device from a model's failure (modelFailure, no code).
+func deviceFailure(task *agent.Task, words string) error {
+	return &OpError{Code: ErrorCode(task.Cause), Msg: words}
 }
 
 // modelFailure is an AI tool's failure that is mostly the model's (an HTTP error, a cut

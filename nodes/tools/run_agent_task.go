@@ -150,6 +150,8 @@ func agentFailure(parent context.Context, task *agent.Task) error {
 		return timedOut(task.Error + ": pass a larger timeoutMs, or split the goal")
 	case task.Error == "":
 		return errors.New("the agent did not reach the goal")
+	case task.Failure == agent.FailureDevice:
+		return deviceFailure(task, task.Error)
 	}
 	return errors.New(task.Error)
 }
