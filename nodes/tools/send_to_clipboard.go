@@ -15,6 +15,19 @@ type ClipboardArgs struct {
 	Behaviour
 }
 
+// maxClipboardBytes bounds send_to_clipboard's text in UTF-8 bytes, as its description says:
+// the schema's maxLength counts characters, and a character may take up to four bytes.
+const maxClipboardBytes = 10000
+
+// Check refuses text longer than maxClipboardBytes bytes.
+func (a *ClipboardArgs) Check() error {
+	if n := len(a.Text); n > maxClipboardBytes {
+		return fmt.Errorf("text is %d bytes of UTF-8 (%d characters); at most %d bytes: send it in parts, pasting each",
+			n, utf8.RuneCountInString(a.Text), maxClipboardBytes)
+	}
+	return nil
+}
+
 // ClipboardResult is send_to_clipboard's structured result.
 type ClipboardResult struct {
 	Message    string `json:"message" jsonschema:"What was done"`
