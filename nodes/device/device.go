@@ -19,7 +19,8 @@ const (
 	PlatformArm     = "arm"
 )
 
-// SimulatedTag is the tag of every simulated device (--sim, --sim-android, --sim-ios, --sim-arm):
+// SimulatedTag is the tag of every simulated device (--sim, --sim-android, --sim-ios, --sim-arm,
+// --sim-web):
 // users filter on it, and a restarted node removes its simulated devices of its last run by it.
 const SimulatedTag = "sim"
 

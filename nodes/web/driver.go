@@ -33,6 +33,8 @@ type Options struct {
 	// that long unused (0: never), to start again at the next use (elastic.go).
 	Lazy bool
 	Idle time.Duration
+	// Tags are the device's tags: device.SimulatedTag for a browser of --sim-web (platform.go).
+	Tags []string
 	Log  *slog.Logger
 }
 
@@ -46,6 +48,7 @@ type Driver struct {
 	exec   string // Chromium's path
 	proxy  string // Options.Proxy
 	owner  owner  // this process, as its profile directories' names say (leftovers.go)
+	tags   []string
 	log    *slog.Logger
 
 	mu      sync.Mutex
@@ -104,7 +107,7 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 		o.Home = "about:blank"
 	}
 	d := &Driver{serial: o.Serial, prof: o.Profile, home: o.Home, allow: o.Allow, exec: path, proxy: o.Proxy,
-		owner: thisProcess(), log: o.Log.With("device", o.Serial), lazy: o.Lazy, idle: o.Idle, quit: make(chan struct{}),
+		tags: o.Tags, owner: thisProcess(), log: o.Log.With("device", o.Serial), lazy: o.Lazy, idle: o.Idle, quit: make(chan struct{}),
 		launching: newStartLock()}
 	removeLeftovers(d.log, d.owner)
 	if !o.Lazy {
@@ -301,7 +304,7 @@ func (d *Driver) emulate() chromedp.Action[chromedp.Void] {
 
 // Info describes the device.
 func (d *Driver) Info() device.Info {
-	return device.Info{Serial: d.serial, Platform: device.PlatformWeb, Model: d.prof.Name, Brand: "Chromium",
+	return device.Info{Serial: d.serial, Platform: device.PlatformWeb, Model: d.prof.Name, Brand: "Chromium", Tags: d.tags,
 		Extra: map[string]string{"viewport": fmt.Sprintf("%dx%d@%g", d.prof.Width, d.prof.Height, d.prof.DPR)}}
 }
 

@@ -41,6 +41,17 @@ type setup struct {
 func (s *setup) floor() int { return *s.n + *s.sims }
 func (s *setup) count() int { return max(s.floor(), *s.max) }
 
+// simulated says whether browser i (from 0: web-01) is a simulated device, tagged sim as the
+// other simulators' are, so that a node restarted with fewer removes it from the registry:
+// those of --sim-web (after --web's), and those --web-max adds on a node whose N came from
+// --sim-web alone.
+func (s *setup) simulated(i int) bool {
+	if i < *s.n {
+		return false
+	}
+	return i < s.floor() || *s.n == 0 && *s.sims > 0
+}
+
 // Real says whether browser devices are asked for.
 func (s *setup) Real(context.Context) bool { return s.count() > 0 }
 
@@ -83,6 +94,9 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			o := Options{Serial: fmt.Sprintf("web-%02d", i+1), Profile: prof, Home: *s.home, Allow: allow, Proxy: proxy, Log: log}
 			if i >= s.floor() {
 				o.Lazy, o.Idle = true, *s.idle
+			}
+			if s.simulated(i) {
+				o.Tags = []string{device.SimulatedTag}
 			}
 			drivers[i], errs[i] = Start(sctx, o)
 		})
