@@ -136,6 +136,7 @@ func (s *Scheduler) callerAnswered(m callerAnswer) {
 		gone := m.at.Sub(t.callerGoneSince).Round(100 * time.Millisecond)
 		s.cfg.Log.Info("a running task's caller went away; the task is aborted", "task", t.req.ID, "serial", m.serial,
 			"tool", t.req.Tool, "holder", t.req.Holder.String(), "gone", gone)
+		t.abortedBy = "node " + s.cfg.Node + " (its caller went away)"
 		t.cancel(&cause{outcome: broker.OutcomeAborted, code: broker.CodeCallerGone, msg: fmt.Sprintf(
 			"device %s: its caller went away while %s ran (the gateway it came through stopped answering for %s: killed, or its connection lost); the node aborted it to free the device. What it did to the device is unknown: peek before going on",
 			m.serial, t.req.Tool, gone)})

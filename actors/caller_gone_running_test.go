@@ -60,8 +60,10 @@ func TestRunningTaskOfAGoneCallerIsAborted(t *testing.T) {
 	if !strings.Contains(res.Error, "its caller went away while block ran") || res.Started.IsZero() {
 		t.Fatalf("record: started %s, error %q; want a start and why", res.Started, res.Error)
 	}
+	if !strings.Contains(res.AbortedBy, "its caller went away") {
+		t.Fatalf("record's aborted_by %q; want the node, as its caller went away", res.AbortedBy)
+	}
 	if took := time.Since(start); took < time.Second || gone.Load() < 2 {
 		t.Fatalf("aborted after %s and %d answers that its caller was gone; want CallerGoneAfter (1 s) and more than one", took, gone.Load())
 	}
-
 }
