@@ -84,6 +84,9 @@ func parseIME(out string) error {
 	if strings.Contains(out, "selected") && !containsAny(out, "cannot", "Unknown", "Error", "Exception") {
 		return nil
 	}
+	if strings.Contains(out, "Unknown input method") { // the caller named an IME the phone lacks
+		return fmt.Errorf("%w: ime answered %s", ErrBadArgument, quoteOutput(out))
+	}
 	return fmt.Errorf("%w: ime answered %s", ErrCommandFailed, quoteOutput(out))
 }
 

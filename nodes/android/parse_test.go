@@ -149,7 +149,10 @@ func TestParseIME(t *testing.T) {
 	if err := parseIME("Input method com.android.adbkeyboard/.AdbIME selected for user #0\n"); err != nil {
 		t.Error(err)
 	}
-	for _, out := range []string{"Unknown input method com.x/.Y cannot be selected for user #0\n", "", "Error: bad"} {
+	if err := parseIME("Unknown input method com.x/.Y cannot be selected for user #0\n"); !errors.Is(err, ErrBadArgument) {
+		t.Errorf("unknown IME: %v; want ErrBadArgument (the caller's)", err)
+	}
+	for _, out := range []string{"", "Error: bad"} {
 		if err := parseIME(out); !errors.Is(err, ErrCommandFailed) {
 			t.Errorf("parseIME(%q) = %v", out, err)
 		}
