@@ -62,14 +62,15 @@ func TestFailedAgentTaskIsAFailedTask(t *testing.T) {
 		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "pay"), "failed", "failed", "no Wallet app")
 	})
 	// The plan's call must end well within timeoutMs, on a loaded machine too, for the step's
-	// call to be the one the deadline finds waiting (at 1.5 s a slow plan call was).
+	// call to be the one the deadline finds waiting (at 1.5 s a slow plan call was; at 5 s, with
+	// the machine at load 20, the first look at the screen had not ended).
 	t.Run("timeoutMs", func(t *testing.T) {
 		f, _, serial := agentFarm(t,
 			call("plan", `{"steps":[{"title":"Think"}]}`),
 			modelsim.Turn{Delay: time.Minute, Text: "too late"},
 		)
-		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "think", "timeoutMs", 5000), "timed_out", "aborted", "timed out",
-			"waiting for the model", "when the task's timeoutMs of 5s ran out", "pass a larger timeoutMs") // the seed's advice: the caller's budget cut the wait
+		failedAgentTask(t, f, f.Client("agent"), args("serial", serial, "goal", "think", "timeoutMs", 15000), "timed_out", "aborted", "timed out",
+			"waiting for the model", "when the task's timeoutMs of 15s ran out", "pass a larger timeoutMs") // the seed's advice: the caller's budget cut the wait
 	})
 	t.Run("aborted", func(t *testing.T) {
 		f, _, serial := agentFarm(t,
