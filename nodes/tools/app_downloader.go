@@ -79,6 +79,9 @@ func (dl downloader) download(ctx context.Context, rawURL, platform string, prog
 		return "", "", 0, fmt.Errorf("download %s: %w", shown, scrubURLError(err))
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 { // the caller's URL: missing, forbidden, ...
+		return "", "", 0, BadInput("download %s: the server answered %s; check the appUrl, and that the node may fetch it", shown, resp.Status)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return "", "", 0, fmt.Errorf("download %s: the server answered %s; check that the URL is right and reachable from the node", shown, resp.Status)
 	}

@@ -95,6 +95,8 @@ func TestAppInstallDownloads(t *testing.T) {
 		case "/apps/com.example.shop.apk", "/download":
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 			_, _ = w.Write(body)
+		case "/broken":
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
 		case "/chunked/com.example.chunked.apk":
 			w.(http.Flusher).Flush() // no Content-Length: chunked
 			_, _ = w.Write(body)
@@ -140,12 +142,18 @@ func TestAppInstallDownloads(t *testing.T) {
 		}
 	}
 
-	// A 404 is a clear driver error, and the device is not touched.
+	// A 404 is the caller's URL (bad_input, naming the status), and the device is not touched.
 	d, paths, _ = installer()
 	_, _, err = runInstall(t, context.Background(), d, srv.URL+"/missing.apk?key=sekrit")
-	wantCode(t, err, broker.CodeDriver)
+	wantCode(t, err, broker.CodeBadInput)
 	if !strings.Contains(err.Error(), "404") || strings.Contains(err.Error(), "sekrit") || len(*paths) != 0 {
 		t.Fatalf("404: %v (installed %v)", err, *paths)
+	}
+	// A server failing (5xx) is no mistake of the caller's: a driver error, naming the status.
+	_, _, err = runInstall(t, context.Background(), d, srv.URL+"/broken")
+	wantCode(t, err, broker.CodeDriver)
+	if !strings.Contains(err.Error(), "503") || len(*paths) != 0 {
+		t.Fatalf("503: %v (installed %v)", err, *paths)
 	}
 }
 
