@@ -169,6 +169,9 @@ func (d *Driver) UninstallApp(ctx context.Context, pkg string) error {
 	err := d.proxy(ctx, op, map[string]any{"Command": "Uninstall", "ApplicationIdentifier": pkg,
 		"ClientOptions": map[string]any{}}, nil)
 	if err != nil && ctx.Err() == nil {
+		if errors.Is(err, errSystemApp) {
+			return d.errorf(op, fmt.Errorf("%s is %w", pkg, errSystemApp), "iOS keeps its built-in apps; app_terminate stops one")
+		}
 		if pkgs, lerr := d.ListPackages(ctx); lerr == nil && !slices.Contains(pkgs, pkg) {
 			return d.notInstalled(op, pkg)
 		}
@@ -204,6 +207,9 @@ func (d *Driver) proxy(ctx context.Context, op string, cmd map[string]any, each 
 			}
 			if e, ok := m["Error"]; ok {
 				desc, _ := m["ErrorDescription"].(string)
+				if e == "UninstallProhibited" { // a built-in app: the caller's mistake, as on Android
+					return fmt.Errorf("%w: installation_proxy: %v: %s", errSystemApp, e, desc)
+				}
 				return fmt.Errorf("installation_proxy: %v: %s", e, desc)
 			}
 			if each != nil {

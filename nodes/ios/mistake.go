@@ -23,6 +23,8 @@ var (
 	errNotIPA = &mistake{"not an .ipa"}
 	// errUnpack is an .ipa installd could not unpack: a damaged entry, one outside the archive.
 	errUnpack = &mistake{"the .ipa cannot be unpacked"}
+	// errSystemApp is a built-in app, which installation_proxy will not uninstall.
+	errSystemApp = &mistake{"a built-in app iOS will not uninstall"}
 	// errOffScreen is a point outside the screen.
 	errOffScreen = &mistake{"off the screen"}
 )
