@@ -59,11 +59,11 @@
 
   let last = null; // the rows as the gateway last sent them
   async function timeline() {
-    let wait = timelineTries.ok();
+    let wait;
     try {
       const r = await fetch(`/console/devices/${path}/timeline`, { credentials: 'same-origin', cache: 'no-store' });
       if (r.status === 401) { location.reload(); return; }
-      if (r.status >= 500) wait = timelineTries.failed();
+      wait = r.status >= 500 ? timelineTries.failed() : timelineTries.ok(); // ok() only after an answer: it resets the back-off
       if (r.ok) {
         const html = await r.text();
         if (html !== last) {
