@@ -104,9 +104,13 @@ func forgetNodeDevices(ctx context.Context, nc *nats.Conn, s *broker.Stores, nod
 		if err := json.Unmarshal(e.Value(), &d); err != nil || !broker.CheckEntryKey(key, d) {
 			d = broker.DeviceEntry{Serial: key, State: broker.StateOffline} // not a device entry of its: it goes too
 		}
-		if _, err := s.Leases.Get(ctx, key); err == nil {
+		_, err = s.Leases.Get(ctx, key)
+		switch {
+		case err == nil:
 			busy = append(busy, fmt.Sprintf("%s has a lease (held by %s)", d.Serial, cmpHolder(d.Holder)))
-		} else if d.State != broker.StateOffline {
+		case !errors.Is(err, jetstream.ErrKeyNotFound): // unknown is not free
+			return nil, fmt.Errorf("reading %s's lease in %s: %w; nothing removed, run this again", d.Serial, broker.LeaseBucket, err)
+		case d.State != broker.StateOffline:
 			busy = append(busy, fmt.Sprintf("%s is %s", d.Serial, d.State))
 		}
 		found = append(found, entry{key: key, serial: d.Serial, revision: e.Revision()})
