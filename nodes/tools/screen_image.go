@@ -23,11 +23,15 @@ const (
 	maxImageWidth = 8192
 )
 
-// Check validates the arguments: the schema says only min=0, so that 0 (the screen's width)
-// stays a plain default.
+// Check fits max_width to what a screen can give, refusing none the schema allows (min=0,
+// so that 0, the screen's width, stays a plain default): a width under minImageWidth gives
+// minImageWidth, one over maxImageWidth the screen's width (as any at least as wide does).
 func (a *ImageArgs) Check() error {
-	if a.MaxWidth != 0 && (a.MaxWidth < minImageWidth || a.MaxWidth > maxImageWidth) {
-		return fmt.Errorf("max_width must be between %d and %d pixels (or 0 for the screen's width), got %d", minImageWidth, maxImageWidth, a.MaxWidth)
+	switch {
+	case a.MaxWidth > maxImageWidth:
+		a.MaxWidth = 0
+	case a.MaxWidth > 0 && a.MaxWidth < minImageWidth:
+		a.MaxWidth = minImageWidth
 	}
 	return nil
 }

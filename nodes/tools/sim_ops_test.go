@@ -105,7 +105,7 @@ func TestSwipeBBoxScrollsTheSimShop(t *testing.T) {
 	}
 }
 
-// max_width scales screenshots and peek's image down, aspect kept; out of range is refused.
+// max_width scales screenshots and peek's image down, aspect kept; what the schema refuses is bad_input.
 func TestImageMaxWidth(t *testing.T) {
 	p := sim.New("sim-width")
 	defer p.Close()
@@ -118,7 +118,15 @@ func TestImageMaxWidth(t *testing.T) {
 		if same := imageOf(t, run(t, p, tool, `{"max_width":4000}`)).Bounds(); same != full {
 			t.Errorf("%s: max_width wider than the screen gave %v", tool, same)
 		}
-		for _, bad := range []string{`{"max_width":10}`, `{"max_width":-1}`, `{"max_width":"wide"}`} {
+		// No width the schema allows is refused: past any screen is the screen's width, one
+		// too narrow to read is 64 px.
+		if same := imageOf(t, run(t, p, tool, `{"max_width":100000}`)).Bounds(); same != full {
+			t.Errorf("%s: max_width 100000 gave %v", tool, same)
+		}
+		if narrow := imageOf(t, run(t, p, tool, `{"max_width":10}`)).Bounds(); narrow.Dx() != 64 {
+			t.Errorf("%s: max_width 10 gave %v, want 64 px wide", tool, narrow)
+		}
+		for _, bad := range []string{`{"max_width":-1}`, `{"max_width":"wide"}`} {
 			_, err := tools.DefaultOps()[tool].Run(context.Background(), &tools.Task{Driver: p, Args: []byte(bad)})
 			if tools.ErrorCode(err) != "bad_input" {
 				t.Errorf("%s %s: %v, want bad input", tool, bad, err)

@@ -19,9 +19,12 @@ type TakeScreenshotArgs struct {
 	Format   string `json:"format,omitempty" arg:"enum=png|jpeg" desc:"png (default, as the phone-agent seed) or jpeg"`
 }
 
-// Check validates max_width as screenshot does.
+// Check fits max_width as screenshot does.
 func (a *TakeScreenshotArgs) Check() error {
-	return (&ImageArgs{MaxWidth: a.MaxWidth}).Check()
+	img := ImageArgs{MaxWidth: a.MaxWidth}
+	err := img.Check()
+	a.MaxWidth = img.MaxWidth
+	return err
 }
 
 func takeScreenshot() Tool {
