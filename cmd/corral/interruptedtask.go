@@ -30,9 +30,20 @@ type interruptedTask struct {
 func (e *interruptedTask) Error() string { return e.err.Error() }
 func (e *interruptedTask) Unwrap() error { return e.err }
 
+// sentCall is what an interrupted call sent: the latest task get_latest_task shows is its task
+// only if it is of this tool, on this serial (when the call named one), and submitted once the
+// call began. Until the call's record lands, the latest is the holder's previous task (no
+// protocol session keeps a latest of its own), whose id would send the user to another task.
+type sentCall struct {
+	tool, serial string
+	began        time.Time
+}
+
 // withTaskID adds to err, when ctx ended (interrupted, or its deadline passed), the id of the
-// task the call sent on c's session, if the gateway recorded one within wait.
-func withTaskID(ctx context.Context, c *client.Client, err error, wait time.Duration) error {
+// task call sent on c's session, if the gateway recorded one within wait. A gateway whose clock
+// runs behind this machine's shows no task as begun after the call, so its id is left out and
+// the hint names corral tasks instead: no id rather than another task's.
+func withTaskID(ctx context.Context, c *client.Client, call sentCall, err error, wait time.Duration) error {
 	if err == nil || ctx.Err() == nil {
 		return err
 	}
@@ -47,9 +58,12 @@ func withTaskID(ctx context.Context, c *client.Client, err error, wait time.Dura
 		res, callErr := c.CallTool(wctx, req)
 		if callErr == nil && !res.IsError {
 			var rec struct {
-				TaskID string `json:"taskId"`
+				TaskID    string    `json:"taskId"`
+				Tool      string    `json:"tool"`
+				Serial    string    `json:"serial"`
+				Submitted time.Time `json:"submitted"`
 			}
-			if structured(res, &rec) == nil && rec.TaskID != "" {
+			if structured(res, &rec) == nil && rec.TaskID != "" && call.sent(rec.Tool, rec.Serial, rec.Submitted) {
 				return &interruptedTask{id: rec.TaskID, err: err}
 			}
 		}
@@ -59,4 +73,10 @@ func withTaskID(ctx context.Context, c *client.Client, err error, wait time.Dura
 		case <-tick.C:
 		}
 	}
+}
+
+// sent says whether a task of tool on serial, submitted at submitted, is the one call sent.
+func (call sentCall) sent(tool, serial string, submitted time.Time) bool {
+	return tool == call.tool && (call.serial == "" || serial == call.serial) &&
+		!submitted.IsZero() && !submitted.Before(call.began)
 }

@@ -285,6 +285,8 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = tool, toolArgs
 	callCtx, sent := httpsent.Trace(ctx)
+	serial, _ := toolArgs["serial"].(string)
+	call := sentCall{tool: tool, serial: serial, began: time.Now()}
 	res, err := callOn(callCtx, c, req)
 	if lost := lostCall(ctx, tool, toolArgs, err, sent.Load()); lost != nil {
 		return nil, lost
@@ -303,7 +305,7 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	}
 	// Its id for the hint of an interrupted call, or one that ran out of time (interrupted, gaveUp).
 	if *o.gateway != "" {
-		err = withTaskID(ctx, c, err, o.taskIDWait)
+		err = withTaskID(ctx, c, call, err, o.taskIDWait)
 	} else {
 		err = o.cli.withTaskID(ctx, err)
 	}
