@@ -56,7 +56,7 @@ func newBoundDevice(drv device.Driver, ops tools.Ops, node string, epoch uint64,
 	}
 	var wipes *wiper
 	if r, ok := drv.(device.Resetter); ok {
-		wipes = &wiper{reset: r.Reset}
+		wipes = &wiper{reset: r.Reset, hungAfter: wipeHungAfter}
 	}
 	return &boundDevice{drv: drv, ops: ops, gauges: gauges, wipes: wipes, info: broker.DeviceEntry{
 		V: broker.WireVersion, Serial: i.Serial, Platform: i.Platform, Model: i.Model, Brand: i.Brand,
@@ -227,10 +227,15 @@ func ownSetup(code string, err error) bool {
 }
 
 // Health asks the driver, if it can tell. A device being wiped after a lease is not asked: the
-// wipe has its own bound, and one that fails is told to the next task.
+// wipe has its own bound, and one that fails is told to the next task; one that does not return
+// long after that bound is a driver that hangs.
 func (b *boundDevice) Health(ctx context.Context) error {
-	if b.wipes != nil && b.wipes.busy() {
-		return nil
+	if b.wipes != nil {
+		if busy, hung := b.wipes.state(); hung != nil {
+			return hung
+		} else if busy {
+			return nil
+		}
 	}
 	if h, ok := b.drv.(device.HealthChecker); ok {
 		return b.bounds.reason(b.info.Serial, h.Health(ctx))

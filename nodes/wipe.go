@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -19,13 +20,19 @@ import (
 // loaded machine.
 const wipeTimeout = time.Minute
 
+// wipeHungAfter is when a wipe that has not returned, its context ended long since, is a
+// driver that hangs: the device is then unhealthy (Health), its tasks refused with why, rather
+// than online with every task timing out behind the wipe.
+const wipeHungAfter = wipeTimeout + 10*time.Second
+
 // errStillWiping answers a task whose context ended while it waited for the wipe.
 var errStillWiping = errors.New("nothing ran: the device was still being wiped of what its last holder left " +
 	"(a fresh browser starting takes a few seconds), and the wipe goes on; call again, with a longer timeout_ms if yours is short")
 
 // wiper runs a device's wipes, one at a time, never beside a task.
 type wiper struct {
-	reset func(context.Context) error
+	reset     func(context.Context) error
+	hungAfter time.Duration // wipeHungAfter; shorter in tests
 
 	mu      sync.Mutex
 	ended   uint64   // leases ended
@@ -36,8 +43,9 @@ type wiper struct {
 
 // wipeRun is one wipe; done closes at its end, err then says how it went.
 type wipeRun struct {
-	done chan struct{}
-	err  error
+	done    chan struct{}
+	err     error
+	started time.Time
 }
 
 // leaseEnded asks for a wipe: at once if no task is in the driver, else at the last one's end.
@@ -56,7 +64,7 @@ func (w *wiper) startLocked() *wipeRun {
 	if w.running != nil {
 		return w.running
 	}
-	run := &wipeRun{done: make(chan struct{})}
+	run := &wipeRun{done: make(chan struct{}), started: time.Now()}
 	w.running = run
 	upTo := w.ended
 	go func() {
@@ -108,9 +116,15 @@ func (w *wiper) end() {
 	}
 }
 
-// busy says whether a wipe runs now.
-func (w *wiper) busy() bool {
+// state says whether a wipe runs now, and an error if it has run for hungAfter: its driver hangs.
+func (w *wiper) state() (busy bool, hung error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.running != nil
+	if w.running == nil {
+		return false, nil
+	}
+	if took := time.Since(w.running.started); took >= w.hungAfter {
+		return true, fmt.Errorf("the wipe after the last lease has not returned after %s (its bound is %s): the driver hangs, and the device takes no task until it returns (if it never does, restart the node)", took.Round(time.Second), wipeTimeout)
+	}
+	return true, nil
 }
