@@ -267,7 +267,7 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 			defer func() { _ = s.Unsubscribe() }()
 		}
 	}
-	if req.Probe = c.probe.tokenFor(c.nc, dev.Node); req.Probe != "" { // client_probe.go
+	if req.Probe = c.probe.tokenFor(ctx, c.nc, dev.Node); req.Probe != "" { // client_probe.go
 		c.probe.waiting(req.ID, ctx)
 		defer c.probe.returned(req.ID, ctx)
 	}

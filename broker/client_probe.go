@@ -2,9 +2,11 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -30,16 +32,18 @@ import (
 // client says whether that call still waits for its answer (its caller's context alive), as
 // it is when asked, not when its abort gets there. A token with callProbePrefix says that its
 // client answers; an older client's (probePrefix) is only listened on. Per call this costs a
-// map entry; nothing goes over NATS but for a task that waited.
+// map entry; over NATS, a client's first call to a node subscribes (a round trip, which only
+// that node's calls wait for), and after that nothing goes but for a task that waited.
 type probeListener struct {
 	once  sync.Once
 	nc    *nats.Conn
 	token string
+	// flush is the round trip after a node's subscription: nc's FlushWithContext; a test holds
+	// it to see that calls to other nodes go on meanwhile.
+	flush func(ctx context.Context, node string) error
 
-	// listening are the nodes whose probes the client listens on (true), or may not (false:
-	// its role may not subscribe there, and no node asks then).
-	subscribing sync.Mutex
-	listening   map[string]bool
+	nodesMu sync.Mutex
+	nodes   map[string]*nodeProbe
 
 	mu    sync.Mutex
 	calls map[string]context.Context // task id → its caller's context, while its call waits
@@ -71,23 +75,46 @@ func CallerAnswerSubject(node, id string) string {
 	return nodeEndpoint(node, callerAnswerPrefix+id)
 }
 
+// nodeProbe is the client's subscription to one node's probes. turn is held while it is made:
+// only that node's calls wait for it, and no longer than their callers do.
+type nodeProbe struct {
+	turn    chan struct{}
+	asked   bool // the subscription was made, or refused for good
+	listens bool // the client listens there; false: its role may not (no node asks then)
+}
+
+// probeFlushTimeout bounds a node's subscription's round trip for a call that has no deadline
+// (nats.go's Flush waits as long).
+const probeFlushTimeout = 10 * time.Second
+
 // tokenFor returns the client's probe token for a task to node, subscribing to node's probes
-// at its first task there; "" if the client cannot listen there (no node asks then).
-func (p *probeListener) tokenFor(nc *nats.Conn, node string) string {
+// at its first task there; "" if the client cannot listen there, or not before ctx ended (no
+// node asks then: the task starts unasked, as an older client's does).
+func (p *probeListener) tokenFor(ctx context.Context, nc *nats.Conn, node string) string {
 	p.once.Do(func() {
-		p.nc, p.calls, p.listening = nc, map[string]context.Context{}, map[string]bool{}
+		p.nc, p.calls, p.nodes = nc, map[string]context.Context{}, map[string]*nodeProbe{}
 		p.token = randomID(callProbePrefix, 10)
+		if p.flush == nil {
+			p.flush = func(ctx context.Context, _ string) error { return p.nc.FlushWithContext(ctx) }
+		}
 	})
-	p.subscribing.Lock()
-	defer p.subscribing.Unlock()
-	listens, asked := p.listening[node]
-	if !asked {
-		listens, asked = p.listen(node)
+	p.nodesMu.Lock()
+	n, ok := p.nodes[node]
+	if !ok {
+		n = &nodeProbe{turn: make(chan struct{}, 1)}
+		p.nodes[node] = n
 	}
-	if asked {
-		p.listening[node] = listens
+	p.nodesMu.Unlock()
+	select {
+	case n.turn <- struct{}{}:
+	case <-ctx.Done():
+		return ""
 	}
-	if !listens {
+	defer func() { <-n.turn }()
+	if !n.asked {
+		n.listens, n.asked = p.listen(ctx, node)
+	}
+	if !n.listens {
 		return ""
 	}
 	return p.token
@@ -95,9 +122,10 @@ func (p *probeListener) tokenFor(nc *nats.Conn, node string) string {
 
 // listen subscribes to node's probes of this client's calls: listens false if the client's
 // role may not (asked: that is the answer for good), or the subscription could not be made
-// now (not asked: the next task tries again).
-func (p *probeListener) listen(node string) (listens, asked bool) {
+// now or before ctx ended (not asked: the next task tries again).
+func (p *probeListener) listen(ctx context.Context, node string) (listens, asked bool) {
 	subject := fmt.Sprintf(ProgressT, node, p.token)
+	before := p.nc.LastError()
 	sub, err := p.nc.Subscribe(subject, p.answer)
 	if err != nil {
 		return false, false
@@ -105,15 +133,26 @@ func (p *probeListener) listen(node string) (listens, asked bool) {
 	// A role that may not subscribe there is refused asynchronously: a flush lets the refusal
 	// arrive, and a token nobody listens on would have every queued task of this client
 	// refused as its caller's gone.
-	if err := p.nc.Flush(); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, probeFlushTimeout)
+	defer cancel()
+	if err := p.flush(fctx, node); err != nil {
 		_ = sub.Unsubscribe()
 		return false, false
 	}
-	if r := refusalOf("", p.nc.LastError()); r != nil && r.Subject == subject {
+	after := p.nc.LastError()
+	r := refusalOf("", after)
+	switch {
+	case r == nil || errors.Is(after, before): // none, or none since the subscription
+		return true, true
+	case r.Subject == subject:
 		_ = sub.Unsubscribe()
 		return false, true
+	default:
+		// Another refusal came meanwhile (another node's subscription, made at the same time):
+		// the connection keeps one error only, so this one's may have come before it.
+		_ = sub.Unsubscribe()
+		return false, false
 	}
-	return true, true
 }
 
 // waiting notes that task id's call waits for its answer until ctx ends or it returns.
