@@ -84,23 +84,35 @@ func (s *silence) heldThrough() bool {
 // nothing waited for it through the silence before.
 func (s *silence) connected() { s.heard.Store(s.now()) }
 
-// watch asks the NATS server for a round trip every heartbeat interval until ctx ends.
+// watch asks the NATS server for a round trip every heartbeat interval until ctx ends. A round
+// trip may take as long as silentAfter: on a slow link (a distant node, a loaded network) the
+// node's heartbeats still reach the farm, a moment late, and it is not declared lost, so a
+// round trip that is slow but comes back is no silence. One that does not come back by then
+// leaves heard where it was, and the node silent until one does; it says so once a silence.
 func (s *silence) watch(ctx context.Context, nc *nats.Conn) {
 	s.reconnects = nc.Stats().Reconnects
 	t := time.NewTicker(broker.HeartbeatInterval)
 	defer t.Stop()
+	said := false // that round trips do not come back, this silence
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		rctx, cancel := context.WithTimeout(ctx, broker.HeartbeatInterval)
+		rctx, cancel := context.WithTimeout(ctx, silentAfter)
 		err := nc.FlushWithContext(rctx)
 		cancel()
 		if err != nil {
+			if ctx.Err() == nil && !said {
+				said = true
+				s.log.Warn(fmt.Sprintf("a round trip to NATS did not come back within %s (%v): until one does, this node takes what comes as possibly "+
+					"answered already (the farm may declare it lost): it refuses lease requests and asks the callers of its tasks whether they still wait. "+
+					"Check the node's link to NATS", silentAfter, err), "silent", time.Duration(s.now()-s.heard.Load()).Round(time.Millisecond))
+			}
 			continue
 		}
+		said = false
 		if r := nc.Stats().Reconnects; r != s.reconnects {
 			s.reconnects = r
 			s.connected()
