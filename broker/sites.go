@@ -81,6 +81,8 @@ type SiteWatch struct {
 	// roundTrip asks this process's own server for a round trip (sites_probe.go): nc's
 	// FlushTimeout; a test holds it to see what a probe reads meanwhile.
 	roundTrip func(within time.Duration) error
+	// answers is where the probes' answers come (sites_probe.go).
+	answers siteAnswers
 
 	// scope are the nodes of each site the hub knows them of (WatchSitesWithNodes): only their
 	// entries are restored and learnt from the site.

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,28 +29,34 @@ var errOwnSilence = errors.New("this process's own NATS server did not answer ei
 // errOwnSilence if the silence is this process's own (own remembers its server's answers
 // and logs to log), another error if the link is down.
 func (w *SiteWatch) probe(ctx context.Context, site string, own *ownServer, log *slog.Logger) error {
-	answers := make(chan *nats.Msg, 1)
-	sub, err := w.nc.ChanSubscribe(w.nc.NewInbox(), answers)
+	reply, mine, done, err := w.answers.expect(w.nc)
 	if err != nil {
 		return fmt.Errorf("probe site %s: %w", site, err)
 	}
-	defer func() { _ = sub.Unsubscribe() }()
-	if err := w.nc.PublishRequest(siteAPI(site)+".INFO", sub.Subject, nil); err != nil {
+	defer done()
+	if err := w.nc.PublishRequest(siteAPI(site)+".INFO", reply, nil); err != nil {
 		return fmt.Errorf("probe site %s: %w", site, err)
 	}
 	timeout := time.NewTimer(siteProbeTimeout)
 	defer timeout.Stop()
-	select {
-	case m := <-answers:
-		own.heard(log, time.Now()) // it came through this process's server
-		return siteAnswer(m)
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timeout.C:
+wait:
+	for {
+		select {
+		case m := <-mine:
+			own.heard(log, time.Now()) // it came through this process's server
+			return siteAnswer(m)
+		case m := <-w.answers.all:
+			w.answers.route(m)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timeout.C:
+			break wait
+		}
 	}
 	answered, back := own.answers(w.roundTrip, log, time.Now())
+	w.answers.drain()
 	select {
-	case m := <-answers: // there in time, read late
+	case m := <-mine: // there in time, read late
 		return siteAnswer(m)
 	default:
 	}
@@ -55,6 +64,77 @@ func (w *SiteWatch) probe(ctx context.Context, site string, own *ownServer, log 
 		return fmt.Errorf("site %s did not answer within %s: %w", site, siteProbeTimeout, errOwnSilence)
 	}
 	return fmt.Errorf("site %s did not answer within %s: %w", site, siteProbeTimeout, nats.ErrTimeout)
+}
+
+// siteAnswers is a watch's one inbox for its probes' answers, <inbox>.<token>, a token a
+// probe: one subscription for as long as the connection lives, not one a probe, whose interest
+// a hub would send to every site through the leaf connections twice a second a site. Answers
+// come on one channel, straight from the connection's reader, and whichever probe waits reads
+// it and hands each answer to the probe it is for (an answer to a probe that ended is
+// dropped): what came before a round trip is there after it (the late answers above).
+type siteAnswers struct {
+	all chan *nats.Msg // set once, with sub
+
+	mu      sync.Mutex
+	sub     *nats.Subscription
+	prefix  string
+	next    uint64
+	waiting map[string]chan *nats.Msg // token → its probe's answer
+}
+
+// siteAnswersQueue is how many answers may wait on the inbox for a probe to read them:
+// beyond, the connection drops them (a slow consumer) and their probes wait out their timeout.
+const siteAnswersQueue = 256
+
+// expect gives a probe its reply subject and where its answer comes; done ends the wait.
+func (a *siteAnswers) expect(nc *nats.Conn) (reply string, answer <-chan *nats.Msg, done func(), err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.sub == nil {
+		all := make(chan *nats.Msg, siteAnswersQueue)
+		prefix := nc.NewInbox() + "."
+		sub, err := nc.ChanSubscribe(prefix+"*", all)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		a.all, a.sub, a.prefix, a.waiting = all, sub, prefix, map[string]chan *nats.Msg{}
+	}
+	a.next++
+	token := strconv.FormatUint(a.next, 36)
+	ch := make(chan *nats.Msg, 1)
+	a.waiting[token] = ch
+	return a.prefix + token, ch, func() {
+		a.mu.Lock()
+		delete(a.waiting, token)
+		a.mu.Unlock()
+	}, nil
+}
+
+// route hands an answer to the probe it is for, if it still waits.
+func (a *siteAnswers) route(m *nats.Msg) {
+	token, ok := strings.CutPrefix(m.Subject, a.prefix)
+	if !ok {
+		return
+	}
+	a.mu.Lock()
+	ch := a.waiting[token]
+	a.mu.Unlock()
+	select {
+	case ch <- m: // a nil ch (a probe that ended) drops it
+	default:
+	}
+}
+
+// drain routes every answer the inbox holds now.
+func (a *siteAnswers) drain() {
+	for {
+		select {
+		case m := <-a.all:
+			a.route(m)
+		default:
+			return
+		}
+	}
 }
 
 // siteAnswer is what a site's answer to a probe says of its link: nil for an answer, an
