@@ -1,27 +1,16 @@
 package nodes_test
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/broker/embedded"
-	"github.com/corral-farm/corral/internal/farmtest"
-	"github.com/corral-farm/corral/internal/logtest"
-	"github.com/corral-farm/corral/nodes"
-	"github.com/corral-farm/corral/nodes/sim"
 )
 
 // Review of the silence check: a node whose round trip to NATS takes longer than a heartbeat
@@ -32,51 +21,18 @@ import (
 // for three times LostAfter it grants leases and runs tasks with no question to their callers,
 // and says nothing of a silence.
 func TestSlowLinkIsNoSilence(t *testing.T) {
-	const node = "n1"
 	const taskSerial, leaseSerial = "n1-task", "n1-lease"
-	log := slog.New(slog.DiscardHandler)
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	gwNC, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "gateway"}, log)
-	require.NoError(t, err)
-	t.Cleanup(gwNC.Close)
-	stores, err := broker.EnsureStores(ctx, gwNC, broker.StoreOptions{})
-	require.NoError(t, err)
-	gw, err := broker.NewClient(ctx, gwNC, stores, broker.ClientOptions{Log: log, Reap: true})
-	require.NoError(t, err)
-	require.NoError(t, gw.WaitReady(ctx))
-
-	link := startSlowLink(t, ns.Addr().String(), 300*time.Millisecond)
-	nodeNC, err := broker.Connect(broker.ConnectOptions{URL: "nats://" + link.Addr().String(), Name: "node-" + node}, log)
-	require.NoError(t, err)
-	t.Cleanup(nodeNC.Close)
-	started := time.Now()
-	require.NoError(t, nodeNC.Flush())
-	require.GreaterOrEqual(t, time.Since(started), 600*time.Millisecond, "the link adds no delay")
-	nodeStores, err := broker.EnsureStores(ctx, nodeNC, broker.StoreOptions{})
-	require.NoError(t, err)
-	var said logtest.Buffer
-	n, err := nodes.Start(ctx, nodes.Config{ID: node, NC: nodeNC, Stores: nodeStores, Metrics: actors.NewMetrics(prometheus.NewRegistry()),
-		Log: slog.New(slog.NewTextHandler(&said, nil))})
-	require.NoError(t, err)
-	t.Cleanup(n.Stop)
-	for _, serial := range []string{taskSerial, leaseSerial} {
-		p := sim.New(serial)
-		t.Cleanup(func() { _ = p.Close() })
-		n.AddDriver(p)
-		farmtest.Eventually(t, 30*time.Second, func() bool { d, ok := gw.Device(serial); return ok && d.State == broker.StateOnline },
-			"%s online", serial)
-	}
-
-	// The node's questions to its callers, as the gateway's connection gets them.
-	probes := make(chan *nats.Msg, 64)
-	sub, err := gwNC.ChanSubscribe(fmt.Sprintf(broker.ProgressT, node, "*"), probes)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	require.NoError(t, gwNC.Flush())
+	rig := startSilenceRig(t, func(server string) string {
+		link := startSlowLink(t, server, 300*time.Millisecond)
+		nc, err := nats.Connect("nats://" + link.Addr().String())
+		require.NoError(t, err)
+		defer nc.Close()
+		started := time.Now()
+		require.NoError(t, nc.Flush())
+		require.GreaterOrEqual(t, time.Since(started), 600*time.Millisecond, "the link adds no delay")
+		return link.Addr().String()
+	}, taskSerial, leaseSerial)
+	ctx, gw, said := rig.ctx, rig.gw, rig.said
 
 	holder := broker.Holder{Principal: "agent", Client: "slow-link-test"}
 	until := time.Now().Add(3 * broker.LostAfter)
@@ -92,10 +48,7 @@ func TestSlowLinkIsNoSilence(t *testing.T) {
 			Args: json.RawMessage(`{"x":0.5,"y":0.5}`), Holder: holder}, nil)
 		require.NoError(t, err, "round %d: task over the slow link", round)
 		require.Equal(t, broker.OutcomeSucceeded, res.Outcome, "round %d: %s %s", round, res.Code, res.Error)
-		for len(probes) > 0 {
-			m := <-probes
-			require.False(t, strings.Contains(m.Subject, ".c_"), "round %d: the node asked a task's caller whether it still waits (%s)", round, m.Subject)
-		}
+		require.Zero(t, rig.callersAsked(), "round %d: the node asked a task's caller whether it still waits", round)
 	}
 	require.Empty(t, said.Line("this node was silent for"), "the node took its slow link for a silence")
 	require.Empty(t, said.Line("did not come back within"), "the node took its slow link for a silence")

@@ -1,31 +1,22 @@
 package nodes_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/broker/embedded"
 	"github.com/corral-farm/corral/internal/farmtest"
-	"github.com/corral-farm/corral/internal/logtest"
-	"github.com/corral-farm/corral/nodes"
-	"github.com/corral-farm/corral/nodes/sim"
 )
 
 // QA's D2 and D3: a node stopped (kill -STOP) long enough for the farm to declare it lost, its
@@ -38,61 +29,11 @@ import (
 // cancelled (node_lost) if the node hears of its loss as it asks. The lease request is refused
 // and nothing is granted or held. Before the silence, a task runs with no question on the way.
 func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
-	const node = "n1"
 	serials := []string{"n1-a", "n1-b", "n1-c"} // two for tasks, one for a lease
-	log := slog.New(slog.DiscardHandler)
-	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir()}, log)
-	require.NoError(t, err)
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	gwNC, err := broker.Connect(broker.ConnectOptions{URL: ns.ClientURL(), Name: "gateway"}, log)
-	require.NoError(t, err)
-	t.Cleanup(gwNC.Close)
-	stores, err := broker.EnsureStores(ctx, gwNC, broker.StoreOptions{})
-	require.NoError(t, err)
-	gw, err := broker.NewClient(ctx, gwNC, stores, broker.ClientOptions{Log: log, Reap: true})
-	require.NoError(t, err)
-	require.NoError(t, gw.WaitReady(ctx))
+	var link *stallLink
+	rig := startSilenceRig(t, func(server string) string { link = startStallLink(t, server); return link.addr() }, serials...)
+	ctx, gw, gwNC, said, phones, online, asked := rig.ctx, rig.gw, rig.gwNC, rig.said, rig.phones, rig.online, rig.callersAsked
 
-	link := startStallLink(t, ns.Addr().String())
-	nodeNC, err := broker.Connect(broker.ConnectOptions{URL: "nats://" + link.addr(), Name: "node-" + node}, log)
-	require.NoError(t, err)
-	nodeStores, err := broker.EnsureStores(ctx, nodeNC, broker.StoreOptions{})
-	require.NoError(t, err)
-	var said logtest.Buffer
-	n, err := nodes.Start(ctx, nodes.Config{ID: node, NC: nodeNC, Stores: nodeStores, Metrics: actors.NewMetrics(prometheus.NewRegistry()),
-		Log: slog.New(slog.NewTextHandler(&said, nil))})
-	require.NoError(t, err)
-	t.Cleanup(n.Stop)
-	phones := map[string]*sim.Phone{}
-	for _, serial := range serials {
-		p := sim.New(serial)
-		t.Cleanup(func() { _ = p.Close() })
-		phones[serial] = p
-		n.AddDriver(p)
-	}
-	online := func(serial string) func() bool {
-		return func() bool { d, ok := gw.Device(serial); return ok && d.State == broker.StateOnline }
-	}
-	for _, serial := range serials {
-		farmtest.Eventually(t, 15*time.Second, online(serial), "%s online", serial)
-	}
-
-	// The nodes' questions to their callers, as the gateway's connection gets them.
-	probes := make(chan *nats.Msg, 64)
-	sub, err := gwNC.ChanSubscribe(fmt.Sprintf(broker.ProgressT, node, "*"), probes)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	require.NoError(t, gwNC.Flush())
-	asked := func() (count int) {
-		for len(probes) > 0 {
-			if m := <-probes; strings.Contains(m.Subject, ".c_") {
-				count++
-			}
-		}
-		return count
-	}
 	tap := func(id, serial string) broker.TaskRequest {
 		return broker.TaskRequest{V: broker.WireVersion, ID: id, Serial: serial, Tool: "tap_xy", Args: json.RawMessage(`{"x":0.5,"y":0.5}`),
 			Holder: broker.Holder{Principal: "agent", Client: "silence-test"}}
@@ -143,7 +84,7 @@ func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
 		t.Fatal("the lease's caller is still waiting")
 	}
 	grants := make(chan *nats.Msg, 4)
-	gsub, err := gwNC.ChanSubscribe(fmt.Sprintf(broker.EventLeaseT, node, "*", "granted"), grants)
+	gsub, err := gwNC.ChanSubscribe(fmt.Sprintf(broker.EventLeaseT, silenceNode, "*", "granted"), grants)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = gsub.Unsubscribe() })
 	require.NoError(t, gwNC.Flush())
