@@ -268,8 +268,8 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 		}
 	}
 	if req.Probe = c.probe.tokenFor(ctx, c.nc, dev.Node); req.Probe != "" { // client_probe.go
-		c.probe.waiting(req.ID, ctx)
-		defer c.probe.returned(req.ID, ctx)
+		c.probe.waiting(ctx, req.ID)
+		defer c.probe.returned(ctx, req.ID)
 	}
 	var res TaskResult
 	err := c.awaitTask(ctx, dev.Node, req, &res)

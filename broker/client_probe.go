@@ -156,14 +156,14 @@ func (p *probeListener) listen(ctx context.Context, node string) (listens, asked
 }
 
 // waiting notes that task id's call waits for its answer until ctx ends or it returns.
-func (p *probeListener) waiting(id string, ctx context.Context) {
+func (p *probeListener) waiting(ctx context.Context, id string) {
 	p.mu.Lock()
 	p.calls[id] = ctx
 	p.mu.Unlock()
 }
 
 // returned ends waiting's note of id's call, made with ctx.
-func (p *probeListener) returned(id string, ctx context.Context) {
+func (p *probeListener) returned(ctx context.Context, id string) {
 	p.mu.Lock()
 	if p.calls[id] == ctx {
 		delete(p.calls, id)
