@@ -27,27 +27,28 @@ func TestEveryCommandStopsAtCheckConfig(t *testing.T) {
 	cases := map[string][]string{
 		"up": {"--data", filepath.Join(dir, "data"), "--nats-port", "-1", "--http", "127.0.0.1:0", "--sim", "1",
 			"--adb", "off", "--usbmuxd", "off"},
-		"gateway":       append([]string{"--http", "127.0.0.1:0"}, noNATS...),
-		"node":          append([]string{"--sim", "1", "--adb", "off", "--usbmuxd", "off", "--metrics", ""}, noNATS...),
-		"vision":        append([]string{"--metrics", ""}, noNATS...),
-		"nats-auth":     {"--node", "n1", "--dir", filepath.Join(dir, "auth")},
-		"sim android":   {"--count", "1", "--listen", "127.0.0.1:0"},
-		"sim ios":       {"--count", "1", "--listen", "127.0.0.1:0"},
-		"sim arm":       {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"},
-		"arm calibrate": append([]string{"s1"}, noNATS...),
-		"arm recover":   append([]string{"s1"}, noNATS...),
-		"arm page":      {"--listen", "127.0.0.1:0"},
-		"mcp-stdio":     {"--gateway", "http://127.0.0.1:1/mcp"},
-		"devices":       noNATS,
-		"leases":        noNATS,
-		"call":          append(noNATS, "home", `{"serial":"s1"}`),
-		"run":           {steps, "--gateway", "http://127.0.0.1:1/mcp"},
-		"abort":         append([]string{"s1"}, noNATS...),
-		"release":       append([]string{"s1", "--force"}, noNATS...),
-		"drain":         append([]string{"n1"}, noNATS...),
-		"tasks":         noNATS,
-		"tasks export":  append([]string{"t1"}, noNATS...),
-		"version":       nil,
+		"gateway":        append([]string{"--http", "127.0.0.1:0"}, noNATS...),
+		"node":           append([]string{"--sim", "1", "--adb", "off", "--usbmuxd", "off", "--metrics", ""}, noNATS...),
+		"vision":         append([]string{"--metrics", ""}, noNATS...),
+		"nats-auth":      {"--node", "n1", "--dir", filepath.Join(dir, "auth")},
+		"sim android":    {"--count", "1", "--listen", "127.0.0.1:0"},
+		"sim ios":        {"--count", "1", "--listen", "127.0.0.1:0"},
+		"sim arm":        {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"},
+		"arm calibrate":  append([]string{"s1"}, noNATS...),
+		"arm recover":    append([]string{"s1"}, noNATS...),
+		"arm page":       {"--listen", "127.0.0.1:0"},
+		"mcp-stdio":      {"--gateway", "http://127.0.0.1:1/mcp"},
+		"devices":        noNATS,
+		"devices forget": append([]string{"--node", "n1"}, noNATS...),
+		"leases":         noNATS,
+		"call":           append(noNATS, "home", `{"serial":"s1"}`),
+		"run":            {steps, "--gateway", "http://127.0.0.1:1/mcp"},
+		"abort":          append([]string{"s1"}, noNATS...),
+		"release":        append([]string{"s1", "--force"}, noNATS...),
+		"drain":          append([]string{"n1"}, noNATS...),
+		"tasks":          noNATS,
+		"tasks export":   append([]string{"t1"}, noNATS...),
+		"version":        nil,
 	}
 	stopped, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -56,8 +57,8 @@ func TestEveryCommandStopsAtCheckConfig(t *testing.T) {
 		names := []string{c.name}
 		if subs := subcommandsIn(c); len(subs) > 0 {
 			names = subs
-			if c.name == "tasks" { // corral tasks is a command of its own too
-				names = append(names, "tasks")
+			if c.name == "tasks" || c.name == "devices" { // commands of their own too
+				names = append(names, c.name)
 			}
 		}
 		for _, name := range names {
