@@ -3,7 +3,6 @@ package nodes_test
 import (
 	"encoding/json"
 	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
+	"github.com/corral-farm/corral/internal/farmtest"
 )
 
 // Review of the silence check: a node whose round trip to NATS takes longer than a heartbeat
@@ -24,13 +24,13 @@ func TestSlowLinkIsNoSilence(t *testing.T) {
 	const taskSerial, leaseSerial = "n1-task", "n1-lease"
 	rig := startSilenceRig(t, func(server string) string {
 		link := startSlowLink(t, server, 300*time.Millisecond)
-		nc, err := nats.Connect("nats://" + link.Addr().String())
+		nc, err := nats.Connect("nats://" + link)
 		require.NoError(t, err)
 		defer nc.Close()
 		started := time.Now()
 		require.NoError(t, nc.Flush())
 		require.GreaterOrEqual(t, time.Since(started), 600*time.Millisecond, "the link adds no delay")
-		return link.Addr().String()
+		return link
 	}, taskSerial, leaseSerial)
 	ctx, gw, said := rig.ctx, rig.gw, rig.said
 
@@ -55,42 +55,10 @@ func TestSlowLinkIsNoSilence(t *testing.T) {
 }
 
 // startSlowLink forwards TCP to target, every byte either way arriving delay after it was sent,
-// in order, as over a long or slow network path.
-func startSlowLink(t *testing.T, target string, delay time.Duration) net.Listener {
+// in order, as over a long or slow network path; it returns the address to dial.
+func startSlowLink(t *testing.T, target string, delay time.Duration) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	wg.Go(func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = in.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, in, out)
-			mu.Unlock()
-			wg.Go(func() { delayPipe(out, in, delay) })
-			wg.Go(func() { delayPipe(in, out, delay) })
-		}
-	})
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	return ln
+	return farmtest.Forward(t, target, func(dst, src net.Conn) { delayPipe(dst, src, delay) })
 }
 
 // delayPipe copies src to dst, each chunk written delay after it was read.

@@ -134,7 +134,7 @@ func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
 // anything, as a stopped process or a stalled network does: held, the bytes wait; let go, they
 // arrive in order.
 type stallLink struct {
-	ln   net.Listener
+	at   string       // the address to dial
 	gate sync.RWMutex // each write holds it for reading; hold takes it
 	mu   sync.Mutex
 	held bool
@@ -142,44 +142,13 @@ type stallLink struct {
 
 func startStallLink(t *testing.T, target string) *stallLink {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	l := &stallLink{ln: ln}
-	var wg sync.WaitGroup
-	var conns []net.Conn
-	var connsMu sync.Mutex
-	wg.Go(func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = in.Close()
-				continue
-			}
-			connsMu.Lock()
-			conns = append(conns, in, out)
-			connsMu.Unlock()
-			wg.Go(func() { l.pipe(out, in) })
-			wg.Go(func() { l.pipe(in, out) })
-		}
-	})
-	t.Cleanup(func() {
-		l.release()
-		_ = ln.Close()
-		connsMu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		connsMu.Unlock()
-		wg.Wait()
-	})
+	l := &stallLink{}
+	l.at = farmtest.Forward(t, target, l.pipe)
+	t.Cleanup(l.release) // run before Forward's, which waits for the pipes: they return once let go
 	return l
 }
 
-func (l *stallLink) addr() string { return l.ln.Addr().String() }
+func (l *stallLink) addr() string { return l.at }
 
 // pipe copies src to dst: it reads on while the link is held, and writes what it read once
 // it is let go.
