@@ -3,7 +3,6 @@ package embedded_test
 import (
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,29 +22,7 @@ import (
 // writes no index of its own), and the failure is the line a stream logs for a failed write.
 func TestRebuildAfterFailedWritesBlamesThemNotACrash(t *testing.T) {
 	dir := t.TempDir()
-	publish := func(n int) {
-		ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: dir}, slog.New(slog.DiscardHandler))
-		require.NoError(t, err)
-		defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-		nc, err := nats.Connect(ns.ClientURL())
-		require.NoError(t, err)
-		defer nc.Close()
-		js, err := nc.JetStream()
-		require.NoError(t, err)
-		_, err = js.AddStream(&nats.StreamConfig{Name: "S", Subjects: []string{"s"}})
-		require.NoError(t, err)
-		for range n {
-			_, err := js.Publish("s", []byte("m"))
-			require.NoError(t, err)
-		}
-	}
-	publish(3)
-	indexes, err := filepath.Glob(filepath.Join(dir, "*", "*", "streams", "S", "msgs", "index.db"))
-	require.NoError(t, err)
-	require.Len(t, indexes, 1, "the stream's index after a clean stop")
-	stale, err := os.ReadFile(indexes[0])
-	require.NoError(t, err)
-	publish(3)
+	index, stale := staleIndex(t, dir)
 
 	var out logtest.Buffer
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: dir, ReviveEvery: 20 * time.Millisecond},
@@ -53,7 +30,7 @@ func TestRebuildAfterFailedWritesBlamesThemNotACrash(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
 	require.Empty(t, out.Line("Stream state outdated"), "a clean start rebuilt: %s", out.String())
-	require.NoError(t, os.WriteFile(indexes[0], stale, 0o600))
+	require.NoError(t, os.WriteFile(index, stale, 0o600))
 	ns.Errorf("JetStream stream '%s > %s' critical write error: %v", "$G", "S", "write 1.blk: no space left on device")
 	deadline := time.Now().Add(30 * time.Second)
 	for out.Line("JetStream restarted") == "" {

@@ -85,30 +85,8 @@ func connectAs(t *testing.T, url, user, password string) *nats.Conn {
 // stale index is made as a kill -9 leaves it: the index of an earlier stop put back.
 func TestRebuildAfterAnUncleanStopIsOneInfoLine(t *testing.T) {
 	dir := t.TempDir()
-	publish := func(n int) {
-		ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: dir}, slog.New(slog.DiscardHandler))
-		require.NoError(t, err)
-		defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-		nc, err := nats.Connect(ns.ClientURL())
-		require.NoError(t, err)
-		defer nc.Close()
-		js, err := nc.JetStream()
-		require.NoError(t, err)
-		_, err = js.AddStream(&nats.StreamConfig{Name: "S", Subjects: []string{"s"}})
-		require.NoError(t, err)
-		for range n {
-			_, err := js.Publish("s", []byte("m"))
-			require.NoError(t, err)
-		}
-	}
-	publish(3)
-	indexes, err := filepath.Glob(filepath.Join(dir, "*", "*", "streams", "S", "msgs", "index.db"))
-	require.NoError(t, err)
-	require.Len(t, indexes, 1, "the stream's index after a clean stop")
-	stale, err := os.ReadFile(indexes[0])
-	require.NoError(t, err)
-	publish(3)
-	require.NoError(t, os.WriteFile(indexes[0], stale, 0o600))
+	index, stale := staleIndex(t, dir)
+	require.NoError(t, os.WriteFile(index, stale, 0o600))
 
 	var out logtest.Buffer
 	ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: dir},
@@ -129,4 +107,34 @@ func TestRebuildAfterAnUncleanStopIsOneInfoLine(t *testing.T) {
 	assert.Contains(t, out.Line("after an unclean stop"), "level=INFO")
 	assert.Contains(t, out.Line("after an unclean stop"), "a full disk", "a start cannot tell kill -9 from a disk that filled")
 	assert.NotContains(t, out.String(), "level=WARN", "an operator can do nothing about it")
+}
+
+// staleIndex fills stream S of a store in dir over two clean stops, and returns the path of its
+// index and that index as the first stop left it: put back, it is stale, as kill -9 leaves it.
+func staleIndex(t *testing.T, dir string) (index string, stale []byte) {
+	t.Helper()
+	publish := func(n int) {
+		ns, err := embedded.Start(embedded.Options{Port: -1, StoreDir: dir}, slog.New(slog.DiscardHandler))
+		require.NoError(t, err)
+		defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+		nc, err := nats.Connect(ns.ClientURL())
+		require.NoError(t, err)
+		defer nc.Close()
+		js, err := nc.JetStream()
+		require.NoError(t, err)
+		_, err = js.AddStream(&nats.StreamConfig{Name: "S", Subjects: []string{"s"}})
+		require.NoError(t, err)
+		for range n {
+			_, err := js.Publish("s", []byte("m"))
+			require.NoError(t, err)
+		}
+	}
+	publish(3)
+	indexes, err := filepath.Glob(filepath.Join(dir, "*", "*", "streams", "S", "msgs", "index.db"))
+	require.NoError(t, err)
+	require.Len(t, indexes, 1, "the stream's index after a clean stop")
+	stale, err = os.ReadFile(indexes[0])
+	require.NoError(t, err)
+	publish(3)
+	return indexes[0], stale
 }
