@@ -106,7 +106,18 @@ func TestQueuedTaskOfAGoneCallerDoesNotRun(t *testing.T) {
 // gatewayClient is a farm client on a NATS connection of its own, as a second gateway's.
 func gatewayClient(t *testing.T, f *farmtest.Farm, name string) (*broker.Client, *nats.Conn) {
 	t.Helper()
-	nc := natsAs(t, f, broker.UserName(broker.RoleGateway, ""))
+	return gatewayClientVia(t, f, name, nil)
+}
+
+// gatewayClientVia is gatewayClient over a connection through via (nil: the farm's server),
+// a test's wrapper of the server that shapes what goes through.
+func gatewayClientVia(t *testing.T, f *farmtest.Farm, name string, via nats.InProcessConnProvider) (*broker.Client, *nats.Conn) {
+	t.Helper()
+	opts := f.Connect(broker.UserName(broker.RoleGateway, ""), name)
+	opts.InProcess = via
+	nc, err := broker.Connect(opts, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
 	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())

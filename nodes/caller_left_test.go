@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net"
 	"slices"
 	"strconv"
@@ -34,16 +33,7 @@ func TestCallersThatLeaveTogetherLeaveNothingToRun(t *testing.T) {
 	phone := f.Phone(serial)
 	gw := f.Gateway().Client
 	lossy := &abortsLost{Server: f.NATS}
-	opts := f.Connect(broker.UserName(broker.RoleGateway, ""), "aborts-lost")
-	opts.InProcess = lossy
-	nc, err := broker.Connect(opts, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
-	require.NoError(t, err)
-	c, err := broker.NewClient(t.Context(), nc, stores, broker.ClientOptions{Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	require.NoError(t, c.WaitReady(t.Context()))
+	c, _ := gatewayClientVia(t, f, "aborts-lost", lossy)
 
 	callers, leave := context.WithCancel(t.Context())
 	var calls sync.WaitGroup

@@ -2,7 +2,6 @@ package nodes_test
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -28,16 +27,7 @@ func TestRunningTaskOfAGatewayThatDoesNotAnswerRunsOn(t *testing.T) {
 	serial := f.Devices()[0].Serial
 	gw := f.Gateway().Client
 	slow := &answersHeld{Server: f.NATS}
-	opts := f.Connect(broker.UserName(broker.RoleGateway, ""), "unanswering")
-	opts.InProcess = slow
-	nc, err := broker.Connect(opts, slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{})
-	require.NoError(t, err)
-	c, err := broker.NewClient(t.Context(), nc, stores, broker.ClientOptions{Log: slog.New(slog.DiscardHandler)})
-	require.NoError(t, err)
-	require.NoError(t, c.WaitReady(t.Context()))
+	c, nc := gatewayClientVia(t, f, "unanswering", slow)
 
 	id := broker.NewTaskID()
 	go func() {
@@ -70,6 +60,7 @@ func TestRunningTaskOfAGatewayThatDoesNotAnswerRunsOn(t *testing.T) {
 	gone := time.Now()
 	var rec broker.TaskResult
 	farmtest.Eventually(t, 30*time.Second, func() bool {
+		var err error
 		rec, err = gw.TaskRecord(t.Context(), id)
 		return err == nil
 	}, "the sleep's record")
