@@ -145,12 +145,3 @@ func probeListeners(t *testing.T, f *farmtest.Farm) int {
 	}
 	return n
 }
-
-// natsAs connects to the farm's NATS as user.
-func natsAs(t *testing.T, f *farmtest.Farm, user string) *nats.Conn {
-	t.Helper()
-	nc, err := broker.Connect(f.Connect(user, user+"-test"), slog.New(slog.DiscardHandler))
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
-	return nc
-}
