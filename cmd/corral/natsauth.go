@@ -97,7 +97,10 @@ func runNATSAuth(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("Give each process only its own context file (vision.json: the vision workers'); passwords are kept and reused when you run this again.")
+	if err := forgetUnissued(secrets, append(users, leafUsers...)); err != nil {
+		return err
+	}
+	fmt.Println("Give each process only its own context file (vision.json: the vision workers'); passwords are kept and reused when you run this again (those of nodes and sites no longer given are forgotten).")
 	return nil
 }
 
