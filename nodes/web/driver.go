@@ -70,7 +70,8 @@ type Driver struct {
 	// unusedSeen counts stopWhenIdle's looks that found the browser unused for idle, whether
 	// it stopped it or not: tests wait on it instead of on time.
 	unusedSeen int
-	launching  startLock // one start at a time
+	launching  startLock     // one start at a time
+	starting   *pendingStart // the browser's start under way, which outlives its callers (launch.go)
 	quit       chan struct{}
 	quitOnce   sync.Once
 
@@ -112,6 +113,7 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 	removeLeftovers(d.log, d.owner)
 	if !o.Lazy {
 		if err := d.launch(ctx); err != nil {
+			_ = d.Close() // a start that goes on past ctx ends with it
 			return nil, err
 		}
 	}
@@ -119,46 +121,6 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 		go d.stopWhenIdle()
 	}
 	return d, nil
-}
-
-// launch starts a browser on a new profile directory and makes it the device's. A browser
-// that dies while it starts (Chromium has crashed at start-up on a loaded machine) is tried
-// once more, on a fresh directory. It returns as soon as ctx ends: the start given up is
-// stopped and its directory removed in the background (stopping a Chromium that is starting
-// takes a second or more on a loaded machine, past the grace a cancelled task has to return,
-// and Debian's chromium-headless-shell is a script whose browser outlives a kill of it).
-func (d *Driver) launch(ctx context.Context) error {
-	done := make(chan startedBrowser, 1)
-	go func() {
-		bctx, stop, dir, err := d.startBrowser(ctx)
-		if errors.Is(err, errDiedAtStart) && ctx.Err() == nil {
-			d.log.Warn("the browser died while starting; trying once more", "err", err)
-			bctx, stop, dir, err = d.startBrowser(ctx)
-		}
-		done <- startedBrowser{bctx, stop, dir, err}
-	}()
-	var s startedBrowser
-	select {
-	case s = <-done:
-	case <-ctx.Done():
-		go func() { (<-done).discard() }()
-		return d.wrap("start", fmt.Errorf("starting the browser: %w", ctx.Err()), "")
-	}
-	if s.err != nil {
-		return s.err
-	}
-	id := chromedp.FromContext(s.bctx).Target.TargetID
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	select {
-	case <-d.quit: // closed while it started: Close found nothing to stop
-		go s.discard()
-		return d.wrap("start", errors.New("the device was closed while its browser started"), "")
-	default:
-	}
-	d.browser, d.stop, d.dir, d.lastUse = s.bctx, s.stop, s.dir, time.Now()
-	d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: s.bctx}, map[target.ID]int{id: 0}, 0, ""
-	return nil
 }
 
 // startedBrowser is what startBrowser made.
@@ -321,7 +283,7 @@ func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
 // starting (or stopping) is healthy too, its start bounded on its own.
 func (d *Driver) Health(ctx context.Context) error {
 	release, err := d.acquire(device.Look(ctx))
-	if errors.Is(err, ErrStopped) || errors.Is(err, ErrStarting) {
+	if errors.Is(err, ErrStopped) || errors.Is(err, ErrStarting) || errors.Is(err, ErrStillStarting) {
 		return nil
 	}
 	if err != nil {

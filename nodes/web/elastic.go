@@ -77,6 +77,9 @@ func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
 			return nil, d.wrap("look", ErrStarting, "look again in a moment")
 		}
 	} else if err := d.launching.lock(ctx); err != nil {
+		if d.startPending() {
+			return nil, d.stillStarting(err)
+		}
 		return nil, d.wrap("start", fmt.Errorf("waiting for the browser's start: %w", err), "")
 	}
 	defer d.launching.unlock()
