@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -67,6 +68,9 @@ type Node struct {
 	epochFloor uint64
 	lostAt     time.Time         // when the node last revoked its leases for a loss (connection.go)
 	lostEpochs map[string]uint64 // each device's epoch then, before the revoke moved it on
+
+	// stopping is set as Stop begins: the leases it revokes ask for no wipe (wipe.go).
+	stopping atomic.Bool
 }
 
 // Start starts a node. Add devices with AddDriver.
@@ -199,6 +203,9 @@ func (n *Node) AddDriver(d device.Driver) {
 	epoch := max(before.Epoch, n.epochFloor)
 	bd := newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch, n.cfg.Metrics)
 	bd.bounds, bd.info = n.bounds, n.bounds.info(bd.info)
+	if bd.wipes != nil {
+		bd.wipes.stopping = n.stopping.Load
+	}
 	bd.exportGauges()
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: bd})
 	if h, ok := d.(device.HealthReporter); ok {
@@ -230,6 +237,7 @@ func (n *Node) RemoveDevice(serial, reason string) {
 // Whoever starts a node stops it (or kills it): cancelling Start's context does not.
 func (n *Node) Stop() {
 	n.stopped.Do(func() {
+		n.stopping.Store(true)
 		n.mu.Lock()
 		serials := make([]string, 0, len(n.devices))
 		for s := range n.devices {

@@ -14,7 +14,10 @@ import (
 // wipeTimeout alone. A task waits for it within its own deadline; a deadline that passes first
 // times the task out saying so, and the wipe goes on, so a short timeout_ms on the first call
 // after a release never fails the wipe nor breaks the device. A wipe that fails leaves the
-// device refusing tasks (unhealthy) until one succeeds: each task tries again.
+// device refusing tasks (unhealthy) until one succeeds: each task tries again. A lease that ends
+// as the node stops (its leases revoked) asks for no wipe: the node removes the device next, its
+// driver's Close takes what the holder left with it (a browser's profile directory), and its next
+// start begins afresh; a wipe would start a new browser only to close it.
 
 // wipeTimeout bounds one wipe: a browser's stop and the start of a new one, a few seconds on a
 // loaded machine.
@@ -33,6 +36,8 @@ var errStillWiping = errors.New("nothing ran: the device was still being wiped o
 type wiper struct {
 	reset     func(context.Context) error
 	hungAfter time.Duration // wipeHungAfter; shorter in tests
+	// stopping says whether the node is stopping: no wipe starts then (nil: never).
+	stopping func() bool
 
 	mu      sync.Mutex
 	ended   uint64   // leases ended
@@ -53,6 +58,9 @@ type wipeRun struct {
 func (w *wiper) leaseEnded() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.stopping != nil && w.stopping() {
+		return
+	}
 	w.ended++
 	if w.tasks == 0 {
 		w.startLocked()
@@ -111,7 +119,7 @@ func (w *wiper) end() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.tasks--
-	if w.tasks == 0 && w.ended > w.wiped {
+	if w.tasks == 0 && w.ended > w.wiped && (w.stopping == nil || !w.stopping()) {
 		w.startLocked()
 	}
 }

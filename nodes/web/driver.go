@@ -206,7 +206,11 @@ func (d *Driver) browserCtx() context.Context {
 // tabs, downloads) is left. A lazy device starts its new browser at its next use.
 func (d *Driver) Reset(ctx context.Context) error {
 	err := d.reset(ctx)
-	if err != nil {
+	switch {
+	case err == nil:
+	case d.closed(): // the node let go of the device: Close removed the last holder's profile
+		d.log.Info("the device closed while its browser was reset for the next holder", "err", err)
+	default:
 		d.log.Warn("resetting the browser for the next holder failed", "err", err)
 	}
 	return err
@@ -296,6 +300,16 @@ func (d *Driver) Health(ctx context.Context) error {
 		return d.wrap("list tabs", err, "")
 	}
 	return nil
+}
+
+// closed says whether Close has been called.
+func (d *Driver) closed() bool {
+	select {
+	case <-d.quit:
+		return true
+	default:
+		return false
+	}
 }
 
 // Close stops the browser and removes its profile directory.
