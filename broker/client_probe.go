@@ -125,34 +125,62 @@ func (p *probeListener) tokenFor(ctx context.Context, nc *nats.Conn, node string
 // now or before ctx ended (not asked: the next task tries again).
 func (p *probeListener) listen(ctx context.Context, node string) (listens, asked bool) {
 	subject := fmt.Sprintf(ProgressT, node, p.token)
+	fctx, cancel := context.WithTimeout(ctx, probeFlushTimeout)
+	defer cancel()
+	for range probeListenTries {
+		switch p.subscribe(fctx, node, subject) {
+		case probeSubscribed:
+			return true, true
+		case probeRefused:
+			return false, true
+		case probeNotNow:
+			return false, false
+		}
+	}
+	return false, false
+}
+
+// probeListenTries bounds listen's subscriptions to one node when other errors keep coming
+// meanwhile: after as many, the node's next task tries again.
+const probeListenTries = 3
+
+// probeSubscription is what became of one subscription to a node's probes.
+type probeSubscription int
+
+const (
+	probeSubscribed probeSubscription = iota
+	probeRefused                      // NATS refused it: the client's role may not
+	probeNotNow                       // not made, or no round trip before ctx ended
+	// probeUnsure: another error came meanwhile, e.g. another node's refusal, its subscription
+	// made at the same time. The connection keeps its last error only, and this one's refusal
+	// may have come before it: the subscription is undone, to be made again.
+	probeUnsure
+)
+
+// subscribe subscribes to subject, node's probes, and tells whether NATS took it. A role that
+// may not subscribe there is refused asynchronously, before the answer to a round trip that
+// follows: the connection's last error tells, if nothing else came between the two, and a
+// token nobody listens on would have every queued task of this client refused as its caller's
+// gone.
+func (p *probeListener) subscribe(ctx context.Context, node, subject string) probeSubscription {
 	before := p.nc.LastError()
 	sub, err := p.nc.Subscribe(subject, p.answer)
 	if err != nil {
-		return false, false
+		return probeNotNow
 	}
-	// A role that may not subscribe there is refused asynchronously: a flush lets the refusal
-	// arrive, and a token nobody listens on would have every queued task of this client
-	// refused as its caller's gone.
-	fctx, cancel := context.WithTimeout(ctx, probeFlushTimeout)
-	defer cancel()
-	if err := p.flush(fctx, node); err != nil {
+	if err := p.flush(ctx, node); err != nil {
 		_ = sub.Unsubscribe()
-		return false, false
+		return probeNotNow
 	}
 	after := p.nc.LastError()
-	r := refusalOf("", after)
-	switch {
-	case r == nil || errors.Is(after, before): // none, or none since the subscription
-		return true, true
-	case r.Subject == subject:
-		_ = sub.Unsubscribe()
-		return false, true
-	default:
-		// Another refusal came meanwhile (another node's subscription, made at the same time):
-		// the connection keeps one error only, so this one's may have come before it.
-		_ = sub.Unsubscribe()
-		return false, false
+	if errors.Is(after, before) { // no error since the subscription, hence no refusal
+		return probeSubscribed
 	}
+	_ = sub.Unsubscribe()
+	if r := refusalOf("", after); r != nil && r.Op == "subscribe to" && r.Subject == subject {
+		return probeRefused
+	}
+	return probeUnsure
 }
 
 // waiting notes that task id's call waits for its answer until ctx ends or it returns.
