@@ -41,6 +41,11 @@ func OpenSecrets(dir string) (*Secrets, error) {
 	if err != nil {
 		return nil, fmt.Errorf("NATS secrets: %w", err)
 	}
+	// A file made wider (copied, restored from a backup) is narrowed as the directory is: it
+	// is rewritten (0600) only when a user is added or dropped.
+	if err := os.Chmod(filepath.Join(dir, secretsFile), 0o600); err != nil {
+		return nil, fmt.Errorf("NATS secrets %s: %w", filepath.Join(dir, secretsFile), err)
+	}
 	damaged := func(why error) error {
 		return fmt.Errorf("NATS secrets %s is damaged (%w): remove the directory to make new credentials, then hand them out again", filepath.Join(dir, secretsFile), why)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -72,7 +71,7 @@ func runNATSAuth(_ context.Context, args []string) error {
 		"# default max_payload (1MB) refuses them (docs/operations.md, Vision workers).\nmax_payload: %dMB\n\n",
 		vision.MaxImageBytes>>20, embedded.MaxPayload>>20) + conf
 	confPath := filepath.Join(*dir, "nats-server-auth.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o600); err != nil {
+	if err := writePrivate(confPath, []byte(conf)); err != nil {
 		return fmt.Errorf("server configuration: %w", err)
 	}
 	contexts, err := secrets.WriteContexts(*url, *ca, users)
@@ -174,7 +173,7 @@ func writeSiteFiles(secrets *broker.Secrets, leafURL, ca string, users []broker.
 			return err
 		}
 		path := filepath.Join(secrets.Dir(), u.Name+"-remote.conf")
-		if err := os.WriteFile(path, []byte(block), 0o600); err != nil {
+		if err := writePrivate(path, []byte(block)); err != nil {
 			return fmt.Errorf("site %s: %w", u.Node, err)
 		}
 		fmt.Printf("  %-9s corral up --site %s --hub-context %s   (or, with jetstream { domain: %s }, %s)\n",
