@@ -137,14 +137,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	// Devices this node had before a restart are offline until they are attached again, but for
-	// simulated ones, which leave the registry (forgetSimulated); a task that was running when
-	// the node stopped gets the record it never had.
+	// simulated ones and the browsers it made, which leave the registry (forgetSimulated); a task
+	// that was running when the node stopped gets the record it never had.
 	var sims []broker.DeviceEntry
 	for _, e := range n.known {
 		if e.Task != nil {
 			n.mirror.TaskRecord(interrupted(cfg.ID, e))
 		}
-		if simulated(e) {
+		if simulated(e) || nodeBrowser(e) {
 			sims = append(sims, e)
 			continue
 		}

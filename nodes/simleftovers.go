@@ -29,11 +29,18 @@ func simulated(e broker.DeviceEntry) bool {
 	return slices.Contains(e.Tags, device.SimulatedTag) || e.Brand == simBrand
 }
 
+// nodeBrowser says whether e is a browser device the node made from its flags (--web: tagged
+// web): made afresh at each start, like a simulated device, and gone once a restart does not
+// make it again. A browser device brought to the node otherwise carries no such tag, and stays.
+func nodeBrowser(e broker.DeviceEntry) bool {
+	return e.Platform == device.PlatformWeb && slices.Contains(e.Tags, device.NodeBrowserTag)
+}
+
 // forgetSimulated deletes the registry entries (under the node's own keys) of the simulated
-// devices a node had before it restarted, and queues their leases' deletion. A simulated device
-// is started afresh with each node, often under a serial of its own (--sim-android's are
-// 127.0.0.1:<a free port>): an entry shown offline would stay for good, a ghost of a device
-// that no longer exists. One that comes back is written again as it is added, its epoch
+// devices a node had before it restarted, and of the browsers it made (nodeBrowser), and queues
+// their leases' deletion. A simulated device is started afresh with each node, often under a
+// serial of its own (--sim-android's are 127.0.0.1:<a free port>): an entry shown offline would
+// stay for good, a ghost of a device that no longer exists. One that comes back is written again as it is added, its epoch
 // continued (the node keeps its old entry in known). A real device's offline entry stays: it
 // tells users the phone is unplugged. It returns the entries it could not delete, which the
 // node shows offline instead.
@@ -66,7 +73,7 @@ func (n *Node) forgetSimulated(ctx context.Context, entries []broker.DeviceEntry
 	}
 	wg.Wait()
 	if removed := len(entries) - len(kept); removed > 0 {
-		n.cfg.Log.Info("simulated devices of the node's last run removed from the registry", "count", removed)
+		n.cfg.Log.Info("simulated devices and browsers of the node's last run removed from the registry", "count", removed)
 	}
 	return kept
 }

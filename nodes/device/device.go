@@ -24,6 +24,12 @@ const (
 // users filter on it, and a restarted node removes its simulated devices of its last run by it.
 const SimulatedTag = "sim"
 
+// NodeBrowserTag is the tag of every browser device a node makes from its flags (--web,
+// --sim-web, --web-max): a restarted node removes those of its last run that it does not make
+// again, as it does its simulated devices. A browser device brought to a node otherwise carries
+// none, and its entry stays, offline, when the node restarts without it.
+const NodeBrowserTag = "web"
+
 // Info describes a device as the registry shows it.
 type Info struct {
 	Serial   string            `json:"serial"`

@@ -33,7 +33,8 @@ type Options struct {
 	// that long unused (0: never), to start again at the next use (elastic.go).
 	Lazy bool
 	Idle time.Duration
-	// Tags are the device's tags: device.SimulatedTag for a browser of --sim-web (platform.go).
+	// Tags are the device's tags: device.NodeBrowserTag for a browser the node makes from its
+	// flags, and device.SimulatedTag too for one of --sim-web (platform.go).
 	Tags []string
 	Log  *slog.Logger
 }

@@ -42,9 +42,10 @@ func (s *setup) floor() int { return *s.n + *s.sims }
 func (s *setup) count() int { return max(s.floor(), *s.max) }
 
 // simulated says whether browser i (from 0: web-01) is a simulated device, tagged sim as the
-// other simulators' are, so that a node restarted with fewer removes it from the registry:
-// those of --sim-web (after --web's), and those --web-max adds on a node whose N came from
-// --sim-web alone.
+// other simulators' are: those of --sim-web (after --web's), and those --web-max adds on a node
+// whose N came from --sim-web alone. Every browser the node makes is tagged web
+// (device.NodeBrowserTag), so that a node restarted with fewer removes the others from the
+// registry.
 func (s *setup) simulated(i int) bool {
 	if i < *s.n {
 		return false
@@ -95,8 +96,9 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 			if i >= s.floor() {
 				o.Lazy, o.Idle = true, *s.idle
 			}
+			o.Tags = []string{device.NodeBrowserTag} // the node's own: a restart without it removes it
 			if s.simulated(i) {
-				o.Tags = []string{device.SimulatedTag}
+				o.Tags = append(o.Tags, device.SimulatedTag)
 			}
 			drivers[i], errs[i] = Start(sctx, o)
 		})
