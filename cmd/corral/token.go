@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/corral-farm/corral/internal/buildinfo"
+	"github.com/corral-farm/corral/internal/redact"
 	"github.com/corral-farm/corral/mcp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -96,7 +97,13 @@ func noRedirects() *http.Client {
 }
 
 // dialGateway returns an MCP client of the gateway at url, initialized, carrying the token.
+// Its errors show no password of url (gatewayPasswordHidden).
 func (t tokenSource) dialGateway(ctx context.Context, url, name string) (*client.Client, error) {
+	c, err := t.dial(ctx, url, name)
+	return c, gatewayPasswordHidden(err, url)
+}
+
+func (t tokenSource) dial(ctx context.Context, url, name string) (*client.Client, error) {
 	url, err := gatewayURL(url)
 	if err != nil {
 		return nil, err
@@ -187,7 +194,7 @@ func gatewayAnswer(ctx context.Context, url string, headers map[string]string) (
 func mcpURL(raw string) string {
 	fixed, added := completeURL(raw)
 	if len(added) > 0 {
-		fmt.Fprintf(os.Stderr, "corral: %s has no %s; using the gateway's MCP endpoint, %s\n", raw, strings.Join(added, " nor "), fixed)
+		fmt.Fprintf(os.Stderr, "corral: %s has no %s; using the gateway's MCP endpoint, %s\n", redact.URL(raw), strings.Join(added, " nor "), redact.URL(fixed))
 	}
 	return fixed
 }
@@ -213,6 +220,7 @@ func (t tokenSource) checkGateway(raw string) error {
 	_, urlErr := gatewayURL(raw)
 	if urlErr == nil {
 		mcpURL(raw)
+		warnGatewayCredentials(raw)
 	}
 	_, tokenErr := t.token()
 	return errors.Join(urlErr, tokenErr)
@@ -221,6 +229,11 @@ func (t tokenSource) checkGateway(raw string) error {
 // gatewayURL is raw with what it lacks added (completeURL), refused (badValue) unless it is an
 // http or https URL with a host.
 func gatewayURL(raw string) (string, error) {
+	fixed, err := checkedGatewayURL(raw)
+	return fixed, gatewayPasswordHidden(err, raw)
+}
+
+func checkedGatewayURL(raw string) (string, error) {
 	fixed, _ := completeURL(raw)
 	u, err := neturl.Parse(fixed)
 	switch {
