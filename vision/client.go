@@ -33,6 +33,7 @@ type Client struct {
 	// attempt bounds one try: a worker that dies mid-request never answers, and the request is
 	// tried again on another while the caller's deadline allows.
 	attempt time.Duration
+	workers *workers
 }
 
 // NewClient returns a client on nc; attempt bounds each try (0: 20 s).
@@ -40,7 +41,7 @@ func NewClient(nc *nats.Conn, attempt time.Duration) *Client {
 	if attempt <= 0 {
 		attempt = 20 * time.Second
 	}
-	return &Client{nc: nc, attempt: attempt}
+	return &Client{nc: nc, attempt: attempt, workers: newWorkers()}
 }
 
 // pingBound bounds the ping: any worker that runs answers it at once, so a worker that does
@@ -64,19 +65,16 @@ func (e *PingUnanswered) Is(target error) bool { return target == ErrNoWorker }
 // worker nothing to answer (no image, no metrics). A worker that listens and does not answer
 // within pingBound (or the attempt, if shorter) is *PingUnanswered.
 func (c *Client) Ping(ctx context.Context) error {
-	bound := min(pingBound, c.attempt)
-	pctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	_, err := c.nc.RequestWithContext(pctx, PingSubject, nil)
+	answered, bound, err := c.survey(ctx, func(map[string]bool) bool { return true })
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return ErrNoWorker
-	case err != nil && ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)):
-		return &PingUnanswered{Bound: bound}
+	case len(answered) > 0:
+		return nil
 	case err != nil:
 		return fmt.Errorf("vision: ping the workers: %w", err)
 	}
-	return nil
+	return &PingUnanswered{Bound: bound}
 }
 
 // OCR reads the text of an image.
@@ -112,13 +110,12 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 	if err != nil {
 		return out, fmt.Errorf("vision %s: encode the request: %w", endpoint, err)
 	}
-	subject := Prefix + "." + endpoint
 	var busy *Error // the last busy answer: what the caller learns if the deadline comes
 	stillBusy := func(try int) error {
 		return fmt.Errorf("%w (still busy at the call's deadline, %d tries)", busy, try)
 	}
 	for try := 1; ; try++ {
-		msg, err := c.request(ctx, subject, data)
+		msg, err := c.request(ctx, endpoint, data)
 		switch {
 		case errors.Is(err, nats.ErrNoResponders):
 			return out, ErrNoWorker
@@ -128,8 +125,8 @@ func call[R any](ctx context.Context, c *Client, endpoint string, req any) (R, e
 			return out, stillBusy(try)
 		case err != nil && ctx.Err() != nil:
 			return out, fmt.Errorf("vision %s: no answer within the call's deadline (%d tries): %w", endpoint, try, ctx.Err())
-		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
-			continue // that worker died or hung within the attempt: another may answer
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, errWorkerGone):
+			continue // that worker died, hung or left within the attempt: another may answer
 		case err != nil:
 			return out, fmt.Errorf("vision %s: %w", endpoint, err)
 		}

@@ -17,7 +17,15 @@ const (
 
 	// PingSubject is the micro PING of every worker of the service (nats micro ping).
 	PingSubject = "$SRV.PING." + Service
+
+	// WorkerHeader names the worker (its micro service id, as its ping answer has it) on every
+	// answer, so that a client knows the workers it may send to directly (DirectSubject).
+	WorkerHeader = "Corral-Vision-Worker"
 )
+
+// DirectSubject is where the worker with micro id id alone serves endpoint: a client sends
+// there, rather than to the queue group, to pass over a worker it found hung.
+func DirectSubject(id, endpoint string) string { return Prefix + ".at." + id + "." + endpoint }
 
 // WireVersion is the V of every request and answer.
 const WireVersion = 1

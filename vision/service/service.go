@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +81,7 @@ type Service struct {
 	admitted atomic.Int64 // requests running or waiting for a slot
 	seq      atomic.Uint64
 	running  sync.WaitGroup
+	id       string          // the micro service's id: vision.WorkerHeader, vision.DirectSubject
 	ctx      context.Context // cancelled when Stop gives up waiting
 	cancel   context.CancelFunc
 }
@@ -124,8 +126,9 @@ func Start(nc *nats.Conn, opts Options) (*Service, error) {
 		return nil, fmt.Errorf("vision service: add micro service: %w", err)
 	}
 	s.svc = svc
+	s.id = svc.Info().ID
 	if opts.Instance == "" {
-		s.opts.Instance = svc.Info().ID
+		s.opts.Instance = s.id
 	}
 	if m := opts.Metrics; m != nil {
 		m.slots.Set(float64(opts.Parallel))
@@ -152,9 +155,16 @@ func Start(nc *nats.Conn, opts Options) (*Service, error) {
 		})},
 	}
 	g := svc.AddGroup(vision.Prefix)
+	// The same endpoints again where this worker alone serves them (still in the queue group,
+	// as the vision user may serve only there): a client sends there to pass over a hung worker.
+	direct := svc.AddGroup(strings.TrimSuffix(vision.DirectSubject(s.id, ""), "."))
 	guard := jsguard.New(log) // only nodes and gateways send requests
 	for _, ep := range endpoints {
-		if err := g.AddEndpoint(ep.name, guard.Micro(ep.handler)); err != nil {
+		err := g.AddEndpoint(ep.name, guard.Micro(ep.handler))
+		if err == nil {
+			err = direct.AddEndpoint("direct-"+ep.name, guard.Micro(ep.handler), micro.WithEndpointSubject(ep.name))
+		}
+		if err != nil {
 			_ = svc.Stop()
 			s.cancel()
 			return nil, fmt.Errorf("vision service: add endpoint %s: %w", ep.name, err)
@@ -365,6 +375,10 @@ func (s *Service) answer(r micro.Request, msg *nats.Msg) error {
 		return nil // a publish, not a request: no one to answer
 	}
 	msg.Subject = r.Reply()
+	if msg.Header == nil {
+		msg.Header = nats.Header{}
+	}
+	msg.Header.Set(vision.WorkerHeader, s.id)
 	return s.nc.PublishMsg(msg)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -164,13 +165,20 @@ func TestServiceEndpoints(t *testing.T) {
 	info := s.Info()
 	assert.Equal(t, vision.Service, info.Name)
 	assert.Equal(t, "3", info.Metadata["parallel"])
-	var subjects []string
+	var subjects, direct []string
 	for _, e := range info.Endpoints {
 		assert.Equal(t, vision.QueueGroup, e.QueueGroup, e.Name)
-		subjects = append(subjects, e.Subject)
+		if strings.HasPrefix(e.Name, "direct-") {
+			direct = append(direct, e.Subject)
+		} else {
+			subjects = append(subjects, e.Subject)
+		}
 	}
 	assert.ElementsMatch(t, []string{"corral.v1.vision.ocr", "corral.v1.vision.match", "corral.v1.vision.elements",
 		"corral.v1.vision.diff", "corral.v1.vision.annotate"}, subjects)
+	at := "corral.v1.vision.at." + info.ID + "."
+	assert.ElementsMatch(t, []string{at + "ocr", at + "match", at + "elements", at + "diff", at + "annotate"}, direct,
+		"the same endpoints where this worker alone serves them")
 	n, err := testutil.GatherAndCount(reg, "corral_vision_requests_total")
 	require.NoError(t, err)
 	assert.Equal(t, len(ops)*len(outcomes), n, "every op and outcome from zero")

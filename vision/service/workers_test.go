@@ -39,9 +39,20 @@ import (
 // as NATS can tell), serving as the farm's vision user.
 func realWorker(t *testing.T, f *farmtest.Farm, name string, hook func(context.Context, string)) (*Service, *nats.Conn, *prometheus.Registry) {
 	t.Helper()
+	return realWorkerVia(t, f, "", name, hook)
+}
+
+// realWorkerVia starts a worker that reaches NATS at url ("": the farm's own), a link the test
+// shapes.
+func realWorkerVia(t *testing.T, f *farmtest.Farm, url, name string, hook func(context.Context, string)) (*Service, *nats.Conn, *prometheus.Registry) {
+	t.Helper()
 	eng, err := worker.New(worker.Options{Parallel: 1})
 	require.NoError(t, err, "the vision engine does not start: make setup installs Tesseract and OpenCV")
-	nc, err := broker.Connect(f.Connect(broker.UserName(broker.RoleVision, ""), "corral-vision-"+name), slog.New(slog.DiscardHandler))
+	o := f.Connect(broker.UserName(broker.RoleVision, ""), "corral-vision-"+name)
+	if url != "" {
+		o.URL = url
+	}
+	nc, err := broker.Connect(o, slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	reg := prometheus.NewRegistry()
 	s, err := Start(nc, Options{Engine: eng, Parallel: 1, Instance: name, Metrics: NewMetrics(reg), started: hook,

@@ -1,0 +1,121 @@
+//go:build vision
+
+package service
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/vision"
+)
+
+// stoppableLink forwards a worker's NATS connection until stopped: then it holds what it read,
+// the connection open and silent, as a process stopped with kill -STOP leaves it; resumed, it
+// passes what it held and goes on (kill -CONT).
+type stoppableLink struct {
+	stopped atomic.Bool
+	resume  chan struct{}
+}
+
+func (l *stoppableLink) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if l.stopped.Load() {
+			<-l.resume
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// A worker that hung with a request (its process stopped) costs that call the hung check (3 s,
+// and the ping's 2 s), not its 20 s attempt: the request goes to the healthy worker, which
+// answers it. The calls after pass the hung worker over, so none waits on it, until it answers
+// the workers' ping again: then it is sent requests again.
+func TestCallMovesFromAHungWorkerToAHealthyOne(t *testing.T) {
+	f := authFarm(t)
+	farmURL, err := url.Parse(f.URL)
+	require.NoError(t, err)
+	link := &stoppableLink{resume: make(chan struct{})}
+	linked := *farmURL
+	linked.Host = farmtest.Forward(t, farmURL.Host, link.pipe)
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			link.stopped.Store(false)
+			close(link.resume)
+		}
+	}
+	t.Cleanup(resume) // before Forward's clean-up waits for the pipes
+	_, _, hungReg := realWorkerVia(t, f, linked.String(), "to-hang", nil)
+	_, _, healthyReg := realWorker(t, f, "healthy", nil)
+
+	const attempt = 20 * time.Second // a node's
+	client := nodeClient(t, f, attempt)
+	frame := screenPNG(t, 320, 120, "Settings")
+	diff := func() (time.Duration, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		began := time.Now()
+		res, err := client.Diff(ctx, vision.DiffRequest{V: vision.WireVersion, Before: frame, After: frame})
+		if err == nil && res.Changed {
+			t.Errorf("the engine saw a change between a frame and itself")
+		}
+		return time.Since(began), err
+	}
+	// The client knows both workers: each answered it.
+	require.NoError(t, client.Ping(t.Context()))
+	eventually(t, func() bool {
+		_, err := diff()
+		require.NoError(t, err)
+		return requests(hungReg, vision.EndpointDiff, OutcomeOK) > 0 && requests(healthyReg, vision.EndpointDiff, OutcomeOK) > 0
+	}, "both workers answered a diff")
+
+	link.stopped.Store(true)
+	hungHad := requests(hungReg, vision.EndpointDiff, OutcomeOK)
+	// The queue group hands each request to either worker: the first the hung one takes waits.
+	var took time.Duration
+	for try := 0; ; try++ {
+		require.Less(t, try, 40, "the queue group never gave the hung worker a request")
+		took, err = diff()
+		require.NoError(t, err, "a call the hung worker took")
+		if took >= 3*time.Second {
+			break
+		}
+	}
+	t.Logf("the call the hung worker took was answered after %s", took)
+	assert.Less(t, took, 10*time.Second, "the hung check's bound (3 s + the ping's 2 s), not the %s attempt", attempt)
+	healthyHad := requests(healthyReg, vision.EndpointDiff, OutcomeOK)
+	const after = 8
+	for i := range after {
+		took, err := diff()
+		require.NoError(t, err)
+		assert.Less(t, took, 3*time.Second, "call %d after the hung one was found waited on it", i+1)
+	}
+	eventually(t, func() bool { return requests(healthyReg, vision.EndpointDiff, OutcomeOK) == healthyHad+after },
+		"the healthy worker answered every call after")
+
+	resume()
+	// Back, it answers what it held (the request moved off it) and, once a ping finds it, new ones.
+	eventually(t, func() bool {
+		_, err := diff()
+		require.NoError(t, err)
+		return requests(hungReg, vision.EndpointDiff, OutcomeOK) >= hungHad+2
+	}, "the worker that hung is sent requests again once it answers")
+}
