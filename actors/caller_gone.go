@@ -22,8 +22,11 @@ import (
 // askCaller is the check to make before t runs: whether its caller is still there, if it
 // waited in the queue or came after a silence, and its gateway said where to ask.
 func (s *Scheduler) askCaller(t *task) func(context.Context, broker.TaskRequest) bool {
-	if !t.waited && !t.afterSilence || t.req.Probe == "" {
+	switch {
+	case !t.waited && !t.afterSilence || t.req.Probe == "":
 		return nil
+	case t.afterSilence && s.cfg.HeldCallerListens != nil:
+		return s.cfg.HeldCallerListens
 	}
 	return s.cfg.CallerListens
 }
@@ -41,21 +44,33 @@ func callerGone(serial, tool string) broker.TaskResult {
 		serial, tool)}
 }
 
-// notStarted records that t, refused as its caller was gone, did not run, and says why: it
-// waited in the queue, or came after its node's silence, its caller most likely told the node
-// was lost.
+// notStarted records that t did not run, and says why: its caller was gone, as it waited in
+// the queue or came after its node's silence, its caller most likely told the node was lost;
+// or t ended while its caller was asked (its cause says how), as when the node heard of its
+// loss meanwhile, which its caller was most likely told.
 func (s *Scheduler) notStarted(t *task, res *broker.TaskResult) {
 	t.started = time.Time{} // nothing ran: the record shows no start
-	if !t.afterSilence {
+	switch {
+	case res.Code == broker.CodeNodeLost:
+		// Nothing ran: refused, not lost (a task lost may have run), with the code its caller had.
+		res.Outcome = broker.OutcomeRefused
+		res.Error = fmt.Sprintf(
+			"device %s: node %s was declared lost by the farm as this task was about to start (its caller was being asked whether it still waited, and had most likely been told so); %s did not run. Call again if it is still wanted",
+			t.req.Serial, s.cfg.Node, t.req.Tool)
+		s.cfg.Log.Info("this node heard of its loss as a task's caller was asked whether it still waited; the task does not run",
+			"task", t.req.ID, "serial", t.req.Serial, "tool", t.req.Tool, "holder", t.req.Holder.String())
+	case res.Code != broker.CodeCallerGone:
+		// Aborted or timed out while its caller was asked: its cause says so.
+	case !t.afterSilence:
 		s.cfg.Log.Info("a task's caller left while it waited in the queue; it does not run", "task", t.req.ID, "serial", t.req.Serial,
 			"tool", t.req.Tool, "holder", t.req.Holder.String())
-		return
+	default:
+		res.Error = fmt.Sprintf(
+			"device %s: node %s was silent (its process stopped, or its connection to NATS stalled) when this task came, and its caller had been answered meanwhile (most likely that the node was lost); %s did not run. Call again if it is still wanted",
+			t.req.Serial, s.cfg.Node, t.req.Tool)
+		s.cfg.Log.Info("a task came as this node may just have been declared lost, and its caller was answered already; it does not run",
+			"task", t.req.ID, "serial", t.req.Serial, "tool", t.req.Tool, "holder", t.req.Holder.String())
 	}
-	res.Error = fmt.Sprintf(
-		"device %s: node %s was silent (its process stopped, or its connection to NATS stalled) when this task came, and its caller had been answered meanwhile (most likely that the node was lost); %s did not run. Call again if it is still wanted",
-		t.req.Serial, s.cfg.Node, t.req.Tool)
-	s.cfg.Log.Info("a task came as this node may just have been declared lost, and its caller was answered already; it does not run",
-		"task", t.req.ID, "serial", t.req.Serial, "tool", t.req.Tool, "holder", t.req.Holder.String())
 }
 
 // A running task outlives its caller too when its gateway dies (killed: nothing aborts the

@@ -67,10 +67,11 @@ type (
 type (
 	// taskFinished reports the end of a task; stuck is set when the driver ignored cancellation.
 	taskFinished struct {
-		serial string
-		id     string
-		result broker.TaskResult
-		at     time.Time // when the driver returned: the device was free from then on
+		serial    string
+		id        string
+		result    broker.TaskResult
+		at        time.Time // when the driver returned: the device was free from then on
+		unstarted bool      // the driver never got it: its caller was gone, or it ended while asked
 	}
 	// deviceHealth reports the device's health after a (re)start or a failure; checked is
 	// set when it is the answer of the actor's health check (health.go).
@@ -186,6 +187,7 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 	task := func() {
 		done := workDone{id: m.id}
 		var result broker.TaskResult
+		unstarted := true
 		defer func() {
 			if p := recover(); p != nil {
 				done.panic, done.stack = p, debug.Stack()
@@ -197,16 +199,23 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 			// actor; the actor hears of it first (its mailbox is in order), so the next task
 			// finds it idle. A panic goes through the actor, which restarts.
 			if done.panic == nil {
-				root.Send(parent, taskFinished{serial: serial, id: m.id, result: result, at: done.at})
+				root.Send(parent, taskFinished{serial: serial, id: m.id, result: result, at: done.at, unstarted: unstarted})
 			}
 		}()
 		// No capture beside the driver's call, after a restart too (capture_calls.go); it
 		// ends before the device is told free.
 		defer calls.task()()
-		if m.listening != nil && !m.listening(m.ctx, m.req) {
-			result = callerGone(serial, m.req.Tool)
-			return
+		if m.listening != nil {
+			listening := m.listening(m.ctx, m.req)
+			if m.ctx.Err() != nil {
+				return // it ended while its caller was asked (aborted, its node lost): its cause says so
+			}
+			if !listening {
+				result = callerGone(serial, m.req.Tool)
+				return
+			}
 		}
+		unstarted = false
 		result = dev.Execute(m.ctx, m.req, m.progress)
 	}
 	select {

@@ -65,6 +65,10 @@ type Config struct {
 	// for the farm to declare it lost: a task it takes then is asked about as one that waited
 	// (caller_gone.go). Called for every task: it must be cheap.
 	MayHaveBeenLost func() bool
+	// HeldCallerListens, when set, is asked in CallerListens' place about such a task: one
+	// that CallerListens lets start whatever became of its caller (an agent task, which
+	// outlives it) must not start unasked when its caller may have been told the node was lost.
+	HeldCallerListens func(ctx context.Context, req broker.TaskRequest) bool
 }
 
 func (c *Config) defaults() {
@@ -536,7 +540,7 @@ func (s *Scheduler) finished(m taskFinished) {
 		res.Outcome = broker.OutcomeFailed
 	}
 	t.cancel(nil)
-	if res.Code == broker.CodeCallerGone && res.Outcome == broker.OutcomeRefused {
+	if m.unstarted {
 		s.notStarted(t, &res) // caller_gone.go
 	}
 	if !t.implicit && sl.lease != nil && sl.lease.Epoch == t.epoch {

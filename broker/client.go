@@ -305,6 +305,10 @@ func (c *Client) Acquire(ctx context.Context, req AcquireRequest) (LeaseAnswer, 
 	if req.ID == "" {
 		req.ID = randomID("acq_", 16)
 	}
+	if req.Probe = c.probe.tokenFor(ctx, c.nc, dev.Node); req.Probe != "" { // a node back from a silence asks (client_probe.go)
+		c.probe.waiting(ctx, AcquireProbeID(req.ID))
+		defer c.probe.returned(ctx, AcquireProbeID(req.ID))
+	}
 	err := c.request(ctx, dev.Node, EndpointAcquire, req, &ans)
 	if r := refusedRequest(ctx, err, dev.Node, EndpointAcquire); r != nil {
 		// NATS would not carry the request: it never reached the node, so nothing is held and

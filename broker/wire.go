@@ -342,6 +342,10 @@ type AcquireRequest struct {
 	// ID names the request, so that a caller who goes away before the answer can withdraw it
 	// (ReleaseRequest.Request). A secret of the asker, as a handle is: it is never shown.
 	ID string `json:"id,omitempty"`
+	// Probe is TaskRequest.Probe for a lease request (with an ID): a node back from a silence
+	// asks there, by AcquireProbeID, whether its caller still waits, and grants nothing to one
+	// gone. "" (older gateways): refused in that moment.
+	Probe string `json:"probe,omitempty"`
 }
 
 // ReleaseRequest gives a lease back. Force (operators) releases whoever holds it.

@@ -18,28 +18,28 @@ import (
 const callerCheck = time.Second
 
 // callerListens says whether the caller of req, a task whose turn came after a wait in its
-// device's queue or running, is still there (actors.Config.CallerListens): asked on the probe
-// subject of its gateway's connection (broker.TaskRequest.Probe), per call if the gateway
-// answers so (callEnded). A task that cannot be asked (from an
-// older gateway) starts, and so does a background task (an agent task), which runs to its end
-// whatever becomes of its caller.
+// device's queue or running, is still there (actors.Config.CallerListens): heldCallerListens,
+// but for a background task (an agent task), which runs to its end whatever becomes of its
+// caller.
 func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
-	if !ValidID(req.Probe) { // a token: the node publishes nowhere else
-		return true
-	}
 	if spec, ok := tools.Lookup(req.Tool); ok && spec.Background {
 		return true
 	}
-	ctx, cancel := context.WithTimeout(ctx, callerCheck)
-	defer cancel()
-	probe := fmt.Sprintf(broker.ProgressT, n.cfg.ID, req.Probe)
-	var gone bool
-	var err error
-	if broker.ProbeAnswers(req.Probe) {
-		gone, err = callEnded(ctx, n.cfg.NC, probe, n.cfg.ID, req.ID)
-	} else { // an older gateway's: its connection is all it tells
-		gone, err = noListener(ctx, n.cfg.NC, probe)
+	return n.heldCallerListens(ctx, req)
+}
+
+// heldCallerListens says whether the caller of req is still there: asked on the probe subject
+// of its gateway's connection (broker.TaskRequest.Probe), per call if the gateway answers so
+// (callEnded). A task that cannot be asked (from an older gateway) starts. It is asked of
+// every task that came as the node may just have been declared lost (silence.go,
+// actors.Config.HeldCallerListens), a background task too: its gateway waits for it as long as
+// it runs, whatever became of its caller, but stopped when told the node was lost (and told a
+// caller that waited so, who may have started it again elsewhere).
+func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bool {
+	if !ValidID(req.Probe) { // a token: the node publishes nowhere else
+		return true
 	}
+	gone, err := n.callerLeft(ctx, req.Probe, req.ID)
 	if err != nil {
 		n.cfg.Log.Debug("could not ask whether a task's caller is still there; the task starts", "task", req.ID, "serial", req.Serial, "err", err)
 		return true
@@ -48,6 +48,19 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 		n.cfg.Log.Debug("a task's caller is gone", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
 	}
 	return !gone
+}
+
+// callerLeft asks the client behind probe, a token of its connection, whether its call id
+// still waits for its answer (or, an older gateway's, whether the connection is still there),
+// within callerCheck.
+func (n *Node) callerLeft(ctx context.Context, probe, id string) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, callerCheck)
+	defer cancel()
+	subject := fmt.Sprintf(broker.ProgressT, n.cfg.ID, probe)
+	if broker.ProbeAnswers(probe) {
+		return callEnded(ctx, n.cfg.NC, subject, n.cfg.ID, id)
+	}
+	return noListener(ctx, n.cfg.NC, subject) // an older gateway's: its connection is all it tells
 }
 
 // callEnded asks the client behind probe whether task id's call still waits for its answer

@@ -109,7 +109,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	actors.LogDeadLetters(n.system, cfg.Log.With("component", "actors"))
 	schedProps := actors.NewSchedulerProps(actors.Config{Node: cfg.ID, LeaseTTL: cfg.LeaseTTL, LeaseMax: cfg.LeaseMax,
 		Grace: cfg.Grace, MaxQueue: cfg.MaxQueue, Mirror: n.mirror, Metrics: cfg.Metrics, Log: cfg.Log, CallerListens: n.callerListens,
-		MayHaveBeenLost: n.silence.mayHaveBeenLost})
+		MayHaveBeenLost: n.silence.mayHaveBeenLost, HeldCallerListens: n.heldCallerListens})
 	supProps, started := actors.NewNodeSupervisorProps(schedProps, cfg.Metrics, cfg.ID)
 	n.system.Root.Spawn(supProps)
 	fail := func(err error) (*Node, error) {

@@ -44,8 +44,8 @@ func (n *Node) serve() error {
 		},
 		broker.EndpointAcquire: func(r micro.Request) {
 			var req broker.AcquireRequest
-			if decode(r, &req) && !n.refuseHeldLease(r, req) { // silence.go
-				root.Send(sched, actors.AcquireLease{Req: req, Reply: func(a broker.LeaseAnswer) { n.answerLease(r, req, a) }})
+			if decode(r, &req) {
+				n.takeLease(r, req) // its caller asked first after a silence (lease_after_silence.go)
 			}
 		},
 		broker.EndpointRelease: func(r micro.Request) {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/micro"
 
 	"github.com/corral-farm/corral/broker"
 )
@@ -26,17 +25,18 @@ import (
 // Silent long enough for the farm to declare it lost, the node takes what comes in the next
 // moment as possibly answered already. A task starts only once its caller says it still
 // waits (actors' caller_gone.go), for askFor, and also after the node hears of its loss: the
-// question is cheap and exact. A lease request carries nothing its caller could be asked by,
-// so one is refused, but only while the held requests come (refuseFor), so that a caller who
-// asks again once the node is back is not refused as well. A silence that ended in a new
-// connection held nothing: NATS does not keep requests for a connection that is gone. A node
-// that was not silent takes its requests as before, with no question on the way.
+// question is cheap and exact. So is a lease request granted (lease_after_silence.go); one
+// from an older gateway carries nothing its caller could be asked by, so it is refused, but
+// only while the held requests come (refuseFor), so that a caller who asks again once the node
+// is back is not refused as well. A silence that ended in a new connection held nothing: NATS
+// does not keep requests for a connection that is gone. A node that was not silent takes its
+// requests as before, with no question on the way.
 
 // Silence timing. A farm declares a node lost broker.LostAfter after the last heartbeat it
 // heard, which may have gone a heartbeat interval before the node's last round trip. The
 // requests held through a silence are on their way to the node's handlers when the round trip
-// that ends it comes back: they are taken in a moment (refuseFor); tasks are asked about for
-// longer (askFor).
+// that ends it comes back: they are taken in a moment (refuseFor); tasks and lease requests
+// are asked about for longer (askFor).
 const (
 	silentAfter = broker.LostAfter - broker.HeartbeatInterval
 	askFor      = broker.LostAfter
@@ -49,8 +49,8 @@ const (
 type silence struct {
 	base time.Time
 	log  *slog.Logger
-	// heard is the last round trip to the NATS server. Tasks taken before askUntil are asked
-	// about, lease requests taken before refuseUntil refused.
+	// heard is the last round trip to the NATS server. Tasks and lease requests taken before
+	// askUntil are asked about, an older gateway's lease requests taken before refuseUntil refused.
 	heard, askUntil, refuseUntil atomic.Int64
 	reconnects                   uint64 // the connection's, at the last round trip (watch's own)
 }
@@ -107,7 +107,7 @@ func (s *silence) watch(ctx context.Context, nc *nats.Conn) {
 			if ctx.Err() == nil && !said {
 				said = true
 				s.log.Warn(fmt.Sprintf("a round trip to NATS did not come back within %s (%v): until one does, this node takes what comes as possibly "+
-					"answered already (the farm may declare it lost): it refuses lease requests and asks the callers of its tasks whether they still wait. "+
+					"answered already (the farm may declare it lost): it asks the callers of its tasks and lease requests whether they still wait. "+
 					"Check the node's link to NATS", silentAfter, err), "silent", time.Duration(s.now()-s.heard.Load()).Round(time.Millisecond))
 			}
 			continue
@@ -129,8 +129,8 @@ func (s *silence) roundTrip(now int64) {
 		moveOn(&s.askUntil, now+int64(askFor))
 		moveOn(&s.refuseUntil, now+int64(refuseFor))
 		s.log.Warn(fmt.Sprintf("this node was silent for %s (its process stopped, or its connection to NATS stalled): long enough for the farm "+
-			"to declare it lost and tell its callers so. The requests NATS held for it meanwhile are refused as they come; for %s its tasks "+
-			"start only once their callers say they still wait", gap.Round(100*time.Millisecond), askFor), "silent", gap.Round(time.Millisecond))
+			"to declare it lost and tell its callers so. For %s its tasks start, and its leases are granted, only once their callers say "+
+			"they still wait", gap.Round(100*time.Millisecond), askFor), "silent", gap.Round(time.Millisecond))
 	}
 	s.heard.Store(now)
 }
@@ -147,21 +147,4 @@ func moveOn(until *atomic.Int64, at int64) {
 			return
 		}
 	}
-}
-
-// refuseHeldLease answers req refused if it may have waited in NATS through the node's
-// silence: its caller may have been told the node was lost and gone, and a lease granted to
-// no one would hold the device until its idle expiry. A lease request carries nothing its
-// caller could be asked by.
-func (n *Node) refuseHeldLease(r micro.Request, req broker.AcquireRequest) bool {
-	if !n.silence.heldThrough() {
-		return false
-	}
-	n.cfg.Log.Info("a lease request came as this node's silence ended; refused (its caller may have been told the node was lost)",
-		"serial", req.Serial, "holder", req.Holder.String())
-	respond(r, broker.LeaseAnswer{V: broker.WireVersion, Code: broker.CodeNodeLost, Error: fmt.Sprintf(
-		"node %s was silent (its process stopped, or its connection to NATS stalled) long enough for the farm to declare it lost, "+
-			"and this request, held meanwhile, may have been answered so already: no lease of %s was granted and nothing is held. Call acquire_device again",
-		n.cfg.ID, req.Serial)})
-	return true
 }

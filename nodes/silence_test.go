@@ -24,12 +24,14 @@ import (
 // reached the node all at once: it ran the tasks (a caller that retries gets its action done
 // twice) and granted the lease to no one, the device refused as busy until the lease's idle
 // expiry. Here the node's connection to NATS is held both ways instead (nothing is closed, the
-// bytes wait, as for a stopped process), then let go. The tasks do not run: nothing reaches
-// the phones, each is refused (caller_gone) once its gateway says its call was answered, or
-// cancelled (node_lost) if the node hears of its loss as it asks. The lease request is refused
-// and nothing is granted or held. Before the silence, a task runs with no question on the way.
+// bytes wait, as for a stopped process), then let go. The tasks do not run, an agent task
+// (which outlives its caller otherwise) neither: nothing reaches the phones, each is refused,
+// its record showing no start: caller_gone once its gateway says its call was answered, or
+// node_lost if the node hears of its loss as it asks. The lease request is refused once its
+// gateway says its caller was answered, and nothing is granted or held. Before the silence, a
+// task runs with no question on the way.
 func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
-	serials := []string{"n1-a", "n1-b", "n1-c"} // two for tasks, one for a lease
+	serials := []string{"n1-a", "n1-b", "n1-c", "n1-d"} // two for taps, one for a lease, one for an agent task
 	var link *stallLink
 	rig := startSilenceRig(t, func(server string) string { link = startStallLink(t, server); return link.addr() }, serials...)
 	ctx, gw, gwNC, said, phones, online, asked := rig.ctx, rig.gw, rig.gwNC, rig.said, rig.phones, rig.online, rig.callersAsked
@@ -53,11 +55,16 @@ func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
 		res broker.TaskResult
 		err error
 	}
-	ids := []string{broker.NewTaskID(), broker.NewTaskID()}
+	ids, agentTask := []string{broker.NewTaskID(), broker.NewTaskID(), broker.NewTaskID()}, 2
 	answers := make(chan answer, len(ids))
 	for i, id := range ids {
+		req := tap(id, serials[i])
+		if i == agentTask {
+			req = broker.TaskRequest{V: broker.WireVersion, ID: id, Serial: serials[3], Tool: "run_agent_task", Args: json.RawMessage(`{"goal":"open Settings"}`),
+				Holder: broker.Holder{Principal: "agent", Client: "silence-test"}}
+		}
 		go func() {
-			res, err := gw.Run(ctx, tap(id, serials[i]), nil)
+			res, err := gw.Run(ctx, req, nil)
 			answers <- answer{res, err}
 		}()
 	}
@@ -90,22 +97,22 @@ func TestRequestsHeldWhileTheNodeWasSilentDoNotRunOnceItIsBack(t *testing.T) {
 	require.NoError(t, gwNC.Flush())
 	link.release()
 
-	for i, id := range ids {
+	for _, id := range ids {
 		var rec broker.TaskResult
 		farmtest.Eventually(t, 15*time.Second, func() bool {
 			rec, err = gw.TaskRecord(ctx, id)
 			return err == nil
-		}, "the record of the task held on %s", serials[i])
-		if rec.Outcome == broker.OutcomeLost { // the node heard of its loss as it asked: cancelled, as its caller was told
-			assert.Equal(t, broker.CodeNodeLost, rec.Code, rec.Error)
+		}, "the record of the task held on the silent node")
+		assert.Equal(t, broker.OutcomeRefused, rec.Outcome, "%s %s: %s", rec.Tool, rec.Code, rec.Error)
+		assert.True(t, rec.Started.IsZero(), "the record of %s shows a start: %s", rec.Tool, rec.Started)
+		if rec.Code == broker.CodeNodeLost { // the node heard of its loss as it asked
+			assert.Contains(t, rec.Error, "node n1 was declared lost by the farm as this task was about to start")
 			continue
 		}
-		assert.Equal(t, broker.OutcomeRefused, rec.Outcome, "%s %s", rec.Code, rec.Error)
-		assert.Equal(t, broker.CodeCallerGone, rec.Code, rec.Error)
+		assert.Equal(t, broker.CodeCallerGone, rec.Code, "%s: %s", rec.Tool, rec.Error)
 		assert.Contains(t, rec.Error, "node n1 was silent")
-		assert.True(t, rec.Started.IsZero(), "the record shows a start: %s", rec.Started)
 	}
-	refused := "a lease request came as this node's silence ended"
+	refused := "answered its caller already" // the lease request's
 	farmtest.Eventually(t, 15*time.Second, func() bool { return said.Line(refused) != "" || len(grants) > 0 },
 		"the node took the held lease request")
 	assert.Zero(t, len(grants), "the node granted the lease request its caller was told had failed")
