@@ -279,10 +279,12 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		// An admin runs the corral CLI, whose in-process front door calls nodes as a gateway
 		// does, keeps lease groups (acquire_device with count > 1, made on a farm's first) and
 		// records each session's latest task.
-		// It also removes a node stopped for good's offline devices from the registry (corral
-		// devices forget), which no node is left to do.
+		// It also removes a node stopped for good's offline devices from the registry and its
+		// rigs' calibrations, and records it forgotten (corral devices forget), which no node is
+		// left to do.
 		pub := append([]string{"$SRV.>", nodeSubjects, "$KV." + SessionBucket + ".>", "$KV." + LeaseGroupBucket + ".>",
-			"$KV." + RegistryBucket + ".>"}, readStreams(allStreams)...)
+			"$KV." + RegistryBucket + ".>", "$KV." + CalibrationBucket + ".>", fmt.Sprintf(EventNodeT, "*", NodeForgotten)},
+			readStreams(allStreams)...)
 		pub = append(pub, manageConsumers(allStreams)...)
 		pub = append(pub, createStreams(allStreams)...)
 		return Permissions{PublishAllow: pub,

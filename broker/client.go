@@ -123,6 +123,10 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		_ = sub.Unsubscribe()
 		return nil, err
 	}
+	if err := c.followForgotten(ctx); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
 	// Listening before the first watch: a reconnection between the two must not go unseen.
 	reconnected := reconnects(nc)
 	w, err := stores.Registry.WatchAll(ctx)

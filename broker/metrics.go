@@ -68,3 +68,13 @@ func (m *ClientMetrics) nodeStopped(node string) {
 		m.gone.WithLabelValues(node).Set(0)
 	}
 }
+
+// nodeForgotten drops a forgotten node's series (corral devices forget): a node stopped for
+// good is no longer lost, nor down, and its losses are history.
+func (m *ClientMetrics) nodeForgotten(node string) {
+	if m != nil {
+		m.up.DeleteLabelValues(node)
+		m.gone.DeleteLabelValues(node)
+		m.lost.DeleteLabelValues(node)
+	}
+}

@@ -19,11 +19,12 @@ import (
 // devicesForgetLine is the usage line of corral devices forget.
 const devicesForgetLine = "corral devices forget --node ID [--timeout D]"
 
-// runDevicesForget removes a decommissioned node's devices from the registry: a node stopped
-// for good leaves them offline there until a node with its id starts again, and nothing else
-// removes them. It talks to NATS with the admin's context (no gateway tool offers it), and
-// refuses while the node runs (its id is claimed) or while one of its devices is anything but
-// offline or still has a lease: those are a node at work, not one gone.
+// runDevicesForget removes a decommissioned node's devices from the registry and its rigs'
+// calibrations, and records it forgotten, so that the gateways stop showing it lost: a node
+// stopped for good leaves its devices offline there until a node with its id starts again,
+// and nothing else removes them. It talks to NATS with the admin's context (no gateway tool
+// offers it), and refuses while the node runs (its id is claimed) or while one of its devices
+// is anything but offline or still has a lease: those are a node at work, not one gone.
 func runDevicesForget(ctx context.Context, args []string) error {
 	a := newAdminFlags("devices forget", 30*time.Second, "refused: devices forget talks to NATS directly, with the admin's NATS context "+
 		"(--nats-context DATA/nats/admin.json or $NATS_CONTEXT); no gateway tool removes devices, so that an agent's token cannot")
@@ -54,11 +55,19 @@ func runDevicesForget(ctx context.Context, args []string) error {
 	}
 	if len(removed) == 0 {
 		fmt.Printf("node %s has no device in the registry (%s): nothing to remove; `corral devices` lists the nodes' devices.\n", *node, broker.RegistryBucket)
-		return nil
+	} else {
+		fmt.Printf("Removed %d offline device(s) of node %s from the registry (%s): %s.\n", len(removed), *node, broker.RegistryBucket, strings.Join(removed, ", "))
 	}
-	fmt.Printf("Removed %d offline device(s) of node %s from the registry (%s): %s.\n", len(removed), *node, broker.RegistryBucket, strings.Join(removed, ", "))
-	fmt.Printf("The gateways drop them at once. A node started again as %s adds its devices back; its rig calibrations, if any, stay in %s.\n",
-		*node, broker.CalibrationBucket)
+	rigs, err := forgetNodeCalibrations(ctx, stores, *node)
+	sayForgottenRigs(*node, rigs)
+	if err != nil {
+		return a.gaveUp(ctx, "node "+*node+"'s rig calibrations not all removed", err)
+	}
+	if err := broker.RecordNodeForgotten(ctx, stores.JS, *node, operatorName("")); err != nil {
+		return a.gaveUp(ctx, "node "+*node+" not recorded forgotten", fmt.Errorf("%w; the gateways still show it lost: run this again", err))
+	}
+	fmt.Printf("The gateways drop its devices at once, and no longer show node %s lost (CorralNodeLost clears). "+
+		"A node started again as %s adds its devices back.\n", *node, *node)
 	return nil
 }
 
