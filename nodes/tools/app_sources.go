@@ -115,11 +115,11 @@ func (s appSources) transport(base http.RoundTripper) http.RoundTripper {
 		}
 		ips, err := net.DefaultResolver.LookupIPAddr(ctx, host)
 		if err != nil {
-			return nil, fmt.Errorf("look up %s: %w", host, err)
+			return nil, lookupRefusal(ctx, host)
 		}
 		for _, ip := range ips {
 			if !public(ip.IP) {
-				return nil, fmt.Errorf("%s is not a public address: the node fetches from local and private addresses only from hosts its --app-sources names", host)
+				return nil, notPublic(host)
 			}
 		}
 		err = fmt.Errorf("%s has no address", host)
@@ -133,6 +133,22 @@ func (s appSources) transport(base http.RoundTripper) http.RoundTripper {
 		return nil, err
 	}
 	return t
+}
+
+// notPublic refuses a host that only "*" allows and that resolves to a local or private
+// address, or to none (it does not resolve, or the node's DNS did not answer): all in the same
+// words, as bad_input, so that a caller learns nothing of the node's network nor of its DNS
+// (which names it knows, the resolver's address that net's lookup error carries).
+func notPublic(host string) error {
+	return BadInput("%s resolves to no public address the node may fetch from: the node fetches from local and private addresses only from hosts its --app-sources names", host)
+}
+
+// lookupRefusal is the answer to a failed lookup of host: notPublic, unless the call ended.
+func lookupRefusal(ctx context.Context, host string) error {
+	if err := ctx.Err(); err != nil {
+		return err // its own error says so
+	}
+	return notPublic(host)
 }
 
 // sharedAddressSpace is 100.64.0.0/10 (carrier-grade NAT), which net.IP.IsPrivate leaves out.

@@ -63,11 +63,18 @@ func TestAppSourcesOnASharedNode(t *testing.T) {
 	assert.Len(t, *paths, 1)
 
 	// Local addresses are not public: refused before any connection, open port or closed.
-	open, shut := failOf(t, c, srv.URL+"/x.apk"), failOf(t, c, "http://127.0.0.1:"+closed+"/x.apk")
-	assert.Contains(t, open, "not a public address")
+	open, shut := refused(c, srv.URL+"/x.apk"), refused(c, "http://127.0.0.1:"+closed+"/x.apk")
+	assert.Contains(t, open, "resolves to no public address the node may fetch from")
 	assert.Equal(t, regexp.MustCompile(`:\d+`).ReplaceAllString(open, ""), regexp.MustCompile(`:\d+`).ReplaceAllString(shut, ""))
-	assert.Contains(t, failOf(t, c, "http://localhost:"+closed+"/x.apk"), "not a public address")
 	assert.Zero(t, hits.Load(), "a refused appUrl was fetched")
+
+	// A name that resolves to a local address and one that does not resolve read the same: a
+	// caller learns neither which names the node's DNS knows nor the resolver's address.
+	host := regexp.MustCompile(`(localhost|nothing-here\.invalid)(:\d+)?`)
+	local := refused(c, "http://localhost:"+closed+"/x.apk")
+	unknown := refused(c, "http://nothing-here.invalid/x.apk")
+	assert.Equal(t, host.ReplaceAllString(local, "HOST"), host.ReplaceAllString(unknown, "HOST"))
+	assert.NotContains(t, unknown, "lookup", "the lookup's error (and the resolver's address) is shown")
 
 	// Named, a local host is the operator's choice.
 	named := OpsConfig{Shared: true, AppSources: []string{"127.0.0.1"}}
