@@ -31,7 +31,7 @@ func (g *Gateway) notOnDevice(ctx context.Context, id, serial string) *mcpgo.Cal
 	if where == "" {
 		return nil
 	}
-	return g.refuse(ctx, fmt.Sprintf("task %s is not on device %s: %s; nothing was aborted. "+
+	return g.refuseBadInput(ctx, fmt.Sprintf("task %s is not on device %s: %s; nothing was aborted. "+
 		"abort_task {\"task_id\": %q} without serial aborts it where it is", id, serial, where, id))
 }
 
@@ -40,7 +40,7 @@ func (g *Gateway) notOnDevice(ctx context.Context, id, serial string) *mcpgo.Cal
 // or the task's device one the caller may not see (it is not named), or it was queued just now
 // elsewhere (the registry lags its node by up to a quarter second).
 func (g *Gateway) notOnDeviceAtAll(ctx context.Context, id, serial string) *mcpgo.CallToolResult {
-	return g.refuse(ctx, fmt.Sprintf("task %s is not on device %s: no task with this id runs or waits there, and no record of one is kept; "+
+	return g.refuseBadInput(ctx, fmt.Sprintf("task %s is not on device %s: no task with this id runs or waits there, and no record of one is kept; "+
 		"nothing was aborted. abort_task {\"task_id\": %q} without serial aborts it on whatever device it is; "+
 		"a task's id is the taskId in run_agent_task's answer, the [task …] note of a tool result, or in get_latest_task, "+
 		"`corral tasks` and the console's device page", id, serial, id))

@@ -28,7 +28,7 @@ func (g *Gateway) leaseHeld(ctx context.Context, handle string) *mcpgo.CallToolR
 	if err != nil {
 		return nil
 	}
-	return g.refuse(ctx, "abort_task: "+noLeaseHeld)
+	return g.refuse(ctx, broker.CodeStaleLease, "abort_task: "+noLeaseHeld)
 }
 
 // abortGroup aborts under a group's handle: the nodes know only its members' handles, so each
@@ -39,7 +39,7 @@ func (g *Gateway) abortGroup(ctx context.Context, a abortArgs) *mcpgo.CallToolRe
 		return errRes
 	}
 	if _, ok := grp.Member(a.Serial); a.Serial != "" && !ok {
-		return g.refuse(ctx, fmt.Sprintf("abort_task: device %s is not in lease group %s (its devices: %s); leave serial out to abort on all of them",
+		return g.refuseBadInput(ctx, fmt.Sprintf("abort_task: device %s is not in lease group %s (its devices: %s); leave serial out to abort on all of them",
 			a.Serial, grp.ID, strings.Join(grp.Serials(), ", ")))
 	}
 	out := AbortResult{Aborted: []string{}}

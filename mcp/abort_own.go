@@ -170,7 +170,7 @@ func (g *Gateway) notRunning(ctx context.Context, id, serial string) *mcpgo.Call
 		if serial != "" {
 			return g.notOnDeviceAtAll(ctx, id, serial)
 		}
-		return g.refuse(ctx, fmt.Sprintf("no task has the id %s (none runs or waits with it, and no record of one is kept): "+
+		return g.refuseBadInput(ctx, fmt.Sprintf("no task has the id %s (none runs or waits with it, and no record of one is kept): "+
 			"a task's id is the taskId in run_agent_task's answer, the [task …] note of a tool result, or in get_latest_task, "+
 			"`corral tasks` and the console's device page", id))
 	case err != nil:

@@ -58,7 +58,7 @@ func toolAbortTask() toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a abortArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			if a.Serial == "" && a.taskID == "" && a.Lease == "" {
 				if own := g.ownAgentTasks(ctx); len(own) > 0 {
@@ -72,7 +72,7 @@ func toolAbortTask() toolDef {
 			}
 			if a.Serial != "" {
 				if _, ok := g.farm.Device(a.Serial); !ok {
-					return g.refuse(ctx, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
+					return g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
 				}
 			}
 			if broker.IsGroupHandle(a.Lease) {
@@ -90,7 +90,7 @@ func toolAbortTask() toolDef {
 				Lease: a.Lease, All: a.All, By: holderFrom(ctx).String(), Tags: g.callerTags(ctx), Principal: g.abortPrincipal(ctx)})
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
-				return errorResult(fmt.Sprintf("abort_task on %s: %v", a.target(), err)), nil
+				return errorResult(fmt.Sprintf("abort_task on %s%s: %v", a.target(), lostWords(err), err)), nil
 			}
 			if ans.Code == broker.CodeDenied {
 				return g.abortDenied(ctx, a.taskID, a.Serial, ans), nil

@@ -129,7 +129,7 @@ func toolAcquireDevice(platforms []string) toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a acquireArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			progress := g.acquireProgress(ctx, req, &a)
 			defer progress.end() // no waiting notification after the answer
@@ -165,12 +165,12 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 	}
 	if len(match) == 0 {
 		if err := g.checkPlatform(a.Platform); err != nil {
-			return g.refuse(ctx, err.Error())
+			return g.refuseErr(ctx, err)
 		}
-		return g.refuse(ctx, fmt.Sprintf("no device matches %s. The farm has: %s", a, farmSummary(all)))
+		return g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("no device matches %s. The farm has: %s", a, farmSummary(all)))
 	}
 	if len(tryable) == 0 {
-		return g.refuse(ctx, fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, whyUnavailable(match)))
+		return g.refuse(ctx, unavailableCode(match), fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, whyUnavailable(match)))
 	}
 	if a.Count > 1 {
 		return g.acquireGroup(ctx, a, match, tryable, progress)
@@ -218,7 +218,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 		switch {
 		case err != nil:
 			setOutcome(ctx, broker.OutcomeLost)
-			return errorResult(fmt.Sprintf("acquire_device waiting for %s: %v", best, err))
+			return errorResult(fmt.Sprintf("acquire_device waiting for %s%s: %v", best, lostWords(err), err))
 		case ans.OK && ans.Lease != nil:
 			return g.acquired(ctx, *ans.Lease, waitedNote(bestWaiters), a.TTLSeconds)
 		}

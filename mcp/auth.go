@@ -238,7 +238,21 @@ const ruleNoCaller = "the gateway has an auth policy; call it over HTTP with a b
 func (g *Gateway) deny(ctx context.Context, d denial, msg string) *mcpgo.CallToolResult {
 	g.metrics.deny(d.reason)
 	g.logDenial(ctx, d)
-	return g.refuse(ctx, msg)
+	return g.refuse(ctx, denialCode(d.reason), msg)
+}
+
+// denialCode is the code of a refusal for reason: a principal's bound, the gateway's rate
+// limit, or its policy.
+func denialCode(reason string) string {
+	switch reason {
+	case reasonQuota:
+		return broker.CodeQuota
+	case reasonQueue:
+		return broker.CodeQueueFull
+	case reasonRate:
+		return codeRateLimited
+	}
+	return broker.CodeDenied
 }
 
 // authorizeSteps applies the tool policy to each step of a sequence: a step runs its tool on

@@ -23,7 +23,7 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), holder: holderFrom(ctx), started: time.Now(),
 		goal: a.Goal, progress: newAgentProgress()}
 	if other, ok := g.agents.reserve(run); !ok {
-		return g.refuse(ctx, alreadyRunning(dev.Serial, other.tool, other.id, other.started))
+		return g.refuse(ctx, broker.CodeBusy, alreadyRunning(dev.Serial, other.tool, other.id, other.started))
 	}
 	done, errRes := g.admitCall(ctx, dev.Serial, task.Lease)
 	if errRes != nil {
@@ -61,7 +61,7 @@ func (g *Gateway) backgroundAnswer(ctx context.Context, dev broker.DeviceEntry, 
 	if err == nil {
 		if r := res.Lease; refusedAsRunning(res) {
 			// another gateway's (or this one's before a restart): its node refused this one
-			return g.refuse(ctx, alreadyRunning(dev.Serial, r.Running.Tool, r.Running.ID, r.Running.Started))
+			return g.refuse(ctx, broker.CodeBusy, alreadyRunning(dev.Serial, r.Running.Tool, r.Running.ID, r.Running.Started))
 		}
 		res.Data, _ = withNullError(res.Data) // the seed's "error": null, which the node's JSON leaves out
 	}

@@ -126,7 +126,7 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 		return console.Answer{Message: tool + " answered nothing"}
 	}
 	out := console.Answer{OK: !res.IsError, Message: textOf(res)}
-	out.Denied = res.IsError && strings.HasPrefix(out.Message, deniedByPolicy)
+	out.Denied = res.IsError && refusedWith(out.Message, broker.CodeDenied)
 	serial, _ := args["serial"].(string)
 	out.Busy = res.IsError && refusedAsBusy(tool, serial, out.Message)
 	if res.StructuredContent != nil {
@@ -159,7 +159,7 @@ func refusedAsBusy(tool, serial, msg string) bool {
 	return strings.HasSuffix(head, " ("+broker.CodeBusy+")") || strings.HasSuffix(head, " ("+broker.CodeWaitExpired+")")
 }
 
-// deniedByPolicy begins the text of every refusal by policy (auth.go).
+// deniedByPolicy begins the words of every refusal by policy (auth.go), after its code.
 const deniedByPolicy = "denied by policy"
 
 // ForceRelease revokes serial's lease whoever holds it, as `corral release --force` does: an

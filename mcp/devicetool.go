@@ -155,13 +155,13 @@ func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 			return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 				if a := req.Params.Arguments; a != nil {
 					if _, ok := a.(map[string]any); !ok {
-						return g.refuse(ctx, fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(a))), nil
+						return g.refuseBadInput(ctx, fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(a))), nil
 					}
 				}
 				own := newArgs()
 				raw, common, err := splitArgs(req.GetArguments(), own)
 				if err != nil {
-					return g.refuse(ctx, argError(tool, err).Error()), nil
+					return g.refuseBadInput(ctx, argError(tool, err).Error()), nil
 				}
 				if res := g.authorizeSteps(ctx, name, own); res != nil {
 					return res, nil
@@ -383,18 +383,17 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 		}
 	}
 	if serial == "" {
-		return broker.DeviceEntry{}, "", g.refuse(ctx, "serial is required: call list_available_devices to see the devices, then pass serial (or call select_device once in a session)")
+		return broker.DeviceEntry{}, "", g.refuseBadInput(ctx, "serial is required: call list_available_devices to see the devices, then pass serial (or call select_device once in a session)")
 	}
 	dev, ok := g.farm.Device(serial)
 	if !ok {
-		setOutcome(ctx, broker.OutcomeRefused)
-		return dev, "", errorResult(fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial))
+		return dev, "", g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial))
 	}
 	if errRes := g.denyDevice(ctx, dev); errRes != nil { // before anything is sent to the node
 		return dev, "", errRes
 	}
 	if common.Platform != "" && common.Platform != dev.Platform {
-		return dev, "", g.refuse(ctx, wrongPlatform(dev, common.Platform))
+		return dev, "", g.refuseBadInput(ctx, wrongPlatform(dev, common.Platform))
 	}
 	return dev, lease, nil
 }

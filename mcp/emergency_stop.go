@@ -30,14 +30,14 @@ func toolEmergencyStop() toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			a := abortArgs{All: true}
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			a.All = true
 			if a.Serial == "" {
-				return g.refuse(ctx, "serial is required: the device to stop (list_available_devices shows the serials)"), nil
+				return g.refuseBadInput(ctx, "serial is required: the device to stop (list_available_devices shows the serials)"), nil
 			}
 			if _, ok := g.farm.Device(a.Serial); !ok {
-				return g.refuse(ctx, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
+				return g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
 			}
 			if res := g.mayAbort(ctx, a); res != nil {
 				return res, nil
@@ -47,7 +47,7 @@ func toolEmergencyStop() toolDef {
 				By: by.String(), Holder: &by, Tags: g.callerTags(ctx)})
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
-				return errorResult(fmt.Sprintf("emergency_stop on %s: %v: the device may still be moving; cut its power", a.Serial, err)), nil
+				return errorResult(fmt.Sprintf("emergency_stop on %s%s: %v: the device may still be moving; cut its power", a.Serial, lostWords(err), err)), nil
 			}
 			if ans.Error != "" || ans.Code != "" {
 				setOutcome(ctx, broker.OutcomeRefused)

@@ -314,7 +314,7 @@ func TestBatchesPerProtocolRevision(t *testing.T) {
 }
 
 // Minor: a number beyond float64 in a tool's arguments is an isError result naming the
-// argument, not a -32600 protocol error.
+// argument and its code (bad_input), not a -32600 protocol error.
 func TestHugeNumberIsAToolError(t *testing.T) {
 	g := New(newFakeFarm(t), slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), Options{})
 	h := g.Handler()
@@ -337,7 +337,8 @@ func TestHugeNumberIsAToolError(t *testing.T) {
 	assert.Equal(t, 5, answer.ID)
 	assert.True(t, answer.Result.IsError)
 	require.Len(t, answer.Result.Content, 1)
-	assert.Contains(t, answer.Result.Content[0].Text, "argument x: 1e309 is out of range")
+	text := answer.Result.Content[0].Text
+	assert.True(t, strings.HasPrefix(text, "tap_xy refused (bad_input): argument x: 1e309 is out of range"), text)
 }
 
 // Minor: the readonly profile has no tool that can hold a device for long.

@@ -60,7 +60,7 @@ func withGeneralArgs(d toolDef, listed bool) toolDef {
 			}
 			own, err := g.takeGeneralArgs(ctx, tool, args, ownPlatform, ownSerial)
 			if err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			req.Params.Arguments = own
 			return h(ctx, req)

@@ -77,7 +77,7 @@ func toolGetDeviceStatus(platforms []string) toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a deviceSelector
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			if a.Serial == "" {
 				a.Serial = g.onlyDevice(ctx, a.Platform)

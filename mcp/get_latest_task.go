@@ -33,7 +33,7 @@ func toolGetLatestTask() toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a latestTaskArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			anyTool := a.AnyTool != nil && *a.AnyTool
 			who := latestOf(ctx)

@@ -64,14 +64,14 @@ func toolGetTaskResult() toolDef {
 				Marked       bool  `json:"markedScreenshots,omitempty"`
 			}
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			id, err := a.id()
 			switch {
 			case err != nil:
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			case id == "":
-				return g.refuse(ctx, "task_id is required: the id in a tool result's [task …] note or in abort_task's answer"), nil
+				return g.refuseBadInput(ctx, "task_id is required: the id in a tool result's [task …] note or in abort_task's answer"), nil
 			}
 			dropSteps := a.IncludeSteps != nil && !*a.IncludeSteps
 			if out, ok := g.sentRunning(ctx, id); ok { // no record before its node answers
@@ -103,13 +103,13 @@ func toolGetTaskResult() toolDef {
 			var images []mcpgo.Content
 			if a.ShotsOfStep > 0 {
 				if images, err = g.stepScreenshots(ctx, rec, a.ShotsOfStep); err != nil {
-					return g.refuse(ctx, err.Error()), nil
+					return g.refuseErr(ctx, err), nil
 				}
 			}
 			if a.Marked {
 				marked, err := g.markedScreenshots(ctx, rec)
 				if err != nil {
-					return g.refuse(ctx, err.Error()), nil
+					return g.refuseErr(ctx, err), nil
 				}
 				images = append(images, marked...)
 			}

@@ -64,7 +64,7 @@ func (g *Gateway) groups(ctx context.Context, what string) (groupFarm, *mcpgo.Ca
 	if gf, ok := g.groupStore(); ok {
 		return gf, nil
 	}
-	return nil, g.refuse(ctx, what+": this gateway keeps no lease groups (its farm is not a NATS farm)")
+	return nil, g.refuse(ctx, broker.CodeUnsupported, what+": this gateway keeps no lease groups (its farm is not a NATS farm)")
 }
 
 // findGroup reads the group of a handle, or explains why there is none.
@@ -75,7 +75,7 @@ func (g *Gateway) findGroup(ctx context.Context, tool, handle string) (groupFarm
 	}
 	grp, err := store.LeaseGroup(ctx, handle)
 	if errors.Is(err, broker.ErrNotFound) {
-		return nil, grp, nil, g.refuse(ctx, tool+": no lease group has this handle ("+broker.CodeStaleLease+"): it was released, or a minute has passed since its last device's lease ended (list_leases shows the leases held; acquire_device takes new ones)")
+		return nil, grp, nil, g.refuse(ctx, broker.CodeStaleLease, tool+": no lease group has this handle: it was released, or a minute has passed since its last device's lease ended (list_leases shows the leases held; acquire_device takes new ones)")
 	}
 	if err != nil {
 		setOutcome(ctx, broker.OutcomeLost)
@@ -102,7 +102,7 @@ func (g *Gateway) memberLease(ctx context.Context, tool, serial, lease string) (
 	}
 	h, ok := handles[serial]
 	if !ok {
-		return "", g.refuse(ctx, fmt.Sprintf("device %s is not in lease group %s (its devices: %s): pass one of their serials",
+		return "", g.refuseBadInput(ctx, fmt.Sprintf("device %s is not in lease group %s (its devices: %s): pass one of their serials",
 			serial, grp.ID, strings.Join(grp.Serials(), ", ")))
 	}
 	// A member whose lease has surely ended is refused here, in words of the group the caller

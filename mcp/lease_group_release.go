@@ -22,7 +22,7 @@ func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpg
 		return errRes
 	}
 	if _, ok := grp.Member(serial); serial != "" && !ok {
-		return g.refuse(ctx, fmt.Sprintf("release_device: device %s is not in lease group %s (its devices: %s); leave serial out to release the group",
+		return g.refuseBadInput(ctx, fmt.Sprintf("release_device: device %s is not in lease group %s (its devices: %s); leave serial out to release the group",
 			serial, grp.ID, strings.Join(grp.Serials(), ", ")))
 	}
 	var released, ended, failed []string

@@ -67,10 +67,10 @@ func toolListAvailableDevices() toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a listDevicesArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			if err := g.checkPlatform(a.Platform); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			if a.Serial != "" { // checked as a device tool checks it: known, usable, of platform
 				if _, _, errRes := g.resolveDevice(ctx, deviceArgs{Platform: a.Platform, Serial: a.Serial}); errRes != nil {
@@ -81,7 +81,7 @@ func toolListAvailableDevices() toolDef {
 				narrow: "platform, state, tags, model, node or free_only"}
 			after, err := a.after(end.kind, end.filters)
 			if err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			devs := g.farm.Devices() // sorted by serial
 			devs = slices.DeleteFunc(devs, func(d broker.DeviceEntry) bool { return !g.mayUse(ctx, d) || !a.matches(d) })

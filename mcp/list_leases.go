@@ -80,10 +80,10 @@ func toolListLeases() toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a listLeasesArgs
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			if err := g.checkPlatform(a.Platform); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			if a.Serial != "" { // as a device tool's, or a device of the caller's own lease (release_own.go)
 				if errRes := g.leasesSerialRefused(ctx, a.Platform, a.Serial); errRes != nil {
@@ -93,7 +93,7 @@ func toolListLeases() toolDef {
 			end := pageEnd{kind: listLeases, filters: a.print(a.filters()...), noun: "leases", narrow: "platform, state, tags, model, node or holder"}
 			after, err := a.after(end.kind, end.filters)
 			if err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			caller := holderFrom(ctx)
 			leases, err := g.farm.Leases(ctx)

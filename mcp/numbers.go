@@ -45,11 +45,13 @@ func (g *Gateway) hugeNumbers(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		tool := ""
 		if g.knownTool(call.Params.Name) {
-			g.metrics.observeCall(call.Params.Name, broker.OutcomeRefused, time.Duration(0))
+			tool = call.Params.Name
+			g.metrics.observeCall(tool, broker.OutcomeRefused, time.Duration(0))
 		}
-		msg := fmt.Sprintf("argument %s: %s is out of range: no number beyond ±1.8e308 can be used; pass a finite number within the tool's limits (tools/list shows them)",
-			where, number)
+		msg := refusalText(tool, broker.CodeBadInput, fmt.Sprintf("argument %s: %s is out of range: no number beyond ±1.8e308 can be used; pass a finite number within the tool's limits (tools/list shows them)",
+			where, number))
 		res := mcpgo.NewToolResultError(msg)
 		w.Header().Set("Content-Type", "application/json")
 		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": call.ID, "result": res})

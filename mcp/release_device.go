@@ -44,7 +44,7 @@ func toolReleaseDevice() toolDef {
 			var a releaseArgs
 			var errRes *mcpgo.CallToolResult
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			fromSelection := a.Lease == ""
 			if a.Lease == "" { // the one lease the session holds, if it holds one
@@ -68,7 +68,7 @@ func toolReleaseDevice() toolDef {
 				By: holderFrom(ctx).String()})
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
-				return errorResult(fmt.Sprintf("release_device on %s: %v", dev.Serial, err)), nil
+				return errorResult(fmt.Sprintf("release_device on %s%s: %v", dev.Serial, lostWords(err), err)), nil
 			}
 			if !ans.OK {
 				setOutcome(ctx, broker.OutcomeRefused)
@@ -124,15 +124,15 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 		}
 	}
 	if lease == "" {
-		msg := "lease is required: the handle acquire_device or select_device returned (in a session, select_device makes its lease the default)"
+		code, msg := broker.CodeBadInput, "lease is required: the handle acquire_device or select_device returned (in a session, select_device makes its lease the default)"
 		unkept := g.sessions.unkeptSelection(sessionID(ctx))
 		switch {
 		case unkept != "" && (serial == "" || serial == unkept):
 			msg = unkeptLeaseRefusal(unkept)
 		case serial != "":
-			msg = g.noLeaseOf(ctx, serial)
+			code, msg = g.noLeaseOf(ctx, serial)
 		}
-		return "", "", g.refuse(ctx, msg)
+		return "", "", g.refuse(ctx, code, msg)
 	}
 	if serial != "" {
 		return serial, lease, nil
@@ -149,12 +149,10 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 	if granted != "" {
 		return granted, lease, nil
 	}
-	msg := unknownLeaseText(grantsErr)
-	if err != nil {
-		msg = fmt.Sprintf("the lease's device was not found (%v); pass serial with the lease", err)
+	if err != nil { // the farm's leases could not be read: no lease is known to have ended
+		return "", "", g.refuseBadInput(ctx, fmt.Sprintf("the lease's device was not found (%v); pass serial with the lease", err))
 	}
-	setOutcome(ctx, broker.OutcomeRefused)
-	return "", "", errorResult("release_device: " + msg)
+	return "", "", g.refuse(ctx, broker.CodeStaleLease, unknownLeaseText(grantsErr))
 }
 
 // holdsWho names the caller in release_device's answers: its session, or without one the

@@ -50,9 +50,9 @@ func TestReleaseByLeaseAloneAfterItsNodeRestarted(t *testing.T) {
 	}, "the killed node's devices offline")
 	// While it is lost: what the lease's device says, as with serial.
 	wantRefused(t, farmtest.Call(t, alice, "release_device", map[string]any{"lease": other.Lease.Handle, "serial": "n1-p2"}),
-		"release_device on n1-p2: node n1 is lost", "their leases revoked")
+		"release_device on n1-p2 lost (node_lost): node n1 is lost", "their leases revoked")
 	lost := wantRefused(t, farmtest.Call(t, alice, "release_device", map[string]any{"lease": held.Lease.Handle}),
-		"release_device on n1-p1: node n1 is lost", "their leases revoked")
+		"release_device on n1-p1 lost (node_lost): node n1 is lost", "their leases revoked")
 	assert.NotContains(t, lost, "pass serial")
 	f.StartNode("n1", 2)
 	farmtest.Eventually(t, 30*time.Second, func() bool {
@@ -72,7 +72,7 @@ func TestReleaseByLeaseAloneAfterItsNodeRestarted(t *testing.T) {
 	assert.NotContains(t, alone, held.Lease.Handle[len(held.Lease.Handle)-8:])
 
 	unknown := wantRefused(t, farmtest.Call(t, alice, "release_device", map[string]any{"lease": broker.NewLeaseHandle()}),
-		"release_device: this lease is no longer known: no lease held now has this handle, and no lease grant of the last 24h on record names it",
+		"release_device refused (stale_lease): this lease is no longer known: no lease held now has this handle, and no lease grant of the last 24h on record names it",
 		"pass serial with the lease, and its device's node says which")
 	assert.NotContains(t, unknown, "was revoked")
 }

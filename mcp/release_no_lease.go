@@ -14,10 +14,10 @@ import (
 // does not remember, or another session's of the caller's principal and client (a second
 // corral call: each process is a caller of its own), in the busy refusal's words; then the
 // devices the caller does hold and what release_device {} would give back. What to pass is
-// said once.
-func (g *Gateway) noLeaseOf(ctx context.Context, serial string) string {
+// said once. code is the refusal's: bad_input, or unknown_device for a serial no device has.
+func (g *Gateway) noLeaseOf(ctx context.Context, serial string) (code, msg string) {
 	if _, ok := g.farm.Device(serial); !ok {
-		return fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial)
+		return broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial)
 	}
 	unkept := "without a session a lease acquire_device took is not remembered"
 	if sessionID(ctx) != "" {
@@ -37,7 +37,6 @@ func (g *Gateway) noLeaseOf(ctx context.Context, serial string) string {
 		}
 	}
 	yours := onIt != nil && onIt.Is(caller)
-	var msg string
 	switch {
 	case yours:
 		msg = fmt.Sprintf("lease is required: %s a lease of %s, but %s: pass its handle as lease", holdsWho(ctx), serial, unkept)
@@ -48,7 +47,7 @@ func (g *Gateway) noLeaseOf(ctx context.Context, serial string) string {
 			"pass the handle acquire_device or select_device returned", holdsWho(ctx), serial, unkept)
 	}
 	if len(mine) == 0 {
-		return msg
+		return broker.CodeBadInput, msg
 	}
 	slices.Sort(mine)
 	also, end := "; you ", ""
@@ -58,7 +57,7 @@ func (g *Gateway) noLeaseOf(ctx context.Context, serial string) string {
 	if yours {
 		also += "also "
 	}
-	return msg + also + "hold leases of " + strings.Join(mine, ", ") + g.emptyReleaseGives(ctx) + end
+	return broker.CodeBadInput, msg + also + "hold leases of " + strings.Join(mine, ", ") + g.emptyReleaseGives(ctx) + end
 }
 
 // emptyReleaseGives says which of the caller's leases release_device {} would give back.

@@ -59,7 +59,7 @@ func (g *Gateway) leasesSerialRefused(ctx context.Context, platform, serial stri
 		return errRes
 	}
 	if platform != "" && platform != dev.Platform {
-		return g.refuse(ctx, wrongPlatform(dev, platform))
+		return g.refuseBadInput(ctx, wrongPlatform(dev, platform))
 	}
 	return nil
 }

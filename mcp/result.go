@@ -150,12 +150,6 @@ func errorResult(msg string) *mcpgo.CallToolResult {
 	return mcpgo.NewToolResultError(msg)
 }
 
-// refuse answers bad input: nothing ran.
-func (g *Gateway) refuse(ctx context.Context, msg string) *mcpgo.CallToolResult {
-	setOutcome(ctx, broker.OutcomeRefused)
-	return errorResult(msg)
-}
-
 // structuredResult is a successful result whose structured content is v, mirrored as text.
 func structuredResult(ctx context.Context, v any) *mcpgo.CallToolResult {
 	b, err := json.Marshal(v)

@@ -28,7 +28,7 @@ func toolSelectDevice(platforms []string) toolDef {
 		return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 			var a deviceSelector
 			if err := decodeArgs(tool, req, &a); err != nil {
-				return g.refuse(ctx, err.Error()), nil
+				return g.refuseErr(ctx, err), nil
 			}
 			holder := holderFrom(ctx)
 			var dev broker.DeviceEntry
@@ -37,7 +37,7 @@ func toolSelectDevice(platforms []string) toolDef {
 			picked := "" // how a device was picked without serial (select_device_first.go)
 			if a.Serial == "" {
 				if dev, ans, picked, err = g.firstFree(ctx, a.Platform, holder); dev.Serial == "" {
-					return g.refuse(ctx, err.Error()), nil
+					return g.refuseErr(ctx, err), nil
 				}
 			} else {
 				var errRes *mcpgo.CallToolResult
@@ -48,7 +48,7 @@ func toolSelectDevice(platforms []string) toolDef {
 			}
 			if err != nil {
 				setOutcome(ctx, broker.OutcomeLost)
-				return errorResult(fmt.Sprintf("select_device on %s: %v", dev.Serial, err)), nil
+				return errorResult(fmt.Sprintf("select_device on %s%s: %v", dev.Serial, lostWords(err), err)), nil
 			}
 			session := sessionID(ctx)
 			prev, _ := g.selection(ctx) // the session's, or without one the holder's

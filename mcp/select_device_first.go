@@ -18,7 +18,7 @@ import (
 // firstFree selects a device for select_device without a serial: the caller's selection if it
 // is of platform, else the first free device of platform it may use that the node grants. It
 // returns the device, the node's answer, and how the device was chosen, for the answer's
-// message; or a refusal.
+// message; or a refusal (its code: codeOf).
 func (g *Gateway) firstFree(ctx context.Context, platform string, holder broker.Holder) (broker.DeviceEntry, broker.LeaseAnswer, string, error) {
 	if prev, ok := g.selection(ctx); ok {
 		if d, known := g.farm.Device(prev.Serial); known && g.mayUse(ctx, d) && (platform == "" || d.Platform == platform) {
@@ -49,13 +49,13 @@ func (g *Gateway) firstFree(ctx context.Context, platform string, holder broker.
 		if err := g.checkPlatform(platform); err != nil {
 			return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", err
 		}
-		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", fmt.Errorf("serial not given, and no %s is in the farm: it has %s; pass serial", what, farmSummary(all))
+		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", withCode(broker.CodeUnknownDevice, fmt.Errorf("serial not given, and no %s is in the farm: it has %s; pass serial", what, farmSummary(all)))
 	case len(of) == 0:
-		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", fmt.Errorf("serial not given, and the farm has %s", farmSummary(all))
+		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", withCode(broker.CodeUnknownDevice, fmt.Errorf("serial not given, and the farm has %s", farmSummary(all)))
 	}
 	msg := fmt.Sprintf("serial not given, and no %s is free: %s", what, whyUnavailable(of))
 	if len(taken) > 0 {
 		msg += fmt.Sprintf(" (%d were taken by others as this call asked)", len(taken))
 	}
-	return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", fmt.Errorf("%s; call list_available_devices to see them, then select_device with the serial of one, or acquire_device with wait_seconds to wait for one", msg)
+	return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", withCode(unavailableCode(of), fmt.Errorf("%s; call list_available_devices to see them, then select_device with the serial of one, or acquire_device with wait_seconds to wait for one", msg))
 }

@@ -150,6 +150,6 @@ func (g *Gateway) sessionRelease(ctx context.Context, serial string) (lease stri
 	if serial != "" { // several of this serial (its own lease and a group's): only a handle tells them apart
 		of, pick = " of "+serial, "pass lease (the handle acquire_device or select_device gave) to say which"
 	}
-	return "", g.refuse(ctx, fmt.Sprintf("release_device: %s %d leases%s: %s; %s",
+	return "", g.refuseBadInput(ctx, fmt.Sprintf("release_device: %s %d leases%s: %s; %s",
 		holdsWho(ctx), len(mine), of, strings.Join(names, "; "), pick))
 }

@@ -27,14 +27,15 @@ func reachedNode(res broker.TaskResult) bool {
 
 // lostText explains a task whose node did not answer (lost, gone, unreachable). The node may
 // have got it: the task's id is given, with how the caller learns its end later. A caller whose
-// own call ended first (Ctrl-C, its --timeout, a closed stream) hears that instead.
+// own call ended first (Ctrl-C, its --timeout, a closed stream) hears that instead. A node
+// declared lost is named by its code, node_lost, as its record will be.
 func lostText(task broker.TaskRequest, serial string, err error) string {
 	if callerEnded(err) {
 		return interruptedText(task, serial, err)
 	}
-	return fmt.Sprintf("%s on %s: %v. If its node got the task, the node records how it ended when it is back "+
+	return fmt.Sprintf("%s on %s%s: %v. If its node got the task, the node records how it ended when it is back "+
 		"(lost; interrupted, if it restarted; a task still waiting in its queue, never started, gets no record from a "+
-		"restarted node): ask get_task_result then.%s", task.Tool, serial, err, taskNote(task.ID))
+		"restarted node): ask get_task_result then.%s", task.Tool, serial, lostWords(err), err, taskNote(task.ID))
 }
 
 // callerEnded says whether a task's error is its caller's own context ending rather than its
