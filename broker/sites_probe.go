@@ -39,22 +39,16 @@ func (w *SiteWatch) probe(ctx context.Context, site string, own *ownServer, log 
 	}
 	timeout := time.NewTimer(siteProbeTimeout)
 	defer timeout.Stop()
-wait:
-	for {
-		select {
-		case m := <-mine:
-			own.heard(log, time.Now()) // it came through this process's server
-			return siteAnswer(m)
-		case m := <-w.answers.all:
-			w.answers.route(m)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timeout.C:
-			break wait
-		}
+	select {
+	case m := <-mine:
+		own.heard(log, time.Now()) // it came through this process's server
+		return siteAnswer(m)
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timeout.C:
 	}
 	answered, back := own.answers(w.roundTrip, log, time.Now())
-	w.answers.drain()
+	w.answers.settle(ctx)
 	select {
 	case m := <-mine: // there in time, read late
 		return siteAnswer(m)
@@ -69,35 +63,41 @@ wait:
 // siteAnswers is a watch's one inbox for its probes' answers, <inbox>.<token>, a token a
 // probe: one subscription for as long as the connection lives, not one a probe, whose interest
 // a hub would send to every site through the leaf connections twice a second a site. Answers
-// come on one channel, straight from the connection's reader, and whichever probe waits reads
-// it and hands each answer to the probe it is for (an answer to a probe that ended is
-// dropped): what came before a round trip is there after it (the late answers above).
+// come on one channel, straight from the connection's reader, and one reader of the watch's
+// (read) hands each to the probe of its token (an answer to a probe that ended is dropped), so
+// that a watch's probes and CutOff's, at once, each get their own. A probe past its timeout
+// has the reader hand on all that came before its round trip (settle): an answer that came in
+// time counts wherever it was then, on the inbox or in the reader's hands (the late answers
+// above).
 type siteAnswers struct {
-	all chan *nats.Msg // set once, with sub
-
 	mu      sync.Mutex
-	sub     *nats.Subscription
-	prefix  string
+	prefix  string // "" until the inbox is made, at the first probe
 	next    uint64
 	waiting map[string]chan *nats.Msg // token → its probe's answer
+	settles chan chan struct{}        // to the reader: hand on what the inbox holds, then close it
+	gone    chan struct{}             // closed with the inbox (the connection closed)
 }
 
-// siteAnswersQueue is how many answers may wait on the inbox for a probe to read them:
-// beyond, the connection drops them (a slow consumer) and their probes wait out their timeout.
+// siteAnswersQueue is how many answers may wait on the inbox for the reader: beyond, the
+// connection drops them (a slow consumer) and their probes wait out their timeout.
 const siteAnswersQueue = 256
 
 // expect gives a probe its reply subject and where its answer comes; done ends the wait.
 func (a *siteAnswers) expect(nc *nats.Conn) (reply string, answer <-chan *nats.Msg, done func(), err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.sub == nil {
+	if a.prefix == "" {
 		all := make(chan *nats.Msg, siteAnswersQueue)
 		prefix := nc.NewInbox() + "."
 		sub, err := nc.ChanSubscribe(prefix+"*", all)
 		if err != nil {
 			return "", nil, nil, err
 		}
-		a.all, a.sub, a.prefix, a.waiting = all, sub, prefix, map[string]chan *nats.Msg{}
+		a.prefix, a.waiting = prefix, map[string]chan *nats.Msg{}
+		a.settles, a.gone = make(chan chan struct{}, 1), make(chan struct{})
+		var closed sync.Once
+		sub.SetClosedHandler(func(string) { closed.Do(func() { close(a.gone) }) })
+		go a.read(all)
 	}
 	a.next++
 	token := strconv.FormatUint(a.next, 36)
@@ -108,6 +108,46 @@ func (a *siteAnswers) expect(nc *nats.Conn) (reply string, answer <-chan *nats.M
 		delete(a.waiting, token)
 		a.mu.Unlock()
 	}, nil
+}
+
+// read hands on each answer of all, until the inbox is closed.
+func (a *siteAnswers) read(all <-chan *nats.Msg) {
+	for {
+		select {
+		case m := <-all:
+			a.route(m)
+		case settled := <-a.settles:
+			for more := true; more; {
+				select {
+				case m := <-all:
+					a.route(m)
+				default:
+					more = false
+				}
+			}
+			close(settled)
+		case <-a.gone:
+			return
+		}
+	}
+}
+
+// settle waits until the reader has handed on every answer that reached the connection
+// before it was called (or ctx ended, or the inbox was closed).
+func (a *siteAnswers) settle(ctx context.Context) {
+	settled := make(chan struct{})
+	select {
+	case a.settles <- settled:
+	case <-a.gone:
+		return
+	case <-ctx.Done():
+		return
+	}
+	select {
+	case <-settled:
+	case <-a.gone:
+	case <-ctx.Done():
+	}
 }
 
 // route hands an answer to the probe it is for, if it still waits.
@@ -122,18 +162,6 @@ func (a *siteAnswers) route(m *nats.Msg) {
 	select {
 	case ch <- m: // a nil ch (a probe that ended) drops it
 	default:
-	}
-}
-
-// drain routes every answer the inbox holds now.
-func (a *siteAnswers) drain() {
-	for {
-		select {
-		case m := <-a.all:
-			a.route(m)
-		default:
-			return
-		}
 	}
 }
 
