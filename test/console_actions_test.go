@@ -231,7 +231,7 @@ func TestConsoleActionsRefused(t *testing.T) {
   headers: {'Content-Type': 'application/json', 'X-Corral-CSRF': document.querySelector('meta[name=corral-csrf]').content},
   body: '{"x":0.5,"y":0.5}'}).then(async r => r.status + ' ' + (await r.json()).message)`, chromedp.EvalAwaitPromise))
 	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(forged, `403 denied by policy: principal "reader" may not call tap_xy`), forged)
+	assert.True(t, strings.HasPrefix(forged, `403 tap_xy refused (denied): denied by policy: principal "reader" may not call tap_xy`), forged)
 
 	// dev logged in, a page of another origin of this machine posts the tap with dev's CSRF
 	// token: its Origin passes the gateway's loopback rule, its cookies go with it (same site),

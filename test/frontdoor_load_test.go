@@ -63,7 +63,7 @@ func callWithinRate(t *testing.T, c *client.Client, tool string, a map[string]an
 		if res.Meta != nil {
 			retry, _ = res.Meta.AdditionalFields["retryAfterMs"].(float64)
 		}
-		if !res.IsError || retry <= 0 || !strings.HasPrefix(farmtest.Text(res), "rate limited") {
+		if !res.IsError || retry <= 0 || !strings.Contains(farmtest.Text(res), "): rate limited:") {
 			require.False(t, res.IsError, "%s %v: %s", tool, a, farmtest.Text(res))
 			return res
 		}
