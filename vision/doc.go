@@ -4,5 +4,8 @@
 // vision/worker behind the `vision` build tag, so gateways and nodes keep CGO_ENABLED=0.
 //
 // Workers serve the nats micro service corral-vision in one queue group: N workers share the
-// load, and a request that a worker dies in is retried on another within its deadline.
+// load, and a request that a worker dies in is retried on another within its deadline. A worker
+// that hangs with a request (it no longer answers the micro PING) loses it to one that answers
+// within hungCheckEvery and the ping's bound, and the client passes it over, sending to the
+// others' own subjects (DirectSubject), until it answers a ping again.
 package vision
