@@ -75,15 +75,19 @@ type textHit struct {
 	Box   image.Rectangle // pixels of the screen
 	Conf  float64         // 1 from a UI tree; the OCR's confidence otherwise
 	Exact bool            // the whole element, or whole words of an OCR line, match
+	Whole bool            // the whole element, or the whole OCR line, match
 }
 
-// pickFrom returns the index-th hit (negative: from the end), exact ones first: a text that is
-// all of an element beats one inside a longer one ("Item 1" is not "Item 12"). Hits are in
-// reading order. It also says how many hits it picked from.
+// pickFrom returns the index-th hit (negative: from the end), the best kind first: a text that
+// is all of an element or OCR line beats whole words of a longer line ("Save" is not the "Save"
+// of "Save as"), which beat a part of a word ("Item 1" is not "Item 12"). Hits are in reading
+// order. It also says how many hits it picked from.
 func pickFrom(hits []textHit, index int) (textHit, int, bool) {
-	exact := slices.DeleteFunc(slices.Clone(hits), func(h textHit) bool { return !h.Exact })
-	if len(exact) > 0 {
-		hits = exact
+	for _, better := range []func(textHit) bool{func(h textHit) bool { return h.Whole }, func(h textHit) bool { return h.Exact }} {
+		if kept := slices.DeleteFunc(slices.Clone(hits), func(h textHit) bool { return !better(h) }); len(kept) > 0 {
+			hits = kept
+			break
+		}
 	}
 	if index < 0 {
 		index += len(hits)
@@ -109,7 +113,7 @@ func treeHits(q textQuery, els []uitree.Element, screen image.Rectangle) []textH
 		var hit textHit
 		for _, label := range e.Labels() {
 			if _, _, exact, ok := q.find(label); ok && (hit.Text == "" || exact && !hit.Exact) {
-				hit = textHit{Text: label, Box: box, Conf: 1, Exact: exact}
+				hit = textHit{Text: label, Box: box, Conf: 1, Exact: exact, Whole: exact}
 			}
 		}
 		if hit.Text != "" {
@@ -136,7 +140,7 @@ func ocrHits(q textQuery, res vision.OCRResult, vi visionImage) []textHit {
 	for _, l := range res.Lines {
 		if len(l.Words) == 0 {
 			if s, e, exact, ok := q.find(l.Text); ok {
-				hits = append(hits, textHit{Text: l.Text[s:e], Box: vi.toScreen(l.Box), Conf: l.Confidence, Exact: exact})
+				hits = append(hits, textHit{Text: l.Text[s:e], Box: vi.toScreen(l.Box), Conf: l.Confidence, Exact: exact, Whole: exact})
 			}
 			continue
 		}
@@ -174,7 +178,7 @@ func ocrHits(q textQuery, res vision.OCRResult, vi visionImage) []textHit {
 			continue
 		}
 		exact := s == starts[first] && e == starts[last]+len(l.Words[last].Text)
-		hits = append(hits, textHit{Text: line[s:e], Box: box, Conf: conf, Exact: exact})
+		hits = append(hits, textHit{Text: line[s:e], Box: box, Conf: conf, Exact: exact, Whole: s == 0 && e == len(line)})
 	}
 	sortReading(hits)
 	return hits
