@@ -128,8 +128,12 @@ const jsAPI = "$JS.API."
 // watch, `nats sub --stream`), and the flow control and acks of those consumers.
 // Every stream's info (its configuration and counts, no data) is readable: opening a store
 // reads it. Not the listing nor the deletion of consumers (manageConsumers): an operator that
-// could would delete the gateways' watches, and keep their view of the farm stale; its own
-// consumers, ephemeral, go 5 s after it stops listening (nats-server's default).
+// could would delete the gateways' watches, and keep their view of the farm stale. Its
+// ephemeral consumers go 5 s after it stops listening (nats-server's default); CONSUMER.CREATE
+// cannot tell a durable from them (nats.go names ephemerals too), so a durable it makes stays
+// until an admin removes it. A stream's ConsumerLimits.InactiveThreshold would bound it, but
+// also raises every unnamed-threshold ephemeral (nats.go's KV watches) from 5 s to the limit
+// and refuses consumers asking more (`nats stream view` asks an hour): not set.
 func readStreams(streams []string) []string {
 	out := []string{jsAPI + "INFO", jsAPI + "STREAM.NAMES", jsAPI + "STREAM.LIST"}
 	for _, s := range allStreams {
