@@ -271,6 +271,8 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		pub = append(pub, manageConsumers(allStreams)...)
 		pub = append(pub, manageStreams()...)
 		pub = append(pub, siteReads()...) // a hub's gateways read its sites' stores (sites.go)
+		// The farm's secret in the keys of its session ids and cookies (gateway_secret.go).
+		pub = append(pub, gatewaySecretSubjects()...)
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Heartbeats, Progresses, Events, Frames, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>"}}, nil
@@ -291,6 +293,7 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			readStreams(allStreams)...)
 		pub = append(pub, manageConsumers(allStreams)...)
 		pub = append(pub, createStreams(allStreams)...)
+		pub = append(pub, gatewaySecretSubjects()...) // its front door keys sessions as a gateway does
 		return Permissions{PublishAllow: pub,
 			SubscribeAllow: []string{Events, Heartbeats, Progresses, inbox},
 			SubscribeDeny:  []string{Prefix + ".node.>", "$KV.>"}}, nil

@@ -23,11 +23,12 @@ import (
 // does: the same policy, whose tag rules choose the devices each principal sees; without a
 // policy everyone is anonymous, as on /mcp. Its refusals count in corral_gateway_denied_total.
 // Its actions are the front door's own tool calls (consoleActions). A principal's cookies are
-// keyed by its key of the stateless protocol session ids (session_keys.go): derived from its
-// token hash, the same on every gateway of the farm, known to no other caller, and unchanged by
-// changes to other principals; what the farm-wide key of an older Corral keyed is taken too
-// (--session-keys). Without a policy that key is public, and so is what it seals (a gateway
-// without one serves everyone everything).
+// keyed by its key of the stateless protocol session ids (session_keys.go): derived from the
+// farm's gateway secret and its token hash, the same on every gateway of the farm, known to no
+// other caller (not to one who read the policy file), and unchanged by changes to other
+// principals; with --session-keys farm, what the farm-wide key of an older Corral keyed is taken
+// too. Without a policy that key is public, and so is what it seals (a gateway without one
+// serves everyone everything).
 func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 	reg := prometheus.NewRegistry()
 	cfg := console.Config{Farm: g.farm, Log: g.log.With("component", "console"), Metrics: console.NewMetrics(reg),

@@ -50,8 +50,13 @@ type Options struct {
 	// DefaultProgressEvery.
 	ProgressEvery time.Duration
 	// SessionKeys chooses the key session ids and console cookies are issued under; zero:
-	// SessionKeysPrincipal. Both keys are taken whichever it is.
+	// SessionKeysPrincipal.
 	SessionKeys SessionKeys
+	// SessionSecret is the farm's gateway secret (broker.GatewaySecret), in every key of the
+	// session ids and console cookies of a Policy's principals. Nil: the farm's, read from it
+	// when it offers it (a broker.Client), else one of this gateway's own (what it issues then
+	// works with it alone, until it stops). Unused without a Policy.
+	SessionSecret []byte
 }
 
 // Gateway is the MCP front door: the MCP server and its HTTP endpoints.
@@ -106,7 +111,7 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 		g.known[d.tool.Name] = true
 	}
 	g.server.AddTools(tools...)
-	g.sessions = newSessions(opts.Policy, opts.SessionKeys, g.limits, log, func(ctx context.Context) string {
+	g.sessions = newSessions(opts.Policy, opts.SessionKeys, g.sessionSecret(), g.limits, log, func(ctx context.Context) string {
 		if p := g.principal(ctx); p != nil {
 			return p.Name
 		}

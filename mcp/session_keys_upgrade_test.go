@@ -148,14 +148,16 @@ func keysGateway(t *testing.T, f *farmtest.Farm, pol *mcp.Policy, keys mcp.Sessi
 
 var handleIn = regexp.MustCompile(`"handle":"([^"]+)"`)
 
-// A rolling upgrade from Corral before per-principal keys ends no session or login: a new
-// gateway takes the session ids, login cookies, CSRF tokens and sealed lease cookies an old
-// gateway (the farm-wide key) issued, still bound to their principal; an id of another principal
-// is refused with a 404 that names the other version as a likely cause.
+// A rolling upgrade from Corral before per-principal keys with --session-keys farm ends no
+// session or login: a new gateway takes the session ids, login cookies, CSRF tokens and sealed
+// lease cookies an old gateway (the farm-wide key) issued, still bound to their principal; an id
+// of another principal is refused with a 404 that names the other version as a likely cause.
+// Without that flag they are refused (TestKeysFromThePolicyFileAloneOpenNothing): the old key
+// holds no secret.
 func TestUpgradedGatewayTakesOldSessionIDsAndCookies(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
 	serial := f.Devices()[0].Serial
-	gw := keysGateway(t, f, policyOf(t, "reader", readerToken, "writer", writerToken), "")
+	gw := keysGateway(t, f, policyOf(t, "reader", readerToken, "writer", writerToken), mcp.SessionKeysFarm)
 	old := oldFarmKey(readerToken, writerToken)
 	plain := &http.Client{}
 

@@ -81,8 +81,8 @@ type liveSession struct {
 	unkept string // the device select_device leased but could not store as its selection (selection_unkept.go)
 }
 
-func newSessions(pol *Policy, issue SessionKeys, l Limits, log *slog.Logger, name func(context.Context) string) *sessions {
-	return &sessions{keys: newPrincipalKeys(pol, issue), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
+func newSessions(pol *Policy, issue SessionKeys, secret []byte, l Limits, log *slog.Logger, name func(context.Context) string) *sessions {
+	return &sessions{keys: newPrincipalKeys(pol, issue, secret), ttl: l.SessionTTL, max: l.MaxSessions, now: time.Now, log: log, name: name,
 		live: map[string]*liveSession{}, perName: map[string]map[string]*liveSession{}, ends: endedIDs{ids: map[string]struct{}{}},
 		stop: make(chan struct{})}
 }

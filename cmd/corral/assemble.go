@@ -98,6 +98,11 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 	if err != nil {
 		return nil, err
 	}
+	if opts.Policy != nil { // the policy's session ids and console cookies are keyed with the farm's secret
+		if opts.SessionSecret, err = broker.GatewaySecret(ctx, stores.JS, retention.Replicas); err != nil {
+			return nil, err
+		}
+	}
 	broker.WarnSessionsOverCap(ctx, stores.Sessions, log) // --sessions-max-bytes under what the bucket holds
 	// The signal cancels ctx; the client lives on until the calls in flight are drained.
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))

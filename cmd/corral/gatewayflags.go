@@ -108,8 +108,9 @@ func (f *flags) gatewayFlags() gatewayFlags {
 		maxSessions: f.Int("max-sessions", mcp.DefaultMaxSessions, "live protocol sessions of one principal on this gateway; "+
 			"opening another forgets its least recently used idle one"),
 		sessionKeys: f.String("session-keys", string(mcp.SessionKeysPrincipal), "key of the session ids and console cookies "+
-			"this gateway issues: principal (each principal's own) or farm (the farm-wide key of Corral before per-principal keys, "+
-			"while gateways of that version still serve during a roll: docs/helm.md, Upgrading); both are taken either way"),
+			"this gateway issues: principal (each principal's own, with the farm's gateway secret) or farm (the farm-wide key of Corral "+
+			"before per-principal keys, which holds no secret: only while gateways of that version still serve during a roll, "+
+			"docs/helm.md, Upgrading; it takes each principal's own too)"),
 		shotsMaxAge: f.Duration("screenshots-max-age", broker.DefaultScreenshotsMaxAge, "agent task screenshots older than this "+
 			"are dropped from the farm's object store ("+broker.ScreenshotBucket+")"),
 		sizes: f.storeSizes(""),

@@ -79,7 +79,7 @@ type Viewer struct {
 	// login. Secret: never shown.
 	Credential []byte
 	// Key is the viewer's own secret, the same on every gateway of the farm and derived from
-	// its token alone: it keys the viewer's login cookie, CSRF tokens and sealed lease cookies,
+	// the farm's gateway secret and its token (not from what the policy file holds alone): it keys the viewer's login cookie, CSRF tokens and sealed lease cookies,
 	// so that a change to another principal of the policy leaves them valid. Nil: Config.Key.
 	// Secret: never shown.
 	Key []byte

@@ -21,7 +21,7 @@ import (
 // as the policy holds it (Viewer.Credential) and the expiry. It is useless on /mcp (which takes
 // tokens only) and as a lease, it ends when the token changes or leaves the policy (the MAC no
 // longer matches), and it lapses loginTTL after its last renewal. Any gateway with the same
-// policy checks it, with no state shared.
+// policy and the farm's gateway secret (in Viewer.Key) checks it, with no other state shared.
 
 const (
 	// loginTTL is how long a login lasts without use; the pages renew it while they are open.
@@ -29,6 +29,8 @@ const (
 	// loginRenew is how often a used login's expiry moves on (each renewal sets a cookie).
 	loginRenew = 10 * time.Minute
 	loginLabel = "corral console login v1"
+	// loginSkew is how far past loginTTL a login's expiry may lie: gateways' clocks differ a little.
+	loginSkew = time.Minute
 )
 
 // consoleKeys are the keys of the console's cookies and CSRF tokens, each derived from a
@@ -99,7 +101,8 @@ func (c *Console) setLogin(w http.ResponseWriter, r *http.Request, v Viewer) {
 }
 
 // loginOf is the viewer the login cookie of r names now, and the login's expiry; false for no
-// cookie, or one that is malformed, forged, expired, or of a token the policy no longer has.
+// cookie, or one that is malformed, forged, expired, lasting longer than any gateway issues
+// (loginTTL), or of a token the policy no longer has.
 func (c *Console) loginOf(r *http.Request) (Viewer, time.Time, bool) {
 	ck, err := r.Cookie(cookieName)
 	if err != nil || c.cfg.Named == nil {
@@ -113,6 +116,9 @@ func (c *Console) loginOf(r *http.Request) (Viewer, time.Time, bool) {
 	exp, err2 := strconv.ParseInt(parts[2], 10, 64)
 	mac, err3 := base64.RawURLEncoding.DecodeString(parts[3])
 	if err1 != nil || err2 != nil || err3 != nil || !c.now().Before(time.Unix(exp, 0)) {
+		return Viewer{}, time.Time{}, false
+	}
+	if time.Unix(exp, 0).After(c.now().Add(loginTTL + loginSkew)) { // no gateway issues one that long
 		return Viewer{}, time.Time{}, false
 	}
 	v, ok := c.cfg.Named(string(name))
