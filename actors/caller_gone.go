@@ -61,14 +61,14 @@ func (s *Scheduler) notStarted(t *task, res *broker.TaskResult) {
 			"task", t.req.ID, "serial", t.req.Serial, "tool", t.req.Tool, "holder", t.req.Holder.String())
 	case res.Code != broker.CodeCallerGone:
 		// Aborted or timed out while its caller was asked: its cause says so.
-	case !t.afterSilence:
+	case !t.afterSilence && !s.mayHaveBeenLost(): // else its node's silence most likely answered its caller
 		s.cfg.Log.Info("a task's caller left while it waited in the queue; it does not run", "task", t.req.ID, "serial", t.req.Serial,
 			"tool", t.req.Tool, "holder", t.req.Holder.String())
 	default:
 		res.Error = fmt.Sprintf(
-			"device %s: node %s was silent (its process stopped, or its connection to NATS stalled) when this task came, and its caller had been answered meanwhile (most likely that the node was lost); %s did not run. Call again if it is still wanted",
+			"device %s: node %s was silent (its process stopped, or its connection to NATS stalled) before this task could start, and its caller had been answered meanwhile (most likely that the node was lost); %s did not run. Call again if it is still wanted",
 			t.req.Serial, s.cfg.Node, t.req.Tool)
-		s.cfg.Log.Info("a task came as this node may just have been declared lost, and its caller was answered already; it does not run",
+		s.cfg.Log.Info("a task came or had its turn as this node may just have been declared lost, and its caller was answered already; it does not run",
 			"task", t.req.ID, "serial", t.req.Serial, "tool", t.req.Tool, "holder", t.req.Holder.String())
 	}
 }

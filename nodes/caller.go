@@ -35,19 +35,62 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 // actors.Config.HeldCallerListens), a background task too: its gateway waits for it as long as
 // it runs, whatever became of its caller, but stopped when told the node was lost (and told a
 // caller that waited so, who may have started it again elsewhere).
+//
+// A question with no answer in time lets the task start, as before the question (an older or
+// busy gateway), unless the node may have been lost meanwhile (callerUnanswered).
 func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bool {
 	if !ValidID(req.Probe) { // a token: the node publishes nowhere else
 		return true
 	}
-	gone, err := n.callerLeft(ctx, req.Probe, req.ID)
-	if err != nil {
+	for held := false; ; held = true {
+		silent := n.silence.silentNow() // as it asks: an answer lost to the silence says nothing
+		next := time.Now().Add(callerCheck)
+		gone, err := n.callerLeft(ctx, req.Probe, req.ID)
+		if err == nil {
+			if gone { // the scheduler says what came of it (actors' caller_gone.go)
+				n.cfg.Log.Debug("a task's caller is gone", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
+			}
+			return !gone
+		}
+		if start, asked := n.callerUnanswered(ctx, req, silent || n.silence.silentNow(), err); asked {
+			return start
+		}
+		if !held {
+			n.cfg.Log.Info("a task's turn came while this node is silent (its link to NATS does not answer), and its caller cannot be asked: "+
+				"it waits, and runs only if its caller says it still waits once the link answers", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
+		}
+		t := time.NewTimer(time.Until(next)) // at most a question every callerCheck
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false // its cause says why (the device's worker reads it)
+		case <-t.C:
+		}
+	}
+}
+
+// callerUnanswered says what to do with req, whose caller's gateway did not answer (err), and
+// whether that is the answer (asked) or the caller is to be asked again. A node that is not
+// silent, and was not a moment ago, starts it: its gateway may be old or slow. One that may
+// have been declared lost meanwhile (its link cut while the task waited its turn: its caller
+// was most likely told so) must not run what may have been answered already (SCHEDULER.md
+// rule 7): while it is silent (wasSilent: it was as it asked, or is now) it holds the task and
+// asks again, at most every callerCheck, until its link answers or the task's deadline; once
+// the link answers, a caller that still says nothing is taken as gone. The node most likely
+// hears of its loss meanwhile, which ends the task node_lost, nothing run.
+func (n *Node) callerUnanswered(ctx context.Context, req broker.TaskRequest, wasSilent bool, err error) (start, asked bool) {
+	switch {
+	case !n.silence.mayHaveBeenLost():
 		n.cfg.Log.Debug("could not ask whether a task's caller is still there; the task starts", "task", req.ID, "serial", req.Serial, "err", err)
-		return true
+		return true, true
+	case ctx.Err() != nil:
+		return false, true // its cause says why (the device's worker reads it)
+	case !wasSilent:
+		n.cfg.Log.Info("a task's caller did not say whether it still waits, as this node may just have been declared lost; it does not run",
+			"task", req.ID, "serial", req.Serial, "tool", req.Tool, "err", err)
+		return false, true
 	}
-	if gone { // the scheduler says what came of it (actors' caller_gone.go)
-		n.cfg.Log.Debug("a task's caller is gone", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
-	}
-	return !gone
+	return false, false
 }
 
 // callerLeft asks the client behind probe, a token of its connection, whether its call id

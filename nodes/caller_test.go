@@ -23,7 +23,7 @@ func TestCallerListensAsksOnlyAProbe(t *testing.T) {
 	nc, err := nats.Connect(ns.ClientURL())
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	n := &Node{cfg: Config{ID: "n1", NC: nc, Log: slog.New(slog.DiscardHandler)}}
+	n := &Node{cfg: Config{ID: "n1", NC: nc, Log: slog.New(slog.DiscardHandler)}, silence: newSilence(slog.New(slog.DiscardHandler))}
 	listener, err := nats.Connect(ns.ClientURL())
 	require.NoError(t, err)
 	t.Cleanup(listener.Close)

@@ -72,6 +72,10 @@ func (s *silence) mayHaveBeenLost() bool {
 	return now-s.heard.Load() >= int64(silentAfter) || now < s.askUntil.Load()
 }
 
+// silentNow says whether the node is silent still: its last round trip to NATS is at least
+// silentAfter ago (its link does not answer, or its process has just resumed).
+func (s *silence) silentNow() bool { return s.now()-s.heard.Load() >= int64(silentAfter) }
+
 // heldThrough says whether a request taken now may have waited in NATS through a silence
 // long enough for the farm to declare the node lost: it is silent still, or its silence has
 // just ended.
