@@ -28,7 +28,8 @@ func TestCallToALostNodeNamesNodeLost(t *testing.T) {
 	f.KillNode("n1")
 	select {
 	case a := <-sleeping:
-		wantRefused(t, a.Get(t), "sleep on "+serial+" lost (node_lost): node n1 ", "get_task_result")
+		wantRefused(t, a.Get(t), "sleep on "+serial+" lost (node_lost): node n1 ", "get_task_result",
+			"its record tells how it ended", "succeeded or failed if it ended while the node was cut off")
 	case <-time.After(30 * time.Second):
 		t.Fatal("the caller has not heard of its lost node within 30 s")
 	}

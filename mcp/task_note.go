@@ -33,9 +33,10 @@ func lostText(task broker.TaskRequest, serial string, err error) string {
 	if callerEnded(err) {
 		return interruptedText(task, serial, err)
 	}
-	return fmt.Sprintf("%s on %s%s: %v. If its node got the task, the node records how it ended when it is back "+
-		"(lost; interrupted, if it restarted; a task still waiting in its queue, never started, gets no record from a "+
-		"restarted node): ask get_task_result then.%s", task.Tool, serial, lostWords(err), err, taskNote(task.ID))
+	return fmt.Sprintf("%s on %s%s: %v. If its node got the task, its record tells how it ended once the node is back "+
+		"(succeeded or failed if it ended while the node was cut off; lost if the node heard of its loss as it ran; refused, "+
+		"nothing run, if it had not started; interrupted if the node restarted, which records no task still waiting in its "+
+		"queue): ask get_task_result then.%s", task.Tool, serial, lostWords(err), err, taskNote(task.ID))
 }
 
 // callerEnded says whether a task's error is its caller's own context ending rather than its
