@@ -15,7 +15,9 @@ import (
 // because a worker answered lately. When others answer and the one that has the request (or,
 // sent to the queue group, a worker this client knew) does not, that one is hung: the request
 // goes to one that answered, and further requests pass the hung one over until it answers a
-// ping again. A healthy worker answers most requests sooner, so their calls send no ping; a
+// ping again. One this client never heard from cannot be named: a request sent to the queue
+// group that waits on through a ping the live ones answered goes to one of them after one more
+// hungCheckEvery (the first send stays open), and the next ones are not kept from it. A healthy worker answers most requests sooner, so their calls send no ping; a
 // slow one answers the ping at once, whatever it works on, and the call waits on.
 const hungCheckEvery = 3 * time.Second
 
@@ -51,6 +53,8 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 	taker := c.workers.pick()
 	send(taker)
 	pending, moved := 1, false
+	// quiet: a ping while the request waited on the queue group found every known worker live.
+	quiet := false
 	tick := time.NewTicker(hungCheckEvery)
 	defer tick.Stop()
 	for {
@@ -73,9 +77,24 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 			}
 			return nil, r.err
 		case <-tick.C:
-			to, err := c.checkHung(actx, taker)
+			to, live, err := c.checkHung(actx, taker)
 			if err != nil {
+				// The ping took up to pingBound: an answer that came meanwhile still counts.
+				if msg := answerWaiting(replies, pending); msg != nil {
+					c.workers.answered(msg.Header.Get(WorkerHeader))
+					return msg, nil
+				}
 				return nil, err
+			}
+			if to == "" && live && taker == "" && !moved {
+				// A worker this client never heard from answers no ping, so it is never found
+				// silent: one that took the request and hung is only seen in that the request
+				// waits on while the live ones answer. One more hungCheckEvery and it goes to
+				// one of them.
+				if quiet {
+					to = c.workers.pickLive()
+				}
+				quiet = true
 			}
 			if to != "" && !moved {
 				// The first send stays open: if its worker was only slow, its answer still counts.
@@ -86,10 +105,26 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 	}
 }
 
+// answerWaiting returns an answer among the pending sends' replies that already came, or nil;
+// it does not wait.
+func answerWaiting(replies <-chan reply, pending int) *nats.Msg {
+	for range pending {
+		select {
+		case r := <-replies:
+			if r.err == nil {
+				return r.msg
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
 // checkHung pings the workers while a request sent to taker ("": the queue group) waits. It
 // returns the worker to send the request to instead when the one that has it is hung, ""
-// to wait on, or *PingUnanswered when no worker answers.
-func (c *Client) checkHung(ctx context.Context, taker string) (string, error) {
+// to wait on, or *PingUnanswered when no worker answers; live says that workers answered.
+func (c *Client) checkHung(ctx context.Context, taker string) (to string, live bool, err error) {
 	answered, bound, err := c.survey(ctx, func(got map[string]bool) bool {
 		if taker != "" {
 			return got[taker] // it is only slow
@@ -98,13 +133,13 @@ func (c *Client) checkHung(ctx context.Context, taker string) (string, error) {
 	})
 	switch {
 	case ctx.Err() != nil:
-		return "", nil // the attempt is over: its send says so
+		return "", false, nil // the attempt is over: its send says so
 	case errors.Is(err, nats.ErrNoResponders):
-		return "", ErrNoWorker
+		return "", false, ErrNoWorker
 	case len(answered) == 0:
-		return "", &PingUnanswered{Bound: bound}
+		return "", false, &PingUnanswered{Bound: bound}
 	case taker != "" && answered[taker]:
-		return "", nil
+		return "", true, nil
 	}
 	var hung []string
 	if taker != "" {
@@ -120,11 +155,11 @@ func (c *Client) checkHung(ctx context.Context, taker string) (string, error) {
 			}
 		}
 		if len(hung) == 0 {
-			return "", nil // every worker known answered: the one that has it is slow
+			return "", true, nil // every worker known answered: the one that has it is slow (or unknown)
 		}
 	}
 	c.workers.markHung(hung...)
-	return c.workers.pick(), nil
+	return c.workers.pick(), true, nil
 }
 
 // listens says whether worker id still subscribes to its own subjects: a request there with no
@@ -140,7 +175,11 @@ func (c *Client) listens(ctx context.Context, id string) bool {
 	if c.nc.PublishRequest(DirectSubject(id, EndpointDiff), inbox, nil) != nil || c.nc.FlushWithContext(ctx) != nil {
 		return true
 	}
+	// nats.go hands the server's 503 to a sync subscription as ErrNoResponders, not a message.
 	msg, err := sub.NextMsg(0)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return false
+	}
 	return err != nil || msg.Header.Get("Status") != "503"
 }
 
@@ -153,6 +192,15 @@ func (c *Client) recheckHung() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), pingBound)
 		defer cancel()
-		_, _, _ = c.survey(ctx, func(map[string]bool) bool { return false })
+		answered, _, _ := c.survey(ctx, func(map[string]bool) bool { return false })
+		// A hung worker that was then killed answers no ping ever: forget it, or every request
+		// keeps passing the queue group over.
+		lctx, lcancel := context.WithTimeout(context.Background(), pingBound)
+		defer lcancel()
+		for _, id := range c.workers.hungSilent(answered) {
+			if !c.listens(lctx, id) {
+				c.workers.gone(id)
+			}
+		}
 	}()
 }

@@ -77,6 +77,32 @@ func (w *workers) pick() string {
 	return live[w.next%len(live)]
 }
 
+// pickLive returns a live worker this client knows, in turn, hung ones or not ("" when none).
+func (w *workers) pickLive() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	live := w.liveLocked()
+	if len(live) == 0 {
+		return ""
+	}
+	w.next++
+	return live[w.next%len(live)]
+}
+
+// hungSilent returns the hung workers that are not in answered.
+func (w *workers) hungSilent(answered map[string]bool) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for id := range w.hung {
+		if !answered[id] {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // silent returns the workers this client knows (live or hung) that are not in answered: those
 // that a ping just found hung, or gone.
 func (w *workers) silent(answered map[string]bool) []string {
