@@ -548,7 +548,9 @@ func (s *Scheduler) finished(m taskFinished) {
 	}
 	s.answer(t, res)
 	s.afterHaltedTask(sl, res)
-	s.probeTimedOut(sl, res)
+	if !m.unstarted { // a deadline that passed before the driver got the task says nothing of the device
+		s.probeTimedOut(sl, res)
+	}
 	s.show(sl)
 	s.dispatch(sl)
 }
