@@ -94,6 +94,10 @@ var (
 	_ device.StatusReporter   = (*Driver)(nil)
 )
 
+// ErrStartCutShort answers a Start (not lazy) whose context ended before its browser started:
+// the start was stopped and the device closed, so no later call finds it.
+var ErrStartCutShort = errors.New("the browser's start was cut short (its context ended before Chromium was ready) and the device is closed")
+
 // Start starts a browser for a device: its own Chromium process and profile directory,
 // emulating o.Profile. It first removes the profile directories that nodes which ended
 // without closing their browsers (killed) left.
@@ -115,6 +119,11 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 	if !o.Lazy {
 		if err := d.launch(ctx); err != nil {
 			_ = d.Close() // a start that goes on past ctx ends with it
+			if errors.Is(err, ErrStillStarting) {
+				// Not "still starting, call again": Close ended that start, and the device.
+				return nil, d.wrap("start", fmt.Errorf("%w: %w", ErrStartCutShort, ctx.Err()),
+					"start the device again with more time: Chromium takes a few seconds on a loaded machine")
+			}
 			return nil, err
 		}
 	}
