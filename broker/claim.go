@@ -233,7 +233,7 @@ func (c *NodeClaim) keepAlive(ctx context.Context, data []byte, tick <-chan time
 		c.mu.Lock()
 		rev := c.rev
 		c.mu.Unlock()
-		wctx, cancel := context.WithTimeout(ctx, HeartbeatInterval)
+		wctx, cancel := context.WithTimeout(ctx, claimRefreshWait)
 		next, err := c.kv.Update(wctx, c.node, data, rev)
 		if err != nil && wrongRevision(err) {
 			next, err = c.reclaim(wctx, data)
@@ -256,6 +256,13 @@ func (c *NodeClaim) keepAlive(ctx context.Context, data []byte, tick <-chan time
 	}
 }
 
+// claimRefreshWait bounds a refresh: a slow link is not a silence (docs/operations.md: a round
+// trip back within 2 s counts as an answer), and a refresh that waited only HeartbeatInterval
+// never came back over one, so its claim lapsed. Ticks that come meanwhile are dropped. An
+// update that timed out but was written leaves the key at a revision this process did not
+// see: the next refresh finds its own boot there and adopts it (reclaim).
+const claimRefreshWait = 2 * time.Second
+
 // claimRemindEvery is how often a claim refresh that keeps failing is logged again: the first
 // failure is logged, then a reminder at most this often, not one line a refresh.
 const claimRemindEvery = time.Minute
@@ -272,12 +279,21 @@ func (c *NodeClaim) refreshFailed(err error) {
 	case c.failingSince.IsZero():
 		c.failingSince, c.remindedAt = now, now
 		c.log.Warn("node id claim not refreshed; retrying every heartbeat, quietly until it works again "+
-			"(if NATS takes no writes, check its data disk: df on the NATS server)", "node", c.node, "err", err)
+			refreshHint(err), "node", c.node, "err", err)
 	case now.Sub(c.remindedAt) >= remindEvery:
 		c.remindedAt = now
 		c.log.Warn("node id claim still not refreshed; retrying", "node", c.node, "failing_for", now.Sub(c.failingSince).Round(time.Second),
 			"failures", c.failures, "err", err)
 	}
+}
+
+// refreshHint says where to look for a refresh that failed with err: a timeout is the link or
+// the server, not its disk.
+func refreshHint(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+		return fmt.Sprintf("(no answer within %s: check the link to NATS and the NATS server's load)", claimRefreshWait)
+	}
+	return "(if NATS takes no writes, check its data disk: df on the NATS server)"
 }
 
 // refreshed ends a run of failed refreshes, saying so once.

@@ -118,7 +118,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	}
 	c.live.caughtUp = func() bool { return caughtUp(nc, sub) }
 	c.live.link = linkOf(nc)
-	c.live.probe, c.live.log = probeOf(nc), opts.Log
+	c.live.probe, c.live.log, c.live.reconnect = probeOf(nc), opts.Log, dropperOf(nc)
 	if err := c.followDowns(ctx); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, err
@@ -148,10 +148,13 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	return c, nil
 }
 
-// Ready says whether the registry has been read once.
+// Ready says whether the registry has been read once and the NATS server answers.
 func (c *Client) Ready() error {
 	if !c.nc.IsConnected() {
 		return fmt.Errorf("not connected to NATS (%s)", c.nc.Status())
+	}
+	if d, ok := c.live.unanswered(time.Now()); ok {
+		return serverNotAnswering(d)
 	}
 	if !c.ready.Load() {
 		return errors.New("device registry not loaded yet")

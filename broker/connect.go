@@ -112,6 +112,7 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 		return nil, err
 	}
 	opts = append(opts,
+		nats.SetCustomDialer(newDroppableDialer()), // a stalled link is dropped (connect_drop.go)
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -40,6 +41,12 @@ type Liveness struct {
 	probe  func(within time.Duration) error
 	server ownServer
 	log    *slog.Logger
+	// reconnect, when set, drops the connection for nats.go to make a new one (dropperOf)
+	// once the server has not answered for reconnectAfter, at reconnectedAt last; read by Run
+	// only. unansweredSince mirrors server's for Ready (UnixNano, 0: it answers).
+	reconnect       func() error
+	reconnectedAt   time.Time
+	unansweredSince atomic.Int64
 	// born is when this tracker started: until lostAfter later, a node it has not heard of
 	// may simply not have beaten yet (Lost).
 	born time.Time

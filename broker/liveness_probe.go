@@ -75,6 +75,7 @@ func (l *Liveness) answering(now time.Time) bool {
 	if !back.IsZero() {
 		l.restartClocks(back)
 	}
+	l.noteServer(now)
 	return answered
 }
 

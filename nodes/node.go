@@ -103,6 +103,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	var err error
 	n := &Node{cfg: cfg, boot: cfg.Boot, cancel: cancel, devices: map[string]device.Driver{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
 		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log), bounds: newEntryBounds(cfg.Log), silence: newSilence(cfg.Log)}
+	n.mirror.health.linkSilent = n.silence.silentNow // a write fails for a silent link, not the disk (storehealth.go)
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return cfg.Log.With("component", "actors")
 	}))

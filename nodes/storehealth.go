@@ -23,6 +23,10 @@ type storeHealth struct {
 	node string
 	log  *slog.Logger
 
+	// linkSilent says whether the node's own round trips to NATS go unanswered (silence.go):
+	// its writes fail then for its link, whatever the server's disk. nil: never.
+	linkSilent func() bool
+
 	mu                   sync.Mutex
 	downAfter, remindGap time.Duration // (tests shorten them)
 	failingSince         time.Time     // zero while writes work
@@ -68,13 +72,36 @@ func (h *storeHealth) wrote(failed, dropped int, err error) {
 	case h.told.IsZero() && now.Sub(h.failingSince) >= h.downAfter:
 		h.told, h.remindedAt = now, now
 		h.log.Error(fmt.Sprintf("the NATS stores take no writes: task records and events are kept in memory and retried "+
-			"(%d tries), then dropped, and get_task_result finds no record of those calls. %s", maxTries, troubleOf(err).hint()),
+			"(%d tries), then dropped, and get_task_result finds no record of those calls. %s", maxTries, h.hint(err)),
 			"failing_for", now.Sub(h.failingSince).Round(time.Second), "dropped", h.droppedInRun, "err", err)
 	case !h.told.IsZero() && now.Sub(h.remindedAt) >= h.remindGap:
 		h.remindedAt = now
-		h.log.Error("the NATS stores still take no writes; "+troubleOf(err).short(),
+		h.log.Error("the NATS stores still take no writes; "+h.short(err),
 			"failing_for", now.Sub(h.failingSince).Round(time.Second), "dropped", h.droppedInRun, "err", err)
 	}
+}
+
+// Advice for a link that does not answer, in place of storeTrouble's.
+const (
+	silentLinkHint = "This node's own round trips to NATS do not come back: its link to the NATS server does not answer " +
+		"(a network cut or stall), so the writes cannot reach it, whatever the server's disk. Check the node's network to NATS"
+	silentLinkShort = "this node's link to NATS does not answer"
+)
+
+// hint is what to do about err, a failed write: the node's silent link, or what err shows.
+func (h *storeHealth) hint(err error) string {
+	if h.linkSilent != nil && h.linkSilent() {
+		return silentLinkHint
+	}
+	return troubleOf(err).hint()
+}
+
+// short is hint in a few words.
+func (h *storeHealth) short(err error) string {
+	if h.linkSilent != nil && h.linkSilent() {
+		return silentLinkShort
+	}
+	return troubleOf(err).short()
 }
 
 // recovered ends an outage, saying so once. h.mu is held.
@@ -95,7 +122,7 @@ func (h *storeHealth) ready() error {
 		return h.refusedReason()
 	}
 	return fmt.Errorf("the stores take no writes (failing for %s: %v; %s)",
-		time.Since(h.failingSince).Round(time.Second), h.lastErr, troubleOf(h.lastErr).short())
+		time.Since(h.failingSince).Round(time.Second), h.lastErr, h.short(h.lastErr))
 }
 
 func (h *storeHealth) Describe(ch chan<- *prometheus.Desc) {

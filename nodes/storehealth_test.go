@@ -83,3 +83,28 @@ func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Fatalf("no metric %s", name)
 	return 0
 }
+
+// QA's U2: a node whose link to NATS is cut cannot write either, and said to check the NATS
+// server's disk. While its own round trips go unanswered (silence.go) it says its link does
+// not answer, in the outage's line, its reminder and its readiness.
+func TestStoresOfASilentNodeBlameItsLink(t *testing.T) {
+	ctx, stores, _ := mirrorStores(t)
+	logs := &logtest.Buffer{}
+	m := newNATSMirror(stores, "n1", slog.New(slog.NewTextHandler(logs, nil)))
+	m.health.downAfter, m.health.remindGap = time.Nanosecond, time.Nanosecond
+	m.health.linkSilent = func() bool { return true }
+	m.Event(broker.Event{V: broker.WireVersion, Kind: "node", Node: "n1", What: "up", At: time.Now()})
+	_, failed := m.flush(ctx, false)
+	require.False(t, failed)
+	fillEvents(t, stores, true) // a write that fails, as a cut link's would
+	m.TaskRecord(broker.TaskResult{V: broker.WireVersion, ID: "t_kept", Serial: "p1", Node: "n1", Tool: "home", Outcome: broker.OutcomeSucceeded})
+	for range 3 { // failing, told, reminded
+		_, failed = m.flush(ctx, false)
+		require.True(t, failed)
+	}
+	require.NotEmpty(t, logs.Line("the NATS stores take no writes"), logs.String())
+	assert.Contains(t, logs.Line("the NATS stores take no writes"), "link to the NATS server does not answer")
+	assert.Contains(t, logs.Line("still take no writes"), silentLinkShort)
+	assert.NotContains(t, logs.String(), "df", "a silent node blames the server's disk")
+	assert.ErrorContains(t, m.health.ready(), silentLinkShort)
+}
