@@ -72,7 +72,7 @@ func toolAbortTask() toolDef {
 			}
 			if a.Serial != "" {
 				if _, ok := g.farm.Device(a.Serial); !ok {
-					return g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
+					return g.refuseUnknownDevice(ctx, a.Serial), nil
 				}
 			}
 			if broker.IsGroupHandle(a.Lease) {

@@ -179,7 +179,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 		return cmp.Or(cmp.Compare(stateRank[x.State], stateRank[y.State]), cmp.Compare(x.Serial, y.Serial))
 	})
 	req := broker.AcquireRequest{V: broker.WireVersion, Holder: holderFrom(ctx), TTLMS: int64(a.TTLSeconds * 1000)}
-	var refusals []string
+	var refusals, codes []string // each device's refusal, and its code
 	best, bestWaiters, yours := "", math.MaxInt, 0
 	var bestLease *broker.Lease // the node's busy answer for best: who holds it
 	for _, d := range tryable[:min(len(tryable), maxAcquireTries)] {
@@ -187,7 +187,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 		ans, err := g.farm.Acquire(ctx, req)
 		switch {
 		case err != nil:
-			refusals = append(refusals, fmt.Sprintf("%s: %v", d.Serial, err))
+			refusals, codes = append(refusals, fmt.Sprintf("%s: %v", d.Serial, err)), append(codes, codeUnavailable)
 			continue
 		case ans.OK && ans.Lease != nil:
 			return g.acquired(ctx, *ans.Lease, "", a.TTLSeconds)
@@ -196,6 +196,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 			return errorResult(leaseRefusal("acquire_device", d.Serial, ans, req.Holder))
 		}
 		refusals = append(refusals, strings.TrimSuffix(leaseRefusal("acquire_device", d.Serial, ans, req.Holder), "."))
+		codes = append(codes, ans.Code)
 		waiters := 0
 		if ans.Lease != nil {
 			waiters = ans.Lease.QueueLen
@@ -225,7 +226,6 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 		setOutcome(ctx, broker.OutcomeRefused)
 		return errorResult(leaseRefusal("acquire_device", best, ans, req.Holder))
 	}
-	setOutcome(ctx, broker.OutcomeRefused)
 	var hint string
 	switch {
 	case best != "" && len(refusals) == 1:
@@ -237,11 +237,24 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 	default:
 		hint = " None of them can be queued for; try again later or choose other devices."
 	}
-	return errorResult(fmt.Sprintf("%s%s.%s", unleasedPrefix(a), strings.Join(refusals, "; "), hint))
+	return g.refuse(ctx, refusalsCode(codes), fmt.Sprintf("%s%s.%s", unleasedPrefix(a), strings.Join(refusals, "; "), hint))
+}
+
+// refusalsCode is the code of acquire_device's refusal when each device it tried refused with
+// one of codes: busy when one is held (waiting helps), else theirs when they agree, else the
+// first's.
+func refusalsCode(codes []string) string {
+	switch {
+	case slices.Contains(codes, broker.CodeBusy):
+		return broker.CodeBusy
+	case len(codes) == 0:
+		return codeUnavailable
+	}
+	return codes[0]
 }
 
 // unleasedPrefix begins acquire_device's answer when no device matching a could be leased,
-// before its nodes' refusals (the console reads them: refusedAsBusy).
+// after its code and before its nodes' refusals (the console reads them: refusedAsBusy).
 func unleasedPrefix(a *acquireArgs) string {
 	return fmt.Sprintf("no device matching %s could be leased: ", a)
 }

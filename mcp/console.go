@@ -146,13 +146,20 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 // holds the device or runs a task on it: "tap_xy on n1-p1 refused (busy): …". The result has no
 // code of its own, so the text is read, past the serial the console asked for: a serial may hold
 // colons ("127.0.0.1:5555", every --sim-android phone) and parentheses. acquire_device of one
-// serial wraps its node's refusal: "no device matching serial=\"n1-p1\" could be leased:
-// acquire_device on n1-p1 refused (busy): …".
+// serial wraps its node's refusal: "acquire_device refused (busy): no device matching
+// serial=\"n1-p1\" could be leased: acquire_device on n1-p1 refused (busy): …". The gateway's
+// own busy refusal of another tool ("run_agent_task refused (busy): Agent is already running …")
+// is busy too.
 func refusedAsBusy(tool, serial, msg string) bool {
-	if tool == "acquire_device" {
-		msg = strings.TrimPrefix(msg, unleasedPrefix(&acquireArgs{Serial: serial}))
+	code, rest, ok := refusalCode(msg)
+	gatewayOwn := ok && strings.HasPrefix(msg, tool+" refused (")
+	switch {
+	case gatewayOwn && tool == "acquire_device": // busy if its node's refusal of serial says so
+		msg = strings.TrimPrefix(rest, unleasedPrefix(&acquireArgs{Serial: serial}))
+	case gatewayOwn:
+		return code == broker.CodeBusy
 	}
-	rest, ok := strings.CutPrefix(msg, tool+" on "+serial+" ")
+	rest, ok = strings.CutPrefix(msg, tool+" on "+serial+" ")
 	if !ok || serial == "" {
 		return false
 	}

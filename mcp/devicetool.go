@@ -387,7 +387,7 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 	}
 	dev, ok := g.farm.Device(serial)
 	if !ok {
-		return dev, "", g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial))
+		return dev, "", g.refuseUnknownDevice(ctx, serial)
 	}
 	if errRes := g.denyDevice(ctx, dev); errRes != nil { // before anything is sent to the node
 		return dev, "", errRes

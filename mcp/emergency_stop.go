@@ -37,7 +37,7 @@ func toolEmergencyStop() toolDef {
 				return g.refuseBadInput(ctx, "serial is required: the device to stop (list_available_devices shows the serials)"), nil
 			}
 			if _, ok := g.farm.Device(a.Serial); !ok {
-				return g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", a.Serial)), nil
+				return g.refuseUnknownDevice(ctx, a.Serial), nil
 			}
 			if res := g.mayAbort(ctx, a); res != nil {
 				return res, nil

@@ -59,8 +59,7 @@ func toolGetLatestTask() toolDef {
 				if out, ok := g.runningShown(ctx, id); ok { // it runs: no record yet
 					return structuredResult(ctx, out.steps(dropSteps)), nil
 				}
-				setOutcome(ctx, broker.OutcomeRefused)
-				return errorResult(fmt.Sprintf("no record of the latest task, %s: %v", id, err)), nil
+				return g.refuse(ctx, taskReadCode(err), fmt.Sprintf("no record of the latest task, %s: %v", id, err)), nil
 			}
 			if !g.mayUseSerial(ctx, rec.Serial) { // a session id or holder name is no pass to another's devices
 				p := g.principal(ctx)

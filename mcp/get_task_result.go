@@ -83,17 +83,16 @@ func toolGetTaskResult() toolDef {
 				if ok && d.State != broker.StateOffline {
 					return structuredResult(ctx, out.steps(dropSteps)), nil
 				}
-				setOutcome(ctx, broker.OutcomeRefused)
 				switch {
 				case ok: // its node is gone: nothing says the task runs on
-					return errorResult(orphanText(id, d)), nil
+					return g.refuse(ctx, broker.CodeNodeLost, orphanText(id, d)), nil
 				case !errors.Is(err, broker.ErrNotFound):
-					return errorResult(fmt.Sprintf("no record of task %s: %v", id, err)), nil
+					return g.refuse(ctx, codeUnavailable, fmt.Sprintf("no record of task %s: %v", id, err)), nil
 				}
 				if q, place, queued := g.deviceQueued(ctx, id); queued { // not run yet
-					return errorResult(queuedText(id, q, place)), nil
+					return g.refuse(ctx, queuedCode(q), queuedText(id, q, place)), nil
 				}
-				return errorResult(noRecordText(id) + sitesDownNote(g.farm.SitesDown())), nil
+				return g.refuse(ctx, codeUnknownTask, noRecordText(id)+sitesDownNote(g.farm.SitesDown())), nil
 			}
 			if !g.mayUseSerial(ctx, rec.Serial) {
 				p := g.principal(ctx)

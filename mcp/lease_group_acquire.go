@@ -53,23 +53,24 @@ func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryab
 	for {
 		cands := slices.DeleteFunc(slices.Clone(tryable), func(d broker.DeviceEntry) bool { return t.dropped[d.Serial] })
 		if len(cands) < t.n {
-			return t.refusal(ctx, a, t.tooFew(a, match, cands))
+			code, why := t.tooFew(a, match, cands)
+			return t.refusal(ctx, a, code, why)
 		}
 		t.tryFree(ctx, cands)
 		if len(t.held) < t.n {
 			if a.WaitSeconds == 0 || t.quota || ctx.Err() != nil {
-				return t.refusal(ctx, a, "")
+				return t.refusal(ctx, a, t.failedCode(a), "")
 			}
 			retry := t.waitInOrder(ctx, cands)
 			if len(t.held) < t.n {
 				if !retry || ctx.Err() != nil {
-					return t.refusal(ctx, a, "")
+					return t.refusal(ctx, a, t.failedCode(a), "")
 				}
 				continue
 			}
 		}
 		if t.expiredMeanwhile() {
-			return t.refusal(ctx, a, "")
+			return t.refusal(ctx, a, t.failedCode(a), "")
 		}
 		if !t.waited {
 			break // taken one after another without waiting: no time for one to end meanwhile
@@ -77,13 +78,13 @@ func (g *Gateway) acquireGroup(ctx context.Context, a *acquireArgs, match, tryab
 		allHeld, err := t.checkHeld(ctx, store)
 		if err != nil {
 			t.refusals[""] = err.Error() // first: it is about every device
-			return t.refusal(ctx, a, "")
+			return t.refusal(ctx, a, t.failedCode(a), "")
 		}
 		if allHeld {
 			break
 		}
 		if time.Until(t.deadline) < time.Millisecond || ctx.Err() != nil {
-			return t.refusal(ctx, a, "")
+			return t.refusal(ctx, a, t.failedCode(a), "")
 		}
 		// A device taken early was lost during the wait: take it, or another, again.
 	}
@@ -304,27 +305,39 @@ func (t *groupTaker) grant(ctx context.Context, store groupFarm) *mcpgo.CallTool
 		t.n, grp.ID, strings.Join(grp.Serials(), ", "), handle)})
 }
 
-// tooFew says why fewer devices than asked for can be had.
-func (t *groupTaker) tooFew(a *acquireArgs, match, cands []broker.DeviceEntry) string {
+// tooFew says why fewer devices than asked for can be had, and its code: unknown_device when
+// fewer match, else that of the devices that cannot be had now (unavailableCode).
+func (t *groupTaker) tooFew(a *acquireArgs, match, cands []broker.DeviceEntry) (code, why string) {
 	if len(match) < t.n {
-		return fmt.Sprintf("only %d devices match %s, and %d were asked for", len(match), a, t.n)
+		return broker.CodeUnknownDevice, fmt.Sprintf("only %d devices match %s, and %d were asked for", len(match), a, t.n)
 	}
 	others := slices.DeleteFunc(slices.Clone(match), func(d broker.DeviceEntry) bool {
 		return slices.ContainsFunc(cands, func(c broker.DeviceEntry) bool { return c.Serial == d.Serial })
 	})
-	why := farmSummary(others)
+	why = farmSummary(others)
 	for _, d := range others {
 		if r, ok := t.refusals[d.Serial]; ok {
 			why += "; " + r
 		}
 	}
-	return fmt.Sprintf("%d of the %d devices matching %s can be leased now, and %d were asked for (not the others: %s)", len(cands), len(match), a, t.n, why)
+	return unavailableCode(others), fmt.Sprintf("%d of the %d devices matching %s can be leased now, and %d were asked for (not the others: %s)", len(cands), len(match), a, t.n, why)
+}
+
+// failedCode is the code of a group the devices' answers refused: quota_exceeded at the
+// caller's bound, wait_expired when wait_seconds ran out, busy otherwise.
+func (t *groupTaker) failedCode(a *acquireArgs) string {
+	switch {
+	case t.quota:
+		return broker.CodeQuota
+	case a.WaitSeconds > 0:
+		return broker.CodeWaitExpired
+	}
+	return broker.CodeBusy
 }
 
 // refusal answers a group that could not be had: what each device answered, and that nothing
 // is held (acquireGroup releases what was taken before it answers).
-func (t *groupTaker) refusal(ctx context.Context, a *acquireArgs, why string) *mcpgo.CallToolResult {
-	setOutcome(ctx, broker.OutcomeRefused)
+func (t *groupTaker) refusal(ctx context.Context, a *acquireArgs, code, why string) *mcpgo.CallToolResult {
 	hint := "Ask for fewer devices, or choose them by other platform, model or tags."
 	if why == "" {
 		switch {
@@ -341,6 +354,6 @@ func (t *groupTaker) refusal(ctx context.Context, a *acquireArgs, why string) *m
 		}
 		why = strings.Join(parts, "; ")
 	}
-	return errorResult(fmt.Sprintf("could not lease %d devices matching %s together: %s. Nothing is held: any device taken meanwhile was given back. %s",
+	return t.g.refuse(ctx, code, fmt.Sprintf("could not lease %d devices matching %s together: %s. Nothing is held: any device taken meanwhile was given back. %s",
 		t.n, a, why, hint))
 }

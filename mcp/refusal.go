@@ -46,11 +46,63 @@ func refusalText(tool, code, msg string) string {
 	return fmt.Sprintf("%s refused (%s): %s", tool, code, strings.TrimPrefix(msg, tool+": "))
 }
 
-// refusedWith reports whether text is a refusal with code, the gateway's or a node's: its
-// code stands before the first colon.
+// refusedWith reports whether text is a refusal with code, the gateway's or a node's.
 func refusedWith(text, code string) bool {
-	head, _, _ := strings.Cut(text, ":")
-	return strings.HasSuffix(head, " refused ("+code+")") || head == "refused ("+code+")"
+	c, _, ok := refusalCode(text)
+	return ok && c == code
+}
+
+// refusalCode reads a refusal's text, the gateway's ("TOOL refused (CODE): …") or a node's
+// ("TOOL on SERIAL refused (CODE): …"): its code and the words after it. Its first " refused ("
+// is read, not its first colon: a serial may hold colons ("127.0.0.1:5555", every
+// --sim-android phone). Words before it with ": " are another answer's that quotes a refusal.
+func refusalCode(text string) (code, rest string, ok bool) {
+	head, after, found := strings.Cut(" "+text, " refused (")
+	if !found || strings.Contains(head, ": ") {
+		return "", "", false
+	}
+	code, rest, found = strings.Cut(after, "): ")
+	if !found || code == "" || strings.ContainsAny(code, " ():") {
+		return "", "", false
+	}
+	return code, rest, true
+}
+
+// codeUnknownTask is the code of get_task_result's and get_latest_task's refusal of a task id
+// no record has and no device shows running or queued: the id may be wrong, or the task's
+// record gone. A gateway's own code.
+const codeUnknownTask = "unknown_task"
+
+// codeUnavailable is the code of a refusal for want of the farm's state in NATS (its lease list,
+// its task records could not be read): nothing is known to be wrong with the call; try again.
+const codeUnavailable = "unavailable"
+
+// taskReadCode is the code of a refusal for a task record that could not be read for err:
+// unknown_task when none has its id, unavailable when the store did not answer.
+func taskReadCode(err error) string {
+	if errors.Is(err, broker.ErrNotFound) {
+		return codeUnknownTask
+	}
+	return codeUnavailable
+}
+
+// queuedCode is the code of get_task_result's answer for a task that waits in d's queue: busy
+// (the device runs another's first), or node_lost when d's node is gone and it never started.
+func queuedCode(d broker.DeviceEntry) string {
+	if d.State == broker.StateOffline {
+		return broker.CodeNodeLost
+	}
+	return broker.CodeBusy
+}
+
+// refuseUnknownDevice refuses serial, which no device in the farm has.
+func (g *Gateway) refuseUnknownDevice(ctx context.Context, serial string) *mcpgo.CallToolResult {
+	return g.refuse(ctx, broker.CodeUnknownDevice, unknownDeviceText(serial))
+}
+
+// unknownDeviceText says no device has serial, and where the serials are.
+func unknownDeviceText(serial string) string {
+	return fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial)
 }
 
 // codedError is an error that is not the caller's mistake, with the code to refuse it with.

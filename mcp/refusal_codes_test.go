@@ -14,7 +14,8 @@ import (
 func TestGatewayRefusalsNameTheirCode(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{Nodes: 1, PhonesPerNode: 2, Quiet: true})
 	c := f.Client("alice")
-	const serial = "n1-p1"
+	const serial, held = "n1-p1", "n1-p2"
+	farmtest.MustCall(t, f.Client("bob"), "acquire_device", map[string]any{"serial": held})
 	for _, tc := range []struct {
 		tool  string
 		args  map[string]any
@@ -29,6 +30,10 @@ func TestGatewayRefusalsNameTheirCode(t *testing.T) {
 		{"list_leases", map[string]any{"platform": "andriod"}, broker.CodeBadInput, `unknown platform "andriod"`},
 		{"get_task_result", map[string]any{}, broker.CodeBadInput, "task_id is required"},
 		{"get_task_result", map[string]any{"task_id": "not an id!"}, broker.CodeBadInput, "task_id"},
+		{"get_task_result", map[string]any{"task_id": broker.NewTaskID()}, "unknown_task", "no record of task"},
+		{"acquire_device", map[string]any{"serial": held}, broker.CodeBusy, "could be leased: acquire_device on n1-p2 refused (busy)"},
+		{"acquire_device", map[string]any{"count": 3}, broker.CodeUnknownDevice, "only 2 devices match"},
+		{"acquire_device", map[string]any{"count": 2}, broker.CodeBusy, "could not lease 2 devices"},
 		{"get_latest_task", map[string]any{"bogus": 1}, broker.CodeBadInput, "unknown argument"},
 		{"get_device_status", map[string]any{"bogus": 1}, broker.CodeBadInput, "unknown argument"},
 		{"emergency_stop", map[string]any{}, broker.CodeBadInput, "serial is required"},

@@ -150,7 +150,7 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 		return granted, lease, nil
 	}
 	if err != nil { // the farm's leases could not be read: no lease is known to have ended
-		return "", "", g.refuseBadInput(ctx, fmt.Sprintf("the lease's device was not found (%v); pass serial with the lease", err))
+		return "", "", g.refuse(ctx, codeUnavailable, fmt.Sprintf("the lease's device was not found: the farm's leases could not be read (%v); try again, or pass serial with the lease", err))
 	}
 	return "", "", g.refuse(ctx, broker.CodeStaleLease, unknownLeaseText(grantsErr))
 }

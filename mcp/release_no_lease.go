@@ -17,7 +17,7 @@ import (
 // said once. code is the refusal's: bad_input, or unknown_device for a serial no device has.
 func (g *Gateway) noLeaseOf(ctx context.Context, serial string) (code, msg string) {
 	if _, ok := g.farm.Device(serial); !ok {
-		return broker.CodeUnknownDevice, fmt.Sprintf("unknown device %q: no device in the farm has this serial; call list_available_devices for the serials", serial)
+		return broker.CodeUnknownDevice, unknownDeviceText(serial)
 	}
 	unkept := "without a session a lease acquire_device took is not remembered"
 	if sessionID(ctx) != "" {
