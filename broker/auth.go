@@ -258,7 +258,10 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		pub = append(pub, nodeWatchSubjects(node)...)
 		pub = append(pub, createStreams(nodeStreams)...) // a node may start first
 		sub := append([]string{fmt.Sprintf(NodeGroupT, node) + ".>", fmt.Sprintf(EventNodeT, node, "lost"), inbox}, srvSubjects(NodeService)...)
-		return Permissions{PublishAllow: pub, SubscribeAllow: sub, AllowResponses: true, ResponseWindow: ReplyWindow}, nil
+		// Not its own forgotten event: that clears the node's lost alarm on gateways
+		// (node_forgotten.go), and only an admin's `corral devices forget` records it.
+		deny := []string{fmt.Sprintf(EventNodeT, "*", NodeForgotten)}
+		return Permissions{PublishAllow: pub, PublishDeny: deny, SubscribeAllow: sub, AllowResponses: true, ResponseWindow: ReplyWindow}, nil
 	case RoleGateway:
 		pub := []string{nodeSubjects,
 			"$KV." + SessionBucket + ".>", "$KV." + LeaseGroupBucket + ".>",
