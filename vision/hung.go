@@ -17,7 +17,9 @@ import (
 // goes to one that answered, and further requests pass the hung one over until it answers a
 // ping again. One this client never heard from cannot be named: a request sent to the queue
 // group that waits on through a ping the live ones answered goes to one of them after one more
-// hungCheckEvery (the first send stays open), and the next ones are not kept from it. A healthy worker answers most requests sooner, so their calls send no ping; a
+// hungCheckEvery (the first send stays open); when that one answers first, the next requests
+// pass the queue group over for up to unnamedHungFor, or until a worker answers this client
+// for the first time. A healthy worker answers most requests sooner, so their calls send no ping; a
 // slow one answers the ping at once, whatever it works on, and the call waits on.
 const hungCheckEvery = 3 * time.Second
 
@@ -53,8 +55,9 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 	taker := c.workers.pick()
 	send(taker)
 	pending, moved := 1, false
-	// quiet: a ping while the request waited on the queue group found every known worker live.
-	quiet := false
+	// quiet: a ping while the request waited on the queue group found every known worker live;
+	// unnamed: the request went to a live worker after all (a worker never heard from holds it).
+	quiet, unnamed := false, false
 	tick := time.NewTicker(hungCheckEvery)
 	defer tick.Stop()
 	for {
@@ -63,6 +66,9 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 			pending--
 			if r.err == nil {
 				c.workers.answered(r.msg.Header.Get(WorkerHeader))
+				if unnamed && r.to != "" && pending > 0 {
+					c.workers.markUnnamedHung() // the queue group's send still waits
+				}
 				return r.msg, nil
 			}
 			gone := r.to != "" && errors.Is(r.err, nats.ErrNoResponders)
@@ -93,6 +99,7 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 				// one of them.
 				if quiet {
 					to = c.workers.pickLive()
+					unnamed = to != ""
 				}
 				quiet = true
 			}

@@ -114,3 +114,47 @@ func TestHungWorkerThatIsKilledIsForgotten(t *testing.T) {
 		return !c.workers.isHung("B") && c.workers.pick() == "" && c.workers.allAnswered(map[string]bool{"A": true})
 	}, 15*time.Second, 100*time.Millisecond, "the killed worker is still passed over as hung")
 }
+
+// Once a worker the client never heard from was found holding a request, the next requests pass
+// the queue group over, so none waits on it; when it answers the ping again (back from a stop),
+// the queue group hands it requests again.
+func TestWorkerNeverHeardFromIsPassedOverOnceFoundHung(t *testing.T) {
+	conn := testConn(t)
+	var direct atomic.Int32
+	liveWorker(t, conn(), "A", &direct)
+	hung := conn()
+	var handed atomic.Int32 // requests the queue group handed the hung worker
+	var back atomic.Bool
+	_, err := hung.QueueSubscribe(Prefix+"."+EndpointDiff, QueueGroup, func(m *nats.Msg) {
+		handed.Add(1)
+		if back.Load() {
+			_ = m.Respond([]byte(`{"v":1}`))
+		}
+	})
+	require.NoError(t, err)
+	require.NoError(t, hung.Flush())
+
+	c := NewClient(conn(), 20*time.Second)
+	require.NoError(t, c.Ping(t.Context()))
+	for try := 0; handed.Load() == 0; try++ {
+		require.Less(t, try, 30, "the queue group never handed the hung worker a request")
+		_, err := c.Diff(t.Context(), DiffRequest{V: WireVersion})
+		require.NoError(t, err)
+	}
+	for range 8 {
+		_, err := c.Diff(t.Context(), DiffRequest{V: WireVersion})
+		require.NoError(t, err)
+	}
+	assert.EqualValues(t, 1, handed.Load(), "calls after it was found hung were handed to the hung worker")
+
+	// Back: it answers the ping, and is handed requests again.
+	back.Store(true)
+	_, err = hung.Subscribe(PingSubject, func(m *nats.Msg) { _ = m.Respond([]byte(`{"id":"B"}`)) })
+	require.NoError(t, err)
+	require.NoError(t, hung.Flush())
+	require.Eventually(t, func() bool {
+		_, err := c.Diff(t.Context(), DiffRequest{V: WireVersion})
+		require.NoError(t, err)
+		return handed.Load() > 1
+	}, 20*time.Second, 50*time.Millisecond, "the worker that hung is never handed a request again")
+}

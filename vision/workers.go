@@ -18,7 +18,16 @@ type workers struct {
 	next  int                  // round robin over the live ones
 	// rechecked is when the client last pinged the workers to see whether the hung ones are back.
 	rechecked time.Time
+	// unnamed is when a request sent to the queue group was last answered by a live worker it
+	// moved to while the first send still waited: a worker this client never heard from holds it,
+	// hung. It cannot be passed over by name, so the queue group is (zero: none seen).
+	unnamed time.Time
 }
+
+// unnamedHungFor is how long the queue group is passed over after a worker this client never
+// heard from was found hung: it may have been killed, and it answers no ping to say it is back
+// (a worker that answers for the first time ends it sooner).
+const unnamedHungFor = time.Minute
 
 func newWorkers() *workers {
 	return &workers{known: map[string]bool{}, hung: map[string]time.Time{}}
@@ -31,8 +40,22 @@ func (w *workers) answered(id string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if _, seen := w.known[id]; !seen {
+		w.unnamed = time.Time{} // it may be the unnamed hung one, back
+	}
 	w.known[id] = true
 	delete(w.hung, id)
+}
+
+// markUnnamedHung records that a worker this client never heard from holds a request, hung.
+func (w *workers) markUnnamedHung() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.unnamed = time.Now()
+}
+
+func (w *workers) anyHungLocked() bool {
+	return len(w.hung) > 0 || (!w.unnamed.IsZero() && time.Since(w.unnamed) < unnamedHungFor)
 }
 
 // markHung records that these workers missed a ping while a request waited.
@@ -66,7 +89,7 @@ func (w *workers) isHung(id string) bool {
 func (w *workers) pick() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.hung) == 0 {
+	if !w.anyHungLocked() {
 		return ""
 	}
 	live := w.liveLocked()
@@ -128,7 +151,7 @@ func (w *workers) allAnswered(answered map[string]bool) bool {
 func (w *workers) recheckDue() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.hung) == 0 || time.Since(w.rechecked) < hungCheckEvery {
+	if !w.anyHungLocked() || time.Since(w.rechecked) < hungCheckEvery {
 		return false
 	}
 	w.rechecked = time.Now()
