@@ -42,6 +42,7 @@ func TestTaskResultOfAWaitingTaskSaysItWaits(t *testing.T) {
 	res := farmtest.Call(t, reader, "get_task_result", map[string]any{"task_id": id})
 	require.True(t, res.IsError)
 	assert.Contains(t, farmtest.Text(res), "task "+id+" waits in device "+serial+"'s queue, 1st in line of 1; nothing has run yet")
+	assert.True(t, strings.HasPrefix(farmtest.Text(res), "get_task_result refused (busy): "), "a queued task's code: %s", farmtest.Text(res))
 
 	var out mcp.AbortResult
 	farmtest.Structured(t, farmtest.MustCall(t, reader, "abort_task", map[string]any{"task_id": id}), &out)
