@@ -1,13 +1,11 @@
 package nodes_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/chromium"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/logtest"
 	"github.com/corral-farm/corral/nodes/web"
 )
 
@@ -30,24 +29,6 @@ func (w *wipeCounting) Reset(ctx context.Context) error {
 	return w.Driver.Reset(ctx)
 }
 
-// lockedLog is a log's text, written from many goroutines.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // Brief C 1: a node's stop revokes its leases, and each leased browser's wipe started a fresh
 // Chromium only for the node to close it a moment later (logging that the reset failed: "the
 // device was closed while its browser started"). A lease revoked by the stop asks for no wipe;
@@ -58,7 +39,7 @@ func TestNodeStopDoesNotWipeItsLeasedBrowsers(t *testing.T) {
 		t.Skip(err)
 	}
 	r := newRestartRig(t, false)
-	logs := &lockedLog{}
+	logs := &logtest.Buffer{}
 	ctx, cancel := context.WithTimeout(r.ctx, time.Minute)
 	defer cancel()
 	drv, err := web.Start(ctx, web.Options{Serial: "web-held", Profile: web.Profiles[0], Log: slog.New(slog.NewTextHandler(logs, nil))})
