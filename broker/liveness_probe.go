@@ -28,6 +28,9 @@ type ownServer struct {
 	holds, resumes string
 	// unansweredSince is when it last went unanswered (zero: it answered).
 	unansweredSince time.Time
+	// confirm is what a gateway asks before it drops a connection not answered
+	// (liveness_stall.go).
+	confirm stallConfirm
 }
 
 // answers asks the server for a round trip (roundTrip, within probeWait) at now. answered
