@@ -2,7 +2,6 @@ package broker
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/internal/logtest"
+	"github.com/corral-farm/corral/internal/tcplink"
 )
 
 // A gateway whose NATS stalls as it writes a loss verdict (QA: `corral up`, whose process
@@ -71,46 +71,15 @@ type stallLink struct {
 
 func startStallLink(t *testing.T, target string) *stallLink {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	l := &stallLink{addr: ln.Addr().String()}
+	l := &stallLink{}
 	l.cond = sync.NewCond(&l.mu)
-	var wg sync.WaitGroup
-	var conns []net.Conn
-	var connsMu sync.Mutex
-	t.Cleanup(func() {
-		_ = ln.Close()
-		l.resume()
-		connsMu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		connsMu.Unlock()
-		wg.Wait()
-	})
-	wg.Go(func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = in.Close()
-				continue
-			}
-			connsMu.Lock()
-			conns = append(conns, in, out)
-			connsMu.Unlock()
-			wg.Go(func() { l.pump(out, in) })
-			wg.Go(func() { l.pump(in, out) })
-		}
-	})
+	l.addr = tcplink.Forward(t, target, l.pump)
+	t.Cleanup(l.resume) // before Forward's: a held pump returns to see its connection closed
 	return l
 }
 
 // pump copies src to dst, holding each chunk while the link is stalled.
-func (l *stallLink) pump(dst io.WriteCloser, src io.ReadCloser) {
+func (l *stallLink) pump(dst, src net.Conn) {
 	defer func() { _ = dst.Close(); _ = src.Close() }()
 	buf := make([]byte, 32<<10)
 	for {

@@ -2,7 +2,6 @@ package nodes_test
 
 import (
 	"encoding/json"
-	"net"
 	"testing"
 	"time"
 
@@ -10,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/tcplink"
 )
 
 // Review of the silence check: a node whose round trip to NATS takes longer than a heartbeat
@@ -23,7 +22,7 @@ import (
 func TestSlowLinkIsNoSilence(t *testing.T) {
 	const taskSerial, leaseSerial = "n1-task", "n1-lease"
 	rig := startSilenceRig(t, func(server string) string {
-		link := startSlowLink(t, server, 300*time.Millisecond)
+		link := tcplink.Forward(t, server, tcplink.Delay(tcplink.Fixed(300*time.Millisecond)))
 		nc, err := nats.Connect("nats://" + link)
 		require.NoError(t, err)
 		defer nc.Close()
@@ -52,43 +51,4 @@ func TestSlowLinkIsNoSilence(t *testing.T) {
 	}
 	require.Empty(t, said.Line("this node was silent for"), "the node took its slow link for a silence")
 	require.Empty(t, said.Line("did not come back within"), "the node took its slow link for a silence")
-}
-
-// startSlowLink forwards TCP to target, every byte either way arriving delay after it was sent,
-// in order, as over a long or slow network path; it returns the address to dial.
-func startSlowLink(t *testing.T, target string, delay time.Duration) string {
-	t.Helper()
-	return farmtest.Forward(t, target, func(dst, src net.Conn) { delayPipe(dst, src, delay) })
-}
-
-// delayPipe copies src to dst, each chunk written delay after it was read.
-func delayPipe(dst, src net.Conn, delay time.Duration) {
-	type chunk struct {
-		b   []byte
-		due time.Time
-	}
-	chunks := make(chan chunk, 1<<12)
-	go func() {
-		defer close(chunks)
-		for {
-			b := make([]byte, 32<<10)
-			n, err := src.Read(b)
-			if n > 0 {
-				chunks <- chunk{b[:n], time.Now().Add(delay)}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	for c := range chunks {
-		time.Sleep(time.Until(c.due)) // the link's latency, not a wait in the test
-		if _, err := dst.Write(c.b); err != nil {
-			_ = src.Close()
-			break
-		}
-	}
-	_ = dst.Close()
-	for range chunks { // let the reader end
-	}
 }

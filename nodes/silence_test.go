@@ -17,6 +17,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/tcplink"
 )
 
 // QA's D2 and D3: a node stopped (kill -STOP) long enough for the farm to declare it lost, its
@@ -150,7 +151,7 @@ type stallLink struct {
 func startStallLink(t *testing.T, target string) *stallLink {
 	t.Helper()
 	l := &stallLink{}
-	l.at = farmtest.Forward(t, target, l.pipe)
+	l.at = tcplink.Forward(t, target, l.pipe)
 	t.Cleanup(l.release) // run before Forward's, which waits for the pipes: they return once let go
 	return l
 }

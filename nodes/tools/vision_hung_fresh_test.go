@@ -6,10 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"image"
-	"io"
 	"log/slog"
 	"net"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/tcplink"
 	"github.com/corral-farm/corral/vision"
 	"github.com/corral-farm/corral/vision/corpus"
 	"github.com/corral-farm/corral/vision/service"
@@ -29,48 +28,19 @@ import (
 // stallProxy is a TCP proxy to a NATS server that stops passing bytes when stalled, its
 // connections left open: to NATS, the process behind it is stopped (kill -STOP).
 type stallProxy struct {
-	ln      net.Listener
+	addr    string
 	stalled atomic.Bool
 }
 
 func startStallProxy(t *testing.T, target string) *stallProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &stallProxy{ln: ln}
-	var conns []net.Conn
-	var mu sync.Mutex
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = in.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, in, out)
-			mu.Unlock()
-			go p.pass(out, in)
-			go p.pass(in, out)
-		}
-	}()
+	p := &stallProxy{}
+	p.addr = tcplink.Forward(t, target, p.pass)
 	return p
 }
 
 // pass copies from src to dst until either closes, or, once stalled, holds what it read.
-func (p *stallProxy) pass(dst io.Writer, src io.Reader) {
+func (p *stallProxy) pass(dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -88,7 +58,7 @@ func (p *stallProxy) pass(dst io.Writer, src io.Reader) {
 	}
 }
 
-func (p *stallProxy) url() string { return "nats://" + p.ln.Addr().String() }
+func (p *stallProxy) url() string { return "nats://" + p.addr }
 
 // A worker that answered lately and then hung (stopped with kill -STOP) costs a vision call a
 // few seconds, not its attempt: the node's tools skip their ping for 10 s after an answer, and

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/corral-farm/corral/internal/farmtest"
+	"github.com/corral-farm/corral/internal/tcplink"
 	"github.com/corral-farm/corral/vision"
 )
 
@@ -75,7 +75,7 @@ func TestCallMovesFromAHungWorkerToAHealthyOne(t *testing.T) {
 	require.NoError(t, err)
 	link := &stoppableLink{resume: make(chan struct{})}
 	linked := *farmURL
-	linked.Host = farmtest.Forward(t, farmURL.Host, link.pipe)
+	linked.Host = tcplink.Forward(t, farmURL.Host, link.pipe)
 	resumed := false
 	resume := func() {
 		if !resumed {

@@ -1,4 +1,7 @@
-package farmtest
+// Package tcplink shapes a TCP link for tests: a forwarder whose bytes go through a pipe the
+// test picks (delayed, held). It imports nothing of the project, so that every package's tests,
+// broker's own among them, can use it.
+package tcplink
 
 import (
 	"net"
