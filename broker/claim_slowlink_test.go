@@ -31,7 +31,7 @@ func TestClaimRefreshOverASlowLinkKeepsTheClaim(t *testing.T) {
 	kv, err := js.CreateKeyValue(t.Context(), jetstream.KeyValueConfig{Bucket: NodeBucket, TTL: claimTTL})
 	require.NoError(t, err)
 
-	slow := tcplink.Forward(t, ns.Addr().String(), tcplink.Delay(tcplink.Fixed(700*time.Millisecond)))
+	slow := tcplink.Forward(t, ns.Addr().String(), tcplink.Delay(tcplink.Fixed(400*time.Millisecond)))
 	nc, err := nats.Connect("nats://"+slow, nats.Timeout(10*time.Second))
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)

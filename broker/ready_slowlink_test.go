@@ -28,7 +28,7 @@ func TestGatewayOnASlowLinkKeepsItsConnectionWhileANodeIsSilent(t *testing.T) {
 	require.NoError(t, gw.client.Ready())
 	reconnects := gw.nc.Stats().Reconnects
 
-	link.Slow(700 * time.Millisecond)
+	link.Slow(400 * time.Millisecond)
 	f.nodes["n1"].Kill() // silent: the gateway's checks ask the server, and wait 500 ms only
 	slowSaid := "the NATS server answers this process, slowly: a round trip took"
 	dropped := "reconnecting to NATS"
