@@ -13,7 +13,6 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/corral-farm/corral/broker"
-	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // Reasons of corral_gateway_denied_total: a fixed set, so zeros show.
@@ -256,11 +255,12 @@ func denialCode(reason string) string {
 }
 
 // authorizeSteps applies the tool policy to each step of a sequence: a step runs its tool on
-// the device as a call of its own would, so a principal that may not call app_launch may not
-// run it as a step either. The device is the sequence's own, checked by resolveDevice.
-func (g *Gateway) authorizeSteps(ctx context.Context, tool string, args any) *mcpgo.CallToolResult {
-	seq, ok := args.(*tools.SequenceArgs)
-	if !ok || g.opts.Policy == nil {
+// the device as a call of its own would, so a principal that may not call input may not run it
+// as a step either. It reads the step tools' names from the raw arguments, before the steps'
+// arguments are checked, so that the argument errors of a tool outside the rule do not tell
+// its arguments. The device is the sequence's own, checked by resolveDevice.
+func (g *Gateway) authorizeSteps(ctx context.Context, tool string, args map[string]any) *mcpgo.CallToolResult {
+	if tool != toolSequence || g.opts.Policy == nil {
 		return nil
 	}
 	p := g.principal(ctx)
@@ -268,11 +268,11 @@ func (g *Gateway) authorizeSteps(ctx context.Context, tool string, args any) *mc
 		return g.deny(ctx, denial{reason: reasonNoToken, tool: tool, rule: ruleNoCaller},
 			fmt.Sprintf("denied by policy: %s has no authenticated caller (rule: %s)", tool, ruleNoCaller))
 	}
-	for i, s := range seq.Steps {
-		if !p.MayCall(s.ToolName) {
-			rule := fmt.Sprintf("%s; step %d of %s", p.toolRule(), i+1, tool)
-			return g.deny(ctx, denial{reason: reasonTool, tool: s.ToolName, rule: rule}, fmt.Sprintf("denied by policy: principal %q may not call %s, which step %d of %s names (rule: %s); tools/list shows the tools it may call",
-				p.Name, s.ToolName, i+1, tool, p.toolRule()))
+	for _, s := range stepTools(args) {
+		if !p.MayCall(s.name) {
+			rule := fmt.Sprintf("%s; step %d of %s", p.toolRule(), s.number, tool)
+			return g.deny(ctx, denial{reason: reasonTool, tool: s.name, rule: rule}, fmt.Sprintf("denied by policy: principal %q may not call %s, which step %d of %s names (rule: %s); tools/list shows the tools it may call",
+				p.Name, s.name, s.number, tool, p.toolRule()))
 		}
 	}
 	return nil

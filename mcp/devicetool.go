@@ -158,13 +158,13 @@ func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 						return g.refuseBadInput(ctx, fmt.Sprintf("arguments must be a JSON object, got %s", jsonType(a))), nil
 					}
 				}
+				if res := g.authorizeSteps(ctx, name, req.GetArguments()); res != nil {
+					return res, nil // before the arguments: their errors would tell a denied step's
+				}
 				own := newArgs()
 				raw, common, err := splitArgs(req.GetArguments(), own)
 				if err != nil {
 					return g.refuseBadInput(ctx, argError(tool, err).Error()), nil
-				}
-				if res := g.authorizeSteps(ctx, name, own); res != nil {
-					return res, nil
 				}
 				return g.runOnDevice(ctx, req, name, common, raw), nil
 			}
