@@ -97,7 +97,8 @@ type Match struct {
 	Scale float64 `json:"scale"`
 }
 
-// MatchResult are the matches at or above the threshold, best first (none: not found).
+// MatchResult are the matches at or above the threshold, best first (none: not found): by
+// score, highest first; equal scores (to the 4 decimals answered) top-most, then left-most.
 type MatchResult struct {
 	V       int     `json:"v"`
 	Matches []Match `json:"matches"`

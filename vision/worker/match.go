@@ -3,6 +3,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"image"
 	"math"
@@ -174,7 +175,7 @@ func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale
 	fine = nms(fine, maxN)
 	out := make([]vision.Match, 0, len(fine))
 	for _, f := range fine {
-		out = append(out, vision.Match{Box: toBox(f.r), Score: math.Round(f.score*1e4) / 1e4, Scale: math.Round(f.scale*1e3) / 1e3})
+		out = append(out, vision.Match{Box: toBox(f.r), Score: roundScore(f.score), Scale: math.Round(f.scale*1e3) / 1e3})
 	}
 	return out, nil
 }
@@ -255,17 +256,9 @@ func matchAt(img, tpl gocv.Mat, s, minScore float64, n int) ([]candidate, error)
 	return out, nil
 }
 
-// nms keeps the best of overlapping candidates, up to n, best first.
+// nms keeps the best of overlapping candidates, up to n, best first (bestFirst).
 func nms(cs []candidate, n int) []candidate {
-	slices.SortStableFunc(cs, func(a, b candidate) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(cs, bestFirst)
 	var out []candidate
 	for _, c := range cs {
 		if len(out) == n {
@@ -277,6 +270,24 @@ func nms(cs []candidate, n int) []candidate {
 	}
 	return out
 }
+
+// bestFirst orders candidates by score, highest first, as the caller sees it (to scoreDigits),
+// then top-most, then left-most: a template that shows twice, equally well, is answered the
+// same way every time, whichever place the search happened to find first (tap_cv taps the first).
+func bestFirst(a, b candidate) int {
+	if c := cmp.Compare(roundScore(b.score), roundScore(a.score)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.r.Min.Y, b.r.Min.Y); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.r.Min.X, b.r.Min.X)
+}
+
+// scoreDigits is the precision of a match's score in an answer: 4 decimals.
+const scoreDigits = 1e4
+
+func roundScore(s float64) float64 { return math.Round(s*scoreDigits) / scoreDigits }
 
 func iou(a, b image.Rectangle) float64 {
 	in := a.Intersect(b)
