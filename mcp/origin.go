@@ -100,11 +100,26 @@ func (c *originCheck) hostAllowed(hostport string) bool {
 		return true
 	}
 	for _, r := range c.allow {
-		if r.host == host && (r.port == "" || r.port == port) {
+		// A Host without a port is the client's default port, which an origin rule implies.
+		if r.host == host && (r.ruledPort() == "" || r.ruledPort() == port || (port == "" && r.port == "")) {
 			return true
 		}
 	}
 	return false
+}
+
+// ruledPort is the port r admits: its own, else its scheme's default (https://x is x:443);
+// "" for a bare host, which admits any port.
+func (r hostRule) ruledPort() string {
+	if r.port != "" {
+		return r.port
+	}
+	return defaultPort(r.scheme)
+}
+
+// defaultPort is a scheme's port when a URL names none; "" for no scheme.
+func defaultPort(scheme string) string {
+	return map[string]string{"http": "80", "https": "443"}[scheme]
 }
 
 // originAllowed reports whether an Origin header may reach the gateway.
@@ -121,14 +136,10 @@ func (c *originCheck) originAllowed(origin string) bool {
 		return true
 	}
 	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[scheme]
+		port = defaultPort(scheme)
 	}
 	for _, r := range c.allow {
-		rport := r.port
-		if rport == "" && r.scheme != "" {
-			rport = map[string]string{"http": "80", "https": "443"}[r.scheme]
-		}
-		if r.host == host && (r.scheme == "" || r.scheme == scheme) && (rport == "" || rport == port) {
+		if r.host == host && (r.scheme == "" || r.scheme == scheme) && (r.ruledPort() == "" || r.ruledPort() == port) {
 			return true
 		}
 	}
