@@ -55,17 +55,27 @@ func (l holderLease) args(serial string) map[string]any {
 	return a
 }
 
-// refused adds what to do to a refusal of the rig's lease: a rig someone holds (busy) takes
+// refused adds what to do to a refusal of the rig's lease: a rig a lease holds (busy) takes
 // its holder's handle, or an operator revokes the lease first; a handle that does not hold it
-// (stale_lease) is not the rig's. Other errors are as the rig said them.
+// (stale_lease) is not the rig's. Other errors, busy ones without a lease among them, are as
+// the rig said them.
 func (l holderLease) refused(err error, serial string) error {
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "("+broker.CodeBusy+")"):
+	case leaseBusy(msg):
 		return fmt.Errorf("%w\n(%s is held: its holder gives the handle with $CORRAL_LEASE or --lease-file FILE; "+
 			"an operator revokes the lease first: corral release %s --force)", err, serial, serial)
 	case *l.handle != "" && strings.Contains(msg, "("+broker.CodeStaleLease+")"):
 		return fmt.Errorf("%w\n(the lease given ($CORRAL_LEASE or --lease-file) does not hold %s: `corral leases` lists the leases held)", err, serial)
 	}
 	return err
+}
+
+// leaseBusy reports whether msg refuses a call as busy because a lease holds the device, in the
+// gateway's words for it (mcp/result.go): "Held by HOLDER until …", or "You hold it (…" for
+// the caller's own. A task run without a lease, or the gateway's own "Agent is already
+// running" refusal, is busy with no lease to give or revoke.
+func leaseBusy(msg string) bool {
+	return strings.Contains(msg, "("+broker.CodeBusy+")") &&
+		(strings.Contains(msg, ". Held by ") || strings.Contains(msg, ". You hold it ("))
 }
