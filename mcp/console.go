@@ -149,15 +149,16 @@ func (a consoleActions) Call(ctx context.Context, v console.Viewer, tool string,
 // serial wraps its node's refusal: "acquire_device refused (busy): no device matching
 // serial=\"n1-p1\" could be leased: acquire_device on n1-p1 refused (busy): …". The gateway's
 // own busy refusal of another tool ("run_agent_task refused (busy): Agent is already running …")
-// is busy too.
+// is not: the console words a busy device by its holder, and its reason here is the gateway's
+// (an agent task runs), so its words are shown as they are.
 func refusedAsBusy(tool, serial, msg string) bool {
-	code, rest, ok := refusalCode(msg)
+	_, rest, ok := refusalCode(msg)
 	gatewayOwn := ok && strings.HasPrefix(msg, tool+" refused (")
 	switch {
 	case gatewayOwn && tool == "acquire_device": // busy if its node's refusal of serial says so
 		msg = strings.TrimPrefix(rest, unleasedPrefix(&acquireArgs{Serial: serial}))
 	case gatewayOwn:
-		return code == broker.CodeBusy
+		return false
 	}
 	rest, ok = strings.CutPrefix(msg, tool+" on "+serial+" ")
 	if !ok || serial == "" {

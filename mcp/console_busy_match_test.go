@@ -36,8 +36,9 @@ func TestRefusedAsBusy(t *testing.T) {
 		{"a tap refused as unhealthy", "tap_xy", "n1-p1", refusal("tap_xy", "n1-p1", broker.CodeUnhealthy), false},
 		{"another tool's busy", "home", "n1-p1", refusal("tap_xy", "n1-p1", broker.CodeBusy), false},
 		{"no serial", "tap_xy", "", refusal("tap_xy", "", broker.CodeBusy), false},
-		{"the gateway's own busy", "run_agent_task", "n1-p1", refusalText("run_agent_task", broker.CodeBusy, alreadyRunning("n1-p1", "run_agent_task", "t_1", time.Now())), true},
-		{"the gateway's own busy on a serial with a colon", "run_agent_task", "127.0.0.1:5555", refusalText("run_agent_task", broker.CodeBusy, alreadyRunning("127.0.0.1:5555", "run_agent_task", "", time.Now())), true},
+		// The gateway's own busy is shown in its own words ("Agent is already running …").
+		{"the gateway's own busy", "run_agent_task", "n1-p1", refusalText("run_agent_task", broker.CodeBusy, alreadyRunning("n1-p1", "run_agent_task", "t_1", time.Now())), false},
+		{"the gateway's own busy on a serial with a colon", "run_agent_task", "127.0.0.1:5555", refusalText("run_agent_task", broker.CodeBusy, alreadyRunning("127.0.0.1:5555", "run_agent_task", "", time.Now())), false},
 		{"the gateway's own refusal of another code", "tap_xy", "n1-p1", refusalText("tap_xy", broker.CodeBadInput, "x must be between 0 and 1"), false},
 	} {
 		if got := refusedAsBusy(c.tool, c.serial, c.msg); got != c.want {
