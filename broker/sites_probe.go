@@ -74,6 +74,7 @@ type siteAnswers struct {
 	prefix  string // "" until the inbox is made, at the first probe
 	next    uint64
 	waiting map[string]chan *nats.Msg // token → its probe's answer
+	inbox   chan *nats.Msg            // the answers as the connection delivers them, for the reader
 	settles chan chan struct{}        // to the reader: hand on what the inbox holds, then close it
 	gone    chan struct{}             // closed with the inbox (the connection closed)
 }
@@ -93,11 +94,11 @@ func (a *siteAnswers) expect(nc *nats.Conn) (reply string, answer <-chan *nats.M
 		if err != nil {
 			return "", nil, nil, err
 		}
-		a.prefix, a.waiting = prefix, map[string]chan *nats.Msg{}
+		a.prefix, a.waiting, a.inbox = prefix, map[string]chan *nats.Msg{}, all
 		a.settles, a.gone = make(chan chan struct{}, 1), make(chan struct{})
 		var closed sync.Once
 		sub.SetClosedHandler(func(string) { closed.Do(func() { close(a.gone) }) })
-		go a.read(all)
+		go a.read()
 	}
 	a.next++
 	token := strconv.FormatUint(a.next, 36)
@@ -110,16 +111,16 @@ func (a *siteAnswers) expect(nc *nats.Conn) (reply string, answer <-chan *nats.M
 	}, nil
 }
 
-// read hands on each answer of all, until the inbox is closed.
-func (a *siteAnswers) read(all <-chan *nats.Msg) {
+// read hands on each answer of the inbox, until it is closed.
+func (a *siteAnswers) read() {
 	for {
 		select {
-		case m := <-all:
+		case m := <-a.inbox:
 			a.route(m)
 		case settled := <-a.settles:
 			for more := true; more; {
 				select {
-				case m := <-all:
+				case m := <-a.inbox:
 					a.route(m)
 				default:
 					more = false

@@ -75,7 +75,10 @@ func TestWatchAndCutOffProbesAtOnceTakeTheirOwnAnswers(t *testing.T) {
 
 // An answer that reached the connection before a probe's round trip counts even while the
 // watch's reader still holds it, not handed on yet (its goroutine not run, or busy with other
-// probes' answers): the probe has the reader hand on what came before, and waits for it.
+// probes' answers): the probe has the reader hand on what came before, and waits for it. The
+// round trip returns only once the reader has taken the answer off the inbox (and waits for
+// the lock to hand it on): else the reader, run late, could take the probe's call to settle
+// first, and the test would see neither that order nor the call.
 func TestSiteProbeWaitsForTheAnswerTheReaderHolds(t *testing.T) {
 	nc := embeddedNATS(t)
 	site, err := nats.Connect(nc.ConnectedUrl())
@@ -103,6 +106,9 @@ func TestSiteProbeWaitsForTheAnswerTheReaderHolds(t *testing.T) {
 			return err
 		}
 		err := nc.FlushTimeout(within)
+		// The answer is on the inbox (the round trip came after it): wait until the reader holds it.
+		assert.Eventually(t, func() bool { return len(w.answers.inbox) == 0 }, waitLong, time.Millisecond,
+			"the reader never took tokyo's answer off the inbox")
 		go func() {
 			defer close(held)
 			defer w.answers.mu.Unlock()
