@@ -94,6 +94,9 @@ func startEmbeddedNATS(data string, port int, node string, site siteFlags, hub h
 	if e.contexts, err = secrets.WriteContexts(e.url, "", users); err == nil && listen != nil {
 		err = writeLeafContexts(secrets, listen, leafUsers, log)
 	}
+	if err == nil { // once started: a start that fails leaves the directory as it was
+		err = forgetOtherNodes(secrets, node, log)
+	}
 	if err != nil {
 		ns.Shutdown()
 		ns.WaitForShutdown()
