@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -300,6 +301,9 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 			cat, _ = steps.FetchCatalog(ctx, c)
 		}
 		if cat != nil && !cat.Has(tool) {
+			if local, lerr := localCatalog(); lerr == nil {
+				cat.Known(local.Names()) // a tool its --tools profile or policy hides is not one it lacks (as corral run says)
+			}
 			return nil, cat.Check(tool, nil) // names the nearest tool
 		}
 	}
@@ -337,11 +341,21 @@ func callArgs(rest []string) (map[string]any, error) {
 	// Arguments that are no JSON object are a command line corral call does not take: exit 2.
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
+		if rest[0] == "-" { // the decoder's words alone do not say that stdin was read
+			if len(strings.TrimSpace(string(raw))) == 0 {
+				return nil, badValue(errors.New("standard input (-) was empty: give the arguments there as a JSON object, e.g. {\"serial\":\"S\"}"))
+			}
+			return nil, badValue(fmt.Errorf("the arguments read from standard input (-) must be a JSON object, e.g. {\"serial\":\"S\"}: %w", err))
+		}
 		return nil, badValue(fmt.Errorf("arguments must be a JSON object, e.g. '{\"serial\":\"S\"}': %w", err))
 	}
 	args, ok := v.(map[string]any)
 	if !ok {
-		return nil, badValue(fmt.Errorf("arguments must be a JSON object, got %s: give them by name, e.g. '{\"x\":0.5,\"y\":0.5}'", jsonKindOf(v)))
+		from := ""
+		if rest[0] == "-" {
+			from = " (read from standard input)"
+		}
+		return nil, badValue(fmt.Errorf("arguments must be a JSON object%s, got %s: give them by name, e.g. '{\"x\":0.5,\"y\":0.5}'", from, jsonKindOf(v)))
 	}
 	return args, nil
 }
