@@ -119,8 +119,9 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 	a := c.carryOut(w, r, v, d.Serial, name, args, handle)
 	out := actionAnswer{OK: a.OK, Message: a.Message, Lease: a.lease}
 	if !a.OK && a.Busy {
-		b := c.busyOf(r.Context(), d.Serial)
-		out.Busy, out.Message = &b, busyMessage(d.Serial, b)
+		if b := c.busyOf(r.Context(), d.Serial); b.known() {
+			out.Busy, out.Message = &b, busyMessage(d.Serial, b)
+		} // else the tool's own words, which name the reason, not "someone is using it"
 	}
 	switch name {
 	case "acquire", "release", "abort", "force_release": // they change the lease: say who holds it now

@@ -45,6 +45,10 @@ func (c *Console) busyOf(ctx context.Context, serial string) busyView {
 	return b
 }
 
+// known reports whether b tells who has the device: the registry or the leases may not show it
+// yet (or any more) when a busy refusal comes.
+func (b busyView) known() bool { return b.Holder != "" || b.Task != "" || !b.Until.IsZero() }
+
 // busyMessage says it for clients without the page's script (which words it with local times).
 func busyMessage(serial string, b busyView) string {
 	at := func(t time.Time) string { return t.UTC().Format(time.TimeOnly) + " UTC" }
