@@ -79,26 +79,41 @@ func (c *Client) Ping(ctx context.Context) error {
 
 // OCR reads the text of an image.
 func (c *Client) OCR(ctx context.Context, req OCRRequest) (OCRResult, error) {
+	if err := checkImages(req.Image); err != nil {
+		return OCRResult{}, err
+	}
 	return call[OCRResult](ctx, c, EndpointOCR, req)
 }
 
 // Match finds a template in an image.
 func (c *Client) Match(ctx context.Context, req MatchRequest) (MatchResult, error) {
+	if err := checkImages(req.Image, req.Template); err != nil {
+		return MatchResult{}, err
+	}
 	return call[MatchResult](ctx, c, EndpointMatch, req)
 }
 
 // Elements lists a screen's elements.
 func (c *Client) Elements(ctx context.Context, req ElementsRequest) (ElementsResult, error) {
+	if err := checkImages(req.Image); err != nil {
+		return ElementsResult{}, err
+	}
 	return call[ElementsResult](ctx, c, EndpointElements, req)
 }
 
 // Diff tells whether a screen changed between two frames.
 func (c *Client) Diff(ctx context.Context, req DiffRequest) (DiffResult, error) {
+	if err := checkImages(req.Before, req.After); err != nil {
+		return DiffResult{}, err
+	}
 	return call[DiffResult](ctx, c, EndpointDiff, req)
 }
 
 // Annotate draws boxes on an image.
 func (c *Client) Annotate(ctx context.Context, req AnnotateRequest) (AnnotateResult, error) {
+	if err := checkImages(req.Image); err != nil {
+		return AnnotateResult{}, err
+	}
 	return call[AnnotateResult](ctx, c, EndpointAnnotate, req)
 }
 

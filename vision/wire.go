@@ -1,6 +1,9 @@
 package vision
 
-import "image"
+import (
+	"fmt"
+	"image"
+)
 
 // Subjects. Every operation is an endpoint of the micro service Service, under Prefix, in the
 // queue group QueueGroup (the micro default would do; naming it keeps it stable).
@@ -32,6 +35,23 @@ const WireVersion = 1
 
 // MaxImageBytes bounds an encoded image in a request (and NATS's max payload with it).
 const MaxImageBytes = 8 << 20
+
+// ImageTooLarge is the refusal of an image of n bytes, more than MaxImageBytes: the client's,
+// before it sends one, and a worker's.
+func ImageTooLarge(n int) *Error {
+	return &Error{Code: CodeBadInput,
+		Message: fmt.Sprintf("an image of %d bytes is larger than %d: send a smaller or more compressed one", n, MaxImageBytes)}
+}
+
+// checkImages refuses a request with an image over MaxImageBytes, before it is sent.
+func checkImages(images ...[]byte) error {
+	for _, img := range images {
+		if len(img) > MaxImageBytes {
+			return ImageTooLarge(len(img))
+		}
+	}
+	return nil
+}
 
 // Box is a rectangle in pixels of the request's image: X, Y its top-left corner.
 type Box struct {

@@ -4,7 +4,8 @@
 // them with `nats micro ls`.
 //
 // It links no cgo: the engine (vision/worker, built with the `vision` tag) comes in through the
-// Engine interface, declared here. A request is decoded within MaxRequestBytes, waits for one of
+// Engine interface, declared here. A request is decoded within MaxRequestBytes (one with an
+// image over vision.MaxImageBytes is refused as it arrives, undecoded: oversized.go), waits for one of
 // Options.Parallel slots, runs under a deadline (Options.Timeout) and is answered with JSON, or
 // with a micro error: a *vision.Error's code and message, or 500 with nothing of the worker's
 // internals (those go to the log).

@@ -81,6 +81,9 @@ type Service struct {
 	admitted atomic.Int64 // requests running or waiting for a slot
 	seq      atomic.Uint64
 	running  sync.WaitGroup
+	// admit guards running.Add against Stop's Wait (a request Stop overtook); stopping: Stop began.
+	admit    sync.Mutex
+	stopping bool
 	id       string          // the micro service's id: vision.WorkerHeader, vision.DirectSubject
 	ctx      context.Context // cancelled when Stop gives up waiting
 	cancel   context.CancelFunc
@@ -192,6 +195,9 @@ func (s *Service) Info() micro.Info { return s.svc.Info() }
 // Stop stops taking requests and waits for those under way to be answered, until ctx ends;
 // then it cancels them (their callers try another worker) and returns ctx's error.
 func (s *Service) Stop(ctx context.Context) error {
+	s.admit.Lock()
+	s.stopping = true
+	s.admit.Unlock()
 	err := s.svc.Stop()
 	// The endpoints' unsubscriptions are sent, not yet taken: once the server has them, no
 	// request sent after Stop returns comes here (a queue group's other workers get it).
@@ -219,14 +225,27 @@ func handle[Req, Res any](s *Service, op string, run func(context.Context, Req) 
 				fmt.Sprintf("the request is %d bytes, more than a vision worker takes (%d): send smaller images (at most %d bytes each, encoded)", n, MaxRequestBytes, vision.MaxImageBytes))
 			return
 		}
+		if n := oversizedImage(r.Data(), imageFields(op)); n > 0 {
+			s.refuse(r, op, OutcomeBadInput, "bad_input", vision.CodeBadInput, vision.ImageTooLarge(n).Message)
+			return
+		}
 		if n := s.admitted.Add(1); n > int64(s.opts.Parallel+s.opts.MaxWaiting) {
 			s.admitted.Add(-1)
 			s.refuse(r, op, OutcomeBusy, "busy", CodeBusy,
 				fmt.Sprintf("vision worker %s is busy: %d requests wait for its %d slots; try again, or add workers (corral vision)", s.opts.Instance, s.opts.MaxWaiting, s.opts.Parallel))
 			return
 		}
-		s.gauge(func(m *Metrics) { m.waiting.Inc() })
+		s.admit.Lock()
+		if s.stopping {
+			s.admit.Unlock()
+			s.admitted.Add(-1)
+			s.refuse(r, op, OutcomeBusy, "busy", CodeBusy,
+				fmt.Sprintf("vision worker %s is stopping: send the request again (another worker takes it)", s.opts.Instance))
+			return
+		}
 		s.running.Add(1)
+		s.admit.Unlock()
+		s.gauge(func(m *Metrics) { m.waiting.Inc() })
 		go func() {
 			defer s.running.Done()
 			defer s.admitted.Add(-1)
@@ -281,8 +300,7 @@ func serve[Req, Res any](s *Service, r micro.Request, op string, arrived time.Ti
 	}
 	for _, img := range images {
 		if len(img) > vision.MaxImageBytes {
-			s.refuse(r, op, OutcomeBadInput, "bad_input", vision.CodeBadInput,
-				fmt.Sprintf("an image of %d bytes is larger than %d: send a smaller or more compressed one", len(img), vision.MaxImageBytes))
+			s.refuse(r, op, OutcomeBadInput, "bad_input", vision.CodeBadInput, vision.ImageTooLarge(len(img)).Message)
 			return
 		}
 	}

@@ -279,7 +279,12 @@ func TestErrorAnswers(t *testing.T) {
 }
 
 // A request larger than MaxRequestBytes, too new, malformed, or with an image over
-// vision.MaxImageBytes is refused as bad input without reaching the engine.
+// vision.MaxImageBytes is refused as bad input without reaching the engine. One with an image
+// over the bound is refused as it arrives, not decoded first (it takes no slot), and the client
+// does not send one at all: decoding 11 MB under -race took the worker over 10 s, and on a
+// loaded machine the client's ping went unanswered meanwhile (queued behind the 11 MB), so the
+// call ended vision_unavailable instead. The requests the worker refuses are sent here as they
+// are, without the client's hung check.
 func TestBadRequestsNeverReachTheEngine(t *testing.T) {
 	conn := natsServer(t)
 	g := newGate()
@@ -287,34 +292,70 @@ func TestBadRequestsNeverReachTheEngine(t *testing.T) {
 	_, reg := startWorker(t, conn(), Options{Engine: g})
 	nc := conn()
 	client := vision.NewClient(nc, 30*time.Second)
-	ask := func(data []byte) *nats.Msg {
+	ask := func(endpoint string, data []byte) *nats.Msg {
 		t.Helper()
-		msg, err := nc.Request(vision.Prefix+"."+vision.EndpointOCR, data, 20*time.Second)
+		// No bound but the test's: 22 MB through the server took over 20 s under -race and load.
+		msg, err := nc.RequestWithContext(t.Context(), vision.Prefix+"."+endpoint, data)
 		require.NoError(t, err)
 		return msg
 	}
 	huge := make([]byte, MaxRequestBytes+1)
+	// A template of MaxImageBytes+1 zero bytes (3 bytes a 4 "A"s), as encoding/json writes it
+	// (by hand: quicker under -race).
+	zeros := strings.Repeat("AAAA", (vision.MaxImageBytes+1)/3)
+	bigTemplate := []byte(`{"v":1,"image":"eA==","template":"` + zeros + `"}`)
 	for _, c := range []struct {
-		name string
-		data []byte
-		want string
+		name, endpoint string
+		data           []byte
+		want           string
 	}{
-		{"too large", huge, "more than a vision worker takes"},
-		{"malformed", []byte(`{"v":1,"image":`), "malformed ocr request"},
-		{"not base64", []byte(`{"v":1,"image":"%%%"}`), "malformed ocr request"},
-		{"too new", []byte(`{"v":99,"image":""}`), "wire version 99 is newer"},
+		{"too large", vision.EndpointOCR, huge, "more than a vision worker takes"},
+		{"malformed", vision.EndpointOCR, []byte(`{"v":1,"image":`), "malformed ocr request"},
+		{"not base64", vision.EndpointOCR, []byte(`{"v":1,"image":"%%%"}`), "malformed ocr request"},
+		{"too new", vision.EndpointOCR, []byte(`{"v":99,"image":""}`), "wire version 99 is newer"},
+		{"image too large", vision.EndpointOCR, []byte(`{"v":1,"image":"` + zeros + `"}`), "an image of 8388609 bytes is larger than 8388608"},
+		{"template too large", vision.EndpointMatch, bigTemplate, "an image of 8388609 bytes is larger than 8388608"},
 	} {
-		msg := ask(c.data)
+		began := time.Now()
+		msg := ask(c.endpoint, c.data)
+		t.Logf("%s: answered after %s", c.name, time.Since(began).Round(time.Millisecond))
 		assert.Equal(t, vision.CodeBadInput, msg.Header.Get("Nats-Service-Error-Code"), c.name)
 		assert.Contains(t, msg.Header.Get("Nats-Service-Error"), c.want, c.name)
 	}
+	began := time.Now()
 	_, err := client.OCR(t.Context(), vision.OCRRequest{V: 1, Image: make([]byte, vision.MaxImageBytes+1)})
+	t.Logf("the client's ocr with an image too large: refused after %s", time.Since(began).Round(time.Millisecond))
 	var ve *vision.Error
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, vision.CodeBadInput, ve.Code)
-	assert.Contains(t, ve.Message, "larger than")
+	assert.Contains(t, ve.Message, "an image of 8388609 bytes is larger than 8388608")
 	assert.Empty(t, g.calls, "the engine was called")
-	assert.Equal(t, 5.0, requests(reg, vision.EndpointOCR, OutcomeBadInput))
+	assert.Equal(t, 5.0, requests(reg, vision.EndpointOCR, OutcomeBadInput), "the client sent the ocr with an image too large")
+	assert.Equal(t, 1.0, requests(reg, vision.EndpointMatch, OutcomeBadInput))
+	// Refused as they arrived: no image too large was decoded, so none took a slot.
+	assert.Zero(t, slotsTaken(t, reg, vision.EndpointMatch), "the match with a template too large was decoded first")
+	assert.EqualValues(t, 3, slotsTaken(t, reg, vision.EndpointOCR), "the ocrs that took a slot (malformed, not base64, too new)")
+}
+
+// slotsTaken is how many op requests got a slot (the queue wait histogram's count).
+func slotsTaken(t *testing.T, reg *prometheus.Registry, op string) uint64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != "corral_vision_queue_wait_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "op" && l.GetValue() == op {
+					return m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	t.Fatalf("no corral_vision_queue_wait_seconds for op %s", op)
+	return 0
 }
 
 // A request not done within Timeout is answered as such, and so is one that cannot get a slot
