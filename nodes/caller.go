@@ -37,11 +37,13 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 // caller that waited so, who may have started it again elsewhere).
 //
 // A question with no answer in time lets the task start, as before the question (an older or
-// busy gateway), unless the node may have been lost meanwhile (callerUnanswered).
+// busy gateway), unless the node may have been lost meanwhile (callerUnanswered). One whose
+// caller says it still waits starts only if the node heard of no loss meanwhile (lostAsAsked).
 func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bool {
 	if !ValidID(req.Probe) { // a token: the node publishes nowhere else
 		return true
 	}
+	seen := n.silence.lossesHeard()
 	for held := false; ; held = true {
 		silent := n.silence.silentNow() // as it asks: an answer lost to the silence says nothing
 		next := time.Now().Add(callerCheck)
@@ -49,8 +51,9 @@ func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bo
 		if err == nil {
 			if gone { // the scheduler says what came of it (actors' caller_gone.go)
 				n.cfg.Log.Debug("a task's caller is gone", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
+				return false
 			}
-			return !gone
+			return !n.lostAsAsked(ctx, req, seen)
 		}
 		if start, asked := n.callerUnanswered(ctx, req, silent || n.silence.silentNow(), err); asked {
 			return start
@@ -67,6 +70,30 @@ func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bo
 		case <-t.C:
 		}
 	}
+}
+
+// revokeWait bounds how long a task whose node heard of its loss as its caller was asked waits
+// for the revoke that follows the loss to end it: the node sends it at once, so this is only
+// for a loss it had answered already (a second gateway's verdict), which revokes nothing.
+const revokeWait = time.Second
+
+// lostAsAsked says whether the node heard of a loss since lossesHeard said seen, as req's
+// caller was asked: it said it still waited, but was most likely told the node was lost just
+// after, and req must not run. The revoke that follows the loss ends req (ctx), and its record
+// says node_lost, nothing run; lostAsAsked waits for it, for at most revokeWait.
+func (n *Node) lostAsAsked(ctx context.Context, req broker.TaskRequest, seen uint64) bool {
+	if !n.silence.lostSince(seen) {
+		return false
+	}
+	t := time.NewTimer(revokeWait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done(): // its cause says why (the device's worker reads it)
+	case <-t.C:
+		n.cfg.Log.Info("this node heard of its loss again as a task's caller was asked whether it still waited; the task does not run (its caller was most likely told so)",
+			"task", req.ID, "serial", req.Serial, "tool", req.Tool)
+	}
+	return true
 }
 
 // callerUnanswered says what to do with req, whose caller's gateway did not answer (err), and

@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"time"
@@ -27,17 +28,22 @@ func (n *Node) answerLease(r micro.Request, req broker.AcquireRequest, a broker.
 		respond(r, a)
 		return
 	}
-	go func() {
+	delivered := n.silence.work.run(func(ctx context.Context) { // Stop ends it and waits for it
 		data, err := json.Marshal(a)
 		if err != nil {
 			_ = r.Error("500", "lease answer not encodable: "+err.Error(), nil)
 			return
 		}
-		if _, err := n.cfg.NC.RequestMsg(&nats.Msg{Subject: r.Reply(), Data: data}, grantCheck); !errors.Is(err, nats.ErrNoResponders) {
-			return // delivered, or at least someone listens
+		ctx, cancel := context.WithTimeout(ctx, grantCheck)
+		defer cancel()
+		if _, err := n.cfg.NC.RequestMsgWithContext(ctx, &nats.Msg{Subject: r.Reply(), Data: data}); !errors.Is(err, nats.ErrNoResponders) {
+			return // delivered, or at least someone listens, or the node stops
 		}
 		n.cfg.Log.Info("a lease was granted to a caller no longer listening; released", "serial", req.Serial, "holder", req.Holder.String())
 		n.system.Root.Send(n.sched, actors.ReleaseLease{Req: broker.ReleaseRequest{V: broker.WireVersion, Serial: req.Serial, Request: req.ID, By: "node"},
 			Reply: func(broker.LeaseAnswer) {}})
-	}()
+	})
+	if !delivered { // the node stops: no one is left to release it, its stop revokes it
+		respond(r, a)
+	}
 }

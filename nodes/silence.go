@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -53,10 +54,24 @@ type silence struct {
 	// askUntil are asked about, an older gateway's lease requests taken before refuseUntil refused.
 	heard, askUntil, refuseUntil atomic.Int64
 	reconnects                   uint64 // the connection's, at the last round trip (watch's own)
+
+	// losses counts the losses the node heard of (heardLost). A grant that follows a question
+	// to its caller is handed to the scheduler under lossMu (unlessLostSince), and heardLost
+	// counts under it too, before the node sends its revoke: the grant either comes before the
+	// revoke, which ends it, or sees the loss and is refused.
+	lossMu sync.Mutex
+	losses uint64
+
+	// work runs the goroutines of lease requests (questions to callers, grants' deliveries)
+	// for no longer than the node lives: watch, which runs as long, stops them as it ends.
+	work *tracked
+	// leases keeps the lease requests of each device in their order of arrival while some are
+	// asked about (silence_line.go).
+	leases leaseLine
 }
 
 func newSilence(log *slog.Logger) *silence {
-	return &silence{base: time.Now(), log: log}
+	return &silence{base: time.Now(), log: log, work: newTracked()}
 }
 
 // now is the present as an offset from base.
@@ -94,6 +109,7 @@ func (s *silence) connected() { s.heard.Store(s.now()) }
 // round trip that is slow but comes back is no silence. One that does not come back by then
 // leaves heard where it was, and the node silent until one does; it says so once a silence.
 func (s *silence) watch(ctx context.Context, nc *nats.Conn) {
+	defer s.work.stop() // the node stops: its questions end, and it waits for them
 	s.reconnects = nc.Stats().Reconnects
 	t := time.NewTicker(broker.HeartbeatInterval)
 	defer t.Stop()
@@ -140,8 +156,38 @@ func (s *silence) roundTrip(now int64) {
 }
 
 // heardLost notes that the farm declared the node lost: a task taken in the next moment may
-// have been answered so.
-func (s *silence) heardLost() { moveOn(&s.askUntil, s.now()+int64(askFor)) }
+// have been answered so, and so may one whose caller was being asked (lossesHeard). The node
+// calls it before it revokes its leases for the loss.
+func (s *silence) heardLost() {
+	s.lossMu.Lock()
+	s.losses++
+	s.lossMu.Unlock()
+	moveOn(&s.askUntil, s.now()+int64(askFor))
+}
+
+// lossesHeard is how many losses the node has heard of: taken before a question to a caller,
+// it tells afterwards whether one came meanwhile (lostSince, unlessLostSince).
+func (s *silence) lossesHeard() uint64 {
+	s.lossMu.Lock()
+	defer s.lossMu.Unlock()
+	return s.losses
+}
+
+// lostSince says whether the node heard of a loss since lossesHeard said seen.
+func (s *silence) lostSince(seen uint64) bool { return s.lossesHeard() != seen }
+
+// unlessLostSince runs grant unless the node heard of a loss since lossesHeard said seen, and
+// says whether it ran. grant only sends (to the scheduler): the revoke of a loss heard after
+// it comes after it.
+func (s *silence) unlessLostSince(seen uint64, grant func()) bool {
+	s.lossMu.Lock()
+	defer s.lossMu.Unlock()
+	if s.losses != seen {
+		return false
+	}
+	grant()
+	return true
+}
 
 // moveOn sets until to at, if that is later.
 func moveOn(until *atomic.Int64, at int64) {
