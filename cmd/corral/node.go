@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
@@ -68,7 +69,7 @@ func runNode(ctx context.Context, args []string) error {
 	defer node.stop()
 	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, node.ready)
 	if err != nil {
-		return err
+		return metricsListenHint(err)
 	}
 	defer stopMetrics()
 	select {
@@ -98,4 +99,13 @@ func withNodeUser(err error, id string) error {
 	}
 	return fmt.Errorf("%w. corral node --node-id %s runs as the NATS user %s: give --nats-context with its context, %s.json (%s)",
 		err, id, user, user, whereContextIs(broker.RoleNode, id))
+}
+
+// metricsListenHint adds to a --metrics address in use what corral up adds to its --http one:
+// the listener's words alone ("bind: address already in use") name no flag.
+func metricsListenHint(err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w (is another corral node running? choose another address with --metrics, or --metrics '' for none)", err)
+	}
+	return err
 }

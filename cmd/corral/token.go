@@ -134,8 +134,10 @@ func (t tokenSource) explainRefusal(ctx context.Context, url string, headers map
 		return fmt.Errorf("gateway %s wants a bearer token (it has an auth policy): pass --token-file FILE or set CORRAL_TOKEN; it said: %s", url, answer)
 	case status == http.StatusUnauthorized:
 		return fmt.Errorf("gateway %s refused the bearer token from %s: %s", url, t.from(), answer)
-	case status >= 400:
+	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed: // no MCP endpoint there
 		return fmt.Errorf("gateway %s answered %d: %s (give the gateway's MCP endpoint, e.g. http://127.0.0.1:8420/mcp)", url, status, answer)
+	case status >= 400: // the endpoint's own answer (a gateway draining: 503) says what to do
+		return fmt.Errorf("gateway %s answered %d: %s", url, status, answer)
 	}
 	var noAnswer *neturl.Error // mcp-go says "failed to send request" twice before it
 	if errors.As(err, &noAnswer) {
