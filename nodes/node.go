@@ -40,6 +40,8 @@ type Config struct {
 	// Boot names this start of the node in its heartbeats, micro service and logs; the caller
 	// passes the one its node id claim records, so both name the same start (empty: a new one).
 	Boot string
+	// DeviceTags go to every device the node serves, beside its driver's (device_tags.go).
+	DeviceTags []string
 }
 
 // Node is a running edge node: an actor system with a node supervisor, a scheduler and one
@@ -77,6 +79,9 @@ type Node struct {
 func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if !ValidID(cfg.ID) {
 		return nil, fmt.Errorf("node id %q: use letters, digits, '-' and '_' only (it is part of NATS subjects)", cfg.ID)
+	}
+	if err := CheckDeviceTags(cfg.DeviceTags); err != nil {
+		return nil, fmt.Errorf("node %s: device tags: %w", cfg.ID, err)
 	}
 	if cfg.Ops == nil {
 		cfg.Ops = tools.DefaultOpsWith(tools.OpsConfig{Vision: vision.NewClient(cfg.NC, 0)})
@@ -203,6 +208,7 @@ func (n *Node) AddDriver(d device.Driver) {
 	}
 	epoch := max(before.Epoch, n.epochFloor)
 	bd := newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch, n.cfg.Metrics)
+	bd.info.Tags = withNodeTags(bd.info.Tags, n.cfg.DeviceTags)
 	bd.bounds, bd.info = n.bounds, n.bounds.info(bd.info)
 	if bd.wipes != nil {
 		bd.wipes.stopping = n.stopping.Load

@@ -231,6 +231,7 @@ type nodeSettings struct {
 	maxQueue           *int
 	passcodes          *string
 	appSources         *string
+	deviceTags         *string                      // --device-tags: the node's tags for all its devices
 	model              func() (model.Config, error) // the model of agent tasks (--openai-*, OPENAI_*)
 	platforms          []device.Attacher            // one per platform, in the order of platforms()
 	rigsFile           flag.Value                   // --arm, arm/rig's: read at start, so checked by check
@@ -256,6 +257,8 @@ func (f *flags) nodeFlags(defaultSims int, ps []device.Platform) nodeSettings {
 		appSources: f.commaList("app-sources", "", "where app_install may take apps from, comma-separated: host names (.example.com for subdomains too; "+
 			"named hosts may be local), * for any host with public addresses only, and directories on this node; empty: none on "+
 			"corral node and corral up --auth-policy, anywhere on a laptop's corral up"),
+		deviceTags: f.commaList("device-tags", "", "tags this node gives every device it serves, beside its driver's (sim, web), comma-separated, "+
+			"e.g. pool-a: an --auth-policy principal with tags [pool-a] may use them"),
 	}
 	s.model = refusedAsBadValue(model.Flags(f.FlagSet, os.LookupEnv))
 	s.flags = f.FlagSet
@@ -321,7 +324,8 @@ func (s nodeSettings) check() error {
 	if s.flags != nil {
 		errs = append(errs, checkPlatformFlags(s.flags))
 	}
-	errs = append(errs, s.checkMaxQueue())
+	_, tagsErr := s.tags()
+	errs = append(errs, s.checkMaxQueue(), tagsErr)
 	if err := errors.Join(errs...); err != nil {
 		return badValue(err)
 	}
@@ -391,6 +395,10 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	if err := s.checkMaxQueue(); err != nil {
 		return nil, err
 	}
+	deviceTags, err := s.tags()
+	if err != nil {
+		return nil, badValue(err)
+	}
 	var passcodes tools.Passcodes // secrets: only their number is ever logged
 	if *s.passcodes != "" {
 		p, err := tools.LoadPasscodes(*s.passcodes)
@@ -445,7 +453,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		nc.Close()
 	}
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, Boot: boot, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
-		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log,
+		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log, DeviceTags: deviceTags,
 		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared,
 			Vision: vision.NewClient(nc, 0), Model: agentModel, Log: log,
 			Screenshots: nodes.ScreenshotSaver{Stores: stores, Node: *s.id, Metrics: metrics, Log: log}})})
