@@ -111,21 +111,31 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	auth := &authRefusal{user: o.user(), log: log}
 	opts = append(opts,
 		nats.SetCustomDialer(newDroppableDialer()), // a stalled link is dropped (connect_drop.go)
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond),
+		nats.IgnoreAuthErrorAbort(), // refused credentials may be fixed meanwhile (connect_auth.go)
+		nats.ClosedHandler(func(nc *nats.Conn) { closedForGood(nc, log) }),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
 				log.Warn("NATS disconnected", "err", err)
 			}
 		}),
 		// RedactURLs, not ConnectedUrlRedacted: the password shows as REDACTED, as everywhere else.
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS reconnected", "url", RedactURLs(nc.ConnectedUrl())) }),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			auth.reconnected()
+			log.Info("NATS reconnected", "url", RedactURLs(nc.ConnectedUrl()))
+		}),
 		// A permission violation is a configuration error (a role without a right it needs), or
 		// a user asking what its role may not: say which subject, and which of the two it is,
 		// rather than let a request time out in silence.
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if isAuthRefusal(err) {
+				auth.refused(err)
+				return
+			}
 			if r := refusalOf(o.user(), err); r != nil {
 				if r.Op == "subscribe to" && isProbe(r.Subject) {
 					log.Debug("NATS refused the probe subscription: no node can ask whether this client is still there", "err", r)

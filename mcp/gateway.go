@@ -176,6 +176,14 @@ func (g *Gateway) Handler() http.Handler {
 	mux.Handle("/", withRemote(wall)) // /mcp's requests carry theirs with their body (bounds.go)
 	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{gatherer, wallMetrics}, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		// A NATS connection closed for good never comes back (broker.ConnAlive): fail, so that
+		// the orchestrator restarts the process. One that is reconnecting fails /readyz only.
+		if a, ok := g.farm.(interface{ Alive() error }); ok {
+			if err := a.Alive(); err != nil {
+				http.Error(w, "unhealthy: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {

@@ -18,12 +18,16 @@ const (
 	troubleDisk     storeTrouble = iota // the NATS server's storage (or anything else)
 	troubleTooLarge                     // a value larger than its bucket or the server takes
 	troubleFull                         // a bounded bucket full
+	troubleLink                         // the node's NATS connection closed, or its credentials refused
 )
 
 // troubleOf is the trouble err, a refused write, shows.
 func troubleOf(err error) storeTrouble {
 	var api *jetstream.APIError
 	switch {
+	// No write reaches the server at all: whatever its disk (it blamed the disk at a stop).
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrDisconnected), errors.Is(err, nats.ErrAuthorization):
+		return troubleLink
 	case errors.Is(err, nats.ErrMaxPayload):
 		return troubleTooLarge
 	case !errors.As(err, &api):
@@ -45,6 +49,10 @@ func (t storeTrouble) hint() string {
 	case troubleFull:
 		return "A bucket is full (the error says which, its bound and how to list its keys): it takes no new keys, and updates " +
 			"only no larger than the values they replace, whatever the disk; look for the node that writes far more keys than its devices need"
+	case troubleLink:
+		return "This node's connection to NATS is closed or its credentials are refused, so no write reaches the server, whatever " +
+			"its disk: see the node's NATS connection lines (a refused password: re-run corral nats-auth or fix the secret; a " +
+			"connection closed for good: the node's /healthz fails, restart it)"
 	}
 	return "Check the data disk of the NATS server (df). Once there is room, corral up's own NATS restarts its JetStream " +
 		"by itself; restart any other NATS server (its stores take no writes until then)"
@@ -57,6 +65,8 @@ func (t storeTrouble) short() string {
 		return "a value too large for its bucket: a bug to report"
 	case troubleFull:
 		return "a bucket full: list its keys"
+	case troubleLink:
+		return "its NATS connection is closed or refused, not the disk: see its NATS connection lines"
 	}
 	return "check the NATS server's data disk"
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // serveMetrics serves reg's /metrics on addr ("" serves none) until the returned stop is
@@ -37,6 +39,14 @@ func metricsMux(reg *prometheus.Registry, ready []func() error) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		// A NATS connection closed for good never comes back: fail, so that the orchestrator
+		// restarts the process. Any other failed check (NATS reconnecting) fails /readyz only.
+		for _, check := range ready {
+			if err := check(); errors.Is(err, broker.ErrNATSClosed) {
+				http.Error(w, "unhealthy: "+err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+		}
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
@@ -55,6 +65,9 @@ func metricsMux(reg *prometheus.Registry, ready []func() error) *http.ServeMux {
 // (broker.Client.Ready): a node cut off from NATS serves no calls, though it still answers.
 func natsConnected(nc *nats.Conn) func() error {
 	return func() error {
+		if err := broker.ConnAlive(nc); err != nil {
+			return err
+		}
 		if !nc.IsConnected() {
 			return fmt.Errorf("not connected to NATS (%s)", nc.Status())
 		}
