@@ -54,6 +54,9 @@ func runDevicesForget(ctx context.Context, args []string) error {
 		return a.gaveUp(ctx, "node "+*node+"'s devices not all removed", err)
 	}
 	if len(removed) == 0 {
+		if err := unknownNode(ctx, stores, *node); err != nil {
+			return a.gaveUp(ctx, "node "+*node+" not looked up", err)
+		}
 		fmt.Printf("node %s has no device in the registry (%s): nothing to remove; `corral devices` lists the nodes' devices.\n", *node, broker.RegistryBucket)
 	} else {
 		fmt.Printf("Removed %d offline device(s) of node %s from the registry (%s): %s.\n", len(removed), *node, broker.RegistryBucket, strings.Join(removed, ", "))
