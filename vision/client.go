@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -34,14 +35,31 @@ type Client struct {
 	// tried again on another while the caller's deadline allows.
 	attempt time.Duration
 	workers *workers
+	log     *slog.Logger
+}
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// WithLog logs at debug why a call waits on a slow or hung worker rather than sending it again.
+func WithLog(log *slog.Logger) ClientOption {
+	return func(c *Client) {
+		if log != nil {
+			c.log = log
+		}
+	}
 }
 
 // NewClient returns a client on nc; attempt bounds each try (0: 20 s).
-func NewClient(nc *nats.Conn, attempt time.Duration) *Client {
+func NewClient(nc *nats.Conn, attempt time.Duration, opts ...ClientOption) *Client {
 	if attempt <= 0 {
 		attempt = 20 * time.Second
 	}
-	return &Client{nc: nc, attempt: attempt, workers: newWorkers()}
+	c := &Client{nc: nc, attempt: attempt, workers: newWorkers(), log: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // pingBound bounds the ping: any worker that runs answers it at once, so a worker that does

@@ -7,5 +7,6 @@
 // load, and a request that a worker dies in is retried on another within its deadline. A worker
 // that hangs with a request (it no longer answers the micro PING) loses it to one that answers
 // within hungCheckEvery and the ping's bound, and the client passes it over, sending to the
-// others' own subjects (DirectSubject), until it answers a ping again.
+// others' own subjects (DirectSubject), until it answers a ping again. A worker that answers its
+// ping is only slow: its call is sent again to no one (hung.go; docs/vision.md).
 package vision

@@ -2,6 +2,8 @@ package vision
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -12,15 +14,21 @@ import (
 // workers, and again as long as it waits: a worker that took the request and hung (kill -STOP)
 // answers neither. When no worker answers, the call ends *PingUnanswered within
 // hungCheckEvery+pingBound (5 s), not its attempt, even when the tools skipped their ping
-// because a worker answered lately. When others answer and the one that has the request (or,
-// sent to the queue group, a worker this client knew) does not, that one is hung: the request
-// goes to one that answered, and further requests pass the hung one over until it answers a
-// ping again. One this client never heard from cannot be named: a request sent to the queue
-// group that waits on through a ping the live ones answered goes to one of them after one more
-// hungCheckEvery (the first send stays open); when that one answers first, the next requests
-// pass the queue group over for up to unnamedHungFor, or until a worker answers this client
-// for the first time. A healthy worker answers most requests sooner, so their calls send no ping; a
-// slow one answers the ping at once, whatever it works on, and the call waits on.
+// because a worker answered lately.
+//
+// A call is sent again only to another worker that answered the ping, and only when the one
+// that has it did not: a worker that answers its ping is alive, only slow (a large OCR), and is
+// waited on, past the attempt too, within the call's deadline; so is a hung one when no other
+// worker answers (said at debug). Sent to the queue group, the call's holder is not known: the
+// client asks the workers that answered whether they hold it (EndpointHolds, the call's
+// CallHeader). One that does is its holder. When none does, a worker that did not answer holds
+// it: a known one that missed the ping is marked hung, and further requests pass it over until
+// it answers a ping again; one this client never heard from cannot be named, so the call goes
+// to one that answered after one more hungCheckEvery without a holder (the first send stays
+// open), and when that one answers first, the next requests pass the queue group over for up to
+// unnamedHungFor, or until a worker answers this client for the first time. A worker that cannot
+// say (an older one, or its answer late) may hold it: the call waits. A healthy worker answers
+// most requests sooner, so their calls send no ping.
 const hungCheckEvery = 3 * time.Second
 
 // errWorkerGone says that the worker a request was sent to directly no longer listens.
@@ -36,28 +44,36 @@ type reply struct {
 // request sends one attempt of a call to the queue group (or, while a worker is hung, to a
 // live one): the answer, or the attempt's error; ErrNoWorker (a *PingUnanswered when workers
 // listen but none answers) when the workers' ping, asked every hungCheckEvery while it waits,
-// goes unanswered; errWorkerGone when the worker it was sent to left.
+// goes unanswered; errWorkerGone when the worker it was sent to left. The attempt ends at
+// c.attempt unless the worker that holds the call answered the last ping: then it waits on.
 func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*nats.Msg, error) {
-	actx, cancel := context.WithTimeout(ctx, c.attempt)
+	rctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the sends still waiting: their replies go to the buffer
+	attempt := time.NewTimer(c.attempt)
+	defer attempt.Stop()
 	c.recheckHung()
+	call := rand.Text()
 	replies := make(chan reply, 2)
 	send := func(to string) {
-		subject := Prefix + "." + endpoint
+		msg := nats.NewMsg(Prefix + "." + endpoint)
 		if to != "" {
-			subject = DirectSubject(to, endpoint)
+			msg.Subject = DirectSubject(to, endpoint)
 		}
+		msg.Header.Set(CallHeader, call)
+		msg.Data = data
 		go func() {
-			msg, err := c.nc.RequestWithContext(actx, subject, data)
-			replies <- reply{msg: msg, err: err, to: to}
+			m, err := c.nc.RequestMsgWithContext(rctx, msg)
+			replies <- reply{msg: m, err: err, to: to}
 		}()
 	}
-	taker := c.workers.pick()
-	send(taker)
+	holder := c.workers.pick() // "": the queue group, which hands it to a worker not known yet
+	send(holder)
 	pending, moved := 1, false
-	// quiet: a ping while the request waited on the queue group found every known worker live;
-	// unnamed: the request went to a live worker after all (a worker never heard from holds it).
-	quiet, unnamed := false, false
+	// slow: the last ping found the holder live; quiet: a ping found no live worker holding it
+	// and no known one silent; unnamed: the call went to a live worker after all (a worker
+	// never heard from holds it).
+	slow, quiet, unnamed := false, false, false
+	overdue := false // the attempt ended while the holder was slow
 	tick := time.NewTicker(hungCheckEvery)
 	defer tick.Stop()
 	for {
@@ -82,8 +98,15 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 				return nil, errWorkerGone
 			}
 			return nil, r.err
+		case <-attempt.C:
+			if !slow {
+				return nil, context.DeadlineExceeded // the call tries again, while its deadline allows
+			}
+			overdue = true
+			c.log.Debug("vision: a call waits past its attempt on the worker that holds it: it answers its ping, so it is slow, not hung",
+				"endpoint", endpoint, "worker", holder, "attempt", c.attempt)
 		case <-tick.C:
-			to, live, err := c.checkHung(actx, taker)
+			v, err := c.checkHung(rctx, holder, call)
 			if err != nil {
 				// The ping took up to pingBound: an answer that came meanwhile still counts.
 				if msg := answerWaiting(replies, pending); msg != nil {
@@ -92,22 +115,30 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 				}
 				return nil, err
 			}
-			if to == "" && live && taker == "" && !moved {
-				// A worker this client never heard from answers no ping, so it is never found
-				// silent: one that took the request and hung is only seen in that the request
-				// waits on while the live ones answer. One more hungCheckEvery and it goes to
-				// one of them.
-				if quiet {
-					to = c.workers.pickLive()
-					unnamed = to != ""
-				}
-				quiet = true
+			slow = v.slow
+			if v.holder != "" {
+				holder = v.holder
 			}
-			if to != "" && !moved {
-				// The first send stays open: if its worker was only slow, its answer still counts.
-				send(to)
-				taker, pending, moved = to, pending+1, true
+			if overdue && !slow && v.live {
+				return nil, context.DeadlineExceeded // past its attempt, and no longer only slow
 			}
+			switch {
+			case slow || moved || !v.live:
+				continue // only slow; or sent again already; or the call's context ended
+			case holder == "" && !v.foundHung && !quiet:
+				quiet = true // one more hungCheckEvery: a request on its way is not held yet
+				continue
+			}
+			to := c.workers.pickAmong(v.answered, holder)
+			if to == "" {
+				c.log.Debug("vision: the worker that holds a call does not answer its ping, and no other worker does: the call waits on it",
+					"endpoint", endpoint, "worker", holder)
+				continue
+			}
+			// The first send stays open: if its worker was only slow, its answer still counts.
+			unnamed = holder == "" && !v.foundHung
+			send(to)
+			holder, pending, moved = to, pending+1, true
 		}
 	}
 }
@@ -128,45 +159,102 @@ func answerWaiting(replies <-chan reply, pending int) *nats.Msg {
 	return nil
 }
 
-// checkHung pings the workers while a request sent to taker ("": the queue group) waits. It
-// returns the worker to send the request to instead when the one that has it is hung, ""
-// to wait on, or *PingUnanswered when no worker answers; live says that workers answered.
-func (c *Client) checkHung(ctx context.Context, taker string) (to string, live bool, err error) {
+// hungCheck is what a ping of the workers found while a call waited.
+type hungCheck struct {
+	live      bool            // workers answered (false: the call's context ended first)
+	answered  map[string]bool // the workers that answered the ping
+	holder    string          // the worker that holds the call ("": none of those that answered)
+	slow      bool            // the holder answered the ping, or one that did may hold it
+	foundHung bool            // a worker known to this client missed the ping: marked hung
+}
+
+// checkHung pings the workers while a call sent to holder ("": the queue group) waits, and
+// asks those that answered which holds it when holder is not known (EndpointHolds). It returns
+// *PingUnanswered when no worker answers.
+func (c *Client) checkHung(ctx context.Context, holder, call string) (hungCheck, error) {
 	answered, bound, err := c.survey(ctx, func(got map[string]bool) bool {
-		if taker != "" {
-			return got[taker] // it is only slow
+		if holder != "" {
+			return got[holder] // it is only slow
 		}
 		return c.workers.allAnswered(got)
 	})
 	switch {
 	case ctx.Err() != nil:
-		return "", false, nil // the attempt is over: its send says so
+		return hungCheck{}, nil // the call is over: its sends say so
 	case errors.Is(err, nats.ErrNoResponders):
-		return "", false, ErrNoWorker
+		return hungCheck{}, ErrNoWorker
 	case len(answered) == 0:
-		return "", false, &PingUnanswered{Bound: bound}
-	case taker != "" && answered[taker]:
-		return "", true, nil
+		return hungCheck{}, &PingUnanswered{Bound: bound}
 	}
+	v := hungCheck{live: true, answered: answered, holder: holder}
+	unsure := false
+	if holder == "" {
+		v.holder, unsure = c.whoHolds(ctx, answered, call)
+	}
+	switch {
+	case v.holder != "" && answered[v.holder]:
+		v.slow = true
+		return v, nil
+	case v.holder != "":
+		c.workers.markHung(v.holder)
+		v.foundHung = true
+		return v, nil
+	case unsure:
+		v.slow = true // a worker that answered may hold it: sending it again could do it twice
+		return v, nil
+	}
+	// None of those that answered holds it: a known worker that did not answer is hung (or
+	// gone: then nothing listens on its own subject).
 	var hung []string
-	if taker != "" {
-		hung = append(hung, taker)
-	} else {
-		// Sent to the queue group: the worker that has it is not known. A known worker that did
-		// not answer is hung (or gone: then nothing listens on its own subject).
-		for _, id := range c.workers.silent(answered) {
-			if c.listens(ctx, id) {
-				hung = append(hung, id)
-			} else {
-				c.workers.gone(id)
-			}
-		}
-		if len(hung) == 0 {
-			return "", true, nil // every worker known answered: the one that has it is slow (or unknown)
+	for _, id := range c.workers.silent(answered) {
+		if c.listens(ctx, id) {
+			hung = append(hung, id)
+		} else {
+			c.workers.gone(id)
 		}
 	}
-	c.workers.markHung(hung...)
-	return c.workers.pick(), true, nil
+	if len(hung) > 0 {
+		c.workers.markHung(hung...)
+		v.foundHung = true
+	}
+	return v, nil
+}
+
+// whoHolds asks each worker in answered whether it holds call: the one that does, or "";
+// unsure when one could not say (no holds endpoint, or no answer within pingBound).
+func (c *Client) whoHolds(ctx context.Context, answered map[string]bool, call string) (holder string, unsure bool) {
+	ctx, cancel := context.WithTimeout(ctx, min(pingBound, c.attempt))
+	defer cancel()
+	data, err := json.Marshal(HoldsRequest{V: WireVersion, Call: call})
+	if err != nil {
+		return "", true
+	}
+	type said struct {
+		id    string
+		holds bool
+		err   error
+	}
+	answers := make(chan said, len(answered))
+	for id := range answered {
+		go func() {
+			msg, err := c.nc.RequestWithContext(ctx, DirectSubject(id, EndpointHolds), data)
+			var res HoldsResult
+			if err == nil {
+				err = json.Unmarshal(msg.Data, &res)
+			}
+			answers <- said{id: id, holds: res.Holds, err: err}
+		}()
+	}
+	for range answered {
+		a := <-answers
+		switch {
+		case a.err != nil:
+			unsure = true
+		case a.holds:
+			return a.id, false
+		}
+	}
+	return "", unsure
 }
 
 // listens says whether worker id still subscribes to its own subjects: a request there with no

@@ -29,10 +29,13 @@ func testConn(t *testing.T) func() *nats.Conn {
 	}
 }
 
-// liveWorker answers the ping and diffs as worker id; direct counts the diffs sent to its own subject.
+// liveWorker answers the ping and diffs as worker id, at once (so it holds no call when asked);
+// direct counts the diffs sent to its own subject.
 func liveWorker(t *testing.T, nc *nats.Conn, id string, direct *atomic.Int32) {
 	t.Helper()
 	_, err := nc.Subscribe(PingSubject, func(m *nats.Msg) { _ = m.Respond([]byte(`{"id":"` + id + `"}`)) })
+	require.NoError(t, err)
+	_, err = nc.QueueSubscribe(DirectSubject(id, EndpointHolds), QueueGroup, func(m *nats.Msg) { _ = m.Respond([]byte(`{"v":1,"holds":false}`)) })
 	require.NoError(t, err)
 	answer := func(m *nats.Msg) {
 		out := nats.NewMsg(m.Reply)

@@ -24,7 +24,27 @@ const (
 	// WorkerHeader names the worker (its micro service id, as its ping answer has it) on every
 	// answer, so that a client knows the workers it may send to directly (DirectSubject).
 	WorkerHeader = "Corral-Vision-Worker"
+
+	// CallHeader carries a call's id on each of its requests, so that a client can ask the
+	// workers which of them holds it (EndpointHolds) before it sends it again.
+	CallHeader = "Corral-Vision-Call"
+	// EndpointHolds is served at each worker's own subject only (DirectSubject): HoldsRequest →
+	// HoldsResult.
+	EndpointHolds = "holds"
 )
+
+// HoldsRequest asks a worker whether it holds the call Call (CallHeader): took a request of it
+// and has not answered, or answered it within the last few seconds (its answer is on its way).
+type HoldsRequest struct {
+	V    int    `json:"v"`
+	Call string `json:"call"`
+}
+
+// HoldsResult answers a HoldsRequest.
+type HoldsResult struct {
+	V     int  `json:"v"`
+	Holds bool `json:"holds"`
+}
 
 // DirectSubject is where the worker with micro id id alone serves endpoint: a client sends
 // there, rather than to the queue group, to pass over a worker it found hung.

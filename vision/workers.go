@@ -100,16 +100,23 @@ func (w *workers) pick() string {
 	return live[w.next%len(live)]
 }
 
-// pickLive returns a live worker this client knows, in turn, hung ones or not ("" when none).
-func (w *workers) pickLive() string {
+// pickAmong returns, in turn, a worker in answered that this client knows live, other than
+// exclude ("" when there is none): where a call goes again, never to the worker that has it.
+func (w *workers) pickAmong(answered map[string]bool, exclude string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	live := w.liveLocked()
-	if len(live) == 0 {
+	var ids []string
+	for id := range answered {
+		if id != exclude && w.known[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
 		return ""
 	}
+	slices.Sort(ids)
 	w.next++
-	return live[w.next%len(live)]
+	return ids[w.next%len(ids)]
 }
 
 // hungSilent returns the hung workers that are not in answered.

@@ -84,6 +84,7 @@ type Service struct {
 	// admit guards running.Add against Stop's Wait (a request Stop overtook); stopping: Stop began.
 	admit    sync.Mutex
 	stopping bool
+	held     heldCalls       // the calls under way here, for clients that ask (holds.go)
 	id       string          // the micro service's id: vision.WorkerHeader, vision.DirectSubject
 	ctx      context.Context // cancelled when Stop gives up waiting
 	cancel   context.CancelFunc
@@ -173,6 +174,11 @@ func Start(nc *nats.Conn, opts Options) (*Service, error) {
 			return nil, fmt.Errorf("vision service: add endpoint %s: %w", ep.name, err)
 		}
 	}
+	if err := direct.AddEndpoint("direct-"+vision.EndpointHolds, guard.Micro(s.handleHolds), micro.WithEndpointSubject(vision.EndpointHolds)); err != nil {
+		_ = svc.Stop()
+		s.cancel()
+		return nil, fmt.Errorf("vision service: add endpoint %s: %w", vision.EndpointHolds, err)
+	}
 	// Start returns once the server has the subscriptions: a request sent next finds them.
 	// A subscription NATS refused is the connection's last error by then (refused.go).
 	err = nc.Flush()
@@ -246,9 +252,11 @@ func handle[Req, Res any](s *Service, op string, run func(context.Context, Req) 
 		s.running.Add(1)
 		s.admit.Unlock()
 		s.gauge(func(m *Metrics) { m.waiting.Inc() })
+		held := s.held.take(r.Headers().Get(vision.CallHeader))
 		go func() {
 			defer s.running.Done()
 			defer s.admitted.Add(-1)
+			defer held()
 			serve(s, r, op, arrived, run, parts)
 		}()
 	}

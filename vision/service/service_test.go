@@ -177,8 +177,8 @@ func TestServiceEndpoints(t *testing.T) {
 	assert.ElementsMatch(t, []string{"corral.v1.vision.ocr", "corral.v1.vision.match", "corral.v1.vision.elements",
 		"corral.v1.vision.diff", "corral.v1.vision.annotate"}, subjects)
 	at := "corral.v1.vision.at." + info.ID + "."
-	assert.ElementsMatch(t, []string{at + "ocr", at + "match", at + "elements", at + "diff", at + "annotate"}, direct,
-		"the same endpoints where this worker alone serves them")
+	assert.ElementsMatch(t, []string{at + "ocr", at + "match", at + "elements", at + "diff", at + "annotate", at + "holds"}, direct,
+		"the same endpoints where this worker alone serves them, and whether it holds a call")
 	n, err := testutil.GatherAndCount(reg, "corral_vision_requests_total")
 	require.NoError(t, err)
 	assert.Equal(t, len(ops)*len(outcomes), n, "every op and outcome from zero")
