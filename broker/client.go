@@ -144,6 +144,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	go c.followRegistry(ctx, w, reconnected)
 	c.sweepAtStart(ctx) // an older Corral's groups, left in their bucket (leasegroups_sweep.go)
 	go c.live.Run(ctx)
+	go c.showLostAtStart(ctx) // the nodes lost before it started (lost_at_start.go)
 	go c.latest.run(ctx)
 	return c, nil
 }

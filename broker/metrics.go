@@ -61,6 +61,17 @@ func (m *ClientMetrics) nodeLost(node string) {
 	}
 }
 
+// nodeLostBefore marks lost a node the registry says was lost before this gateway started
+// (lost_at_start.go): lost and down, with its losses shown from 0, as this gateway declared
+// none.
+func (m *ClientMetrics) nodeLostBefore(node string) {
+	if m != nil {
+		m.lost.WithLabelValues(node)
+		m.up.WithLabelValues(node).Set(0)
+		m.gone.WithLabelValues(node).Set(1)
+	}
+}
+
 // nodeStopped marks down a node that said it stopped; it counts no loss and is not lost.
 func (m *ClientMetrics) nodeStopped(node string) {
 	if m != nil {
