@@ -35,6 +35,7 @@ type Client struct {
 	// tried again on another while the caller's deadline allows.
 	attempt time.Duration
 	workers *workers
+	pings   pingReplies // one subscription for the answers to every ping (pingreplies.go)
 	log     *slog.Logger
 }
 

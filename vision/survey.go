@@ -21,8 +21,7 @@ func (c *Client) survey(ctx context.Context, enough func(answered map[string]boo
 	answered := map[string]bool{}
 	noResponders := false
 	news := make(chan struct{}, 1)
-	inbox := c.nc.NewInbox()
-	sub, err := c.nc.Subscribe(inbox, func(m *nats.Msg) {
+	inbox, closeIt, err := c.pings.open(c.nc, func(m *nats.Msg) {
 		var id struct {
 			ID string `json:"id"`
 		}
@@ -42,10 +41,10 @@ func (c *Client) survey(ctx context.Context, enough func(answered map[string]boo
 	if err != nil {
 		return nil, bound, fmt.Errorf("vision: ping the workers: %w", err)
 	}
-	stop := time.AfterFunc(bound, func() { _ = sub.Unsubscribe() })
+	stop := time.AfterFunc(bound, closeIt)
 	if err := c.nc.PublishRequest(PingSubject, inbox, nil); err != nil {
 		stop.Stop()
-		_ = sub.Unsubscribe()
+		closeIt()
 		return nil, bound, fmt.Errorf("vision: ping the workers: %w", err)
 	}
 	timer := time.NewTimer(bound)
