@@ -13,11 +13,17 @@ import (
 // left the previous one held until it idled out (5 minutes), unusable by anyone. Only that
 // lease goes: leases acquire_device took are not selections. While a task of the caller runs
 // there, it keeps it, and the answer says so: releasing under a running task would leave it
-// unfenced and refuse what the caller queued behind it. It returns what to add to
-// select_device's answer.
+// unfenced and refuse what the caller queued behind it. A previous device gone from the
+// registry has nothing to give back. It returns what to add to select_device's answer.
 func (g *Gateway) releasePrevious(ctx context.Context, prev broker.SessionDefault, now string) string {
 	if prev.Serial == "" || prev.Serial == now || prev.Lease == "" {
 		return ""
+	}
+	if _, ok := g.farm.Device(prev.Serial); !ok {
+		// Removed from the registry (corral devices forget, or a node that no longer serves it
+		// at its start): no node holds a lease of it, and releasing would only fail.
+		return fmt.Sprintf(" The previous selection %s is no longer in the farm's registry (its node was forgotten, or no longer serves it): "+
+			"no lease of it is left, nothing to release.", prev.Serial)
 	}
 	if running, ended := g.previousRunning(ctx, prev); ended {
 		return "" // expired, released or revoked already: nothing to give back
