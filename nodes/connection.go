@@ -109,13 +109,17 @@ func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error
 // declaredLost revokes the node's leases and fails its queued callers (the farm told them
 // the node was lost: SCHEDULER.md rule 7, fencing), and shows its devices as they are (the
 // farm wrote them offline); the node goes on serving. Told twice of one loss (the event and
-// the registry, which a normal loss sends both, or two gateways' verdicts), it revokes once
-// and says so once: a new loss needs the farm to hear the node again first, then LostAfter of
-// silence. It shows its devices again each time: a gateway whose verdict came after the node
-// had answered the first one wrote them offline over the node's entries, and they would stay
-// so; that one it logs. lost is the registry's entry that told it (nil: the event, or a
-// reconnection's read): one of an epoch above the one the device had when the node answered
-// was written over the answer, which moved every device's epoch on (revokeAll).
+// the registry, which a normal loss sends both, or two gateways' verdicts), it says so once
+// and revokes again only what was granted since it answered: a lease (or a call's implicit
+// one) granted between two gateways' verdicts is one whose caller the second told "lost", and
+// kept it would hold the device until its idle expiry. A grant moves its device's epoch on,
+// so a device whose epoch is past the one the answer gave it was granted since. A new loss
+// needs the farm to hear the node again first, then LostAfter of silence. It shows its
+// devices again each time: a gateway whose verdict came after the node had answered the
+// first one wrote them offline over the node's entries, and they would stay so; that one it
+// logs. lost is the registry's entry that told it (nil: the event, or a reconnection's
+// read): one of an epoch above the one the device had when the node answered was written
+// over the answer, which moved every device's epoch on (revokeAll).
 func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
 	n.silence.heardLost() // what comes next may have been answered so (silence.go)
 	if lost != nil {
@@ -125,20 +129,40 @@ func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
 	n.mu.Lock()
 	again := !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
 	over := again && lost != nil && lost.Epoch > n.lostEpochs[lost.Serial]
+	granted := again && grantedSince(n.lostEpochs, epochs)
 	if !again {
-		n.lostAt, n.lostEpochs = time.Now(), epochs
+		n.lostAt = time.Now()
+	}
+	if !again || granted {
+		n.lostEpochs = epochs
 	}
 	n.mu.Unlock()
-	if again {
-		if over {
-			n.cfg.Log.Info("the farm declared this node lost again" + how + "; its leases are revoked already, showing its devices again")
-		} else {
-			n.cfg.Log.Debug("heard again of the loss this node answered already" + how)
-		}
+	switch {
+	case granted:
+		n.cfg.Log.Warn("the farm declared this node lost again" + how + "; revoking the leases granted since it answered the first verdict")
+	case again && over:
+		n.cfg.Log.Info("the farm declared this node lost again" + how + "; its leases are revoked already, showing its devices again")
+	case again:
+		n.cfg.Log.Debug("heard again of the loss this node answered already" + how)
+	default:
+		n.cfg.Log.Warn("the farm declared this node lost" + how + "; revoking its leases and showing its devices again")
+	}
+	if again && !granted {
 		n.mirror.reshow()
 		return
 	}
-	n.cfg.Log.Warn("the farm declared this node lost" + how + "; revoking its leases and showing its devices again")
 	n.mirror.answering(epochs) // the revoke's states may come before the loss's entries (shown_again.go)
 	n.system.Root.Send(n.sched, actors.RevokeAll{Reason: lostWords})
+}
+
+// grantedSince says whether a device was granted a lease or a call since the answer to a loss
+// that found its devices at answered: the answer moved each epoch on by one, a grant moves it
+// on again. A device the node did not have then is left out (its epoch came with it).
+func grantedSince(answered, now map[string]uint64) bool {
+	for serial, epoch := range now {
+		if was, had := answered[serial]; had && epoch > was+1 {
+			return true
+		}
+	}
+	return false
 }
