@@ -27,8 +27,9 @@ import (
 // to one that answered after one more hungCheckEvery without a holder (the first send stays
 // open), and when that one answers first, the next requests pass the queue group over for up to
 // unnamedHungFor, or until a worker answers this client for the first time. A worker that cannot
-// say (an older one, or its answer late) may hold it: the call waits. A healthy worker answers
-// most requests sooner, so their calls send no ping.
+// say (an older one, or its answer late) may hold it: the call is not sent again, and waits
+// until its attempt ends, as before there was a holds endpoint. A healthy worker answers most
+// requests sooner, so their calls send no ping.
 const hungCheckEvery = 3 * time.Second
 
 // errWorkerGone says that the worker a request was sent to directly no longer listens.
@@ -123,8 +124,10 @@ func (c *Client) request(ctx context.Context, endpoint string, data []byte) (*na
 				return nil, context.DeadlineExceeded // past its attempt, and no longer only slow
 			}
 			switch {
-			case slow || moved || !v.live:
-				continue // only slow; or sent again already; or the call's context ended
+			case slow || v.unsure || moved || !v.live:
+				// Only slow, or may be (unsure: the call waits, but only until its attempt
+				// ends); or sent again already; or the call's context ended.
+				continue
 			case holder == "" && !v.foundHung && !quiet:
 				quiet = true // one more hungCheckEvery: a request on its way is not held yet
 				continue
@@ -164,7 +167,8 @@ type hungCheck struct {
 	live      bool            // workers answered (false: the call's context ended first)
 	answered  map[string]bool // the workers that answered the ping
 	holder    string          // the worker that holds the call ("": none of those that answered)
-	slow      bool            // the holder answered the ping, or one that did may hold it
+	slow      bool            // the holder answered the ping
+	unsure    bool            // no holder found, but a worker that answered could not say
 	foundHung bool            // a worker known to this client missed the ping: marked hung
 }
 
@@ -187,9 +191,8 @@ func (c *Client) checkHung(ctx context.Context, holder, call string) (hungCheck,
 		return hungCheck{}, &PingUnanswered{Bound: bound}
 	}
 	v := hungCheck{live: true, answered: answered, holder: holder}
-	unsure := false
 	if holder == "" {
-		v.holder, unsure = c.whoHolds(ctx, answered, call)
+		v.holder, v.unsure = c.whoHolds(ctx, answered, call)
 	}
 	switch {
 	case v.holder != "" && answered[v.holder]:
@@ -199,9 +202,8 @@ func (c *Client) checkHung(ctx context.Context, holder, call string) (hungCheck,
 		c.workers.markHung(v.holder)
 		v.foundHung = true
 		return v, nil
-	case unsure:
-		v.slow = true // a worker that answered may hold it: sending it again could do it twice
-		return v, nil
+	case v.unsure:
+		return v, nil // a worker that answered may hold it: sending it again could do it twice
 	}
 	// None of those that answered holds it: a known worker that did not answer is hung (or
 	// gone: then nothing listens on its own subject).

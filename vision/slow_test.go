@@ -1,6 +1,7 @@
 package vision
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"sync"
@@ -139,4 +140,37 @@ func TestSlowCallOnTheOnlyWorkerWaitsPastItsAttempt(t *testing.T) {
 	require.NoError(t, <-done)
 	assert.EqualValues(t, 1, slow.ocrs.Load(), "OCRs the only worker got")
 	assert.NotEmpty(t, log.Line("waits past its attempt on the worker that holds it"), "log:\n%s", log.String())
+}
+
+// A worker that cannot say whether it holds a call (one older than the holds endpoint) may hold
+// it: the call is not sent again, but waits only until its attempt ends, and is tried again, as
+// before there was a holds endpoint; it does not wait out its deadline on a hung worker.
+func TestWorkerThatCannotSayLetsTheAttemptEnd(t *testing.T) {
+	conn := testConn(t)
+	old := conn()
+	_, err := old.Subscribe(PingSubject, func(m *nats.Msg) { _ = m.Respond([]byte(`{"id":"A"}`)) })
+	require.NoError(t, err)
+	_, err = old.QueueSubscribe(Prefix+"."+EndpointDiff, QueueGroup, func(m *nats.Msg) {
+		out := nats.NewMsg(m.Reply)
+		out.Header.Set(WorkerHeader, "A")
+		out.Data = []byte(`{"v":1}`)
+		_ = old.PublishMsg(out)
+	})
+	require.NoError(t, err)
+	require.NoError(t, old.Flush())
+	hung := conn() // never heard from, answers nothing
+	var handed atomic.Int32
+	_, err = hung.QueueSubscribe(Prefix+"."+EndpointDiff, QueueGroup, func(*nats.Msg) { handed.Add(1) })
+	require.NoError(t, err)
+	require.NoError(t, hung.Flush())
+
+	c := NewClient(conn(), 4*time.Second)
+	require.NoError(t, c.Ping(t.Context()))
+	for try := 0; handed.Load() == 0; try++ {
+		require.Less(t, try, 30, "the queue group never handed the hung worker a request")
+		ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+		_, err := c.Diff(ctx, DiffRequest{V: WireVersion})
+		cancel()
+		require.NoError(t, err, "call %d: it waited on the hung worker, not its attempt", try+1)
+	}
 }
