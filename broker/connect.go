@@ -141,12 +141,21 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 					log.Debug("NATS refused the probe subscription: no node can ask whether this client is still there", "err", r)
 					return
 				}
+				if r.Reply && !r.Stale {
+					log.Warn("NATS refused", "err", r) // not the caller's doing, nor a role's
+					return
+				}
 				if o.Refusals != nil {
 					o.Refusals.refuse(r)
 					log.Debug("NATS refused", "err", r)
 					return
 				}
 				log.Error("NATS refused", "err", r)
+				return
+			}
+			if errors.Is(err, nats.ErrSlowConsumer) && sub != nil && isCallerAnswer(sub.Subject) {
+				log.Warn("NATS delivered a second answer to a probe of a call's caller, dropped (nats: slow consumer): "+
+					"the probe reads the first answer only, so nothing is lost; seen as NATS reconnects", "subject", sub.Subject)
 				return
 			}
 			args := []any{"err", err}

@@ -84,7 +84,12 @@ type RefusedError struct {
 	// OtherNode says that the role may do it for another node id: a node user, or a node's
 	// context, of another node than the one that asked.
 	OtherNode bool
-	err       error // nats.go's
+	// Reply says that it was the answer to a request, on the requester's inbox: a user may
+	// answer a request it received (allow_responses) but the server forgets the requests it
+	// delivered when the connection is made again, so the answer to one received before a
+	// reconnection (a NATS restart) is refused.
+	Reply bool
+	err   error // nats.go's
 }
 
 func (e *RefusedError) Error() string {
@@ -96,6 +101,11 @@ func (e *RefusedError) Error() string {
 	if e.Stale {
 		return what + fmt.Sprintf(", which this Corral's %s role may do: the NATS server's users are from another Corral version; "+
 			"run corral nats-auth again and reload nats-server, or restart corral up (docs/operations.md, Upgrades and version skew)", e.Role)
+	}
+	if e.Reply {
+		return what + ": the answer to a request received before the connection to NATS was made again could not be sent " +
+			"(NATS lets an answer through only to a request it delivered on the same connection); a task's caller gets the " +
+			"task's record instead, another request's caller no answer (it retries or times out)"
 	}
 	if e.OtherNode {
 		return what + ": a node's NATS user may do this for its own node id only; use the NATS context of the node it is for " +
@@ -124,6 +134,7 @@ func refusalOf(user string, err error) *RefusedError {
 			e.Op = "subscribe to"
 		}
 	}
+	e.Reply = e.Op == "publish to" && strings.HasPrefix(e.Subject, "_INBOX")
 	role, node, ok := RoleOfUser(user)
 	if !ok {
 		return e
