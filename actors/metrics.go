@@ -119,7 +119,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Time a device spent running tasks (its rate is the device's utilisation)."}, []string{"node", "serial"}),
 		deviceQueue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_queue_depth",
 			Help: "Tasks and lease requests waiting in a device's queue."}, []string{"node", "serial"}),
-		deviceGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_gauge",
+		deviceGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_reading",
 			Help: "What a device's driver measures of itself, by name (an arm rig: calibration_error_mm, calibration_residual_p95_mm, gestures, alarm; an iPhone: wda_up, wda_restarts; a browser: memory_mib), as of its last task or halt."},
 			[]string{"node", "serial", "name"}),
 	}

@@ -31,8 +31,8 @@ func TestAlarmedRigIsNotAvailable(t *testing.T) {
 		assert.Contains(t, dev.Reason, want)
 	}
 	alarm := map[string]string{"serial": serial, "name": "alarm"}
-	v, ok := farmGauge(t, f, "corral_device_gauge", alarm)
-	assert.True(t, ok && v == 1, "corral_device_gauge{name=alarm} = %v before any task", v)
+	v, ok := farmGauge(t, f, "corral_device_reading", alarm)
+	assert.True(t, ok && v == 1, "corral_device_reading{name=alarm} = %v before any task", v)
 
 	var list struct{ Devices []struct{ Serial string } }
 	farmtest.Structured(t, farmtest.MustCall(t, op, "list_available_devices", args("free_only", true)), &list)

@@ -408,14 +408,14 @@ func TestArmFaultsThroughTheFrontDoor(t *testing.T) {
 	res := farmtest.Call(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	require.True(t, res.IsError, "a tap in alarm: %s", farmtest.Text(res))
 	assert.Contains(t, farmtest.Text(res), "arm_recover")
-	assert.Equal(t, 1.0, deviceGauge(t, f, serial, "alarm"), "corral_device_gauge alarm during the alarm")
+	assert.Equal(t, 1.0, deviceGauge(t, f, serial, "alarm"), "corral_device_reading alarm during the alarm")
 	out, err := runCorral(t, "arm", "recover", "--gateway", f.Gateway().MCPURL, serial)
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "recovered")
 	n := len(tw.Phone.InputLog())
 	farmtest.MustCall(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	tappedAt(t, tw, n, []float64{0.4, 0.4, 0.5, 0.5}, "arm_recover")
-	assert.Equal(t, 0.0, deviceGauge(t, f, serial, "alarm"), "corral_device_gauge alarm after arm_recover")
+	assert.Equal(t, 0.0, deviceGauge(t, f, serial, "alarm"), "corral_device_reading alarm after arm_recover")
 	assert.GreaterOrEqual(t, deviceGauge(t, f, serial, "gestures"), 2.0)
 	e := deviceGauge(t, f, serial, "calibration_error_mm")
 	assert.True(t, e >= 0 && e <= 1, "calibration_error_mm %g", e)
@@ -428,12 +428,12 @@ func TestArmFaultsThroughTheFrontDoor(t *testing.T) {
 	assert.False(t, tw.GRBL.Snapshot().FingerDown)
 }
 
-// deviceGauge reads corral_device_gauge of a device from the farm's registry.
+// deviceGauge reads corral_device_reading of a device from the farm's registry.
 func deviceGauge(t *testing.T, f *farmtest.Farm, serial, name string) float64 {
 	t.Helper()
-	v, ok := farmGauge(t, f, "corral_device_gauge", map[string]string{"serial": serial, "name": name})
+	v, ok := farmGauge(t, f, "corral_device_reading", map[string]string{"serial": serial, "name": name})
 	if !ok {
-		t.Fatalf("no corral_device_gauge{serial=%q,name=%q}", serial, name)
+		t.Fatalf("no corral_device_reading{serial=%q,name=%q}", serial, name)
 	}
 	return v
 }

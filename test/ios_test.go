@@ -102,7 +102,7 @@ func TestIOSThroughTheFrontDoor(t *testing.T) {
 		res, err := farmtest.TryCall(t, c, "get_foreground_app", args("serial", serial))
 		return err == nil && !res.IsError
 	}, "calls work again after WebDriverAgent was killed")
-	assert.GreaterOrEqual(t, deviceGauge(t, f, serial, "wda_restarts"), 1.0, "corral_device_gauge wda_restarts")
+	assert.GreaterOrEqual(t, deviceGauge(t, f, serial, "wda_restarts"), 1.0, "corral_device_reading wda_restarts")
 	assert.Equal(t, 1.0, deviceGauge(t, f, serial, "wda_up"))
 }
 

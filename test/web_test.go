@@ -235,7 +235,7 @@ document.cookie = "who=" + location.hash.slice(1) + "; max-age=3600"; localStora
 	assert.Equal(t, "|", reports[n], "the next holder's page found the last holder's cookie or storage")
 	mu.Unlock()
 	mib := deviceGauge(t, f, "web-fresh", "memory_mib")
-	assert.True(t, mib > 10 && mib < 4000, "corral_device_gauge memory_mib of a browser device: %g", mib)
+	assert.True(t, mib > 10 && mib < 4000, "corral_device_reading memory_mib of a browser device: %g", mib)
 }
 
 // web_login_none_ui logs a browser device in through the site's login endpoint, without its

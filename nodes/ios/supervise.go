@@ -212,7 +212,7 @@ func (d *Driver) ReportHealth(report func(error)) {
 // Health waits for the first probe of WebDriverAgent and says whether the device can take work.
 func (d *Driver) Health(ctx context.Context) error { return d.sup.health(ctx) }
 
-// Gauges are what /metrics shows of the device (corral_device_gauge): whether its
+// Gauges are what /metrics shows of the device (corral_device_reading): whether its
 // WebDriverAgent answers (wda_up) and how many times the driver started it (wda_restarts).
 func (d *Driver) Gauges() map[string]float64 {
 	up := 0.0

@@ -14,7 +14,7 @@ import (
 const gaugeEvery = 10 * time.Second
 
 // Gauges reports the browser's memory, all its processes together (memory_mib: their
-// proportional set size, so pages they share count once), for /metrics (corral_device_gauge),
+// proportional set size, so pages they share count once), for /metrics (corral_device_reading),
 // measured at most every gaugeEvery; nothing where /proc cannot tell.
 func (d *Driver) Gauges() map[string]float64 {
 	d.gaugeMu.Lock()
