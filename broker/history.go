@@ -38,8 +38,10 @@ type History struct {
 
 // TaskHistory reads task records from the event stream, newest first. Records are found by
 // subject (corral.v1.events.task.<node>.<id>, and the task records of an older Corral,
-// corral.v1.events.task.<id>) in windows of sequence numbers that grow backwards from the
-// stream's end, so recent history costs little however long the stream is; each window is
+// corral.v1.events.task.<id>) in windows of sequence numbers that go backwards from the
+// stream's end, the first sized for Limit records, the next for the records still wanted at
+// the density of matches met so far, so recent history costs little however long the stream
+// is and the newest few read few more than they show; each window is
 // read by batched direct gets (history_direct.go), up to a thousand records a request. The
 // serial, outcome and tool filters are applied to the records read. Since starts the scan at
 // the first record stored since.
@@ -88,9 +90,12 @@ func (s *Stores) TaskHistory(ctx context.Context, q HistoryQuery) (History, erro
 		h.Complete = true
 		return h, nil
 	}
-	span := uint64(max(4*q.Limit, 256)) // sequences in the next window
-	var seqs uint64                     // sequences read so far
-	above := 0                          // task records past the window (from the server's counts)
+	// The first window is sized for the newest Limit records at half a record a sequence, so
+	// that the common query (the newest few, with or without a filter) reads few more than it
+	// shows: a record may be large (a tool's data), and all of a window's are sent.
+	span := uint64(2*q.Limit + 16) // sequences in the next window
+	var seqs uint64                // sequences read so far
+	above := 0                     // task records past the window (from the server's counts)
 	for end := last; ; {
 		start := first
 		if end-first+1 > span {
@@ -138,10 +143,11 @@ func (s *Stores) TaskHistory(ctx context.Context, q HistoryQuery) (History, erro
 		case len(h.Tasks) >= q.Limit || cut || h.Scanned >= q.MaxScan:
 			return h, nil
 		}
-		// The next window reaches 4 times as far back, but not much past what MaxScan lets
-		// be read at the density of task records met so far.
+		// The next window reaches about as far back as the records still wanted need at the
+		// density of matches met so far (4 times as far when none matched yet), but not much
+		// past what MaxScan lets be read at the density of task records met so far.
 		seqs += end - start + 1
-		span *= 4
+		span = nextSpan(span, seqs, len(h.Tasks), q.Limit-len(h.Tasks))
 		if h.Scanned > 0 {
 			perRecord := max(seqs/uint64(h.Scanned), 1)
 			if rest := uint64(q.MaxScan-h.Scanned) + 1; rest <= math.MaxUint64/perRecord {
@@ -150,6 +156,17 @@ func (s *Stores) TaskHistory(ctx context.Context, q HistoryQuery) (History, erro
 		}
 		end = start - 1
 	}
+}
+
+// nextSpan sizes the window after one of span sequences: seqs were read so far, matched
+// records found in them, need more are wanted. A quarter more than the density of matches
+// says, and 16, so that a window seldom falls short; at most 4 times the last.
+func nextSpan(span, seqs uint64, matched, need int) uint64 {
+	if matched == 0 || need <= 0 {
+		return span * 4
+	}
+	perMatch := float64(seqs) / float64(matched)
+	return uint64(min(float64(need)*perMatch*1.25+16, float64(span)*4))
 }
 
 func (q HistoryQuery) match(r TaskResult) bool {
