@@ -22,7 +22,7 @@ import (
 func TestHubCallsToACutOffSite(t *testing.T) {
 	h := farmtest.StartHub(t, farmtest.HubOptions{Sites: map[string][]string{"paris": {"n1"}, "lyon": {"n2"}}, PhonesPerNode: 3})
 	sites := h.Gateway().Sites
-	farmtest.Eventually(t, 10*time.Second, func() bool {
+	farmtest.Eventually(t, waitLong, func() bool {
 		site, ok := sites.SiteOf("n1")
 		return ok && site == "paris"
 	}, "the hub's site watch knows n1 is at paris")
@@ -46,7 +46,7 @@ func TestHubCallsToACutOffSite(t *testing.T) {
 			Args: json.RawMessage(`{"seconds":60}`), Holder: alice}, nil)
 		running <- err
 	}()
-	farmtest.Eventually(t, 10*time.Second, func() bool {
+	farmtest.Eventually(t, waitLong, func() bool {
 		d, _ := hub.Device("n1-p2")
 		return d.Task != nil && d.Task.ID == id
 	}, "the sleep running at paris")
@@ -60,7 +60,7 @@ func TestHubCallsToACutOffSite(t *testing.T) {
 	}
 	siteCutOff(t, callErr, "during the call", "the task may still be running there and its leases are still held at the site")
 
-	farmtest.Eventually(t, 10*time.Second, func() bool { return !sites.Up("paris") }, "the hub notices paris's cut")
+	farmtest.Eventually(t, waitLong, func() bool { return !sites.Up("paris") }, "the hub notices paris's cut")
 	leases, err := patient.Leases(t.Context())
 	var partial *broker.PartialError
 	require.ErrorAs(t, err, &partial)
@@ -72,7 +72,7 @@ func TestHubCallsToACutOffSite(t *testing.T) {
 	_, err = hub.Release(t.Context(), broker.ReleaseRequest{V: broker.WireVersion, Serial: "n1-p1", Handle: held.Lease.Handle, By: alice.String()})
 	siteCutOff(t, err, "its leases are still held at the site")
 
-	farmtest.Eventually(t, 10*time.Second, func() bool {
+	farmtest.Eventually(t, waitLong, func() bool {
 		d, _ := hub.Device("n1-p1")
 		return d.State == broker.StateOffline
 	}, "paris's devices offline at the hub")

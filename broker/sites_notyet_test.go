@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -34,7 +33,7 @@ func TestSiteNeverReachedIsNotConnectedYet(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	farmtest.Eventually(t, 10*time.Second, func() bool { return logs.Line("site=tokyo") != "" },
+	farmtest.Eventually(t, waitLong, func() bool { return logs.Line("site=tokyo") != "" },
 		"the watch says tokyo is not reached; its log:\n%s", &logs)
 	if l := logs.Line("site=tokyo"); !strings.Contains(l, "level=INFO") || !strings.Contains(l, "site not connected yet") {
 		t.Errorf("a site never reached is logged as %s, want INFO site not connected yet", l)
@@ -44,9 +43,9 @@ func TestSiteNeverReachedIsNotConnectedYet(t *testing.T) {
 	}
 
 	tokyo.Link.Heal()
-	farmtest.Eventually(t, 10*time.Second, func() bool { return w.Up("tokyo") }, "tokyo up; the watch's log:\n%s", &logs)
+	farmtest.Eventually(t, waitLong, func() bool { return w.Up("tokyo") }, "tokyo up; the watch's log:\n%s", &logs)
 	tokyo.Link.Cut()
-	farmtest.Eventually(t, 10*time.Second, func() bool { return logs.Line("site link down") != "" },
+	farmtest.Eventually(t, waitLong, func() bool { return logs.Line("site link down") != "" },
 		"the watch sees tokyo's link down; its log:\n%s", &logs)
 	if l := logs.Line("site link down"); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "site=tokyo") {
 		t.Errorf("a cut of a site reached before is logged as %s, want WARN", l)

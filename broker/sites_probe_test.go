@@ -51,14 +51,14 @@ func TestSiteWatchCountsNoSilenceOfItsOwn(t *testing.T) {
 	done := make(chan struct{})
 	go func() { w.watch(ctx, "tokyo"); close(done) }()
 	t.Cleanup(func() { link.resume(); cancel(); <-done })
-	require.Eventually(t, func() bool { return w.Up("tokyo") }, 10*time.Second, 10*time.Millisecond, "tokyo never up")
+	require.Eventually(t, func() bool { return w.Up("tokyo") }, waitLong, 10*time.Millisecond, "tokyo never up")
 
 	link.stall()
 	require.Never(t, func() bool { return !w.Up("tokyo") }, 2*siteSilentFor, 10*time.Millisecond,
 		"tokyo marked down while the hub's own server did not answer; the watch's log:\n%s", logs)
 	assert.Contains(t, logs.String(), "does not answer this process", "the watch never saw its own server silent")
 	link.resume()
-	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "answers this process again") }, 10*time.Second,
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "answers this process again") }, waitLong,
 		10*time.Millisecond, "the watch never heard its own server again; its log:\n%s", logs)
 	require.True(t, w.Up("tokyo"))
 	assert.NotContains(t, logs.String(), "site link down")
@@ -69,7 +69,7 @@ func TestSiteWatchCountsNoSilenceOfItsOwn(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, site.Flush())
 	cut := time.Now()
-	require.Eventually(t, func() bool { return !w.Up("tokyo") }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return !w.Up("tokyo") }, waitLong, 10*time.Millisecond,
 		"tokyo, silent, never marked down; the watch's log:\n%s", logs)
 	t.Logf("the silent site was marked down after %s", time.Since(cut).Round(time.Millisecond))
 	assert.Less(t, time.Since(cut), siteSilentFor+siteProbeTimeout+siteProbeEvery, "the silent site marked down late")

@@ -43,14 +43,14 @@ func TestSiteCutSeenDuringARestore(t *testing.T) {
 
 	select {
 	case <-started:
-	case <-time.After(10 * time.Second):
+	case <-time.After(waitLong):
 		t.Fatal("the link came up but no restore started")
 	}
 	require.True(t, w.Up("tokyo"))
 	require.NoError(t, site.Unsubscribe()) // the link drops
-	require.Eventually(t, func() bool { return !w.Up("tokyo") }, 15*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return !w.Up("tokyo") }, waitLong, 10*time.Millisecond,
 		"the link dropped during a restore, yet the site is not marked down: the watch was stuck in the restore")
-	require.Eventually(t, func() bool { return running.Load() == 0 }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return running.Load() == 0 }, waitLong, 10*time.Millisecond,
 		"the site is down, yet its restore goes on")
 }
 

@@ -19,11 +19,6 @@ func TestReaddedSourceStartsAtTheHubsAgeHorizon(t *testing.T) {
 	// still at the hub when the test reads them there: room for both.
 	const maxAge = 15 * time.Second
 	h := startSourcingHub(t, "paris")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("log:\n%s", &h.out)
-		}
-	})
 	_, err := EnsureStores(t.Context(), h.gateway, StoreOptions{Sites: []string{"paris"}, EventsMaxAge: maxAge})
 	require.NoError(t, err)
 	w, err := WatchSites(t.Context(), h.gateway, []string{"paris"}, NewSiteMetrics(prometheus.NewRegistry()), h.log)

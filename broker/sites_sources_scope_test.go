@@ -24,11 +24,6 @@ import (
 func TestScopedSiteTakesOnlyItsOwnNodesEntriesAndEvents(t *testing.T) {
 	scoped := []Site{{Name: "paris", Nodes: []string{"n1"}}, {Name: "tokyo", Nodes: []string{"n2"}}}
 	h := startSourcingHubWith(t, StoreOptions{Sites: []string{"paris", "tokyo"}, SiteNodes: scoped})
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("log:\n%s", &h.out)
-		}
-	})
 	w, err := WatchSitesWithNodes(t.Context(), h.gateway, []string{"paris", "tokyo"}, scoped, NewSiteMetrics(prometheus.NewRegistry()), h.log)
 	require.NoError(t, err)
 
@@ -42,16 +37,16 @@ func TestScopedSiteTakesOnlyItsOwnNodesEntriesAndEvents(t *testing.T) {
 	alone.WaitForShutdown()
 
 	site := h.startSiteIn("paris", dir, true)
-	require.Eventually(t, func() bool { return w.Up("paris") }, 10*time.Second, 10*time.Millisecond, "the watch never saw paris's link up")
+	require.Eventually(t, func() bool { return w.Up("paris") }, waitLong, 10*time.Millisecond, "the watch never saw paris's link up")
 	// Over the live link too.
 	h.forge(site, "t_forged2")
 	own = append(own, h.record(site, "n1", "t_paris2").ID)
-	h.waitRecordAtHub(own[1], time.Now(), 20*time.Second) // what arrives, not how soon (sites_sources_test.go)
+	h.waitRecordAtHub(own[1], time.Now(), siteRecordArrives) // what arrives, not how soon (sites_sources_test.go)
 	h.requireOnce(own)
 	require.Eventually(t, func() bool {
 		_, err := h.stores.Registry.Get(t.Context(), RegistryKey("n1", "n1-p1"))
 		return err == nil
-	}, 10*time.Second, 20*time.Millisecond, "paris's n1 entry never reached the hub")
+	}, waitLong, 20*time.Millisecond, "paris's n1 entry never reached the hub")
 	w.restore(t.Context(), "paris", false) // what the watch runs at each link-up, done by now
 
 	for _, b := range []struct {
@@ -87,9 +82,9 @@ func (h *sourcingHub) forge(ns *server.Server, id string) {
 		h.entry(ns, UserName(RoleGateway, ""), RegistryBucket, node, StateOnline)
 		h.entry(ns, UserName(RoleGateway, ""), LeaseBucket, node, StateLeased)
 		nc := h.connect(ns, UserName(RoleGateway, ""))
-		_, err := nc.Request(fmt.Sprintf(EventDevT, node, node+"-p1", StateOffline), []byte(`{}`), 5*time.Second)
+		_, err := nc.Request(fmt.Sprintf(EventDevT, node, node+"-p1", StateOffline), []byte(`{}`), waitLong)
 		require.NoError(h.t, err)
-		_, err = nc.Request(fmt.Sprintf(EventNodeT, node, "lost"), []byte(`{}`), 5*time.Second)
+		_, err = nc.Request(fmt.Sprintf(EventNodeT, node, "lost"), []byte(`{}`), waitLong)
 		require.NoError(h.t, err)
 		nc.Close()
 	}
@@ -103,7 +98,7 @@ func (h *sourcingHub) entry(ns *server.Server, user, bucket, node string, state 
 	require.NoError(h.t, err)
 	nc := h.connect(ns, user)
 	defer nc.Close()
-	_, err = nc.Request("$KV."+bucket+"."+RegistryKey(node, node+"-p1"), data, 5*time.Second) // the stream's ack
+	_, err = nc.Request("$KV."+bucket+"."+RegistryKey(node, node+"-p1"), data, waitLong) // the stream's ack
 	require.NoError(h.t, err)
 }
 
@@ -130,11 +125,6 @@ func (h *sourcingHub) eventsAtHub(node string) uint64 {
 // stand): the record written during the cut arrives once, and nothing twice.
 func TestSiteSourcesTakeFiltersKeepingWhatTheHubTook(t *testing.T) {
 	h := startSourcingHub(t, "paris")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("log:\n%s", &h.out)
-		}
-	})
 	// storesFor is a hub gateway's start: its stores' sources, limited to scoped.
 	storesFor := func(scoped []Site) {
 		_, err := EnsureStores(t.Context(), h.gateway, StoreOptions{Sites: []string{"paris"}, SiteNodes: scoped})
@@ -158,11 +148,11 @@ func TestSiteSourcesTakeFiltersKeepingWhatTheHubTook(t *testing.T) {
 		require.NoError(t, err)
 		return w
 	}
-	bound := 20 * time.Second // this test is about what arrives, not how soon (sites_sources_test.go)
+	bound := siteRecordArrives // this test is about what arrives, not how soon (sites_sources_test.go)
 	w := watch(nil)
 	dir := t.TempDir()
 	site := h.startSiteIn("paris", dir, true)
-	require.Eventually(t, func() bool { return w.Up("paris") }, 10*time.Second, 10*time.Millisecond, "the watch never saw paris's link up")
+	require.Eventually(t, func() bool { return w.Up("paris") }, waitLong, 10*time.Millisecond, "the watch never saw paris's link up")
 	taken := []string{h.record(site, "n1", "t_paris1").ID, h.record(site, "n1", "t_paris2").ID}
 	h.waitRecordAtHub(taken[1], time.Now(), bound)
 	h.requireOnce(taken)
@@ -179,7 +169,7 @@ func TestSiteSourcesTakeFiltersKeepingWhatTheHubTook(t *testing.T) {
 	// The cut; the site writes on its own; the hub's gateway starts again with n3 at paris.
 	site.Shutdown()
 	site.WaitForShutdown()
-	require.Eventually(t, func() bool { return !w.Up("paris") }, 10*time.Second, 10*time.Millisecond, "the watch never saw paris's link down")
+	require.Eventually(t, func() bool { return !w.Up("paris") }, waitLong, 10*time.Millisecond, "the watch never saw paris's link down")
 	alone := h.startSiteIn("paris", dir, false)
 	taken = append(taken, h.record(alone, "n1", "t_paris_cut").ID)
 	alone.Shutdown()
@@ -194,7 +184,7 @@ func TestSiteSourcesTakeFiltersKeepingWhatTheHubTook(t *testing.T) {
 	}
 	w = watch(scoped)
 	site = h.startSiteIn("paris", dir, true)
-	require.Eventually(t, func() bool { return w.Up("paris") }, 10*time.Second, 10*time.Millisecond, "the watch never saw paris's link up again")
+	require.Eventually(t, func() bool { return w.Up("paris") }, waitLong, 10*time.Millisecond, "the watch never saw paris's link up again")
 	taken = append(taken, h.record(site, "n1", "t_paris_back").ID)
 	h.waitRecordAtHub(taken[4], time.Now(), bound)
 	h.requireOnce(taken)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,7 +27,7 @@ func TestSiteFirstLinkUpIsNoReconnect(t *testing.T) {
 	registry, leases := hubBucket(t, h, broker.RegistryBucket), hubBucket(t, h, broker.LeaseBucket)
 	// A lease taken at the site: its restore, the last of a heal's, tells when a heal is over.
 	farmtest.MustCall(t, tokyo.Client("site-agent"), "acquire_device", map[string]any{"serial": "n1-p1"})
-	farmtest.Eventually(t, 10*time.Second, func() bool {
+	farmtest.Eventually(t, waitLong, func() bool {
 		_, err := leases.Get(t.Context(), broker.LeaseKey("n1", "n1-p1"))
 		return err == nil
 	}, "the site's lease at the hub")
@@ -50,7 +49,7 @@ func TestSiteFirstLinkUpIsNoReconnect(t *testing.T) {
 	// one, heals the link and waits until the watch restored what the reaper did.
 	heal := func(stage string) {
 		t.Helper()
-		farmtest.Eventually(t, 10*time.Second, func() bool {
+		farmtest.Eventually(t, waitLong, func() bool {
 			return strings.Contains(logs.String(), "site link down") || strings.Contains(logs.String(), "site not connected yet")
 		},
 			"%s: the watch sees tokyo down; its log:\n%s", stage, &logs)
@@ -59,8 +58,8 @@ func TestSiteFirstLinkUpIsNoReconnect(t *testing.T) {
 			t.Fatal(err)
 		}
 		tokyo.Link.Heal()
-		farmtest.Eventually(t, 10*time.Second, func() bool { return w.Up("tokyo") }, "%s: tokyo up", stage)
-		farmtest.Eventually(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), "bucket="+broker.LeaseBucket) },
+		farmtest.Eventually(t, waitLong, func() bool { return w.Up("tokyo") }, "%s: tokyo up", stage)
+		farmtest.Eventually(t, waitLong, func() bool { return strings.Contains(logs.String(), "bucket="+broker.LeaseBucket) },
 			"%s: the lease restored at the hub; the watch's log:\n%s", stage, &logs)
 	}
 
