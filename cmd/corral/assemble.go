@@ -455,7 +455,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 	n, err := nodes.Start(ctx, nodes.Config{ID: *s.id, Boot: boot, NC: nc, Stores: stores, LeaseTTL: *s.leaseTTL,
 		LeaseMax: *s.leaseMax, Grace: *s.grace, MaxQueue: *s.maxQueue, Metrics: metrics, Log: log, DeviceTags: deviceTags,
 		Ops: tools.DefaultOpsWith(tools.OpsConfig{Passcodes: passcodes, AppSources: s.sources(), Shared: s.shared,
-			Vision: vision.NewClient(nc, 0), Model: agentModel, Log: log,
+			Vision: vision.NewClient(nc, 0, vision.WithLog(log)), Model: agentModel, Log: log,
 			Screenshots: nodes.ScreenshotSaver{Stores: stores, Node: *s.id, Metrics: metrics, Log: log}})})
 	if err != nil {
 		release()
