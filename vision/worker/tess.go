@@ -8,6 +8,19 @@ package worker
 #include <stdlib.h>
 #include <omp.h>
 #include <tesseract/capi.h>
+#include <leptonica/allheaders.h>
+
+// lept_quiet stops Leptonica's messages, which it prints to the process's stderr: Tesseract's
+// layout analysis hands it boxes outside the image of some camera frames, and each is an
+// "Error in boxClipToRectangle" line (a hundred for one peek) that Tesseract copes with.
+static void lept_quiet(void) { setMsgSeverity(L_SEVERITY_NONE); }
+
+// lept_severity is the severity below which Leptonica says nothing.
+static int lept_severity(void) {
+	int old = setMsgSeverity(L_SEVERITY_NONE);
+	setMsgSeverity(old);
+	return old;
+}
 
 // tword is one recognised word, with the number of the text line it is on.
 typedef struct {
@@ -132,6 +145,7 @@ type tessWord struct {
 // newTess starts Tesseract for langs ("eng+chi_sim") with the traineddata in dir (empty:
 // Tesseract's default, or TESSDATA_PREFIX).
 func newTess(dir, langs string) (*tess, error) {
+	C.lept_quiet() // process-wide, and the same for every instance
 	api := C.TessBaseAPICreate()
 	if api == nil {
 		return nil, errors.New("tesseract: cannot create an instance")
@@ -236,6 +250,9 @@ func (t *tess) validWord(word string) bool {
 	defer C.free(unsafe.Pointer(cw))
 	return C.TessBaseAPIIsValidWord(t.api, cw) != 0
 }
+
+// leptonicaQuiet says whether Leptonica's messages are off.
+func leptonicaQuiet() bool { return C.lept_severity() == C.L_SEVERITY_NONE }
 
 func (t *tess) close() {
 	C.TessBaseAPIEnd(t.api)
