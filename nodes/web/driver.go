@@ -53,8 +53,8 @@ type Driver struct {
 	log    *slog.Logger
 
 	mu      sync.Mutex
-	browser context.Context // the first tab's: the browser lives as long as it
-	stop    func()
+	browser context.Context               // the first tab's: the browser lives as long as it
+	stop    func() error                  // stops the browser and removes its profile directory (startBrowser)
 	dir     string                        // the browser's profile directory, removed by Close and Reset
 	tabs    map[target.ID]context.Context // attached tabs
 	opened  map[target.ID]int             // the order tabs were first seen in; -1: closed
@@ -75,6 +75,9 @@ type Driver struct {
 	starting   *pendingStart // the browser's start under way, which outlives its callers (launch.go)
 	quit       chan struct{}
 	quitOnce   sync.Once
+	// profiles counts the profile directories made and not yet removed, a start's or a
+	// reset's that Close did not stop itself among them: Close waits for them (closeWait).
+	profiles liveProfiles
 
 	gaugeMu  sync.Mutex
 	gauges   map[string]float64 // the last measurement (memory.go)
@@ -136,28 +139,33 @@ func Start(ctx context.Context, o Options) (*Driver, error) {
 // startedBrowser is what startBrowser made.
 type startedBrowser struct {
 	bctx context.Context
-	stop func()
+	stop func() error
 	dir  string
 	err  error
 }
 
-// discard stops a browser that was started for nothing and removes its directory.
+// discard stops a browser that was started for nothing and removes its directory (a failure
+// is logged as it happens).
 func (s startedBrowser) discard() {
 	if s.err != nil {
 		return
 	}
-	s.stop()
-	_ = os.RemoveAll(s.dir)
+	_ = s.stop()
 }
 
 // errDiedAtStart marks a browser process that exited before it answered.
 var errDiedAtStart = errors.New("the browser died while starting")
 
 // startBrowser starts a browser on a new profile directory: its first tab's context (the
-// browser lives as long as it), what stops it, and the directory.
-func (d *Driver) startBrowser(ctx context.Context) (context.Context, func(), string, error) {
+// browser lives as long as it), what stops it and removes the directory, and the directory.
+// A closed device starts none.
+func (d *Driver) startBrowser(ctx context.Context) (context.Context, func() error, string, error) {
+	if !d.profiles.add() {
+		return nil, nil, "", d.wrap("start", errors.New("the device is closed"), "")
+	}
 	dir, err := os.MkdirTemp("", profilePrefix+d.owner.String()+"-")
 	if err != nil {
+		d.profiles.done()
 		return nil, nil, "", d.wrap("start", fmt.Errorf("a profile directory: %w", err), "")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(d.exec), chromedp.UserDataDir(dir))
@@ -169,14 +177,23 @@ func (d *Driver) startBrowser(ctx context.Context) (context.Context, func(), str
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	stop := func() { bcancel(); acancel() }
-	fail := func(err error) (context.Context, func(), string, error) {
-		stop()
-		_ = os.RemoveAll(dir)
+	// chromedp kills the script that starts Chromium, whose own processes then shut down
+	// writing in the profile: they are ended first (endBrowserOn).
+	kill := func() { endBrowserOn(dir); bcancel(); acancel() }
+	stop := sync.OnceValue(func() error {
+		defer d.profiles.done()
+		kill()
+		if err := removeProfile(d.log, dir); err != nil {
+			return d.wrap("remove the profile", err, "remove it by hand: "+dir)
+		}
+		return nil
+	})
+	fail := func(err error) (context.Context, func() error, string, error) {
+		_ = stop() // a failure to remove is logged
 		return nil, nil, "", err
 	}
 	// The first run starts the browser, which lives as long as its context: not ctx.
-	if err := d.attach(ctx, bctx, d.emulate()); err != nil {
+	if err := d.firstRun(ctx, bctx, kill); err != nil {
 		if chromium.DiedAtStart(err) {
 			err = fmt.Errorf("%w: %w", errDiedAtStart, err)
 		}
@@ -188,6 +205,23 @@ func (d *Driver) startBrowser(ctx context.Context) (context.Context, func(), str
 		return fail(d.wrap("start", fmt.Errorf("setting the downloads' directory: %w", err), ""))
 	}
 	return bctx, stop, dir, nil
+}
+
+// firstRun starts the browser (chromedp's first run on bctx) and emulates the profile in its
+// first tab, within ctx. When ctx ends first (Close ends a start under way), it kills the
+// browser and waits for the run to return: chromedp's start has then ended, so no Chromium
+// starts on the profile after that (removeProfile ends one that started meanwhile).
+func (d *Driver) firstRun(ctx, bctx context.Context, kill func()) error {
+	ran := make(chan error, 1)
+	go func() { ran <- chromedp.Do(bctx, d.emulate()) }()
+	select {
+	case err := <-ran:
+		return err
+	case <-ctx.Done():
+		kill()
+		<-ran
+		return ctx.Err()
+	}
 }
 
 // downloads is the directory of the profile's downloads.
@@ -246,19 +280,13 @@ func (d *Driver) reset(ctx context.Context) error {
 // shutdown stops the browser and removes its profile directory.
 func (d *Driver) shutdown() error {
 	d.mu.Lock()
-	stop, dir := d.stop, d.dir
+	stop := d.stop
 	d.stop, d.dir, d.browser = nil, "", nil
 	d.mu.Unlock()
-	if stop != nil {
-		stop()
-	}
-	if dir == "" {
+	if stop == nil {
 		return nil
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return d.wrap("remove the profile", err, "")
-	}
-	return nil
+	return stop()
 }
 
 // emulate makes a tab the profile's device.
@@ -322,10 +350,72 @@ func (d *Driver) closed() bool {
 	}
 }
 
-// Close stops the browser and removes its profile directory.
+// Close stops the browser and removes its profile directory, and waits (for closeWait at
+// most) until a start or reset under way, which Close ends, has removed its own: a node
+// exits once its devices are closed, and what it leaves stays until its next start.
 func (d *Driver) Close() error {
 	d.quitOnce.Do(func() { close(d.quit) })
-	return d.shutdown()
+	err := d.shutdown()
+	if !d.profiles.closeAndWait(closeWait) {
+		d.log.Warn("a browser's start or reset still removes its profile as the device closes; it may stay until the next start",
+			"waited", closeWait)
+	}
+	return err
+}
+
+// closeWait bounds Close's wait for a start or reset under way to remove its profile: it
+// kills its browser at once (firstRun) and removes the directory in a few seconds at most
+// (removeProfile).
+const closeWait = 15 * time.Second
+
+// liveProfiles counts a device's profile directories that were made and not yet removed.
+// Once closed, it refuses new ones.
+type liveProfiles struct {
+	mu     sync.Mutex
+	n      int
+	closed bool
+	none   chan struct{} // closed when n is 0 after close
+}
+
+// add counts a directory about to be made; false once the device is closed.
+func (p *liveProfiles) add() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.n++
+	return true
+}
+
+// done counts a directory removed (or that failed to be made).
+func (p *liveProfiles) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n--
+	if p.n == 0 && p.closed {
+		close(p.none)
+	}
+}
+
+// closeAndWait refuses new directories and waits up to limit for none to be left; false
+// when some still are.
+func (p *liveProfiles) closeAndWait(limit time.Duration) bool {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed, p.none = true, make(chan struct{})
+		if p.n == 0 {
+			close(p.none)
+		}
+	}
+	none := p.none
+	p.mu.Unlock()
+	select {
+	case <-none:
+		return true
+	case <-time.After(limit):
+		return false
+	}
 }
 
 // Errors a Driver returns, wrapped in a *device.Error. The caller's mistakes among them are

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -123,7 +124,8 @@ func statFields(pid int) ([]string, error) {
 }
 
 // removeLeftovers removes the profile directories in os.TempDir() whose process has ended
-// without removing them (a node killed), and says which in log.
+// without removing them (a node killed), and says which in log: each once, though every
+// browser device of a node runs this as it starts (claimLeftover).
 func removeLeftovers(log *slog.Logger, self owner) {
 	dir := os.TempDir()
 	entries, err := os.ReadDir(dir)
@@ -137,11 +139,31 @@ func removeLeftovers(log *slog.Logger, self owner) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if err := removeSettled(path); err != nil {
-			log.Warn("cannot remove a browser profile a killed node left; remove it by hand", "dir", path, "err", err)
+		claimed, ok := claimLeftover(path)
+		if !ok {
+			continue // another device of this node (or another node) removes it
+		}
+		if err := removeSettled(claimed); err != nil {
+			log.Warn("cannot remove a browser profile a killed node left; remove it by hand", "dir", claimed, "err", err)
 			continue
 		}
 		log.Info("removed a browser profile a node that ended left", "dir", path, "pid", o.pid)
+	}
+}
+
+// claimLeftover renames a leftover profile directory for this call alone to remove, and
+// returns its new path; false when another call took it first. The new name keeps the owner,
+// so a removal that fails is tried again at the next start.
+func claimLeftover(path string) (string, bool) {
+	claimed := path + ".gone"
+	err := os.Rename(path, claimed)
+	switch {
+	case err == nil:
+		return claimed, true
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false
+	default: // a .gone of an earlier failed removal is in the way: remove it as it is
+		return path, true
 	}
 }
 
@@ -156,4 +178,90 @@ func removeSettled(dir string) error {
 		time.Sleep(wait)
 	}
 	return err
+}
+
+// removeProfile removes the profile directory of a browser that was stopped: its processes
+// first (Chromium's children outlive the browser's own for a moment, and write in the
+// directory meanwhile: a removal before they end leaves files, or sees the directory made
+// again), then the directory, settled. A removal that still fails is a warning naming it.
+func removeProfile(log *slog.Logger, dir string) error {
+	endBrowserOn(dir)
+	if err := removeSettled(dir); err != nil {
+		log.Warn("cannot remove a browser profile; remove it by hand", "dir", dir, "err", err)
+		return fmt.Errorf("removing the browser profile %s: %w", dir, err)
+	}
+	return nil
+}
+
+// endBrowserOn ends the processes of the browser on the profile directory dir and waits until
+// they are gone: Chromium's own process (its command line names dir, as does the script
+// Debian starts it by, which does not exec it) and their descendants, which do not name it
+// and outlive the browser for a moment, writing (the GPU process its caches, the network
+// service its cookies). Each is stopped as it is found, so that none forks a child the walk
+// misses, until a walk finds nothing new; then all are killed. Without /proc it finds none.
+func endBrowserOn(dir string) {
+	want := "--user-data-dir=" + dir
+	tree := map[int]string{} // pid: its start time
+	for grew := true; grew; {
+		grew = false
+		for pid, p := range processes() {
+			if _, ok := tree[pid]; ok || pid == os.Getpid() || p.state == "Z" {
+				continue
+			}
+			if _, fromTree := tree[p.ppid]; fromTree || slices.Contains(p.args(), want) {
+				_ = syscall.Kill(pid, syscall.SIGSTOP)
+				tree[pid], grew = p.started, true
+			}
+		}
+	}
+	for pid := range tree {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for pid, started := range tree {
+		for alive(pid, started) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond) // a killed process ends by itself: nothing to wait on but a look
+		}
+	}
+}
+
+// process is what /proc/PID/stat says of a process.
+type process struct {
+	pid            int
+	state, started string
+	ppid           int
+}
+
+// args is the process's command line; nil once it has ended (or for a zombie).
+func (p process) args() []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}
+
+// processes are the processes running now, by pid; none without /proc.
+func processes() map[int]process {
+	entries, _ := os.ReadDir("/proc")
+	out := make(map[int]process, len(entries))
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f, err := statFields(pid)
+		if err != nil || len(f) < 20 {
+			continue // ended meanwhile
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		out[pid] = process{pid: pid, state: f[0], ppid: ppid, started: f[19]}
+	}
+	return out
+}
+
+// alive says whether the process pid that started at started still runs (a zombie does not).
+func alive(pid int, started string) bool {
+	f, err := statFields(pid)
+	return err == nil && len(f) >= 20 && f[19] == started && f[0] != "Z"
 }

@@ -106,8 +106,11 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		for _, d := range drivers {
-			if d != nil {
-				_ = d.Close()
+			if d == nil {
+				continue
+			}
+			if err := d.Close(); err != nil { // the start's failure is what Attach answers
+				log.Warn("closing a browser device after another did not start", "device", d.serial, "err", err)
 			}
 		}
 		closeProxy()
