@@ -23,6 +23,7 @@ func TestNodeMetricsAddressInUseNamesTheFlag(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "address already in use")
 	assert.Contains(t, err.Error(), "choose another address with --metrics")
+	assert.Contains(t, err.Error(), "another corral node running")
 }
 
 // A gateway's refusal of a new session is told in its words: the hint to give the MCP

@@ -69,7 +69,7 @@ func runNode(ctx context.Context, args []string) error {
 	defer node.stop()
 	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, node.ready)
 	if err != nil {
-		return metricsListenHint(err)
+		return metricsListenHint(err, "corral node")
 	}
 	defer stopMetrics()
 	select {
@@ -103,9 +103,9 @@ func withNodeUser(err error, id string) error {
 
 // metricsListenHint adds to a --metrics address in use what corral up adds to its --http one:
 // the listener's words alone ("bind: address already in use") name no flag.
-func metricsListenHint(err error) error {
+func metricsListenHint(err error, command string) error {
 	if errors.Is(err, syscall.EADDRINUSE) {
-		return fmt.Errorf("%w (is another corral node running? choose another address with --metrics, or --metrics '' for none)", err)
+		return fmt.Errorf("%w (is another %s running? choose another address with --metrics, or --metrics '' for none)", err, command)
 	}
 	return err
 }

@@ -61,7 +61,7 @@ func runVision(ctx context.Context, args []string) error {
 	defer stopWorker()
 	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, ready)
 	if err != nil {
-		return err
+		return metricsListenHint(err, "corral vision")
 	}
 	defer stopMetrics()
 	<-ctx.Done()
