@@ -57,11 +57,15 @@ func (a *authRefusal) reconnected() {
 	}
 }
 
-// closedForGood logs a connection nats.go closed on its own (not Close): it no longer
-// reconnects, and the process's /healthz fails so that it is restarted (ConnAlive).
+// closedForGood logs a connection closed with an error standing: nats.go closed it on its own,
+// or the process closed it as it stops (nats.go does not tell which), so it says both. A
+// refusal of a subject or a slow consumer leaves an error standing that closes nothing.
 func closedForGood(nc *nats.Conn, log *slog.Logger) {
-	if err := nc.LastError(); err != nil {
-		log.Error("the NATS connection is closed for good: this process no longer reconnects; its /healthz fails "+
-			"so that it is restarted (restart it by hand if nothing watches it)", "err", err)
+	err := nc.LastError()
+	if err == nil || errors.Is(err, nats.ErrPermissionViolation) || errors.Is(err, nats.ErrSlowConsumer) ||
+		errors.Is(err, nats.ErrMaxSubscriptionsExceeded) {
+		return
 	}
+	log.Warn("the NATS connection is closed: unless this process is stopping, it no longer reconnects, and its /healthz "+
+		"fails so that it is restarted (restart it by hand if nothing watches it)", "err", err)
 }

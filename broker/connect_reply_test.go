@@ -101,3 +101,21 @@ func TestSecondProbeAnswerIsNoSlowConsumerError(t *testing.T) {
 	assert.False(t, isCallerAnswer(nodeEndpoint("n2", EndpointTask)))
 	assert.False(t, isCallerAnswer("_INBOX.caller_x"))
 }
+
+// A connection closed as its process stops, after a refusal of a subject (an error that closes
+// nothing), is not said to be closed for good.
+func TestCloseAfterARefusalIsNotClosedForGood(t *testing.T) {
+	ns := startFarmUsersNATS(t, -1, t.TempDir())
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	var logged logtest.Buffer
+	nc, err := Connect(ConnectOptions{URL: ns.ClientURL(), Name: "node-n2", User: "node-n2", password: "node-pw"},
+		slog.New(slog.NewTextHandler(&logged, nil)))
+	require.NoError(t, err)
+	require.NoError(t, nc.Publish(nodeEndpoint("n3", EndpointTask), nil))
+	require.Eventually(t, func() bool { return logged.Line("NATS refused") != "" }, waitLong, 10*time.Millisecond, "no refusal")
+	handler, handled := nc.ClosedHandler(), make(chan struct{})
+	nc.SetClosedHandler(func(c *nats.Conn) { handler(c); close(handled) })
+	nc.Close()
+	<-handled
+	assert.Empty(t, logged.Line("NATS connection is closed"), logged.String())
+}
