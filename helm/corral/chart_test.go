@@ -890,6 +890,10 @@ func TestChartExampleDemoSimulated(t *testing.T) {
 	if m.find("PodDisruptionBudget", fullname+"-nats") != nil || m.find("PodDisruptionBudget", fullname+"-gateway") != nil {
 		t.Error("PodDisruptionBudgets in the demo (one server, one gateway: a drain would block)")
 	}
+	// docs/helm.md and the example's comment name the vision workers the demo runs.
+	if v := m.find("Deployment", fullname+"-vision"); v == nil || dig(v, "spec", "replicas") != 2 {
+		t.Errorf("demo vision workers: %v; docs/helm.md says two", v)
+	}
 }
 
 func TestChartExampleIngress(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/corral-farm/corral/nodes"
 )
 
 // TestChartPrincipalsHaveDevices: a principal of the values with tags can use a device of the
@@ -68,12 +70,23 @@ func TestChartNodeDeviceTags(t *testing.T) {
 		"spec", "template", "spec").(object), "node"))["device-tags"]; ok {
 		t.Error("the defaults give --device-tags")
 	}
+	// What helm takes corral takes: 64 bytes of two-byte characters.
+	long := strings.Repeat("é", 32)
+	if got := flags(container(t, dig(render(t, valuesCase{name: "long", sets: []string{"node.deviceTags={" + long + "}"}}).must(t, "DaemonSet", fullname+"-node"),
+		"spec", "template", "spec").(object), "node"))["device-tags"]; got != long || nodes.CheckDeviceTags([]string{got}) != nil {
+		t.Errorf("--device-tags=%q, want %s, which corral takes (%v)", got, long, nodes.CheckDeviceTags([]string{got}))
+	}
+	if nodes.CheckDeviceTags([]string{long + "é"}) == nil {
+		t.Error("corral takes a 66-byte tag: the chart's byte check is stricter than corral")
+	}
 	for _, c := range []struct{ set, want string }{
 		{"node.deviceTags={sim}", "/node/deviceTags/0"},
 		{"node.deviceTags={pool-a,web}", "/node/deviceTags/1"},
 		{`node.deviceTags={a\,b}`, "/node/deviceTags/0"},
 		{"node.deviceTags={" + strings.Repeat("x", 65) + "}", "/node/deviceTags/0"},
 		{"node.deviceTags={a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q}", "/node/deviceTags"},
+		// 33 characters, 66 bytes: the schema's maxLength counts characters, corral bytes.
+		{"node.deviceTags={" + strings.Repeat("é", 33) + "}", "is 66 bytes long"},
 	} {
 		_, err := helm(t, append([]string{"template", release, chartDir(t)}, valuesCase{sets: []string{c.set}}.args()...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -274,8 +274,15 @@ the role, or the external NATS's from nats.external.auth.
 {{- end -}}
 {{- end -}}
 
-{{/* JetStream replicas of Corral's buckets and stream: the cluster's size, at most 3. */}}
+{{/*
+JetStream replicas of Corral's buckets and stream: the cluster's size, at most 3. More replicas
+than the bundled cluster has servers would render, and the gateways would then exit at start
+(one server: "replicas > 1 not supported in non-clustered mode"), so refuse them here.
+*/}}
 {{- define "corral.nats.storeReplicas" -}}
+{{- if and .Values.nats.bundled.enabled (gt (int .Values.nats.storeReplicas) (int .Values.nats.bundled.replicas)) -}}
+{{- fail (printf "nats.storeReplicas is %v but nats.bundled.replicas is %v: a store cannot have more replicas than the bundled NATS has servers (the gateways would exit at start); lower nats.storeReplicas to at most %v, set it to 0 (the cluster's size), or raise nats.bundled.replicas" .Values.nats.storeReplicas .Values.nats.bundled.replicas .Values.nats.bundled.replicas) -}}
+{{- end -}}
 {{- if .Values.nats.storeReplicas -}}
 {{- .Values.nats.storeReplicas -}}
 {{- else if .Values.nats.bundled.enabled -}}
