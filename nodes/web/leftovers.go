@@ -124,8 +124,9 @@ func statFields(pid int) ([]string, error) {
 }
 
 // removeLeftovers removes the profile directories in os.TempDir() whose process has ended
-// without removing them (a node killed), and says which in log: each once, though every
-// browser device of a node runs this as it starts (claimLeftover).
+// without removing them (a node killed), the browser processes still running on one ended
+// first, and says which in log: each once, though every browser device of a node runs this
+// as it starts (claimLeftover).
 func removeLeftovers(log *slog.Logger, self owner) {
 	dir := os.TempDir()
 	entries, err := os.ReadDir(dir)
@@ -139,6 +140,9 @@ func removeLeftovers(log *slog.Logger, self owner) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		// Its browser may outlive it (Debian's script dies with the node, the Chromium it
+		// started does not) and write on: end it first, on the name its command line has.
+		endBrowserOn(path)
 		claimed, ok := claimLeftover(path)
 		if !ok {
 			continue // another device of this node (or another node) removes it
