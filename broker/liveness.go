@@ -40,7 +40,10 @@ type Liveness struct {
 	// one that works (liveness_probe.go). server remembers its answers, read by Run only.
 	probe  func(within time.Duration) error
 	server ownServer
-	log    *slog.Logger
+	// answeredAt is when the server last answered a round trip (zero: never), read by Run
+	// only: with no node to hear, its age is the silence that asks again (quiet).
+	answeredAt time.Time
+	log        *slog.Logger
 	// reconnect, when set, drops the connection for nats.go to make a new one (dropperOf)
 	// once the server has not answered for reconnectAfter, at reconnectedAt last; read by Run
 	// only. unansweredSince mirrors server's for Ready (UnixNano, 0: it answers).
@@ -266,15 +269,20 @@ func (l *Liveness) restartClocks(now time.Time) {
 
 // silence is the longest a node not yet declared lost has been silent at now.
 func (l *Liveness) silence(now time.Time) time.Duration {
+	longest, _ := l.silenceOfAny(now)
+	return longest
+}
+
+// silenceOfAny is silence, and whether any node is not yet declared lost.
+func (l *Liveness) silenceOfAny(now time.Time) (longest time.Duration, some bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var longest time.Duration
 	for _, n := range l.nodes {
 		if !n.lost {
-			longest = max(longest, now.Sub(n.last))
+			longest, some = max(longest, now.Sub(n.last)), true
 		}
 	}
-	return longest
+	return longest, some
 }
 
 // sweep marks silent nodes lost and returns them as (node, boot) pairs.

@@ -14,7 +14,10 @@ import (
 // check asks the server for a round trip first (one a check, whatever the number of nodes);
 // one not answered within probeWait is a link down, and once one is again every node gets
 // lostAfter from then to beat. A healthy farm is not asked: its nodes beat well within
-// probeAfter. A hub's site watch asks the same before it counts a site's silence (sites.go).
+// probeAfter. A process with no node alive hears nothing either way, so it asks once its
+// server's last answer is probeAfter old: its readiness and the stalled-connection drop
+// (liveness_stall.go) hold with no node too, for one round trip every probeAfter. A hub's
+// site watch asks the same before it counts a site's silence (sites.go).
 
 // probeWait bounds the round trip: a heartbeat interval, as caughtUp waits.
 const probeWait = HeartbeatInterval
@@ -71,15 +74,27 @@ func (l *Liveness) probeAfter() time.Duration { return min(l.lostAfter/2, 2*Hear
 // been silent for probeAfter or it did not answer the last time. The first answer after a
 // silence restarts every node's clock at when it came.
 func (l *Liveness) answering(now time.Time) bool {
-	if l.probe == nil || l.server.unansweredSince.IsZero() && l.silence(now) <= l.probeAfter() {
+	if l.probe == nil || l.server.unansweredSince.IsZero() && l.quiet(now) <= l.probeAfter() {
 		return true
 	}
 	answered, back := l.server.answers(l.probe, l.log, now)
+	if answered {
+		l.answeredAt = now
+	}
 	if !back.IsZero() {
 		l.restartClocks(back)
 	}
 	l.noteServer(now)
 	return answered
+}
+
+// quiet is how long this process has had no sign that its server answers at now: the
+// longest silence of a node not lost, or with none, the age of the server's last answer.
+func (l *Liveness) quiet(now time.Time) time.Duration {
+	if longest, some := l.silenceOfAny(now); some {
+		return longest
+	}
+	return now.Sub(l.answeredAt)
 }
 
 // probeOf is Liveness.probe for nc: a PING answered by a PONG.
