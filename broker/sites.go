@@ -24,16 +24,17 @@ import (
 // bring it back. So a hub gateway watches each site's link (SiteWatch) and, each time it comes
 // up, restores from the site's own buckets every entry the hub holds otherwise.
 
-// Link timing: a site is probed every siteProbeEvery, and down after siteProbeFailures probes
-// in a row failed: 0.5 to 1 s after a cut that closes the leaf connection (no responders, at
-// once), 2 to 2.5 s after a silent one (each probe waits out siteProbeTimeout), about when
-// Liveness gives the site's nodes up. A silence that is this process's own (its NATS server
-// stalled: no round trip after the probe) is no failure (sites_probe.go). A reaper that
-// decided just before a heal may still be writing when the first restore runs: a second
-// restore follows after siteSettle.
+// Link timing: a site is probed every siteProbeEvery. Its answer gets siteProbeTimeout, the
+// farm's slow-link rule (a round trip gets 2 s, as a node claim's refresh does): a slow link or
+// a loaded hub is no cut. One probe unanswered that long is a silent cut, seen 2 to 2.5 s after
+// it, about when Liveness gives the site's nodes up; a cut that closes the leaf connection
+// (no responders, at once) is seen after siteProbeFailures such probes in a row, 0.5 to 1 s
+// after it. A silence that is this process's own (its NATS server stalled: no round trip after
+// the probe) is no failure (sites_probe.go). A reaper that decided just before a heal may still
+// be writing when the first restore runs: a second restore follows after siteSettle.
 const (
 	siteProbeEvery    = 500 * time.Millisecond
-	siteProbeTimeout  = time.Second
+	siteProbeTimeout  = 2 * time.Second
 	siteProbeFailures = 2
 	siteSettle        = 2 * time.Second
 )
@@ -152,8 +153,8 @@ func (w *SiteWatch) Up(site string) bool {
 
 // CutOff says whether node is at an edge site whose link is down, and which site; "" and
 // false for a node at the hub, at a site whose link is up, or that this watch has not seen in
-// a site's registry yet. A link the watch still holds up is probed now: a call fails within
-// the second a cut takes to be noticed. A nil watch (a gateway without sites) knows no site.
+// a site's registry yet. A link the watch still holds up is probed now: a call fails as soon
+// as a cut is noticed, not after the watch's next probes. A nil watch (a gateway without sites) knows no site.
 func (w *SiteWatch) CutOff(ctx context.Context, node string) (site string, cut bool) {
 	if w == nil {
 		return "", false
@@ -227,8 +228,8 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 	var up, known, wasUp, reconnect bool
 	var settle <-chan time.Time
 	// A restore runs beside the probes, which go on: a link that drops during one (its
-	// requests then wait out their timeouts) is seen down within a second, and the restore
-	// is stopped.
+	// requests then wait out their timeouts) is seen down as any cut is, and the restore is
+	// stopped.
 	var restoring sync.WaitGroup
 	stopRestore := context.CancelFunc(func() {})
 	defer func() { stopRestore(); restoring.Wait() }()
@@ -272,7 +273,13 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		case ctx.Err() != nil:
 			return
 		default:
-			if failures++; failures >= siteProbeFailures && (up || !known) {
+			failures++
+			if errors.Is(err, nats.ErrTimeout) {
+				// Unanswered for the slow-link rule's whole allowance: a second wait would
+				// only put off a silent cut's notice.
+				failures = siteProbeFailures
+			}
+			if failures >= siteProbeFailures && (up || !known) {
 				// A site this gateway never reached is most often one not started yet (every
 				// site, at a hub's start): no cut to warn of, or to count as one.
 				if wasUp {

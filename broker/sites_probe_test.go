@@ -18,9 +18,9 @@ import (
 )
 
 // siteSilentFor is how long a site goes unanswered before a watch without the guard of
-// sites_probe.go marks it down: siteProbeFailures probes, each waiting out its timeout and the
-// round trip after it, a probe interval apart.
-const siteSilentFor = siteProbeFailures * (siteProbeTimeout + probeWait + siteProbeEvery)
+// sites_probe.go marks it down: the next probe, a probe interval away, waiting out its timeout
+// and the round trip after it.
+const siteSilentFor = siteProbeEvery + siteProbeTimeout + probeWait
 
 // A hub gateway whose own NATS server stalls (a hung server, a stalled connection: the TCP
 // connection stays up) hears no site either: that silence is its own, and no site is marked

@@ -325,10 +325,14 @@ func (f *Farm) Client(name string) *client.Client { return f.ClientWithProtocol(
 // Devices returns the registry as the gateway sees it.
 func (f *Farm) Devices() []broker.DeviceEntry { return f.Gateway().Client.Devices() }
 
-// WaitDevices waits until n devices are in state.
+// setUpWithin bounds the waits of a farm's set-up (its devices online, a hub's sources live):
+// no contract of the farm's, only what a loaded test machine may take, so they are generous.
+const setUpWithin = 30 * time.Second
+
+// WaitDevices waits until n devices are in state, at most setUpWithin.
 func (f *Farm) WaitDevices(n int, state string) {
 	f.t.Helper()
-	Eventually(f.t, 10*time.Second, func() bool {
+	Eventually(f.t, setUpWithin, func() bool {
 		count := 0
 		for _, d := range f.Devices() {
 			if d.State == state {

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -122,7 +121,7 @@ func (h *Hub) waitSourcing() {
 	}
 	for _, name := range []string{"KV_" + broker.RegistryBucket, "KV_" + broker.LeaseBucket, broker.EventStream} {
 		var last sourcesSeen // what a failure says: a source missing, idle or in error
-		Eventually(h.t, 10*time.Second, func() bool {
+		Eventually(h.t, setUpWithin, func() bool {
 			s, err := js.Stream(h.ctx, name)
 			if err != nil {
 				last.text = err.Error()
