@@ -247,8 +247,13 @@ func (d *Driver) browserCtx() context.Context {
 
 // Reset gives the device a new browser on a new profile directory, the old one stopped and
 // its directory removed first: nothing of the last holder's (cookies, storage, history,
-// tabs, downloads) is left. A lazy device starts its new browser at its next use.
+// tabs, downloads) is left. A lazy device starts its new browser at its next use. A closed
+// device (removed alone, its lease revoked as it goes) is not reset: Close removed the
+// holder's profile, and a new browser would only be closed.
 func (d *Driver) Reset(ctx context.Context) error {
+	if d.closed() {
+		return nil
+	}
 	err := d.reset(ctx)
 	switch {
 	case err == nil:
@@ -271,7 +276,7 @@ func (d *Driver) reset(ctx context.Context) error {
 	d.mu.Lock()
 	d.replaced = false // the next holder expects a fresh browser: nothing to tell
 	d.mu.Unlock()
-	if d.lazy {
+	if d.lazy || d.closed() { // closed meanwhile: Close removes what is left
 		return nil
 	}
 	return d.launch(ctx)
