@@ -37,7 +37,7 @@ func session(w http.ResponseWriter, r *http.Request) string {
 		return ck.Value
 	}
 	id := rand.Text()
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true, Secure: overTLS(r), SameSite: http.SameSiteStrictMode})
 	r.AddCookie(&http.Cookie{Name: sessionCookie, Value: id}) // the page rendered next sees it
 	return id
 }

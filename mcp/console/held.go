@@ -151,13 +151,13 @@ func (c *Console) heldCurrent(w http.ResponseWriter, r *http.Request, v Viewer) 
 // keepHeld sets the cookie of a lease v acquired.
 func (c *Console) keepHeld(w http.ResponseWriter, r *http.Request, v Viewer, h heldLease) {
 	http.SetCookie(w, &http.Cookie{Name: heldName(h.Serial), Value: c.keysOf(v).sealHeld(h), Path: "/",
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: overTLS(r), SameSite: http.SameSiteStrictMode})
 }
 
 // dropHeld removes the cookie of serial's lease.
 func dropHeld(w http.ResponseWriter, r *http.Request, serial string) {
 	http.SetCookie(w, &http.Cookie{Name: heldName(serial), Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: overTLS(r), SameSite: http.SameSiteStrictMode})
 }
 
 // holds reports whether this session holds serial's current lease: it acquired a lease of it,

@@ -97,7 +97,7 @@ func (c *Console) loginValue(v Viewer, exp time.Time) string {
 // setLogin keeps v's login in the cookie, for loginTTL from now.
 func (c *Console) setLogin(w http.ResponseWriter, r *http.Request, v Viewer) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: c.loginValue(v, c.now().Add(loginTTL)), Path: "/", HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		Secure: overTLS(r), SameSite: http.SameSiteStrictMode})
 }
 
 // loginOf is the viewer the login cookie of r names now, and the login's expiry; false for no
