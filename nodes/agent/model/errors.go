@@ -130,9 +130,21 @@ func transportCause(err error) error {
 // withRetryAfter gives err the server's Retry-After, when it sent one that parses.
 func (st *answerState) withRetryAfter(err error) error {
 	if after, ok := st.retryAfterWait(); ok {
-		return &retryAfterError{err: fmt.Errorf("%w (it asks to retry after %s)", err, after.Round(time.Second)), after: after}
+		return &retryAfterError{err: fmt.Errorf("%w (%s)", err, askedWait(after)), after: after}
 	}
 	return err
+}
+
+// askedWait says the wait a Retry-After asks for: "now" when it is zero or a date already
+// past, as "after 0s" would read as if something were odd.
+func askedWait(after time.Duration) string {
+	switch {
+	case after <= 0:
+		return "it asks to retry now"
+	case after < time.Second:
+		return fmt.Sprintf("it asks to retry after %s", after.Round(100*time.Millisecond))
+	}
+	return fmt.Sprintf("it asks to retry after %s", after.Round(time.Second))
 }
 
 // streamOff is the hint for a server that does not stream as OpenAI does.

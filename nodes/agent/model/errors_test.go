@@ -288,6 +288,23 @@ func TestChatTakesAnAnswerAtTheLimit(t *testing.T) {
 	}
 }
 
+// TestChatRetryAfterNow checks that a Retry-After of zero, or a date already past (a second
+// 429 whose date is now), reads "retry now", not "retry after 0s".
+func TestChatRetryAfterNow(t *testing.T) {
+	for _, header := range []string{"0", time.Now().Add(-5 * time.Second).UTC().Format(http.TimeFormat)} {
+		turn := modelsim.Fail(429, "slow down")
+		turn.Header = map[string]string{"Retry-After": header}
+		srv := sim(t, turn)
+		_, err := newClient(t, srv.BaseURL(), "m").Chat(t.Context(), model.Request{Messages: user("x")})
+		if after, ok := model.RetryAfter(err); !ok || after != 0 {
+			t.Errorf("Retry-After %q: wait %s (%t), want 0", header, after, ok)
+		}
+		if err == nil || !strings.Contains(err.Error(), "(it asks to retry now)") || strings.Contains(err.Error(), "0s") {
+			t.Errorf("Retry-After %q: %v, want it to say it asks to retry now", header, err)
+		}
+	}
+}
+
 // TestChatRetryAfter checks that a 429's or 503's Retry-After, in seconds or as a date, comes
 // with the error.
 func TestChatRetryAfter(t *testing.T) {
