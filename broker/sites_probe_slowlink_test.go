@@ -20,11 +20,11 @@ import (
 )
 
 // slowSiteDelay is the latency each way of the slow site link below: a probe's answer comes
-// 1.4 s after it is sent, late for a 1 s probe and in time for the slow-link rule's 2 s.
-const slowSiteDelay = 700 * time.Millisecond
+// 1.2 s after it is sent, late for a 1 s probe and in time for the slow-link rule's 2 s.
+const slowSiteDelay = 600 * time.Millisecond
 
 // A slow link is no cut (docs/operations.md: a round trip gets 2 s): a site whose leaf link
-// delays every byte 700 ms each way is never called down. Cut silently (the link drops every
+// delays every byte 600 ms each way is never called down. Cut silently (the link drops every
 // packet and keeps its connection), it is down within the documented 2 to 2.5 s, give or take
 // a loaded machine's half second: after one unanswered probe, not two.
 func TestSlowSiteLinkIsNoCut(t *testing.T) {
