@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +16,10 @@ type ClientMetrics struct {
 	// gone tells a lost node from one that said it stopped: both are down (up 0), only a lost
 	// one is gone (CorralNodeLost pages on it, not on a node decommissioned cleanly).
 	gone *prometheus.GaugeVec
+	// shownLost is which nodes gone says are lost: the ones a reconnection checks against the
+	// registry, for a forget it did not hear (node_forgotten.go).
+	mu        sync.Mutex
+	shownLost map[string]bool
 }
 
 // NewClientMetrics registers the client's metrics with reg.
@@ -29,6 +35,7 @@ func NewClientMetrics(reg prometheus.Registerer) *ClientMetrics {
 			Help: "1 while this gateway hears a node's heartbeats, 0 once it has declared the node lost or the node said it stopped."}, []string{"node"}),
 		gone: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_node_lost",
 			Help: "1 from this gateway's verdict that a node is lost until it hears the node again; 0 while it hears it and after the node said it stopped."}, []string{"node"}),
+		shownLost: map[string]bool{},
 	}
 	for _, e := range []string{EndpointTask, EndpointAcquire, EndpointRelease, EndpointAbort, EndpointLeases} {
 		m.rtt.WithLabelValues(e)
@@ -50,6 +57,7 @@ func (m *ClientMetrics) nodeBeat(node string) {
 		m.up.WithLabelValues(node).Set(1)
 		m.gone.WithLabelValues(node).Set(0)
 		m.lost.WithLabelValues(node)
+		m.showLost(node, false)
 	}
 }
 
@@ -58,6 +66,7 @@ func (m *ClientMetrics) nodeLost(node string) {
 		m.lost.WithLabelValues(node).Inc()
 		m.up.WithLabelValues(node).Set(0)
 		m.gone.WithLabelValues(node).Set(1)
+		m.showLost(node, true)
 	}
 }
 
@@ -69,6 +78,7 @@ func (m *ClientMetrics) nodeLostBefore(node string) {
 		m.lost.WithLabelValues(node)
 		m.up.WithLabelValues(node).Set(0)
 		m.gone.WithLabelValues(node).Set(1)
+		m.showLost(node, true)
 	}
 }
 
@@ -77,6 +87,7 @@ func (m *ClientMetrics) nodeStopped(node string) {
 	if m != nil {
 		m.up.WithLabelValues(node).Set(0)
 		m.gone.WithLabelValues(node).Set(0)
+		m.showLost(node, false)
 	}
 }
 
@@ -87,5 +98,32 @@ func (m *ClientMetrics) nodeForgotten(node string) {
 		m.up.DeleteLabelValues(node)
 		m.gone.DeleteLabelValues(node)
 		m.lost.DeleteLabelValues(node)
+		m.showLost(node, false)
 	}
+}
+
+// showLost notes whether node is shown lost (corral_node_lost 1).
+func (m *ClientMetrics) showLost(node string, lost bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if lost {
+		m.shownLost[node] = true
+	} else {
+		delete(m.shownLost, node)
+	}
+}
+
+// lostShown lists, sorted, the nodes shown lost; none for a nil *ClientMetrics.
+func (m *ClientMetrics) lostShown() []string {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]string, 0, len(m.shownLost))
+	for node := range m.shownLost {
+		out = append(out, node)
+	}
+	sort.Strings(out)
+	return out
 }
