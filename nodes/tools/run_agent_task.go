@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -135,15 +136,16 @@ func budgetSteps(p *int) int {
 // agentFailure is why an agent task that did not finish failed, nil when it finished: the
 // task's record and metrics then count it failed (aborted or timed out when its context
 // ended), while its report still answers. A task stopped from outside (abort_task, the
-// task's deadline) says how far it got; the node's scheduler says why it stopped.
+// task's deadline, its device gone) says how far it got; the node's scheduler says why it
+// stopped, and the agent's own error, that same cause, would only repeat it.
 func agentFailure(parent context.Context, task *agent.Task) error {
 	switch {
 	case task.Status == agent.StatusFinished:
 		return nil
 	case task.ModelTimedOut && parent.Err() != nil: // the node's deadline, waiting for the model: say so
 		return fmt.Errorf("the agent stopped after %d of %d plan steps: %s", task.StepsCompleted(), len(task.Steps), task.Error)
-	case task.Status == agent.StatusAborted && parent.Err() != nil:
-		return fmt.Errorf("the agent stopped after %d of %d plan steps", task.StepsCompleted(), len(task.Steps))
+	case parent.Err() != nil: // aborted, or its device gone: the scheduler's cause leads, this follows it
+		return stoppedFromOutside(parent, task)
 	case task.ModelTimedOut: // its own timeoutMs, waiting for the model: the error says what to do
 		return timedOut(task.Error)
 	case task.Status == agent.StatusAborted: // its own timeoutMs
@@ -154,6 +156,16 @@ func agentFailure(parent context.Context, task *agent.Task) error {
 		return deviceFailure(task, task.Error)
 	}
 	return errors.New(task.Error)
+}
+
+// stoppedFromOutside is how far a task got whose context ended from outside, with the
+// agent's own error only when it says more than that cause (a device's error that came first).
+func stoppedFromOutside(parent context.Context, task *agent.Task) error {
+	progress := fmt.Sprintf("the agent stopped after %d of %d plan steps", task.StepsCompleted(), len(task.Steps))
+	if task.Status == agent.StatusAborted || task.Error == "" || strings.Contains(task.Error, context.Cause(parent).Error()) {
+		return errors.New(progress)
+	}
+	return fmt.Errorf("%s: %s", progress, task.Error)
 }
 
 // timedOut is an agent task's failure for its own timeoutMs: a timed_out outcome.
