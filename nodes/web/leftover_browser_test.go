@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/corral-farm/corral/internal/chromium"
+	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A killed node's Chromium can outlive it (Debian's chromium-headless-shell is a script that
@@ -28,6 +30,8 @@ func TestLeftoverRemovalEndsTheKilledNodesBrowser(t *testing.T) {
 		args = append(args, "--no-sandbox")
 	}
 	browser := exec.Command(chrome, args...)
+	var stderr logtest.Buffer
+	browser.Stderr = &stderr
 	if err := browser.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +43,21 @@ func TestLeftoverRemovalEndsTheKilledNodesBrowser(t *testing.T) {
 		}
 		<-reaped
 	})
-	waitFor(t, "Chromium runs on the leftover "+dir+" and writes in it", func() bool {
-		_, err := os.Stat(filepath.Join(dir, "Default"))
-		return len(processesOn(dir)) > 0 && err == nil
-	})
+	// A start under a loaded machine (the whole suite at once) may take longer than waitFor's
+	// 10 s: wait for the browser to write in its profile, or to end, which fails at once.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) { // polling a condition
+		if _, err := os.Stat(filepath.Join(dir, "Default")); err == nil && len(processesOn(dir)) > 0 {
+			break
+		}
+		select {
+		case <-reaped:
+			t.Fatalf("Chromium ended before it wrote in %s: %s", dir, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Chromium did not write in %s within a minute: %s", dir, stderr.String())
+		}
+	}
 	tree := browserTree(processesOn(dir))
 
 	removeLeftovers(slog.New(slog.DiscardHandler), self)
