@@ -3,6 +3,7 @@ package actors_test
 import (
 	"encoding/json"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,8 @@ import (
 // failed (disconnected) with no report, and its record kept no steps, so it could not be
 // exported. The agent presses HOME, then waits for a model that does not answer; the node's
 // private adb server is stopped: the answer and the record carry the agent's partial result
-// (its plan and the HOME it pressed), failed with code disconnected.
+// (its plan and the HOME it pressed), failed with code disconnected. Its first line says how
+// far the agent got, as after an abort, not a bare "; device X" after the cause.
 func TestAgentTaskOfAnUnpluggedPhoneKeepsWhatItDid(t *testing.T) {
 	if _, err := exec.LookPath("adb"); err != nil {
 		t.Skip("needs adb (make test installs it)")
@@ -51,6 +53,13 @@ func TestAgentTaskOfAnUnpluggedPhoneKeepsWhatItDid(t *testing.T) {
 	text := farmtest.Text(got)
 	if !got.IsError || !strings.Contains(text, "disconnected") || !strings.Contains(text, "Agent task") {
 		t.Fatalf("want a failed answer that says the phone disconnected, with the report: %s", text)
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	if bare := regexp.MustCompile(`; device ` + regexp.QuoteMeta(serial) + ` \[task `); bare.MatchString(first) {
+		t.Errorf("the failure ends in a bare device name: %s", first)
+	}
+	if want := "; device " + serial + ": the agent stopped after 0 of 1 plan steps"; !strings.Contains(first, want) {
+		t.Errorf("the failure does not say how far the agent got (%q): %s", want, first)
 	}
 	var out struct {
 		TaskID     string
