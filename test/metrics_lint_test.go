@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A running farm's /metrics passes promtool's lint (`promtool check metrics`, as an operator
@@ -22,7 +20,7 @@ func TestMetricsPassPromtoolLint(t *testing.T) {
 	corral(t) // built before the clock starts
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	addr := startCorralUpWith(ctx, t, "--sim", "1", "--sim-arm", "1")
+	addr := startCorralUp(ctx, t, "--sim", "1", "--sim-arm", "1").metricsAddr
 	// The rig's readings, under whatever name the device readings have.
 	metrics := waitMetricLine(ctx, t, addr, regexp.MustCompile(`^corral_device_\w+\{name="[^"]+",node="[^"]+",serial="arm-`))
 
@@ -31,60 +29,6 @@ func TestMetricsPassPromtoolLint(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool check metrics on the farm's /metrics: %v\n%s", err, out)
 	}
-}
-
-// startCorralUpWith runs `corral up` with extra flags on free loopback ports and returns the
-// address of its /metrics.
-func startCorralUpWith(ctx context.Context, t *testing.T, flags ...string) string {
-	t.Helper()
-	args := append([]string{"up", "--data", t.TempDir(), "--nats-port", "-1", "--http", "127.0.0.1:0", "--adb", "off",
-		"--log-level", "warn"}, flags...)
-	cmd := exec.CommandContext(ctx, corral(t), args...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr logtest.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("corral up stderr:\n%s", stderr.String())
-		}
-	})
-	addr := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`MCP endpoint\s+http://(\S+)/mcp`)
-		var out strings.Builder
-		buf := make([]byte, 4096)
-		for {
-			n, err := stdout.Read(buf)
-			out.WriteString(string(buf[:n]))
-			if m := re.FindStringSubmatch(out.String()); m != nil {
-				addr <- m[1]
-				_, _ = io.Copy(io.Discard, stdout) // so that the process never blocks on stdout
-				return
-			}
-			if err != nil {
-				close(addr)
-				return
-			}
-		}
-	}()
-	select {
-	case a, ok := <-addr:
-		if !ok {
-			t.Fatalf("corral up printed no MCP endpoint; stderr:\n%s", stderr.String())
-		}
-		return a
-	case <-ctx.Done():
-		t.Fatalf("corral up printed no MCP endpoint in time; stderr:\n%s", stderr.String())
-	}
-	return ""
 }
 
 // waitMetricLine polls addr's /metrics until a line matches want, and returns that scrape.

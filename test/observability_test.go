@@ -297,7 +297,7 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	farm := startCorralUp(ctx, t, 3)
+	farm := startCorralUp(ctx, t, "--sim", "3")
 	prom := startPrometheus(ctx, t, promBin, farm.metricsAddr)
 	prom.waitScrapedAfter(ctx, t, time.Now()) // so that rates see the traffic begin
 	start := time.Now()
@@ -369,11 +369,13 @@ type upFarm struct {
 	metricsAddr string
 }
 
-// startCorralUp runs `corral up` with sims simulated phones on free loopback ports.
-func startCorralUp(ctx context.Context, t *testing.T, sims int) upFarm {
+// startCorralUp runs `corral up` with flags (its devices: --sim N, --sim-arm N, …) on free
+// loopback ports.
+func startCorralUp(ctx context.Context, t *testing.T, flags ...string) upFarm {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, corral(t), "up", "--data", t.TempDir(), "--nats-port", "-1", "--http", "127.0.0.1:0",
-		"--sim", strconv.Itoa(sims), "--adb", "off", "--log-level", "warn")
+	args := append([]string{"up", "--data", t.TempDir(), "--nats-port", "-1", "--http", "127.0.0.1:0", "--adb", "off",
+		"--log-level", "warn"}, flags...)
+	cmd := exec.CommandContext(ctx, corral(t), args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
