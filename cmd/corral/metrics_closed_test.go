@@ -1,13 +1,11 @@
 package main
 
 import (
-	"log/slog"
 	"net/http"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,11 +18,7 @@ func TestMetricsHealthzFailsOnceNATSIsClosedForGood(t *testing.T) {
 	nc, err := nats.Connect(s.ClientURL())
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
-	addr := freeMetricsAddr(t)
-	stop, err := serveMetrics(addr, prometheus.NewRegistry(), slog.New(slog.DiscardHandler), natsConnected(nc))
-	require.NoError(t, err)
-	t.Cleanup(stop)
-	base := "http://" + addr
+	base := serveProbesOf(t, nc)
 
 	code, body := probeGet(t, base+"/healthz")
 	assert.Equal(t, http.StatusOK, code, body)

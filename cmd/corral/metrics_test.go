@@ -41,6 +41,17 @@ func freeMetricsAddr(t *testing.T) string {
 	return addr
 }
 
+// serveProbesOf serves the metrics server of a process connected by nc (its /healthz, /readyz
+// and /metrics) on a free address, and returns its base URL.
+func serveProbesOf(t *testing.T, nc *nats.Conn) string {
+	t.Helper()
+	addr := freeMetricsAddr(t)
+	stop, err := serveMetrics(addr, prometheus.NewRegistry(), slog.New(slog.DiscardHandler), natsConnected(nc))
+	require.NoError(t, err)
+	t.Cleanup(stop)
+	return "http://" + addr
+}
+
 // TestMetricsServerProbes: the node's metrics server answers /healthz while the process runs,
 // and /readyz 503 with the gateway's words while its NATS connection is down, 200 once it is
 // back (the chart's node probes use them).
@@ -51,11 +62,7 @@ func TestMetricsServerProbes(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 
-	addr := freeMetricsAddr(t)
-	stop, err := serveMetrics(addr, prometheus.NewRegistry(), slog.New(slog.DiscardHandler), natsConnected(nc))
-	require.NoError(t, err)
-	t.Cleanup(stop)
-	base := "http://" + addr
+	base := serveProbesOf(t, nc)
 
 	code, body := probeGet(t, base+"/healthz")
 	assert.Equal(t, http.StatusOK, code, body)
