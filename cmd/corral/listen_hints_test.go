@@ -14,16 +14,24 @@ import (
 // corral node with its --metrics address taken names the flag to change, as corral up does
 // for --http: it said only "bind: address already in use".
 func TestNodeMetricsAddressInUseNamesTheFlag(t *testing.T) {
-	s := runTestServer(t, &server.Options{Port: -1, JetStream: true, StoreDir: t.TempDir()})
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = taken.Close() })
-	err = runNode(t.Context(), []string{"--nats-url", s.ClientURL(), "--node-id", "m1", "--sim", "1", "--adb", "off",
-		"--usbmuxd", "off", "--metrics", taken.Addr().String(), "--log-level", "error"})
+	natsURL, taken := natsAndATakenPort(t)
+	err := runNode(t.Context(), []string{"--nats-url", natsURL, "--node-id", "m1", "--sim", "1", "--adb", "off",
+		"--usbmuxd", "off", "--metrics", taken, "--log-level", "error"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "address already in use")
 	assert.Contains(t, err.Error(), "choose another address with --metrics")
 	assert.Contains(t, err.Error(), "another corral node running")
+}
+
+// natsAndATakenPort starts a NATS server with JetStream and holds a loopback address, so that
+// a metrics listener given it finds it in use.
+func natsAndATakenPort(t *testing.T) (natsURL, taken string) {
+	t.Helper()
+	s := runTestServer(t, &server.Options{Port: -1, JetStream: true, StoreDir: t.TempDir()})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	return s.ClientURL(), ln.Addr().String()
 }
 
 // A gateway's refusal of a new session is told in its words: the hint to give the MCP
