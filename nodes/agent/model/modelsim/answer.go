@@ -67,7 +67,7 @@ func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
 	}
 	u := usage(req, turn)
 	if req.Stream {
-		s.stream(w, req, turn.Text, calls, finish, u, turn.Cut)
+		s.stream(w, req, turn.Text, calls, finish, u, turn.Cut, turn.Hold)
 		return
 	}
 	var content *string

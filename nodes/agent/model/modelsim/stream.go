@@ -30,8 +30,9 @@ type chunk struct {
 // stream sends an answer as OpenAI does: a role chunk, the text in pieces, each tool call
 // as a chunk with its ID and name followed by its arguments in pieces, a finish chunk, a
 // usage chunk when asked for, then [DONE]. Each chunk is flushed on its own. cut drops the
-// connection instead of the finish chunk.
-func (s *Server) stream(w http.ResponseWriter, req Request, text string, calls []wireCall, finish string, u wireUsage, cut bool) {
+// connection instead of the finish chunk; hold, when set, pauses it after the first piece of
+// text until it is closed.
+func (s *Server) stream(w http.ResponseWriter, req Request, text string, calls []wireCall, finish string, u wireUsage, cut bool, hold <-chan struct{}) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -63,9 +64,16 @@ func (s *Server) stream(w http.ResponseWriter, req Request, text string, calls [
 	if !send(one(delta{Role: "assistant", Content: &empty}, nil)) {
 		return
 	}
-	for _, p := range split(text, piece) {
+	for i, p := range split(text, piece) {
 		if !send(one(delta{Content: &p}, nil)) {
 			return
+		}
+		if i == 0 && hold != nil {
+			select {
+			case <-hold:
+			case <-s.closing:
+				return
+			}
 		}
 	}
 	for i, c := range calls {

@@ -26,6 +26,9 @@ type Turn struct {
 	Cut bool
 	// Reply, when set, computes the turn from the request (its own Reply is ignored).
 	Reply func(Request) Turn
+	// Hold, when set, pauses a streamed answer after its first piece of text until it is
+	// closed (or the server closes), as a slow model between two tokens.
+	Hold <-chan struct{}
 }
 
 // ToolCall is a call the scripted model makes. Arguments is sent as written, so a test can
