@@ -32,6 +32,9 @@ type boundDevice struct {
 	encoder atomic.Pointer[dataEncoder]
 	// bounds cut the reasons of its troubles to fit its registry entry (entry_bounds.go).
 	bounds *entryBounds
+	// removed is set as the node lets go of the device (Node.RemoveDevice): no wipe starts
+	// after that, its driver's Close takes what the last holder left.
+	removed atomic.Bool
 }
 
 // The scheduler tells a LeaseWatcher of each lease's grant and end.

@@ -64,6 +64,7 @@ type Node struct {
 
 	mu      sync.Mutex
 	devices map[string]device.Driver
+	bound   map[string]*boundDevice       // what the scheduler drives of each device, by serial
 	known   map[string]broker.DeviceEntry // registry entries of this node from before its start
 	halters map[string]bool               // devices whose driver could halt them, gone now (halt.go)
 	// epochFloor: this start's devices grant epochs above it (epochs.go). Set before any device.
@@ -106,7 +107,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	// them to record what its tasks did and to show its devices offline.
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var err error
-	n := &Node{cfg: cfg, boot: cfg.Boot, cancel: cancel, devices: map[string]device.Driver{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
+	n := &Node{cfg: cfg, boot: cfg.Boot, cancel: cancel, devices: map[string]device.Driver{}, bound: map[string]*boundDevice{}, halters: map[string]bool{}, guard: jsguard.New(cfg.Log),
 		mirror: newNATSMirror(cfg.Stores, cfg.ID, cfg.Log), bounds: newEntryBounds(cfg.Log), silence: newSilence(cfg.Log)}
 	n.mirror.health.linkSilent = n.silence.silentNow // a write fails for a silent link, not the disk (storehealth.go)
 	n.system = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
@@ -200,18 +201,20 @@ func (n *Node) ID() string { return n.cfg.ID }
 func (n *Node) AddDriver(d device.Driver) {
 	serial := d.Info().Serial
 	n.mu.Lock()
-	n.devices[serial] = d
 	before := n.known[serial]
 	n.mu.Unlock()
-	if before.Holder != "" {
-		n.mirror.Lease(serial, nil) // the lease KV remembers died with the old node
-	}
 	epoch := max(before.Epoch, n.epochFloor)
 	bd := newBoundDevice(d, n.cfg.Ops, n.cfg.ID, epoch, n.cfg.Metrics)
 	bd.info.Tags = withNodeTags(bd.info.Tags, n.cfg.DeviceTags)
 	bd.bounds, bd.info = n.bounds, n.bounds.info(bd.info)
 	if bd.wipes != nil {
-		bd.wipes.stopping = n.stopping.Load
+		bd.wipes.stopping = func() bool { return n.stopping.Load() || bd.removed.Load() }
+	}
+	n.mu.Lock()
+	n.devices[serial], n.bound[serial] = d, bd
+	n.mu.Unlock()
+	if before.Holder != "" {
+		n.mirror.Lease(serial, nil) // the lease KV remembers died with the old node
 	}
 	bd.exportGauges()
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: bd})
@@ -222,15 +225,22 @@ func (n *Node) AddDriver(d device.Driver) {
 	}
 }
 
-// RemoveDevice marks a device offline: unplugged, or its driver lost it.
+// RemoveDevice marks a device offline: unplugged, or its driver lost it. The device is marked
+// removed before the scheduler hears of it: the lease the scheduler revokes then asks for no
+// wipe, which could otherwise start a fresh browser before Close is reached, only for Close to
+// kill it (and wait for it, on a loaded node). Close takes what the holder left with it.
 func (n *Node) RemoveDevice(serial, reason string) {
 	n.mu.Lock()
-	d := n.devices[serial]
+	d, bd := n.devices[serial], n.bound[serial]
 	delete(n.devices, serial)
+	delete(n.bound, serial)
 	if _, ok := d.(device.Halter); ok {
 		n.halters[serial] = true
 	}
 	n.mu.Unlock()
+	if bd != nil {
+		bd.removed.Store(true)
+	}
 	n.system.Root.Send(n.sched, actors.RemoveDevice{Serial: serial, Reason: n.bounds.reasonText(serial, reason)})
 	if c, ok := d.(device.Closer); ok {
 		_ = c.Close()
