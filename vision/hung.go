@@ -259,17 +259,24 @@ func (c *Client) whoHolds(ctx context.Context, answered map[string]bool, call st
 	return "", unsure
 }
 
+// listensProbe is what listens sends: a holds question of no call, which a worker answers at
+// once, off its slots, and counts nowhere. Any other endpoint's request, empty, would count as
+// bad input when a hung worker runs again and reads it.
+var listensProbe, _ = json.Marshal(HoldsRequest{V: WireVersion})
+
 // listens says whether worker id still subscribes to its own subjects: a request there with no
 // subscriber is answered "no responders" by the server before it answers a flush. (A hung worker
 // never reads the request; it reads it once it runs again, and its answer goes to no one.)
 func (c *Client) listens(ctx context.Context, id string) bool {
+	ctx, cancel := context.WithTimeout(ctx, pingBound) // a flush wants a deadline: the call's may have none
+	defer cancel()
 	inbox := c.nc.NewInbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
 		return true
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	if c.nc.PublishRequest(DirectSubject(id, EndpointDiff), inbox, nil) != nil || c.nc.FlushWithContext(ctx) != nil {
+	if c.nc.PublishRequest(DirectSubject(id, EndpointHolds), inbox, listensProbe) != nil || c.nc.FlushWithContext(ctx) != nil {
 		return true
 	}
 	// nats.go hands the server's 503 to a sync subscription as ErrNoResponders, not a message.
