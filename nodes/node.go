@@ -84,13 +84,13 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err := CheckDeviceTags(cfg.DeviceTags); err != nil {
 		return nil, fmt.Errorf("node %s: device tags: %w", cfg.ID, err)
 	}
-	if cfg.Ops == nil {
-		cfg.Ops = tools.DefaultOpsWith(tools.OpsConfig{Vision: vision.NewClient(cfg.NC, 0)})
-	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	cfg.Log = cfg.Log.With("node", cfg.ID)
+	if cfg.Ops == nil {
+		cfg.Ops = tools.DefaultOpsWith(tools.OpsConfig{Vision: vision.NewClient(cfg.NC, 0, vision.WithLog(cfg.Log))})
+	}
 	cfg.Metrics.KnowNode(cfg.ID)
 	tools := make([]string, 0, len(cfg.Ops))
 	for name := range cfg.Ops {

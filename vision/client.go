@@ -42,7 +42,8 @@ type Client struct {
 // ClientOption configures a Client.
 type ClientOption func(*Client)
 
-// WithLog logs at debug why a call waits on a slow or hung worker rather than sending it again.
+// WithLog logs a worker found hung (a warning) and, at debug, why a call waits on a slow or
+// hung worker rather than sending it again. Without it the client logs nothing.
 func WithLog(log *slog.Logger) ClientOption {
 	return func(c *Client) {
 		if log != nil {

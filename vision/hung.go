@@ -199,7 +199,7 @@ func (c *Client) checkHung(ctx context.Context, holder, call string) (hungCheck,
 		v.slow = true
 		return v, nil
 	case v.holder != "":
-		c.workers.markHung(v.holder)
+		c.markHung(v.holder)
 		v.foundHung = true
 		return v, nil
 	case v.unsure:
@@ -216,10 +216,19 @@ func (c *Client) checkHung(ctx context.Context, holder, call string) (hungCheck,
 		}
 	}
 	if len(hung) > 0 {
-		c.workers.markHung(hung...)
+		c.markHung(hung...)
 		v.foundHung = true
 	}
 	return v, nil
+}
+
+// markHung records that these workers missed a ping while a call waited, and warns of each
+// that was not hung already: its process is stopped or stuck, and an operator should look.
+func (c *Client) markHung(ids ...string) {
+	for _, id := range c.workers.markHung(ids...) {
+		c.log.Warn("vision: a worker missed its ping while a call waited: it is hung, and calls pass it over until it answers a ping again "+
+			"(check its `corral vision` process, its /metrics and its logs)", "worker", id)
+	}
 }
 
 // whoHolds asks each worker in answered whether it holds call: the one that does, or "";

@@ -58,14 +58,19 @@ func (w *workers) anyHungLocked() bool {
 	return len(w.hung) > 0 || (!w.unnamed.IsZero() && time.Since(w.unnamed) < unnamedHungFor)
 }
 
-// markHung records that these workers missed a ping while a request waited.
-func (w *workers) markHung(ids ...string) {
+// markHung records that these workers missed a ping while a request waited; it returns those
+// that were not hung already.
+func (w *workers) markHung(ids ...string) (newly []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, id := range ids {
+		if _, was := w.hung[id]; !was {
+			newly = append(newly, id)
+		}
 		w.known[id] = false
 		w.hung[id] = time.Now()
 	}
+	return newly
 }
 
 // gone forgets a worker that no longer listens (it stopped; a restarted one has a new id).

@@ -75,7 +75,7 @@ func (f *Farm) startNode(id string, count int) error {
 	}
 	n, err := nodes.Start(f.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, LeaseTTL: f.opts.LeaseTTL,
 		Grace: f.opts.Grace, MaxQueue: f.opts.MaxQueue, Metrics: f.metrics, Log: f.log,
-		Ops: tools.DefaultOpsWith(tools.OpsConfig{Vision: vision.NewClient(nc, 0), Passcodes: f.opts.Passcodes, Model: f.opts.Model, Log: f.log,
+		Ops: tools.DefaultOpsWith(tools.OpsConfig{Vision: vision.NewClient(nc, 0, vision.WithLog(f.log.With("node", id))), Passcodes: f.opts.Passcodes, Model: f.opts.Model, Log: f.log,
 			Screenshots: nodes.ScreenshotSaver{Stores: stores, Node: id, Metrics: f.metrics, Log: f.log}})})
 	if err != nil {
 		nc.Close()
