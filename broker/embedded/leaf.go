@@ -91,6 +91,10 @@ func leafOptions(so *server.Options, opts Options) error {
 			if err != nil {
 				return fmt.Errorf("leaf remote: CA %s: %w", r.CA, err)
 			}
+			// GenTLSConfig puts the CA where a server checks its clients' certificates; the
+			// site is the hub's client, which checks the hub's against RootCAs (nats-server's
+			// own config parser does the same for a remote's ca_file).
+			cfg.RootCAs = cfg.ClientCAs
 			remote.TLS, remote.TLSConfig, remote.TLSTimeout = true, cfg, 5
 		}
 		so.LeafNode.Remotes = []*server.RemoteLeafOpts{remote}
