@@ -238,8 +238,8 @@ func (e principalEntry) principal(dir string, tools map[string][]string) (*Princ
 		p.hash = sha256.Sum256([]byte(e.Token))
 	}
 	for _, t := range e.Tags {
-		if t == "" || len(t) > maxTagLen {
-			return nil, fmt.Errorf("each tag must be 1 to %d bytes long", maxTagLen)
+		if err := checkPrincipalTag(t); err != nil {
+			return nil, err
 		}
 		if !slices.Contains(p.Tags, t) {
 			p.Tags = append(p.Tags, t)
