@@ -42,7 +42,7 @@ func leafRefused(msg string) bool {
 // after, with how many came since the last time it was said.
 func (l *serverLog) sayLeafRefused(hint string) {
 	l.mu.Lock()
-	n, say := l.leafRefusals.count(l.now())
+	n, say := l.leafRefusals.count(l.now(), leafRefusedRepeat)
 	l.mu.Unlock()
 	if !say {
 		return

@@ -41,7 +41,8 @@ func hubLeafHint(user string, leafUsers map[string]bool) (msg, site string) {
 	switch {
 	case user == "":
 		return "the hub refused a leaf connection that gave no user: a site connects as its leaf user; " +
-			"copy DATA/nats/leaf-SITE.json from the hub to the site and start it with --hub-context pointing at it", ""
+			"copy DATA/nats/leaf-SITE.json from the hub to the site and start it with --hub-context pointing at it; " +
+			"a site that asks for TLS (ca in its --hub-context), which this hub's leaf port does not take, gives none either: drop ca there", ""
 	case !leafUsers[user]:
 		return fmt.Sprintf("the hub refused a leaf connection as user %s, which is no leaf user of this hub: "+
 			"each site of --sites gets one, leaf-SITE; name the site in the hub's --sites (with --leaf-listen), "+
@@ -63,7 +64,7 @@ func (l *serverLog) sayHubLeafRefused(user, from string) {
 		r = &refusals{}
 		l.hubRefusals[user] = r
 	}
-	n, say := r.count(l.now())
+	n, say := r.count(l.now(), leafRefusedRepeat)
 	l.mu.Unlock()
 	if !say {
 		return
@@ -79,10 +80,10 @@ type refusals struct {
 }
 
 // count counts one more refusal at now and says whether to say them (the first, and the first
-// each leafRefusedRepeat after), with how many came since they were last said.
-func (r *refusals) count(now time.Time) (n int, say bool) {
+// each every after), with how many came since they were last said.
+func (r *refusals) count(now time.Time, every time.Duration) (n int, say bool) {
 	r.n++
-	if !r.saidAt.IsZero() && now.Sub(r.saidAt) < leafRefusedRepeat {
+	if !r.saidAt.IsZero() && now.Sub(r.saidAt) < every {
 		return 0, false
 	}
 	n = r.n

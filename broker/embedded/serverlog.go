@@ -11,8 +11,8 @@ import (
 
 // serverLog passes the embedded server's log to Corral's (component=nats): its warnings,
 // errors and fatals at their levels, its notices at debug (and a site's refusals by its hub,
-// or a hub's of a site, which one line of Corral's says instead: leafrefused.go,
-// leafrefused_hub.go). The server is given it with debug
+// its failed TLS handshakes with it, or a hub's refusals of a site, which one line of Corral's
+// says instead: leafrefused.go, leaftls.go, leafrefused_hub.go). The server is given it with debug
 // and trace off, so it never sees protocol traces (a client's CONNECT carries its password).
 // It remembers the last error for a start that fails, and a fatal ends that start at once.
 type serverLog struct {
@@ -27,8 +27,12 @@ type serverLog struct {
 
 	mu           sync.Mutex
 	lastErr      string
-	leafRefusals refusals             // a site's, since leafHint was last said
-	hubRefusals  map[string]*refusals // a hub's, by leaf user
+	leafRefusals refusals // a site's, since leafHint was last said
+	// leafTLSReason is why a site's last TLS handshake with its hub failed on its side, until
+	// the attempt's end says it; leafTLSFailures are its failed handshakes (leaftls.go).
+	leafTLSReason   string
+	leafTLSFailures refusals
+	hubRefusals     map[string]*refusals // a hub's, by leaf user
 
 	fatalOnce sync.Once
 	fatal     chan struct{} // closed at the server's first fatal
@@ -44,7 +48,13 @@ func newServerLog(log *slog.Logger) *serverLog {
 	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{}), now: time.Now, hubRefusals: map[string]*refusals{}}
 }
 
-func (l *serverLog) Noticef(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
+func (l *serverLog) Noticef(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	l.log.Debug(msg)
+	if l.leafHint != "" {
+		l.leafTLSFailed(msg)
+	}
+}
 
 func (l *serverLog) Warnf(format string, v ...any) {
 	msg := fmt.Sprintf(format, v...)
@@ -88,6 +98,10 @@ func (l *serverLog) Errorf(format string, v ...any) {
 	if l.leafHint != "" && leafRefused(msg) {
 		l.log.Debug(msg)
 		l.sayLeafRefused(l.leafHint)
+		return
+	}
+	if l.leafHint != "" && l.leafTLSFailed(msg) {
+		l.log.Debug(msg)
 		return
 	}
 	if l.hubLeafUsers != nil {
