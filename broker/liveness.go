@@ -53,6 +53,8 @@ type Liveness struct {
 	// born is when this tracker started: until lostAfter later, a node it has not heard of
 	// may simply not have beaten yet (Lost).
 	born time.Time
+	// verdicts runs onLost on the losses Run finds, beside its checks.
+	verdicts verdicts
 
 	mu    sync.Mutex
 	nodes map[string]*nodeLife
@@ -88,7 +90,8 @@ func newNodeLife(last time.Time) *nodeLife {
 	return n
 }
 
-// NewLiveness returns a tracker that calls onLost (from its own goroutine) when a node is lost.
+// NewLiveness returns a tracker that calls onLost when a node is lost: from a goroutine of its
+// own, beside its checks, one loss at a time in the order they were found.
 func NewLiveness(lostAfter time.Duration, onLost func(node, boot string)) *Liveness {
 	if lostAfter <= 0 {
 		lostAfter = LostAfter
@@ -229,11 +232,8 @@ func (l *Liveness) Run(ctx context.Context) {
 					now = time.Now()
 				}
 			}
-			for _, lost := range l.sweep(now) {
-				if l.onLost != nil {
-					l.onLost(lost[0], lost[1])
-				}
-			}
+			// Handled beside the checks: a verdict's writes must not hold them (liveness_verdicts.go).
+			l.verdicts.add(ctx, l.sweep(now), l.onLost)
 		}
 	}
 }
