@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -51,4 +52,25 @@ func withNodeTags(driver, node []string) []string {
 		}
 	}
 	return out
+}
+
+// withTagsNow is e, the entry of a device the node had before it restarted, with the tags the
+// node gives now: the drivers' own it carries (sim, web), then the node's current tags; and
+// whether they changed. The entry stays shown offline until the device is attached again: with
+// the tags of the node's last run, a policy would still give (and list) it to the principals of
+// the pool it left, and not to those of the pool it is in. The drivers give no tag but their
+// own (CheckDeviceTags refuses those to a node), so every other tag was the node's.
+func withTagsNow(e broker.DeviceEntry, node []string) (broker.DeviceEntry, bool) {
+	var tags []string
+	for _, t := range e.Tags {
+		if (t == device.SimulatedTag || t == device.NodeBrowserTag) && !slices.Contains(tags, t) {
+			tags = append(tags, t)
+		}
+	}
+	tags = withNodeTags(tags, node)
+	if slices.Equal(tags, e.Tags) {
+		return e, false
+	}
+	e.Tags = tags
+	return e, true
 }

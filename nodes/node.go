@@ -184,9 +184,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 }
 
 // showNotAttached shows e, a device the node had before it restarted, offline until it is
-// attached again.
+// attached again, with the node's tags of this start (withTagsNow).
 func (n *Node) showNotAttached(e broker.DeviceEntry) {
-	if e.State != broker.StateOffline || e.Task != nil {
+	e, retagged := withTagsNow(e, n.cfg.DeviceTags)
+	if e.State != broker.StateOffline || e.Task != nil || retagged {
 		e.State, e.Reason, e.Holder, e.Task, e.Updated = broker.StateOffline, "node "+n.cfg.ID+" restarted; device not attached yet", "", nil, time.Now()
 		n.mirror.Device(e)
 	}
