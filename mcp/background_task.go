@@ -22,15 +22,26 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 	_ = json.Unmarshal(task.Args, &a)
 	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), holder: holderFrom(ctx), started: time.Now(),
 		goal: a.Goal, progress: newAgentProgress()}
-	if other, ok := g.agents.reserve(run); !ok {
-		return g.refuse(ctx, broker.CodeBusy, alreadyRunning(dev.Serial, other.tool, other.id, other.started))
+	other, reserved := g.agents.reserve(run)
+	if !reserved {
+		if !startedOn(g.farm, dev.Serial, other.id) { // on its way: its node could not tell
+			return g.refuse(ctx, broker.CodeBusy, alreadyRunning(dev.Serial, other.tool, other.id, other.started))
+		}
+		// Its node refuses this one, as it does another gateway's, and counts and records the
+		// refusal (corral_tasks_total{outcome="refused"}): without a lease or a wait it cannot
+		// queue behind the running task. Had that one just ended, this one runs, untracked here
+		// as another gateway's would be.
+		task.Lease, task.WaitMS = "", 0
 	}
 	done, errRes := g.admitCall(ctx, dev.Serial, task.Lease)
 	if errRes != nil {
 		g.agents.end(run)
 		return errRes
 	}
-	unstarted := g.rememberAgentTask(ctx, run)
+	unstarted := func() {}
+	if reserved { // a refused one stays out of the session's latest
+		unstarted = g.rememberAgentTask(ctx, run)
+	}
 	answered := func(res broker.TaskResult) {
 		done()
 		g.agents.end(run)
@@ -66,6 +77,13 @@ func (g *Gateway) backgroundAnswer(ctx context.Context, dev broker.DeviceEntry, 
 		res.Data, _ = withNullError(res.Data) // the seed's "error": null, which the node's JSON leaves out
 	}
 	return g.taskAnswer(ctx, dev, task, g.inGroupWords(ctx, asked, task, res), err) // a failure carries its report (toolResult)
+}
+
+// startedOn says whether the registry of farm shows task id running on device serial: its
+// node has it.
+func startedOn(farm Farm, serial, id string) bool {
+	d, ok := farm.Device(serial)
+	return ok && d.Task != nil && d.Task.ID == id
 }
 
 // refusedAsRunning says whether a background task's node refused it because another one runs
