@@ -466,7 +466,7 @@ func startClaimedNode(ctx context.Context, conn broker.ConnectOptions, s nodeSet
 		count = 3 // no device attached: a newcomer still sees a working farm
 	}
 	for i := 1; i <= count; i++ {
-		n.AddDriver(sim.New(fmt.Sprintf("sim-%s-%02d", *s.id, i)))
+		n.AddDriver(sim.New(sim.Numbered("sim-"+*s.id, i, count)))
 	}
 	var stops []func()
 	// The node stops before its platforms let go of their devices: a task running on one is
