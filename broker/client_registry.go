@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -41,7 +42,8 @@ func (c *Client) applyRegistry(e jetstream.KeyValueEntry) {
 		c.mu.Lock()
 		c.forget(e.Key())
 		c.mu.Unlock()
-		c.newer.warn(c.log, "registry "+e.Key(), v, "registry entry of a newer wire version skipped: upgrade the gateway",
+		// Said once per node, not per device: a node upgraded ahead writes all its entries so.
+		c.newer.warn(c.log, "registry "+registryNode(e.Key(), d), v, "registry entry of a newer wire version skipped: upgrade the gateway",
 			"key", e.Key(), "node", d.Node, "serial", d.Serial)
 		return
 	}
@@ -75,6 +77,16 @@ func (c *Client) applyRegistry(e jetstream.KeyValueEntry) {
 	} else {
 		c.live.ExpectOffline(d.Node) // alive perhaps, its devices offline: its calls go to it
 	}
+}
+
+// registryNode is the node of a registry entry: the one it names, or, when it could not be
+// decoded, the first token of its key (a serial's alone for an older Corral's key).
+func registryNode(key string, d DeviceEntry) string {
+	if d.Node != "" {
+		return d.Node
+	}
+	node, _, _ := strings.Cut(key, ".")
+	return node
 }
 
 // forget drops key's entry; c.mu is held.

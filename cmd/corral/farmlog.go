@@ -12,42 +12,46 @@ import (
 // gateway's operator, read in its log, not for the user of corral leases or corral call, whose
 // terminal it cluttered (a frozen node printed level=WARN msg="node lost" … boot="" under a
 // command that had nothing to do with it); what concerns the command comes back as its error.
-// So the farm client says only its errors, and all of it with --log-level debug.
+// So the farm client says only its errors, and all of it with --log-level debug. Except what
+// the command's answer is short of: an entry or record of a newer wire version it skipped (a
+// device missing from corral devices) is said once, with what to upgrade (NewerWireNotice).
 
 // cliClientOptions are the options of a command's farm client, logging to log (farmLogger).
 func cliClientOptions(log *slog.Logger) broker.ClientOptions {
 	return broker.ClientOptions{Log: farmLogger(log)}
 }
 
-// farmLogger is log for a command's farm client: errors only, unless log is at debug.
+// farmLogger is log for a command's farm client: errors and the notices of what was skipped
+// for a newer wire version only, unless log is at debug.
 func farmLogger(log *slog.Logger) *slog.Logger {
 	if log.Enabled(context.Background(), slog.LevelDebug) {
 		return log
 	}
-	return slog.New(levelFloor{log.Handler(), slog.LevelError})
+	return slog.New(levelFloor{log.Handler(), slog.LevelError, broker.NewerWireNotice})
 }
 
-// levelFloor drops the records below min.
+// levelFloor drops the records below min, but for the warnings that pass lets through.
 type levelFloor struct {
 	slog.Handler
-	min slog.Level
+	min  slog.Level
+	pass func(slog.Record) bool
 }
 
 func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= h.min && h.Handler.Enabled(ctx, l)
+	return (l >= h.min || l >= slog.LevelWarn) && h.Handler.Enabled(ctx, l)
 }
 
 func (h levelFloor) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level < h.min {
+	if r.Level < h.min && (r.Level < slog.LevelWarn || !h.pass(r)) {
 		return nil
 	}
 	return h.Handler.Handle(ctx, r)
 }
 
 func (h levelFloor) WithAttrs(as []slog.Attr) slog.Handler {
-	return levelFloor{h.Handler.WithAttrs(as), h.min}
+	return levelFloor{h.Handler.WithAttrs(as), h.min, h.pass}
 }
 
 func (h levelFloor) WithGroup(name string) slog.Handler {
-	return levelFloor{h.Handler.WithGroup(name), h.min}
+	return levelFloor{h.Handler.WithGroup(name), h.min, h.pass}
 }
