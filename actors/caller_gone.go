@@ -20,15 +20,20 @@ import (
 // the node was lost, and it is asked as one that waited.
 
 // askCaller is the check to make before t runs: whether its caller is still there, if it
-// waited in the queue or came after a silence, and its gateway said where to ask.
+// waited in the queue or came after a silence, and its gateway said where to ask. The question
+// carries t's pending start (caller_gone_lost.go).
 func (s *Scheduler) askCaller(t *task) func(context.Context, broker.TaskRequest) bool {
+	listens := s.cfg.CallerListens
 	switch {
 	case !t.waited && !t.afterSilence || t.req.Probe == "":
 		return nil
 	case t.afterSilence && s.cfg.HeldCallerListens != nil:
-		return s.cfg.HeldCallerListens
+		listens = s.cfg.HeldCallerListens
 	}
-	return s.cfg.CallerListens
+	if listens == nil {
+		return nil
+	}
+	return s.withPendingStart(t, listens)
 }
 
 // mayHaveBeenLost says whether a task taken now may be one whose caller was told its node

@@ -23,6 +23,7 @@ const callerCheck = time.Second
 // caller.
 func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 	if spec, ok := tools.Lookup(req.Tool); ok && spec.Background {
+		n.silence.holdStart(ctx) // it does not start once the node hears of its loss (silence_start.go)
 		return true
 	}
 	return n.heldCallerListens(ctx, req)
@@ -38,8 +39,10 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 //
 // A question with no answer in time lets the task start, as before the question (an older or
 // busy gateway), unless the node may have been lost meanwhile (callerUnanswered). One whose
-// caller says it still waits starts only if the node heard of no loss meanwhile (lostAsAsked).
+// caller says it still waits starts only if the node heard of no loss meanwhile (lostAsAsked),
+// nor hears of one before its driver gets it (holdStart).
 func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bool {
+	n.silence.holdStart(ctx) // a loss heard from now until it runs ends it node_lost (silence_start.go)
 	if !ValidID(req.Probe) { // a token: the node publishes nowhere else
 		return true
 	}
@@ -53,7 +56,13 @@ func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bo
 				n.cfg.Log.Debug("a task's caller is gone", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
 				return false
 			}
-			return !n.lostAsAsked(ctx, req, seen)
+			if n.lostAsAsked(ctx, req, seen) {
+				return false
+			}
+			if n.silence.handedBack != nil {
+				n.silence.handedBack()
+			}
+			return true
 		}
 		if start, asked := n.callerUnanswered(ctx, req, silent || n.silence.silentNow(), err); asked {
 			return start
@@ -72,15 +81,17 @@ func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bo
 	}
 }
 
-// revokeWait bounds how long a task whose node heard of its loss as its caller was asked waits
-// for the revoke that follows the loss to end it: the node sends it at once, so this is only
-// for a loss it had answered already (a second gateway's verdict), which revokes nothing.
+// revokeWait bounds how long a running task whose node heard of its loss as its caller was
+// asked waits for the revoke that follows the loss to end it: the node sends it at once, so
+// this is only for a loss it had answered already (a second gateway's verdict), which revokes
+// nothing. A task asked before it runs is ended by the loss itself (holdStart), and waits not.
 const revokeWait = time.Second
 
 // lostAsAsked says whether the node heard of a loss since lossesHeard said seen, as req's
 // caller was asked: it said it still waited, but was most likely told the node was lost just
-// after, and req must not run. The revoke that follows the loss ends req (ctx), and its record
-// says node_lost, nothing run; lostAsAsked waits for it, for at most revokeWait.
+// after, and req must not run. A task asked before it runs was ended by the loss as the node
+// heard it (holdStart: its record says node_lost, nothing run); a running one by the revoke
+// that follows, which lostAsAsked waits for, for at most revokeWait.
 func (n *Node) lostAsAsked(ctx context.Context, req broker.TaskRequest, seen uint64) bool {
 	if !n.silence.lostSince(seen) {
 		return false

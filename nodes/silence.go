@@ -61,6 +61,15 @@ type silence struct {
 	// revoke, which ends it, or sees the loss and is refused.
 	lossMu sync.Mutex
 	losses uint64
+	// lostAt is when the node last heard of its loss (an offset, as heard). starting holds the
+	// tasks whose callers are asked before they run, until they end (silence_start.go), by a
+	// number of their own: heardLost ends them as the loss, under lossMu.
+	lostAt    int64
+	starting  map[uint64]func()
+	nextStart uint64
+	// handedBack, set by tests, runs as a task whose caller said it still waits is handed back
+	// to its device's worker to start: the moment between the question and the driver.
+	handedBack func()
 
 	// work runs the goroutines of lease requests (questions to callers, grants' deliveries)
 	// for no longer than the node lives: watch, which runs as long, stops them as it ends.
@@ -71,7 +80,7 @@ type silence struct {
 }
 
 func newSilence(log *slog.Logger) *silence {
-	return &silence{base: time.Now(), log: log, work: newTracked()}
+	return &silence{base: time.Now(), log: log, work: newTracked(), starting: map[uint64]func(){}}
 }
 
 // now is the present as an offset from base.
@@ -156,11 +165,17 @@ func (s *silence) roundTrip(now int64) {
 }
 
 // heardLost notes that the farm declared the node lost: a task taken in the next moment may
-// have been answered so, and so may one whose caller was being asked (lossesHeard). The node
-// calls it before it revokes its leases for the loss.
+// have been answered so, and so may one whose caller was being asked (lossesHeard); one whose
+// caller is asked before it runs ends, refused node_lost if its driver has not got it yet
+// (silence_start.go). The node calls it for every verdict, a repeated one too, before it
+// revokes its leases for the loss.
 func (s *silence) heardLost() {
 	s.lossMu.Lock()
 	s.losses++
+	s.lostAt = s.now()
+	for _, endLost := range s.starting { // before their drivers get them, or as they run
+		endLost()
+	}
 	s.lossMu.Unlock()
 	moveOn(&s.askUntil, s.now()+int64(askFor))
 }

@@ -1,0 +1,52 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// A task whose caller is asked before it runs (caller_gone.go) may be overtaken by its node's
+// loss: the farm declared the node lost, and told the caller so, while the node asked, or in the
+// moment after. Such a task must not start, and its record must say the node was lost, not that
+// its caller went: refused node_lost, nothing run. The revoke that follows a first verdict ends
+// it so, but a second gateway's verdict on a loss the node answered already revokes nothing,
+// and a revoke comes a moment after the node hears of the loss: the driver may get the task in
+// between. So the question's context carries the task's pending start (PendingStartOf): when
+// the scheduler gave it to its device, and how to end it as the loss. The node ends it as it
+// hears of a loss, from the question until the task ends; the device's worker reads the context
+// just before its driver gets the task, so a loss heard before that point runs nothing.
+
+type pendingStartKey struct{}
+
+// PendingStart is a task whose caller is asked before it runs.
+type PendingStart struct {
+	// Given is when the scheduler gave the task to its device: a loss heard since may have
+	// been told to its caller.
+	Given time.Time
+	// EndLost ends the task as its node's loss: refused node_lost if its driver has not got it
+	// yet, lost if it has. Safe from any goroutine; the first end of a task is the one kept.
+	EndLost func()
+}
+
+// PendingStartOf returns the pending start that ctx, the context of a question to a task's
+// caller, carries: false for a question about a running task.
+func PendingStartOf(ctx context.Context) (PendingStart, bool) {
+	p, ok := ctx.Value(pendingStartKey{}).(PendingStart)
+	return p, ok
+}
+
+// withPendingStart has the question listens asks before t runs carry t's pending start. Only
+// such a question pays for it: a task that is not asked gets nothing.
+func (s *Scheduler) withPendingStart(t *task, listens func(context.Context, broker.TaskRequest) bool) func(context.Context, broker.TaskRequest) bool {
+	node, tool, serial, end := s.cfg.Node, t.req.Tool, t.req.Serial, t.cancel
+	p := PendingStart{Given: t.started, EndLost: func() {
+		end(&cause{outcome: broker.OutcomeLost, code: broker.CodeNodeLost, msg: fmt.Sprintf(
+			"node %s was declared lost by the farm as %s ran on %s; what it did to the device is unknown: peek before going on", node, tool, serial)})
+	}}
+	return func(ctx context.Context, req broker.TaskRequest) bool {
+		return listens(context.WithValue(ctx, pendingStartKey{}, p), req)
+	}
+}

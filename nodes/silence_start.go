@@ -1,0 +1,42 @@
+package nodes
+
+import (
+	"context"
+
+	"github.com/corral-farm/corral/actors"
+)
+
+// A task whose caller is asked before it runs (caller.go) must not start once the node has
+// heard of its loss: its caller was most likely told so. The question alone cannot see to it:
+// the loss may come after the caller said it still waits and before the driver gets the task,
+// and a repeated verdict (a second gateway's, on a loss the node answered already) revokes
+// nothing that would end it. So from its question until it ends, the task's start is held
+// here, and every loss the node hears ends it at once (heardLost): the device's worker reads
+// the task's context just before its driver gets it, so the start and the loss are ordered,
+// and a task the loss came first to runs nothing and says node_lost. A loss heard since the
+// scheduler gave the task to its device, before its question, ends it as the question begins.
+// Only asked tasks are held: the normal path has no question and nothing here.
+
+// holdStart holds the start of the task whose caller ctx asks about before it runs
+// (actors.PendingStartOf) until the task ends, and ends it now if the node heard of its loss
+// since the scheduler gave it to its device. A question about a running task holds nothing.
+func (s *silence) holdStart(ctx context.Context) {
+	p, ok := actors.PendingStartOf(ctx)
+	if !ok {
+		return
+	}
+	s.lossMu.Lock()
+	defer s.lossMu.Unlock()
+	if s.losses > 0 && s.lostAt >= int64(p.Given.Sub(s.base)) {
+		p.EndLost()
+		return
+	}
+	id := s.nextStart
+	s.nextStart++
+	s.starting[id] = p.EndLost
+	context.AfterFunc(ctx, func() {
+		s.lossMu.Lock()
+		delete(s.starting, id)
+		s.lossMu.Unlock()
+	})
+}
