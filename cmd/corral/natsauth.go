@@ -22,13 +22,14 @@ func runNATSAuth(_ context.Context, args []string) error {
 	f := newFlags("nats-auth")
 	dir := f.String("dir", "nats-auth", "directory for the passwords, the server configuration and the contexts (mode 0700)")
 	url := f.commaList("url", broker.DefaultURL, "the NATS URL(s) the contexts point at")
-	ca := f.String("ca", "", "CA certificate the contexts trust (NATS with TLS)")
+	ca := f.String("ca", "", "CA certificate the contexts trust (NATS with TLS); the sites' leaf contexts too with a tls:// --leaf-url")
 	var nodes, sites multiFlag
 	f.Var(&nodes, "node", "a node id to make a user for (repeat it); * makes one user shared by every node")
 	f.Var(&sites, "site", "an edge site and its nodes, NAME=NODE[,NODE...], to make a hub's leaf user for (repeat it; docs/operations.md, "+
 		"Edge sites): it takes requests for those nodes only; the server configuration takes leaf connections on --leaf-url's port, "+
 		"and the site gets a context and a leafnodes block")
-	leafURL := f.String("leaf-url", "nats-leaf://127.0.0.1:7422", "with --site: the hub's leaf URL as the sites reach it")
+	leafURL := f.String("leaf-url", "nats-leaf://127.0.0.1:7422", "with --site: the hub's leaf URL as the sites reach it; "+
+		"tls://HOST:PORT when you give the hub's leafnodes block a certificate (the sites' contexts then trust --ca)")
 	var siteNodes []broker.Site
 	check := func() (err error) {
 		if len(nodes) == 0 {
@@ -88,8 +89,12 @@ func runNATSAuth(_ context.Context, args []string) error {
 	for _, n := range roles {
 		fmt.Printf("  %-9s --nats-context %s\n", n+":", contexts[n])
 	}
-	if err := writeSiteFiles(secrets, *leafURL, *ca, leafUsers); err != nil {
+	leafCA, note := leafContextCA(*leafURL, *ca)
+	if err := writeSiteFiles(secrets, *leafURL, leafCA, leafUsers); err != nil {
 		return err
+	}
+	if len(leafUsers) > 0 {
+		fmt.Print(note)
 	}
 	removed, err := removeUnissued(*dir, append(users, leafUsers...))
 	sayRemoved(removed)
@@ -117,7 +122,7 @@ func checkNATSAuth(dir, natsURL, leafURL string, nodeIDs, siteFlags []string) ([
 		}
 	}
 	sites, err := parseSites(siteFlags)
-	errs = append(errs, err)
+	errs = append(errs, err, nodeAtHubAndSite(nodeIDs, sites))
 	if err := checkNATSURLs(natsURL); err != nil {
 		errs = append(errs, fmt.Errorf("--url: %w", err))
 	}
@@ -152,7 +157,8 @@ func hubLeafConfig(conf, leafURL string) (string, error) {
 		return "", fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT as the sites reach the hub", leafURL)
 	}
 	return conf + fmt.Sprintf("\n# Edge sites connect here, each as its leaf user above (docs/operations.md, Edge sites).\n"+
-		"leafnodes {\n  port: %s\n  # The address sites were given (a load balancer, a NAT), not this server's own.\n  no_advertise: true\n}\n", u.Port()), nil
+		"leafnodes {\n  port: %s\n  # The address sites were given (a load balancer, a NAT), not this server's own.\n  no_advertise: true\n%s}\n",
+		u.Port(), leafTLSConfigLine(leafURL)), nil
 }
 
 // writeSiteFiles writes, for each site's leaf user, what the site needs: a natscli context for

@@ -30,7 +30,7 @@ func TestNATSAuthForgetsThePasswordsOfNodesItNoLongerIssues(t *testing.T) {
 		return pw
 	}
 
-	run("--node", "n1", "--node", "n2", "--site", "s1=n1")
+	run("--node", "n1", "--node", "n2", "--site", "s1=s1-n1")
 	before := passwords()
 	require.Contains(t, before, "node-n2")
 	require.Contains(t, before, "leaf-s1")

@@ -17,7 +17,7 @@ func TestNATSAuthNarrowsWorldReadableSecrets(t *testing.T) {
 	run := func() {
 		var err error
 		out := captureStdout(t, func() {
-			err = runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "n1", "--site", "s1=n1"})
+			err = runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "n1", "--site", "s1=s1-n1"})
 		})
 		require.NoError(t, err, out)
 	}

@@ -61,3 +61,21 @@ func parseSiteNodes(flag string, values []string) ([]broker.Site, error) {
 	}
 	return sites, errors.Join(errs...)
 }
+
+// nodeAtHubAndSite refuses a node id given both as a hub's node (--node) and as a site's: the
+// two would run side by side under one id, and the hub's node deletes the hub's copies of the
+// site node's entries as its own. Node ids are unique in the whole farm; with --node '*' (one
+// user for every node) that is the operator's to keep.
+func nodeAtHubAndSite(hubNodes []string, sites []broker.Site) error {
+	var errs []error
+	for _, n := range hubNodes {
+		for _, s := range sites {
+			if slices.Contains(s.Nodes, n) {
+				errs = append(errs, fmt.Errorf("--node %s and --site %s=%s: node %s would be both the hub's and site %s's; "+
+					"a node id is unique in the whole farm: give it once, with --site if the node runs at the site, with --node if at the hub",
+					n, s.Name, strings.Join(s.Nodes, ","), n, s.Name))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

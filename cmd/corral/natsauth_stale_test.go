@@ -18,7 +18,7 @@ func TestNATSAuthRemovesTheContextsOfNodesItNoLongerIssues(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "auth")
 	var err error
 	out := captureStdout(t, func() {
-		err = runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "n1", "--node", "n2", "--node", "*", "--site", "s1=n1"})
+		err = runNATSAuth(t.Context(), []string{"--dir", dir, "--node", "n1", "--node", "n2", "--node", "*", "--site", "s1=s1-n1"})
 	})
 	require.NoError(t, err, out)
 	for _, f := range []string{"node-n1.json", "node-n2.json", "node.json", "leaf-s1.json", "leaf-s1-remote.conf"} {
