@@ -71,8 +71,16 @@ func (a *adminFlags) startArgs(args []string, check func() error, viaNATS func()
 // always is the viaNATS of an operator action that talks to NATS whatever its flags.
 func always() bool { return true }
 
-// open connects to NATS and opens the stores (creating none with other replicas than they have).
+// open connects to NATS and opens the farm's stores, the registry and the event stream at
+// once (release --force, devices forget): the others on first use.
 func (a *adminFlags) open(ctx context.Context) (*nats.Conn, *broker.Stores, *slog.Logger, error) {
+	return a.openStores(ctx, broker.RegistryStore, broker.EventsStore)
+}
+
+// openStores connects to NATS and binds to the farm's stores as they are, those of now at
+// once (broker.OpenStores): an operator's NATS user may read them, not create them, and a
+// command with no farm to read says so rather than making one's stores.
+func (a *adminFlags) openStores(ctx context.Context, now ...broker.Store) (*nats.Conn, *broker.Stores, *slog.Logger, error) {
 	log, err := a.logger()
 	if err != nil {
 		return nil, nil, nil, err
@@ -81,7 +89,7 @@ func (a *adminFlags) open(ctx context.Context) (*nats.Conn, *broker.Stores, *slo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true, Log: log})
+	stores, err := broker.OpenStores(ctx, nc, now...)
 	if err != nil {
 		nc.Close()
 		return nil, nil, nil, err
@@ -339,7 +347,7 @@ func runTasks(ctx context.Context, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *a.timeout)
 	defer cancel()
-	nc, stores, _, err := a.open(ctx)
+	nc, stores, _, err := a.openStores(ctx, broker.EventsStore)
 	if err != nil {
 		return err
 	}

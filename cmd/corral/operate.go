@@ -95,7 +95,9 @@ func (o *operatorFlags) dial(ctx context.Context) (*client.Client, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	stores, err := broker.EnsureStores(ctx, nc, broker.StoreOptions{CreateOnly: true, Log: log})
+	// The farm's stores as they are: what the front door reads at once, the other buckets when
+	// a tool reads them (broker.OpenStores).
+	stores, err := broker.OpenStores(ctx, nc, broker.ClientStores...)
 	if err != nil {
 		nc.Close()
 		return nil, nil, err
