@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/corral-farm/corral/broker"
@@ -44,6 +45,20 @@ func runNode(ctx context.Context, args []string) error {
 		return err
 	}
 	reg := newRegistry()
+	// The --metrics address is taken before anything reaches NATS: one in use stops the node
+	// before it claims its id, not after, when its devices were registered and its claim made.
+	// Until the node has started, /readyz answers that it is starting.
+	var started atomic.Pointer[runningNode]
+	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, func() error {
+		if n := started.Load(); n != nil {
+			return n.ready()
+		}
+		return errors.New("node starting")
+	})
+	if err != nil {
+		return metricsListenHint(err, "corral node")
+	}
+	defer stopMetrics()
 	conn := nf.connectOptions("")
 	if *site.name != "" {
 		natsd, err := startEmbeddedNATS(*data, *natsPort, *ns.id, site, hubSettings{}, log)
@@ -67,11 +82,7 @@ func runNode(ctx context.Context, args []string) error {
 		return withNodeUser(err, *ns.id)
 	}
 	defer node.stop()
-	stopMetrics, err := serveMetrics(*metricsAddr, reg, log, node.ready)
-	if err != nil {
-		return metricsListenHint(err, "corral node")
-	}
-	defer stopMetrics()
+	started.Store(node)
 	select {
 	case <-ctx.Done():
 		return nil
