@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/nats-io/nats.go"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/httpsent"
@@ -71,10 +69,6 @@ func timeoutHelp(name string) (help, without string) {
 	}
 	return "give up after this long, stopping the rig (default: what the rig may take, plus " + callMargin.String() + ")",
 		"what the rig may take" // arm calibrate, arm recover
-}
-
-func connect(o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
-	return broker.Connect(o, log)
 }
 
 // dial returns an initialized MCP client and a function that closes it.

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/corral-farm/corral/broker"
+)
+
+// A command's connection to NATS is made once, as it starts: one that times out or is
+// refused, as on a loaded machine or while the NATS server restarts, is tried again a few
+// times (connectTries) before the command fails; credentials refused, a bad URL or TLS are not.
+
+// connectTries bounds the tries of connect; each waits for NATS up to nats.go's connect
+// timeout (2 s), and the next starts connectPause times the tries so far later.
+const (
+	connectTries = 3
+	connectPause = 150 * time.Millisecond
+)
+
+// connect connects to NATS as o says, trying again after a timeout or a refusal.
+func connect(o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
+	for try := 1; ; try++ {
+		nc, err := broker.Connect(o, log)
+		if err == nil || try == connectTries || !transientConnectError(err) {
+			return nc, err
+		}
+		log.Info("NATS connect failed, trying again", "try", try, "of", connectTries, "err", err)
+		time.Sleep(time.Duration(try) * connectPause)
+	}
+}
+
+// transientConnectError says whether a connect failed for want of an answer in time, or
+// because nothing listened (nats.go says ErrNoServers of a refused connection): what may pass.
+func transientConnectError(err error) bool {
+	var ne net.Error
+	return errors.Is(err, nats.ErrNoServers) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout())
+}
