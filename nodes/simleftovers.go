@@ -38,9 +38,10 @@ func nodeBrowser(e broker.DeviceEntry) bool {
 
 // forgetSimulated deletes the registry entries (under the node's own keys) of the simulated
 // devices a node had before it restarted, and of the browsers it made (nodeBrowser), and queues
-// their leases' deletion. A simulated device is started afresh with each node, often under a
-// serial of its own (--sim-android's are 127.0.0.1:<a free port>): an entry shown offline would
-// stay for good, a ghost of a device that no longer exists. One that comes back is written again as it is added, its epoch
+// their leases' deletion. A simulated device is started afresh with each node, under a serial
+// the next start may not use (a smaller count; an older Corral's --sim-android devices were
+// 127.0.0.1:<a free port>): an entry shown offline would stay for good, a ghost of a device
+// that no longer exists. One that comes back is written again as it is added, its epoch
 // continued (the node keeps its old entry in known). A real device's offline entry stays: it
 // tells users the phone is unplugged. It returns the entries it could not delete, which the
 // node shows offline instead.

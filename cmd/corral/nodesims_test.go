@@ -101,8 +101,8 @@ func describe(entries []broker.DeviceEntry) string {
 	return b.String()
 }
 
-// A node restarted with --sim-android N leaves no offline ghost of the devices of its last run,
-// whose serials (127.0.0.1:<free port>) its new devices do not take again: the registry, which
+// A node restarted with --sim-android N leaves no offline ghost of the devices of its last run
+// (their serials are taken again, TestRestartedNodeKeepsItsSimulatedAndroidSerials): the registry, which
 // the hub and `corral devices` show, holds only the devices it has now. Its devices carry the
 // tag sim, and its ready line counts them with the --sim phones.
 func TestRestartedNodeLeavesNoGhostsOfItsSimulatedAndroidDevices(t *testing.T) {

@@ -59,6 +59,9 @@ func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Log
 	for _, o := range opts {
 		o.applyAttach(&cfg)
 	}
+	if cfg.names != nil {
+		reg = namedRegistry{Registry: reg, names: cfg.names}
+	}
 	a := &attacher{reg: reg, addr: addr, log: log, quiet: cfg.quiet, own: cfg.own, opts: append([]Option{WithLogger(log)}, cfg.driver...),
 		live: map[string]*attachment{}, settling: map[string]settling{},
 		states: func(ctx context.Context) (map[string]string, error) {

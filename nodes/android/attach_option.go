@@ -11,6 +11,7 @@ type attachConfig struct {
 	driver []Option // each driver's
 	quiet  bool     // QuietUntilUp
 	own    *PrivateServer
+	names  map[string]string // the names devices show, by adb serial (WithSerialNames)
 }
 
 func (o Option) applyAttach(c *attachConfig) { c.driver = append(c.driver, o) }

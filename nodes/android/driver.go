@@ -1,6 +1,7 @@
 package android
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"slices"
@@ -34,7 +35,8 @@ var (
 // its own connection to the adb server.
 type Driver struct {
 	addr   string
-	serial string
+	serial string // the adb server's
+	name   string // the serial Info shows instead, if any (WithSerialNames)
 	info   device.Info
 
 	mu     sync.Mutex // guards conns and closed
@@ -123,7 +125,7 @@ func New(ctx context.Context, addr, serial string, opts ...Option) (*Driver, err
 			return nil, err
 		}
 	}
-	d.info = device.Info{Serial: serial, Platform: device.PlatformAndroid,
+	d.info = device.Info{Serial: cmp.Or(d.name, serial), Platform: device.PlatformAndroid,
 		Model: values[0], Brand: values[1], Release: values[2], SDK: values[3], Tags: d.tags}
 	if err := d.setupInput(ctx, values[4], getevent); err != nil {
 		return nil, err
@@ -137,6 +139,9 @@ func New(ctx context.Context, addr, serial string, opts ...Option) (*Driver, err
 func (d *Driver) Info() device.Info {
 	info := d.info
 	info.Extra = map[string]string{"adb_server": d.addr}
+	if d.name != "" {
+		info.Extra["adb_serial"] = d.serial
+	}
 	if d.touchInfo != "" {
 		info.Extra["touch"] = d.touchInfo
 	}

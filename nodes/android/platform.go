@@ -108,7 +108,8 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		}
 		// Tagged as the --sim phones and --sim-ios iPhones are: callers filter on it, and a
 		// restarted node removes the registry entries of those it no longer has (nodes.Start).
-		attach(adb.Addr(), WithTags(device.SimulatedTag), WithPrivateServer(adb), WithPasscodes(codes))
+		// Named after the node, the same at each start (simSerials), not by their ports.
+		attach(adb.Addr(), WithTags(device.SimulatedTag), WithPrivateServer(adb), WithPasscodes(codes), WithSerialNames(simSerials(reg, farm)))
 		for _, d := range farm.Devices() {
 			if err := adb.Connect(ctx, d.Addr()); err != nil {
 				stopAll()
