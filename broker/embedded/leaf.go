@@ -32,6 +32,9 @@ type LeafRemoteOptions struct {
 	// User and Password of the site's leaf user on the hub, or CredsFile (JWT and nkey seed).
 	User, Password string
 	CredsFile      string
+	// CredentialsFlag names the command-line flag that gave URLs carrying credentials
+	// (--hub), "" when none did: the start warns that other users of the machine can read them.
+	CredentialsFlag string
 	// CA, when set, is the CA the hub's certificate is checked against (TLS).
 	CA string
 	// Local are subjects that never cross the link, either way: those the site's and the

@@ -24,6 +24,11 @@ func leafRefusedHint(r *LeafRemoteOptions, site string) string {
 		return fmt.Sprintf("the hub refused this site's leaf user %s: the password in --hub-context does not match the hub's; "+
 			"copy the hub's DATA/nats/%s.json again (the hub writes it when it starts with --leaf-listen and --sites %s) "+
 			"and restart this site with --hub-context pointing at it", r.User, r.User, site)
+	case urlUser(r.URLs) != "":
+		user := urlUser(r.URLs)
+		return fmt.Sprintf("the hub refused this site's leaf user %s, given in the hub URL: its password there does not match the hub's; "+
+			"copy the hub's DATA/nats/%s.json (the hub writes it when it starts with --leaf-listen and --sites %s) "+
+			"and restart this site with --hub-context pointing at it, and no credentials in the URL", user, user, site)
 	case r.CredsFile != "":
 		return fmt.Sprintf("the hub refused this site's leaf credentials (%s): they are not a user of the hub's; "+
 			"get site %s's leaf credentials from the hub's operator again", r.CredsFile, site)

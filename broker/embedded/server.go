@@ -176,6 +176,7 @@ func Start(opts Options, log *slog.Logger) (*server.Server, error) {
 	serverLog := newServerLog(log)
 	serverLog.leafHint = leafRefusedHint(opts.LeafRemote, opts.Domain)
 	serverLog.hubLeafUsers = hubLeafUsers(opts)
+	warnHubURLCredentials(opts.LeafRemote, log)
 	ns.SetLoggerV2(serverLog, false, false, false)
 	ns.Start()
 	if err := waitReady(ns, serverLog, readyTimeout); err != nil {

@@ -65,6 +65,9 @@ func (s siteFlags) remote() (*embedded.LeafRemoteOptions, error) {
 		return nil, badValue(fmt.Errorf("--site %s: name the hub: --hub nats-leaf://HUB:7422, or --hub-context FILE with its url", *s.name))
 	}
 	r.URLs = splitList(hub)
+	if *s.hub != "" && broker.RedactURLs(*s.hub) != *s.hub {
+		r.CredentialsFlag = "--hub" // the start warns: other users of the machine read a command line
+	}
 	return r, nil
 }
 
