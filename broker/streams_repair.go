@@ -51,7 +51,7 @@ func createOrRepair(ctx context.Context, js jetstream.JetStream, want jetstream.
 	if fixed := unchangeable(have, want); len(fixed) > 0 {
 		return nil, &StoreConfigError{Stream: want.Name, Differs: fixed}
 	}
-	removed := foreignParts(have, want)
+	removed, restored := foreignParts(have, want), loosenedParts(have, want)
 	st, err = js.UpdateStream(ctx, want)
 	const invalidConfig, mirrorNotUpdatable = 10052, 10055
 	if api := (*jetstream.APIError)(nil); errors.As(err, &api) && (api.ErrorCode == invalidConfig || api.ErrorCode == mirrorNotUpdatable) {
@@ -64,6 +64,7 @@ func createOrRepair(ctx context.Context, js jetstream.JetStream, want jetstream.
 		log.Warn("store repaired: it had settings Corral never gives it, which let a NATS user read what it may not; removed "+
 			"(a node's NATS user may create this store: look for the node that made it)", "stream", want.Name, "removed", strings.Join(removed, "; "))
 	}
+	sayTightened(log, want.Name, restored)
 	return st, nil
 }
 
