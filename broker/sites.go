@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -30,8 +31,12 @@ import (
 // it, about when Liveness gives the site's nodes up; a cut that closes the leaf connection
 // (no responders, at once) is seen after siteProbeFailures such probes in a row, 0.5 to 1 s
 // after it. A silence that is this process's own (its NATS server stalled: no round trip after
-// the probe) is no failure (sites_probe.go). A reaper that decided just before a heal may still
-// be writing when the first restore runs: a second restore follows after siteSettle.
+// the probe) is no failure (sites_probe.go). While a link-up's catch-up runs (the restores
+// and the sources' re-adds below), the site's link carries its backlog and the site's answers
+// can come past 2 s though it is live: then a silent cut takes siteProbeFailures unanswered
+// probes, 4 to 4.5 s, so that a heal is not undone by its own traffic. A reaper that decided
+// just before a heal may still be writing when the first restore runs: a second restore
+// follows after siteSettle.
 const (
 	siteProbeEvery    = 500 * time.Millisecond
 	siteProbeTimeout  = 2 * time.Second
@@ -84,6 +89,9 @@ type SiteWatch struct {
 	roundTrip func(within time.Duration) error
 	// answers is where the probes' answers come (sites_probe.go).
 	answers siteAnswers
+	// probed, if set, hears each of the watch's probes and what the watch then held: a test
+	// counts the probes a cut took to be seen.
+	probed func(site string, p siteProbe)
 
 	// scope are the nodes of each site the hub knows them of (WatchSitesWithNodes): only their
 	// entries are restored and learnt from the site.
@@ -233,12 +241,15 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 	var restoring sync.WaitGroup
 	stopRestore := context.CancelFunc(func() {})
 	defer func() { stopRestore(); restoring.Wait() }()
+	// catchingUp counts the restores and source re-adds at work: the link-up's catch-up.
+	var catchingUp atomic.Int32
 	restore := func() {
 		stopRestore()
 		restoring.Wait() // one restore at a time
 		rctx, cancel := context.WithCancel(ctx)
 		stopRestore = cancel
-		restoring.Go(func() { w.restoreSite(rctx, site, reconnect) })
+		catchingUp.Add(1)
+		restoring.Go(func() { defer catchingUp.Add(-1); w.restoreSite(rctx, site, reconnect) })
 	}
 	// The hub's sources of the site are nudged beside the probes too, from each link-up until they
 	// hear the site or the link drops (sites_sources.go).
@@ -250,13 +261,17 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		kicking.Wait()
 		kctx, cancel := context.WithCancel(ctx)
 		stopKick = cancel
-		kicking.Go(func() { w.kickSources(kctx, site) })
+		catchingUp.Add(1)
+		kicking.Go(func() { defer catchingUp.Add(-1); w.kickSources(kctx, site) })
 	}
 	// A silence of this process's own is no failure (sites_probe.go).
 	own := &ownServer{holds: "no site's silence counts until it answers", resumes: "the sites' probes count again"}
 	log := w.log.With("site", site)
 	for {
+		sent, caughtUp := time.Now(), catchingUp.Load() == 0
 		err := w.probe(ctx, site, own, log)
+		// A probe that overlapped the catch-up may have waited behind it.
+		healing := up && (!caughtUp || catchingUp.Load() > 0)
 		switch {
 		case errors.Is(err, errOwnSilence):
 			failures = 0
@@ -274,9 +289,10 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 			return
 		default:
 			failures++
-			if errors.Is(err, nats.ErrTimeout) {
+			if errors.Is(err, nats.ErrTimeout) && !healing {
 				// Unanswered for the slow-link rule's whole allowance: a second wait would
-				// only put off a silent cut's notice.
+				// only put off a silent cut's notice. During a catch-up it would not: the
+				// site's answer may wait behind its backlog (see above).
 				failures = siteProbeFailures
 			}
 			if failures >= siteProbeFailures && (up || !known) {
@@ -295,6 +311,9 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 				up, known, settle = false, true, nil
 			}
 		}
+		if w.probed != nil {
+			w.probed(site, siteProbe{Err: err, Took: time.Since(sent), Healing: healing, Up: up})
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -304,6 +323,16 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		case <-t.C:
 		}
 	}
+}
+
+// siteProbe is one of a watch's probes as its probed hook hears it: what the probe found, how
+// long it took, whether the link was catching up after a link-up, and the link as the watch
+// holds it after the probe.
+type siteProbe struct {
+	Err     error
+	Took    time.Duration
+	Healing bool
+	Up      bool
 }
 
 // linkUp notes a site's link up: a reconnect when it was up before.
