@@ -79,6 +79,17 @@ func startPlainHub(t *testing.T, pki *leafPKI, users ...*server.User) (*server.S
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
+	return startHubOn(t, port, pki, users...), port
+}
+
+// startPlainHubOn starts a bare nats-server hub that takes leaf connections without TLS on port.
+func startPlainHubOn(t *testing.T, port int, users ...*server.User) *server.Server {
+	t.Helper()
+	return startHubOn(t, port, nil, users...)
+}
+
+func startHubOn(t *testing.T, port int, pki *leafPKI, users ...*server.User) *server.Server {
+	t.Helper()
 	opts := &server.Options{Host: "127.0.0.1", Port: -1, NoSigs: true, NoLog: true, ServerName: "hub"}
 	opts.LeafNode.Host, opts.LeafNode.Port = "127.0.0.1", port
 	opts.LeafNode.Users = users
@@ -99,5 +110,5 @@ func startPlainHub(t *testing.T, pki *leafPKI, users ...*server.User) (*server.S
 		t.Fatal("the hub did not start within 10s")
 	}
 	t.Cleanup(func() { hub.Shutdown(); hub.WaitForShutdown() })
-	return hub, port
+	return hub
 }

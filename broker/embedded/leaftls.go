@@ -26,9 +26,9 @@ func leafTLSError(msg string) string {
 // site's side's, "" when the hub ended it (most often a leaf port without TLS).
 func leafTLSHint(reason string) string {
 	if reason == "" {
-		return "the TLS handshake with the hub failed on the hub's side: this site asks for TLS (ca in --hub-context, or a tls:// hub URL) " +
-			"and the hub's leaf port most likely takes none: turn TLS on in the hub's leafnodes block, or drop ca from the site's " +
-			"context and restart the site"
+		return "the TLS handshake with the hub failed on the hub's side: this site asks for TLS (ca in --hub-context, a tls:// hub URL, " +
+			"or a hub that asked for it since the site started) and the hub's leaf port most likely takes none: turn TLS on in the " +
+			"hub's leafnodes block, or drop ca from the site's context and restart the site"
 	}
 	return "the TLS handshake with the hub failed: " + reason + ": when the hub's leaf certificate is signed by a private CA, " +
 		"give that CA as ca in --hub-context (the site's context file) and restart the site; the certificate must name the host of the hub's URL"
