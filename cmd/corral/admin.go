@@ -237,6 +237,9 @@ func runDrain(ctx context.Context, args []string) error {
 	defer nc.Close()
 	req := broker.DrainRequest{V: broker.WireVersion, Action: action, By: operatorName(*by)}
 	ans, err := broker.DrainNode(ctx, nc, node, req)
+	if err != nil && action == broker.DrainStart && errors.Is(ctx.Err(), context.Canceled) {
+		return drainAskInterrupted(nc, node, err)
+	}
 	if err != nil {
 		return a.gaveUp(ctx, "node "+node+" did not answer", err)
 	}
@@ -279,6 +282,18 @@ func runDrain(ctx context.Context, args []string) error {
 func drainInterrupted(node string, last broker.DrainAnswer) error {
 	return fmt.Errorf("interrupted before it was idle: %s; it stays draining (`corral drain %s --status` shows it, "+
 		"`corral drain %s --undo` takes new work again)", strings.TrimSuffix(drainText(last), "."), node, node)
+}
+
+// drainAskInterrupted is a drain stopped by a signal before the node's answer came: the node
+// may have taken it, so it asks the node's state (briefly, past the signal) and says it.
+func drainAskInterrupted(nc *nats.Conn, node string, err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	st, serr := broker.DrainNode(ctx, nc, node, broker.DrainRequest{V: broker.WireVersion, Action: broker.DrainStatus})
+	if serr != nil || !st.Draining {
+		return fmt.Errorf("interrupted before node %s answered (%w); it may be draining: `corral drain %s --status` shows it", node, err, node)
+	}
+	return drainInterrupted(node, st)
 }
 
 // gaveUp tells an error that came of the command's --timeout passing as that: what had not

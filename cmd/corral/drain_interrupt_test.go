@@ -89,3 +89,58 @@ func TestDrainWaitTimeoutDuringAStatusRequest(t *testing.T) {
 	assert.Contains(t, err.Error(), "1 leases held")
 	assert.NotContains(t, err.Error(), "did not answer")
 }
+
+// Ctrl-C while the drain request itself is on its way asks the node's state and says it: the
+// node may have taken the drain. It said "drain request to node n9: context canceled", and
+// TestDrainWaitInterruptedSaysTheNodeStaysDraining failed so when its interrupt came that early.
+func TestDrainInterruptedBeforeTheNodeAnsweredSaysItsState(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{Nodes: 1, PhonesPerNode: 1, Quiet: true})
+	nc, err := nats.Connect(f.URL)
+	require.NoError(t, err)
+	defer nc.Close()
+	for _, draining := range []bool{true, false} {
+		// Node n9 takes the drain and does not answer it; its status it answers.
+		asked := make(chan struct{})
+		sub, err := nc.Subscribe(fmt.Sprintf(broker.NodeGroupT, "n9")+"."+broker.EndpointDrain, func(m *nats.Msg) {
+			var req broker.DrainRequest
+			_ = json.Unmarshal(m.Data, &req)
+			if req.Action == broker.DrainStart {
+				close(asked)
+				return
+			}
+			ans, _ := json.Marshal(broker.DrainAnswer{V: broker.WireVersion, Node: "n9", Draining: draining, Since: time.Now(), By: "operator x", Devices: 1})
+			_ = m.Respond(ans)
+		})
+		require.NoError(t, err)
+		require.NoError(t, nc.Flush())
+
+		ctx, interrupt := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			done <- captureErr(t, func() error {
+				return runDrain(ctx, []string{"n9", "--nats-url", f.URL, "--log-level", "error"})
+			})
+		}()
+		select {
+		case <-asked:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the drain request did not reach node n9")
+		}
+		interrupt()
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("drain did not return after the interrupt")
+		}
+		require.NoError(t, sub.Unsubscribe())
+		require.Error(t, err)
+		if draining {
+			assert.Contains(t, err.Error(), "node n9 is draining")
+			assert.Contains(t, err.Error(), "it stays draining")
+			assert.Contains(t, err.Error(), "`corral drain n9 --undo` takes new work again")
+		} else {
+			assert.Contains(t, err.Error(), "interrupted before node n9 answered")
+			assert.Contains(t, err.Error(), "`corral drain n9 --status` shows it")
+		}
+	}
+}
