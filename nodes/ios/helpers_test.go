@@ -94,17 +94,25 @@ func simFarm(t *testing.T, n int) (*Sims, *registry) {
 // a WDA that misbehaves stays as it is).
 func simFarmLaunching(t *testing.T, n int, launch bool) (*Sims, *registry) {
 	t.Helper()
+	return simFarmVia(t, n, launch, func(addr string) string { return addr })
+}
+
+// simFarmVia is simFarmLaunching whose drivers reach usbmuxd at via(its address): a link the
+// test shapes.
+func simFarmVia(t *testing.T, n int, launch bool, via func(addr string) string) (*Sims, *registry) {
+	t.Helper()
 	log := slog.New(&logtest.Recorder{})
 	sims, err := StartSims(n, "127.0.0.1:0", log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	mux := via(sims.Addr())
 	reg := newRegistry()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		o := AttachOptions{Mux: ParseMux(sims.Addr()), Tags: []string{"sim"}, Log: log}
+		o := AttachOptions{Mux: ParseMux(mux), Tags: []string{"sim"}, Log: log}
 		if launch {
 			o.Launcher = sims.Launcher()
 		}

@@ -114,7 +114,11 @@ func (s *supervisor) check(ctx context.Context) error {
 	defer cancel()
 	if !d.trusted.Load() {
 		ld, _, err := d.o.Mux.lockdown(pctx, d.DeviceID(), d.o.UDID)
-		if down := muxDown(err); down != nil {
+		down := muxDown(err)
+		if down == nil && err != nil {
+			down = d.o.Mux.stuck(ctx) // a lockdown that timed out is no answer from the phone
+		}
+		if down != nil {
 			return fmt.Errorf("%w; whether the iPhone trusts this computer is asked again when it does", down)
 		}
 		if err != nil {
@@ -126,7 +130,13 @@ func (s *supervisor) check(ctx context.Context) error {
 	}
 	if _, err := d.wda.Status(pctx); err != nil {
 		d.forgetScreen()
-		if down := muxDown(err); down != nil {
+		down := muxDown(err)
+		if down == nil {
+			// A stuck usbmuxd takes the connection and never answers: WDA's /status times out
+			// as if WDA had died, and relaunching it would not help.
+			down = d.o.Mux.stuck(ctx)
+		}
+		if down != nil {
 			// WebDriverAgent is out of reach, not known dead: a restart would go through the
 			// same usbmuxd, and count as one in wda_restarts.
 			return fmt.Errorf("%w; WebDriverAgent on port %d cannot be reached meanwhile (restarted if it still does not answer once usbmuxd does)", down, d.o.WDAPort)

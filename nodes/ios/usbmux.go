@@ -61,9 +61,14 @@ func (m Mux) dial(ctx context.Context) (*goios.UsbMuxConnection, net.Conn, error
 type MuxDownError struct {
 	Addr string
 	Err  error
+	// Stuck: it took the connection but gave no answer (stopped with SIGSTOP, wedged).
+	Stuck bool
 }
 
 func (e *MuxDownError) Error() string {
+	if e.Stuck {
+		return fmt.Sprintf("usbmuxd at %s does not answer: it takes connections but %v (stopped or stuck? restart it)", e.Addr, e.Err)
+	}
 	return fmt.Sprintf("usbmuxd at %s does not answer: is it running? (%v; if it listens elsewhere, set --usbmuxd or USBMUXD_SOCKET_ADDRESS)", e.Addr, e.Err)
 }
 
