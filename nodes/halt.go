@@ -35,9 +35,7 @@ func (n *Node) haltNow(h device.Halter, serial string, stop device.Stop, a broke
 	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout)
 	defer cancel()
 	if err := h.Halt(ctx, stop); err != nil {
-		n.cfg.Log.Error("emergency stop: the device did not halt", "serial", serial, "err", err)
-		a.Error, a.Code = "the device did not halt: "+err.Error(), broker.CodeDriver
-		return a
+		return n.haltUnconfirmed(serial, stop, err, a)
 	}
 	n.cfg.Log.Warn("emergency stop: device halted", "serial", serial, "by", stop.By)
 	a.Halted = true // the driver reports it (device.Halter): unhealthy until arm_recover
@@ -63,5 +61,26 @@ func (n *Node) haltGone(serial string, stop device.Stop, a broker.AbortAnswer) b
 	}
 	n.cfg.Log.Warn("emergency stop: offline device marked halted; it comes back halted", "serial", serial, "by", stop.By)
 	a.Halted = true
+	return a
+}
+
+// haltUnconfirmed answers a halt whose driver holds it but whose machine did not confirm the
+// stop (a frozen controller: err): a Halter holds the halt from its call on, so the device
+// refuses gestures until arm_recover whatever its machine did. The node keeps the halt in the
+// farm too, as for a device gone (haltGone), so that the answer need not wait on the driver's
+// own write: halted, with the device's failure and what to do. Only when the farm refuses the
+// write is it not halted.
+func (n *Node) haltUnconfirmed(serial string, stop device.Stop, err error, a broker.AbortAnswer) broker.AbortAnswer {
+	ctx, cancel := context.WithTimeout(context.Background(), haltTimeout) // the halt may have spent its own
+	defer cancel()
+	if kerr := n.SaveHalt(ctx, serial, stop.Reason()); kerr != nil {
+		n.cfg.Log.Error("emergency stop: the device did not halt, and its halt could not be kept", "serial", serial, "err", err, "keep_err", kerr)
+		a.Error, a.Code = "the device did not halt: "+err.Error()+"; and its halt could not be kept: "+kerr.Error(), broker.CodeDriver
+		return a
+	}
+	n.cfg.Log.Error("emergency stop: the device did not confirm the stop; its halt is kept", "serial", serial, "by", stop.By, "err", err)
+	a.Halted = true
+	a.Error, a.Code = "its halt is recorded and held until arm_recover (it refuses gestures meanwhile), "+
+		"but the controller did not confirm the stop: "+err.Error(), broker.CodeDriver
 	return a
 }
