@@ -321,7 +321,10 @@ func (c *Client) linkLost(cause error, hint string) {
 	c.die(&OpError{Port: c.port, Op: "link", Err: fmt.Errorf("%w: %v", ErrLinkLost, cause), Hint: hint})
 }
 
-const hintLink = "check the cable, the power or the network; open the port again and Stop or Recover (the controller keeps its state, the finger may be down)"
+// hintLink names what a person does in Corral: the rig's node dials the controller again by
+// itself, and the controller keeps its state meanwhile, the finger maybe down.
+const hintLink = "check the cable, the power or the network; the controller keeps its state, the finger may be down: " +
+	"emergency_stop holds the rig, arm_recover (corral arm recover SERIAL) brings the finger up once the link is back"
 
 // write sends bytes to the controller; a failed write loses the link.
 func (c *Client) write(b []byte) error {

@@ -225,8 +225,13 @@ func TestFaultLongStall(t *testing.T) {
 	r.sim.Stall(time.Hour)
 	err := waitDead(t, r.c)
 	isLinkLost(t, err)
-	if !strings.Contains(err.Error(), "no status report") || !strings.Contains(err.Error(), "finger may be down") {
-		t.Fatalf("link lost: %q, want the cause and a hint", err)
+	for _, want := range []string{"no status report", "finger may be down", "emergency_stop", "arm_recover", "corral arm recover SERIAL"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("link lost: %q, want the cause and a hint naming Corral's actions (%q)", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "Stop or Recover") {
+		t.Fatalf("link lost: %q names the client's methods, not Corral's actions", err)
 	}
 	_ = d.wait(t)
 	isLinkLost(t, d.err)
