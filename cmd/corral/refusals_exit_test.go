@@ -101,8 +101,8 @@ func TestEveryRefusedFlagValueExits2(t *testing.T) {
 		{[]string{"arm", "page", "--listen", "nope"}, `--listen "nope"`},
 		// nats-auth: refused before it makes --dir
 		{[]string{"nats-auth", "--dir", authDir, "--node", "a b"}, `--node "a b"`},
-		{[]string{"nats-auth", "--dir", authDir, "--node", "n1", "--site", "a b=n1"}, `--site "a b=n1"`},
-		{[]string{"nats-auth", "--dir", authDir, "--node", "n1", "--site", "s1=n1", "--leaf-url", "nope"}, `--leaf-url "nope"`},
+		{[]string{"nats-auth", "--dir", authDir, "--node", "n1", "--site", "a b=s1-n1"}, `--site "a b=s1-n1"`},
+		{[]string{"nats-auth", "--dir", authDir, "--node", "n1", "--site", "s1=s1-n1", "--leaf-url", "nope"}, `--leaf-url "nope"`},
 		{[]string{"nats-auth", "--dir", authDir, "--node", "n1", "--url", "nats://x:99999"}, "nats://x:99999"},
 		{[]string{"nats-auth", "--dir", "", "--node", "n1"}, `--dir ""`},
 		{[]string{"nats-auth", "--dir", authDir}, "usage: corral nats-auth"},
