@@ -2,11 +2,14 @@ package broker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // What a hub's gateway tells its callers about a node it cannot reach. A node at an edge site
@@ -145,6 +148,65 @@ func partial(failed map[string]error, skipped map[string]int) error {
 
 // SitesDown names the edge sites whose link to this hub is down, sorted (none but at a hub).
 func (c *Client) SitesDown() []string { return c.opts.Sites.Down() }
+
+// siteUnheardAfter is how long the hub's sources of a site must all have heard nothing from it
+// for SitesUnheard to call its link down: nats-server's source consumers send a heartbeat
+// every second while the link carries them, so three missed in a row.
+const siteUnheardAfter = 3 * time.Second
+
+// SitesUnheard names the edge sites the hub's stores (read through js) source but whose every
+// source has heard nothing from the site for siteUnheardAfter, or never: sites whose link is
+// down, sorted. It is how a process that watches no site (the CLI's front door: a gateway's
+// watch probes its --sites, which an operator may not) learns of a cut, from what an operator
+// may read: the stores' stream info. A cut is seen about 3 s after it, and a healed link
+// within seconds (once nats-server's sources hear the site again). A store not there is
+// skipped; an error says which could not be read, with the sites found in the others.
+func SitesUnheard(ctx context.Context, js jetstream.JetStream) ([]string, error) {
+	heard := map[string]bool{} // site → a source of it heard it lately
+	var errs []error
+	for _, stream := range sourcedStreams() {
+		s, err := js.Stream(ctx, stream)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read %s's sources: %w", stream, err))
+			continue
+		}
+		for _, src := range s.CachedInfo().Sources {
+			site, ok := sourceSite(src)
+			if !ok {
+				continue
+			}
+			heard[site] = heard[site] || (src.Active >= 0 && src.Active <= siteUnheardAfter)
+		}
+	}
+	var down []string
+	for site, ok := range heard {
+		if !ok {
+			down = append(down, site)
+		}
+	}
+	slices.Sort(down)
+	if len(errs) > 0 {
+		return down, fmt.Errorf("which edge sites are cut off is not known: %w; check the NATS user may read stream info", errors.Join(errs...))
+	}
+	return down, nil
+}
+
+// sourceSite is the edge site a stream's source reads from: the domain of its external API
+// prefix ($JS.<site>.API); false for a source of this domain or not of a site.
+func sourceSite(src *jetstream.StreamSourceInfo) (string, bool) {
+	if src == nil || src.External == nil {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(src.External.APIPrefix, "$JS.")
+	if !ok {
+		return "", false
+	}
+	site, ok := strings.CutSuffix(rest, ".API")
+	return site, ok && ValidSite(site)
+}
 
 // siteList names sites for a sentence: "site paris", "sites lyon, paris".
 func siteList(sites []string) string {
