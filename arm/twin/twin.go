@@ -23,6 +23,10 @@ import (
 // 4000 mm/s²) over a 200×200 mm bed, so a tap anywhere on the phone ends within half a second.
 var gantry = map[int]float64{110: 30000, 111: 30000, 120: 4000, 121: 4000, 130: 200, 131: 200}
 
+// limits are the settings of Options.Limits: homing ($22) and soft limits ($20), which GRBL
+// takes only together.
+var limits = map[int]float64{20: 1, 22: 1}
+
 // Options configure a twin.
 type Options struct {
 	// Seed draws the rig's geometry and the camera's conditions.
@@ -35,6 +39,10 @@ type Options struct {
 	Phone []sim.Option
 	// Log receives the twin's warnings (a touch off the glass, a refused input).
 	Log *slog.Logger
+	// Limits turns on homing and soft limits over the 200×200 mm bed, as on a rig with limit
+	// switches: $H homes, a target off the bed (G0 X-500) raises ALARM:2 instead of moving,
+	// and the controller powers up (and resets) locked until $H or $X, as GRBL with $22=1.
+	Limits bool
 }
 
 // Twin is a running digital twin.
@@ -86,6 +94,11 @@ func Start(o Options) (*Twin, error) {
 	opts := []grblsim.Option{grblsim.WithLogger(o.Log)}
 	for n, v := range gantry {
 		opts = append(opts, grblsim.WithSetting(n, v))
+	}
+	if o.Limits {
+		for n, v := range limits {
+			opts = append(opts, grblsim.WithSetting(n, v))
+		}
 	}
 	if o.Speed > 0 {
 		opts = append(opts, grblsim.WithSpeed(o.Speed))

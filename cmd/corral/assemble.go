@@ -115,6 +115,7 @@ func startGatewayOn(ctx context.Context, ln net.Listener, nc *nats.Conn, gf gate
 	if err != nil {
 		return nil, err
 	}
+	reg.MustRegister(broker.SiteNodes(sites)) // corral_site_node, for the alert rules (none without --sites)
 	client, err := broker.NewClient(life, nc, stores, broker.ClientOptions{Log: log, Reap: true, Metrics: broker.NewClientMetrics(reg), Sites: sites})
 	if err != nil {
 		return nil, err
