@@ -378,6 +378,9 @@ func runTasks(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if note := newerTasksNote(h); note != "" {
+		fmt.Fprintln(os.Stderr, note)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		for _, r := range h.Tasks {

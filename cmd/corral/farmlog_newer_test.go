@@ -43,3 +43,27 @@ func TestDevicesSaysOnceWhatANewerNodesEntriesLeftOut(t *testing.T) {
 	assert.Contains(t, errOut, "node=n9")
 	assert.NotContains(t, errOut, "level=INFO", "the farm client's other news stays out")
 }
+
+// corral tasks says on stderr how many task records it skipped for their newer wire version,
+// and what to upgrade: it left them out of the list with nothing said.
+func TestTasksSaysWhatNewerRecordsLeftOut(t *testing.T) {
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true})
+	nc, err := broker.Connect(f.Connect("", "test-writer"), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	for _, id := range []string{"t-future-1", "t-future-2"} {
+		record := fmt.Sprintf(`{"v":%d,"id":%q,"node":"n9","serial":"future-1","tool":"tap_xy","outcome":"succeeded","finished":%q}`,
+			broker.WireVersion+1, id, time.Now().UTC().Format(time.RFC3339Nano))
+		_, err := js.Publish(t.Context(), fmt.Sprintf(broker.EventTaskT, "n9", id), []byte(record))
+		require.NoError(t, err)
+	}
+
+	code, out, errOut := corralMain(t, "tasks", "--nats-url", f.URL)
+	require.Equal(t, 0, code, "%s\n%s", out, errOut)
+	assert.NotContains(t, out, "t-future", "a newer record is not listed")
+	assert.Equal(t, 1, strings.Count(errOut, "task records of wire version"), "said once, on stderr:\n%s", errOut)
+	assert.Contains(t, errOut, fmt.Sprintf("(2 task records of wire version %d, newer than this corral's %d, were skipped: "+
+		"upgrade the gateway (and corral CLI) to the nodes' version)", broker.WireVersion+1, broker.WireVersion))
+}
