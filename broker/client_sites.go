@@ -40,7 +40,8 @@ func (c *Client) lostErr(ctx context.Context, node string, during bool) error {
 	if site, cut := c.opts.Sites.CutOff(ctx, node); cut {
 		if during {
 			return fmt.Errorf("node %s at site %s became unreachable from the hub during the call (the site's link is down): %w; "+
-				"the task may still be running there and its leases are still held at the site; %s", node, site, siteCutOff{}, siteAdvice)
+				"its leases are still held at the site; the task goes on there only if the link is back within 3 s: "+
+				"else its node aborts it as it does any call whose caller went away (caller_gone; an agent task runs on); %s", node, site, siteCutOff{}, siteAdvice)
 		}
 		return unreachableErr(node, site)
 	}

@@ -58,7 +58,15 @@ func TestHubCallsToACutOffSite(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the call running at paris did not end when its link was cut")
 	}
-	siteCutOff(t, callErr, "during the call", "the task may still be running there and its leases are still held at the site")
+	siteCutOff(t, callErr, "during the call", "its leases are still held at the site; the task goes on there only if the link is back within 3 s")
+	// At paris the cut looks like the caller's gateway gone: its node aborts the call, as the
+	// error above says (docs/operations.md, During a cut).
+	atParis := h.Sites["paris"].Gateway().Client
+	var record broker.TaskResult
+	farmtest.Eventually(t, waitLong, func() bool {
+		record, _ = atParis.TaskRecord(t.Context(), id)
+		return record.Outcome == broker.OutcomeAborted && record.Code == broker.CodeCallerGone
+	}, "paris's node aborts the cut-off call as its caller gone (record: %+v)", &record)
 
 	farmtest.Eventually(t, waitLong, func() bool { return !sites.Up("paris") }, "the hub notices paris's cut")
 	leases, err := patient.Leases(t.Context())
