@@ -164,3 +164,6 @@ func (v *V4L2) Close() error {
 	})
 	return err
 }
+
+// Down is why the camera sends no frames now, nil while it streams (Downer).
+func (v *V4L2) Down() error { return v.frames.downNow() }
