@@ -290,8 +290,11 @@ func drainAskInterrupted(nc *nats.Conn, node string, err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	st, serr := broker.DrainNode(ctx, nc, node, broker.DrainRequest{V: broker.WireVersion, Action: broker.DrainStatus})
-	if serr != nil || !st.Draining {
+	switch {
+	case serr != nil:
 		return fmt.Errorf("interrupted before node %s answered (%w); it may be draining: `corral drain %s --status` shows it", node, err, node)
+	case !st.Draining:
+		return fmt.Errorf("interrupted before node %s took the drain: %s", node, drainText(st))
 	}
 	return drainInterrupted(node, st)
 }
