@@ -34,14 +34,17 @@ import (
 // the probe) is no failure (sites_probe.go). While a link-up's catch-up runs (the restores
 // and the sources' re-adds below), the site's link carries its backlog and the site's answers
 // can come past 2 s though it is live: then a silent cut takes siteProbeFailures unanswered
-// probes, 4 to 4.5 s, so that a heal is not undone by its own traffic. A reaper that decided
-// just before a heal may still be writing when the first restore runs: a second restore
-// follows after siteSettle.
+// probes, 4 to 4.5 s, so that a heal is not undone by its own traffic. That patience lasts
+// siteCatchUpPatience after the link-up at most: a source re-add can go on for its whole window
+// (30 s) while the site stays quiet, and a silent cut should not wait that out. A reaper that
+// decided just before a heal may still be writing when the first restore runs: a second
+// restore follows after siteSettle.
 const (
-	siteProbeEvery    = 500 * time.Millisecond
-	siteProbeTimeout  = 2 * time.Second
-	siteProbeFailures = 2
-	siteSettle        = 2 * time.Second
+	siteProbeEvery      = 500 * time.Millisecond
+	siteProbeTimeout    = 2 * time.Second
+	siteProbeFailures   = 2
+	siteSettle          = 2 * time.Second
+	siteCatchUpPatience = 10 * time.Second
 )
 
 // sourced says whether a hub's store (a stream's name) sources its sites' same stores: the
@@ -92,6 +95,9 @@ type SiteWatch struct {
 	// probed, if set, hears each of the watch's probes and what the watch then held: a test
 	// counts the probes a cut took to be seen.
 	probed func(site string, p siteProbe)
+	// patience is how long after a link-up a catch-up makes the watch patient
+	// (siteCatchUpPatience); a test shortens it.
+	patience time.Duration
 
 	// scope are the nodes of each site the hub knows them of (WatchSitesWithNodes): only their
 	// entries are restored and learnt from the site.
@@ -130,7 +136,7 @@ func WatchSitesWithNodes(ctx context.Context, nc *nats.Conn, sites []string, sco
 			w.nodes[n] = s.Name
 		}
 	}
-	w.restoreSite, w.roundTrip = w.restore, nc.FlushTimeout
+	w.restoreSite, w.roundTrip, w.patience = w.restore, nc.FlushTimeout, siteCatchUpPatience
 	for _, site := range sites {
 		if !ValidSite(site) {
 			return nil, fmt.Errorf("site %q: use letters, digits, '-' and '_' (it is the site's JetStream domain)", site)
@@ -235,6 +241,8 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 	// gateway started (a new site not connected yet) was never up, its first link-up is not.
 	var up, known, wasUp, reconnect bool
 	var settle <-chan time.Time
+	// upAt is the last link-up: the catch-up's patience ends w.patience after it.
+	var upAt time.Time
 	// A restore runs beside the probes, which go on: a link that drops during one (its
 	// requests then wait out their timeouts) is seen down as any cut is, and the restore is
 	// stopped.
@@ -270,8 +278,9 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 	for {
 		sent, caughtUp := time.Now(), catchingUp.Load() == 0
 		err := w.probe(ctx, site, own, log)
-		// A probe that overlapped the catch-up may have waited behind it.
-		healing := up && (!caughtUp || catchingUp.Load() > 0)
+		// A probe that overlapped the catch-up may have waited behind it, if sent while the
+		// patience lasts.
+		healing := up && (!caughtUp || catchingUp.Load() > 0) && sent.Before(upAt.Add(w.patience))
 		switch {
 		case errors.Is(err, errOwnSilence):
 			failures = 0
@@ -280,7 +289,7 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 			if !up || !known {
 				reconnect = wasUp
 				w.linkUp(site, reconnect)
-				up, known, wasUp = true, true, true
+				up, known, wasUp, upAt = true, true, true, time.Now()
 				restore()
 				kick()
 				settle = time.After(siteSettle)
