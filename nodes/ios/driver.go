@@ -59,6 +59,9 @@ type Driver struct {
 	screen   *screen // nil until WebDriverAgent told it
 
 	sup *supervisor
+
+	gestureAt  atomic.Int64 // unix nanoseconds: when the last gesture was sent
+	gestureEnd atomic.Int64 // unix nanoseconds: when the last gesture sent ends on the phone
 }
 
 // screen is the phone's screen as WebDriverAgent tells it.

@@ -31,6 +31,7 @@ func (d *Driver) Tap(ctx context.Context, p device.Point, hold time.Duration) er
 		return err
 	}
 	if hold > 0 {
+		d.gestureSent(hold)
 		return d.wdaError("touch and hold", d.wda.TouchAndHold(ctx, x, y, hold))
 	}
 	return d.wdaError("tap", d.wda.Tap(ctx, x, y))
@@ -55,6 +56,7 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold tim
 	if err != nil {
 		return err
 	}
+	d.gestureSent(hold + dur)
 	return d.wdaError("swipe", d.wda.Swipe(ctx, fx, fy, tx, ty, dur, hold))
 }
 

@@ -128,7 +128,8 @@ func (s *supervisor) check(ctx context.Context) error {
 		d.trusted.Store(true)
 		d.log.Info("iOS device trusts this computer now")
 	}
-	if _, err := d.wda.Status(pctx); err != nil {
+	// A gesture still going holds WebDriverAgent's one command at a time: /status waits for it.
+	if err := d.behindGestures(ctx, func(ctx context.Context) error { _, err := d.wda.Status(ctx); return err }); err != nil {
 		d.forgetScreen()
 		down := muxDown(err)
 		if down == nil {
@@ -144,7 +145,7 @@ func (s *supervisor) check(ctx context.Context) error {
 		launched := s.launch(ctx)
 		return fmt.Errorf("WebDriverAgent does not answer on port %d (%v)%s", d.o.WDAPort, err, launched)
 	}
-	if _, err := d.screenInfo(pctx); err != nil {
+	if err := d.behindGestures(ctx, func(ctx context.Context) error { _, err := d.screenInfo(ctx); return err }); err != nil {
 		return fmt.Errorf("WebDriverAgent answers but gives no session or screen: %w", err)
 	}
 	s.resetBackoff()

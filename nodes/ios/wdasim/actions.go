@@ -1,6 +1,7 @@
 package wdasim
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -61,19 +62,21 @@ func (s *Server) actions(c *call) (any, error) {
 	return nil, nil
 }
 
-// gesture performs one press on the phone, taking as long as the press lasts.
+// gesture performs one press on the phone, taking as long as the press lasts. Once begun it
+// runs to its end whatever the client does: XCTest has no way to take a touch back.
 func (s *Server) gesture(c *call, g gesture) error {
 	err := s.onScreen(c.ctx, g.from, g.to)
 	if err == nil {
-		err = take(c.ctx, g.hold+g.move)
+		take(g.hold + g.move)
 	}
 	if err == nil && !s.isScreenOff() { // a dark screen takes no touches
 		from, _ := s.pixel(g.from[0], g.from[1])
 		to, _ := s.pixel(g.to[0], g.to[1])
+		ctx := context.WithoutCancel(c.ctx)
 		if g.moved {
-			err = s.phone.Swipe(c.ctx, from, to, g.move, g.hold)
+			err = s.phone.Swipe(ctx, from, to, g.move, g.hold)
 		} else {
-			err = s.phone.Tap(c.ctx, from, g.hold)
+			err = s.phone.Tap(ctx, from, g.hold)
 		}
 	}
 	if !g.moved {

@@ -20,8 +20,9 @@
 //
 // Gestures take as long as they were asked to (a touch-and-hold its duration, a drag its press,
 // W3C actions their pauses and moves), as XCTest answers only once the finger lifts; the phone
-// sees the gesture at the end, and not at all if the request is cancelled first. Other requests
-// are answered meanwhile.
+// sees the gesture at the end. As on an iPhone, a gesture cannot be taken back: one whose
+// client went away still runs to its end, and, since WebDriverAgent runs its commands one at a
+// time, every other request waits until it has.
 //
 // Tests count requests with Requests and make the server misbehave with SetFault.
 package wdasim

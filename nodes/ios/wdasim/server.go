@@ -25,6 +25,10 @@ type Server struct {
 	fault    atomic.Int32
 	size     atomic.Pointer[device.Size] // the phone's, fetched once: it never changes
 
+	// turn makes commands run one at a time, as WebDriverAgent runs them on XCTest's main
+	// queue: a request waits behind a gesture still going, even one whose client went away.
+	turn sync.Mutex
+
 	mu        sync.Mutex
 	sid       string            // the active session; "" when there is none
 	screenOff bool              // /wda/lock darkened the screen
@@ -106,12 +110,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		c.body = body
 	}
-	v, err := rt.handle(c)
+	v, err := s.run(rt, c)
 	if err != nil {
 		s.reply(w, err)
 		return
 	}
 	s.reply(w, v)
+}
+
+// run handles c in its turn; a handler's panic (answered as a 500 above) gives the turn up.
+func (s *Server) run(rt *route, c *call) (any, error) {
+	s.turn.Lock()
+	defer s.turn.Unlock()
+	return rt.handle(c)
 }
 
 // splitPath splits /session/SID/rest into SID and /rest. POST /session itself is not scoped.
