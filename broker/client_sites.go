@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // What a hub's gateway tells its callers about a node it cannot reach. A node at an edge site
@@ -165,6 +164,26 @@ const siteUnheardAfter = 3 * time.Second
 // skipped; an error says which could not be read, with the sites found in the others.
 func SitesUnheard(ctx context.Context, js jetstream.JetStream) ([]string, error) {
 	heard := map[string]bool{} // site → a source of it heard it lately
+	err := sourcesOfSites(ctx, js, func(_, site string, src *jetstream.StreamSourceInfo) {
+		heard[site] = heard[site] || heardWithin(src, siteUnheardAfter)
+	})
+	var down []string
+	for site, ok := range heard {
+		if !ok {
+			down = append(down, site)
+		}
+	}
+	slices.Sort(down)
+	if err != nil {
+		return down, fmt.Errorf("which edge sites are cut off is not known: %w; check the NATS user may read stream info", err)
+	}
+	return down, nil
+}
+
+// sourcesOfSites calls each with every source of an edge site of the hub's sourced stores,
+// read through js, its stream and its site. A store not there is skipped; the error says which
+// could not be read.
+func sourcesOfSites(ctx context.Context, js jetstream.JetStream, each func(stream, site string, src *jetstream.StreamSourceInfo)) error {
 	var errs []error
 	for _, stream := range sourcedStreams() {
 		s, err := js.Stream(ctx, stream)
@@ -176,66 +195,21 @@ func SitesUnheard(ctx context.Context, js jetstream.JetStream) ([]string, error)
 			continue
 		}
 		for _, src := range s.CachedInfo().Sources {
-			site, ok := sourceSite(src)
-			if !ok {
+			if src == nil || src.External == nil {
 				continue
 			}
-			heard[site] = heard[site] || (src.Active >= 0 && src.Active <= siteUnheardAfter)
+			if site, ok := siteOfAPI(src.External.APIPrefix); ok {
+				each(stream, site, src)
+			}
 		}
 	}
-	var down []string
-	for site, ok := range heard {
-		if !ok {
-			down = append(down, site)
-		}
-	}
-	slices.Sort(down)
-	if len(errs) > 0 {
-		return down, fmt.Errorf("which edge sites are cut off is not known: %w; check the NATS user may read stream info", errors.Join(errs...))
-	}
-	return down, nil
+	return errors.Join(errs...)
 }
 
-// sourceSite is the edge site a stream's source reads from: the domain of its external API
-// prefix ($JS.<site>.API); false for a source of this domain or not of a site.
-func sourceSite(src *jetstream.StreamSourceInfo) (string, bool) {
-	if src == nil || src.External == nil {
-		return "", false
-	}
-	rest, ok := strings.CutPrefix(src.External.APIPrefix, "$JS.")
-	if !ok {
-		return "", false
-	}
-	site, ok := strings.CutSuffix(rest, ".API")
-	return site, ok && ValidSite(site)
-}
-
-// siteNodeDesc is corral_site_node: which edge site each node is at, as a hub gateway knows.
-var siteNodeDesc = prometheus.NewDesc("corral_site_node",
-	"1 for each node this hub gateway knows at an edge site (--site-nodes, and as the site's registry listed them): "+
-		"with corral_site_up, it tells a node cut off with its site from a lost one.", []string{"site", "node"}, nil)
-
-// SiteNodes shows on /metrics the nodes a hub gateway's watch knows at its edge sites, at each
-// scrape (corral_site_node; none for a nil watch). A cut site's nodes are declared lost as any
-// silent node (corral_node_lost), but keep their leases: the alert rules join the two on node
-// and site to page for the site's link (CorralSiteDown) rather than for each node
-// (deploy/prometheus/rules.yaml).
-func SiteNodes(w *SiteWatch) prometheus.Collector { return siteNodes{w} }
-
-type siteNodes struct{ w *SiteWatch }
-
-func (siteNodes) Describe(ch chan<- *prometheus.Desc) { ch <- siteNodeDesc }
-
-func (s siteNodes) Collect(ch chan<- prometheus.Metric) {
-	if s.w == nil {
-		return
-	}
-	s.w.mu.Lock()
-	nodes := maps.Clone(s.w.nodes)
-	s.w.mu.Unlock()
-	for node, site := range nodes {
-		ch <- prometheus.MustNewConstMetric(siteNodeDesc, prometheus.GaugeValue, 1, site, node)
-	}
+// heardWithin says whether a source heard its site within d (Active is negative for one that
+// never did).
+func heardWithin(src *jetstream.StreamSourceInfo, d time.Duration) bool {
+	return src.Active >= 0 && src.Active <= d
 }
 
 // siteList names sites for a sentence: "site paris", "sites lyon, paris".

@@ -58,6 +58,17 @@ func sourced(stream string) bool {
 // siteAPI is the JetStream API prefix of a site's domain.
 func siteAPI(site string) string { return "$JS." + site + ".API" }
 
+// siteOfAPI is the site whose domain's JetStream API prefix is prefix (siteAPI); false for a
+// prefix that is not a site's.
+func siteOfAPI(prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(prefix, "$JS.")
+	if !ok {
+		return "", false
+	}
+	site, ok := strings.CutSuffix(rest, ".API")
+	return site, ok && ValidSite(site)
+}
+
 // sitesRestored are the buckets a hub restores from its sites after a cut.
 var sitesRestored = []string{RegistryBucket, LeaseBucket}
 

@@ -159,17 +159,11 @@ func watchEnded(ctx context.Context, err error) bool {
 // would find that out at its next health check, within 10 s, and ask again.
 func idleSources(ctx context.Context, hub jetstream.JetStream, site string, upFor time.Duration) []string {
 	var out []string
-	for _, stream := range sourcedStreams() {
-		s, err := hub.Stream(ctx, stream)
-		if err != nil {
-			continue
+	_ = sourcesOfSites(ctx, hub, func(stream, of string, src *jetstream.StreamSourceInfo) {
+		if of == site && !heardWithin(src, min(siteSourceIdle, upFor)) {
+			out = append(out, stream)
 		}
-		for _, src := range s.CachedInfo().Sources {
-			if src.External != nil && src.External.APIPrefix == siteAPI(site) && (src.Active < 0 || src.Active > min(siteSourceIdle, upFor)) {
-				out = append(out, stream)
-			}
-		}
-	}
+	})
 	return out
 }
 

@@ -163,8 +163,7 @@ func siteSourcesOnly(stream string, srcs []*jetstream.StreamSource) []*jetstream
 		if src.Name != stream || src.External == nil {
 			continue
 		}
-		site, ok := strings.CutPrefix(src.External.APIPrefix, "$JS.")
-		if site, ok = strings.CutSuffix(site, ".API"); ok && ValidSite(site) {
+		if _, ok := siteOfAPI(src.External.APIPrefix); ok {
 			out = append(out, src)
 		}
 	}

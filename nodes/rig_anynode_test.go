@@ -1,7 +1,6 @@
 package nodes_test
 
 import (
-	"flag"
 	"log/slog"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/arm/rig"
+	"github.com/corral-farm/corral/arm/twin"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 	"github.com/corral-farm/corral/internal/logtest"
@@ -24,12 +24,13 @@ func TestHaltedRigStaysHaltedUnderANewNodeID(t *testing.T) {
 	ctx := t.Context()
 	u := newNodeUsers(t, broker.PermissionsFor, "n1", "n2")
 	gw := u.gateway(ctx)
-	const serial = "arm-twin-01" // --sim-arm 1's
+	// One rig (a twin, with a serial of its own as a rigs file gives it) moved from n1 to n2.
+	const serial = "bench-arm-1"
+	tw, err := twin.Start(twin.Options{Seed: 1, Serial: serial})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tw.Close() })
 	attachTwin := func(n *nodes.Node, log *slog.Logger) func() {
-		fs := flag.NewFlagSet("node", flag.ContinueOnError)
-		attacher := rig.Platform().Flags(fs)
-		require.NoError(t, fs.Parse([]string{"--sim-arm", "1"}))
-		stop, err := attacher.Attach(ctx, n, log)
+		stop, err := rig.ServeTwin(ctx, n, tw, log)
 		require.NoError(t, err)
 		return stop
 	}

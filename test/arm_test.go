@@ -375,9 +375,9 @@ func TestCorralUpWithSimulatedArm(t *testing.T) {
 	url := corralUp(t, "--sim", "0", "--adb", "off", "--sim-arm", "1")
 	farmtest.Eventually(t, 60*time.Second, func() bool {
 		out, err := runCorral(t, "devices", "--gateway", url)
-		return err == nil && strings.Contains(out, "arm-twin-01") && strings.Contains(out, "online")
-	}, "the twin calibrated and online")
-	out, err := runCorral(t, "call", "--gateway", url, "home_screen", `{"serial":"arm-twin-01"}`)
+		return err == nil && strings.Contains(out, "arm-twin-local-01") && strings.Contains(out, "online")
+	}, "the twin calibrated and online, named after its node")
+	out, err := runCorral(t, "call", "--gateway", url, "home_screen", `{"serial":"arm-twin-local-01"}`)
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "swiped up from the bottom edge", "the arm makes the home gesture and says so")
 }

@@ -135,9 +135,9 @@ func TestCorralUpSimIOS(t *testing.T) {
 	url := corralUp(t, "--sim", "0", "--adb", "off", "--usbmuxd", "off", "--sim-ios", "1")
 	farmtest.Eventually(t, 30*time.Second, func() bool {
 		out, err := runCorral(t, "devices", "--gateway", url)
-		return err == nil && strings.Contains(out, "ios-sim-01") && strings.Contains(out, "online")
-	}, "the simulated iPhone online")
-	b, _ := json.Marshal(map[string]any{"serial": "ios-sim-01", "x": 0.5, "y": 0.5})
+		return err == nil && strings.Contains(out, "ios-sim-local-01") && strings.Contains(out, "online")
+	}, "the simulated iPhone online, named after its node")
+	b, _ := json.Marshal(map[string]any{"serial": "ios-sim-local-01", "x": 0.5, "y": 0.5})
 	out, err := runCorral(t, "call", "--gateway", url, "tap_xy", string(b))
 	require.NoError(t, err, out)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/corral-farm/corral/arm/grbl"
 	"github.com/corral-farm/corral/arm/twin"
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/sim"
 )
 
 // Platform is the arm as a node finds it: the rigs of a rigs file (--arm) and digital twins
@@ -51,7 +52,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		}
 	}
 	for i := 1; i <= *s.sims; i++ {
-		serial := fmt.Sprintf("arm-twin-%02d", i)
+		serial := twinSerial(reg, i, *s.sims)
 		// The twin's own lines (its phone, its controller) name the rig it simulates.
 		st, err := startTwin(ctx, reg, twin.Options{Seed: int64(i), Serial: serial, Log: rigLog(log, serial)}, log)
 		if err != nil {
@@ -69,6 +70,20 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		stops = append(stops, func() { cancel(); wg.Wait() })
 	}
 	return stop, nil
+}
+
+// twinSerial names the i-th (from 1) of count twins of --sim-arm: arm-twin-<node>-01 and on,
+// padded to the width of count (sim.Numbered). A rig's calibration and halt are kept by its
+// serial: the node's id keeps its twins apart from another node's (which would otherwise share
+// one calibration, and be ambiguous in a call), and the same node and count give the same
+// serials at every start, so a restarted twin finds its calibration. A registry that is no
+// node gets arm-twin-01 and on.
+func twinSerial(reg device.Registry, i, count int) string {
+	prefix := "arm-twin"
+	if n, ok := reg.(interface{ ID() string }); ok && n.ID() != "" {
+		prefix += "-" + n.ID()
+	}
+	return sim.Numbered(prefix, i, count)
 }
 
 // startTwin starts a twin and serves it; stop also closes it.

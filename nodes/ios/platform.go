@@ -108,7 +108,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	}
 	if *s.sims > 0 {
 		var err error
-		if sims, err = StartSims(*s.sims, "127.0.0.1:0", log); err != nil {
+		if sims, err = StartNodeSims(nodeID(reg), *s.sims, "127.0.0.1:0", log); err != nil {
 			stop()
 			return nil, err
 		}
@@ -119,4 +119,13 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		attach(AttachOptions{Mux: m, Launcher: s.launcher(log)})
 	}
 	return stop, nil
+}
+
+// nodeID is the id of the node reg is, "" for a registry that is no node: its simulated
+// iPhones are named after it (StartNodeSims).
+func nodeID(reg device.Registry) string {
+	if n, ok := reg.(interface{ ID() string }); ok {
+		return n.ID()
+	}
+	return ""
 }

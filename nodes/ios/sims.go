@@ -34,16 +34,44 @@ type SimDevice struct {
 // WDA is the device's WebDriverAgent now (a new one after each restart).
 func (d *SimDevice) WDA() *wdasim.Server { return d.wda.Load() }
 
+// simUDIDPrefix begins the UDIDs of simulated iPhones, as android-sim- the --sim-android
+// devices' serials and sim- the --sim phones'.
+const simUDIDPrefix = "ios-sim"
+
 // StartSims starts n simulated iPhones, ios-sim-01 and on, behind a usbmuxd at addr
-// (127.0.0.1:0 for a free port).
+// (127.0.0.1:0 for a free port): `corral sim ios`'s, which belong to no node.
 func StartSims(n int, addr string, log *slog.Logger) (*Sims, error) {
+	udids := make([]string, n)
+	for i := range udids {
+		udids[i] = fmt.Sprintf("%s-%02d", simUDIDPrefix, i+1)
+	}
+	return startSims(udids, addr, log)
+}
+
+// StartNodeSims starts node's n simulated iPhones (--sim-ios), ios-sim-<node>-01 and on,
+// padded to the width of n (sim.Numbered). The node's id keeps them apart from another node's
+// simulated iPhones, which a call names by UDID, and the same node and count give the same
+// UDIDs at every start, so a UDID saved in a script (or a --passcodes entry) still names the
+// iPhone after a restart.
+func StartNodeSims(node string, n int, addr string, log *slog.Logger) (*Sims, error) {
+	if node == "" {
+		return StartSims(n, addr, log)
+	}
+	udids := make([]string, n)
+	for i := range udids {
+		udids[i] = sim.Numbered(simUDIDPrefix+"-"+node, i+1, n)
+	}
+	return startSims(udids, addr, log)
+}
+
+// startSims starts a simulated iPhone for each of udids behind a usbmuxd at addr.
+func startSims(udids []string, addr string, log *slog.Logger) (*Sims, error) {
 	host, err := iossim.Start(addr, log)
 	if err != nil {
 		return nil, fmt.Errorf("simulated usbmuxd: %w", err)
 	}
 	s := &Sims{Host: host}
-	for i := range n {
-		udid := fmt.Sprintf("ios-sim-%02d", i+1)
+	for i, udid := range udids {
 		phone := sim.New(udid, sim.WithSize(375*SimScale, 667*SimScale))
 		system, err := builtIn(phone)
 		if err != nil {
