@@ -21,7 +21,8 @@ func (d *Driver) installedApp(ctx context.Context, r io.ReaderAt, size int64) fu
 			return device.InstalledApp{ID: m.Package, Version: m.VersionName}
 		}
 	}
-	d.log.Debug("the APK's manifest is unreadable; naming the package from the list before and after", "serial", d.serial, "err", err)
+	d.log.Debug("the APK's manifest is unreadable; naming the package from the list before and after",
+		append(d.logSerial(), "err", err)...)
 	before, err := d.ListPackages(ctx)
 	if err != nil {
 		return func(context.Context) device.InstalledApp { return device.InstalledApp{} }

@@ -62,7 +62,7 @@ func Attach(ctx context.Context, reg device.Registry, addr string, log *slog.Log
 	if cfg.names != nil {
 		reg = namedRegistry{Registry: reg, names: cfg.names}
 	}
-	a := &attacher{reg: reg, addr: addr, log: log, quiet: cfg.quiet, own: cfg.own, opts: append([]Option{WithLogger(log)}, cfg.driver...),
+	a := &attacher{reg: reg, addr: addr, log: log, names: cfg.names, quiet: cfg.quiet, own: cfg.own, opts: append([]Option{WithLogger(log)}, cfg.driver...),
 		live: map[string]*attachment{}, settling: map[string]settling{},
 		states: func(ctx context.Context) (map[string]string, error) {
 			msg, err := hostQuery(ctx, addr, "host:devices")
@@ -120,10 +120,10 @@ func (a *attacher) event(ctx context.Context, e Event, now time.Time) {
 		a.restate(e)
 		if !transient(e.State) {
 			delete(a.settling, e.Serial)
-			a.log.Warn("android device not usable", "serial", e.Serial, "state", e.State, "hint", StateHint(e.State))
+			a.log.Warn("android device not usable", append(a.serialAttrs(e.Serial), "state", e.State, "hint", StateHint(e.State))...)
 			return
 		}
-		a.log.Debug("android device not ready yet", "serial", e.Serial, "state", e.State)
+		a.log.Debug("android device not ready yet", append(a.serialAttrs(e.Serial), "state", e.State)...)
 		if s, ok := a.settling[e.Serial]; ok {
 			now = s.since // still not ready: from offline to connecting, say
 		}
@@ -154,8 +154,8 @@ func (a *attacher) checkSettling(ctx context.Context, now time.Time) {
 		s := a.settling[serial]
 		delete(a.settling, serial)
 		if state := states[serial]; transient(state) {
-			a.log.Warn("android device not usable", "serial", serial, "state", state, "for", now.Sub(s.since).Round(time.Second),
-				"hint", StateHint(state))
+			a.log.Warn("android device not usable", append(a.serialAttrs(serial), "state", state, "for", now.Sub(s.since).Round(time.Second),
+				"hint", StateHint(state))...)
 		}
 	}
 }
@@ -167,6 +167,8 @@ type attacher struct {
 	log  *slog.Logger
 	opts []Option // each driver's
 	wg   sync.WaitGroup
+	// names: the names devices show, by adb serial (WithSerialNames), which logs say.
+	names map[string]string
 
 	// quiet: a server that has never answered is no news (QuietUntilUp).
 	quiet bool
@@ -229,14 +231,14 @@ func (a *attacher) add(ctx context.Context, serial string) {
 		}
 		if err != nil {
 			delete(a.live, serial)
-			a.log.Warn("android device appeared but does not answer", "serial", serial, "err", err)
+			a.log.Warn("android device appeared but does not answer", append(a.serialAttrs(serial), "err", err)...)
 			return
 		}
 		at.added = true
 		a.reg.AddDriver(d)
 		info := d.Info()
-		a.log.Info("android device attached", "serial", serial, "model", info.Model, "release", info.Release,
-			"touch", info.Extra["touch"], "took", time.Since(start).Round(time.Millisecond))
+		a.log.Info("android device attached", append(a.serialAttrs(serial), "model", info.Model, "release", info.Release,
+			"touch", info.Extra["touch"], "took", time.Since(start).Round(time.Millisecond))...)
 	})
 }
 
@@ -255,7 +257,7 @@ func (a *attacher) remove(e Event) {
 	}
 	a.reg.RemoveDevice(e.Serial, removedReason(e))
 	a.noteReason(e)
-	attrs := []any{"serial", e.Serial}
+	attrs := a.serialAttrs(e.Serial)
 	switch {
 	case e.Err != nil:
 		attrs = append(attrs, "cause", "adb server does not answer") // logged once, in full, at WARN
@@ -280,4 +282,13 @@ func removedReason(e Event) string {
 // transient says whether a device in state passes through it on its way to "device".
 func transient(state string) bool {
 	return state == "offline" || state == "connecting" || state == "authorizing"
+}
+
+// serialAttrs is the serial attributes of a log line about the device with this adb serial: the
+// name it shows, if any, with the adb serial as adb_serial (for adb -s).
+func (a *attacher) serialAttrs(adbSerial string) []any {
+	if name, ok := a.names[adbSerial]; ok {
+		return []any{"serial", name, "adb_serial", adbSerial}
+	}
+	return []any{"serial", adbSerial}
 }

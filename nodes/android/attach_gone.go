@@ -34,6 +34,6 @@ func (a *attacher) recheckGone(ctx context.Context) {
 		e := Event{Kind: Removed, Serial: serial, State: state}
 		a.reg.RemoveDevice(serial, removedReason(e))
 		a.noteReason(e)
-		a.log.Debug("android device still offline now that the adb server answers", "serial", serial, "state", state)
+		a.log.Debug("android device still offline now that the adb server answers", append(a.serialAttrs(serial), "state", state)...)
 	}
 }

@@ -31,7 +31,7 @@ func (a *attacher) unlisted(e Event) {
 	removed := Event{Kind: Removed, Serial: e.Serial, Err: e.Err}
 	a.reg.RemoveDevice(e.Serial, removedReason(removed))
 	a.noteReason(removed)
-	a.log.Debug("android device no longer listed by the adb server", "serial", e.Serial)
+	a.log.Debug("android device no longer listed by the adb server", a.serialAttrs(e.Serial)...)
 }
 
 // restate gives a device removed earlier the state the adb server lists it in now (e is its

@@ -154,6 +154,19 @@ func (d *Driver) Info() device.Info {
 // Serial returns the device's adb serial.
 func (d *Driver) Serial() string { return d.serial }
 
+// shownSerial is the serial the caller knows the device by (its name, WithSerialNames, else
+// its adb serial): errors and logs name it, so that they match what the caller passed.
+func (d *Driver) shownSerial() string { return cmp.Or(d.name, d.serial) }
+
+// logSerial is the serial attributes of a log line: the shown serial, and the adb serial (for
+// adb -s) when the device shows another.
+func (d *Driver) logSerial() []any {
+	if d.name == "" {
+		return []any{"serial", d.serial}
+	}
+	return []any{"serial", d.name, "adb_serial", d.serial}
+}
+
 // Close fails the calls in flight and every later call with ErrDisconnected. The node calls
 // it when the device leaves. It is idempotent.
 func (d *Driver) Close() error {

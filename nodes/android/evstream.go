@@ -164,9 +164,10 @@ func (d *Driver) onStream(ctx context.Context, s *eventStream, op string, write 
 		}
 		s.drop()
 		last = err
-		d.log.Info("android event stream failed; opening it again", "serial", d.serial, "device", s.path, "op", op, "attempt", attempt, "err", err)
+		d.log.Info("android event stream failed; opening it again",
+			append(d.logSerial(), "device", s.path, "op", op, "attempt", attempt, "err", err)...)
 	}
-	d.log.Warn("android event stream failed twice; this call goes through the input command", "serial", d.serial,
-		"device", s.path, "op", op, "err", last)
+	d.log.Warn("android event stream failed twice; this call goes through the input command",
+		append(d.logSerial(), "device", s.path, "op", op, "err", last)...)
 	return false, last
 }

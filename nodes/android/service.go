@@ -242,7 +242,7 @@ func (d *Driver) fail(ctx context.Context, op string, err error, hint string) er
 	if hint == "" {
 		hint = hintFor(err, d.addr)
 	}
-	return &Error{Kind: "android", Serial: d.serial, Op: op, Err: err, Hint: hint}
+	return &Error{Kind: "android", Serial: d.shownSerial(), Op: op, Err: err, Hint: hint}
 }
 
 // deadlinePassed says whether ctx's deadline has passed, though its timer may not have ended
