@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/corral-farm/corral/nodes/device"
+	"github.com/corral-farm/corral/nodes/sim"
 )
 
 // Platform is the browser devices of a node: --web N of them (--sim-web N on corral up, the
@@ -92,7 +93,7 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 	var wg sync.WaitGroup
 	for i := range drivers {
 		wg.Go(func() {
-			o := Options{Serial: fmt.Sprintf("web-%02d", i+1), Profile: prof, Home: *s.home, Allow: allow, Proxy: proxy, Log: log}
+			o := Options{Serial: webSerial(i+1, len(drivers)), Profile: prof, Home: *s.home, Allow: allow, Proxy: proxy, Log: log}
 			if i >= s.floor() {
 				o.Lazy, o.Idle = true, *s.idle
 			}
@@ -127,3 +128,8 @@ func (s *setup) Attach(ctx context.Context, reg device.Registry, log *slog.Logge
 		closeProxy()
 	}, nil
 }
+
+// webSerial is the serial of the i-th (from 1) of count browsers: web-01 and on, padded to the
+// width of count as the simulated phones' (sim.Numbered), so that --web 120's sort in order
+// (web-011 before web-100).
+func webSerial(i, count int) string { return sim.Numbered("web", i, count) }
