@@ -75,7 +75,7 @@ func (n *newerSeen) warn(log *slog.Logger, source string, v int, msg string, arg
 	}
 	n.mu.Unlock()
 	if first {
-		log.Warn(msg, append(args, "version", v, "ours", WireVersion,
+		log.Warn(msg, append(args, "version", v, newerNoticeKey, WireVersion,
 			"hint", "written by a newer Corral: upgrade the gateway (and corral CLI) to the nodes' version")...)
 	}
 }
