@@ -91,7 +91,8 @@ func newNodeLife(last time.Time) *nodeLife {
 }
 
 // NewLiveness returns a tracker that calls onLost when a node is lost: from a goroutine of its
-// own, beside its checks, one loss at a time in the order they were found.
+// own, beside its checks, one loss at a time in the order they were found. onLost's writes
+// take handlerContext, which ends with Run's; Run returns once onLost has.
 func NewLiveness(lostAfter time.Duration, onLost func(node, boot string)) *Liveness {
 	if lostAfter <= 0 {
 		lostAfter = LostAfter
@@ -209,10 +210,12 @@ func (l *Liveness) Stopped(node string, at time.Time) bool {
 	return true
 }
 
-// Run checks for silent nodes until ctx ends.
+// Run checks for silent nodes until ctx ends, and returns once the loss handler it started,
+// if one runs, has returned too.
 func (l *Liveness) Run(ctx context.Context) {
 	t := time.NewTicker(checkEvery)
 	defer t.Stop()
+	defer l.verdicts.wait()
 	if l.link != nil {
 		_, l.reconnects = l.link()
 	}
@@ -237,6 +240,10 @@ func (l *Liveness) Run(ctx context.Context) {
 		}
 	}
 }
+
+// handlerContext is the context the loss handler's work runs within: Run's while it handles a
+// verdict Run found (it ends as Run's does), one that never ends when called otherwise.
+func (l *Liveness) handlerContext() context.Context { return l.verdicts.context() }
 
 // linked says whether this process's connection is up and its server answers, and restarts
 // every node's clock at now if it came back since the last check: the nodes beat to a server

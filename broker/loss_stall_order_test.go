@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -48,5 +50,50 @@ func TestLossHandlerHeldDoesNotHoldTheChecks(t *testing.T) {
 		}
 	case <-time.After(waitLong):
 		t.Fatal("n2's loss never handled after n1's")
+	}
+}
+
+// Run returns only once the loss handler it started has: a gateway stopping does not go on
+// writing a verdict into the connection it closes. The handler, held until its context ends,
+// is released by Run's end and still held a moment longer (finish), so a Run that did not wait
+// for it would return first.
+func TestRunReturnsAfterItsLossHandler(t *testing.T) {
+	handling, released, finish := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var ended atomic.Bool
+	var l *Liveness
+	l = NewLiveness(50*time.Millisecond, func(string, string) {
+		close(handling)
+		<-l.handlerContext().Done()
+		close(released)
+		<-finish
+		ended.Store(true)
+	})
+	ctx, stop := context.WithCancel(t.Context())
+	handlerEndedFirst := make(chan bool, 1)
+	go func() {
+		l.Run(ctx)
+		handlerEndedFirst <- ended.Load()
+	}()
+	l.Beat("n1", "boot-a", time.Now())
+	select {
+	case <-handling:
+	case <-time.After(waitLong):
+		t.Fatal("n1 never declared lost")
+	}
+
+	stop()
+	select {
+	case <-released:
+	case <-time.After(waitLong):
+		t.Fatal("the loss handler's context did not end with Run's")
+	}
+	close(finish)
+	select {
+	case first := <-handlerEndedFirst:
+		if !first {
+			t.Fatal("Run returned while its loss handler was still running")
+		}
+	case <-time.After(waitLong):
+		t.Fatal("Run did not return after its context ended and its loss handler returned")
 	}
 }

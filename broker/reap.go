@@ -36,7 +36,12 @@ func DeclaredLost(e DeviceEntry) bool {
 // may still be applied when it answers again, and the loss event, which is how the node hears
 // of it and shows its devices again, must not fail because an earlier write used up a
 // deadline they shared. The event goes out whatever became of the device writes.
+//
+// It runs within the liveness tracker's context (handlerContext; its signature is the one
+// NewLiveness takes): once this client stops, it writes no more, leaving the verdict to the
+// other reaping gateways and to the node, which learns of its loss when it is back.
 func (c *Client) nodeLost(node, boot string) {
+	ctx := c.live.handlerContext()
 	loss := lossID(node, boot, c.lastBeats.of(node)) // first: a beat of the node back changes it
 	reason := lostReason(node, c.live.lostAfter)
 	c.log.Warn("node lost", "node", node, "boot", boot)
@@ -54,12 +59,16 @@ func (c *Client) nodeLost(node, boot string) {
 	c.mu.RUnlock()
 	left := 0
 	for _, d := range mine {
+		if ctx.Err() != nil {
+			c.log.Info("loss verdict left unfinished: this gateway is stopping", "node", node)
+			return
+		}
 		e := d.DeviceEntry
 		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", time.Now()
 		b, _ := json.Marshal(e)
 		if c.live.back(node) {
 			left++
-		} else if err := reapWrite(func(ctx context.Context) error {
+		} else if err := reapWrite(ctx, func(ctx context.Context) error {
 			_, err := c.stores.Registry.Update(ctx, d.key, b, d.revision)
 			return err
 		}); errors.Is(err, context.DeadlineExceeded) {
@@ -72,14 +81,14 @@ func (c *Client) nodeLost(node, boot string) {
 			ev, id := LostDeviceEvent(e)
 			data, _ := json.Marshal(ev)
 			msg := &nats.Msg{Subject: fmt.Sprintf(EventDevT, node, Token(e.Serial), StateOffline), Data: data, Header: nats.Header{}}
-			if err := reapWrite(func(ctx context.Context) error {
+			if err := reapWrite(ctx, func(ctx context.Context) error {
 				_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(id))
 				return err
 			}); err != nil {
 				c.log.Warn("could not record a device going offline", "serial", e.Serial, "err", err)
 			}
 		}
-		if err := reapWrite(func(ctx context.Context) error { return c.stores.Leases.Delete(ctx, leaseKeyFor(d.key, e)) }); err != nil {
+		if err := reapWrite(ctx, func(ctx context.Context) error { return c.stores.Leases.Delete(ctx, leaseKeyFor(d.key, e)) }); err != nil {
 			c.log.Debug("lease delete", "serial", e.Serial, "err", err)
 		}
 	}
@@ -88,9 +97,13 @@ func (c *Client) nodeLost(node, boot string) {
 		// told by the event below, revokes them too.
 		c.log.Info("node back since it was declared lost: its devices' entries left as it wrote them", "node", node, "devices", left)
 	}
+	if ctx.Err() != nil {
+		c.log.Info("loss verdict left unfinished: this gateway is stopping", "node", node)
+		return
+	}
 	ev, _ := json.Marshal(Event{V: WireVersion, Kind: "node", Node: node, What: "lost", Reason: reason, At: time.Now()})
 	msg := &nats.Msg{Subject: fmt.Sprintf(EventNodeT, node, "lost"), Data: ev, Header: nats.Header{}}
-	if err := reapWrite(func(ctx context.Context) error {
+	if err := reapWrite(ctx, func(ctx context.Context) error {
 		_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(loss))
 		return err
 	}); err != nil {
@@ -103,9 +116,9 @@ func (c *Client) nodeLost(node, boot string) {
 // reapWait more), however many devices the node has.
 const reapWait = 5 * time.Second
 
-// reapWrite runs one write of a loss verdict with a deadline of its own.
-func reapWrite(write func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), reapWait)
+// reapWrite runs one write of a loss verdict with a deadline of its own, within ctx.
+func reapWrite(ctx context.Context, write func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, reapWait)
 	defer cancel()
 	return write(ctx)
 }
