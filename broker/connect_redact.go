@@ -17,24 +17,11 @@ import (
 
 // RedactURLs returns a comma-separated list of NATS URLs with their passwords (and tokens in
 // the user part) replaced, so that an error or a log line never carries a secret: URLs that do
-// not parse too.
-func RedactURLs(urls string) string {
-	parts := strings.Split(urls, ",")
-	for i, p := range parts {
-		parts[i] = secret.URL(p)
-	}
-	return strings.Join(parts, ",")
-}
+// not parse too. It is redact's URLs, which the embedded server's packages use too.
+func RedactURLs(urls string) string { return secret.URLs(urls) }
 
 // hasCredentials says whether a URL of urls carries a user part.
-func hasCredentials(urls string) bool {
-	for p := range strings.SplitSeq(urls, ",") {
-		if _, info, _, ok := secret.SplitUserinfo(p); ok && info != "" {
-			return true
-		}
-	}
-	return false
-}
+func hasCredentials(urls string) bool { return secret.HasUserinfo(urls) }
 
 // redactIn replaces, in text (an error's), each URL of urls that carries credentials, as
 // given and as %q quotes it, by the URL as RedactURLs shows it: from its user part on, so that

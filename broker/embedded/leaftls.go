@@ -12,6 +12,13 @@ import (
 // do, at the first failure and then about every leafErrorReportEvery, as a cut is said; the
 // server's own lines go to debug.
 
+// The server's words read here are nats-server's (v2.15, server/client.go), which a new
+// version may change (TestSiteAskingTLSOfAHubWithoutItSaysSo and
+// TestSiteDistrustingItsHubsCertificateSaysSoOnce then fail):
+//   - the notice closeConnection logs, Noticef("%s connection closed: %s") with the kind
+//     "Leafnode" and TLSHandshakeError's ClosedState text "TLS Handshake Failure" (monitor.go);
+//   - the error of the site's side, Errorf("TLS %s handshake error: %v%s") with typ "leafnode".
+
 // leafTLSClosed is the server's notice, at each failed attempt, that the handshake failed.
 const leafTLSClosed = "Leafnode connection closed: TLS Handshake Failure"
 

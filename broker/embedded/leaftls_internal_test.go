@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -30,9 +31,11 @@ func TestLeafTLSFailureSaidThenEveryMinute(t *testing.T) {
 		t.Fatalf("%v of failures said %d times, want once with the reason:\n%s", leafErrorReportEvery, n, out.String())
 	}
 	l.Noticef("127.0.0.1:7422 - lid:5 - Leafnode connection closed: TLS Handshake Failure") // the hub's side ended it
-	if n := said(); n != 2 || !strings.Contains(out.String(), "failures=60") || !strings.Contains(out.String(), "on the hub's side") {
-		t.Fatalf("the failure %v after the first said %d times in all, want twice, the second with failures=60 and no stale reason:\n%s",
-			leafErrorReportEvery, n, out.String())
+	// One failure a second since the first was said: leafErrorReportEvery's seconds.
+	failures := fmt.Sprintf("failures=%d", leafErrorReportEvery/time.Second)
+	if n := said(); n != 2 || !strings.Contains(out.String(), failures) || !strings.Contains(out.String(), "on the hub's side") {
+		t.Fatalf("the failure %v after the first said %d times in all, want twice, the second with %s and no stale reason:\n%s",
+			leafErrorReportEvery, n, failures, out.String())
 	}
 	if strings.Contains(out.String(), "lid:5") {
 		t.Fatalf("the server's own lines reached the info log:\n%s", out.String())

@@ -61,3 +61,106 @@ func TestSiteWithItsPasswordInTheHubURL(t *testing.T) {
 		t.Errorf("the site's log holds the password of its hub URL:\n%s", out.String())
 	}
 }
+
+// A token in the hub URL (nats-leaf://TOKEN@hub) is a secret as a whole: when the hub refuses
+// it, the site's ERROR names no user. It named the token as the refused "leaf user", and told
+// the operator to copy DATA/nats/TOKEN.json.
+func TestSiteWithATokenInTheHubURLNamesNoUser(t *testing.T) {
+	const token = "s3cret-leaf-token"
+	port := hubRefusingLeafUsers(t)
+	var out logtest.Buffer
+	site, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: "paris", Domain: "paris",
+		LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{fmt.Sprintf("nats-leaf://%s@127.0.0.1:%d", token, port)},
+			CredentialsFlag: "--hub", Local: broker.LeafLocal, ReconnectEvery: 20 * time.Millisecond}},
+		slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { site.Shutdown(); site.WaitForShutdown() })
+	deadline := time.Now().Add(10 * time.Second)
+	for len(linesWith(&out, "Authorization Violation")) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub did not refuse the site 3 times within 10s; its log:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if warned := out.Line("the hub URL carries credentials"); !strings.Contains(warned, "nats-leaf://"+redact.Mark+"@127.0.0.1") {
+		t.Errorf("the warning does not show the URL with its token hidden: %q", warned)
+	}
+	said := errorsOf(&out)
+	if strings.Count(said, "level=ERROR") != 1 || !strings.Contains(said, "the hub refused this site's leaf connection") {
+		t.Errorf("the refusal's ERROR is not the one for a site that gave no user, once:\n%s", said)
+	}
+	if strings.Contains(out.String(), token) {
+		t.Errorf("the site's log holds the token of its hub URL:\n%s", out.String())
+	}
+}
+
+// hubRefusingLeafUsers starts a hub whose only leaf user is leaf-paris, with a password no
+// site here gives, and returns its leaf port.
+func hubRefusingLeafUsers(t *testing.T) int {
+	t.Helper()
+	perms, err := broker.LeafPermissions("paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := &embedded.LeafListenOptions{Port: -1}
+	hub, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: "hub", LeafListen: listen,
+		Users: []embedded.User{{Name: "leaf-paris", Password: "the-hubs-pw", Permissions: embedded.Permissions(perms), Leaf: true}}},
+		slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Shutdown(); hub.WaitForShutdown() })
+	return listen.Port
+}
+
+// The start warns of a hub URL's credentials by where the URL came from: a command line
+// (--hub), which ps shows every user, or elsewhere (CORRAL_HUB, a config file's key), where it
+// said "on a command line" too. A token with a '?' in it, which url.Parse takes for the end of
+// the host (the URL then seemed to carry none), is warned of too; a URL without any is not.
+func TestHubURLCredentialsWarnedOfByWhereTheyCameFrom(t *testing.T) {
+	for _, c := range []struct {
+		url, from string
+		want      []string // the warning's words; none: no warning
+	}{
+		{"nats-leaf://leaf-paris:s3cret-pw@127.0.0.1:1", "--hub",
+			[]string{"on a command line (--hub) other users of this machine can read them (ps)", "leaf-paris:" + redact.Mark + "@127.0.0.1:1"}},
+		{"nats-leaf://s3cr?et-token@127.0.0.1:1", "--hub",
+			[]string{"on a command line (--hub)", "nats-leaf://" + redact.Mark + "@127.0.0.1:1"}},
+		{"nats-leaf://leaf-paris:s3cret-pw@127.0.0.1:1", "CORRAL_HUB",
+			[]string{"the hub URL from CORRAL_HUB carries credentials: a URL is no place for a secret", "give them in --hub-context",
+				"leaf-paris:" + redact.Mark + "@127.0.0.1:1"}},
+		{"nats-leaf://127.0.0.1:1", "", nil},
+	} {
+		var out logtest.Buffer
+		site, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: "paris", Domain: "paris",
+			LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{c.url}, CredentialsFlag: c.from, Local: broker.LeafLocal}},
+			slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelInfo})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		site.Shutdown()
+		site.WaitForShutdown()
+		warned := out.Line("carries credentials")
+		switch {
+		case c.want == nil && warned != "":
+			t.Errorf("%s: warned of credentials it has none of: %q", c.url, warned)
+		case c.want != nil && !strings.Contains(warned, "level=WARN"):
+			t.Errorf("%s from %s: no warning of its credentials:\n%s", c.url, c.from, out.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(warned, w) {
+				t.Errorf("%s from %s: the warning does not say %q: %q", c.url, c.from, w, warned)
+			}
+		}
+		if c.from != "--hub" && strings.Contains(warned, "(ps)") {
+			t.Errorf("%s from %s: the warning says a command line shows it: %q", c.url, c.from, warned)
+		}
+		// Only the warning: nats-server itself names the host it read out of the misread URL
+		// ("s3cr:7422") when it fails to reach it.
+		if strings.Contains(warned, "s3cr") {
+			t.Errorf("%s: the warning holds its secret: %q", c.url, warned)
+		}
+	}
+}

@@ -12,9 +12,13 @@ import (
 // serverLog passes the embedded server's log to Corral's (component=nats): its warnings,
 // errors and fatals at their levels, its notices at debug (and a site's refusals by its hub,
 // its failed TLS handshakes with it, or a hub's refusals of a site, which one line of Corral's
-// says instead: leafrefused.go, leaftls.go, leafrefused_hub.go). The server is given it with debug
-// and trace off, so it never sees protocol traces (a client's CONNECT carries its password).
-// It remembers the last error for a start that fails, and a fatal ends that start at once.
+// says instead: leafrefused.go, leaftls.go, leafrefused_hub.go). Those match nats-server's
+// words (v2.15, server/client.go), which a new version may change, and the leaf tests then
+// fail: a site's "Leafnode Error 'Authorization Violation'" (processErr), its TLS handshake's
+// notice and error (leaftls.go), a hub's "ADDR - lid:N - authentication error - User "NAME""
+// (ErrAuthentication). The server is given it with debug and trace off, so it never sees
+// protocol traces (a client's CONNECT carries its password). It remembers the last error for a
+// start that fails, and a fatal ends that start at once.
 type serverLog struct {
 	log *slog.Logger
 

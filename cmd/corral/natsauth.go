@@ -128,7 +128,7 @@ func checkNATSAuth(dir, natsURL, leafURL string, nodeIDs, siteFlags []string) ([
 	}
 	if len(sites) > 0 {
 		if u, err := url.Parse(leafURL); err != nil || u.Port() == "" {
-			errs = append(errs, fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT as the sites reach the hub", leafURL))
+			errs = append(errs, fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT or tls://HOST:PORT as the sites reach the hub", leafURL))
 		}
 	}
 	return sites, badValue(errors.Join(errs...))
@@ -154,7 +154,7 @@ const includeRule = "  (nats-server reads an include's path from its config's di
 func hubLeafConfig(conf, leafURL string) (string, error) {
 	u, err := url.Parse(leafURL)
 	if err != nil || u.Port() == "" {
-		return "", fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT as the sites reach the hub", leafURL)
+		return "", fmt.Errorf("--leaf-url %q: want nats-leaf://HOST:PORT or tls://HOST:PORT as the sites reach the hub", leafURL)
 	}
 	return conf + fmt.Sprintf("\n# Edge sites connect here, each as its leaf user above (docs/operations.md, Edge sites).\n"+
 		"leafnodes {\n  port: %s\n  # The address sites were given (a load balancer, a NAT), not this server's own.\n  no_advertise: true\n%s}\n",

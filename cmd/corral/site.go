@@ -16,6 +16,7 @@ import (
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/broker/embedded"
+	"github.com/corral-farm/corral/internal/redact"
 )
 
 // Edge sites (docs/operations.md, Edge sites): `corral up --site` and `corral node --site` run
@@ -26,10 +27,11 @@ import (
 // siteFlags make the embedded NATS an edge site's.
 type siteFlags struct {
 	name, hub, hubContext *string
+	of                    *flags // where --hub came from (hubSource)
 }
 
 func (f *flags) siteFlags() siteFlags {
-	return siteFlags{
+	return siteFlags{of: f,
 		name: f.String("site", "", "run the embedded NATS as edge site NAME: a JetStream domain of its own and a leaf node of the hub "+
 			"(--hub); the site serves its own callers while its uplink is down (docs/operations.md, Edge sites)"),
 		hub: f.commaList("hub", "", "with --site: the hub's leaf URL(s), comma-separated, e.g. nats-leaf://hub.example.com:7422 "+
@@ -65,10 +67,24 @@ func (s siteFlags) remote() (*embedded.LeafRemoteOptions, error) {
 		return nil, badValue(fmt.Errorf("--site %s: name the hub: --hub nats-leaf://HUB:7422, or --hub-context FILE with its url", *s.name))
 	}
 	r.URLs = splitList(hub)
-	if *s.hub != "" && broker.RedactURLs(*s.hub) != *s.hub {
-		r.CredentialsFlag = "--hub" // the start warns: other users of the machine read a command line
+	if redact.HasUserinfo(*s.hub) {
+		r.CredentialsFlag = s.hubSource() // the start warns, naming it: --hub, CORRAL_HUB, the config file's key
 	}
 	return r, nil
+}
+
+// hubSource names where --hub's value came from, as natsFlags.urlSource does --nats-url's:
+// "--hub" for the command line, which other users of the machine read (ps), else CORRAL_HUB
+// or the config file's key, which the warning must name instead.
+func (s siteFlags) hubSource() string {
+	if s.of == nil || s.of.onCommandLine["hub"] {
+		return "--hub"
+	}
+	src := s.of.sources["hub"]
+	if env, _, ok := strings.Cut(src, "="); ok && strings.HasPrefix(src, "CORRAL_") {
+		return env // its value, password hidden, is the warning's url
+	}
+	return cmp.Or(src, "--hub")
 }
 
 // leafListenFlag adds corral up's --leaf-listen. A hub's leaf users are made from --sites as

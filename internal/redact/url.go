@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
 )
@@ -50,4 +51,39 @@ func URL(u string) string {
 		return before + Userinfo(info) + after
 	}
 	return u
+}
+
+// URLs is a comma-separated list of URLs (NATS's server list, as nats.go splits it) with each
+// shown by URL: an error or a log line never carries a secret, of URLs that do not parse too.
+func URLs(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		parts[i] = URL(p)
+	}
+	return strings.Join(parts, ",")
+}
+
+// HasUserinfo says whether a URL of a comma-separated list carries a user part (user:password@,
+// token@): what URLs hides, found the same way.
+func HasUserinfo(urls string) bool {
+	for p := range strings.SplitSeq(urls, ",") {
+		if _, info, _, ok := SplitUserinfo(p); ok && info != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// UserOfPair is the user of a user part that pairs it with a password (user:password), ""
+// for a lone token, which is a secret as a whole. Percent escapes are read as url.Parse reads
+// them; a user whose escapes do not read is shown as written.
+func UserOfPair(info string) string {
+	user, _, ok := strings.Cut(info, ":")
+	if !ok {
+		return ""
+	}
+	if u, err := url.PathUnescape(user); err == nil {
+		return u
+	}
+	return user
 }
