@@ -120,7 +120,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		deviceQueue: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_queue_depth",
 			Help: "Tasks and lease requests waiting in a device's queue."}, []string{"node", "serial"}),
 		deviceGauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "corral_device_reading",
-			Help: "What a device's driver measures of itself, by name (an arm rig: calibration_error_mm, calibration_residual_p95_mm, gestures, alarm; an iPhone: wda_up, wda_restarts; a browser: memory_mib), as of the device joining the node, its last task or halt (not between: an iPhone's state is current in corral_device_state)."},
+			Help: "What a device's driver measures of itself, by name (an arm rig: calibration_error_mm, calibration_residual_p95_mm, gestures, alarm; an iPhone: wda_up, wda_restarts; a browser: memory_mib), as of its last task, health report (an iPhone's supervisor probes every 2 s) or halt."},
 			[]string{"node", "serial", "name"}),
 	}
 	reg.MustRegister(m.leases, m.leaseEvents, m.leaseWait, m.queueDepth, m.queueWait, m.queueFulls, m.tasks, m.taskTime, m.restarts, m.heartbeats,

@@ -221,6 +221,7 @@ func (n *Node) AddDriver(d device.Driver) {
 	n.system.Root.Send(n.sched, actors.AddDevice{Device: bd})
 	if h, ok := d.(device.HealthReporter); ok {
 		h.ReportHealth(func(err error) {
+			bd.exportGauges() // what the driver measures changes with its health too, between tasks
 			n.system.Root.Send(n.sched, actors.SetHealth{Serial: serial, Err: n.bounds.reason(serial, err)})
 		})
 	}
