@@ -29,6 +29,10 @@ type PendingStart struct {
 	// EndLost ends the task as its node's loss: refused node_lost if its driver has not got it
 	// yet, lost if it has. Safe from any goroutine; the first end of a task is the one kept.
 	EndLost func()
+	// Started is closed as the task's driver gets it: its start is pending no more, and a
+	// verdict heard since ends it only by the usual loss path (the revoke of its lease), as
+	// any running task.
+	Started <-chan struct{}
 }
 
 // PendingStartOf returns the pending start that ctx, the context of a question to a task's
@@ -38,15 +42,17 @@ func PendingStartOf(ctx context.Context) (PendingStart, bool) {
 	return p, ok
 }
 
-// withPendingStart has the question listens asks before t runs carry t's pending start. Only
-// such a question pays for it: a task that is not asked gets nothing.
-func (s *Scheduler) withPendingStart(t *task, listens func(context.Context, broker.TaskRequest) bool) func(context.Context, broker.TaskRequest) bool {
+// withPendingStart has the question listens asks before t runs carry t's pending start, and
+// returns with it the call that ends it as the driver gets t. Only such a question pays for it:
+// a task that is not asked gets nothing.
+func (s *Scheduler) withPendingStart(t *task, listens func(context.Context, broker.TaskRequest) bool) (func(context.Context, broker.TaskRequest) bool, func()) {
 	node, tool, serial, end := s.cfg.Node, t.req.Tool, t.req.Serial, t.cancel
-	p := PendingStart{Given: t.started, EndLost: func() {
+	started := make(chan struct{})
+	p := PendingStart{Given: t.started, Started: started, EndLost: func() {
 		end(&cause{outcome: broker.OutcomeLost, code: broker.CodeNodeLost, msg: fmt.Sprintf(
 			"node %s was declared lost by the farm as %s ran on %s; what it did to the device is unknown: peek before going on", node, tool, serial)})
 	}}
 	return func(ctx context.Context, req broker.TaskRequest) bool {
 		return listens(context.WithValue(ctx, pendingStartKey{}, p), req)
-	}
+	}, func() { close(started) }
 }

@@ -44,6 +44,9 @@ type (
 		progress func(broker.Progress)
 		// listening, set for a task that waited in the queue, is asked first (caller_gone.go).
 		listening func(context.Context, broker.TaskRequest) bool
+		// started, set with listening, is called as the driver gets the task: its start is no
+		// longer pending (PendingStart.Started).
+		started func()
 	}
 	// workDone is sent by the worker goroutine when Execute returns or panics. Its result went
 	// to the scheduler (run); a panic has none.
@@ -216,6 +219,9 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 			}
 		}
 		unstarted = false
+		if m.started != nil {
+			m.started()
+		}
 		result = dev.Execute(m.ctx, m.req, m.progress)
 	}
 	select {

@@ -513,7 +513,8 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	sl.running = t
 	// The device gets its task before the bookkeeping, which the other core may overlap with
 	// the worker (what the worker reports waits in the mailbox until this message is done).
-	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress, listening: s.askCaller(t)})
+	listening, started := s.askCaller(t)
+	s.root.Send(sl.pid, runTask{id: t.req.ID, req: t.req, ctx: ctx, progress: t.progress, listening: listening, started: started})
 	s.watchCallers(t)
 	s.cfg.Metrics.queueWait.Observe(now.Sub(t.submitted).Seconds())
 	s.show(sl)

@@ -173,7 +173,7 @@ func (s *silence) heardLost() {
 	s.lossMu.Lock()
 	s.losses++
 	s.lostAt = s.now()
-	for _, endLost := range s.starting { // before their drivers get them, or as they run
+	for _, endLost := range s.starting { // before their drivers get them: a running task is no longer held
 		endLost()
 	}
 	s.lossMu.Unlock()

@@ -10,7 +10,7 @@ import (
 // heard of its loss: its caller was most likely told so. The question alone cannot see to it:
 // the loss may come after the caller said it still waits and before the driver gets the task,
 // and a repeated verdict (a second gateway's, on a loss the node answered already) revokes
-// nothing that would end it. So from its question until it ends, the task's start is held
+// nothing that would end it. So from its question until its driver gets it, the task's start is held
 // here, and every loss the node hears ends it at once (heardLost): the device's worker reads
 // the task's context just before its driver gets it, so the start and the loss are ordered,
 // and a task the loss came first to runs nothing and says node_lost. A loss heard since the
@@ -34,9 +34,22 @@ func (s *silence) holdStart(ctx context.Context) {
 	id := s.nextStart
 	s.nextStart++
 	s.starting[id] = p.EndLost
-	context.AfterFunc(ctx, func() {
+	// Held until the driver gets the task (then it runs, and a verdict ends it only by the
+	// revoke of its lease, as any running task: a repeated one, which revokes nothing, leaves
+	// it), or until it ends unstarted.
+	release := func() {
 		s.lossMu.Lock()
 		delete(s.starting, id)
 		s.lossMu.Unlock()
-	})
+	}
+	stop := context.AfterFunc(ctx, release)
+	go func() {
+		select {
+		case <-p.Started:
+			if stop() {
+				release()
+			}
+		case <-ctx.Done():
+		}
+	}()
 }
