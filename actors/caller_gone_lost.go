@@ -16,7 +16,7 @@ import (
 // and a revoke comes a moment after the node hears of the loss: the driver may get the task in
 // between. So the question's context carries the task's pending start (PendingStartOf): when
 // the scheduler gave it to its device, and how to end it as the loss. The node ends it as it
-// hears of a loss, from the question until the task ends; the device's worker reads the context
+// hears of a loss, from the question until its driver gets it; the device's worker reads the context
 // just before its driver gets the task, so a loss heard before that point runs nothing.
 
 type pendingStartKey struct{}
