@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/corral-farm/corral/internal/redact"
 )
 
 // An edge site runs its own server as a leaf node of a hub: its JetStream domain keeps the
@@ -82,7 +84,13 @@ func leafOptions(so *server.Options, opts Options) error {
 		for _, raw := range r.URLs {
 			u, err := url.Parse(strings.TrimSpace(raw))
 			if err != nil || u.Host == "" {
-				return fmt.Errorf("leaf remote: hub URL %q: want nats-leaf://HOST:PORT", raw)
+				return fmt.Errorf("leaf remote: hub URL %q: want nats-leaf://HOST:PORT or tls://HOST:PORT", redact.URL(raw))
+			}
+			if u.User == nil && redact.HasUserinfo(raw) {
+				// A ? # or / in the user part ends the host there: NATS would dial a piece of
+				// the secret as the hub's name, and log it.
+				return fmt.Errorf("leaf remote: hub URL %q: its user part holds a character that ends a URL's host (? # /): "+
+					"percent-encode it (%%3F %%23 %%2F), or give the user and password with --hub-context", redact.URL(raw))
 			}
 			if r.User != "" {
 				u.User = url.UserPassword(r.User, r.Password)

@@ -95,6 +95,10 @@ func TestLeafOptionsRefused(t *testing.T) {
 		{embedded.Options{Domain: "pa.ris"}, "JetStream domain"},
 		{embedded.Options{Domain: "paris", LeafRemote: &embedded.LeafRemoteOptions{}}, "no hub URL"},
 		{embedded.Options{Domain: "paris", LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{"hub:7422"}}}, "want nats-leaf://HOST:PORT"},
+		// A secret the URL cannot hold: ? ends the host (NATS would dial "s3cr" and log it), and
+		// a password that does not parse. Neither is quoted back.
+		{embedded.Options{Domain: "paris", LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{"nats-leaf://s3cr?et-token@127.0.0.1:7422"}}}, "percent-encode it"},
+		{embedded.Options{Domain: "paris", LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{"nats-leaf://leaf:pa%zzword@127.0.0.1:7422"}}}, "want nats-leaf://HOST:PORT or tls://HOST:PORT"},
 	} {
 		c.opts.Port, c.opts.StoreDir = -1, t.TempDir()
 		ns, err := embedded.Start(c.opts, log)
@@ -103,6 +107,8 @@ func TestLeafOptionsRefused(t *testing.T) {
 			t.Errorf("%+v started", c.opts)
 		} else if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want it to say %q", c.opts, err, c.want)
+		} else if strings.Contains(err.Error(), "et-token") || strings.Contains(err.Error(), "zzword") {
+			t.Errorf("the refusal quotes the secret: %v", err)
 		}
 	}
 }
