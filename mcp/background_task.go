@@ -18,19 +18,28 @@ import (
 // the phone-agent seed's agent, and to its end whatever becomes of its caller. asked is the lease
 // handle the caller gave (a group's, when task.Lease is its member's).
 func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, spec tools.Tool, dev broker.DeviceEntry, task broker.TaskRequest, asked string) *mcpgo.CallToolResult {
+	return g.sendBackground(ctx, req, spec, dev, task, asked, false)
+}
+
+// sendBackground is runBackground; firstEnded says the device's node answered that the agent
+// task this gateway still knows running there has ended (askedAgain): task goes as asked.
+func (g *Gateway) sendBackground(ctx context.Context, req mcpgo.CallToolRequest, spec tools.Tool, dev broker.DeviceEntry, task broker.TaskRequest, asked string, firstEnded bool) *mcpgo.CallToolResult {
 	var a backgroundArgs
 	_ = json.Unmarshal(task.Args, &a)
 	run := agentRun{id: task.ID, serial: dev.Serial, tool: task.Tool, who: latestOf(ctx), holder: holderFrom(ctx), started: time.Now(),
 		goal: a.Goal, progress: newAgentProgress()}
 	other, reserved := g.agents.reserve(run)
-	if !reserved {
+	asAsked := task
+	if !reserved && !firstEnded {
 		if !startedOn(g.farm, dev.Serial, other.id) { // on its way: its node could not tell
 			return g.refuse(ctx, broker.CodeBusy, alreadyRunning(dev.Serial, other.tool, other.id, other.started))
 		}
 		// Its node refuses this one, as it does another gateway's, and counts and records the
 		// refusal (corral_tasks_total{outcome="refused"}): without a lease or a wait it cannot
-		// queue behind the running task. Had that one just ended, this one runs, untracked here
-		// as another gateway's would be.
+		// queue behind the running task (under its holder's lease it would). Had that one just
+		// ended, this one runs, untracked here as another gateway's would be; or, the device
+		// being leased, it is refused busy: the holder's own is then sent again under its
+		// lease (askedAgain).
 		task.Lease, task.WaitMS = "", 0
 	}
 	done, errRes := g.admitCall(ctx, dev.Serial, task.Lease)
@@ -53,6 +62,9 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 	if !waits(task.Args) {
 		res, ended, err := g.startDetached(ctx, task, run, answered)
 		if ended { // refused at once (no model): as the waiting form is
+			if again, ok := askedAgain(asAsked, task, res, err); ok {
+				return g.sendBackground(ctx, req, spec, dev, again, asked, true)
+			}
 			return g.backgroundAnswer(ctx, dev, task, asked, res, err)
 		}
 		b, err := json.Marshal(tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
@@ -64,7 +76,26 @@ func (g *Gateway) runBackground(ctx context.Context, req mcpgo.CallToolRequest, 
 		return structuredJSON(ctx, b)
 	}
 	res, err := g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
+	if again, ok := askedAgain(asAsked, task, res, err); ok {
+		return g.sendBackground(ctx, req, spec, dev, again, asked, true)
+	}
 	return g.backgroundAnswer(ctx, dev, task, asked, res, err)
+}
+
+// askedAgain is the task its caller asked for, under a new id (the node keeps a record of the
+// refused one), when it was sent without the lease its caller gave, the gateway still knowing
+// the device's first agent task running, and its node refused it busy with no agent task
+// running: the first ended meanwhile and the device is leased, to the caller as a rule, whose
+// own task, sent without its lease, the node refuses naming the caller as holder. Sent under
+// the lease, it runs, or waits behind its holder's running task as the holder's tasks do, or
+// is refused as any call with a lease not the device's. That refusal without the lease stays
+// in the node's count of refused tasks.
+func askedAgain(asked, sent broker.TaskRequest, res broker.TaskResult, err error) (broker.TaskRequest, bool) {
+	if asked.Lease == "" || sent.Lease != "" || err != nil || res.Code != broker.CodeBusy || refusedAsRunning(res) {
+		return broker.TaskRequest{}, false
+	}
+	asked.ID = broker.NewTaskID()
+	return asked, true
 }
 
 // backgroundAnswer is the caller's answer when a background task's node answered.
