@@ -14,10 +14,7 @@ func checkPrincipalTag(tag string) error {
 		return fmt.Errorf("tags: an empty tag; each tag must be 1 to %d bytes long", maxTagLen)
 	}
 	if len(tag) > maxTagLen {
-		shown := tag
-		if len(shown) > shownTagLen {
-			shown = shown[:shownTagLen] + "…"
-		}
+		shown := cutString(tag, shownTagLen+len("…")) // on a character boundary: %q of half a character is \x escapes
 		return fmt.Errorf("tags: tag %q is %d bytes long; each tag must be 1 to %d bytes long, as device tags are "+
 			"(no device could carry it, so it would match none)", shown, len(tag), maxTagLen)
 	}

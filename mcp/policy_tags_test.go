@@ -31,6 +31,13 @@ func TestPolicyRefusesAPrincipalTagLongerThanADeviceTag(t *testing.T) {
 	assert.ErrorContains(t, err, `tag "`+huge[:shownTagLen]+`…" is 10000 bytes long`)
 	assert.Less(t, len(err.Error()), 400, "the error quotes the whole tag")
 
+	// Cut within a character, the quote would end in \xc3 rather than a character.
+	accented := "x" + strings.Repeat("é", 100) // byte 80 is the middle of an é
+	_, err = ParsePolicy([]byte("principals:\n  - name: a\n    token: "+secret+"\n    tags: ["+accented+"]"), t.TempDir())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, `tag "x`+strings.Repeat("é", 39)+`…" is 201 bytes long`)
+	assert.NotContains(t, err.Error(), `\x`, "the quote cuts a character in half")
+
 	_, err = ParsePolicy([]byte("principals:\n  - name: a\n    token: "+secret+"\n    tags: [\"\"]"), t.TempDir())
 	assert.ErrorContains(t, err, `principal "a": tags: an empty tag`)
 }
