@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -23,15 +25,26 @@ const (
 	connectPause = 150 * time.Millisecond
 )
 
-// connect connects to NATS as o says, trying again after a timeout or a refusal.
-func connect(o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
+// connect connects to NATS as o says, trying again after a timeout or a refusal until ctx
+// ends: Ctrl-C between tries ends it at once, with ctx's error (a try under way runs out
+// its connect timeout first: broker.Connect takes no context).
+func connect(ctx context.Context, o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	for try := 1; ; try++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("connecting to NATS: %w", err) // not its URL: it may carry credentials
+		}
 		nc, err := broker.Connect(o, log)
 		if err == nil || try == connectTries || !transientConnectError(err) {
 			return nc, err
 		}
 		log.Info("NATS connect failed, trying again", "try", try, "of", connectTries, "err", err)
-		time.Sleep(time.Duration(try) * connectPause)
+		pause := time.NewTimer(time.Duration(try) * connectPause)
+		select {
+		case <-pause.C:
+		case <-ctx.Done():
+			pause.Stop()
+			return nil, fmt.Errorf("connecting to NATS: stopped before try %d of %d: %w", try+1, connectTries, ctx.Err())
+		}
 	}
 }
 

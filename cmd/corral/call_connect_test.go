@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,4 +94,50 @@ func TestTransientConnectErrors(t *testing.T) {
 	_, denied := broker.Connect(broker.ConnectOptions{URL: "nats://admin:wrong@" + ns.Addr().String()}, log)
 	require.Error(t, denied)
 	assert.False(t, transientConnectError(denied), "%v", denied)
+}
+
+// cancelOnRecord is a slog handler that calls cancel at the first record whose message is msg.
+type cancelOnRecord struct {
+	msg    string
+	cancel context.CancelFunc
+	at     chan time.Time // when it cancelled
+}
+
+func (h cancelOnRecord) Enabled(context.Context, slog.Level) bool { return true }
+func (h cancelOnRecord) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h cancelOnRecord) WithGroup(string) slog.Handler            { return h }
+func (h cancelOnRecord) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		select {
+		case h.at <- time.Now():
+			h.cancel()
+		default:
+		}
+	}
+	return nil
+}
+
+// Ctrl-C while a command waits to connect again ends the wait at once, with the context's
+// error, and starts no further try: corral call slept between tries, ignoring it.
+func TestConnectStopsBetweenTriesWhenCancelled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := ln.Addr().String() // nothing listens: refused, a transient error tried again
+	require.NoError(t, ln.Close())
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	h := cancelOnRecord{msg: "NATS connect failed, trying again", cancel: cancel, at: make(chan time.Time, 1)}
+	nc, err := connect(ctx, broker.ConnectOptions{URL: "nats://" + closed}, slog.New(h))
+	returned := time.Now()
+	require.Nil(t, nc)
+	require.ErrorIs(t, err, context.Canceled, "the error of a connect cancelled between tries")
+	assert.Contains(t, err.Error(), "stopped before try 2 of 3")
+	select {
+	case cancelled := <-h.at:
+		// The pause is connectPause at least: a connect that waited it out did not stop at once.
+		assert.Less(t, returned.Sub(cancelled), connectPause, "connect returned only after its pause")
+	default:
+		t.Fatal("the first try was not said to have failed: the context was never cancelled")
+	}
 }

@@ -29,7 +29,7 @@ func cliConnect(ctx context.Context, n natsFlags, log *slog.Logger) (*nats.Conn,
 	if r, ok := ctx.Value(refusalsKey{}).(*broker.Refusals); ok {
 		o.Refusals = r
 	}
-	return connect(o, log)
+	return connect(ctx, o, log)
 }
 
 // localAdminContext is the admin's natscli context that corral up writes into its default

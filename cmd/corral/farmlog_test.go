@@ -19,7 +19,7 @@ import (
 // … boot="" in the user's terminal. With --log-level debug it still does.
 func TestCommandFarmClientKeepsFarmNewsOutOfTheTerminal(t *testing.T) {
 	f := farmtest.Start(t, farmtest.Options{Nodes: 2, PhonesPerNode: 1, Quiet: true})
-	nc, err := connect(f.Connect("", "corral-cli"), slog.New(slog.DiscardHandler))
+	nc, err := connect(t.Context(), f.Connect("", "corral-cli"), slog.New(slog.DiscardHandler))
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	stores, err := broker.EnsureStores(t.Context(), nc, broker.StoreOptions{CreateOnly: true})

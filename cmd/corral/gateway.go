@@ -28,7 +28,7 @@ func runGateway(ctx context.Context, args []string) error {
 	if err := applyReplicas(ctx, nf, *replicas, retention, log); err != nil {
 		return err
 	}
-	nc, err := connect(nf.connectOptions("corral-gateway"), log)
+	nc, err := connect(ctx, nf.connectOptions("corral-gateway"), log)
 	if err != nil {
 		return err
 	}

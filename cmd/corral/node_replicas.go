@@ -32,7 +32,7 @@ func createNodeStores(ctx context.Context, n natsFlags, o broker.StoreOptions, l
 	if err := checkReplicas(o.Replicas); err != nil {
 		return err
 	}
-	nc, err := connect(n.connectOptions("corral-stores"), log)
+	nc, err := connect(ctx, n.connectOptions("corral-stores"), log)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ func applyReplicas(ctx context.Context, n natsFlags, replicas int, o broker.Stor
 	if err := checkReplicas(replicas); err != nil {
 		return err
 	}
-	nc, err := connect(n.connectOptions("corral-stores"), log)
+	nc, err := connect(ctx, n.connectOptions("corral-stores"), log)
 	if err != nil {
 		return err
 	}
