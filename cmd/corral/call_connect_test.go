@@ -129,15 +129,14 @@ func TestConnectStopsBetweenTriesWhenCancelled(t *testing.T) {
 	defer cancel()
 	h := cancelOnRecord{msg: "NATS connect failed, trying again", cancel: cancel, at: make(chan time.Time, 1)}
 	nc, err := connect(ctx, broker.ConnectOptions{URL: "nats://" + closed}, slog.New(h))
-	returned := time.Now()
 	require.Nil(t, nc)
-	require.ErrorIs(t, err, context.Canceled, "the error of a connect cancelled between tries")
-	assert.Contains(t, err.Error(), "stopped before try 2 of 3")
 	select {
-	case cancelled := <-h.at:
-		// The pause is connectPause at least: a connect that waited it out did not stop at once.
-		assert.Less(t, returned.Sub(cancelled), connectPause, "connect returned only after its pause")
+	case <-h.at:
 	default:
 		t.Fatal("the first try was not said to have failed: the context was never cancelled")
 	}
+	require.ErrorIs(t, err, context.Canceled, "the error of a connect cancelled between tries")
+	// Said only by the pause's select on ctx: a pause that waited its time out would reach the
+	// next try's check of ctx, which says "connecting to NATS: context canceled" alone.
+	assert.Contains(t, err.Error(), "stopped before try 2 of 3")
 }
