@@ -23,6 +23,9 @@ type ConnectOptions struct {
 	// URLSource names where URL came from when not the command line's --nats-url (e.g.
 	// CORRAL_NATS_URL), for the warning of credentials in it.
 	URLSource string
+	// URLWarned says the credentials in the URL were warned of already (a command's first
+	// connect try): its tries again do not repeat it.
+	URLWarned bool
 	// Name labels the connection (shown by `nats server report connections`).
 	Name string
 	// Context is a natscli context file (.json); it fills what the other fields leave empty.
@@ -105,7 +108,9 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnURLCredentials(o, r.URL, log)
+	if !o.URLWarned {
+		warnURLCredentials(o, r.URL, log)
+	}
 	o = r
 	opts, err := o.NATSOptions()
 	if err != nil {

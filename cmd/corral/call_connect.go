@@ -37,6 +37,7 @@ func connect(ctx context.Context, o broker.ConnectOptions, log *slog.Logger) (*n
 		if err == nil || try == connectTries || !transientConnectError(err) {
 			return nc, err
 		}
+		o.URLWarned = true // once per command
 		log.Info("NATS connect failed, trying again", "try", try, "of", connectTries, "err", err)
 		pause := time.NewTimer(time.Duration(try) * connectPause)
 		select {
