@@ -7,7 +7,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
@@ -29,17 +28,7 @@ func (p realPhone) Info() device.Info {
 // startNodeWithDrivers starts node id, on a NATS connection of its own, with drivers.
 func (r *restartRig) startNodeWithDrivers(id string, drivers ...device.Driver) *nodes.Node {
 	r.t.Helper()
-	nc, err := broker.Connect(broker.ConnectOptions{URL: r.url, Name: "node-" + id}, r.log)
-	require.NoError(r.t, err)
-	stores, err := broker.EnsureStores(r.ctx, nc, broker.StoreOptions{})
-	require.NoError(r.t, err)
-	n, err := nodes.Start(r.ctx, nodes.Config{ID: id, NC: nc, Stores: stores, Metrics: r.metrics, Log: r.log})
-	require.NoError(r.t, err)
-	r.t.Cleanup(n.Stop)
-	for _, d := range drivers {
-		n.AddDriver(d)
-	}
-	return n
+	return r.startTaggedNode(id, nil, drivers...)
 }
 
 // A restarted node removes from the registry its simulated devices (tag sim) that it no longer
