@@ -33,7 +33,13 @@ func (s *silence) holdStart(ctx context.Context) {
 	}
 	id := s.nextStart
 	s.nextStart++
-	s.starting[id] = p.EndLost
+	s.starting[id] = func() {
+		select {
+		case <-p.Started: // its driver has it, the release below not yet run: it runs on
+		default:
+			p.EndLost()
+		}
+	}
 	// Held until the driver gets the task (then it runs, and a verdict ends it only by the
 	// revoke of its lease, as any running task: a repeated one, which revokes nothing, leaves
 	// it), or until it ends unstarted.
