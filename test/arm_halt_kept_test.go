@@ -1,6 +1,7 @@
 package test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -95,8 +96,13 @@ func waitDeviceState(t *testing.T, f *farmtest.Farm, serial, state, what string)
 // with why.
 func refusedHalted(t *testing.T, f *farmtest.Farm, c *client.Client, serial, why string) {
 	t.Helper()
-	d, _ := f.Gateway().Client.Device(serial)
-	require.Contains(t, d.Reason, "arm_recover")
+	// A rig its node serves again is unhealthy "starting" until its first health check says
+	// it is halted.
+	var d broker.DeviceEntry
+	farmtest.Eventually(t, 20*time.Second, func() bool {
+		d, _ = f.Gateway().Client.Device(serial)
+		return strings.Contains(d.Reason, "arm_recover")
+	}, "the rig's reason says arm_recover (last: %q)", &d.Reason)
 	require.Contains(t, d.Reason, why)
 	res := farmtest.Call(t, c, "tap", args("serial", serial, "bbox", []float64{0.4, 0.4, 0.5, 0.5}))
 	require.True(t, res.IsError, "a halted rig tapped: %s", farmtest.Text(res))
