@@ -18,23 +18,7 @@ import (
 // the user the URL gave: it said no user was given.
 func TestSiteWithItsPasswordInTheHubURL(t *testing.T) {
 	const password = "old-s3cret-pw"
-	port := hubRefusingLeafUsers(t)
-	var out logtest.Buffer
-	site, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: "paris", Domain: "paris",
-		LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{fmt.Sprintf("nats-leaf://leaf-paris:%s@127.0.0.1:%d", password, port)},
-			CredentialsFlag: "--hub", Local: broker.LeafLocal, ReconnectEvery: 20 * time.Millisecond}},
-		slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { site.Shutdown(); site.WaitForShutdown() })
-	deadline := time.Now().Add(10 * time.Second)
-	for len(linesWith(&out, "Authorization Violation")) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub did not refuse the site 3 times within 10s; its log:\n%s", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	out := siteRefusedThrice(t, "leaf-paris:"+password)
 
 	warned := out.Line("the hub URL carries credentials")
 	for _, want := range []string{"level=WARN", "on a command line (--hub)", "give them in --hub-context", "leaf-paris:" + redact.Mark + "@127.0.0.1"} {
@@ -42,7 +26,7 @@ func TestSiteWithItsPasswordInTheHubURL(t *testing.T) {
 			t.Errorf("the warning does not say %q: %q", want, warned)
 		}
 	}
-	said := errorsOf(&out)
+	said := errorsOf(out)
 	if strings.Count(said, "level=ERROR") != 1 || !strings.Contains(said, "refused this site's leaf user leaf-paris, given in the hub URL") {
 		t.Errorf("the refusal's ERROR does not name the URL's user, once:\n%s", said)
 	}
@@ -56,33 +40,42 @@ func TestSiteWithItsPasswordInTheHubURL(t *testing.T) {
 // the operator to copy DATA/nats/TOKEN.json.
 func TestSiteWithATokenInTheHubURLNamesNoUser(t *testing.T) {
 	const token = "s3cret-leaf-token"
-	port := hubRefusingLeafUsers(t)
-	var out logtest.Buffer
-	site, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: "paris", Domain: "paris",
-		LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{fmt.Sprintf("nats-leaf://%s@127.0.0.1:%d", token, port)},
-			CredentialsFlag: "--hub", Local: broker.LeafLocal, ReconnectEvery: 20 * time.Millisecond}},
-		slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { site.Shutdown(); site.WaitForShutdown() })
-	deadline := time.Now().Add(10 * time.Second)
-	for len(linesWith(&out, "Authorization Violation")) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub did not refuse the site 3 times within 10s; its log:\n%s", out.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	out := siteRefusedThrice(t, token)
 	if warned := out.Line("the hub URL carries credentials"); !strings.Contains(warned, "nats-leaf://"+redact.Mark+"@127.0.0.1") {
 		t.Errorf("the warning does not show the URL with its token hidden: %q", warned)
 	}
-	said := errorsOf(&out)
+	said := errorsOf(out)
 	if strings.Count(said, "level=ERROR") != 1 || !strings.Contains(said, "the hub refused this site's leaf connection") {
 		t.Errorf("the refusal's ERROR is not the one for a site that gave no user, once:\n%s", said)
 	}
 	if strings.Contains(out.String(), token) {
 		t.Errorf("the site's log holds the token of its hub URL:\n%s", out.String())
 	}
+}
+
+// siteRefusedThrice starts site paris with userinfo (user:password, or a token) in its --hub
+// URL, against a hub that refuses it, and returns the site's log once the hub refused it three
+// times.
+func siteRefusedThrice(t *testing.T, userinfo string) *logtest.Buffer {
+	t.Helper()
+	port := hubRefusingLeafUsers(t)
+	out := &logtest.Buffer{}
+	site, err := embedded.Start(embedded.Options{Port: -1, StoreDir: t.TempDir(), Name: "paris", Domain: "paris",
+		LeafRemote: &embedded.LeafRemoteOptions{URLs: []string{fmt.Sprintf("nats-leaf://%s@127.0.0.1:%d", userinfo, port)},
+			CredentialsFlag: "--hub", Local: broker.LeafLocal, ReconnectEvery: 20 * time.Millisecond}},
+		slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { site.Shutdown(); site.WaitForShutdown() })
+	deadline := time.Now().Add(10 * time.Second)
+	for len(linesWith(out, "Authorization Violation")) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub did not refuse the site 3 times within 10s; its log:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return out
 }
 
 // hubRefusingLeafUsers starts a hub whose only leaf user is leaf-paris, with a password no
