@@ -5,8 +5,10 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,13 +17,48 @@ import (
 	"github.com/corral-farm/corral/internal/farmtest"
 )
 
-// jsRequests is how many JetStream API requests ns has answered: a command's round trips to
-// JetStream are the difference across it.
-func jsRequests(t *testing.T, ns *server.Server) uint64 {
+// jsRequests counts the JetStream API requests whose replies go to a NATS user's inbox: a
+// command's round trips to JetStream, apart from the farm's own, which the server's total
+// also counts (a gateway's and nodes' requests while the command ran made it flaky).
+type jsRequests struct {
+	t   *testing.T
+	nc  *nats.Conn
+	sub *nats.Subscription
+}
+
+// observer is the NATS user jsRequests connects as: it may watch the JetStream API.
+var observer = embedded.User{Name: "observer", Password: "pw",
+	Permissions: embedded.Permissions{SubscribeAllow: []string{"$JS.API.>"}, PublishDeny: []string{">"}}}
+
+func watchJetStreamRequests(t *testing.T, url string) *jsRequests {
 	t.Helper()
-	v, err := ns.Varz(nil)
+	nc, err := nats.Connect(url, nats.UserInfo(observer.Name, observer.Password))
 	require.NoError(t, err)
-	return v.JetStream.Stats.API.Total
+	t.Cleanup(nc.Close)
+	sub, err := nc.SubscribeSync("$JS.API.>")
+	require.NoError(t, err)
+	require.NoError(t, sub.SetPendingLimits(-1, -1))
+	require.NoError(t, nc.Flush())
+	return &jsRequests{t: t, nc: nc, sub: sub}
+}
+
+// of takes the requests seen so far and counts those answered to user's inbox. A command has
+// had its answers, so its requests reached the server before the flush's PONG, which comes
+// after them: they are all pending here.
+func (r *jsRequests) of(user string) uint64 {
+	r.t.Helper()
+	require.NoError(r.t, r.nc.Flush())
+	pending, _, err := r.sub.Pending()
+	require.NoError(r.t, err)
+	var n uint64
+	for range pending {
+		m, err := r.sub.NextMsg(time.Second)
+		require.NoError(r.t, err)
+		if strings.HasPrefix(m.Reply, broker.InboxPrefix(user)+".") {
+			n++
+		}
+	}
+	return n
 }
 
 // The commands that read the farm's stores through NATS bind to them as they are: as the
@@ -29,7 +66,7 @@ func jsRequests(t *testing.T, ns *server.Server) uint64 {
 // the stores as a node does first (EnsureStores, CreateOnly): 21 requests here before the
 // command read anything (corral tasks reads the event stream alone: 2 requests now).
 func TestStoreReadingCommandsAskJetStreamLittle(t *testing.T) {
-	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true, Auth: true})
+	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true, Auth: true, Users: []embedded.User{observer}})
 	serial := f.Devices()[0].Serial
 	farmtest.MustCall(t, f.Client("agent"), "acquire_device", map[string]any{"serial": serial})
 	admin, operator := broker.UserName(broker.RoleAdmin, ""), broker.UserName(broker.RoleOperator, "")
@@ -45,12 +82,14 @@ func TestStoreReadingCommandsAskJetStreamLittle(t *testing.T) {
 		{admin, []string{"call", "list_available_devices", "{}"}, 12},
 		{admin, []string{"release", serial, "--force"}, 12},
 	}
+	requests := watchJetStreamRequests(t, f.URL)
 	for _, c := range cases {
-		before := jsRequests(t, f.NATS)
+		requests.of(c.user) // the farm's, before the command
 		code, out, errOut := corralMain(t, append(c.args, "--nats-context", f.Context(c.user))...)
-		asked := jsRequests(t, f.NATS) - before
+		asked := requests.of(c.user)
 		require.Equal(t, 0, code, "corral %s as %s:\n%s%s", strings.Join(c.args, " "), c.user, out, errOut)
 		t.Logf("corral %s as %s: %d JetStream requests", strings.Join(c.args, " "), c.user, asked)
+		assert.NotZero(t, asked, "corral %s as %s: no JetStream request seen", strings.Join(c.args, " "), c.user)
 		assert.LessOrEqual(t, asked, c.most, "corral %s as %s: JetStream requests", strings.Join(c.args, " "), c.user)
 	}
 }

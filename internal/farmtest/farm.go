@@ -57,6 +57,8 @@ type Options struct {
 	Passcodes tools.Passcodes
 	// Model is the nodes' model of agent tasks (run_agent_task, ai_action, ai_query); nil: none.
 	Model model.Chatter
+	// Users are more NATS users beside the farm's (Auth), such as a test's observer.
+	Users []embedded.User
 }
 
 // authNodes are the node ids a farm with Auth has users for.
@@ -99,7 +101,7 @@ type Gateway struct {
 // Start starts a farm and stops it when the test ends.
 func Start(t testing.TB, opts Options) *Farm {
 	t.Helper()
-	f := serve(t, opts, embedded.Options{})
+	f := serve(t, opts, embedded.Options{Users: opts.Users})
 	for i := 1; i <= f.opts.Nodes; i++ {
 		f.StartNode(fmt.Sprintf("n%d", i), f.opts.PhonesPerNode)
 	}
