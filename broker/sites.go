@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -34,7 +33,8 @@ import (
 // the probe) is no failure (sites_probe.go). While a link-up's catch-up runs (the restores
 // and the sources' re-adds below), the site's link carries its backlog and the site's answers
 // can come past 2 s though it is live: then a silent cut takes siteProbeFailures unanswered
-// probes, 4 to 4.5 s, so that a heal is not undone by its own traffic. That patience lasts
+// probes, 4 to 4.5 s, so that a heal is not undone by its own traffic (CutOff's probes go by
+// the same rule, sites_patience.go). That patience lasts
 // siteCatchUpPatience after the link-up at most: a source re-add can go on for its whole window
 // (30 s) while the site stays quiet, and a silent cut should not wait that out. A reaper that
 // decided just before a heal may still be writing when the first restore runs: a second
@@ -116,6 +116,9 @@ type SiteWatch struct {
 
 	mu sync.Mutex
 	up map[string]bool
+	// catchUps are the sites' link-ups' catch-ups, for the patience of the watch's probes and
+	// CutOff's alike (healing).
+	catchUps map[string]*siteCatchUp
 	// nodes are the sites' nodes (node id → site): those of scope, and as each site's registry
 	// listed them at its last restore: a hub cannot ask a site that is cut off which nodes it has.
 	nodes map[string]string
@@ -140,7 +143,8 @@ func WatchSitesWithNodes(ctx context.Context, nc *nats.Conn, sites []string, sco
 	if err != nil {
 		return nil, fmt.Errorf("sites: %w", err)
 	}
-	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}, nodes: map[string]string{}, scope: map[string][]string{}}
+	w := &SiteWatch{nc: nc, hub: hub, log: log, metrics: m, up: map[string]bool{}, nodes: map[string]string{}, scope: map[string][]string{},
+		catchUps: map[string]*siteCatchUp{}}
 	for _, s := range scoped {
 		w.scope[s.Name] = append(w.scope[s.Name], s.Nodes...)
 		for _, n := range s.Nodes {
@@ -179,23 +183,29 @@ func (w *SiteWatch) Up(site string) bool {
 // CutOff says whether node is at an edge site whose link is down, and which site; "" and
 // false for a node at the hub, at a site whose link is up, or that this watch has not seen in
 // a site's registry yet. A link the watch still holds up is probed now: a call fails as soon
-// as a cut is noticed, not after the watch's next probes. A nil watch (a gateway without sites) knows no site.
+// as a cut is noticed, not after the watch's next probes. Its probes go by the watch's rule
+// (siteMisses): while a link-up catches up, one left unanswered is no cut, and it probes
+// again. A nil watch (a gateway without sites) knows no site.
 func (w *SiteWatch) CutOff(ctx context.Context, node string) (site string, cut bool) {
 	if w == nil {
 		return "", false
 	}
 	w.mu.Lock()
 	site, known := w.nodes[node]
-	up := w.up[site]
 	w.mu.Unlock()
 	if !known {
 		return "", false
 	}
-	if up {
+	var misses siteMisses
+	for w.Up(site) { // the watch may see the cut first
+		sent, busy := time.Now(), w.catchingUp(site)
 		// A silence of this process's own says nothing of the link: the call goes on.
 		err := w.probe(context.WithoutCancel(ctx), site, &ownServer{}, slog.New(slog.DiscardHandler))
 		if err == nil || errors.Is(err, errOwnSilence) {
 			return "", false
+		}
+		if misses.cut(err, w.healing(site, sent, busy)) {
+			break
 		}
 	}
 	return site, true
@@ -247,28 +257,26 @@ func (w *SiteWatch) learnNodes(site string, keys []string) {
 func (w *SiteWatch) watch(ctx context.Context, site string) {
 	t := time.NewTicker(siteProbeEvery)
 	defer t.Stop()
-	failures := 0
+	var misses siteMisses
 	// A link-up is a reconnect when the link was up before (wasUp): a site down when this
 	// gateway started (a new site not connected yet) was never up, its first link-up is not.
 	var up, known, wasUp, reconnect bool
 	var settle <-chan time.Time
-	// upAt is the last link-up: the catch-up's patience ends w.patience after it.
-	var upAt time.Time
 	// A restore runs beside the probes, which go on: a link that drops during one (its
 	// requests then wait out their timeouts) is seen down as any cut is, and the restore is
 	// stopped.
 	var restoring sync.WaitGroup
 	stopRestore := context.CancelFunc(func() {})
 	defer func() { stopRestore(); restoring.Wait() }()
-	// catchingUp counts the restores and source re-adds at work: the link-up's catch-up.
-	var catchingUp atomic.Int32
+	// The restores and source re-adds at work are the link-up's catch-up.
+	catchUp := w.catchUp(site)
 	restore := func() {
 		stopRestore()
 		restoring.Wait() // one restore at a time
 		rctx, cancel := context.WithCancel(ctx)
 		stopRestore = cancel
-		catchingUp.Add(1)
-		restoring.Go(func() { defer catchingUp.Add(-1); w.restoreSite(rctx, site, reconnect) })
+		catchUp.busy.Add(1)
+		restoring.Go(func() { defer catchUp.busy.Add(-1); w.restoreSite(rctx, site, reconnect) })
 	}
 	// The hub's sources of the site are nudged beside the probes too, from each link-up until they
 	// hear the site or the link drops (sites_sources.go).
@@ -280,27 +288,25 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		kicking.Wait()
 		kctx, cancel := context.WithCancel(ctx)
 		stopKick = cancel
-		catchingUp.Add(1)
-		kicking.Go(func() { defer catchingUp.Add(-1); w.kickSources(kctx, site) })
+		catchUp.busy.Add(1)
+		kicking.Go(func() { defer catchUp.busy.Add(-1); w.kickSources(kctx, site) })
 	}
 	// A silence of this process's own is no failure (sites_probe.go).
 	own := &ownServer{holds: "no site's silence counts until it answers", resumes: "the sites' probes count again"}
 	log := w.log.With("site", site)
 	for {
-		sent, caughtUp := time.Now(), catchingUp.Load() == 0
+		sent, busy := time.Now(), w.catchingUp(site)
 		err := w.probe(ctx, site, own, log)
-		// A probe that overlapped the catch-up may have waited behind it, if sent while the
-		// patience lasts.
-		healing := up && (!caughtUp || catchingUp.Load() > 0) && sent.Before(upAt.Add(w.patience))
+		healing := w.healing(site, sent, busy)
 		switch {
 		case errors.Is(err, errOwnSilence):
-			failures = 0
+			misses = 0
 		case err == nil:
-			failures = 0
+			misses = 0
 			if !up || !known {
 				reconnect = wasUp
 				w.linkUp(site, reconnect)
-				up, known, wasUp, upAt = true, true, true, time.Now()
+				up, known, wasUp = true, true, true
 				restore()
 				kick()
 				settle = time.After(siteSettle)
@@ -308,14 +314,7 @@ func (w *SiteWatch) watch(ctx context.Context, site string) {
 		case ctx.Err() != nil:
 			return
 		default:
-			failures++
-			if errors.Is(err, nats.ErrTimeout) && !healing {
-				// Unanswered for the slow-link rule's whole allowance: a second wait would
-				// only put off a silent cut's notice. During a catch-up it would not: the
-				// site's answer may wait behind its backlog (see above).
-				failures = siteProbeFailures
-			}
-			if failures >= siteProbeFailures && (up || !known) {
+			if misses.cut(err, healing) && (up || !known) {
 				// A site this gateway never reached is most often one not started yet (every
 				// site, at a hub's start): no cut to warn of, or to count as one.
 				if wasUp {
@@ -363,6 +362,7 @@ func (w *SiteWatch) linkUp(site string, reconnect bool) {
 	} else {
 		w.log.Info("site link up", "site", site)
 	}
+	w.catchUp(site).upAt.Store(time.Now().UnixNano())
 	w.setUp(site, true)
 }
 
