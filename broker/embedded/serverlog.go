@@ -11,8 +11,9 @@ import (
 
 // serverLog passes the embedded server's log to Corral's (component=nats): its warnings,
 // errors and fatals at their levels, its notices at debug (and a site's refusals by its hub,
-// its failed TLS handshakes with it, or a hub's refusals of a site, which one line of Corral's
-// says instead: leafrefused.go, leaftls.go, leafrefused_hub.go). Those match nats-server's
+// its failed TLS handshakes with it, a hub's refusals of a site, or a site's failed TLS
+// handshakes with a hub, which one line of Corral's says instead: leafrefused.go, leaftls.go,
+// leafrefused_hub.go, leaftls_hub.go). Those match nats-server's
 // words (v2.15, server/client.go), which a new version may change, and the leaf tests then
 // fail: a site's "Leafnode Error 'Authorization Violation'" (processErr), its TLS handshake's
 // notice and error (leaftls.go), a hub's "ADDR - lid:N - authentication error - User "NAME""
@@ -37,6 +38,9 @@ type serverLog struct {
 	leafTLSReason   string
 	leafTLSFailures refusals
 	hubRefusals     map[string]*refusals // a hub's, by leaf user
+	// hubTLSFailures are a hub's leaf connections' failed TLS handshakes, by remote host
+	// (leaftls_hub.go).
+	hubTLSFailures map[string]*refusals
 
 	fatalOnce sync.Once
 	fatal     chan struct{} // closed at the server's first fatal
@@ -49,7 +53,8 @@ type serverLog struct {
 }
 
 func newServerLog(log *slog.Logger) *serverLog {
-	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{}), now: time.Now, hubRefusals: map[string]*refusals{}}
+	return &serverLog{log: log.With("component", "nats"), fatal: make(chan struct{}), now: time.Now, hubRefusals: map[string]*refusals{},
+		hubTLSFailures: map[string]*refusals{}}
 }
 
 func (l *serverLog) Noticef(format string, v ...any) {
@@ -112,6 +117,10 @@ func (l *serverLog) Errorf(format string, v ...any) {
 		if user, from, ok := hubLeafRefused(msg); ok {
 			l.log.Debug(msg)
 			l.sayHubLeafRefused(user, from)
+			return
+		}
+		if l.hubLeafTLSFailed(msg) {
+			l.log.Debug(msg)
 			return
 		}
 	}
