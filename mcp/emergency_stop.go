@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -15,14 +16,17 @@ import (
 // EmergencyStopResult is emergency_stop's structured result.
 type EmergencyStopResult struct {
 	Message string   `json:"message" jsonschema:"What was stopped"`
-	Aborted []string `json:"aborted" jsonschema:"Ids of the tasks cancelled (running or queued)"`
-	Halted  bool     `json:"halted" jsonschema:"The device's machine is halted and held until arm_recover (an arm rig); false for devices without a machine, whose tasks are only aborted"`
+	Aborted []string `json:"aborted" jsonschema:"Tasks cancelled (running or queued)"`
+	Halted  bool     `json:"halted" jsonschema:"Halted and held until arm_recover (an arm rig); false for a device with no machine"`
+	// Confirmed is false when the halt is held but the machine did not confirm the stop (a
+	// frozen controller); omitted when it did, or had nothing to confirm.
+	Confirmed *bool `json:"confirmed,omitempty" jsonschema:"false: the stop was not confirmed"`
 }
 
 func toolEmergencyStop() toolDef {
 	tool := mcpgo.NewTool("emergency_stop",
 		mcpgo.WithDescription("Stop a device at once: abort its running task and the holder's queued ones, and halt its machine (an arm rig: feed hold, reset, finger up) "+
-			"outside its queue, holding it so until arm_recover: nothing moves meanwhile, whoever calls. On devices without a machine it is abort_task with all."),
+			"outside its queue, held until arm_recover: nothing moves meanwhile, whoever calls. Without a machine it is abort_task with all."),
 		destructive(true), mcpgo.WithOutputSchema[EmergencyStopResult](),
 		mcpgo.WithString(argSerial, mcpgo.Required(), mcpgo.MaxLength(maxSerialLen), mcpgo.Description("The device to stop")),
 	)
@@ -49,6 +53,9 @@ func toolEmergencyStop() toolDef {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("emergency_stop on %s%s: %v: the device may still be moving; cut its power", a.Serial, lostWords(err), err)), nil
 			}
+			if ans.Halted && ans.Error != "" {
+				return haltUnconfirmed(ctx, a.Serial, ans), nil
+			}
 			if ans.Error != "" || ans.Code != "" {
 				setOutcome(ctx, broker.OutcomeRefused)
 				return errorResult(recordedWords(fmt.Sprintf("emergency_stop on %s (%s): %s", a.Serial, ans.Code, ans.Error), ans.Record)), nil
@@ -64,6 +71,26 @@ func toolEmergencyStop() toolDef {
 			return structuredResult(ctx, out), nil
 		}
 	}}
+}
+
+// haltUnconfirmed is the answer of an emergency_stop whose halt is held (the rig refuses
+// gestures until arm_recover) but whose controller did not confirm the stop (frozen): an error,
+// as docs/arm.md promises (the device may still be moving: a person must act), whose structured
+// result says both, halted and not confirmed, so that an agent need not parse the words.
+func haltUnconfirmed(ctx context.Context, serial string, ans broker.AbortAnswer) *mcpgo.CallToolResult {
+	setOutcome(ctx, broker.OutcomeFailed)
+	confirmed := false
+	out := EmergencyStopResult{Aborted: ans.Aborted, Halted: true, Confirmed: &confirmed}
+	if out.Aborted == nil {
+		out.Aborted = []string{}
+	}
+	out.Message = recordedWords(withTimedOut(fmt.Sprintf("emergency_stop on %s (%s): %d task(s) aborted; %s. "+
+		"If it may still be moving, cut its power", serial, ans.Code, len(out.Aborted), strings.TrimSuffix(ans.Error, ".")), ans.TimedOut), ans.Record)
+	b, _ := json.Marshal(out) // strings and bools: it cannot fail
+	res := errorResult(out.Message)
+	res.StructuredContent = json.RawMessage(b)
+	res.Content = append(res.Content, mcpgo.NewTextContent(string(b))) // its mirror, as withReport's
+	return res
 }
 
 // rigNotHalted is the error answer of an emergency_stop that left an arm rig unhalted, nil
