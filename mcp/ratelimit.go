@@ -17,9 +17,11 @@ import (
 // in the device's queue. The limits are per gateway: N gateways let N times as much through.
 // The node's scheduler still runs one task at a time per device whatever comes in.
 //
-// Each device has a bucket and a waiting count per lease the calls carry, and one for the
-// calls without a lease: others hammering a leased device (answered "busy" by its node) use
-// up their own budget, never the holder's. Only the holder knows its lease handle.
+// Each device has a bucket and a waiting count per principal for the calls that carry a lease,
+// and one for the calls without a lease: others hammering a leased device (answered "busy" by
+// its node) use up their own budget, never the holder's. The bucket is the principal's, not the
+// handle's: the gateway cannot tell a real handle from a made-up one, and a bucket per handle
+// let a caller with a new handle at each call go unlimited.
 type RateLimit struct {
 	// PerSecond is the sustained rate of calls per device (a token bucket); 0: no rate limit.
 	PerSecond float64
@@ -60,7 +62,7 @@ func ParseRate(s string) (float64, error) {
 	return n / per, nil
 }
 
-// limiter keeps a token bucket and a count of calls in flight per device and lease.
+// limiter keeps a token bucket and a count of calls in flight per device and bucket owner.
 type limiter struct {
 	rl  RateLimit
 	now func() time.Time
@@ -69,8 +71,18 @@ type limiter struct {
 	devices map[bucketKey]*bucket
 }
 
-// bucketKey names a bucket: a device, and the lease its calls carry ("" for none).
-type bucketKey struct{ serial, lease string }
+// bucketKey names a bucket: a device, and whose calls it counts (leaseOwner; "" for the calls
+// without a lease).
+type bucketKey struct{ serial, owner string }
+
+// leaseOwner is the owner of the bucket of a call under a lease: its principal, which the
+// gateway authenticated, never the handle, which the caller chose.
+func leaseOwner(ctx context.Context, lease string) string {
+	if lease == "" {
+		return ""
+	}
+	return "principal:" + holderFrom(ctx).Principal
+}
 
 type bucket struct {
 	tokens   float64
@@ -89,20 +101,20 @@ func newLimiter(rl RateLimit) *limiter {
 	return &limiter{rl: rl, now: time.Now, devices: map[bucketKey]*bucket{}}
 }
 
-// admit takes a token for a call to serial under lease ("" for none). It returns the
+// admit takes a token for a call to serial from owner's bucket (leaseOwner). It returns the
 // function that ends the call, or how long to wait and why not.
-func (l *limiter) admit(serial, lease string) (done func(), retry time.Duration, reason string) {
+func (l *limiter) admit(serial, owner string) (done func(), retry time.Duration, reason string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
-	key := bucketKey{serial, lease}
+	key := bucketKey{serial, owner}
 	b := l.devices[key]
 	if b == nil {
 		if len(l.devices) >= maxBuckets {
 			l.forget(now)
 		}
-		if len(l.devices) >= maxBuckets && lease != "" {
-			// Made-up handles must not grow the map: they share the calls without a lease.
+		if len(l.devices) >= maxBuckets && owner != "" {
+			// Still full: owners share the calls without a lease rather than grow the map.
 			key = bucketKey{serial: serial}
 			b = l.devices[key]
 		}
@@ -157,7 +169,7 @@ func (g *Gateway) admitCall(ctx context.Context, serial, lease string) (func(), 
 	if g.limiter == nil {
 		return func() {}, nil
 	}
-	done, retry, reason := g.limiter.admit(serial, lease)
+	done, retry, reason := g.limiter.admit(serial, leaseOwner(ctx, lease))
 	if done != nil {
 		return done, nil
 	}
