@@ -74,7 +74,9 @@ func LeafPermissions(site string, nodes ...string) (Permissions, error) {
 	}
 	sub := []string{"$SRV.>",
 		"$JS." + domain + ".API.>", // the hub's sources and gateways reading this site's stores
-		"$JS.FC.>",                 // flow control of the deliveries above
+		// Flow control of the deliveries above: every site's, as nats-server's subjects for it
+		// name no site (a site sees the others' names and timing: leaf_flowcontrol_test.go).
+		"$JS.FC.>",
 	}
 	if len(nodes) == 0 {
 		return Permissions{PublishAllow: append([]string{Heartbeats, Progresses, Frames}, pub...),
