@@ -2,6 +2,7 @@ package broker
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -104,6 +105,13 @@ func (o ConnectOptions) Resolved() (ConnectOptions, error) {
 
 // Connect connects to NATS and keeps reconnecting forever; disconnections are logged.
 func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
+	return ConnectContext(context.Background(), o, log)
+}
+
+// ConnectContext is Connect whose connect stops at once when ctx ends (connect_ctx.go), with
+// ctx's error: a command's Ctrl-C did not end a connect to a server that did not answer
+// before its timeout. ctx bounds the connect only, not the connection it makes.
+func ConnectContext(ctx context.Context, o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	r, err := o.Resolved()
 	if err != nil {
 		return nil, err
@@ -118,7 +126,6 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	}
 	auth := &authRefusal{user: o.user(), log: log}
 	opts = append(opts,
-		nats.SetCustomDialer(newDroppableDialer()), // a stalled link is dropped (connect_drop.go)
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond),
 		nats.IgnoreAuthErrorAbort(), // refused credentials may be fixed meanwhile (connect_auth.go)
@@ -170,7 +177,8 @@ func Connect(o ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 			log.Error("NATS error", args...)
 		}),
 	)
-	nc, err := nats.Connect(o.URL, opts...)
+	// A stalled link is dropped (connect_drop.go) by the dialer that ends the connect with ctx.
+	nc, err := connectWithin(ctx, newDroppableDialer(), o.URL, opts...)
 	if err != nil {
 		at := RedactURLs(o.URL)
 		if o.Context != "" {

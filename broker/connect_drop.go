@@ -16,8 +16,9 @@ import (
 type droppableDialer struct {
 	dialer net.Dialer
 
-	mu   sync.Mutex
-	conn net.Conn
+	mu         sync.Mutex
+	conn       net.Conn
+	connecting *connectWatch // the connect under way of ConnectContext (connect_ctx.go), or nil
 }
 
 func newDroppableDialer() *droppableDialer {
@@ -26,7 +27,10 @@ func newDroppableDialer() *droppableDialer {
 
 // Dial is nats.CustomDialer's.
 func (d *droppableDialer) Dial(network, address string) (net.Conn, error) {
-	c, err := d.dialer.Dial(network, address)
+	d.mu.Lock()
+	w := d.connecting
+	d.mu.Unlock()
+	c, err := w.dial(&d.dialer, network, address)
 	if err == nil {
 		d.mu.Lock()
 		d.conn = c

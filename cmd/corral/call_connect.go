@@ -26,14 +26,13 @@ const (
 )
 
 // connect connects to NATS as o says, trying again after a timeout or a refusal until ctx
-// ends: Ctrl-C between tries ends it at once, with ctx's error (a try under way runs out
-// its connect timeout first: broker.Connect takes no context).
+// ends: Ctrl-C, between tries or during one, ends it at once, with ctx's error.
 func connect(ctx context.Context, o broker.ConnectOptions, log *slog.Logger) (*nats.Conn, error) {
 	for try := 1; ; try++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("connecting to NATS: %w", err) // not its URL: it may carry credentials
 		}
-		nc, err := broker.Connect(o, log)
+		nc, err := broker.ConnectContext(ctx, o, log)
 		if err == nil || try == connectTries || !transientConnectError(err) {
 			return nc, err
 		}
