@@ -75,6 +75,11 @@ func toolAbortTask() toolDef {
 					return g.refuseUnknownDevice(ctx, a.Serial), nil
 				}
 			}
+			if a.Lease != "" {
+				if res := g.mayAbortUnder(ctx, a.Lease); res != nil {
+					return res, nil
+				}
+			}
 			if broker.IsGroupHandle(a.Lease) {
 				return g.abortGroup(ctx, a), nil
 			}

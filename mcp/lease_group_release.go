@@ -25,12 +25,11 @@ func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpg
 		return g.refuseBadInput(ctx, fmt.Sprintf("release_device: device %s is not in lease group %s (its devices: %s); leave serial out to release the group",
 			serial, grp.ID, strings.Join(grp.Serials(), ", ")))
 	}
+	if res := g.mayReleaseGroup(ctx, grp); res != nil {
+		return res
+	}
 	var released, ended, failed []string
 	for _, m := range slices.Backward(grp.Members) {
-		if !g.mayUseSerial(ctx, m.Serial) && !g.isCaller(ctx, grp.Holder.Principal) { // its own group: release_own.go
-			failed = append(failed, m.Serial+" (not a device you may use)")
-			continue
-		}
 		// Not cut short by a caller who goes away: a group is released whole.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), memberGrace)
 		ans, err := g.farm.Release(rctx, broker.ReleaseRequest{V: broker.WireVersion, Serial: m.Serial, Handle: handles[m.Serial],
@@ -74,4 +73,21 @@ func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpg
 // its leases there, and the release is to be asked again once the link is back.
 func nodeLostEndedIt(err error) bool {
 	return errors.Is(err, broker.ErrNodeLost) && !errors.Is(err, broker.ErrSiteCutOff)
+}
+
+// mayReleaseGroup refuses the group of another principal with devices outside the caller's
+// rule, before any is released: asking again cannot change that (its own group: release_own.go).
+func (g *Gateway) mayReleaseGroup(ctx context.Context, grp broker.LeaseGroup) *mcpgo.CallToolResult {
+	p := g.principal(ctx)
+	if p == nil || g.isCaller(ctx, grp.Holder.Principal) {
+		return nil
+	}
+	for _, m := range grp.Members {
+		if !g.mayUseSerial(ctx, m.Serial) {
+			return g.deny(ctx, denial{reason: reasonDevice, serial: m.Serial, rule: p.tagRule()}, fmt.Sprintf(
+				"denied by policy: principal %q may not release lease group %s: it is not its own and holds devices outside its rule (%s); list_leases shows the leases it may release",
+				p.Name, grp.ID, p.tagRule()))
+		}
+	}
+	return nil
 }
