@@ -66,6 +66,10 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// headerTimeout is the time a connection has to send a request's headers, a few hundred bytes:
+// a connection still waiting for them holds a goroutine and a file descriptor.
+const headerTimeout = 5 * time.Second
+
 // HTTPServer returns the server for Handler, with the header and idle timeouts of the limits.
 // There is no server-wide ReadTimeout or WriteTimeout: a tool call's response may stream for
 // an hour, and a connection deadline that fires then cancels the call. The body's deadline is
@@ -74,7 +78,7 @@ func (l Limits) withDefaults() Limits {
 func (g *Gateway) HTTPServer() *http.Server {
 	srv := &http.Server{
 		Handler:           g.Handler(),
-		ReadHeaderTimeout: min(10*time.Second, g.limits.ReadTimeout),
+		ReadHeaderTimeout: min(headerTimeout, g.limits.ReadTimeout),
 		IdleTimeout:       g.limits.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ConnState:         connState, // the listener reclaims idle connections at its cap
