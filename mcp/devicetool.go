@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -152,6 +153,7 @@ func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 		tool:   tool,
 		device: true,
 		handler: func(g *Gateway) mcpserver.ToolHandlerFunc {
+			var bare noOwnArgs
 			return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 				if a := req.Params.Arguments; a != nil {
 					if _, ok := a.(map[string]any); !ok {
@@ -161,8 +163,7 @@ func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 				if res := g.authorizeSteps(ctx, name, req.GetArguments()); res != nil {
 					return res, nil // before the arguments: their errors would tell a denied step's
 				}
-				own := newArgs()
-				raw, common, err := splitArgs(req.GetArguments(), own)
+				raw, common, err := splitArgs(req.GetArguments(), newArgs, &bare)
 				if err != nil {
 					return g.refuseBadInput(ctx, argError(tool, err).Error()), nil
 				}
@@ -172,11 +173,21 @@ func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 	}
 }
 
+// noOwnArgs is what a tool's own arguments decode to when a call gives none (most calls of
+// most tools: serial and lease only): decoded, checked and encoded at the first such call, as
+// that depends on the tool's argument type alone, and reused by the next.
+type noOwnArgs struct {
+	once sync.Once
+	raw  json.RawMessage
+	err  error
+}
+
 // splitArgs separates the common arguments from the tool's own, decodes the tool's own into a
-// strictly (unknown fields, wrong types and failed checks are errors) and returns them as JSON.
-func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
+// new argument struct (newArgs) strictly (unknown fields, wrong types and failed checks are
+// errors) and returns them as JSON; bare keeps that of no own arguments.
+func splitArgs(all map[string]any, newArgs func() any, bare *noOwnArgs) (json.RawMessage, deviceArgs, error) {
 	var common deviceArgs
-	own := make(map[string]any, len(all))
+	var own map[string]any // made at the first own argument
 	for k, v := range all {
 		switch k {
 		case argPlatform, argSerial, argLease:
@@ -216,24 +227,35 @@ func splitArgs(all map[string]any, a any) (json.RawMessage, deviceArgs, error) {
 			}
 			common.WaitMS = int64(f * 1000)
 		default:
+			if own == nil {
+				own = make(map[string]any, len(all))
+			}
 			own[k] = v
 		}
 	}
-	var raw []byte
-	if len(own) > 0 {
-		var err error
-		if raw, err = json.Marshal(own); err != nil {
-			return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
-		}
+	if len(own) == 0 {
+		bare.once.Do(func() { bare.raw, bare.err = ownArgs(nil, newArgs()) })
+		return bare.raw, common, bare.err
 	}
-	if err := tools.DecodeArgs(raw, a); err != nil {
-		return nil, common, err
-	}
-	raw, err := json.Marshal(a)
+	raw, err := json.Marshal(own)
 	if err != nil {
 		return nil, common, fmt.Errorf("arguments cannot be encoded: %w", err)
 	}
-	return raw, common, nil
+	raw, err = ownArgs(raw, newArgs())
+	return raw, common, err
+}
+
+// ownArgs decodes a tool's own arguments (raw: none when empty) into a strictly and returns
+// them encoded again, defaults and all.
+func ownArgs(raw json.RawMessage, a any) (json.RawMessage, error) {
+	if err := tools.DecodeArgs(raw, a); err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(a)
+	if err != nil {
+		return nil, fmt.Errorf("arguments cannot be encoded: %w", err)
+	}
+	return out, nil
 }
 
 // number checks that v is a finite JSON number within [lo, hi]; words writes the bounds
