@@ -205,6 +205,7 @@ func (g *Gateway) Handler() http.Handler {
 
 // instrument counts and times every call of a tool by outcome.
 func (g *Gateway) instrument(name string, h mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
+	succeeded := g.metrics.seriesOf(name, broker.OutcomeSucceeded) // most calls': looked up once
 	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		start := time.Now()
 		ctx, slot := withCallSlot(ctx, name)
@@ -215,7 +216,11 @@ func (g *Gateway) instrument(name string, h mcpserver.ToolHandlerFunc) mcpserver
 				slot.outcome = broker.OutcomeFailed
 			}
 		}
-		g.metrics.observeCall(name, slot.outcome, time.Since(start))
+		if slot.outcome == broker.OutcomeSucceeded {
+			succeeded.observe(time.Since(start))
+		} else {
+			g.metrics.observeCall(name, slot.outcome, time.Since(start))
+		}
 		return res, err
 	}
 }

@@ -74,6 +74,22 @@ func (m *Metrics) knowTool(tool string) {
 }
 
 func (m *Metrics) observeCall(tool, outcome string, d time.Duration) {
-	m.calls.WithLabelValues(tool, outcome).Inc()
-	m.latency.WithLabelValues(tool, outcome).Observe(d.Seconds())
+	m.seriesOf(tool, outcome).observe(d)
+}
+
+// callSeries are the call count and latency of one tool and outcome.
+type callSeries struct {
+	calls   prometheus.Counter
+	latency prometheus.Observer
+}
+
+// seriesOf looks up the series of tool and outcome; a caller observing one pair often keeps
+// them, as a lookup hashes both labels under the vector's lock on every call.
+func (m *Metrics) seriesOf(tool, outcome string) callSeries {
+	return callSeries{calls: m.calls.WithLabelValues(tool, outcome), latency: m.latency.WithLabelValues(tool, outcome)}
+}
+
+func (s callSeries) observe(d time.Duration) {
+	s.calls.Inc()
+	s.latency.Observe(d.Seconds())
 }
