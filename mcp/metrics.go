@@ -13,7 +13,8 @@ type Metrics struct {
 	calls   *prometheus.CounterVec
 	latency *prometheus.HistogramVec
 	denied  *prometheus.CounterVec
-	// reclaimed counts idle keep-alive connections closed at --max-conns (listener.go).
+	// reclaimed counts the connections closed at --max-conns to make room (listener.go): idle
+	// keep-alives, and those that had not sent a whole request's headers.
 	reclaimed prometheus.Counter
 	// sessions are the live protocol sessions by principal (sessions.go), sessionCap the cap
 	// of each principal's (--max-sessions): how close a principal is to losing idle ones.
@@ -39,7 +40,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"reason"}),
 		reclaimed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "corral_gateway_idle_conns_reclaimed_total",
-			Help: "Idle keep-alive connections the gateway closed to make room for a new one at --max-conns.",
+			Help: "Connections the gateway closed to make room for a new one at --max-conns: idle keep-alives, and connections that had not sent a whole request's headers.",
 		}),
 		sessions: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "corral_gateway_sessions",
