@@ -22,7 +22,7 @@ import (
 // askCaller is the check to make before t runs: whether its caller is still there, if it
 // waited in the queue or came after a silence, and its gateway said where to ask. The question
 // carries t's pending start (caller_gone_lost.go), which started ends as the driver gets t.
-func (s *Scheduler) askCaller(t *task) (ask func(context.Context, broker.TaskRequest) bool, started func()) {
+func (s *Scheduler) askCaller(t *task) (ask func(context.Context, broker.TaskRequest) bool, started func() bool) {
 	listens := s.cfg.CallerListens
 	switch {
 	case !t.waited && !t.afterSilence || t.req.Probe == "":

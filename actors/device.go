@@ -45,8 +45,9 @@ type (
 		// listening, set for a task that waited in the queue, is asked first (caller_gone.go).
 		listening func(context.Context, broker.TaskRequest) bool
 		// started, set with listening, is called as the driver gets the task: its start is no
-		// longer pending (PendingStart.Started).
-		started func()
+		// longer pending (PendingStart.Started). False: the task ended first (its node's loss,
+		// an abort), and its driver must not get it.
+		started func() bool
 	}
 	// workDone is sent by the worker goroutine when Execute returns or panics. Its result went
 	// to the scheduler (run); a panic has none.
@@ -218,10 +219,10 @@ func (a *deviceActor) run(ctx actor.Context, m runTask) {
 				return
 			}
 		}
-		unstarted = false
-		if m.started != nil {
-			m.started()
+		if m.started != nil && !m.started() {
+			return // it ended as it was handed over (its node's loss): its cause says so
 		}
+		unstarted = false
 		result = dev.Execute(m.ctx, m.req, m.progress)
 	}
 	select {

@@ -69,6 +69,11 @@ type Config struct {
 	// that CallerListens lets start whatever became of its caller (an agent task, which
 	// outlives it) must not start unasked when its caller may have been told the node was lost.
 	HeldCallerListens func(ctx context.Context, req broker.TaskRequest) bool
+
+	// beforeStart, set by tests, runs on the device's worker as an asked task is handed to its
+	// driver: after the worker's last look at its context, before its start is decided
+	// (caller_gone_lost.go).
+	beforeStart func()
 }
 
 func (c *Config) defaults() {

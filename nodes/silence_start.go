@@ -11,9 +11,9 @@ import (
 // the loss may come after the caller said it still waits and before the driver gets the task,
 // and a repeated verdict (a second gateway's, on a loss the node answered already) revokes
 // nothing that would end it. So from its question until its driver gets it, the task's start is held
-// here, and every loss the node hears ends it at once (heardLost): the device's worker reads
-// the task's context just before its driver gets it, so the start and the loss are ordered,
-// and a task the loss came first to runs nothing and says node_lost. A loss heard since the
+// here, and every loss the node hears ends it at once (heardLost): the start and the loss are
+// decided under one lock (actors' PendingStart), so a task the loss came first to runs nothing
+// and says node_lost, and one its driver got first runs on. A loss heard since the
 // scheduler gave the task to its device, before its question, ends it as the question begins.
 // Only asked tasks are held: the normal path has no question and nothing here.
 
@@ -33,13 +33,9 @@ func (s *silence) holdStart(ctx context.Context) {
 	}
 	id := s.nextStart
 	s.nextStart++
-	s.starting[id] = func() {
-		select {
-		case <-p.Started: // its driver has it, the release below not yet run: it runs on
-		default:
-			p.EndLost()
-		}
-	}
+	// EndLost leaves a task its driver has, the release below not yet run: it runs on. It
+	// decides that under the lock the worker starts the task under, so no loss falls between.
+	s.starting[id] = p.EndLost
 	// Held until the driver gets the task (then it runs, and a verdict ends it only by the
 	// revoke of its lease, as any running task: a repeated one, which revokes nothing, leaves
 	// it), or until it ends unstarted.
