@@ -167,7 +167,7 @@ func (g *Gateway) acquire(ctx context.Context, a *acquireArgs, progress *callPro
 		if err := g.checkPlatform(a.Platform); err != nil {
 			return g.refuseErr(ctx, err)
 		}
-		return g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("no device matches %s. The farm has: %s", a, farmSummary(all)))
+		return g.refuse(ctx, broker.CodeUnknownDevice, fmt.Sprintf("no device matches %s. The farm has: %s", a, g.usableSummary(ctx, all)))
 	}
 	if len(tryable) == 0 {
 		return g.refuse(ctx, unavailableCode(match), fmt.Sprintf("every device matching %s is unhealthy, offline or on a draining node: %s", a, whyUnavailable(match)))

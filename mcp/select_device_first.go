@@ -49,9 +49,9 @@ func (g *Gateway) firstFree(ctx context.Context, platform string, holder broker.
 		if err := g.checkPlatform(platform); err != nil {
 			return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", err
 		}
-		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", withCode(broker.CodeUnknownDevice, fmt.Errorf("serial not given, and no %s is in the farm: it has %s; pass serial", what, farmSummary(all)))
+		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", withCode(broker.CodeUnknownDevice, fmt.Errorf("serial not given, and no %s is in the farm: it has %s; pass serial", what, g.usableSummary(ctx, all)))
 	case len(of) == 0:
-		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", withCode(broker.CodeUnknownDevice, fmt.Errorf("serial not given, and the farm has %s", farmSummary(all)))
+		return broker.DeviceEntry{}, broker.LeaseAnswer{}, "", withCode(broker.CodeUnknownDevice, fmt.Errorf("serial not given, and the farm has %s", g.usableSummary(ctx, all)))
 	}
 	msg := fmt.Sprintf("serial not given, and no %s is free: %s", what, whyUnavailable(of))
 	if len(taken) > 0 {
