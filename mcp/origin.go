@@ -131,6 +131,9 @@ func (c *originCheck) originAllowed(origin string) bool {
 	if err != nil || u.Host == "" { // includes the opaque origin "null"
 		return false
 	}
+	if u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+		return false // a browser's Origin is scheme://host[:port]: http://evil.com@127.0.0.1 is forged
+	}
 	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
 	if isLoopbackName(host) {
 		return true
@@ -158,10 +161,15 @@ func loopbackConn(r *http.Request) bool {
 
 // wrap refuses requests whose Host or Origin the check does not allow, with 403 naming the header.
 func (c *originCheck) wrap(g *Gateway, next http.Handler) http.Handler {
+	next = tokenOffUncleanPath(next) // before ServeMux's own redirect, which keeps a ?token=
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if loopbackConn(r) && !c.hostAllowed(r.Host) {
 			g.forbid(w, r, reasonHost, fmt.Sprintf("forbidden: Host header %q does not name this gateway, which listens on loopback "+
 				"(DNS rebinding protection); use http://127.0.0.1 or http://localhost, or add the host with --allowed-origins", r.Host))
+			return
+		}
+		if o := r.Header.Values("Origin"); len(o) > 1 { // the first alone would be judged
+			g.forbid(w, r, reasonOrigin, fmt.Sprintf("forbidden: %d Origin headers (cross-site request protection); a request has at most one", len(o)))
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !c.originAllowed(o) {
