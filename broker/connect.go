@@ -184,6 +184,9 @@ func ConnectContext(ctx context.Context, o ConnectOptions, log *slog.Logger) (*n
 		if o.Context != "" {
 			at += " (NATS context " + o.Context + ")"
 		}
+		if errors.Is(err, context.Canceled) { // stopped by the caller (Ctrl-C): nothing to check
+			return nil, redactErr(fmt.Errorf("connect to NATS at %s: %w", at, err), o.URL)
+		}
 		return nil, redactErr(fmt.Errorf("connect to NATS at %s: %w (%s)", at, hideParseError(err, o.URL), connectHint(o, err)), o.URL)
 	}
 	return nc, nil
