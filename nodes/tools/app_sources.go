@@ -2,11 +2,15 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -36,10 +40,35 @@ func (s appSources) allows(app string) bool {
 	if !s.inDir(app) {
 		return false
 	}
-	if resolved, err := filepath.EvalSymlinks(app); err == nil {
-		return s.inDir(resolved)
+	resolved, ok := resolveExisting(app)
+	return ok && s.inDir(resolved)
+}
+
+// resolveExisting resolves the symbolic links of path's longest part that exists and joins
+// the rest to it, so that a path that does not exist is judged where it would lie: through
+// a link out of a source directory, /apps/etclink/nothing was allowed, and app_install then
+// said "no file at" where /apps/etclink/shadow was refused, which told what exists outside.
+// A ".." is refused (after a link it climbs out of the link's target, not of the path as
+// written), and so is a link that leads nowhere (what it names may exist elsewhere).
+func resolveExisting(path string) (string, bool) {
+	if slices.Contains(strings.Split(filepath.ToSlash(path), "/"), "..") {
+		return "", false
 	}
-	return true // nothing there (yet): app_install says so, within a source directory
+	p, rest := filepath.Clean(path), ""
+	for {
+		if resolved, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(resolved, rest), true
+		}
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			return "", false // there, but not resolved: a dangling link, or unreadable
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 func (s appSources) has(src string) bool {
