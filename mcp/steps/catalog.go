@@ -115,6 +115,7 @@ func (c *Catalog) Check(tool string, args map[string]any) error {
 	if inst == nil {
 		inst = map[string]any{}
 	}
+	inst = enumSpelled(tool, inst) // "home" is HOME to press_button, and so to its schema's enum
 	for _, k := range slices.Sorted(maps.Keys(inst)) {
 		// The gateway decodes strictly: an unknown argument is refused. HttpRunner's general
 		// options are taken by the tools that leave them out of their schemas.

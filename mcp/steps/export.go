@@ -85,6 +85,7 @@ func ExportAgentTask(rec TaskRecord) (*Export, error) {
 		if args == nil {
 			args = map[string]any{}
 		}
+		args = enumSpelled(a.Tool, args) // the file says HOME where the model wrote "home"
 		if strings.TrimSpace(a.Tool) == "" {
 			return nil, fmt.Errorf("task %s: action %d names no tool: its record is damaged", id, i+1)
 		}

@@ -20,8 +20,9 @@ import (
 //   - desc: its description in the schema (a few words).
 //   - arg: its limits, comma-separated: required; min=, max= (numbers); minLength=, maxLength=
 //     (strings, in bytes); minItems=, maxItems=, itemMin=, itemMax= (arrays of numbers);
-//     enum=a|b|c (strings, compared without case or surrounding space); unlisted: taken and
-//     checked but left out of the schema (HttpRunner's general options, seedopts.go).
+//     enum=a|b|c (strings, taken without case or surrounding space and set to the listed
+//     spelling: enum_values.go); unlisted: taken and checked but left out of the schema
+//     (HttpRunner's general options, seedopts.go).
 //   - pattern: a regular expression a non-empty string must match.
 //   - unit, help, hint: words for the checks' messages. "x must be between 0 and 1 {unit}, got 2;
 //     {hint}", "x is required: {help}".
@@ -355,8 +356,13 @@ func (f *argField) check(v reflect.Value) error {
 		} else if f.maxLength != nil && n > *f.maxLength {
 			return f.bad("%s is %d characters long; at most %d", f.name, n, *f.maxLength)
 		}
-		if f.enum != nil && !enumHas(f.enum, s) {
-			return f.bad("%s must be %s, got %q", f.name, orList(f.enum), clip(s))
+		if f.enum != nil {
+			e, ok := tagEnumValue(f.enum, s)
+			if !ok {
+				return f.bad("%s must be %s, got %q", f.name, orList(f.enum), clip(s))
+			}
+			v.SetString(e) // the listed spelling, as mcp/steps checks it (enum_values.go)
+			s = e
 		}
 		if f.pattern != nil && !f.pattern.MatchString(s) {
 			return f.bad("%s %q must match %s", f.name, clip(s), f.pattern)
@@ -436,16 +442,6 @@ func number(v reflect.Value) (float64, bool) {
 		return float64(v.Uint()), true
 	}
 	return 0, false
-}
-
-func enumHas(enum []string, s string) bool {
-	s = strings.TrimSpace(s)
-	for _, e := range enum {
-		if strings.EqualFold(e, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // orList writes "a, b or c".

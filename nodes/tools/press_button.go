@@ -25,23 +25,41 @@ type PressButtonArgs struct {
 	Behaviour
 }
 
-// Check validates the button and normalizes it: upper case, "volume up" → VOLUME_UP,
-// KEYCODE_HOME → HOME, DELETE → DEL.
+// Check validates the button and normalizes it (buttonName).
 func (a *PressButtonArgs) Check() error {
-	b := strings.ToUpper(strings.TrimSpace(a.Button))
+	b, ok := buttonName(a.Button)
+	switch {
+	case b == "":
+		return fmt.Errorf("button is required: one of %s", strings.Join(Buttons, ", "))
+	case !ok:
+		return fmt.Errorf("unknown button %q: use one of %s", clip(b), strings.Join(Buttons, ", "))
+	}
+	a.Button = b
+	return nil
+}
+
+// buttonName is the button s names, in upper case: "volume up" → VOLUME_UP, KEYCODE_HOME →
+// HOME, DELETE → DEL; false when it is none of Buttons (with s as far as it got).
+func buttonName(s string) (string, bool) {
+	b := strings.ToUpper(strings.TrimSpace(s))
 	b = strings.NewReplacer(" ", "_", "-", "_").Replace(b)
 	b = strings.TrimPrefix(b, "KEYCODE_")
 	if alias, ok := buttonAliases[b]; ok {
 		b = alias
 	}
-	if b == "" {
-		return fmt.Errorf("button is required: one of %s", strings.Join(Buttons, ", "))
+	return b, slices.Contains(Buttons, b)
+}
+
+// enumValue takes the button's spellings that Check takes (enum_values.go).
+func (*PressButtonArgs) enumValue(arg, s string) (string, bool) {
+	if arg != "button" {
+		return "", false
 	}
-	if !slices.Contains(Buttons, b) {
-		return fmt.Errorf("unknown button %q: use one of %s", clip(b), strings.Join(Buttons, ", "))
+	b, ok := buttonName(s)
+	if !ok {
+		return "", false
 	}
-	a.Button = b
-	return nil
+	return b, true
 }
 
 // patchSchema lists the buttons: Check takes aliases too ("volume up", "KEYCODE_HOME").

@@ -44,8 +44,7 @@ type SwipeArgs struct {
 const swipeModes = "direction alone (up, down, left or right); all of from_x, from_y, to_x, to_y (relative 0-1); " +
 	"or bbox [left, top, right, bottom] with direction (and optional size, speed)"
 
-// Check validates what the tags cannot (one mode, and what each mode takes) and normalizes
-// direction, size and speed to lower case.
+// Check validates what the tags cannot (one mode, and what each mode takes).
 func (a *SwipeArgs) Check() error {
 	coords := map[string]*float64{"from_x": a.FromX, "from_y": a.FromY, "to_x": a.ToX, "to_y": a.ToY}
 	var given, missing []string
@@ -56,8 +55,10 @@ func (a *SwipeArgs) Check() error {
 			missing = append(missing, name)
 		}
 	}
-	norm := func(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
-	a.Direction, a.Size, a.Speed = norm(a.Direction), norm(a.Size), norm(a.Speed)
+	// Their tags' check put direction, size and speed in their enums' spelling (up, not " UP ":
+	// enum_values.go, the rule mcp/steps checks by too); a blank one is none.
+	trim := strings.TrimSpace
+	a.Direction, a.Size, a.Speed = trim(a.Direction), trim(a.Size), trim(a.Speed)
 	switch {
 	case a.BBox != nil && len(given) > 0:
 		return fmt.Errorf("swipe takes exactly one mode: %s; got bbox and %s", swipeModes, strings.Join(given, ", "))

@@ -19,7 +19,7 @@ func (a *SwipeDirectionArgs) swipe() SwipeArgs {
 	return SwipeArgs{Direction: a.Direction, Duration: a.Duration, PressDuration: a.PressDuration}
 }
 
-// Check validates the arguments and normalizes the direction to lower case.
+// Check validates the arguments as swipe's direction mode.
 func (a *SwipeDirectionArgs) Check() error {
 	s := a.swipe()
 	if err := s.Check(); err != nil {
