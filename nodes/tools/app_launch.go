@@ -25,6 +25,6 @@ func appLaunch() Tool {
 		if err := t.Driver.(device.AppManager).LaunchApp(ctx, a.PackageName); err != nil {
 			return Output{}, withShown(err, a.PackageName, redact.PageURL(a.PackageName))
 		}
-		return Output{Data: MessageResult{Message: "launched " + redact.PageURL(a.PackageName), Hint: hintLaunch}}, nil
+		return Output{Data: MessageResult{Message: "launched " + redact.PageURL(a.PackageName) + dialogNote(t), Hint: hintLaunch}}, nil
 	})
 }

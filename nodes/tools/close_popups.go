@@ -101,7 +101,7 @@ func closePopupsTool() Tool {
 				stuck = append(stuck, b.label)
 			}
 		}
-		return Output{Data: ClosePopupsResult{Message: popupsMessage(closed, stuck), PopupsClosed: len(closed),
+		return Output{Data: ClosePopupsResult{Message: popupsMessage(closed, stuck) + dialogNote(t), PopupsClosed: len(closed),
 			Hint: hintPopups}}, nil
 	})
 }

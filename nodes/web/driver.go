@@ -62,6 +62,7 @@ type Driver struct {
 	front   target.ID // the tab last brought to the front
 	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go)
 	replaced bool
+	dialogs  []string // what the dialogs the tabs answered said, for the next call (dialogs.go)
 
 	lazy     bool
 	idle     time.Duration

@@ -103,6 +103,7 @@ func (d *Driver) runStart(p *pendingStart) {
 			err = d.wrap("start", errors.New("the device was closed while its browser started"), "")
 		default:
 			id := chromedp.FromContext(bctx).Target.TargetID
+			d.answerDialogs(bctx)
 			d.browser, d.stop, d.dir, d.lastUse = bctx, stop, dir, time.Now()
 			d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
 		}

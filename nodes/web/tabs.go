@@ -126,6 +126,7 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (tab context.Context, 
 		if err := d.attach(ctx, tctx, d.emulate(), chromedp.Navigate(d.home)); err != nil {
 			return nil, false, d.wrap("open a tab", err, "")
 		}
+		d.answerDialogs(tctx)
 		id := chromedp.FromContext(tctx).Target.TargetID
 		d.mu.Lock()
 		d.tabs[id] = tctx
@@ -146,6 +147,7 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (tab context.Context, 
 		if err := d.attach(ctx, tctx, d.emulate()); err != nil {
 			return nil, false, d.wrap("take over a tab", err, "")
 		}
+		d.answerDialogs(tctx)
 		d.mu.Lock()
 		d.tabs[front] = tctx
 		d.mu.Unlock()
