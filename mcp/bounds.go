@@ -142,6 +142,10 @@ func (g *Gateway) bufferBody(next http.Handler) http.Handler {
 				return
 			}
 			body = buf.Bytes()
+			if problem := shapeProblem(body); problem != "" {
+				g.refuseShape(w, r, problem)
+				return
+			}
 		}
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 		next.ServeHTTP(w, withBody(r, body))
