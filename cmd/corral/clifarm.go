@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,6 +92,9 @@ func (f *cliFarm) keepLatest(ctx context.Context) {
 		}
 	}
 	f.mu.Unlock()
+	if !f.keptOrSaid(ctx, slices.Compact(slices.Sorted(maps.Values(keep)))) {
+		return
+	}
 	for key, id := range keep {
 		_ = f.Client.SetLatestTask(ctx, key, id) // a task id the gateway made: always valid
 	}
