@@ -87,7 +87,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		err = c.empty(resp.FinishReason)
 	}
 	took := time.Since(start)
-	c.metrics.request(ctx, st, err, took)
+	c.metrics.request(ctx, st, err, took, resp.Usage)
 	out, errRunes := outcome(ctx, st, err), 0
 	if err != nil {
 		errRunes = utf8.RuneCountInString(err.Error())

@@ -34,10 +34,12 @@ var outcomes = []string{OutcomeOK, OutcomeEmpty, OutcomeUnauthorized, OutcomeRat
 // modelBuckets span a local model's seconds and a slow one's minutes.
 var modelBuckets = []float64{.1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300}
 
-// Metrics count a node's model requests and agent tasks. A nil *Metrics counts nothing.
+// Metrics count a node's model requests, their tokens and agent tasks. A nil *Metrics counts
+// nothing.
 type Metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	tokens   *prometheus.CounterVec
 	running  prometheus.Gauge
 }
 
@@ -50,20 +52,26 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "corral_model_request_seconds",
 			Help: "Time of a request to the agent tasks' model until its whole answer came (result ok) or it failed (error).", Buckets: modelBuckets},
 			[]string{"result"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corral_model_tokens_total",
+			Help: "Tokens of the agent tasks' model requests as the model server counted them, by kind (prompt, completion)."},
+			[]string{"kind"}),
 		running: prometheus.NewGauge(prometheus.GaugeOpts{Name: "corral_agent_tasks_running",
 			Help: "Agent tasks (run_agent_task, ai_action) running on this node."}),
 	}
-	reg.MustRegister(m.requests, m.latency, m.running)
+	reg.MustRegister(m.requests, m.latency, m.tokens, m.running)
 	for _, o := range outcomes {
 		m.requests.WithLabelValues(o)
 	}
 	m.latency.WithLabelValues("ok")
 	m.latency.WithLabelValues("error")
+	m.tokens.WithLabelValues("prompt")
+	m.tokens.WithLabelValues("completion")
 	return m
 }
 
-// request counts one request that took took and ended with err.
-func (m *Metrics) request(ctx context.Context, st *answerState, err error, took time.Duration) {
+// request counts one request that took took and ended with err, and the tokens the server
+// said it used (an empty answer's too: they count against the task's budget as well).
+func (m *Metrics) request(ctx context.Context, st *answerState, err error, took time.Duration, u Usage) {
 	if m == nil {
 		return
 	}
@@ -73,6 +81,8 @@ func (m *Metrics) request(ctx context.Context, st *answerState, err error, took 
 	}
 	m.requests.WithLabelValues(outcome(ctx, st, err)).Inc()
 	m.latency.WithLabelValues(result).Observe(took.Seconds())
+	m.tokens.WithLabelValues("prompt").Add(float64(max(u.PromptTokens, 0)))
+	m.tokens.WithLabelValues("completion").Add(float64(max(u.CompletionTokens, 0)))
 }
 
 // TaskStarted counts an agent task as running until the returned func is called.
