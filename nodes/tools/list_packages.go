@@ -13,7 +13,7 @@ type PackagesResult struct {
 	Packages []string `json:"packages" jsonschema:"List of installed app package names on the device"`
 }
 
-// listPackages lists the installed apps, sorted.
+// listPackages lists the installed apps, sorted (a browser's tabs: oldest first).
 func listPackages() Tool {
 	return Define[NoArgs, PackagesResult](Tool{
 		Name:        "list_packages",
@@ -29,7 +29,11 @@ func listPackages() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		pkgs = slices.Sorted(slices.Values(pkgs))
+		// A browser lists its tabs oldest first, the order web_close_tab's tabIndex counts in;
+		// other devices' apps have no order of their own.
+		if t.Driver.Info().Platform != device.PlatformWeb {
+			pkgs = slices.Sorted(slices.Values(pkgs))
+		}
 		if pkgs == nil {
 			pkgs = []string{}
 		}
