@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -349,15 +348,12 @@ func (s nodeSettings) check() error {
 }
 
 // refusedAsBadValue is resolve with the values it refuses (no model for a base URL, a
-// setting that is no boolean) marked as such, for exit status 2; a key file it cannot read
-// stays a failure (exit 1), as every file Corral reads does.
+// setting that is no boolean, a key file it cannot read: the flag names a wrong file) marked
+// as such, for exit status 2, as the other model settings' errors.
 func refusedAsBadValue(resolve func() (model.Config, error)) func() (model.Config, error) {
 	return func() (model.Config, error) {
 		cfg, err := resolve()
-		if pe := (*fs.PathError)(nil); err != nil && !errors.As(err, &pe) {
-			err = badValue(err)
-		}
-		return cfg, err
+		return cfg, badValue(err) // a key file that cannot be read too: the flag names a wrong file
 	}
 }
 

@@ -188,7 +188,8 @@ func firstEnv(lookupEnv func(string) (string, bool), names ...string) (name, val
 func ReadKeyFile(path string) (Secret, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Secret{}, fmt.Errorf("--openai-api-key-file: %w", err)
+		return Secret{}, fmt.Errorf("--openai-api-key-file: %w: give the file holding the API key (as mounted from a secret), "+
+			"or leave the flag out for the key in $CORRAL_OPENAI_API_KEY or $OPENAI_API_KEY", err)
 	}
 	key := strings.TrimSpace(string(b))
 	if key == "" {
