@@ -62,7 +62,8 @@ type Driver struct {
 	front   target.ID // the tab last brought to the front
 	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go)
 	replaced bool
-	dialogs  []string // what the dialogs the tabs answered said, for the next call (dialogs.go)
+	dialogs  []string    // what the dialogs the tabs answered said, for the next call (dialogs.go)
+	report   func(error) // where the device reports its health as its browser stops (report_health.go)
 
 	lazy     bool
 	idle     time.Duration
@@ -96,6 +97,7 @@ var (
 	_ device.SecondaryClicker = (*Driver)(nil)
 	_ device.TabCloser        = (*Driver)(nil)
 	_ device.StatusReporter   = (*Driver)(nil)
+	_ device.HealthReporter   = (*Driver)(nil)
 )
 
 // ErrStartCutShort answers a Start (not lazy) whose context ended before its browser started:
@@ -292,6 +294,7 @@ func (d *Driver) shutdown() error {
 	if stop == nil {
 		return nil
 	}
+	defer d.browserStopped()
 	return stop()
 }
 
