@@ -194,8 +194,9 @@ func TestAuthPolicyOnRealFarm(t *testing.T) {
 	}
 	farmtest.MustCall(t, ci, "release_device", args("serial", "pool-p1", "lease", l.Lease.Handle))
 
-	// Knowing another holder's lease handle lets ci abort nothing outside its pool: the nodes
-	// get its tags with the abort. The holder itself can.
+	// Knowing another holder's lease handle lets ci abort nothing outside its pool, and it is
+	// denied as under a handle no lease has (29c99e0: it was told "No task is currently
+	// running", false, and unlike a bogus handle's answer). The holder itself can.
 	other := f.Client("other-team")
 	held := acquire(t, other, args("serial", "n1-p1"))
 	sleeping := farmtest.Go(t, other, "sleep", args("serial", "n1-p1", "lease", held.Lease.Handle, "seconds", 30))
@@ -203,7 +204,11 @@ func TestAuthPolicyOnRealFarm(t *testing.T) {
 		d, _ := f.Gateway().Client.Device("n1-p1")
 		return d.State == broker.StateBusy
 	}, "the sleep on n1-p1 running")
-	contains(t, farmtest.Text(farmtest.MustCall(t, ci, "abort_task", args("lease", held.Lease.Handle))), "No task is currently running")
+	res = farmtest.Call(t, ci, "abort_task", args("lease", held.Lease.Handle))
+	if !res.IsError {
+		t.Fatalf("ci's abort under the other team's lease was not refused: %s", farmtest.Text(res))
+	}
+	contains(t, farmtest.Text(res), `denied by policy: principal "ci" may not abort under this lease`)
 	select {
 	case a := <-sleeping:
 		t.Fatalf("ci's abort by lease ended the other team's sleep: %s", farmtest.Text(a.Get(t)))
