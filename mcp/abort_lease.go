@@ -14,18 +14,24 @@ import (
 // noLeaseHeld refuses a handle no lease has, in release_device's words; never the handle.
 const noLeaseHeld = "no lease held now has this handle: it expired, was released or revoked (list_leases shows the leases held; acquire_device takes a new one)"
 
+// leaseWithHandle finds the lease of leases whose handle is handle (compared by hash, in
+// constant time: the handle is a secret).
+func leaseWithHandle(leases []broker.Lease, handle string) (broker.Lease, bool) {
+	want := []byte(broker.HandleHash(handle))
+	for _, l := range leases {
+		if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), want) == 1 {
+			return l, true
+		}
+	}
+	return broker.Lease{}, false
+}
+
 // leaseHeld refuses an abort_task whose lease no node holds now: the nodes abort what runs
 // under a handle and answer a handle they do not know with nothing aborted, which read as
 // "no task is running". A node that does not answer may hold it: then the abort goes out.
 func (g *Gateway) leaseHeld(ctx context.Context, handle string) *mcpgo.CallToolResult {
 	leases, err := g.farm.Leases(ctx)
-	want := broker.HandleHash(handle)
-	for _, l := range leases {
-		if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(want)) == 1 {
-			return nil
-		}
-	}
-	if err != nil {
+	if _, ok := leaseWithHandle(leases, handle); ok || err != nil {
 		return nil
 	}
 	return g.refuse(ctx, broker.CodeStaleLease, "abort_task: "+noLeaseHeld)

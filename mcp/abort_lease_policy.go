@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 
@@ -50,11 +49,8 @@ func (g *Gateway) handleOwner(ctx context.Context, handle string) (string, error
 		return grp.Holder.Principal, err
 	}
 	leases, err := g.farm.Leases(ctx)
-	want := broker.HandleHash(handle)
-	for _, l := range leases {
-		if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(want)) == 1 {
-			return l.Holder.Principal, nil
-		}
+	if l, ok := leaseWithHandle(leases, handle); ok {
+		return l.Holder.Principal, nil
 	}
 	return "", err
 }

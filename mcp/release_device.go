@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"slices"
 
@@ -138,11 +137,8 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 		return serial, lease, nil
 	}
 	leases, err := g.farm.Leases(ctx)
-	want := broker.HandleHash(lease)
-	for _, l := range leases {
-		if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(want)) == 1 {
-			return l.Serial, lease, nil
-		}
+	if l, ok := leaseWithHandle(leases, lease); ok {
+		return l.Serial, lease, nil
 	}
 	// No node holds it (or one that does not answer may): its grant names its device.
 	granted, grantsErr := g.grantedDevice(ctx, lease)

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -81,13 +80,8 @@ func (g *Gateway) sessionLeases(ctx context.Context, sd broker.SessionDefault) [
 		if err != nil {
 			return "", true
 		}
-		want := broker.HandleHash(handle)
-		for _, l := range held {
-			if subtle.ConstantTimeCompare([]byte(l.HandleSHA256), []byte(want)) == 1 {
-				return l.Serial, true
-			}
-		}
-		return "", false
+		l, ok := leaseWithHandle(held, handle)
+		return l.Serial, ok
 	}
 	var out []sessionLease
 	if sd.Lease != "" {
