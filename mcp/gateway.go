@@ -200,7 +200,8 @@ func (g *Gateway) Handler() http.Handler {
 		g.log.Error("ignoring --allowed-origins: only loopback hosts and origins are allowed", "err", err)
 		oc = &originCheck{}
 	}
-	return g.readDeadline(oc.wrap(g, mux))
+	// tokenOffUncleanPath before ServeMux's own redirect, which keeps a ?token=.
+	return g.readDeadline(oc.wrap(g, tokenOffUncleanPath(mux)))
 }
 
 // instrument counts and times every call of a tool by outcome.

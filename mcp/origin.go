@@ -161,7 +161,6 @@ func loopbackConn(r *http.Request) bool {
 
 // wrap refuses requests whose Host or Origin the check does not allow, with 403 naming the header.
 func (c *originCheck) wrap(g *Gateway, next http.Handler) http.Handler {
-	next = tokenOffUncleanPath(next) // before ServeMux's own redirect, which keeps a ?token=
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if loopbackConn(r) && !c.hostAllowed(r.Host) {
 			g.forbid(w, r, reasonHost, fmt.Sprintf("forbidden: Host header %q does not name this gateway, which listens on loopback "+
