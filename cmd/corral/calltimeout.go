@@ -77,7 +77,9 @@ func (o *operatorFlags) gaveUpOn(ctx context.Context, tool string, args map[stri
 		return err
 	}
 	what := "the call was abandoned"
-	if t, ok := tools.Lookup(tool); ok && t.Background {
+	if t, ok := tools.Lookup(tool); wasNotSent(err) {
+		what = "the call was not sent, reaching the farm took all of it: nothing ran"
+	} else if ok && t.Background {
 		what = "the task goes on running on its device, to its end or abort_task; " + o.whereTheRecordIs(args, err)
 	} else if ok {
 		what = "the task was stopped; " + o.whereTheRecordIs(args, err)
@@ -103,6 +105,8 @@ func (o *operatorFlags) interrupted(ctx context.Context, tool string, args map[s
 	}
 	t, isDeviceTool := tools.Lookup(tool)
 	switch {
+	case wasNotSent(err):
+		return fmt.Errorf("%s: the call was interrupted (%w) before it was sent: nothing ran", tool, context.Canceled)
 	case !isDeviceTool:
 		return fmt.Errorf("%s: the call was interrupted (%v)", tool, context.Canceled)
 	case t.Background:

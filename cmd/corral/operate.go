@@ -260,7 +260,7 @@ const callUsage = "corral call [flags] TOOL ['{json arguments}' | -]   (flags go
 func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[string]any) (*mcpgo.CallToolResult, error) {
 	c, closeAll, err := o.dial(ctx)
 	if err != nil {
-		return nil, err
+		return nil, beforeSending(err)
 	}
 	defer closeAll()
 	var cat *steps.Catalog
@@ -269,7 +269,7 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 		// The holder's handle from the environment, not from argv (where ps shows it), for a
 		// tool that takes one.
 		if cat, err = steps.FetchCatalog(ctx, c); err != nil {
-			return nil, err
+			return nil, beforeSending(err)
 		}
 		if cat.Takes(tool, "lease") {
 			if toolArgs == nil {
