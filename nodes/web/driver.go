@@ -327,26 +327,21 @@ func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
 	return device.Size{Width: w, Height: h}, ctx.Err()
 }
 
-// Health answers whether the browser runs, replacing one that crashed; the notice that it
-// was replaced is left for the device's next call (use). It is a look (device.Look): an
-// elastic device whose browser is not running is healthy, its next use starts one, and the
-// check starts none (a node checks each of its devices as it starts); one whose browser is
-// starting (or stopping) is healthy too, its start bounded on its own.
+// Health answers whether the browser runs, replacing one that crashed, or that answers
+// nothing (hung.go); the notice that it was replaced is left for the device's next call
+// (use). It is a look (device.Look): an elastic device whose browser is not running is
+// healthy, its next use starts one, and the check starts none (a node checks each of its
+// devices as it starts); one whose browser is starting (or stopping) is healthy too, its
+// start bounded on its own.
 func (d *Driver) Health(ctx context.Context) error {
-	release, err := d.acquire(device.Look(ctx))
-	if errors.Is(err, ErrStopped) || errors.Is(err, ErrStarting) || errors.Is(err, ErrStillStarting) {
-		return nil
+	err := d.checkAnswers(ctx)
+	if errors.Is(err, errHung) { // the new browser: started now, or at an elastic device's next use
+		err = d.checkAnswers(ctx)
 	}
-	if err != nil {
-		return err
+	if errors.Is(err, errHung) {
+		return d.wrap("restart", err, "the new browser answered nothing either: it is checked again")
 	}
-	defer release()
-	bctx, done := bound(ctx, d.browserCtx())
-	defer done()
-	if _, err := chromedp.Targets(bctx); err != nil {
-		return d.wrap("list tabs", err, "")
-	}
-	return nil
+	return err
 }
 
 // closed says whether Close has been called.
