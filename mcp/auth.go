@@ -29,7 +29,7 @@ const (
 	reasonSlowBody = "slow_body" // a request body that did not arrive within --read-timeout
 	reasonBadBody  = "bad_body"  // a request body that could not be read: malformed chunks, cut short
 	reasonSession  = "session"   // a session id not issued to the caller
-	reasonHolder   = "holder"    // abort_task of a task another principal holds the device for
+	reasonHolder   = "holder"    // abort_task of a task another principal holds the device for; release of its lease (release_hidden.go)
 	reasonQuota    = "quota"     // a lease beyond the principal's max_devices (quota.go)
 )
 

@@ -137,13 +137,23 @@ func (g *Gateway) releaseTarget(ctx context.Context, a releaseArgs) (serial, lea
 		return serial, lease, nil
 	}
 	leases, err := g.farm.Leases(ctx)
+	hidden := "" // the device of another principal's lease the caller is answered as for a bogus handle
 	if l, ok := leaseWithHandle(leases, lease); ok {
-		return l.Serial, lease, nil
+		if !g.leaseHidden(ctx, l.Serial, l.Holder.Principal) {
+			return l.Serial, lease, nil
+		}
+		hidden = l.Serial
 	}
 	// No node holds it (or one that does not answer may): its grant names its device.
 	granted, grantsErr := g.grantedDevice(ctx, lease)
-	if granted != "" {
-		return granted, lease, nil
+	if granted.Serial != "" {
+		if !g.leaseHidden(ctx, granted.Serial, broker.PrincipalOf(granted.Holder)) {
+			return granted.Serial, lease, nil
+		}
+		hidden = granted.Serial
+	}
+	if hidden != "" {
+		g.countHidden(ctx, hidden)
 	}
 	if err != nil { // the farm's leases could not be read: no lease is known to have ended
 		return "", "", g.refuse(ctx, codeUnavailable, fmt.Sprintf("the lease's device was not found: the farm's leases could not be read (%v); try again, or pass serial with the lease", err))

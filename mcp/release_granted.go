@@ -25,24 +25,25 @@ type leaseGrants interface {
 	LeaseGrant(ctx context.Context, q broker.GrantQuery) (broker.Event, bool, error)
 }
 
-// grantedDevice finds the device the lease of handle was granted on, from its granted event;
-// "" when no grant read names it (a lease of an older Corral, whose grant has no hash; one
-// granted before the search's bounds), or the grants could not be read (err).
-func (g *Gateway) grantedDevice(ctx context.Context, handle string) (serial string, err error) {
+// grantedDevice finds the lease of handle's granted event, which names its device (Serial)
+// and holder; none (Serial "") when no grant read names it (a lease of an older Corral, whose
+// grant has no hash; one granted before the search's bounds), or the grants could not be read
+// (err).
+func (g *Gateway) grantedDevice(ctx context.Context, handle string) (broker.Event, error) {
 	grants, ok := farmAs[leaseGrants](g.farm)
 	if !ok {
-		return "", nil
+		return broker.Event{}, nil
 	}
 	ev, found, err := grants.LeaseGrant(ctx, broker.GrantQuery{HandleSHA256: broker.HandleHash(handle),
 		Since: time.Now().Add(-grantSearchSince), MaxScan: grantSearchMax})
 	if err != nil {
 		g.log.Warn("release_device: lease grants not read", "err", err) // never the handle
-		return "", err
+		return broker.Event{}, err
 	}
 	if !found {
-		return "", nil
+		return broker.Event{}, nil
 	}
-	return ev.Serial, nil
+	return ev, nil
 }
 
 // unknownLeaseText is release_device's refusal of a handle without serial that no lease held
