@@ -26,12 +26,23 @@ func leaseWithHandle(leases []broker.Lease, handle string) (broker.Lease, bool) 
 	return broker.Lease{}, false
 }
 
-// leaseHeld refuses an abort_task whose lease no node holds now: the nodes abort what runs
-// under a handle and answer a handle they do not know with nothing aborted, which read as
-// "no task is running". A node that does not answer may hold it: then the abort goes out.
-func (g *Gateway) leaseHeld(ctx context.Context, handle string) *mcpgo.CallToolResult {
+// abortLeaseRefused checks abort_task's lease handle before anything is sent: a group's
+// must be the caller's when ownLeasesOnly (abort_lease_policy.go); a single lease's too, and
+// a node must hold it: the nodes abort what runs under a handle and answer a handle they do
+// not know with nothing aborted, which read as "no task is running". The farm's leases are
+// read once for both. A node that does not answer may hold it: then the abort goes out.
+func (g *Gateway) abortLeaseRefused(ctx context.Context, handle string) *mcpgo.CallToolResult {
+	if broker.IsGroupHandle(handle) {
+		return g.mayAbortUnderGroup(ctx, handle)
+	}
 	leases, err := g.farm.Leases(ctx)
-	if _, ok := leaseWithHandle(leases, handle); ok || err != nil {
+	l, held := leaseWithHandle(leases, handle)
+	if g.ownLeasesOnly(ctx) && (held || err == nil) {
+		if res := g.notOwnLease(ctx, l.Holder.Principal); res != nil {
+			return res
+		}
+	}
+	if held || err != nil {
 		return nil
 	}
 	return g.refuse(ctx, broker.CodeStaleLease, "abort_task: "+noLeaseHeld)

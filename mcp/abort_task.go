@@ -76,17 +76,12 @@ func toolAbortTask() toolDef {
 				}
 			}
 			if a.Lease != "" {
-				if res := g.mayAbortUnder(ctx, a.Lease); res != nil {
+				if res := g.abortLeaseRefused(ctx, a.Lease); res != nil {
 					return res, nil
 				}
 			}
 			if broker.IsGroupHandle(a.Lease) {
 				return g.abortGroup(ctx, a), nil
-			}
-			if a.Lease != "" {
-				if res := g.leaseHeld(ctx, a.Lease); res != nil {
-					return res, nil
-				}
 			}
 			if res := g.mayAbort(ctx, a); res != nil {
 				return res, nil
