@@ -67,13 +67,7 @@ func (g *Gateway) sendBackground(ctx context.Context, req mcpgo.CallToolRequest,
 			}
 			return g.backgroundAnswer(ctx, dev, task, asked, res, err)
 		}
-		b, err := json.Marshal(tools.AgentTaskResult{TaskID: task.ID, Goal: run.goal, Status: "running",
-			Conclusion: "started; poll get_task_result {\"taskId\": \"" + task.ID + "\"} (or get_latest_task) for its end, abort_task stops it"})
-		if err != nil {
-			return errorResult(fmt.Sprintf("result cannot be encoded: %v", err))
-		}
-		b, _ = withNullError(b)
-		return structuredJSON(ctx, b)
+		return g.startedAnswer(ctx, dev.Serial, task, run)
 	}
 	res, err := g.outliveCaller(ctx, task, run.tracking(g.progressSink(ctx, req, spec.Progress)), answered)
 	if again, ok := askedAgain(asAsked, task, res, err); ok {
