@@ -180,10 +180,12 @@ func match(ctx context.Context, img, tpl gocv.Mat, threshold, minScale, maxScale
 	return out, nil
 }
 
-// isMatch says whether a refined candidate is a match: a flat patch of the image can
-// correlate with anything through rounding, so a match must have some of the template's texture.
+// isMatch says whether a refined candidate is a match: its score as the caller sees it (an
+// exact crop's correlation comes out of float arithmetic a hair under 1) reaches the
+// threshold, and it has some of the template's texture, as a flat patch of the image can
+// correlate with anything through rounding.
 func isMatch(img gocv.Mat, cd candidate, threshold float64) bool {
-	return cd.score >= threshold && stdDev(img, cd.r) >= textureMinStdDev/2
+	return roundScore(cd.score) >= threshold && stdDev(img, cd.r) >= textureMinStdDev/2
 }
 
 // refine scores cd again at full size, in a window around it, at cd.scale times each of tries

@@ -16,8 +16,9 @@ const exactPlaces = 12
 // The scaled passes can miss one: shrinking blurs thin text on a plain background under
 // their coarse threshold, and a screen of similar rows crowds the true one out of their few
 // places. Here the shrunk template's best places in the shrunk image, at half the scaled
-// passes' coarse threshold, are scored again at full size, best first, until one is a match
-// (an exact crop's place is the best or among the first). Nothing when scale 1 is not searched.
+// passes' coarse threshold, are each scored again at full size, and every match is kept: the
+// first that passes is not always the best, as icons alike but for their colours score 0.98
+// or more in gray, and only the crop's own place scores 1. Nothing when scale 1 is not searched.
 func exactMatch(ctx context.Context, img, tpl, small, smallTpl gocv.Mat, c, threshold, minScale, maxScale float64, margin int) ([]candidate, error) {
 	if minScale > 1.0001 || maxScale < 0.9999 {
 		return nil, nil
@@ -29,6 +30,7 @@ func exactMatch(ctx context.Context, img, tpl, small, smallTpl gocv.Mat, c, thre
 	if err != nil {
 		return nil, err
 	}
+	var matches []candidate
 	for _, f := range found {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -39,8 +41,8 @@ func exactMatch(ctx context.Context, img, tpl, small, smallTpl gocv.Mat, c, thre
 			return nil, err
 		}
 		if isMatch(img, best, threshold) {
-			return []candidate{best}, nil
+			matches = append(matches, best)
 		}
 	}
-	return nil, nil
+	return matches, nil
 }
