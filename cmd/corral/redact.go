@@ -149,7 +149,8 @@ func (r *redactor) err(e error) error {
 }
 
 // result is res without secrets: in its arguments (a secret argument shows the mark, a URL
-// its user with redact.Mark for the password, the lease its kind), its text, error and reason.
+// its user with redact.Mark for the password, the lease its kind), its text, error, reason and
+// expected text.
 func (r *redactor) result(res steps.Result) steps.Result {
 	if own := stepSecrets(res.Tool, res.Arguments); len(own) > 0 || argSerial(res.Arguments) != "" {
 		r = &redactor{secrets: r.secrets.With(own, argSerial(res.Arguments))}
@@ -167,7 +168,8 @@ func (r *redactor) result(res steps.Result) steps.Result {
 		}
 		res.Arguments = args
 	}
-	res.Text, res.Error, res.Reason = r.text(res.Text), r.text(res.Error), r.text(res.Reason)
+	// expect too: corral tasks export sets it to the text the agent typed.
+	res.Text, res.Error, res.Reason, res.Expect = r.text(res.Text), r.text(res.Error), r.text(res.Reason), r.text(res.Expect)
 	return res
 }
 

@@ -80,7 +80,7 @@ func runRun(ctx context.Context, args []string) error {
 	}
 	tw := steps.NewTextWriter(out)
 	plan, err := steps.NewPlan(doc, cat, steps.Options{Serial: *serial, Platform: *platform, KeepGoing: *keepGoing,
-		Progress: func(r steps.Result) { tw.Step(red.result(r)) }, Log: log})
+		Progress: func(r steps.Result) { tw.Step(red.result(r)) }, Hide: red.text, Log: log})
 	if err != nil {
 		return fmt.Errorf("%s: nothing ran; fix these steps:\n%w", f.Arg(0), red.err(err))
 	}

@@ -117,7 +117,7 @@ func (p *Plan) expect(ctx context.Context, c Caller, pc plannedCall, args map[st
 		left := time.Until(deadline)
 		if left <= 0 {
 			return fmt.Sprintf("expected %q on the screen %s; not there after %s s: %s", want, after,
-				strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64), describeScreen(texts))
+				strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64), describeScreen(texts, p.opts.Hide))
 		}
 		t := time.NewTimer(min(expectPoll, left))
 		select {
@@ -169,8 +169,9 @@ func shows(texts []string, want string) bool {
 	return false
 }
 
-// describeScreen quotes the first few distinct texts of a screen, for a failed check.
-func describeScreen(texts []string) string {
+// describeScreen quotes the first few distinct texts of a screen, for a failed check, each
+// through hide (if set) before it is cut.
+func describeScreen(texts []string, hide func(string) string) string {
 	if len(texts) == 0 {
 		return "the UI tree holds no text (a game, a canvas or a camera view draws its text as pixels, which expect does not read)"
 	}
@@ -182,6 +183,9 @@ func describeScreen(texts []string) string {
 		}
 		seen[t] = true
 		if len(quoted) < shownTexts {
+			if hide != nil {
+				t = hide(t)
+			}
 			quoted = append(quoted, strconv.Quote(clip(t, 40)))
 		}
 	}

@@ -37,7 +37,10 @@ type Options struct {
 	KeepGoing bool   // run every step; by default the first failure skips the rest
 	// Progress, if set, is called as each step ends (skipped ones too), in order.
 	Progress func(Result)
-	Log      *slog.Logger
+	// Hide, if set, takes secrets out of a screen's texts before a failed expect quotes them cut
+	// short: a secret cut in two no longer matches whoever redacts the report afterwards.
+	Hide func(string) string
+	Log  *slog.Logger
 }
 
 // Tools that hand out a lease (result {lease: {handle, serial}}), and the one that takes it back.
