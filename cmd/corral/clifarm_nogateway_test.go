@@ -42,4 +42,19 @@ func TestCallOnAFarmWithoutGatewaySaysItsLatestTaskIsNotKept(t *testing.T) {
 	code, out, errOut = corralMain(t, append([]string{"call"}, append(via, "get_task_result", `{"task_id":"`+id+`"}`)...)...)
 	require.Equal(t, 0, code, "corral call get_task_result: %s%s", out, errOut)
 	assert.Contains(t, out, `"tool":"tap_xy"`, "the record the note points to")
+
+	// get_latest_task there finds none, ever: its answer says why and where the latest is, not
+	// "No task yet: this session ... called no device tool in the last 24 h".
+	code, out, errOut = corralMain(t, append([]string{"call"}, append(via, "get_latest_task", `{"anyTool":true,"serial":"`+serial+`"}`)...)...)
+	require.Equal(t, 0, code, "corral call get_latest_task: %s%s", out, errOut)
+	assert.NotContains(t, out, "No task yet")
+	assert.Contains(t, out, "No latest task is kept on this farm: its NATS has no "+broker.SessionBucket+" bucket")
+	assert.Contains(t, out, "corral tasks --nats-url "+f.URL+" --serial "+serial+" --limit 1 lists the latest", "the command that reads it")
+	assert.Contains(t, out, `"status":"none"`, "the structured answer as before")
+	code, out, errOut = corralMain(t, append([]string{"call"}, append(via, "get_latest_task", `{}`)...)...)
+	require.Equal(t, 0, code, "corral call get_latest_task: %s%s", out, errOut)
+	assert.Contains(t, out, "corral tasks --nats-url "+f.URL+" --tool run_agent_task --limit 1 lists the latest", "the latest agent task's")
+	code, out, errOut = corralMain(t, append([]string{"tasks"}, append(via, "--serial", serial, "--limit", "1")...)...)
+	require.Equal(t, 0, code, "corral tasks: %s%s", out, errOut)
+	assert.Contains(t, out, id, "corral tasks lists the latest task")
 }

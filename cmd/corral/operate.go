@@ -285,6 +285,9 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	serial, _ := toolArgs["serial"].(string)
 	call := sentCall{tool: tool, serial: serial, began: time.Now()}
 	res, err := callOn(callCtx, c, req)
+	if err == nil && o.cli != nil {
+		res = o.cli.latestNotKept(ctx, tool, toolArgs, res, o.sameFarm())
+	}
 	if lost := lostCall(ctx, tool, toolArgs, err, sent.Load()); lost != nil {
 		return nil, lost
 	}
