@@ -18,6 +18,11 @@ const (
 	relistenMax = 2 * time.Second
 	// factsTimeout bounds reading a new device's facts from lockdown.
 	factsTimeout = 10 * time.Second
+	// relistGrace is how long a usbmuxd that answers again has to list a device it does not
+	// list at once: a usbmuxd just started lists the phones one by one (Attached after Listen),
+	// so a device missing from its first list is taken as unplugged only once it has listed
+	// no device for this long. A Detached message still removes a device at once.
+	relistGrace = 5 * time.Second
 )
 
 // AttachOptions say how Attach makes drivers for the devices it finds.
@@ -34,8 +39,10 @@ type AttachOptions struct {
 // gets a Driver (shown unhealthy, with what to do, until it trusts this computer and its
 // WebDriverAgent answers); one that is unplugged is removed with "device disconnected", which
 // fails its call in flight. When usbmuxd restarts, Attach listens again and reconciles with
-// its device list: devices that left meanwhile are removed, those still there keep their
-// drivers under their new ids. The devices it added stay on reg when it returns.
+// its device list: those still there keep their drivers under their new ids; one it does not
+// list keeps its driver (and its lease) while usbmuxd lists the others, and is removed once
+// usbmuxd has listed nothing new for relistGrace. The devices it added stay on reg when it
+// returns.
 func Attach(ctx context.Context, reg device.Registry, o AttachOptions) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -81,6 +88,9 @@ type attachment struct {
 	id     int
 	cancel context.CancelFunc
 	drv    *Driver // nil while being made
+	// unlisted: usbmuxd answers again but has not listed the device yet (its id is 0 meanwhile,
+	// as the old one may be another phone's now).
+	unlisted bool
 }
 
 // listen follows one usbmuxd connection's events until it breaks or ctx ends; up is called
@@ -98,8 +108,15 @@ func (a *attacher) listen(ctx context.Context, up func()) error {
 		return err
 	}
 	up()
-	if err := a.reconcile(ctx); err != nil {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel() // a device still unlisted when the connection breaks waits for the next one
+	listed := make(chan struct{}, 1)
+	unlisted, err := a.reconcile(lctx)
+	if err != nil {
 		return err
+	}
+	if unlisted > 0 {
+		a.wg.Go(func() { a.settle(lctx, listed) })
 	}
 	for {
 		msg, err := next()
@@ -109,6 +126,10 @@ func (a *attacher) listen(ctx context.Context, up func()) error {
 		switch msg.MessageType {
 		case "Attached":
 			a.add(ctx, msg.Properties.SerialNumber, msg.DeviceID)
+			select {
+			case listed <- struct{}{}:
+			default:
+			}
 		case "Detached":
 			a.removeID(msg.DeviceID)
 		case "Paired":
@@ -117,31 +138,62 @@ func (a *attacher) listen(ctx context.Context, up func()) error {
 	}
 }
 
-// reconcile removes the devices that left while usbmuxd was away; Listen's Attached
-// messages bring the others back under their new ids.
-func (a *attacher) reconcile(ctx context.Context) error {
+// reconcile follows the devices usbmuxd lists to their new ids, and marks those it does not
+// list: settle removes them unless usbmuxd lists them meanwhile. It says how many it marked.
+func (a *attacher) reconcile(ctx context.Context) (int, error) {
 	lctx, cancel := context.WithTimeout(ctx, factsTimeout)
 	defer cancel()
 	list, err := a.o.Mux.List(lctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	present := map[string]bool{}
+	ids := map[string]int{}
 	for _, e := range list {
-		present[e.Properties.SerialNumber] = true
+		ids[e.Properties.SerialNumber] = e.DeviceID
 	}
 	a.mu.Lock()
-	var gone []string
-	for udid := range a.live {
-		if !present[udid] {
-			gone = append(gone, udid)
+	defer a.mu.Unlock()
+	unlisted := 0
+	for udid, at := range a.live {
+		id, ok := ids[udid]
+		at.id, at.unlisted = id, !ok
+		if at.drv != nil {
+			at.drv.SetDeviceID(id)
+		}
+		if !ok {
+			unlisted++
+			a.log.Info("usbmuxd does not list the iOS device yet; waiting for it", "udid", udid, "grace", relistGrace)
 		}
 	}
-	a.mu.Unlock()
-	for _, udid := range gone {
-		a.remove(udid)
+	return unlisted, nil
+}
+
+// settle removes the devices still unlisted once usbmuxd has listed no device for relistGrace
+// (a device it lists resets the wait); nothing if ctx (the Listen connection) ends first.
+func (a *attacher) settle(ctx context.Context, listed <-chan struct{}) {
+	t := time.NewTimer(relistGrace)
+	defer t.Stop()
+	for waiting := true; waiting; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-listed:
+			t.Reset(relistGrace)
+		case <-t.C:
+			waiting = false
+		}
 	}
-	return nil
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ctx.Err() != nil {
+		return
+	}
+	for udid, at := range a.live {
+		if at.unlisted {
+			a.log.Info("usbmuxd did not list the iOS device again; taking it as unplugged", "udid", udid, "waited", relistGrace)
+			a.removeLocked(udid)
+		}
+	}
 }
 
 // add makes a driver for a device in the background, or follows a known one to its new id.
@@ -151,7 +203,7 @@ func (a *attacher) add(ctx context.Context, udid string, id int) {
 	}
 	a.mu.Lock()
 	if at := a.live[udid]; at != nil {
-		at.id = id
+		at.id, at.unlisted = id, false
 		if at.drv != nil {
 			at.drv.SetDeviceID(id)
 		}
@@ -191,7 +243,7 @@ func (a *attacher) removeID(id int) {
 	a.mu.Lock()
 	udid := ""
 	for u, at := range a.live {
-		if at.id == id {
+		if at.id == id && id != 0 {
 			udid = u
 		}
 	}
@@ -205,6 +257,11 @@ func (a *attacher) removeID(id int) {
 func (a *attacher) remove(udid string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.removeLocked(udid)
+}
+
+// removeLocked is remove with a.mu held.
+func (a *attacher) removeLocked(udid string) {
 	at := a.live[udid]
 	if at == nil {
 		return
@@ -222,7 +279,7 @@ func (a *attacher) paired(id int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, at := range a.live {
-		if at.id == id && at.drv != nil {
+		if at.id == id && id != 0 && at.drv != nil {
 			at.drv.sup.wake()
 		}
 	}

@@ -6,7 +6,8 @@
 // Attach follows a usbmuxd's Listen events: a device plugged in becomes a Driver, shown
 // unhealthy with what a person must do until it trusts this computer and its WebDriverAgent
 // answers; one unplugged is removed, failing its call in flight with "device disconnected".
-// When usbmuxd restarts, Attach listens again and reconciles with its device list.
+// When usbmuxd restarts, Attach listens again and reconciles with its device list, giving a
+// device the new usbmuxd does not list at once a grace period to be listed again.
 //
 // WebDriverAgent is reached through a usbmux connection to the phone's port 8100 (an
 // http.Transport whose DialContext connects through usbmuxd), never a forwarded local port.

@@ -197,7 +197,7 @@ func TestUsbmuxdRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	sims.Host.Detach("ios-sim-02")
-	eventually(t, 10*time.Second, func() bool { _, ok := reg.removedReason("ios-sim-02"); return ok }, "ios-sim-02 removed")
+	eventually(t, 10*time.Second+relistGrace, func() bool { _, ok := reg.removedReason("ios-sim-02"); return ok }, "ios-sim-02 removed")
 	eventually(t, 10*time.Second, func() bool { return d1.DeviceID() != before }, "ios-sim-01 under its new id")
 	if reg.driver("ios-sim-01") != d1 {
 		t.Fatal("ios-sim-01's driver was replaced or removed")

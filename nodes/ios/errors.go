@@ -27,6 +27,9 @@ func (d *Driver) wdaError(op string, err error) error {
 	if errors.As(err, &answer) {
 		return d.errorf(op, err, "")
 	}
+	if errors.Is(err, ErrUnlisted) {
+		return d.errorf(op, err, "it keeps its lease meanwhile: retry in a few seconds")
+	}
 	if down := muxDown(err); down != nil {
 		d.sup.wake()
 		return d.errorf(op, down, "WebDriverAgent is reached through it: retry once it answers")

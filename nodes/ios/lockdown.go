@@ -20,6 +20,9 @@ type Facts struct {
 
 // lockdown opens a lockdown session on the device, TLS with its pair record.
 func (m Mux) lockdown(ctx context.Context, deviceID int, udid string) (*goios.LockDownConnection, goios.PairRecord, error) {
+	if err := unlisted(deviceID); err != nil {
+		return nil, goios.PairRecord{}, err
+	}
 	rec, err := m.PairRecord(ctx, udid)
 	if err != nil {
 		return nil, rec, err

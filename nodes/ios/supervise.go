@@ -112,8 +112,14 @@ func (s *supervisor) check(ctx context.Context) error {
 	d := s.d
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
+	if err := unlisted(d.DeviceID()); err != nil {
+		return err // WebDriverAgent is not known dead: it is not restarted for this
+	}
 	if !d.trusted.Load() {
 		ld, _, err := d.o.Mux.lockdown(pctx, d.DeviceID(), d.o.UDID)
+		if errors.Is(err, ErrUnlisted) {
+			return err
+		}
 		down := muxDown(err)
 		if down == nil && err != nil {
 			down = d.o.Mux.stuck(ctx) // a lockdown that timed out is no answer from the phone
@@ -130,6 +136,9 @@ func (s *supervisor) check(ctx context.Context) error {
 	}
 	// A gesture still going holds WebDriverAgent's one command at a time: /status waits for it.
 	if err := d.behindGestures(ctx, func(ctx context.Context) error { _, err := d.wda.Status(ctx); return err }); err != nil {
+		if errors.Is(err, ErrUnlisted) {
+			return err
+		}
 		d.forgetScreen()
 		down := muxDown(err)
 		if down == nil {

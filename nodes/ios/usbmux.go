@@ -132,6 +132,9 @@ func (m Mux) PairRecord(ctx context.Context, udid string) (goios.PairRecord, err
 // Connect opens a connection to port on the device deviceID: once it returns, the connection
 // is a byte pipe to the service listening there.
 func (m Mux) Connect(ctx context.Context, deviceID int, port uint16) (net.Conn, error) {
+	if err := unlisted(deviceID); err != nil {
+		return nil, err
+	}
 	mc, c, err := m.dial(ctx)
 	if err != nil {
 		return nil, err
