@@ -337,6 +337,12 @@ func bboxOf(r image.Rectangle, size image.Point) []float64 {
 func tapHit(ctx context.Context, t *Task, hit textHit, size image.Point, offset []int) (device.Point, error) {
 	c := image.Pt((hit.Box.Min.X+hit.Box.Max.X)/2, (hit.Box.Min.Y+hit.Box.Max.Y)/2)
 	if len(offset) == 2 {
+		// An offset off the screen is a mistake, not a tap on its edge: that would press
+		// whatever is there.
+		if o := c.Add(image.Pt(offset[0], offset[1])); !o.In(image.Rectangle{Max: size}) {
+			return device.Point{}, BadInput("tap_offset [%d,%d] from the centre (%d, %d) of what was found is (%d, %d), outside the %dx%d screen: nothing tapped; choose an offset that stays on the screen",
+				offset[0], offset[1], c.X, c.Y, o.X, o.Y, size.X, size.Y)
+		}
 		c = c.Add(image.Pt(offset[0], offset[1]))
 	}
 	p := device.Point{X: max(0, min(size.X-1, c.X)), Y: max(0, min(size.Y-1, c.Y))}

@@ -174,6 +174,16 @@ func TestTapOCROffset(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, device.Point{X: at.X - 30, Y: at.Y + 40}, *moved.Data.(TapTextResult).Point)
 	assert.Contains(t, strings.Join(p.InputLog(), "\n"), fmt.Sprintf("tap %d %d", at.X-30, at.Y+40))
+
+	// Off the screen: refused, nothing tapped (it was moved onto the edge, tapping what was there).
+	p = simIn(t, "com.corral.shop")
+	before := len(p.InputLog())
+	_, err = runOp(t, "tap_ocr", p, `{"text":"Item 2","tap_offset":[-2000,0]}`)
+	require.Error(t, err)
+	assert.Equal(t, broker.CodeBadInput, ErrorCode(err))
+	assert.Contains(t, err.Error(), fmt.Sprintf("tap_offset [-2000,0] from the centre (%d, %d)", at.X, at.Y))
+	assert.Contains(t, err.Error(), "outside the 1080x2400 screen: nothing tapped")
+	assert.Len(t, p.InputLog(), before, "nothing tapped")
 }
 
 // Not in the tree, no worker: an error at once that says to start corral vision; with
