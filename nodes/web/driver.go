@@ -60,6 +60,9 @@ type Driver struct {
 	opened  map[target.ID]int             // the order tabs were first seen in; -1: closed
 	seen    int
 	front   target.ID // the tab last brought to the front
+	// lastURL is each open tab's last non-empty URL, for one found between two pages
+	// (settledPages)
+	lastURL map[target.ID]string
 	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go)
 	replaced bool
 	dialogs  []string    // what the dialogs the tabs answered said, for the next call (dialogs.go)

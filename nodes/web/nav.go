@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -165,25 +166,43 @@ func navigating(err error) bool {
 // retryGap is the pause before a command that met a navigation is tried again.
 const retryGap = 50 * time.Millisecond
 
-// whileNavigating runs f, and again while it fails because the tab is between two pages, as
-// long as ctx allows; what it finally returns says so in words.
+// whileNavigating runs f, and again while it fails because the tab is between two pages or
+// its page did not answer (noanswer.go; once more only), as long as ctx allows; what it
+// finally returns says so in words, also when ctx ended a try (not "context canceled").
 func whileNavigating(ctx context.Context, f func() error) error {
+	var met error // ErrNavigating or ErrNoAnswer, once a try met one
 	for {
 		err := f()
-		if err == nil || !navigating(err) {
+		switch {
+		case err == nil:
+			return nil
+		case navigating(err):
+			met = ErrNavigating
+		case errors.Is(err, ErrNoAnswer) && errors.Is(met, ErrNoAnswer):
+			return err // twice: a page that reloads without end is never captured
+		case errors.Is(err, ErrNoAnswer):
+			met = err
+		case met != nil && ctx.Err() != nil:
+			return met
+		default:
 			return err
 		}
 		if wait(ctx, retryGap) != nil {
-			return ErrNavigating
+			return met
 		}
 	}
 }
 
+// settleWait bounds how long a listing of the tabs waits for one between two pages: a page
+// that reloads itself without end, or whose script hangs as the next page comes, stays there.
+const settleWait = 2 * time.Second
+
 // settledPages lists the open tabs, oldest first, once none is between two pages (a tab
-// whose next page has answered but not yet replaced the last one lists an empty URL), or as
-// they are when navigationWait or ctx ends.
+// whose next page has answered but not yet replaced the last one lists an empty URL), or
+// when settleWait or ctx ends: a tab still between two pages is then listed at the last URL
+// it showed (a new tab that showed none yet, at about:blank, as a browser shows it).
 func (d *Driver) settledPages(ctx context.Context) ([]*target.Info, error) {
-	wctx, cancel := context.WithTimeout(ctx, navigationWait)
+	wctx, cancel := context.WithTimeout(ctx, settleWait)
 	defer cancel()
 	for {
 		pages, err := d.pages(ctx)
@@ -191,7 +210,44 @@ func (d *Driver) settledPages(ctx context.Context) ([]*target.Info, error) {
 			return pages, err
 		}
 		if wait(wctx, retryGap) != nil {
-			return pages, nil
+			return d.lastKnown(ctx, pages), nil
 		}
 	}
+}
+
+// lastKnown is pages with each empty URL replaced by the URL its tab's history shows (the
+// last page it committed to), or else the last URL it was listed at.
+func (d *Driver) lastKnown(ctx context.Context, pages []*target.Info) []*target.Info {
+	out := make([]*target.Info, len(pages))
+	for i, p := range pages {
+		if p.URL == "" {
+			c := *p
+			c.URL = d.committedURL(ctx, p.TargetID)
+			d.mu.Lock()
+			c.URL = cmp.Or(c.URL, d.lastURL[p.TargetID], "about:blank")
+			d.mu.Unlock()
+			p = &c
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// committedURL is the URL of the history entry tab id shows; "" when it cannot tell.
+func (d *Driver) committedURL(ctx context.Context, id target.ID) string {
+	d.mu.Lock()
+	tctx := d.tabs[id]
+	d.mu.Unlock()
+	if tctx == nil {
+		return ""
+	}
+	c, done := bound(ctx, tctx)
+	defer done()
+	h, err := answered(c, func(c context.Context) (page.GetNavigationHistoryResult, error) {
+		return chromedp.Call(c, page.GetNavigationHistory, cdp.Empty{})
+	})
+	if err != nil || h.CurrentIndex < 0 || h.CurrentIndex >= int64(len(h.Entries)) {
+		return ""
+	}
+	return h.Entries[h.CurrentIndex].URL
 }

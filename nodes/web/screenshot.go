@@ -45,12 +45,14 @@ func (d *Driver) ScreenshotJPEG(ctx context.Context) ([]byte, device.Size, error
 		if err := chromedp.Do(c, untilStill(readStill)); err != nil { // one state for a peek's reads (still.go)
 			return err
 		}
-		res, err = chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg,
-			Quality: ptr(int64(shotQuality)), OptimizeForSpeed: ptr(true)})
+		res, err = answered(c, func(c context.Context) (page.CaptureScreenshotResult, error) {
+			return chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg,
+				Quality: ptr(int64(shotQuality)), OptimizeForSpeed: ptr(true)})
+		})
 		return err
 	})
 	if err != nil {
-		return nil, device.Size{}, d.wrap("screenshot", err, "")
+		return nil, device.Size{}, d.wrap("screenshot", err, hintFor(err))
 	}
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(res.Data))
 	if err != nil {

@@ -68,12 +68,12 @@ func (d *Driver) onSelector(ctx context.Context, op, selector string, index int,
 	defer done()
 	var at located
 	err = whileNavigating(c, func() (err error) {
-		at, err = chromedp.Run(c, d.locate(selector, index))
+		at, err = answered(c, func(c context.Context) (located, error) { return chromedp.Run(c, d.locate(selector, index)) })
 		return err
 	})
 	switch {
 	case err != nil:
-		return d.wrap(op, err, "")
+		return d.wrap(op, err, hintFor(err))
 	case at.Error != "":
 		return d.wrap(op, fmt.Errorf("%w %q: %s", ErrBadSelector, selector, at.Error), "CSS selectors as document.querySelector takes them; XPaths start with / or (")
 	case at.None && at.Count > 0:

@@ -69,11 +69,13 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 		if err := chromedp.Do(c, untilStill(readStill)); err != nil { // one state for a peek's reads (still.go)
 			return err
 		}
-		snap, err = chromedp.Run(c, chromedp.Evaluate[domSnapshot](sourceJS))
+		snap, err = answered(c, func(c context.Context) (domSnapshot, error) {
+			return chromedp.Run(c, chromedp.Evaluate[domSnapshot](sourceJS))
+		})
 		return err
 	})
 	if err != nil {
-		return "", d.wrap("source", err, "")
+		return "", d.wrap("source", err, hintFor(err))
 	}
 	children := make([][]int, len(snap.Els)+1) // by parent index + 1: the roots under 0
 	for i, e := range snap.Els {

@@ -58,6 +58,12 @@ func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
 			continue
 		}
 		listed[t.TargetID] = true
+		if t.URL != "" {
+			if d.lastURL == nil {
+				d.lastURL = map[target.ID]string{}
+			}
+			d.lastURL[t.TargetID] = t.URL
+		}
 		seq, ok := d.opened[t.TargetID]
 		if !ok {
 			d.seen++
@@ -71,6 +77,7 @@ func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
 	for id := range d.opened {
 		if !listed[id] {
 			delete(d.opened, id)
+			delete(d.lastURL, id)
 		}
 	}
 	slices.SortFunc(open, func(a, b *target.Info) int { return d.opened[a.TargetID] - d.opened[b.TargetID] })
