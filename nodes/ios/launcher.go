@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	goios "github.com/danielpaulus/go-ios/ios"
 	"github.com/danielpaulus/go-ios/ios/testmanagerd"
@@ -83,14 +85,26 @@ func (l *XCTestLauncher) Launch(ctx context.Context, udid string) error {
 
 // CommandLauncher runs a command that starts WebDriverAgent for a device (xcodebuild,
 // `ios runwda`, a farm's own script): its arguments with {udid} replaced, no shell. The
-// command may keep running (it is stopped at the next launch) or return once WDA is up.
+// command may keep running (it is stopped at the next launch) or return once WDA is up. One
+// that fails is logged at WARN with its exit status and the tail of its output, and LaunchFailed
+// says so until the next launch.
 type CommandLauncher struct {
 	Args []string
 	Log  *slog.Logger
 
 	mu   sync.Mutex
-	runs map[string]*exec.Cmd
+	runs map[string]*commandRun
 }
+
+// commandRun is the command last started for a device, and how it failed.
+type commandRun struct {
+	cmd    *exec.Cmd
+	failed error
+}
+
+// launchWaitDelay bounds how long a command that exited is waited for to close its output:
+// one that leaves WebDriverAgent running in the background hands it its stdout.
+const launchWaitDelay = time.Second
 
 // CheckLaunchCommand says what is wrong with a --wda-launch command: one that names no
 // {udid} would start the same WebDriverAgent for every iPhone, and one not on PATH would fail
@@ -127,20 +141,55 @@ func (l *CommandLauncher) Launch(ctx context.Context, udid string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.runs == nil {
-		l.runs = map[string]*exec.Cmd{}
+		l.runs = map[string]*commandRun{}
 	}
-	if old := l.runs[udid]; old != nil && old.Process != nil {
-		_ = old.Process.Kill()
+	if old := l.runs[udid]; old != nil && old.cmd.Process != nil {
+		_ = old.cmd.Process.Kill()
 	}
+	out := &tail{}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr, cmd.WaitDelay = out, out, launchWaitDelay
 	if err := cmd.Start(); err != nil {
+		delete(l.runs, udid)
 		return fmt.Errorf("start %s: %w", args[0], err)
 	}
-	l.runs[udid] = cmd
-	go func() {
-		if err := cmd.Wait(); err != nil && ctx.Err() == nil && l.Log != nil {
-			l.Log.Debug("WebDriverAgent launch command ended", "udid", udid, "err", err)
-		}
-	}()
+	run := &commandRun{cmd: cmd}
+	l.runs[udid] = run
+	go l.wait(ctx, udid, run, out)
+	return nil
+}
+
+// wait waits for a command to end and, if it failed on its own (not stopped by the next
+// launch or the node), records and logs how: the program, not its arguments, which may hold
+// what the farm passes it.
+func (l *CommandLauncher) wait(ctx context.Context, udid string, run *commandRun, out *tail) {
+	err := run.cmd.Wait()
+	if err == nil || ctx.Err() != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.runs[udid] != run {
+		return // killed by the next launch
+	}
+	prog := filepath.Base(run.cmd.Path)
+	said := out.String()
+	run.failed = fmt.Errorf("%s: %v", prog, err)
+	if said != "" {
+		run.failed = fmt.Errorf("%s: %v; its output ends: %s", prog, err, said)
+	}
+	if l.Log != nil {
+		l.Log.Warn("WebDriverAgent launch command failed; fix --wda-launch (it is run again with backoff)",
+			"udid", udid, "command", prog, "err", err, "output", said)
+	}
+}
+
+// LaunchFailed is how the command last started for udid failed, nil if it did not (yet).
+func (l *CommandLauncher) LaunchFailed(udid string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if run := l.runs[udid]; run != nil {
+		return run.failed
+	}
 	return nil
 }

@@ -170,6 +170,12 @@ func muxDown(err error) *MuxDownError {
 	return nil
 }
 
+// launchFailer is a Launcher that knows its last launch for a device failed after Launch
+// returned (CommandLauncher: the command exited with an error).
+type launchFailer interface {
+	LaunchFailed(udid string) error
+}
+
 // launch starts WebDriverAgent through the launcher unless it is backing off, and says what
 // it did for the health reason.
 func (s *supervisor) launch(ctx context.Context) string {
@@ -182,6 +188,11 @@ func (s *supervisor) launch(ctx context.Context) string {
 	if time.Now().Before(s.nextLaunch) {
 		// The same words until the next try: a reason that changed at every probe would
 		// rewrite the device's registry entry four times a second.
+		if f, ok := l.(launchFailer); ok {
+			if err := f.LaunchFailed(s.d.o.UDID); err != nil {
+				return fmt.Sprintf("; its launch command failed (%v): fix --wda-launch; it is run again with backoff", err)
+			}
+		}
 		return "; restarted it, waiting for its answer"
 	}
 	err := l.Launch(ctx, s.d.o.UDID)
@@ -192,7 +203,7 @@ func (s *supervisor) launch(ctx context.Context) string {
 		s.d.log.Warn("WebDriverAgent did not start", "err", err)
 		return fmt.Sprintf("; starting it failed: %v", err)
 	}
-	s.d.log.Info("WebDriverAgent started")
+	s.d.log.Info("WebDriverAgent launched; waiting for its answer")
 	return "; restarted it, waiting for its answer"
 }
 
