@@ -73,8 +73,11 @@ func TestConsoleAuth(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, "data-serial") || strings.Contains(body, `"serial"`) {
 			t.Errorf("%s without a token: %d\n%s", p, resp.StatusCode, body)
 		}
-		if resp, _ := get(t, srv, p, "wrong-token-0123456789"); resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("%s with a wrong token: %d", p, resp.StatusCode)
+		// A wrong bearer token is told as such, not as a missing one or an expired login.
+		if resp, body := get(t, srv, p, "wrong-token-0123456789"); resp.StatusCode != http.StatusUnauthorized ||
+			!strings.Contains(body, "The bearer token of the Authorization header is not valid for this gateway.") ||
+			strings.Contains(body, "wrong-token") || strings.Contains(body, "expired") {
+			t.Errorf("%s with a wrong token: %d\n%s", p, resp.StatusCode, body)
 		}
 	}
 	if !slices.Contains(*denied, ReasonNoToken) || !slices.Contains(*denied, ReasonBadToken) {

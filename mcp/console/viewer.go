@@ -36,8 +36,8 @@ func (c *Console) withViewer(r *http.Request, v Viewer) *http.Request {
 // Authorization header (as /mcp takes it) or the login cookie, which it renews (w). reason
 // says why there is none.
 func (c *Console) identify(w http.ResponseWriter, r *http.Request) (v Viewer, reason string) {
-	if scheme, t, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") {
-		return c.viewerOf(strings.TrimSpace(t))
+	if t, ok := bearerOf(r); ok {
+		return c.viewerOf(t)
 	}
 	v, reason = c.cookieViewer(r)
 	if reason == "" && c.cfg.Authenticate != nil {
@@ -74,6 +74,24 @@ func (c *Console) viewerOf(token string) (v Viewer, reason string) {
 		return v, ""
 	}
 	return Viewer{}, ReasonBadToken
+}
+
+// bearerOf is the token of r's Authorization header, as /mcp takes it.
+func bearerOf(r *http.Request) (token string, ok bool) {
+	scheme, t, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(t), true
+}
+
+// badLoginWords says why r's credentials are refused: the token of its Authorization header
+// (which identify reads first), or its login cookie, which expires and ends with a changed token.
+func badLoginWords(r *http.Request) string {
+	if _, ok := bearerOf(r); ok {
+		return "The bearer token of the Authorization header is not valid for this gateway."
+	}
+	return "Your login is no longer valid for this gateway: it expired, or your token was changed."
 }
 
 // refused counts and logs a request without a viewer; never the token.
@@ -116,7 +134,7 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request)) http.HandlerF
 		if reason != "" {
 			msg := ""
 			if reason == ReasonBadToken {
-				msg = "Your login is no longer valid for this gateway: it expired, or your token was changed. Log in again."
+				msg = badLoginWords(r) + " Log in again."
 			}
 			c.refused(r, reason)
 			c.loginForm(w, r, r.URL.RequestURI(), msg, http.StatusUnauthorized)
@@ -133,7 +151,11 @@ func (c *Console) api(h func(http.ResponseWriter, *http.Request)) http.HandlerFu
 		if reason != "" {
 			c.refused(r, reason)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="corral"`)
-			http.Error(w, "unauthorized: log in to the console (open / and give your token), or send 'Authorization: Bearer <token>' (docs/console.md)", http.StatusUnauthorized)
+			msg := "unauthorized: log in to the console (open / and give your token), or send 'Authorization: Bearer <token>' (docs/console.md)"
+			if reason == ReasonBadToken {
+				msg = "unauthorized: " + badLoginWords(r) + " Log in to the console again (open / and give your token), or send a valid 'Authorization: Bearer <token>' (docs/console.md)"
+			}
+			http.Error(w, msg, http.StatusUnauthorized)
 			return
 		}
 		h(w, c.withViewer(r, v))
