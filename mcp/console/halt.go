@@ -51,7 +51,7 @@ func pausedText(d deviceView) string {
 		if d.Reason != "" {
 			why = " (" + d.Reason + ")"
 		}
-		return "Offline" + why + ": nothing reaches the device until its node is back. The screen shows its last frame."
+		return "Offline" + why + ": nothing reaches the device until it is back online. The screen shows its last frame."
 	}
 	return ""
 }

@@ -82,3 +82,14 @@ func controlsOf(page string) string {
 	c, _, _ = strings.Cut(c, "</section>")
 	return c
 }
+
+// An offline device's page does not blame its node when the node is up and only the device
+// went (unplugged): the words fit both.
+func TestOfflinePageBlamesNoNode(t *testing.T) {
+	for _, reason := range []string{"node lost", "device disconnected"} {
+		got := pausedText(deviceView{State: broker.StateOffline, Reason: reason})
+		if !strings.HasPrefix(got, "Offline ("+reason+"): nothing reaches the device until it is back online") || strings.Contains(got, "its node") {
+			t.Errorf("offline (%s): %q", reason, got)
+		}
+	}
+}
