@@ -114,7 +114,9 @@ func unlockPhone() Tool {
 		if err := typer.InputText(ctx, code.Reveal()); err != nil {
 			return Output{}, redactErr(fmt.Errorf("typing the passcode: %w", err), code)
 		}
-		if err := keys.PressKey(ctx, "ENTER"); err != nil {
+		// A PIN pad that takes the last digit as the whole code unlocks at once (an iPhone's):
+		// ENTER then finds no keyboard up (bad_input), and the lock check below tells.
+		if err := keys.PressKey(ctx, "ENTER"); err != nil && !errors.Is(err, device.ErrBadInput) {
 			return Output{}, err
 		}
 		locked, known, err = settleLock(ctx, t.Driver)

@@ -46,6 +46,9 @@ func (s *Server) keys(c *call) (any, error) {
 		if err := flush(); err != nil {
 			return nil, err
 		}
+		if err := s.keyboardUp(c.ctx); err != nil {
+			return nil, err
+		}
 		if err := s.phone.PressKey(c.ctx, key); err != nil {
 			return nil, err
 		}

@@ -130,9 +130,13 @@ func TestPasscode(t *testing.T) {
 		t.Errorf("unlock: %s; want it to say the passcode is needed", a.Value)
 	}
 	r.fails("POST", "/wda/homescreen", nil, 500, "unknown error")
-	r.ok("POST", s+"/wda/keys", map[string]any{"value": []string{r.phone.Passcode(), "\n"}})
+	r.ok("POST", s+"/wda/keys", map[string]any{"value": []string{"1", "\b"}}) // the PIN pad takes DEL
+	r.ok("POST", s+"/wda/keys", map[string]any{"value": []string{r.phone.Passcode()}})
 	if v := string(r.ok("GET", "/wda/locked", nil).Value); v != "false" {
 		t.Errorf("locked = %s after the passcode", v)
 	}
+	// The pad took the last digit as the whole code, as an iPhone's does: no keyboard is left
+	// for a return.
+	r.fails("POST", s+"/wda/keys", map[string]any{"value": []string{"\n"}}, 400, "invalid element state")
 	r.ok("POST", "/wda/unlock", nil)
 }
