@@ -43,7 +43,7 @@ func (a *acquireArgs) Check() error {
 			return fmt.Errorf("%s is %d bytes long; at most %d", f.name, len(f.v), maxSerialLen)
 		}
 	}
-	a.Platform = strings.ToLower(a.Platform)
+	a.Platform = platformValue(a.Platform)
 	a.Count = 1
 	if a.CountArg != nil {
 		a.Count = *a.CountArg

@@ -145,7 +145,7 @@ func (a *deviceSelector) Check() error {
 			return fmt.Errorf("%s is %d bytes long; at most %d", f.name, len(f.v), maxSerialLen)
 		}
 	}
-	a.Platform = strings.ToLower(a.Platform)
+	a.Platform = platformValue(a.Platform)
 	return nil
 }
 

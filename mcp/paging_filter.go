@@ -62,8 +62,10 @@ func (f *deviceFilter) Check() error {
 			return fmt.Errorf("%s is %d bytes long; at most %d", a.name, len(a.v), maxSerialLen)
 		}
 	}
-	f.Platform = strings.ToLower(f.Platform)
-	if f.State != "" && !slices.Contains(broker.States, f.State) {
+	f.Platform = platformValue(f.Platform)
+	if st, ok := stateValue(f.State); ok {
+		f.State = st
+	} else if f.State != "" {
 		return fmt.Errorf("state %q is none of the device states: %s", shorten(f.State, 40), strings.Join(broker.States, ", "))
 	}
 	if len(f.Tags) > maxTags {
