@@ -28,6 +28,11 @@ func (g *Gateway) toolResult(ctx context.Context, res broker.TaskResult) *mcpgo.
 		structured = json.RawMessage(res.Data)
 		text = string(res.Data)
 	}
+	if len(res.Image) == 0 && (len(res.Data) == 0 || res.Text == "") { // one text: most answers
+		out := textResult(text)
+		out.StructuredContent = structured
+		return out
+	}
 	out := &mcpgo.CallToolResult{StructuredContent: structured}
 	if len(res.Image) > 0 {
 		out.Content = append(out.Content, mcpgo.NewImageContent(base64.StdEncoding.EncodeToString(res.Image), res.ImageType))
@@ -147,7 +152,24 @@ func withReport(out *mcpgo.CallToolResult, res broker.TaskResult) *mcpgo.CallToo
 
 // errorResult is an isError result with one text.
 func errorResult(msg string) *mcpgo.CallToolResult {
-	return mcpgo.NewToolResultError(msg)
+	out := textResult(msg)
+	out.IsError = true
+	return out
+}
+
+// resultWithText is a result and its one content item, allocated at once: most results carry
+// one text, and every call paid an allocation for a slice of its own to hold it.
+type resultWithText struct {
+	res   mcpgo.CallToolResult
+	items [1]mcpgo.Content
+}
+
+// textResult is a result with text as its one content item (more may be appended).
+func textResult(text string) *mcpgo.CallToolResult {
+	b := &resultWithText{}
+	b.items[0] = mcpgo.NewTextContent(text)
+	b.res.Content = b.items[:]
+	return &b.res
 }
 
 // structuredResult is a successful result whose structured content is v, mirrored as text.
@@ -162,7 +184,9 @@ func structuredResult(ctx context.Context, v any) *mcpgo.CallToolResult {
 // structuredJSON is structuredResult of a value already encoded.
 func structuredJSON(ctx context.Context, b []byte) *mcpgo.CallToolResult {
 	setOutcome(ctx, broker.OutcomeSucceeded)
-	return mcpgo.NewToolResultStructured(json.RawMessage(b), string(b))
+	out := textResult(string(b))
+	out.StructuredContent = json.RawMessage(b)
+	return out
 }
 
 // outcomeKey carries a per-call slot: the tool called (for the denial log) and the outcome
