@@ -109,9 +109,12 @@ func builtIn(phone *sim.Phone) ([]iossim.App, error) {
 	return apps, nil
 }
 
-// restartWDA serves a fresh WebDriverAgent (no sessions) over the same phone.
+// restartWDA serves a fresh WebDriverAgent (no sessions) over the same phone. The old one's
+// connections are closed first, as a real WDA's die with it: a client's keep-alive
+// connections would otherwise go on reaching the old server.
 func (d *SimDevice) restartWDA() {
 	w := wdasim.New(d.Phone, SimScale, wdasim.WithCatalog(d.Device))
+	d.Unhandle(DefaultWDAPort)
 	d.wda.Store(w)
 	d.Handle(DefaultWDAPort, w)
 }
