@@ -78,6 +78,9 @@ func runRun(ctx context.Context, args []string) error {
 	if local, err := localCatalog(); err == nil {
 		cat.Known(local.Names()) // a tool the token's policy does not list is not one the gateway lacks
 	}
+	if tok, err := tokens.token(); err == nil && tok != "" {
+		cat.TokenSent() // its policy may list a profile's tools alone: not proof of --tools
+	}
 	tw := steps.NewTextWriter(out)
 	plan, err := steps.NewPlan(doc, cat, steps.Options{Serial: *serial, Platform: *platform, KeepGoing: *keepGoing,
 		Progress: func(r steps.Result) { tw.Step(red.result(r)) }, Hide: red.text, Log: log})

@@ -23,6 +23,7 @@ type Catalog struct {
 	names []string // in tools/list order
 	tools map[string]*catalogTool
 	known map[string]bool // the tools of a gateway of this corral's version (Known)
+	token bool            // the session sends a bearer token (TokenSent)
 }
 
 type catalogTool struct {
@@ -138,13 +139,23 @@ func (c *Catalog) Known(names []string) {
 	}
 }
 
+// TokenSent says the session sends a bearer token: a gateway's policy may then list only some of
+// its tools to it, even a list that is a profile's.
+func (c *Catalog) TokenSent() { c.token = true }
+
 // unknown explains a tool the gateway does not serve, quoted at most typo.MaxShown bytes long:
 // with the name it most likely meant (another case of it, else the nearest), or, for a
 // tool corral has (Known), why a gateway leaves one out: its --tools profile (named when its
-// list is one's) or the token's auth policy.
+// list is one's, and the token's policy too when a token is sent) or the token's auth policy.
 func (c *Catalog) unknown(tool string) error {
 	if c.known[tool] {
 		with := strings.Join(append([]string{"--tools all (the default)"}, profilesWith(tool)...), " or ")
+		if p := servedProfile(c.names); p != "" && c.token {
+			return fmt.Errorf("the gateway does not list %s: it lists the %d tools of the %s profile, which has no %s: either it "+
+				"serves that profile (--tools %s; a gateway started with %s serves %s), or its auth policy gives this token "+
+				"only those (a principal with tools: [%s]: ask its operator for a token whose policy has %s)",
+				tool, len(c.names), p, tool, p, with, tool, p, tool)
+		}
 		if p := servedProfile(c.names); p != "" {
 			return fmt.Errorf("the gateway does not list %s: it serves the %s profile (--tools %s, the %d tools it lists), "+
 				"which has no %s; a gateway started with %s serves it", tool, p, p, len(c.names), tool, with)
