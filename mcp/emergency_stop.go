@@ -76,7 +76,8 @@ func toolEmergencyStop() toolDef {
 // haltUnconfirmed is the answer of an emergency_stop whose halt is held (the rig refuses
 // gestures until arm_recover) but whose controller did not confirm the stop (frozen): an error,
 // as docs/arm.md promises (the device may still be moving: a person must act), whose structured
-// result says both, halted and not confirmed, so that an agent need not parse the words.
+// result says both, halted and not confirmed, so that an agent need not parse the words. What
+// to do is the Halter's error's hint (the rig's: cut its power), said once, not again here.
 func haltUnconfirmed(ctx context.Context, serial string, ans broker.AbortAnswer) *mcpgo.CallToolResult {
 	setOutcome(ctx, broker.OutcomeFailed)
 	confirmed := false
@@ -84,8 +85,8 @@ func haltUnconfirmed(ctx context.Context, serial string, ans broker.AbortAnswer)
 	if out.Aborted == nil {
 		out.Aborted = []string{}
 	}
-	out.Message = recordedWords(withTimedOut(fmt.Sprintf("emergency_stop on %s (%s): %d task(s) aborted; %s. "+
-		"If it may still be moving, cut its power", serial, ans.Code, len(out.Aborted), strings.TrimSuffix(ans.Error, ".")), ans.TimedOut), ans.Record)
+	out.Message = recordedWords(withTimedOut(fmt.Sprintf("emergency_stop on %s (%s): %d task(s) aborted; %s",
+		serial, ans.Code, len(out.Aborted), strings.TrimSuffix(ans.Error, ".")), ans.TimedOut), ans.Record)
 	b, _ := json.Marshal(out) // strings and bools: it cannot fail
 	res := errorResult(out.Message)
 	res.StructuredContent = json.RawMessage(b)

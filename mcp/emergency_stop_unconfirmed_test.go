@@ -51,6 +51,10 @@ func TestEmergencyStopOnAFrozenControllerSaysHaltedUnconfirmed(t *testing.T) {
 			t.Errorf("message %q does not say %q", out.Message, want)
 		}
 	}
+	// The advice once: the rig's driver gives it, and the gateway said it again in other words.
+	if n := strings.Count(out.Message, "cut its power") + strings.Count(out.Message, "power the rig off"); n != 1 {
+		t.Errorf("message %q tells %d times to cut the power, want once", out.Message, n)
+	}
 
 	farmtest.Eventually(t, 30*time.Second, func() bool {
 		d, _ := f.Gateway().Client.Device(serial)

@@ -38,7 +38,7 @@ func TestEmergencyStopOnAFrozenControllerSaysTheHaltIsHeld(t *testing.T) {
 	require.True(t, res.IsError, "the stop was confirmed by a frozen controller: %s", msg)
 	assert.Contains(t, msg, "its halt is recorded and held until arm_recover")
 	assert.Contains(t, msg, "the controller did not confirm the stop")
-	assert.Contains(t, msg, "power the rig off")
+	assert.Contains(t, msg, "(it may still be moving, or its finger down: cut its power)")
 	assert.NotContains(t, msg, "did not halt")
 
 	id := regexp.MustCompile(`Recorded as task (\S+) `).FindStringSubmatch(msg)

@@ -282,7 +282,7 @@ func (d *Driver) Halt(ctx context.Context, stop device.Stop) error {
 	d.haltChanged()
 	d.log.Warn("rig halted", "by", stop.By)
 	if _, err := d.arm.Stop(ctx); err != nil {
-		return d.wrap("halt", err, "if the finger is still down, power the rig off")
+		return d.wrap("halt", err, "it may still be moving, or its finger down: cut its power")
 	}
 	return nil
 }
