@@ -65,6 +65,7 @@ func (o ConnectOptions) user() string { return cmp.Or(o.urlUser, o.User) }
 // Resolved fills the options from the context file and the environment, and reads the
 // password: what Connect will use.
 func (o ConnectOptions) Resolved() (ConnectOptions, error) {
+	o.Context = NATSContextFile(o.Context)
 	if o.Context == "" {
 		o.Context = EnvNATSContext()
 	}

@@ -28,9 +28,13 @@ type NATSContext struct {
 // path when it ends in .json, else the name of a context of natscli's own (NAME.json in its
 // configuration directory); "" when NATS_CONTEXT is not set. The file need not exist:
 // ReadNATSContext then says it is missing.
-func EnvNATSContext() string {
-	name := os.Getenv("NATS_CONTEXT")
-	if name == "" || strings.HasSuffix(name, ".json") {
+func EnvNATSContext() string { return NATSContextFile(os.Getenv("NATS_CONTEXT")) }
+
+// NATSContextFile is the file of a context given as natscli takes one (NATS_CONTEXT, or
+// --nats-context): a path when it ends in .json or has a directory, else the name of a
+// context of natscli's own, NAME.json in its configuration directory.
+func NATSContextFile(name string) string {
+	if name == "" || strings.HasSuffix(name, ".json") || strings.ContainsAny(name, `/\`) {
 		return name
 	}
 	return filepath.Join(natscliDir(), "context", name+".json")

@@ -246,6 +246,10 @@ func TestCheckConfigResolvesNATSSettings(t *testing.T) {
 	require.NoError(t, broker.WriteNATSContext(goodCtx, broker.NATSContext{URL: "nats://127.0.0.1:4222", User: "u", Password: "p"}))
 	password := filepath.Join(dir, "password")
 	require.NoError(t, os.WriteFile(password, []byte("secret\n"), 0o600))
+	// A natscli context by its name, as NATS_CONTEXT takes it: XDG_CONFIG_HOME/nats/context/NAME.json.
+	named := map[string]string{"XDG_CONFIG_HOME": dir}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "nats", "context"), 0o700))
+	require.NoError(t, broker.WriteNATSContext(filepath.Join(dir, "nats", "context", "farm-admin.json"), broker.NATSContext{URL: "nats://127.0.0.1:4222", User: "u", Password: "p"}))
 
 	commands := map[string]func(args []string) error{
 		"gateway": func(a []string) error { return runGateway(t.Context(), a) },
@@ -277,6 +281,8 @@ func TestCheckConfigResolvesNATSSettings(t *testing.T) {
 		{"token url", map[string]string{"NATS_URL": "nats://hunter2@h:0"}, nil, "$NATS_URL: nats://REDACTED@h:0: port 0 is not a TCP port"},
 		{"no host", nil, []string{"--nats-url", "nats://u:hunter2@:4222"}, "--nats-url: nats://u:REDACTED@:4222 has no host"},
 		{"good context", nil, []string{"--nats-context", goodCtx}, ""},
+		{"good context name", named, []string{"--nats-context", "farm-admin"}, ""},
+		{"context flag name", named, []string{"--nats-context", "nosuchname"}, "--nats-context: NATS context " + filepath.Join(dir, "nats", "context", "nosuchname.json")},
 		{"good password", nil, []string{"--nats-url", "127.0.0.1:4222,nats://h2", "--nats-user", "u", "--nats-password-file", password}, ""},
 	} {
 		for name, run := range commands {

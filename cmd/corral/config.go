@@ -167,8 +167,8 @@ func (f *flags) natsFlags() natsFlags {
 	return natsFlags{of: f,
 		url: f.commaList("nats-url", "", "NATS server URL(s), comma-separated (default: the --nats-context's, else $NATS_URL, else "+
 			broker.DefaultURL+")"),
-		context: f.String("nats-context", "", "natscli context file (.json) with the URL and credentials: corral up writes "+
-			"DATA/nats/admin.json, corral nats-auth one per role (default: $NATS_CONTEXT, a .json file or a natscli context's name; "+
+		context: f.String("nats-context", "", "natscli context, a .json file or a context's name, with the URL and credentials: corral up writes "+
+			"DATA/nats/admin.json, corral nats-auth one per role (default: $NATS_CONTEXT; "+
 			"for the operator commands, else the selected natscli context, else "+localAdminContext+" when it exists)"),
 		creds:        f.String("nats-creds", "", "NATS credentials file (JWT and nkey seed)"),
 		nkey:         f.String("nats-nkey", "", "NATS nkey seed file"),
