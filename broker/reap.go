@@ -44,6 +44,7 @@ func (c *Client) nodeLost(node, boot string) {
 	ctx := c.live.handlerContext()
 	loss := lossID(node, boot, c.lastBeats.of(node)) // first: a beat of the node back changes it
 	reason := lostReason(node, c.live.lostAfter)
+	at := time.Now() // names the verdict: its entries' Updated, its event's header (loss_verdict.go)
 	c.log.Warn("node lost", "node", node, "boot", boot)
 	c.opts.Metrics.nodeLost(node)
 	if !c.opts.Reap {
@@ -64,7 +65,7 @@ func (c *Client) nodeLost(node, boot string) {
 			return
 		}
 		e := d.DeviceEntry
-		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", time.Now()
+		e.State, e.Reason, e.Holder, e.Updated = StateOffline, reason, "", at
 		b, _ := json.Marshal(e)
 		if c.live.back(node) {
 			left++
@@ -102,7 +103,7 @@ func (c *Client) nodeLost(node, boot string) {
 		return
 	}
 	ev, _ := json.Marshal(Event{V: WireVersion, Kind: "node", Node: node, What: "lost", Reason: reason, At: time.Now()})
-	msg := &nats.Msg{Subject: fmt.Sprintf(EventNodeT, node, "lost"), Data: ev, Header: nats.Header{}}
+	msg := &nats.Msg{Subject: fmt.Sprintf(EventNodeT, node, "lost"), Data: ev, Header: nats.Header{LossVerdictHeader: {verdictName(at)}}}
 	if err := reapWrite(ctx, func(ctx context.Context) error {
 		_, err := c.stores.JS.PublishMsg(ctx, msg, jetstream.WithMsgID(loss))
 		return err

@@ -121,15 +121,31 @@ func (n *Node) registryEntries(ctx context.Context) ([]broker.DeviceEntry, error
 // read): one of an epoch above the one the device had when the node answered was written
 // over the answer, which moved every device's epoch on (revokeAll).
 func (n *Node) declaredLost(how string, lost *broker.DeviceEntry) {
-	n.silence.heardLost() // what comes next may have been answered so (silence.go)
+	verdict := "" // a reconnection's read: which verdict, it cannot tell
+	if lost != nil {
+		verdict = broker.EntryVerdict(*lost)
+	}
+	n.answerLoss(how, lost, verdict)
+}
+
+// heardLossEvent answers a gateway's loss event, whose header names its verdict
+// (broker.LossVerdictHeader): the node may have heard its entries first.
+func (n *Node) heardLossEvent(m *nats.Msg) { n.answerLoss("", nil, broker.EventVerdict(m.Header)) }
+
+// answerLoss is declaredLost of the gateway's verdict named verdict ("": it cannot tell). A
+// copy of a verdict it heard already (its entries, then its event) is heard again, however
+// late, and revokes nothing: that gateway told its callers before it wrote either, so what
+// the node granted since was asked for by callers it had not told.
+func (n *Node) answerLoss(how string, lost *broker.DeviceEntry, verdict string) {
+	news := n.silence.heardLost(verdict) // what comes next may have been answered so (silence.go)
 	if lost != nil {
 		n.mirror.writtenOffline(*lost) // before the answer shows it again (shown_again.go)
 	}
 	epochs := n.mirror.epochs() // before the answer moves them on
 	n.mu.Lock()
-	again := !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
+	again := !news || !n.lostAt.IsZero() && time.Since(n.lostAt) < broker.LostAfter
 	over := again && lost != nil && lost.Epoch > n.lostEpochs[lost.Serial]
-	granted := again && grantedSince(n.lostEpochs, epochs)
+	granted := again && news && grantedSince(n.lostEpochs, epochs)
 	if !again {
 		n.lostAt = time.Now()
 	}

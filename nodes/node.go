@@ -169,9 +169,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	// A node the farm declared lost revokes its leases when it hears of it (fencing).
 	// One cut off from NATS when it was declared lost finds out when it is back (connection.go).
-	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), n.guard.Msg(func(*nats.Msg) {
-		n.declaredLost("", nil) // the entries of the same verdict may come too: said once
-	}))
+	// The entries of the same verdict may come too: said once.
+	n.lostSub, err = cfg.NC.Subscribe(fmt.Sprintf(broker.EventNodeT, cfg.ID, "lost"), n.guard.Msg(n.heardLossEvent))
 	if err != nil {
 		return fail(fmt.Errorf("node: subscribe to loss events: %w", err))
 	}

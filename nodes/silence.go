@@ -67,6 +67,9 @@ type silence struct {
 	lostAt    int64
 	starting  map[uint64]func()
 	nextStart uint64
+	// verdicts are the gateways' loss verdicts heard lately, by name (broker.EntryVerdict), as
+	// offsets when first heard: a copy of one heard already is no loss heard since (heardLost).
+	verdicts map[string]int64
 	// handedBack, set by tests, runs as a task whose caller said it still waits is handed back
 	// to its device's worker to start: the moment between the question and the driver.
 	handedBack func()
@@ -80,7 +83,7 @@ type silence struct {
 }
 
 func newSilence(log *slog.Logger) *silence {
-	return &silence{base: time.Now(), log: log, work: newTracked(), starting: map[uint64]func(){}}
+	return &silence{base: time.Now(), log: log, work: newTracked(), starting: map[uint64]func(){}, verdicts: map[string]int64{}}
 }
 
 // now is the present as an offset from base.
@@ -168,16 +171,44 @@ func (s *silence) roundTrip(now int64) {
 // have been answered so, and so may one whose caller was being asked (lossesHeard); one whose
 // caller is asked before it runs ends, refused node_lost if its driver has not got it yet
 // (silence_start.go). The node calls it for every verdict, a repeated one too, before it
-// revokes its leases for the loss.
-func (s *silence) heardLost() {
+// revokes its leases for the loss. verdict names the gateway's verdict (broker.EntryVerdict,
+// "" when it cannot tell): a copy of one it heard already (its entries, then its event) tells
+// of no caller told since, and counts for nothing; another gateway's verdict does. It says
+// whether the verdict is news: not such a copy.
+func (s *silence) heardLost(verdict string) (news bool) {
 	s.lossMu.Lock()
-	s.losses++
-	s.lostAt = s.now()
-	for _, endLost := range s.starting { // before their drivers get them: a running task is no longer held
-		endLost()
+	if news = !s.heardBefore(verdict); news {
+		s.losses++
+		s.lostAt = s.now()
+		for _, endLost := range s.starting { // before their drivers get them: a running task is no longer held
+			endLost()
+		}
 	}
 	s.lossMu.Unlock()
 	moveOn(&s.askUntil, s.now()+int64(askFor))
+	return news
+}
+
+// verdictsKept is how long a verdict's name is kept: its copies come within moments of each
+// other (reapWait bounds each of its writes), and a new loss has a new name.
+const verdictsKept = 10 * time.Minute
+
+// heardBefore says whether the node heard verdict already, and notes it heard now; under lossMu.
+func (s *silence) heardBefore(verdict string) bool {
+	if verdict == "" {
+		return false
+	}
+	now := s.now()
+	for v, at := range s.verdicts {
+		if now-at > int64(verdictsKept) {
+			delete(s.verdicts, v)
+		}
+	}
+	if _, heard := s.verdicts[verdict]; heard {
+		return true
+	}
+	s.verdicts[verdict] = now
+	return false
 }
 
 // lossesHeard is how many losses the node has heard of: taken before a question to a caller,

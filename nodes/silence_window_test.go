@@ -51,7 +51,7 @@ func TestSilenceWindows(t *testing.T) {
 
 	s.askUntil.Store(0)
 	s.refuseUntil.Store(0)
-	s.heardLost()
+	s.heardLost("")
 	if !s.mayHaveBeenLost() || s.heldThrough() {
 		t.Fatalf("told of its loss, the node asks about its tasks %t (want true), refuses lease requests %t (want false)", s.mayHaveBeenLost(), s.heldThrough())
 	}
