@@ -24,13 +24,14 @@ type connectWatch struct {
 	stops []func() bool // each connection's context.AfterFunc closing it
 }
 
-// dial dials within w's context, and closes the connection should the context end before
-// end; with no watch (a reconnect), it dials as nats.go would.
+// dial dials within w's context, the host name's lookup too (dialHost), and closes the
+// connection should the context end before end; with no watch (a reconnect), it dials as
+// nats.go would.
 func (w *connectWatch) dial(d *net.Dialer, network, address string) (net.Conn, error) {
 	if w == nil {
-		return d.Dial(network, address)
+		return dialHost(context.Background(), d, network, address)
 	}
-	c, err := d.DialContext(w.ctx, network, address)
+	c, err := dialHost(w.ctx, d, network, address)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,7 @@ func (d *droppableDialer) setWatch(w *connectWatch) {
 func connectWithin(ctx context.Context, d *droppableDialer, url string, opts ...nats.Option) (*nats.Conn, error) {
 	w := &connectWatch{ctx: ctx}
 	d.setWatch(w)
-	nc, err := nats.Connect(url, append(opts, nats.SetCustomDialer(d))...)
+	nc, err := nats.Connect(url, append(opts, nats.SetCustomDialer(d), nats.SkipHostLookup())...) // d looks names up
 	d.setWatch(nil)
 	w.end()
 	if ctx.Err() == nil {
