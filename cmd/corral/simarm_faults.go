@@ -18,7 +18,9 @@ import (
 // simArmFaults are the faults `corral sim arm` plays on its twin, so that a user can rehearse
 // what docs/arm.md describes: a frozen controller, a pulled cable, a limit switch tripped, a
 // camera without frames. Controller faults count the lines the controller received on its TCP
-// port (status polls are no lines), so they strike at the same step of a run every time.
+// port (status polls are no lines), so they strike at the same step of a run every time. Not
+// on its pty: that stream is the simulator's own (no listener to wrap), and a drop replaces the
+// pty under a new path, which no rigs file names (docs/arm.md says so).
 type simArmFaults struct {
 	freezeAfter int           // the controller answers that many lines, then nothing
 	freezeFor   time.Duration // for that long (0: for ever)
