@@ -273,6 +273,9 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 		pub = append(pub, readStreams(allStreams)...)
 		pub = append(pub, manageConsumers(allStreams)...)
 		pub = append(pub, manageStreams()...)
+		// Dropping a principal's oldest session entries beyond --sessions-per-principal
+		// (sessions_per_principal.go): a purged subject leaves no marker to count.
+		pub = append(pub, jsAPI+"STREAM.PURGE."+kvStream(SessionBucket))
 		pub = append(pub, siteReads()...) // a hub's gateways read its sites' stores (sites.go)
 		// The farm's secret in the keys of its session ids and cookies (gateway_secret.go).
 		pub = append(pub, gatewaySecretSubjects()...)

@@ -412,7 +412,7 @@ func (c *Client) Screenshot(ctx context.Context, name string) ([]byte, error) {
 // SessionDevice reads an MCP session's selected device.
 func (c *Client) SessionDevice(ctx context.Context, session string) (SessionDefault, bool) {
 	var d SessionDefault
-	if !validToken(session) {
+	if !validSessionKey(session) {
 		return d, false
 	}
 	e, err := c.stores.Sessions.Get(ctx, session)

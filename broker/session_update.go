@@ -19,7 +19,7 @@ const maxSessionTries = 32
 // first, so two calls of one session changing it at once (two acquire_device calls) both land;
 // change must therefore only depend on the value it is given.
 func (c *Client) UpdateSessionDevice(ctx context.Context, session string, change func(d *SessionDefault) bool) error {
-	if !validToken(session) {
+	if !validSessionKey(session) {
 		return fmt.Errorf("session id %q cannot be a key", session)
 	}
 	kv := c.stores.Sessions

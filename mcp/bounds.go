@@ -31,6 +31,10 @@ type Limits struct {
 	// of one principal (sessions.go).
 	SessionTTL  time.Duration
 	MaxSessions int
+	// SessionsPerPrincipal bounds the sessions' entries in NATS of one principal, farm-wide:
+	// a new one past it drops the oldest (sessions_per_principal.go). 0: SessionsPerPrincipalFor
+	// the default bucket and the policy's principals.
+	SessionsPerPrincipal int
 }
 
 // Defaults of Limits.

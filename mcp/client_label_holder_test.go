@@ -68,7 +68,7 @@ func TestClientNamesAreCleanedInHolders(t *testing.T) {
 	session := forged.GetSessionId()
 	require.NotEmpty(t, session)
 	farmtest.Eventually(t, 10*time.Second, func() bool {
-		sd, _ := f.Gateway().Client.SessionDevice(t.Context(), session)
+		sd, _ := f.Gateway().Client.SessionDevice(t.Context(), broker.PrincipalSessionKey(broker.Anonymous, session))
 		return sd.Client == "x alice console script alert 1 /script"
 	}, "the session's entry keeping the client's label")
 	f.StopGateway()

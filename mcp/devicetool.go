@@ -405,6 +405,9 @@ func (g *Gateway) resolveDevice(ctx context.Context, common deviceArgs) (broker.
 		}
 	}
 	if serial == "" {
+		if words := g.forgottenSelection(ctx); words != "" {
+			return broker.DeviceEntry{}, "", g.refuseBadInput(ctx, words)
+		}
 		return broker.DeviceEntry{}, "", g.refuseBadInput(ctx, "serial is required: call list_available_devices to see the devices, then pass serial (or call select_device once in a session)")
 	}
 	dev, ok := g.farm.Device(serial)

@@ -83,8 +83,9 @@ func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit),
 		limits: opts.Limits.withDefaults(), known: map[string]bool{}, agents: newAgentRuns(), denials: newDenialLog(log)}
 	g.progressEvery = cmp.Or(opts.ProgressEvery, DefaultProgressEvery)
+	g.farm = newKeyedSessions(g, farm) // sessions' entries under their principal, bounded
 	if opts.Policy != nil {
-		g.farm = &quotaFarm{Farm: farm, g: g, asking: map[string]int{}}
+		g.farm = &quotaFarm{Farm: g.farm, g: g, asking: map[string]int{}}
 	}
 	defs := servedDefs(catalog(tools.Platforms(opts.Platforms)...), opts.Tools)
 	serverOpts := []mcpserver.ServerOption{
@@ -178,7 +179,7 @@ func (g *Gateway) Handler() http.Handler {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		// A NATS connection closed for good never comes back (broker.ConnAlive): fail, so that
 		// the orchestrator restarts the process. One that is reconnecting fails /readyz only.
-		if a, ok := g.farm.(interface{ Alive() error }); ok {
+		if a, ok := farmAs[interface{ Alive() error }](g.farm); ok { // through the wrappers (quota, keyed sessions)
 			if err := a.Alive(); err != nil {
 				http.Error(w, "unhealthy: "+err.Error(), http.StatusServiceUnavailable)
 				return

@@ -20,6 +20,8 @@ type Metrics struct {
 	// of each principal's (--max-sessions): how close a principal is to losing idle ones.
 	sessions   *prometheus.GaugeVec
 	sessionCap prometheus.Gauge
+	// sessionsEvicted counts the sessions' entries dropped past --sessions-per-principal.
+	sessionsEvicted *prometheus.CounterVec
 }
 
 // NewMetrics registers the front door's metrics with reg.
@@ -50,11 +52,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "corral_gateway_session_cap",
 			Help: "Live MCP protocol sessions one principal keeps on this gateway (--max-sessions) before opening another forgets its least recently used idle one.",
 		}),
+		sessionsEvicted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "corral_gateway_sessions_evicted_total",
+			Help: "MCP sessions whose selection and leases this gateway dropped from NATS, by principal: the principal opened more than --sessions-per-principal, and theirs were its oldest.",
+		}, []string{"principal"}),
 	}
 	for _, r := range denyReasons {
 		m.denied.WithLabelValues(r)
 	}
-	reg.MustRegister(m.calls, m.latency, m.denied, m.reclaimed, m.sessions, m.sessionCap)
+	reg.MustRegister(m.calls, m.latency, m.denied, m.reclaimed, m.sessions, m.sessionCap, m.sessionsEvicted)
 	return m
 }
 

@@ -75,6 +75,9 @@ func farmAs[T any](f Farm) (T, bool) {
 	if q, ok := f.(*quotaFarm); ok {
 		f = q.Farm
 	}
+	if k, ok := f.(*keyedSessions); ok { // sessions_per_principal.go
+		f = k.Farm
+	}
 	t, ok := f.(T)
 	return t, ok
 }

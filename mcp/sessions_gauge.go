@@ -13,6 +13,7 @@ func (m *Metrics) countSessions(pol *Policy, capped int) func(principal string, 
 	}
 	for _, n := range names {
 		m.sessions.WithLabelValues(n).Set(0)
+		m.sessionsEvicted.WithLabelValues(n)
 	}
 	return func(principal string, n int) { m.sessions.WithLabelValues(principal).Set(float64(n)) }
 }

@@ -28,6 +28,7 @@ type gatewayFlags struct {
 	maxConns       *int
 	sessionTTL     *time.Duration
 	maxSessions    *int
+	perPrincipal   *int
 	sessionKeys    *string
 	shotsMaxAge    *time.Duration
 	sizes          storeSizes
@@ -107,6 +108,9 @@ func (f *flags) gatewayFlags() gatewayFlags {
 			"(its id still works for its principal, with nothing kept but its selected device)"),
 		maxSessions: f.Int("max-sessions", mcp.DefaultMaxSessions, "live protocol sessions of one principal on this gateway; "+
 			"opening another forgets its least recently used idle one"),
+		perPrincipal: f.Int("sessions-per-principal", 0, "protocol sessions of one principal the farm keeps in NATS (their "+
+			"selected device and leases), across gateways; a new one past it forgets its oldest, whose next call says so "+
+			"(0: --sessions-max-bytes / 2 / principals / 1KiB, so that no principal can fill the bucket for the others)"),
 		sessionKeys: f.String("session-keys", string(mcp.SessionKeysPrincipal), "key of the session ids and console cookies "+
 			"this gateway issues: principal (each principal's own, with the farm's gateway secret) or farm (the farm-wide key of Corral "+
 			"before per-principal keys, which holds no secret: only while gateways of that version still serve during a roll, "+
@@ -200,6 +204,17 @@ func (g gatewayFlags) options() (mcp.Options, error) {
 	if opts.Limits, err = g.limits(); err != nil {
 		return mcp.Options{}, err
 	}
+	if opts.Limits.SessionsPerPrincipal == 0 { // the bucket's size and the policy's principals choose it
+		sizes, err := g.sizes.parse()
+		if err != nil {
+			return mcp.Options{}, err
+		}
+		principals := 1 // anonymous
+		if opts.Policy != nil {
+			principals = len(opts.Policy.Principals())
+		}
+		opts.Limits.SessionsPerPrincipal = mcp.SessionsPerPrincipalFor(sizes.SessionsMaxBytes, principals)
+	}
 	return opts, nil
 }
 
@@ -221,11 +236,15 @@ func (g gatewayFlags) limits() (mcp.Limits, error) {
 	if *g.maxConns < 0 {
 		return mcp.Limits{}, badValue(fmt.Errorf("--max-conns %d: give the connections served at once, 0 (no cap) or more, e.g. 1024", *g.maxConns))
 	}
+	if *g.perPrincipal < 0 {
+		return mcp.Limits{}, badValue(fmt.Errorf("--sessions-per-principal %d: give the sessions one principal keeps in NATS, 1 or more, "+
+			"e.g. 10000, or 0 to size it from --sessions-max-bytes", *g.perPrincipal))
+	}
 	if *g.maxSessions < 1 {
 		return mcp.Limits{}, badValue(fmt.Errorf("--max-sessions %d: give the live sessions of one principal, 1 or more, e.g. 1000", *g.maxSessions))
 	}
 	l := mcp.Limits{MaxBody: body, ReadTimeout: *g.readTimeout, IdleTimeout: *g.idleTimeout, MaxConns: *g.maxConns,
-		SessionTTL: *g.sessionTTL, MaxSessions: *g.maxSessions}
+		SessionTTL: *g.sessionTTL, MaxSessions: *g.maxSessions, SessionsPerPrincipal: *g.perPrincipal}
 	if l.MaxConns == 0 {
 		l.MaxConns = -1 // Limits: below zero is no cap, zero the default
 	}

@@ -121,7 +121,8 @@ func TestGatewayFlagsLimits(t *testing.T) {
 	opts, err := gf.options()
 	require.NoError(t, err)
 	assert.Equal(t, mcp.Limits{MaxBody: 1 << 20, ReadTimeout: mcp.DefaultReadTimeout, IdleTimeout: mcp.DefaultIdleTimeout,
-		MaxConns: -1, SessionTTL: 90 * time.Second, MaxSessions: mcp.DefaultMaxSessions}, opts.Limits)
+		MaxConns: -1, SessionTTL: 90 * time.Second, MaxSessions: mcp.DefaultMaxSessions,
+		SessionsPerPrincipal: mcp.SessionsPerPrincipalFor(broker.DefaultSessionsMaxBytes, 1)}, opts.Limits)
 	for in, want := range map[string]int64{"4194304": 4 << 20, "4MiB": 4 << 20, "4m": 4 << 20, "512 KiB": 512 << 10, "100B": 100, "2GiB": 2 << 30, "1g": 1 << 30} {
 		got, err := parseSize(in)
 		require.NoError(t, err, in)
