@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -237,7 +238,17 @@ func (d *Driver) navigate(ctx context.Context, op, url string) error {
 	if err == nil {
 		return nil
 	}
-	if d.undoNavigation(ctx, tctx, opened, was) {
+	if browserDied(tctx) { // nothing to undo (navfail.go)
+		return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, err), diedHint)
+	}
+	err, stopped := aborted(ctx, err)
+	undone := d.undoNavigation(ctx, tctx, opened, was)
+	switch {
+	case stopped && undone:
+		return d.wrap(op, err, "the device is as it was, and the URL was not at fault: app_launch it again")
+	case stopped:
+		return d.wrap(op, err, "the URL was not at fault: app_launch it again; list_packages shows the tabs open")
+	case undone:
 		return d.wrap(op, err, "the device is as it was: check the URL, and that the site answers")
 	}
 	return d.wrap(op, err, "check the URL, and that the site answers; list_packages shows the tabs open")

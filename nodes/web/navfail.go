@@ -1,0 +1,45 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A launch that failed because its browser died, or because its caller stopped it, is not
+// the URL's fault: its error said "check the URL, and that the site answers" all the same.
+// These say what happened instead.
+
+// ErrBrowserDied answers a call whose browser died (crashed, or was killed) under it.
+var ErrBrowserDied = errors.New("the browser died (crashed, or was killed) during the call")
+
+// ErrAborted answers a call stopped (abort_task, or its caller went away) before it was done.
+var ErrAborted = errors.New("the call was aborted before the page had loaded (abort_task, or its caller went away)")
+
+// browserDied says whether the browser of tab has lost its connection: it died.
+func browserDied(tab context.Context) bool {
+	c := chromedp.FromContext(tab)
+	if c == nil || c.Browser == nil {
+		return false
+	}
+	select {
+	case <-c.Browser.LostConnection:
+		return true
+	default:
+		return false
+	}
+}
+
+// diedHint says what to do after the browser died under a call.
+const diedHint = "the URL was not at fault: the next call starts a new browser (the tabs, cookies and storage are gone); app_launch the URL again"
+
+// aborted is err said as ErrAborted when ctx was cancelled (not timed out): a lost browser's
+// error is context.Canceled too, so callers rule that out first.
+func aborted(ctx context.Context, err error) (error, bool) {
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		return err, false
+	}
+	return fmt.Errorf("%w: %w", ErrAborted, err), true
+}
