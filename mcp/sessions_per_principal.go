@@ -34,9 +34,10 @@ type principalSessions interface {
 // id alone: the bucket's 24 h, and an hour for a roll's older gateways to stop.
 const legacyKeys = 25 * time.Hour
 
-// sessionEntryBudget is what one session's entries may take of the bucket when the bound is
-// chosen for it: its entry (some 300 bytes with a few leases, broker/sessions_size_test.go),
-// and its latest tasks and ended mark, which are not counted, with room to spare.
+// sessionEntryBudget is what one session may take of the bucket when the bound is chosen for
+// it: a session that selects a device, runs a task and ends keeps 640 bytes in all (its entry,
+// latest tasks and ended mark: broker/sessions_size_test.go measures it), a few more leases
+// some 60 bytes each.
 const sessionEntryBudget = 1 << 10
 
 // SessionsPerPrincipalFor is the default of --sessions-per-principal: every principal at its
