@@ -43,9 +43,9 @@ func (g *Gateway) callStreams(next http.Handler) http.Handler {
 		case !acceptsStream(r):
 			next.ServeHTTP(jsonOnly{w}, r)
 		default:
-			cs := &callStream{w: w, flusher: flusher, header: w.Header().Clone()}
+			cs := &callStream{Context: r.Context(), w: w, flusher: flusher, header: w.Header().Clone()}
 			defer cs.end()
-			next.ServeHTTP(cs, r.WithContext(context.WithValue(r.Context(), callStreamKey{}, cs)))
+			next.ServeHTTP(cs, r.WithContext(cs))
 		}
 	})
 }
@@ -85,6 +85,10 @@ func notifyCall(ctx context.Context, srv *mcpserver.MCPServer, method string, pa
 
 // callStream is the response of one POST, with the call's notifications queued for it.
 type callStream struct {
+	// The POST's context, which its handlers get with the stream in it (Value): every POST
+	// paid an allocation for a context.WithValue of its own.
+	context.Context
+
 	w       http.ResponseWriter
 	flusher http.Flusher
 	header  http.Header // mcp-go's, apart: net/http's may not be touched while the writer writes
@@ -102,6 +106,14 @@ type callStream struct {
 	stream bool       // ... and makes the response an event stream
 	theirs bool       // mcp-go wrote its header (to us)
 	frame  bool       // mcp-go answers JSON on our stream: its answer is framed as an event
+}
+
+// Value finds the stream for notifyCall, and anything else in the POST's context.
+func (cs *callStream) Value(key any) any {
+	if _, ok := key.(callStreamKey); ok {
+		return cs
+	}
+	return cs.Context.Value(key)
 }
 
 // send queues n, unless the POST is answered: what comes after the answer is dropped.
