@@ -310,7 +310,8 @@ func (a *adminFlags) gaveUp(ctx context.Context, what string, err error) error {
 
 // drainText tells a node's drain state in one line.
 func drainText(a broker.DrainAnswer) string {
-	counts := fmt.Sprintf("%d devices, %d tasks running, %d leases held, %d queued", a.Devices, a.Running, a.Leases, a.Queued)
+	counts := fmt.Sprintf("%s, %s, %s, %d queued", counted(a.Devices, "device", "devices"), counted(a.Running, "task running", "tasks running"),
+		counted(a.Leases, "lease held", "leases held"), a.Queued)
 	if !a.Draining {
 		return fmt.Sprintf("node %s takes new work (not draining): %s.", a.Node, counts)
 	}

@@ -86,7 +86,7 @@ func TestDrainWaitTimeoutDuringAStatusRequest(t *testing.T) {
 	})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "node n9 is not idle after --timeout 1s: node n9 is draining")
-	assert.Contains(t, err.Error(), "1 leases held")
+	assert.Contains(t, err.Error(), "1 lease held")
 	assert.NotContains(t, err.Error(), "did not answer")
 }
 

@@ -36,7 +36,7 @@ func TestMessagesSayEachThingOnce(t *testing.T) {
 		return runDrain(t.Context(), []string{dev.Node, "--wait", "--timeout", "5s", "--nats-url", f.URL, "--log-level", "error"})
 	})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "1 leases held, 0 queued; `corral leases` shows who holds its devices")
+	assert.Contains(t, err.Error(), "1 lease held, 0 queued; `corral leases` shows who holds its devices")
 
 	// run and call with the gateway down: mcp-go's "failed to send request" is not repeated.
 	closed, err := net.Listen("tcp", "127.0.0.1:0")

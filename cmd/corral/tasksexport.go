@@ -65,7 +65,7 @@ func runTasksExport(ctx context.Context, args []string) error {
 	if err := os.WriteFile(*out, ex.YAML, 0o644); err != nil {
 		return fmt.Errorf("write the steps file: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %s: %d steps replaying the %d actions of task %s on %s; run it: corral run %s --gateway URL\n",
-		*out, ex.Steps, ex.Actions, id, rec.Serial, *out)
+	fmt.Fprintf(os.Stderr, "wrote %s: %s replaying the %s of task %s on %s; run it: corral run %s --gateway URL\n",
+		*out, counted(ex.Steps, "step", "steps"), counted(ex.Actions, "action", "actions"), id, rec.Serial, *out)
 	return nil
 }
