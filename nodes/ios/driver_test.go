@@ -27,8 +27,11 @@ func TestDriverOnSimulatedIPhone(t *testing.T) {
 		t.Fatalf("screen size %v, %v; want 750x1334 pixels (375x667 points at 2x)", size, err)
 	}
 	img, err := d.Screenshot(ctx)
-	if err != nil || img.Bounds() != image.Rect(0, 0, 750, 1334) {
-		t.Fatalf("screenshot %v, %v", img.Bounds(), err)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if img.Bounds() != image.Rect(0, 0, 750, 1334) {
+		t.Fatalf("screenshot %v", img.Bounds())
 	}
 	src, err := d.Source(ctx)
 	if err != nil {
