@@ -52,7 +52,10 @@ func TestParseExpect(t *testing.T) {
 		{"- {method: home, expect_timeout: 5}\n",
 			"step 1 (line 1, home): options.expect_timeout: bounds the wait for expect's text, and the step has no expect: add expect or drop it"},
 	} {
-		_, err := Parse([]byte(c.src))
+		doc, err := Parse([]byte(c.src))
+		if err == nil { // an option's fault is listed by the checks after (Requests, NewPlan)
+			_, err = doc.Requests()
+		}
 		if err == nil || err.Error() != c.want {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", c.src, err, c.want)
 		}

@@ -90,6 +90,10 @@ func NewPlan(doc *Document, cat *Catalog, opts Options) (*Plan, error) {
 	leased := false // an earlier step hands out a lease, and with it a device
 	var errs []error
 	for _, s := range doc.Steps {
+		if s.optErr != nil { // found parsing it, listed with the others' faults
+			errs = append(errs, s.optErr)
+			continue
+		}
 		if !cat.Has(s.Method()) { // before its params: they mean nothing to a tool the gateway lacks
 			errs = append(errs, stepError(s, "", cat.unknown(s.Method())))
 			continue

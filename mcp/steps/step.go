@@ -42,6 +42,10 @@ type Step struct {
 	// "" for no check. ExpectTimeout bounds the wait for it (options.expect_timeout; 0: 5 s).
 	Expect        string
 	ExpectTimeout time.Duration
+
+	// optErr is an option's fault (ignore_error, identifier, expect, expect_timeout): the step
+	// is read all the same, so that the plan's check lists it with every other step's faults.
+	optErr error
 }
 
 // Method is the step's method (HttpRunner form) or tool.
@@ -55,6 +59,9 @@ func (s Step) Method() string {
 // Request is the tools/call request the step makes, before the run fills in serial, platform
 // and lease.
 func (s Step) Request() (mcpgo.CallToolRequest, error) {
+	if s.optErr != nil {
+		return mcpgo.CallToolRequest{}, s.optErr
+	}
 	if s.Action != nil {
 		return Convert(*s.Action)
 	}
@@ -135,7 +142,9 @@ func Load(path string) (*Document, error) {
 
 // Parse parses a steps document, YAML or JSON: a list of steps, or an object {name, serial,
 // platform, steps}. A step is {method, params, options, name} (HttpRunner) or {tool, arguments,
-// options, name}. Every step is checked; the error lists every step at fault.
+// options, name}. Every step is checked; the error lists every step at fault. A fault in a
+// step's ignore_error, identifier, expect or expect_timeout is left to Requests and NewPlan,
+// which list it with the faults they find in the other steps: it does not hide them.
 func Parse(data []byte) (*Document, error) {
 	tree, lines, err := decode(data)
 	if err != nil {
@@ -207,6 +216,10 @@ func (d *Document) Requests() ([]mcpgo.CallToolRequest, error) {
 	var reqs []mcpgo.CallToolRequest
 	var errs []error
 	for _, s := range d.Steps {
+		if s.optErr != nil {
+			errs = append(errs, s.optErr)
+			continue
+		}
 		req, err := s.Request()
 		if err != nil {
 			errs = append(errs, stepError(s, "", err))
@@ -292,10 +305,11 @@ func parseStep(index, line int, v any) (Step, error) {
 			opts[k] = m[k]
 		}
 	}
+	var optErrs []error
 	if v, ok := opts[optIgnoreError]; ok {
 		b, isBool := v.(bool)
 		if !isBool {
-			return s, stepError(s, "options."+optIgnoreError, fmt.Errorf("must be true or false, got %s", describe(v)))
+			optErrs = append(optErrs, stepError(s, "options."+optIgnoreError, fmt.Errorf("must be true or false, got %s", describe(v))))
 		}
 		s.IgnoreError = b
 		delete(opts, optIgnoreError)
@@ -303,7 +317,7 @@ func parseStep(index, line int, v any) (Step, error) {
 	if v, ok := opts[optIdentifier]; ok {
 		id, isStr := v.(string)
 		if !isStr {
-			return s, stepError(s, "options."+optIdentifier, fmt.Errorf("must be a string, got %s", describe(v)))
+			optErrs = append(optErrs, stepError(s, "options."+optIdentifier, fmt.Errorf("must be a string, got %s", describe(v))))
 		}
 		if s.Name == "" {
 			s.Name = id
@@ -311,8 +325,11 @@ func parseStep(index, line int, v any) (Step, error) {
 		delete(opts, optIdentifier)
 	}
 	if err := parseExpect(&s, opts); err != nil {
-		return s, err
+		optErrs = append(optErrs, err)
+		delete(opts, optExpect)
+		delete(opts, optExpectTimeout)
 	}
+	s.optErr = errors.Join(optErrs...)
 	if s.Action != nil {
 		if len(opts) > 0 {
 			s.Action.Options = opts

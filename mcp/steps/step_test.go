@@ -136,7 +136,10 @@ func TestParseErrors(t *testing.T) {
 		{"- {method: home}\n- 3\n- {tool: 4}\n", "step 2 (line 2): a step is an object {method, params, options} or {tool, arguments}; got the number 3\n" +
 			"step 3 (line 3): tool: must be a non-empty string, got the number 4"},
 	} {
-		_, err := Parse([]byte(c.src))
+		doc, err := Parse([]byte(c.src))
+		if err == nil { // an option's fault is listed by the checks after (Requests, NewPlan)
+			_, err = doc.Requests()
+		}
 		if err == nil || err.Error() != c.want {
 			t.Errorf("Parse(%q)\n got %v\nwant %s", c.src, err, c.want)
 		}
