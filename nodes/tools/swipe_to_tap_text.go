@@ -41,7 +41,7 @@ func swipeToTapText() Tool {
 		}
 		if !look.found {
 			return notFoundResult(look, sought{name: fmt.Sprintf("text %s (after %s)", q, countOf(swipes, "swipe"))}, a.Index, a.IgnoreNotFoundError, func(msg string) any {
-				return TapTextResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
+				return TapTextResult{Message: msg, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFoundSwept}
 			})
 		}
 		p, err := tapHit(ctx, t, look.hit, look.size, a.TapOffset)

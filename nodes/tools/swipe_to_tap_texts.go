@@ -74,7 +74,7 @@ func swipeToTapTexts() Tool {
 		}
 		if !look.found {
 			return notFoundResult(look, what, a.Index, a.IgnoreNotFoundError, func(msg string) any {
-				return SwipeToTapTextsResult{Message: msg, Texts: a.Texts, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFound}
+				return SwipeToTapTextsResult{Message: msg, Texts: a.Texts, TextTap: TextTap{Swipes: swipes}, Hint: hintNotFoundSwept}
 			})
 		}
 		p, err := tapHit(ctx, t, look.hit, look.size, nil)

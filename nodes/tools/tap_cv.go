@@ -74,7 +74,7 @@ func tapCV() Tool {
 						tm.size.X, tm.size.Y, len(res.Matches), thresholdOr(a.Threshold), a.Index, len(res.Matches)-1, len(res.Matches))
 				}
 				if a.IgnoreNotFoundError {
-					return Output{Data: TapCVResult{Message: msg + "; nothing tapped (ignore_NotFoundError)", Hint: hintNotFound}}, nil
+					return Output{Data: TapCVResult{Message: msg + "; nothing tapped (ignore_NotFoundError)", Hint: hintImageNotFound}}, nil
 				}
 				return Output{}, &OpError{Code: broker.CodeNotFound, Msg: msg + "; peek to see the screen, lower threshold, or set ignore_NotFoundError"}
 			}

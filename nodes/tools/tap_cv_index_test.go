@@ -83,5 +83,6 @@ func TestWorkerTapCVIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, r.Tapped)
 	assert.Contains(t, r.Message, "index -4 is out of range")
+	assert.Contains(t, r.Hint, "the image may need a swipe", "an image's hint, not swipe_to_tap_text's")
 	assert.Empty(t, p.taps)
 }

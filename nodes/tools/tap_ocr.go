@@ -88,8 +88,13 @@ func tapOCR() Tool {
 	})
 }
 
-// hintNotFound is the hint of a text or image not found.
-const hintNotFound = "peek to see what the screen shows; the text may need a swipe to come into view (swipe_to_tap_text)."
+// Hints of a text or image not found: what to look at, and what may bring it into view (not
+// the tool that just swiped in vain).
+const (
+	hintNotFound      = "peek to see what the screen shows; the text may need a swipe to come into view (swipe_to_tap_text)."
+	hintNotFoundSwept = "peek to see what the screen shows; the text may be the other way (direction) or further (max_retry_times)."
+	hintImageNotFound = "peek to see what the screen shows; the image may need a swipe to come into view, or a lower threshold."
+)
 
 // notFoundResult answers a search that found nothing: an error, or with ignore the result
 // data makes of the message. A text the UI tree lacks when no vision worker could look for it
