@@ -110,37 +110,14 @@ const consumerIdle = 30 * time.Second
 // noteForgotten adds session's tag to principal's forgotten note (newest last, at most
 // maxForgottenNoted), as a compare-and-set like UpdateSessionDevice.
 func (c *Client) noteForgotten(ctx context.Context, principal, session string) error {
-	kv, key, tag := c.stores.Sessions, forgottenKey(principal), SessionTag(session)
-	for range maxSessionTries {
-		var tags []string
-		var rev uint64
-		switch e, err := kv.Get(ctx, key); {
-		case err == nil:
-			rev, tags = e.Revision(), strings.Fields(string(e.Value()))
-		case !errors.Is(err, jetstream.ErrKeyNotFound):
-			return fmt.Errorf("reading the forgotten sessions of %s: %w", principal, err)
-		}
-		tags = append(tags, tag)
+	tag := SessionTag(session)
+	return compareAndSet(ctx, c.stores.Sessions, forgottenKey(principal), "the forgotten sessions of "+principal, func(old []byte) ([]byte, bool) {
+		tags := append(strings.Fields(string(old)), tag)
 		if len(tags) > maxForgottenNoted {
 			tags = tags[len(tags)-maxForgottenNoted:]
 		}
-		b := []byte(strings.Join(tags, " "))
-		var err error
-		if rev == 0 {
-			_, err = kv.Create(ctx, key, b)
-		} else {
-			_, err = kv.Update(ctx, key, b, rev)
-		}
-		switch {
-		case err == nil:
-			return nil
-		case !errors.Is(err, jetstream.ErrKeyExists) && !isWrongLastSequence(err):
-			return sessionWriteErr("noting a forgotten session of "+principal, err)
-		case ctx.Err() != nil:
-			return ctx.Err()
-		}
-	}
-	return fmt.Errorf("the forgotten sessions of %s changed %d times while this trim noted one; the next trim tries again", principal, maxSessionTries)
+		return []byte(strings.Join(tags, " ")), true
+	})
 }
 
 // SessionForgotten says whether session's entry was dropped by TrimPrincipalSessions (among
