@@ -23,9 +23,10 @@ import (
 // took.
 func corralRun(t *testing.T, dir string, env []string, args ...string) (string, time.Duration, error) {
 	t.Helper()
+	bin := corral(t) // before the command's minutes (runCorral)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, corral(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	home := t.TempDir()
 	cmd.Dir = dir
 	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CONFIG_HOME=" + home}, env...)

@@ -59,9 +59,10 @@ func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
 
 func runCorral(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	bin := corral(t) // before the command's minute: building it may take that on a loaded machine
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, corral(t), args...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
 	return string(out), err
 }
 

@@ -229,9 +229,10 @@ func exitCode(err error) int {
 // runCorralStdout runs corral and returns its stdout alone (stderr goes to the test log).
 func runCorralStdout(t *testing.T, args ...string) ([]byte, error) {
 	t.Helper()
+	bin := corral(t) // before the command's minute (runCorral)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, corral(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
