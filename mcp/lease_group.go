@@ -75,7 +75,7 @@ func (g *Gateway) findGroup(ctx context.Context, tool, handle string) (groupFarm
 	}
 	grp, err := store.LeaseGroup(ctx, handle)
 	if errors.Is(err, broker.ErrNotFound) {
-		return nil, grp, nil, g.refuse(ctx, broker.CodeStaleLease, tool+": no lease group has this handle: it was released, or a minute has passed since its last device's lease ended (list_leases shows the leases held; acquire_device takes new ones)")
+		return nil, grp, nil, g.noGroup(ctx, tool)
 	}
 	if err != nil {
 		setOutcome(ctx, broker.OutcomeLost)
@@ -87,6 +87,12 @@ func (g *Gateway) findGroup(ctx context.Context, tool, handle string) (groupFarm
 		return nil, grp, nil, errorResult(fmt.Sprintf("%s: group %s: %v", tool, grp.ID, err))
 	}
 	return store, grp, handles, nil
+}
+
+// noGroup is the answer to a group handle that no group has (or, to a caller it must not be
+// told to, whose group it is: mayReleaseGroup).
+func (g *Gateway) noGroup(ctx context.Context, tool string) *mcpgo.CallToolResult {
+	return g.refuse(ctx, broker.CodeStaleLease, tool+": no lease group has this handle: it was released, or a minute has passed since its last device's lease ended (list_leases shows the leases held; acquire_device takes new ones)")
 }
 
 // memberLease turns a group handle into the lease handle of its member serial, so that a

@@ -21,12 +21,12 @@ func (g *Gateway) releaseGroup(ctx context.Context, handle, serial string) *mcpg
 	if errRes != nil {
 		return errRes
 	}
+	if res := g.mayReleaseGroup(ctx, grp); res != nil {
+		return res
+	}
 	if _, ok := grp.Member(serial); serial != "" && !ok {
 		return g.refuseBadInput(ctx, fmt.Sprintf("release_device: device %s is not in lease group %s (its devices: %s); leave serial out to release the group",
 			serial, grp.ID, strings.Join(grp.Serials(), ", ")))
-	}
-	if res := g.mayReleaseGroup(ctx, grp); res != nil {
-		return res
 	}
 	var released, ended, failed []string
 	for _, m := range slices.Backward(grp.Members) {
@@ -76,14 +76,22 @@ func nodeLostEndedIt(err error) bool {
 }
 
 // mayReleaseGroup refuses the group of another principal with devices outside the caller's
-// rule, before any is released: asking again cannot change that (its own group: release_own.go).
+// rule, before any is released or anything of it is said (its id, its devices): to a
+// non-operator as a handle no group has, as leaseHidden does a single lease (a denial told
+// that the handle was live), counted and logged; an operator is denied (its own group:
+// release_own.go).
 func (g *Gateway) mayReleaseGroup(ctx context.Context, grp broker.LeaseGroup) *mcpgo.CallToolResult {
 	p := g.principal(ctx)
 	if p == nil || g.isCaller(ctx, grp.Holder.Principal) {
 		return nil
 	}
 	for _, m := range grp.Members {
-		if !g.mayUseSerial(ctx, m.Serial) {
+		switch {
+		case g.mayUseSerial(ctx, m.Serial):
+		case !p.Operator:
+			g.countHidden(ctx, m.Serial)
+			return g.noGroup(ctx, "release_device")
+		default: // an operator, who may see any lease, is told why
 			return g.deny(ctx, denial{reason: reasonDevice, serial: m.Serial, rule: p.tagRule()}, fmt.Sprintf(
 				"denied by policy: principal %q may not release lease group %s: it is not its own and holds devices outside its rule (%s); list_leases shows the leases it may release",
 				p.Name, grp.ID, p.tagRule()))
