@@ -40,7 +40,13 @@ type XCTestLauncher struct {
 	Log                                        *slog.Logger
 
 	mu   sync.Mutex
-	runs map[string]context.CancelFunc
+	runs map[string]*xctestRun
+}
+
+// xctestRun is the WebDriverAgentRunner run last started for a device, and how it failed.
+type xctestRun struct {
+	stop   context.CancelFunc
+	failed error
 }
 
 // Default bundle ids of WebDriverAgentRunner built with Xcode, as `ios runwda` takes them.
@@ -49,37 +55,62 @@ const (
 	DefaultWDAXCTestConfig = "WebDriverAgentRunner.xctest"
 )
 
-// Launch stops the run it started before on udid, if any, and starts a new one.
+// Launch stops the run it started before on udid, if any, and starts a new one. A run that
+// fails on its own (WebDriverAgentRunner not installed, no developer image mounted) is logged at
+// WARN, and LaunchFailed says so until the next launch.
 func (l *XCTestLauncher) Launch(ctx context.Context, udid string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.runs == nil {
-		l.runs = map[string]context.CancelFunc{}
+		l.runs = map[string]*xctestRun{}
 	}
-	if stop := l.runs[udid]; stop != nil {
-		stop()
+	if old := l.runs[udid]; old != nil {
+		old.stop()
+		delete(l.runs, udid)
 	}
 	dev, err := goios.GetDevice(udid)
 	if err != nil {
 		return fmt.Errorf("go-ios does not find %s through USBMUXD_SOCKET_ADDRESS: %w", udid, err)
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	l.runs[udid] = cancel
-	log := l.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	run := &xctestRun{stop: cancel}
+	l.runs[udid] = run
+	bundle := cmp.Or(l.BundleID, DefaultWDABundleID)
 	go func() {
 		defer cancel()
 		_, err := testmanagerd.RunTestWithConfig(rctx, testmanagerd.TestConfig{
-			BundleId: cmp.Or(l.BundleID, DefaultWDABundleID), TestRunnerBundleId: cmp.Or(l.TestRunnerBundleID, l.BundleID, DefaultWDABundleID),
+			BundleId: bundle, TestRunnerBundleId: cmp.Or(l.TestRunnerBundleID, l.BundleID, DefaultWDABundleID),
 			XctestConfigName: cmp.Or(l.XCTestConfig, DefaultWDAXCTestConfig), Device: dev,
 			Listener: testmanagerd.NewTestListener(io.Discard, io.Discard, os.TempDir()),
 		})
 		if err != nil && rctx.Err() == nil {
-			log.Warn("WebDriverAgentRunner ended", "udid", udid, "err", err)
+			l.ended(udid, run, bundle, err)
 		}
 	}()
+	return nil
+}
+
+// ended records and logs how a run failed, unless the next launch has replaced it.
+func (l *XCTestLauncher) ended(udid string, run *xctestRun, bundle string, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.runs[udid] != run {
+		return
+	}
+	run.failed = fmt.Errorf("go-ios's WebDriverAgentRunner run ended (%s: %v): is WebDriverAgentRunner installed on the iPhone under that bundle id? Or start WDA another way (--wda-launch)", bundle, err)
+	if l.Log != nil {
+		l.Log.Warn("WebDriverAgentRunner ended; is it installed on the iPhone? (it is run again with backoff)",
+			"udid", udid, "bundle", bundle, "err", err)
+	}
+}
+
+// LaunchFailed is how the run last started for udid failed, nil if it did not (yet).
+func (l *XCTestLauncher) LaunchFailed(udid string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if run := l.runs[udid]; run != nil {
+		return run.failed
+	}
 	return nil
 }
 
@@ -174,10 +205,11 @@ func (l *CommandLauncher) wait(ctx context.Context, udid string, run *commandRun
 	}
 	prog := filepath.Base(run.cmd.Path)
 	said := out.String()
-	run.failed = fmt.Errorf("%s: %v", prog, err)
+	how := fmt.Sprintf("%s: %v", prog, err)
 	if said != "" {
-		run.failed = fmt.Errorf("%s: %v; its output ends: %s", prog, err, said)
+		how += "; its output ends: " + said
 	}
+	run.failed = fmt.Errorf("its launch command failed (%s): fix --wda-launch", how)
 	if l.Log != nil {
 		l.Log.Warn("WebDriverAgent launch command failed; fix --wda-launch (it is run again with backoff)",
 			"udid", udid, "command", prog, "err", err, "output", said)

@@ -171,7 +171,8 @@ func muxDown(err error) *MuxDownError {
 }
 
 // launchFailer is a Launcher that knows its last launch for a device failed after Launch
-// returned (CommandLauncher: the command exited with an error).
+// returned (CommandLauncher: the command exited with an error; XCTestLauncher: go-ios's run
+// ended with one), in words that say what to fix.
 type launchFailer interface {
 	LaunchFailed(udid string) error
 }
@@ -190,7 +191,7 @@ func (s *supervisor) launch(ctx context.Context) string {
 		// rewrite the device's registry entry four times a second.
 		if f, ok := l.(launchFailer); ok {
 			if err := f.LaunchFailed(s.d.o.UDID); err != nil {
-				return fmt.Sprintf("; its launch command failed (%v): fix --wda-launch; it is run again with backoff", err)
+				return fmt.Sprintf("; %v; it is run again with backoff", err)
 			}
 		}
 		return "; restarted it, waiting for its answer"
