@@ -38,8 +38,8 @@ func runRun(ctx context.Context, args []string) error {
 	// step against this corral's own tools, a device for each included (steps.NewPlan, as the run
 	// does against the gateway's tools).
 	check := func() error {
-		if f.NArg() != 1 {
-			return errors.New("usage: corral run FILE [--gateway URL] [--serial S] [--platform P] [--json FILE|-] [--junit FILE] [--keep-going]")
+		if err := runFileArg(f.Args()); err != nil {
+			return err
 		}
 		if err := knownPlatform(*platform); err != nil {
 			return err
