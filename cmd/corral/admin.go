@@ -44,6 +44,9 @@ func newAdminFlags(name string, timeout time.Duration, gatewayHelp string) *admi
 // needsNATS refuses --gateway for an operator action (a usage error: badValue), saying why and
 // what to use instead.
 func (a *adminFlags) needsNATS(what, why, instead string) error {
+	if *a.gateway != "" && a.natsContextWins() {
+		*a.gateway = "" // an exported CORRAL_GATEWAY is for the other commands (gatewayambient.go)
+	}
 	if *a.gateway == "" {
 		return nil
 	}
