@@ -90,7 +90,7 @@ func (g *Gateway) findGroup(ctx context.Context, tool, handle string) (groupFarm
 }
 
 // noGroup is the answer to a group handle that no group has (or, to a caller it must not be
-// told to, whose group it is: mayReleaseGroup).
+// told to, whose group it is: mayReleaseGroup, notInGroup).
 func (g *Gateway) noGroup(ctx context.Context, tool string) *mcpgo.CallToolResult {
 	return g.refuse(ctx, broker.CodeStaleLease, tool+": no lease group has this handle: it was released, or a minute has passed since its last device's lease ended (list_leases shows the leases held; acquire_device takes new ones)")
 }
@@ -108,8 +108,7 @@ func (g *Gateway) memberLease(ctx context.Context, tool, serial, lease string) (
 	}
 	h, ok := handles[serial]
 	if !ok {
-		return "", g.refuseBadInput(ctx, fmt.Sprintf("device %s is not in lease group %s (its devices: %s): pass one of their serials",
-			serial, grp.ID, strings.Join(grp.Serials(), ", ")))
+		return "", g.notInGroup(ctx, serial, grp)
 	}
 	// A member whose lease has surely ended is refused here, in words of the group the caller
 	// named: the node would speak of the member's own lease, a handle the caller never saw.
