@@ -29,7 +29,11 @@ func cliConnect(ctx context.Context, n natsFlags, log *slog.Logger) (*nats.Conn,
 	if r, ok := ctx.Value(refusalsKey{}).(*broker.Refusals); ok {
 		o.Refusals = r
 	}
-	return connect(ctx, o, log)
+	if err := leafContextRefusal(o); err != nil { // a site's, for the hub's leaf port (leafcontext.go)
+		return nil, err
+	}
+	nc, err := connect(ctx, o, log)
+	return nc, leafPortHint(err)
 }
 
 // localAdminContext is the admin's natscli context that corral up writes into its default
