@@ -138,7 +138,9 @@ type Match struct {
 }
 
 // MatchResult are the matches at or above the threshold, best first (none: not found): by
-// score, highest first; equal scores (to the 4 decimals answered) top-most, then left-most.
+// score, highest first; equal scores (to the 4 decimals answered) top-most, then left-most;
+// but scores within 0.02 (gray correlation does not see colour) nearest the template's mean
+// colour first (docs/vision.md).
 type MatchResult struct {
 	V       int     `json:"v"`
 	Matches []Match `json:"matches"`

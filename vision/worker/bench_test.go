@@ -4,6 +4,9 @@ package worker
 
 import (
 	"context"
+	"image"
+	"image/color"
+	"image/draw"
 	"slices"
 	"syscall"
 	"testing"
@@ -108,4 +111,28 @@ func BenchmarkOCRParallel(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+}
+
+// BenchmarkMatchColourTie finds one of two icons of one shape in other colours on a 1080×2400
+// screen (they tie in gray: the colour image is decoded to tell them apart).
+func BenchmarkMatchColourTie(b *testing.B) {
+	e := newEngine(b)
+	canvas := image.NewRGBA(image.Rect(0, 0, 1080, 2400))
+	draw.Draw(canvas, canvas.Bounds(), image.NewUniform(color.RGBA{0xf4, 0xf4, 0xf4, 0xff}), image.Point{}, draw.Src)
+	red, blue := image.Rect(400, 600, 544, 744), image.Rect(400, 1600, 544, 1744)
+	drawIcon(canvas, red, color.RGBA{0xd0, 0x30, 0x30, 0xff})
+	drawIcon(canvas, blue, color.RGBA{0x20, 0x50, 0xd0, 0xff})
+	req := vision.MatchRequest{Image: encodePNG(b, canvas), Template: encodePNG(b, corpus.Crop(canvas, blue))}
+	ctx := context.Background()
+	var took []time.Duration
+	cpu0 := cpuTime()
+	for b.Loop() {
+		start := time.Now()
+		res, err := e.Match(ctx, req)
+		if err != nil || len(res.Matches) < 2 {
+			b.Fatal(err, res)
+		}
+		took = append(took, time.Since(start))
+	}
+	report(b, took, cpuTime()-cpu0)
 }

@@ -96,6 +96,9 @@ func (e *Engine) Match(ctx context.Context, req vision.MatchRequest) (vision.Mat
 	if err != nil {
 		return vision.MatchResult{}, err
 	}
+	if matches, err = colourTieBreak(ctx, req.Image, req.Template, matches); err != nil {
+		return vision.MatchResult{}, err
+	}
 	return vision.MatchResult{V: vision.WireVersion, Matches: matches}, nil
 }
 
@@ -276,6 +279,7 @@ func nms(cs []candidate, n int) []candidate {
 // bestFirst orders candidates by score, highest first, as the caller sees it (to scoreDigits),
 // then top-most, then left-most: a template that shows twice, equally well, is answered the
 // same way every time, whichever place the search happened to find first (tap_cv taps the first).
+// Match then orders close scores by colour (colourTieBreak).
 func bestFirst(a, b candidate) int {
 	if c := cmp.Compare(roundScore(b.score), roundScore(a.score)); c != 0 {
 		return c
