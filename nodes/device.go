@@ -123,7 +123,7 @@ func (b *boundDevice) exportGauges() {
 }
 
 func (b *boundDevice) execute(ctx context.Context, op tools.Op, req broker.TaskRequest, progress func(broker.Progress)) broker.TaskResult {
-	t := &tools.Task{ID: req.ID, Driver: b.drv, Args: req.Args, Progress: func(done, total float64, msg string) {
+	t := &tools.Task{ID: req.ID, Driver: b.drv, Args: req.Args, TimeoutMS: req.TimeoutMS, Progress: func(done, total float64, msg string) {
 		if progress != nil {
 			progress(broker.Progress{TaskID: req.ID, Progress: done, Total: total, Message: msg})
 		}

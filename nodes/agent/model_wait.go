@@ -37,11 +37,15 @@ func (e *modelWait) explain(limit *TimeLimit) string {
 		who, waited)
 }
 
-// timeLimitOf is the caller's time limit that ended ctx, if that is what did.
-func timeLimitOf(ctx context.Context) *TimeLimit {
+// timeLimitOf is the caller's time limit that ended ctx, if that is what did: ctx's cause, else
+// limit (Options.Limit) when ctx's deadline passed.
+func timeLimitOf(ctx context.Context, limit *TimeLimit) *TimeLimit {
 	var l TimeLimit
 	if errors.As(context.Cause(ctx), &l) {
 		return &l
+	}
+	if limit != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return limit
 	}
 	return nil
 }

@@ -46,4 +46,8 @@ type Options struct {
 	Progress func(Event)
 	Log      *slog.Logger     // nil: none
 	Clock    func() time.Time // nil: time.Now
+	// Limit, when set, is the caller's own time limit that ctx's deadline is, set without a
+	// TimeLimit cause (a tool's timeout_ms, which the node's scheduler applies): a model call
+	// that deadline cuts short is told as that limit being too short, as for a cause.
+	Limit *TimeLimit
 }

@@ -157,7 +157,7 @@ func (r *runner) abortReason(ctx context.Context, err error) string {
 		why := "timed out after " + d.Round(unit).String()
 		var mw *modelWait
 		if errors.As(err, &mw) {
-			why += " " + mw.explain(timeLimitOf(ctx))
+			why += " " + mw.explain(timeLimitOf(ctx, r.o.Limit))
 		}
 		return why
 	}

@@ -35,6 +35,8 @@ type Task struct {
 	Driver   device.Driver
 	Args     json.RawMessage
 	Progress func(done, total float64, msg string)
+	// TimeoutMS is the caller's timeout_ms, which ctx's deadline is; 0: the tool's default.
+	TimeoutMS int64
 	// Env is the node's, configured once (DefaultOpsWith sets it); nil reads as an unconfigured
 	// node's.
 	Env *Env

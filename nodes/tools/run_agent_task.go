@@ -121,7 +121,7 @@ func runAgentTask() Tool {
 		}
 		res := agentResult(t.ID, task)
 		keepScreenshots(ctx, t, task.Steps, res.Steps)
-		return Output{Data: res, Text: task.Markdown(), Failure: agentFailure(parent, task)}, nil
+		return Output{Data: res, Text: task.Markdown(), Failure: agentFailure(parent, task, callerLimit(t))}, nil
 	})
 }
 
@@ -138,16 +138,20 @@ func budgetSteps(p *int) int {
 // ended), while its report still answers. A task stopped from outside (abort_task, the
 // task's deadline, its device gone) says how far it got; the node's scheduler says why it
 // stopped, and the agent's own error, that same cause, would only repeat it.
-func agentFailure(parent context.Context, task *agent.Task) error {
+func agentFailure(parent context.Context, task *agent.Task, limit *agent.TimeLimit) error {
+	// The node's deadline is the caller's own when they gave timeout_ms: told as their limit.
+	ownLimit := limit != nil && errors.Is(parent.Err(), context.DeadlineExceeded)
 	switch {
 	case task.Status == agent.StatusFinished:
 		return nil
-	case task.ModelTimedOut && parent.Err() != nil: // the node's deadline, waiting for the model: say so
+	case task.ModelTimedOut && parent.Err() != nil && !ownLimit: // the node's deadline, waiting for the model: say so
 		return fmt.Errorf("the agent stopped after %d of %d plan steps: %s", task.StepsCompleted(), len(task.Steps), task.Error)
-	case parent.Err() != nil: // aborted, or its device gone: the scheduler's cause leads, this follows it
+	case parent.Err() != nil && !ownLimit: // aborted, or its device gone: the scheduler's cause leads, this follows it
 		return stoppedFromOutside(parent, task)
-	case task.ModelTimedOut: // its own timeoutMs, waiting for the model: the error says what to do
+	case task.ModelTimedOut: // its own timeoutMs or timeout_ms, waiting for the model: the error says what to do
 		return timedOut(task.Error)
+	case task.Status == agent.StatusAborted && ownLimit:
+		return timedOut(task.Error + ": pass a larger " + limit.Arg + ", or split the goal")
 	case task.Status == agent.StatusAborted: // its own timeoutMs
 		return timedOut(task.Error + ": pass a larger timeoutMs, or split the goal")
 	case task.Error == "":
@@ -213,7 +217,7 @@ func runAgent(ctx context.Context, t *Task, goal string, budget agent.Budget) (*
 		return nil, errNoModel
 	}
 	return agent.Run(ctx, agent.Options{Goal: goal, Model: env.Config.Model, Device: wrongCalls{agentDevice{task: t, env: env}},
-		Budget: budget, Progress: agentProgress(t), Log: agentLog(env, t)}), nil
+		Budget: budget, Progress: agentProgress(t), Log: agentLog(env, t), Limit: callerLimit(t)}), nil
 }
 
 // agentLog is the node's logger for an agent task, naming the task and its device (never its
