@@ -287,6 +287,7 @@ func (o *operatorFlags) callOnce(ctx context.Context, tool string, toolArgs map[
 	res, err := callOn(callCtx, c, req)
 	if err == nil && o.cli != nil {
 		res = o.cli.latestNotKept(ctx, tool, toolArgs, res, o.sameFarm())
+		res = o.cli.abortNotKept(ctx, tool, toolArgs, res, o.sameFarm())
 	}
 	if lost := lostCall(ctx, tool, toolArgs, err, sent.Load()); lost != nil {
 		return nil, lost
