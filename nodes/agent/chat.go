@@ -20,7 +20,8 @@ const (
 
 // chat asks the model one turn with tools, counting the call and its tokens against the
 // budget. An answer with nothing in it comes back as an empty Response, not an error, so the
-// caller can nudge the model as it does after text alone. A streaming model's text goes out as
+// caller can nudge the model as it does after text alone; unless the model's token limit or a
+// content filter ended it, which a nudge meets again: that fails, saying so. A streaming model's text goes out as
 // thinking events of step while it writes.
 func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []model.Tool) (model.Response, error) {
 	t := r.task
@@ -45,6 +46,9 @@ func (r *runner) chat(ctx context.Context, step int, c *conversation, tools []mo
 			if err != nil {
 				// Not err: a model that refused says why in its own words, which may repeat the goal.
 				r.log.Warn("the model answered nothing", "finish_reason", resp.FinishReason)
+				if model.Final(resp.FinishReason) { // asked again, it meets the same limit or filter: err says what to do
+					return resp, failed(failModel, fmt.Errorf("model call: %w", err))
+				}
 			}
 			return resp, r.guard.tokens(t.Usage)
 		}

@@ -22,9 +22,12 @@ func (r *runner) plan(ctx context.Context) (done bool, err error) {
 	c := newConversation(planPrompt(maxSteps), r.o.Budget.KeepImages)
 	c.screen("The user's goal: "+r.o.Goal, obs)
 	tools := []model.Tool{planTool(maxSteps), finishedTool}
-	var why error
+	var (
+		why  error
+		resp model.Response
+	)
 	for attempt := 0; attempt < 2; attempt++ {
-		resp, err := r.chat(ctx, 0, c, tools)
+		resp, err = r.chat(ctx, 0, c, tools)
 		if err != nil {
 			return false, fmt.Errorf("planning: %w", err)
 		}
@@ -46,7 +49,10 @@ func (r *runner) plan(ctx context.Context) (done bool, err error) {
 		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, 1 to %d steps; `+
 			`or, if the screen shows the goal already met, call finished with {"content":"..."}.`, why, maxSteps))
 	}
-	return false, failed(failNoPlan, fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal%s", why, r.noToolsHint()))
+	if resp.FinishReason == model.FinishLength && len(resp.ToolCalls) > 0 {
+		return false, failed(failNoPlan, fmt.Errorf("planning: the model made no usable plan, twice (%w): its answer was %s: %s", why, cutShort, model.LengthHint))
+	}
+	return false, failed(failNoPlan, fmt.Errorf("planning: the model made no usable plan, twice (%w): try a model that calls tools, or a simpler goal%s", why, r.noToolsHint(resp)))
 }
 
 // finishedAtOnce is the conclusion of an answer that ended the task instead of planning: a

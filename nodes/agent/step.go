@@ -58,7 +58,7 @@ func (r *runner) step(ctx context.Context, i int) (finished bool, err error) {
 			// Text alone: nudge once, then give up on the step.
 			if texts++; texts >= 2 {
 				return false, failed(failNoToolCall, fmt.Errorf("step %d: the model answered without calling a tool, twice (%q): use a model that calls tools%s",
-					s.Index, cut(oneLine(resp.Text), 120), r.noToolsHint()))
+					s.Index, cut(oneLine(resp.Text), 120), r.noToolsHint(resp)))
 			}
 			c.replay(resp)
 			c.user("Call a tool: act on the phone with one of the device tools, or end the step with step_done.")
@@ -89,7 +89,10 @@ func (r *runner) step(ctx context.Context, i int) (finished bool, err error) {
 		if acted {
 			bad = 0
 			c.screen("The screen after your actions.", obs)
-		} else if bad++; bad >= maxBadTurns {
+		} else if bad++; bad >= maxBadTurns && resp.FinishReason == model.FinishLength {
+			return false, failed(failWrongCalls, fmt.Errorf("step %d: the model's tool calls were %s, %d turns in a row: %s",
+				s.Index, cutShort, bad, model.LengthHint))
+		} else if bad >= maxBadTurns {
 			return false, failed(failWrongCalls, fmt.Errorf("step %d: the model called tools wrongly %d turns in a row (see the step's tool calls): use a model that follows tool schemas",
 				s.Index, bad))
 		}

@@ -34,9 +34,10 @@ func streams(m model.Chatter) bool {
 }
 
 // noToolsHint is what else to try when a model calls no tools: one that streams may have
-// called them through a server that streams text but not tool calls.
-func (r *runner) noToolsHint() string {
-	if !r.live {
+// called them through a server that streams text but not tool calls. Only an answer of text
+// and no call suggests that: a call that came through the stream says it streams them.
+func (r *runner) noToolsHint(resp model.Response) string {
+	if !r.live || len(resp.ToolCalls) > 0 || strings.TrimSpace(resp.Text) == "" {
 		return ""
 	}
 	return "; or turn --openai-stream off: some servers stream text but not tool calls"

@@ -189,10 +189,12 @@ func (c *Client) unfinished(started bool) error {
 // empty explains an answer with nothing in it.
 func (c *Client) empty(finish string) error {
 	who := fmt.Sprintf("model %q at %s", c.cfg.Model, redactURL(c.cfg.baseURL()))
-	if finish == string(openai.FinishReasonLength) {
-		return fmt.Errorf("%w: %s ran out of tokens before it wrote anything (finish_reason length): "+
-			"use a model with a larger output limit (or raise the server's own, e.g. Ollama's num_predict or num_ctx), "+
-			"or give the task a shorter goal or a lower maxSteps, so the conversation leaves the model room to answer", ErrEmptyAnswer, who)
+	switch finish {
+	case FinishLength:
+		return fmt.Errorf("%w: %s ran out of tokens before it wrote anything (finish_reason length): %s", ErrEmptyAnswer, who, LengthHint)
+	case FinishContentFilter:
+		return fmt.Errorf("%w: the server's content filter withheld the answer of %s (finish_reason content_filter): "+
+			"reword the goal, or use a model or server without that filter", ErrEmptyAnswer, who)
 	}
 	return fmt.Errorf("%w: %s (finish_reason %q): ask again, or check that the model supports tool calling", ErrEmptyAnswer, who, finish)
 }
