@@ -105,7 +105,7 @@ func peek() Tool {
 		// Scaled first, then marked: drawing on the smaller image is the cheaper. Width and
 		// height are the image's, as screenshot's are; the bboxes, relative 0-1, hold for it
 		// and for the screen alike.
-		shown, err := FitWidth(ctx, img, a.MaxWidth)
+		shown, err := FitWidth(ctx, img, readableWidth(a.MaxWidth))
 		if err != nil {
 			return Output{}, err
 		}
@@ -159,6 +159,7 @@ func peek() Tool {
 			lines = append(lines, fmt.Sprintf("… %d more elements not listed", more))
 			res.Message += fmt.Sprintf("; %d more not listed (at most %d)", more, MaxPeekElements)
 		}
+		res.Message = withNote(res.Message, widerNote(a.MaxWidth, res.Width))
 		res.Listing, res.Elements = strings.Join(lines, "\n"), len(els)
 		res.Hint = peekHint(len(els))
 		return Output{Data: res, Image: markElements(shown, els, size)}, nil

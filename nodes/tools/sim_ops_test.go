@@ -123,8 +123,16 @@ func TestImageMaxWidth(t *testing.T) {
 		if same := imageOf(t, run(t, p, tool, `{"max_width":100000}`)).Bounds(); same != full {
 			t.Errorf("%s: max_width 100000 gave %v", tool, same)
 		}
-		if narrow := imageOf(t, run(t, p, tool, `{"max_width":10}`)).Bounds(); narrow.Dx() != 64 {
+		narrowOut := run(t, p, tool, `{"max_width":10}`)
+		if narrow := imageOf(t, narrowOut).Bounds(); narrow.Dx() != 64 {
 			t.Errorf("%s: max_width 10 gave %v, want 64 px wide", tool, narrow)
+		}
+		// The answer says the image is wider than asked: message is for an image not as asked.
+		if msg := messageOf(t, narrowOut); !strings.Contains(msg, "64 px wide, not max_width 10") {
+			t.Errorf("%s: max_width 10 answered message %q, want it to say the image is 64 px wide, not 10", tool, msg)
+		}
+		if msg := messageOf(t, run(t, p, tool, `{"max_width":540}`)); strings.Contains(msg, "max_width") {
+			t.Errorf("%s: max_width 540 answered message %q: it is as wide as asked", tool, msg)
 		}
 		for _, bad := range []string{`{"max_width":-1}`, `{"max_width":"wide"}`} {
 			_, err := tools.DefaultOps()[tool].Run(context.Background(), &tools.Task{Driver: p, Args: []byte(bad)})
@@ -136,4 +144,17 @@ func TestImageMaxWidth(t *testing.T) {
 	if d := run(t, p, "screenshot", `{"max_width":540}`).Data.(tools.ScreenshotResult); d.Width != 540 || d.Height != 1200 {
 		t.Errorf("screenshot result says %dx%d, want the delivered 540x1200", d.Width, d.Height)
 	}
+}
+
+// messageOf is the message of a screenshot's or peek's answer.
+func messageOf(t *testing.T, out tools.Output) string {
+	t.Helper()
+	switch d := out.Data.(type) {
+	case tools.ScreenshotResult:
+		return d.Message
+	case tools.PeekResult:
+		return d.Message
+	}
+	t.Fatalf("answer data %T has no message", out.Data)
+	return ""
 }

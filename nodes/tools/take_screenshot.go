@@ -39,7 +39,7 @@ func takeScreenshot() Tool {
 		if err != nil {
 			return Output{}, err
 		}
-		if img, err = FitWidth(ctx, img, a.MaxWidth); err != nil {
+		if img, err = FitWidth(ctx, img, readableWidth(a.MaxWidth)); err != nil {
 			return Output{}, err
 		}
 		asked := img.Bounds()
@@ -53,6 +53,7 @@ func takeScreenshot() Tool {
 			res.Message = fmt.Sprintf("scaled to %d×%d (from %d×%d) to fit the %d KB cap of a PNG; ask for format jpeg for the full size",
 				b.Dx(), b.Dy(), asked.Dx(), asked.Dy(), MaxImageBytes/1000)
 		}
+		res.Message = withNote(res.Message, widerNote(a.MaxWidth, b.Dx()))
 		return Output{PNG: data, Data: res}, nil
 	}))
 }
