@@ -15,6 +15,7 @@ var (
 	ErrNoReadback    = &sentinel{"the rig has no calibration readback", device.ErrUnsupported}
 	ErrHalted        = &sentinel{"the rig is halted", device.ErrUnavailable}
 	ErrNoClipboard   = &sentinel{"the rig has no clipboard helper", device.ErrUnsupported}
+	ErrCalibrating   = &sentinel{"the rig is calibrating", device.ErrUnavailable}
 )
 
 // sentinel is one of the rig's errors, which is also (errors.Is) the device error the tools

@@ -144,6 +144,7 @@ func serveTwin(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slo
 		if err := calibrate(ctx, reg, d, tw, Area{Min: lo, Max: hi}, log); err != nil {
 			_ = d.Close()
 			log.Error("arm twin: calibration failed", "err", err)
+			reg.RemoveDevice(serial, "arm twin: calibration failed: "+err.Error()) // it showed calibrating meanwhile
 			return
 		}
 		if cal := d.Calibration(); cal != nil {

@@ -230,6 +230,7 @@ func keepRig(ctx context.Context, reg device.Registry, r RigSpec, log *slog.Logg
 		if err == nil {
 			if err = calibrate(ctx, reg, d, HTTPReadback{URL: r.Readback}, area, log); err != nil {
 				_ = d.Close()
+				shown = "" // it showed calibrating meanwhile (calibrating.go): show why it is not ready again
 			}
 		}
 		switch {

@@ -3,10 +3,12 @@ package rig
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/corral-farm/corral/arm/calib"
+	"github.com/corral-farm/corral/arm/grbl"
 	"github.com/corral-farm/corral/nodes/device"
 )
 
@@ -52,8 +54,44 @@ func calibrate(ctx context.Context, reg device.Registry, d *Driver, rb Readback,
 		log.Warn("arm rig halted: not calibrated until it is recovered; then arm_calibrate")
 		return nil
 	}
-	_, err := d.Calibrate(ctx, func(step string) { log.Debug("arm rig calibration", "step", step) })
+	// In the farm meanwhile, so that emergency_stop reaches it (calibrating.go).
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	reg.AddDriver(calibrating{d: d, cancel: cancel})
+	// Off again before the rig is served or shown not ready: a registry keeps the first of a serial added twice.
+	defer reg.RemoveDevice(serial, "the arm rig's calibration at start ended")
+	_, err := d.Calibrate(cctx, func(step string) { log.Debug("arm rig calibration", "step", step) })
+	if err != nil && d.heldAfter(err) {
+		log.Warn("arm rig halted while calibrating: not calibrated until it is recovered; then arm_calibrate", "err", err)
+		return nil
+	}
 	return err
+}
+
+// heldAfter says whether the calibration that failed with err leaves the rig held until a
+// person recovers it (arm_recover): an emergency_stop halted it, or its controller raised an
+// alarm, which is then held as a halt with the alarm's words, as during arm_calibrate. Trying
+// again would clear the alarm with a reset and move the gantry before anyone looked.
+func (d *Driver) heldAfter(err error) bool {
+	if d.halt.Load() != nil {
+		return true
+	}
+	code, alarmed := 0, false
+	var alarm *grbl.Alarm
+	if errors.As(err, &alarm) {
+		code, alarmed = alarm.Code, true
+	}
+	if st := d.arm.Status(); st.State == grbl.StateAlarm {
+		code, alarmed = max(code, st.Alarm), true
+	}
+	if !alarmed && !errors.Is(err, ErrAlarm) {
+		return false
+	}
+	why := alarmReason(code)
+	d.halt.Store(&why)
+	d.haltChanged()
+	d.keepHalt(why)
+	return true
 }
 
 // loadCalibration gives d the calibration store keeps for it, or says why it cannot.
