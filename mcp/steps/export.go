@@ -101,6 +101,11 @@ func ExportAgentTask(rec TaskRecord) (*Export, error) {
 				name, a.Tool, broker.Redacted))
 		}
 	}
+	if n := unchecked(res.Actions); n != "" {
+		ex.Notes = append(ex.Notes, fmt.Sprintf("the last action of %s has no expect: the screen after it showed no new text that only "+
+			"it shows (a toolbar's label, an app's id or a clock tells no screen apart), so its replay does not check where it landed: "+
+			"add an expect by hand where that matters", n))
+	}
 	ex.Steps = len(doc.Steps)
 	var root yaml.Node
 	if err := root.Encode(doc); err != nil {

@@ -79,7 +79,9 @@ func TestExportAgentTask(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("steps\n got %+v\nwant %+v", got, want)
 	}
-	if ex.Steps != len(want) || ex.Actions != 5 || len(ex.Notes) != 0 {
+	// The steps whose last action checks nothing are named (QA Q9 M3: no generic expect instead).
+	if ex.Steps != len(want) || ex.Actions != 5 || len(ex.Notes) != 1 ||
+		!strings.HasPrefix(ex.Notes[0], "the last action of step 1, step 3, step 2 has no expect: ") {
 		t.Errorf("export %d steps, %d actions, notes %q", ex.Steps, ex.Actions, ex.Notes)
 	}
 	y := string(ex.YAML)
@@ -128,8 +130,8 @@ func TestExportAgentTaskNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ex.Notes) != 2 || !strings.Contains(ex.Notes[0], "did not finish (it failed: loop detected)") ||
-		!strings.Contains(ex.Notes[1], `"step 1: input" (input) carries [redacted]`) {
+	if len(ex.Notes) != 3 || !strings.Contains(ex.Notes[0], "did not finish (it failed: loop detected)") ||
+		!strings.Contains(ex.Notes[1], `"step 1: input" (input) carries [redacted]`) || !strings.Contains(ex.Notes[2], "step 1 has no expect") {
 		t.Errorf("notes %q", ex.Notes)
 	}
 	if doc, err := Parse(ex.YAML); err != nil || len(doc.Steps) != 1 {

@@ -66,7 +66,7 @@ func TestNewLabel(t *testing.T) {
 	after := "e1 [text] \"12:00\" [0.044,0.000,0.278,0.042] 1.00\n" +
 		"e2 [button] \"" + strings.Repeat("long ", 20) + "\" [0,0,1,1] 1.00\n" +
 		"not a listing line\n" +
-		"e3 [text] \"Wi-Fi \\\"5G\\\"\" [0,0,1,1] 1.00\ne4 [text] \"Bluetooth\" [0,0,1,1] 1.00"
+		"e3 [text] \"Wi-Fi \\\"5G\\\"\" [0,0.1,1,0.2] 1.00\ne4 [text] \"Bluetooth\" [0,0.2,1,0.3] 1.00"
 	if got := newLabel(before, after); got != `Wi-Fi "5G"` {
 		t.Errorf("newLabel = %q", got)
 	}
