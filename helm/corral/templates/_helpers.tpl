@@ -298,7 +298,8 @@ The environment and volumes by which a corral process reaches NATS: include "cor
 (CORRAL_NATS_USER) with its password in a file from the Secret (CORRAL_NATS_PASSWORD_FILE, the
 Secret's one key of that role mounted, nothing else), CORRAL_NATS_CREDS and the TLS files of an
 external NATS. CORRAL_NATS_REPLICAS: the gateways give the stores these replicas; a node, which
-may start first, creates the missing stores with them and changes none (its user may not).
+may start first, creates the missing stores with them and changes none (its user may not);
+corral vision makes no store and has no --nats-replicas, so its pods do not get it.
 */}}
 {{- define "corral.nats.env" -}}
 {{- $ := index . 0 -}}
@@ -334,7 +335,7 @@ may start first, creates the missing stores with them and changes none (its user
   value: /etc/corral/nats-auth/password
 {{- end }}
 {{- $replicas := include "corral.nats.storeReplicas" $ | int }}
-{{- if gt $replicas 0 }}
+{{- if and (gt $replicas 0) (has $role (list "gateway" "node")) }}
 - name: CORRAL_NATS_REPLICAS
   value: {{ $replicas | quote }}
 {{- end }}
