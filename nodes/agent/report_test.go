@@ -109,7 +109,7 @@ func TestTaskJSON(t *testing.T) {
 	if c := calls[0].(map[string]any); c["name"] != "tap" || c["args"] == nil || c["result"] == nil {
 		t.Errorf("tool call JSON %v", c)
 	}
-	if a := got.Actions[0]; a["step"] != 1.0 || a["tool"] != "tap" || a["expectText"] != "Navigate up" || a["waitMs"] == nil {
+	if a := got.Actions[0]; a["step"] != 1.0 || a["tool"] != "tap" || a["expectText"] != "Wi-Fi" || a["waitMs"] == nil {
 		t.Errorf("action JSON %v", a)
 	}
 
