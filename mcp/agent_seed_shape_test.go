@@ -84,7 +84,7 @@ func TestAgentProgressLoggerIsPhoneAgent(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for line, logger := range loggers {
-			if strings.Contains(line, "📋 Plan made (1 steps)") {
+			if strings.Contains(line, "📋 Plan made (1 step)") {
 				return logger, true
 			}
 		}

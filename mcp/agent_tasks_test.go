@@ -226,7 +226,7 @@ func TestAgentProgressAsLoggingMessagesWithoutASetLevel(t *testing.T) {
 	seen := logged(seed)
 	farmtest.MustCall(t, seed, "run_agent_task", map[string]any{"serial": serial, "goal": "look"})
 	farmtest.Eventually(t, 10*time.Second, func() bool {
-		return strings.Contains(strings.Join(seen(), "\n"), "📋 Plan made (1 steps)")
+		return strings.Contains(strings.Join(seen(), "\n"), "📋 Plan made (1 step)")
 	}, "the plan among the logging messages: %q", seen())
 
 	quiet := sessionClient(f, "quiet")

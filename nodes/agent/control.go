@@ -26,7 +26,7 @@ const (
 func planTool(maxSteps int) model.Tool {
 	return model.Tool{
 		Name:        toolPlan,
-		Description: fmt.Sprintf("Give the plan: 1 to %d steps that reach the goal on the phone, in order.", maxSteps),
+		Description: fmt.Sprintf("Give the plan: %s that reach the goal on the phone, in order.", upToSteps(maxSteps)),
 		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"steps":{"type":"array","minItems":1,"maxItems":%d,`+
 			`"items":{"type":"object","properties":{`+
 			`"title":{"type":"string","description":"What the step does, in a few words, e.g. Open Settings"},`+
@@ -77,9 +77,9 @@ func parsePlan(raw json.RawMessage, maxSteps int) ([]planStep, error) {
 	}
 	switch {
 	case len(items) == 0:
-		return nil, fmt.Errorf("the plan has no steps: give 1 to %d", maxSteps)
-	case len(items) > maxSteps:
-		return nil, fmt.Errorf("the plan has %d steps, at most %d are allowed: merge steps", len(items), maxSteps)
+		return nil, fmt.Errorf("the plan has no steps: give %s", upToSteps(maxSteps))
+	case len(items) > maxSteps && maxSteps > 1: // one step only: merged below (oneStep)
+		return nil, fmt.Errorf("the plan has %d steps, at most %s allowed: merge steps", len(items), isAre(maxSteps))
 	}
 	out := make([]planStep, 0, len(items))
 	for i, it := range items {
@@ -99,6 +99,9 @@ func parsePlan(raw json.RawMessage, maxSteps int) ([]planStep, error) {
 			return nil, fmt.Errorf("step %d has no title", i+1)
 		}
 		out = append(out, planStep{cut(title, maxTitleRunes), cut(strings.TrimSpace(st.Description), maxDescRunes)})
+	}
+	if len(out) > maxSteps {
+		return []planStep{oneStep(out)}, nil
 	}
 	return out, nil
 }

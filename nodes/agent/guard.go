@@ -26,10 +26,22 @@ func newGuard(b Budget) *guard { return &guard{budget: b, seen: map[string]int{}
 const smallerTask = "split the goal into smaller agent tasks, or make it more direct, so that each needs fewer steps " +
 	"(run_agent_task's maxSteps caps them); a model that reads screenshots in fewer tokens helps too"
 
+// oneAction is smallerTask for a run of one step (ai_action): one action asked too much.
+const oneAction = "ask for less in one action (split it into several calls), or word it more directly; " +
+	"a model that reads screenshots in fewer tokens helps too"
+
+// smaller is what to do when the run ran out of its budget: smallerTask, or oneAction.
+func (g *guard) smaller() string {
+	if g.budget.MaxSteps == 1 {
+		return oneAction
+	}
+	return smallerTask
+}
+
 // tokens fails once the run has used more tokens than its budget.
 func (g *guard) tokens(u model.Usage) error {
 	if u.TotalTokens > g.budget.MaxTokens {
-		return failed(failBudget, fmt.Errorf("budget: %d tokens used, more than the %d a task may use: %s", u.TotalTokens, g.budget.MaxTokens, smallerTask))
+		return failed(failBudget, fmt.Errorf("budget: %d tokens used, more than the %d a task may use: %s", u.TotalTokens, g.budget.MaxTokens, g.smaller()))
 	}
 	return nil
 }
@@ -37,7 +49,7 @@ func (g *guard) tokens(u model.Usage) error {
 // tokensLeft says whether another model call may start.
 func (g *guard) tokensLeft(u model.Usage) error {
 	if u.TotalTokens >= g.budget.MaxTokens {
-		return failed(failBudget, fmt.Errorf("budget: all %d tokens a task may use are used: %s", g.budget.MaxTokens, smallerTask))
+		return failed(failBudget, fmt.Errorf("budget: all %d tokens a task may use are used: %s", g.budget.MaxTokens, g.smaller()))
 	}
 	return nil
 }
@@ -55,6 +67,10 @@ func (g *guard) refund(tool, args, screen string) {
 // action admits one device call of tool with args on screen, or says why not.
 func (g *guard) action(tool, args, screen string) error {
 	if g.actions >= g.budget.MaxActions {
+		if g.budget.MaxSteps == 1 { // one action (ai_action): asking for less in it is the way
+			return failed(failBudget, fmt.Errorf("budget: all %d device actions one action may make are used: ask for less in one action "+
+				"(split it into several calls), or word it more directly", g.budget.MaxActions))
+		}
 		// The budget is fixed a task: no argument raises it, so smaller tasks are the way.
 		return failed(failBudget, fmt.Errorf("budget: all %d device actions used: split the goal into smaller agent tasks, each with fewer actions "+
 			"(the budget is %d a task), or make the goal more direct", g.budget.MaxActions, g.budget.MaxActions))

@@ -46,8 +46,8 @@ func (r *runner) plan(ctx context.Context) (done bool, err error) {
 		for _, call := range resp.ToolCalls {
 			c.result(call.ID, "error: "+why.Error())
 		}
-		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, 1 to %d steps; `+
-			`or, if the screen shows the goal already met, call finished with {"content":"..."}.`, why, maxSteps))
+		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, %s; `+
+			`or, if the screen shows the goal already met, call finished with {"content":"..."}.`, why, upToSteps(maxSteps)))
 	}
 	if resp.FinishReason == model.FinishLength && len(resp.ToolCalls) > 0 {
 		return false, failed(failNoPlan, fmt.Errorf("planning: the model made no usable plan, twice (%w): its answer was %s: %s", why, cutShort, model.LengthHint))
@@ -116,5 +116,5 @@ func (r *runner) setPlan(steps []planStep) {
 		titles[i] = fmt.Sprintf("%d. %s", i+1, s.title)
 	}
 	r.summaries = make([]string, len(steps))
-	r.emit(EventPlanned, 0, "📋 Plan made (%d steps): %s", len(steps), strings.Join(titles, "; "))
+	r.emit(EventPlanned, 0, "📋 Plan made (%s): %s", nSteps(len(steps)), strings.Join(titles, "; "))
 }

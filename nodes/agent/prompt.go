@@ -12,10 +12,10 @@ const seeing = `You see the screen as a screenshot and, when there is one, a lis
 
 func planPrompt(maxSteps int) string {
 	return `You are an agent operating a phone for a user through tools. ` + seeing + "\n" +
-		fmt.Sprintf(`First make a plan: split the user's goal into 1 to %d short steps, each one thing done on the phone `+
+		fmt.Sprintf(`First make a plan: split the user's goal into %s, each one thing done on the phone `+
 			`(open an app, tap something, type text, read a value), in order, starting from the screen shown. `+
 			`Call the function plan with the steps; do not act yet. `+
-			`If the screen shows the goal already met (or the value it asks for), call finished with the conclusion instead.`, maxSteps)
+			`If the screen shows the goal already met (or the value it asks for), call finished with the conclusion instead.`, shortSteps(maxSteps))
 }
 
 const stepPrompt = `You are an agent operating a phone for a user through tools, one step of a plan at a time. ` + seeing + `
