@@ -34,23 +34,51 @@ type latestTasks struct {
 
 	unstored *logLimit // the failed writes' warning, once a minute: a full bucket fails each one
 
+	// fresh are the principals' prefixes of keys this gateway had not recorded before, pending
+	// with them: after their write, each principal's latest tasks are counted and trimmed to
+	// keep (0: not; BoundLatestTasks), by trim.
+	fresh   map[string]bool
+	keep    int
+	trim    func(ctx context.Context, prefix string, keep int) (int, error)
+	untrimd *logLimit
+
 	writing sync.Mutex // one batch at a time, so an older id never lands after a newer one
 }
 
 func newLatestTasks(kv jetstream.KeyValue, log *slog.Logger) *latestTasks {
 	return &latestTasks{kv: kv, log: log, known: map[string]recorded{}, pending: map[string]string{},
-		wake: make(chan struct{}, 1), unstored: newLogLimit()}
+		wake: make(chan struct{}, 1), unstored: newLogLimit(), fresh: map[string]bool{}, untrimd: newLogLimit()}
 }
 
-// latestKey is the corral_sessions key of the latest task of who: "latest_" and who as a
-// token, or its hash when that is too long for a key.
+// latestKey is the corral_sessions key of the latest task of who: for who under a principal
+// (UnderPrincipal), "p.<tag>.l." and the rest as a token, or "=" and its hash when that is too
+// long for a key (a token never starts with "="); for who alone, as Corral before keyed it,
+// "latest_" and who as a token, or "latest_h" and its hash.
 func latestKey(who string) string {
-	k := "latest_" + Token(who)
-	if len(k) > 200 {
-		sum := sha256.Sum256([]byte(who))
-		k = "latest_h" + hex.EncodeToString(sum[:16])
+	prefix, rest, hashed := "latest_", who, "latest_h"
+	if p, r, ok := cutPrincipalKey(who); ok {
+		prefix, rest, hashed = p+latestPart, r, p+latestPart+"="
 	}
-	return k
+	if k := prefix + Token(rest); len(k) <= 200 {
+		return k
+	}
+	sum := sha256.Sum256([]byte(rest))
+	return hashed + hex.EncodeToString(sum[:16])
+}
+
+// BoundLatestTasks makes this client keep at most keep latest tasks of each principal in the
+// KV (those recorded under it, UnderPrincipal): after it writes a principal's key it had not
+// recorded before, it drops that principal's oldest beyond keep (by last write). A dropped
+// one reads as none (get_latest_task: no latest task).
+func (c *Client) BoundLatestTasks(keep int) {
+	l := c.latest
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.keep = keep
+	l.trim = func(ctx context.Context, prefix string, keep int) (int, error) {
+		keys, err := c.trimOldest(ctx, prefix, keep, nil)
+		return len(keys), err
+	}
 }
 
 // recorded is a latest task this gateway recorded: when, and the KV revision of its write
@@ -102,6 +130,11 @@ func (c *Client) SetLatestTask(_ context.Context, who, taskID string) error {
 	if len(l.known) >= maxLatestInMemory {
 		l.known = map[string]recorded{}
 	}
+	if _, seen := l.known[key]; !seen && l.keep > 0 {
+		if prefix, _, ok := cutPrincipalKey(key); ok {
+			l.fresh[prefix] = true
+		}
+	}
 	l.known[key], l.pending[key] = recorded{id: taskID, at: time.Now()}, taskID
 	l.mu.Unlock()
 	select {
@@ -144,9 +177,10 @@ func (l *latestTasks) write(ctx context.Context) {
 	l.writing.Lock()
 	defer l.writing.Unlock()
 	l.mu.Lock()
-	batch := l.pending
-	l.pending = map[string]string{}
+	batch, fresh, keep, trim := l.pending, l.fresh, l.keep, l.trim
+	l.pending, l.fresh = map[string]string{}, map[string]bool{}
 	l.mu.Unlock()
+	defer l.trimFresh(ctx, fresh, keep, trim) // after the writes, which it counts
 	for key, id := range batch {
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		rev, err := l.kv.Put(wctx, key, []byte(id))
@@ -161,6 +195,25 @@ func (l *latestTasks) write(ctx context.Context) {
 			l.known[key] = r
 		}
 		l.mu.Unlock()
+	}
+}
+
+// latestTrimWait bounds a trim of one principal's latest tasks.
+const latestTrimWait = 5 * time.Second
+
+// trimFresh trims the latest tasks of the principals whose prefixes are fresh to keep.
+func (l *latestTasks) trimFresh(ctx context.Context, fresh map[string]bool, keep int, trim func(context.Context, string, int) (int, error)) {
+	for prefix := range fresh {
+		tctx, cancel := context.WithTimeout(ctx, latestTrimWait)
+		_, err := trim(tctx, prefix+latestPart, keep)
+		cancel()
+		if err == nil {
+			continue
+		}
+		if ok, repeats := l.untrimd.allow(); ok {
+			l.log.Warn("a principal's latest tasks beyond their bound could not be dropped; its next new one tries again",
+				"keys", prefix+latestPart+"*", "err", err, "repeats", repeats)
+		}
 	}
 }
 

@@ -4,12 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // A session's entry in SessionBucket (its selection, leases and client name) is keyed under
@@ -35,9 +32,7 @@ func PrincipalTag(principal string) string {
 }
 
 // PrincipalSessionKey is the SessionBucket key of session's entry, under its principal.
-func PrincipalSessionKey(principal, session string) string {
-	return principalSessionsPrefix + PrincipalTag(principal) + "." + session
-}
+func PrincipalSessionKey(principal, session string) string { return UnderPrincipal(principal, session) }
 
 // forgottenKey is the key of the note of principal's sessions whose entries were dropped.
 func forgottenKey(principal string) string { return "f." + PrincipalTag(principal) }
@@ -45,63 +40,26 @@ func forgottenKey(principal string) string { return "f." + PrincipalTag(principa
 // validSessionKey says whether k can key a session's entry: a session id as one token (the
 // keys of Corral before principal keys, and a holder's selection), or PrincipalSessionKey's.
 func validSessionKey(k string) bool {
-	rest, ok := strings.CutPrefix(k, principalSessionsPrefix)
-	if !ok {
-		return validToken(k)
+	if _, session, ok := cutPrincipalKey(k); ok {
+		return validToken(session)
 	}
-	tag, session, ok := strings.Cut(rest, ".")
-	return ok && len(tag) == 16 && validToken(tag) && validToken(session)
+	return validToken(k)
 }
 
 // TrimPrincipalSessions drops principal's oldest session entries (by last write) beyond keep,
-// noting each dropped session forgotten, and returns their ids. It counts the entries with a
-// consumer's pending count (one small answer, whatever their number), and drops each with a
-// purge of its subject, which leaves no marker to count. Two gateways trimming at once may
-// drop one more than needed each.
+// noting each dropped session forgotten, and returns their ids (trimOldest).
 func (c *Client) TrimPrincipalSessions(ctx context.Context, principal string, keep int) ([]string, error) {
-	if keep < 1 {
-		return nil, fmt.Errorf("keep %d: a principal keeps at least one session", keep)
-	}
-	stream := kvStream(SessionBucket)
-	prefix := "$KV." + SessionBucket + "." + principalSessionsPrefix + PrincipalTag(principal) + "."
-	cons, err := c.stores.JS.CreateConsumer(ctx, stream, jetstream.ConsumerConfig{
-		FilterSubject: prefix + "*", DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
-		AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, InactiveThreshold: consumerIdle,
+	prefix := principalPrefix(principal)
+	keys, err := c.trimOldest(ctx, prefix, keep, func(key string) error {
+		return c.noteForgotten(ctx, principal, strings.TrimPrefix(key, prefix))
 	})
 	if err != nil {
-		return nil, fmt.Errorf("counting the sessions of %s: %w", principal, err)
+		return nil, fmt.Errorf("the sessions of %s: %w", principal, err)
 	}
-	held := int(cons.CachedInfo().NumPending)
-	_ = c.stores.JS.DeleteConsumer(context.WithoutCancel(ctx), stream, cons.CachedInfo().Name) // else it goes when idle
-	if held <= keep {
-		return nil, nil
+	for i, k := range keys {
+		keys[i] = strings.TrimPrefix(k, prefix)
 	}
-	s, err := c.stores.JS.Stream(ctx, stream)
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", stream, err)
-	}
-	var dropped []string
-	for tries := 0; held > keep && tries < 2*(held-keep)+2; tries++ {
-		m, err := s.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(prefix+"*"))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			break // none left
-		}
-		if err != nil {
-			return dropped, fmt.Errorf("reading the oldest session of %s: %w", principal, err)
-		}
-		session := strings.TrimPrefix(m.Subject, prefix)
-		if err := c.noteForgotten(ctx, principal, session); err != nil {
-			return dropped, err
-		}
-		// A purge of the entry's subject up to this revision: a write of the session since
-		// stays (KV streams deny deleting a message; a KV delete would leave a marker).
-		if err := s.Purge(ctx, jetstream.WithPurgeSubject(m.Subject), jetstream.WithPurgeSequence(m.Sequence+1)); err != nil {
-			return dropped, fmt.Errorf("dropping session %s of %s: %w", SessionTag(session), principal, err)
-		}
-		dropped = append(dropped, session)
-		held--
-	}
-	return dropped, nil
+	return keys, nil
 }
 
 // consumerIdle bounds a counting consumer left behind (its delete lost): the server removes it.

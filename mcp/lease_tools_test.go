@@ -93,7 +93,7 @@ func TestSelectDeviceWithoutSession(t *testing.T) {
 		t.Fatalf("message %q, sessions %v", msg, farm.sessions)
 	}
 	for key, sd := range farm.sessions {
-		if !strings.HasPrefix(key, "selected_") || sd.Serial != phone || sd.Lease != "lease_"+phone {
+		if !strings.Contains(key, "selected_") || sd.Serial != phone || sd.Lease != "lease_"+phone {
 			t.Errorf("stored selection %s: %+v", key, sd)
 		}
 	}

@@ -19,11 +19,14 @@ import (
 // refused (stale_lease), never run under. Leases acquire_device took are not remembered: those
 // keep requiring their handle (docs/tools.md, Leases).
 
+// heldSelectionPrefix starts the keys of sessionless callers' selections.
+const heldSelectionPrefix = "selected_"
+
 // heldSelectionKey is the corral_sessions key of the selection of holder h, a caller without a
-// protocol session.
+// protocol session (the gateway's farm keys it under the principal: keyedSessions).
 func heldSelectionKey(h broker.Holder) string {
 	sum := sha256.Sum256([]byte("corral held selection\x00" + h.Principal + "\x00" + h.Client + "\x00" + h.Session))
-	return "selected_" + hex.EncodeToString(sum[:16])
+	return heldSelectionPrefix + hex.EncodeToString(sum[:16])
 }
 
 // selectionKey is where the caller's selection lives: its protocol session, else its holder.

@@ -36,14 +36,14 @@ const legacyKeys = 25 * time.Hour
 
 // sessionEntryBudget is what one session may take of the bucket when the bound is chosen for
 // it: a session that selects a device, runs a task and ends keeps 640 bytes in all (its entry,
-// latest tasks and ended mark: broker/sessions_size_test.go measures it), a few more leases
-// some 60 bytes each.
+// latest tasks and ended mark, each counted and bounded per principal: principal_keys.go;
+// broker/sessions_size_test.go measures it), a few more leases some 60 bytes each.
 const sessionEntryBudget = 1 << 10
 
 // SessionsPerPrincipalFor is the default of --sessions-per-principal: every principal at its
-// bound fills at most half a bucket of bucketBytes (the rest for what is not counted: latest
-// tasks, ended marks, holders' selections), at sessionEntryBudget a session and each
-// principal's note of forgotten sessions. At least 1.
+// bound fills at most half a bucket of bucketBytes (the rest a margin: a session's entry grows
+// with its leases, and latest tasks on further devices), at sessionEntryBudget a session and
+// each principal's note of forgotten sessions. At least 1.
 func SessionsPerPrincipalFor(bucketBytes int64, principals int) int {
 	share := bucketBytes / 2 / int64(max(principals, 1))
 	return int(max((share-forgottenNoteBytes)/sessionEntryBudget, 1))
@@ -69,7 +69,9 @@ func newKeyedSessions(g *Gateway, farm Farm) *keyedSessions {
 		}
 		g.limits.SessionsPerPrincipal = SessionsPerPrincipalFor(broker.DefaultSessionsMaxBytes, principals)
 	}
-	return &keyedSessions{Farm: farm, g: g, legacyUntil: time.Now().Add(legacyKeys)}
+	k := &keyedSessions{Farm: farm, g: g, legacyUntil: time.Now().Add(legacyKeys)}
+	k.boundLatest() // principal_keys.go
+	return k
 }
 
 // sessionOwner is the principal whose sessions' entries a call reads and writes.
@@ -80,10 +82,11 @@ func (g *Gateway) sessionOwner(ctx context.Context) string {
 	return anonymous.Name
 }
 
-// key is the entry's key of id: under its principal for a protocol session, as it is for
-// anything else (a holder's selection, heldSelectionKey).
+// key is the entry's key of id: under its principal for a protocol session and a sessionless
+// caller's selection (heldSelectionKey: one principal's many client names count in its bound
+// too), as it is for anything else.
 func (k *keyedSessions) key(ctx context.Context, id string) (key, principal string) {
-	if !strings.HasPrefix(id, sessionPrefix) {
+	if !strings.HasPrefix(id, sessionPrefix) && !strings.HasPrefix(id, heldSelectionPrefix) {
 		return id, ""
 	}
 	principal = k.g.sessionOwner(ctx)

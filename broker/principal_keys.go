@@ -1,0 +1,98 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// All of a principal's keys in SessionBucket start "p.<principal tag>.", so that each kind can
+// be counted and bounded per principal (trimOldest): its sessions' entries and its sessionless
+// callers' selections ("p.<tag>.<id>", sessions_per_principal.go), the marks of the sessions it
+// ended ("p.<tag>.e.<session>", session_end.go) and its latest tasks ("p.<tag>.l.<who>",
+// latest.go). Before, ended marks and latest tasks were keyed by session or holder alone, and
+// one principal's DELETEs or tasks could grow the bucket past any bound.
+
+const (
+	endedPart  = "e." // a principal's ended marks
+	latestPart = "l." // a principal's latest tasks
+)
+
+// UnderPrincipal names id (a session, a held selection, or whose latest task) under
+// principal: as a session to SessionDevice, UpdateSessionDevice, EndSession and SessionEnded,
+// as who to LatestTask and SetLatestTask, it keys the entry under the principal's prefix.
+func UnderPrincipal(principal, id string) string { return principalPrefix(principal) + id }
+
+// principalPrefix starts every key of principal's.
+func principalPrefix(principal string) string {
+	return principalSessionsPrefix + PrincipalTag(principal) + "."
+}
+
+// cutPrincipalKey splits k, an id under a principal (UnderPrincipal), into the principal's
+// prefix ("p.<tag>.") and the id.
+func cutPrincipalKey(k string) (prefix, id string, ok bool) {
+	rest, ok := strings.CutPrefix(k, principalSessionsPrefix)
+	if !ok {
+		return "", "", false
+	}
+	tag, id, ok := strings.Cut(rest, ".")
+	if !ok || len(tag) != 16 || !validToken(tag) {
+		return "", "", false
+	}
+	return k[:len(principalSessionsPrefix)+len(tag)+1], id, true
+}
+
+// trimOldest drops the oldest keys of the bucket matching prefix+"*" (by last write) beyond
+// keep and returns them, each given to note (when not nil) before it goes. It counts them with
+// a consumer's pending count (one small answer, whatever their number) and drops them with one
+// purge that keeps the newest keep: a purge leaves no marker to count, and two gateways
+// trimming at once keep keep between them, not one fewer each (their notes may name one that
+// stays). A key written between the count and the purge makes it drop one more than it noted:
+// that session is then told only "serial is required", without why.
+func (c *Client) trimOldest(ctx context.Context, prefix string, keep int, note func(key string) error) ([]string, error) {
+	if keep < 1 {
+		return nil, fmt.Errorf("keep %d: a principal keeps at least one", keep)
+	}
+	stream, keyed := kvStream(SessionBucket), "$KV."+SessionBucket+"."
+	filter := keyed + prefix + "*"
+	cons, err := c.stores.JS.CreateConsumer(ctx, stream, jetstream.ConsumerConfig{
+		FilterSubject: filter, DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
+		AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, InactiveThreshold: consumerIdle,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("counting %s*: %w", prefix, err)
+	}
+	held := int(cons.CachedInfo().NumPending)
+	_ = c.stores.JS.DeleteConsumer(context.WithoutCancel(ctx), stream, cons.CachedInfo().Name) // else it goes when idle
+	if held <= keep {
+		return nil, nil
+	}
+	s, err := c.stores.JS.Stream(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", stream, err)
+	}
+	var dropped []string
+	for seq := uint64(1); len(dropped) < held-keep; {
+		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(filter))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break // none left
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the oldest of %s*: %w", prefix, err)
+		}
+		key := strings.TrimPrefix(m.Subject, keyed)
+		if note != nil {
+			if err := note(key); err != nil {
+				return nil, err
+			}
+		}
+		dropped, seq = append(dropped, key), m.Sequence+1
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(filter), jetstream.WithPurgeKeep(uint64(keep))); err != nil {
+		return nil, fmt.Errorf("dropping the oldest of %s*: %w", prefix, err)
+	}
+	return dropped, nil
+}
