@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"syscall"
 	"time"
 
@@ -72,6 +71,9 @@ func (d *Driver) replacedNotice(told bool) error {
 // crashed and cleared away for the next use to replace) answers ErrStopped, and the look does
 // not count as a use for idleness.
 func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
+	if err := ctx.Err(); err != nil && !device.IsLook(ctx) { // else the lock, if free, might be taken
+		return nil, d.notReady(err)
+	}
 	if device.IsLook(ctx) {
 		if !d.launching.tryLock() {
 			return nil, d.wrap("look", ErrStarting, "look again in a moment")
@@ -80,7 +82,7 @@ func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
 		if d.startPending() {
 			return nil, d.stillStarting(err)
 		}
-		return nil, d.wrap("start", fmt.Errorf("waiting for the browser's start: %w", err), "")
+		return nil, d.notReady(err)
 	}
 	defer d.launching.unlock()
 	look := d.lazy && device.IsLook(ctx)
