@@ -128,7 +128,7 @@ func (th *thinking) send(all bool) {
 		text = text[:i]
 	}
 	th.pending = th.pending[len(text):]
-	if line := oneLine(text); line != "" {
+	if line := oneLine(th.r.scrub(text)); line != "" {
 		th.r.emit(EventThinking, th.step, "💭 %s", cut(line, eventRunes))
 	}
 }

@@ -80,9 +80,10 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	} else {
 		resp, err = c.complete(ctx, creq)
 		if err == nil && req.OnDelta != nil && resp.Text != "" {
-			req.OnDelta(resp.Text)
+			req.OnDelta(c.Scrub(resp.Text))
 		}
 	}
+	resp = c.scrubAnswer(resp)
 	if err == nil && strings.TrimSpace(resp.Text) == "" && len(resp.ToolCalls) == 0 {
 		err = c.empty(resp.FinishReason)
 	}
@@ -114,7 +115,7 @@ func (c *Client) complete(ctx context.Context, creq openai.ChatCompletionRequest
 	ch := out.Choices[0]
 	resp := Response{Text: ch.Message.Content, FinishReason: string(ch.FinishReason), Usage: usage(&out.Usage)}
 	if resp.Text == "" && ch.Message.Refusal != "" {
-		return resp, fmt.Errorf("%w: model %q at %s refused: %s", ErrEmptyAnswer, c.cfg.Model, redactURL(c.cfg.baseURL()), clip(ch.Message.Refusal))
+		return resp, fmt.Errorf("%w: model %q at %s refused: %s", ErrEmptyAnswer, c.cfg.Model, redactURL(c.cfg.baseURL()), clip(c.scrub(ch.Message.Refusal)))
 	}
 	for i, tc := range ch.Message.ToolCalls {
 		resp.ToolCalls = append(resp.ToolCalls, toolCall(i, tc.ID, tc.Function.Name, tc.Function.Arguments))

@@ -161,10 +161,7 @@ func streamHint(err error) error {
 
 // scrub removes the API key from text that came from a server or a library.
 func (c *Client) scrub(s string) string {
-	if key := c.cfg.APIKey.Reveal(); key != "" {
-		s = strings.ReplaceAll(s, key, redacted)
-	}
-	return s
+	return scrubKey(s, c.cfg.APIKey.Reveal())
 }
 
 func clip(s string) string {
