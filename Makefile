@@ -74,7 +74,7 @@ bench-compare: ## the benchmarks of BASE (a commit, default HEAD~1) and of the w
 fuzz: ## run every fuzz target for FUZZTIME (default 30s) each
 	@./scripts/fuzz.sh $${FUZZTIME:-30s}
 
-chart-assets: ## copy deploy/grafana/*.json and deploy/prometheus/rules.yaml into the Helm chart (helm/corral)
+chart-assets: ## copy deploy/grafana/*.json and deploy/prometheus/rules.yaml into the Helm chart (helm/corral), and write its files/ made from the Go source (NATS permissions, the policy's tool names)
 	@./scripts/sync-chart-assets.sh
 
 vulncheck: ## govulncheck against the vulnerability database make setup builds (offline)

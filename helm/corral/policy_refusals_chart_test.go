@@ -42,8 +42,8 @@ func wantPolicyTools(t *testing.T) []byte {
 	}
 	_, list, _ := strings.Cut(err.Error(), cue)
 	doc := policyToolsDoc{About: "The tool and profile names a principal's tools may give, as the gateway's policy loader " +
-		"(mcp/policy.go) takes them; the templates refuse others (_policy_check.tpl). Made by go test ./helm/corral " +
-		"-run TestChartPolicyToolsFile -update-policy-tools; do not edit: that test fails when it differs.",
+		"(mcp/policy.go) takes them; the templates refuse others (_policy_check.tpl). Made by make chart-assets (go test " +
+		"./helm/corral -run TestChartPolicyToolsFile -update-policy-tools); do not edit: that test fails when it differs.",
 		Profiles: strings.Split(list, ", ")}
 	for _, tool := range mcp.New(nil, slog.New(slog.DiscardHandler), mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{}).MCPServer().ListTools() {
 		doc.Tools = append(doc.Tools, tool.Tool.Name)
@@ -64,7 +64,8 @@ func wantPolicyTools(t *testing.T) []byte {
 }
 
 // TestChartPolicyToolsFile: the chart's list of tool and profile names is the gateway's.
-// go test ./helm/corral -run TestChartPolicyToolsFile -update-policy-tools rewrites it.
+// make chart-assets (go test ./helm/corral -run TestChartPolicyToolsFile -update-policy-tools)
+// rewrites it.
 func TestChartPolicyToolsFile(t *testing.T) {
 	want := wantPolicyTools(t)
 	file := filepath.Join(chartDir(t), policyToolsFile)
@@ -74,8 +75,8 @@ func TestChartPolicyToolsFile(t *testing.T) {
 		}
 	}
 	if got, err := os.ReadFile(file); err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("helm/corral/%s is not the policy loader's names (%v): run go test ./helm/corral -run TestChartPolicyToolsFile "+
-			"-update-policy-tools and commit it\nwant:\n%s", policyToolsFile, err, want)
+		t.Fatalf("helm/corral/%s is not the policy loader's names (%v): run make chart-assets (go test ./helm/corral -run "+
+			"TestChartPolicyToolsFile -update-policy-tools) and commit it\nwant:\n%s", policyToolsFile, err, want)
 	}
 }
 
