@@ -100,7 +100,9 @@ type (
 	callerAnswer struct {
 		serial, id string
 		listening  bool
-		at         time.Time
+		// asked is when the question was asked, at when answered: a caller that said
+		// nothing until the node took it as gone has been gone since it was asked.
+		asked, at time.Time
 	}
 )
 
@@ -132,14 +134,17 @@ func (s *Scheduler) askRunningCallers() {
 		t.askingCaller = true
 		listens, ctx, req, self, root := s.cfg.CallerListens, t.ctx, t.req, s.self, s.root
 		go func() {
+			asked := time.Now()
 			listening := listens(ctx, req)
-			root.Send(self, callerAnswer{serial: serial, id: req.ID, listening: listening, at: time.Now()})
+			root.Send(self, callerAnswer{serial: serial, id: req.ID, listening: listening, asked: asked, at: time.Now()})
 		}()
 	}
 }
 
 // callerAnswered takes what a running task's caller answered: the task is aborted once its
-// caller has been gone CallerGoneAfter; an answer from it forgets that it was gone.
+// caller has been gone CallerGoneAfter, since the question that first found it gone (one left
+// unanswered that long, across a site's cut link, at once); an answer from it forgets that it
+// was gone.
 func (s *Scheduler) callerAnswered(m callerAnswer) {
 	sl, ok := s.slots[m.serial]
 	if !ok || sl.running == nil || sl.running.req.ID != m.id {
@@ -147,18 +152,21 @@ func (s *Scheduler) callerAnswered(m callerAnswer) {
 	}
 	t := sl.running
 	t.askingCaller = false
-	switch {
-	case m.listening:
+	if m.listening {
 		t.callerGoneSince = time.Time{}
-	case t.callerGoneSince.IsZero():
-		t.callerGoneSince = m.at
-	case m.at.Sub(t.callerGoneSince) >= s.cfg.CallerGoneAfter:
-		gone := m.at.Sub(t.callerGoneSince).Round(100 * time.Millisecond)
-		s.cfg.Log.Info("a running task's caller went away; the task is aborted", "task", t.req.ID, "serial", m.serial,
-			"tool", t.req.Tool, "holder", t.req.Holder.String(), "gone", gone)
-		t.abortedBy = "node " + s.cfg.Node + " (its caller went away)"
-		t.cancel(&cause{outcome: broker.OutcomeAborted, code: broker.CodeCallerGone, msg: fmt.Sprintf(
-			"device %s: its caller went away while %s ran (the gateway it came through stopped answering for %s: killed, or its connection lost); the node aborted it to free the device. What it did to the device is unknown: peek before going on",
-			m.serial, t.req.Tool, gone)})
+		return
 	}
+	if t.callerGoneSince.IsZero() {
+		t.callerGoneSince = m.asked
+	}
+	if m.at.Sub(t.callerGoneSince) < s.cfg.CallerGoneAfter {
+		return
+	}
+	gone := m.at.Sub(t.callerGoneSince).Round(100 * time.Millisecond)
+	s.cfg.Log.Info("a running task's caller went away; the task is aborted", "task", t.req.ID, "serial", m.serial,
+		"tool", t.req.Tool, "holder", t.req.Holder.String(), "gone", gone)
+	t.abortedBy = "node " + s.cfg.Node + " (its caller went away)"
+	t.cancel(&cause{outcome: broker.OutcomeAborted, code: broker.CodeCallerGone, msg: fmt.Sprintf(
+		"device %s: its caller went away while %s ran (the gateway it came through stopped answering for %s: killed, its connection lost, or its site's link cut); the node aborted it to free the device. What it did to the device is unknown: peek before going on",
+		m.serial, t.req.Tool, gone)})
 }

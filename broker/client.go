@@ -112,6 +112,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 		legacy: newLegacyEntries(ctx),
 		latest: newLatestTasks(stores.Sessions, opts.Log), groups: newLeaseGroups(ctx, stores.JS, opts.Log, opts.GroupSweepEvery, opts.GroupEndedKeep), guard: jsguard.New(opts.Log)}
 	c.live = NewLiveness(opts.LostAfter, c.nodeLost)
+	c.probe.acrossSite = func(node string) bool { _, ok := opts.Sites.SiteOf(node); return ok } // probe_across_site.go
 	sub, err := nc.Subscribe(Heartbeats, c.guard.Msg(func(m *nats.Msg) { c.beat(m.Data) }))
 	if err != nil {
 		return nil, fmt.Errorf("subscribe to heartbeats: %w", err)
@@ -281,6 +282,9 @@ func (c *Client) Run(ctx context.Context, req TaskRequest, progress func(Progres
 	}
 	var res TaskResult
 	err := c.awaitTask(ctx, dev.Node, req, &res)
+	if r, ok := refusedUnreached(dev, req, err); ok { // client_sites.go
+		return r, nil
+	}
 	if err == nil {
 		c.answered.add(req.ID) // its record follows (PollTaskRecord)
 	}

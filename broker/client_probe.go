@@ -41,6 +41,9 @@ type probeListener struct {
 	// flush is the round trip after a node's subscription: nc's FlushWithContext; a test holds
 	// it to see that calls to other nodes go on meanwhile.
 	flush func(ctx context.Context, node string) error
+	// acrossSite says whether a node is at an edge site, reached over its link (nil: none is);
+	// its probes' token says so (probe_across_site.go).
+	acrossSite func(node string) bool
 
 	nodesMu sync.Mutex
 	nodes   map[string]*nodeProbe
@@ -79,8 +82,9 @@ func CallerAnswerSubject(node, id string) string {
 // only that node's calls wait for it, and no longer than their callers do.
 type nodeProbe struct {
 	turn    chan struct{}
-	asked   bool // the subscription was made, or refused for good
-	listens bool // the client listens there; false: its role may not (no node asks then)
+	asked   bool   // the subscription was made, or refused for good
+	listens bool   // the client listens there; false: its role may not (no node asks then)
+	token   string // the token it listens with (tokenOf, as it was made)
 }
 
 // probeFlushTimeout bounds a node's subscription's round trip for a call that has no deadline
@@ -112,19 +116,20 @@ func (p *probeListener) tokenFor(ctx context.Context, nc *nats.Conn, node string
 	}
 	defer func() { <-n.turn }()
 	if !n.asked {
-		n.listens, n.asked = p.listen(ctx, node)
+		n.token = p.tokenOf(node)
+		n.listens, n.asked = p.listen(ctx, node, n.token)
 	}
 	if !n.listens {
 		return ""
 	}
-	return p.token
+	return n.token
 }
 
 // listen subscribes to node's probes of this client's calls: listens false if the client's
 // role may not (asked: that is the answer for good), or the subscription could not be made
 // now or before ctx ended (not asked: the next task tries again).
-func (p *probeListener) listen(ctx context.Context, node string) (listens, asked bool) {
-	subject := fmt.Sprintf(ProgressT, node, p.token)
+func (p *probeListener) listen(ctx context.Context, node, token string) (listens, asked bool) {
+	subject := fmt.Sprintf(ProgressT, node, token)
 	fctx, cancel := context.WithTimeout(ctx, probeFlushTimeout)
 	defer cancel()
 	for range probeListenTries {

@@ -85,10 +85,10 @@ func unreachableErr(node, site string) error {
 }
 
 // noRespondersErr is the error of a request that no one took: the node is stopped or
-// restarting, or its site is cut off.
+// restarting, or its site is cut off (siteUnreached: the request never reached the site).
 func (c *Client) noRespondersErr(ctx context.Context, node, subject string) error {
 	if site, cut := c.opts.Sites.CutOff(ctx, node); cut {
-		return unreachableErr(node, site)
+		return siteUnreached{site: site, error: unreachableErr(node, site)}
 	}
 	if site, ok := c.opts.Sites.SiteOf(node); ok {
 		return fmt.Errorf("node %s at site %s does not answer on %s (no responders): it is stopped or restarting, or the site's link is down "+
@@ -100,10 +100,36 @@ func (c *Client) noRespondersErr(ctx context.Context, node, subject string) erro
 // offlineWhy is why a task on an offline device is refused.
 func (c *Client) offlineWhy(ctx context.Context, dev DeviceEntry) string {
 	if site, cut := c.opts.Sites.CutOff(ctx, dev.Node); cut {
-		return fmt.Sprintf("device %s is at site %s, unreachable from the hub (the site's link is down): "+
-			"its lease, if any, is still held at the site, which runs its tasks meanwhile; %s", dev.Serial, site, siteAdvice)
+		return cutOffWhy(dev.Serial, site)
 	}
 	return fmt.Sprintf("device %s is offline (%s); pick another device from list_available_devices", dev.Serial, dev.Reason)
+}
+
+// cutOffWhy is why a task on a device at a cut-off site is refused.
+func cutOffWhy(serial, site string) string {
+	return fmt.Sprintf("device %s is at site %s, unreachable from the hub (the site's link is down): "+
+		"its lease, if any, is still held at the site, which runs its tasks meanwhile; %s", serial, site, siteAdvice)
+}
+
+// siteUnreached is the error of a request that no one took at a node of a cut-off site (no
+// responders): it never reached the site. It is unreachableErr to callers of other requests.
+type siteUnreached struct {
+	error
+	site string
+}
+
+func (e siteUnreached) Unwrap() error { return e.error }
+
+// refusedUnreached is the answer to task req, sent to dev, whose request never reached dev's
+// cut-off site (err from the request, siteUnreached): refused offline, as later calls are
+// once the hub gives the site's node up, not lost: nothing ran and no record will come.
+func refusedUnreached(dev DeviceEntry, req TaskRequest, err error) (TaskResult, bool) {
+	var u siteUnreached
+	if !errors.As(err, &u) {
+		return TaskResult{}, false
+	}
+	return TaskResult{V: WireVersion, ID: req.ID, Serial: req.Serial, Node: dev.Node, Tool: req.Tool, Outcome: OutcomeRefused, Code: CodeOffline,
+		Error: cutOffWhy(req.Serial, u.site)}, true
 }
 
 // PartialError is the error of an answer gathered from every node when some could not be

@@ -3,11 +3,13 @@ package nodes
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/corral-farm/corral/actors"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/tools"
 )
@@ -38,7 +40,8 @@ func (n *Node) callerListens(ctx context.Context, req broker.TaskRequest) bool {
 // caller that waited so, who may have started it again elsewhere).
 //
 // A question with no answer in time lets the task start, as before the question (an older or
-// busy gateway), unless the node may have been lost meanwhile (callerUnanswered). One whose
+// busy gateway), unless the node may have been lost meanwhile, or its caller is across a
+// site's link whose cut its gateway told it of (callerUnanswered). One whose
 // caller says it still waits starts only if the node heard of no loss meanwhile (lostAsAsked),
 // nor hears of one before its driver gets it (holdStart).
 func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bool {
@@ -47,9 +50,11 @@ func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bo
 		return true
 	}
 	seen := n.silence.lossesHeard()
+	var unanswered time.Time // since its caller's side has not answered though the node's server does
 	for held := false; ; held = true {
 		silent := n.silence.silentNow() // as it asks: an answer lost to the silence says nothing
-		next := time.Now().Add(callerCheck)
+		asked := time.Now()
+		next := asked.Add(callerCheck)
 		gone, err := n.callerLeft(ctx, req.Probe, req.ID)
 		if err == nil {
 			if gone { // the scheduler says what came of it (actors' caller_gone.go)
@@ -64,10 +69,18 @@ func (n *Node) heldCallerListens(ctx context.Context, req broker.TaskRequest) bo
 			}
 			return true
 		}
-		if start, asked := n.callerUnanswered(ctx, req, silent || n.silence.silentNow(), err); asked {
+		if errors.Is(err, errCallerSilent) && unanswered.IsZero() {
+			unanswered = asked
+		}
+		if start, asked := n.callerUnanswered(ctx, req, silent || n.silence.silentNow(), err, unanswered); asked {
 			return start
 		}
-		if !held {
+		if !n.silence.mayHaveBeenLost() { // its caller's side is silent across a site's link (callerUnanswered)
+			if !held && errors.Is(err, errCallerSilent) {
+				n.cfg.Log.Info(fmt.Sprintf("a task's caller, across a site's link, does not answer though this node's NATS server does: the link may be cut; "+
+					"it is asked again, and taken as gone if it says nothing for %s", callerSilentFor), "task", req.ID, "serial", req.Serial, "tool", req.Tool, "err", err)
+			}
+		} else if !held {
 			n.cfg.Log.Info("a task's turn came while this node is silent (its link to NATS does not answer), and its caller cannot be asked: "+
 				"it waits, and runs only if its caller says it still waits once the link answers", "task", req.ID, "serial", req.Serial, "tool", req.Tool)
 		}
@@ -109,20 +122,32 @@ func (n *Node) lostAsAsked(ctx context.Context, req broker.TaskRequest, seen uin
 
 // callerUnanswered says what to do with req, whose caller's gateway did not answer (err), and
 // whether that is the answer (asked) or the caller is to be asked again. A node that is not
-// silent, and was not a moment ago, starts it: its gateway may be old or slow. One that may
-// have been declared lost meanwhile (its link cut while the task waited its turn: its caller
-// was most likely told so) must not run what may have been answered already (SCHEDULER.md
-// rule 7): while it is silent (wasSilent: it was as it asked, or is now) it holds the task and
-// asks again, at most every callerCheck, until its link answers or the task's deadline; once
-// the link answers, a caller that still says nothing is taken as gone. The node most likely
-// hears of its loss meanwhile, which ends the task node_lost, nothing run.
-func (n *Node) callerUnanswered(ctx context.Context, req broker.TaskRequest, wasSilent bool, err error) (start, asked bool) {
+// silent, and was not a moment ago, starts it: its gateway may be old or slow; but not a call
+// from across a site's link (broker.ProbeAcrossSite): its gateway told its caller, as the link
+// went silent, that the task goes on only if the link is back within callerSilentFor. Such a
+// caller that has not answered since unanswered, while the node's own server answers, is taken
+// as gone once that has passed; asked again until then (and while the node's own link does
+// not answer a round trip either: that says nothing of the caller). One that may have been
+// declared lost meanwhile (its link cut while the task waited its turn: its caller was most
+// likely told so) must not run what may have been answered already (SCHEDULER.md rule 7):
+// while it is silent (wasSilent: it was as it asked, or is now) it holds the task and asks
+// again, at most every callerCheck, until its link answers or the task's deadline; once the
+// link answers, a caller that still says nothing is taken as gone. The node most likely hears
+// of its loss meanwhile, which ends the task node_lost, nothing run.
+func (n *Node) callerUnanswered(ctx context.Context, req broker.TaskRequest, wasSilent bool, err error, unanswered time.Time) (start, asked bool) {
 	switch {
-	case !n.silence.mayHaveBeenLost():
-		n.cfg.Log.Debug("could not ask whether a task's caller is still there; the task starts", "task", req.ID, "serial", req.Serial, "err", err)
-		return true, true
 	case ctx.Err() != nil:
 		return false, true // its cause says why (the device's worker reads it)
+	case !n.silence.mayHaveBeenLost() && !broker.ProbeAcrossSite(req.Probe):
+		n.cfg.Log.Debug("could not ask whether a task's caller is still there; the task starts", "task", req.ID, "serial", req.Serial, "err", err)
+		return true, true
+	case !n.silence.mayHaveBeenLost():
+		if !unanswered.IsZero() && time.Since(unanswered) >= callerSilentFor {
+			n.cfg.Log.Info("a task's caller, across a site's link, said nothing for the link's grace though this node's NATS server answers: the link is most likely cut, "+
+				"and its caller told so; it is taken as gone", "task", req.ID, "serial", req.Serial, "tool", req.Tool, "silent", time.Since(unanswered).Round(time.Millisecond))
+			return false, true
+		}
+		return false, false
 	case !wasSilent:
 		n.cfg.Log.Info("a task's caller did not say whether it still waits, as this node may just have been declared lost; it does not run",
 			"task", req.ID, "serial", req.Serial, "tool", req.Tool, "err", err)
@@ -160,6 +185,10 @@ func callEnded(ctx context.Context, nc *nats.Conn, probe, node, id string) (bool
 	if err := nc.PublishRequest(probe, reply, []byte(id)); err != nil {
 		return false, fmt.Errorf("probe %s: %w", probe, err)
 	}
+	// A round trip to the node's own server: without it, no answer says nothing of the caller.
+	if err := nc.FlushWithContext(ctx); err != nil {
+		return false, fmt.Errorf("probe %s: no round trip to this node's NATS server: %w", probe, err)
+	}
 	select {
 	case m := <-answers:
 		if len(m.Data) == 0 && m.Header.Get("Status") == "503" {
@@ -167,9 +196,18 @@ func callEnded(ctx context.Context, nc *nats.Conn, probe, node, id string) (bool
 		}
 		return !bytes.Equal(m.Data, broker.CallerWaits), nil
 	case <-ctx.Done():
-		return false, fmt.Errorf("probe %s: no answer: %w", probe, ctx.Err())
+		return false, fmt.Errorf("probe %s: %w: %w", probe, errCallerSilent, ctx.Err())
 	}
 }
+
+// errCallerSilent is a probe left unanswered though the node's own NATS server answered a
+// round trip after it: the caller's side is silent (a busy gateway, or a site's link cut).
+var errCallerSilent = errors.New("no answer, though this node's NATS server answers")
+
+// callerSilentFor is how long a caller across a site's link may leave its probes unanswered
+// before its task is taken as gone: the grace its gateway told it of (broker lostErr), as long
+// as a gone caller's running task is kept (actors.DefaultCallerGoneAfter).
+const callerSilentFor = actors.DefaultCallerGoneAfter
 
 // noListener says whether nothing subscribes to subject, as the node's NATS server sees it.
 // A request there with no one subscribed is answered "no responders" (status 503) by that

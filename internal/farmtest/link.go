@@ -1,7 +1,6 @@
 package farmtest
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -19,6 +18,7 @@ type Link struct {
 	ln    net.Listener
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
+	gate  pauseGate // Pause, Resume (link_pause.go)
 }
 
 // StartLink listens on a free loopback port and forwards what arrives to target; it closes
@@ -31,7 +31,7 @@ func StartLink(t testing.TB, target string) *Link {
 	}
 	l := &Link{t: t, target: target, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
 	l.serve(ln)
-	t.Cleanup(func() { l.Cut(); l.wg.Wait() })
+	t.Cleanup(func() { l.Cut(); l.Resume(); l.wg.Wait() }) // after the cut, what a pause held goes nowhere
 	return l
 }
 
@@ -99,7 +99,7 @@ func (l *Link) track(ln net.Listener, in, out net.Conn) bool {
 }
 
 func (l *Link) pipe(from, to net.Conn) {
-	_, _ = io.Copy(to, from)
+	l.copy(to, from)
 	_ = from.Close()
 	_ = to.Close()
 	l.mu.Lock()
