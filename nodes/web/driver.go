@@ -57,9 +57,11 @@ type Driver struct {
 	stop    func() error                  // stops the browser and removes its profile directory (startBrowser)
 	dir     string                        // the browser's profile directory, removed by Close and Reset
 	tabs    map[target.ID]context.Context // attached tabs
-	opened  map[target.ID]int             // the order tabs were first seen in; -1: closed
-	seen    int
-	front   target.ID // the tab last brought to the front
+	// attaching holds the attaches under way of tabs a page opened (takeover.go)
+	attaching map[target.ID]*pendingTab
+	opened    map[target.ID]int // the order tabs were first seen in; -1: closed
+	seen      int
+	front     target.ID // the tab last brought to the front
 	// lastURL is each open tab's last non-empty URL, for one found between two pages
 	// (settledPages)
 	lastURL map[target.ID]string
@@ -315,7 +317,7 @@ func (d *Driver) emulate() chromedp.Action[chromedp.Void] {
 			return err
 		}))
 	}
-	return chromedp.Steps(steps...)
+	return within(steps...) // a page whose script hangs answers none of them
 }
 
 // Info describes the device.

@@ -35,8 +35,10 @@ func touch(ctx context.Context, t *chromedp.Target, kind input.DispatchTouchEven
 	for _, p := range at {
 		pts = append(pts, &input.TouchPoint{X: p[0], Y: p[1], RadiusX: ptr(1.0), RadiusY: ptr(1.0), Force: ptr(1.0), ID: ptr(0.0)})
 	}
-	_, err := cdp.Call(ctx, t, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: kind, TouchPoints: pts})
-	return err
+	return send(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: kind, TouchPoints: pts})
+		return err
+	})
 }
 
 // mouse sends a mouse event with button (none, left, right) pressed clicks times.
@@ -49,9 +51,11 @@ func mouse(ctx context.Context, t *chromedp.Target, kind input.DispatchMouseEven
 	case button == input.MouseButtonRight:
 		buttons = 2
 	}
-	_, err := cdp.Call(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: kind, X: x, Y: y,
-		Button: button, Buttons: buttons, ClickCount: clicks})
-	return err
+	return send(ctx, func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, t, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: kind, X: x, Y: y,
+			Button: button, Buttons: buttons, ClickCount: clicks})
+		return err
+	})
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -178,7 +182,7 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold tim
 // such text without a word.
 func (d *Driver) InputText(ctx context.Context, text string) error {
 	return d.do(ctx, "input text", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		f, err := chromedp.Evaluate[focus](focusJS)(ctx, t)
+		f, err := answered(ctx, func(c context.Context) (focus, error) { return chromedp.Evaluate[focus](focusJS)(c, t) })
 		if err != nil {
 			return err
 		}
@@ -186,8 +190,10 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 			return d.wrap("input text", noFocus{fmt.Errorf("%w (in front: %s)", ErrNoFocus, f.What)},
 				"tap the field first (tap_by_selector with its selector, or tap_xy on it), then input")
 		}
-		_, err = cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
-		return err
+		return send(ctx, func(ctx context.Context) error {
+			_, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text})
+			return err
+		})
 	}))
 }
 
@@ -233,19 +239,23 @@ func (d *Driver) PressKey(ctx context.Context, key string) error {
 		if k.text == "" {
 			down.Type = input.DispatchKeyEventTypeRawKeyDown
 		}
-		if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, down); err != nil {
+		key := func(p input.DispatchKeyEventParams) func(context.Context) error {
+			return func(ctx context.Context) error { _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, p); return err }
+		}
+		if err := send(ctx, key(down)); err != nil {
 			return err
 		}
 		up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk}
-		_, err := cdp.Call(ctx, t, input.DispatchKeyEvent, up)
-		return err
+		return send(ctx, key(up))
 	})))
 }
 
 // back goes one entry back in the front tab's history.
 func (d *Driver) back(ctx context.Context) error {
 	return d.do(ctx, "back", chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		h, err := cdp.Call(ctx, t, page.GetNavigationHistory, cdp.Empty{})
+		h, err := answered(ctx, func(c context.Context) (page.GetNavigationHistoryResult, error) {
+			return cdp.Call(c, t, page.GetNavigationHistory, cdp.Empty{})
+		})
 		if err != nil {
 			return err
 		}

@@ -106,6 +106,7 @@ func (d *Driver) runStart(p *pendingStart) {
 			d.answerDialogs(bctx)
 			d.browser, d.stop, d.dir, d.lastUse = bctx, stop, dir, time.Now()
 			d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
+			d.attaching = map[target.ID]*pendingTab{}
 		}
 	}
 	p.err, d.starting = err, nil

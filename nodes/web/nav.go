@@ -36,7 +36,9 @@ const aFrameJS = `new Promise(r => { requestAnimationFrame(() => setTimeout(r));
 // has loaded (or the navigation ended some other way), or navigationWait, or ctx.
 func settle(steps ...chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		tree, err := cdp.Call(ctx, t, page.GetFrameTree, cdp.Empty{})
+		tree, err := answered(ctx, func(c context.Context) (page.GetFrameTreeResult, error) {
+			return cdp.Call(c, t, page.GetFrameTree, cdp.Empty{})
+		})
 		if err != nil {
 			return err
 		}
@@ -176,6 +178,8 @@ func whileNavigating(ctx context.Context, f func() error) error {
 		switch {
 		case err == nil:
 			return nil
+		case errors.Is(err, ErrInputSent):
+			return err // the page may yet act on it: a second try could tap twice
 		case navigating(err):
 			met = ErrNavigating
 		case errors.Is(err, ErrNoAnswer) && errors.Is(met, ErrNoAnswer):

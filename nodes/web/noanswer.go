@@ -40,9 +40,13 @@ func answered[R any](ctx context.Context, f func(context.Context) (R, error)) (R
 	}
 }
 
-// hintFor is the hint for a read that failed with err: what to do about a page that did not
-// answer, or stayed between two pages; none for other failures.
+// hintFor is the hint for a call that failed with err: what to do about a page that did not
+// answer (an input it may yet act on, inputanswer.go), or stayed between two pages; none for
+// other failures.
 func hintFor(err error) string {
+	if errors.Is(err, ErrInputSent) {
+		return inputSentHint
+	}
 	if errors.Is(err, ErrNoAnswer) || errors.Is(err, ErrNavigating) {
 		return noAnswerHint
 	}

@@ -85,7 +85,7 @@ func (d *Driver) onSelector(ctx context.Context, op, selector string, index int,
 		return d.wrap(op, fmt.Errorf("%w %q%s: it has no box (display: none?)", device.ErrNoElement, selector, atIndex(index)), "")
 	}
 	if err := chromedp.Do(c, act(at.X, at.Y)); err != nil {
-		return d.wrap(op, err, "")
+		return d.wrap(op, err, inputHint(err))
 	}
 	return nil
 }

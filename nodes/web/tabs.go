@@ -151,14 +151,9 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (tab context.Context, 
 	tctx, ok := d.tabs[front]
 	d.mu.Unlock()
 	if !ok {
-		tctx, _ = chromedp.NewContext(d.browserCtx(), chromedp.WithTargetID(front))
-		if err := d.attach(ctx, tctx, d.emulate()); err != nil {
-			return nil, false, d.wrap("take over a tab", err, "")
+		if tctx, err = d.takeOver(ctx, front); err != nil {
+			return nil, false, d.wrap("take over a tab", err, hintFor(err))
 		}
-		d.answerDialogs(tctx)
-		d.mu.Lock()
-		d.tabs[front] = tctx
-		d.mu.Unlock()
 	}
 	if err := d.activate(ctx, front); err != nil {
 		return nil, false, err
@@ -180,8 +175,10 @@ func (d *Driver) activate(ctx context.Context, id target.ID) error {
 	d.mu.Unlock()
 	c, done := bound(ctx, tctx)
 	defer done()
-	if _, err := chromedp.Call(c, page.BringToFront, cdp.Empty{}); err != nil {
-		return d.wrap("bring the tab to the front", err, "")
+	if _, err := answered(c, func(c context.Context) (cdp.Empty, error) {
+		return chromedp.Call(c, page.BringToFront, cdp.Empty{})
+	}); err != nil {
+		return d.wrap("bring the tab to the front", err, inputHint(err))
 	}
 	d.mu.Lock()
 	d.front = id
@@ -211,7 +208,7 @@ func (d *Driver) do(ctx context.Context, op string, steps ...chromedp.Action[chr
 	}
 	defer done()
 	if err := whileNavigating(c, func() error { return chromedp.Do(c, steps...) }); err != nil {
-		return d.wrap(op, err, "")
+		return d.wrap(op, err, inputHint(err))
 	}
 	return nil
 }

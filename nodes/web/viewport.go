@@ -32,7 +32,9 @@ type viewport struct {
 // visualViewport reads the tab's visual viewport. A Chromium too old to report it (before 92)
 // is taken as unzoomed.
 func visualViewport(ctx context.Context, t *chromedp.Target) (viewport, error) {
-	m, err := cdp.Call(ctx, t, page.GetLayoutMetrics, cdp.Empty{})
+	m, err := answered(ctx, func(c context.Context) (page.GetLayoutMetricsResult, error) {
+		return cdp.Call(c, t, page.GetLayoutMetrics, cdp.Empty{})
+	})
 	if err != nil {
 		return viewport{}, err
 	}
