@@ -175,18 +175,33 @@ func (e *Engine) ocr(ctx context.Context, gray gocv.Mat, langs string) ([]vision
 // filling at least panelFill of its box (text glyphs, however bold, are smaller or sparser).
 // A panel darker than the middle gray is inverted; each is stretched so its ground is white
 // and its text black. It returns the panels' boxes.
+//
+// Every region counts, not only the outermost: a panel lies inside the hole of a region that
+// is none (the dark surround of a camera frame, a text field's outline: QA's Paste button on
+// the arm's camera was never seen). A panel inside a larger one is evened with it, not again.
 func evenPanels(gray *gocv.Mat) []image.Rectangle {
 	w := gray.Cols()
 	minSide := max(8, int(panelMinFrac*float64(w)))
 	dark := gocv.NewMat()
 	defer dark.Close()
 	gocv.Threshold(*gray, &dark, panelLevel, 255, gocv.ThresholdBinaryInv)
-	contours := gocv.FindContours(dark, gocv.RetrievalExternal, gocv.ChainApproxSimple)
-	defer contours.Close()
+	labels, stats, centroids := gocv.NewMat(), gocv.NewMat(), gocv.NewMat()
+	defer labels.Close()
+	defer stats.Close()
+	defer centroids.Close()
+	n := gocv.ConnectedComponentsWithStats(dark, &labels, &stats, &centroids)
+	var regions []image.Rectangle
+	for i := 1; i < n; i++ { // 0 is the light ground
+		x, y := int(stats.GetIntAt(i, 0)), int(stats.GetIntAt(i, 1))
+		r := image.Rect(x, y, x+int(stats.GetIntAt(i, 2)), y+int(stats.GetIntAt(i, 3)))
+		if r.Dx() >= minSide && r.Dy() >= minSide && r.Dx() != w {
+			regions = append(regions, r)
+		}
+	}
+	slices.SortStableFunc(regions, func(a, b image.Rectangle) int { return b.Dx()*b.Dy() - a.Dx()*a.Dy() })
 	var panels []image.Rectangle
-	for i := range contours.Size() {
-		r := gocv.BoundingRect(contours.At(i))
-		if r.Dx() < minSide || r.Dy() < minSide || r.Dx() == w {
+	for _, r := range regions {
+		if slices.ContainsFunc(panels, func(p image.Rectangle) bool { return r.In(p) }) {
 			continue
 		}
 		region := dark.Region(r)
