@@ -158,9 +158,13 @@ func (n *Node) callerUnanswered(ctx context.Context, req broker.TaskRequest, was
 
 // callerLeft asks the client behind probe, a token of its connection, whether its call id
 // still waits for its answer (or, an older gateway's, whether the connection is still there),
-// within callerCheck.
+// within callerCheck; siteCallerCheck across a site's link, whose unanswered probes count.
 func (n *Node) callerLeft(ctx context.Context, probe, id string) (bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, callerCheck)
+	wait := callerCheck
+	if broker.ProbeAcrossSite(probe) {
+		wait = siteCallerCheck
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	subject := fmt.Sprintf(broker.ProgressT, n.cfg.ID, probe)
 	if broker.ProbeAnswers(probe) {
@@ -208,6 +212,10 @@ var errCallerSilent = errors.New("no answer, though this node's NATS server answ
 // before its task is taken as gone: the grace its gateway told it of (broker lostErr), as long
 // as a gone caller's running task is kept (actors.DefaultCallerGoneAfter).
 const callerSilentFor = actors.DefaultCallerGoneAfter
+
+// siteCallerCheck bounds a question across a site's link: the farm's slow-link rule (an answer
+// within 2 s counts, as for a site's link and a node's heartbeats), so a slow link is no cut.
+const siteCallerCheck = 2 * time.Second
 
 // noListener says whether nothing subscribes to subject, as the node's NATS server sees it.
 // A request there with no one subscribed is answered "no responders" (status 503) by that
