@@ -265,7 +265,11 @@ func (g *Gateway) stepScreenshots(ctx context.Context, rec broker.TaskResult, n 
 		return nil, fmt.Errorf("task %s (%s) has no steps with screenshots: only run_agent_task keeps them (ai_action keeps none)", rec.ID, rec.Tool)
 	}
 	if n > len(data.Steps) {
-		return nil, fmt.Errorf("screenshotsOfStep %d: task %s has %d steps", n, rec.ID, len(data.Steps))
+		steps := "steps"
+		if len(data.Steps) == 1 {
+			steps = "step"
+		}
+		return nil, fmt.Errorf("screenshotsOfStep %d: task %s has %d %s", n, rec.ID, len(data.Steps), steps)
 	}
 	s := data.Steps[n-1]
 	var out []mcpgo.Content
