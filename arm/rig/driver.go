@@ -143,6 +143,7 @@ func (d *Driver) SetCalibration(cal *calib.Calibration) error {
 		return d.wrap("calibrate", err, "calibrate the rig again: corral arm calibrate")
 	}
 	d.cal.Store(cal)
+	d.haltChanged() // a rig held as not calibrated is not any more (halt.go)
 	return nil
 }
 
@@ -153,14 +154,20 @@ func (d *Driver) Calibration() *calib.Calibration { return d.cal.Load() }
 func (d *Driver) calibration(op string) (*calib.Calibration, error) {
 	cal := d.cal.Load()
 	if cal == nil {
-		return nil, d.wrap(op, ErrNotCalibrated, "calibrate it first: corral arm calibrate "+d.info.Serial)
+		return nil, d.wrap(op, ErrNotCalibrated, d.calibrateHint())
 	}
 	return cal, nil
 }
 
-// ScreenSize is the size of the calibrated screen: the rectified frame's.
+// calibrateHint says what to do with a rig that is not calibrated.
+func (d *Driver) calibrateHint() string {
+	return "calibrate it first: arm_calibrate (corral arm calibrate " + d.info.Serial + ")"
+}
+
+// ScreenSize is the size of the calibrated screen: the rectified frame's. Every gesture and
+// look asks it first: its refusal names the calibration, not the screen's size.
 func (d *Driver) ScreenSize(ctx context.Context) (device.Size, error) {
-	cal, err := d.calibration("screen size")
+	cal, err := d.calibration("calibration")
 	if err != nil {
 		return device.Size{}, err
 	}
@@ -201,9 +208,15 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	return shot, nil
 }
 
-// Health says whether the rig can take work: the link is up and the controller not in alarm.
+// Health says whether the rig can take work: the link is up, the controller not in alarm,
+// and the rig calibrated (an uncalibrated rig refuses every gesture: it must not be offered
+// free, nor pass the check that ends a halt).
 func (d *Driver) Health(ctx context.Context) error {
-	return d.ready("health")
+	if err := d.ready("health"); err != nil {
+		return err
+	}
+	_, err := d.calibration("health")
+	return err
 }
 
 // ready refuses work on a dead link or a controller in alarm.

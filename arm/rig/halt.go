@@ -27,9 +27,10 @@ func alarmReason(code int) string {
 // An alarm told with its code stays so until the alarm ends: the code is forgotten a moment
 // before (on $X, GRBL's "Caution: Unlocked").
 func (d *Driver) haltReason(last string) (reason string, known bool) {
-	switch {
-	case d.arm.Err() != nil:
-		return "", true // a lost link takes the rig offline instead
+	if d.arm.Err() != nil {
+		// A lost link takes the rig offline instead, its halt kept: it comes back halted, so
+		// "" (recovered) would be untrue (the node logged "device recovered from its halt").
+		return "", false
 	}
 	if why := d.halt.Load(); why != nil {
 		return *why, true
@@ -38,12 +39,30 @@ func (d *Driver) haltReason(last string) (reason string, known bool) {
 	case grbl.StateUnknown:
 		return "", false
 	case grbl.StateAlarm:
-		if st.Alarm == 0 && last != "" && !device.IsStopReason(last) { // an alarm's, not a stop's (whoever, whenever)
+		if st.Alarm == 0 && last != "" && !device.IsStopReason(last) && last != d.uncalibratedReason() { // an alarm's, not a stop's (whoever, whenever)
 			return last, true
 		}
 		return alarmReason(st.Alarm), true
 	}
+	if d.cal.Load() == nil {
+		return d.uncalibratedReason(), true
+	}
 	return "", true
+}
+
+// uncalibratedReason is why a rig without a calibration (recovered from a halt that kept it
+// from calibrating) is held: it refuses every gesture, so it is out of free lists and
+// acquire_device, while it takes arm_calibrate. It is not a halt to keep: "" is kept instead.
+func (d *Driver) uncalibratedReason() string {
+	return "not calibrated: " + d.calibrateHint()
+}
+
+// toKeep is what keepHalt keeps of reason: not a rig's want of a calibration, no halt.
+func (d *Driver) toKeep(reason string) string {
+	if reason == d.uncalibratedReason() {
+		return ""
+	}
+	return reason
 }
 
 // ReportHalt calls report with why the rig is halted at every change, "" once it is
@@ -58,7 +77,7 @@ func (d *Driver) ReportHalt(report func(reason string)) {
 			if r, known := d.haltReason(last); known && r != last {
 				last = r
 				if r != "" || d.arm.Err() == nil {
-					d.keepHalt(r)
+					d.keepHalt(d.toKeep(r))
 				}
 				report(r)
 			}
