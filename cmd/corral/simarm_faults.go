@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,11 +30,17 @@ type simArmFaults struct {
 	alarm       int           // the alarm's code
 	camAfter    int           // the camera stalls once it sent that many frames
 	camFor      time.Duration // for that long (0: for ever)
+	// given says whether a flag was given (command line, environment or --config file).
+	given func(name string) bool
 }
 
 // simArmFaultFlags registers the fault flags on f.
 func simArmFaultFlags(f *flags) *simArmFaults {
-	o := &simArmFaults{}
+	o := &simArmFaults{given: func(name string) bool {
+		found := false
+		f.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
+		return found
+	}}
 	f.IntVar(&o.freezeAfter, "freeze-after", 0, "the controller answers N lines on its TCP port, then nothing (frozen, as kill -STOP leaves it; 0: never)")
 	f.DurationVar(&o.freezeFor, "freeze-for", 0, "how long --freeze-after's freeze lasts (0: for ever)")
 	f.IntVar(&o.dropAfter, "drop-after", 0, "the controller answers N lines on its TCP port, then closes its connections, as a pulled cable (once; it takes new ones; 0: never)")
@@ -65,6 +72,15 @@ func (o *simArmFaults) check() error {
 	}{{"--freeze-for", o.freezeFor}, {"--camera-stall-for", o.camFor}} {
 		if c.d < 0 {
 			errs = append(errs, badValue(fmt.Errorf("%s %s: give a duration of 0 or more, e.g. 30s", c.name, c.d)))
+		}
+	}
+	// A fault's kind or length alone strikes nothing: it was accepted silently.
+	for _, c := range []struct {
+		name, count string
+		n           int
+	}{{"alarm", "alarm-after", o.alarmAfter}, {"freeze-for", "freeze-after", o.freezeAfter}, {"camera-stall-for", "camera-stall-after", o.camAfter}} {
+		if o.given != nil && o.given(c.name) && c.n == 0 {
+			errs = append(errs, badValue(fmt.Errorf("--%s does nothing without --%s N: give N too, the count after which the fault strikes", c.name, c.count)))
 		}
 	}
 	return errors.Join(errs...)
