@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,13 +40,7 @@ func (f *cliFarm) abortNotKept(ctx context.Context, tool string, args map[string
 	} else {
 		rec.Message += "Running now, started by corral calls: " + strings.Join(running, "; ") + "."
 	}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return res
-	}
-	out := mcpgo.NewToolResultStructured(json.RawMessage(b), string(b))
-	out.Content = append([]mcpgo.Content{mcpgo.NewTextContent(rec.Message)}, out.Content...)
-	return out
+	return reworded(res, rec, rec.Message)
 }
 
 // abortTargeted says whether abort_task's arguments name what to abort: then its answer is

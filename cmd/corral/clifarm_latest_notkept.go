@@ -35,11 +35,17 @@ func (f *cliFarm) latestNotKept(ctx context.Context, tool string, args map[strin
 	rec.Message = fmt.Sprintf("No latest task is kept on this farm: its NATS has no %s bucket, which a gateway makes "+
 		"(corral gateway or corral up), so no corral call's task is kept as the latest for the next. "+
 		"corral tasks %s%s--limit 1 lists the latest; get_task_result takes any task id.", broker.SessionBucket, flags, which)
+	return reworded(res, rec, rec.Message)
+}
+
+// reworded is res with rec, its record with a new message, as its structured content, and the
+// message first in its text: or res itself, should rec not encode.
+func reworded(res *mcpgo.CallToolResult, rec any, message string) *mcpgo.CallToolResult {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return res
 	}
 	out := mcpgo.NewToolResultStructured(json.RawMessage(b), string(b))
-	out.Content = append([]mcpgo.Content{mcpgo.NewTextContent(rec.Message)}, out.Content...)
+	out.Content = append([]mcpgo.Content{mcpgo.NewTextContent(message)}, out.Content...)
 	return out
 }
