@@ -157,7 +157,12 @@ func (s *Scheduler) callerAnswered(m callerAnswer) {
 		return
 	}
 	if t.callerGoneSince.IsZero() {
+		// Gone since it was asked, unless this node's own silence held the question (a NATS
+		// stall): that says nothing of the caller, who is then gone from the answer on.
 		t.callerGoneSince = m.asked
+		if s.mayHaveBeenLost() {
+			t.callerGoneSince = m.at
+		}
 	}
 	if m.at.Sub(t.callerGoneSince) < s.cfg.CallerGoneAfter {
 		return
