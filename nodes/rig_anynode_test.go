@@ -39,7 +39,8 @@ func TestHaltedRigStaysHaltedUnderANewNodeID(t *testing.T) {
 		farmtest.Eventually(t, 60*time.Second, func() bool {
 			var ok bool
 			dev, ok = gw.Device(serial)
-			return ok && dev.Node == node && dev.State != broker.StateOffline
+			// Not the stand-in of a rig calibrating at start (arm/rig calibrating.go).
+			return ok && dev.Node == node && dev.State != broker.StateOffline && !strings.Contains(dev.Reason, "calibrating")
 		}, "the rig on "+node)
 		return dev
 	}

@@ -45,6 +45,10 @@ func (c calibrating) Halt(ctx context.Context, stop device.Stop) error {
 	return err
 }
 
+// ReportHealth tells the farm at once that the rig is not to be given tasks: without it the
+// stand-in would show online, and free, until the node's first health check.
+func (c calibrating) ReportHealth(report func(error)) { report(c.err()) }
+
 // ReportHalt reports nothing: the driver reports its halt once it is served, soon after a
 // stop ends the calibration.
 func (calibrating) ReportHalt(func(string)) {}

@@ -17,7 +17,7 @@ type driverCatcher struct {
 }
 
 func (c *driverCatcher) AddDriver(d device.Driver)   { c.mu.Lock(); c.d = d; c.mu.Unlock() }
-func (c *driverCatcher) RemoveDevice(string, string) {}
+func (c *driverCatcher) RemoveDevice(string, string) { c.mu.Lock(); c.d = nil; c.mu.Unlock() }
 func (c *driverCatcher) driver() device.Driver       { c.mu.Lock(); defer c.mu.Unlock(); return c.d }
 
 // An arm has no HOME or BACK button: its finger makes the iPhone's edge swipes, and the key

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -32,13 +33,20 @@ func twinRigOf(t *testing.T, seed int64) (device.Driver, *twin.Twin) {
 	}
 	t.Cleanup(func() { stop(); _ = tw.Close() })
 	deadline := time.Now().Add(2 * time.Minute)
-	for reg.driver() == nil {
+	// The rig stands in the farm while it calibrates (unhealthy, calibrating); then it is served.
+	for d := reg.driver(); d == nil || calibrating(d); d = reg.driver() {
 		if time.Now().After(deadline) {
 			t.Fatal("the twin's rig did not calibrate and join within 2 minutes")
 		}
 		time.Sleep(50 * time.Millisecond) // polling for the rig to join, not a wait for time to pass
 	}
 	return reg.driver(), tw
+}
+
+// calibrating says whether d is the stand-in of a rig that calibrates as it starts.
+func calibrating(d device.Driver) bool {
+	h, ok := d.(device.HealthChecker)
+	return ok && errors.Is(h.Health(context.Background()), rig.ErrCalibrating)
 }
 
 // PhysiClaw's screenshot is the phone's own; an arm rig's is its camera's frame, and its
