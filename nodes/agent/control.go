@@ -26,7 +26,7 @@ const (
 func planTool(maxSteps int) model.Tool {
 	return model.Tool{
 		Name:        toolPlan,
-		Description: fmt.Sprintf("Give the plan: %s that reach the goal on the phone, in order.", upToSteps(maxSteps)),
+		Description: fmt.Sprintf("Give the plan: %s that reach the goal on the phone, in order.", upToSteps(maxSteps, "")),
 		Parameters: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"steps":{"type":"array","minItems":1,"maxItems":%d,`+
 			`"items":{"type":"object","properties":{`+
 			`"title":{"type":"string","description":"What the step does, in a few words, e.g. Open Settings"},`+
@@ -77,7 +77,7 @@ func parsePlan(raw json.RawMessage, maxSteps int) ([]planStep, error) {
 	}
 	switch {
 	case len(items) == 0:
-		return nil, fmt.Errorf("the plan has no steps: give %s", upToSteps(maxSteps))
+		return nil, fmt.Errorf("the plan has no steps: give %s", upToSteps(maxSteps, ""))
 	case len(items) > maxSteps && maxSteps > 1: // one step only: merged below (oneStep)
 		return nil, fmt.Errorf("the plan has %d steps, at most %s allowed: merge steps", len(items), isAre(maxSteps))
 	}

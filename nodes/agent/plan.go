@@ -47,7 +47,7 @@ func (r *runner) plan(ctx context.Context) (done bool, err error) {
 			c.result(call.ID, "error: "+why.Error())
 		}
 		c.user(fmt.Sprintf(`That was no usable plan: %v. Call the function plan with {"steps":[{"title":"...","description":"..."}]}, %s; `+
-			`or, if the screen shows the goal already met, call finished with {"content":"..."}.`, why, upToSteps(maxSteps)))
+			`or, if the screen shows the goal already met, call finished with {"content":"..."}.`, why, upToSteps(maxSteps, "")))
 	}
 	if resp.FinishReason == model.FinishLength && len(resp.ToolCalls) > 0 {
 		return false, failed(failNoPlan, fmt.Errorf("planning: the model made no usable plan, twice (%w): its answer was %s: %s", why, cutShort, model.LengthHint))

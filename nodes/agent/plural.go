@@ -10,20 +10,16 @@ func nSteps(n int) string {
 	return fmt.Sprintf("%d steps", n)
 }
 
-// upToSteps is how many steps a plan may have, in words: "1 step", "1 to 10 steps".
-func upToSteps(most int) string {
-	if most == 1 {
-		return "1 step"
+// upToSteps is how many steps a plan may have, in words, each step called kind (may be ""):
+// "1 step", "1 to 10 short steps".
+func upToSteps(most int, kind string) string {
+	if kind != "" {
+		kind += " "
 	}
-	return fmt.Sprintf("1 to %d steps", most)
-}
-
-// shortSteps is upToSteps for the planning prompt: "1 short step", "1 to 10 short steps".
-func shortSteps(most int) string {
 	if most == 1 {
-		return "1 short step"
+		return "1 " + kind + "step"
 	}
-	return fmt.Sprintf("1 to %d short steps", most)
+	return fmt.Sprintf("1 to %d %ssteps", most, kind)
 }
 
 // isAre is "1 is", "3 are".

@@ -15,7 +15,7 @@ func planPrompt(maxSteps int) string {
 		fmt.Sprintf(`First make a plan: split the user's goal into %s, each one thing done on the phone `+
 			`(open an app, tap something, type text, read a value), in order, starting from the screen shown. `+
 			`Call the function plan with the steps; do not act yet. `+
-			`If the screen shows the goal already met (or the value it asks for), call finished with the conclusion instead.`, shortSteps(maxSteps))
+			`If the screen shows the goal already met (or the value it asks for), call finished with the conclusion instead.`, upToSteps(maxSteps, "short"))
 }
 
 const stepPrompt = `You are an agent operating a phone for a user through tools, one step of a plan at a time. ` + seeing + `

@@ -17,21 +17,9 @@ import (
 func TestLaunchCommandFailureIsTheReason(t *testing.T) {
 	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	sims, err := StartSims(1, "127.0.0.1:0", log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	launcher := &CommandLauncher{Log: log, Args: []string{"sh", "-c",
-		"echo building WebDriverAgent for {udid}; echo 'xcodebuild: error: no scheme named WebDriverAgentRunner' >&2; exit 65"}}
-	reg := newRegistry()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		Attach(ctx, reg, AttachOptions{Mux: ParseMux(sims.Addr()), Launcher: launcher, Log: log})
-	}()
-	t.Cleanup(func() { cancel(); <-done; reg.closeAll(); _ = sims.Close() })
-	ready(t, reg, "ios-sim-01")
+	sims := oneSim(t, log)
+	reg := attachLaunching(t, sims, &CommandLauncher{Log: log, Args: []string{"sh", "-c",
+		"echo building WebDriverAgent for {udid}; echo 'xcodebuild: error: no scheme named WebDriverAgentRunner' >&2; exit 65"}}, log)
 	sims.Devices()[0].Unhandle(DefaultWDAPort) // WebDriverAgent dies; the command cannot start it
 
 	want := "its launch command failed (sh: exit status 65; its output ends: building WebDriverAgent for ios-sim-01 | xcodebuild: error: no scheme named WebDriverAgentRunner): fix --wda-launch"
@@ -46,6 +34,32 @@ func TestLaunchCommandFailureIsTheReason(t *testing.T) {
 	if strings.Contains(line, "exit 65") { // the script itself
 		t.Errorf("the log shows the command's arguments: %q", line)
 	}
+}
+
+// oneSim starts one simulated iPhone behind a usbmuxd of its own.
+func oneSim(t *testing.T, log *slog.Logger) *Sims {
+	t.Helper()
+	sims, err := StartSims(1, "127.0.0.1:0", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sims
+}
+
+// attachLaunching follows sims' usbmuxd with launcher starting WebDriverAgent, until the test
+// ends, and waits for the iPhone to be ready.
+func attachLaunching(t *testing.T, sims *Sims, launcher Launcher, log *slog.Logger) *registry {
+	t.Helper()
+	reg := newRegistry()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Attach(ctx, reg, AttachOptions{Mux: ParseMux(sims.Addr()), Launcher: launcher, Log: log})
+	}()
+	t.Cleanup(func() { cancel(); <-done; reg.closeAll(); _ = sims.Close() })
+	ready(t, reg, "ios-sim-01")
+	return reg
 }
 
 // What a launch command printed is kept bounded however much it prints, and a failure quotes

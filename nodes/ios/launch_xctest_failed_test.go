@@ -1,7 +1,6 @@
 package ios
 
 import (
-	"context"
 	"log/slog"
 	"strings"
 	"testing"
@@ -17,20 +16,9 @@ import (
 func TestXCTestLaunchFailureIsTheReason(t *testing.T) {
 	var logs logtest.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
-	sims, err := StartSims(1, "127.0.0.1:0", log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sims := oneSim(t, log)
 	t.Setenv("USBMUXD_SOCKET_ADDRESS", sims.Addr()) // go-ios dials it itself
-	reg := newRegistry()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		Attach(ctx, reg, AttachOptions{Mux: ParseMux(sims.Addr()), Launcher: &XCTestLauncher{Log: log}, Log: log})
-	}()
-	t.Cleanup(func() { cancel(); <-done; reg.closeAll(); _ = sims.Close() })
-	ready(t, reg, "ios-sim-01")
+	reg := attachLaunching(t, sims, &XCTestLauncher{Log: log}, log)
 	sims.Devices()[0].Unhandle(DefaultWDAPort) // WebDriverAgent dies; go-ios cannot start it
 
 	want := "go-ios's WebDriverAgentRunner run ended (" + DefaultWDABundleID + ": "
@@ -38,7 +26,7 @@ func TestXCTestLaunchFailureIsTheReason(t *testing.T) {
 		err, _ := reg.healthOf("ios-sim-01")
 		return err != nil && strings.Contains(err.Error(), want) && strings.Contains(err.Error(), "installed on the iPhone")
 	}, "the device's reason naming the failed WebDriverAgentRunner run")
-	err, _ = reg.healthOf("ios-sim-01")
+	err, _ := reg.healthOf("ios-sim-01")
 	t.Logf("reason: %v", err)
 	line := logs.Line("WebDriverAgentRunner ended")
 	if !strings.Contains(line, "level=WARN") || !strings.Contains(line, "bundle="+DefaultWDABundleID) {
