@@ -1,12 +1,8 @@
 package rig_test
 
 import (
-	"flag"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -63,22 +59,9 @@ func startTwinRig(t *testing.T, wrap func(tw *twin.Twin, h http.Handler) http.Ha
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	lo, hi := tw.RoughArea()
-	file := filepath.Join(t.TempDir(), "rigs.yaml")
 	doc := "rigs:\n  - serial: bench-arm-1\n    grbl: tcp://" + addr + "\n    camera: " + srv.URL + "/camera\n    readback: " + srv.URL + "/calibration\n" +
 		"    link_timeout: 20s\n    screen_area: [" + ftoa(lo.X) + ", " + ftoa(lo.Y) + ", " + ftoa(hi.X) + ", " + ftoa(hi.Y) + "]\n"
-	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fs := flag.NewFlagSet("node", flag.ContinueOnError)
-	att := rig.Platform().Flags(fs)
-	if err := fs.Parse([]string{"--arm", file}); err != nil {
-		t.Fatal(err)
-	}
-	stop, err := att.Attach(t.Context(), f.NodeRegistry("n1"), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
+	attachRigsFile(t, f, doc)
 	return f, tw
 }
 

@@ -47,22 +47,9 @@ func TestRigNotReadyShowsOfflineWithWhy(t *testing.T) {
 	_ = closed.Close() // a port nothing listens on
 
 	lo, hi := tw.RoughArea()
-	file := filepath.Join(t.TempDir(), "rigs.yaml")
 	doc := "rigs:\n  - serial: bench-arm-1\n    grbl: tcp://" + addr + "\n    camera: " + cam.URL + "/camera\n    readback: http://" + readback + "/calibration\n" +
 		"    screen_area: [" + ftoa(lo.X) + ", " + ftoa(lo.Y) + ", " + ftoa(hi.X) + ", " + ftoa(hi.Y) + "]\n"
-	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fs := flag.NewFlagSet("node", flag.ContinueOnError)
-	att := rig.Platform().Flags(fs)
-	if err := fs.Parse([]string{"--arm", file}); err != nil {
-		t.Fatal(err)
-	}
-	stop, err := att.Attach(t.Context(), f.NodeRegistry("n1"), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
+	attachRigsFile(t, f, doc)
 
 	var d broker.DeviceEntry
 	farmtest.Eventually(t, 30*time.Second, func() bool {
@@ -95,3 +82,22 @@ func TestRigNotReadyShowsOfflineWithWhy(t *testing.T) {
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// attachRigsFile serves the rigs of doc, a rigs file, on f's node n1 until the test ends.
+func attachRigsFile(t *testing.T, f *farmtest.Farm, doc string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "rigs.yaml")
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("node", flag.ContinueOnError)
+	att := rig.Platform().Flags(fs)
+	if err := fs.Parse([]string{"--arm", file}); err != nil {
+		t.Fatal(err)
+	}
+	stop, err := att.Attach(t.Context(), f.NodeRegistry("n1"), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+}
