@@ -19,8 +19,10 @@ const ruleOwnLease = "abort_task by lease aborts only under the caller's own lea
 // all, in the same words. The node's answer to another principal's handle ("no task is
 // currently running", as it leaves devices outside the caller's tags alone) was false, and
 // beside a bogus handle's stale_lease it told which handles are held. An operator, who may
-// abort anything, and a call without a policy go on as before. A read that fails lets the
-// abort go on: a node that does not answer may hold the lease.
+// abort anything, and a call without a policy go on as before. A read of the leases that
+// fails lets the abort go on: a node that does not answer may hold the lease. A read of a
+// group that fails refuses it, naming no group, to be called again: abortGroup read the
+// group again and, that read working, named it and its devices to any caller.
 
 // ownLeasesOnly reports whether abort_task by lease is held to the caller's own leases.
 func (g *Gateway) ownLeasesOnly(ctx context.Context) bool {
@@ -45,20 +47,23 @@ func (g *Gateway) mayAbortUnderGroup(ctx context.Context, handle string) *mcpgo.
 	if !g.ownLeasesOnly(ctx) {
 		return nil
 	}
-	owner, err := g.groupOwner(ctx, handle)
+	store, ok := g.groupStore()
+	if !ok {
+		return nil // abortGroup says this gateway keeps no lease groups
+	}
+	owner, err := groupOwner(ctx, store, handle)
 	if err != nil {
-		return nil
+		g.log.Warn("abort_task: lease group not read; the abort is refused", "err", err)
+		setOutcome(ctx, broker.OutcomeLost)
+		return errorResult(fmt.Sprintf("abort_task: could not check that this lease group handle is principal %q's: "+
+			"the lease groups could not be read just now; nothing was aborted: call abort_task again in a moment", g.principal(ctx).Name))
 	}
 	return g.notOwnLease(ctx, owner)
 }
 
 // groupOwner names the principal holding a lease group handle now; "" if none does. The
-// error is for groups that could not be read.
-func (g *Gateway) groupOwner(ctx context.Context, handle string) (string, error) {
-	store, ok := g.groupStore()
-	if !ok {
-		return "", errors.New("no lease groups")
-	}
+// error is for a group that could not be read.
+func groupOwner(ctx context.Context, store groupFarm, handle string) (string, error) {
 	grp, err := store.LeaseGroup(ctx, handle)
 	if errors.Is(err, broker.ErrNotFound) {
 		return "", nil
