@@ -29,8 +29,8 @@ func (s *Sim) SpontaneousReset() {
 }
 
 // Stall makes the controller deaf and mute for d on the clock (not sped up): it drops
-// every byte it receives, status requests included, and sends nothing. The machine keeps
-// running what it had. See StallUntil.
+// every byte it receives, status requests included, and sends nothing, no greeting to a new
+// connection either. The machine keeps running what it had. See StallUntil.
 func (s *Sim) Stall(d time.Duration) { s.StallUntil(s.clock.Now().Add(d)) }
 
 // StallUntil is Stall until t on the clock; a t in the past ends a stall.

@@ -36,7 +36,8 @@ func (c *conn) close() {
 }
 
 // Attach serves the simulator on one stream (a net.Conn, a pipe): it greets it as GRBL does
-// when a port opens, then reads and answers until the stream ends, Disconnect or Close.
+// when a port opens (unless it is stalled: Stall), then reads and answers until the stream
+// ends, Disconnect or Close.
 func (s *Sim) Attach(rw io.ReadWriteCloser) {
 	s.attach(rw, true)
 }
@@ -50,7 +51,8 @@ func (s *Sim) attach(rw io.ReadWriteCloser, greet bool) {
 		return
 	}
 	s.conns[c] = struct{}{}
-	if greet {
+	// A stalled controller (frozen) sends nothing, a greeting to a new connection neither.
+	if greet && !s.clock.Now().Before(s.stallUntil) {
 		c.send(welcome)
 		if s.state == stateAlarm && s.halted == 0 {
 			c.send("[MSG:" + msgLocked + "]\r\n")
