@@ -25,7 +25,7 @@ type runner struct {
 	lastObs   Observation     // the latest look at the screen
 	live      bool            // the model streams: its text goes out as thinking events while it writes
 	began     time.Time       // wall time of the start, for "timed out after"
-	last      time.Time       // when the previous recorded action ran
+	last      time.Time       // when the previous recorded action ended
 }
 
 // Run runs the goal to its end and returns the task, whatever happens: finished, failed (a step failed, the model answered garbage, a budget ran out, a loop was detected) or aborted (ctx cancelled or its deadline passed; the error says which). It returns within ~200 ms of ctx ending, between or during steps (model calls and device calls get ctx).

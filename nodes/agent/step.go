@@ -171,7 +171,8 @@ func (r *runner) act(ctx context.Context, s *Step, c *conversation, call model.T
 		"🔧 %s(%s)", call.Name, cut(string(rec.Args), eventRunes))
 	start := r.now()
 	res, err := r.o.Device.Call(ctx, call.Name, call.Arguments)
-	rec.DurationMS = ms(r.now().Sub(start))
+	end := r.now()
+	rec.DurationMS = ms(end.Sub(start))
 	if err != nil {
 		rec.Error = cut(err.Error(), maxResultRunes)
 		r.emit(EventToolResult, s.Index, "→ error: %s", cut(oneLine(rec.Error), eventRunes))
@@ -191,19 +192,21 @@ func (r *runner) act(ctx context.Context, s *Step, c *conversation, call model.T
 		rec.Result = cut(res, maxResultRunes)
 		r.emit(EventToolResult, s.Index, "→ %s", cut(oneLine(res), eventRunes))
 		c.result(call.ID, rec.Result)
-		r.record(s.Index, call, start)
+		r.record(s.Index, call, start, end)
 	}
 	s.ToolCalls = append(s.ToolCalls, rec)
 	return true, ctx.Err()
 }
 
-// record adds a successful device call to the actions a test would replay.
-func (r *runner) record(step int, call model.ToolCall, at time.Time) {
+// record adds a successful device call, which ran from start to end, to the actions a test
+// would replay. Its wait is from the previous action's end, not its start: a replay runs that
+// action whole (a sleep_ms sleeps) before it waits, so a wait from its start counted it twice.
+func (r *runner) record(step int, call model.ToolCall, start, end time.Time) {
 	var wait int64
 	if len(r.task.Actions) > 0 {
-		wait = ms(at.Sub(r.last))
+		wait = ms(start.Sub(r.last))
 	}
-	r.last = at
+	r.last = end
 	r.task.Actions = append(r.task.Actions, Action{Step: step, Tool: call.Name, Args: jsonArgs(call.Arguments), WaitMS: wait})
 }
 

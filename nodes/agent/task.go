@@ -81,7 +81,7 @@ type Action struct {
 	Step   int             `json:"step"`
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
-	WaitMS int64           `json:"waitMs"` // time since the previous action (0 for the first)
+	WaitMS int64           `json:"waitMs"` // time from the previous action's end to this one's start (0 for the first)
 	// ExpectText is a label the next screen showed that the one before did not, usable as a check.
 	ExpectText string `json:"expectText,omitempty"`
 }
