@@ -211,6 +211,8 @@ type screenLook struct {
 	treeNote   string // why the tree was not used, for messages
 	ocrErr     error  // why OCR could not look (vision.ErrNoWorker: no worker)
 	frame      uint64 // a hash of what the screen showed
+
+	otherCase otherCase // a query not found that shows in another case (text_other_case.go)
 }
 
 // lookFor looks for the queries on screen, in order, the first found wins: in the UI tree where
@@ -253,6 +255,7 @@ func lookFor(ctx context.Context, t *Task, qs []textQuery, index int, noOCR erro
 				}
 				look.matches = max(look.matches, n)
 			}
+			look.otherCase, _ = firstOtherCase(qs, func(q textQuery) []textHit { return treeHits(q, els, screen) })
 		}
 	} else {
 		look.treeNote = "this device has no UI tree"
@@ -289,6 +292,9 @@ func lookFor(ctx context.Context, t *Task, qs []textQuery, index int, noOCR erro
 			return look, nil
 		}
 		look.matches = max(look.matches, n)
+	}
+	if oc, ok := firstOtherCase(qs, func(q textQuery) []textHit { return ocrHits(q, res, vi) }); ok {
+		look.otherCase = oc
 	}
 	return look, nil
 }

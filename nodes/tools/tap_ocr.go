@@ -103,14 +103,14 @@ func notFoundResult(look screenLook, what sought, index int, ignore bool, data f
 	if look.blind() {
 		return Output{}, fmt.Errorf("cannot look for %s: %s, and %w", what.name, look.treeNote, look.ocrErr)
 	}
-	msg := look.notFound(what)
+	msg := look.notFound(what) + look.otherCase.hint()
 	if look.matches > 0 {
 		msg = fmt.Sprintf("%s %s %d matches on screen, but index %d is out of range (0 to %d, or -1 to -%d)", what.name, what.verb("has", "have"), look.matches, index, look.matches-1, look.matches)
 	}
 	// No worker is not "not found": the text may be drawn where only OCR sees it, so
 	// ignore_NotFoundError (not found only, as the seed has it) does not hide it.
 	if look.ocrErr != nil && look.matches == 0 {
-		return Output{}, fmt.Errorf("%s %s not in the UI tree, and OCR could not look: %w", what.name, what.verb("is", "are"), look.ocrErr)
+		return Output{}, fmt.Errorf("%s %s not in the UI tree, and OCR could not look: %w%s", what.name, what.verb("is", "are"), look.ocrErr, look.otherCase.hint())
 	}
 	if ignore {
 		return Output{Data: data(msg + "; nothing tapped (ignore_NotFoundError)")}, nil
