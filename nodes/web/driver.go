@@ -65,6 +65,8 @@ type Driver struct {
 	// lastURL is each open tab's last non-empty URL, for one found between two pages
 	// (settledPages)
 	lastURL map[target.ID]string
+	// committed is each followed tab's last committed URL (committed.go)
+	committed map[target.ID]string
 	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go)
 	replaced bool
 	dialogs  []string    // what the dialogs the tabs answered said, for the next call (dialogs.go)

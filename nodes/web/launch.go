@@ -104,6 +104,7 @@ func (d *Driver) runStart(p *pendingStart) {
 		default:
 			id := chromedp.FromContext(bctx).Target.TargetID
 			d.answerDialogs(bctx)
+			d.followCommits(bctx)
 			d.browser, d.stop, d.dir, d.lastUse = bctx, stop, dir, time.Now()
 			d.tabs, d.opened, d.seen, d.front = map[target.ID]context.Context{id: bctx}, map[target.ID]int{id: 0}, 0, ""
 			d.attaching = map[target.ID]*pendingTab{}

@@ -219,14 +219,17 @@ func (d *Driver) settledPages(ctx context.Context) ([]*target.Info, error) {
 	}
 }
 
-// lastKnown is pages with each empty URL replaced by the URL its tab's history shows (the
-// last page it committed to), or else the last URL it was listed at.
+// lastKnown is pages with each empty URL replaced by the URL of the last page its tab
+// committed to (committed.go), or else the one its history shows (a tab followed only since
+// it was taken over), or else the last URL it was listed at.
 func (d *Driver) lastKnown(ctx context.Context, pages []*target.Info) []*target.Info {
 	out := make([]*target.Info, len(pages))
 	for i, p := range pages {
 		if p.URL == "" {
 			c := *p
-			c.URL = d.committedURL(ctx, p.TargetID)
+			if c.URL = d.committedTo(p.TargetID); c.URL == "" {
+				c.URL = d.committedURL(ctx, p.TargetID)
+			}
 			d.mu.Lock()
 			c.URL = cmp.Or(c.URL, d.lastURL[p.TargetID], "about:blank")
 			d.mu.Unlock()

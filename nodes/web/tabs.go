@@ -79,6 +79,7 @@ func (d *Driver) order(all []*target.Info) (open, excess []*target.Info) {
 		if !listed[id] {
 			delete(d.opened, id)
 			delete(d.lastURL, id)
+			delete(d.committed, id)
 		}
 	}
 	slices.SortFunc(open, func(a, b *target.Info) int { return d.opened[a.TargetID] - d.opened[b.TargetID] })
@@ -135,6 +136,7 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (tab context.Context, 
 			return nil, false, d.wrap("open a tab", err, "")
 		}
 		d.answerDialogs(tctx)
+		d.followCommits(tctx)
 		id := chromedp.FromContext(tctx).Target.TargetID
 		d.mu.Lock()
 		d.tabs[id] = tctx

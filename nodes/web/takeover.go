@@ -64,6 +64,7 @@ func (d *Driver) attachTab(bctx context.Context, id target.ID, p *pendingTab) {
 	err := chromedp.Do(tctx, d.emulate())
 	if err == nil {
 		d.answerDialogs(tctx)
+		d.followCommits(tctx)
 	}
 	d.mu.Lock()
 	if d.attaching[id] == p {
