@@ -115,7 +115,7 @@ func appInstall() Tool {
 		progress(installDownloadShare, fmt.Sprintf("installing %s (%s) on %s", path.Base(filepath.ToSlash(local)), mib(size), t.Driver.Info().Serial))
 		app, err := t.Driver.(device.AppInstaller).InstallApp(ctx, local)
 		if err != nil {
-			return Output{}, err
+			return Output{}, installAgain(ctx, err)
 		}
 		progress(installTotal, "installed")
 		return Output{Data: installed(a.AppURL, downloaded, size, app)}, nil
