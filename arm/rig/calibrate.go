@@ -156,14 +156,22 @@ func (d *Driver) probe(ctx context.Context, touches <-chan geom.Point, at geom.P
 		if err := d.ready("probe"); err != nil {
 			return err
 		}
+		if err := d.restAbandoned(ctx, "probe"); err != nil {
+			return err
+		}
 		err := d.touch(ctx, d.arm, at, probeHold)
 		if err == nil {
 			err = d.arm.Barrier(ctx)
 		}
-		if err != nil && d.stop("probe", err) && ctx.Err() != nil {
-			return stoppedMidGesture{ctx.Err()} // not the GRBL line it was cut at
+		if err == nil {
+			return nil
 		}
-		return err
+		// Not the GRBL line it was cut at, when it was stopped on purpose or went silent.
+		cause, hint := d.afterFailure(ctx, "probe", err)
+		if hint != "" {
+			return d.wrap("probe", cause, hint) // said whole, as the rig's refusals are (probeFailed)
+		}
+		return cause
 	}()
 	if err != nil {
 		return geom.Point{}, err

@@ -43,6 +43,12 @@ func (g *gatedReadback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // bench-arm-1, its controller over TCP), its readback served through wrap.
 func startTwinRig(t *testing.T, wrap func(tw *twin.Twin, h http.Handler) http.Handler) (*farmtest.Farm, *twin.Twin) {
 	t.Helper()
+	return startTwinRigLinked(t, "20s", wrap)
+}
+
+// startTwinRigLinked is startTwinRig with the rig's link_timeout.
+func startTwinRigLinked(t *testing.T, linkTimeout string, wrap func(tw *twin.Twin, h http.Handler) http.Handler) (*farmtest.Farm, *twin.Twin) {
+	t.Helper()
 	f := farmtest.Start(t, farmtest.Options{PhonesPerNode: 1, Quiet: true, Platforms: []device.Platform{android.Platform(), rig.Platform()}})
 	tw, err := twin.Start(twin.Options{Seed: 3, Speed: 4})
 	if err != nil {
@@ -60,7 +66,7 @@ func startTwinRig(t *testing.T, wrap func(tw *twin.Twin, h http.Handler) http.Ha
 	t.Cleanup(srv.Close)
 	lo, hi := tw.RoughArea()
 	doc := "rigs:\n  - serial: bench-arm-1\n    grbl: tcp://" + addr + "\n    camera: " + srv.URL + "/camera\n    readback: " + srv.URL + "/calibration\n" +
-		"    link_timeout: 20s\n    screen_area: [" + ftoa(lo.X) + ", " + ftoa(lo.Y) + ", " + ftoa(hi.X) + ", " + ftoa(hi.Y) + "]\n"
+		"    link_timeout: " + linkTimeout + "\n    screen_area: [" + ftoa(lo.X) + ", " + ftoa(lo.Y) + ", " + ftoa(hi.X) + ", " + ftoa(hi.Y) + "]\n"
 	attachRigsFile(t, f, doc)
 	return f, tw
 }

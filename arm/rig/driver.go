@@ -100,6 +100,10 @@ type Driver struct {
 	// restart or a lost link), nil when it is not; until Recover.
 	halt    atomic.Pointer[string]
 	gesture sync.Mutex // one gesture at a time on the gantry
+	// mute is when the controller was found silent, nil while it answers; unrested, that a
+	// gesture was abandoned without its stop meanwhile (silent.go).
+	mute     atomic.Pointer[time.Time]
+	unrested atomic.Bool
 
 	// haltNews wakes ReportHalt's watch when Halt or Recover changed the halt (halt.go).
 	haltNews chan struct{}
@@ -208,21 +212,27 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	return shot, nil
 }
 
-// Health says whether the rig can take work: the link is up, the controller not in alarm,
-// and the rig calibrated (an uncalibrated rig refuses every gesture: it must not be offered
-// free, nor pass the check that ends a halt).
+// Health says whether the rig can take work: the link is up, the controller answers and is
+// not in alarm, and the rig calibrated (an uncalibrated rig refuses every gesture: it must not
+// be offered free, nor pass the check that ends a halt).
 func (d *Driver) Health(ctx context.Context) error {
 	if err := d.ready("health"); err != nil {
+		return err
+	}
+	if err := d.checkAnswering(ctx); err != nil {
 		return err
 	}
 	_, err := d.calibration("health")
 	return err
 }
 
-// ready refuses work on a dead link or a controller in alarm.
+// ready refuses work on a dead link, a controller that stopped answering or one in alarm.
 func (d *Driver) ready(op string) error {
 	if err := d.arm.Err(); err != nil {
 		return d.wrap(op, err, "the controller's link is lost: check its cable or network; the device is offline until it is back")
+	}
+	if err := d.silence(op); err != nil {
+		return err
 	}
 	if why := d.halt.Load(); why != nil {
 		return d.wrap(op, ErrHalted, *why+" (corral arm recover "+d.info.Serial+")")
@@ -259,6 +269,7 @@ func (d *Driver) Recover(ctx context.Context) error {
 	if err := d.arm.Barrier(ctx); err != nil {
 		return d.wrap("recover", err, "")
 	}
+	d.unrested.Store(false) // at rest, the finger up
 	d.halt.Store(nil)
 	d.haltChanged()
 	d.log.Info("rig recovered")
@@ -270,6 +281,14 @@ func (d *Driver) Recover(ctx context.Context) error {
 func (d *Driver) rest(ctx context.Context) error {
 	d.gesture.Lock()
 	defer d.gesture.Unlock()
+	if err := d.restLocked(ctx); err != nil {
+		return d.wrap("rest", err, "check the rig: its finger may still be down")
+	}
+	return nil
+}
+
+// restLocked is rest with d.gesture held: a stop, out of an alarm it left, the finger up.
+func (d *Driver) restLocked(ctx context.Context) error {
 	st, err := d.arm.Stop(ctx)
 	if err == nil && st.State == grbl.StateAlarm {
 		_, err = d.arm.Recover(ctx)
@@ -280,10 +299,7 @@ func (d *Driver) rest(ctx context.Context) error {
 	if err == nil {
 		err = d.arm.Barrier(ctx)
 	}
-	if err != nil {
-		return d.wrap("rest", err, "check the rig: its finger may still be down")
-	}
-	return nil
+	return err
 }
 
 // Halt stops the rig at once, whatever it does: a feed hold, a reset, the finger up. It does

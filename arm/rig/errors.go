@@ -16,6 +16,7 @@ var (
 	ErrHalted        = &sentinel{"the rig is halted", device.ErrUnavailable}
 	ErrNoClipboard   = &sentinel{"the rig has no clipboard helper", device.ErrUnsupported}
 	ErrCalibrating   = &sentinel{"the rig is calibrating", device.ErrUnavailable}
+	ErrNotAnswering  = &sentinel{"the controller stopped answering", device.ErrUnavailable}
 )
 
 // sentinel is one of the rig's errors, which is also (errors.Is) the device error the tools

@@ -2,6 +2,7 @@ package rig
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,6 +31,9 @@ func (d *Driver) run(ctx context.Context, op string, program func(ctx context.Co
 	if err := d.ready(op); err != nil {
 		return err
 	}
+	if err := d.restAbandoned(ctx, op); err != nil {
+		return err
+	}
 	d.moves.Add(1)
 	defer d.lifted() // a failed gesture is stopped with the finger up too
 	err = program(ctx, cal, d.arm)
@@ -39,12 +43,8 @@ func (d *Driver) run(ctx context.Context, op string, program func(ctx context.Co
 	if err == nil {
 		return nil
 	}
-	if d.stop(op, err) && ctx.Err() != nil {
-		// Cut short on purpose (an abort, a deadline, emergency_stop): the line the
-		// controller was at is no news, and "it may still run" would be wrong once stopped.
-		return d.wrap(op, stoppedMidGesture{ctx.Err()}, "")
-	}
-	return d.wrap(op, err, "")
+	cause, hint := d.afterFailure(ctx, op, err)
+	return d.wrap(op, cause, hint)
 }
 
 // stoppedMidGesture is the error of a gesture whose context ended and which was stopped,
@@ -54,14 +54,50 @@ type stoppedMidGesture struct{ ctxErr error }
 func (e stoppedMidGesture) Error() string { return "stopped mid-gesture, the finger up" }
 func (e stoppedMidGesture) Unwrap() error { return e.ctxErr }
 
-// stop brings the rig to rest with the finger up after a failed gesture, and says whether it
-// did.
-func (d *Driver) stop(op string, cause error) bool {
+// afterFailure stops the rig, the finger up, after gesture op failed with err, and says what
+// the failure is: stoppedMidGesture when ctx ended and the rig stopped; the controller's
+// silence, with what to do, when it answered nothing (silent.go); else err.
+func (d *Driver) afterFailure(ctx context.Context, op string, err error) (cause error, hint string) {
+	stopErr := d.stop(op, err)
+	var silent *grbl.SilentError
+	switch {
+	case stopErr == nil && ctx.Err() != nil:
+		// Cut short on purpose (an abort, a deadline, emergency_stop): the line the
+		// controller was at is no news, and "it may still run" would be wrong once stopped.
+		return stoppedMidGesture{ctx.Err()}, ""
+	case errors.As(stopErr, &silent):
+		return silent, hintSilent // the cause, whatever the gesture's line says
+	}
+	return err, ""
+}
+
+// stop brings the rig to rest with the finger up after a failed gesture; it fails when it did
+// not. A controller silent for silentAfter is not waited for (it would confirm nothing within
+// stopTimeout, past the farm's grace): the rig is marked silent (silenced) and the error says
+// so (a *grbl.SilentError).
+func (d *Driver) stop(op string, cause error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
-	if d.arm.Err() != nil {
-		return false // nothing reaches the controller; a lost link resets an Arduino GRBL anyway
+	if err := d.arm.Err(); err != nil {
+		return err // nothing reaches the controller; a lost link resets an Arduino GRBL anyway
 	}
+	ctx, done := d.unlessSilent(ctx)
+	defer done()
+	err := d.stopNow(ctx)
+	if silent := context.Cause(ctx); errors.Is(silent, grbl.ErrSilent) {
+		d.silenced(silent)
+		return silent
+	}
+	if err != nil {
+		d.log.Error("rig did not stop cleanly after a failed gesture: check that the finger is up", "op", op, "cause", cause, "err", err)
+		return err
+	}
+	d.log.Warn("gesture failed; rig stopped with the finger up", "op", op, "cause", cause)
+	return nil
+}
+
+// stopNow is stop's hold, reset and, for a Z finger, its lift.
+func (d *Driver) stopNow(ctx context.Context) error {
 	st, err := d.arm.Stop(ctx)
 	if err == nil && d.cfg.Finger.Z {
 		if st.State == grbl.StateAlarm {
@@ -71,12 +107,7 @@ func (d *Driver) stop(op string, cause error) bool {
 			err = d.cfg.Finger.up(ctx, d.arm)
 		}
 	}
-	if err != nil {
-		d.log.Error("rig did not stop cleanly after a failed gesture: check that the finger is up", "op", op, "cause", cause, "err", err)
-		return false
-	}
-	d.log.Warn("gesture failed; rig stopped with the finger up", "op", op, "cause", cause)
-	return true
+	return err
 }
 
 // Tap touches p for hold (a plain tap when 0).
