@@ -263,6 +263,7 @@ func (d *Driver) back(ctx context.Context) error {
 			return d.wrap("back", fmt.Errorf("%w: the tab shows the first page it opened", ErrNoHistory),
 				"app_launch a URL, press HOME for the home page, or web_close_tab to close a tab a link opened")
 		}
+		markSent(ctx) // a browser that dies now may have gone back (died_input.go)
 		return chromedp.Do(ctx, chromedp.NavigateToHistoryEntry(h.Entries[h.CurrentIndex-1].ID))
 	}))
 }

@@ -30,6 +30,7 @@ const inputSentHint = "do not repeat it at once: the page may act on it when it 
 // send sends one input event (call), waiting inputWait at most for its answer: one unanswered
 // is ErrNoAnswer and ErrInputSent, which whileNavigating never tries again.
 func send(ctx context.Context, call func(context.Context) error) error {
+	markSent(ctx) // whatever comes of it, the page may get it (died_input.go)
 	c, cancel := context.WithTimeout(ctx, inputWait)
 	defer cancel()
 	err := call(c)

@@ -73,7 +73,7 @@ func (d *Driver) onSelector(ctx context.Context, op, selector string, index int,
 	})
 	switch {
 	case err != nil:
-		return d.wrap(op, err, hintFor(err))
+		return d.inputFailed(op, c, nil, err, hintFor(err))
 	case at.Error != "":
 		return d.wrap(op, fmt.Errorf("%w %q: %s", ErrBadSelector, selector, at.Error), "CSS selectors as document.querySelector takes them; XPaths start with / or (")
 	case at.None && at.Count > 0:
@@ -84,8 +84,9 @@ func (d *Driver) onSelector(ctx context.Context, op, selector string, index int,
 	case at.Hidden:
 		return d.wrap(op, fmt.Errorf("%w %q%s: it has no box (display: none?)", device.ErrNoElement, selector, atIndex(index)), "")
 	}
+	c, sent := withSent(c)
 	if err := chromedp.Do(c, act(at.X, at.Y)); err != nil {
-		return d.wrap(op, err, inputHint(err))
+		return d.inputFailed(op, c, sent, err, inputHint(err))
 	}
 	return nil
 }

@@ -209,8 +209,9 @@ func (d *Driver) do(ctx context.Context, op string, steps ...chromedp.Action[chr
 		return err
 	}
 	defer done()
+	c, sent := withSent(c)
 	if err := whileNavigating(c, func() error { return chromedp.Do(c, steps...) }); err != nil {
-		return d.wrap(op, err, inputHint(err))
+		return d.inputFailed(op, c, sent, err, inputHint(err))
 	}
 	return nil
 }

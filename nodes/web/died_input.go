@@ -1,0 +1,55 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// A browser that died (Chromium crashed, or was killed) while a tap, a key or typing was under
+// way took the call down with it, and the call said "the page did not answer ... the input was
+// sent, and the page may act on it once it answers": no page ever would. So an input whose
+// browser died says so, what comes next, and whether an input event had been sent, which the
+// page may have acted on (a form sent, a request made) before it went with the browser.
+
+// errSentAsItDied says an input event had been sent when the browser died.
+var errSentAsItDied = errors.New("an input event had been sent: the page may have acted on it (sent a form, made a request) before it died with the browser")
+
+// errNoneSent says the browser died before any input event was sent.
+var errNoneSent = errors.New("no input event had been sent: nothing reached the page")
+
+// diedInputHint says what comes after an input whose browser died.
+const diedInputHint = "the device starts a new browser on a new profile, without the tabs, cookies and storage; " +
+	"the next call says so and does nothing; then app_launch your page again"
+
+// sentKey is the context key of a call's mark that an input event was sent (withSent).
+type sentKey struct{}
+
+// withSent is ctx with a mark that send sets as it sends an input event.
+func withSent(ctx context.Context) (context.Context, *atomic.Bool) {
+	sent := &atomic.Bool{}
+	return context.WithValue(ctx, sentKey{}, sent), sent
+}
+
+// markSent sets ctx's mark (withSent), if it has one: an input event is on its way.
+func markSent(ctx context.Context) {
+	if sent, ok := ctx.Value(sentKey{}).(*atomic.Bool); ok {
+		sent.Store(true)
+	}
+}
+
+// inputFailed is err, how op's steps in tab failed, as the caller is told it: as
+// ErrBrowserDied when the browser died under them, saying whether an input event had been
+// sent (sent, nil for none); else with hint.
+func (d *Driver) inputFailed(op string, tab context.Context, sent *atomic.Bool, err error, hint string) error {
+	if !browserDied(tab) {
+		return d.wrap(op, err, hint)
+	}
+	d.log.Warn("the browser died under a call; the next use starts a new one", "op", op, "err", err)
+	if sent != nil && sent.Load() {
+		return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, errSentAsItDied),
+			diedInputHint+", and look at what the input did before you repeat it")
+	}
+	return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, errNoneSent), diedInputHint+", and repeat the input")
+}
