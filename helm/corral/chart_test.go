@@ -933,11 +933,23 @@ func TestChartRefusesBadValues(t *testing.T) {
 		{[]string{"site.name=paris", "site.hub.urls={nats-leaf://hub:7422}", "hub.sites={tokyo}"}, "an edge site or its hub, not both"},
 		{[]string{"site.name=par.is"}, "/site/name"},
 		{[]string{"site.name=paris", "site.hub.urls={nats-leaf://leaf:pw@hub:7422}"}, "/site/hub/urls"},
+		// An Ingress without rules (kubeconform: /spec/rules: got null); NOTES.txt's first host
+		// (error calling first: nil pointer).
+		{[]string{"gateway.ingress.enabled=true", "gateway.ingress.hosts=null"}, "at '/gateway/ingress': missing property 'hosts'"},
+		// HorizontalPodAutoscalers the API server refuses.
+		{[]string{"gateway.autoscaling.enabled=true", "gateway.autoscaling.minReplicas=11"},
+			"gateway.autoscaling.minReplicas (11) is more than gateway.autoscaling.maxReplicas (10): Kubernetes refuses"},
+		{[]string{"vision.autoscaling.enabled=true", "vision.autoscaling.minReplicas=4", "vision.autoscaling.maxReplicas=3"},
+			"vision.autoscaling.minReplicas (4) is more than vision.autoscaling.maxReplicas (3)"},
 	} {
 		_, err := helm(t, append([]string{"template", release, chartDir(t)}, valuesCase{sets: c.sets}.args()...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--set %v: %v; want an error with %q", c.sets, err, c.want)
 		}
+	}
+	_, err := helm(t, "template", release, chartDir(t), "--set-json", `gateway.ingress={"enabled":true,"hosts":[]}`)
+	if want := "at '/gateway/ingress/hosts': minItems: got 0, want 1"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("gateway.ingress.hosts=[]: %v; want an error with %q", err, want)
 	}
 	// Turning auth off is possible, and explicit.
 	m := render(t, valuesCase{name: "insecure", sets: []string{"auth.insecureNoAuth=true"}})

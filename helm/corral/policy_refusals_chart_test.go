@@ -21,18 +21,21 @@ import (
 var updatePolicyTools = flag.Bool("update-policy-tools", false,
 	"write files/policy-tools.json from the gateway's policy loader (mcp.ParsePolicy)")
 
-// policyToolsFile is the chart's copy of the names a principal's tools may give.
+// policyToolsFile is the chart's copy of the names a principal's tools may give, and of those
+// gateway.tools (corral gateway --tools) takes.
 const policyToolsFile = "files/policy-tools.json"
 
 type policyToolsDoc struct {
-	About    string   `json:"about"`
-	Profiles []string `json:"profiles"`
-	Tools    []string `json:"tools"`
+	About        string   `json:"about"`
+	Profiles     []string `json:"profiles"`
+	FlagProfiles []string `json:"flag_profiles"`
+	Tools        []string `json:"tools"`
 }
 
 // wantPolicyTools is what files/policy-tools.json must hold: the profiles the policy loader
 // names when it refuses a tool (its own words, so a profile only a policy knows, readonly,
-// is in), and every tool of the gateway's catalog. Each one the loader takes in tools.
+// is in), the profiles --tools takes (mcp.ProfileNames: not readonly), and every tool of the
+// gateway's catalog. Each one the loader takes in tools, and --tools alone.
 func wantPolicyTools(t *testing.T) []byte {
 	t.Helper()
 	const cue = "or a profile: "
@@ -42,9 +45,11 @@ func wantPolicyTools(t *testing.T) []byte {
 	}
 	_, list, _ := strings.Cut(err.Error(), cue)
 	doc := policyToolsDoc{About: "The tool and profile names a principal's tools may give, as the gateway's policy loader " +
-		"(mcp/policy.go) takes them; the templates refuse others (_policy_check.tpl). Made by make chart-assets (go test " +
-		"./helm/corral -run TestChartPolicyToolsFile -update-policy-tools); do not edit: that test fails when it differs.",
-		Profiles: strings.Split(list, ", ")}
+		"(mcp/policy.go) takes them, and the profiles gateway.tools may name (flag_profiles, as corral gateway --tools " +
+		"takes them: mcp/profiles.go); the templates refuse others (_policy_check.tpl, _gateway_tools_check.tpl). Made by " +
+		"make chart-assets (go test ./helm/corral -run TestChartPolicyToolsFile -update-policy-tools); do not edit: that " +
+		"test fails when it differs.",
+		Profiles: strings.Split(list, ", "), FlagProfiles: mcp.ProfileNames()}
 	for _, tool := range mcp.New(nil, slog.New(slog.DiscardHandler), mcp.NewMetrics(prometheus.NewRegistry()), mcp.Options{}).MCPServer().ListTools() {
 		doc.Tools = append(doc.Tools, tool.Tool.Name)
 	}
@@ -52,6 +57,11 @@ func wantPolicyTools(t *testing.T) []byte {
 	for _, name := range append(slices.Clone(doc.Profiles), doc.Tools...) {
 		if _, err := mcp.ParsePolicy([]byte("principals:\n  - {name: p, token_sha256: "+strings.Repeat("ab", 32)+", tools: ["+name+"]}\n"), t.TempDir()); err != nil {
 			t.Errorf("the loader refuses tools: [%s]: %v", name, err)
+		}
+	}
+	for _, name := range append(slices.Clone(doc.FlagProfiles), doc.Tools...) {
+		if _, err := mcp.SelectTools(name); err != nil {
+			t.Errorf("corral gateway refuses --tools %s: %v", name, err)
 		}
 	}
 	var b bytes.Buffer
@@ -144,4 +154,42 @@ func TestChartRefusesPoliciesGatewaysRefuse(t *testing.T) {
 func sha256hex(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
+}
+
+// TestChartRefusesTokenFilesGatewaysCannotRead: a principal's token_file must be a key of
+// auth.tokens.existingSecret where the chart mounts it, /etc/corral/tokens/KEY. QA rendered a
+// token_file with no such Secret (nothing mounted: every gateway exited "principal "ci":
+// token_file: open /etc/corral/tokens/ci.token: no such file"), and a relative one, which the
+// gateway reads next to the policy file, where the chart's policy Secret holds no token.
+func TestChartRefusesTokenFilesGatewaysCannotRead(t *testing.T) {
+	const mounted = "/etc/corral/tokens/ci.token"
+	for _, c := range []struct {
+		file, secret string
+		want         string // in helm's refusal; "": it renders
+	}{
+		{mounted, "", `auth.policy.principals[0] ("ci"): token_file "/etc/corral/tokens/ci.token": no Secret of token files is mounted; set auth.tokens.existingSecret`},
+		{"ci.token", "corral-tokens", `token_file "ci.token" is not in the token files' mount: use /etc/corral/tokens/KEY`},
+		{"/etc/corral/tokens/../policy/ci.token", "corral-tokens", "use /etc/corral/tokens/KEY"},
+		{"/etc/corral/tokens/sub/ci.token", "corral-tokens", "use /etc/corral/tokens/KEY"},
+		{"/var/run/ci.token", "corral-tokens", "use /etc/corral/tokens/KEY"},
+		{mounted, "corral-tokens", ""},
+	} {
+		sets := []string{"auth.policy.principals[0].name=ci", "auth.policy.principals[0].token_file=" + c.file}
+		if c.secret != "" {
+			sets = append(sets, "auth.tokens.existingSecret="+c.secret)
+		}
+		_, err := helm(t, append([]string{"template", release, chartDir(t)}, valuesCase{sets: sets}.args()...)...)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("--set %v: %v; want it rendered", sets, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("--set %v: %v\nwant an error with %s", sets, err, c.want)
+		}
+	}
+	// What the refused ones do to a gateway: its loader reads a relative token_file next to the
+	// policy file, and does not find one that is not there.
+	_, err := mcp.ParsePolicy([]byte("principals:\n  - {name: ci, token_file: ci.token}\n"), "/etc/corral/policy")
+	if err == nil || !strings.Contains(err.Error(), "/etc/corral/policy/ci.token") {
+		t.Errorf("the gateway's loader reads token_file: ci.token as %v; want next to the policy file", err)
+	}
 }
