@@ -24,10 +24,11 @@ const (
 // UnderPrincipal names id (a session, a held selection, or whose latest task) under
 // principal: as a session to SessionDevice, UpdateSessionDevice, EndSession and SessionEnded,
 // as who to LatestTask and SetLatestTask, it keys the entry under the principal's prefix.
-func UnderPrincipal(principal, id string) string { return principalPrefix(principal) + id }
+func UnderPrincipal(principal, id string) string { return PrincipalPrefix(principal) + id }
 
-// principalPrefix starts every key of principal's.
-func principalPrefix(principal string) string {
+// PrincipalPrefix starts every key of principal's: UnderPrincipal(principal, id) is it and id.
+// Its tag is a hash, which a gateway computes once per principal, not on each call.
+func PrincipalPrefix(principal string) string {
 	return principalSessionsPrefix + PrincipalTag(principal) + "."
 }
 

@@ -49,7 +49,7 @@ func validSessionKey(k string) bool {
 // TrimPrincipalSessions drops principal's oldest session entries (by last write) beyond keep,
 // noting each dropped session forgotten, and returns their ids (trimOldest).
 func (c *Client) TrimPrincipalSessions(ctx context.Context, principal string, keep int) ([]string, error) {
-	prefix := principalPrefix(principal)
+	prefix := PrincipalPrefix(principal)
 	keys, err := c.trimOldest(ctx, prefix, keep, func(key string) error {
 		return c.noteForgotten(ctx, principal, strings.TrimPrefix(key, prefix))
 	})

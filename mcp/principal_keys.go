@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"github.com/corral-farm/corral/broker"
 )
 
 // A principal's latest tasks and the marks of the sessions it ended are keyed under it too
@@ -38,7 +36,7 @@ func (k *keyedSessions) boundLatest() {
 }
 
 func (k *keyedSessions) LatestTask(ctx context.Context, who string) (string, bool) {
-	id, ok := k.Farm.LatestTask(ctx, broker.UnderPrincipal(k.g.sessionOwner(ctx), who))
+	id, ok := k.Farm.LatestTask(ctx, k.under(ctx, who))
 	if !ok && time.Now().Before(k.legacyUntil) {
 		return k.Farm.LatestTask(ctx, who)
 	}
@@ -46,12 +44,12 @@ func (k *keyedSessions) LatestTask(ctx context.Context, who string) (string, boo
 }
 
 func (k *keyedSessions) SetLatestTask(ctx context.Context, who, taskID string) error {
-	return k.Farm.SetLatestTask(ctx, broker.UnderPrincipal(k.g.sessionOwner(ctx), who), taskID)
+	return k.Farm.SetLatestTask(ctx, k.under(ctx, who), taskID)
 }
 
 func (k *keyedSessions) EndSession(ctx context.Context, id string) error {
 	principal := k.g.sessionOwner(ctx)
-	if err := k.Farm.EndSession(ctx, broker.UnderPrincipal(principal, id)); err != nil {
+	if err := k.Farm.EndSession(ctx, k.prefixes.under(principal, id)); err != nil {
 		return err
 	}
 	k.trimEnded(ctx, principal)
@@ -59,11 +57,16 @@ func (k *keyedSessions) EndSession(ctx context.Context, id string) error {
 }
 
 func (k *keyedSessions) SessionEnded(ctx context.Context, id string) (bool, error) {
-	ended, err := k.Farm.SessionEnded(ctx, broker.UnderPrincipal(k.g.sessionOwner(ctx), id))
+	ended, err := k.Farm.SessionEnded(ctx, k.under(ctx, id))
 	if err == nil && !ended && time.Now().Before(k.legacyUntil) {
 		return k.Farm.SessionEnded(ctx, id)
 	}
 	return ended, err
+}
+
+// under names id under the call's principal (broker.UnderPrincipal), its prefix computed once.
+func (k *keyedSessions) under(ctx context.Context, id string) string {
+	return k.prefixes.under(k.g.sessionOwner(ctx), id)
 }
 
 // trimEnded drops principal's oldest ended marks beyond the bound, after a new one. A

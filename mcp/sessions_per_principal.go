@@ -58,6 +58,7 @@ type keyedSessions struct {
 	Farm
 	g           *Gateway
 	legacyUntil time.Time
+	prefixes    principalPrefixes // each principal's key prefix (principal_prefixes.go)
 }
 
 // newKeyedSessions wraps farm, and sets the bound when the gateway's limits have none.
@@ -90,7 +91,7 @@ func (k *keyedSessions) key(ctx context.Context, id string) (key, principal stri
 		return id, ""
 	}
 	principal = k.g.sessionOwner(ctx)
-	return broker.PrincipalSessionKey(principal, id), principal
+	return k.prefixes.under(principal, id), principal // broker.PrincipalSessionKey
 }
 
 func (k *keyedSessions) legacy(key, id string) bool {
