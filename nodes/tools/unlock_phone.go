@@ -135,11 +135,16 @@ func unlockPhone() Tool {
 	})
 }
 
-// wake turns the screen on: WAKEUP, or MENU on devices too old to know WAKEUP.
+// wake turns the screen on: WAKEUP, or MENU on devices too old to know WAKEUP. A device that
+// makes keys as gestures and has none for MENU (an arm: QA saw "WAKEUP: …; MENU: …" from a
+// halted rig) is not asked for it: WAKEUP's failure is the one reason, with its hint.
 func wake(ctx context.Context, k device.KeyPresser) error {
 	err := k.PressKey(ctx, "WAKEUP")
 	if err == nil || ctx.Err() != nil {
 		return err
+	}
+	if g, ok := k.(keyGesturer); ok && g.KeyGesture("MENU") == "" {
+		return fmt.Errorf("waking the screen: %w", err)
 	}
 	if err2 := k.PressKey(ctx, "MENU"); err2 != nil {
 		return fmt.Errorf("waking the screen: WAKEUP: %w; MENU: %w", err, err2)
