@@ -23,6 +23,8 @@ func TestEveryCommandStopsAtCheckConfig(t *testing.T) {
 	dir := t.TempDir()
 	steps := filepath.Join(dir, "steps.yaml")
 	require.NoError(t, os.WriteFile(steps, []byte("serial: s1\nsteps:\n  - method: home\n"), 0o600))
+	turns := filepath.Join(dir, "turns.yaml")
+	require.NoError(t, os.WriteFile(turns, []byte("- text: done\n"), 0o600))
 	noNATS := []string{"--nats-url", "nats://127.0.0.1:1"}
 	cases := map[string][]string{
 		"up": {"--data", filepath.Join(dir, "data"), "--nats-port", "-1", "--http", "127.0.0.1:0", "--sim", "1",
@@ -34,6 +36,7 @@ func TestEveryCommandStopsAtCheckConfig(t *testing.T) {
 		"sim android":    {"--count", "1", "--listen", "127.0.0.1:0"},
 		"sim ios":        {"--count", "1", "--listen", "127.0.0.1:0"},
 		"sim arm":        {"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"},
+		"sim model":      {"--listen", "127.0.0.1:0", "--script", turns},
 		"arm calibrate":  append([]string{"s1"}, noNATS...),
 		"arm recover":    append([]string{"s1"}, noNATS...),
 		"arm page":       {"--listen", "127.0.0.1:0"},

@@ -26,20 +26,22 @@ type Server struct {
 	requests []Request
 	key      string
 	models   []string
+	beyond   func(Request, int) Turn // answers past the script (Beyond); nil: a 500
 }
 
 // New starts a server that answers chat requests with script, one turn per request. A request
-// beyond the script gets a 500 that says so.
+// beyond the script gets a 500 that says so, or Beyond's turn.
 func New(script ...Turn) *Server {
-	s := &Server{closing: make(chan struct{}), script: script}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	mux.HandleFunc("GET /v1/models", s.listModels)
-	s.hs = httptest.NewServer(mux)
+	s := newServer(script)
+	s.hs = httptest.NewServer(s.handler())
 	return s
 }
 
-// URL is the server's root, http://127.0.0.1:port, as httptest gives it.
+func newServer(script []Turn) *Server {
+	return &Server{closing: make(chan struct{}), script: script}
+}
+
+// URL is the server's root, http://host:port of its listener (127.0.0.1 unless Listen said otherwise).
 func (s *Server) URL() string { return s.hs.URL }
 
 // BaseURL is the API root a client is configured with: URL()+"/v1".
@@ -108,6 +110,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		if s.next < len(s.script) {
 			turn = s.script[s.next]
 			s.next++
+		} else if s.beyond != nil {
+			beyond, n := s.beyond, len(s.requests)
+			turn = Turn{Reply: func(req Request) Turn { return beyond(req, n) }}
 		} else {
 			status, msg = http.StatusInternalServerError,
 				fmt.Sprintf("modelsim: no scripted turn left for request %d (the script has %d turns)", len(s.requests), len(s.script))
