@@ -245,3 +245,7 @@ func siteList(sites []string) string {
 	}
 	return "sites " + strings.Join(sites, ", ")
 }
+
+// SiteOf says which edge site node is at, as this hub's site watch has seen ("" and false at
+// a gateway that watches no site, or for a node at the hub).
+func (c *Client) SiteOf(node string) (string, bool) { return c.opts.Sites.SiteOf(node) }

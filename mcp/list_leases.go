@@ -96,12 +96,14 @@ func toolListLeases() toolDef {
 				return g.refuseErr(ctx, err), nil
 			}
 			caller := holderFrom(ctx)
+			heard := nodesHeard(g.farm)
 			leases, err := g.farm.Leases(ctx)
 			var partial *broker.PartialError
 			if err != nil && !errors.As(err, &partial) {
 				setOutcome(ctx, broker.OutcomeLost)
 				return errorResult(fmt.Sprintf("list_leases: %v", err)), nil
 			}
+			down := sitesMissing(g.farm, g.farm.SitesDown(), leases, heard, partial) // of all leases, before the filters
 			// Leases and devices both by serial: each lease finds its device in one pass.
 			slices.SortFunc(leases, func(x, y broker.Lease) int { return cmp.Compare(x.Serial, y.Serial) })
 			devs := g.farm.Devices() // sorted by serial
@@ -124,7 +126,7 @@ func toolListLeases() toolDef {
 			})
 			sum.bound()
 			page, more := pageAfter(leases, func(l broker.Lease) string { return l.Serial }, after, a.Limit)
-			unanswered := unansweredOf(partial, g.farm.SitesDown())
+			unanswered := unansweredOf(partial, down)
 			b, err := fitPage(len(page), func(n int) any {
 				out := LeasesResult{Leases: make([]LeaseInfo, 0, n), Summary: sum}
 				out.Unanswered = unanswered
