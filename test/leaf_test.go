@@ -114,7 +114,12 @@ func TestLeafSitesCutAndHeal(t *testing.T) {
 		var latest struct {
 			TaskID string `json:"taskId"`
 		}
-		farmtest.Structured(t, farmtest.MustCall(t, siteRecorder, "get_latest_task", args("anyTool", true)), &latest)
+		// Asked until the tap's record is there: its node writes it just after it answers, which
+		// on a loaded machine took longer than get_latest_task waits for it (1 s).
+		farmtest.Eventually(t, 30*time.Second, func() bool {
+			r, err := farmtest.TryCall(t, siteRecorder, "get_latest_task", args("anyTool", true))
+			return err == nil && !r.IsError && farmtest.Decode(r, &latest) == nil
+		}, "the site's record of its latest tap")
 		during = append(during, latest.TaskID)
 	}
 	farmtest.Eventually(t, 30*time.Second, func() bool { return atA.Load() > beforeA+3 && hubToB.Load() > beforeB+3 },
