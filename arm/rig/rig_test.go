@@ -57,7 +57,9 @@ func dialRig(ctx context.Context, t *testing.T, tw *twin.Twin, addr string) *Dri
 func startRig(t *testing.T, seed int64, calibrate bool) testRig {
 	t.Helper()
 	tw, addr := servedTwin(t, seed)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// No time of its own: a calibration renders camera frames, seconds each under -race on a
+	// loaded machine (it took over 30 s at a load of 22 on 2 cores); the test's deadline bounds it.
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	d := dialRig(ctx, t, tw, addr)
 	if calibrate {

@@ -10,15 +10,22 @@ import (
 	"github.com/corral-farm/corral/nodes/device"
 )
 
-// driverCatcher is a node's registry as far as a rig needs one: it keeps the driver added.
+// driverCatcher is a node's registry as far as a rig needs one: it keeps the driver added, and
+// why the last one was removed.
 type driverCatcher struct {
-	mu sync.Mutex
-	d  device.Driver
+	mu  sync.Mutex
+	d   device.Driver
+	why string
 }
 
-func (c *driverCatcher) AddDriver(d device.Driver)   { c.mu.Lock(); c.d = d; c.mu.Unlock() }
-func (c *driverCatcher) RemoveDevice(string, string) { c.mu.Lock(); c.d = nil; c.mu.Unlock() }
-func (c *driverCatcher) driver() device.Driver       { c.mu.Lock(); defer c.mu.Unlock(); return c.d }
+func (c *driverCatcher) AddDriver(d device.Driver) { c.mu.Lock(); c.d = d; c.mu.Unlock() }
+func (c *driverCatcher) RemoveDevice(_, why string) {
+	c.mu.Lock()
+	c.d, c.why = nil, why
+	c.mu.Unlock()
+}
+func (c *driverCatcher) driver() device.Driver { c.mu.Lock(); defer c.mu.Unlock(); return c.d }
+func (c *driverCatcher) removed() string       { c.mu.Lock(); defer c.mu.Unlock(); return c.why }
 
 // An arm has no HOME or BACK button: its finger makes the iPhone's edge swipes, and the key
 // tools say so rather than "pressed HOME" / "pressed BACK" (docs/arm.md). A digital twin's rig,
