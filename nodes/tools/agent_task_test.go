@@ -18,7 +18,7 @@ import (
 
 // silentModel is a model client whose server takes requests and answers none before the
 // client leaves.
-func silentModel(t *testing.T) (model.Chatter, string) {
+func silentModel(t *testing.T) (model.Chatter, *modelsim.Server) {
 	t.Helper()
 	srv := modelsim.New(modelsim.Turn{Delay: time.Hour, Text: "late"})
 	t.Cleanup(srv.Close)
@@ -26,7 +26,50 @@ func silentModel(t *testing.T) (model.Chatter, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, srv.BaseURL()
+	return m, srv
+}
+
+// askedDeadline is a context whose deadline is d from now, and which ends at it once srv has
+// been asked: a loaded machine that takes longer than d to reach the model still times out
+// waiting for it, as these tests mean, not before it.
+type askedDeadline struct {
+	context.Context
+	at   time.Time
+	done chan struct{}
+}
+
+func deadlineOnceAsked(t *testing.T, srv *modelsim.Server, d time.Duration) context.Context {
+	t.Helper()
+	c := &askedDeadline{Context: context.Background(), at: time.Now().Add(d), done: make(chan struct{})}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if time.Now().After(c.at) && len(srv.Requests()) > 0 {
+					close(c.done)
+					return
+				}
+			}
+		}
+	}()
+	return c
+}
+
+func (c *askedDeadline) Deadline() (time.Time, bool) { return c.at, true }
+func (c *askedDeadline) Done() <-chan struct{}       { return c.done }
+func (c *askedDeadline) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
 }
 
 // agentOp runs op name of a node configured with m and log on a simulated phone.
@@ -44,10 +87,11 @@ func agentOp(t *testing.T, ctx context.Context, m model.Chatter, log *slog.Logge
 // report's heading says it timed out; the node's log says how it ended, with the task and
 // device but neither the goal nor the key. (The node's deadline: TestAgentTaskTimedOutByTheNodeWaitingForTheModel.)
 func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
-	m, endpoint := silentModel(t)
+	m, srv := silentModel(t)
+	endpoint := srv.BaseURL()
 	logs := &logtest.Buffer{}
 	out, err := agentOp(t, context.Background(), m, slog.New(slog.NewTextHandler(logs, nil)), "run_agent_task",
-		`{"goal":"log in with password hunter2","timeoutMs":1500}`)
+		`{"goal":"log in with password hunter2","timeoutMs":5000}`) // ample to reach the model under load
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +103,10 @@ func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
 	// exact figure against the deadline).
 	if m := regexp.MustCompile(`^timed out after ([0-9.]+s) waiting for the model`).FindStringSubmatch(fail.Error()); m == nil {
 		t.Errorf("failure %q does not say it timed out waiting for the model", fail)
-	} else if d, _ := time.ParseDuration(m[1]); d < time.Second || d > 1500*time.Millisecond {
-		t.Errorf("failure %q: timed out after %s, want timeoutMs's 1.5s", fail, m[1])
+	} else if d, _ := time.ParseDuration(m[1]); d < 4500*time.Millisecond || d > 5*time.Second {
+		t.Errorf("failure %q: timed out after %s, want timeoutMs's 5s", fail, m[1])
 	}
-	for _, want := range []string{endpoint + " had not answered when the task's timeoutMs of 1.5s ran out", "pass a larger timeoutMs"} {
+	for _, want := range []string{endpoint + " had not answered when the task's timeoutMs of 5s ran out", "pass a larger timeoutMs"} {
 		if !strings.Contains(fail.Error(), want) {
 			t.Errorf("failure %q lacks %q", fail, want)
 		}
@@ -91,10 +135,9 @@ func TestAgentTaskTimedOutWaitingForTheModel(t *testing.T) {
 // says the model did not answer and to check its server (a hung one needs a restart), not to
 // pass a larger timeoutMs: the node's deadline is long past any answer a working model gives.
 func TestAgentTaskTimedOutByTheNodeWaitingForTheModel(t *testing.T) {
-	m, endpoint := silentModel(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond) // the node's deadline
-	defer cancel()
-	out, err := agentOp(t, ctx, m, nil, "run_agent_task", `{"goal":"look"}`)
+	m, srv := silentModel(t)
+	endpoint := srv.BaseURL()
+	out, err := agentOp(t, deadlineOnceAsked(t, srv, 1500*time.Millisecond), m, nil, "run_agent_task", `{"goal":"look"}`) // the node's deadline
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,10 +158,9 @@ func TestAgentTaskTimedOutByTheNodeWaitingForTheModel(t *testing.T) {
 // ai_action whose deadline passes while the model is silent fails as timed out, saying so in
 // words rather than as a bare context error.
 func TestAIActionTimedOutWaitingForTheModel(t *testing.T) {
-	m, endpoint := silentModel(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	defer cancel()
-	out, err := agentOp(t, ctx, m, nil, "ai_action", `{"prompt":"tap the search box"}`)
+	m, srv := silentModel(t)
+	endpoint := srv.BaseURL()
+	out, err := agentOp(t, deadlineOnceAsked(t, srv, 1500*time.Millisecond), m, nil, "ai_action", `{"prompt":"tap the search box"}`)
 	if err != nil {
 		t.Fatalf("%v: a timed-out ai_action answers what it did, its failure says why", err)
 	}
