@@ -75,10 +75,7 @@ func (c *Client) BoundLatestTasks(keep int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.keep = keep
-	l.trim = func(ctx context.Context, prefix string, keep int) (int, error) {
-		keys, err := c.trimOldest(ctx, prefix, keep, nil)
-		return len(keys), err
-	}
+	l.trim = c.purgeOldest
 }
 
 // recorded is a latest task this gateway recorded: when, and the KV revision of its write

@@ -47,18 +47,24 @@ func cutPrincipalKey(k string) (prefix, id string, ok bool) {
 }
 
 // trimOldest drops the oldest keys of the bucket matching prefix+"*" (by last write) beyond
-// keep and returns them, each given to note (when not nil) before it goes. It counts them with
-// a consumer's pending count (one small answer, whatever their number) and drops them with one
-// purge that keeps the newest keep: a purge leaves no marker to count, and two gateways
-// trimming at once keep keep between them, not one fewer each (their notes may name one that
-// stays). A key written between the count and the purge makes it drop one more than it noted:
-// that session is then told only "serial is required", without why.
+// keep and returns them, each given to note before it goes. It counts them with a consumer's
+// pending count (one small answer, whatever their number), lists the oldest, and drops them
+// with one purge that keeps the newest keep and those written since the count began: two
+// gateways trimming at once keep keep between them, not one fewer each, and a key written
+// meanwhile stays (their notes may then name one that stays, until the next trim). It kept
+// keep alone before, and a key written between the count and the purge made it drop one
+// unnoted: that session was told only "serial is required", without why.
 func (c *Client) trimOldest(ctx context.Context, prefix string, keep int, note func(key string) error) ([]string, error) {
 	if keep < 1 {
 		return nil, fmt.Errorf("keep %d: a principal keeps at least one", keep)
 	}
 	stream, keyed := kvStream(SessionBucket), "$KV."+SessionBucket+"."
 	filter := keyed + prefix + "*"
+	s, err := c.stores.JS.Stream(ctx, stream) // its last sequence before the count
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", stream, err)
+	}
+	counted := s.CachedInfo().State.LastSeq
 	cons, err := c.stores.JS.CreateConsumer(ctx, stream, jetstream.ConsumerConfig{
 		FilterSubject: filter, DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy,
 		AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, InactiveThreshold: consumerIdle,
@@ -71,29 +77,49 @@ func (c *Client) trimOldest(ctx context.Context, prefix string, keep int, note f
 	if held <= keep {
 		return nil, nil
 	}
-	s, err := c.stores.JS.Stream(ctx, stream)
+	oldest, err := listFrom(ctx, s, filter, 1, held-keep)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", stream, err)
+		return nil, fmt.Errorf("reading the oldest of %s*: %w", prefix, err)
 	}
-	var dropped []string
-	for seq := uint64(1); len(dropped) < held-keep; {
+	for i, m := range oldest {
+		oldest[i] = strings.TrimPrefix(m, keyed)
+		if err := note(oldest[i]); err != nil {
+			return nil, err
+		}
+	}
+	since, err := listFrom(ctx, s, filter, counted+1, held) // more: kept all the same
+	if err != nil {
+		return nil, fmt.Errorf("reading the newest of %s*: %w", prefix, err)
+	}
+	if _, err := c.purgeSessions(ctx, purgeRequest{Filter: filter, Keep: uint64(keep + len(since))}); err != nil {
+		return nil, fmt.Errorf("dropping the oldest of %s*: %w", prefix, err)
+	}
+	return oldest, nil
+}
+
+// listFrom lists the subjects of s's messages on filter from sequence seq on, at most most.
+func listFrom(ctx context.Context, s jetstream.Stream, filter string, seq uint64, most int) ([]string, error) {
+	var subjects []string
+	for len(subjects) < most {
 		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(filter))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			break // none left
 		}
 		if err != nil {
-			return nil, fmt.Errorf("reading the oldest of %s*: %w", prefix, err)
+			return nil, err
 		}
-		key := strings.TrimPrefix(m.Subject, keyed)
-		if note != nil {
-			if err := note(key); err != nil {
-				return nil, err
-			}
-		}
-		dropped, seq = append(dropped, key), m.Sequence+1
+		subjects, seq = append(subjects, m.Subject), m.Sequence+1
 	}
-	if err := s.Purge(ctx, jetstream.WithPurgeSubject(filter), jetstream.WithPurgeKeep(uint64(keep))); err != nil {
-		return nil, fmt.Errorf("dropping the oldest of %s*: %w", prefix, err)
+	return subjects, nil
+}
+
+// purgeOldest drops the oldest keys of the bucket matching prefix+"*" (by last write) beyond
+// keep, and says how many went: keys no one is told of (latest tasks, ended marks) need no
+// count nor list first, and one purge that keeps the newest keep costs one request, where a
+// counting consumer cost two and the server a consumer made and deleted.
+func (c *Client) purgeOldest(ctx context.Context, prefix string, keep int) (int, error) {
+	if keep < 1 {
+		return 0, fmt.Errorf("keep %d: a principal keeps at least one", keep)
 	}
-	return dropped, nil
+	return c.purgeSessions(ctx, purgeRequest{Filter: "$KV." + SessionBucket + "." + prefix + "*", Keep: uint64(keep)})
 }

@@ -36,11 +36,11 @@ func endedKey(session string) (string, bool) {
 // went: such a session is still refused by each gateway that saw its end (they keep 100,000);
 // another takes it up again for its client, as its own principal's.
 func (c *Client) TrimPrincipalEnded(ctx context.Context, principal string, keep int) (int, error) {
-	keys, err := c.trimOldest(ctx, PrincipalPrefix(principal)+endedPart, keep, nil)
+	n, err := c.purgeOldest(ctx, PrincipalPrefix(principal)+endedPart, keep)
 	if err != nil {
 		return 0, fmt.Errorf("the ended sessions of %s: %w", principal, err)
 	}
-	return len(keys), nil
+	return n, nil
 }
 
 // sessionEnd is the value of an ended mark.
