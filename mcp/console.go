@@ -69,12 +69,12 @@ func (g *Gateway) console() (http.Handler, prometheus.Gatherer) {
 }
 
 // viewerOf is the console's view of a principal: its tag rule, whether it may change devices at
-// all (an operator, or a principal that may call any of changing), which tools it may call and
+// all (it may call any of changing: an operator's force release needs abort_task), which tools it may call and
 // whether it is an operator, for what the console shows and the actions it offers; its token's
 // hash, which the console's login cookie binds; and its key (session_keys.go), which keys its
 // cookies.
 func viewerOf(p *Principal, key []byte, changing []string) console.Viewer {
-	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: p.Operator || slices.ContainsFunc(changing, p.MayCall),
+	return console.Viewer{Name: p.Name, Tags: p.Tags, MayUse: p.MayUse, MayAct: slices.ContainsFunc(changing, p.MayCall),
 		MayCall: p.MayCall, Operator: p.Operator, Principal: p, Credential: p.hash[:], Key: key}
 }
 
@@ -172,16 +172,28 @@ func refusedAsBusy(tool, serial, msg string) bool {
 const deniedByPolicy = "denied by policy"
 
 // ForceRelease revokes serial's lease whoever holds it, as `corral release --force` does: an
-// operator's action (policy key operator), as aborting the task of another's device is.
-// Without a policy everyone is anonymous and may, as they may abort anything.
+// operator's action (policy key operator), as aborting the task of another's device is. It
+// aborts the running task too, so the principal's tools rule must allow abort_task as well: an
+// operator with tools [readonly] may abort nothing, here or anywhere. Without a policy everyone
+// is anonymous and may, as they may abort anything.
 func (a consoleActions) ForceRelease(ctx context.Context, v console.Viewer, serial string) console.Answer {
 	g := a.g
 	ctx = a.callerContext(ctx, v)
-	if p := g.principal(ctx); g.opts.Policy != nil && (p == nil || !p.Operator) {
+	const tool = "console force release"
+	p := g.principal(ctx)
+	switch {
+	case g.opts.Policy == nil:
+	case p == nil || !p.Operator:
 		g.metrics.deny(reasonHolder)
-		g.logDenial(ctx, denial{reason: reasonHolder, tool: "console force release", serial: serial, rule: "only an operator revokes another's lease"})
+		g.logDenial(ctx, denial{reason: reasonHolder, tool: tool, serial: serial, rule: "only an operator revokes another's lease"})
 		return console.Answer{Denied: true, Message: fmt.Sprintf("%s: principal %q may not force the release of %s (rule: only an operator, policy key operator: true, "+
 			"revokes another's lease); ask its holder, or an operator", deniedByPolicy, v.Name, serial)}
+	case !p.MayCall(console.ForceReleaseObeys):
+		g.metrics.deny(reasonTool)
+		g.logDenial(ctx, denial{reason: reasonTool, tool: tool, serial: serial, rule: p.toolRule()})
+		return console.Answer{Denied: true, Message: fmt.Sprintf("%s: principal %q may not force the release of %s, which aborts its running task: "+
+			"it may not call %s (rule: %s); ask an operator whose tools include %s", deniedByPolicy, v.Name, serial, console.ForceReleaseObeys,
+			p.toolRule(), console.ForceReleaseObeys)}
 	}
 	if dev, ok := g.farm.Device(serial); !ok || !g.mayUse(ctx, dev) {
 		return console.Answer{Message: fmt.Sprintf("unknown device %q: no device in the farm has this serial, or your token may not use it", serial)}

@@ -65,6 +65,10 @@ const adminContextHint = "corral up writes DATA/nats/admin.json, e.g. --nats-con
 // notForAgents is why the operator actions that change things have no gateway path.
 const notForAgents = "no gateway tool offers it, so that an agent's token cannot do it"
 
+// forceNotForAgents is why release --force has no gateway path: the console's Force release is
+// its only one, for a logged-in operator the policy lets abort (it aborts the running task).
+const forceNotForAgents = "no gateway tool offers it; through a gateway only the console's Force release does it, for an operator whose tools include abort_task"
+
 // startArgs is start with the flags given before or after the positional arguments.
 func (a *adminFlags) startArgs(args []string, check func() error, viaNATS func() bool) (stop bool, err error) {
 	a.positional = true
@@ -136,7 +140,7 @@ func runRelease(ctx context.Context, args []string) error {
 		if !*force {
 			return nil
 		}
-		return a.needsNATS("release --force (an operator revoking someone's lease)", notForAgents,
+		return a.needsNATS("release --force (an operator revoking someone's lease)", forceNotForAgents,
 			"the holder gives its own lease back with `corral release SERIAL --lease-file FILE --gateway URL`")
 	}
 	viaNATS := func() bool { return *force || *a.gateway == "" }

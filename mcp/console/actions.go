@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,6 +23,9 @@ import (
 type action struct {
 	// tool is the front door's tool it calls; "" for force_release, which no tool does.
 	tool string
+	// obeys, for an action no tool does (an operator's), is the tool whose policy rule it
+	// obeys as well: force_release aborts the device's running task, as abort_task does.
+	obeys string
 	// args takes the tool's own arguments from the request's body; nil: it takes none.
 	args func(b actionBody) (map[string]any, error)
 	// lease: pass the session's lease of the device.
@@ -39,11 +43,18 @@ var actions = map[string]action{
 	"home":          {tool: "home", lease: true},
 	"back":          {tool: "back", lease: true},
 	"abort":         {tool: "abort_task"},
-	"force_release": {},
+	"force_release": {obeys: ForceReleaseObeys},
 	// stop halts an arm rig at once (a safety stop: one click, no confirmation). Recovering it
 	// is no console action: a person must look at the rig first (arm_recover).
 	"stop": {tool: "emergency_stop", platform: device.PlatformArm},
 }
+
+// ForceReleaseObeys is the tool whose policy rule force release obeys besides operator: it
+// aborts the device's running task, so a principal whose tools leave out abort_task may not.
+const ForceReleaseObeys = "abort_task"
+
+// needs is the tool whose rule and serving the action needs.
+func (a action) needs() string { return cmp.Or(a.tool, a.obeys) }
 
 // actionNames lists the actions, sorted.
 func actionNames() []string {
@@ -105,8 +116,8 @@ func (c *Console) act(w http.ResponseWriter, r *http.Request) {
 	case c.cfg.Actions == nil:
 		refuseAction(w, http.StatusNotImplemented, "this console is read-only: its gateway takes no actions")
 		return
-	case spec.tool != "" && !c.cfg.Actions.Serves(spec.tool):
-		refuseAction(w, http.StatusNotImplemented, fmt.Sprintf("this gateway does not serve %s, which %s needs (its --tools leave it out)", spec.tool, name))
+	case !c.cfg.Actions.Serves(spec.needs()):
+		refuseAction(w, http.StatusNotImplemented, fmt.Sprintf("this gateway does not serve %s, which %s needs (its --tools leave it out)", spec.needs(), name))
 		return
 	}
 	args, err := actionArgs(r, name, spec)
@@ -258,7 +269,7 @@ func (c controls) List() string {
 
 // controls returns the actions v may take on a device of platform: those whose tools the
 // policy lets it call, the gateway serves and the platform's drivers can run; force_release
-// for operators. The front door decides again on each.
+// for operators whose tools include abort_task. The front door decides again on each.
 func (c *Console) controls(v Viewer, platform string) controls {
 	if c.cfg.Actions == nil {
 		return controls{}
@@ -268,7 +279,9 @@ func (c *Console) controls(v Viewer, platform string) controls {
 		if a.platform != "" && a.platform != platform {
 			continue
 		}
-		if a.tool == "" && v.Operator || a.tool != "" && v.mayCall(a.tool) && c.cfg.Actions.Serves(a.tool) && c.cfg.Actions.Supports(platform, a.tool) {
+		// an operator's action no tool does runs on any platform: it obeys its tool's rule only
+		mayRun := a.tool == "" && v.Operator || a.tool != "" && c.cfg.Actions.Supports(platform, a.tool)
+		if mayRun && v.mayCall(a.needs()) && c.cfg.Actions.Serves(a.needs()) {
 			can[name] = true
 		}
 	}

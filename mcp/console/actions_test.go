@@ -239,7 +239,8 @@ func TestActionsHoldTheSessionsLease(t *testing.T) {
 }
 
 // The device page shows the actions the viewer's tools allow, the gateway serves and the
-// device's platform can do; force release to operators only; none to a viewer without tools that act, or without Actions.
+// device's platform can do; force release to operators whose tools include abort_task (it
+// aborts the running task) only; none to a viewer without tools that act, or without Actions.
 func TestControlsFollowTheViewersRights(t *testing.T) {
 	c := New(Config{Farm: testFarm(), Actions: &fakeActions{}})
 	for _, tc := range []struct {
@@ -249,7 +250,8 @@ func TestControlsFollowTheViewersRights(t *testing.T) {
 		{Anonymous, "abort acquire back force_release home release tap type"},
 		{Viewer{Name: "ro", MayCall: func(string) bool { return false }}, ""},
 		{Viewer{Name: "tapper", MayCall: func(tool string) bool { return tool == "tap_xy" || tool == "acquire_device" }}, "acquire tap"},
-		{Viewer{Name: "ops", MayCall: func(string) bool { return false }, Operator: true}, "force_release"},
+		{Viewer{Name: "ops", MayCall: func(tool string) bool { return tool == "abort_task" }, Operator: true}, "abort force_release"},
+		{Viewer{Name: "opro", MayCall: func(string) bool { return false }, Operator: true}, ""},
 	} {
 		if got := c.controls(tc.v, "android").List(); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.v.Name, got, tc.want)

@@ -63,14 +63,15 @@ type Viewer struct {
 	// device).
 	Tags   []string
 	MayUse func(tags []string) bool
-	// MayAct: the viewer may change devices (a tool not marked read-only, or force release as
-	// an operator); everyone else gets a read-only badge. Each action shows only if its own tool
+	// MayAct: the viewer may change devices (a tool not marked read-only: an operator's force
+	// release needs abort_task, one of them); everyone else gets a read-only badge. Each action shows only if its own tool
 	// is allowed (MayCall).
 	MayAct bool
 	// MayCall says which of the front door's tools the viewer may call (nil: every tool): the
 	// device page shows the actions whose tools it may call. The front door decides again.
 	MayCall func(tool string) bool
-	// Operator may force the release of a lease whoever holds it.
+	// Operator may force the release of a lease whoever holds it, if MayCall allows abort_task
+	// (it aborts the running task).
 	Operator bool
 	// Principal is the front door's own record of the viewer, handed back to Actions.
 	Principal any
