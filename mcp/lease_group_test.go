@@ -167,20 +167,25 @@ func TestGroupLeaseWaitIsShared(t *testing.T) {
 	farmtest.Structured(t, farmtest.MustCall(t, bob, "acquire_device", second), &l2)
 
 	start := time.Now()
-	got := farmtest.Go(t, alice, "acquire_device", map[string]any{"count": 2, "wait_seconds": 3})
+	got := farmtest.Go(t, alice, "acquire_device", map[string]any{"count": 2, "wait_seconds": 6})
 	farmtest.Eventually(t, 10*time.Second, func() bool {
 		ls, err := gw.Leases(t.Context())
 		return err == nil && slicesHas(ls, "n1-p1", 1)
 	}, "alice waits for n1-p1")
-	// Bob keeps n1-p1 busy for 1.5 s of the device's own time, then lets alice have it.
-	farmtest.MustCall(t, bob, "sleep_ms", map[string]any{"serial": "n1-p1", "lease": l1.Lease.Handle, "milliseconds": 1500})
+	// Bob keeps n1-p1 busy for 3 s of the device's own time, then lets alice have it.
+	farmtest.MustCall(t, bob, "sleep_ms", map[string]any{"serial": "n1-p1", "lease": l1.Lease.Handle, "milliseconds": 3000})
 	farmtest.MustCall(t, bob, "release_device", map[string]any{"lease": l1.Lease.Handle})
+	released := time.Since(start)
 	res := (<-got).Get(t)
 	took := time.Since(start)
 	wantRefused(t, res, "n2-p1 wait_expired", "bob")
 	// A tenth of the wait is kept for giving back what was taken (giveBack).
-	assert.GreaterOrEqual(t, took, 2700*time.Millisecond, "answered before its wait, but for the part kept for giving back")
-	assert.Less(t, took, 4*time.Second, "past its wait, or n2-p1 was given a wait of its own: answered after %s", took)
+	assert.GreaterOrEqual(t, took, 5400*time.Millisecond, "answered before its wait, but for the part kept for giving back")
+	// A wait of n2-p1's own would begin once alice had n1-p1, after its release, and last as
+	// long (past released + 5.4 s); the shared one ends 5.4 s after the start. Halfway between,
+	// rather than a fixed 4 s of a 3 s wait a loaded machine passed (4.4 s).
+	assert.Less(t, took, 5400*time.Millisecond+released/2,
+		"n2-p1 was given a wait of its own: answered %s after the start, n1-p1 released at %s", took, released)
 	ls, err := gw.Leases(t.Context())
 	require.NoError(t, err)
 	require.Len(t, ls, 1, "alice still holds n1-p1")
