@@ -51,7 +51,7 @@ func TestConsoleActions(t *testing.T) {
 
 	// Acquire on the device page: this console session holds the phone.
 	browse(t, ctx, chromedp.Navigate(base+"/devices/n1-p1"))
-	waitPage(t, ctx, 15*time.Second, "the live screen", screenJS("n1-p1"), func(v []int) bool { return len(v) == 2 })
+	waitPage(t, ctx, pageWait, "the live screen", screenJS("n1-p1"), func(v []int) bool { return len(v) == 2 })
 	assert.Equal(t, "abort acquire back force_release home release swipe tap type",
 		evalPage[string](t, ctx, `document.getElementById('controls').dataset.can`), "an anonymous viewer's actions: all")
 	clickAction(t, ctx, "acquire")
@@ -120,7 +120,7 @@ func TestConsoleActions(t *testing.T) {
 	agentPhone := f.Phone("n1-p2")
 	before := len(agentPhone.InputLog())
 	browse(t, ctx, chromedp.Navigate(base+"/devices/n1-p2"))
-	waitPage(t, ctx, 15*time.Second, "n1-p2's live screen", screenJS("n1-p2"), func(v []int) bool { return len(v) == 2 })
+	waitPage(t, ctx, pageWait, "n1-p2's live screen", screenJS("n1-p2"), func(v []int) bool { return len(v) == 2 })
 	x, y = pagePoint(t, ctx, 0.5, 0.5)
 	browse(t, ctx, chromedp.MouseClickXY(x, y))
 	waitResult(t, ctx, 1, false, "anonymous (agent)")
@@ -225,7 +225,7 @@ func TestConsoleActionsRefused(t *testing.T) {
 	// In a browser: reader's page has no action button, and its forged fetch gets 403.
 	ctx := consoleBrowser(t)
 	browse(t, ctx, chromedp.Navigate(base+"/devices/n1-p1?token="+readerToken))
-	waitPage(t, ctx, 15*time.Second, "reader's live screen", screenJS("n1-p1"), func(v []int) bool { return len(v) == 2 })
+	waitPage(t, ctx, pageWait, "reader's live screen", screenJS("n1-p1"), func(v []int) bool { return len(v) == 2 })
 	assert.Zero(t, evalPage[int](t, ctx, `document.querySelectorAll('button[data-action], #controls').length`))
 	forged, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch('/console/devices/n1-p1/actions/tap', {method: 'POST', credentials: 'same-origin',
   headers: {'Content-Type': 'application/json', 'X-Corral-CSRF': document.querySelector('meta[name=corral-csrf]').content},
@@ -340,7 +340,7 @@ func clickAction(t *testing.T, ctx context.Context, action string) {
 // checks its outcome and that its message says want.
 func waitResult(t *testing.T, ctx context.Context, n int, ok bool, want string) {
 	t.Helper()
-	v := waitPage(t, ctx, 15*time.Second, fmt.Sprintf("answer %d to an action", n), resultJS,
+	v := waitPage(t, ctx, pageWait, fmt.Sprintf("answer %d to an action", n), resultJS,
 		func(v []string) bool { return len(v) == 3 && v[0] == strconv.Itoa(n) })
 	if (v[1] == "ok") != ok || !strings.Contains(v[2], want) {
 		t.Fatalf("answer %d: %s %q; want ok=%v and %q", n, v[1], v[2], ok, want)

@@ -77,6 +77,11 @@ func evalPage[T any](t *testing.T, ctx context.Context, expr string) T {
 
 // waitPage evaluates expr in the page every 20 ms until it yields a value ok accepts (an
 // exception counts as not yet), and returns that value; the test fails after timeout.
+// pageWait bounds a wait for what a page shows that comes from the farm (a live screen, an
+// action's answer): generous, as a loaded 2-core machine running -race with Chromium beside it
+// took over 15 s for a first frame; a passing wait costs what it takes.
+const pageWait = 45 * time.Second
+
 func waitPage[T any](t *testing.T, ctx context.Context, timeout time.Duration, what, expr string, ok func(T) bool) T {
 	t.Helper()
 	deadline := time.Now().Add(timeout)

@@ -49,7 +49,7 @@ func TestConsoleWall(t *testing.T) {
 
 	// Live screens: each card's image has loaded, with the phone's shape.
 	for _, serial := range []string{"n1-p1", "n2-p3"} {
-		wh := waitPage(t, ctx, 15*time.Second, serial+"'s live screen", screenJS(serial), func(v []int) bool { return len(v) == 2 })
+		wh := waitPage(t, ctx, pageWait, serial+"'s live screen", screenJS(serial), func(v []int) bool { return len(v) == 2 })
 		assert.Equal(t, 360, wh[0], "a grid frame's width")
 		assert.InDelta(t, float64(size.Width)/float64(size.Height), float64(wh[0])/float64(wh[1]), 0.01, "%s: frame %v of a %v screen", serial, wh, size)
 	}
@@ -68,7 +68,7 @@ func TestConsoleWall(t *testing.T) {
 	// newest first, with their outcomes. The tasks run while the screen is captured four times
 	// a second: captures go between them, never alongside.
 	browse(t, ctx, chromedp.Navigate(base+"/devices/n1-p2"))
-	wh := waitPage(t, ctx, 15*time.Second, "the device page's live screen", screenJS("n1-p2"), func(v []int) bool { return len(v) == 2 && v[0] == 720 })
+	wh := waitPage(t, ctx, pageWait, "the device page's live screen", screenJS("n1-p2"), func(v []int) bool { return len(v) == 2 && v[0] == 720 })
 	assert.InDelta(t, float64(size.Width)/float64(size.Height), float64(wh[0])/float64(wh[1]), 0.01, "frame %v", wh)
 	before := evalPage[int](t, ctx, seqJS)
 	for range 10 {
@@ -168,7 +168,7 @@ func TestConsoleAuthAndTags(t *testing.T) {
 	assert.Equal(t, "/", evalPage[string](t, ctx, `location.pathname + location.search`), "the token stayed in the address")
 	assert.NotContains(t, evalPage[string](t, ctx, `document.cookie`), "corral_console", "a script can read the token's cookie")
 	assert.Equal(t, "read-only", evalPage[string](t, ctx, `document.querySelector('header .ro')?.textContent || ''`))
-	waitPage(t, ctx, 15*time.Second, "reader's live screen", screenJS("n1-p1"), func(v []int) bool { return len(v) == 2 })
+	waitPage(t, ctx, pageWait, "reader's live screen", screenJS("n1-p1"), func(v []int) bool { return len(v) == 2 })
 
 	// Logging out shows the login form; logging in as lab shows lab's device only.
 	evalPage[bool](t, ctx, `document.querySelector('header form button').click() || true`)

@@ -74,12 +74,12 @@ func TestPreMarkOperationOnASimFarm(t *testing.T) {
 	// In a browser, the device page's timeline loads the thumbnails, a link to each full image.
 	ctx := consoleBrowser(t)
 	browse(t, ctx, chromedp.Navigate(f.Gateway().HTTP.URL+"/devices/"+serial))
-	waitPage(t, ctx, 15*time.Second, "the timeline's two marked screens, loaded", `[...document.querySelectorAll('#timeline a[data-mark] img')]
+	waitPage(t, ctx, pageWait, "the timeline's two marked screens, loaded", `[...document.querySelectorAll('#timeline a[data-mark] img')]
 	  .map(i => i.complete && i.naturalWidth === 540 && i.closest('a').href === i.src)`, func(v []bool) bool {
 		return len(v) == 2 && v[0] && v[1]
 	})
 	if os.Getenv("CORRAL_UPDATE_DOCS") != "" { // the docs' picture has the live screen too
-		waitPage(t, ctx, 15*time.Second, "the live screen", screenJS(serial), func(v []int) bool { return len(v) == 2 })
+		waitPage(t, ctx, pageWait, "the live screen", screenJS(serial), func(v []int) bool { return len(v) == 2 })
 		browse(t, ctx, chromedp.ScrollIntoView(`#timeline a[data-mark]`))
 		saveDoc(t, ctx, "console-marked.png")
 	}
