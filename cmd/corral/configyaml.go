@@ -36,21 +36,29 @@ func configValues(b []byte) (map[string]any, error) {
 
 // asWritten is n's value with its scalars as written (configValues), its aliases followed.
 func asWritten(n *yaml.Node, budget *int) (any, error) {
-	if *budget--; *budget < 0 {
-		return nil, fmt.Errorf("more than %d values (aliases expanding?)", maxConfigValues)
-	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		return asWritten(n.Alias, budget)
-	case yaml.ScalarNode:
+	return yamlValue(n, budget, maxConfigValues, func(n *yaml.Node) (any, error) {
 		if n.ShortTag() == "!!null" {
 			return nil, nil
 		}
 		return n.Value, nil
+	})
+}
+
+// yamlValue is n's value, its aliases followed, its scalars as scalar reads them: at most
+// *budget values in all, of limit (aliases may expand a small file into many).
+func yamlValue(n *yaml.Node, budget *int, limit int, scalar func(*yaml.Node) (any, error)) (any, error) {
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("more than %d values (aliases expanding?)", limit)
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return yamlValue(n.Alias, budget, limit, scalar)
+	case yaml.ScalarNode:
+		return scalar(n)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, item := range n.Content {
-			v, err := asWritten(item, budget)
+			v, err := yamlValue(item, budget, limit, scalar)
 			if err != nil {
 				return nil, err
 			}
@@ -65,12 +73,12 @@ func asWritten(n *yaml.Node, budget *int) (any, error) {
 				key = key.Alias
 			}
 			if key.Kind != yaml.ScalarNode {
-				return nil, errors.New("a key that is a list or a set of keys: write each key as one value")
+				return nil, fmt.Errorf("line %d: a key that is a list or a set of keys: write each key as one value", key.Line)
 			}
 			if _, twice := out[key.Value]; twice {
 				return nil, fmt.Errorf("key %s is given twice: give it once", key.Value)
 			}
-			v, err := asWritten(n.Content[i+1], budget)
+			v, err := yamlValue(n.Content[i+1], budget, limit, scalar)
 			if err != nil {
 				return nil, err
 			}

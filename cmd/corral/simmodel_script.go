@@ -164,49 +164,13 @@ func keysOf(n *yaml.Node, what string, known []string) (map[string]*yaml.Node, e
 // jsonValue is n as JSON sees it: numbers, booleans and null as YAML reads them, any other
 // scalar (a date too) as the text written.
 func jsonValue(n *yaml.Node, budget *int) (any, error) {
-	if *budget--; *budget < 0 {
-		return nil, fmt.Errorf("more than %d values (aliases expanding?)", maxScriptValues)
-	}
-	switch n.Kind {
-	case yaml.AliasNode:
-		return jsonValue(n.Alias, budget)
-	case yaml.ScalarNode:
-		var v any
+	return yamlValue(n, budget, maxScriptValues, func(n *yaml.Node) (any, error) {
 		switch n.ShortTag() {
 		case "!!int", "!!float", "!!bool", "!!null":
-			if err := n.Decode(&v); err != nil {
-				return nil, err
-			}
-			return v, nil
+			var v any
+			err := n.Decode(&v)
+			return v, err
 		}
 		return n.Value, nil
-	case yaml.SequenceNode:
-		out := make([]any, 0, len(n.Content))
-		for _, item := range n.Content {
-			v, err := jsonValue(item, budget)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case yaml.MappingNode:
-		out := map[string]any{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			key := n.Content[i]
-			if key.Kind == yaml.AliasNode {
-				key = key.Alias
-			}
-			if key.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: a key that is a list or a set of keys: write each key as one value", key.Line)
-			}
-			v, err := jsonValue(n.Content[i+1], budget)
-			if err != nil {
-				return nil, err
-			}
-			out[key.Value] = v
-		}
-		return out, nil
-	}
-	return nil, errors.New("no value JSON can hold here")
+	})
 }
