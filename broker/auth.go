@@ -298,6 +298,9 @@ func PermissionsFor(r Role, node string) (Permissions, error) {
 			"$KV." + RegistryBucket + ".>", "$KV." + CalibrationBucket + ".>", fmt.Sprintf(EventNodeT, "*", NodeForgotten)},
 			readStreams(allStreams)...)
 		pub = append(pub, manageConsumers(allStreams)...)
+		// Its front door bounds a principal's latest tasks and ended marks as a gateway does
+		// (one purge keeping the newest: principal_keys.go).
+		pub = append(pub, jsAPI+"STREAM.PURGE."+kvStream(SessionBucket))
 		pub = append(pub, createStreams(allStreams)...)
 		pub = append(pub, gatewaySecretSubjects()...) // its front door keys sessions as a gateway does
 		return Permissions{PublishAllow: pub,

@@ -43,7 +43,7 @@ func startNodeUsersNATS(t *testing.T) *nodeUsersNATS {
 	for _, u := range []struct {
 		role Role
 		node string
-	}{{RoleGateway, ""}, {RoleNode, "nA"}, {RoleNode, "nB"}} {
+	}{{RoleGateway, ""}, {RoleNode, "nA"}, {RoleNode, "nB"}, {RoleAdmin, ""}} {
 		p, err := PermissionsFor(u.role, u.node)
 		require.NoError(t, err)
 		f.opts.Users = append(f.opts.Users, embedded.User{Name: UserName(u.role, u.node), Password: "pw", Permissions: embedded.Permissions(p)})
