@@ -10,8 +10,8 @@ import (
 )
 
 // An app_launch whose browser is killed while the page loads, or whose call is aborted, says
-// so, and that the URL was not at fault: both used to advise "check the URL, and that the
-// site answers".
+// so, and that the URL was not at fault; one whose deadline passed says so, and to give it
+// more time: each used to advise "check the URL, and that the site answers".
 func TestLaunchCutShortSaysWhyNotTheURL(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // a page that takes longer than the call
@@ -29,6 +29,14 @@ func TestLaunchCutShortSaysWhyNotTheURL(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(time.Second, cancel)
 	check("aborted", d.LaunchApp(ctx, srv.URL+"/slow"), "the call was aborted")
+
+	late, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	err := d.LaunchApp(late, srv.URL+"/slow")
+	if err == nil || !strings.Contains(err.Error(), "had not loaded when the call's deadline passed") ||
+		!strings.Contains(err.Error(), "longer timeout_ms") || strings.Contains(err.Error(), "check the URL") {
+		t.Errorf("app_launch past its deadline: %v; want it to say the page had not loaded in time, and to give it a longer timeout_ms", err)
+	}
 
 	d.mu.Lock()
 	dir := d.dir

@@ -242,8 +242,13 @@ func (d *Driver) navigate(ctx context.Context, op, url string) error {
 		return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, err), diedHint)
 	}
 	err, stopped := aborted(ctx, err)
+	err, late := timedOut(ctx, err)
 	undone := d.undoNavigation(ctx, tctx, opened, was)
 	switch {
+	case late && undone:
+		return d.wrap(op, err, "the device is as it was: "+notLoadedHint)
+	case late:
+		return d.wrap(op, err, notLoadedHint+"; list_packages shows the tabs open")
 	case stopped && undone:
 		return d.wrap(op, err, "the device is as it was, and the URL was not at fault: app_launch it again")
 	case stopped:
