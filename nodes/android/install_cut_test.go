@@ -72,6 +72,9 @@ func TestAppInstallCutMidPushSaysItIsSafeToCallAgain(t *testing.T) {
 	t.Logf("cut after %d of %d bytes read: %v", pushed, size, err)
 	assert.Equal(t, broker.CodeDriver, tools.ErrorCode(err))
 	assert.Contains(t, err.Error(), "app_install is safe to call again: nothing is installed until the whole file is on the device")
+	// The link to the adb server was cut, not the device's cable.
+	assert.Contains(t, err.Error(), "is the adb server at")
+	assert.NotContains(t, err.Error(), "check the cable")
 	assert.NotContains(t, dev.Installed(), "com.example.cut", "installed from a cut push")
 
 	link.Heal()

@@ -255,10 +255,10 @@ func deadlinePassed(ctx context.Context) bool {
 // hintFor says what to do about err, if there is something to say.
 func hintFor(err error, addr string) string {
 	switch {
+	case errors.Is(err, ErrServer): // the device may be there still: the node lost its adb server
+		return "is the adb server at " + addr + " running? start it with `adb start-server`, or set ANDROID_ADB_SERVER_PORT"
 	case errors.Is(err, ErrDisconnected):
 		return "it left the adb server at " + addr + "; check the cable or `adb devices`, and retry once it is back"
-	case errors.Is(err, ErrServer):
-		return "is the adb server running? start it with `adb start-server`, or set ANDROID_ADB_SERVER_PORT"
 	}
 	return ""
 }
