@@ -15,9 +15,7 @@ func Listen(addr string, script ...Turn) (*Server, error) {
 		return nil, err
 	}
 	s := newServer(script)
-	s.hs = httptest.NewUnstartedServer(s.handler())
-	_ = s.hs.Listener.Close() // the free port of 127.0.0.1 it took, replaced by addr's
-	s.hs.Listener = ln
+	s.hs = &httptest.Server{Listener: ln, Config: &http.Server{Handler: s.handler()}}
 	s.hs.Start()
 	return s, nil
 }
