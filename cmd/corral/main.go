@@ -32,7 +32,7 @@ func commands() []command {
 		{"node", "run an edge node with its devices against a NATS", runNode},
 		{"vision", "run a vision worker (OCR, template matching, element listing) against a NATS; needs a corral built with make build-vision", runVision},
 		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
-		{"sim", "run simulators that speak real protocols: corral sim android --count N --listen 127.0.0.1:PORT; corral sim ios --count N --listen 127.0.0.1:PORT; corral sim arm --listen 127.0.0.1:PORT; corral sim model --listen 127.0.0.1:PORT --script FILE", runSim},
+		{"sim", "run simulators that speak real protocols: " + strings.Join(simCalls(), "; "), runSim},
 		{"arm", "arm rigs: corral arm calibrate SERIAL calibrates one again, step by step; corral arm recover SERIAL unlocks one after an alarm; corral arm page serves the calibration page to phones without a cable", runArm},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices; corral devices forget --node ID removes a node stopped for good's from the registry", runDevices},
@@ -137,12 +137,8 @@ func usage(w io.Writer) {
 }
 
 // subcommands says what the subcommands do, for their -h; the commands' own are commands()'
-// usage.
+// usage, the simulators' their what (simulators.go).
 var subcommands = map[string]string{
-	"sim android":    "run simulated Android devices that speak adb (the devices' own adbd protocol), from --listen's port on",
-	"sim ios":        "run a simulated usbmuxd serving simulated iPhones on --listen",
-	"sim arm":        "run a simulated arm rig: a GRBL controller on --listen, its camera and calibration readback on --http",
-	"sim model":      "run a scripted model: the OpenAI-compatible chat API on --listen, answering with the turns of --script, one per request",
 	"arm calibrate":  "calibrate the arm rig SERIAL again, step by step",
 	"arm recover":    "unlock the arm rig SERIAL after an alarm",
 	"arm page":       "serve the calibration page to the phones under the arms that have no cable",
@@ -153,6 +149,9 @@ var subcommands = map[string]string{
 // summary is what command name does, one sentence for the top of its -h.
 func summary(name string) string {
 	what := subcommands[name]
+	if sim, ok := strings.CutPrefix(name, "sim "); ok {
+		what = simWhat(sim)
+	}
 	for _, c := range commands() {
 		if c.name == name {
 			what = c.usage
@@ -212,28 +211,4 @@ func runVersion(_ context.Context, args []string) error {
 	}
 	fmt.Println(buildinfo.Version())
 	return nil
-}
-
-// runSim dispatches the simulators.
-func runSim(ctx context.Context, args []string) error {
-	const simUsage = "usage: corral sim android --count N --listen 127.0.0.1:PORT, corral sim ios --count N --listen 127.0.0.1:PORT, corral sim arm --listen 127.0.0.1:PORT, or corral sim model --listen 127.0.0.1:PORT --script FILE"
-	if subcommandHelp(args, simUsage+"\n('corral sim android -h' and the others list their flags)") {
-		return flag.ErrHelp
-	}
-	if len(args) > 0 {
-		switch args[0] {
-		case "android":
-			return runSimAndroid(ctx, args[1:])
-		case "arm":
-			return runSimArm(ctx, args[1:])
-		case "ios":
-			return runSimIOS(ctx, args[1:])
-		case "model":
-			return runSimModel(ctx, args[1:])
-		}
-		if err := unknownSubcommand("sim", "simulator", args[0], []string{"android", "arm", "ios", "model"}); err != nil {
-			return err
-		}
-	}
-	return errors.New(simUsage)
 }
