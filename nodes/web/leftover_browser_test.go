@@ -3,14 +3,9 @@ package web
 import (
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/corral-farm/corral/internal/chromium"
-	"github.com/corral-farm/corral/internal/logtest"
 )
 
 // A killed node's Chromium can outlive it (Debian's chromium-headless-shell is a script that
@@ -25,39 +20,7 @@ func TestLeftoverRemovalEndsTheKilledNodesBrowser(t *testing.T) {
 	self := thisProcess()
 	killedNode := owner{pid: self.pid, started: self.started + "1", host: self.host} // its pid since taken by this test
 	dir := makeProfileDir(t, tmp, killedNode)
-	args := []string{"--headless", "--remote-debugging-port=0", "--user-data-dir=" + dir, "about:blank"}
-	if os.Geteuid() == 0 {
-		args = append(args, "--no-sandbox")
-	}
-	browser := exec.Command(chrome, args...)
-	var stderr logtest.Buffer
-	browser.Stderr = &stderr
-	if err := browser.Start(); err != nil {
-		t.Fatal(err)
-	}
-	reaped := make(chan struct{})
-	go func() { _ = browser.Wait(); close(reaped) }() // so that it ends, not lingers a zombie
-	t.Cleanup(func() {
-		for pid := range browserTree([]int{browser.Process.Pid}) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-		<-reaped
-	})
-	// A start under a loaded machine (the whole suite at once) may take longer than waitFor's
-	// 10 s: wait for the browser to write in its profile, or to end, which fails at once.
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) { // polling a condition
-		if _, err := os.Stat(filepath.Join(dir, "Default")); err == nil && len(processesOn(dir)) > 0 {
-			break
-		}
-		select {
-		case <-reaped:
-			t.Fatalf("Chromium ended before it wrote in %s: %s", dir, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Chromium did not write in %s within a minute: %s", dir, stderr.String())
-		}
-	}
+	startRawChromium(t, chrome, dir) // again if it dies at start-up, as under the whole suite's load
 	tree := browserTree(processesOn(dir))
 
 	removeLeftovers(slog.New(slog.DiscardHandler), self)
