@@ -45,10 +45,12 @@ func simModel(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer srv.Close()
 	srv.Beyond(func(_ modelsim.Request, n int) modelsim.Turn {
-		msg := fmt.Sprintf("corral sim model: the script %s has no turn left for request %d (its %d turns are answered): "+
-			"restart corral sim model to play it again, or add turns", *script, n, len(turns))
-		log.Warn("a model request past the end of the script: answered 500", "request", n, "turns", len(turns))
-		return modelsim.Fail(http.StatusInternalServerError, msg)
+		// 410, not a 5xx: the model client retries a 5xx once, and the task would fail naming
+		// the retry's request. The path goes last, as the client keeps 300 bytes of the message.
+		msg := fmt.Sprintf("corral sim model: the script has %s, all answered; request %d is past its end: "+
+			"restart corral sim model to play the script again from its first turn, or add turns to %s", turnsOf(len(turns)), n, *script)
+		log.Warn("a model request past the end of the script: answered 410", "request", n, "turns", len(turns))
+		return modelsim.Fail(http.StatusGone, msg)
 	})
 	base := baseURLOf(srv.URL())
 	fmt.Fprintf(out, "export OPENAI_BASE_URL=%s\nexport OPENAI_MODEL=scripted   # any name: the script answers every model\n", base)
@@ -85,6 +87,14 @@ func baseURLOf(url string) string {
 		}
 	}
 	return "http://" + hostPort + "/v1"
+}
+
+// turnsOf is "1 turn" or "n turns".
+func turnsOf(n int) string {
+	if n == 1 {
+		return "1 turn"
+	}
+	return fmt.Sprintf("%d turns", n)
 }
 
 // cutRunes is s cut to n runes, with … where it was cut.

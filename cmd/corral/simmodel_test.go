@@ -67,8 +67,8 @@ func TestSimModelRunsTheDocumentedAgentTask(t *testing.T) {
 	res = farmtest.Call(t, c, "run_agent_task", map[string]any{"serial": serial, "goal": "open Notes and write hello"})
 	require.True(t, res.IsError, farmtest.Text(res))
 	text := farmtest.Text(res)
-	assert.Contains(t, text, "corral sim model: the script "+script+" has no turn left for request ")
-	assert.Contains(t, text, "(its 5 turns are answered): restart corral sim model to play it again, or add turns")
+	assert.Contains(t, text, "corral sim model: the script has 5 turns, all answered; request 6 is past its end: "+
+		"restart corral sim model to play the script again from its first turn, or add turns to "+script)
 }
 
 // A bad script stops `corral sim model` before it listens, naming the turn; --check-config

@@ -128,7 +128,7 @@ func (c *Client) complete(ctx context.Context, creq openai.ChatCompletionRequest
 func (c *Client) stream(ctx context.Context, creq openai.ChatCompletionRequest, onDelta func(string)) (Response, error) {
 	s, err := c.oc.CreateChatCompletionStream(ctx, creq)
 	if err != nil {
-		return Response{}, streamHint(c.explain(ctx, err))
+		return Response{}, streamHint(answerStateOf(ctx).status, c.explain(ctx, err))
 	}
 	defer s.Close()
 	var (
@@ -142,7 +142,7 @@ func (c *Client) stream(ctx context.Context, creq openai.ChatCompletionRequest, 
 			break
 		}
 		if err != nil {
-			return Response{}, streamHint(c.explain(ctx, err))
+			return Response{}, streamHint(answerStateOf(ctx).status, c.explain(ctx, err))
 		}
 		if chunk.Usage != nil {
 			resp.Usage = usage(chunk.Usage)

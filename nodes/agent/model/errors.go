@@ -72,9 +72,13 @@ func (c *Client) explain(ctx context.Context, err error) error {
 		return st.withRetryAfter(fmt.Errorf("%w: %s (429: %s): retry later or raise the account's limits", ErrRateLimited, base, text))
 	case status >= 500:
 		return st.withRetryAfter(fmt.Errorf("%w: %s answered %d for model %q: %s: its own logs say why; retrying may help", ErrServer, base, status, model, text))
-	case status >= 400:
+	case status >= 400 && refusesContent(status):
 		return fmt.Errorf("%w: %s answered %d for model %q: %s: check that the model takes tools and images, and that the conversation fits its context",
 			ErrBadRequest, base, status, model, text)
+	case status >= 400:
+		// Its own words say why (corral sim model's 410 says its script is used up): a hint
+		// about tools and images would send the user the wrong way.
+		return fmt.Errorf("%w: %s answered %d for model %q: %s", ErrBadRequest, base, status, model, text)
 	case apiErr != nil:
 		// An error event inside a stream: the server failed after it had started answering.
 		return fmt.Errorf("%w: %s reported an error mid-answer for model %q: %s", ErrServer, base, model, text)
@@ -150,10 +154,21 @@ func askedWait(after time.Duration) string {
 // streamOff is the hint for a server that does not stream as OpenAI does.
 const streamOff = "turn streaming off (drop --openai-stream, or set CORRAL_OPENAI_STREAM=false)"
 
-// streamHint adds to a streamed call's refusal or garbled answer that streaming may be the
-// cause: some servers refuse it, or stream text but not tool calls.
-func streamHint(err error) error {
-	if errors.Is(err, ErrBadRequest) || errors.Is(err, ErrMalformed) {
+// refusesContent says whether a 4xx refuses what the request holds (its tools, images or
+// size), as 400, 413 and 422 do; 0 is a refusal by go-openai itself. Other statuses (405, 409,
+// 410…) refuse for a reason only the server's message gives.
+func refusesContent(status int) bool {
+	switch status {
+	case 0, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
+}
+
+// streamHint adds to a streamed call's refusal (status: its HTTP status) or garbled answer
+// that streaming may be the cause: some servers refuse it, or stream text but not tool calls.
+func streamHint(status int, err error) error {
+	if errors.Is(err, ErrBadRequest) && refusesContent(status) || errors.Is(err, ErrMalformed) {
 		return fmt.Errorf("%w; if the server cannot stream this request, %s", err, streamOff)
 	}
 	return err
