@@ -2,56 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/corral-farm/corral/mcp"
 	"github.com/corral-farm/corral/nodes/device"
 )
-
-// runArm dispatches the arm rig commands.
-func runArm(ctx context.Context, args []string) error {
-	const armUsage = "usage: corral arm calibrate [flags] SERIAL, corral arm recover [flags] SERIAL, or corral arm page [--listen ADDR]"
-	if subcommandHelp(args, armUsage+"\n('corral arm calibrate -h' and the others list their flags)") {
-		return flag.ErrHelp
-	}
-	if err := armFlagsFirst(args); err != nil {
-		return err
-	}
-	if len(args) > 0 {
-		switch args[0] {
-		case "calibrate":
-			return runArmCalibrate(ctx, args[1:])
-		case "recover":
-			return runArmRecover(ctx, args[1:])
-		case "page":
-			return runArmPage(ctx, args[1:])
-		}
-		if err := unknownSubcommand("arm", "subcommand", args[0], []string{"calibrate", "recover", "page"}); err != nil {
-			return err
-		}
-	}
-	return errors.New(armUsage)
-}
-
-// armFlagsFirst refuses flags given before arm's subcommand (corral arm --gateway URL
-// calibrate SERIAL), naming where they go.
-func armFlagsFirst(args []string) error {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "-") {
-		return nil
-	}
-	lines := map[string]string{"calibrate": "corral arm calibrate [flags] SERIAL", "recover": "corral arm recover [flags] SERIAL",
-		"page": "corral arm page [--listen ADDR]"}
-	for i, a := range args {
-		if line, ok := lines[a]; ok {
-			return flagsBeforeSubcommand("arm", a, line, flagNames(nil, args[:i]))
-		}
-	}
-	return nil
-}
 
 // runArmRecover brings a rig out of an alarm (the arm_recover tool).
 func runArmRecover(ctx context.Context, args []string) error {

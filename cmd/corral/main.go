@@ -33,7 +33,7 @@ func commands() []command {
 		{"vision", "run a vision worker (OCR, template matching, element listing) against a NATS; needs a corral built with make build-vision", runVision},
 		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
 		{"sim", "run simulators that speak real protocols: " + strings.Join(simCalls(), "; "), runSim},
-		{"arm", "arm rigs: corral arm calibrate SERIAL calibrates one again, step by step; corral arm recover SERIAL unlocks one after an alarm; corral arm page serves the calibration page to phones without a cable", runArm},
+		{"arm", armBriefs(), runArm},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices; corral devices forget --node ID removes a node stopped for good's from the registry", runDevices},
 		{"leases", "list the leases held", runLeases},
@@ -137,11 +137,8 @@ func usage(w io.Writer) {
 }
 
 // subcommands says what the subcommands do, for their -h; the commands' own are commands()'
-// usage, the simulators' their what (simulators.go).
+// usage, the simulators' and arm's their what (simulators.go, armcommands.go).
 var subcommands = map[string]string{
-	"arm calibrate":  "calibrate the arm rig SERIAL again, step by step",
-	"arm recover":    "unlock the arm rig SERIAL after an alarm",
-	"arm page":       "serve the calibration page to the phones under the arms that have no cable",
 	"tasks export":   "write an agent task's device actions as a steps file for corral run",
 	"devices forget": "remove the devices of a node stopped for good from the registry",
 }
@@ -151,6 +148,9 @@ func summary(name string) string {
 	what := subcommands[name]
 	if sim, ok := strings.CutPrefix(name, "sim "); ok {
 		what = simWhat(sim)
+	}
+	if sub, ok := strings.CutPrefix(name, "arm "); ok {
+		what = armWhat(sub)
 	}
 	for _, c := range commands() {
 		if c.name == name {
