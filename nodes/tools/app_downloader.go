@@ -87,7 +87,7 @@ func (dl downloader) download(ctx context.Context, rawURL, platform string, prog
 	}
 	limit := dl.limit
 	if resp.ContentLength > limit {
-		return "", "", 0, fmt.Errorf("download %s: the app is %d bytes; at most %d (%s) can be installed", shown, resp.ContentLength, limit, mib(limit))
+		return "", "", 0, tooLarge{fmt.Errorf("download %s: the app is %d bytes; at most %d (%s) can be installed", shown, resp.ContentLength, limit, mib(limit))}
 	}
 	dir, err = os.MkdirTemp("", "corral-app-*")
 	if err != nil {
@@ -107,7 +107,7 @@ func (dl downloader) download(ctx context.Context, rawURL, platform string, prog
 	case err != nil:
 		return dir, "", n, fmt.Errorf("download %s: stopped after %s: %w", shown, mib(n), scrubURLError(err))
 	case n > limit:
-		return dir, "", n, fmt.Errorf("download %s: the app is more than %d bytes (%s); at most that can be installed", shown, limit, mib(limit))
+		return dir, "", n, tooLarge{fmt.Errorf("download %s: the app is more than %d bytes (%s); at most that can be installed", shown, limit, mib(limit))}
 	case resp.ContentLength >= 0 && n != resp.ContentLength:
 		return dir, "", n, fmt.Errorf("download %s: got %d of %d bytes", shown, n, resp.ContentLength)
 	}

@@ -97,7 +97,7 @@ func appInstall() Tool {
 				defer os.RemoveAll(dir)
 			}
 			if err != nil {
-				return Output{}, err
+				return Output{}, downloadAgain(ctx, err)
 			}
 			local, size = file, n
 		} else {

@@ -29,6 +29,12 @@ func TestAppInstallSaysWhenItIsSafeToCallAgain(t *testing.T) {
 	}{
 		{"a broken stream", errors.New("write tcp 127.0.0.1:5037: broken pipe"), broker.CodeDriver, true},
 		{"not an APK", fmt.Errorf("install app: %w: INSTALL_PARSE_FAILED_NOT_APK", device.ErrBadInput), broker.CodeBadInput, false},
+		// The answer's code is the OpError's, not what it wraps: the note follows the code.
+		{"a driver error around bad input", &OpError{Code: broker.CodeDriver, Msg: "install app",
+			Err: fmt.Errorf("%w: pm install answered nothing", device.ErrBadInput)}, broker.CodeDriver, true},
+		{"bad input around a driver's words", &OpError{Code: broker.CodeBadInput, Msg: "install app",
+			Err: errors.New("INSTALL_FAILED_OLDER_SDK")}, broker.CodeBadInput, false},
+		{"unsupported", fmt.Errorf("install app: %w", device.ErrUnsupported), broker.CodeUnsupported, false},
 		{"aborted", context.Canceled, broker.CodeDriver, false},
 	} {
 		d := newAbled()
