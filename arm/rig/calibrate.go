@@ -156,6 +156,9 @@ func (d *Driver) probe(ctx context.Context, touches <-chan geom.Point, at geom.P
 		if err := d.ready("probe"); err != nil {
 			return err
 		}
+		if err := d.answering(ctx, "probe", answerWait); err != nil {
+			return err
+		}
 		if err := d.restAbandoned(ctx, "probe"); err != nil {
 			return err
 		}

@@ -13,3 +13,7 @@ import (
 func ServeTwinWithoutClipboard(ctx context.Context, reg device.Registry, tw *twin.Twin, log *slog.Logger) (stop func(), err error) {
 	return serveTwin(ctx, reg, tw, log, Config{Model: "iPhone (twin)", Tags: []string{device.SimulatedTag}})
 }
+
+// SilentAfter is how long the controller may send no status report before the rig counts it
+// silent.
+const SilentAfter = silentAfter

@@ -31,6 +31,9 @@ func (d *Driver) run(ctx context.Context, op string, program func(ctx context.Co
 	if err := d.ready(op); err != nil {
 		return err
 	}
+	if err := d.answering(ctx, op, answerWait); err != nil {
+		return err
+	}
 	if err := d.restAbandoned(ctx, op); err != nil {
 		return err
 	}
@@ -58,7 +61,11 @@ func (e stoppedMidGesture) Unwrap() error { return e.ctxErr }
 // the failure is: stoppedMidGesture when ctx ended and the rig stopped; the controller's
 // silence, with what to do, when it answered nothing (silent.go); else err.
 func (d *Driver) afterFailure(ctx context.Context, op string, err error) (cause error, hint string) {
-	stopErr := d.stop(op, err)
+	silence := silentAfter
+	if ctx.Err() != nil {
+		silence = silentAtCut // cut short: the farm's grace runs
+	}
+	stopErr := d.stop(op, err, silence)
 	var silent *grbl.SilentError
 	switch {
 	case stopErr == nil && ctx.Err() != nil:
@@ -72,16 +79,16 @@ func (d *Driver) afterFailure(ctx context.Context, op string, err error) (cause 
 }
 
 // stop brings the rig to rest with the finger up after a failed gesture; it fails when it did
-// not. A controller silent for silentAfter is not waited for (it would confirm nothing within
+// not. A controller silent for silence is not waited for (it would confirm nothing within
 // stopTimeout, past the farm's grace): the rig is marked silent (silenced) and the error says
 // so (a *grbl.SilentError).
-func (d *Driver) stop(op string, cause error) error {
+func (d *Driver) stop(op string, cause error, silence time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 	defer cancel()
 	if err := d.arm.Err(); err != nil {
 		return err // nothing reaches the controller; a lost link resets an Arduino GRBL anyway
 	}
-	ctx, done := d.unlessSilent(ctx)
+	ctx, done := d.unlessSilent(ctx, silence)
 	defer done()
 	err := d.stopNow(ctx)
 	if silent := context.Cause(ctx); errors.Is(silent, grbl.ErrSilent) {

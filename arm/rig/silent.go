@@ -17,7 +17,8 @@ import (
 // gesture gives up once the controller has been silent for silentAfter, the gesture's error
 // says the controller stopped answering, and the rig refuses work (unhealthy, with that
 // reason) until the controller answers again; its next gesture then first brings it to rest,
-// the finger up, as the abandoned gesture's stop could not.
+// the finger up, as the abandoned gesture's stop could not. A gesture that finds the
+// controller silent already as it starts is refused at once, not after its deadline.
 const (
 	// silentAfter is how long a controller may send no status report (it is asked 8 times a
 	// second) before it counts as silent: longer than a loaded host's late reports.
@@ -25,6 +26,16 @@ const (
 	// healthWait is how long a health check waits for a report from a controller that has
 	// sent none for silentAfter; the check's own deadline bounds it too.
 	healthWait = 5 * time.Second
+	// answerWait is how long a gesture about to start waits for a report from a controller
+	// that has sent none for silentAfter: eight polls, not the gesture's deadline, which its
+	// first line would wait out (QA: the first tap after an idle freeze took its whole 10 s).
+	answerWait = time.Second
+	// silentAtCut bounds the silence a stop waits through after a gesture's deadline passed
+	// (or it was aborted): the driver has the farm's grace (1 s by default) to return, and a
+	// controller frozen in the last 3 s before the deadline held the stop past it (the actor
+	// restarted). Four status reports missed in a row: a stop on an answering controller sees
+	// one every 125 ms.
+	silentAtCut = 500 * time.Millisecond
 )
 
 // hintSilent says what to do about a controller that stopped answering.
@@ -62,25 +73,31 @@ func (d *Driver) silence(op string) error {
 // checkAnswering is the health check's look at the controller: one that has sent no status
 // report for silentAfter, and sends none within healthWait, is silent (silenced).
 func (d *Driver) checkAnswering(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, healthWait)
+	return d.answering(ctx, "health", healthWait)
+}
+
+// answering refuses op (silenced, with silence's words) when the controller has sent no status
+// report for silentAfter and sends none within wait; nil at once when one came since.
+func (d *Driver) answering(ctx context.Context, op string, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	err := d.arm.Answering(ctx, silentAfter)
 	if !errors.Is(err, grbl.ErrSilent) {
 		return nil // answering; a lost link is ready's to say
 	}
 	d.silenced(err)
-	return d.silence("health")
+	return d.silence(op)
 }
 
 // unlessSilent is ctx, also cancelled, with the controller's silence as its cause, once the
-// controller has sent no status report for silentAfter: a stop waits for no answer that will
-// not come. done ends it.
-func (d *Driver) unlessSilent(ctx context.Context) (_ context.Context, done func()) {
+// controller has sent no status report for after: a stop waits for no answer that will not
+// come. done ends it.
+func (d *Driver) unlessSilent(ctx context.Context, after time.Duration) (_ context.Context, done func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		if err := d.arm.Silent(ctx, silentAfter); errors.Is(err, grbl.ErrSilent) {
+		if err := d.arm.Silent(ctx, after); errors.Is(err, grbl.ErrSilent) {
 			cancel(err)
 		}
 	}()
