@@ -20,8 +20,8 @@ var errSentAsItDied = errors.New("an input event had been sent: the page may hav
 var errNoneSent = errors.New("no input event had been sent: nothing reached the page")
 
 // diedInputHint says what comes after an input whose browser died.
-const diedInputHint = "the device starts a new browser on a new profile, without the tabs, cookies and storage; " +
-	"the next call says so and does nothing; then app_launch your page again"
+const diedInputHint = "the next call starts a new browser on a new profile, without the tabs, cookies and storage: " +
+	"app_launch your page again"
 
 // sentKey is the context key of a call's mark that an input event was sent (withSent).
 type sentKey struct{}
@@ -47,6 +47,7 @@ func (d *Driver) inputFailed(op string, tab context.Context, sent *atomic.Bool, 
 		return d.wrap(op, err, hint)
 	}
 	d.log.Warn("the browser died under a call; the next use starts a new one", "op", op, "err", err)
+	d.toldDied(tab)
 	if sent != nil && sent.Load() {
 		return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, errSentAsItDied),
 			diedInputHint+", and look at what the input did before you repeat it")

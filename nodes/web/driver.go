@@ -67,8 +67,12 @@ type Driver struct {
 	lastURL map[target.ID]string
 	// committed is each followed tab's last committed URL (committed.go)
 	committed map[target.ID]string
-	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go)
-	replaced bool
+	// replaced: the browser crashed and was replaced, and no call has been told (elastic.go);
+	// replacedOf is the browser that crashed
+	replaced   bool
+	replacedOf *chromedp.Browser
+	// diedTold is the browser whose death a call's answer told, not replaced yet (died_told.go)
+	diedTold *chromedp.Browser
 	dialogs  []string    // what the dialogs the tabs answered said, for the next call (dialogs.go)
 	report   func(error) // where the device reports its health as its browser stops (report_health.go)
 
@@ -284,7 +288,7 @@ func (d *Driver) reset(ctx context.Context) error {
 		return err
 	}
 	d.mu.Lock()
-	d.replaced = false // the next holder expects a fresh browser: nothing to tell
+	d.replaced, d.replacedOf, d.diedTold = false, nil, nil // the next holder expects a fresh browser: nothing to tell
 	d.mu.Unlock()
 	if d.lazy || d.closed() { // closed meanwhile: Close removes what is left
 		return nil

@@ -86,11 +86,15 @@ func (d *Driver) acquire(ctx context.Context) (release func(), err error) {
 	}
 	defer d.launching.unlock()
 	look := d.lazy && device.IsLook(ctx)
-	if d.noteCrash() {
+	if crashed, tell := d.noteCrash(); crashed {
+		told := "the next call is told"
+		if !tell {
+			told = "the call it died under said so"
+		}
 		if look {
-			d.log.Warn("the browser died; its next use starts a new one (its tabs, cookies and storage are gone; the next call is told)")
+			d.log.Warn("the browser died; its next use starts a new one (its tabs, cookies and storage are gone; " + told + ")")
 		} else {
-			d.log.Warn("the browser died; starting a new one (its tabs, cookies and storage are gone; the next call is told)")
+			d.log.Warn("the browser died; starting a new one (its tabs, cookies and storage are gone; " + told + ")")
 		}
 		_ = d.shutdown()
 	}
@@ -150,7 +154,7 @@ func (d *Driver) stopWhenIdle() {
 		idle = d.idleLocked()
 		d.mu.Unlock()
 		if idle {
-			d.noteCrash() // a crash found here is told at the next use all the same
+			d.noteCrash() // a crash found here is told at the next use all the same (unless a call told it)
 			_ = d.shutdown()
 			d.log.Info("browser stopped: idle", "for", d.idle)
 		}
@@ -177,16 +181,21 @@ func (d *Driver) Leased(held bool) {
 	d.mu.Unlock()
 }
 
-// noteCrash marks the browser replaced, for the next call to be told, if it crashed; it says
-// whether it did. Callers hold launching.
-func (d *Driver) noteCrash() bool {
+// noteCrash marks the browser replaced, for the next call to be told, if it crashed and no
+// call's answer has told its death already (died_told.go); it says whether it crashed, and
+// whether the next call is told. Callers hold launching.
+func (d *Driver) noteCrash() (crashed, tell bool) {
 	if !d.crashed() {
-		return false
+		return false, false
 	}
 	d.mu.Lock()
-	d.replaced = true
-	d.mu.Unlock()
-	return true
+	defer d.mu.Unlock()
+	b := browserOf(d.browser)
+	if d.deathToldLocked(b) {
+		return true, false
+	}
+	d.replaced, d.replacedOf = true, b
+	return true, true
 }
 
 // crashed says whether the browser's process has ended while the device still counts it as
@@ -197,6 +206,9 @@ func (d *Driver) crashed() bool {
 	d.mu.Unlock()
 	if !running || bctx == nil {
 		return false
+	}
+	if browserDied(bctx) { // its process is being killed and reaped: it is no use any more
+		return true
 	}
 	c := chromedp.FromContext(bctx)
 	if c == nil || c.Browser == nil || c.Browser.Process() == nil {

@@ -71,7 +71,7 @@ func (d *Driver) replaceHung(ctx, bctx context.Context, waited time.Duration) er
 	d.mu.Lock()
 	same := d.browser == bctx
 	if same {
-		d.replaced = true
+		d.replaced, d.replacedOf = true, browserOf(bctx)
 	}
 	d.mu.Unlock()
 	if same {

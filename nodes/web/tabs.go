@@ -239,6 +239,7 @@ func (d *Driver) navigate(ctx context.Context, op, url string) error {
 		return nil
 	}
 	if browserDied(tctx) { // nothing to undo (navfail.go)
+		d.toldDied(tctx)
 		return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, err), diedHint)
 	}
 	err, stopped := aborted(ctx, err)
