@@ -31,6 +31,9 @@ func (d *Driver) pages(ctx context.Context) ([]*target.Info, error) {
 	bctx, done := bound(ctx, d.browserCtx())
 	defer done()
 	all, err := chromedp.Targets(bctx)
+	if err != nil && browserDied(bctx) {
+		return nil, d.listDied(ctx, bctx, err)
+	}
 	if err != nil {
 		return nil, d.wrap("list tabs", err, "")
 	}
