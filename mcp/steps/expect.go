@@ -76,10 +76,20 @@ func (p *Plan) checkExpect(s Step, tool string) error {
 // get_source on the serial and lease the step used. It returns why the check failed, or ""
 // (also for a step without expect).
 func (p *Plan) expect(ctx context.Context, c Caller, pc plannedCall, args map[string]any, held []heldLease) string {
-	want := pc.step.Expect
-	if want == "" {
+	if pc.step.Expect == "" {
 		return ""
 	}
+	msg, quoted := p.await(ctx, c, pc, args, held)
+	if msg == "" {
+		return ""
+	}
+	return msg + p.hiddenTyped(pc.step.Index, append(quoted, msg)...)
+}
+
+// await is expect's wait: why the check failed, or "", and the screen's texts it quotes as the
+// screen shows them (the message has them through Options.Hide).
+func (p *Plan) await(ctx context.Context, c Caller, pc plannedCall, args map[string]any, held []heldLease) (string, []string) {
+	want := pc.step.Expect
 	after := fmt.Sprintf("after step %d (%s)", pc.step.Index, pc.tool)
 	src := map[string]any{}
 	for _, k := range []string{"serial", "lease", "platform"} {
@@ -98,32 +108,33 @@ func (p *Plan) expect(ctx context.Context, c Caller, pc plannedCall, args map[st
 		res, err := c.CallTool(ctx, newRequest(toolSource, maps.Clone(src)))
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return fmt.Sprintf("interrupted while waiting for %q on the screen %s (%v)", want, after, context.Cause(ctx))
+			return fmt.Sprintf("interrupted while waiting for %q on the screen %s (%v)", want, after, context.Cause(ctx)), nil
 		case err != nil:
-			return fmt.Sprintf("expected %q on the screen %s, but %s failed: protocol error: %v (is the gateway up?)", want, after, toolSource, err)
+			return fmt.Sprintf("expected %q on the screen %s, but %s failed: protocol error: %v (is the gateway up?)", want, after, toolSource, err), nil
 		case res == nil:
-			return fmt.Sprintf("expected %q on the screen %s, but %s sent no result", want, after, toolSource)
+			return fmt.Sprintf("expected %q on the screen %s, but %s sent no result", want, after, toolSource), nil
 		case res.IsError:
 			return fmt.Sprintf("expected %q on the screen %s, but %s could not read the screen of %s: %s", want, after, toolSource, serial,
-				resultText(res))
+				resultText(res)), nil
 		}
 		texts, err := screenTexts(res)
 		if err != nil {
-			return fmt.Sprintf("expected %q on the screen %s, but the UI tree %s sent is unreadable: %v", want, after, toolSource, err)
+			return fmt.Sprintf("expected %q on the screen %s, but the UI tree %s sent is unreadable: %v", want, after, toolSource, err), nil
 		}
 		if shows(texts, want) {
-			return ""
+			return "", nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
+			screen, quoted := describeScreen(texts, p.opts.Hide)
 			return fmt.Sprintf("expected %q on the screen %s; not there after %s s: %s", want, after,
-				strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64), describeScreen(texts, p.opts.Hide))
+				strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64), screen), quoted
 		}
 		t := time.NewTimer(min(expectPoll, left))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Sprintf("interrupted while waiting for %q on the screen %s (%v)", want, after, context.Cause(ctx))
+			return fmt.Sprintf("interrupted while waiting for %q on the screen %s (%v)", want, after, context.Cause(ctx)), nil
 		case <-t.C:
 		}
 	}
@@ -170,30 +181,31 @@ func shows(texts []string, want string) bool {
 }
 
 // describeScreen quotes the first few distinct texts of a screen, for a failed check, each
-// through hide (if set) before it is cut.
-func describeScreen(texts []string, hide func(string) string) string {
+// through hide (if set) before it is cut; quoted are those texts as the screen shows them.
+func describeScreen(texts []string, hide func(string) string) (s string, quoted []string) {
 	if len(texts) == 0 {
-		return "the UI tree holds no text (a game, a canvas or a camera view draws its text as pixels, which expect does not read)"
+		return "the UI tree holds no text (a game, a canvas or a camera view draws its text as pixels, which expect does not read)", nil
 	}
 	seen := map[string]bool{}
-	var quoted []string
+	var shown []string
 	for _, t := range texts {
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
 		if len(quoted) < shownTexts {
+			quoted = append(quoted, t)
 			if hide != nil {
 				t = hide(t)
 			}
-			quoted = append(quoted, strconv.Quote(clip(t, 40)))
+			shown = append(shown, strconv.Quote(clip(t, 40)))
 		}
 	}
-	s := "the screen shows " + strings.Join(quoted, ", ")
-	if n := len(seen); n > len(quoted) {
+	s = "the screen shows " + strings.Join(shown, ", ")
+	if n := len(seen); n > len(shown) {
 		s += fmt.Sprintf(", … (%d texts in all)", n)
 	}
-	return s
+	return s, quoted
 }
 
 // fold makes every run of white space one space and trims the ends, as element listings show

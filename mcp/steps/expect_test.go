@@ -256,7 +256,7 @@ func TestDescribeScreen(t *testing.T) {
 	for i := range 20 {
 		texts = append(texts, fmt.Sprintf("t%d", i%15), strings.Repeat("x", 50))
 	}
-	got := describeScreen(texts, nil)
+	got, _ := describeScreen(texts, nil)
 	want := `the screen shows "t0", "` + strings.Repeat("x", 39) + `…", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9", "t10", … (16 texts in all)`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

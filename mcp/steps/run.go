@@ -194,6 +194,7 @@ func (p *Plan) Run(ctx context.Context, c Caller) *Report {
 			r.Status, r.Error = Failed, "the gateway sent no result"
 		case res.IsError:
 			r.Status, r.Error = Failed, resultText(res)
+			r.Error += p.hiddenTyped(r.Index, r.Error)
 			if pc.tool == toolRelease && leaseEnded(res) { // nothing left to give back at the end
 				held = forget(held, args)
 				p.setHolding(held)
