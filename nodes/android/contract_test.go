@@ -121,7 +121,7 @@ func TestInputTextLandsExactly(t *testing.T) {
 	// With the phone's own keyboard active, non-ASCII text is refused, not silently lost.
 	before := len(dev.Phone().InputLog())
 	err := d.InputText(ctx, "中文")
-	if !errors.Is(err, ErrCommandFailed) || !strings.Contains(err.Error(), "ADBKeyboard") || !strings.Contains(err.Error(), "set_ime") {
+	if !errors.Is(err, ErrNoADBKeyboard) || !strings.Contains(err.Error(), "ADBKeyboard") || !strings.Contains(err.Error(), "set_ime") {
 		t.Fatalf("non-ASCII text without ADBKeyboard: %v", err)
 	}
 	if n := len(dev.Phone().InputLog()) - before; n != 0 {

@@ -27,6 +27,10 @@ var (
 	// Android or ABI, a downgrade, ...), not for the phone's state. A caller's mistake:
 	// device.ErrBadInput.
 	ErrAPKRefused error = &mistake{"APK refused"}
+	// ErrNoADBKeyboard: the text needs the ADBKeyboard IME and another input method is active.
+	// The phone's setup lacks what the call needs, not a failure of the driver:
+	// device.ErrUnsupported.
+	ErrNoADBKeyboard error = &lack{"ADBKeyboard is not the active input method"}
 	// ErrServer: the adb server is unreachable or answered something unexpected.
 	ErrServer = errors.New("adb server")
 )
@@ -38,6 +42,14 @@ type mistake struct{ msg string }
 func (m *mistake) Error() string { return m.msg }
 
 func (m *mistake) Is(target error) bool { return target == device.ErrBadInput }
+
+// lack is a sentinel for what the phone lacks by how it is set up: it is device.ErrUnsupported
+// (errors.Is), so that the tools answer unsupported, a refusal, and not driver_error.
+type lack struct{ msg string }
+
+func (l *lack) Error() string { return l.msg }
+
+func (l *lack) Is(target error) bool { return target == device.ErrUnsupported }
 
 // Error is a failed operation on a device of this driver (see device.Error).
 type Error = device.Error

@@ -40,9 +40,10 @@ func (d *Driver) InputText(ctx context.Context, text string) error {
 	return nil
 }
 
-// checkADBKeyboard fails unless ADBKeyboard is the active input method: its broadcast answers
-// "completed" whether or not it typed, so without this check the text would be lost silently.
-// The refusal names the character `input text` cannot type.
+// checkADBKeyboard refuses (ErrNoADBKeyboard: unsupported, nothing typed) unless ADBKeyboard is
+// the active input method: its broadcast answers "completed" whether or not it typed, so
+// without this check the text would be lost silently. The refusal names the character `input
+// text` cannot type.
 func (d *Driver) checkADBKeyboard(ctx context.Context, op, text string) error {
 	out, err := d.shell(ctx, op, "settings get secure default_input_method")
 	if err != nil {
@@ -50,7 +51,7 @@ func (d *Driver) checkADBKeyboard(ctx context.Context, op, text string) error {
 	}
 	if active := strings.TrimSpace(out); active != adbKeyboard {
 		return d.fail(ctx, op, fmt.Errorf("%w: the text holds %s, which `input text` cannot type (it types printable ASCII only); such text is typed by the ADBKeyboard input method, and the active one is %s",
-			ErrCommandFailed, untypableChar(text), quoteOutput(active)),
+			ErrNoADBKeyboard, untypableChar(text), quoteOutput(active)),
 			"install ADBKeyboard (https://github.com/senzhk/ADBKeyBoard) and call set_ime with "+adbKeyboard+", or leave out that character; nothing was typed")
 	}
 	return nil

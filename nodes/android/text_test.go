@@ -2,6 +2,7 @@ package android
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -9,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/nodes/android/adbsim"
+	"github.com/corral-farm/corral/nodes/tools"
 )
 
 // typedSince is the text the phone took from its input log's entry before on: the texts of its
@@ -68,6 +71,8 @@ func TestInputTextPercentSWithPhoneKeyboard(t *testing.T) {
 
 // Text `input text` cannot type is refused with the phone's own keyboard active, and the
 // refusal names the character that needs ADBKeyboard instead of calling the text non-ASCII.
+// It is a refusal for how the phone is set up: the input tool answers unsupported, not
+// driver_error, which counts against the device and feeds the tool-error alert.
 func TestInputTextRefusalNamesTheCharacter(t *testing.T) {
 	_, d := newDevice(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -78,8 +83,13 @@ func TestInputTextRefusalNamesTheCharacter(t *testing.T) {
 		"50%sale 中": `'中' (U+4E2D)`,
 	} {
 		err := d.InputText(ctx, text)
-		if !errors.Is(err, ErrCommandFailed) {
-			t.Fatalf("%q: %v, want ErrCommandFailed", text, err)
+		if !errors.Is(err, ErrNoADBKeyboard) {
+			t.Fatalf("%q: %v, want ErrNoADBKeyboard", text, err)
+		}
+		args, _ := json.Marshal(map[string]string{"text": text})
+		_, terr := tools.DefaultOps()["input"].Run(ctx, &tools.Task{Driver: d, Args: args})
+		if code := tools.ErrorCode(terr); code != broker.CodeUnsupported {
+			t.Errorf("%q: the input tool answers %s, want %s (%v)", text, code, broker.CodeUnsupported, terr)
 		}
 		msg := err.Error()
 		for _, want := range []string{char, "printable ASCII", "ADBKeyboard", "set_ime", "LatinIME"} {
