@@ -18,7 +18,7 @@ func TestTimeoutIsWholeAndNullIsNotGiven(t *testing.T) {
 		{map[string]any{"timeout_ms": 1.5}, "timeout_ms must be a whole number of milliseconds, got 1.5"},
 		{map[string]any{"timeout_ms": 0.4}, "timeout_ms must be a whole number of milliseconds, got 0.4"},
 		{map[string]any{"timeout_ms": 2500.25}, "timeout_ms must be a whole number of milliseconds, got 2500.25"},
-		{map[string]any{"timeout_ms": 9e7}, "timeout_ms must be between 1 and 86400000 (24 h), got 90000000"},
+		{map[string]any{"timeout_ms": 9e7}, "timeout_ms 90000000 is above tap_xy's cap of " + capMS(t, "tap_xy") + " ms; ask for less"},
 		{map[string]any{"timeout_ms": "5"}, "timeout_ms must be a number, got a string"},
 	} {
 		farm := newFakeFarm(t)

@@ -165,7 +165,7 @@ func deviceToolDef(tool mcpgo.Tool, newArgs func() any) toolDef {
 				}
 				raw, common, err := splitArgs(req.GetArguments(), newArgs, &bare)
 				if err != nil {
-					return g.refuseBadInput(ctx, argError(tool, err).Error()), nil
+					return g.refuseBadInput(ctx, argError(tool, withToolCap(name, err)).Error()), nil
 				}
 				return g.runOnDevice(ctx, req, name, common, raw), nil
 			}

@@ -14,7 +14,8 @@ func TestRefusalsReadAsTheCallerWrote(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"home", map[string]any{"serial": phone, "timeout_ms": 9e7}, "timeout_ms must be between 1 and 86400000 (24 h), got 90000000"},
+		{"home", map[string]any{"serial": phone, "timeout_ms": 9e7}, "timeout_ms 90000000 is above home's cap of " + capMS(t, "home") + " ms; ask for less"},
+		{"sleep", map[string]any{"serial": phone, "timeout_ms": 99999999999.0}, "timeout_ms 99999999999 is above sleep's cap of " + capMS(t, "sleep") + " ms; ask for less"},
 		{"home", map[string]any{"serial": phone, "timeout_ms": 0}, "timeout_ms must be between 1 and 86400000 (24 h), got 0"},
 		{"sleep_ms", map[string]any{"serial": phone, "milliseconds": 3600001}, "milliseconds must be between 0 and 3600000 ms (1 h), got 3600001"},
 		{"get_source", map[string]any{"serial": phone, "packageName": "   "}, "packageName is blank"},
