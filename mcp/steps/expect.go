@@ -117,7 +117,7 @@ func (p *Plan) await(ctx context.Context, c Caller, pc plannedCall, args map[str
 			return fmt.Sprintf("expected %q on the screen %s, but %s could not read the screen of %s: %s", want, after, toolSource, serial,
 				resultText(res)), nil
 		}
-		texts, err := screenTexts(res)
+		texts, elements, err := screenTexts(res)
 		if err != nil {
 			return fmt.Sprintf("expected %q on the screen %s, but the UI tree %s sent is unreadable: %v", want, after, toolSource, err), nil
 		}
@@ -127,6 +127,9 @@ func (p *Plan) await(ctx context.Context, c Caller, pc plannedCall, args map[str
 		left := time.Until(deadline)
 		if left <= 0 {
 			screen, quoted := describeScreen(texts, p.opts.Hide)
+			if len(texts) == 0 {
+				screen = p.textless(ctx, c, src, elements)
+			}
 			return fmt.Sprintf("expected %q on the screen %s; not there after %s s: %s", want, after,
 				strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64), screen), quoted
 		}
@@ -141,8 +144,8 @@ func (p *Plan) await(ctx context.Context, c Caller, pc plannedCall, args map[str
 }
 
 // screenTexts reads get_source's result: every text and content-desc of its UI tree, in order,
-// runs of white space made one space.
-func screenTexts(res *mcpgo.CallToolResult) ([]string, error) {
+// runs of white space made one space, and how many elements the tree has.
+func screenTexts(res *mcpgo.CallToolResult) (texts []string, elements int, err error) {
 	var out struct {
 		Source *string `json:"source"`
 	}
@@ -151,13 +154,12 @@ func screenTexts(res *mcpgo.CallToolResult) ([]string, error) {
 		err = json.Unmarshal(b, &out)
 	}
 	if err != nil || out.Source == nil {
-		return nil, errors.New("its result has no source (a gateway older than this corral?)")
+		return nil, 0, errors.New("its result has no source (a gateway older than this corral?)")
 	}
 	els, err := uitree.Parse(*out.Source)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var texts []string
 	for _, e := range els {
 		for _, t := range []string{e.Text, e.ContentDesc} {
 			if t = fold(t); t != "" {
@@ -165,7 +167,7 @@ func screenTexts(res *mcpgo.CallToolResult) ([]string, error) {
 			}
 		}
 	}
-	return texts, nil
+	return texts, len(els), nil
 }
 
 // shows reports whether one of the texts holds want (case-sensitive; white space folded as in
@@ -180,11 +182,14 @@ func shows(texts []string, want string) bool {
 	return false
 }
 
+// noText is why an app's screen shows no text to expect.
+const noText = "the UI tree holds no text (a game, a canvas or a camera view draws its text as pixels, which expect does not read)"
+
 // describeScreen quotes the first few distinct texts of a screen, for a failed check, each
 // through hide (if set) before it is cut; quoted are those texts as the screen shows them.
 func describeScreen(texts []string, hide func(string) string) (s string, quoted []string) {
 	if len(texts) == 0 {
-		return "the UI tree holds no text (a game, a canvas or a camera view draws its text as pixels, which expect does not read)", nil
+		return noText, nil
 	}
 	seen := map[string]bool{}
 	var shown []string
