@@ -3,6 +3,8 @@ package android
 import (
 	"context"
 	"time"
+
+	"github.com/corral-farm/corral/nodes/device"
 )
 
 // The timing of gestures written to the touchscreen, kept by the host.
@@ -19,9 +21,9 @@ const (
 	doubleTapPause = 170 * time.Millisecond
 	// moveEvery is the time between a swipe's moves: about the 120 Hz a touch panel reports at.
 	moveEvery = 8 * time.Millisecond
-	// dragHold is the least a drag holds before it moves: Android's long-press timeout is
-	// 500 ms, and the margin keeps the host's and the device's jitter from making it a swipe.
-	dragHold = 600 * time.Millisecond
+	// dragHold is the least a drag holds before it moves: the hold the drag tool asks and
+	// says, one number (device.DragHold says why 600 ms).
+	dragHold = device.DragHold
 )
 
 // tapAt touches p for hold (tapHold when 0) and lifts.

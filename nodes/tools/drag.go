@@ -11,8 +11,8 @@ import (
 
 // Drag defaults.
 const (
-	defaultDragMS = 1000                   // drag move when duration is left out
-	dragHold      = 500 * time.Millisecond // a drag holds this long before it moves
+	defaultDragMS = 1000            // drag move when duration is left out
+	dragHold      = device.DragHold // a drag holds this long before it moves (a long press)
 )
 
 // DragArgs are drag's arguments (HttpRunner seed): relative coordinates 0-1 and the duration
@@ -57,7 +57,7 @@ type DragResult struct {
 }
 
 func drag() Tool {
-	return Define[DragArgs, DragResult](Tool{Name: "drag", Description: "Drag between relative points (0-1): press 0.5 s, then move.",
+	return Define[DragArgs, DragResult](Tool{Name: "drag", Description: "Drag between relative points (0-1): press 0.6 s, then move.",
 		Timeout: 30 * time.Second, MaxTimeout: 3 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject, Short: fromTo,
 		Needs: []Ability{Need[device.Swiper]("drag")},
 	}, func(ctx context.Context, t *Task, a DragArgs) (Output, error) {
@@ -81,14 +81,13 @@ func drag() Tool {
 }
 
 // dragMessage says what drag did: the move asked ms, which took took (longer at an arm's top
-// speed, as swipe says it). The hold is the tool's own, not the caller's, and not a promise: a
-// driver holds longer where its device needs it for a long press (Android: at least 600 ms),
-// and drivers do not report the hold they used.
+// speed, as swipe says it), after the hold, the tool's own (not the caller's), which the
+// Android driver holds too (device.DragHold).
 func dragMessage(c [4]float64, from, to device.Point, ms float64, took time.Duration) string {
 	move := fmt.Sprintf("in %gms", ms)
 	if asked := time.Duration(ms * float64(time.Millisecond)); took > asked {
 		move += fmt.Sprintf(" asked; took %s at the device's top speed", took)
 	}
 	return fmt.Sprintf("dragged from (%.3f, %.3f) to (%.3f, %.3f): pixel (%d, %d) to (%d, %d) %s, after holding the start "+
-		"for a long press (drag holds %s first; a device that needs longer holds longer)", c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, move, dragHold)
+		"for a long press (%s)", c[0], c[1], c[2], c[3], from.X, from.Y, to.X, to.Y, move, dragHold)
 }

@@ -11,7 +11,7 @@ import (
 func TestDrag(t *testing.T) {
 	d, calls := swiper()
 	res := mustRun(t, "drag", d, `{"from_x":0,"from_y":0,"to_x":1,"to_y":1}`)
-	want := swipeCall{device.Point{X: 0, Y: 0}, device.Point{X: 1079, Y: 2399}, time.Second, 500 * time.Millisecond}
+	want := swipeCall{device.Point{X: 0, Y: 0}, device.Point{X: 1079, Y: 2399}, time.Second, device.DragHold}
 	if len(*calls) != 1 || (*calls)[0] != want {
 		t.Fatalf("drag: %+v, want %+v", *calls, want)
 	}
