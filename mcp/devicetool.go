@@ -317,6 +317,8 @@ func (g *Gateway) runOnDevice(ctx context.Context, req mcpgo.CallToolRequest, to
 	if spec.Background {
 		return g.runBackground(ctx, req, spec, dev, task, asked)
 	}
+	g.inFlight.add(ctx, task) // the caller's latest until its answer is (get_latest_task)
+	defer g.inFlight.done(task.ID)
 	done, errRes := g.admitCall(ctx, dev.Serial, lease)
 	if errRes != nil {
 		return errRes

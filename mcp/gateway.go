@@ -75,13 +75,14 @@ type Gateway struct {
 	streamable *mcpserver.StreamableHTTPServer
 	known      map[string]bool // the tools served
 	agents     *agentRuns      // the background tasks on their way through this gateway
+	inFlight   *inFlight       // the other device calls on their way (latest_in_flight.go)
 	denials    *denialLog      // the policy's denials, logged once each (denial_log.go)
 }
 
 // New returns a gateway serving the whole catalog over farm.
 func New(farm Farm, log *slog.Logger, metrics *Metrics, opts Options) *Gateway {
 	g := &Gateway{farm: farm, log: log, opts: opts, metrics: metrics, limiter: newLimiter(opts.RateLimit),
-		limits: opts.Limits.withDefaults(), known: map[string]bool{}, agents: newAgentRuns(), denials: newDenialLog(log)}
+		limits: opts.Limits.withDefaults(), known: map[string]bool{}, agents: newAgentRuns(), inFlight: newInFlight(), denials: newDenialLog(log)}
 	g.progressEvery = cmp.Or(opts.ProgressEvery, DefaultProgressEvery)
 	g.farm = newKeyedSessions(g, farm) // sessions' entries under their principal, bounded
 	if opts.Policy != nil {

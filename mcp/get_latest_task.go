@@ -46,11 +46,14 @@ func toolGetLatestTask() toolDef {
 			if !anyTool {
 				who = agentTaskOf(who) // the seed's: the latest agent task, which no other call moves
 			}
+			dropSteps := a.IncludeSteps != nil && !*a.IncludeSteps
+			if out, ok := g.inFlightLatest(ctx, anyTool, a.Serial); ok { // no record, nor latest, before its answer
+				return structuredResult(ctx, out.steps(dropSteps)), nil
+			}
 			id, ok := g.farm.LatestTask(ctx, who)
 			if !ok {
 				return noLatestTask(ctx, anyTool, a.Serial), nil
 			}
-			dropSteps := a.IncludeSteps != nil && !*a.IncludeSteps
 			if out, ok := g.sentRunning(ctx, id); ok { // no record before its node answers
 				return structuredResult(ctx, out.steps(dropSteps)), nil
 			}
