@@ -226,7 +226,7 @@ func (s *Scheduler) leases() broker.LeasesAnswer {
 func (sl *slot) holderView() *broker.Lease {
 	var running *broker.RunningTask
 	if t := sl.running; t != nil {
-		running = &broker.RunningTask{ID: t.req.ID, Tool: t.req.Tool, Started: t.started, Deadline: t.deadline, Implicit: t.implicit}
+		running = &broker.RunningTask{ID: t.req.ID, Tool: t.req.Tool, Started: t.started, Deadline: t.deadline, Expected: t.expected, Implicit: t.implicit}
 	}
 	if sl.lease != nil {
 		l := sl.lease.Public()

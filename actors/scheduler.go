@@ -166,6 +166,7 @@ type task struct {
 	epoch     uint64
 	implicit  bool
 	deadline  time.Time
+	expected  time.Time // when it should end, if its tool can tell (task_expected.go); zero: unknown
 	cancel    context.CancelCauseFunc
 	ctx       context.Context
 	waited    bool   // it waited in the queue: its caller is asked before it runs (caller_gone.go)
@@ -511,6 +512,7 @@ func (s *Scheduler) start(sl *slot, t *task) {
 	}
 	t.epoch = sl.epoch
 	t.deadline = now.Add(d)
+	t.expected = expectedEnd(sl.dev, t.req, now, d)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ctx, stopDeadline := context.WithDeadlineCause(ctx, t.deadline, &cause{outcome: broker.OutcomeTimedOut, deadline: d})
 	t.ctx = ctx
@@ -777,7 +779,7 @@ func (s *Scheduler) show(sl *slot) {
 	var running *broker.RunningTask
 	if t := sl.running; t != nil {
 		h := t.req.Holder
-		running = &broker.RunningTask{ID: t.req.ID, Tool: t.req.Tool, Holder: &h, Started: t.started, Deadline: t.deadline, Implicit: t.implicit}
+		running = &broker.RunningTask{ID: t.req.ID, Tool: t.req.Tool, Holder: &h, Started: t.started, Deadline: t.deadline, Expected: t.expected, Implicit: t.implicit}
 	}
 	// The queue is looked at only when it moved: a device without waiters costs nothing more.
 	queue, queued, sameQueue := sl.info.Queue, sl.info.Queued, true

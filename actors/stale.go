@@ -167,7 +167,7 @@ func (sl *slot) holderNow() string {
 		return fmt.Sprintf("%s is held by %s until %s (at most until %s)", serial, sl.lease.Holder, stamp(sl.lease.ExpiresAt), stamp(sl.lease.MaxUntil))
 	case sl.running != nil:
 		t := sl.running
-		return fmt.Sprintf("%s runs %s for %s without a lease, until %s at the latest", serial, t.req.Tool, t.req.Holder, stamp(t.deadline))
+		return fmt.Sprintf("%s runs %s for %s without a lease, %s", serial, t.req.Tool, t.req.Holder, t.endsText(time.Now()))
 	case sl.health != broker.StateOnline:
 		return fmt.Sprintf("%s is %s (%s)", serial, sl.health, sl.reason)
 	}

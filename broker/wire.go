@@ -189,6 +189,9 @@ type RunningTask struct {
 	// Deadline is the task's own: its tool's default, or the caller's timeout_ms. The task
 	// may end sooner; it cannot run past it.
 	Deadline time.Time `json:"deadline"`
+	// Expected is when the task should end, as its tool tells from its arguments (a sleep's
+	// length; running_expected.go), when that is before its deadline; zero: not known.
+	Expected time.Time `json:"expected,omitzero"`
 	// Implicit: the task runs without a lease (none was acquired), under one that ends with
 	// it; the device is free when it ends.
 	Implicit bool `json:"implicit,omitempty"`

@@ -78,8 +78,10 @@ func queueHint(tool, code string) string {
 }
 
 // holderText says who has a busy device and what is known of when it frees: a lease's
-// expiry and hard end; a task run without a lease only ends by itself, by its own deadline at
-// the latest (not the lease's or the tool's maximum); and how many wait.
+// expiry and hard end; a task run without a lease only ends by itself: in about as long as its
+// tool told (a sleep's length: broker.RunningTask.Expected), else by its own deadline at the
+// latest (its timeout_ms or the tool's default, not the lease's or the tool's maximum); and how
+// many wait.
 func holderText(l *broker.Lease) string {
 	at := func(t time.Time) string {
 		return fmt.Sprintf("%s (in %s)", t.UTC().Format(time.RFC3339), time.Until(t).Round(time.Second))
@@ -88,12 +90,20 @@ func holderText(l *broker.Lease) string {
 	if r == nil && l.Holder == (broker.Holder{}) { // nobody has it (an older node's answer on a device not online)
 		return fmt.Sprintf("No one holds it now; %d waiting.", l.QueueLen)
 	}
+	left, expected := r.Left(time.Now())
 	if r != nil && r.Implicit {
-		return fmt.Sprintf("Running %s for %s since %s, without a lease: the device is free when that task ends, by its deadline %s at the latest; %d waiting.",
-			r.Tool, l.Holder, r.Started.UTC().Format(time.RFC3339), at(r.Deadline), l.QueueLen)
+		ends := fmt.Sprintf("by its deadline %s at the latest", at(r.Deadline))
+		if expected {
+			ends = fmt.Sprintf("in about %s", left)
+		}
+		return fmt.Sprintf("Running %s for %s since %s, without a lease: the device is free when that task ends, %s; %d waiting.",
+			r.Tool, l.Holder, r.Started.UTC().Format(time.RFC3339), ends, l.QueueLen)
 	}
 	s := fmt.Sprintf("Held by %s until %s, at most until %s", l.Holder, at(l.ExpiresAt), l.MaxUntil.UTC().Format(time.RFC3339))
-	if r != nil {
+	switch {
+	case r != nil && expected:
+		s += fmt.Sprintf("; running %s for about %s more", r.Tool, left)
+	case r != nil:
 		s += fmt.Sprintf("; running %s, deadline %s", r.Tool, at(r.Deadline))
 	}
 	return s + fmt.Sprintf("; %d waiting.", l.QueueLen)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/corral-farm/corral/broker"
 )
 
 // A busy refusal's text advises an MCP client (call acquire_device with wait_seconds, pass
@@ -16,10 +18,12 @@ type busyView struct {
 	// Until and Max: the lease's idle expiry and its hard end.
 	Until time.Time `json:"until,omitzero"`
 	Max   time.Time `json:"max,omitzero"`
-	// Task runs without a lease until TaskEnds at the latest.
-	Task     string    `json:"task,omitempty"`
-	TaskEnds time.Time `json:"task_ends,omitzero"`
-	Waiting  int       `json:"waiting"`
+	// Task runs without a lease until TaskEnds at the latest, and should end at TaskExpected
+	// when its tool could tell (a sleep's length; broker.RunningTask.Expected).
+	Task         string    `json:"task,omitempty"`
+	TaskEnds     time.Time `json:"task_ends,omitzero"`
+	TaskExpected time.Time `json:"task_expected,omitzero"`
+	Waiting      int       `json:"waiting"`
 }
 
 // busyOf is who has serial now, as the registry and its node's lease list say.
@@ -31,7 +35,7 @@ func (c *Console) busyOf(ctx context.Context, serial string) busyView {
 	}
 	b.Holder = d.Holder
 	if t := d.Task; t != nil && t.Implicit {
-		b.Task, b.TaskEnds = t.Tool, t.Deadline
+		b.Task, b.TaskEnds, b.TaskExpected = t.Tool, t.Deadline, t.Expected
 		if t.Holder != nil {
 			b.Holder = t.Holder.String()
 		}
@@ -56,7 +60,10 @@ func busyMessage(serial string, b busyView) string {
 	if who == "" {
 		who = "someone"
 	}
+	left, expected := broker.ExpectedLeft(b.TaskExpected, time.Now())
 	switch {
+	case b.Task != "" && expected:
+		return fmt.Sprintf("%s is busy: %s is running %s on it without a lease, for about %s more. Try again later.", serial, who, b.Task, left)
 	case b.Task != "":
 		return fmt.Sprintf("%s is busy: %s is running %s on it without a lease, until %s at the latest. Try again later.", serial, who, b.Task, at(b.TaskEnds))
 	case !b.Until.IsZero():

@@ -21,7 +21,9 @@ type Op struct {
 	// Timeout is the default deadline; a caller may ask for less, or more up to MaxTimeout.
 	Timeout    time.Duration
 	MaxTimeout time.Duration
-	Run        func(ctx context.Context, t *Task) (Output, error)
+	// Lasts is the Tool's (nil: the tool cannot tell how long a task takes).
+	Lasts func(args json.RawMessage) time.Duration
+	Run   func(ctx context.Context, t *Task) (Output, error)
 	// Secrets returns the secret values in a task's arguments, which its record must not keep
 	// (nil: none).
 	Secrets func(args json.RawMessage) []string

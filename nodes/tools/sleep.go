@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // SleepArgs are sleep's arguments (HttpRunner seed).
@@ -25,6 +26,7 @@ func sleep() Tool {
 		Hints:       ReadOnly,
 		Timeout:     sleepTimeout,
 		MaxTimeout:  sleepTimeout,
+		Lasts:       sleepLasts("seconds", time.Second),
 		Profiles:    []string{HttpRunner},
 		Progress:    true,
 		Short:       Short{Kind: ShortSeconds, Keys: []string{"seconds"}, Usage: "seconds (a number)"},

@@ -26,6 +26,7 @@ func sleepMS() Tool {
 		Hints:       ReadOnly,
 		Timeout:     sleepTimeout,
 		MaxTimeout:  sleepTimeout,
+		Lasts:       sleepLasts("milliseconds", time.Millisecond),
 		Profiles:    []string{HttpRunner},
 		Progress:    true,
 		Short:       Short{Kind: ShortWhole, Keys: []string{"milliseconds"}, Usage: "milliseconds (a whole number)"},

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -49,5 +50,18 @@ func sleepFor(ctx context.Context, d time.Duration, progress func(done, total fl
 				return nil
 			}
 		}
+	}
+}
+
+// sleepLasts is a sleep tool's Lasts: the length its argument key gives, in unit; 0 when the
+// arguments do not say (the task refuses them as it runs).
+func sleepLasts(key string, unit time.Duration) func(json.RawMessage) time.Duration {
+	return func(args json.RawMessage) time.Duration {
+		var a map[string]json.RawMessage
+		var n float64
+		if json.Unmarshal(args, &a) != nil || json.Unmarshal(a[key], &n) != nil || n <= 0 || n > float64(MaxSleep/unit) {
+			return 0
+		}
+		return time.Duration(n * float64(unit))
 	}
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"sync"
 	"time"
@@ -25,6 +26,10 @@ type Tool struct {
 	ArgDesc map[string]string
 	// Timeout is the default deadline; a caller may ask for less, or more up to MaxTimeout.
 	Timeout, MaxTimeout time.Duration
+	// Lasts, when set, says how long a task will take from its arguments (a sleep's length;
+	// 0: it cannot tell), so that a busy answer to others says when the device frees rather
+	// than only the deadline, an hour off for a sleep.
+	Lasts func(args json.RawMessage) time.Duration
 	// Profiles are the --tools profiles that show the tool besides "all" (mcp/profiles.go).
 	Profiles []string
 	// Step says whether a sequence step may run the tool, and what the PhysiClaw form's "arg"
@@ -245,7 +250,7 @@ func (t Tool) InputSchema() (props map[string]map[string]any, required []string)
 // op is the node half of t, run with env.
 func (t Tool) op(env *Env) Op {
 	run := t.Run
-	op := Op{Name: t.Name, Timeout: t.Timeout, MaxTimeout: t.MaxTimeout,
+	op := Op{Name: t.Name, Timeout: t.Timeout, MaxTimeout: t.MaxTimeout, Lasts: t.Lasts,
 		Run: func(ctx context.Context, task *Task) (Output, error) {
 			tt := *task
 			tt.Env = env

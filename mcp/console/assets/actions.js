@@ -21,11 +21,14 @@
   }
 
   // busyText words a busy refusal for a person, in the browser's time zone: who has the
-  // device, until when, and what to do (an agent's advice, wait_seconds, is no use here).
-  function busyText(b) {
+  // device, until when, and what to do (an agent's advice, wait_seconds, is no use here). A
+  // task whose tool told how long it takes is worded by the gateway ("for about 12s more"):
+  // no time of day to show, and the browser's clock may be off.
+  function busyText(b, message) {
     const serial = main.dataset.serial;
     const at = (stamp) => new Date(stamp).toLocaleTimeString();
     const who = b.holder || 'someone';
+    if (b.task && b.task_expected) return message;
     if (b.task) return `${serial} is busy: ${who} is running ${b.task} on it without a lease, until ${at(b.task_ends)} at the latest. Try again later.`;
     if (b.until) {
       return `${serial} is busy: held by ${who} until ${at(b.until)} (at the latest ${at(b.max)}); ${b.waiting} waiting. ` +
@@ -70,7 +73,7 @@
         });
         if (r.status === 401) { location.reload(); return { ok: false }; }
         const a = await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }));
-        show(a.ok, a.busy ? busyText(a.busy) : a.lease ? leaseText(a.lease) : a.message);
+        show(a.ok, a.busy ? busyText(a.busy, a.message) : a.lease ? leaseText(a.lease) : a.message);
         if (typeof a.held === 'boolean') setHeld(a.held);
         return a;
       } catch (e) {
