@@ -46,6 +46,6 @@ func tapAbsXY() Tool {
 		if err := t.tapAt(ctx, p, seconds(a.Duration)); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at pixel (%d, %d)", p.X, p.Y), Hint: hintAction}}, nil
+		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at pixel (%d, %d)%s", p.X, p.Y, heldFor(a.Duration)), Hint: hintAction}}, nil
 	})
 }

@@ -25,6 +25,15 @@ func tapXY() Tool {
 		if err := t.tapAt(ctx, p, seconds(a.Duration)); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)", *a.X, *a.Y, p.X, p.Y), Hint: hintAction}}, nil
+		return Output{Data: MessageResult{Message: fmt.Sprintf("tapped at (%.3f, %.3f) = pixel (%d, %d)%s", *a.X, *a.Y, p.X, p.Y, heldFor(a.Duration)), Hint: hintAction}}, nil
 	})
+}
+
+// heldFor is what a tap's message adds for the duration asked in seconds, so that a long
+// press does not read as a plain tap: nothing for a plain tap.
+func heldFor(secs float64) string {
+	if secs <= 0 {
+		return ""
+	}
+	return ", held down " + seconds(secs).String()
 }
