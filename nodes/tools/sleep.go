@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -34,6 +33,6 @@ func sleep() Tool {
 		if err := sleepFor(ctx, seconds(*a.Seconds), t.Progress); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: SleepResult{Message: fmt.Sprintf("slept %g seconds", *a.Seconds), Seconds: *a.Seconds}}, nil
+		return Output{Data: SleepResult{Message: "slept " + counted(*a.Seconds, "second"), Seconds: *a.Seconds}}, nil
 	})
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -35,6 +34,6 @@ func sleepMS() Tool {
 		if err := sleepFor(ctx, time.Duration(ms)*time.Millisecond, t.Progress); err != nil {
 			return Output{}, err
 		}
-		return Output{Data: SleepMSResult{Message: fmt.Sprintf("slept %d milliseconds", ms), Milliseconds: ms}}, nil
+		return Output{Data: SleepMSResult{Message: "slept " + counted(float64(ms), "millisecond"), Milliseconds: ms}}, nil
 	})
 }

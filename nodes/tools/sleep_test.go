@@ -37,6 +37,20 @@ func TestSleep(t *testing.T) {
 	}
 }
 
+// sleep and sleep_ms say one unit in the singular: sleep of 1 answered "slept 1 seconds".
+func TestSleepMessageGrammar(t *testing.T) {
+	for _, c := range []struct{ tool, args, want string }{
+		{"sleep", `{"seconds":1}`, "slept 1 second"},
+		{"sleep", `{"seconds":0.01}`, "slept 0.01 seconds"},
+		{"sleep_ms", `{"milliseconds":1}`, "slept 1 millisecond"},
+		{"sleep_ms", `{"milliseconds":20}`, "slept 20 milliseconds"},
+	} {
+		if msg, _ := mustRun(t, c.tool, newAbled(), c.args)["message"].(string); msg != c.want {
+			t.Errorf("%s %s: %q, want %q", c.tool, c.args, msg, c.want)
+		}
+	}
+}
+
 func TestSleepBadInput(t *testing.T) {
 	for op, list := range map[string][]string{
 		"sleep":    {`{}`, `{"seconds":-1}`, `{"seconds":3600.5}`, `{"seconds":"1"}`, `{"milliseconds":1}`},
