@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -31,6 +32,9 @@ func getSource() Tool {
 		Timeout: 30 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Short: packageName,
 		Needs: []Ability{Need[device.SourceDumper]("dump its UI source").Else("peek lists the elements on its screen, read from the image")},
 	}, func(ctx context.Context, t *Task, a SourceArgs) (Output, error) {
+		if err := sourceAppInstalled(ctx, t.Driver, a.PackageName); err != nil {
+			return Output{}, err
+		}
 		src, err := t.Driver.(device.SourceDumper).Source(ctx)
 		if err != nil {
 			return Output{}, err
@@ -49,4 +53,20 @@ func getSource() Tool {
 		}
 		return Output{Data: SourceResult{Message: msg, PackageName: a.PackageName, Source: src}}, nil
 	})
+}
+
+// sourceAppInstalled refuses a packageName that is not installed on a phone, as app_launch
+// does, rather than dump the screen with a note to launch what cannot be launched. A browser's
+// "apps" are its open tabs, any URL opens, and a listing that fails leaves the note to say it.
+func sourceAppInstalled(ctx context.Context, d device.Driver, pkg string) error {
+	apps, ok := d.(device.AppManager)
+	if pkg == "" || !ok || d.Info().Platform == device.PlatformWeb {
+		return nil
+	}
+	pkgs, err := apps.ListPackages(ctx)
+	if err != nil || slices.Contains(pkgs, pkg) {
+		return nil
+	}
+	return BadInput("%s is not installed on %s; list_packages shows the installed ones (get_source dumps whatever is on screen: "+
+		"app_launch an installed app first, or leave out packageName); nothing was read", pkg, d.Info().Serial)
 }

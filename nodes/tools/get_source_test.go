@@ -15,6 +15,7 @@ func TestGetSource(t *testing.T) {
 	if res["source"] != "<hierarchy/>" || res["packageName"] != "" {
 		t.Fatalf("result %v", res)
 	}
+	d.ListPackagesFn = func(context.Context) ([]string, error) { return []string{"com.x"}, nil }
 	res = mustRun(t, "get_source", d, `{"packageName":"com.x"}`)
 	if res["packageName"] != "com.x" {
 		t.Fatalf("packageName not echoed: %v", res)
