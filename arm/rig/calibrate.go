@@ -37,7 +37,7 @@ func (a Area) check() error {
 const (
 	probeGrid    = 3                      // probes per side of the grid
 	probeInset   = 0.2                    // of the rough area kept clear on each side
-	feelTimeout  = 3 * time.Second        // for a probe's touch to be reported
+	feelTimeout  = 3 * time.Second        // for a probe's touch to be reported, at least (feel.go)
 	probeHold    = 100 * time.Millisecond // a firm touch
 	maxResidual  = 1.5                    // mm: a worse fit means a probe was misread
 	calibVersion = 1
@@ -179,16 +179,7 @@ func (d *Driver) probe(ctx context.Context, touches <-chan geom.Point, at geom.P
 	if err != nil {
 		return geom.Point{}, err
 	}
-	wait := time.NewTimer(feelTimeout)
-	defer wait.Stop()
-	select {
-	case p := <-touches:
-		return p, nil
-	case <-wait.C:
-		return geom.Point{}, errors.New("the phone felt no touch")
-	case <-ctx.Done():
-		return geom.Point{}, stoppedMidGesture{ctx.Err()}
-	}
+	return d.feel(ctx, touches)
 }
 
 // probeFailed is the error of a calibration whose probe what failed: a halt, an alarm or a stop
