@@ -89,6 +89,9 @@ type Client struct {
 	// (eachnode_newer.go).
 	newerBeats newerBeats
 	lastBeats  lastBeats // when each node sent its latest beat: a loss's id (loss_id.go)
+
+	// ownLegacy are the one-token session keys it wrote, for FollowLegacySessions.
+	ownLegacy ownLegacyWrites
 }
 
 type cachedEntry struct {

@@ -22,6 +22,7 @@ func (c *Client) UpdateSessionDevice(ctx context.Context, session string, change
 	if !validSessionKey(session) {
 		return fmt.Errorf("session id %q cannot be a key", session)
 	}
+	c.ownLegacy.note(session) // followers of such keys count it at once (legacy_sessions.go)
 	return compareAndSet(ctx, c.stores.Sessions, session, "session "+session, func(old []byte) ([]byte, bool) {
 		var d SessionDefault
 		if old != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/corral-farm/corral/broker"
@@ -21,7 +22,8 @@ import (
 // Entries under the session id alone, of Corral before this, are still read for legacyKeys
 // after the gateway's start (and seed the new entry on the session's next write): the bucket
 // keeps an entry 24 h after its last write, and gateways of that version may write them
-// during a roll.
+// during a roll. A miss reads one only when a watch of those keys saw it or cannot vouch that
+// it is absent (legacy_sessions.go).
 
 // principalSessions is a farm that keys sessions' entries under their principal and bounds
 // them (broker.Client).
@@ -59,6 +61,10 @@ type keyedSessions struct {
 	g           *Gateway
 	legacyUntil time.Time
 	prefixes    principalPrefixes // each principal's key prefix (principal_prefixes.go)
+
+	// legacyKeys follows the entries under ids alone, from the first miss on (legacy_sessions.go).
+	legacyStart sync.Once
+	legacyKeys  *broker.LegacySessions
 }
 
 // newKeyedSessions wraps farm, and sets the bound when the gateway's limits have none.
@@ -101,7 +107,7 @@ func (k *keyedSessions) legacy(key, id string) bool {
 func (k *keyedSessions) SessionDevice(ctx context.Context, id string) (broker.SessionDefault, bool) {
 	key, _ := k.key(ctx, id)
 	d, ok := k.Farm.SessionDevice(ctx, key)
-	if !ok && k.legacy(key, id) {
+	if !ok && k.legacyRead(key, id) {
 		return k.Farm.SessionDevice(ctx, id)
 	}
 	return d, ok
@@ -110,7 +116,7 @@ func (k *keyedSessions) SessionDevice(ctx context.Context, id string) (broker.Se
 func (k *keyedSessions) UpdateSessionDevice(ctx context.Context, id string, change func(d *broker.SessionDefault) bool) error {
 	key, principal := k.key(ctx, id)
 	var old *broker.SessionDefault
-	if k.legacy(key, id) {
+	if k.legacyRead(key, id) {
 		if d, ok := k.Farm.SessionDevice(ctx, id); ok {
 			old = &d
 		}
