@@ -44,15 +44,17 @@ func TestCallTimeoutNamesItself(t *testing.T) {
 		"gateway": {"--gateway", f.Gateway().MCPURL},
 		"nats":    {"--nats-url", f.URL},
 	} {
+		// 5 s, not 1: on a loaded host, reaching the farm through NATS took all of 1 s, and the
+		// call, never sent, rightly said so instead.
 		start := time.Now()
-		err := runCall(t.Context(), append(via, "--timeout", "1s", "--log-level", "error", "sleep", args))
+		err := runCall(t.Context(), append(via, "--timeout", "5s", "--log-level", "error", "sleep", args))
 		require.Error(t, err, name)
-		assert.True(t, strings.HasPrefix(err.Error(), "gave up after --timeout 1s: the task was stopped; its record: corral call "+strings.Join(via, " ")+
+		assert.True(t, strings.HasPrefix(err.Error(), "gave up after --timeout 5s: the task was stopped; its record: corral call "+strings.Join(via, " ")+
 			` get_task_result '{"taskId":"t_`), "%s: %v", name, err)
 		assert.True(t, strings.HasSuffix(err.Error(), `"}'; raise --timeout to wait longer`), "%s: %v", name, err)
 		assert.NotContains(t, err.Error(), "task request to node", name)
 		assert.NotContains(t, err.Error(), "transport error", name)
-		assert.Less(t, time.Since(start), 20*time.Second, name)
+		assert.Less(t, time.Since(start), 25*time.Second, name)
 	}
 }
 
