@@ -31,10 +31,11 @@ const (
 	reasonSession  = "session"   // a session id not issued to the caller
 	reasonHolder   = "holder"    // abort_task of a task another principal holds the device for; release of its lease (release_hidden.go)
 	reasonQuota    = "quota"     // a lease beyond the principal's max_devices (quota.go)
+	reasonProfile  = "profile"   // a catalog tool this gateway's --tools leaves out (unknown_tool.go)
 )
 
 var denyReasons = []string{reasonNoToken, reasonBadToken, reasonHost, reasonOrigin, reasonTool, reasonDevice, reasonRate, reasonQueue,
-	reasonBody, reasonSlowBody, reasonBadBody, reasonSession, reasonHolder, reasonQuota}
+	reasonBody, reasonSlowBody, reasonBadBody, reasonSession, reasonHolder, reasonQuota, reasonProfile}
 
 // authKey carries the caller of one HTTP request through mcp-go to the tool handlers.
 type authKey struct{}

@@ -68,7 +68,7 @@ func (g *Gateway) messageShape(next http.Handler) http.Handler {
 		}
 		problem := paramsProblem(*msg.Method, msg.Params)
 		if problem == "" && g.mayCallUnknownTool(bodyOf(r)) {
-			problem = g.unknownToolProblem(*msg.Method, msg.Params) // unknown_tool.go
+			problem = g.unknownToolProblem(r, *msg.Method, msg.Params) // unknown_tool.go
 		}
 		if problem != "" {
 			status := http.StatusOK // what mcp-go answers an invalid request with before 2026-07-28

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -46,9 +48,11 @@ func (g *Gateway) mayCallUnknownTool(body []byte) bool {
 	return true
 }
 
-// unknownToolProblem is the refusal of a tools/call whose params name a tool the gateway
-// does not serve, or "".
-func (g *Gateway) unknownToolProblem(method string, params json.RawMessage) string {
+// unknownToolProblem is the refusal of a tools/call of r whose params name a tool the gateway
+// does not serve, or "". A tool of the catalog that the gateway's --tools leaves out is
+// refused as such, counted (corral_gateway_denied_total{reason="profile"}) and logged once
+// a minute per client; a name no gateway serves is the caller's typo, not counted.
+func (g *Gateway) unknownToolProblem(r *http.Request, method string, params json.RawMessage) string {
 	if method != string(mcpgo.MethodToolsCall) {
 		return ""
 	}
@@ -58,9 +62,24 @@ func (g *Gateway) unknownToolProblem(method string, params json.RawMessage) stri
 	if json.Unmarshal(params, &p) != nil || p.Name == nil || g.known[*p.Name] {
 		return "" // mcp-go's to answer, as before
 	}
+	if catalogNames()[*p.Name] {
+		g.refusedRequest(r, reasonProfile, "refused a call of a tool this gateway does not serve", "tool", *p.Name)
+		return fmt.Sprintf("tool %q is not served by this gateway: its --tools leaves it out; tools/list lists the %d tools it serves",
+			*p.Name, len(g.known))
+	}
 	return fmt.Sprintf("tool %q not found%s; tools/list lists the %d tools this gateway serves",
 		typo.Shown(*p.Name), g.toolHint(*p.Name), len(g.known))
 }
+
+// catalogNames are the names of every tool of the catalog, served here or not: built once,
+// at the first refusal (a catalog takes about 20 ms to build), never changed.
+var catalogNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	for _, d := range catalog() {
+		names[d.tool.Name] = true
+	}
+	return names
+})
 
 // toolHint is `: did you mean "NAME"?` for the served tool name most likely meant (the same
 // name in another case first), or "".
