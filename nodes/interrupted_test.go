@@ -13,9 +13,10 @@ import (
 	"github.com/corral-farm/corral/internal/farmtest"
 )
 
-// The task a node was running when it was killed gets a record when the node comes back:
-// failed, code interrupted, with its holder, so that get_task_result does not answer "no such
-// task" for a call that ran — whether or not the farm declared the node lost meanwhile.
+// The task a node was running when it was killed gets a record when the node comes back, with
+// its holder, so that get_task_result does not answer "no such task" for a call that ran:
+// failed, code interrupted; or, when the farm declared the node lost meanwhile, lost
+// (node_lost) at the verdict, as its caller was told.
 func TestTaskRunningAtACrashIsRecordedInterrupted(t *testing.T) {
 	for _, reap := range []bool{false, true} {
 		t.Run(map[bool]string{false: "crash", true: "crash declared lost"}[reap], func(t *testing.T) {
@@ -34,8 +35,9 @@ func TestTaskRunningAtACrashIsRecordedInterrupted(t *testing.T) {
 			running := r.waitDevice(serial, "running the sleep", func(d broker.DeviceEntry) bool { return d.Task != nil && d.Task.ID == id })
 			assert.Equal(t, "sleep", running.Task.Tool)
 			first.Kill()
+			var verdict time.Time
 			if reap {
-				r.waitDevice(serial, "offline", func(d broker.DeviceEntry) bool { return d.State == broker.StateOffline })
+				verdict = r.waitDevice(serial, "offline", func(d broker.DeviceEntry) bool { return d.State == broker.StateOffline }).Updated
 			}
 			_, err := r.gw.TaskRecord(r.ctx, id)
 			require.Error(t, err, "a record before the node came back")
@@ -46,8 +48,14 @@ func TestTaskRunningAtACrashIsRecordedInterrupted(t *testing.T) {
 				rec, err = r.gw.TaskRecord(r.ctx, id)
 				return err == nil
 			}, "the record of %s", id)
-			assert.Equal(t, broker.OutcomeFailed, rec.Outcome)
-			assert.Equal(t, broker.CodeInterrupted, rec.Code)
+			if reap { // as its caller was told at the verdict (QA: failed/interrupted, finished at the restart)
+				assert.Equal(t, broker.OutcomeLost, rec.Outcome, "%+v", rec)
+				assert.Equal(t, broker.CodeNodeLost, rec.Code, "%+v", rec)
+				assert.True(t, rec.Finished.Equal(verdict), "finished %s, not at the verdict %s", rec.Finished, verdict)
+			} else {
+				assert.Equal(t, broker.OutcomeFailed, rec.Outcome)
+				assert.Equal(t, broker.CodeInterrupted, rec.Code)
+			}
 			assert.Equal(t, broker.Holder{Principal: "alice", Client: "ci"}, rec.Holder)
 			assert.Equal(t, "sleep", rec.Tool)
 			assert.Contains(t, rec.Error, "peek")

@@ -113,11 +113,15 @@ func (n *Node) endLeasesOfLastRun(ctx context.Context) {
 			continue
 		}
 		reason := fmt.Sprintf("node %s was killed or crashed while the lease was held, and restarted", n.cfg.ID)
+		at := now
+		if e := n.known[g.Serial]; broker.DeclaredLost(e) { // the farm revoked it then, and told its holder
+			at = e.Updated
+		}
 		n.mirror.Event(broker.Event{V: broker.WireVersion, Kind: "lease", Serial: g.Serial, Node: n.cfg.ID,
-			What: broker.LeaseRevoked, Reason: reason, Holder: g.Holder, Epoch: g.Epoch, At: now})
+			What: broker.LeaseRevoked, Reason: reason, Holder: g.Holder, Epoch: g.Epoch, At: at})
 		n.mirror.Lease(g.Serial, nil) // its mirror too, if no gateway deleted it
 		if g.HandleSHA256 != "" {
-			n.mirror.pastLease(g.Serial, actors.PastLease{HandleSHA256: g.HandleSHA256, What: broker.LeaseRevoked, Reason: reason, At: now})
+			n.mirror.pastLease(g.Serial, actors.PastLease{HandleSHA256: g.HandleSHA256, What: broker.LeaseRevoked, Reason: reason, At: at})
 		}
 		n.cfg.Log.Warn("lease revoked", "serial", g.Serial, "holder", g.Holder, "epoch", g.Epoch, "reason", reason)
 	}

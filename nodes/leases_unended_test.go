@@ -25,7 +25,8 @@ import (
 
 // A node killed (kill -9) while a lease was held leaves its granted event with no end: the
 // node, back, records it revoked, with the lease's holder and epoch, whether or not the farm
-// declared the node lost meanwhile (which clears the registry's holder and the lease mirror).
+// declared the node lost meanwhile (which clears the registry's holder and the lease mirror):
+// at the restart, or at the farm's verdict, which revoked it and told its holder then.
 // It reads its lease events as its own NATS user may. A lease ended once is not ended again at
 // the next restart.
 func TestLeaseHeldAtACrashIsRevokedAtRestart(t *testing.T) {
@@ -40,16 +41,24 @@ func TestLeaseHeldAtACrashIsRevokedAtRestart(t *testing.T) {
 			require.True(t, ans.OK, "%+v", ans)
 			granted := r.lastEvent(node, serial, "granted", func(e broker.Event) bool { return e.Epoch == ans.Lease.Epoch })
 			first.Kill()
+			var verdict time.Time // when the farm revoked it and told its holder
 			if reap {
 				farmtest.Eventually(t, 15*time.Second, func() bool {
 					d, ok := r.gw.Device(serial)
+					verdict = d.Updated
 					return ok && d.State == broker.StateOffline
 				}, "%s declared lost", serial)
 			}
 			assert.Zero(t, r.count(node, serial, broker.LeaseRevoked), "an end before the node came back")
 
+			restarted := time.Now()
 			second := r.start(node, serial)
 			revoked := r.lastEvent(node, serial, broker.LeaseRevoked, func(broker.Event) bool { return true })
+			if reap { // QA: "revoked at" the restart, though the gateway revoked it with node_lost before
+				assert.True(t, revoked.At.Equal(verdict), "revoked at %s, not at the verdict %s", revoked.At, verdict)
+			} else {
+				assert.False(t, revoked.At.Before(restarted), "revoked at %s, before the restart %s", revoked.At, restarted)
+			}
 			assert.Equal(t, granted.Epoch, revoked.Epoch)
 			assert.Equal(t, granted.Holder, revoked.Holder)
 			assert.Equal(t, "lease", revoked.Kind)

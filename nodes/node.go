@@ -367,13 +367,19 @@ func ValidID(id string) bool {
 	return true
 }
 
-// interrupted is the record of the task e's device was running when its node stopped.
+// interrupted is the record of the task e's device was running when its node stopped. One the
+// farm declared lost meanwhile is lost (node_lost), ended at the verdict (the entry's Updated),
+// as its caller was told then, not failed at this restart.
 func interrupted(node string, e broker.DeviceEntry) broker.TaskResult {
 	t := e.Task
 	res := broker.TaskResult{V: broker.WireVersion, ID: t.ID, Serial: e.Serial, Node: node, Tool: t.Tool,
 		Outcome: broker.OutcomeFailed, Code: broker.CodeInterrupted,
 		Error:     fmt.Sprintf("node %s stopped (crashed or was killed) while %s ran on %s; what it did to the device is unknown: peek before going on", node, t.Tool, e.Serial),
 		Submitted: t.Started, Started: t.Started, Finished: time.Now(), LeaseEpoch: e.Epoch}
+	if broker.DeclaredLost(e) {
+		res.Outcome, res.Code, res.Finished = broker.OutcomeLost, broker.CodeNodeLost, e.Updated
+		res.Error = fmt.Sprintf("%s while %s ran on %s (it crashed or was killed); what it did to the device is unknown: peek before going on", e.Reason, t.Tool, e.Serial)
+	}
 	if t.Holder != nil {
 		res.Holder = *t.Holder
 	}
