@@ -145,7 +145,10 @@ func (d *Driver) CalibrateWith(ctx context.Context, rb Readback, area Area, prog
 func (d *Driver) probe(ctx context.Context, touches <-chan geom.Point, at geom.Point) (geom.Point, error) {
 	for drained := false; !drained; { // a stray touch from before must not count
 		select {
-		case <-touches:
+		case _, open := <-touches:
+			if !open {
+				return geom.Point{}, errReadbackEnded
+			}
 		default:
 			drained = true
 		}
@@ -193,6 +196,8 @@ func (d *Driver) probeFailed(op, what string, err error, hint string) error {
 		return d.wrap(op, fmt.Errorf("%s: %w", what, err), "")
 	case errors.As(err, &de):
 		return err // the rig's refusal (halted, in alarm) says it all
+	case errors.Is(err, errReadbackEnded):
+		hint = "keep the calibration page open on the phone while the rig calibrates, then calibrate again (arm_calibrate)"
 	}
 	return d.wrap(op, fmt.Errorf("%s: %w", what, err), hint)
 }

@@ -28,16 +28,16 @@ func (d *Driver) feel(ctx context.Context, touches <-chan geom.Point) (geom.Poin
 	defer cancel(nil)
 	go func() { cancel(d.feelBound(bound)) }()
 	select {
-	case p := <-touches:
-		return p, nil
+	case p, open := <-touches:
+		return touched(p, open)
 	case <-bound.Done():
 	}
 	if ctx.Err() != nil {
 		return geom.Point{}, stoppedMidGesture{ctx.Err()}
 	}
 	select { // it may have come as the bound passed
-	case p := <-touches:
-		return p, nil
+	case p, open := <-touches:
+		return touched(p, open)
 	default:
 	}
 	if err := context.Cause(bound); errors.Is(err, grbl.ErrSilent) {
@@ -45,6 +45,18 @@ func (d *Driver) feel(ctx context.Context, touches <-chan geom.Point) (geom.Poin
 		return geom.Point{}, d.wrap("probe", err, hintSilent)
 	}
 	return geom.Point{}, fmt.Errorf("the phone felt no touch within %s", time.Since(start).Round(100*time.Millisecond))
+}
+
+// errReadbackEnded: the readback's touches ended (its page's stream closed) mid-calibration.
+// A closed channel read as touches at (0, 0), and its drain before a probe spun for ever.
+var errReadbackEnded = errors.New("the calibration page stopped reporting touches (its stream ended)")
+
+// touched is the touch a probe's wait read, p unless the readback ended (not open).
+func touched(p geom.Point, open bool) (geom.Point, error) {
+	if !open {
+		return geom.Point{}, errReadbackEnded
+	}
+	return p, nil
 }
 
 // feelBound returns once feelTimeout has passed and feelReports status reports have come (or

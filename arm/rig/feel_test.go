@@ -134,3 +134,47 @@ func slowReports(t *testing.T, addr string, gap time.Duration) string {
 	}()
 	return ln.Addr().String()
 }
+
+// A readback whose stream ends mid-calibration (the page closed) fails the calibration saying
+// so: its closed channel read as touches at (0, 0), and the drain before the next probe spun
+// for ever.
+func TestCalibrationWhoseReadbackEndsSaysSo(t *testing.T) {
+	tw, addr := servedTwin(t, 7)
+	d := dialRig(t.Context(), t, tw, addr)
+	lo, hi := tw.RoughArea()
+	failed := make(chan error, 1)
+	go func() {
+		_, err := d.CalibrateWith(t.Context(), endsAfterOneTouch{tw}, Area{Min: lo, Max: hi}, nil)
+		failed <- err
+	}()
+	select {
+	case err := <-failed:
+		if err == nil || !strings.Contains(err.Error(), "probe 2 at") || !strings.Contains(err.Error(), "its stream ended") ||
+			!strings.Contains(err.Error(), "keep the calibration page open") {
+			t.Fatalf("calibrating while the readback's stream ends after one touch: %v; want probe 2 to say the stream ended", err)
+		}
+		t.Log(err)
+	case <-time.After(2 * time.Minute): // a bound on a hang, not a wait: the answer ends the test
+		t.Fatal("a calibration whose readback's stream ended did not end within 2 minutes")
+	}
+}
+
+// endsAfterOneTouch is the twin's readback whose stream ends after its first touch.
+type endsAfterOneTouch struct{ tw *twin.Twin }
+
+func (e endsAfterOneTouch) ShowCalibration(ctx context.Context) (<-chan geom.Point, device.Size, func(), error) {
+	in, size, stop, err := e.tw.ShowCalibration(ctx)
+	if err != nil {
+		return nil, size, nil, err
+	}
+	out := make(chan geom.Point, 1)
+	go func() {
+		defer close(out)
+		select {
+		case p := <-in:
+			out <- p
+		case <-ctx.Done():
+		}
+	}()
+	return out, size, stop, nil
+}
