@@ -61,7 +61,7 @@ func checkConfigExits(t *testing.T, cases []exitCase) {
 }
 
 // Flags given before a subcommand (corral tasks --gateway URL export ID) are refused with exit 2,
-// naming the flags and where they go, as corral arm does, and never their values (a URL may hold
+// naming the flags and where they go, as corral arm and corral sim do, and never their values (a URL may hold
 // a password). Before, tasks read them as the history's and refused "export" as a mistyped
 // subcommand, and arm printed its usage line.
 func TestFlagsBeforeASubcommandExit2(t *testing.T) {
@@ -78,6 +78,8 @@ func TestFlagsBeforeASubcommandExit2(t *testing.T) {
 		{[]string{"arm", "--gateway", secretURL, "calibrate", "S"},
 			"--gateway given before calibrate: calibrate takes no flag before it; its own flags go after it, as in corral arm calibrate [flags] SERIAL"},
 		{[]string{"arm", "--timeout", "5s", "recover", "S"}, "--timeout given before recover"},
+		{[]string{"sim", "--listen", "127.0.0.1:1", "android"},
+			"--listen given before android: android takes no flag before it; its own flags go after it, as in corral sim android --count N --listen 127.0.0.1:PORT"},
 	} {
 		args := append(c.args, "--check-config")
 		var code int

@@ -32,7 +32,7 @@ func commands() []command {
 		{"node", "run an edge node with its devices against a NATS", runNode},
 		{"vision", "run a vision worker (OCR, template matching, element listing) against a NATS; needs a corral built with make build-vision", runVision},
 		{"nats-auth", "make a farm's NATS users, server config and contexts: corral nats-auth --node ID [--node ID ...]", runNATSAuth},
-		{"sim", "run simulators that speak real protocols: " + strings.Join(simCalls(), "; "), runSim},
+		{"sim", "run simulators that speak real protocols: " + strings.Join(simulators().calls(), "; "), runSim},
 		{"arm", armBriefs(), runArm},
 		{"mcp-stdio", "bridge a stdio MCP client (Claude Desktop, Cursor, …) to a gateway", runMCPStdio},
 		{"devices", "list the farm's devices; corral devices forget --node ID removes a node stopped for good's from the registry", runDevices},
@@ -147,10 +147,10 @@ var subcommands = map[string]string{
 func summary(name string) string {
 	what := subcommands[name]
 	if sim, ok := strings.CutPrefix(name, "sim "); ok {
-		what = simWhat(sim)
+		what = simulators().what(sim)
 	}
 	if sub, ok := strings.CutPrefix(name, "arm "); ok {
-		what = armWhat(sub)
+		what = armCommands().what(sub)
 	}
 	for _, c := range commands() {
 		if c.name == name {
