@@ -99,9 +99,7 @@ func TestLateFramesArePublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
-	if ans := s.watch(broker.WatchRequest{Serial: "p1", Watcher: "gw", MaxWidth: 360, FPS: 10}, time.Now()); ans.Error != "" {
-		t.Fatalf("watch: %+v", ans)
-	}
+	keepWatching(t, s, broker.WatchRequest{Serial: "p1", Watcher: "gw", MaxWidth: 360, FPS: 10})
 
 	var last uint64
 	for range 3 {
@@ -122,6 +120,33 @@ func TestLateFramesArePublished(t *testing.T) {
 	if n := framesCounted(t, reg); n < 3 {
 		t.Fatalf("corral_console_frames_total %g, want 3 at least", n)
 	}
+}
+
+// keepWatching asks for req's watch, and again every second until the test ends, as a
+// gateway's feed does (mcp/console/hub.go, watchEvery). Asked once, the watch lapsed after
+// broker.WatchTTL (5 s) and its loop stopped looking: at load ~25 (2 cores, -race) these
+// tests take longer than that, and failed with no frame or look to be seen.
+func keepWatching(t *testing.T, s *screens, req broker.WatchRequest) {
+	t.Helper()
+	if ans := s.watch(req, time.Now()); ans.Error != "" {
+		t.Fatalf("watch: %+v", ans)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				s.watch(req, time.Now())
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 }
 
 // framesCounted is corral_console_frames_total of node n.
@@ -212,7 +237,7 @@ func TestOnlyTheNewestLateFrameIsPublished(t *testing.T) {
 			return frameOf(w), nil
 		},
 	}
-	s.watch(broker.WatchRequest{Serial: "p1", Watcher: "gw", FPS: broker.WatchMaxFPS}, time.Now())
+	keepWatching(t, s, broker.WatchRequest{Serial: "p1", Watcher: "gw", FPS: broker.WatchMaxFPS})
 	next := func() asked { return within(t, looks, "a look") }
 	published := func(what string) broker.Frame { return within(t, frames, what) }
 
