@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,15 +42,27 @@ func TestHubCallsToACutOffSite(t *testing.T) {
 
 	running := make(chan error, 1)
 	id := broker.NewTaskID()
+	// The sleep runs once its driver reports (each second), not once the registry shows it: a
+	// node that was silent a moment (at load ~25, -race) asks the caller first, the registry
+	// showing the task meanwhile; cut then, it was refused caller_gone, not run and aborted.
+	slept := make(chan struct{})
+	var sleeping sync.Once
 	go func() {
 		_, err := hub.Run(t.Context(), broker.TaskRequest{V: broker.WireVersion, ID: id, Serial: "n1-p2", Tool: "sleep",
-			Args: json.RawMessage(`{"seconds":60}`), Holder: alice}, nil)
+			Args: json.RawMessage(`{"seconds":60}`), Holder: alice, Progress: true}, func(p broker.Progress) {
+			if strings.HasPrefix(p.Message, "slept") {
+				sleeping.Do(func() { close(slept) })
+			}
+		})
 		running <- err
 	}()
-	farmtest.Eventually(t, waitLong, func() bool {
-		d, _ := hub.Device("n1-p2")
-		return d.Task != nil && d.Task.ID == id
-	}, "the sleep running at paris")
+	select {
+	case <-slept:
+	case err := <-running:
+		t.Fatalf("the sleep at paris ended before the cut: %v", err)
+	case <-time.After(waitLong):
+		t.Fatalf("the sleep at paris reported no progress within %s", waitLong)
+	}
 
 	h.Sites["paris"].Link.Cut()
 	var callErr error
