@@ -40,7 +40,22 @@ func TestAgentTaskOfAnUnpluggedPhoneKeepsWhatItDid(t *testing.T) {
 	c := f.Client("agent")
 
 	answer := farmtest.Go(t, c, "run_agent_task", map[string]any{"serial": serial, "goal": "wait"})
-	farmtest.Eventually(t, 30*time.Second, func() bool { return len(srv.Requests()) >= 3 }, "the agent pressed HOME and waits for the model")
+	// The agent's steps up to its wait are the node's own work on the simulated phone (a look
+	// at its screen for each model call): 10 to 16 s at load ~11 under -race, past 30 s at load
+	// ~25. So they are waited for as long as the call may last (farmtest.TryCall's bound): a
+	// task that ends first is answered, and fails the wait at once.
+	waiting := make(chan struct{})
+	go func() {
+		defer close(waiting)
+		for len(srv.Requests()) < 3 && t.Context().Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	select {
+	case <-waiting:
+	case res := <-answer:
+		t.Fatalf("the agent task ended before it pressed HOME and waited for the model: %s", farmtest.Text(res.Get(t)))
+	}
 	adb.Stop()
 
 	var res farmtest.Answer
