@@ -172,7 +172,7 @@ func TestDevicesSaysWhyReasonsAreMissing(t *testing.T) {
 		assert.Equal(t, 3, strings.Count(out, row), out)
 		assert.Equal(t, 1, strings.Count(errOut, "corral devices: "), errOut)
 		assert.Contains(t, errOut, "corral devices: no reason shown for n1-p1, n1-p2, n1-p3: get_device_status: ")
-		assert.Contains(t, errOut, "not found")
+		assert.Contains(t, errOut, "is not served by this gateway")
 		assert.NotContains(t, errOut, "get_device_status: get_device_status")
 	}
 }
