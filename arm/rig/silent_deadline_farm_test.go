@@ -1,12 +1,10 @@
 package rig_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/corral-farm/corral/arm/twin"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 )
@@ -17,12 +15,8 @@ import (
 // stop after a deadline now waits through half a second of silence at most, and the answer
 // says the controller stopped answering.
 func TestControllerFrozenJustBeforeTheDeadlineIsTheAnswer(t *testing.T) {
-	f, tw := startTwinRigLinked(t, "1m", func(_ *twin.Twin, h http.Handler) http.Handler { return h })
+	f, tw := startOnlineFrozenableRig(t)
 	const serial = "bench-arm-1"
-	farmtest.Eventually(t, 2*time.Minute, func() bool {
-		d, _ := f.Gateway().Client.Device(serial)
-		return d.State == broker.StateOnline
-	}, "the rig calibrated and online")
 
 	// A press of a minute, cut by its deadline of 6 s. The controller freezes 1 s before that
 	// deadline, counted from the gesture's first line reaching it (the node's clock started a

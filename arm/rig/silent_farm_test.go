@@ -20,12 +20,8 @@ import (
 // says so and what to do, the rig stays unhealthy with that reason until the controller
 // answers, and then its next tap lifts the finger the frozen tap left down before it taps.
 func TestFrozenControllerIsTheAnswerAndHoldsTheRig(t *testing.T) {
-	f, tw := startTwinRigLinked(t, "1m", func(_ *twin.Twin, h http.Handler) http.Handler { return h })
+	f, tw := startOnlineFrozenableRig(t)
 	const serial = "bench-arm-1"
-	farmtest.Eventually(t, 2*time.Minute, func() bool {
-		d, _ := f.Gateway().Client.Device(serial)
-		return d.State == broker.StateOnline
-	}, "the rig calibrated and online")
 	// The controller freezes as the finger touches, as kill -STOP leaves it mid-tap.
 	var freeze sync.Once
 	remove := tw.GRBL.OnFinger(func(e grblsim.FingerEvent) {
@@ -71,4 +67,17 @@ func TestFrozenControllerIsTheAnswerAndHoldsTheRig(t *testing.T) {
 	if tw.GRBL.Snapshot().FingerDown {
 		t.Fatal("the finger is down after a tap on the rig whose controller answered again")
 	}
+}
+
+// startOnlineFrozenableRig starts a farm with the twin's rig (bench-arm-1) on a controller
+// link that waits a minute (link_timeout 1m), so that the tests, not the link, see a frozen
+// controller, and waits until the rig is calibrated and online.
+func startOnlineFrozenableRig(t *testing.T) (*farmtest.Farm, *twin.Twin) {
+	t.Helper()
+	f, tw := startTwinRigLinked(t, "1m", func(_ *twin.Twin, h http.Handler) http.Handler { return h })
+	farmtest.Eventually(t, 2*time.Minute, func() bool {
+		d, _ := f.Gateway().Client.Device("bench-arm-1")
+		return d.State == broker.StateOnline
+	}, "the rig calibrated and online")
+	return f, tw
 }

@@ -1,13 +1,11 @@
 package rig_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/corral-farm/corral/arm/rig"
-	"github.com/corral-farm/corral/arm/twin"
 	"github.com/corral-farm/corral/broker"
 	"github.com/corral-farm/corral/internal/farmtest"
 )
@@ -17,12 +15,8 @@ import (
 // answering: …"), though the rig knew no status report had come for seconds; only the later
 // callers were refused at once. The first is refused at once now, in the same words.
 func TestFirstTapOnAControllerFrozenIdleIsRefused(t *testing.T) {
-	f, tw := startTwinRigLinked(t, "1m", func(_ *twin.Twin, h http.Handler) http.Handler { return h })
+	f, tw := startOnlineFrozenableRig(t)
 	const serial = "bench-arm-1"
-	farmtest.Eventually(t, 2*time.Minute, func() bool {
-		d, _ := f.Gateway().Client.Device(serial)
-		return d.State == broker.StateOnline
-	}, "the rig calibrated and online")
 
 	frozen := time.Now()
 	tw.GRBL.Stall(time.Hour)
