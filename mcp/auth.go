@@ -17,25 +17,26 @@ import (
 
 // Reasons of corral_gateway_denied_total: a fixed set, so zeros show.
 const (
-	reasonNoToken  = "no_token"  // /mcp without a bearer token
-	reasonBadToken = "bad_token" // a token no principal has
-	reasonHost     = "host"      // Host header refused (DNS rebinding)
-	reasonOrigin   = "origin"    // Origin header refused
-	reasonTool     = "tool"      // the principal may not call the tool
-	reasonDevice   = "device"    // the principal may not use the device
-	reasonRate     = "rate"      // the device's rate limit
-	reasonQueue    = "queue"     // too many calls waiting for the device
-	reasonBody     = "body"      // a request body over --max-body
-	reasonSlowBody = "slow_body" // a request body that did not arrive within --read-timeout
-	reasonBadBody  = "bad_body"  // a request body that could not be read: malformed chunks, cut short
-	reasonSession  = "session"   // a session id not issued to the caller
-	reasonHolder   = "holder"    // abort_task of a task another principal holds the device for; release of its lease (release_hidden.go)
-	reasonQuota    = "quota"     // a lease beyond the principal's max_devices (quota.go)
-	reasonProfile  = "profile"   // a catalog tool this gateway's --tools leaves out (unknown_tool.go)
+	reasonNoToken  = "no_token"     // /mcp without a bearer token
+	reasonBadToken = "bad_token"    // a token no principal has
+	reasonHost     = "host"         // Host header refused (DNS rebinding)
+	reasonOrigin   = "origin"       // Origin header refused
+	reasonTool     = "tool"         // the principal may not call the tool
+	reasonDevice   = "device"       // the principal may not use the device
+	reasonRate     = "rate"         // the device's rate limit
+	reasonQueue    = "queue"        // too many calls waiting for the device
+	reasonBody     = "body"         // a request body over --max-body
+	reasonSlowBody = "slow_body"    // a request body that did not arrive within --read-timeout
+	reasonBadBody  = "bad_body"     // a request body that could not be read: malformed chunks, cut short
+	reasonSession  = "session"      // a session id not issued to the caller
+	reasonHolder   = "holder"       // abort_task of a task another principal holds the device for; release of its lease (release_hidden.go)
+	reasonQuota    = "quota"        // a lease beyond the principal's max_devices (quota.go)
+	reasonProfile  = "profile"      // a catalog tool this gateway's --tools leaves out (unknown_tool.go)
+	reasonUnknown  = "unknown_tool" // a tool no gateway serves: a typo, or a client newer than the gateway (unknown_tool.go)
 )
 
 var denyReasons = []string{reasonNoToken, reasonBadToken, reasonHost, reasonOrigin, reasonTool, reasonDevice, reasonRate, reasonQueue,
-	reasonBody, reasonSlowBody, reasonBadBody, reasonSession, reasonHolder, reasonQuota, reasonProfile}
+	reasonBody, reasonSlowBody, reasonBadBody, reasonSession, reasonHolder, reasonQuota, reasonProfile, reasonUnknown}
 
 // authKey carries the caller of one HTTP request through mcp-go to the tool handlers.
 type authKey struct{}

@@ -38,7 +38,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"tool", "outcome"}),
 		denied: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "corral_gateway_denied_total",
-			Help: "Requests and tool calls the gateway refused before anything reached a device, by reason: no_token, bad_token, host, origin, tool, device, rate, queue, body, slow_body, bad_body, session, holder, quota, profile.",
+			Help: "Requests and tool calls the gateway refused before anything reached a device, by reason: no_token, bad_token, host, origin, tool, device, rate, queue, body, slow_body, bad_body, session, holder, quota, profile, unknown_tool.",
 		}, []string{"reason"}),
 		reclaimed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "corral_gateway_idle_conns_reclaimed_total",

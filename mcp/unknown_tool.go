@@ -51,7 +51,9 @@ func (g *Gateway) mayCallUnknownTool(body []byte) bool {
 // unknownToolProblem is the refusal of a tools/call of r whose params name a tool the gateway
 // does not serve, or "". A tool of the catalog that the gateway's --tools leaves out is
 // refused as such, counted (corral_gateway_denied_total{reason="profile"}) and logged once
-// a minute per client; a name no gateway serves is the caller's typo, not counted.
+// a minute per client; a name no gateway serves (a typo, or a tool of a newer Corral) counts
+// as reason="unknown_tool", logged alike with its name cut short: refused like the rest, so
+// the dashboards' refusals by reason and CorralCallsDenied show a client calling it in a loop.
 func (g *Gateway) unknownToolProblem(r *http.Request, method string, params json.RawMessage) string {
 	if method != string(mcpgo.MethodToolsCall) {
 		return ""
@@ -67,6 +69,7 @@ func (g *Gateway) unknownToolProblem(r *http.Request, method string, params json
 		return fmt.Sprintf("tool %q is not served by this gateway: its --tools leaves it out; tools/list lists the %d tools it serves",
 			*p.Name, len(g.known))
 	}
+	g.refusedRequest(r, reasonUnknown, "refused a call of a tool no gateway serves", "tool", typo.Shown(*p.Name))
 	return fmt.Sprintf("tool %q not found%s; tools/list lists the %d tools this gateway serves",
 		typo.Shown(*p.Name), g.toolHint(*p.Name), len(g.known))
 }
