@@ -76,7 +76,7 @@ func (dl downloader) download(ctx context.Context, rawURL, platform string, prog
 	}
 	resp, err := dl.client.Do(req)
 	if err != nil {
-		return "", "", 0, fmt.Errorf("download %s: %w", shown, scrubURLError(err))
+		return "", "", 0, downloadFailed(req.URL, shown, err) // app_url_unreachable.go
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 { // the caller's URL: missing, forbidden, ...
