@@ -96,7 +96,7 @@ func (g *Gateway) HTTPServer() *http.Server {
 func (g *Gateway) readDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Not every ResponseWriter has deadlines (a test recorder): then only the size bounds.
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.limits.ReadTimeout))
+		setReadDeadline(w, time.Now().Add(g.limits.ReadTimeout))
 		next.ServeHTTP(w, r)
 	})
 }
@@ -151,7 +151,7 @@ func (g *Gateway) bufferBody(next http.Handler) http.Handler {
 				return
 			}
 		}
-		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+		setReadDeadline(w, time.Time{})
 		next.ServeHTTP(w, withBody(r, body))
 	})
 }

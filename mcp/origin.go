@@ -149,11 +149,15 @@ func (c *originCheck) originAllowed(origin string) bool {
 	return false
 }
 
-// loopbackConn reports whether r arrived on a loopback listener.
+// loopbackConn reports whether r arrived on a loopback listener. A TCP listener's address is
+// judged by its IP, not by the text of it (String allocates twice, on every request).
 func loopbackConn(r *http.Request) bool {
 	a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || a == nil {
 		return false
+	}
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.IsLoopback()
 	}
 	host, _ := splitHost(a.String())
 	return isLoopbackName(host)
