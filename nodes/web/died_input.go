@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 )
 
@@ -18,10 +17,6 @@ var errSentAsItDied = errors.New("an input event had been sent: the page may hav
 
 // errNoneSent says the browser died before any input event was sent.
 var errNoneSent = errors.New("no input event had been sent: nothing reached the page")
-
-// diedInputHint says what comes after an input whose browser died.
-const diedInputHint = "the next call starts a new browser on a new profile, without the tabs, cookies and storage: " +
-	"app_launch your page again"
 
 // sentKey is the context key of a call's mark that an input event was sent (withSent).
 type sentKey struct{}
@@ -46,11 +41,8 @@ func (d *Driver) inputFailed(op string, tab context.Context, sent *atomic.Bool, 
 	if !browserDied(tab) {
 		return d.wrap(op, err, hint)
 	}
-	d.log.Warn("the browser died under a call; the next use starts a new one", "op", op, "err", err)
-	d.toldDied(tab)
 	if sent != nil && sent.Load() {
-		return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, errSentAsItDied),
-			diedInputHint+", and look at what the input did before you repeat it")
+		return d.diedUnder(tab, tab, op, err, errSentAsItDied, ", and look at what the input did before you repeat it")
 	}
-	return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, errNoneSent), diedInputHint+", and repeat the input")
+	return d.diedUnder(tab, tab, op, err, errNoneSent, ", and repeat the input")
 }

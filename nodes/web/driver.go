@@ -76,6 +76,8 @@ type Driver struct {
 	dialogs  []string    // what the dialogs the tabs answered said, for the next call (dialogs.go)
 	report   func(error) // where the device reports its health as its browser stops (report_health.go)
 
+	atStep func(step string) // a test's hook at a call's steps (steps.go)
+
 	lazy     bool
 	idle     time.Duration
 	inflight int       // uses under way (use)

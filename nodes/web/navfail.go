@@ -46,8 +46,8 @@ func browserDied(tab context.Context) bool {
 	}
 }
 
-// diedHint says what to do after the browser died under a call.
-const diedHint = "the URL was not at fault: the next call starts a new browser (the tabs, cookies and storage are gone); app_launch the URL again"
+// errDiedLoading says the browser died as its tab loaded a page (died.go).
+var errDiedLoading = errors.New("it died as the tab loaded the page: the URL was not at fault")
 
 // aborted is err said as ErrAborted when ctx was cancelled (not timed out): a lost browser's
 // error is context.Canceled too, so callers rule that out first.

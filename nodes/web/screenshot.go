@@ -41,6 +41,7 @@ func (d *Driver) ScreenshotJPEG(ctx context.Context) ([]byte, device.Size, error
 	}
 	defer done()
 	var res page.CaptureScreenshotResult
+	d.reached(stepRead)
 	err = whileNavigating(c, func() (err error) {
 		if err := chromedp.Do(c, untilStill(readStill)); err != nil { // one state for a peek's reads (still.go)
 			return err
@@ -51,6 +52,9 @@ func (d *Driver) ScreenshotJPEG(ctx context.Context) ([]byte, device.Size, error
 		})
 		return err
 	})
+	if err != nil && browserDied(c) {
+		return nil, device.Size{}, d.diedUnder(ctx, c, "screenshot", err, errDiedReading, ", then repeat the call")
+	}
 	if err != nil {
 		return nil, device.Size{}, d.wrap("screenshot", err, hintFor(err))
 	}

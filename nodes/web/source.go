@@ -65,6 +65,7 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 	}
 	defer done()
 	var snap domSnapshot
+	d.reached(stepRead)
 	err = whileNavigating(c, func() (err error) {
 		if err := chromedp.Do(c, untilStill(readStill)); err != nil { // one state for a peek's reads (still.go)
 			return err
@@ -74,6 +75,9 @@ func (d *Driver) Source(ctx context.Context) (string, error) {
 		})
 		return err
 	})
+	if err != nil && browserDied(c) {
+		return "", d.diedUnder(ctx, c, "source", err, errDiedReading, ", then repeat the call")
+	}
 	if err != nil {
 		return "", d.wrap("source", err, hintFor(err))
 	}

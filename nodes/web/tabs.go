@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -135,8 +134,12 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (tab context.Context, 
 	}
 	if len(pages) == 0 {
 		tctx, _ := chromedp.NewContext(d.browserCtx()) // closed with the browser
+		d.reached(stepOpen)
 		if err := d.attach(ctx, tctx, d.emulate(), chromedp.Navigate(d.home)); err != nil {
-			return nil, false, d.wrap("open a tab", err, "")
+			if browserDied(tctx) {
+				return nil, false, d.diedUnder(ctx, tctx, stepOpen, err, diedBefore("opened a tab"), ", then repeat the call")
+			}
+			return nil, false, d.wrap(stepOpen, err, "")
 		}
 		d.answerDialogs(tctx)
 		d.followCommits(tctx)
@@ -167,7 +170,8 @@ func (d *Driver) frontTab(ctx context.Context, open bool) (tab context.Context, 
 }
 
 // activate brings tab id to the front once it is the newest: a headless browser renders (and
-// captures screenshots of) only the tab in front.
+// captures screenshots of) only the tab in front. One whose browser dies meanwhile says so
+// (died.go).
 func (d *Driver) activate(ctx context.Context, id target.ID) error {
 	d.mu.Lock()
 	same := d.front == id
@@ -180,10 +184,14 @@ func (d *Driver) activate(ctx context.Context, id target.ID) error {
 	d.mu.Unlock()
 	c, done := bound(ctx, tctx)
 	defer done()
+	d.reached(stepFront)
 	if _, err := answered(c, func(c context.Context) (cdp.Empty, error) {
 		return chromedp.Call(c, page.BringToFront, cdp.Empty{})
 	}); err != nil {
-		return d.wrap("bring the tab to the front", err, inputHint(err))
+		if browserDied(tctx) {
+			return d.diedUnder(ctx, tctx, stepFront, err, diedBefore("brought its tab to the front"), ", then repeat the call")
+		}
+		return d.wrap(stepFront, err, inputHint(err))
 	}
 	d.mu.Lock()
 	d.front = id
@@ -242,8 +250,7 @@ func (d *Driver) navigate(ctx context.Context, op, url string) error {
 		return nil
 	}
 	if browserDied(tctx) { // nothing to undo (navfail.go)
-		d.toldDied(tctx)
-		return d.wrap(op, fmt.Errorf("%w: %w", ErrBrowserDied, err), diedHint)
+		return d.diedUnder(ctx, tctx, op, err, errDiedLoading, "")
 	}
 	err, stopped := aborted(ctx, err)
 	err, late := timedOut(ctx, err)

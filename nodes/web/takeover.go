@@ -19,15 +19,18 @@ import (
 // twenty deep on two cores took more than cmdWait over, with ten tabs open.
 const takeOverWait = 2 * cmdWait
 
-// pendingTab is an attach under way: done closes once err is set.
+// pendingTab is an attach under way in browser bctx: done closes once err is set.
 type pendingTab struct {
+	bctx context.Context
 	done chan struct{}
 	err  error
 }
 
 // takeOver returns the context of tab id, attaching to it first, waiting takeOverWait at most (and
-// no longer than ctx) for an attach its page does not answer: ErrNoAnswer.
+// no longer than ctx) for an attach its page does not answer: ErrNoAnswer. One whose browser
+// died says so (died.go).
 func (d *Driver) takeOver(ctx context.Context, id target.ID) (context.Context, error) {
+	d.reached(stepTakeOver)
 	d.mu.Lock()
 	if tctx, ok := d.tabs[id]; ok {
 		d.mu.Unlock()
@@ -35,9 +38,9 @@ func (d *Driver) takeOver(ctx context.Context, id target.ID) (context.Context, e
 	}
 	p, ok := d.attaching[id]
 	if !ok {
-		p = &pendingTab{done: make(chan struct{})}
+		p = &pendingTab{bctx: d.browser, done: make(chan struct{})}
 		d.attaching[id] = p
-		go d.attachTab(d.browser, id, p)
+		go d.attachTab(p.bctx, id, p)
 	}
 	d.mu.Unlock()
 	t := time.NewTimer(takeOverWait)
@@ -48,6 +51,9 @@ func (d *Driver) takeOver(ctx context.Context, id target.ID) (context.Context, e
 		return nil, ErrNoAnswer
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %w", ErrNoAnswer, ctx.Err())
+	}
+	if p.err != nil && browserDied(p.bctx) {
+		return nil, d.diedUnder(ctx, p.bctx, stepTakeOver, p.err, diedBefore("took over a tab the page opened"), ", then repeat the call")
 	}
 	if p.err != nil {
 		return nil, p.err
