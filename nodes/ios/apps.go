@@ -97,7 +97,7 @@ func (d *Driver) ForegroundApp(ctx context.Context) (string, error) {
 // installation_proxy install it, as Xcode and ideviceinstaller do, once the .ipa is one installd
 // can unpack (ipa.Check; otherwise it is the caller's bad input). It names what it installed
 // from the .ipa's Info.plist; an Info.plist it cannot read leaves that to installd to judge and
-// the app unnamed.
+// the app unnamed. One whose CFBundleIdentifier is no bundle id is the caller's bad input.
 func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.InstalledApp, error) {
 	op := "install " + filepath.Base(localPath)
 	if ext := strings.ToLower(filepath.Ext(localPath)); ext != ".ipa" {
@@ -107,6 +107,10 @@ func (d *Driver) InstallApp(ctx context.Context, localPath string) (device.Insta
 		return device.InstalledApp{}, d.badIPA(ctx, op, err)
 	}
 	info, err := ipa.ReadFile(localPath)
+	if errors.Is(err, ipa.ErrBadBundleID) {
+		// installd takes it, but no tool could name the app after: refuse it before the copy.
+		return device.InstalledApp{}, d.errorf(op, fmt.Errorf("%w, %w", err, errBundleID), "set a valid Bundle Identifier in Xcode (Signing & Capabilities) and export the .ipa again")
+	}
 	if err != nil {
 		d.log.Debug("the .ipa's Info.plist is unreadable; the app installed stays unnamed", "err", err)
 	}

@@ -23,6 +23,8 @@ var (
 	errNotIPA = &mistake{"not an .ipa"}
 	// errUnpack is an .ipa installd could not unpack: a damaged entry, one outside the archive.
 	errUnpack = &mistake{"the .ipa cannot be unpacked"}
+	// errBundleID is an .ipa whose app's bundle id no tool could name.
+	errBundleID = &mistake{"so no tool could launch or remove the app by name"}
 	// errSystemApp is a built-in app, which installation_proxy will not uninstall.
 	errSystemApp = &mistake{"a built-in app iOS will not uninstall"}
 	// errOffScreen is a point outside the screen.

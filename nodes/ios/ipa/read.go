@@ -16,6 +16,18 @@ const maxInfoPlist = 1 << 20
 // ErrNoInfo says the file is not an .ipa whose Info.plist names its app.
 var ErrNoInfo = errors.New("no readable Info.plist")
 
+// ErrBadBundleID says the Info.plist was read but its CFBundleIdentifier is missing or is no
+// bundle id (it is ErrNoInfo too). An app installed so could never be named to launch or remove.
+var ErrBadBundleID error = badBundleID{}
+
+type badBundleID struct{}
+
+func (badBundleID) Error() string {
+	return "is no bundle id: one holds only letters A-Z and a-z, digits, '-' and '.', and neither starts nor ends with '.'"
+}
+
+func (badBundleID) Is(target error) bool { return target == ErrNoInfo }
+
 // Info is what an app's Info.plist says of it.
 type Info struct {
 	BundleID string // CFBundleIdentifier, e.g. com.example.app
@@ -97,7 +109,7 @@ func ParseInfoPlist(b []byte) (Info, error) {
 	}
 	in := Info{BundleID: m["CFBundleIdentifier"], Version: m["CFBundleShortVersionString"], Build: m["CFBundleVersion"]}
 	if !validBundleID(in.BundleID) {
-		return Info{}, fmt.Errorf("%w: CFBundleIdentifier %q is no bundle id", ErrNoInfo, in.BundleID)
+		return Info{}, fmt.Errorf("CFBundleIdentifier %q %w", in.BundleID, ErrBadBundleID)
 	}
 	return in, nil
 }
