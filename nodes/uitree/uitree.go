@@ -1,6 +1,6 @@
-// Package uitree parses Android UI hierarchy dumps (the XML of `uiautomator dump`) into a flat
-// list of elements with pixel bounds, for element listings (peek) and anything else that needs to
-// know what is on screen without a vision model.
+// Package uitree parses Android UI hierarchy dumps (the XML of `uiautomator dump`, which the
+// iOS and browser drivers write too) into a flat list of elements with pixel bounds, for element
+// listings (peek) and anything else that needs to know what is on screen without a vision model.
 //
 // The input comes from a device, so it is treated as hostile: its size, nesting depth and
 // element count are bounded, and nothing in it can make Parse panic, loop or allocate beyond
@@ -270,11 +270,15 @@ var classKinds = map[string]string{
 	"TabWidget":   KindTabs, "TabLayout": KindTabs,
 }
 
-// Kind names what the element is from its class: button, text, input, image, list, switch,
-// checkbox, radio, slider, progress, web, tabs, or view for layouts and unknown classes. A
-// clickable text, image or view is a button: tapping it does something.
+// Kind names what the element is from its class (Android's, iOS's XCUIElementType or a web
+// page's tag): button, text, input, image, list, switch, checkbox, radio, slider, progress,
+// web, tabs, or view for layouts and unknown classes. A clickable text, image or view is a
+// button: tapping it does something.
 func (e Element) Kind() string {
-	k := classKind(e.Class)
+	k, ok := otherPlatformKind(e)
+	if !ok {
+		k = classKind(e.Class)
+	}
 	if e.Clickable && (k == KindText || k == KindImage || k == KindView) {
 		return KindButton
 	}
