@@ -51,6 +51,11 @@ func (a *listDevicesArgs) Check() error {
 	return errors.Join(a.deviceFilter.Check(), a.pageArgs.Check())
 }
 
+// filterPrint is the print of every filter of the call, its cursors carry.
+func (a *listDevicesArgs) filterPrint() [filterPrintLen]byte {
+	return a.print(strconv.FormatBool(a.FreeOnly), a.Serial)
+}
+
 func (a *listDevicesArgs) matches(d broker.DeviceEntry) bool {
 	return a.deviceFilter.matches(d) && (!a.FreeOnly || d.State == broker.StateOnline) && (a.Serial == "" || d.Serial == a.Serial)
 }
@@ -77,7 +82,7 @@ func toolListAvailableDevices() toolDef {
 					return errRes, nil
 				}
 			}
-			end := pageEnd{kind: listDevices, filters: a.print(strconv.FormatBool(a.FreeOnly), a.Serial), noun: "devices",
+			end := pageEnd{kind: listDevices, filters: a.filterPrint(), noun: "devices",
 				narrow: "platform, state, tags, model, node or free_only"}
 			after, err := a.after(end.kind, end.filters)
 			if err != nil {

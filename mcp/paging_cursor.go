@@ -89,7 +89,8 @@ func decodeCursor(s string, kind listKind, filters [filterPrintLen]byte) (cursor
 	case c.kind != kind:
 		return bad(fmt.Sprintf("pages %s, not %s", c.kind.tool(), kind.tool()))
 	case c.filters != filters:
-		return bad("was made for other filters (filters are part of the paging)")
+		// A print from an older Corral (its filters printed otherwise) cannot be told apart.
+		return bad("was made for other filters or by another version of Corral (filters are part of the paging)")
 	case c.after == "" || len(c.after) > maxSerialLen || !utf8.ValidString(c.after):
 		return bad("holds no valid serial")
 	}
