@@ -97,6 +97,7 @@ type word struct {
 	err    error           // the link's, if it is dead
 	halted bool            // halted on a limit, answering no '?' until a reset
 	last   time.Time       // the last status report (or welcome)
+	asked  int             // status requests sent since
 	line   string          // the oldest line awaiting its answer
 	next   <-chan struct{} // closed by the next status update
 }
@@ -104,7 +105,7 @@ type word struct {
 func (c *Client) lastWord() word {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	w := word{err: c.err, halted: c.haltCode != 0, last: c.lastReport, next: c.stCh}
+	w := word{err: c.err, halted: c.haltCode != 0, last: c.lastReport, asked: c.asked, next: c.stCh}
 	if len(c.fifo) > 0 {
 		w.line = c.fifo[0].line
 	}

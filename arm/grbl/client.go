@@ -110,6 +110,7 @@ type Client struct {
 	seq        uint64        // counts status updates
 	stCh       chan struct{} // closed and replaced at each status update
 	lastReport time.Time
+	asked      int       // status requests sent since lastReport (Ignoring)
 	lastBusy   time.Time // last report of a state where lines legitimately wait
 	haltCode   int       // the alarm GRBL halts on until a reset; 0 when not halted
 	laser      *bool     // $32 as last read
@@ -427,7 +428,7 @@ func (c *Client) onWelcome(line string, now time.Time) {
 	}
 	c.fifo = nil
 	c.haltCode = 0
-	c.lastReport = now
+	c.lastReport, c.asked = now, 0
 	c.st.State, c.st.Sub = StateUnknown, -1
 	close(c.resets)
 	c.resets = make(chan struct{})
@@ -503,7 +504,7 @@ func (c *Client) onAlarm(code int, now time.Time) {
 func (c *Client) onReport(r Report, now time.Time) {
 	old := c.st
 	c.st.merge(r, now)
-	c.lastReport = now
+	c.lastReport, c.asked = now, 0
 	switch r.State {
 	case StateIdle, StateAlarm, StateCheck, StateSleep:
 		if r.State == StateIdle && r.Buf != nil && int64(r.Buf.Planner) > c.maxPlanner.Load() {
@@ -633,6 +634,9 @@ func (c *Client) pollLoop() {
 			if c.realtime("status", cmdStatus) != nil {
 				return
 			}
+			c.mu.Lock()
+			c.asked++
+			c.mu.Unlock()
 			c.watch(now)
 		}
 	}

@@ -20,8 +20,9 @@
 //     streams state changes, alarms, [MSG:…] and resets.
 //   - The link: EOF, a read or write error, or status requests left unanswered for the link
 //     timeout make the client dead with ErrLinkLost; every later call fails at once with it.
-//     Before that, Answering and Silent tell a controller that stopped answering (frozen, a
-//     hung board: ErrSilent) from a slow one, for a caller that cannot wait that long.
+//     Before that, Answering, Silent and Ignoring tell a controller that stopped answering
+//     (frozen, a hung board: ErrSilent) from a slow one, for a caller that cannot wait that
+//     long; Ignoring counts the requests left unanswered, so a late host is not misread.
 //   - Barrier (G4 P0.01) returns once everything sent before it has run: the end of a
 //     gesture. Stop brings the machine to rest with the finger up, whatever happened; calls
 //     that overlap it (a gesture in another goroutine) send nothing and fail with ErrStopped.

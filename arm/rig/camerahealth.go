@@ -14,36 +14,52 @@ var _ device.HealthReporter = (*Driver)(nil)
 // HealthReporter contract asks for a word every few seconds.
 const cameraCheck = 2 * time.Second
 
-// ReportHealth tells the farm whether the rig can see (device.HealthReporter): a rig whose
-// camera is down (its stream refused or stalled, its device unplugged) is unhealthy with
-// why, out of free_only lists and refusing tasks (each screenshot and look would fail, and an
-// agent handed a blind rig taps blind), until a frame comes again. A camera that cannot tell
-// (camera.Downer) is taken as seeing. The watch ends with the controller's link: a rig
-// without it is offline anyway.
+// ReportHealth tells the farm whether the rig can see and whether its controller answers
+// (device.HealthReporter). A rig whose camera is down (its stream refused or stalled, its
+// device unplugged) is unhealthy with why, out of free_only lists and refusing tasks (each
+// screenshot and look would fail, and an agent handed a blind rig taps blind), until a frame
+// comes again; a camera that cannot tell (camera.Downer) is taken as seeing, and reported on
+// no tick. A controller found silent while the rig sits idle (watchSilence) is reported at
+// once, and again once it answers. The watch ends with the controller's link: a rig without
+// it is offline anyway.
 func (d *Driver) ReportHealth(report func(error)) {
-	cam, ok := d.cam.(camera.Downer)
-	if !ok {
-		return
-	}
+	cam, seeing := d.cam.(camera.Downer)
+	news := make(chan struct{}, 1)
+	go d.watchSilence(func() {
+		select {
+		case news <- struct{}{}:
+		default: // news pending already
+		}
+	})
 	go func() {
-		tick := time.NewTicker(cameraCheck)
-		defer tick.Stop()
-		for {
+		var tick <-chan time.Time
+		if seeing {
+			t := time.NewTicker(cameraCheck)
+			defer t.Stop()
+			tick = t.C
 			report(d.healthNow(cam))
+		}
+		for {
 			select {
 			case <-d.arm.Done():
 				return
-			case <-tick.C:
+			case <-tick:
+			case <-news:
 			}
+			report(d.healthNow(cam))
 		}
 	}()
 }
 
-// healthNow is what the rig's health check says (Health: its link, halt, alarm), else why it
-// cannot see through cam: a word every few seconds must not hide what the check found.
+// healthNow is what the rig's health check says (Health: its link, its controller's
+// silence, halt, alarm), else why it cannot see through cam (nil: it cannot tell): a word
+// every few seconds must not hide what the check found.
 func (d *Driver) healthNow(cam camera.Downer) error {
 	if err := d.ready("health"); err != nil {
 		return err
+	}
+	if cam == nil {
+		return nil
 	}
 	return cameraHealth(cam)
 }
