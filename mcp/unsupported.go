@@ -81,6 +81,9 @@ func (g *Gateway) unsupportedText(ctx context.Context, tool string, args json.Ra
 	if config {
 		return what + ": " + nodeErr + who
 	}
+	if !ownSetup { // the platform has the tool, its driver not these arguments: the node says why (iOS has no BACK)
+		return nodeErr + who
+	}
 	return what + who + ". " + nodeErr
 }
 
