@@ -88,19 +88,18 @@ func TestTasksExportReplays(t *testing.T) {
 	assert.Equal(t, []string{"step 1: Open Notes", "step 2: Write hello"}, names)
 	assert.NotEmpty(t, doc.Steps[0].Expect, "the tap that opened Notes expects what the agent saw appear")
 
-	// Back to where the agent began, then the replay, with no model: the model has no turn left.
-	farmtest.MustCall(t, c, "app_clear", map[string]any{"serial": serial, "packageName": "com.corral.notes"})
-	farmtest.MustCall(t, c, "home", map[string]any{"serial": serial})
-	require.Empty(t, phone.Note())
-	report := filepath.Join(dir, "report.json")
-	require.NoError(t, runRun(ctx, []string{viaGateway, "--gateway", f.Gateway().MCPURL, "--json", report}))
-	fh, err := os.Open(report)
-	require.NoError(t, err)
-	defer fh.Close()
-	rep, err := steps.ReadJSON(fh)
-	require.NoError(t, err)
-	assert.True(t, rep.OK())
-	assert.Equal(t, len(doc.Steps), rep.Passed)
+	// docs/agent.md's commands as written, after its run_agent_task (done above): export, put
+	// the phone back where the agent began, replay with no model (the model has no turn left).
+	// Without the reset the replay failed (QA Q14): Notes kept the agent's "hello".
+	flow := docExportFlow(t)
+	require.Equal(t, []string{"call", "run_agent_task"}, flow[0][:2], "the doc's flow begins with the agent's task")
+	docDir := t.TempDir()
+	for _, args := range flow[1:] {
+		require.NoError(t, runDocCommand(ctx, t, docFarm{serial: serial, gateway: f.Gateway().MCPURL, taskID: task.TaskID, dir: docDir}, args))
+	}
+	junit, err := os.ReadFile(filepath.Join(docDir, "notes-hello.xml"))
+	require.NoError(t, err, "the doc's corral run writes its JUnit report")
+	assert.Contains(t, string(junit), `failures="0"`)
 	app, _ := phone.ForegroundApp(ctx)
 	assert.Equal(t, agentApp, app, "the replay leaves the app the agent left")
 	assert.Equal(t, agentNote, phone.Note(), "the replay leaves the note the agent wrote")

@@ -114,7 +114,10 @@ func ExportAgentTask(rec TaskRecord) (*Export, error) {
 	flowArguments(&root)
 	quoteMergeKeys(&root)
 	root.HeadComment = fmt.Sprintf("Agent task %s (%s on %s), exported by `corral tasks export`: its device actions, replayed without a model.\n"+
-		"goal: %s\nthe agent: %s%s\nrun it: corral run FILE --gateway URL (--serial S for another device)",
+		"goal: %s\nthe agent: %s%s\n"+
+		// The record does not keep the apps' data or the screen the agent began on: say so.
+		"first put the device back as the agent found it (this file does not): e.g. corral call app_clear '{\"serial\":\"%[3]s\",\"packageName\":\"APP\"}', then corral call home '{\"serial\":\"%[3]s\"}'\n"+
+		"run it: corral run FILE --gateway URL (--serial S for another device)",
 		id, agentTool, rec.Serial, commentLine(res.Goal), res.Status, prefixed(": ", commentLine(nonEmpty(res.Conclusion, res.Error))))
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
