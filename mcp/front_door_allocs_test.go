@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -52,5 +53,27 @@ func TestFrontDoorChecksAllocateNothing(t *testing.T) {
 		if got := loopbackConn(r); got != tc.want {
 			t.Errorf("loopbackConn on %v = %v, want %v", tc.addr, got, tc.want)
 		}
+	}
+}
+
+// A request's body, read once by bufferBody, is handed on whole and readable again with one
+// allocation (its buffered value) besides the request's copy and its context's value: the
+// reader and its closer took two more.
+func TestBufferedBodyIsHandedOnInOneAllocation(t *testing.T) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tap"}}`)
+	r := withBody(httptest.NewRequest(http.MethodPost, "/mcp", nil), body)
+	got, err := io.ReadAll(r.Body)
+	if err != nil || string(got) != string(body) || r.ContentLength != int64(len(body)) {
+		t.Fatalf("body handed on: %q, %v (length %d), want %q", got, err, r.ContentLength, body)
+	}
+	if err := r.Body.Close(); err != nil || string(bodyOf(r)) != string(body) {
+		t.Errorf("after reading: close %v, bodyOf %q", err, bodyOf(r))
+	}
+	if raceEnabled {
+		return // the race detector allocates
+	}
+	in := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	if n := testing.AllocsPerRun(100, func() { _ = withBody(in, body) }); n > 3 {
+		t.Errorf("withBody makes %v allocations, want 3 (the body's value, its context, the request's copy)", n)
 	}
 }
