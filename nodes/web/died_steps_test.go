@@ -133,3 +133,37 @@ func TestABrowserDyingAsAReadReadsSaysSo(t *testing.T) {
 		t.Errorf("the holder's call after a look found the browser dead: %v, want ErrBrowserReplaced (the look told no holder)", err)
 	}
 }
+
+// A web_close_tab whose browser died as it closed the tab answered nothing wrong (its error
+// was context.Canceled, taken for a tab that closed), and the next call that the browser had
+// been replaced: it now says the browser died, and the next call does its work.
+func TestABrowserDyingAsATabClosesSaysSo(t *testing.T) {
+	d := startBrowser(t, "phone")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	killAt(t, d, stepClose)
+	checkDiedSaid(ctx, t, d, "web_close_tab", d.CloseTab(ctx, 0), "it died as the call closed the tab")
+}
+
+// A web_login_none_ui whose browser died as the page posted the fields said "log in: ... (is
+// the login endpoint up, and on the page's origin?)", blaming the endpoint, and the next call
+// that the browser had been replaced: it now says the browser died, and the next call does
+// its work.
+func TestABrowserDyingAsALoginIsPostedSaysSo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>site</title>`)
+	}))
+	t.Cleanup(srv.Close)
+	d := startBrowser(t, "phone")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := d.LaunchApp(ctx, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	killAt(t, d, stepLogin)
+	_, err := d.LoginNoUI(ctx, srv.URL+"/login", map[string]string{"user": "u"})
+	checkDiedSaid(ctx, t, d, "web_login_none_ui", err, "it died as the page posted the login")
+	if err != nil && strings.Contains(err.Error(), "is the login endpoint up") {
+		t.Errorf("web_login_none_ui whose browser died blames the endpoint: %v", err)
+	}
+}

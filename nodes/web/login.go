@@ -44,7 +44,11 @@ func (d *Driver) LoginNoUI(ctx context.Context, endpoint string, fields map[stri
 		return device.LoginResult{}, err
 	}
 	defer done()
+	d.reached(stepLogin)
 	res, err := chromedp.Run(c, chromedp.Evaluate[device.LoginResult](fmt.Sprintf(loginJS, ep, body), chromedp.EvalAwaitPromise))
+	if err != nil && browserDied(c) {
+		return device.LoginResult{}, d.diedUnder(ctx, c, "log in", err, errDiedLoggingIn, ", then log in again")
+	}
 	if err != nil {
 		return device.LoginResult{}, d.wrap("log in", err, "is the login endpoint up, and on the page's origin?")
 	}

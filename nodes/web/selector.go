@@ -173,9 +173,13 @@ func (d *Driver) CloseTab(ctx context.Context, index int) error {
 	defer release()
 	bctx, done := bound(ctx, d.browserCtx())
 	defer done()
-	if _, err := chromedp.CallBrowser(bctx, target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil &&
-		!errors.Is(err, context.Canceled) {
-		return d.wrap("close tab", err, "")
+	d.reached(stepClose)
+	_, err = chromedp.CallBrowser(bctx, target.CloseTarget, target.CloseTargetParams{TargetID: id})
+	if err != nil && browserDied(bctx) { // not a tab closed: the browser, and the next call told twice
+		return d.diedUnder(ctx, bctx, stepClose, err, errDiedClosing, "")
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return d.wrap(stepClose, err, "")
 	}
 	d.mu.Lock()
 	delete(d.tabs, id)

@@ -8,6 +8,8 @@ const (
 	stepFront    = "bring the tab to the front"
 	stepTakeOver = "take over a tab"
 	stepRead     = "read the page"
+	stepClose    = "close tab"
+	stepLogin    = "log in"
 )
 
 // reached runs the atStep hook, if a test set one, as a call begins step.
