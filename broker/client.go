@@ -133,7 +133,7 @@ func NewClient(ctx context.Context, nc *nats.Conn, stores *Stores, opts ClientOp
 	}
 	// Listening before the first watch: a reconnection between the two must not go unseen.
 	reconnected := reconnects(nc)
-	w, err := stores.Registry.WatchAll(ctx)
+	w, err := watchAllFor(ctx, nc, stores.Registry) // consumer_delete_allowed.go
 	if err != nil {
 		nc.RemoveStatusListener(reconnected)
 		_ = sub.Unsubscribe()

@@ -37,7 +37,10 @@ func (f *kvFollower) follow(ctx context.Context, w jetstream.KeyWatcher, reconne
 	defer f.nc.RemoveStatusListener(reconnected)
 	for {
 		again := f.read(ctx, w, reconnected)
-		stopWatch(w)
+		// A watch that ends with the follower is left to the connection's close when its user
+		// may not delete consumers, as stopping it would: the server drops the ephemeral
+		// consumer itself once the connection has gone (5 s, its default).
+		stopWatch(w, again || mayDeleteConsumers(f.nc))
 		if !again {
 			return
 		}
@@ -82,7 +85,7 @@ func (f *kvFollower) read(ctx context.Context, w jetstream.KeyWatcher, reconnect
 func (f *kvFollower) rewatch(ctx context.Context, reconnected <-chan nats.Status) jetstream.KeyWatcher {
 	for {
 		drain(reconnected) // this watch starts after them
-		w, err := f.watch(ctx)
+		w, err := watchFor(ctx, f.nc, f.watch)
 		if err == nil {
 			return w
 		}
@@ -98,10 +101,12 @@ func (f *kvFollower) rewatch(ctx context.Context, reconnected <-chan nats.Status
 	}
 }
 
-// stopWatch stops w and takes what it still delivers: its delivery would otherwise block on a
-// full channel, and never end.
-func stopWatch(w jetstream.KeyWatcher) {
-	_ = w.Stop()
+// stopWatch stops w if stop, and takes what it still delivers (until the connection closes,
+// if not stopped): its delivery would otherwise block on a full channel, and never end.
+func stopWatch(w jetstream.KeyWatcher, stop bool) {
+	if stop {
+		_ = w.Stop()
+	}
 	go func() {
 		for range w.Updates() {
 		}

@@ -63,7 +63,7 @@ func (lg *leaseGroups) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	}
 	life, stop := context.WithCancel(lg.life)
 	reconnected := reconnects(lg.js.Conn())
-	w, err := kv.WatchAll(life)
+	w, err := watchAllFor(life, lg.js.Conn(), kv) // consumer_delete_allowed.go
 	if err != nil {
 		stop()
 		lg.js.Conn().RemoveStatusListener(reconnected)
