@@ -20,9 +20,9 @@ type ArmCalibrateResult struct {
 // armCalibrate calibrates a rig again: after the phone or the camera moved, or when taps land
 // beside their targets.
 func armCalibrate() Tool {
-	return Define[ActionArgs, ArmCalibrateResult](Tool{Name: "arm_calibrate", Description: "Calibrate an arm rig again: the phone shows the calibration page, the camera finds the screen, " +
-		"the finger probes a grid of points and one check touch; the farm keeps the result across node restarts. " +
-		"Run it after the phone or the camera moved, or when taps land beside their targets. It taps the phone: nothing else may run meanwhile.",
+	return Define[ActionArgs, ArmCalibrateResult](Tool{Name: "arm_calibrate", Description: "Recalibrate an arm rig: the phone shows the calibration page, the camera finds the screen, " +
+		"the finger probes a grid of points and one check touch; the result survives node restarts. " +
+		"Run it after the phone or camera moved, or when taps miss their targets. It taps the phone: nothing else may run meanwhile.",
 		Timeout: 2 * time.Minute, MaxTimeout: 5 * time.Minute, Progress: true, Short: noParams,
 		Needs: []Ability{Need[device.Calibrator]("calibrate where its touches land")},
 	}, func(ctx context.Context, t *Task, _ ActionArgs) (Output, error) {

@@ -33,9 +33,9 @@ func (a *BBoxArgs) Check() error { return checkBBox("bbox", a.BBox) }
 // BBoxResult is the structured result of the bbox gestures.
 type BBoxResult struct {
 	Message string    `json:"message" jsonschema:"What was done, where"`
-	BBox    []float64 `json:"bbox" jsonschema:"The bbox acted on: [left, top, right, bottom], relative 0-1"`
-	X       int       `json:"x" jsonschema:"Pixel X of the bbox centre, where the finger landed"`
-	Y       int       `json:"y" jsonschema:"Pixel Y of the bbox centre, where the finger landed"`
+	BBox    []float64 `json:"bbox" jsonschema:"The bbox acted on: [l,t,r,b], relative 0-1"`
+	X       int       `json:"x" jsonschema:"Pixel X touched: the bbox centre"`
+	Y       int       `json:"y" jsonschema:"Pixel Y touched: the bbox centre"`
 	Hint    string    `json:"hint"`
 }
 

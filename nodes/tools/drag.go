@@ -46,10 +46,10 @@ func (a *DragArgs) Check() error {
 // DragResult is drag's structured result (HttpRunner seed).
 type DragResult struct {
 	Message string  `json:"message" jsonschema:"What was done"`
-	FromX   float64 `json:"fromX" jsonschema:"Starting X"`
-	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
-	ToX     float64 `json:"toX" jsonschema:"Ending X"`
-	ToY     float64 `json:"toY" jsonschema:"Ending Y"`
+	FromX   float64 `json:"fromX" jsonschema:"Start X"`
+	FromY   float64 `json:"fromY" jsonschema:"Start Y"`
+	ToX     float64 `json:"toX" jsonschema:"End X"`
+	ToY     float64 `json:"toY" jsonschema:"End Y"`
 	// DurationMS is how long the move took: the duration asked, or longer on a device with a
 	// top speed (an arm's finger), as swipe's durationMs.
 	DurationMS int64  `json:"durationMs" jsonschema:"Move time (ms)"`

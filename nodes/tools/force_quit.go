@@ -13,7 +13,7 @@ import (
 // ForceQuitResult is force_quit's structured result.
 type ForceQuitResult struct {
 	Message     string `json:"message" jsonschema:"What was quit"`
-	PackageName string `json:"packageName" jsonschema:"Package (bundle id) of the app that was in front; empty where the device cannot tell (an arm) or nothing is open"`
+	PackageName string `json:"packageName" jsonschema:"The app that was in front (package or bundle id); empty if the device cannot tell (an arm) or none was"`
 	Quit        bool   `json:"quit" jsonschema:"False when no app was in front (the home screen was, or nothing is open)"`
 	Hint        string `json:"hint"`
 }

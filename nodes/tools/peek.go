@@ -30,7 +30,7 @@ const (
 type PeekResult struct {
 	Message  string `json:"message" jsonschema:"What the listing holds and where it came from"`
 	Source   string `json:"source,omitempty" jsonschema:"Where the elements came from: ui_tree or vision (none: no listing)"`
-	Listing  string `json:"listing" jsonschema_description:"One line per element: id [kind] \"label\" [left,top,right,bottom] conf. The bbox is relative 0-1 (3 decimals); conf is 1.00 from the UI tree, the vision worker's confidence otherwise. Pass the bbox to tap, long_press or swipe"`
+	Listing  string `json:"listing" jsonschema_description:"One line per element, as the description says; conf is 1.00 from the UI tree, else the vision worker's. Pass the bbox (3 decimals) to tap, long_press or swipe"`
 	Elements int    `json:"elements" jsonschema:"Number of elements listed"`
 	Width    int    `json:"width" jsonschema:"Screenshot width in pixels"`
 	Height   int    `json:"height" jsonschema:"Screenshot height in pixels"`

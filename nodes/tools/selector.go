@@ -14,7 +14,11 @@ import (
 type SelectorArgs struct {
 	Selector string `json:"selector" arg:"required,minLength=1,maxLength=4096" desc:"CSS selector or XPath" help:"a CSS selector (#login, button.primary) or an XPath (//a[text()='Next'])"`
 	// IgnoreNotFound is HttpRunner's option of the same name: no match is not an error.
-	IgnoreNotFound bool `json:"ignore_NotFoundError,omitempty" desc:"Succeed when nothing matches the selector"`
+	IgnoreNotFound bool `json:"ignore_NotFoundError,omitempty" desc:"Not found is no error"`
+	// Index and MaxRetryTimes are HttpRunner's general options, declared here because these
+	// tools use them (seedopts.go): an agent finds them in tools/list.
+	Index         int `json:"index,omitempty" arg:"min=-100,max=100" desc:"Which match: 0 first, -1 last"`
+	MaxRetryTimes int `json:"max_retry_times,omitempty" arg:"min=0,max=50" desc:"Looks again this many times"`
 	Behaviour
 }
 
@@ -29,8 +33,8 @@ func (a *SelectorArgs) Check() error {
 // SelectorResult is the structured result of the by-selector tools (HttpRunner seed).
 type SelectorResult struct {
 	Message  string `json:"message" jsonschema:"What was done"`
-	Selector string `json:"selector" jsonschema:"The CSS selector or XPath of the element acted on"`
-	Found    bool   `json:"found" jsonschema:"False when nothing matched and ignore_NotFoundError let it pass"`
+	Selector string `json:"selector" jsonschema:"The selector acted on"`
+	Found    bool   `json:"found" jsonschema:"False when not found (and ignore_NotFoundError)"`
 	Hint     string `json:"hint,omitempty"`
 }
 

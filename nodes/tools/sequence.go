@@ -71,11 +71,11 @@ type SequenceStep struct {
 // step1 to step5 (step1 required, no gaps). Check turns the second form into the first.
 type SequenceArgs struct {
 	Steps []SequenceStep `json:"steps,omitempty" arg:"minItems=1,maxItems=5" desc:"1 to 5 steps, run in order"`
-	Step1 *SequenceStep  `json:"step1,omitempty" desc:"PhysiClaw form: step 1 as {tool_name, arg}, instead of steps"`
-	Step2 *SequenceStep  `json:"step2,omitempty" desc:"PhysiClaw form: step 2 as {tool_name, arg}, instead of steps"`
-	Step3 *SequenceStep  `json:"step3,omitempty" desc:"PhysiClaw form: step 3 as {tool_name, arg}, instead of steps"`
-	Step4 *SequenceStep  `json:"step4,omitempty" desc:"PhysiClaw form: step 4 as {tool_name, arg}, instead of steps"`
-	Step5 *SequenceStep  `json:"step5,omitempty" desc:"PhysiClaw form: step 5 as {tool_name, arg}, instead of steps"`
+	Step1 *SequenceStep  `json:"step1,omitempty" desc:"PhysiClaw form of step 1: {tool_name, arg}"`
+	Step2 *SequenceStep  `json:"step2,omitempty" desc:"PhysiClaw form of step 2: {tool_name, arg}"`
+	Step3 *SequenceStep  `json:"step3,omitempty" desc:"PhysiClaw form of step 3: {tool_name, arg}"`
+	Step4 *SequenceStep  `json:"step4,omitempty" desc:"PhysiClaw form of step 4: {tool_name, arg}"`
+	Step5 *SequenceStep  `json:"step5,omitempty" desc:"PhysiClaw form of step 5: {tool_name, arg}"`
 }
 
 // patchSchema describes a step: its tool_name's enum is the step tools.
@@ -86,8 +86,8 @@ func (*SequenceArgs) patchSchema(props map[string]map[string]any) {
 		"properties": map[string]any{
 			"tool_name": map[string]any{"type": "string", "enum": SequenceTools(), "description": "The step's tool"},
 			"args":      map[string]any{"type": "object", "description": "The tool's own arguments, as the tool takes them (no serial or lease)"},
-			"arg": map[string]any{"description": "PhysiClaw form instead of args: the bbox array for tap, double_tap and long_press; " +
-				"the text for send_to_clipboard and input; an object of arguments otherwise (swipe: {bbox, direction, size, speed})"},
+			"arg": map[string]any{"description": "PhysiClaw form of args: a bbox for tap, double_tap, long_press; " +
+				"the text for send_to_clipboard, input; else an object (swipe: {bbox, direction, size, speed})"},
 		},
 		"required":             []string{"tool_name"},
 		"additionalProperties": false,
@@ -230,10 +230,10 @@ type SequenceResult struct {
 func sequence() Tool {
 	return Define[SequenceArgs, SequenceResult](Tool{
 		Name: "sequence",
-		Description: "Run up to 5 action steps in one call, as one task on the device: nobody else's call runs between them. For " +
-			"deterministic flows (tap, tap, tap to open an app; paste and send). Every step is checked before any runs; " +
-			"the first failure stops the sequence, and earlier steps are not undone. Give steps, a list of {tool_name, args}, " +
-			"or step1..step5 as PhysiClaw does. Don't batch across a dialog that may or may not appear: peek between.",
+		Description: "Run up to 5 action steps as one task on the device: no other call runs between them. For fixed flows " +
+			"(tap, tap, tap to open an app; paste and send). All steps are checked before any runs; the first failure " +
+			"stops the rest, earlier steps are not undone. Give steps, a list of {tool_name, args}, or step1..step5 " +
+			"(PhysiClaw). Don't batch across a dialog that may or may not appear: peek between.",
 		Timeout:    2 * time.Minute,
 		MaxTimeout: 10 * time.Minute,
 		Profiles:   []string{PhysiClaw},

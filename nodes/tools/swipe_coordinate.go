@@ -32,10 +32,10 @@ func (a *SwipeCoordinateArgs) Check() error {
 // SwipeCoordinateResult is swipe_coordinate's structured result (HttpRunner seed).
 type SwipeCoordinateResult struct {
 	Message string  `json:"message" jsonschema:"What was done"`
-	FromX   float64 `json:"fromX" jsonschema:"Starting X"`
-	FromY   float64 `json:"fromY" jsonschema:"Starting Y"`
-	ToX     float64 `json:"toX" jsonschema:"Ending X"`
-	ToY     float64 `json:"toY" jsonschema:"Ending Y"`
+	FromX   float64 `json:"fromX" jsonschema:"Start X"`
+	FromY   float64 `json:"fromY" jsonschema:"Start Y"`
+	ToX     float64 `json:"toX" jsonschema:"End X"`
+	ToY     float64 `json:"toY" jsonschema:"End Y"`
 	Hint    string  `json:"hint"`
 }
 

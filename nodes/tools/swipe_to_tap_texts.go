@@ -42,7 +42,7 @@ func (a *SwipeToTapTextsArgs) Check() error {
 type SwipeToTapTextsResult struct {
 	Message   string   `json:"message" jsonschema:"What was found and tapped, or why not"`
 	Texts     []string `json:"texts" jsonschema:"The texts looked for"`
-	FoundText string   `json:"foundText" jsonschema:"The text found and tapped, as the screen shows it"`
+	FoundText string   `json:"foundText" jsonschema:"The text as the screen shows it"`
 	TextTap
 	Hint string `json:"hint"`
 }

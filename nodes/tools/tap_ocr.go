@@ -27,7 +27,7 @@ type TapOCRArgs struct {
 // TapTextResult is the structured result of tap_ocr and swipe_to_tap_text.
 type TapTextResult struct {
 	Message string `json:"message" jsonschema:"What was found and tapped, or why not"`
-	Text    string `json:"text" jsonschema:"The text found and tapped, as the screen shows it"`
+	Text    string `json:"text" jsonschema:"The text as the screen shows it"`
 	TextTap
 	Hint string `json:"hint"`
 }
@@ -38,7 +38,7 @@ type TextTap struct {
 	Source     string        `json:"source,omitempty" jsonschema:"Where it was found: ui_tree or ocr"`
 	BBox       []float64     `json:"bbox,omitempty" jsonschema:"Its box [l,t,r,b], relative 0-1"`
 	Point      *device.Point `json:"point,omitempty" jsonschema:"Pixel tapped"`
-	Confidence float64       `json:"confidence,omitempty" jsonschema:"1 from the UI tree, the OCR's 0-1 otherwise"`
+	Confidence float64       `json:"confidence,omitempty" jsonschema:"1 from the UI tree, else the OCR's 0-1"`
 	Swipes     int           `json:"swipes,omitempty" jsonschema:"Swipes made before it showed"`
 }
 
