@@ -59,10 +59,10 @@ func toolGetLatestTask() toolDef {
 			}
 			rec, err := g.farm.PollTaskRecord(ctx, id)
 			if err != nil {
-				if out, ok := g.runningShown(ctx, id); ok { // it runs: no record yet
+				if out, ok := g.unrecordedShown(ctx, id); ok { // it runs, or waits for its device: no record yet
 					return structuredResult(ctx, out.steps(dropSteps)), nil
 				}
-				return g.refuse(ctx, taskReadCode(err), fmt.Sprintf("no record of the latest task, %s: %v", id, err)), nil
+				return g.refuse(ctx, taskReadCode(err), noLatestRecordText(id, err)), nil
 			}
 			if !g.mayUseSerial(ctx, rec.Serial) { // a session id or holder name is no pass to another's devices
 				p := g.principal(ctx)
@@ -97,6 +97,16 @@ func latestOf(ctx context.Context) string {
 // CLI's farm keeps what precedes the session: asHolder), as a token: no ':' in it.
 func latestOn(who, serial string) string { return "device:" + broker.Token(serial) + ":" + who }
 
+// LatestKeys are the keys rememberLatestID records a device call's task under, for who
+// (latestOf) on device serial: the CLI writes them itself as its call's task reaches its node,
+// so that another corral call finds it before the answer (cmd/corral: keepWhenStarted).
+func LatestKeys(who, serial string) []string {
+	if serial == "" {
+		return []string{who}
+	}
+	return []string{who, latestOn(who, serial)}
+}
+
 // rememberLatest records a task the node answered (and so wrote a record of) as the latest of
 // its caller. A failure to record costs only get_latest_task, so it is logged, not returned.
 func (g *Gateway) rememberLatest(ctx context.Context, res broker.TaskResult) {
@@ -113,7 +123,7 @@ func (g *Gateway) rememberLatestID(ctx context.Context, id, serial string) {
 	// The caller may be gone already (cancelled); the task still ran. (SetLatestTask only
 	// queues the write: no deadline needed, nor the timer one costs on every call.)
 	ctx, who := context.WithoutCancel(ctx), latestOf(ctx)
-	keys := []string{who}
+	keys := []string{who} // as LatestKeys has them, without its allocation on every call
 	if serial != "" {
 		keys = append(keys, latestOn(who, serial))
 	}

@@ -19,9 +19,9 @@ import (
 //     is kept as its holder's, anonymous (corral-cli), the key a gateway gives a client
 //     without a session: so get_latest_task and abort_task {} in the next corral call (or
 //     through a gateway without a policy, where corral call is that holder) find it. It is
-//     written to NATS once the task reached its node: an agent task's as it starts there, so
-//     that abort_task {} in another corral call stops it while this one still waits
-//     (keepWhenStarted), the others' as the command ends (keepLatest). A task that never
+//     written to NATS once the task reached its node, as it runs or waits in the device's queue,
+//     so that abort_task {} and get_latest_task in another corral call find it while this one
+//     still waits (keepWhenStarted), and again as the command ends (keepLatest). A task that never
 //     reached its node (an operator's, whose role may not send tasks nor write there) is no
 //     one's latest;
 //   - reading lease groups creates no bucket: without one there is no group (an operator may
