@@ -68,7 +68,7 @@ func (d *Driver) press(x, y float64, hold time.Duration, clicks int64) chromedp.
 			if err := touch(ctx, t, input.DispatchTouchEventTypeTouchStart, [2]float64{x, y}); err != nil {
 				return err
 			}
-			if err := wait(ctx, hold); err != nil {
+			if err := held(ctx, hold); err != nil {
 				return err
 			}
 			return touch(ctx, t, input.DispatchTouchEventTypeTouchEnd)
@@ -76,7 +76,7 @@ func (d *Driver) press(x, y float64, hold time.Duration, clicks int64) chromedp.
 		if err := mouse(ctx, t, input.DispatchMouseEventTypeMousePressed, x, y, input.MouseButtonLeft, clicks); err != nil {
 			return err
 		}
-		if err := wait(ctx, hold); err != nil {
+		if err := held(ctx, hold); err != nil {
 			return err
 		}
 		return mouse(ctx, t, input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonLeft, clicks)
@@ -106,7 +106,7 @@ func (d *Driver) DoubleTap(ctx context.Context, p device.Point) error {
 	return d.do(ctx, "double tap", settle(d.atPixel(p, func(x, y float64) chromedp.Action[chromedp.Void] {
 		// both taps where the first landed: a double tap may zoom the page once it is done
 		return chromedp.Steps(d.press(x, y, 0, 1), chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-			return wait(ctx, doubleTapGap)
+			return held(ctx, doubleTapGap)
 		}), d.press(x, y, 0, 2))
 	})))
 }
@@ -157,11 +157,11 @@ func (d *Driver) Swipe(ctx context.Context, from, to device.Point, dur, hold tim
 		if err := down(x0, y0); err != nil {
 			return err
 		}
-		if err := wait(ctx, hold); err != nil {
+		if err := held(ctx, hold); err != nil {
 			return err
 		}
 		for i := 1; i <= steps; i++ {
-			if err := wait(ctx, dur/time.Duration(steps)); err != nil {
+			if err := held(ctx, dur/time.Duration(steps)); err != nil {
 				return err
 			}
 			if err := move(at(i)); err != nil {

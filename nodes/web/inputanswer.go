@@ -28,7 +28,8 @@ const inputSentHint = "do not repeat it at once: the page may act on it when it 
 	"A page that stays so can be left: app_launch another URL, or app_terminate this one"
 
 // send sends one input event (call), waiting inputWait at most for its answer: one unanswered
-// is ErrNoAnswer and ErrInputSent, which whileNavigating never tries again.
+// is ErrNoAnswer and ErrInputSent, which whileNavigating never tries again; one cut short by
+// ctx's end is ErrCallEnded and ErrInputSent.
 func send(ctx context.Context, call func(context.Context) error) error {
 	markSent(ctx) // whatever comes of it, the page may get it (died_input.go)
 	c, cancel := context.WithTimeout(ctx, inputWait)
@@ -38,7 +39,7 @@ func send(ctx context.Context, call func(context.Context) error) error {
 	case err == nil || c.Err() == nil:
 		return err
 	case ctx.Err() != nil:
-		return fmt.Errorf("%w: %w: %w", ErrNoAnswer, ctx.Err(), ErrInputSent)
+		return fmt.Errorf("%w: %w", callEnded(ctx), ErrInputSent)
 	default:
 		return fmt.Errorf("%w: %w", ErrNoAnswer, ErrInputSent)
 	}
@@ -59,7 +60,7 @@ func within(steps ...chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Vo
 // inputHint is the hint for an input call that failed with err: what to do about a page that
 // did not answer; none for other failures.
 func inputHint(err error) string {
-	if errors.Is(err, ErrNoAnswer) {
+	if errors.Is(err, ErrNoAnswer) || errors.Is(err, ErrCallEnded) {
 		return hintFor(err)
 	}
 	return ""

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -25,7 +24,7 @@ var ErrNoAnswer = errors.New("the page did not answer (its script may hang, or i
 const noAnswerHint = "try again; a page that stays so can be left: app_launch another URL, or app_terminate this one"
 
 // answered runs f with a context that ends after cmdWait, or with ctx: a command its page
-// did not answer in time is ErrNoAnswer (and ctx's error too, when ctx ended first).
+// did not answer in time is ErrNoAnswer; one cut short by ctx's end is ErrCallEnded.
 func answered[R any](ctx context.Context, f func(context.Context) (R, error)) (R, error) {
 	c, cancel := context.WithTimeout(ctx, cmdWait)
 	defer cancel()
@@ -34,7 +33,7 @@ func answered[R any](ctx context.Context, f func(context.Context) (R, error)) (R
 	case err == nil || c.Err() == nil:
 		return r, err
 	case ctx.Err() != nil:
-		return r, fmt.Errorf("%w: %w", ErrNoAnswer, ctx.Err())
+		return r, callEnded(ctx) // the caller's time, not the page's (callended.go)
 	default:
 		return r, ErrNoAnswer
 	}
@@ -44,6 +43,12 @@ func answered[R any](ctx context.Context, f func(context.Context) (R, error)) (R
 // answer (an input it may yet act on, inputanswer.go), or stayed between two pages; none for
 // other failures.
 func hintFor(err error) string {
+	if errors.Is(err, ErrCallEnded) && errors.Is(err, ErrInputSent) {
+		return callEndedHint + "; what was sent may act: peek before you repeat it"
+	}
+	if errors.Is(err, ErrCallEnded) {
+		return callEndedHint
+	}
 	if errors.Is(err, ErrInputSent) {
 		return inputSentHint
 	}
