@@ -12,16 +12,17 @@ import (
 // ErrDisconnected is a call that failed because the device was unplugged.
 var ErrDisconnected = errors.New("device disconnected")
 
-// wdaError names what failed. When WebDriverAgent itself did not answer (not one of its error
-// answers), either the device was unplugged (usbmuxd no longer lists it: "device
-// disconnected") or WDA died, and the supervisor probes it at once, to restart it and to show
-// the device unhealthy meanwhile.
+// wdaError names what failed; a call whose time ran out says so (callended.go). When
+// WebDriverAgent itself did not answer (not one of its error answers), either usbmuxd is gone
+// (said as get_device_status says it, not WDA's URL), the device was unplugged (usbmuxd no
+// longer lists it: "device disconnected") or WDA died, and the supervisor probes it at once,
+// to restart it and to show the device unhealthy meanwhile.
 func (d *Driver) wdaError(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
+		return d.errorf(op, &endedError{err: err}, callEndedHint)
 	}
 	var answer *wda.Error
 	if errors.As(err, &answer) {
@@ -30,7 +31,12 @@ func (d *Driver) wdaError(op string, err error) error {
 	if errors.Is(err, ErrUnlisted) {
 		return d.errorf(op, err, "it keeps its lease meanwhile: retry in a few seconds")
 	}
-	if down := muxDown(err); down != nil {
+	down := muxDown(err)
+	if down == nil {
+		// usbmuxd that died mid-call ends WDA's connection with an EOF: its list tells.
+		down = d.o.Mux.stuck(context.Background())
+	}
+	if down != nil {
 		d.sup.wake()
 		return d.errorf(op, down, "WebDriverAgent is reached through it: retry once it answers")
 	}

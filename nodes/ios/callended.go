@@ -1,0 +1,21 @@
+package ios
+
+import "errors"
+
+// A call whose own deadline (its timeout_ms) ends while WebDriverAgent works said "wda
+// http://…: POST /session/:sid/actions: context deadline exceeded": WDA's address and route,
+// and no word of what ended. It says that the call's time ran out first.
+
+// ErrCallEnded says the call's deadline ended, or the call was ended, before WebDriverAgent
+// was done.
+var ErrCallEnded = errors.New("the call's time (timeout_ms) ran out before WebDriverAgent was done; what was sent may have acted")
+
+// callEndedHint says what to do about a call whose time ran out.
+const callEndedHint = "give the call a timeout_ms a few seconds longer than its gesture's duration; peek before you repeat it"
+
+// endedError is ErrCallEnded, and err (the context's error, errors.Is) without its words.
+type endedError struct{ err error }
+
+func (e *endedError) Error() string { return ErrCallEnded.Error() }
+
+func (e *endedError) Unwrap() []error { return []error{ErrCallEnded, e.err} }
