@@ -31,15 +31,16 @@ func scale(v float64, n int) int {
 
 // absolutePoint rounds pixel coordinates and checks that they lie on the driver's screen. The
 // check is on the numbers as given, before they become ints: a number beyond int's range has
-// no int (1e308 became -9223372036854775808), so the refusal names what the caller sent.
-func absolutePoint(ctx context.Context, d device.Driver, x, y float64) (device.Point, error) {
+// no int (1e308 became -9223372036854775808), so the refusal names what the caller sent, and
+// orRelative, the calling tool's way to give the point relative 0-1.
+func absolutePoint(ctx context.Context, d device.Driver, x, y float64, orRelative string) (device.Point, error) {
 	s, err := d.ScreenSize(ctx)
 	if err != nil {
 		return device.Point{}, err
 	}
 	if !onAxis(x, s.Width) || !onAxis(y, s.Height) {
-		return device.Point{}, BadInput("pixel (%s, %s) is outside the %dx%d screen (x must be 0 to %d, y 0 to %d); call get_screen_size, or use tap_xy with relative coordinates",
-			FormatNumber(x), FormatNumber(y), s.Width, s.Height, s.Width-1, s.Height-1)
+		return device.Point{}, BadInput("pixel (%s, %s) is outside the %dx%d screen (x must be 0 to %d, y 0 to %d); call get_screen_size, or %s",
+			FormatNumber(x), FormatNumber(y), s.Width, s.Height, s.Width-1, s.Height-1, orRelative)
 	}
 	return device.Point{X: int(math.Round(x)), Y: int(math.Round(y))}, nil
 }

@@ -45,7 +45,7 @@ func secondaryClick() Tool {
 		if *a.X <= 1 && *a.Y <= 1 {
 			p, err = relativePoint(ctx, t.Driver, *a.X, *a.Y)
 		} else {
-			p, err = absolutePoint(ctx, t.Driver, *a.X, *a.Y)
+			p, err = absolutePoint(ctx, t.Driver, *a.X, *a.Y, "give both x and y relative (0-1)")
 		}
 		if err != nil {
 			return Output{}, err

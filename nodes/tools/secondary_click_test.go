@@ -56,6 +56,11 @@ func TestSecondaryClickHugeCoordinate(t *testing.T) {
 	if len(d.at) != 0 {
 		t.Fatalf("clicked at %v", d.at)
 	}
+	// The way forward is secondary_click's own: tap_xy would left-click (QA Q13.3).
+	_, err := runOp(t, "secondary_click", d, `{"x":1080,"y":5}`)
+	if msg := err.Error(); !strings.Contains(msg, "or give both x and y relative (0-1)") || strings.Contains(msg, "tap_xy") {
+		t.Errorf("off-screen pixel: %v, want secondary_click's relative form, not tap_xy", err)
+	}
 	mustRun(t, "secondary_click", d, `{"x":1079.4,"y":2399}`)
 	if len(d.at) != 1 || d.at[0] != (device.Point{X: 1079, Y: 2399}) {
 		t.Fatalf("clicked at %v", d.at)

@@ -39,7 +39,7 @@ func tapAbsXY() Tool {
 		Timeout: 10 * time.Second, MaxTimeout: 2 * time.Minute, Profiles: []string{HttpRunner}, Step: StepObject,
 		Short: Short{Kind: ShortNumbers, Keys: []string{"x", "y"}, Usage: "[x, y] (pixels)"},
 	}, func(ctx context.Context, t *Task, a TapAbsXYArgs) (Output, error) {
-		p, err := absolutePoint(ctx, t.Driver, *a.X, *a.Y)
+		p, err := absolutePoint(ctx, t.Driver, *a.X, *a.Y, "use tap_xy with relative coordinates")
 		if err != nil {
 			return Output{}, err
 		}
