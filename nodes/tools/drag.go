@@ -18,10 +18,10 @@ const (
 // DragArgs are drag's arguments (HttpRunner seed): relative coordinates 0-1 and the duration
 // of the move in milliseconds.
 type DragArgs struct {
-	FromX    *float64 `json:"from_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start X (0-1)"`
-	FromY    *float64 `json:"from_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"Start Y (0-1)"`
-	ToX      *float64 `json:"to_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End X (0-1)"`
-	ToY      *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
+	FromX    *float64 `json:"from_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen width (get_screen_size)" help:"a relative coordinate between 0 and 1" desc:"Start X (0-1)"`
+	FromY    *float64 `json:"from_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen height (get_screen_size)" help:"a relative coordinate between 0 and 1" desc:"Start Y (0-1)"`
+	ToX      *float64 `json:"to_x" arg:"required,min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen width (get_screen_size)" help:"a relative coordinate between 0 and 1" desc:"End X (0-1)"`
+	ToY      *float64 `json:"to_y" arg:"required,min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen height (get_screen_size)" help:"a relative coordinate between 0 and 1" desc:"End Y (0-1)"`
 	Duration float64  `json:"duration,omitempty" arg:"min=0,max=60000" unit:"milliseconds" desc:"Move time in ms (default 1000)"`
 	Behaviour
 }

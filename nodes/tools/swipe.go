@@ -29,10 +29,10 @@ var swipeDirections = map[string][4]float64{
 //   - bbox (PhysiClaw seed): bbox, direction, optional size and speed.
 type SwipeArgs struct {
 	Direction     string    `json:"direction,omitempty" arg:"enum=up|down|left|right" desc:"Where the finger moves"`
-	FromX         *float64  `json:"from_x,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"Start X (0-1)"`
-	FromY         *float64  `json:"from_y,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"Start Y (0-1)"`
-	ToX           *float64  `json:"to_x,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"End X (0-1)"`
-	ToY           *float64  `json:"to_y,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" desc:"End Y (0-1)"`
+	FromX         *float64  `json:"from_x,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen width (get_screen_size)" desc:"Start X (0-1)"`
+	FromY         *float64  `json:"from_y,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen height (get_screen_size)" desc:"Start Y (0-1)"`
+	ToX           *float64  `json:"to_x,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen width (get_screen_size)" desc:"End X (0-1)"`
+	ToY           *float64  `json:"to_y,omitempty" arg:"min=0,max=1" unit:"(relative to the screen)" hint:"for pixels, divide by the screen height (get_screen_size)" desc:"End Y (0-1)"`
 	Duration      float64   `json:"duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds the move takes (default 0.3)"`
 	PressDuration float64   `json:"press_duration,omitempty" arg:"min=0,max=60" unit:"seconds" desc:"Seconds pressed before moving"`
 	BBox          []float64 `json:"bbox,omitempty" arg:"minItems=4,maxItems=4,itemMin=0,itemMax=1" unit:"(relative to the screen)" desc:"[l,t,r,b] 0-1; starts at its centre"` // where the finger starts
