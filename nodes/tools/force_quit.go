@@ -69,7 +69,7 @@ func forceQuit() Tool {
 			return Output{}, fmt.Errorf("the system UI (%s) is in front, not an app: the phone may be locked or a system dialog open; peek to see it", pkg)
 		case isHomeApp(pkg) || ownHome(t.Driver, pkg):
 			return Output{Data: ForceQuitResult{Message: "the home screen (" + pkg + ") is in front: no app to quit",
-				PackageName: pkg, Hint: hintHome}}, nil
+				PackageName: pkg, Hint: homeHint(t.Driver)}}, nil
 		}
 		if err := t.Driver.(device.AppManager).TerminateApp(ctx, pkg); err != nil {
 			return Output{}, err

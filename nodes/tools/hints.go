@@ -9,7 +9,9 @@ const (
 	hintLongPress = "peek now: the menu or popup that opened has new targets (Paste, Copy, ...) with their own bboxes."
 	hintSwipe     = "peek to check that the page scrolled, then plan the next step."
 	hintHome      = "peek to plan your next tap on the home screen icons."
-	hintBack      = "peek to verify. The same screen means the gesture was not recognised (retry once) or this " +
+	// hintHomeWeb is hintHome for a browser device: HOME opens its home page, no icons.
+	hintHomeWeb = "peek to see the home page and plan your next step; app_launch opens a URL in a new tab."
+	hintBack    = "peek to verify. The same screen means the gesture was not recognised (retry once) or this " +
 		"screen has no back action (modal, root tab, lock screen): try home_screen and re-enter, or tap the " +
 		"screen's own back/close button."
 	hintForceQuit = "the app is closed and you are on the home screen: reopen it from there (tap its icon or app_launch)."
