@@ -73,7 +73,11 @@ func unlockPhone() Tool {
 		}
 		switch {
 		case wakeErr != nil && known && !locked: // a browser: no wake key, no lock screen
-			return Output{Data: UnlockResult{Message: "nothing to unlock: the device has no wake key (WAKEUP and MENU refused) and shows no lock screen; no passcode entered",
+			msg := "nothing to unlock: the device has no wake key (WAKEUP and MENU refused) and shows no lock screen; no passcode entered"
+			if t.Driver.Info().Platform == device.PlatformWeb {
+				msg = "a browser has no lock screen: nothing to unlock; no passcode entered"
+			}
+			return Output{Data: UnlockResult{Message: msg,
 				Unlocked: true, Verified: true, Hint: hintUnlock}}, nil
 		case wakeErr != nil:
 			return Output{}, wakeErr
