@@ -23,6 +23,8 @@
 //     Before that, Answering, Silent and Ignoring tell a controller that stopped answering
 //     (frozen, a hung board: ErrSilent) from a slow one, for a caller that cannot wait that
 //     long; Ignoring counts the requests left unanswered, so a late host is not misread.
+//   - Program sends a few lines at once (they fit GRBL's receive buffer), so that the
+//     controller times them back to back: a double tap, not the host's round trips.
 //   - Barrier (G4 P0.01) returns once everything sent before it has run: the end of a
 //     gesture. Stop brings the machine to rest with the finger up, whatever happened; calls
 //     that overlap it (a gesture in another goroutine) send nothing and fail with ErrStopped.

@@ -8,7 +8,8 @@
 // millimetres; every gesture is a short G-code program that the driver ends with a barrier
 // (G4), so a call returns once the finger is up again. Gestures in millimetres:
 //
-//   - tap, long press and double tap (about 150 ms between the taps, as PhysiClaw's);
+//   - tap, long press and double tap (150 ms between the taps, as PhysiClaw's, one program that
+//     the controller times: grbl.Program);
 //   - swipes from one point to another over a duration, the feed rate following from the
 //     distance (the PhysiClaw sizes are centimetres, so Density reports the calibration's);
 //   - the iPhone's system gestures as keys: HOME is the swipe up from the bottom edge, BACK the

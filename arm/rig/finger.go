@@ -83,3 +83,27 @@ func (f Finger) up(ctx context.Context, c *grbl.Client) error {
 	}
 	return c.Dwell(ctx, f.Settle)
 }
+
+// touchInto adds a touch where the head is to p: down, hold, up, as down and up send them.
+func (f Finger) touchInto(p *grbl.Program, hold time.Duration) {
+	if f.Z {
+		p.SetZ(f.TouchZ, f.ZFeed)
+		p.Dwell(hold)
+		p.SetZ(f.LiftZ, f.ZFeed)
+		return
+	}
+	p.SpindleOn(f.StrikePWM)
+	p.Dwell(f.Settle + hold)
+	p.SpindleOff()
+	p.Dwell(f.Settle)
+}
+
+// touchTakes is about how long a touch of hold takes from its start to the finger up again
+// (a Z finger's travel at its feed, its acceleration aside).
+func (f Finger) touchTakes(hold time.Duration) time.Duration {
+	if f.Z {
+		travel := time.Duration(math.Abs(f.LiftZ-f.TouchZ) / f.ZFeed * float64(time.Minute))
+		return 2*travel + hold
+	}
+	return 2*f.Settle + hold
+}
