@@ -18,8 +18,8 @@ func TestGestureLongerThanItsCallSaysTheCallEnded(t *testing.T) {
 	defer cancel()
 	err := d.Swipe(ctx, device.Point{X: 300, Y: 1000}, device.Point{X: 300, Y: 300}, 5*time.Second, 0)
 	t.Logf("swipe: %v", err)
-	if err == nil || !strings.Contains(err.Error(), "the call's time (timeout_ms) ran out before WebDriverAgent was done") ||
-		!strings.Contains(err.Error(), "timeout_ms a few seconds longer") {
+	if err == nil || !strings.Contains(err.Error(), "the call's deadline (timeout_ms) passed before WebDriverAgent was done") ||
+		!strings.Contains(err.Error(), "longer timeout_ms (a gesture's duration and a few seconds)") {
 		t.Errorf("a 5s swipe in a call of 1s: %v; want it to say the call's time ran out", err)
 	}
 	if err != nil && strings.Contains(err.Error(), "wda http") {

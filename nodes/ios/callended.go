@@ -8,10 +8,10 @@ import "errors"
 
 // ErrCallEnded says the call's deadline ended, or the call was ended, before WebDriverAgent
 // was done.
-var ErrCallEnded = errors.New("the call's time (timeout_ms) ran out before WebDriverAgent was done; what was sent may have acted")
+var ErrCallEnded = errors.New("the call's deadline (timeout_ms) passed before WebDriverAgent was done")
 
 // callEndedHint says what to do about a call whose time ran out.
-const callEndedHint = "give the call a timeout_ms a few seconds longer than its gesture's duration; peek before you repeat it"
+const callEndedHint = "give the call a longer timeout_ms (a gesture's duration and a few seconds); an input sent may have acted: peek before you repeat it"
 
 // endedError is ErrCallEnded, and err (the context's error, errors.Is) without its words.
 type endedError struct{ err error }
