@@ -67,29 +67,7 @@ func (c *Client) Answering(ctx context.Context, d time.Duration) error {
 // already); nil when ctx ends first. A controller halted on a limit is never silent; a dead
 // link fails with its error.
 func (c *Client) Silent(ctx context.Context, d time.Duration) error {
-	for {
-		w := c.lastWord()
-		if w.err != nil {
-			return w.err
-		}
-		if !w.halted && time.Since(w.last) >= d {
-			return c.silent(w)
-		}
-		wait := time.Until(w.last.Add(d)) // until d has passed since the last report
-		if w.halted {
-			wait = d // halted: no report is due; look again at the next news, or in a while
-		}
-		due := time.NewTimer(wait)
-		select {
-		case <-w.next:
-		case <-due.C:
-		case <-c.dead:
-		case <-ctx.Done():
-			due.Stop()
-			return nil
-		}
-		due.Stop()
-	}
+	return c.Ignoring(ctx, d, 0)
 }
 
 // word is what Answering and Silent look at.
