@@ -24,54 +24,64 @@ func (g *Gateway) mayAbort(ctx context.Context, a abortArgs) *mcpgo.CallToolResu
 	if g.opts.Policy == nil || p == nil || p.Operator || a.Lease != "" {
 		return nil
 	}
-	serial, holder := a.Serial, ""
+	serial, holder, implicit := a.Serial, "", false
 	switch {
 	case serial != "":
-		holder = g.deviceHolder(ctx, serial)
+		holder, implicit = g.deviceHolder(ctx, serial)
 	case a.taskID != "":
-		serial, holder = g.taskHolder(ctx, a.taskID, p.Name)
+		serial, holder, implicit = g.taskHolder(ctx, a.taskID, p.Name)
 	}
 	if holder == "" || holder == p.Name {
 		return nil
 	}
+	// A task run without a lease holds the device by a one-task lease, which list_leases does
+	// not list (QA: the refusal sent the caller there, to find nothing): it ends with the task.
+	wait := "wait for the device (list_leases shows when its lease ends)"
+	if implicit {
+		wait = "wait for its task to end: it runs without a lease (a one-task lease that ends with it; list_leases lists none), " +
+			"and acquire_device with wait_seconds holds the device once it ends"
+	}
 	return g.deny(ctx, denial{reason: reasonHolder, serial: serial, rule: "only the holder or an operator aborts a held device's task; principal " + holder + " holds it"}, fmt.Sprintf("denied by policy: principal %q may not abort the task of device %s, which principal %q holds "+
-		"(rule: only the holder or an operator aborts a held device's task); ask its holder, or wait for the device (list_leases shows when its lease ends)",
-		p.Name, serial, holder))
+		"(rule: only the holder or an operator aborts a held device's task); ask its holder, or %s",
+		p.Name, serial, holder, wait))
 }
 
 // taskHolder finds the device the registry shows running task id and names the principal,
-// other than caller, holding it: the task's own holder, else the device's (deviceHolder).
-// Both are "" when the task runs nowhere the registry shows, or on a device outside the
-// caller's tags: the node's tags rule leaves that one alone, and a refusal would name it.
-func (g *Gateway) taskHolder(ctx context.Context, id, caller string) (serial, holder string) {
+// other than caller, holding it: the task's own holder, else the device's (deviceHolder);
+// implicit when the task runs without a lease. All are zero when the task runs nowhere the
+// registry shows, or on a device outside the caller's tags: the node's tags rule leaves that
+// one alone, and a refusal would name it.
+func (g *Gateway) taskHolder(ctx context.Context, id, caller string) (serial, holder string, implicit bool) {
 	for _, d := range g.farm.Devices() {
 		if d.Task == nil || d.Task.ID != id {
 			continue
 		}
 		if !g.mayUseSerial(ctx, d.Serial) {
-			return "", ""
+			return "", "", false
 		}
 		if t := d.Task.Holder; t != nil && t.Principal != "" && t.Principal != caller {
-			return d.Serial, t.Principal
+			return d.Serial, t.Principal, d.Task.Implicit
 		}
-		return d.Serial, g.deviceHolder(ctx, d.Serial)
+		holder, implicit = g.deviceHolder(ctx, d.Serial)
+		return d.Serial, holder, implicit
 	}
-	return "", ""
+	return "", "", false
 }
 
 // deviceHolder names the principal holding a device: its explicit lease's, as the nodes
-// answer, else the registry's holder of a task running without a lease; "" if none.
-func (g *Gateway) deviceHolder(ctx context.Context, serial string) string {
+// answer, else the registry's holder of a task running without a lease (implicit); "" if none.
+func (g *Gateway) deviceHolder(ctx context.Context, serial string) (holder string, implicit bool) {
 	leases, _ := g.farm.Leases(ctx) // a node that does not answer leaves the registry to say
 	for _, l := range leases {
 		if l.Serial == serial && l.Holder.Principal != "" {
-			return l.Holder.Principal
+			return l.Holder.Principal, false
 		}
 	}
 	if dev, ok := g.farm.Device(serial); ok && dev.Holder != "" {
-		return broker.PrincipalOf(dev.Holder) // the registry shows the holder as a string only
+		// The registry shows the holder as a string only.
+		return broker.PrincipalOf(dev.Holder), dev.Task != nil && dev.Task.Implicit
 	}
-	return ""
+	return "", false
 }
 
 // abortPrincipal is the principal the nodes hold an abort to (broker.AbortRequest.Principal):
