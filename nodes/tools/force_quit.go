@@ -74,13 +74,17 @@ func forceQuit() Tool {
 		if err := t.Driver.(device.AppManager).TerminateApp(ctx, pkg); err != nil {
 			return Output{}, err
 		}
+		home, hint := "the home screen", hintForceQuit
+		if t.Driver.Info().Platform == device.PlatformWeb { // a page closed, no icon to tap
+			home, hint = "its home page", hintForceQuitWeb
+		}
 		msg := "force-quit " + pkg
 		if k, ok := t.Driver.(device.KeyPresser); ok {
 			if err := k.PressKey(ctx, "HOME"); err != nil {
 				return Output{}, fmt.Errorf("%s stopped, but pressing HOME afterwards failed: %w", pkg, err)
 			}
-			msg += " and went to the home screen"
+			msg += " and went to " + home
 		}
-		return Output{Data: ForceQuitResult{Message: msg, PackageName: pkg, Quit: true, Hint: hintForceQuit}}, nil
+		return Output{Data: ForceQuitResult{Message: msg, PackageName: pkg, Quit: true, Hint: hint}}, nil
 	})
 }

@@ -17,6 +17,8 @@ const (
 	hintForceQuit = "the app is closed and you are on the home screen: reopen it from there (tap its icon or app_launch)."
 	// hintForceQuitTap is hintForceQuit for a device that cannot launch apps by name (an arm).
 	hintForceQuitTap = "the app is closed and you are on the home screen: peek, then tap its icon to reopen it."
+	// hintForceQuitWeb is hintForceQuit for a browser device: its HOME is a page, with no icons.
+	hintForceQuitWeb = "the page is closed and the browser shows its home page: app_launch opens the URL again, in a new tab."
 	hintClipboard    = "long_press the target field to open the paste popup, then tap Paste."
 	hintSequence     = "peek to verify the final state and plan the next step."
 	hintPeek         = "pick a target's bbox from the listing (or the image) and act on it: tap, long_press, swipe."
