@@ -34,3 +34,17 @@ func TestBBoxSwipeUsesTheDevicePixelRatio(t *testing.T) {
 			got.DPI, got.DensityAssumed, got.FromPixel.Y-got.ToPixel.Y, text)
 	}
 }
+
+// A desktop's CSS pixel is CSS's reference 1/96 inch, a phone's or tablet's 1/160 inch.
+func TestDensityOfEachProfile(t *testing.T) {
+	want := map[string]int{"phone": 480, "android": 420, "tablet": 320, "desktop": 96}
+	for name, dpi := range want {
+		p, err := ProfileNamed(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := densityOf(p); got != dpi {
+			t.Errorf("%s: %d dpi, want %d", name, got, dpi)
+		}
+	}
+}
