@@ -29,7 +29,9 @@ const startedEvery = 50 * time.Millisecond
 // are the ones its answer will record (mcp.LatestKeys), written now with the running task.
 func (f *cliFarm) keepWhenStarted(req broker.TaskRequest, progress func(broker.Progress)) (func(broker.Progress), func()) {
 	var keys []string
-	if t, ok := tools.Lookup(req.Tool); !ok || !t.Background {
+	t, ok := tools.Lookup(req.Tool)
+	background := ok && t.Background
+	if !background {
 		for _, key := range mcp.LatestKeys(cliHolder(), req.Serial) {
 			keys = append(keys, broker.UnderPrincipal(broker.Anonymous, key)) // as the gateway keys the CLI's (cliHolder)
 		}
@@ -53,6 +55,12 @@ func (f *cliFarm) keepWhenStarted(req broker.TaskRequest, progress func(broker.P
 			}
 		}
 	}()
+	if progress == nil && !background {
+		// No sink of its own: the registry tells, and a sink would subscribe to the task's
+		// progress, which a role that may not (the operator) is refused before the request
+		// itself, whose refusal says what the role may not do.
+		return nil, func() { close(done) }
+	}
 	sink := func(p broker.Progress) {
 		select {
 		case progressed <- struct{}{}:
