@@ -137,11 +137,10 @@ func (s *Scheduler) staleText(sl *slot, handle string) string {
 	return fmt.Sprintf("%s; %s. Check the serial and lease you pass (list_leases shows yours), or call acquire_device", s.unknownLease(sl), sl.holderNow())
 }
 
-// implicitLeaseHint is what to do about a device busy with a task run without a lease: its
-// one-task lease is no lease list_leases lists (QA: the refusal sent the caller there, to find
-// nothing), and it ends with the task.
+// implicitLeaseHint is what to do about a device busy with a task run without a lease
+// (broker.ImplicitLeaseWords).
 func implicitLeaseHint(serial string) string {
-	return fmt.Sprintf("That task runs without a lease (a one-task lease that ends with it; list_leases lists none): "+
+	return fmt.Sprintf("That task "+broker.ImplicitLeaseWords+": "+
 		`get_latest_task {"anyTool": true, "serial": %q} shows it if it is yours, abort_task {"serial": %q} stops it; `+
 		"or call acquire_device with wait_seconds to hold the device once it ends", serial, serial)
 }

@@ -34,11 +34,10 @@ func (g *Gateway) mayAbort(ctx context.Context, a abortArgs) *mcpgo.CallToolResu
 	if holder == "" || holder == p.Name {
 		return nil
 	}
-	// A task run without a lease holds the device by a one-task lease, which list_leases does
-	// not list (QA: the refusal sent the caller there, to find nothing): it ends with the task.
+	// A task run without a lease holds the device until it ends (broker.ImplicitLeaseWords).
 	wait := "wait for the device (list_leases shows when its lease ends)"
 	if implicit {
-		wait = "wait for its task to end: it runs without a lease (a one-task lease that ends with it; list_leases lists none), " +
+		wait = "wait for its task to end: it " + broker.ImplicitLeaseWords + ", " +
 			"and acquire_device with wait_seconds holds the device once it ends"
 	}
 	return g.deny(ctx, denial{reason: reasonHolder, serial: serial, rule: "only the holder or an operator aborts a held device's task; principal " + holder + " holds it"}, fmt.Sprintf("denied by policy: principal %q may not abort the task of device %s, which principal %q holds "+
